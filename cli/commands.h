@@ -1,0 +1,13 @@
+/* Subcommand entry points; argv[0] is the subcommand name. Return the process exit code. */
+#ifndef PMUTRACE_CLI_COMMANDS_H
+#define PMUTRACE_CLI_COMMANDS_H
+
+int cmd_dump(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
+int cmd_script(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+
+#endif

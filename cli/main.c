@@ -1,0 +1,49 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "pmutrace/decode.h"
+#include "pmutrace/record.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "dump", cmd_dump, "print every SPE packet with offset, bytes and fields" },
+	{ "synth", cmd_synth, "write a synthetic SPE stream (raw or perf.data)" },
+	{ "script", cmd_script, "print synthetic samples (text, --csv, --jsonl)" },
+	{ "report", cmd_report, "sample counts per group and top entries" },
+	{ "convert", cmd_convert, "write a trace as perf.data" },
+	{ "metrics", cmd_metrics, "evaluate TMA metrics with retire latencies" },
+	{ "calibrate", cmd_calibrate, "retire-latency distributions from PEBS samples" },
+	{ NULL, NULL, NULL },
+};
+
+static int usage(FILE *fp)
+{
+	fprintf(fp, "usage: pmutrace <command> [options]\n\ncommands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(fp, "  %-10s %s\n", c->name, c->summary);
+	fprintf(fp, "\n'pmutrace <command> --help' shows a command's options.\n");
+	return fp == stdout ? 0 : 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
+		return usage(stdout);
+	if (!strcmp(argv[1], "--version")) {
+		printf("%s\n", pmt_record_version());
+		return 0;
+	}
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "pmutrace: unknown command '%s'\n", argv[1]);
+	return usage(stderr);
+}

@@ -1,0 +1,219 @@
+/* pmutrace common layer: error codes, byte readers, logging, output and CLI helpers.
+ *
+ * Every fallible function in pmutrace returns int: >= 0 on success (often a byte or
+ * item count), -PMT_E* on failure. pmt_errstr() names either sign.
+ */
+#ifndef PMUTRACE_COMMON_H
+#define PMUTRACE_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMT_API __attribute__((visibility("default")))
+
+/* ---- errors ------------------------------------------------------------------------
+ * One enum for every layer. Values are stable: append, never renumber. */
+enum pmt_error {
+	PMT_OK = 0,
+	PMT_EINTERNAL = 1,    /* a bug in pmutrace */
+	PMT_EINVAL = 2,       /* invalid argument from the caller */
+	PMT_ENOMEM = 3,       /* allocation failed */
+	PMT_EEOS = 4,         /* end of stream: no more items */
+	PMT_ENEED_MORE = 5,   /* input ends inside an item (truncated) */
+	PMT_EBAD_PACKET = 6,  /* bytes that are no valid packet */
+	PMT_EIO = 7,          /* read/write/open failed (errno has the detail) */
+	PMT_EFORMAT = 8,      /* not a file of the expected format */
+	PMT_EVERSION = 9,     /* a format version this build does not know */
+	PMT_ECORRUPT = 10,    /* structurally invalid data (bad size, offset out of range) */
+	PMT_EUNSUPPORTED = 11,/* valid but not supported (feature, compression type, ...) */
+	PMT_EPARSE = 12,      /* syntax error in text input (expression, event string, option) */
+	PMT_ENOT_FOUND = 13,  /* named thing does not exist (metric, event, PMU, file) */
+	PMT_EPERM = 14,       /* permission denied (perf_event_paranoid, capabilities) */
+	PMT_ENO_PMU = 15,     /* the PMU the request needs is missing on this machine */
+	PMT_ECYCLE = 16,      /* a definition refers back to itself (metric recursion) */
+	PMT_EDIV_ZERO = 17,   /* modulo by zero in an expression */
+	PMT_ERANGE = 18,      /* value out of range */
+	PMT_ENOSYNC = 19,     /* decoder has no sync point yet */
+	PMT_ECOMPRESS = 20,   /* (de)compression failed */
+	PMT_ELOST = 21,       /* data was lost (ring overflow, truncated AUX) */
+	PMT_ERROR_COUNT
+};
+
+/* Name of an error code; accepts err or -err. Never NULL. */
+PMT_API const char *pmt_errstr(int err);
+
+/* ---- byte readers --------------------------------------------------------------------
+ * Unaligned little/big-endian loads. Bounds are the caller's job on hot paths; the
+ * checked cursor below is for headers and metadata. */
+static inline uint16_t pmt_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t pmt_le32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+static inline uint64_t pmt_le64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+static inline void pmt_put_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void pmt_put_le32(uint8_t *p, uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	memcpy(p, &v, 4);
+}
+static inline void pmt_put_le64(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, 8);
+}
+
+/* A bounds-checked cursor over a byte range; `swap` reads the other byte order. */
+struct pmt_cursor {
+	const uint8_t *buf;
+	size_t len;
+	size_t pos;
+	bool swap;
+};
+static inline void pmt_cursor_init(struct pmt_cursor *c, const void *buf, size_t len, bool swap)
+{
+	c->buf = (const uint8_t *)buf;
+	c->len = len;
+	c->pos = 0;
+	c->swap = swap;
+}
+static inline size_t pmt_cursor_left(const struct pmt_cursor *c) { return c->len - c->pos; }
+/* Each returns 0 or -PMT_ENEED_MORE (cursor unchanged). */
+PMT_API int pmt_cursor_u8(struct pmt_cursor *c, uint8_t *v);
+PMT_API int pmt_cursor_u16(struct pmt_cursor *c, uint16_t *v);
+PMT_API int pmt_cursor_u32(struct pmt_cursor *c, uint32_t *v);
+PMT_API int pmt_cursor_u64(struct pmt_cursor *c, uint64_t *v);
+PMT_API int pmt_cursor_bytes(struct pmt_cursor *c, void *dst, size_t n);
+PMT_API int pmt_cursor_skip(struct pmt_cursor *c, size_t n);
+
+/* ---- logging -------------------------------------------------------------------------
+ * Library code never prints to stdout. Messages go to a sink the CLI may replace. */
+enum pmt_log_level { PMT_LOG_ERROR, PMT_LOG_WARN, PMT_LOG_INFO, PMT_LOG_DEBUG };
+typedef void (*pmt_log_fn)(enum pmt_log_level level, const char *msg, void *ctx);
+PMT_API void pmt_log_set_level(enum pmt_log_level level);
+PMT_API enum pmt_log_level pmt_log_get_level(void);
+PMT_API void pmt_log_set_sink(pmt_log_fn fn, void *ctx); /* NULL restores stderr */
+PMT_API void pmt_log(enum pmt_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define pmt_error(...) pmt_log(PMT_LOG_ERROR, __VA_ARGS__)
+#define pmt_warn(...) pmt_log(PMT_LOG_WARN, __VA_ARGS__)
+#define pmt_info(...) pmt_log(PMT_LOG_INFO, __VA_ARGS__)
+#define pmt_debug(...) pmt_log(PMT_LOG_DEBUG, __VA_ARGS__)
+
+/* Internal error macros in the style of zstd's RETURN_ERROR_IF: at debug level they log
+ * file:line and the failed condition, so corrupt-input failures can be traced. */
+#define PMT_RETURN_IF(cond, err)                                                        \
+	do {                                                                            \
+		if (cond) {                                                             \
+			pmt_debug("%s:%d: %s -> %s", __FILE__, __LINE__, #cond,         \
+				  pmt_errstr(err));                                     \
+			return -(err);                                                  \
+		}                                                                       \
+	} while (0)
+#define PMT_FORWARD_IF_ERROR(expr)                                                      \
+	do {                                                                            \
+		int pmt_fwd_rc_ = (expr);                                               \
+		if (pmt_fwd_rc_ < 0) {                                                  \
+			pmt_debug("%s:%d: %s -> %s", __FILE__, __LINE__, #expr,         \
+				  pmt_errstr(pmt_fwd_rc_));                             \
+			return pmt_fwd_rc_;                                             \
+		}                                                                       \
+	} while (0)
+
+/* ---- growable byte buffer --------------------------------------------------------------*/
+struct pmt_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+};
+PMT_API int pmt_buf_reserve(struct pmt_buf *b, size_t extra); /* 0 or -PMT_ENOMEM */
+PMT_API int pmt_buf_append(struct pmt_buf *b, const void *p, size_t n);
+PMT_API void pmt_buf_free(struct pmt_buf *b);
+
+/* ---- fast buffered text output ---------------------------------------------------------
+ * stdio's printf dominates the cost of a CSV sink; this writer formats integers itself
+ * and flushes in large blocks. Errors are sticky and reported by pmt_out_flush/close. */
+struct pmt_out {
+	FILE *fp;
+	char *buf;
+	size_t len;
+	size_t cap;
+	int err; /* first error, as -PMT_EIO */
+};
+PMT_API int pmt_out_init(struct pmt_out *o, FILE *fp, size_t cap);
+PMT_API int pmt_out_flush(struct pmt_out *o);
+PMT_API int pmt_out_fini(struct pmt_out *o); /* flushes and frees; does not fclose */
+PMT_API void pmt_out_grow(struct pmt_out *o, size_t need); /* flushes when need won't fit */
+static inline void pmt_out_reserve(struct pmt_out *o, size_t need)
+{
+	if (o->cap - o->len < need)
+		pmt_out_grow(o, need);
+}
+static inline void pmt_out_char(struct pmt_out *o, char c)
+{
+	pmt_out_reserve(o, 1);
+	o->buf[o->len++] = c;
+}
+PMT_API void pmt_out_str(struct pmt_out *o, const char *s);
+PMT_API void pmt_out_mem(struct pmt_out *o, const void *p, size_t n);
+PMT_API void pmt_out_u64(struct pmt_out *o, uint64_t v);           /* decimal */
+PMT_API void pmt_out_i64(struct pmt_out *o, int64_t v);
+PMT_API void pmt_out_hex(struct pmt_out *o, uint64_t v);           /* lower-case, no prefix */
+PMT_API void pmt_out_0x(struct pmt_out *o, uint64_t v);            /* "0x" + hex */
+PMT_API void pmt_out_double(struct pmt_out *o, double v, int prec);
+PMT_API void pmt_out_printf(struct pmt_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* JSON string with escapes (quotes included); CSV field quoted only when needed. */
+PMT_API void pmt_out_json_str(struct pmt_out *o, const char *s);
+PMT_API void pmt_out_csv_str(struct pmt_out *o, const char *s);
+
+/* ---- files -----------------------------------------------------------------------------*/
+/* Read-only view of a whole file: mmap when possible, else read into memory ("-" = stdin).
+ * Returns 0 or -PMT_EIO (errno kept). */
+struct pmt_file_map {
+	const uint8_t *data;
+	size_t size;
+	int mapped; /* 1 = mmap, 0 = heap */
+};
+PMT_API int pmt_file_map(const char *path, struct pmt_file_map *m);
+PMT_API void pmt_file_unmap(struct pmt_file_map *m);
+PMT_API int pmt_file_write_all(const char *path, const void *data, size_t n);
+
+/* ---- CLI helpers -----------------------------------------------------------------------*/
+/* Strict number parsing: the whole string must be a number (decimal, 0x hex, or with k/M/G
+ * suffix for _size). Return 0 or -PMT_EPARSE. */
+PMT_API int pmt_parse_u64(const char *s, uint64_t *out);
+PMT_API int pmt_parse_size(const char *s, uint64_t *out);
+PMT_API int pmt_parse_double(const char *s, double *out);
+/* Report an error on stderr as "pmutrace <cmd>: <msg>" and return the CLI exit code 1. */
+PMT_API int pmt_cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+#include <errno.h>
+#include <stdlib.h>
+
+#include "pmutrace/common.h"
+
+int pmt_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == ' ')
+		return -PMT_EPARSE;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -PMT_EPARSE;
+	*out = v;
+	return 0;
+}
+
+int pmt_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || !*s || *s == '-' || *s == ' ')
+		return -PMT_EPARSE;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -PMT_EPARSE;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: return -PMT_EPARSE;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -PMT_EPARSE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int pmt_parse_double(const char *s, double *out)
+{
+	char *end;
+
+	if (!s || !*s)
+		return -PMT_EPARSE;
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || *end)
+		return -PMT_EPARSE;
+	return 0;
+}
+
+int pmt_cli_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pmutrace %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}

@@ -1,0 +1,16 @@
+/* pmutrace decode layer: SPE records and synthetic samples, sinks and reports,
+ * symbols, metrics (expression engine, metric tables, retire latency, topdown).
+ */
+#ifndef PMUTRACE_DECODE_H
+#define PMUTRACE_DECODE_H
+
+#include "pmutrace/formats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,269 @@
+/* pmutrace formats layer: wire formats. Arm SPE packets (decode, encode, describe),
+ * perf.data (read, write) and the trace-source interface the decoders pull from.
+ */
+#ifndef PMUTRACE_FORMATS_H
+#define PMUTRACE_FORMATS_H
+
+#include "pmutrace/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* =====================================================================================
+ * Arm SPE packets
+ * ===================================================================================== */
+
+#define PMT_SPE_PKT_MAX_SZ 16
+
+enum pmt_spe_pkt_type {
+	PMT_SPE_PAD = 0,
+	PMT_SPE_END,
+	PMT_SPE_TIMESTAMP,
+	PMT_SPE_ADDRESS,
+	PMT_SPE_COUNTER,
+	PMT_SPE_CONTEXT,
+	PMT_SPE_OP_TYPE,
+	PMT_SPE_EVENTS,
+	PMT_SPE_DATA_SOURCE,
+	PMT_SPE_ALIGN_PAD, /* extended header with h1 == 0: pad to an alignment boundary */
+};
+
+/* ADDRESS packet indexes */
+enum { PMT_SPE_ADDR_PC = 0, PMT_SPE_ADDR_TGT = 1, PMT_SPE_ADDR_VA = 2, PMT_SPE_ADDR_PA = 3,
+       PMT_SPE_ADDR_PBT = 4 };
+/* COUNTER packet indexes */
+enum { PMT_SPE_CNT_TOT = 0, PMT_SPE_CNT_ISSUE = 1, PMT_SPE_CNT_XLAT = 2 };
+/* CONTEXT packet indexes */
+enum { PMT_SPE_CTX_EL1 = 0, PMT_SPE_CTX_EL2 = 1 };
+/* OP_TYPE classes */
+enum { PMT_SPE_OP_OTHER = 0, PMT_SPE_OP_LDST = 1, PMT_SPE_OP_BRANCH = 2 };
+
+/* EVENTS payload bits (Arm ARM numbering, as perf >= 6.16 stores them) */
+enum pmt_spe_event_bit {
+	PMT_SPE_EV_EXCEPTION_GEN = 0,
+	PMT_SPE_EV_RETIRED = 1,
+	PMT_SPE_EV_L1D_ACCESS = 2,
+	PMT_SPE_EV_L1D_REFILL = 3,
+	PMT_SPE_EV_TLB_ACCESS = 4,
+	PMT_SPE_EV_TLB_WALK = 5,
+	PMT_SPE_EV_NOT_TAKEN = 6,
+	PMT_SPE_EV_MISPRED = 7,
+	PMT_SPE_EV_LLC_ACCESS = 8,
+	PMT_SPE_EV_LLC_MISS = 9,
+	PMT_SPE_EV_REMOTE_ACCESS = 10,
+	PMT_SPE_EV_ALIGNMENT = 11,
+	PMT_SPE_EV_IMPDEF_12 = 12, /* 12..15 IMPLEMENTATION DEFINED (N1: 12 = LATE-PREFETCH) */
+	PMT_SPE_EV_TXN = 16,
+	PMT_SPE_EV_SVE_PARTIAL_PRED = 17,
+	PMT_SPE_EV_SVE_EMPTY_PRED = 18,
+	PMT_SPE_EV_L2D_ACCESS = 19,
+	PMT_SPE_EV_L2D_MISS = 20,
+	PMT_SPE_EV_CACHE_DATA_MODIFIED = 21, /* HITM */
+	PMT_SPE_EV_RECENTLY_FETCHED = 22,    /* LFB */
+	PMT_SPE_EV_DATA_SNOOPED = 23,
+	PMT_SPE_EV_STREAMING_SVE = 24,
+	PMT_SPE_EV_SMCU = 25,
+};
+
+/* One decoded packet. No pointers: it can be copied and kept freely. */
+struct pmt_spe_packet {
+	uint8_t type;         /* enum pmt_spe_pkt_type */
+	uint8_t index;        /* ADDRESS/COUNTER/CONTEXT index, OP_TYPE class; EVENTS: payload size */
+	uint8_t len;          /* total bytes: header(s) + payload (PAD: coalesced run length) */
+	uint8_t payload_size; /* 0, 1, 2, 4 or 8 */
+	uint8_t ext;          /* 1 if an extended (2-byte) header was used */
+	uint8_t header[2];    /* raw header byte(s) */
+	uint64_t payload;     /* little-endian payload, zero-extended */
+};
+
+/* Decode one packet at buf[0..len). `offset` is buf's offset in the AUX stream; it only
+ * matters for alignment-pad extended headers, whose length runs to the next boundary.
+ * PAD bytes are returned one packet per byte (no coalescing; see the iterator).
+ * Returns the packet length (> 0), -PMT_ENEED_MORE if buf ends inside the packet, or
+ * -PMT_EBAD_PACKET if buf[0] starts no valid packet. */
+PMT_API int pmt_spe_packet_decode(const uint8_t *buf, size_t len, uint64_t offset,
+				  struct pmt_spe_packet *pkt);
+
+/* Pull iterator over an SPE byte stream. Plain struct, no allocation. */
+struct pmt_spe_pkt_iter {
+	const uint8_t *buf;
+	size_t len;
+	size_t pos;           /* next byte to decode */
+	uint64_t base;        /* stream offset of buf[0] */
+	uint8_t coalesce_pad; /* 1: merge up to 16 PAD bytes into one packet, as perf -D does */
+};
+PMT_API void pmt_spe_pkt_iter_init(struct pmt_spe_pkt_iter *it, const uint8_t *buf, size_t len,
+				   uint64_t base);
+/* Decode the next packet. Returns its length (> 0) and advances past it; -PMT_EEOS at the
+ * end; -PMT_EBAD_PACKET or -PMT_ENEED_MORE without advancing, leaving the offset of the
+ * bad byte in pmt_spe_pkt_iter_offset(). Call pmt_spe_pkt_iter_skip(it, 1) to resync
+ * byte by byte as perf does. */
+PMT_API int pmt_spe_pkt_next(struct pmt_spe_pkt_iter *it, struct pmt_spe_packet *pkt);
+PMT_API void pmt_spe_pkt_iter_skip(struct pmt_spe_pkt_iter *it, size_t n);
+static inline uint64_t pmt_spe_pkt_iter_offset(const struct pmt_spe_pkt_iter *it)
+{
+	return it->base + it->pos;
+}
+
+/* Encode a packet (inverse of decode). Uses pkt->type/index/payload/payload_size/ext.
+ * Returns bytes written (<= PMT_SPE_PKT_MAX_SZ) or -PMT_EINVAL. */
+PMT_API int pmt_spe_packet_encode(const struct pmt_spe_packet *pkt, uint8_t *out, size_t cap);
+
+/* Describe a packet's fields the way `perf report -D` does (without offset and hex),
+ * e.g. "PC 0xffffc08420e068 el1 ns=1". Returns the string length or -PMT_EINVAL. */
+PMT_API int pmt_spe_packet_desc(const struct pmt_spe_packet *pkt, char *out, size_t cap);
+
+/* =====================================================================================
+ * Address helpers shared by the decoders
+ * ===================================================================================== */
+/* perf's arm_spe_calc_ip(): canonical address from an ADDRESS payload by index. */
+PMT_API uint64_t pmt_spe_addr_canonical(unsigned index, uint64_t payload);
+
+
+/* =====================================================================================
+ * Trace sources: perf.data (file and pipe mode, both byte orders) today, the pmutrace
+ * container next. A source gives metadata plus a pull stream of events in file order:
+ * AUXTRACE payloads (per-CPU AUX bytes) and sideband/sample records.
+ * ===================================================================================== */
+
+#define PMT_MAX_CPUS 4096
+
+/* TIME_CONV parameters (PERF_RECORD_TIME_CONV, or the mmap page at record time). */
+struct pmt_time_conv {
+	uint16_t time_shift;
+	uint32_t time_mult;
+	uint64_t time_zero;
+	uint64_t time_cycles;
+	uint64_t time_mask;
+	uint8_t cap_user_time_zero;
+	uint8_t cap_user_time_short;
+};
+/* Counter value (SPE timestamp, TSC) -> perf time in ns, as perf's tsc_to_perf_time(). */
+PMT_API uint64_t pmt_time_conv_to_perf(const struct pmt_time_conv *tc, uint64_t cyc);
+
+/* One event attribute of the trace with its sample ids. `attr` is the kernel's struct
+ * perf_event_attr as stored in the file, converted to host byte order, zero-extended to
+ * sizeof(struct perf_event_attr) of this build (bytes beyond it are dropped). */
+struct pmt_trace_attr {
+	uint8_t attr[136];    /* struct perf_event_attr (PERF_ATTR_SIZE_VER8 = 136) */
+	uint32_t attr_size;   /* size recorded in the file */
+	uint32_t type;        /* attr.type */
+	uint64_t config;
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint8_t sample_id_all;
+	const char *name;     /* from EVENT_DESC when present, else NULL */
+	uint64_t *ids;
+	uint32_t nr_ids;
+};
+
+struct pmt_trace_meta {
+	uint8_t swapped;          /* file byte order differs from host */
+	uint8_t pipe_mode;
+	uint8_t timeless;         /* no attr has PERF_SAMPLE_TIME */
+	uint8_t has_time_conv;
+	struct pmt_time_conv time_conv;
+	uint32_t nr_attrs;
+	const struct pmt_trace_attr *attrs;
+	/* AUXTRACE_INFO */
+	uint8_t has_auxtrace_info;
+	uint32_t auxtrace_type;   /* 4 = PERF_AUXTRACE_ARM_SPE */
+	uint32_t auxtrace_version;/* SPE: 1 or 2 */
+	uint64_t spe_pmu_type;
+	uint32_t nr_cpus;         /* CPUs described (features NRCPUS or AUXTRACE_INFO v2) */
+	const uint64_t *cpu_midr; /* [nr_cpus], 0 when unknown; v2 metadata, else HEADER_CPUID */
+	/* header features, NULL when absent */
+	const char *cpuid;        /* HEADER_CPUID string, e.g. "0x00000000410fd0c0" */
+	const char *hostname;
+	const char *osrelease;
+	const char *version;
+	const char *arch;
+	const char *cmdline;      /* argv joined with spaces */
+	const char *pmu_mappings; /* "type:name" pairs joined with ',' */
+	uint32_t nr_cpus_online, nr_cpus_avail;
+};
+
+/* Fields of a PERF_RECORD_SAMPLE, parsed per its attr's sample_type. */
+struct pmt_sample {
+	uint64_t sample_type;
+	uint64_t id, ip, time, addr, stream_id, period, weight, data_src, phys_addr, transaction;
+	uint32_t pid, tid, cpu;
+	const struct pmt_trace_attr *attr; /* NULL when the id matches no attr */
+};
+
+/* The sample_id trailer of non-sample records (valid when sample_id_all). */
+struct pmt_sample_id {
+	uint8_t valid;
+	uint32_t pid, tid, cpu;
+	uint64_t time, id, stream_id;
+};
+
+enum pmt_trace_event_kind {
+	PMT_TEV_AUXTRACE = 1, /* a chunk of AUX bytes: u.auxtrace */
+	PMT_TEV_RECORD,       /* any other record: type tells which union member is set */
+};
+
+/* PERF_RECORD_* numbers used by the decoders (kernel and perf tool records). */
+enum {
+	PMT_REC_MMAP = 1, PMT_REC_LOST = 2, PMT_REC_COMM = 3, PMT_REC_EXIT = 4,
+	PMT_REC_FORK = 7, PMT_REC_SAMPLE = 9, PMT_REC_MMAP2 = 10, PMT_REC_AUX = 11,
+	PMT_REC_ITRACE_START = 12, PMT_REC_LOST_SAMPLES = 13, PMT_REC_SWITCH = 14,
+	PMT_REC_SWITCH_CPU_WIDE = 15,
+	PMT_REC_HEADER_ATTR = 64, PMT_REC_FINISHED_ROUND = 68, PMT_REC_ID_INDEX = 69,
+	PMT_REC_AUXTRACE_INFO = 70, PMT_REC_AUXTRACE = 71, PMT_REC_AUXTRACE_ERROR = 72,
+	PMT_REC_TIME_CONV = 79, PMT_REC_HEADER_FEATURE = 80, PMT_REC_COMPRESSED = 81,
+	PMT_REC_FINISHED_INIT = 82, PMT_REC_COMPRESSED2 = 83,
+};
+
+struct pmt_trace_event {
+	uint32_t kind;        /* enum pmt_trace_event_kind */
+	uint32_t type;        /* PERF_RECORD_* */
+	uint16_t misc;
+	uint64_t file_offset; /* of the record header (inside a COMPRESSED record: of that record) */
+	const uint8_t *raw;   /* the record as stored (file byte order), header included */
+	uint32_t raw_size;    /* header.size */
+	struct pmt_sample_id sid;
+	union {
+		struct {
+			const uint8_t *data; /* AUX bytes, valid until the source is closed */
+			uint64_t size, offset, reference;
+			uint32_t idx, tid, cpu;
+		} auxtrace;
+		struct { uint32_t pid, tid; const char *comm; uint8_t exec; } comm;
+		struct { uint64_t aux_offset, aux_size, flags; } aux;
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t prot, flags;
+			uint8_t build_id_size;
+			uint8_t build_id[20];
+			const char *filename;
+		} mmap; /* MMAP and MMAP2 */
+		struct { uint32_t next_prev_pid, next_prev_tid; uint8_t out, preempt; } sw;
+		struct { uint64_t id, lost; } lost; /* LOST; LOST_SAMPLES has id 0 */
+		struct { uint32_t pid, tid; } itrace_start;
+		struct pmt_sample sample;
+	} u;
+};
+
+struct pmt_source;
+
+/* Open a trace: perf.data (file or pipe mode, either byte order; "-" reads stdin) or a
+ * pmutrace container. Metadata that perf.data keeps in records (AUXTRACE_INFO, TIME_CONV,
+ * pipe-mode attrs and features) is gathered before the first event is returned.
+ * Returns 0, -PMT_EIO, -PMT_EFORMAT (not a trace), -PMT_EVERSION, -PMT_ECORRUPT or
+ * -PMT_ENOMEM; `err_offset` (may be NULL) receives the file offset of the problem. */
+PMT_API int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_offset);
+PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *src);
+/* Next event in file order (COMPRESSED records are expanded in place). Returns 0,
+ * -PMT_EEOS at the end, or a negative error with pmt_source_offset() at the bad record;
+ * after an error the source has skipped what it could not read and may be called again. */
+PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
+PMT_API uint64_t pmt_source_offset(const struct pmt_source *src);
+PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
