@@ -114,6 +114,8 @@ PMT_API int pmt_spe_packet_encode(const struct pmt_spe_packet *pkt, uint8_t *out
  * e.g. "PC 0xffffc08420e068 el1 ns=1". Returns the string length or -PMT_EINVAL. */
 PMT_API int pmt_spe_packet_desc(const struct pmt_spe_packet *pkt, char *out, size_t cap);
 
+/* ---- SPE stream synthesis (pmutrace synth) ---- */
+
 /* =====================================================================================
  * Address helpers shared by the decoders
  * ===================================================================================== */
@@ -262,6 +264,10 @@ PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *sr
 PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
 PMT_API uint64_t pmt_source_offset(const struct pmt_source *src);
 PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
+
+/* =====================================================================================
+ * perf.data writer
+ * ===================================================================================== */
 
 #ifdef __cplusplus
 }
