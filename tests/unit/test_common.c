@@ -1,0 +1,180 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "pmutrace/common.h"
+
+static void errstr_names_every_code(void **state)
+{
+	for (int e = 0; e < PMT_ERROR_COUNT; e++) {
+		assert_string_not_equal(pmt_errstr(e), "unknown error");
+		assert_string_equal(pmt_errstr(e), pmt_errstr(-e));
+	}
+	assert_string_equal(pmt_errstr(PMT_ERROR_COUNT), "unknown error");
+	assert_string_equal(pmt_errstr(-1000), "unknown error");
+}
+
+static void cursor_reads_both_byte_orders(void **state)
+{
+	const uint8_t bytes[] = { 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09 };
+	struct pmt_cursor c;
+	uint64_t v64;
+	uint32_t v32;
+	uint16_t v16;
+	uint8_t v8;
+
+	pmt_cursor_init(&c, bytes, sizeof(bytes), false);
+	assert_int_equal(pmt_cursor_u64(&c, &v64), 0);
+	assert_true(v64 == 0x0807060504030201ULL);
+	assert_int_equal(pmt_cursor_u16(&c, &v16), -PMT_ENEED_MORE);
+	assert_int_equal(c.pos, 8); /* a failed read leaves the cursor where it was */
+	assert_int_equal(pmt_cursor_u8(&c, &v8), 0);
+	assert_int_equal(v8, 9);
+	assert_int_equal(pmt_cursor_left(&c), 0);
+
+	pmt_cursor_init(&c, bytes, sizeof(bytes), true);
+	assert_int_equal(pmt_cursor_u32(&c, &v32), 0);
+	assert_true(v32 == 0x01020304u);
+	assert_int_equal(pmt_cursor_u16(&c, &v16), 0);
+	assert_true(v16 == 0x0506);
+	assert_int_equal(pmt_cursor_skip(&c, 4), -PMT_ENEED_MORE);
+	assert_int_equal(pmt_cursor_skip(&c, 3), 0);
+}
+
+static void parse_numbers_strictly(void **state)
+{
+	uint64_t v;
+	double d;
+
+	assert_int_equal(pmt_parse_u64("4096", &v), 0);
+	assert_true(v == 4096);
+	assert_int_equal(pmt_parse_u64("0x410fd0c0", &v), 0);
+	assert_true(v == 0x410fd0c0);
+	assert_int_equal(pmt_parse_u64("12abc", &v), -PMT_EPARSE);
+	assert_int_equal(pmt_parse_u64("-1", &v), -PMT_EPARSE);
+	assert_int_equal(pmt_parse_u64("", &v), -PMT_EPARSE);
+	assert_int_equal(pmt_parse_u64("99999999999999999999999", &v), -PMT_EPARSE);
+	assert_int_equal(pmt_parse_size("64M", &v), 0);
+	assert_true(v == 64ULL << 20);
+	assert_int_equal(pmt_parse_size("4k", &v), 0);
+	assert_true(v == 4096);
+	assert_int_equal(pmt_parse_size("1KB", &v), 0);
+	assert_true(v == 1024);
+	assert_int_equal(pmt_parse_size("3X", &v), -PMT_EPARSE);
+	assert_int_equal(pmt_parse_double("2.5e3", &d), 0);
+	assert_true(d == 2500.0);
+	assert_int_equal(pmt_parse_double("2.5x", &d), -PMT_EPARSE);
+}
+
+/* The writer's own formatting is checked against snprintf, an independent formatter. */
+static void out_formats_like_printf(void **state)
+{
+	static const uint64_t values[] = { 0, 1, 9, 10, 0xf, 0x10, 0xffffffffULL,
+					   0xffffc08420e068ULL, UINT64_MAX };
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *fp = open_memstream(&mem, &memlen);
+	struct pmt_out o;
+	char expect[4096];
+	size_t n = 0;
+
+	assert_non_null(fp);
+	/* a tiny buffer forces many flushes mid-number */
+	assert_int_equal(pmt_out_init(&o, fp, 16), 0);
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		pmt_out_u64(&o, values[i]);
+		pmt_out_char(&o, ' ');
+		pmt_out_hex(&o, values[i]);
+		pmt_out_char(&o, ' ');
+		pmt_out_0x(&o, values[i]);
+		pmt_out_char(&o, ' ');
+		pmt_out_i64(&o, -(int64_t)(values[i] >> 1));
+		pmt_out_char(&o, '\n');
+		n += (size_t)snprintf(expect + n, sizeof(expect) - n, "%llu %llx 0x%llx %lld\n",
+				      (unsigned long long)values[i], (unsigned long long)values[i],
+				      (unsigned long long)values[i], -(long long)(values[i] >> 1));
+	}
+	pmt_out_double(&o, 0.25, 3);
+	pmt_out_char(&o, ' ');
+	pmt_out_double(&o, NAN, 3);
+	n += (size_t)snprintf(expect + n, sizeof(expect) - n, "%.3f nan", 0.25);
+	assert_int_equal(pmt_out_fini(&o), 0);
+	fclose(fp);
+	assert_int_equal(memlen, n);
+	assert_memory_equal(mem, expect, n);
+	free(mem);
+}
+
+static void out_quotes_json_and_csv(void **state)
+{
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *fp = open_memstream(&mem, &memlen);
+	struct pmt_out o;
+
+	assert_int_equal(pmt_out_init(&o, fp, 0), 0);
+	pmt_out_json_str(&o, "a\"b\\c\n");
+	pmt_out_char(&o, '|');
+	pmt_out_csv_str(&o, "plain");
+	pmt_out_char(&o, '|');
+	pmt_out_csv_str(&o, "x,\"y\"");
+	assert_int_equal(pmt_out_fini(&o), 0);
+	fclose(fp);
+	/* RFC 8259 escapes; RFC 4180 doubles quotes inside a quoted field */
+	assert_string_equal(mem, "\"a\\\"b\\\\c\\u000a\"|plain|\"x,\"\"y\"\"\"");
+	free(mem);
+}
+
+static void buf_grows_and_keeps_content(void **state)
+{
+	struct pmt_buf b = { 0 };
+
+	for (int i = 0; i < 10000; i++) {
+		uint8_t byte = (uint8_t)i;
+
+		assert_int_equal(pmt_buf_append(&b, &byte, 1), 0);
+	}
+	assert_int_equal(b.len, 10000);
+	for (int i = 0; i < 10000; i++)
+		assert_int_equal(b.data[i], (uint8_t)i);
+	assert_int_equal(pmt_buf_reserve(&b, SIZE_MAX), -PMT_ENOMEM);
+	pmt_buf_free(&b);
+	assert_null(b.data);
+}
+
+static void file_map_reads_what_was_written(void **state)
+{
+	char path[] = "/tmp/pmt-test-XXXXXX";
+	int fd = mkstemp(path);
+	struct pmt_file_map m;
+	const char text[] = "PERFILE2 and more";
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pmt_file_write_all(path, text, sizeof(text)), 0);
+	assert_int_equal(pmt_file_map(path, &m), 0);
+	assert_int_equal(m.size, sizeof(text));
+	assert_memory_equal(m.data, text, sizeof(text));
+	pmt_file_unmap(&m);
+	unlink(path);
+	assert_int_equal(pmt_file_map(path, &m), -PMT_EIO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(errstr_names_every_code),
+		cmocka_unit_test(cursor_reads_both_byte_orders),
+		cmocka_unit_test(parse_numbers_strictly),
+		cmocka_unit_test(out_formats_like_printf),
+		cmocka_unit_test(out_quotes_json_and_csv),
+		cmocka_unit_test(buf_grows_and_keeps_content),
+		cmocka_unit_test(file_map_reads_what_was_written),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
