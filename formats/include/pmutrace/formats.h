@@ -114,6 +114,17 @@ PMT_API int pmt_spe_packet_encode(const struct pmt_spe_packet *pkt, uint8_t *out
  * e.g. "PC 0xffffc08420e068 el1 ns=1". Returns the string length or -PMT_EINVAL. */
 PMT_API int pmt_spe_packet_desc(const struct pmt_spe_packet *pkt, char *out, size_t cap);
 
+/* Description flavours. Default: the newest perf decoder (about v6.16) without a MIDR, so
+ * EVENTS bits 12-15 print as "IMPDEF:n". LEGACY61 reproduces Debian's perf 6.1 text for
+ * OP_TYPE (OTHER/LDST/BRANCH) and EVENTS (bits 0-11, 17, 18 only); N1 names EVENTS bit 12
+ * "LATE-PREFETCH" as perf does when the CPU is a Neoverse N1. */
+enum { PMT_SPE_DESC_LEGACY61 = 1u << 0, PMT_SPE_DESC_N1 = 1u << 1 };
+#define PMT_SPE_DESC_MAX 512 /* enough for any packet in any flavour */
+/* As pmt_spe_packet_desc() with flags. Returns the length, -PMT_EINVAL (NULL, cap 0), or
+ * -PMT_ERANGE when cap is too small (out then holds a truncated, terminated string). */
+PMT_API int pmt_spe_packet_desc_flags(const struct pmt_spe_packet *pkt, unsigned flags,
+				      char *out, size_t cap);
+
 /* ---- SPE stream synthesis (pmutrace synth) ---- */
 
 /* =====================================================================================
