@@ -242,6 +242,7 @@ struct pmt_trace_event {
 			const uint8_t *data; /* AUX bytes, valid until the source is closed */
 			uint64_t size, offset, reference;
 			uint32_t idx, tid, cpu;
+			uint8_t truncated; /* the file ended inside the payload: size = what exists */
 		} auxtrace;
 		struct { uint32_t pid, tid; const char *comm; uint8_t exec; } comm;
 		struct { uint64_t aux_offset, aux_size, flags; } aux;
@@ -268,8 +269,13 @@ struct pmt_source;
  * Returns 0, -PMT_EIO, -PMT_EFORMAT (not a trace), -PMT_EVERSION, -PMT_ECORRUPT or
  * -PMT_ENOMEM; `err_offset` (may be NULL) receives the file offset of the problem. */
 PMT_API int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_offset);
+/* Same over a perf.data image in memory; `buf` must outlive the source. */
+PMT_API int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
+				uint64_t *err_offset);
 PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *src);
-/* Next event in file order (COMPRESSED records are expanded in place). Returns 0,
+/* Next event in file order (COMPRESSED records are expanded in place). `raw`, strings and
+ * (for records that came out of a COMPRESSED record) AUX data stay valid until the next
+ * call; AUX data of plain AUXTRACE records stays valid until close. Returns 0,
  * -PMT_EEOS at the end, or a negative error with pmt_source_offset() at the bad record;
  * after an error the source has skipped what it could not read and may be called again. */
 PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
