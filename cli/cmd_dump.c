@@ -1,7 +1,219 @@
+/* pmutrace dump: every SPE packet with its offset, bytes and fields, laid out as
+ * `perf report -D` does, from a raw AUX buffer (--raw) or from a trace's AUXTRACE records. */
+#include <errno.h>
+#include <getopt.h>
+
 #include "commands.h"
-#include "pmutrace/common.h"
+#include "pmutrace/formats.h"
+
+struct dump_opts {
+	unsigned desc_flags;
+	struct pmt_out out;
+};
+
+static void put_hex8(char *p, unsigned v)
+{
+	p[0] = "0123456789abcdef"[(v >> 4) & 0xf];
+	p[1] = "0123456789abcdef"[v & 0xf];
+}
+
+/* One line: ".  %08x: " + " %02x" per byte, padded to 16 bytes, then " desc". */
+static void dump_line(struct dump_opts *d, uint64_t pos, const uint8_t *p, unsigned n,
+		      const char *desc)
+{
+	struct pmt_out *o = &d->out;
+	char *s;
+
+	pmt_out_reserve(o, 16 + 3 * PMT_SPE_PKT_MAX_SZ + 4);
+	s = o->buf + o->len;
+	memcpy(s, ".  ", 3);
+	s += 3;
+	for (int sh = 24; sh >= 0; sh -= 8, s += 2)
+		put_hex8(s, (unsigned)(pos >> sh) & 0xff); /* %08x: the low 32 bits */
+	*s++ = ':';
+	*s++ = ' ';
+	for (unsigned i = 0; i < PMT_SPE_PKT_MAX_SZ; i++, s += 3) {
+		s[0] = ' ';
+		if (i < n) {
+			put_hex8(s + 1, p[i]);
+		} else {
+			s[1] = ' ';
+			s[2] = ' ';
+		}
+	}
+	*s++ = ' ';
+	o->len = (size_t)(s - o->buf);
+	pmt_out_str(o, desc);
+	pmt_out_char(o, '\n');
+}
+
+/* Returns the number of bad bytes met. `base` is the stream offset of buf[0]. */
+static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, uint64_t base)
+{
+	struct pmt_spe_pkt_iter it;
+	struct pmt_spe_packet pkt;
+	char desc[PMT_SPE_DESC_MAX];
+	uint64_t bad = 0;
+	int n;
+
+	pmt_out_printf(&d->out, ". ... ARM SPE data: size %#zx bytes\n", len);
+	pmt_spe_pkt_iter_init(&it, buf, len, base);
+	it.coalesce_pad = 1;
+	for (;;) {
+		size_t pos = it.pos;
+
+		n = pmt_spe_pkt_next(&it, &pkt);
+		if (n == -PMT_EEOS)
+			break;
+		if (n < 0) {
+			/* perf shows one byte and resyncs at the next one */
+			dump_line(d, pos, buf + pos, 1, "Bad packet!");
+			pmt_spe_pkt_iter_skip(&it, 1);
+			bad++;
+			continue;
+		}
+		if (pmt_spe_packet_desc_flags(&pkt, d->desc_flags, desc, sizeof(desc)) < 0)
+			desc[0] = '\0';
+		dump_line(d, pos, buf + pos, (unsigned)n, desc); /* n <= 16 */
+	}
+	return bad;
+}
+
+static const char *record_name(uint32_t type)
+{
+	static const struct {
+		uint32_t type;
+		const char *name;
+	} names[] = {
+		{ 1, "MMAP" },           { 2, "LOST" },           { 3, "COMM" },
+		{ 4, "EXIT" },           { 5, "THROTTLE" },       { 6, "UNTHROTTLE" },
+		{ 7, "FORK" },           { 8, "READ" },           { 9, "SAMPLE" },
+		{ 10, "MMAP2" },         { 11, "AUX" },           { 12, "ITRACE_START" },
+		{ 13, "LOST_SAMPLES" },  { 14, "SWITCH" },        { 15, "SWITCH_CPU_WIDE" },
+		{ 16, "NAMESPACES" },    { 17, "KSYMBOL" },       { 18, "BPF_EVENT" },
+		{ 19, "CGROUP" },        { 20, "TEXT_POKE" },     { 21, "AUX_OUTPUT_HW_ID" },
+		{ 64, "HEADER_ATTR" },   { 65, "HEADER_EVENT_TYPE" }, { 66, "HEADER_TRACING_DATA" },
+		{ 67, "HEADER_BUILD_ID" }, { 68, "FINISHED_ROUND" }, { 69, "ID_INDEX" },
+		{ 70, "AUXTRACE_INFO" }, { 71, "AUXTRACE" },      { 72, "AUXTRACE_ERROR" },
+		{ 73, "THREAD_MAP" },    { 74, "CPU_MAP" },       { 75, "STAT_CONFIG" },
+		{ 76, "STAT" },          { 77, "STAT_ROUND" },    { 78, "EVENT_UPDATE" },
+		{ 79, "TIME_CONV" },     { 80, "HEADER_FEATURE" }, { 81, "COMPRESSED" },
+		{ 82, "FINISHED_INIT" }, { 83, "COMPRESSED2" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].type == type)
+			return names[i].name;
+	return "UNKNOWN";
+}
+
+static int dump_raw(struct dump_opts *d, const char *path)
+{
+	struct pmt_file_map m;
+	uint64_t bad;
+
+	if (pmt_file_map(path, &m) < 0)
+		return pmt_cli_fail("dump", "cannot read %s: %s", path, strerror(errno));
+	bad = dump_spe(d, m.data, m.size, 0);
+	pmt_file_unmap(&m);
+	if (bad)
+		fprintf(stderr, "pmutrace dump: %llu bad byte(s) in %s\n", (unsigned long long)bad,
+			path);
+	return 0;
+}
+
+static int dump_trace(struct dump_opts *d, const char *path)
+{
+	struct pmt_source *src;
+	struct pmt_trace_event ev;
+	uint64_t err_off = 0, bad = 0;
+	int rc;
+
+	if (strcmp(path, "-")) {
+		struct pmt_file_map m;
+		int is_perf;
+
+		if (pmt_file_map(path, &m) < 0)
+			return pmt_cli_fail("dump", "cannot read %s: %s", path, strerror(errno));
+		is_perf = m.size >= 8 && !memcmp(m.data, "PERFILE2", 8);
+		pmt_file_unmap(&m);
+		if (!is_perf)
+			return pmt_cli_fail("dump",
+					    "%s is not a perf.data file (no PERFILE2 magic); "
+					    "use --raw for a raw SPE buffer", path);
+	}
+	rc = pmt_source_open(path, &src, &err_off);
+	if (rc < 0)
+		return pmt_cli_fail("dump", "cannot open %s as a trace: %s (at file offset %#llx)",
+				    path, pmt_errstr(rc), (unsigned long long)err_off);
+	for (;;) {
+		rc = pmt_source_next(src, &ev);
+		if (rc == -PMT_EEOS)
+			break;
+		if (rc < 0) {
+			fprintf(stderr, "pmutrace dump: %s: %s at file offset %#llx, skipped\n", path,
+				pmt_errstr(rc), (unsigned long long)pmt_source_offset(src));
+			continue;
+		}
+		pmt_out_printf(&d->out, "\n%#llx [%#x]: PERF_RECORD_%s", (unsigned long long)ev.file_offset,
+			       ev.raw_size, record_name(ev.type));
+		if (ev.kind != PMT_TEV_AUXTRACE) {
+			pmt_out_char(&d->out, '\n');
+			continue;
+		}
+		pmt_out_printf(&d->out, " size: %#llx  offset: %#llx  ref: %#llx  idx: %u  tid: %u  cpu: %d\n",
+			       (unsigned long long)ev.u.auxtrace.size,
+			       (unsigned long long)ev.u.auxtrace.offset,
+			       (unsigned long long)ev.u.auxtrace.reference, ev.u.auxtrace.idx,
+			       ev.u.auxtrace.tid, (int)ev.u.auxtrace.cpu);
+		bad += dump_spe(d, ev.u.auxtrace.data, ev.u.auxtrace.size, ev.u.auxtrace.offset);
+	}
+	pmt_source_close(src);
+	if (bad)
+		fprintf(stderr, "pmutrace dump: %llu bad byte(s) in %s\n", (unsigned long long)bad,
+			path);
+	return 0;
+}
+
+static int usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: pmutrace dump [--raw] [--legacy61] [--n1] FILE\n"
+		"  Print every SPE packet (offset, bytes, fields) as perf report -D does.\n"
+		"  FILE is a perf.data trace, or with --raw a raw SPE AUX buffer ('-' = stdin).\n"
+		"  --legacy61  OP_TYPE/EVENTS text of perf 6.1 instead of the newest perf\n"
+		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1)\n");
+	return fp == stdout ? 0 : 2;
+}
 
 int cmd_dump(int argc, char **argv)
 {
-	return pmt_cli_fail("dump", "not implemented yet");
+	static const struct option opts[] = {
+		{ "raw", no_argument, NULL, 'r' },
+		{ "legacy61", no_argument, NULL, 'L' },
+		{ "n1", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dump_opts d = { 0 };
+	int raw = 0, c, rc, frc;
+
+	while ((c = getopt_long(argc, argv, "rh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': raw = 1; break;
+		case 'L': d.desc_flags |= PMT_SPE_DESC_LEGACY61; break;
+		case 'N': d.desc_flags |= PMT_SPE_DESC_N1; break;
+		case 'h': return usage(stdout);
+		default: return usage(stderr);
+		}
+	}
+	if (optind != argc - 1)
+		return usage(stderr);
+	if (pmt_out_init(&d.out, stdout, 1 << 16) < 0)
+		return pmt_cli_fail("dump", "out of memory");
+	rc = raw ? dump_raw(&d, argv[optind]) : dump_trace(&d, argv[optind]);
+	frc = pmt_out_fini(&d.out);
+	if (frc < 0 && !rc)
+		rc = pmt_cli_fail("dump", "writing the output failed: %s", pmt_errstr(frc));
+	return rc;
 }
