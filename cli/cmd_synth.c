@@ -1,7 +1,132 @@
+/* pmutrace synth: write a deterministic synthetic raw SPE stream (see spe_synth.c). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+
 #include "commands.h"
-#include "pmutrace/common.h"
+#include "pmutrace/formats.h"
+
+static int usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: pmutrace synth [-o FILE] [--records N | --size BYTES] [--seed S]\n"
+		"                      [--mix n1|v2|loads|stores|branches|other] [--no-timestamps]\n"
+		"                      [--context] [--sve] [--pa] [--record-size B]\n"
+		"  Writes raw SPE bytes (default: 1000 records to stdout). Same seed, same bytes.\n"
+		"  --size BYTES stops at the last whole record that fits (k/M/G suffixes).\n"
+		"  --record-size B  PAD-fill records to B bytes (64..128, 0 = no fill; default 64)\n"
+		"  Wrap the result in a perf.data with `pmutrace convert --raw`.\n");
+	return fp == stdout ? 0 : 2;
+}
 
 int cmd_synth(int argc, char **argv)
 {
-	return pmt_cli_fail("synth", "not implemented yet");
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "records", required_argument, NULL, 'n' },
+		{ "size", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "mix", required_argument, NULL, 'm' },
+		{ "no-timestamps", no_argument, NULL, 'T' },
+		{ "context", no_argument, NULL, 'c' },
+		{ "sve", no_argument, NULL, 'v' },
+		{ "pa", no_argument, NULL, 'p' },
+		{ "record-size", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pmt_spe_synth_opts so;
+	struct pmt_spe_synth s;
+	const char *out = NULL;
+	uint64_t records = 1000, size = 0, v;
+	uint8_t *buf;
+	size_t chunk = 1 << 20, used = 0;
+	FILE *fp;
+	int c, rc = 0;
+
+	pmt_spe_synth_opts_init(&so);
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'n':
+			if (pmt_parse_u64(optarg, &records) < 0)
+				return pmt_cli_fail("synth", "--records: not a number: '%s'", optarg);
+			break;
+		case 's':
+			if (pmt_parse_size(optarg, &size) < 0)
+				return pmt_cli_fail("synth", "--size: not a size: '%s'", optarg);
+			break;
+		case 'S':
+			if (pmt_parse_u64(optarg, &so.seed) < 0)
+				return pmt_cli_fail("synth", "--seed: not a number: '%s'", optarg);
+			break;
+		case 'm':
+			if (pmt_spe_synth_mix_parse(optarg, &so.mix) < 0)
+				return pmt_cli_fail("synth", "--mix: unknown mix '%s' (n1, v2, loads, "
+						    "stores, branches, other)", optarg);
+			break;
+		case 'T': so.timestamps = 0; break;
+		case 'c': so.context = 1; break;
+		case 'v': so.sve = 1; break;
+		case 'p': so.pa = 1; break;
+		case 'R':
+			if (pmt_parse_u64(optarg, &v) < 0 || (v && (v < 64 || v > PMT_SPE_SYNTH_RECORD_MAX)))
+				return pmt_cli_fail("synth", "--record-size: want 0 or 64..%d, got '%s'",
+						    PMT_SPE_SYNTH_RECORD_MAX, optarg);
+			so.record_size = (uint16_t)v;
+			break;
+		case 'h': return usage(stdout);
+		default: return usage(stderr);
+		}
+	}
+	if (optind != argc)
+		return usage(stderr);
+	if (pmt_spe_synth_init(&s, &so) < 0)
+		return pmt_cli_fail("synth", "invalid options");
+	fp = out ? fopen(out, "wb") : stdout;
+	if (!fp)
+		return pmt_cli_fail("synth", "cannot create %s: %s", out, strerror(errno));
+	buf = malloc(chunk);
+	if (!buf) {
+		if (out)
+			fclose(fp);
+		return pmt_cli_fail("synth", "out of memory");
+	}
+	/* --size bounds bytes (whole records only); otherwise --records bounds records */
+	for (uint64_t done = 0, written = 0;;) {
+		int n;
+
+		if (!size && done >= records)
+			break;
+		if (chunk - used < PMT_SPE_SYNTH_RECORD_MAX) {
+			if (fwrite(buf, 1, used, fp) != used) {
+				rc = -1;
+				break;
+			}
+			used = 0;
+		}
+		if (size && size - written < PMT_SPE_SYNTH_RECORD_MAX) {
+			int64_t k = pmt_spe_synth_fill(&s, buf + used, (size_t)(size - written));
+
+			used += (size_t)(k > 0 ? k : 0);
+			break;
+		}
+		n = pmt_spe_synth_next_record(&s, buf + used, chunk - used);
+		if (n < 0) {
+			rc = -1;
+			break;
+		}
+		used += (size_t)n;
+		written += (uint64_t)n;
+		done++;
+	}
+	if (!rc && used && fwrite(buf, 1, used, fp) != used)
+		rc = -1;
+	free(buf);
+	if (out ? fclose(fp) != 0 : fflush(fp) != 0)
+		rc = -1;
+	if (rc)
+		return pmt_cli_fail("synth", "writing %s failed: %s", out ? out : "stdout",
+				    strerror(errno));
+	return 0;
 }

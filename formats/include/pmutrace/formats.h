@@ -127,6 +127,53 @@ PMT_API int pmt_spe_packet_desc_flags(const struct pmt_spe_packet *pkt, unsigned
 
 /* ---- SPE stream synthesis (pmutrace synth) ---- */
 
+/* Record mixes, shaped after what Neoverse cores write (arm-spe.md, real buffers in
+ * ../shared/data/spe): N1 = 2-byte EVENTS, loads/stores/branches/other, data sources
+ * 0,8..0xE; V2 = 4-byte EVENTS, physical addresses, call/return branch hints. */
+enum pmt_spe_synth_mix {
+	PMT_SPE_MIX_N1 = 0,
+	PMT_SPE_MIX_V2,
+	PMT_SPE_MIX_LOADS,
+	PMT_SPE_MIX_STORES,
+	PMT_SPE_MIX_BRANCHES,
+	PMT_SPE_MIX_OTHER,
+	PMT_SPE_MIX_COUNT
+};
+
+struct pmt_spe_synth_opts {
+	uint64_t seed;
+	uint32_t mix;        /* enum pmt_spe_synth_mix */
+	uint8_t timestamps;  /* 1: records end in TIMESTAMP (ts_enable=1), 0: in END */
+	uint8_t context;     /* 1: a CONTEXT packet in every record */
+	uint8_t sve;         /* 1: some operations are SVE (SVE-OTHER, SVE loads/stores) */
+	uint8_t pa;          /* 1: PA packets for loads/stores (V2 mix sets it) */
+	uint16_t record_size;/* records are PAD-filled to this size (0 = no fill); default 64 */
+};
+
+/* Generator state: plain struct, no allocation. */
+struct pmt_spe_synth {
+	struct pmt_spe_synth_opts o;
+	uint64_t rng;
+	uint64_t ts;
+	uint64_t records;
+	uint32_t pid;
+};
+
+#define PMT_SPE_SYNTH_RECORD_MAX 128 /* bytes one record can take */
+
+/* Defaults: seed 1, N1 mix, timestamps on, no CONTEXT, no SVE, 64-byte records. */
+PMT_API void pmt_spe_synth_opts_init(struct pmt_spe_synth_opts *o);
+/* Returns 0 or -PMT_EINVAL (NULL, unknown mix, record_size under 64 or over 128 but not 0). */
+PMT_API int pmt_spe_synth_init(struct pmt_spe_synth *s, const struct pmt_spe_synth_opts *o);
+/* Write the next record at buf (cap >= PMT_SPE_SYNTH_RECORD_MAX). Deterministic for a seed.
+ * Returns the bytes written or -PMT_EINVAL. */
+PMT_API int pmt_spe_synth_next_record(struct pmt_spe_synth *s, uint8_t *buf, size_t cap);
+/* Fill buf with whole records up to len bytes; returns bytes written (a multiple of the
+ * record size when records are filled) or -PMT_EINVAL. */
+PMT_API int64_t pmt_spe_synth_fill(struct pmt_spe_synth *s, uint8_t *buf, size_t len);
+/* "n1", "v2", "loads", "stores", "branches", "other" -> enum; -PMT_EPARSE if unknown. */
+PMT_API int pmt_spe_synth_mix_parse(const char *name, uint32_t *mix);
+
 /* =====================================================================================
  * Address helpers shared by the decoders
  * ===================================================================================== */
@@ -285,6 +332,70 @@ PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
 /* =====================================================================================
  * perf.data writer
  * ===================================================================================== */
+
+/* Streaming writer. File mode writes records as they come and, at close, the feature
+ * table, the attrs and the header; pipe mode emits attrs and features as HEADER_ATTR and
+ * HEADER_FEATURE records before the first data record (so add them first). `swap` writes
+ * the other byte order (a big-endian machine's file on a little-endian host). */
+struct pmt_perf_writer;
+struct pmt_perf_writer_opts {
+	uint8_t pipe; /* pipe-mode layout (no seeking; "-" = stdout) */
+	uint8_t swap; /* opposite byte order */
+};
+
+/* Feature ids for pmt_perf_writer_set_feature_str (HEADER_* numbers of perf.data). */
+enum {
+	PMT_FEAT_HOSTNAME = 3, PMT_FEAT_OSRELEASE = 4, PMT_FEAT_VERSION = 5, PMT_FEAT_ARCH = 6,
+	PMT_FEAT_CPUDESC = 8, PMT_FEAT_CPUID = 9,
+};
+
+/* opts may be NULL (file mode, host order). Returns 0, -PMT_EIO or -PMT_ENOMEM. */
+PMT_API int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,
+				 struct pmt_perf_writer **out);
+/* `attr`: struct perf_event_attr in host order, `size` bytes (<= 136; missing bytes are
+ * zero). The writer sets attr.size itself. `name` (may be NULL) goes to EVENT_DESC.
+ * Attrs must all come before the first record. The first attr's sample_type defines the
+ * sample_id trailer that the write_* helpers append when it has sample_id_all. */
+PMT_API int pmt_perf_writer_add_attr(struct pmt_perf_writer *w, const void *attr, size_t size,
+				     const uint64_t *ids, uint32_t nr_ids, const char *name);
+PMT_API int pmt_perf_writer_set_feature_str(struct pmt_perf_writer *w, unsigned feat,
+					    const char *value);
+PMT_API int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t online,
+				       uint32_t avail);
+PMT_API int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc,
+					const char *const *argv);
+/* A complete record (header included) already in the output byte order. */
+PMT_API int pmt_perf_writer_write_record(struct pmt_perf_writer *w, const void *raw,
+					 size_t size);
+/* PERF_RECORD_AUXTRACE + payload, zero-padded to 8 bytes (the padding decodes as PAD). */
+PMT_API int pmt_perf_writer_write_auxtrace(struct pmt_perf_writer *w, const void *data,
+					   uint64_t size, uint64_t offset, uint64_t reference,
+					   uint32_t idx, uint32_t tid, uint32_t cpu);
+/* Kernel records; `sid` (may be NULL = zeros) fills the sample_id trailer. */
+PMT_API int pmt_perf_writer_write_comm(struct pmt_perf_writer *w, uint32_t pid, uint32_t tid,
+				       const char *comm, bool exec,
+				       const struct pmt_sample_id *sid);
+PMT_API int pmt_perf_writer_write_mmap2(struct pmt_perf_writer *w, uint32_t pid, uint32_t tid,
+					uint64_t addr, uint64_t len, uint64_t pgoff,
+					uint32_t prot, uint32_t flags, const char *filename,
+					const struct pmt_sample_id *sid);
+PMT_API int pmt_perf_writer_write_time_conv(struct pmt_perf_writer *w,
+					    const struct pmt_time_conv *tc);
+/* AUXTRACE_INFO for Arm SPE: v1 {PMU_TYPE, PER_CPU_MMAPS} (what perf <= 6.12 reads), or v2
+ * with one metadata block per CPU (cpus[i], midr[i]; perf >= 6.13). */
+PMT_API int pmt_perf_writer_write_auxtrace_info_spe_v1(struct pmt_perf_writer *w,
+							uint64_t pmu_type, bool per_cpu_mmaps);
+PMT_API int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w,
+							uint64_t pmu_type, uint32_t nr_cpus,
+							const uint32_t *cpus,
+							const uint64_t *midr);
+/* PERF_RECORD_SAMPLE laid out per the sample_type of the attr that owns smp->id (or the
+ * first attr). Supports IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD WEIGHT
+ * WEIGHT_STRUCT DATA_SRC TRANSACTION PHYS_ADDR; other bits give -PMT_EUNSUPPORTED. */
+PMT_API int pmt_perf_writer_write_sample(struct pmt_perf_writer *w, const struct pmt_sample *smp);
+/* Finish the file (feature table, attrs, header) and free the writer. Returns 0 or the
+ * first error of any write. */
+PMT_API int pmt_perf_writer_close(struct pmt_perf_writer *w);
 
 #ifdef __cplusplus
 }
