@@ -1,7 +1,1 @@
-#include "commands.h"
-#include "pmutrace/common.h"
-
-int cmd_report(int argc, char **argv)
-{
-	return pmt_cli_fail("report", "not implemented yet");
-}
+/* pmutrace report lives with pmutrace script in cmd_script.c: both run the same decode. */

@@ -1,7 +1,252 @@
+/* pmutrace script / report: SPE samples from perf.data or a raw AUX buffer. */
+#include <getopt.h>
+#include <errno.h>
+#include <stdlib.h>
+
 #include "commands.h"
-#include "pmutrace/common.h"
+#include "pmutrace/decode.h"
+
+struct script_opts {
+	const char *cmd;
+	const char *path;
+	struct pmt_spe_run_opts run;
+	enum pmt_sink_format fmt;
+	int raw;
+	int json;
+	unsigned top;
+	int compat_given;
+};
+
+static int parse_compat(const char *s, int *out)
+{
+	unsigned maj, min;
+
+	if (!strcmp(s, "newest")) {
+		*out = PMT_PERF_NEWEST;
+		return 0;
+	}
+	if (sscanf(s, "%u.%u", &maj, &min) != 2 || maj > 98 || min > 99)
+		return -PMT_EPARSE;
+	*out = (int)(maj * 100 + min);
+	return 0;
+}
+
+enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
+       OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED };
+
+static const struct option long_opts[] = {
+	{ "itrace", required_argument, NULL, OPT_ITRACE },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "jsonl", no_argument, NULL, OPT_JSONL },
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "midr", required_argument, NULL, OPT_MIDR },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "raw-timed", no_argument, NULL, OPT_TIMED },
+	{ "perf-compat", required_argument, NULL, OPT_COMPAT },
+	{ "stdio", no_argument, NULL, OPT_STDIO },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(const char *cmd, FILE *fp)
+{
+	if (!strcmp(cmd, "script"))
+		fprintf(fp, "usage: pmutrace script FILE [--itrace=OPTS] [--csv|--jsonl]\n"
+			    "         [--raw [--midr X] [--cpu N] [--tid T] [--raw-timed]]\n"
+			    "         [--perf-compat=6.1|6.13|newest]\n");
+	else
+		fprintf(fp, "usage: pmutrace report FILE [--stdio|--json] [--itrace=OPTS] [--top N]\n"
+			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
+	fprintf(fp, "  FILE is perf.data (AUXTRACE chunks, per-CPU queues) or with --raw SPE bytes.\n"
+		    "  --itrace letters as perf: i[N]i b f m t a M l; default: all but instructions.\n"
+		    "  --perf-compat reproduces that perf version's names, rules and quirks.\n");
+}
+
+static int parse_args(struct script_opts *so, int argc, char **argv)
+{
+	char err[160];
+	uint64_t v;
+	int c;
+	const char *itrace = NULL;
+
+	memset(so, 0, sizeof(*so));
+	so->cmd = argv[0];
+	so->run.compat = PMT_PERF_NEWEST;
+	so->run.tid = -1;
+	so->top = 10;
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ITRACE: itrace = optarg; break;
+		case OPT_CSV: so->fmt = PMT_SINK_CSV; break;
+		case OPT_JSONL: so->fmt = PMT_SINK_JSONL; break;
+		case OPT_RAW: so->raw = 1; break;
+		case OPT_TIMED: so->run.raw_timed = 1; break;
+		case OPT_STDIO: so->json = 0; break;
+		case OPT_JSON: so->json = 1; break;
+		case OPT_MIDR:
+			if (pmt_parse_u64(optarg, &so->run.midr))
+				return pmt_cli_fail(so->cmd, "bad --midr '%s'", optarg);
+			break;
+		case OPT_CPU:
+			if (pmt_parse_u64(optarg, &v) || v >= PMT_MAX_CPUS)
+				return pmt_cli_fail(so->cmd, "bad --cpu '%s'", optarg);
+			so->run.cpu = (uint32_t)v;
+			break;
+		case OPT_TID:
+			if (pmt_parse_u64(optarg, &v) || v > INT32_MAX)
+				return pmt_cli_fail(so->cmd, "bad --tid '%s'", optarg);
+			so->run.tid = (int32_t)v;
+			break;
+		case OPT_TOP:
+			if (pmt_parse_u64(optarg, &v) || v > 1000000)
+				return pmt_cli_fail(so->cmd, "bad --top '%s'", optarg);
+			so->top = (unsigned)v;
+			break;
+		case OPT_COMPAT:
+			if (parse_compat(optarg, &so->run.compat))
+				return pmt_cli_fail(so->cmd, "bad --perf-compat '%s' (want e.g. 6.1)",
+						    optarg);
+			break;
+		case 'h':
+			usage(so->cmd, stdout);
+			return -1;
+		default:
+			usage(so->cmd, stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(so->cmd, stderr);
+		return 2;
+	}
+	so->path = argv[optind];
+	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
+		return pmt_cli_fail(so->cmd, "%s", err);
+	if (so->run.itrace.insn_rejected && itrace && strchr(itrace, 'i'))
+		fprintf(stderr, "Only instruction-based sampling period is currently supported "
+				"by Arm SPE.\n");
+	return 0;
+}
+
+struct sink_ctx {
+	struct pmt_spe_sink sink;
+	struct pmt_spe_report *rep;
+};
+
+static int on_sample(const struct pmt_spe_sample *s, void *ctx)
+{
+	struct sink_ctx *c = ctx;
+
+	if (c->rep)
+		return pmt_spe_report_add(c->rep, s);
+	pmt_spe_sink_write(&c->sink, s);
+	return 0;
+}
+
+/* perf prints event names right-aligned to the longest name in the evlist */
+static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int compat)
+{
+	size_t w = 0;
+
+	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++)
+		if (enabled & (1u << ev) && strlen(pmt_spe_event_name(ev, compat)) > w)
+			w = strlen(pmt_spe_event_name(ev, compat));
+	if (!m) {
+		/* a minimal perf.data without EVENT_DESC: "unknown attr type: 8" */
+		return 20;
+	}
+	for (uint32_t i = 0; i < m->nr_attrs; i++) {
+		char buf[64];
+		size_t l = m->attrs[i].name ? strlen(m->attrs[i].name)
+					    : (size_t)snprintf(buf, sizeof(buf),
+							       "unknown attr type: %u",
+							       m->attrs[i].type);
+		if (l > w)
+			w = l;
+	}
+	return (unsigned)w;
+}
+
+static int run(int argc, char **argv, int is_report)
+{
+	struct script_opts so;
+	struct sink_ctx ctx;
+	struct pmt_out out;
+	struct pmt_spe_rec_stats st;
+	struct pmt_file_map map = { 0 };
+	struct pmt_source *src = NULL;
+	uint32_t enabled = 0;
+	char line[256];
+	int rc;
+
+	rc = parse_args(&so, argc, argv);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	memset(&ctx, 0, sizeof(ctx));
+	if (pmt_out_init(&out, stdout, 1 << 20))
+		return pmt_cli_fail(so.cmd, "out of memory");
+	if (is_report && pmt_spe_report_new(&ctx.rep)) {
+		pmt_out_fini(&out);
+		return pmt_cli_fail(so.cmd, "out of memory");
+	}
+	if (so.raw) {
+		if (pmt_file_map(so.path, &map)) {
+			pmt_spe_report_free(ctx.rep);
+			pmt_out_fini(&out);
+			return pmt_cli_fail(so.cmd, "cannot read '%s': %s", so.path,
+					    strerror(errno));
+		}
+	} else {
+		uint64_t off = 0;
+
+		rc = pmt_source_open(so.path, &src, &off);
+		if (rc < 0) {
+			pmt_spe_report_free(ctx.rep);
+			pmt_out_fini(&out);
+			return pmt_cli_fail(so.cmd, "%s: %s at offset 0x%llx", so.path,
+					    pmt_errstr(rc), (unsigned long long)off);
+		}
+	}
+	{
+		struct pmt_spe_sampler tmp;
+
+		pmt_spe_sampler_init(&tmp, &so.run.itrace, so.run.compat);
+		enabled = tmp.enabled;
+	}
+	pmt_spe_sink_init(&ctx.sink, &out, so.fmt, so.run.compat,
+			  so.raw ? so.run.raw_timed : !pmt_source_meta(src)->timeless);
+	ctx.sink.name_width = name_width(src ? pmt_source_meta(src) : NULL, enabled,
+					 so.run.compat);
+	if (!is_report)
+		pmt_spe_sink_header(&ctx.sink);
+	if (so.raw)
+		rc = pmt_spe_run_raw(map.data, map.size, &so.run, on_sample, &ctx, &st, &enabled);
+	else
+		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
+	if (is_report)
+		pmt_spe_report_print(ctx.rep, &out, so.json, so.top, so.run.compat, enabled);
+	if (pmt_out_fini(&out) < 0 && rc >= 0)
+		rc = -PMT_EIO;
+	if (pmt_spe_rec_stats_str(&st, line, sizeof(line)) > 0)
+		fprintf(stderr, "pmutrace %s: warning: %s\n", so.cmd, line);
+	pmt_spe_report_free(ctx.rep);
+	pmt_source_close(src);
+	if (so.raw)
+		pmt_file_unmap(&map);
+	if (rc < 0)
+		return pmt_cli_fail(so.cmd, "%s", pmt_errstr(rc));
+	return 0;
+}
 
 int cmd_script(int argc, char **argv)
 {
-	return pmt_cli_fail("script", "not implemented yet");
+	return run(argc, argv, 0);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	return run(argc, argv, 1);
 }

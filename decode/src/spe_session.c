@@ -1,0 +1,210 @@
+/* Drive records -> samples over a raw buffer or every AUXTRACE chunk of a trace source. */
+#include <stdlib.h>
+
+#include "pmutrace/decode.h"
+
+#define PERF_AUXTRACE_ARM_SPE 4
+
+struct chunk {
+	const uint8_t *data;
+	uint64_t size, offset;
+};
+
+struct queue_slot {
+	struct pmt_spe_queue q;
+	struct chunk *chunks; /* timeless: decoded at the end, queue by queue, like perf */
+	size_t nchunks, cap;
+};
+
+struct run {
+	const struct pmt_spe_run_opts *o;
+	struct pmt_spe_sampler s;
+	pmt_spe_sample_fn fn;
+	void *ctx;
+	struct pmt_spe_sample out[PMT_SPE_MAX_SAMPLES_PER_RECORD];
+};
+
+static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_record *rec)
+{
+	int n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
+
+	for (int i = 0; i < n; i++) {
+		int rc = r->fn(&r->out[i], r->ctx);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* perf's timeless decoding samples the zeroed record once before decoding anything */
+static int maybe_artefact(struct run *r, struct pmt_spe_queue *q)
+{
+	struct pmt_spe_record zero;
+
+	if (q->started)
+		return 0;
+	q->started = 1;
+	if (!r->s.timeless || r->o->compat >= PMT_PERF_NEWEST)
+		return 0;
+	memset(&zero, 0, sizeof(zero));
+	return emit(r, q, &zero);
+}
+
+static int drain(struct run *r, struct pmt_spe_queue *q)
+{
+	struct pmt_spe_record rec;
+
+	while (pmt_spe_rec_next(&q->dec, &rec) == 1) {
+		int rc = emit(r, q, &rec);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int feed(struct run *r, struct pmt_spe_queue *q, const uint8_t *buf, size_t len,
+		uint64_t base)
+{
+	int rc = maybe_artefact(r, q);
+
+	if (rc < 0)
+		return rc;
+	pmt_spe_rec_feed(&q->dec, buf, len, base);
+	return drain(r, q);
+}
+
+int pmt_spe_run_raw(const uint8_t *buf, size_t len, const struct pmt_spe_run_opts *o,
+		    pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
+		    uint32_t *enabled)
+{
+	struct run r = { .o = o, .fn = fn, .ctx = ctx };
+	struct pmt_spe_queue q;
+	int rc;
+
+	pmt_spe_sampler_init(&r.s, &o->itrace, o->compat);
+	r.s.timeless = !o->raw_timed;
+	if (enabled)
+		*enabled = r.s.enabled;
+	pmt_spe_queue_init(&q, o->cpu, o->tid, o->tid, o->midr, o->compat);
+	rc = feed(&r, &q, buf, len, 0);
+	if (stats)
+		*stats = q.dec.stats;
+	return rc;
+}
+
+static struct queue_slot *get_slot(struct queue_slot **tab, uint32_t idx, uint32_t cpu,
+				   int32_t tid, uint64_t midr, int compat)
+{
+	if (idx >= PMT_MAX_CPUS)
+		return NULL;
+	if (!tab[idx]) {
+		tab[idx] = calloc(1, sizeof(**tab));
+		if (!tab[idx])
+			return NULL;
+		pmt_spe_queue_init(&tab[idx]->q, cpu, tid, tid, midr, compat);
+	}
+	return tab[idx];
+}
+
+static uint64_t midr_for(const struct pmt_trace_meta *m, const struct pmt_spe_run_opts *o,
+			 uint32_t cpu)
+{
+	if (o->midr)
+		return o->midr;
+	if (!m->cpu_midr || !m->nr_cpus)
+		return 0;
+	if (cpu < m->nr_cpus && m->cpu_midr[cpu])
+		return m->cpu_midr[cpu];
+	return m->cpu_midr[0];
+}
+
+int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
+		       pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
+		       uint32_t *enabled)
+{
+	const struct pmt_trace_meta *m = pmt_source_meta(src);
+	struct run r = { .o = o, .fn = fn, .ctx = ctx };
+	struct queue_slot **tab;
+	struct pmt_trace_event ev;
+	int rc = 0;
+
+	if (!m)
+		return -PMT_EINVAL;
+	tab = calloc(PMT_MAX_CPUS, sizeof(*tab));
+	if (!tab)
+		return -PMT_ENOMEM;
+	pmt_spe_sampler_init(&r.s, &o->itrace, o->compat);
+	r.s.timeless = m->timeless;
+	r.s.have_time_conv = m->has_time_conv;
+	r.s.tc = m->time_conv;
+	if (enabled)
+		*enabled = r.s.enabled;
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+
+	for (;;) {
+		struct queue_slot *sl;
+		uint32_t cpu;
+
+		rc = pmt_source_next(src, &ev);
+		if (rc == -PMT_EEOS) {
+			rc = 0;
+			break;
+		}
+		if (rc < 0) {
+			pmt_warn("trace record at offset 0x%llx: %s; skipped",
+				 (unsigned long long)pmt_source_offset(src), pmt_errstr(rc));
+			rc = 0;
+			continue;
+		}
+		if (ev.kind != PMT_TEV_AUXTRACE)
+			continue;
+		if (m->has_auxtrace_info && m->auxtrace_type != PERF_AUXTRACE_ARM_SPE)
+			continue;
+		cpu = ev.u.auxtrace.cpu;
+		sl = get_slot(tab, ev.u.auxtrace.idx, cpu == UINT32_MAX ? 0 : cpu,
+			      (int32_t)ev.u.auxtrace.tid, midr_for(m, o, cpu), o->compat);
+		if (!sl) {
+			rc = -PMT_ENOMEM;
+			break;
+		}
+		if (r.s.timeless) {
+			if (sl->nchunks == sl->cap) {
+				size_t nc = sl->cap ? sl->cap * 2 : 16;
+				struct chunk *c = realloc(sl->chunks, nc * sizeof(*c));
+
+				if (!c) {
+					rc = -PMT_ENOMEM;
+					break;
+				}
+				sl->chunks = c;
+				sl->cap = nc;
+			}
+			sl->chunks[sl->nchunks++] = (struct chunk){ ev.u.auxtrace.data,
+								    ev.u.auxtrace.size,
+								    ev.u.auxtrace.offset };
+			continue;
+		}
+		rc = feed(&r, &sl->q, ev.u.auxtrace.data, (size_t)ev.u.auxtrace.size,
+			  ev.u.auxtrace.offset);
+		if (rc < 0)
+			break;
+	}
+	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
+		struct queue_slot *sl = tab[i];
+
+		if (!sl)
+			continue;
+		for (size_t c = 0; rc >= 0 && c < sl->nchunks; c++)
+			rc = feed(&r, &sl->q, sl->chunks[c].data, (size_t)sl->chunks[c].size,
+				  sl->chunks[c].offset);
+		if (stats)
+			pmt_spe_rec_stats_add(stats, &sl->q.dec.stats);
+		free(sl->chunks);
+		free(sl);
+	}
+	free(tab);
+	return rc;
+}
