@@ -106,6 +106,42 @@ static inline uint64_t pmt_spe_pkt_iter_offset(const struct pmt_spe_pkt_iter *it
 	return it->base + it->pos;
 }
 
+/* Per first header byte: the decoded packet with `payload` = the payload's byte mask, or len 0
+ * when the byte needs the full decoder (extended header, bad byte). For the inline path. */
+PMT_API extern const struct pmt_spe_packet pmt_spe_hdr_proto[256];
+
+/* pmt_spe_pkt_next() with its common case inlined into the caller's loop (same results):
+ * a short-header packet with 16 bytes left in the buffer. */
+static inline int pmt_spe_pkt_next_inline(struct pmt_spe_pkt_iter *it, struct pmt_spe_packet *pkt)
+{
+	if (it->len - it->pos >= 16 && it->pos < it->len) {
+		const uint8_t *p = it->buf + it->pos;
+		const struct pmt_spe_packet *pr = &pmt_spe_hdr_proto[p[0]];
+
+		if (pr->len) {
+			int n = pr->len;
+
+			*pkt = *pr;
+			pkt->payload = pmt_le64(p + 1) & pr->payload;
+			if (!p[0] && it->coalesce_pad) {
+				/* zero run of at most 16 bytes, 8 at a time */
+				uint64_t w = pmt_le64(p);
+
+				if (w) {
+					n = __builtin_ctzll(w) >> 3;
+				} else {
+					w = pmt_le64(p + 8);
+					n = w ? 8 + (__builtin_ctzll(w) >> 3) : 16;
+				}
+				pkt->len = (uint8_t)n;
+			}
+			it->pos += (size_t)n;
+			return n;
+		}
+	}
+	return pmt_spe_pkt_next(it, pkt);
+}
+
 /* Encode a packet (inverse of decode). Uses pkt->type/index/payload/payload_size/ext.
  * Returns bytes written (<= PMT_SPE_PKT_MAX_SZ) or -PMT_EINVAL. */
 PMT_API int pmt_spe_packet_encode(const struct pmt_spe_packet *pkt, uint8_t *out, size_t cap);

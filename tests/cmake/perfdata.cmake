@@ -1,0 +1,5 @@
+# perf.data reader/writer: differential tests against Debian's perf 6.1 (helper "pdata").
+add_test(NAME perfdata.perf61_spe
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/perf61_spe.sh $<TARGET_FILE:pmutrace>
+    ${PROJECT_SOURCE_DIR}/../shared)
+set_tests_properties(perfdata.perf61_spe PROPERTIES LABELS "perfdata;realdata" SKIP_RETURN_CODE 77)
