@@ -35,6 +35,19 @@ static const uint8_t kind_type[] = {
 
 static const uint32_t hdr_table[256] = { R64(0), R64(64), R64(128), R64(192) };
 
+/* The same classification as ready-made packets for the iterator's fast path: the packet is
+ * copied whole and its `payload` field holds the mask for the payload bytes. len 0 marks
+ * headers that need the slow path (extended headers, bad bytes). */
+#define KIND(h) (CLASSIFY(h) & 0xff)
+#define PSZ(h) ((CLASSIFY(h) >> 16) & 0xff)
+#define PROTO(h)                                                                     	{ .type = KIND(h) < K_EXT ? kind_type_c(KIND(h)) : 0xff,                     	  .index = (uint8_t)(CLASSIFY(h) >> 8),                                      	  .len = KIND(h) < K_EXT ? (uint8_t)(1 + PSZ(h)) : 0,                        	  .payload_size = (uint8_t)PSZ(h),                                           	  .ext = 0,                                                                  	  .header = { (uint8_t)(h), 0 },                                             	  .payload = PSZ(h) == 8 ? ~0ULL : (1ULL << (8 * PSZ(h))) - 1 }
+#define kind_type_c(k)                                                               	((k) == K_PAD ? PMT_SPE_PAD : (k) == K_END ? PMT_SPE_END :                   	 (k) == K_TS ? PMT_SPE_TIMESTAMP : (k) == K_ADDR ? PMT_SPE_ADDRESS :         	 (k) == K_CNT ? PMT_SPE_COUNTER : (k) == K_CTX ? PMT_SPE_CONTEXT :           	 (k) == K_OP ? PMT_SPE_OP_TYPE : (k) == K_EV ? PMT_SPE_EVENTS :              	 PMT_SPE_DATA_SOURCE)
+#define P4(b) PROTO(b), PROTO((b) + 1), PROTO((b) + 2), PROTO((b) + 3)
+#define P16(b) P4(b), P4((b) + 4), P4((b) + 8), P4((b) + 12)
+#define P64(b) P16(b), P16((b) + 16), P16((b) + 32), P16((b) + 48)
+
+const struct pmt_spe_packet pmt_spe_hdr_proto[256] = { P64(0), P64(64), P64(128), P64(192) };
+
 static const uint64_t size_mask[9] = {
 	0, 0xff, 0xffff, 0, 0xffffffffULL, 0, 0, 0, ~0ULL,
 };
@@ -155,12 +168,15 @@ int pmt_spe_pkt_next(struct pmt_spe_pkt_iter *it, struct pmt_spe_packet *pkt)
 	size_t left;
 	int n;
 
-	if (!it || !pkt)
+	if (__builtin_expect(!it || !pkt, 0))
 		return -PMT_EINVAL;
 	if (it->pos >= it->len)
 		return -PMT_EEOS;
 	p = it->buf + it->pos;
 	left = it->len - it->pos;
+	n = pmt_spe_pkt_fast_(it, pkt);
+	if (__builtin_expect(n > 0, 1))
+		return n;
 	n = decode_one(p, left, it->base + it->pos, pkt);
 	if (n < 0)
 		return n;

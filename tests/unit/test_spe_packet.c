@@ -325,6 +325,42 @@ static void test_encode_errors(void **state)
 	assert_int_equal(pmt_spe_packet_encode(&pkt, out, sizeof(out)), -PMT_EINVAL);
 }
 
+/* The inline fast path must give exactly what pmt_spe_pkt_next() gives, on any bytes. */
+static void test_inline_matches(void **state)
+{
+	static uint8_t buf[4096];
+	uint32_t x = 12345;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		/* half zeros so PAD runs of every length appear */
+		buf[i] = (x >> 24) & 1 ? 0 : (uint8_t)(x >> 16);
+	}
+	for (int coalesce = 0; coalesce < 2; coalesce++) {
+		struct pmt_spe_pkt_iter a, b;
+		struct pmt_spe_packet pa, pb;
+		int ra, rb;
+
+		pmt_spe_pkt_iter_init(&a, buf, sizeof(buf), 3);
+		pmt_spe_pkt_iter_init(&b, buf, sizeof(buf), 3);
+		a.coalesce_pad = b.coalesce_pad = (uint8_t)coalesce;
+		do {
+			memset(&pa, 0, sizeof(pa));
+			memset(&pb, 0, sizeof(pb));
+			ra = pmt_spe_pkt_next(&a, &pa);
+			rb = pmt_spe_pkt_next_inline(&b, &pb);
+			assert_int_equal(ra, rb);
+			assert_int_equal(a.pos, b.pos);
+			if (ra > 0) {
+				assert_memory_equal(&pa, &pb, sizeof(pa));
+			} else if (ra != -PMT_EEOS) {
+				pmt_spe_pkt_iter_skip(&a, 1);
+				pmt_spe_pkt_iter_skip(&b, 1);
+			}
+		} while (ra != -PMT_EEOS);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_addr_canonical),
 		cmocka_unit_test(test_encode_roundtrip),
 		cmocka_unit_test(test_encode_errors),
+		cmocka_unit_test(test_inline_matches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,36 +110,46 @@ static inline uint64_t pmt_spe_pkt_iter_offset(const struct pmt_spe_pkt_iter *it
  * when the byte needs the full decoder (extended header, bad byte). For the inline path. */
 PMT_API extern const struct pmt_spe_packet pmt_spe_hdr_proto[256];
 
-/* pmt_spe_pkt_next() with its common case inlined into the caller's loop (same results):
- * a short-header packet with 16 bytes left in the buffer. */
+/* The common case of pmt_spe_pkt_next(): a short-header packet with 16 bytes left in the
+ * buffer. Returns its length, or 0 when the full decoder must handle the position. */
+static inline int pmt_spe_pkt_fast_(struct pmt_spe_pkt_iter *it, struct pmt_spe_packet *pkt)
+{
+	const uint8_t *p;
+	const struct pmt_spe_packet *pr;
+	int n;
+
+	if (it->pos >= it->len || it->len - it->pos < 16)
+		return 0;
+	p = it->buf + it->pos;
+	pr = &pmt_spe_hdr_proto[p[0]];
+	if (!pr->len)
+		return 0;
+	n = pr->len;
+	*pkt = *pr;
+	pkt->payload = pmt_le64(p + 1) & pr->payload;
+	if (!p[0] && it->coalesce_pad) {
+		/* zero run of at most 16 bytes, 8 at a time */
+		uint64_t w = pmt_le64(p);
+
+		if (w) {
+			n = __builtin_ctzll(w) >> 3;
+		} else {
+			w = pmt_le64(p + 8);
+			n = w ? 8 + (__builtin_ctzll(w) >> 3) : 16;
+		}
+		pkt->len = (uint8_t)n;
+	}
+	it->pos += (size_t)n;
+	return n;
+}
+
+/* pmt_spe_pkt_next() with its common case inlined into the caller's loop (same results;
+ * it, pkt must not be NULL). About 20% faster in bench_spe_packet. */
 static inline int pmt_spe_pkt_next_inline(struct pmt_spe_pkt_iter *it, struct pmt_spe_packet *pkt)
 {
-	if (it->len - it->pos >= 16 && it->pos < it->len) {
-		const uint8_t *p = it->buf + it->pos;
-		const struct pmt_spe_packet *pr = &pmt_spe_hdr_proto[p[0]];
+	int n = pmt_spe_pkt_fast_(it, pkt);
 
-		if (pr->len) {
-			int n = pr->len;
-
-			*pkt = *pr;
-			pkt->payload = pmt_le64(p + 1) & pr->payload;
-			if (!p[0] && it->coalesce_pad) {
-				/* zero run of at most 16 bytes, 8 at a time */
-				uint64_t w = pmt_le64(p);
-
-				if (w) {
-					n = __builtin_ctzll(w) >> 3;
-				} else {
-					w = pmt_le64(p + 8);
-					n = w ? 8 + (__builtin_ctzll(w) >> 3) : 16;
-				}
-				pkt->len = (uint8_t)n;
-			}
-			it->pos += (size_t)n;
-			return n;
-		}
-	}
-	return pmt_spe_pkt_next(it, pkt);
+	return n ? n : pmt_spe_pkt_next(it, pkt);
 }
 
 /* Encode a packet (inverse of decode). Uses pkt->type/index/payload/payload_size/ext.
