@@ -14,7 +14,6 @@
 #define LVL_L2 0x20
 #define LVL_L3 0x40
 #define LVL_LOC_RAM 0x80
-#define LVL_REM_CCE1 0x400
 #define SNOOP_NA 0x01
 #define SNOOP_NONE 0x02
 #define SNOOP_HIT 0x04
@@ -116,14 +115,10 @@ static void ds_common(const struct pmt_spe_record *r, unsigned source, struct ds
 	case 0xb: /* system cache, taken as L3 */
 		d->lvl = LVL_L3 | LVL_HIT, d->lvlnum = LVLNUM_L3, d->snoop = SNOOP_HIT;
 		break;
-	case 0xd: /* remote: only the other socket is known */
-		if (compat <= 615) {
-			d->lvl = LVL_REM_CCE1;
-			d->lvlnum = LVLNUM_ANY_CACHE;
-		} else {
-			d->lvl = LVL_NA;
-			d->lvlnum = LVLNUM_NA;
-		}
+	case 0xd: /* remote: only the other socket is known. Early 6.x said REM_CCE1 /
+		   * ANY_CACHE; the fix (in 6.1 stable too, verified on 6.1.187) says N/A. */
+		d->lvl = LVL_NA;
+		d->lvlnum = LVLNUM_NA;
 		d->remote = REMOTE;
 		d->snoopx = SNOOPX_PEER;
 		break;
@@ -201,8 +196,9 @@ static void ds_generic_old(const struct pmt_spe_record *r, struct dsrc *d)
 		d->lvl = LVL_L3 | ((e & EV(LLC_MISS)) ? LVL_MISS : LVL_HIT);
 	else if (e & (EV(L1D_ACCESS) | EV(L1D_REFILL)))
 		d->lvl = LVL_L1 | ((e & EV(L1D_REFILL)) ? LVL_MISS : LVL_HIT);
+	/* early 6.x set LVL REM_CCE1; the fix (verified on 6.1.187) sets mem_remote */
 	if (e & EV(REMOTE_ACCESS))
-		d->lvl |= LVL_REM_CCE1;
+		d->remote = REMOTE;
 }
 
 /* No MIDR match, newest perf: the nearest level that hit, else the farthest miss */

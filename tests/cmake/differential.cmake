@@ -1,0 +1,28 @@
+# Differential tests: pmutrace script against Linux perf script (tests/diff/spe_vs_perf.sh)
+# on synthetic corpora, and against perf 6.1's recorded output for the shared real buffers.
+set(PMT_DIFF_DIR ${CMAKE_CURRENT_SOURCE_DIR}/diff)
+# name seed mix records midr synth-options...
+set(PMT_SPE_DIFF_CASES
+  "n1_ts|1|n1|1500|0x410fd0c0"
+  "n1_timeless_ctx|2|n1|1500|0x410fd0c0|--no-timestamps|--context"
+  "n1_ctx_pa|3|n1|1000|0x410fd0c0|--context|--pa"
+  "nomidr_ts|4|n1|1500|0"
+  "nomidr_timeless|5|loads|1000|0|--no-timestamps"
+  "v2_on_61|6|v2|1000|0x410fd4f0|--context"
+  "stores_n1|7|stores|800|0x410fd0c0"
+  "branches_other|8|branches|800|0x410fd0c0|--no-timestamps"
+  "other_nomidr|9|other|600|0|--context")
+foreach(case ${PMT_SPE_DIFF_CASES})
+  string(REPLACE "|" ";" args "${case}")
+  list(GET args 0 name)
+  list(REMOVE_AT args 0)
+  add_test(NAME diff.spe_perf.${name}
+    COMMAND sh ${PMT_DIFF_DIR}/spe_vs_perf.sh $<TARGET_FILE:pmutrace> ${args})
+  set_tests_properties(diff.spe_perf.${name} PROPERTIES LABELS differential
+    SKIP_RETURN_CODE 77 TIMEOUT 60)
+endforeach()
+
+add_test(NAME diff.spe_perf61_expected
+  COMMAND sh ${PMT_DIFF_DIR}/spe_vs_expected.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR}/../shared)
+set_tests_properties(diff.spe_perf61_expected PROPERTIES LABELS differential
+  SKIP_RETURN_CODE 77 TIMEOUT 60)
