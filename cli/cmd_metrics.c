@@ -1,7 +1,335 @@
+/* pmutrace metrics: evaluate metric tables on counts, with retire latencies from samples
+ * or tables; --topdown decodes raw SLOTS/PERF_METRICS values. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
 #include "commands.h"
-#include "pmutrace/common.h"
+#include "pmutrace/decode.h"
+
+enum { OUT_TEXT, OUT_CSV, OUT_JSON };
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: pmutrace metrics [TRACE] --metrics FILE [--events FILE] [--counts FILE]\n"
+		"         [--retire-latency mean|min|max|last|median|pNN|TABLE] [-M NAME|GROUP]...\n"
+		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json]\n"
+		"       pmutrace metrics --topdown --slots N --perf-metrics 0xM\n"
+		"         [--prev-slots N --prev-perf-metrics 0xM] [--csv|--json]\n"
+		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (retire latency = weight\n"
+		"bits 63:48). Without samples for an :R event the table default is used.\n");
+}
+
+static int set_literal(struct pmt_expr_ctx *ctx, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char name[64];
+	double v;
+
+	if (!eq || (size_t)(eq - arg) >= sizeof(name) || pmt_parse_double(eq + 1, &v) < 0)
+		return -PMT_EPARSE;
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = 0;
+	return pmt_expr_ctx_set(ctx, name, v);
+}
+
+static void out_num(struct pmt_out *o, double v)
+{
+	if (isnan(v) || isinf(v)) {
+		pmt_out_str(o, "nan");
+		return;
+	}
+	pmt_out_double(o, v, fabs(v) >= 1e6 ? 1 : 6);
+}
+
+static int topdown(uint64_t slots, uint64_t m, uint64_t ps, uint64_t pm, int fmt)
+{
+	struct pmt_topdown t;
+	struct pmt_out o;
+	const struct {
+		const char *name;
+		int level;
+		double v;
+	} rows[] = {
+		{ "tma_retiring", 1, 0 }, { "tma_bad_speculation", 1, 0 },
+		{ "tma_frontend_bound", 1, 0 }, { "tma_backend_bound", 1, 0 },
+		{ "tma_heavy_operations", 2, 0 }, { "tma_light_operations", 2, 0 },
+		{ "tma_branch_mispredicts", 2, 0 }, { "tma_machine_clears", 2, 0 },
+		{ "tma_fetch_latency", 2, 0 }, { "tma_fetch_bandwidth", 2, 0 },
+		{ "tma_memory_bound", 2, 0 }, { "tma_core_bound", 2, 0 },
+	};
+	double v[12];
+
+	if (pmt_topdown_decode(slots, m, ps, pm, &t) < 0)
+		return pmt_cli_fail("metrics", "--slots must be larger than --prev-slots");
+	v[0] = t.retiring; v[1] = t.bad_spec; v[2] = t.fe_bound; v[3] = t.be_bound;
+	v[4] = t.heavy_ops; v[5] = t.light_ops; v[6] = t.br_mispredict; v[7] = t.machine_clears;
+	v[8] = t.fetch_lat; v[9] = t.fetch_bw; v[10] = t.mem_bound; v[11] = t.core_bound;
+	pmt_out_init(&o, stdout, 1 << 14);
+	if (fmt == OUT_CSV)
+		pmt_out_str(&o, "metric,level,value,unit\n");
+	for (int i = 0; i < 12; i++) {
+		if (fmt == OUT_CSV) {
+			pmt_out_printf(&o, "%s,%d,", rows[i].name, rows[i].level);
+			pmt_out_double(&o, v[i] * 100, 2);
+			pmt_out_str(&o, ",%\n");
+		} else if (fmt == OUT_JSON) {
+			pmt_out_printf(&o, "{\"metric\":\"%s\",\"level\":%d,\"value\":", rows[i].name,
+				       rows[i].level);
+			pmt_out_double(&o, v[i] * 100, 2);
+			pmt_out_str(&o, ",\"unit\":\"%\"}\n");
+		} else {
+			pmt_out_printf(&o, "%-26s L%d %7.2f %%\n", rows[i].name, rows[i].level,
+				       v[i] * 100);
+		}
+	}
+	return pmt_out_fini(&o) < 0;
+}
+
+struct opts {
+	const char *trace, *counts, *retlat;
+	const char **metrics, **events, **sel;
+	size_t nmetrics, nevents, nsel;
+	int fmt;
+	struct pmt_expr_ctx ctx;
+};
+
+/* Fill every :R input: samples first, then the table (with a warning), else keep a
+ * count-set value or 0 as perf does without data. */
+static int fill_retlat(struct pmt_metric_plan *plan, const struct opts *op,
+		       const struct pmt_retlat_samples *smp, const struct pmt_retlat_table *tab,
+		       enum pmt_retlat_stat stat, double pct)
+{
+	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(plan); i++) {
+		struct pmt_metric_input *in = pmt_metric_plan_input(plan, i);
+		double v;
+		int r;
+
+		if (in->kind != PMT_MIN_RETLAT)
+			continue;
+		r = pmt_retlat_value(smp, tab, in->id, stat, pct, &v);
+		if (r == 1) {
+			in->value = v;
+		} else if (r == 0) {
+			in->value = v;
+			pmt_warn("no retire-latency samples for %s: using the table default %g",
+				 in->key.event, v);
+		} else if (in->count_idx >= 0) {
+			pmt_warn("no retire-latency samples or table entry for %s: using the "
+				 "count file's value", in->key.event);
+		} else {
+			in->value = 0;
+			pmt_warn("no retire-latency samples or table entry for %s: using 0",
+				 in->key.event);
+		}
+	}
+	return 0;
+}
+
+static void print_rows(struct pmt_out *o, struct pmt_metric_plan *plan,
+		       const struct pmt_counts *c, size_t u, const double *val,
+		       const int8_t *th, int fmt, int unit_cols)
+{
+	const char *iv = pmt_counts_unit_interval(c, u), *ag = pmt_counts_unit_aggr(c, u);
+
+	for (size_t i = 0; i < pmt_metric_plan_nr_metrics(plan); i++) {
+		const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
+		const char *ts = th[i] < 0 ? "" : th[i] ? "yes" : "no";
+
+		if (fmt == OUT_CSV) {
+			if (unit_cols) {
+				pmt_out_csv_str(o, iv);
+				pmt_out_char(o, ',');
+				pmt_out_csv_str(o, ag);
+				pmt_out_char(o, ',');
+			}
+			pmt_out_csv_str(o, m->name);
+			pmt_out_char(o, ',');
+			out_num(o, val[i]);
+			pmt_out_char(o, ',');
+			pmt_out_csv_str(o, m->unit ? m->unit : "");
+			pmt_out_char(o, ',');
+			pmt_out_str(o, ts);
+			pmt_out_char(o, '\n');
+		} else if (fmt == OUT_JSON) {
+			pmt_out_str(o, "{");
+			if (unit_cols) {
+				pmt_out_str(o, "\"interval\":");
+				pmt_out_json_str(o, iv);
+				pmt_out_str(o, ",\"aggr\":");
+				pmt_out_json_str(o, ag);
+				pmt_out_char(o, ',');
+			}
+			pmt_out_str(o, "\"metric\":");
+			pmt_out_json_str(o, m->name);
+			pmt_out_str(o, ",\"value\":");
+			if (isnan(val[i]) || isinf(val[i]))
+				pmt_out_str(o, "null");
+			else
+				out_num(o, val[i]);
+			pmt_out_str(o, ",\"unit\":");
+			pmt_out_json_str(o, m->unit ? m->unit : "");
+			pmt_out_str(o, ",\"threshold\":");
+			pmt_out_str(o, th[i] < 0 ? "null" : th[i] ? "true" : "false");
+			pmt_out_str(o, "}\n");
+		} else {
+			if (unit_cols)
+				pmt_out_printf(o, "%-14s %-12s ", iv, ag);
+			pmt_out_printf(o, "%-50s ", m->name);
+			pmt_out_printf(o, "%16.6g %-10s%s\n", val[i], m->unit ? m->unit : "",
+				       th[i] > 0 ? "  <== over threshold" : "");
+		}
+	}
+}
+
+static int run(struct opts *op)
+{
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_metric_plan *plan = NULL;
+	struct pmt_counts *c = NULL;
+	struct pmt_retlat_samples smp = { 0 };
+	struct pmt_retlat_table tab = { 0 };
+	enum pmt_retlat_stat stat = PMT_RETLAT_MEAN;
+	double pct = 0, *val = NULL;
+	int8_t *th = NULL;
+	char err[256];
+	int rc = 1, unit_cols;
+	struct pmt_out o;
+
+	for (size_t i = 0; i < op->nmetrics; i++)
+		if (pmt_metric_set_load(&ms, op->metrics[i]) < 0)
+			goto out;
+	for (size_t i = 0; i < op->nevents; i++)
+		if (pmt_retlat_table_load(&tab, op->events[i]) < 0)
+			goto out;
+	if (op->retlat && pmt_retlat_stat_parse(op->retlat, &stat, &pct) < 0 &&
+	    pmt_retlat_table_load(&tab, op->retlat) < 0)
+		goto out;
+	if (pmt_counts_new(&c) < 0)
+		goto out;
+	if (op->counts && pmt_counts_load(c, op->counts) < 0)
+		goto out;
+	if (!pmt_counts_nr_units(c))
+		pmt_counts_unit(c, NULL, NULL);
+	if (op->trace && pmt_retlat_samples_from_trace(&smp, op->trace) < 0)
+		goto out;
+	if (pmt_metric_plan_new(&ms, op->sel, op->nsel, &op->ctx, &plan, err, sizeof(err)) < 0) {
+		pmt_cli_fail("metrics", "%s", err);
+		goto out;
+	}
+	pmt_metric_plan_bind(plan, c);
+	fill_retlat(plan, op, op->trace ? &smp : NULL, &tab, stat, pct);
+	val = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*val));
+	th = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*th));
+	if (!val || !th)
+		goto out;
+	unit_cols = pmt_counts_nr_units(c) > 1;
+	pmt_out_init(&o, stdout, 1 << 16);
+	if (op->fmt == OUT_CSV)
+		pmt_out_str(&o, unit_cols ? "interval,aggr,metric,value,unit,threshold\n"
+					  : "metric,value,unit,threshold\n");
+	for (size_t u = 0; u < pmt_counts_nr_units(c); u++) {
+		if (pmt_metric_plan_eval(plan, c, u, val, th) > 0)
+			pmt_warn("unit %zu: a metric divided modulo by zero (value nan)", u);
+		print_rows(&o, plan, c, u, val, th, op->fmt, unit_cols);
+	}
+	rc = pmt_out_fini(&o) < 0;
+out:
+	free(val);
+	free(th);
+	pmt_metric_plan_free(plan);
+	pmt_counts_free(c);
+	pmt_retlat_samples_free(&smp);
+	pmt_retlat_table_free(&tab);
+	pmt_metric_set_free(&ms);
+	return rc;
+}
+
+static int push(const char ***arr, size_t *n, const char *s)
+{
+	const char **a = realloc(*arr, (*n + 1) * sizeof(*a));
+
+	if (!a)
+		return -PMT_ENOMEM;
+	a[(*n)++] = s;
+	*arr = a;
+	return 0;
+}
 
 int cmd_metrics(int argc, char **argv)
 {
-	return pmt_cli_fail("metrics", "not implemented yet");
+	enum { O_METRICS = 256, O_EVENTS, O_COUNTS, O_RETLAT, O_CSV, O_JSON, O_TOPDOWN, O_SLOTS,
+	       O_PM, O_PSLOTS, O_PPM, O_LITERAL, O_CPUID };
+	static const struct option lo[] = {
+		{ "metrics", required_argument, NULL, O_METRICS },
+		{ "events", required_argument, NULL, O_EVENTS },
+		{ "counts", required_argument, NULL, O_COUNTS },
+		{ "retire-latency", required_argument, NULL, O_RETLAT },
+		{ "csv", no_argument, NULL, O_CSV },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "topdown", no_argument, NULL, O_TOPDOWN },
+		{ "slots", required_argument, NULL, O_SLOTS },
+		{ "perf-metrics", required_argument, NULL, O_PM },
+		{ "prev-slots", required_argument, NULL, O_PSLOTS },
+		{ "prev-perf-metrics", required_argument, NULL, O_PPM },
+		{ "literal", required_argument, NULL, O_LITERAL },
+		{ "cpuid", required_argument, NULL, O_CPUID },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts op = { 0 };
+	uint64_t slots = 0, pm = 0, ps = 0, ppm = 0;
+	int td = 0, have_slots = 0, have_pm = 0, c, rc;
+
+	pmt_expr_ctx_default(&op.ctx);
+	while ((c = getopt_long(argc, argv, "M:h", lo, NULL)) != -1) {
+		int bad = 0;
+
+		switch (c) {
+		case O_METRICS: bad = push(&op.metrics, &op.nmetrics, optarg); break;
+		case O_EVENTS: bad = push(&op.events, &op.nevents, optarg); break;
+		case 'M': bad = push(&op.sel, &op.nsel, optarg); break;
+		case O_COUNTS: op.counts = optarg; break;
+		case O_RETLAT: op.retlat = optarg; break;
+		case O_CSV: op.fmt = OUT_CSV; break;
+		case O_JSON: op.fmt = OUT_JSON; break;
+		case O_TOPDOWN: td = 1; break;
+		case O_SLOTS: bad = pmt_parse_u64(optarg, &slots); have_slots = 1; break;
+		case O_PM: bad = pmt_parse_u64(optarg, &pm); have_pm = 1; break;
+		case O_PSLOTS: bad = pmt_parse_u64(optarg, &ps); break;
+		case O_PPM: bad = pmt_parse_u64(optarg, &ppm); break;
+		case O_CPUID: op.ctx.cpuid = optarg; break;
+		case O_LITERAL:
+			if (set_literal(&op.ctx, optarg) < 0)
+				return pmt_cli_fail("metrics", "bad --literal '%s' (NAME=VALUE, NAME "
+					"one of the # literals)", optarg);
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+		if (bad)
+			return pmt_cli_fail("metrics", "bad value '%s' for option %s", optarg,
+					    argv[optind - 1]);
+	}
+	if (optind < argc)
+		op.trace = argv[optind++];
+	if (optind < argc)
+		return pmt_cli_fail("metrics", "unexpected argument '%s'", argv[optind]);
+	if (td) {
+		if (!have_slots || !have_pm)
+			return pmt_cli_fail("metrics", "--topdown needs --slots and --perf-metrics");
+		return topdown(slots, pm, ps, ppm, op.fmt);
+	}
+	if (!op.nmetrics) {
+		usage(stderr);
+		return pmt_cli_fail("metrics", "--metrics FILE is required");
+	}
+	rc = run(&op);
+	free(op.metrics);
+	free(op.events);
+	free(op.sel);
+	return rc;
 }

@@ -281,6 +281,10 @@ struct pmt_expr_ctx {
 };
 /* Fill with plausible values for this machine (sysconf CPU counts, smt_on 0, ...). */
 PMT_API void pmt_expr_ctx_default(struct pmt_expr_ctx *ctx);
+/* Read or set a literal by name (leading '#' optional, case-insensitive; "chas_per_socket"
+ * too). Return 0 or -PMT_ENOT_FOUND. */
+PMT_API int pmt_expr_ctx_get(const struct pmt_expr_ctx *ctx, const char *name, double *val);
+PMT_API int pmt_expr_ctx_set(struct pmt_expr_ctx *ctx, const char *name, double val);
 
 enum pmt_expr_ref_kind {
 	PMT_EXPR_REF_VALUE = 0,    /* plain ID */

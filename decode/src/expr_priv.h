@@ -1,0 +1,32 @@
+/* Private layout of a compiled metric expression (postfix code). */
+#ifndef PMT_EXPR_PRIV_H
+#define PMT_EXPR_PRIV_H
+
+#include <stdint.h>
+
+enum expr_opcode {
+	EOP_CONST = 0, /* push k */
+	EOP_SLOT,      /* push slots[slot] */
+	EOP_ADD, EOP_SUB, EOP_MUL, EOP_DIV, EOP_MOD,
+	EOP_OR, EOP_AND, EOP_XOR, EOP_LT, EOP_GT, EOP_GE, EOP_LE, EOP_EQ,
+	EOP_NEG, EOP_MIN, EOP_MAX, EOP_DRATIO,
+	EOP_SELECT,    /* stack: a c b -> (c == +-0 ? b : a) */
+};
+
+struct expr_op {
+	uint32_t op;
+	uint32_t slot;
+	double k;
+};
+
+struct pmt_expr {
+	struct expr_op *ops;
+	int nr_ops;
+	int max_depth;
+	int nr_slots;
+};
+
+/* Evaluation stack bound; deeper expressions are rejected at compile time. */
+#define EXPR_MAX_DEPTH 256
+
+#endif
