@@ -90,12 +90,17 @@ static size_t number_len(const char *s)
 	return n;
 }
 
+/* perf's ID rules, plus one leniency: inside a "pmu@term=value@" event an '=' (which
+ * jevents escapes when it builds perf's tables from the source JSON) is part of the ID. */
 static size_t symbol_len(const char *s)
 {
 	size_t n = 0;
+	int in_pmu = 0;
 
 	for (;;) {
-		if (is_sym_char((unsigned char)s[n]))
+		if (s[n] == '@')
+			in_pmu = !in_pmu;
+		if (is_sym_char((unsigned char)s[n]) || (in_pmu && s[n] == '=' && n))
 			n++;
 		else if (s[n] == '\\' && (s[n + 1] == '-' || s[n + 1] == ',' || s[n + 1] == '='))
 			n += 2;

@@ -98,6 +98,7 @@ static int load_perf(struct pmt_metric_set *ms, json_t *arr, const char *what)
 		m->groups = dup_or_null(jstr(o, "MetricGroup"));
 		m->constraint = dup_or_null(jstr(o, "MetricConstraint"));
 		m->desc = dup_or_null(jstr(o, "BriefDescription"));
+		m->pmu = dup_or_null(jstr(o, "Unit"));
 		n++;
 	}
 	if (!n)
@@ -267,6 +268,7 @@ void pmt_metric_set_free(struct pmt_metric_set *ms)
 		free(m->constraint);
 		free(m->desc);
 		free(m->legacy_name);
+		free(m->pmu);
 		free(m->unit);
 		free_list(m->alias, m->nr_alias);
 		free_list(m->alias_to, m->nr_alias);

@@ -76,15 +76,25 @@ static int add_input(struct pmt_metric_plan *p, const char *id, uint8_t kind, do
 
 static int compile_metric(struct pmt_metric_plan *p, size_t idx);
 
-static int find_metric(const struct pmt_metric_set *ms, const char *name, int legacy)
+/* By name (or Intel LegacyName); in hybrid tables the same name exists once per PMU and
+ * a reference means the one of the referring metric's PMU, as perf's per-PMU tables do. */
+static int find_metric(const struct pmt_metric_set *ms, const char *name, int legacy,
+		       const char *pmu)
 {
+	int any = -PMT_ENOT_FOUND;
+
 	for (size_t i = 0; i < ms->nr; i++) {
-		if (!strcasecmp(ms->m[i].name, name))
+		const struct pmt_metric *m = &ms->m[i];
+
+		if (strcasecmp(m->name, name) &&
+		    !(legacy && m->legacy_name && !strcasecmp(m->legacy_name, name)))
+			continue;
+		if (!pmu || !m->pmu || !strcmp(pmu, m->pmu))
 			return (int)i;
-		if (legacy && ms->m[i].legacy_name && !strcasecmp(ms->m[i].legacy_name, name))
-			return (int)i;
+		if (any < 0)
+			any = (int)i;
 	}
-	return -PMT_ENOT_FOUND;
+	return any;
 }
 
 /* Intel constants, named as in the perfmon files. */
@@ -145,7 +155,7 @@ static int resolve(void *arg, const char *id, enum pmt_expr_ref_kind kind, doubl
 		    !strcasecmp(id, "DURATIONTIMEINMILLISECONDS"))
 			return intel_constant(p, id, val);
 	}
-	if (kind == PMT_EXPR_REF_VALUE && (j = find_metric(p->ms, id, m->intel)) >= 0) {
+	if (kind == PMT_EXPR_REF_VALUE && (j = find_metric(p->ms, id, m->intel, m->pmu)) >= 0) {
 		int r;
 		int save = p->cur_metric, save_th = p->in_threshold;
 
@@ -189,7 +199,7 @@ static int compile_one(struct pmt_metric_plan *p, size_t idx, const char *text, 
 static int compile_metric(struct pmt_metric_plan *p, size_t idx)
 {
 	const struct pmt_metric *m = &p->ms->m[idx];
-	struct pmt_expr *e = NULL, *t = NULL;
+	struct pmt_expr *e = NULL;
 	size_t k;
 	int r;
 
@@ -215,14 +225,28 @@ static int compile_metric(struct pmt_metric_plan *p, size_t idx)
 	k = p->nr_pm++;
 	p->pm[k] = (struct plan_metric){ .set_idx = idx, .expr = e };
 	p->state[idx] = (int)k;
-	/* the threshold may name this metric, so it is compiled once the value has a slot */
-	if (m->threshold && *m->threshold) {
-		r = compile_one(p, idx, m->threshold, 1, &t);
+	return (int)k;
+}
+
+/* Thresholds name their parents (tma_x > 0.1 & tma_parent > 0.2) while parents' values
+ * name their children, so thresholds are compiled after every value: a threshold is no
+ * part of any value's dependency chain and cannot close a cycle. Compiling one may pull in
+ * more metrics, whose thresholds the same loop then handles. */
+static int compile_thresholds(struct pmt_metric_plan *p)
+{
+	for (size_t k = 0; k < p->nr_pm; k++) {
+		const struct pmt_metric *m = &p->ms->m[p->pm[k].set_idx];
+		struct pmt_expr *t = NULL;
+		int r;
+
+		if (!m->threshold || !*m->threshold || p->pm[k].thresh)
+			continue;
+		r = compile_one(p, p->pm[k].set_idx, m->threshold, 1, &t);
 		if (r < 0)
 			return r;
 		p->pm[k].thresh = t;
 	}
-	return (int)k;
+	return 0;
 }
 
 static void relocate(struct pmt_metric_plan *p, struct pmt_expr *e)
@@ -319,6 +343,8 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 			rc = -PMT_ENOT_FOUND;
 		}
 	}
+	if (rc >= 0)
+		rc = compile_thresholds(p);
 	if (rc >= 0) {
 		p->slots = malloc((p->nr_in + p->nr_pm + 1) * sizeof(*p->slots));
 		if (!p->slots)

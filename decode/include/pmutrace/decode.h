@@ -439,6 +439,7 @@ PMT_API int pmt_retlat_write(const struct pmt_retlat_samples *s, enum pmt_retlat
 struct pmt_metric {
 	char *name, *expr, *groups, *scale_unit, *threshold, *constraint, *desc, *legacy_name;
 	double scale;    /* from ScaleUnit: "100%" -> 100 */
+	char *pmu;       /* perf JSON "Unit" (cpu_core, cpu_atom) of hybrid tables, or NULL */
 	char *unit;      /* from ScaleUnit ("%") or UnitOfMeasure */
 	uint8_t intel;   /* expr/threshold use Intel aliases */
 	/* Intel: alias -> name pairs for the formula and for the threshold */
