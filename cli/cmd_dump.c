@@ -8,6 +8,7 @@
 
 struct dump_opts {
 	unsigned desc_flags;
+	uint64_t base; /* --base: stream offset of a raw file's first byte */
 	struct pmt_out out;
 };
 
@@ -114,7 +115,7 @@ static int dump_raw(struct dump_opts *d, const char *path)
 
 	if (pmt_file_map(path, &m) < 0)
 		return pmt_cli_fail("dump", "cannot read %s: %s", path, strerror(errno));
-	bad = dump_spe(d, m.data, m.size, 0);
+	bad = dump_spe(d, m.data, m.size, d->base);
 	pmt_file_unmap(&m);
 	if (bad)
 		fprintf(stderr, "pmutrace dump: %llu bad byte(s) in %s\n", (unsigned long long)bad,
@@ -178,9 +179,10 @@ static int dump_trace(struct dump_opts *d, const char *path)
 static int usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace dump [--raw] [--legacy61] [--n1] FILE\n"
+		"usage: pmutrace dump [--raw [--base OFFSET]] [--legacy61] [--n1] FILE\n"
 		"  Print every SPE packet (offset, bytes, fields) as perf report -D does.\n"
 		"  FILE is a perf.data trace, or with --raw a raw SPE AUX buffer ('-' = stdin).\n"
+		"  --base OFFSET  AUX stream offset of the raw file's first byte (alignment pads)\n"
 		"  --legacy61  OP_TYPE/EVENTS text of perf 6.1 instead of the newest perf\n"
 		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1)\n");
 	return fp == stdout ? 0 : 2;
@@ -192,6 +194,7 @@ int cmd_dump(int argc, char **argv)
 		{ "raw", no_argument, NULL, 'r' },
 		{ "legacy61", no_argument, NULL, 'L' },
 		{ "n1", no_argument, NULL, 'N' },
+		{ "base", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -203,6 +206,10 @@ int cmd_dump(int argc, char **argv)
 		case 'r': raw = 1; break;
 		case 'L': d.desc_flags |= PMT_SPE_DESC_LEGACY61; break;
 		case 'N': d.desc_flags |= PMT_SPE_DESC_N1; break;
+		case 'b':
+			if (pmt_parse_u64(optarg, &d.base) < 0)
+				return pmt_cli_fail("dump", "--base: not a number: '%s'", optarg);
+			break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);
 		}
