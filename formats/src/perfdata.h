@@ -62,19 +62,9 @@ enum {
 
 static inline uint16_t pd_bswap16(uint16_t v) { return (uint16_t)(v >> 8 | v << 8); }
 
-static inline uint64_t pd_bitrev64(uint64_t v)
-{
-	uint64_t r = 0;
-
-	for (int i = 0; i < 64; i++)
-		if (v & (1ULL << i))
-			r |= 1ULL << (63 - i);
-	return r;
-}
-
 /* Convert an attr between byte orders in place (`size` bytes valid). The flags word is a
- * bitfield: a big-endian compiler allocates it from the top bit, so besides the byte swap
- * the bits are reversed, as perf's perf_event__attr_swap() does. */
+ * bitfield: its bytes stay in place and each byte's bits are mirrored, as perf's
+ * perf_event__attr_swap() does. */
 void pd_attr_swap(uint8_t *attr, size_t size);
 
 #endif

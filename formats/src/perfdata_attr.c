@@ -51,11 +51,16 @@ void pd_attr_swap(uint8_t *a, size_t size)
 			sw16(p);
 	}
 	if (size >= ATTR_FLAGS + 8) {
-		uint64_t v;
+		/* a big-endian compiler numbers the bitfield from the top bit of the big-endian
+		 * u64, so bit n lands in the same byte, mirrored: reverse the bits of each byte
+		 * (perf's swap_bitfield) */
+		for (int i = 0; i < 8; i++) {
+			uint8_t b = a[ATTR_FLAGS + i], r = 0;
 
-		/* byte swap + bit reversal inside each byte = reversal of all 64 bits */
-		memcpy(&v, a + ATTR_FLAGS, 8);
-		v = pd_bitrev64(v);
-		memcpy(a + ATTR_FLAGS, &v, 8);
+			for (int k = 0; k < 8; k++)
+				if (b & (1u << k))
+					r |= (uint8_t)(0x80u >> k);
+			a[ATTR_FLAGS + i] = r;
+		}
 	}
 }

@@ -142,7 +142,12 @@ static void put_attr(struct pmt_perf_writer *w, const struct wattr *a, uint32_t 
 static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 {
 	switch (f) {
-	case FEAT_HOSTNAME: case FEAT_OSRELEASE: case FEAT_VERSION: case FEAT_ARCH:
+	case FEAT_HOSTNAME:
+		/* always present: perf finds the word size of a byte-swapped file's feature
+		 * bitmap by looking for the HOSTNAME bit, and drops all features without it */
+		put_fstr(w, w->str[f] ? w->str[f] : "unknown");
+		return true;
+	case FEAT_OSRELEASE: case FEAT_VERSION: case FEAT_ARCH:
 	case FEAT_CPUDESC: case FEAT_CPUID:
 		if (!w->str[f])
 			return false;

@@ -33,6 +33,15 @@ for buf in "$DATA"/*.bin "$DATA"/*.data; do
 			fail=1
 		fi
 	done
+	# perf must read the other byte order and pipe mode the same way
+	"$PMUTRACE" convert --raw "$buf" --timeless --midr 0x410fd0c0 --swap -o "$TMP/$name.swap" &&
+		perf script -i "$TMP/$name.swap" --itrace=bfmtaMi1i -F $FIELDS 2>/dev/null |
+		cmp -s - "$EXP/$name.script-N1midr.txt" ||
+		{ echo "FAIL: perf script $name (byte-swapped file) differs"; fail=1; }
+	"$PMUTRACE" convert --raw "$buf" --timeless --midr 0x410fd0c0 -o - |
+		perf script -i - --itrace=bfmtaMi1i -F $FIELDS 2>/dev/null |
+		cmp -s - "$EXP/$name.script-N1midr.txt" ||
+		{ echo "FAIL: perf script $name (pipe mode) differs"; fail=1; }
 	perf report -D -i "$TMP/$name.N1midr.perf.data" 2>/dev/null |
 		grep -E '^\. \.\.\. ARM SPE data|^\.  [0-9a-f]{8}:' > "$TMP/$name.D.txt"
 	grep -v '^$' "$EXP/$name.report-D.txt" > "$TMP/$name.D.exp"
