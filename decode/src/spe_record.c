@@ -1,7 +1,45 @@
 /* SPE packets -> records, following perf's arm_spe_read_record(). */
 #include <inttypes.h>
+#include <pthread.h>
 
 #include "pmutrace/decode.h"
+
+/* Hot-path tables: per short header byte, the raw slot its payload goes to (SLOT_NONE:
+ * needs the full decoder) and a second slot for the packet index. Raw payloads are turned
+ * into record fields once per record (finish_raw), which keeps the per-packet work free of
+ * data-dependent branches. */
+enum { S_PC, S_TGT, S_VA, S_PA, S_PBT, S_TOT, S_ISSUE, S_XLAT, S_CTX, S_OP, S_EV, S_DSRC,
+       S_TS, S_OPCLS, S_SINK, S_PAD, SLOT_NONE = 0xff };
+static uint8_t slot_a[256], slot_b[256], hdr_len[256];
+static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
+
+static void slot_init(void)
+{
+	for (int h = 0; h < 256; h++) {
+		const struct pmt_spe_packet *pr = &pmt_spe_hdr_proto[h];
+		uint8_t a = SLOT_NONE, b = S_SINK;
+
+		hdr_len[h] = pr->len;
+		if (!pr->len) {
+			slot_a[h] = SLOT_NONE;
+			continue;
+		}
+		switch (pr->type) {
+		case PMT_SPE_PAD: a = S_PAD; break;
+		case PMT_SPE_END: a = S_TS; break;
+		case PMT_SPE_TIMESTAMP: a = S_TS; break;
+		case PMT_SPE_ADDRESS: a = pr->index <= 4 ? (uint8_t)(S_PC + pr->index) : S_SINK; break;
+		case PMT_SPE_COUNTER: a = pr->index <= 2 ? (uint8_t)(S_TOT + pr->index) : S_SINK; break;
+		case PMT_SPE_CONTEXT: a = S_CTX; break;
+		case PMT_SPE_OP_TYPE: a = S_OP, b = S_OPCLS; break;
+		case PMT_SPE_EVENTS: a = S_EV; break;
+		case PMT_SPE_DATA_SOURCE: a = S_DSRC; break;
+		default: a = SLOT_NONE; break;
+		}
+		slot_a[h] = a;
+		slot_b[h] = b;
+	}
+}
 
 static void rec_reset(struct pmt_spe_record *r, uint64_t offset)
 {
@@ -14,15 +52,19 @@ static void rec_reset(struct pmt_spe_record *r, uint64_t offset)
 void pmt_spe_rec_init(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
 		      uint64_t base)
 {
+	pthread_once(&slot_once, slot_init);
 	memset(d, 0, sizeof(*d));
 	pmt_spe_pkt_iter_init(&d->it, buf, len, base);
+	d->it.coalesce_pad = 1; /* PADs are skipped anyway: fewer iterations */
 	rec_reset(&d->cur, base);
 }
 
 void pmt_spe_rec_feed(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
 		      uint64_t base)
 {
+	pthread_once(&slot_once, slot_init);
 	pmt_spe_pkt_iter_init(&d->it, buf, len, base);
+	d->it.coalesce_pad = 1;
 	if (!d->cur.npackets)
 		d->cur.offset = base;
 }
@@ -99,6 +141,7 @@ static uint32_t op_bits(unsigned cls, unsigned p)
 	return op;
 }
 
+
 static void note_bad(struct pmt_spe_rec_decoder *d, uint64_t off)
 {
 	struct pmt_spe_rec_stats *s = &d->stats;
@@ -113,14 +156,148 @@ static void note_bad(struct pmt_spe_rec_decoder *d, uint64_t off)
 	d->in_bad = 1;
 }
 
+/* Fold one non-PAD packet into the record; returns 1 when it ends the record. */
+static inline int apply(struct pmt_spe_record *r, unsigned type, unsigned index,
+			uint64_t payload)
+{
+	r->npackets++;
+	switch (type) {
+	case PMT_SPE_TIMESTAMP:
+		r->timestamp = payload;
+		r->has_ts = 1;
+		return 1;
+	case PMT_SPE_END:
+		return 1;
+	case PMT_SPE_ADDRESS: {
+		uint64_t a = pmt_spe_addr_canonical(index, payload);
+
+		switch (index) {
+		case PMT_SPE_ADDR_PC: r->from_ip = a; break;
+		case PMT_SPE_ADDR_TGT: r->to_ip = a; break;
+		case PMT_SPE_ADDR_VA: r->virt_addr = a; break;
+		case PMT_SPE_ADDR_PA: r->phys_addr = a; break;
+		case PMT_SPE_ADDR_PBT: r->prev_br_tgt = a; break;
+		}
+		break;
+	}
+	case PMT_SPE_COUNTER:
+		if (index == PMT_SPE_CNT_TOT)
+			r->latency = (uint32_t)payload;
+		else if (index == PMT_SPE_CNT_ISSUE)
+			r->issue_lat = (uint16_t)payload;
+		else if (index == PMT_SPE_CNT_XLAT)
+			r->xlat_lat = (uint16_t)payload;
+		break;
+	case PMT_SPE_CONTEXT:
+		r->context_id = payload;
+		break;
+	case PMT_SPE_OP_TYPE:
+		r->op_class = (uint8_t)index;
+		r->op_payload = (uint8_t)payload;
+		r->op = op_bits(index, (unsigned)payload & 0xff);
+		break;
+	case PMT_SPE_EVENTS:
+		r->events = payload;
+		break;
+	case PMT_SPE_DATA_SOURCE:
+		r->source = (uint16_t)payload;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+
+/* Raw slots -> record fields, in packet-type order (later packets of a type win, as in
+ * perf, since each slot holds the last payload). */
+static void finish_raw(struct pmt_spe_record *r, const uint64_t *raw, uint32_t mask)
+{
+#define HAS(sl) (mask & (1u << (sl)))
+	if (HAS(S_PC)) r->from_ip = pmt_spe_addr_canonical(PMT_SPE_ADDR_PC, raw[S_PC]);
+	if (HAS(S_TGT)) r->to_ip = pmt_spe_addr_canonical(PMT_SPE_ADDR_TGT, raw[S_TGT]);
+	if (HAS(S_VA)) r->virt_addr = pmt_spe_addr_canonical(PMT_SPE_ADDR_VA, raw[S_VA]);
+	if (HAS(S_PA)) r->phys_addr = pmt_spe_addr_canonical(PMT_SPE_ADDR_PA, raw[S_PA]);
+	if (HAS(S_PBT)) r->prev_br_tgt = pmt_spe_addr_canonical(PMT_SPE_ADDR_PBT, raw[S_PBT]);
+	if (HAS(S_TOT)) r->latency = (uint32_t)raw[S_TOT];
+	if (HAS(S_ISSUE)) r->issue_lat = (uint16_t)raw[S_ISSUE];
+	if (HAS(S_XLAT)) r->xlat_lat = (uint16_t)raw[S_XLAT];
+	if (HAS(S_CTX)) r->context_id = raw[S_CTX];
+	if (HAS(S_OP)) {
+		r->op_class = (uint8_t)raw[S_OPCLS];
+		r->op_payload = (uint8_t)raw[S_OP];
+		r->op = op_bits(r->op_class, r->op_payload);
+	}
+	if (HAS(S_EV)) r->events = raw[S_EV];
+	if (HAS(S_DSRC)) r->source = (uint16_t)raw[S_DSRC];
+	if (HAS(S_TS)) {
+		r->timestamp = raw[S_TS];
+		r->has_ts = 1;
+	}
+#undef HAS
+}
+
+static void finish(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
+{
+	*rec = d->cur;
+	d->stats.records++;
+	rec_reset(&d->cur, pmt_spe_pkt_iter_offset(&d->it));
+}
+
 int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 {
 	struct pmt_spe_record *r = &d->cur;
 	struct pmt_spe_packet pkt;
 
 	for (;;) {
-		int rc = pmt_spe_pkt_next(&d->it, &pkt);
+		const uint8_t *buf = d->it.buf;
+		size_t pos = d->it.pos, len = d->it.len;
+		int rc;
 
+		/* Hot path: short-header packets with 16 bytes to spare; see slot_init() */
+		if (len - pos >= 16 && pos < len) {
+			uint64_t raw[S_PAD + 1];
+			uint32_t mask = 0;
+			size_t end = len - 16;
+
+			while (pos <= end) {
+				unsigned h = buf[pos], a = slot_a[h];
+				uint64_t pl;
+
+				if (a == SLOT_NONE)
+					break;
+				if (a == S_PAD) {
+					uint64_t w = pmt_le64(buf + pos);
+
+					if (!r->npackets && !mask)
+						r->offset = d->it.base + pos;
+					pos += w ? (size_t)(__builtin_ctzll(w) >> 3) : 8;
+					continue;
+				}
+				pl = pmt_le64(buf + pos + 1) & pmt_spe_hdr_proto[h].payload;
+				raw[a] = pl;
+				raw[slot_b[h]] = pmt_spe_hdr_proto[h].index;
+				mask |= 1u << a | 1u << slot_b[h];
+				pos += hdr_len[h];
+				r->npackets++;
+				if (a == S_TS) {
+					if (h == 0x01)
+						mask &= ~(1u << S_TS);
+					d->in_bad = 0;
+					finish_raw(r, raw, mask);
+					d->it.pos = pos;
+					finish(d, rec);
+					return 1;
+				}
+			}
+			if (mask) {
+				d->in_bad = 0;
+				finish_raw(r, raw, mask);
+			}
+		}
+		d->it.pos = pos;
+
+		rc = pmt_spe_pkt_next(&d->it, &pkt);
 		if (rc == -PMT_EEOS)
 			return -PMT_EEOS;
 		if (rc < 0) {
@@ -147,53 +324,9 @@ int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 				r->offset = pmt_spe_pkt_iter_offset(&d->it);
 			continue;
 		}
-		r->npackets++;
-		switch (pkt.type) {
-		case PMT_SPE_TIMESTAMP:
-			r->timestamp = pkt.payload;
-			r->has_ts = 1;
-			/* fall through */
-		case PMT_SPE_END:
-			*rec = *r;
-			d->stats.records++;
-			rec_reset(r, pmt_spe_pkt_iter_offset(&d->it));
+		if (apply(r, pkt.type, pkt.index, pkt.payload)) {
+			finish(d, rec);
 			return 1;
-		case PMT_SPE_ADDRESS: {
-			uint64_t a = pmt_spe_addr_canonical(pkt.index, pkt.payload);
-
-			switch (pkt.index) {
-			case PMT_SPE_ADDR_PC: r->from_ip = a; break;
-			case PMT_SPE_ADDR_TGT: r->to_ip = a; break;
-			case PMT_SPE_ADDR_VA: r->virt_addr = a; break;
-			case PMT_SPE_ADDR_PA: r->phys_addr = a; break;
-			case PMT_SPE_ADDR_PBT: r->prev_br_tgt = a; break;
-			}
-			break;
-		}
-		case PMT_SPE_COUNTER:
-			if (pkt.index == PMT_SPE_CNT_TOT)
-				r->latency = (uint32_t)pkt.payload;
-			else if (pkt.index == PMT_SPE_CNT_ISSUE)
-				r->issue_lat = (uint16_t)pkt.payload;
-			else if (pkt.index == PMT_SPE_CNT_XLAT)
-				r->xlat_lat = (uint16_t)pkt.payload;
-			break;
-		case PMT_SPE_CONTEXT:
-			r->context_id = pkt.payload;
-			break;
-		case PMT_SPE_OP_TYPE:
-			r->op_class = pkt.index;
-			r->op_payload = (uint8_t)pkt.payload;
-			r->op = op_bits(pkt.index, (unsigned)pkt.payload & 0xff);
-			break;
-		case PMT_SPE_EVENTS:
-			r->events = pkt.payload;
-			break;
-		case PMT_SPE_DATA_SOURCE:
-			r->source = (uint16_t)pkt.payload;
-			break;
-		default:
-			break;
 		}
 	}
 }
