@@ -37,6 +37,7 @@ struct parser {
 	struct pmt_expr *e;
 	int ops_cap;
 	int depth;
+	int nest;        /* recursion depth of the parser */
 	int err;
 	struct pmt_expr_error *errp;
 };
@@ -472,10 +473,22 @@ static int parse_call_id(struct parser *p, int which)
 	return expect(p, ')');
 }
 
+static int parse_primary_inner(struct parser *p);
+
+/* Bounds the parser's recursion ("((((..." or "----...") like the evaluation stack. */
 static int parse_primary(struct parser *p)
 {
 	if (p->err)
 		return p->err;
+	if (++p->nest > EXPR_MAX_DEPTH)
+		return fail(p, p->tok_pos, PMT_ERANGE, "expression nested too deeply%s", NULL);
+	parse_primary_inner(p);
+	p->nest--;
+	return p->err;
+}
+
+static int parse_primary_inner(struct parser *p)
+{
 	switch (p->tok) {
 	case T_NUM:
 		emit(p, EOP_CONST, 0, p->num);
