@@ -10,8 +10,22 @@ struct chunk {
 	uint64_t size, offset;
 };
 
+struct sw_event {
+	uint64_t time;
+	int32_t pid, tid;
+};
+
+/* Context switches of one CPU in time order, for queues without CONTEXT packets */
+struct sw_list {
+	struct sw_event *e;
+	size_t n, cap, next;
+};
+
 struct queue_slot {
 	struct pmt_spe_queue q;
+	struct sw_list sw;
+	uint8_t ctx_seen;
+	uint8_t aux_seen;
 	struct chunk *chunks; /* timeless: decoded at the end, queue by queue, like perf */
 	size_t nchunks, cap;
 };
@@ -22,11 +36,36 @@ struct run {
 	pmt_spe_sample_fn fn;
 	void *ctx;
 	struct pmt_spe_sample out[PMT_SPE_MAX_SAMPLES_PER_RECORD];
+	uint8_t slot_of_queue; /* queues are the first member of struct queue_slot */
 };
+
+/* perf without CONTEXT packets: the thread that was switched in last on that CPU at the
+ * record's time (PERF_RECORD_SWITCH / SWITCH_CPU_WIDE) */
+static void apply_switches(struct run *r, struct queue_slot *sl,
+			   const struct pmt_spe_record *rec)
+{
+	uint64_t t;
+
+	if (rec->context_id != UINT64_MAX)
+		sl->ctx_seen = 1;
+	if (sl->ctx_seen || r->s.timeless || sl->sw.next >= sl->sw.n)
+		return;
+	t = r->s.have_time_conv ? pmt_time_conv_to_perf(&r->s.tc, rec->timestamp)
+				: rec->timestamp;
+	while (sl->sw.next < sl->sw.n && sl->sw.e[sl->sw.next].time <= t) {
+		sl->q.pid = sl->sw.e[sl->sw.next].pid;
+		sl->q.tid = sl->sw.e[sl->sw.next].tid;
+		sl->sw.next++;
+	}
+}
 
 static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_record *rec)
 {
-	int n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
+	int n;
+
+	if (r->slot_of_queue)
+		apply_switches(r, (struct queue_slot *)q, rec);
+	n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
 
 	for (int i = 0; i < n; i++) {
 		int rc = r->fn(&r->out[i], r->ctx);
@@ -120,6 +159,40 @@ static uint64_t midr_for(const struct pmt_trace_meta *m, const struct pmt_spe_ru
 	return m->cpu_midr[0];
 }
 
+static int note_switch(struct queue_slot **tab, const struct pmt_trace_event *ev,
+		       const struct pmt_spe_run_opts *o)
+{
+	struct queue_slot *sl;
+	struct sw_event e;
+
+	if (ev->type == PMT_REC_SWITCH_CPU_WIDE && ev->u.sw.out) {
+		/* switch-out names the incoming task; its pid is in next_prev_pid */
+		e.pid = (int32_t)ev->u.sw.next_prev_pid;
+		e.tid = (int32_t)ev->u.sw.next_prev_tid;
+	} else if (!ev->u.sw.out) {
+		e.pid = (int32_t)ev->sid.pid;
+		e.tid = (int32_t)ev->sid.tid;
+	} else {
+		return 0;
+	}
+	e.time = ev->sid.time;
+	/* per-CPU AUX queues are indexed by CPU */
+	sl = get_slot(tab, ev->sid.cpu, ev->sid.cpu, -1, 0, o->compat);
+	if (!sl)
+		return ev->sid.cpu >= PMT_MAX_CPUS ? 0 : -PMT_ENOMEM;
+	if (sl->sw.n == sl->sw.cap) {
+		size_t nc = sl->sw.cap ? sl->sw.cap * 2 : 64;
+		struct sw_event *ne = realloc(sl->sw.e, nc * sizeof(*ne));
+
+		if (!ne)
+			return -PMT_ENOMEM;
+		sl->sw.e = ne;
+		sl->sw.cap = nc;
+	}
+	sl->sw.e[sl->sw.n++] = e;
+	return 0;
+}
+
 int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		       pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
 		       uint32_t *enabled)
@@ -139,6 +212,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 	r.s.timeless = m->timeless;
 	r.s.have_time_conv = m->has_time_conv;
 	r.s.tc = m->time_conv;
+	r.slot_of_queue = 1;
 	if (enabled)
 		*enabled = r.s.enabled;
 	if (stats)
@@ -159,16 +233,34 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			rc = 0;
 			continue;
 		}
-		if (ev.kind != PMT_TEV_AUXTRACE)
+		if (ev.kind != PMT_TEV_AUXTRACE) {
+			if ((ev.type == PMT_REC_SWITCH || ev.type == PMT_REC_SWITCH_CPU_WIDE) &&
+			    ev.sid.valid && !r.s.timeless) {
+				rc = note_switch(tab, &ev, o);
+				if (rc < 0)
+					break;
+			}
 			continue;
+		}
 		if (m->has_auxtrace_info && m->auxtrace_type != PERF_AUXTRACE_ARM_SPE)
 			continue;
 		cpu = ev.u.auxtrace.cpu;
-		sl = get_slot(tab, ev.u.auxtrace.idx, cpu == UINT32_MAX ? 0 : cpu,
-			      (int32_t)ev.u.auxtrace.tid, midr_for(m, o, cpu), o->compat);
+		/* per-CPU traces: one queue per CPU (switch lists are per CPU too);
+		 * per-thread traces (cpu -1): one per AUX buffer index, as perf */
+		sl = get_slot(tab, cpu != UINT32_MAX ? cpu : ev.u.auxtrace.idx,
+			      cpu == UINT32_MAX ? 0 : cpu, (int32_t)ev.u.auxtrace.tid,
+			      midr_for(m, o, cpu), o->compat);
 		if (!sl) {
-			rc = -PMT_ENOMEM;
-			break;
+			pmt_warn("AUXTRACE at offset 0x%llx: cpu %u / idx %u out of range; skipped",
+				 (unsigned long long)ev.file_offset, cpu, ev.u.auxtrace.idx);
+			continue;
+		}
+		if (!sl->aux_seen) {
+			/* the slot may have been made by a switch record first */
+			sl->aux_seen = 1;
+			sl->q.midr = midr_for(m, o, cpu);
+			if (!sl->sw.n)
+				sl->q.pid = sl->q.tid = (int32_t)ev.u.auxtrace.tid;
 		}
 		if (r.s.timeless) {
 			if (sl->nchunks == sl->cap) {
@@ -203,6 +295,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		if (stats)
 			pmt_spe_rec_stats_add(stats, &sl->q.dec.stats);
 		free(sl->chunks);
+		free(sl->sw.e);
 		free(sl);
 	}
 	free(tab);

@@ -13,7 +13,7 @@
 #   (PERF_TYPE_HARDWARE) events only: -F hw:...
 # - perf prints phys_addr only when the SPE attr has PERF_SAMPLE_PHYS_ADDR; it is compared
 #   only when perf prints it.
-# Compared per sample, in order: event, ip, addr, data_src, weight (and phys_addr).
+# Compared per sample, in order: tid, event, ip, addr, data_src, weight (and phys_addr).
 set -eu
 PMUTRACE=$1 SEED=$2 MIX=$3 RECORDS=$4 MIDR=$5
 shift 5
@@ -41,13 +41,13 @@ awk '{
 	# t[1] is "N/A" etc. of BLK; then weight ip [phys]
 	w = t[m - (m == 5 ? 2 : 1)]; ip = t[m - (m == 5 ? 1 : 0)]
 	ph = (m == 5) ? t[m] : "-"
-	printf "%s,%s,%s,%s,%s,%s\n", ev, ip, $5, $6, w, ph
+	printf "%s,%s,%s,%s,%s,%s,%s\n", $1, ev, ip, $5, $6, w, ph
 }' "$T/perf.txt" >"$T/perf.norm"
-PHYS=$(head -1 "$T/perf.norm" | awk -F, '{print ($6 == "-") ? 0 : 1}')
+PHYS=$(head -1 "$T/perf.norm" | awk -F, '{print ($7 == "-") ? 0 : 1}')
 awk -F, -v phys="$PHYS" 'NR > 1 {
 	ip = $6; sub(/^0x/, "", ip); a = $7; sub(/^0x/, "", a)
 	p = $8; sub(/^0x/, "", p); d = $13; sub(/^0x/, "", d)
-	printf "%s,%s,%s,%s,%s,%s\n", $1, ip, a, d, $10, phys ? p : "-"
+	printf "%s,%s,%s,%s,%s,%s,%s\n", $4, $1, ip, a, d, $10, phys ? p : "-"
 }' "$T/pmt.csv" >"$T/pmt.norm"
 
 np=$(wc -l <"$T/perf.norm")
