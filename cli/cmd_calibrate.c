@@ -1,7 +1,127 @@
+/* pmutrace calibrate: per-event retire-latency distributions from PEBS samples, written as
+ * an Intel or pmu-tools retire-latency table; --compare prints them next to a table. */
+#include <getopt.h>
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
 #include "commands.h"
-#include "pmutrace/common.h"
+#include "pmutrace/decode.h"
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: pmutrace calibrate TRACE -o FILE [--format intel|pmu-tools] [--full]\n"
+		"         [--compare TABLE]\n"
+		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (perf record -W).\n"
+		"--full adds the whole histogram as \"Values\" to the pmu-tools format.\n");
+}
+
+static void print_stats(struct pmt_out *o, const struct pmt_retlat_samples *s,
+			const struct pmt_retlat_table *cmp)
+{
+	if (cmp)
+		pmt_out_printf(o, "%-44s %10s %9s %9s %7s %7s %6s | %9s %7s %7s %7s\n", "event",
+			       "count", "mean", "median", "min", "max", "p99", "tbl mean",
+			       "tbl med", "tbl min", "tbl max");
+	else
+		pmt_out_printf(o, "%-44s %10s %9s %9s %7s %7s %6s %6s %7s\n", "event", "count",
+			       "mean", "median", "min", "max", "p90", "p99", "mode");
+	for (size_t i = 0; i < s->nr; i++) {
+		struct pmt_retlat_stats st;
+		int t;
+
+		pmt_retlat_dist_stats(&s->ev[i], &st);
+		if (!cmp) {
+			pmt_out_printf(o, "%-44s %10llu %9.2f %9.0f %7.0f %7.0f %6.0f %6.0f %7.0f\n",
+				       s->ev[i].name, (unsigned long long)st.count, st.mean,
+				       st.median, st.min, st.max, st.p90, st.p99, st.mode);
+			continue;
+		}
+		pmt_out_printf(o, "%-44s %10llu %9.2f %9.0f %7.0f %7.0f %6.0f | ", s->ev[i].name,
+			       (unsigned long long)st.count, st.mean, st.median, st.min, st.max,
+			       st.p99);
+		t = pmt_retlat_table_find(cmp, s->ev[i].name);
+		if (t < 0) {
+			pmt_out_str(o, "(not in table)\n");
+			continue;
+		}
+		pmt_out_printf(o, "%9.2f %7.0f %7.0f %7.0f\n", cmp->e[t].mean, cmp->e[t].median,
+			       cmp->e[t].min, cmp->e[t].max);
+	}
+	if (cmp) {
+		for (size_t i = 0; i < cmp->nr; i++)
+			if (pmt_retlat_dist_find(s, cmp->e[i].name) < 0)
+				pmt_out_printf(o, "%-44s %10s %9s %9s %7s %7s %6s | %9.2f %7.0f %7.0f "
+					       "%7.0f\n", cmp->e[i].name, "0", "-", "-", "-", "-", "-",
+					       cmp->e[i].mean, cmp->e[i].median, cmp->e[i].min,
+					       cmp->e[i].max);
+	}
+}
 
 int cmd_calibrate(int argc, char **argv)
 {
-	return pmt_cli_fail("calibrate", "not implemented yet");
+	enum { O_FORMAT = 256, O_FULL, O_COMPARE };
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "full", no_argument, NULL, O_FULL },
+		{ "compare", required_argument, NULL, O_COMPARE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum pmt_retlat_format fmt = PMT_RETLAT_FMT_PMU_TOOLS;
+	const char *out = NULL, *compare = NULL, *trace;
+	struct pmt_retlat_samples s = { 0 };
+	struct pmt_retlat_table cmp = { 0 };
+	struct pmt_out o;
+	int full = 0, c, rc;
+
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case O_FORMAT:
+			if (!strcasecmp(optarg, "intel"))
+				fmt = PMT_RETLAT_FMT_INTEL;
+			else if (!strcasecmp(optarg, "pmu-tools") || !strcasecmp(optarg, "pmutools"))
+				fmt = PMT_RETLAT_FMT_PMU_TOOLS;
+			else
+				return pmt_cli_fail("calibrate", "unknown --format '%s' (intel or "
+						    "pmu-tools)", optarg);
+			break;
+		case O_FULL: full = 1; break;
+		case O_COMPARE: compare = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return pmt_cli_fail("calibrate", "expected exactly one TRACE argument");
+	}
+	trace = argv[optind];
+	if (!out && !compare)
+		return pmt_cli_fail("calibrate", "-o FILE (or --compare TABLE) is required");
+	if (compare && pmt_retlat_table_load(&cmp, compare) < 0)
+		return pmt_cli_fail("calibrate", "cannot load table %s", compare);
+	rc = pmt_retlat_samples_from_trace(&s, trace);
+	if (rc < 0) {
+		pmt_retlat_table_free(&cmp);
+		return pmt_cli_fail("calibrate", "%s: %s", trace, pmt_errstr(rc));
+	}
+	if (!s.nr)
+		pmt_warn("%s: no samples with PERF_SAMPLE_WEIGHT_STRUCT (record with -W)", trace);
+	if (s.nr_skipped)
+		pmt_warn("%s: %llu samples without retire latency or event name skipped", trace,
+			 (unsigned long long)s.nr_skipped);
+	rc = 0;
+	if (out && pmt_retlat_write(&s, fmt, full, out) < 0)
+		rc = 1;
+	pmt_out_init(&o, stdout, 1 << 14);
+	print_stats(&o, &s, compare ? &cmp : NULL);
+	if (pmt_out_fini(&o) < 0)
+		rc = 1;
+	pmt_retlat_samples_free(&s);
+	pmt_retlat_table_free(&cmp);
+	return rc;
 }
