@@ -26,3 +26,14 @@ add_test(NAME diff.spe_perf61_expected
   COMMAND sh ${PMT_DIFF_DIR}/spe_vs_expected.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR}/../shared)
 set_tests_properties(diff.spe_perf61_expected PROPERTIES LABELS differential
   SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# pmutrace report group counts vs perf report, default --itrace
+foreach(case "n1_ctx|21|n1|3000|0x410fd0c0|--context" "v2_nomidr_timeless|22|v2|3000|0|--no-timestamps")
+  string(REPLACE "|" ";" args "${case}")
+  list(GET args 0 name)
+  list(REMOVE_AT args 0)
+  add_test(NAME diff.spe_report.${name}
+    COMMAND sh ${PMT_DIFF_DIR}/spe_report_vs_perf.sh $<TARGET_FILE:pmutrace> ${args})
+  set_tests_properties(diff.spe_report.${name} PROPERTIES LABELS differential
+    SKIP_RETURN_CODE 77 TIMEOUT 60)
+endforeach()
