@@ -40,8 +40,21 @@ static const uint32_t hdr_table[256] = { R64(0), R64(64), R64(128), R64(192) };
  * headers that need the slow path (extended headers, bad bytes). */
 #define KIND(h) (CLASSIFY(h) & 0xff)
 #define PSZ(h) ((CLASSIFY(h) >> 16) & 0xff)
-#define PROTO(h)                                                                     	{ .type = KIND(h) < K_EXT ? kind_type_c(KIND(h)) : 0xff,                     	  .index = (uint8_t)(CLASSIFY(h) >> 8),                                      	  .len = KIND(h) < K_EXT ? (uint8_t)(1 + PSZ(h)) : 0,                        	  .payload_size = (uint8_t)PSZ(h),                                           	  .ext = 0,                                                                  	  .header = { (uint8_t)(h), 0 },                                             	  .payload = PSZ(h) == 8 ? ~0ULL : (1ULL << (8 * PSZ(h))) - 1 }
-#define kind_type_c(k)                                                               	((k) == K_PAD ? PMT_SPE_PAD : (k) == K_END ? PMT_SPE_END :                   	 (k) == K_TS ? PMT_SPE_TIMESTAMP : (k) == K_ADDR ? PMT_SPE_ADDRESS :         	 (k) == K_CNT ? PMT_SPE_COUNTER : (k) == K_CTX ? PMT_SPE_CONTEXT :           	 (k) == K_OP ? PMT_SPE_OP_TYPE : (k) == K_EV ? PMT_SPE_EVENTS :              	 PMT_SPE_DATA_SOURCE)
+#define PROTO(h)                                                                     \
+	{ .type = KIND(h) < K_EXT ? KIND_TYPE(KIND(h)) : 0xff,                      \
+	  .index = (uint8_t)(CLASSIFY(h) >> 8),                                      \
+	  .len = KIND(h) < K_EXT ? (uint8_t)(1 + PSZ(h)) : 0,                        \
+	  .payload_size = (uint8_t)PSZ(h),                                           \
+	  .ext = 0,                                                                  \
+	  .header = { (uint8_t)(h), 0 },                                             \
+	  /* two shifts: for 8 bytes the mask is (1 << 64) - 1 without an overflow */ \
+	  .payload = ((1ULL << (4 * PSZ(h))) << (4 * PSZ(h))) - 1 }
+#define KIND_TYPE(k)                                                                 \
+	((k) == K_PAD ? PMT_SPE_PAD : (k) == K_END ? PMT_SPE_END :                   \
+	 (k) == K_TS ? PMT_SPE_TIMESTAMP : (k) == K_ADDR ? PMT_SPE_ADDRESS :         \
+	 (k) == K_CNT ? PMT_SPE_COUNTER : (k) == K_CTX ? PMT_SPE_CONTEXT :           \
+	 (k) == K_OP ? PMT_SPE_OP_TYPE : (k) == K_EV ? PMT_SPE_EVENTS :              \
+	 PMT_SPE_DATA_SOURCE)
 #define P4(b) PROTO(b), PROTO((b) + 1), PROTO((b) + 2), PROTO((b) + 3)
 #define P16(b) P4(b), P4((b) + 4), P4((b) + 8), P4((b) + 12)
 #define P64(b) P16(b), P16((b) + 16), P16((b) + 32), P16((b) + 48)
