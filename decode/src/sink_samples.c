@@ -63,14 +63,15 @@ static void dec_w(struct pmt_out *o, uint64_t v, size_t w)
 	pmt_out_u64(o, v);
 }
 
-static void op_str(const struct pmt_spe_sample *s, char *buf, size_t cap)
+static const char *op_str(const struct pmt_spe_sample *s)
 {
 	uint32_t op = s->op;
-	const char *cls = (op & PMT_SPE_OP_F_LDST) ? ((op & PMT_SPE_OP_F_ST) ? "ST" : "LD")
-			  : (op & PMT_SPE_OP_F_BRANCH) ? "BR"
-			  : (op & PMT_SPE_OP_F_OTHER) ? "OTHER" : "";
 
-	snprintf(buf, cap, "%s", cls);
+	if (op & PMT_SPE_OP_F_LDST)
+		return (op & PMT_SPE_OP_F_ST) ? "ST" : "LD";
+	if (op & PMT_SPE_OP_F_BRANCH)
+		return "BR";
+	return (op & PMT_SPE_OP_F_OTHER) ? "OTHER" : "";
 }
 
 static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
@@ -130,39 +131,52 @@ static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	pmt_out_char(o, '\n');
 }
 
-/* decoded data_src parts: CSV columns (empty when data_src is 0) or JSON keys */
+/* The decoded data_src parts as CSV columns (empty when data_src is 0) or JSON keys,
+ * formatted once per distinct consecutive value. */
 static void mem_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
 {
 	static const char *const keys[4] = { ",\"mem_op\":", ",\"mem_lvl\":",
 					      ",\"mem_snoop\":", ",\"mem_tlb\":" };
+	struct pmt_out o;
 	char buf[96];
 
+	if (k->dsrc_valid && k->dsrc_key == s->data_src) {
+		pmt_out_mem(k->out, k->dsrc_text, k->dsrc_len);
+		return;
+	}
+	/* a tiny pmt_out over the cache buffer: never flushed (fp NULL), 4 short fields */
+	memset(&o, 0, sizeof(o));
+	o.buf = k->dsrc_text;
+	o.cap = sizeof(k->dsrc_text);
 	for (int i = 0; i < 4; i++) {
 		if (s->data_src) {
 			switch (i) {
-			case 0: pmt_mem_op_str(s->data_src, buf, sizeof(buf)); break;
-			case 1: pmt_mem_lvl_str(s->data_src, k->compat, buf, sizeof(buf)); break;
-			case 2: pmt_mem_snoop_str(s->data_src, buf, sizeof(buf)); break;
-			default: pmt_mem_tlb_str(s->data_src, buf, sizeof(buf)); break;
+			case 0: pmt_mem_op_str(s->data_src, buf, 40); break;
+			case 1: pmt_mem_lvl_str(s->data_src, k->compat, buf, 40); break;
+			case 2: pmt_mem_snoop_str(s->data_src, buf, 40); break;
+			default: pmt_mem_tlb_str(s->data_src, buf, 40); break;
 			}
 		}
 		if (json) {
 			if (!s->data_src)
 				continue;
-			pmt_out_str(k->out, keys[i]);
-			pmt_out_json_str(k->out, buf);
+			pmt_out_str(&o, keys[i]);
+			pmt_out_json_str(&o, buf);
 		} else {
 			if (s->data_src)
-				pmt_out_csv_str(k->out, buf);
-			pmt_out_char(k->out, ',');
+				pmt_out_csv_str(&o, buf);
+			pmt_out_char(&o, ',');
 		}
 	}
+	k->dsrc_key = s->data_src;
+	k->dsrc_len = (uint16_t)o.len;
+	k->dsrc_valid = 1;
+	pmt_out_mem(k->out, k->dsrc_text, k->dsrc_len);
 }
 
 static void write_csv(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 {
 	struct pmt_out *o = k->out;
-	char buf[96];
 
 	pmt_out_str(o, pmt_spe_event_name(s->event, k->compat));
 	pmt_out_char(o, ',');
@@ -191,8 +205,7 @@ static void write_csv(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	pmt_out_0x(o, s->data_src);
 	pmt_out_char(o, ',');
 	mem_fields(k, s, 0);
-	op_str(s, buf, sizeof(buf));
-	pmt_out_str(o, buf);
+	pmt_out_str(o, op_str(s));
 	pmt_out_char(o, ',');
 	pmt_out_0x(o, s->flags);
 	pmt_out_char(o, ',');
@@ -211,7 +224,6 @@ static void json_hex(struct pmt_out *o, const char *key, uint64_t v)
 static void write_jsonl(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 {
 	struct pmt_out *o = k->out;
-	char buf[96];
 
 	pmt_out_str(o, "{\"event\":");
 	pmt_out_json_str(o, pmt_spe_event_name(s->event, k->compat));
@@ -236,9 +248,9 @@ static void write_jsonl(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	pmt_out_u64(o, s->xlat_lat);
 	json_hex(o, ",\"data_src\":", s->data_src);
 	mem_fields(k, s, 1);
-	op_str(s, buf, sizeof(buf));
-	pmt_out_str(o, ",\"op\":");
-	pmt_out_json_str(o, buf);
+	pmt_out_str(o, ",\"op\":\"");
+	pmt_out_str(o, op_str(s));
+	pmt_out_char(o, '"');
 	json_hex(o, ",\"flags\":", s->flags);
 	json_hex(o, ",\"offset\":", s->rec ? s->rec->offset : 0);
 	pmt_out_str(o, "}\n");

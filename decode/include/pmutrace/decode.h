@@ -226,6 +226,11 @@ struct pmt_spe_sink {
 	uint32_t name_width;  /* text: width of the event column */
 	uint32_t dsrc_maxlen; /* text: perf pads data_src to the longest seen so far */
 	uint64_t nsamples;
+	/* the decoded data_src of the last sample (samples of a record share it) */
+	uint64_t dsrc_key;
+	uint16_t dsrc_len;
+	uint8_t dsrc_valid;
+	char dsrc_text[256]; /* fields are capped at 39 chars: 4 of them always fit */
 };
 PMT_API void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out,
 			       enum pmt_sink_format fmt, int compat, int show_time);
