@@ -47,14 +47,17 @@ int pmt_expr_eval(const struct pmt_expr *e, const double *slots, double *out)
 			a = is_zero(b) || isnan(a) || isnan(b) ? NAN : a / b;
 			break;
 		case EOP_MOD:
-			if (is_zero(b)) {
+			/* perf computes (long)a % (long)b. fmod of the truncated values is the
+			 * same where that is defined, and stays defined past LONG_MAX; a divisor
+			 * that truncates to 0 would trap in perf, so it is "% by 0" too. */
+			if (is_zero(b) || (!isnan(b) && trunc(b) == 0)) {
 				/* perf aborts the whole expression (YYABORT) */
 				rc = -PMT_EDIV_ZERO;
 				a = NAN;
 			} else if (isnan(a) || isnan(b)) {
 				a = NAN;
 			} else {
-				a = (double)((long)a % (long)b);
+				a = fmod(trunc(a), trunc(b));
 			}
 			break;
 		case EOP_OR:

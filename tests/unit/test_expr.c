@@ -141,6 +141,12 @@ static void modulo(void **state)
 	IS_NAN("n % 2");
 	assert_int_equal(ev_err("a % 0", 0, &err), -PMT_EDIV_ZERO);
 	assert_int_equal(ev_err("a % z", 0, &err), -PMT_EDIV_ZERO);
+	/* (long)0.5 == 0: perf would trap on the integer division; an error here */
+	assert_int_equal(ev_err("a % 0.5", 0, &err), -PMT_EDIV_ZERO);
+	/* beyond LONG_MAX the (long) cast is undefined; fmod keeps it defined:
+	 * 1e300 = 2^996.6..., an even integer, so 1e300 % 2 = 0 and % 7 is finite */
+	EQ("1e300 % 2", 0);
+	assert_true(isfinite(ev("1e300 % 7")));
 	/* both branches are evaluated, as in perf's bison actions: the untaken %0 aborts too */
 	assert_int_equal(ev_err("1 if 1 else a % z", 0, &err), -PMT_EDIV_ZERO);
 }
