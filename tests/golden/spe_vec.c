@@ -58,16 +58,27 @@ static char *trim(char *s)
 	return s;
 }
 
+static int parse_lines(struct vec *v, FILE *fp);
+
 static int parse(struct vec *v)
 {
 	FILE *fp = fopen(v->path, "r");
-	char buf[1024];
-	int lineno = 0;
+	int rc;
 
 	if (!fp) {
 		perror(v->path);
 		return 1;
 	}
+	rc = parse_lines(v, fp);
+	fclose(fp);
+	return rc;
+}
+
+static int parse_lines(struct vec *v, FILE *fp)
+{
+	char buf[1024];
+	int lineno = 0;
+
 	v->lines = calloc(MAX_LINES, sizeof(*v->lines));
 	v->stream = malloc(MAX_LINES * PMT_SPE_PKT_MAX_SZ);
 	if (!v->lines || !v->stream)
@@ -133,7 +144,6 @@ static int parse(struct vec *v)
 		memcpy(v->stream + v->len, l->bytes, l->n);
 		v->len += l->n;
 	}
-	fclose(fp);
 	if (!v->nlines)
 		return fail(v, lineno, "no vectors");
 	return 0;
@@ -277,15 +287,18 @@ static int check(struct vec *v)
 int main(int argc, char **argv)
 {
 	struct vec v = { 0 };
+	int rc = 2;
 
 	if (argc == 5 && !strcmp(argv[1], "compile")) {
 		v.path = argv[2];
-		return parse(&v) || compile(&v, argv[3], argv[4]);
-	}
-	if (argc == 3 && !strcmp(argv[1], "check")) {
+		rc = parse(&v) || compile(&v, argv[3], argv[4]);
+	} else if (argc == 3 && !strcmp(argv[1], "check")) {
 		v.path = argv[2];
-		return parse(&v) || check(&v);
+		rc = parse(&v) || check(&v);
+	} else {
+		fprintf(stderr, "usage: spe_vec compile IN.vec OUT.bin OUT.exp | spe_vec check IN.vec\n");
 	}
-	fprintf(stderr, "usage: spe_vec compile IN.vec OUT.bin OUT.exp | spe_vec check IN.vec\n");
-	return 2;
+	free(v.lines);
+	free(v.stream);
+	return rc;
 }
