@@ -1,0 +1,32 @@
+# CLI tests of pmutrace metrics / calibrate. Expected outputs are independent: the
+# per-CPU values are perf 6.1's own "metric-value" figures (2.027403 K/sec = 24 / 11.837807
+# msec, 759.376977 /sec) from fixtures/metrics/perf-percpu.jsonl; topdown is tpebs.md §4.
+set(PMT_MFIX ${PROJECT_SOURCE_DIR}/fixtures/metrics)
+set(PMT_TPEBS ${PROJECT_SOURCE_DIR}/../shared/data/tpebs)
+
+add_test(NAME metrics.cli_percpu_csv
+  COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --counts $1/perf-percpu.jsonl -M cs_per_msec --csv | diff -u $1/expected-cs-percpu.csv -"
+  $<TARGET_FILE:pmutrace> ${PMT_MFIX})
+
+# tpebs.md worked example through the CLI: 3.2 % with the table default 64 and a warning
+# naming the event (no samples)
+add_test(NAME metrics.cli_lock_latency_table_default
+  COMMAND sh -c "out=$($0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --csv 2>&1) || exit 1; echo \"$out\"; echo \"$out\" | grep -qx 'tma_lock_latency,3.200000,%,no' && echo \"$out\" | grep -q 'warning: no retire-latency samples for mem_inst_retired.lock_loads'"
+  $<TARGET_FILE:pmutrace> ${PMT_MFIX})
+
+add_test(NAME metrics.cli_topdown_json
+  COMMAND sh -c "$0 metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --json | grep -qx '{\"metric\":\"tma_retiring\",\"level\":1,\"value\":25.10,\"unit\":\"%\"}'"
+  $<TARGET_FILE:pmutrace>)
+
+# errors: exit 1 and a message naming the problem
+add_test(NAME metrics.cli_errors
+  COMMAND sh -c "$0 metrics --counts x 2>/dev/null; [ $? = 1 ] || exit 1; $0 metrics --metrics $1/cycle-metrics.json -M m_a 2>&1 | grep -q 'metric m_c: refers back to itself via m_a' || exit 1; $0 metrics --metrics $1/tiny-metrics.json -M nope 2>&1 | grep -q \"no metric or metric group named 'nope'\" || exit 1; $0 calibrate 2>/dev/null; [ $? = 1 ]"
+  $<TARGET_FILE:pmutrace> ${PMT_MFIX})
+set_tests_properties(metrics.cli_percpu_csv metrics.cli_lock_latency_table_default
+  metrics.cli_topdown_json metrics.cli_errors PROPERTIES LABELS metrics)
+
+# Every upstream GNR metric through the CLI with the event JSON defaults (exit 0, 325 rows).
+add_test(NAME metrics.cli_gnr_all
+  COMMAND sh -c "[ -r $1/gnr-metrics.json ] || exit 77; n=$($0 metrics --metrics $1/gnr-metrics.json --events $1/gnr-events-with-RetirementLatency.json --csv 2>/dev/null | wc -l) || exit 1; [ \"$n\" = 326 ]"
+  $<TARGET_FILE:pmutrace> ${PMT_TPEBS})
+set_tests_properties(metrics.cli_gnr_all PROPERTIES LABELS "metrics;realdata" SKIP_RETURN_CODE 77)
