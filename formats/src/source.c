@@ -154,7 +154,8 @@ static int add_attr(struct pmt_source *s, const uint8_t *raw, size_t raw_size,
 
 static void attrs_done(struct pmt_source *s)
 {
-	qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
+	if (s->nr_ids)
+		qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
 	s->all_identifier = s->nr_attrs > 0;
 	s->meta.timeless = 1;
 	for (uint32_t i = 0; i < s->nr_attrs; i++) {
@@ -861,9 +862,9 @@ static int comp_next(struct pmt_source *s, struct pmt_trace_event *ev)
 {
 	for (;;) {
 		size_t avail = s->dlen - s->dpos, need = 8;
-		const uint8_t *r = s->dbuf + s->dpos;
 
 		if (avail >= 8) {
+			const uint8_t *r = s->dbuf + s->dpos;
 			uint32_t size = rd16(s, r + 6), type = rd32(s, r);
 
 			need = size;
