@@ -208,8 +208,9 @@ static int desc_op_newest(struct sb *b, unsigned cls, uint64_t p)
 	}
 }
 
-/* perf 6.1: extended LDST prints AT/EXCL/AR, then an independent subclass switch on p & 0xFE
- * (its MEMSET case 0x25 can never match that), then SVE fields. */
+/* perf 6.1 (checked against Debian's perf 6.1.187): extended LDST prints AT/EXCL/AR, then
+ * an independent subclass switch on p & 0xFE that knows SIMD-FP, GP-REG, UNSPEC-REG and
+ * NV-SYSREG only, then SVE fields. */
 static int desc_op_61(struct sb *b, unsigned cls, uint64_t p)
 {
 	switch (cls) {
@@ -228,9 +229,7 @@ static int desc_op_61(struct sb *b, unsigned cls, uint64_t p)
 		case 0x00: sb_str(b, " GP-REG"); break;
 		case 0x10: sb_str(b, " UNSPEC-REG"); break;
 		case 0x30: sb_str(b, " NV-SYSREG"); break;
-		case 0x14: sb_str(b, " MTE-TAG"); break;
-		case 0x20: sb_str(b, " MEMCPY"); break;
-		default: break;
+		default: break; /* 6.1 prints no MTE-TAG, MEMCPY or MEMSET */
 		}
 		if ((p & 0x0A) == 0x08) {
 			sve_evlen(b, p);
@@ -252,11 +251,13 @@ static int desc_op_61(struct sb *b, unsigned cls, uint64_t p)
 	}
 }
 
-static int desc_addr(struct sb *b, unsigned idx, uint64_t p)
+static int desc_addr(struct sb *b, unsigned idx, uint64_t p, unsigned flags)
 {
 	static const char *const names[] = { "PC", "TGT", "VA", "PA", "PBT" };
 	uint64_t addr = p & 0x00ffffffffffffffULL;
 
+	if (idx == PMT_SPE_ADDR_PBT && (flags & PMT_SPE_DESC_LEGACY61))
+		return -1; /* 6.1 predates PBT: raw fallback */
 	switch (idx) {
 	case PMT_SPE_ADDR_PC:
 	case PMT_SPE_ADDR_TGT:
@@ -319,7 +320,7 @@ int pmt_spe_packet_desc_flags(const struct pmt_spe_packet *pkt, unsigned flags, 
 						    : desc_op_newest(&b, pkt->index, p);
 		break;
 	case PMT_SPE_ADDRESS:
-		err = desc_addr(&b, pkt->index, p);
+		err = desc_addr(&b, pkt->index, p, flags);
 		break;
 	case PMT_SPE_CONTEXT:
 		sb_str(&b, "CONTEXT ");
