@@ -3,3 +3,6 @@ add_test(NAME perfdata.perf61_spe
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/perf61_spe.sh $<TARGET_FILE:pmutrace>
     ${PROJECT_SOURCE_DIR}/../shared)
 set_tests_properties(perfdata.perf61_spe PROPERTIES LABELS "perfdata;realdata" SKIP_RETURN_CODE 77)
+add_test(NAME perfdata.convert_perf
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/convert_perf.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(perfdata.convert_perf PROPERTIES LABELS "perfdata" SKIP_RETURN_CODE 77)
