@@ -10,7 +10,13 @@
  * data-dependent branches. */
 enum { S_PC, S_TGT, S_VA, S_PA, S_PBT, S_TOT, S_ISSUE, S_XLAT, S_CTX, S_OP, S_EV, S_DSRC,
        S_TS, S_OPCLS, S_SINK, S_PAD, SLOT_NONE = 0xff };
-static uint8_t slot_a[256], slot_b[256], hdr_len[256];
+struct hot {
+	uint8_t a, b, len, idx; /* payload slot, index slot, packet length, packet index */
+};
+static struct hot hot[256];
+/* payload byte mask by packet length (header byte + 0..8 payload bytes) */
+static const uint64_t pl_mask[10] = { 0, 0, 0xff, 0xffff, 0, 0xffffffffULL, 0, 0, 0,
+				      ~0ULL };
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
 
 static void slot_init(void)
@@ -19,11 +25,9 @@ static void slot_init(void)
 		const struct pmt_spe_packet *pr = &pmt_spe_hdr_proto[h];
 		uint8_t a = SLOT_NONE, b = S_SINK;
 
-		hdr_len[h] = pr->len;
-		if (!pr->len) {
-			slot_a[h] = SLOT_NONE;
+		hot[h].a = SLOT_NONE;
+		if (!pr->len)
 			continue;
-		}
 		switch (pr->type) {
 		case PMT_SPE_PAD: a = S_PAD; break;
 		case PMT_SPE_END: a = S_TS; break;
@@ -36,8 +40,10 @@ static void slot_init(void)
 		case PMT_SPE_DATA_SOURCE: a = S_DSRC; break;
 		default: a = SLOT_NONE; break;
 		}
-		slot_a[h] = a;
-		slot_b[h] = b;
+		/* only 1-byte headers: pl_mask[] assumes the payload follows at +1 */
+		if (pr->ext || pr->len > 9)
+			a = SLOT_NONE;
+		hot[h] = (struct hot){ a, b, pr->len, pr->index };
 	}
 }
 
@@ -260,29 +266,35 @@ int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 			uint32_t mask = 0;
 			size_t end = len - 16;
 
+			const int was_empty = !r->npackets;
+			unsigned npk = 0;
+
 			while (pos <= end) {
-				unsigned h = buf[pos], a = slot_a[h];
+				unsigned h = buf[pos];
+				struct hot e = hot[h];
 				uint64_t pl;
 
-				if (a == SLOT_NONE)
-					break;
-				if (a == S_PAD) {
-					uint64_t w = pmt_le64(buf + pos);
+				if (e.a >= S_PAD) {
+					uint64_t w;
 
-					if (!r->npackets && !mask)
+					if (e.a != S_PAD)
+						break;
+					w = pmt_le64(buf + pos);
+					if (was_empty && !npk && !mask)
 						r->offset = d->it.base + pos;
 					pos += w ? (size_t)(__builtin_ctzll(w) >> 3) : 8;
 					continue;
 				}
-				pl = pmt_le64(buf + pos + 1) & pmt_spe_hdr_proto[h].payload;
-				raw[a] = pl;
-				raw[slot_b[h]] = pmt_spe_hdr_proto[h].index;
-				mask |= 1u << a | 1u << slot_b[h];
-				pos += hdr_len[h];
-				r->npackets++;
-				if (a == S_TS) {
+				pl = pmt_le64(buf + pos + 1) & pl_mask[e.len];
+				raw[e.a] = pl;
+				raw[e.b] = e.idx;
+				mask |= 1u << e.a | 1u << e.b;
+				pos += e.len;
+				npk++;
+				if (e.a == S_TS) {
 					if (h == 0x01)
 						mask &= ~(1u << S_TS);
+					r->npackets = (uint16_t)(r->npackets + npk);
 					d->in_bad = 0;
 					finish_raw(r, raw, mask);
 					d->it.pos = pos;
@@ -290,6 +302,7 @@ int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 					return 1;
 				}
 			}
+			r->npackets = (uint16_t)(r->npackets + npk);
 			if (mask) {
 				d->in_bad = 0;
 				finish_raw(r, raw, mask);
@@ -341,7 +354,7 @@ int pmt_spe_rec_stats_str(const struct pmt_spe_rec_stats *s, char *out, size_t c
 	}
 	return snprintf(out, cap,
 			"%" PRIu64 " bytes skipped in %" PRIu64 " ranges, %" PRIu64
-			" partial records dropped, first bad byte at offset 0x%" PRIx64,
+			" partial records dropped, first bad byte at AUX stream offset 0x%" PRIx64,
 			s->bytes_skipped, s->bad_ranges, s->records_dropped,
 			s->first_bad_offset);
 }

@@ -108,7 +108,7 @@ PMT_API void pmt_spe_rec_feed(struct pmt_spe_rec_decoder *d, const uint8_t *buf,
  * as perf does and counted in d->stats; never returns another error. */
 PMT_API int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec);
 /* One-line summary of d's damage ("" when none): "N bytes skipped in M ranges, K partial
- * records dropped, first bad byte at offset 0x..". Returns the length. */
+ * records dropped, first bad byte at AUX stream offset 0x..". Returns the length. */
 PMT_API int pmt_spe_rec_stats_str(const struct pmt_spe_rec_stats *s, char *out, size_t cap);
 PMT_API void pmt_spe_rec_stats_add(struct pmt_spe_rec_stats *to,
 				   const struct pmt_spe_rec_stats *from);
