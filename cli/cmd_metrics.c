@@ -15,7 +15,8 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pmutrace metrics [TRACE] --metrics FILE [--events FILE] [--counts FILE]\n"
-		"         [--retire-latency mean|min|max|last|median|pNN|TABLE] [-M NAME|GROUP]...\n"
+		"         [--retire-latency mean|min|max|last|median|pNN]... [--retire-latency TABLE]...\n"
+		"         [-M NAME|GROUP]...\n"
 		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json]\n"
 		"       pmutrace metrics --topdown --slots N --perf-metrics 0xM\n"
 		"         [--prev-slots N --prev-perf-metrics 0xM] [--csv|--json]\n"
@@ -90,9 +91,9 @@ static int topdown(uint64_t slots, uint64_t m, uint64_t ps, uint64_t pm, int fmt
 }
 
 struct opts {
-	const char *trace, *counts, *retlat;
-	const char **metrics, **events, **sel;
-	size_t nmetrics, nevents, nsel;
+	const char *trace, *counts;
+	const char **metrics, **events, **sel, **retlat;
+	size_t nmetrics, nevents, nsel, nretlat;
 	int fmt;
 	struct pmt_expr_ctx ctx;
 };
@@ -115,8 +116,9 @@ static int fill_retlat(struct pmt_metric_plan *plan, const struct opts *op,
 			in->value = v;
 		} else if (r == 0) {
 			in->value = v;
-			pmt_warn("no retire-latency samples for %s: using the table default %g",
-				 in->key.event, v);
+			pmt_warn("no retire-latency samples for %s: using the table default %g%s",
+				 in->key.event, v, stat == PMT_RETLAT_PCT || stat == PMT_RETLAT_MEDIAN ?
+				 " (the table's MEAN unless it has MEDIAN/Values)" : "");
 		} else if (in->count_idx >= 0) {
 			pmt_warn("no retire-latency samples or table entry for %s: using the "
 				 "count file's value", in->key.event);
@@ -205,9 +207,11 @@ static int run(struct opts *op)
 	for (size_t i = 0; i < op->nevents; i++)
 		if (pmt_retlat_table_load(&tab, op->events[i]) < 0)
 			goto out;
-	if (op->retlat && pmt_retlat_stat_parse(op->retlat, &stat, &pct) < 0 &&
-	    pmt_retlat_table_load(&tab, op->retlat) < 0)
-		goto out;
+	/* each --retire-latency is a statistic name or a table file */
+	for (size_t i = 0; i < op->nretlat; i++)
+		if (pmt_retlat_stat_parse(op->retlat[i], &stat, &pct) < 0 &&
+		    pmt_retlat_table_load(&tab, op->retlat[i]) < 0)
+			goto out;
 	if (pmt_counts_new(&c) < 0)
 		goto out;
 	if (op->counts && pmt_counts_load(c, op->counts) < 0)
@@ -293,7 +297,7 @@ int cmd_metrics(int argc, char **argv)
 		case O_EVENTS: bad = push(&op.events, &op.nevents, optarg); break;
 		case 'M': bad = push(&op.sel, &op.nsel, optarg); break;
 		case O_COUNTS: op.counts = optarg; break;
-		case O_RETLAT: op.retlat = optarg; break;
+		case O_RETLAT: bad = push(&op.retlat, &op.nretlat, optarg); break;
 		case O_CSV: op.fmt = OUT_CSV; break;
 		case O_JSON: op.fmt = OUT_JSON; break;
 		case O_TOPDOWN: td = 1; break;
@@ -331,5 +335,6 @@ int cmd_metrics(int argc, char **argv)
 	free(op.metrics);
 	free(op.events);
 	free(op.sel);
+	free(op.retlat);
 	return rc;
 }

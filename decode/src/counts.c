@@ -93,6 +93,57 @@ int pmt_event_key_match(const struct pmt_event_key *a, const struct pmt_event_ke
 	return core_pmu(a->pmu) && core_pmu(b->pmu) ? 1 : 0;
 }
 
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t unit_hash(const char *interval, const char *aggr)
+{
+	return hash_str(hash_str(0xcbf29ce484222325ULL, interval) * 31 + 1, aggr);
+}
+
+static uint64_t event_hash(const char *name)
+{
+	return hash_str(0xcbf29ce484222325ULL, name);
+}
+
+/* Find the slot holding an index for which eq() holds, or the empty slot to insert at. */
+#define HASH_PROBE(tab, cap, h, eq)                                                     \
+	({                                                                              \
+		size_t i_ = (size_t)(h) & ((cap) - 1);                                  \
+		while ((tab)[i_] && !(eq((tab)[i_] - 1)))                               \
+			i_ = (i_ + 1) & ((cap) - 1);                                    \
+		i_;                                                                     \
+	})
+
+static int rehash(uint32_t **tab, size_t *cap, size_t n, int units, struct pmt_counts *c)
+{
+	size_t ncap = *cap ? *cap * 2 : 64;
+	uint32_t *t;
+
+	while (ncap < n * 2 + 2)
+		ncap *= 2;
+	t = calloc(ncap, sizeof(*t));
+	if (!t)
+		return -PMT_ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t h = units ? unit_hash(c->units[k].interval, c->units[k].aggr)
+				   : event_hash(c->events[k].name);
+		size_t i = (size_t)h & (ncap - 1);
+
+		while (t[i])
+			i = (i + 1) & (ncap - 1);
+		t[i] = (uint32_t)k + 1;
+	}
+	free(*tab);
+	*tab = t;
+	*cap = ncap;
+	return 0;
+}
+
 int pmt_counts_new(struct pmt_counts **out)
 {
 	*out = calloc(1, sizeof(**out));
@@ -113,6 +164,8 @@ void pmt_counts_free(struct pmt_counts *c)
 	free(c->units);
 	free(c->val);
 	free(c->src);
+	free(c->ehash);
+	free(c->uhash);
 	free(c);
 }
 
@@ -150,13 +203,19 @@ static char *dupz(const char *s)
 int pmt_counts_unit(struct pmt_counts *c, const char *interval, const char *aggr)
 {
 	struct pmt_counts_unit *u;
+	uint64_t h;
+	size_t slot;
 
 	interval = interval ? interval : "";
 	aggr = aggr ? aggr : "";
-	/* perf prints units in order, so the last one is the likely match */
-	for (size_t i = c->nr_units; i-- > 0;)
-		if (!strcmp(c->units[i].interval, interval) && !strcmp(c->units[i].aggr, aggr))
-			return (int)i;
+	if (c->nr_units * 2 + 2 > c->uhcap)
+		PMT_FORWARD_IF_ERROR(rehash(&c->uhash, &c->uhcap, c->nr_units, 1, c));
+	h = unit_hash(interval, aggr);
+#define UNIT_EQ(k) (!strcmp(c->units[k].interval, interval) && !strcmp(c->units[k].aggr, aggr))
+	slot = HASH_PROBE(c->uhash, c->uhcap, h, UNIT_EQ);
+#undef UNIT_EQ
+	if (c->uhash[slot])
+		return (int)c->uhash[slot] - 1;
 	if (c->nr_units == c->ucap || !c->units) {
 		size_t cap = c->ucap ? c->ucap * 2 : 4;
 
@@ -174,16 +233,22 @@ int pmt_counts_unit(struct pmt_counts *c, const char *interval, const char *aggr
 		free(u->aggr);
 		return -PMT_ENOMEM;
 	}
+	c->uhash[slot] = (uint32_t)c->nr_units + 1;
 	return (int)c->nr_units++;
 }
 
 int pmt_counts_event(struct pmt_counts *c, const char *name)
 {
 	struct pmt_counts_event *e;
+	size_t slot;
 
-	for (size_t i = 0; i < c->nr_events; i++)
-		if (!strcmp(c->events[i].name, name))
-			return (int)i;
+	if (c->nr_events * 2 + 2 > c->ehcap)
+		PMT_FORWARD_IF_ERROR(rehash(&c->ehash, &c->ehcap, c->nr_events, 0, c));
+#define EVENT_EQ(k) (!strcmp(c->events[k].name, name))
+	slot = HASH_PROBE(c->ehash, c->ehcap, event_hash(name), EVENT_EQ);
+#undef EVENT_EQ
+	if (c->ehash[slot])
+		return (int)c->ehash[slot] - 1;
 	if (c->nr_events == c->ecap || !c->events) {
 		size_t cap = c->ecap ? c->ecap * 2 : 8;
 
@@ -199,6 +264,7 @@ int pmt_counts_event(struct pmt_counts *c, const char *name)
 		return -PMT_ENOMEM;
 	if (pmt_event_key_parse(name, &e->key) < 0)
 		memset(&e->key, 0, sizeof(e->key));
+	c->ehash[slot] = (uint32_t)c->nr_events + 1;
 	return (int)c->nr_events++;
 }
 
@@ -242,9 +308,14 @@ int pmt_counts_find(const struct pmt_counts *c, const char *id)
 	struct pmt_event_key k;
 	int best = -PMT_ENOT_FOUND, best_score = 0;
 
-	for (size_t i = 0; i < c->nr_events; i++)
-		if (!strcmp(c->events[i].name, id))
-			return (int)i;
+	if (c->ehcap) {
+#define EVENT_EQ(k) (!strcmp(c->events[k].name, id))
+		size_t slot = HASH_PROBE(c->ehash, c->ehcap, event_hash(id), EVENT_EQ);
+#undef EVENT_EQ
+
+		if (c->ehash[slot])
+			return (int)c->ehash[slot] - 1;
+	}
 	if (pmt_event_key_parse(id, &k) < 0)
 		return -PMT_ENOT_FOUND;
 	for (size_t i = 0; i < c->nr_events; i++) {

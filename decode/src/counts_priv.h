@@ -21,6 +21,10 @@ struct pmt_counts {
 	size_t ecap, ucap;   /* matrix row length and row count */
 	double *val;         /* [ucap][ecap], NaN when unset */
 	uint32_t *src;       /* lines merged into each cell */
+	/* open-addressing indexes (slot = index + 1, 0 = empty); perf prints one line per
+	 * event and unit, so loading 10k CPUs must not scan every unit per line */
+	uint32_t *ehash, *uhash;
+	size_t ehcap, uhcap;
 };
 
 #endif
