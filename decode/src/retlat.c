@@ -502,7 +502,8 @@ int pmt_retlat_write(const struct pmt_retlat_samples *s, enum pmt_retlat_format 
 		}
 		json_object_set_new(data, name, o);
 	}
-	if (json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS)) {
+	/* 15 digits: MEAN rounded to 2 places prints as 45.04, not 45.039999999999999 */
+	if (json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15))) {
 		pmt_error("%s: cannot write", path);
 		rc = -PMT_EIO;
 	}
