@@ -37,11 +37,11 @@ int pmt_spe_packet_encode(const struct pmt_spe_packet *pkt, uint8_t *out, size_t
 		out[0] = 0x01;
 		return 1;
 	case PMT_SPE_ALIGN_PAD: {
-		/* header h0 (0x20..0x23) and 0x00, then zeros up to the boundary */
+		/* header h0 (0x20..0x23) and 0x00, then zeros up to the boundary (and any PAD
+		 * bytes the iterator merged into it) */
 		unsigned n = pkt->len;
 
-		if ((pkt->header[0] & 0xFC) != 0x20 || n < 1 ||
-		    n > (1u << ((pkt->header[0] & 0xf) + 1)) || cap < n)
+		if ((pkt->header[0] & 0xFC) != 0x20 || n < 1 || n > PMT_SPE_PKT_MAX_SZ || cap < n)
 			return -PMT_EINVAL;
 		memset(out, 0, n);
 		out[0] = pkt->header[0];

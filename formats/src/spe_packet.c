@@ -193,8 +193,9 @@ int pmt_spe_pkt_next(struct pmt_spe_pkt_iter *it, struct pmt_spe_packet *pkt)
 	n = decode_one(p, left, it->base + it->pos, pkt);
 	if (n < 0)
 		return n;
-	if (pkt->type == PMT_SPE_PAD && it->coalesce_pad) {
-		/* perf -D merges a run of zero bytes into one line of at most 16 bytes */
+	if ((pkt->type == PMT_SPE_PAD || pkt->type == PMT_SPE_ALIGN_PAD) && it->coalesce_pad) {
+		/* perf -D merges a run of zero bytes into one line of at most 16 bytes; an
+		 * alignment pad is a PAD to perf, so zeros after it join it too */
 		size_t max = left < PMT_SPE_PKT_MAX_SZ ? left : PMT_SPE_PKT_MAX_SZ;
 
 		while ((size_t)n < max && !p[n])

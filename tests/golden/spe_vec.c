@@ -205,9 +205,16 @@ static int check_truncation(const struct vec *v, const struct vline *l, uint64_t
 {
 	char msg[96];
 
+	struct pmt_spe_packet one;
+	int base;
+
 	if (p->type == PMT_SPE_PAD)
 		return 0;
-	for (unsigned k = 0; k < l->n; k++) {
+	/* an alignment pad line may carry merged PAD bytes: cut inside the pad itself only */
+	base = pmt_spe_packet_decode(l->bytes, l->n, off, &one);
+	if (base <= 0)
+		return fail(v, l->lineno, "line does not decode on its own");
+	for (unsigned k = 0; k < (unsigned)base; k++) {
 		struct pmt_spe_packet q;
 		int want = (k == 1 && (l->bytes[0] & 0xFC) == 0x20) ? -PMT_EBAD_PACKET
 								   : -PMT_ENEED_MORE;
@@ -267,8 +274,12 @@ static int check(struct vec *v)
 		if (pkt.type != PMT_SPE_PAD) {
 			struct pmt_spe_packet q;
 
+			int d;
+
 			memset(&q, 0xff, sizeof(q));
-			if (pmt_spe_packet_decode(v->stream + pos, v->len - pos, off, &q) != r ||
+			d = pmt_spe_packet_decode(v->stream + pos, v->len - pos, off, &q);
+			/* the iterator may merge PAD bytes into an alignment pad */
+			if ((pkt.type == PMT_SPE_ALIGN_PAD ? d <= 0 || d > r : d != r) ||
 			    q.type != pkt.type || q.payload != pkt.payload || q.index != pkt.index)
 				errors += fail(v, l->lineno, "pmt_spe_packet_decode disagrees");
 		}
