@@ -78,10 +78,13 @@ struct pmt_spe_packet {
 };
 
 /* Decode one packet at buf[0..len). `offset` is buf's offset in the AUX stream; it only
- * matters for alignment-pad extended headers, whose length runs to the next boundary.
- * PAD bytes are returned one packet per byte (no coalescing; see the iterator).
- * Returns the packet length (> 0), -PMT_ENEED_MORE if buf ends inside the packet, or
- * -PMT_EBAD_PACKET if buf[0] starts no valid packet. */
+ * matters for alignment-pad extended headers, whose length runs to the next boundary
+ * (align - (offset & (align - 1)); perf uses the host buffer address instead, which agrees
+ * when AUX buffers are page aligned). PAD bytes are returned one packet per byte (no
+ * coalescing; see the iterator). Returns the packet length (> 0), -PMT_ENEED_MORE if buf
+ * ends inside the packet (len 0 included), -PMT_EBAD_PACKET if buf[0] starts no valid packet
+ * (as in perf, also an extended header whose second byte is not in buf), -PMT_EINVAL for a
+ * NULL pkt, or a NULL buf with len > 0. */
 PMT_API int pmt_spe_packet_decode(const uint8_t *buf, size_t len, uint64_t offset,
 				  struct pmt_spe_packet *pkt);
 
@@ -91,14 +94,16 @@ struct pmt_spe_pkt_iter {
 	size_t len;
 	size_t pos;           /* next byte to decode */
 	uint64_t base;        /* stream offset of buf[0] */
-	uint8_t coalesce_pad; /* 1: merge up to 16 PAD bytes into one packet, as perf -D does */
+	uint8_t coalesce_pad; /* 1: merge up to 16 PAD bytes into one packet, as perf -D does
+			       * (zeros after an alignment pad join it, also as perf does) */
 };
 PMT_API void pmt_spe_pkt_iter_init(struct pmt_spe_pkt_iter *it, const uint8_t *buf, size_t len,
 				   uint64_t base);
 /* Decode the next packet. Returns its length (> 0) and advances past it; -PMT_EEOS at the
  * end; -PMT_EBAD_PACKET or -PMT_ENEED_MORE without advancing, leaving the offset of the
- * bad byte in pmt_spe_pkt_iter_offset(). Call pmt_spe_pkt_iter_skip(it, 1) to resync
- * byte by byte as perf does. */
+ * bad byte in pmt_spe_pkt_iter_offset(); -PMT_EINVAL for NULL arguments. Call
+ * pmt_spe_pkt_iter_skip(it, 1) to resync byte by byte as perf does (skip clamps at the
+ * end). init/skip ignore a NULL iterator. */
 PMT_API int pmt_spe_pkt_next(struct pmt_spe_pkt_iter *it, struct pmt_spe_packet *pkt);
 PMT_API void pmt_spe_pkt_iter_skip(struct pmt_spe_pkt_iter *it, size_t n);
 static inline uint64_t pmt_spe_pkt_iter_offset(const struct pmt_spe_pkt_iter *it)
@@ -152,8 +157,12 @@ static inline int pmt_spe_pkt_next_inline(struct pmt_spe_pkt_iter *it, struct pm
 	return n ? n : pmt_spe_pkt_next(it, pkt);
 }
 
-/* Encode a packet (inverse of decode). Uses pkt->type/index/payload/payload_size/ext.
- * Returns bytes written (<= PMT_SPE_PKT_MAX_SZ) or -PMT_EINVAL. */
+/* Encode a packet (inverse of decode). Uses pkt->type/index/payload/payload_size/ext; PAD
+ * writes pkt->len zero bytes (1 if 0), ALIGN_PAD writes header[0], 0x00 and zeros up to
+ * pkt->len. For types whose header fixes the size, payload_size 0 means that size; an
+ * index > 7 selects the extended header. Returns bytes written (<= PMT_SPE_PKT_MAX_SZ) or
+ * -PMT_EINVAL (NULL, unknown type, index or size out of range, payload wider than its size,
+ * cap too small). */
 PMT_API int pmt_spe_packet_encode(const struct pmt_spe_packet *pkt, uint8_t *out, size_t cap);
 
 /* Describe a packet's fields the way `perf report -D` does (without offset and hex),
@@ -288,6 +297,8 @@ struct pmt_trace_meta {
 	const char *cmdline;      /* argv joined with spaces */
 	const char *pmu_mappings; /* "type:name" pairs joined with ',' */
 	uint32_t nr_cpus_online, nr_cpus_avail;
+	/* HEADER_COMPRESSED (perf record -z); comp_type 1 = zstd, 0 = feature absent */
+	uint32_t comp_type, comp_level, comp_mmap_len;
 };
 
 /* Fields of a PERF_RECORD_SAMPLE, parsed per its attr's sample_type. */
@@ -410,6 +421,10 @@ PMT_API int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t onlin
 				       uint32_t avail);
 PMT_API int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc,
 					const char *const *argv);
+/* HEADER_COMPRESSED {version 0, type zstd, level, ratio, mmap_len}: perf needs it before
+ * it can expand COMPRESSED records (mmap_len sizes its decompression buffer). */
+PMT_API int pmt_perf_writer_set_compressed(struct pmt_perf_writer *w, uint32_t level,
+					   uint32_t ratio, uint32_t mmap_len);
 /* A complete record (header included) already in the output byte order. */
 PMT_API int pmt_perf_writer_write_record(struct pmt_perf_writer *w, const void *raw,
 					 size_t size);
