@@ -40,6 +40,7 @@ struct pmt_metric_plan {
 	char *err;
 	size_t errlen;
 	int cur_metric;             /* set index being compiled, for resolver context */
+	int lenient;                /* every metric selected: skip the ones that fail */
 	int in_threshold;
 };
 
@@ -242,8 +243,12 @@ static int compile_thresholds(struct pmt_metric_plan *p)
 		if (!m->threshold || !*m->threshold || p->pm[k].thresh)
 			continue;
 		r = compile_one(p, p->pm[k].set_idx, m->threshold, 1, &t);
-		if (r < 0)
+		if (r < 0 && (r == -PMT_ENOMEM || !p->lenient))
 			return r;
+		if (r < 0) {
+			pmt_warn("%s (threshold left out)", p->err);
+			p->err[0] = 0;
+		}
 		p->pm[k].thresh = t;
 	}
 	return 0;
@@ -325,9 +330,17 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 	}
 	for (size_t i = 0; i < ms->nr; i++)
 		p->state[i] = ST_NONE;
+	p->lenient = !nsel;
 	if (!nsel) {
-		for (size_t i = 0; i < ms->nr && rc >= 0; i++)
+		/* "every metric": one that does not compile is reported and left out */
+		for (size_t i = 0; i < ms->nr && rc >= 0; i++) {
 			rc = select_metric(p, i);
+			if (rc < 0 && rc != -PMT_ENOMEM) {
+				pmt_warn("%s (left out)", err);
+				err[0] = 0;
+				rc = 0;
+			}
+		}
 	}
 	for (size_t s = 0; s < nsel && rc >= 0; s++) {
 		int found = 0;

@@ -30,3 +30,10 @@ add_test(NAME metrics.cli_gnr_all
   COMMAND sh -c "[ -r $1/gnr-metrics.json ] || exit 77; n=$($0 metrics --metrics $1/gnr-metrics.json --events $1/gnr-events-with-RetirementLatency.json --csv 2>/dev/null | wc -l) || exit 1; [ \"$n\" = 326 ]"
   $<TARGET_FILE:pmutrace> ${PMT_TPEBS})
 set_tests_properties(metrics.cli_gnr_all PROPERTIES LABELS "metrics;realdata" SKIP_RETURN_CODE 77)
+
+# perf stat --record-tpebs puts the :R value on CPU0 only; it applies to every CPU here:
+# CPU0 1e6 * 64 / 2e9 = 3.2 %, CPU1 1e6 * 64 / 1e9 = 6.4 % (perf itself would print 0).
+add_test(NAME metrics.cli_counts_retlat_every_cpu
+  COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-tpebs-percpu.csv -M tma_lock_latency --csv 2>/dev/null | grep -c -e '^,CPU0,tma_lock_latency,3.200000,%,no$' -e '^,CPU1,tma_lock_latency,6.400000,%,no$' | grep -qx 2"
+  $<TARGET_FILE:pmutrace> ${PMT_MFIX})
+set_tests_properties(metrics.cli_counts_retlat_every_cpu PROPERTIES LABELS metrics)

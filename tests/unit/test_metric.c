@@ -249,6 +249,11 @@ static void groups_cycles_and_errors(void **state)
 	assert_non_null(strstr(err, "column 10"));
 	assert_int_equal(pmt_metric_plan_new(&ms, ok, 1, NULL, &p, err, sizeof(err)), 0);
 	pmt_metric_plan_free(p);
+	/* selecting every metric leaves out the ones that fail (with a warning): only m_ok */
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, err, sizeof(err)), 0);
+	assert_int_equal(pmt_metric_plan_nr_metrics(p), 1);
+	assert_string_equal(pmt_metric_plan_metric(p, 0)->name, "m_ok");
+	pmt_metric_plan_free(p);
 	pmt_metric_set_free(&ms);
 }
 
