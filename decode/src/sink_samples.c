@@ -133,7 +133,8 @@ static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 
 /* The decoded data_src parts as CSV columns (empty when data_src is 0) or JSON keys,
  * formatted once per distinct consecutive value. */
-static void mem_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
+static void mem_fields(struct pmt_spe_sink *k, struct pmt_out *dst, const struct pmt_spe_sample *s,
+		       int json)
 {
 	static const char *const keys[4] = { ",\"mem_op\":", ",\"mem_lvl\":",
 					      ",\"mem_snoop\":", ",\"mem_tlb\":" };
@@ -141,7 +142,7 @@ static void mem_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, i
 	char buf[96];
 
 	if (k->dsrc_valid && k->dsrc_key == s->data_src) {
-		pmt_out_mem(k->out, k->dsrc_text, k->dsrc_len);
+		pmt_out_mem(dst, k->dsrc_text, k->dsrc_len);
 		return;
 	}
 	/* a tiny pmt_out over the cache buffer: never flushed (fp NULL), 4 short fields */
@@ -171,46 +172,95 @@ static void mem_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, i
 	k->dsrc_key = s->data_src;
 	k->dsrc_len = (uint16_t)o.len;
 	k->dsrc_valid = 1;
-	pmt_out_mem(k->out, k->dsrc_text, k->dsrc_len);
+	pmt_out_mem(dst, k->dsrc_text, k->dsrc_len);
 }
 
-static void write_csv(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+/* Tails are formatted into a local buffer with these pointer-based writers: pmt_out_u64
+ * and pmt_out_hex store o->len per character (the char stores may alias it), which made
+ * number formatting a third of `script --csv`. */
+static char *put_dec(char *p, uint64_t v)
 {
-	struct pmt_out *o = k->out;
+	char tmp[20];
+	int n = 0;
 
-	pmt_out_str(o, pmt_spe_event_name(s->event, k->compat));
-	pmt_out_char(o, ',');
-	pmt_out_u64(o, s->cpu);
-	pmt_out_char(o, ',');
-	pmt_out_i64(o, s->pid);
-	pmt_out_char(o, ',');
-	pmt_out_i64(o, s->tid);
-	pmt_out_char(o, ',');
-	pmt_out_u64(o, s->time);
-	pmt_out_char(o, ',');
-	pmt_out_0x(o, s->ip);
-	pmt_out_char(o, ',');
-	pmt_out_0x(o, s->addr);
-	pmt_out_char(o, ',');
-	pmt_out_0x(o, s->phys_addr);
-	pmt_out_char(o, ',');
-	pmt_out_u64(o, s->period);
-	pmt_out_char(o, ',');
-	pmt_out_u64(o, s->weight);
-	pmt_out_char(o, ',');
-	pmt_out_u64(o, s->issue_lat);
-	pmt_out_char(o, ',');
-	pmt_out_u64(o, s->xlat_lat);
-	pmt_out_char(o, ',');
-	pmt_out_0x(o, s->data_src);
-	pmt_out_char(o, ',');
-	mem_fields(k, s, 0);
-	pmt_out_str(o, op_str(s));
-	pmt_out_char(o, ',');
-	pmt_out_0x(o, s->flags);
-	pmt_out_char(o, ',');
-	pmt_out_0x(o, s->rec ? s->rec->offset : 0);
-	pmt_out_char(o, '\n');
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_dec(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_dec(p, (uint64_t)v);
+}
+
+static char *put_0x(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+
+	*p++ = '0';
+	*p++ = 'x';
+	for (int i = n - 1; i >= 0; i--)
+		p[i] = digits[v & 0xf], v >>= 4;
+	return p + n;
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
+{
+	/* 11 numbers of <= 20 chars and 4 hex of <= 18 with separators: < 320 bytes */
+	char *p = o->buf + o->len;
+
+	*p++ = ',';
+	p = put_dec(p, s->cpu);
+	*p++ = ',';
+	p = put_i64(p, s->pid);
+	*p++ = ',';
+	p = put_i64(p, s->tid);
+	*p++ = ',';
+	p = put_dec(p, s->time);
+	*p++ = ',';
+	p = put_0x(p, s->ip);
+	*p++ = ',';
+	p = put_0x(p, s->addr);
+	*p++ = ',';
+	p = put_0x(p, s->phys_addr);
+	*p++ = ',';
+	p = put_dec(p, s->period);
+	*p++ = ',';
+	p = put_dec(p, s->weight);
+	*p++ = ',';
+	p = put_dec(p, s->issue_lat);
+	*p++ = ',';
+	p = put_dec(p, s->xlat_lat);
+	*p++ = ',';
+	p = put_0x(p, s->data_src);
+	*p++ = ',';
+	o->len = (size_t)(p - o->buf);
+	mem_fields(k, o, s, 0);
+	p = o->buf + o->len;
+	p = put_str(p, op_str(s));
+	*p++ = ',';
+	p = put_0x(p, s->flags);
+	*p++ = ',';
+	p = put_0x(p, s->rec ? s->rec->offset : 0);
+	*p++ = '\n';
+	o->len = (size_t)(p - o->buf);
 }
 
 static void json_hex(struct pmt_out *o, const char *key, uint64_t v)
@@ -221,12 +271,8 @@ static void json_hex(struct pmt_out *o, const char *key, uint64_t v)
 	pmt_out_char(o, '"');
 }
 
-static void write_jsonl(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
 {
-	struct pmt_out *o = k->out;
-
-	pmt_out_str(o, "{\"event\":");
-	pmt_out_json_str(o, pmt_spe_event_name(s->event, k->compat));
 	pmt_out_str(o, ",\"cpu\":");
 	pmt_out_u64(o, s->cpu);
 	pmt_out_str(o, ",\"pid\":");
@@ -247,13 +293,60 @@ static void write_jsonl(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	pmt_out_str(o, ",\"xlat_lat\":");
 	pmt_out_u64(o, s->xlat_lat);
 	json_hex(o, ",\"data_src\":", s->data_src);
-	mem_fields(k, s, 1);
+	mem_fields(k, o, s, 1);
 	pmt_out_str(o, ",\"op\":\"");
 	pmt_out_str(o, op_str(s));
 	pmt_out_char(o, '"');
 	json_hex(o, ",\"flags\":", s->flags);
 	json_hex(o, ",\"offset\":", s->rec ? s->rec->offset : 0);
 	pmt_out_str(o, "}\n");
+}
+
+static int same_tail(const struct pmt_spe_sample *a, const struct pmt_spe_sample *b)
+{
+	return a->cpu == b->cpu && a->pid == b->pid && a->tid == b->tid &&
+	       a->flags == b->flags && a->op == b->op && a->time == b->time &&
+	       a->ip == b->ip && a->addr == b->addr && a->phys_addr == b->phys_addr &&
+	       a->period == b->period && a->weight == b->weight &&
+	       a->data_src == b->data_src && a->issue_lat == b->issue_lat &&
+	       a->xlat_lat == b->xlat_lat;
+}
+
+/* The columns after the event name, formatted once per distinct consecutive sample tail
+ * into k->tail (a never-flushed pmt_out over it: a tail is < 600 bytes). */
+static void write_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
+{
+	uint64_t off = s->rec ? s->rec->offset : 0;
+
+	if (!k->tail_valid || k->last_offset != off || !same_tail(&k->last, s)) {
+		struct pmt_out t;
+
+		memset(&t, 0, sizeof(t));
+		t.buf = k->tail;
+		t.cap = sizeof(k->tail);
+		if (json)
+			json_tail(k, s, &t);
+		else
+			csv_tail(k, s, &t);
+		k->tail_len = (uint16_t)t.len;
+		k->tail_valid = 1;
+		k->last = *s;
+		k->last_offset = off;
+	}
+	pmt_out_mem(k->out, k->tail, k->tail_len);
+}
+
+static void write_csv(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+{
+	pmt_out_str(k->out, pmt_spe_event_name(s->event, k->compat));
+	write_tail(k, s, 0);
+}
+
+static void write_jsonl(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+{
+	pmt_out_str(k->out, "{\"event\":");
+	pmt_out_json_str(k->out, pmt_spe_event_name(s->event, k->compat));
+	write_tail(k, s, 1);
 }
 
 void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)

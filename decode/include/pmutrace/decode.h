@@ -231,6 +231,13 @@ struct pmt_spe_sink {
 	uint16_t dsrc_len;
 	uint8_t dsrc_valid;
 	char dsrc_text[256]; /* fields are capped at 39 chars: 4 of them always fit */
+	/* CSV/JSONL: everything after the event name, for the last sample; the samples of
+	 * one record differ only in event (and addr/period/flags for some) */
+	struct pmt_spe_sample last;
+	uint64_t last_offset;
+	uint16_t tail_len;
+	uint8_t tail_valid;
+	char tail[768];
 };
 PMT_API void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out,
 			       enum pmt_sink_format fmt, int compat, int show_time);
