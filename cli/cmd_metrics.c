@@ -18,6 +18,7 @@ static void usage(FILE *fp)
 		"         [--retire-latency mean|min|max|last|median|pNN]... [--retire-latency TABLE]...\n"
 		"         [-M NAME|GROUP]...\n"
 		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json]\n"
+		"       pmutrace metrics --metrics FILE --list [-M NAME|GROUP]...\n"
 		"       pmutrace metrics --topdown --slots N --perf-metrics 0xM\n"
 		"         [--prev-slots N --prev-perf-metrics 0xM] [--csv|--json]\n"
 		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (retire latency = weight\n"
@@ -94,7 +95,7 @@ struct opts {
 	const char *trace, *counts;
 	const char **metrics, **events, **sel, **retlat;
 	size_t nmetrics, nevents, nsel, nretlat;
-	int fmt;
+	int fmt, list;
 	struct pmt_expr_ctx ctx;
 };
 
@@ -203,6 +204,20 @@ static void print_rows(struct pmt_out *o, struct pmt_metric_plan *plan,
 	}
 }
 
+/* Selected metrics with what they are computed from (BaseFormula for Intel tables). */
+static void list_metrics(struct pmt_metric_plan *plan)
+{
+	for (size_t i = 0; i < pmt_metric_plan_nr_metrics(plan); i++) {
+		const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
+
+		printf("%s%s%s [%s] %s\n    %s\n", m->name, m->pmu ? " @" : "", m->pmu ? m->pmu : "",
+		       m->unit && *m->unit ? m->unit : "-", m->groups ? m->groups : "",
+		       m->base_formula ? m->base_formula : m->expr);
+		if (m->threshold)
+			printf("    threshold: %s\n", m->threshold);
+	}
+}
+
 static int run(struct opts *op)
 {
 	struct pmt_metric_set ms = { 0 };
@@ -238,6 +253,11 @@ static int run(struct opts *op)
 		goto out;
 	if (pmt_metric_plan_new(&ms, op->sel, op->nsel, &op->ctx, &plan, err, sizeof(err)) < 0) {
 		pmt_cli_fail("metrics", "%s", err);
+		goto out;
+	}
+	if (op->list) {
+		list_metrics(plan);
+		rc = 0;
 		goto out;
 	}
 	pmt_metric_plan_bind(plan, c);
@@ -282,7 +302,7 @@ static int push(const char ***arr, size_t *n, const char *s)
 int cmd_metrics(int argc, char **argv)
 {
 	enum { O_METRICS = 256, O_EVENTS, O_COUNTS, O_RETLAT, O_CSV, O_JSON, O_TOPDOWN, O_SLOTS,
-	       O_PM, O_PSLOTS, O_PPM, O_LITERAL, O_CPUID };
+	       O_PM, O_PSLOTS, O_PPM, O_LITERAL, O_CPUID, O_LIST };
 	static const struct option lo[] = {
 		{ "metrics", required_argument, NULL, O_METRICS },
 		{ "events", required_argument, NULL, O_EVENTS },
@@ -297,6 +317,7 @@ int cmd_metrics(int argc, char **argv)
 		{ "prev-perf-metrics", required_argument, NULL, O_PPM },
 		{ "literal", required_argument, NULL, O_LITERAL },
 		{ "cpuid", required_argument, NULL, O_CPUID },
+		{ "list", no_argument, NULL, O_LIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -322,6 +343,7 @@ int cmd_metrics(int argc, char **argv)
 		case O_PSLOTS: bad = pmt_parse_u64(optarg, &ps); break;
 		case O_PPM: bad = pmt_parse_u64(optarg, &ppm); break;
 		case O_CPUID: op.ctx.cpuid = optarg; break;
+		case O_LIST: op.list = 1; break;
 		case O_LITERAL:
 			if (set_literal(&op.ctx, optarg) < 0)
 				return pmt_cli_fail("metrics", "bad --literal '%s' (NAME=VALUE, NAME "

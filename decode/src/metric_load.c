@@ -161,6 +161,7 @@ static int load_intel(struct pmt_metric_set *ms, json_t *arr, const char *what)
 		free(m->unit);
 		m->unit = strdup(jstr(o, "UnitOfMeasure") ? jstr(o, "UnitOfMeasure") : "");
 		m->legacy_name = dup_or_null(jstr(o, "LegacyName"));
+		m->base_formula = dup_or_null(jstr(o, "BaseFormula"));
 		m->desc = dup_or_null(jstr(o, "BriefDescription"));
 		if (grp || cat) {
 			size_t l = (grp ? strlen(grp) : 0) + (cat ? strlen(cat) : 0) + 2;
@@ -269,6 +270,7 @@ void pmt_metric_set_free(struct pmt_metric_set *ms)
 		free(m->desc);
 		free(m->legacy_name);
 		free(m->pmu);
+		free(m->base_formula);
 		free(m->unit);
 		free_list(m->alias, m->nr_alias);
 		free_list(m->alias_to, m->nr_alias);

@@ -452,6 +452,7 @@ struct pmt_metric {
 	char *name, *expr, *groups, *scale_unit, *threshold, *constraint, *desc, *legacy_name;
 	double scale;    /* from ScaleUnit: "100%" -> 100 */
 	char *pmu;       /* perf JSON "Unit" (cpu_core, cpu_atom) of hybrid tables, or NULL */
+	char *base_formula; /* Intel: the formula with event/metric names (for display) */
 	char *unit;      /* from ScaleUnit ("%") or UnitOfMeasure */
 	uint8_t intel;   /* expr/threshold use Intel aliases */
 	/* Intel: alias -> name pairs for the formula and for the threshold */
