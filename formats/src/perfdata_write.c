@@ -22,8 +22,9 @@ struct pmt_perf_writer {
 	struct wattr *attrs;
 	uint32_t nr_attrs;
 	char *str[FEAT_BITS];
-	bool has_nrcpus;
+	bool has_nrcpus, has_comp;
 	uint32_t online, avail;
+	uint32_t comp_level, comp_ratio, comp_mmap_len;
 	char **argv;
 	int argc;
 	struct pmt_buf rec; /* scratch for one record or feature */
@@ -158,6 +159,15 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 			return false;
 		put32(w, w->avail); /* perf writes nr_cpus_avail first */
 		put32(w, w->online);
+		return true;
+	case FEAT_COMPRESSED:
+		if (!w->has_comp)
+			return false;
+		put32(w, 0); /* version, as perf writes it */
+		put32(w, 1); /* PERF_COMP_ZSTD */
+		put32(w, w->comp_level);
+		put32(w, w->comp_ratio);
+		put32(w, w->comp_mmap_len);
 		return true;
 	case FEAT_CMDLINE:
 		if (!w->argv)
@@ -311,6 +321,18 @@ int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t online, uint3
 	w->has_nrcpus = true;
 	w->online = online;
 	w->avail = avail;
+	return 0;
+}
+
+int pmt_perf_writer_set_compressed(struct pmt_perf_writer *w, uint32_t level, uint32_t ratio,
+				   uint32_t mmap_len)
+{
+	if (w->started)
+		return -PMT_EINVAL;
+	w->has_comp = true;
+	w->comp_level = level;
+	w->comp_ratio = ratio;
+	w->comp_mmap_len = mmap_len;
 	return 0;
 }
 

@@ -7,6 +7,8 @@
  * bounded by one chunk plus the largest record.
  */
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "perfdata.h"
@@ -39,6 +41,7 @@ struct pmt_source {
 
 	uint64_t data_start, data_end, pos;
 	uint64_t cur_off;
+	uint64_t dropped; /* mapped pages below this were handed back to the kernel */
 	bool done;
 
 	/* COMPRESSED records: input of the current one, and the decompressed window */
@@ -341,9 +344,14 @@ static int parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, 
 		rc = parse_event_desc(s, p, len);
 		break;
 	case FEAT_COMPRESSED:
-		/* {u32 version, type, level, ratio, mmap_len}: only the type matters to us */
-		if (len >= 8 && rd32(s, p + 4) != 1)
-			pmt_warn("perf.data: compression type %u is not zstd", rd32(s, p + 4));
+		/* {u32 version, type, level, ratio, mmap_len} */
+		if (len < 20)
+			return -PMT_ECORRUPT;
+		s->meta.comp_type = rd32(s, p + 4);
+		s->meta.comp_level = rd32(s, p + 8);
+		s->meta.comp_mmap_len = rd32(s, p + 16);
+		if (s->meta.comp_type != 1)
+			pmt_warn("perf.data: compression type %u is not zstd", s->meta.comp_type);
 		break;
 	default:
 		break;
@@ -935,6 +943,22 @@ static int comp_next(struct pmt_source *s, struct pmt_trace_event *ev)
 	}
 }
 
+/* Keep the resident set flat on huge files: pages already read go back to the kernel.
+ * The mapping is private and never written, so a later access (AUX data a decoder kept a
+ * pointer to) simply faults the page in again from the page cache. */
+static void drop_behind(struct pmt_source *s)
+{
+	const uint64_t step = 8u << 20;
+	uint64_t page, upto;
+
+	if (!s->map.mapped || s->cur_off < s->dropped + step)
+		return;
+	page = (uint64_t)sysconf(_SC_PAGESIZE);
+	upto = s->cur_off & ~(page - 1);
+	madvise((void *)(s->buf + s->dropped), upto - s->dropped, MADV_DONTNEED);
+	s->dropped = upto;
+}
+
 int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 {
 	for (;;) {
@@ -953,6 +977,7 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 			return -PMT_EEOS;
 		}
 		s->cur_off = s->pos;
+		drop_behind(s);
 		avail = s->data_end - s->pos;
 		r = s->buf + s->pos;
 		if (avail < 8) {

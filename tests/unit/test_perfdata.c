@@ -86,6 +86,7 @@ static void write_reference(const char *path, const struct pmt_perf_writer_opts 
 							 "0x00000000410fd0c0"), 0);
 	assert_int_equal(pmt_perf_writer_set_nrcpus(w, 2, 4), 0);
 	assert_int_equal(pmt_perf_writer_set_cmdline(w, 4, argv), 0);
+	assert_int_equal(pmt_perf_writer_set_compressed(w, 3, 5, 528384), 0);
 	assert_int_equal(pmt_perf_writer_write_auxtrace_info_spe_v2(w, 8, 2, cpus, midr), 0);
 	assert_int_equal(pmt_perf_writer_write_time_conv(w, &tc), 0);
 	assert_int_equal(pmt_perf_writer_write_comm(w, 10, 11, "spe-loop", true, &sid), 0);
@@ -127,6 +128,9 @@ static void check_reference(const char *path, bool pipe, bool swapped)
 	assert_string_equal(m->cmdline, "perf record -e arm_spe//");
 	assert_int_equal(m->nr_cpus_online, 2);
 	assert_int_equal(m->nr_cpus_avail, 4);
+	assert_int_equal(m->comp_type, 1);
+	assert_int_equal(m->comp_level, 3);
+	assert_int_equal(m->comp_mmap_len, 528384);
 	assert_int_equal(m->has_auxtrace_info, 1);
 	assert_int_equal(m->auxtrace_type, 4);
 	assert_int_equal(m->auxtrace_version, 2);
