@@ -4,20 +4,25 @@
 
 #include "pmutrace/decode.h"
 
+/* One table for all groups: the samples of a record share their ip, so a record costs one
+ * lookup (usually the cached last slot) instead of one per group. */
 struct ipent {
 	uint64_t ip;
-	uint64_t count; /* 0 = empty slot */
-};
-
-struct iptab {
-	struct ipent *e;
-	size_t cap, used;
+	uint32_t used;
+	uint32_t cnt[PMT_SPE_SE_COUNT];
 };
 
 struct pmt_spe_report {
 	uint64_t count[PMT_SPE_SE_COUNT];
 	uint64_t period[PMT_SPE_SE_COUNT];
-	struct iptab tab[PMT_SPE_SE_COUNT];
+	struct ipent *e;
+	size_t cap, used;
+	size_t last; /* slot of the last ip, valid when have_last */
+	uint8_t have_last;
+};
+
+struct topent {
+	uint64_t ip, count;
 };
 
 int pmt_spe_report_new(struct pmt_spe_report **out)
@@ -30,8 +35,7 @@ void pmt_spe_report_free(struct pmt_spe_report *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < PMT_SPE_SE_COUNT; i++)
-		free(r->tab[i].e);
+	free(r->e);
 	free(r);
 }
 
@@ -43,9 +47,9 @@ static size_t slot_of(uint64_t ip, size_t cap)
 	return (size_t)ip & (cap - 1);
 }
 
-static int tab_grow(struct iptab *t)
+static int tab_grow(struct pmt_spe_report *t)
 {
-	size_t nc = t->cap ? t->cap * 2 : 1024;
+	size_t nc = t->cap ? t->cap * 2 : 65536;
 	struct ipent *ne = calloc(nc, sizeof(*ne));
 
 	if (!ne)
@@ -53,49 +57,88 @@ static int tab_grow(struct iptab *t)
 	for (size_t i = 0; i < t->cap; i++) {
 		size_t j;
 
-		if (!t->e[i].count)
+		if (!t->e[i].used)
 			continue;
-		for (j = slot_of(t->e[i].ip, nc); ne[j].count; j = (j + 1) & (nc - 1))
+		for (j = slot_of(t->e[i].ip, nc); ne[j].used; j = (j + 1) & (nc - 1))
 			;
 		ne[j] = t->e[i];
 	}
 	free(t->e);
 	t->e = ne;
 	t->cap = nc;
+	t->have_last = 0;
 	return 0;
 }
 
 int pmt_spe_report_add(struct pmt_spe_report *r, const struct pmt_spe_sample *s)
 {
-	struct iptab *t;
 	size_t j;
 
 	if (s->event >= PMT_SPE_SE_COUNT)
 		return -PMT_EINVAL;
 	r->count[s->event]++;
 	r->period[s->event] += s->period;
-	t = &r->tab[s->event];
-	if (t->used * 2 >= t->cap)
-		PMT_FORWARD_IF_ERROR(tab_grow(t));
-	for (j = slot_of(s->ip, t->cap); t->e[j].count; j = (j + 1) & (t->cap - 1)) {
-		if (t->e[j].ip == s->ip) {
-			t->e[j].count++;
-			return 0;
-		}
+	if (r->have_last && r->e[r->last].ip == s->ip) {
+		r->e[r->last].cnt[s->event]++;
+		return 0;
 	}
-	t->e[j].ip = s->ip;
-	t->e[j].count = 1;
-	t->used++;
+	if (r->used * 2 >= r->cap)
+		PMT_FORWARD_IF_ERROR(tab_grow(r));
+	for (j = slot_of(s->ip, r->cap); r->e[j].used; j = (j + 1) & (r->cap - 1))
+		if (r->e[j].ip == s->ip)
+			break;
+	if (!r->e[j].used) {
+		r->e[j].used = 1;
+		r->e[j].ip = s->ip;
+		r->used++;
+	}
+	r->e[j].cnt[s->event]++;
+	r->last = j;
+	r->have_last = 1;
 	return 0;
 }
 
-static int cmp_ent(const void *a, const void *b)
+static int cmp_top(const void *a, const void *b)
 {
-	const struct ipent *x = a, *y = b;
+	const struct topent *x = a, *y = b;
 
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+static void top_insert(struct topent *out, size_t *n, size_t top, uint64_t ip, uint64_t count)
+{
+	struct topent t = { ip, count };
+	size_t k;
+
+	if (*n == top && (!top || cmp_top(&t, &out[*n - 1]) >= 0))
+		return;
+	k = *n < top ? (*n)++ : *n - 1;
+	while (k > 0 && cmp_top(&t, &out[k - 1]) < 0) {
+		out[k] = out[k - 1];
+		k--;
+	}
+	out[k] = t;
+}
+
+/* One pass over the table: for every group the `top` largest ips (count desc, ip asc)
+ * into best[ev * top ..], their number into n[ev], ips with samples into distinct[ev]. */
+static void select_top(const struct pmt_spe_report *r, struct topent *best, size_t top,
+		       size_t *n, uint64_t *distinct)
+{
+	for (size_t i = 0; i < r->cap; i++) {
+		const struct ipent *e = &r->e[i];
+
+		if (!e->used)
+			continue;
+		for (int ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
+			if (!e->cnt[ev])
+				continue;
+			distinct[ev]++;
+			top_insert(best + (size_t)ev * top, &n[ev], top, e->ip, e->cnt[ev]);
+		}
+	}
 }
 
 /* perf's "1K"-style counts in --stdio headers */
@@ -112,67 +155,64 @@ static void human(char *buf, size_t cap, uint64_t v)
 void pmt_spe_report_print(struct pmt_spe_report *r, struct pmt_out *o, int json, unsigned top,
 			  int compat, const uint32_t enabled)
 {
+	struct topent *best = calloc((size_t)PMT_SPE_SE_COUNT * (top ? top : 1), sizeof(*best));
+	size_t nbest[PMT_SPE_SE_COUNT] = { 0 };
+	uint64_t distinct[PMT_SPE_SE_COUNT] = { 0 };
 	int first = 1;
 
+	if (!best) {
+		pmt_error("report: out of memory for --top %u", top);
+		return;
+	}
+	select_top(r, best, top, nbest, distinct);
 	if (json)
 		pmt_out_str(o, "{\"groups\":[");
 	else
 		pmt_out_str(o, "# Available samples\n");
 	for (int ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
-		struct iptab *t = &r->tab[ev];
 		const char *name = pmt_spe_event_name((unsigned)ev, compat);
-		size_t n = 0, shown;
+		const struct topent *b = best + (size_t)ev * top;
 		char cnt[32];
 
 		if (!(enabled & (1u << ev)) && !r->count[ev])
 			continue;
-		/* compact the table in place; it is not used for lookups any more */
-		for (size_t i = 0; i < t->cap; i++)
-			if (t->e[i].count)
-				t->e[n++] = t->e[i];
-		t->used = n;
-		if (n)
-			qsort(t->e, n, sizeof(*t->e), cmp_ent);
-		shown = n < top ? n : top;
-		if (json) {
-			pmt_out_str(o, first ? "{\"event\":" : ",{\"event\":");
-			pmt_out_json_str(o, name);
-			pmt_out_str(o, ",\"samples\":");
-			pmt_out_u64(o, r->count[ev]);
-			pmt_out_str(o, ",\"period\":");
-			pmt_out_u64(o, r->period[ev]);
-			pmt_out_str(o, ",\"distinct_ips\":");
-			pmt_out_u64(o, n);
-			pmt_out_str(o, ",\"top\":[");
-			for (size_t i = 0; i < shown; i++) {
-				pmt_out_str(o, i ? ",{\"ip\":\"0x" : "{\"ip\":\"0x");
-				pmt_out_hex(o, t->e[i].ip);
-				pmt_out_str(o, "\",\"samples\":");
-				pmt_out_u64(o, t->e[i].count);
-				pmt_out_char(o, '}');
-			}
-			pmt_out_str(o, "]}");
-		} else {
+		if (!json) {
 			human(cnt, sizeof(cnt), r->count[ev]);
 			pmt_out_printf(o, "%s %s\n", cnt, name);
+			continue;
 		}
+		pmt_out_str(o, first ? "{\"event\":" : ",{\"event\":");
+		pmt_out_json_str(o, name);
+		pmt_out_str(o, ",\"samples\":");
+		pmt_out_u64(o, r->count[ev]);
+		pmt_out_str(o, ",\"period\":");
+		pmt_out_u64(o, r->period[ev]);
+		pmt_out_str(o, ",\"distinct_ips\":");
+		pmt_out_u64(o, distinct[ev]);
+		pmt_out_str(o, ",\"top\":[");
+		for (size_t i = 0; i < nbest[ev]; i++) {
+			pmt_out_str(o, i ? ",{\"ip\":\"0x" : "{\"ip\":\"0x");
+			pmt_out_hex(o, b[i].ip);
+			pmt_out_str(o, "\",\"samples\":");
+			pmt_out_u64(o, b[i].count);
+			pmt_out_char(o, '}');
+		}
+		pmt_out_str(o, "]}");
 		first = 0;
 	}
-	if (json) {
+	if (json)
 		pmt_out_str(o, "]}\n");
-		return;
-	}
-	for (int ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
-		struct iptab *t = &r->tab[ev];
-		size_t n = t->used; /* compacted and sorted above */
+	for (int ev = 0; !json && ev < PMT_SPE_SE_COUNT; ev++) {
+		const struct topent *b = best + (size_t)ev * top;
 
 		if (!r->count[ev])
 			continue;
 		pmt_out_printf(o, "\n# Samples: %" PRIu64 "  of event '%s'\n# Overhead  Samples  IP\n",
 			       r->count[ev], pmt_spe_event_name((unsigned)ev, compat));
-		for (size_t i = 0; i < n && i < top; i++)
+		for (size_t i = 0; i < nbest[ev]; i++)
 			pmt_out_printf(o, "%9.2f%%  %7" PRIu64 "  0x%" PRIx64 "\n",
-				       100.0 * (double)t->e[i].count / (double)r->count[ev],
-				       t->e[i].count, t->e[i].ip);
+				       100.0 * (double)b[i].count / (double)r->count[ev],
+				       b[i].count, b[i].ip);
 	}
+	free(best);
 }
