@@ -405,9 +405,12 @@ static void parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t s
 			return;
 		}
 		per = (npriv - hdr) / ncpu;
-		midr = calloc(PMT_MAX_CPUS, sizeof(*midr));
+		/* filled in place when it exists: the record is parsed again when the reader
+		 * meets it, and callers may hold meta.cpu_midr */
+		midr = s->cpu_midr ? s->cpu_midr : calloc(PMT_MAX_CPUS, sizeof(*midr));
 		if (!midr)
 			return;
+		memset(midr, 0, PMT_MAX_CPUS * sizeof(*midr));
 		for (uint64_t i = 0; i < ncpu; i++) {
 			const uint8_t *b = priv + 8 * (hdr + i * per);
 			uint64_t cpu = rd64(s, b + 8);
@@ -423,7 +426,6 @@ static void parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t s
 		}
 		if (s->meta.nr_cpus < ncpu)
 			s->meta.nr_cpus = (uint32_t)ncpu;
-		free(s->cpu_midr);
 		s->cpu_midr = midr;
 		s->meta.cpu_midr = midr;
 	}
@@ -471,8 +473,10 @@ static int fill_cpu_midr(struct pmt_source *s)
 		char *end;
 		unsigned long long v = strtoull(s->meta.cpuid, &end, 16);
 
+		/* HEADER_CPUID describes the machine: perf applies it to every CPU, so do we,
+		 * even to CPUs beyond the counts the file gives */
 		if (*end == 0)
-			for (uint32_t i = 0; i < n; i++)
+			for (uint32_t i = 0; i < PMT_MAX_CPUS; i++)
 				s->cpu_midr[i] = v;
 	}
 	s->meta.cpu_midr = s->cpu_midr;
