@@ -296,6 +296,32 @@ static int next(struct parser *p)
 	}
 }
 
+/* Constant folding: in postfix code an operator whose operands are each a single CONST
+ * has exactly those CONSTs right before it. Evaluating them with the evaluator itself keeps
+ * the semantics identical; "% 0" is left for run time, where it reports its error. */
+static void fold(struct pmt_expr *e)
+{
+	static const int arity[] = {
+		[EOP_NEG] = 1, [EOP_SELECT] = 3, [EOP_CONST] = 0, [EOP_SLOT] = 0,
+	};
+	struct expr_op *last = &e->ops[e->nr_ops - 1];
+	int n = last->op == EOP_NEG || last->op == EOP_SELECT ? arity[last->op] :
+		last->op > EOP_SLOT ? 2 : 0;
+	struct pmt_expr tmp;
+	double v;
+
+	if (!n || e->nr_ops < n + 1)
+		return;
+	for (int i = 2; i <= n + 1; i++)
+		if (e->ops[e->nr_ops - i].op != EOP_CONST)
+			return;
+	tmp = (struct pmt_expr){ .ops = last - n, .nr_ops = n + 1, .max_depth = n };
+	if (pmt_expr_eval(&tmp, NULL, &v) < 0)
+		return;
+	e->nr_ops -= n;
+	e->ops[e->nr_ops - 1] = (struct expr_op){ .op = EOP_CONST, .k = v };
+}
+
 static int emit(struct parser *p, uint32_t op, uint32_t slot, double k)
 {
 	static const signed char delta[] = {
@@ -319,6 +345,7 @@ static int emit(struct parser *p, uint32_t op, uint32_t slot, double k)
 	}
 	e->ops[e->nr_ops++] = (struct expr_op){ .op = op, .slot = slot, .k = k };
 	p->depth += delta[op];
+	fold(e);
 	if (p->depth > e->max_depth)
 		e->max_depth = p->depth;
 	if (e->max_depth > EXPR_MAX_DEPTH)
