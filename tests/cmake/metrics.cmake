@@ -37,3 +37,8 @@ add_test(NAME metrics.cli_counts_retlat_every_cpu
   COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-tpebs-percpu.csv -M tma_lock_latency --csv 2>/dev/null | grep -c -e '^,CPU0,tma_lock_latency,3.200000,%,no$' -e '^,CPU1,tma_lock_latency,6.400000,%,no$' | grep -qx 2"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_counts_retlat_every_cpu PROPERTIES LABELS metrics)
+
+add_test(NAME metrics.cli_json
+  COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --json 2>/dev/null | grep -qx '{\"metric\":\"tma_lock_latency\",\"value\":3.200000,\"unit\":\"%\",\"threshold\":false}'"
+  $<TARGET_FILE:pmutrace> ${PMT_MFIX})
+set_tests_properties(metrics.cli_json PROPERTIES LABELS metrics)

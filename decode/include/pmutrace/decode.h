@@ -507,7 +507,8 @@ PMT_API struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p
 PMT_API int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c);
 /* Evaluate every selected metric for one unit: values[i] (ScaleUnit applied) and
  * thresh[i] (1 over, 0 not, -1 no threshold or NaN). Returns the number of metrics whose
- * evaluation failed ("%" by 0); their value is NaN. No allocation. */
+ * evaluation failed ("%" by 0); their value is NaN. No allocation; the plan holds the
+ * working slots, so use one plan per thread. */
 PMT_API int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_counts *c,
 				 size_t unit, double *values, int8_t *thresh);
 
