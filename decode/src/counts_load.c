@@ -194,6 +194,7 @@ int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, cons
 	char *buf = malloc(len + 1), *p, *line;
 	size_t lineno = 0;
 	int rc = 0, json = -1;
+	char sep = ',';
 
 	if (!buf)
 		return -PMT_ENOMEM;
@@ -208,10 +209,13 @@ int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, cons
 		p = nl ? nl + 1 : NULL;
 		if (!*line || line[0] == '#')
 			continue;
-		if (json < 0)
+		if (json < 0) {
 			json = line[0] == '{';
+			/* perf stat -x takes any separator; take the first usual one seen */
+			sep = (char)(strpbrk(line, ",;|\t") ? *strpbrk(line, ",;|\t") : ',');
+		}
 		rc = json ? json_line(c, line, what, lineno + 1)
-			  : csv_line(c, line, ',', what, lineno + 1);
+			  : csv_line(c, line, sep, what, lineno + 1);
 	}
 	free(buf);
 	if (rc < 0)

@@ -135,6 +135,18 @@ static void bad_input_names_the_line(void **state)
 	pmt_counts_free(c);
 }
 
+static void other_separator(void **state)
+{
+	static const char text[] = "CPU0;5;;cycles;1;100.00;;\nCPU1;7;;cycles;1;100.00;;\n";
+	struct pmt_counts *c;
+
+	assert_int_equal(pmt_counts_new(&c), 0);
+	assert_int_equal(pmt_counts_load_mem(c, text, sizeof(text) - 1, "mem"), 0);
+	assert_int_equal(pmt_counts_nr_units(c), 2);
+	assert_true(get(c, 1, "cycles") == 7);
+	pmt_counts_free(c);
+}
+
 static void merged_sources_add_up(void **state)
 {
 	/* uncore: one line per PMU instance for the same event and unit */
@@ -183,6 +195,7 @@ int main(void)
 		cmocka_unit_test(json_lines),
 		cmocka_unit_test(json_interval_core_and_not_counted),
 		cmocka_unit_test(bad_input_names_the_line),
+		cmocka_unit_test(other_separator),
 		cmocka_unit_test(merged_sources_add_up),
 		cmocka_unit_test(event_keys),
 	};
