@@ -37,3 +37,15 @@ foreach(case "n1_ctx|21|n1|3000|0x410fd0c0|--context" "v2_nomidr_timeless|22|v2|
   set_tests_properties(diff.spe_report.${name} PROPERTIES LABELS differential
     SKIP_RETURN_CODE 77 TIMEOUT 60)
 endforeach()
+
+# bad bytes in the stream: perf 6.1's resync and partial-record samples, reproduced
+foreach(case "n1_ctx_bad|31|n1|1000|0x410fd0c0|--context|40" "v2_timeless_bad|32|v2|1000|0|--no-timestamps|25")
+  string(REPLACE "|" ";" args "${case}")
+  list(GET args 0 name)
+  list(REMOVE_AT args 0)
+  list(POP_BACK args ncorrupt)
+  add_test(NAME diff.spe_perf.${name}
+    COMMAND sh ${PMT_DIFF_DIR}/spe_vs_perf.sh $<TARGET_FILE:pmutrace> ${args})
+  set_tests_properties(diff.spe_perf.${name} PROPERTIES LABELS differential
+    SKIP_RETURN_CODE 77 TIMEOUT 60 ENVIRONMENT "CORRUPT=${ncorrupt}")
+endforeach()
