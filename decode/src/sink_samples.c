@@ -271,27 +271,31 @@ static void json_hex(struct pmt_out *o, const char *key, uint64_t v)
 	pmt_out_char(o, '"');
 }
 
+static void json_u64(struct pmt_out *o, const char *key, uint64_t v)
+{
+	pmt_out_str(o, key);
+	pmt_out_u64(o, v);
+}
+
+static void json_i64(struct pmt_out *o, const char *key, int64_t v)
+{
+	pmt_out_str(o, key);
+	pmt_out_i64(o, v);
+}
+
 static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
 {
-	pmt_out_str(o, ",\"cpu\":");
-	pmt_out_u64(o, s->cpu);
-	pmt_out_str(o, ",\"pid\":");
-	pmt_out_i64(o, s->pid);
-	pmt_out_str(o, ",\"tid\":");
-	pmt_out_i64(o, s->tid);
-	pmt_out_str(o, ",\"time\":");
-	pmt_out_u64(o, s->time);
+	json_u64(o, ",\"cpu\":", s->cpu);
+	json_i64(o, ",\"pid\":", s->pid);
+	json_i64(o, ",\"tid\":", s->tid);
+	json_u64(o, ",\"time\":", s->time);
 	json_hex(o, ",\"ip\":", s->ip);
 	json_hex(o, ",\"addr\":", s->addr);
 	json_hex(o, ",\"phys_addr\":", s->phys_addr);
-	pmt_out_str(o, ",\"period\":");
-	pmt_out_u64(o, s->period);
-	pmt_out_str(o, ",\"weight\":");
-	pmt_out_u64(o, s->weight);
-	pmt_out_str(o, ",\"issue_lat\":");
-	pmt_out_u64(o, s->issue_lat);
-	pmt_out_str(o, ",\"xlat_lat\":");
-	pmt_out_u64(o, s->xlat_lat);
+	json_u64(o, ",\"period\":", s->period);
+	json_u64(o, ",\"weight\":", s->weight);
+	json_u64(o, ",\"issue_lat\":", s->issue_lat);
+	json_u64(o, ",\"xlat_lat\":", s->xlat_lat);
 	json_hex(o, ",\"data_src\":", s->data_src);
 	mem_fields(k, o, s, 1);
 	pmt_out_str(o, ",\"op\":\"");
