@@ -331,6 +331,40 @@ static void compile_once_eval_many(void **state)
 	pmt_expr_free(e);
 }
 
+/* The cases of perf's own parser test (tools/perf/tests/expr.c, test__expr) with its
+ * expected values; FOO = 1, BAR = 2. */
+static void perf_test_expr_cases(void **state)
+{
+	static const struct {
+		const char *text;
+		double want;
+	} cases[] = {
+		{ "1+1", 2 }, { "FOO+BAR", 3 }, { "(BAR/2)%2", 1 }, { "1 - -4", 5 },
+		{ "(FOO-1)*2 + (BAR/2)%2 - -4", 5 }, { "1-1 | 1", 1 }, { "1-1 & 1", 0 },
+		{ "min(1,2) + 1", 2 }, { "max(1,2) + 1", 3 }, { "1+1 if 3*4 else 0", 2 },
+		{ "100 if 1 else 200 if 1 else 300", 100 }, { "100 if 0 else 200 if 1 else 300", 200 },
+		{ "100 if 1 else 200 if 0 else 300", 100 }, { "100 if 0 else 200 if 0 else 300", 300 },
+		{ "1.1 + 2.1", 3.2 }, { ".1 + 2.", 2.1 }, { "d_ratio(1, 2)", 0.5 },
+		{ "d_ratio(2.5, 0)", 0 }, { "1.1 < 2.2", 1 }, { "2.2 > 1.1", 1 }, { "1.1 < 1.1", 0 },
+		{ "2.2 > 2.2", 0 }, { "2.2 < 1.1", 0 }, { "1.1 > 2.2", 0 },
+		{ "1.1e10 < 1.1e100", 1 }, { "1.1e2 > 1.1e-2", 1 },
+	};
+	static const char *const n[] = { "FOO", "BAR" };
+	static const double v[] = { 1, 2 };
+	struct pmt_expr_ctx c = ctx();
+	double out;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (pmt_expr_eval_str(cases[i].text, 0, &c, n, v, 2, &out, NULL) < 0 ||
+		    !(fabs(out - cases[i].want) < 1e-12))
+			fail_msg("'%s' = %g, perf expects %g", cases[i].text, out, cases[i].want);
+	}
+	/* "FOO/0" parses and gives NaN; "BAR/" is a missing operand */
+	assert_int_equal(pmt_expr_eval_str("FOO/0", 0, &c, n, v, 2, &out, NULL), 0);
+	assert_true(isnan(out));
+	assert_int_equal(pmt_expr_eval_str("BAR/", 0, &c, n, v, 2, &out, NULL), -PMT_EPARSE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +386,7 @@ int main(void)
 		cmocka_unit_test(intel_mode),
 		cmocka_unit_test(deep_nesting_is_rejected),
 		cmocka_unit_test(compile_once_eval_many),
+		cmocka_unit_test(perf_test_expr_cases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
