@@ -147,13 +147,18 @@ static int dump_trace(struct dump_opts *d, const char *path)
 	if (rc < 0)
 		return pmt_cli_fail("dump", "cannot open %s as a trace: %s (at file offset %#llx)",
 				    path, pmt_errstr(rc), (unsigned long long)err_off);
-	for (;;) {
+	for (uint64_t last_err = UINT64_MAX;;) {
 		rc = pmt_source_next(src, &ev);
 		if (rc == -PMT_EEOS)
 			break;
 		if (rc < 0) {
+			uint64_t at = pmt_source_offset(src);
+
 			fprintf(stderr, "pmutrace dump: %s: %s at file offset %#llx, skipped\n", path,
-				pmt_errstr(rc), (unsigned long long)pmt_source_offset(src));
+				pmt_errstr(rc), (unsigned long long)at);
+			if (at == last_err)
+				break; /* no progress: stop rather than spin */
+			last_err = at;
 			continue;
 		}
 		pmt_out_printf(&d->out, "\n%#llx [%#x]: PERF_RECORD_%s", (unsigned long long)ev.file_offset,
