@@ -26,8 +26,13 @@ struct queue_slot {
 	struct sw_list sw;
 	uint8_t ctx_seen;
 	uint8_t aux_seen;
-	struct chunk *chunks; /* timeless: decoded at the end, queue by queue, like perf */
+	struct chunk *chunks; /* AUX chunks in file order, decoded after the last event */
 	size_t nchunks, cap;
+	/* timestamp merge */
+	size_t next_chunk;
+	uint64_t key;         /* latest record timestamp of the queue */
+	uint8_t has_pending;
+	struct pmt_spe_record pending;
 };
 
 struct run {
@@ -193,6 +198,73 @@ static int note_switch(struct queue_slot **tab, const struct pmt_trace_event *ev
 	return 0;
 }
 
+/* Next record of a queue into sl->pending, crossing chunk boundaries. */
+static int pull(struct run *r, struct queue_slot *sl)
+{
+	int rc = maybe_artefact(r, &sl->q);
+
+	if (rc < 0)
+		return rc;
+	for (;;) {
+		const struct chunk *c;
+
+		if (pmt_spe_rec_next(&sl->q.dec, &sl->pending) == 1) {
+			if (sl->pending.timestamp > sl->key)
+				sl->key = sl->pending.timestamp;
+			sl->has_pending = 1;
+			return 0;
+		}
+		if (sl->next_chunk >= sl->nchunks) {
+			sl->has_pending = 0;
+			return 0;
+		}
+		c = &sl->chunks[sl->next_chunk++];
+		pmt_spe_rec_feed(&sl->q.dec, c->data, (size_t)c->size, c->offset);
+	}
+}
+
+/* perf orders the samples of all CPUs by time: always emit the queue whose pending record
+ * is oldest (ties: lowest queue). A linear scan: queues are few next to records. */
+static int merge_queues(struct run *r, struct queue_slot **tab)
+{
+	struct queue_slot **act;
+	size_t n = 0;
+	int rc = 0;
+
+	act = malloc(PMT_MAX_CPUS * sizeof(*act));
+	if (!act)
+		return -PMT_ENOMEM;
+	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
+		if (!tab[i] || !tab[i]->nchunks)
+			continue;
+		rc = pull(r, tab[i]);
+		if (rc < 0)
+			goto out;
+		if (tab[i]->has_pending)
+			act[n++] = tab[i];
+	}
+	while (n) {
+		size_t best = 0;
+
+		for (size_t i = 1; i < n; i++)
+			if (act[i]->key < act[best]->key)
+				best = i;
+		rc = emit(r, &act[best]->q, &act[best]->pending);
+		if (rc < 0)
+			break;
+		rc = pull(r, act[best]);
+		if (rc < 0)
+			break;
+		if (!act[best]->has_pending) {
+			memmove(act + best, act + best + 1, (n - best - 1) * sizeof(*act));
+			n--;
+		}
+	}
+out:
+	free(act);
+	return rc;
+}
+
 int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		       pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
 		       uint32_t *enabled)
@@ -262,7 +334,9 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			if (!sl->sw.n)
 				sl->q.pid = sl->q.tid = (int32_t)ev.u.auxtrace.tid;
 		}
-		if (r.s.timeless) {
+		{
+			/* decoded after the last event: queue by queue when timeless (as perf),
+			 * else merged by timestamp with every switch record known */
 			if (sl->nchunks == sl->cap) {
 				size_t nc = sl->cap ? sl->cap * 2 : 16;
 				struct chunk *c = realloc(sl->chunks, nc * sizeof(*c));
@@ -277,19 +351,16 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			sl->chunks[sl->nchunks++] = (struct chunk){ ev.u.auxtrace.data,
 								    ev.u.auxtrace.size,
 								    ev.u.auxtrace.offset };
-			continue;
 		}
-		rc = feed(&r, &sl->q, ev.u.auxtrace.data, (size_t)ev.u.auxtrace.size,
-			  ev.u.auxtrace.offset);
-		if (rc < 0)
-			break;
 	}
+	if (rc >= 0 && !r.s.timeless)
+		rc = merge_queues(&r, tab);
 	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
 		struct queue_slot *sl = tab[i];
 
 		if (!sl)
 			continue;
-		for (size_t c = 0; rc >= 0 && c < sl->nchunks; c++)
+		for (size_t c = 0; rc >= 0 && r.s.timeless && c < sl->nchunks; c++)
 			rc = feed(&r, &sl->q, sl->chunks[c].data, (size_t)sl->chunks[c].size,
 				  sl->chunks[c].offset);
 		if (stats)
