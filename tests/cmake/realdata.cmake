@@ -14,7 +14,14 @@ endforeach()
 set(PMT_SPE_DIFF_INPUTS
   "synth-n1-small=${PROJECT_SOURCE_DIR}/fixtures/spe/synth-n1-small.spe"
   "synth-v2-sve=synth:--mix v2 --sve --context --records 500 --seed 3"
-  "synth-branches-nots=synth:--mix branches --no-timestamps --records 300 --seed 4")
+  "synth-branches-nots=synth:--mix branches --no-timestamps --records 300 --seed 4"
+  "synth-n1-sve-20k=synth:--context --sve --pa --records 20000 --seed 9")
+# the shared real buffers through the perf.data path (skipped when ../shared is absent)
+foreach(f hiperf_TestSpeDecoder.bin quipper_SampleSPEPackets.bin spe_parser_test_get_frame.bin
+    wperf_spe-b1-ts0.data wperf_spe-b1-ts1.data)
+  string(REGEX REPLACE "\\.[a-z]+$" "" n ${f})
+  list(APPEND PMT_SPE_DIFF_INPUTS "shared-${n}=${PMT_SHARED_SPE}/${f}")
+endforeach()
 foreach(v basic garbage optype-legacy61 events-legacy61 misc-legacy61)
   list(APPEND PMT_SPE_DIFF_INPUTS "vec-${v}=${PROJECT_SOURCE_DIR}/fixtures/spe/${v}.vec")
 endforeach()
