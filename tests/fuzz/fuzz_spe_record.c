@@ -5,14 +5,19 @@
 
 #include "pmutrace/decode.h"
 
+struct fctx {
+	struct pmt_spe_sink sink[3];
+	struct pmt_spe_report *rep;
+};
+
+/* every sample through every sink format and the report */
 static int count_sample(const struct pmt_spe_sample *s, void *ctx)
 {
-	char buf[200];
+	struct fctx *c = ctx;
 
-	*(uint64_t *)ctx += s->ip ^ s->addr;
-	pmt_mem_data_src_str(s->data_src, 601, buf, sizeof(buf));
-	pmt_mem_data_src_str(s->data_src, PMT_PERF_NEWEST, buf, sizeof(buf));
-	return 0;
+	for (int i = 0; i < 3; i++)
+		pmt_spe_sink_write(&c->sink[i], s);
+	return pmt_spe_report_add(c->rep, s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -22,7 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint64_t midrs[] = { 0, 0x410fd0c0, 0x410fd4f0, 0xc00fac40 };
 	struct pmt_spe_run_opts o;
 	struct pmt_spe_rec_stats st;
-	uint64_t sink = 0;
+	static FILE *devnull;
+	static struct fctx c;
+	struct pmt_out out;
 	uint32_t en;
 	char line[200];
 
@@ -34,7 +41,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.midr = midrs[(data[0] >> 4) & 3];
 	o.raw_timed = (data[0] >> 6) & 1;
 	o.tid = 1;
-	pmt_spe_run_raw(data + 1, size - 1, &o, count_sample, &sink, &st, &en);
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	if (!devnull || pmt_out_init(&out, devnull, 4096) < 0)
+		return 0;
+	for (int i = 0; i < 3; i++)
+		pmt_spe_sink_init(&c.sink[i], &out, (enum pmt_sink_format)i, o.compat, o.raw_timed);
+	if (pmt_spe_report_new(&c.rep) < 0) {
+		pmt_out_fini(&out);
+		return 0;
+	}
+	pmt_spe_run_raw(data + 1, size - 1, &o, count_sample, &c, &st, &en);
+	pmt_spe_report_print(c.rep, &out, data[0] >> 7, 3, o.compat, en);
+	pmt_spe_report_free(c.rep);
+	pmt_out_fini(&out);
 	pmt_spe_rec_stats_str(&st, line, sizeof(line));
 	return 0;
 }
