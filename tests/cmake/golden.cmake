@@ -10,3 +10,10 @@ foreach(vec ${PMT_SPE_VECTORS})
       $<TARGET_FILE:pmutrace> ${vec} ${CMAKE_CURRENT_BINARY_DIR}/golden)
   set_tests_properties(golden.spe.${name} PROPERTIES LABELS golden)
 endforeach()
+
+# fixtures/spe/synth-n1-small.spe is `pmutrace synth --records 64 --context --seed 1`: the
+# generator must stay deterministic (same seed, same bytes on every build and host).
+add_test(NAME golden.synth_fixture
+  COMMAND sh -c "\"$1\" synth --records 64 --context --seed 1 | cmp - \"$2\"" sh
+    $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR}/fixtures/spe/synth-n1-small.spe)
+set_tests_properties(golden.synth_fixture PROPERTIES LABELS golden)
