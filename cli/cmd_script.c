@@ -206,6 +206,9 @@ static int run(int argc, char **argv, int is_report)
 		if (rc < 0) {
 			pmt_spe_report_free(ctx.rep);
 			pmt_out_fini(&out);
+			if (rc == -PMT_EIO)
+				return pmt_cli_fail(so.cmd, "cannot read '%s': %s", so.path,
+						    strerror(errno));
 			return pmt_cli_fail(so.cmd, "%s: %s at offset 0x%llx", so.path,
 					    pmt_errstr(rc), (unsigned long long)off);
 		}
