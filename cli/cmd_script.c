@@ -194,21 +194,25 @@ static int run(int argc, char **argv, int is_report)
 	}
 	if (so.raw) {
 		if (pmt_file_map(so.path, &map)) {
+			int err = errno;
+
 			pmt_spe_report_free(ctx.rep);
 			pmt_out_fini(&out);
 			return pmt_cli_fail(so.cmd, "cannot read '%s': %s", so.path,
-					    strerror(errno));
+					    strerror(err));
 		}
 	} else {
 		uint64_t off = 0;
 
 		rc = pmt_source_open(so.path, &src, &off);
 		if (rc < 0) {
+			int err = errno;
+
 			pmt_spe_report_free(ctx.rep);
 			pmt_out_fini(&out);
 			if (rc == -PMT_EIO)
 				return pmt_cli_fail(so.cmd, "cannot read '%s': %s", so.path,
-						    strerror(errno));
+						    strerror(err));
 			return pmt_cli_fail(so.cmd, "%s: %s at offset 0x%llx", so.path,
 					    pmt_errstr(rc), (unsigned long long)off);
 		}
