@@ -18,25 +18,24 @@ static void lower_copy(char *dst, size_t cap, const char *s, size_t n)
 	dst[i] = 0;
 }
 
-/* Drop the retire-latency modifier R from a perf modifier string ("pR" -> "p"). */
+/* Drop the retire-latency modifier R from a perf modifier string ("pR" -> "p"). Only a
+ * string made of perf's modifier letters ([ukhpPGHSDIWebR], parse-events.l) counts:
+ * Intel's ":USER" or ":c1:e1" are event qualifiers that happen to contain an 'R'. */
 static int strip_r(char *mods)
 {
 	char *w = mods;
-	int found = 0;
 
 	if (!strcmp(mods, "retire_latency")) {
 		mods[0] = 0;
 		return 1;
 	}
-	for (char *r = mods; *r; r++) {
-		if (*r == 'R' && !strchr(mods, '=')) {
-			found = 1;
-			continue;
-		}
-		*w++ = *r;
-	}
+	if (!strchr(mods, 'R') || strspn(mods, "ukhpPGHSDIWebR") != strlen(mods))
+		return 0;
+	for (char *r = mods; *r; r++)
+		if (*r != 'R')
+			*w++ = *r;
 	*w = 0;
-	return found;
+	return 1;
 }
 
 int pmt_event_key_parse(const char *name, struct pmt_event_key *key)

@@ -180,6 +180,13 @@ static void event_keys(void **state)
 	assert_int_equal(pmt_event_key_match(&a, &b), 2);
 	assert_int_equal(pmt_event_key_parse("cpu_atom@tsc@", &b), 0);
 	assert_int_equal(pmt_event_key_match(&a, &b), 0);
+	/* Intel qualifiers are not perf modifiers: ":USER" is no retire latency */
+	assert_int_equal(pmt_event_key_parse("INST_RETIRED.ANY:USER", &a), 0);
+	assert_int_equal(a.retire_latency, 0);
+	assert_string_equal(a.mods, "user");
+	assert_int_equal(pmt_event_key_parse("MEM_LOAD_RETIRED.L3_HIT:pR", &a), 0);
+	assert_int_equal(a.retire_latency, 1);
+	assert_string_equal(a.mods, "p");
 	assert_int_equal(pmt_event_key_parse("cycles:k", &a), 0);
 	assert_string_equal(a.mods, "k");
 	assert_int_equal(a.retire_latency, 0);
