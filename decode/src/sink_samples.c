@@ -140,15 +140,16 @@ static void mem_fields(struct pmt_spe_sink *k, struct pmt_out *dst, const struct
 					      ",\"mem_snoop\":", ",\"mem_tlb\":" };
 	struct pmt_out o;
 	char buf[96];
+	struct pmt_spe_dsrc_text *c = &k->dsrc[(s->data_src * 0x9e3779b97f4a7c15ULL) >> 60];
 
-	if (k->dsrc_valid && k->dsrc_key == s->data_src) {
-		pmt_out_mem(dst, k->dsrc_text, k->dsrc_len);
+	if (c->valid && c->key == s->data_src) {
+		pmt_out_mem(dst, c->text, c->len);
 		return;
 	}
-	/* a tiny pmt_out over the cache buffer: never flushed (fp NULL), 4 short fields */
+	/* a tiny pmt_out over the cache entry: never flushed (fp NULL), 4 short fields */
 	memset(&o, 0, sizeof(o));
-	o.buf = k->dsrc_text;
-	o.cap = sizeof(k->dsrc_text);
+	o.buf = c->text;
+	o.cap = sizeof(c->text);
 	for (int i = 0; i < 4; i++) {
 		if (s->data_src) {
 			switch (i) {
@@ -169,10 +170,10 @@ static void mem_fields(struct pmt_spe_sink *k, struct pmt_out *dst, const struct
 			pmt_out_char(&o, ',');
 		}
 	}
-	k->dsrc_key = s->data_src;
-	k->dsrc_len = (uint16_t)o.len;
-	k->dsrc_valid = 1;
-	pmt_out_mem(dst, k->dsrc_text, k->dsrc_len);
+	c->key = s->data_src;
+	c->len = (uint16_t)o.len;
+	c->valid = 1;
+	pmt_out_mem(dst, c->text, c->len);
 }
 
 /* Tails are formatted into a local buffer with these pointer-based writers: pmt_out_u64

@@ -226,11 +226,13 @@ struct pmt_spe_sink {
 	uint32_t name_width;  /* text: width of the event column */
 	uint32_t dsrc_maxlen; /* text: perf pads data_src to the longest seen so far */
 	uint64_t nsamples;
-	/* the decoded data_src of the last sample (samples of a record share it) */
-	uint64_t dsrc_key;
-	uint16_t dsrc_len;
-	uint8_t dsrc_valid;
-	char dsrc_text[256]; /* fields are capped at 39 chars: 4 of them always fit */
+	/* decoded data_src columns, direct-mapped by value: a trace has few distinct ones */
+	struct pmt_spe_dsrc_text {
+		uint64_t key;
+		uint16_t len;
+		uint8_t valid;
+		char text[229]; /* fields are capped at 39 chars: 4 of them always fit */
+	} dsrc[16];
 	/* CSV/JSONL: everything after the event name, for the last sample; the samples of
 	 * one record differ only in event (and addr/period/flags for some) */
 	struct pmt_spe_sample last;
