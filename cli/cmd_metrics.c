@@ -121,13 +121,23 @@ static void fill_retlat(struct pmt_metric_plan *plan, const struct pmt_counts *c
 			const struct pmt_retlat_samples *smp, const struct pmt_retlat_table *tab,
 			enum pmt_retlat_stat stat, double pct)
 {
+	enum pmt_log_level level = pmt_log_get_level();
+
 	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(plan); i++) {
 		struct pmt_metric_input *in = pmt_metric_plan_input(plan, i);
 		double v;
-		int r;
+		int r, seen = 0;
 
 		if (in->kind != PMT_MIN_RETLAT)
 			continue;
+		/* one warning per event, however many spellings the metrics use */
+		for (size_t j = 0; j < i && !seen; j++) {
+			const struct pmt_metric_input *o = pmt_metric_plan_input(plan, j);
+
+			seen = o->kind == PMT_MIN_RETLAT && !strcmp(o->key.event, in->key.event);
+		}
+		if (seen)
+			pmt_log_set_level(PMT_LOG_ERROR);
 		r = pmt_retlat_value(smp, tab, in->id, stat, pct, &v);
 		if (r == 1) {
 			in->value = v;
@@ -145,6 +155,8 @@ static void fill_retlat(struct pmt_metric_plan *plan, const struct pmt_counts *c
 			pmt_warn("no retire-latency samples or table entry for %s: using 0",
 				 in->key.event);
 		}
+		if (seen)
+			pmt_log_set_level(level);
 	}
 }
 

@@ -47,7 +47,11 @@ struct pmt_metric_plan {
 static int add_input(struct pmt_metric_plan *p, const char *id, uint8_t kind, double scale)
 {
 	struct pmt_metric_input *in;
+	struct pmt_event_key key;
+	int have_key = pmt_event_key_parse(id, &key) == 0;
 
+	if (have_key && key.retire_latency && kind == PMT_MIN_COUNT)
+		kind = PMT_MIN_RETLAT;
 	for (size_t i = 0; i < p->nr_in; i++)
 		if (p->in[i].kind == kind && !strcmp(p->in[i].id, id))
 			return (int)i;
@@ -69,9 +73,8 @@ static int add_input(struct pmt_metric_plan *p, const char *id, uint8_t kind, do
 	in->scale = scale;
 	in->count_idx = -1;
 	in->value = NAN;
-	if (pmt_event_key_parse(id, &in->key) == 0 && in->key.retire_latency &&
-	    kind == PMT_MIN_COUNT)
-		in->kind = PMT_MIN_RETLAT;
+	if (have_key)
+		in->key = key;
 	return (int)p->nr_in++;
 }
 
