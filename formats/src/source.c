@@ -31,9 +31,9 @@ struct pmt_source {
 
 	struct pmt_trace_meta meta;
 	struct pmt_trace_attr *attrs;
-	uint32_t nr_attrs;
+	uint32_t nr_attrs, cap_attrs;
 	struct id_ent *ids;
-	size_t nr_ids;
+	size_t nr_ids, cap_ids;
 	bool all_identifier; /* every attr has PERF_SAMPLE_IDENTIFIER */
 	uint64_t *cpu_midr;
 	uint32_t max_aux_cpu;
@@ -114,10 +114,16 @@ static int add_attr(struct pmt_source *s, const uint8_t *raw, size_t raw_size,
 	size_t n = raw_size < PERF_ATTR_SIZE_MAX ? raw_size : PERF_ATTR_SIZE_MAX;
 	uint64_t flags;
 
-	na = realloc(s->attrs, (s->nr_attrs + 1) * sizeof(*na));
-	if (!na)
-		return -PMT_ENOMEM;
-	s->attrs = na;
+	if (s->nr_attrs == s->cap_attrs) {
+		/* doubling: a hostile attrs section can hold a hundred thousand entries */
+		uint32_t nc = s->cap_attrs ? 2 * s->cap_attrs : 4;
+
+		na = realloc(s->attrs, nc * sizeof(*na));
+		if (!na)
+			return -PMT_ENOMEM;
+		s->attrs = na;
+		s->cap_attrs = nc;
+	}
 	a = &s->attrs[s->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	memcpy(a->attr, raw, n);
@@ -134,15 +140,20 @@ static int add_attr(struct pmt_source *s, const uint8_t *raw, size_t raw_size,
 		struct id_ent *ni;
 
 		a->ids = malloc(nr_ids * sizeof(uint64_t));
-		ni = realloc(s->ids, (s->nr_ids + nr_ids) * sizeof(*ni));
-		if (!a->ids || !ni) {
-			free(a->ids);
-			a->ids = NULL;
-			if (ni)
-				s->ids = ni;
+		if (!a->ids)
 			return -PMT_ENOMEM;
+		if (s->nr_ids + nr_ids > s->cap_ids) {
+			size_t nc = 2 * (s->nr_ids + nr_ids);
+
+			ni = realloc(s->ids, nc * sizeof(*ni));
+			if (!ni) {
+				free(a->ids);
+				a->ids = NULL;
+				return -PMT_ENOMEM;
+			}
+			s->ids = ni;
+			s->cap_ids = nc;
 		}
-		s->ids = ni;
 		for (size_t i = 0; i < nr_ids; i++) {
 			a->ids[i] = rd64(s, ids + 8 * i);
 			s->ids[s->nr_ids].id = a->ids[i];
