@@ -311,6 +311,12 @@ static void all_metrics_finite(const char *metrics, const char *table)
 	if (pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, err, sizeof(err)) < 0)
 		fail_msg("%s: %s", metrics, err);
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), (size_t)n);
+	/* each input once: metrics sharing an event share its slot */
+	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(p); i++)
+		for (size_t j = 0; j < i; j++)
+			if (pmt_metric_plan_input(p, i)->kind == pmt_metric_plan_input(p, j)->kind &&
+			    !strcmp(pmt_metric_plan_input(p, i)->id, pmt_metric_plan_input(p, j)->id))
+				fail_msg("input %s twice", pmt_metric_plan_input(p, i)->id);
 	assert_int_equal(pmt_counts_new(&c), 0);
 	u = pmt_counts_unit(c, NULL, NULL);
 	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(p); i++) {
