@@ -11,7 +11,8 @@
 #define SPE_DEFAULT_PMU_TYPE 8 /* as in the shared perf 6.1 references */
 
 struct convert_opts {
-	const char *in, *out, *comm;
+	const char *in, *out, *comm, *mmap_path;
+	uint64_t mmap_start, mmap_len, mmap_pgoff;
 	bool raw, timeless, has_time_conv, has_midr, spe_v2;
 	uint32_t cpu, tid, pid;
 	bool has_pid;
@@ -31,9 +32,11 @@ static int usage(FILE *fp)
 		"      --tid T            thread of the raw buffer (default 1234)\n"
 		"      --pid P            process (default = tid)\n"
 		"      --comm NAME        write a COMM record for pid/tid\n"
+		"      --mmap START,LEN,PGOFF,PATH  write an MMAP2 record for pid/tid\n"
 		"      --midr 0xMIDR      write feature CPUID as \"0x%%016llx\"\n"
 		"      --timeless         no PERF_SAMPLE_TIME\n"
-		"      --time-conv S,M,Z  time_shift,time_mult,time_zero (writes TIME_CONV)\n"
+		"      --time-conv S,M,Z  time_shift,time_mult,time_zero of TIME_CONV (without it\n"
+		"                         a timed file gets the identity conversion)\n"
 		"      --chunk BYTES      split the AUX data into AUXTRACE records of BYTES\n"
 		"      --pmu-type N       SPE PMU type (default 8)\n"
 		"      --spe-v2           AUXTRACE_INFO v2 (per-CPU MIDR, perf >= 6.13)\n"
@@ -76,6 +79,27 @@ static int parse_time_conv(const char *s, struct pmt_time_conv *tc)
 	tc->time_mult = (uint32_t)mult;
 	tc->time_zero = zero;
 	tc->cap_user_time_zero = 1;
+	return 0;
+}
+
+/* START,LEN,PGOFF,PATH; `arg` is a private copy that o->mmap_path points into */
+static int parse_mmap(char *arg, struct convert_opts *o)
+{
+	char *f[3];
+
+	if (!arg)
+		return -PMT_ENOMEM;
+	for (int i = 0; i < 3; i++) {
+		f[i] = arg;
+		arg = strchr(arg, ',');
+		if (!arg)
+			return -PMT_EPARSE;
+		*arg++ = 0;
+	}
+	if (pmt_parse_u64(f[0], &o->mmap_start) < 0 || pmt_parse_u64(f[1], &o->mmap_len) < 0 ||
+	    pmt_parse_u64(f[2], &o->mmap_pgoff) < 0 || !*arg)
+		return -PMT_EPARSE;
+	o->mmap_path = arg;
 	return 0;
 }
 
@@ -144,13 +168,22 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		else
 			rc = pmt_perf_writer_write_auxtrace_info_spe_v1(w, o->pmu_type, false);
 	}
-	if (rc >= 0 && o->has_time_conv)
-		rc = pmt_perf_writer_write_time_conv(w, &o->tc);
-	if (rc >= 0 && o->comm) {
+	if (rc >= 0 && !o->timeless) {
+		/* timestamps exist: perf converts them through TIME_CONV; identity unless given */
+		struct pmt_time_conv ident = { .time_mult = 1, .cap_user_time_zero = 1 };
+
+		rc = pmt_perf_writer_write_time_conv(w, o->has_time_conv ? &o->tc : &ident);
+	}
+	if (rc >= 0 && (o->comm || o->mmap_path)) {
 		struct pmt_sample_id sid = { .valid = 1, .pid = pid, .tid = o->tid,
 					     .cpu = o->cpu, .id = id };
 
-		rc = pmt_perf_writer_write_comm(w, pid, o->tid, o->comm, false, &sid);
+		if (o->comm)
+			rc = pmt_perf_writer_write_comm(w, pid, o->tid, o->comm, false, &sid);
+		if (rc >= 0 && o->mmap_path)
+			rc = pmt_perf_writer_write_mmap2(w, pid, o->tid, o->mmap_start, o->mmap_len,
+							 o->mmap_pgoff, 5 /* r-x */, 2 /* private */,
+							 o->mmap_path, &sid);
 	}
 	for (uint64_t off = 0; rc >= 0 && off < m.size;) {
 		uint64_t n = m.size - off;
@@ -311,7 +344,7 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 int cmd_convert(int argc, char **argv)
 {
 	enum { O_RAW = 256, O_CPU, O_TID, O_PID, O_COMM, O_MIDR, O_TIMELESS, O_TIME_CONV,
-	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2 };
+	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", no_argument, NULL, O_RAW },
@@ -319,6 +352,7 @@ int cmd_convert(int argc, char **argv)
 		{ "tid", required_argument, NULL, O_TID },
 		{ "pid", required_argument, NULL, O_PID },
 		{ "comm", required_argument, NULL, O_COMM },
+		{ "mmap", required_argument, NULL, O_MMAP },
 		{ "midr", required_argument, NULL, O_MIDR },
 		{ "timeless", no_argument, NULL, O_TIMELESS },
 		{ "time-conv", required_argument, NULL, O_TIME_CONV },
@@ -331,7 +365,8 @@ int cmd_convert(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct convert_opts o = { .tid = 1234, .pmu_type = SPE_DEFAULT_PMU_TYPE };
-	int c;
+	char *mmap_arg = NULL;
+	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
 		int bad = 0;
@@ -343,6 +378,11 @@ int cmd_convert(int argc, char **argv)
 		case O_TID: bad = parse_u32(optarg, &o.tid) < 0; break;
 		case O_PID: bad = parse_u32(optarg, &o.pid) < 0; o.has_pid = true; break;
 		case O_COMM: o.comm = optarg; break;
+		case O_MMAP:
+			free(mmap_arg);
+			mmap_arg = strdup(optarg); /* argv stays intact for the CMDLINE feature */
+			bad = parse_mmap(mmap_arg, &o) < 0;
+			break;
 		case O_MIDR: bad = pmt_parse_u64(optarg, &o.midr) < 0; o.has_midr = true; break;
 		case O_TIMELESS: o.timeless = true; break;
 		case O_TIME_CONV:
@@ -354,20 +394,26 @@ int cmd_convert(int argc, char **argv)
 		case O_V2: o.spe_v2 = true; break;
 		case O_PIPE: o.wo.pipe = 1; break;
 		case O_SWAP: o.wo.swap = 1; break;
-		case 'h': return usage(stdout);
-		default: return usage(stderr);
+		case 'h': free(mmap_arg); return usage(stdout);
+		default: free(mmap_arg); return usage(stderr);
 		}
-		if (bad)
+		if (bad) {
+			free(mmap_arg);
 			return pmt_cli_fail("convert", "bad option value '%s'", optarg);
+		}
 	}
 	if (optind + 1 != argc || !o.out) {
-		usage(stderr);
-		return 2;
+		free(mmap_arg);
+		return usage(stderr);
 	}
 	o.in = argv[optind];
-	if (o.timeless && o.has_time_conv)
+	if (o.timeless && o.has_time_conv) {
+		free(mmap_arg);
 		return pmt_cli_fail("convert", "--timeless and --time-conv exclude each other");
+	}
 	if (!strcmp(o.out, "-"))
 		o.wo.pipe = 1;
-	return o.raw ? convert_raw(&o, argc, argv) : convert_perf(&o, argc, argv);
+	rc = o.raw ? convert_raw(&o, argc, argv) : convert_perf(&o, argc, argv);
+	free(mmap_arg);
+	return rc;
 }
