@@ -33,6 +33,11 @@ for buf in "$DATA"/*.bin "$DATA"/*.data; do
 			fail=1
 		fi
 	done
+	# re-written by pmutrace (reader + writer round trip), perf must print the same
+	"$PMUTRACE" convert "$TMP/$name.N1midr.perf.data" -o "$TMP/$name.copy" &&
+		perf script -i "$TMP/$name.copy" --itrace=bfmtaMi1i -F $FIELDS 2>/dev/null |
+		cmp -s - "$EXP/$name.script-N1midr.txt" ||
+		{ echo "FAIL: perf script $name (perf.data re-written by convert) differs"; fail=1; }
 	# perf must read the other byte order and pipe mode the same way
 	"$PMUTRACE" convert --raw "$buf" --timeless --midr 0x410fd0c0 --swap -o "$TMP/$name.swap" &&
 		perf script -i "$TMP/$name.swap" --itrace=bfmtaMi1i -F $FIELDS 2>/dev/null |
