@@ -206,6 +206,11 @@ uint64_t pmt_spe_data_source(const struct pmt_spe_record *r, uint64_t midr, int 
 		d.op = OP_LOAD;
 	else if (r->op & PMT_SPE_OP_F_ST)
 		d.op = OP_STORE;
+	else if (compat <= 601 && r->op_class == PMT_SPE_OP_OTHER &&
+		 (r->op_payload & 0x89) == 0x08)
+		/* perf 6.1.187 (Debian) takes SVE-OTHER operations for loads: measured with
+		 * tests/diff/spe_vs_perf.sh on `synth --sve` streams */
+		d.op = OP_LOAD;
 	else
 		return 0;
 

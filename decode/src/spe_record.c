@@ -35,7 +35,9 @@ static void slot_init(void)
 		case PMT_SPE_ADDRESS: a = pr->index <= 4 ? (uint8_t)(S_PC + pr->index) : S_SINK; break;
 		case PMT_SPE_COUNTER: a = pr->index <= 2 ? (uint8_t)(S_TOT + pr->index) : S_SINK; break;
 		case PMT_SPE_CONTEXT: a = S_CTX; break;
-		case PMT_SPE_OP_TYPE: a = S_OP, b = S_OPCLS; break;
+		case PMT_SPE_OP_TYPE: /* class 3 is an error for the record decoder: slow path */
+			a = pr->index == 3 ? SLOT_NONE : S_OP, b = S_OPCLS;
+			break;
 		case PMT_SPE_EVENTS: a = S_EV; break;
 		case PMT_SPE_DATA_SOURCE: a = S_DSRC; break;
 		default: a = SLOT_NONE; break;
@@ -203,7 +205,8 @@ static inline int apply(struct pmt_spe_record *r, unsigned type, unsigned index,
 		r->op = op_bits(index, (unsigned)payload & 0xff);
 		break;
 	case PMT_SPE_EVENTS:
-		r->events = payload;
+		/* perf ORs the event bits of every EVENTS packet of a record */
+		r->events |= payload;
 		break;
 	case PMT_SPE_DATA_SOURCE:
 		r->source = (uint16_t)payload;
@@ -234,7 +237,7 @@ static void finish_raw(struct pmt_spe_record *r, const uint64_t *raw, uint32_t m
 		r->op_payload = (uint8_t)raw[S_OP];
 		r->op = op_bits(r->op_class, r->op_payload);
 	}
-	if (HAS(S_EV)) r->events = raw[S_EV];
+	if (HAS(S_EV)) r->events |= raw[S_EV]; /* OR of every EVENTS packet, see apply() */
 	if (HAS(S_DSRC)) r->source = (uint16_t)raw[S_DSRC];
 	if (HAS(S_TS)) {
 		r->timestamp = raw[S_TS];
@@ -265,9 +268,10 @@ int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 			uint64_t raw[S_PAD + 1];
 			uint32_t mask = 0;
 			size_t end = len - 16;
-
 			const int was_empty = !r->npackets;
 			unsigned npk = 0;
+
+			raw[S_EV] = 0;
 
 			while (pos <= end) {
 				unsigned h = buf[pos];
@@ -286,7 +290,8 @@ int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 					continue;
 				}
 				pl = pmt_le64(buf + pos + 1) & pl_mask[e.len];
-				raw[e.a] = pl;
+				/* EVENTS accumulate (apply()); other slots keep the last payload */
+				raw[e.a] = e.a == S_EV ? raw[S_EV] | pl : pl;
 				raw[e.b] = e.idx;
 				mask |= 1u << e.a | 1u << e.b;
 				pos += e.len;
@@ -313,22 +318,31 @@ int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 		rc = pmt_spe_pkt_next(&d->it, &pkt);
 		if (rc == -PMT_EEOS)
 			return -PMT_EEOS;
+		if (rc > 0 && pkt.type == PMT_SPE_OP_TYPE && pkt.index == 3) {
+			/* OP_TYPE class 3 is reserved: perf's record decoder fails the record
+			 * ("Get packet error!") after consuming the packet, so the next record
+			 * starts right after it (verified on perf 6.1.187) */
+			rc = -PMT_EBAD_PACKET;
+			for (int i = 0; i < pkt.len; i++)
+				note_bad(d, pmt_spe_pkt_iter_offset(&d->it) - pkt.len + (uint64_t)i);
+		} else if (rc < 0) {
+			note_bad(d, pmt_spe_pkt_iter_offset(&d->it));
+			pmt_spe_pkt_iter_skip(&d->it, 1);
+		}
 		if (rc < 0) {
-			/* perf: skip one byte, abandon the record, restart mid-stream */
-			uint64_t off = pmt_spe_pkt_iter_offset(&d->it);
+			/* perf: abandon the record, restart mid-stream */
+			uint64_t next = pmt_spe_pkt_iter_offset(&d->it);
 			int had = r->npackets;
 
-			note_bad(d, off);
-			pmt_spe_pkt_iter_skip(&d->it, 1);
 			if (d->emit_partial) {
 				*rec = *r;
 				rec->partial = 1;
-				rec_reset(r, off + 1);
+				rec_reset(r, next);
 				return 1;
 			}
 			if (had)
 				d->stats.records_dropped++;
-			rec_reset(r, off + 1);
+			rec_reset(r, next);
 			continue;
 		}
 		d->in_bad = 0;

@@ -105,9 +105,12 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	base.issue_lat = r->issue_lat;
 	base.xlat_lat = r->xlat_lat;
 	base.rec = r;
-	if (!s->timeless)
-		base.time = s->have_time_conv ? pmt_time_conv_to_perf(&s->tc, r->timestamp)
-					      : r->timestamp;
+	/* without TIME_CONV perf converts with zeroed parameters, i.e. time 0; pmutrace
+	 * keeps the raw SPE timestamp unless asked to reproduce perf */
+	if (!s->timeless && s->have_time_conv)
+		base.time = pmt_time_conv_to_perf(&s->tc, r->timestamp);
+	else if (!s->timeless && compat >= PMT_PERF_NEWEST)
+		base.time = r->timestamp;
 
 #define MEM(ev)                                                                          \
 	do {                                                                             \

@@ -49,3 +49,20 @@ foreach(case "n1_ctx_bad|31|n1|1000|0x410fd0c0|--context|40" "v2_timeless_bad|32
   set_tests_properties(diff.spe_perf.${name} PROPERTIES LABELS differential
     SKIP_RETURN_CODE 77 TIMEOUT 60 ENVIRONMENT "CORRUPT=${ncorrupt}")
 endforeach()
+
+# AUX data split into AUXTRACE records (packets straddle chunks, zero padding between),
+# SVE operations, TIME_CONV
+foreach(case "chunk333_v2|12|v2|800|0x410fd0c0|--context|CHUNK=333"
+             "chunk1000_timeless|11|n1|800|0|--no-timestamps|CHUNK=1000"
+             "sve_other|21|other|400|0x410fd0c0|--sve|CHUNK="
+             "sve_n1_nomidr|22|n1|400|0|--sve|CHUNK="
+             "timeconv|3|n1|500|0x410fd0c0|--context|TIMECONV=10,1000,5000")
+  string(REPLACE "|" ";" args "${case}")
+  list(GET args 0 name)
+  list(REMOVE_AT args 0)
+  list(POP_BACK args env)
+  add_test(NAME diff.spe_perf.${name}
+    COMMAND sh ${PMT_DIFF_DIR}/spe_vs_perf.sh $<TARGET_FILE:pmutrace> ${args})
+  set_tests_properties(diff.spe_perf.${name} PROPERTIES LABELS differential
+    SKIP_RETURN_CODE 77 TIMEOUT 60 ENVIRONMENT "${env}")
+endforeach()
