@@ -12,13 +12,22 @@ struct ipent {
 	uint32_t cnt[PMT_SPE_SE_COUNT];
 };
 
+/* Table lookups are cache misses (one per distinct ip), so samples wait in a short ring:
+ * the slot of an ip is prefetched when it enters and counted when it leaves. An entry
+ * holds the events of consecutive samples of one ip (the samples of one record). */
+#define RING 32
+struct pending {
+	uint64_t ip;
+	uint32_t events; /* bit per enum pmt_spe_event */
+};
+
 struct pmt_spe_report {
 	uint64_t count[PMT_SPE_SE_COUNT];
 	uint64_t period[PMT_SPE_SE_COUNT];
 	struct ipent *e;
 	size_t cap, used;
-	size_t last; /* slot of the last ip, valid when have_last */
-	uint8_t have_last;
+	struct pending ring[RING];
+	unsigned head, n; /* oldest entry, number of entries */
 };
 
 struct topent {
@@ -66,35 +75,60 @@ static int tab_grow(struct pmt_spe_report *t)
 	free(t->e);
 	t->e = ne;
 	t->cap = nc;
-	t->have_last = 0;
+	return 0;
+}
+
+static int count_pending(struct pmt_spe_report *r, const struct pending *p)
+{
+	size_t j;
+
+	if (r->used * 2 >= r->cap)
+		PMT_FORWARD_IF_ERROR(tab_grow(r));
+	for (j = slot_of(p->ip, r->cap); r->e[j].used; j = (j + 1) & (r->cap - 1))
+		if (r->e[j].ip == p->ip)
+			break;
+	if (!r->e[j].used) {
+		r->e[j].used = 1;
+		r->e[j].ip = p->ip;
+		r->used++;
+	}
+	for (uint32_t m = p->events; m; m &= m - 1)
+		r->e[j].cnt[__builtin_ctz(m)]++;
+	return 0;
+}
+
+static int flush_pending(struct pmt_spe_report *r)
+{
+	while (r->n) {
+		PMT_FORWARD_IF_ERROR(count_pending(r, &r->ring[r->head]));
+		r->head = (r->head + 1) % RING;
+		r->n--;
+	}
 	return 0;
 }
 
 int pmt_spe_report_add(struct pmt_spe_report *r, const struct pmt_spe_sample *s)
 {
-	size_t j;
+	struct pending *last;
 
 	if (s->event >= PMT_SPE_SE_COUNT)
 		return -PMT_EINVAL;
 	r->count[s->event]++;
 	r->period[s->event] += s->period;
-	if (r->have_last && r->e[r->last].ip == s->ip) {
-		r->e[r->last].cnt[s->event]++;
+	last = r->n ? &r->ring[(r->head + r->n - 1) % RING] : NULL;
+	if (last && last->ip == s->ip && !(last->events & (1u << s->event))) {
+		last->events |= 1u << s->event;
 		return 0;
 	}
-	if (r->used * 2 >= r->cap)
-		PMT_FORWARD_IF_ERROR(tab_grow(r));
-	for (j = slot_of(s->ip, r->cap); r->e[j].used; j = (j + 1) & (r->cap - 1))
-		if (r->e[j].ip == s->ip)
-			break;
-	if (!r->e[j].used) {
-		r->e[j].used = 1;
-		r->e[j].ip = s->ip;
-		r->used++;
+	if (r->n == RING) {
+		PMT_FORWARD_IF_ERROR(count_pending(r, &r->ring[r->head]));
+		r->head = (r->head + 1) % RING;
+		r->n--;
 	}
-	r->e[j].cnt[s->event]++;
-	r->last = j;
-	r->have_last = 1;
+	if (r->cap)
+		__builtin_prefetch(&r->e[slot_of(s->ip, r->cap)], 1);
+	r->ring[(r->head + r->n) % RING] = (struct pending){ s->ip, 1u << s->event };
+	r->n++;
 	return 0;
 }
 
@@ -160,8 +194,9 @@ void pmt_spe_report_print(struct pmt_spe_report *r, struct pmt_out *o, int json,
 	uint64_t distinct[PMT_SPE_SE_COUNT] = { 0 };
 	int first = 1;
 
-	if (!best) {
-		pmt_error("report: out of memory for --top %u", top);
+	if (!best || flush_pending(r) < 0) {
+		pmt_error("report: out of memory");
+		free(best);
 		return;
 	}
 	select_top(r, best, top, nbest, distinct);
