@@ -974,6 +974,47 @@ static void drop_behind(struct pmt_source *s)
 	s->dropped = upto;
 }
 
+/* Length of a plausible record (payload included) at `pos`, or 0. */
+static uint64_t plausible(const struct pmt_source *s, uint64_t pos)
+{
+	const uint8_t *r = s->buf + pos;
+	uint32_t type, size;
+	uint64_t len;
+
+	if (s->data_end - pos < 8)
+		return 0;
+	type = rd32(s, r);
+	size = rd16(s, r + 6);
+	if (!((type >= 1 && type <= 21) || (type >= 64 && type <= 83)) || size < 8 ||
+	    (size % 8 && type != PMT_REC_COMPRESSED))
+		return 0;
+	len = size;
+	if (type == PMT_REC_AUXTRACE) {
+		uint64_t payload;
+
+		if (size != 48 || s->data_end - pos < 48)
+			return 0;
+		payload = rd64(s, r + 8);
+		if (payload % 8 || payload > s->data_end - pos - 48)
+			return 0;
+		len += payload;
+	}
+	return len <= s->data_end - pos ? len : 0;
+}
+
+/* First offset >= from (8-byte steps, as records keep that alignment) where two plausible
+ * records follow each other, or one ends exactly at the end of the data. */
+static uint64_t resync(const struct pmt_source *s, uint64_t from)
+{
+	for (uint64_t p = from; p + 8 <= s->data_end; p += 8) {
+		uint64_t len = plausible(s, p);
+
+		if (len && (p + len == s->data_end || plausible(s, p + len)))
+			return p;
+	}
+	return s->data_end;
+}
+
 int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 {
 	for (;;) {
@@ -1004,10 +1045,15 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 		type = rd32(s, r);
 		size = rd16(s, r + 6);
 		if (size < 8) {
-			/* nothing says where the next record starts: stop rather than loop */
-			s->done = true;
-			pmt_error("perf.data: record at 0x%llx has size %u", (unsigned long long)s->pos,
-				  size);
+			uint64_t at = s->pos;
+
+			/* nothing says where the next record starts: look for one further on
+			 * rather than lose the rest of the file (or loop on this one) */
+			s->pos = resync(s, at + 8);
+			pmt_error("perf.data: record at 0x%llx has size %u; %s 0x%llx",
+				  (unsigned long long)at, size,
+				  s->pos < s->data_end ? "resuming at" : "nothing readable up to",
+				  (unsigned long long)s->pos);
 			return -PMT_ECORRUPT;
 		}
 		if (size > avail) {
@@ -1063,8 +1109,14 @@ static int prescan(struct pmt_source *s)
 			break;
 		switch (type) {
 		case PMT_REC_HEADER_ATTR: {
-			uint32_t asz = rd32(s, r + 8 + ATTR_SIZE);
+			uint32_t asz;
 
+			if (size < 8 + PERF_ATTR_SIZE_VER0) {
+				pmt_error("perf.data: HEADER_ATTR at 0x%llx: record size %u",
+					  (unsigned long long)pos, size);
+				return -PMT_ECORRUPT;
+			}
+			asz = rd32(s, r + 8 + ATTR_SIZE);
 			if (asz == 0)
 				asz = PERF_ATTR_SIZE_VER0;
 			if (asz < PERF_ATTR_SIZE_VER0 || asz > size - 8u) {

@@ -642,7 +642,8 @@ static void test_corrupt_sizes(void **state)
 
 	pmt_log_set_sink(quiet, NULL);
 	c = malloc(len);
-	/* 0-size record: an error at its offset, then the end; never a loop */
+	/* 0-size record: an error at its offset, then the reader finds the next record (the
+	 * MMAP2 the writer put after the COMM) and goes on; never a loop */
 	memcpy(c, b, len);
 	at = find_record(c, PMT_REC_COMM);
 	memset(c + at + 6, 0, 2);
@@ -652,6 +653,27 @@ static void test_corrupt_sizes(void **state)
 	while (rc == 0);
 	assert_int_equal(rc, -PMT_ECORRUPT);
 	assert_int_equal(pmt_source_offset(s), at);
+	assert_int_equal(pmt_source_next(s, &ev), 0);
+	assert_int_equal(ev.type, PMT_REC_MMAP2);
+	assert_string_equal(ev.u.mmap.filename, "/usr/bin/spe-loop");
+	assert_int_equal(pmt_source_next(s, &ev), 0);
+	assert_int_equal(ev.type, PMT_REC_AUXTRACE);
+	assert_int_equal(pmt_source_next(s, &ev), 0);
+	assert_int_equal(ev.type, PMT_REC_SAMPLE);
+	assert_int_equal(pmt_source_next(s, &ev), -PMT_EEOS);
+	pmt_source_close(s);
+
+	/* all-zero data: one error, no record invented, no loop */
+	memcpy(c, b, len);
+	{
+		uint64_t doff, dsz;
+
+		memcpy(&doff, c + 40, 8);
+		memcpy(&dsz, c + 48, 8);
+		memset(c + doff, 0, dsz);
+	}
+	assert_int_equal(pmt_source_open_mem(c, len, &s, NULL), 0);
+	assert_int_equal(pmt_source_next(s, &ev), -PMT_ECORRUPT);
 	assert_int_equal(pmt_source_next(s, &ev), -PMT_EEOS);
 	pmt_source_close(s);
 
