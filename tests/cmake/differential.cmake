@@ -49,3 +49,7 @@ add_test(NAME diff.spe_perf61_expected
   COMMAND sh ${PMT_DIFF_DIR}/spe_vs_expected.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR}/../shared)
 set_tests_properties(diff.spe_perf61_expected PROPERTIES LABELS differential
   SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# damaged input: decodable samples plus a one-line summary on stderr
+add_test(NAME cli.spe_bad_input COMMAND sh ${PMT_DIFF_DIR}/spe_bad_input.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.spe_bad_input PROPERTIES LABELS cli TIMEOUT 30)
