@@ -8,16 +8,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_spe_stream.h"
 #include "pmutrace/decode.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	/* thread CPU time: the figure per core, robust to other load on the machine */
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int count(const struct pmt_spe_sample *s, void *ctx)
 {
@@ -30,33 +22,20 @@ static int count(const struct pmt_spe_sample *s, void *ctx)
 
 int main(int argc, char **argv)
 {
-	size_t mb = argc > 1 ? strtoul(argv[1], NULL, 0) : 64, len = mb << 20;
+	size_t len = 0;
 	static const char *const cfgs[][2] = { { "records only", NULL },
 					       { "samples bfmtaMi1i", "bfmtaMi1i" },
 					       { "samples default itrace", "" } };
-	struct pmt_spe_synth_opts o;
-	struct pmt_spe_synth s;
-	uint8_t *buf = malloc(len);
-	int64_t n;
+	uint8_t *buf = bench_spe_stream(argc, argv, &len);
 
-	if (!buf || mb < 1)
+	if (!buf)
 		return 1;
-	pmt_spe_synth_opts_init(&o);
-	if (argc > 2 && pmt_spe_synth_mix_parse(argv[2], &o.mix) < 0)
-		return 1;
-	o.context = 1;
-	pmt_spe_synth_init(&s, &o);
-	n = pmt_spe_synth_fill(&s, buf, len);
-	if (n <= 0)
-		return 1;
-	len = (size_t)n;
-	printf("stream: %.1f MB, mix %s\n", len / 1048576.0, argc > 2 ? argv[2] : "n1");
 	for (size_t c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
 		double best = 1e9;
 		uint64_t recs = 0, cnt[2] = { 0, 0 };
 
 		for (int run = 0; run < 5; run++) {
-			double t0 = now(), dt;
+			double t0 = bench_cpu_seconds(), dt;
 
 			cnt[0] = cnt[1] = 0;
 			if (!cfgs[c][1]) {
@@ -79,7 +58,7 @@ int main(int argc, char **argv)
 				pmt_spe_run_raw(buf, len, &ro, count, cnt, &st, NULL);
 				recs = st.records;
 			}
-			dt = now() - t0;
+			dt = bench_cpu_seconds() - t0;
 			if (dt < best)
 				best = dt;
 		}

@@ -5,37 +5,17 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "pmutrace/formats.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench_spe_stream.h"
 
 int main(int argc, char **argv)
 {
-	size_t mb = argc > 1 ? strtoul(argv[1], NULL, 0) : 64, len = mb << 20;
-	struct pmt_spe_synth_opts o;
-	struct pmt_spe_synth s;
-	uint8_t *buf = malloc(len);
+	size_t len = 0;
+	uint8_t *buf = bench_spe_stream(argc, argv, &len);
 	double best[3] = { 1e9, 1e9, 1e9 };
 	uint64_t pkts = 0, sum = 0;
-	int64_t n;
 
-	if (!buf || mb < 1)
+	if (!buf)
 		return 1;
-	pmt_spe_synth_opts_init(&o);
-	if (argc > 2 && pmt_spe_synth_mix_parse(argv[2], &o.mix) < 0)
-		return 1;
-	o.context = 1;
-	pmt_spe_synth_init(&s, &o);
-	n = pmt_spe_synth_fill(&s, buf, len);
-	if (n <= 0)
-		return 1;
-	len = (size_t)n;
 	/* pass 0: PAD coalescing on (as dump does); pass 1: one packet per PAD byte;
 	 * pass 2: coalescing, through the inline fast path */
 	for (int pass = 0; pass < 3; pass++) {
@@ -43,7 +23,7 @@ int main(int argc, char **argv)
 			struct pmt_spe_pkt_iter it;
 			struct pmt_spe_packet pkt;
 			uint64_t cnt = 0, x = 0;
-			double t0 = now(), dt;
+			double t0 = bench_cpu_seconds(), dt;
 			int r;
 
 			pmt_spe_pkt_iter_init(&it, buf, len, 0);
@@ -57,7 +37,7 @@ int main(int argc, char **argv)
 				x += pkt.payload ^ pkt.type;
 				cnt++;
 			}
-			dt = now() - t0;
+			dt = bench_cpu_seconds() - t0;
 			if (dt < best[pass])
 				best[pass] = dt;
 			pkts = cnt;
