@@ -68,7 +68,7 @@ void pmt_out_str(struct pmt_out *o, const char *s)
 
 void pmt_out_u64(struct pmt_out *o, uint64_t v)
 {
-	char tmp[20];
+	char tmp[20], *p;
 	int n = 0;
 
 	pmt_out_reserve(o, 20);
@@ -76,8 +76,11 @@ void pmt_out_u64(struct pmt_out *o, uint64_t v)
 		tmp[n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
+	/* one store of o->len per number, not per digit: this runs for every CSV field */
+	p = o->buf + o->len;
+	o->len += (size_t)n;
 	while (n)
-		o->buf[o->len++] = tmp[--n];
+		*p++ = tmp[--n];
 }
 
 void pmt_out_i64(struct pmt_out *o, int64_t v)
@@ -94,10 +97,13 @@ void pmt_out_hex(struct pmt_out *o, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
 	int nibbles = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+	char *p;
 
 	pmt_out_reserve(o, 16);
+	p = o->buf + o->len;
+	o->len += (size_t)nibbles;
 	for (int i = nibbles - 1; i >= 0; i--)
-		o->buf[o->len++] = digits[(v >> (i * 4)) & 0xf];
+		*p++ = digits[(v >> (i * 4)) & 0xf];
 }
 
 void pmt_out_0x(struct pmt_out *o, uint64_t v)
