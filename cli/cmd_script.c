@@ -61,7 +61,9 @@ static void usage(const char *cmd, FILE *fp)
 		fprintf(fp, "usage: pmutrace report FILE [--stdio|--json] [--itrace=OPTS] [--top N]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
 	fprintf(fp, "  FILE is perf.data (AUXTRACE chunks, per-CPU queues) or with --raw SPE bytes.\n"
-		    "  --itrace letters as perf: i[N]i b f m t a M l; default: all but instructions.\n"
+		    "  --itrace letters as perf: i[N]i b f m t a M l[N]; default: all but\n"
+		    "  instructions (perf <= 6.17) or all with i1i (perf >= 6.18, newest).\n"
+		    "  l (perf >= 6.14): branch stack of branch/instruction samples (brstack).\n"
 		    "  --perf-compat reproduces that perf version's names, rules and quirks.\n");
 }
 
@@ -69,8 +71,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 {
 	char err[160];
 	uint64_t v;
-	int c;
-	const char *itrace = NULL;
+	int c, rc;
+	const char *itrace = NULL, *msg = NULL;
 
 	memset(so, 0, sizeof(*so));
 	so->cmd = argv[0];
@@ -125,7 +127,16 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 	so->path = argv[optind];
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
 		return pmt_cli_fail(so->cmd, "%s", err);
-	if (so->run.itrace.insn_rejected && itrace && strchr(itrace, 'i'))
+	rc = pmt_itrace_check(&so->run.itrace, so->run.compat, &msg);
+	if (rc < 0) {
+		/* perf >= 6.18 refuses to decode at all */
+		fputs(msg, stderr);
+		return 2;
+	}
+	if (rc > 0)
+		fputs(msg, stderr);
+	else if (so->run.compat < PMT_PERF_6_18 && so->run.itrace.insn_rejected && itrace &&
+		 strchr(itrace, 'i'))
 		fprintf(stderr, "Only instruction-based sampling period is currently supported "
 				"by Arm SPE.\n");
 	return 0;
@@ -179,6 +190,7 @@ static int run(int argc, char **argv, int is_report)
 	struct pmt_file_map map = { 0 };
 	struct pmt_source *src = NULL;
 	uint32_t enabled = 0;
+	uint8_t brstack;
 	char line[256];
 	int rc;
 
@@ -222,9 +234,11 @@ static int run(int argc, char **argv, int is_report)
 
 		pmt_spe_sampler_init(&tmp, &so.run.itrace, so.run.compat);
 		enabled = tmp.enabled;
+		brstack = tmp.brstack;
 	}
 	pmt_spe_sink_init(&ctx.sink, &out, so.fmt, so.run.compat,
 			  so.raw ? so.run.raw_timed : !pmt_source_meta(src)->timeless);
+	ctx.sink.brstack = brstack;
 	ctx.sink.name_width = name_width(src ? pmt_source_meta(src) : NULL, enabled,
 					 so.run.compat);
 	if (!is_report)

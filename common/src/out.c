@@ -66,54 +66,6 @@ void pmt_out_str(struct pmt_out *o, const char *s)
 	pmt_out_mem(o, s, strlen(s));
 }
 
-void pmt_out_u64(struct pmt_out *o, uint64_t v)
-{
-	char tmp[20], *p;
-	int n = 0;
-
-	pmt_out_reserve(o, 20);
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	/* one store of o->len per number, not per digit: this runs for every CSV field */
-	p = o->buf + o->len;
-	o->len += (size_t)n;
-	while (n)
-		*p++ = tmp[--n];
-}
-
-void pmt_out_i64(struct pmt_out *o, int64_t v)
-{
-	if (v < 0) {
-		pmt_out_char(o, '-');
-		pmt_out_u64(o, (uint64_t)0 - (uint64_t)v);
-	} else {
-		pmt_out_u64(o, (uint64_t)v);
-	}
-}
-
-void pmt_out_hex(struct pmt_out *o, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	int nibbles = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
-	char *p;
-
-	pmt_out_reserve(o, 16);
-	p = o->buf + o->len;
-	o->len += (size_t)nibbles;
-	for (int i = nibbles - 1; i >= 0; i--)
-		*p++ = digits[(v >> (i * 4)) & 0xf];
-}
-
-void pmt_out_0x(struct pmt_out *o, uint64_t v)
-{
-	pmt_out_reserve(o, 18);
-	o->buf[o->len++] = '0';
-	o->buf[o->len++] = 'x';
-	pmt_out_hex(o, v);
-}
-
 void pmt_out_printf(struct pmt_out *o, const char *fmt, ...)
 {
 	va_list ap;

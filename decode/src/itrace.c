@@ -13,6 +13,26 @@ void pmt_itrace_default(struct pmt_itrace *it)
 	it->period = 100000;
 	it->insn_rejected = 1;
 	it->flags &= ~PMT_ITRACE_INSN;
+	it->defaulted = 1;
+}
+
+int pmt_itrace_check(const struct pmt_itrace *it, int compat, const char **msg)
+{
+	if (compat < PMT_PERF_6_18)
+		return 0;
+	/* arm_spe_process_auxtrace_info() of perf >= 6.18 (after replacing the default by
+	 * i1i): a time period is an error for the whole decode, a period > 1 a warning */
+	if (!it->defaulted && it->period_type != PMT_ITRACE_PERIOD_INSNS) {
+		*msg = "You must only use i (instructions) --itrace period with Arm SPE. "
+		       "e.g --itrace=i1i\n";
+		return -PMT_EINVAL;
+	}
+	if (!it->defaulted && it->period > 1) {
+		*msg = "Arm SPE has a hardware-based sampling period.\n\n--itrace periods > 1i "
+		       "downsample by an interval of n SPE samples rather than n instructions.\n";
+		return 1;
+	}
+	return 0;
 }
 
 static int fail(char *err, size_t cap, const char *s, const char *p, const char *why)
@@ -25,15 +45,15 @@ static int fail(char *err, size_t cap, const char *s, const char *p, const char 
 int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t errcap)
 {
 	const char *p = s;
-	int period_type_set = 0, period_set = 0;
+	int period_type_set = 0, period_set = 0, cycles = 0;
 
 	if (!s || !*s) {
 		pmt_itrace_default(it);
 		return 0;
 	}
+	/* perf's itrace_do_parse_synth_opts() fills a zeroed struct: period and period type
+	 * get defaults only when 'i' or 'y' asks for them (below) */
 	memset(it, 0, sizeof(*it));
-	it->period_type = PMT_ITRACE_PERIOD_NS;
-	it->period = 100000;
 	while (*p) {
 		char c = *p++;
 
@@ -42,6 +62,8 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 		case 'y':
 			if (c == 'i')
 				it->flags |= PMT_ITRACE_INSN;
+			else
+				cycles = 1;
 			while (*p == ' ' || *p == ',')
 				p++;
 			if (isdigit((unsigned char)*p)) {
@@ -100,10 +122,11 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 				char *end;
 				unsigned long v = strtoul(p, &end, 10);
 
-				if (!v)
-					return fail(err, errcap, s, p, "size must be > 0");
+				/* PERF_ITRACE_MAX_{CALLCHAIN,LAST_BRANCH}_SZ: 1024 */
+				if (!v || v > 1024)
+					return fail(err, errcap, s, p, "size must be 1..1024");
 				if (c == 'l')
-					it->last_branch_sz = (uint32_t)(v > 1024 ? 1024 : v);
+					it->last_branch_sz = (uint32_t)v;
 				p = end;
 			} else if (c == 'l') {
 				it->last_branch_sz = 64;
@@ -130,11 +153,13 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 			return fail(err, errcap, s, p - 1, "unknown option letter");
 		}
 	}
-	if (it->flags & PMT_ITRACE_INSN) {
+	if ((it->flags & PMT_ITRACE_INSN) || cycles) {
 		if (!period_type_set)
 			it->period_type = PMT_ITRACE_PERIOD_NS;
 		if (!period_set)
 			it->period = 100000;
+	}
+	if (it->flags & PMT_ITRACE_INSN) {
 		if (it->period_type != PMT_ITRACE_PERIOD_INSNS) {
 			/* perf: "Only instruction-based sampling period is currently
 			 * supported by Arm SPE." and no instructions event */

@@ -18,8 +18,11 @@ static const char csv_cols[] =
 
 void pmt_spe_sink_header(struct pmt_spe_sink *k)
 {
-	if (k->fmt == PMT_SINK_CSV)
-		pmt_out_str(k->out, csv_cols);
+	if (k->fmt != PMT_SINK_CSV)
+		return;
+	/* the brstack column exists only when branch stacks are made */
+	pmt_out_mem(k->out, csv_cols, sizeof(csv_cols) - 2);
+	pmt_out_str(k->out, k->brstack ? ",brstack\n" : "\n");
 }
 
 /* right-aligned field of width w */
@@ -128,6 +131,16 @@ static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	pmt_out_char(o, ' ');
 	hex_w(o, s->ip, 16);
 	hex_w(o, s->phys_addr, 16);
+	if (k->brstack && s->brstack && s->brstack->nr) {
+		/* perf_sample__fprintf_brstack(): " 0x..." per entry, each flags part ends
+		 * in a space */
+		char bs[PMT_SPE_BRSTACK_MAX * 96];
+		int n = pmt_spe_brstack_str(s->brstack, "  ", bs, sizeof(bs));
+
+		pmt_out_char(o, ' ');
+		pmt_out_mem(o, bs, (size_t)n);
+		pmt_out_char(o, ' ');
+	}
 	pmt_out_char(o, '\n');
 }
 
@@ -176,92 +189,105 @@ static void mem_fields(struct pmt_spe_sink *k, struct pmt_out *dst, const struct
 	pmt_out_mem(dst, c->text, c->len);
 }
 
-/* Tails are formatted into a local buffer with these pointer-based writers: pmt_out_u64
- * and pmt_out_hex store o->len per character (the char stores may alias it), which made
- * number formatting a third of `script --csv`. */
-static char *put_dec(char *p, uint64_t v)
+const char *pmt_branch_type_name(unsigned type)
 {
-	char tmp[20];
-	int n = 0;
+	/* tools/perf/util/branch.c branch_type_name(), PERF_BR_* order */
+	static const char *const names[16] = {
+		"N/A", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL", "SYSRET",
+		"COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX", "",
+	};
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	if (type == PMT_BR_UNKNOWN || type >= 16)
+		return "";
+	return names[type];
 }
 
-static char *put_i64(char *p, int64_t v)
+int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *out,
+			size_t cap)
 {
-	if (v < 0) {
-		*p++ = '-';
-		return put_dec(p, (uint64_t)0 - (uint64_t)v);
+	/* a never-flushed pmt_out over a local buffer: one entry is < 90 bytes */
+	char tmp[PMT_SPE_BRSTACK_MAX * 128];
+	struct pmt_out o;
+	int len;
+
+	if (!cap)
+		return 0;
+	memset(&o, 0, sizeof(o));
+	o.buf = tmp;
+	o.cap = sizeof(tmp);
+	for (uint32_t i = 0; i < b->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
+		const struct pmt_branch_entry *e = &b->e[i];
+		unsigned f = e->flags;
+
+		if (i)
+			pmt_out_str(&o, sep);
+		pmt_out_0x(&o, e->from);
+		pmt_out_char(&o, '/');
+		pmt_out_0x(&o, e->to);
+		pmt_out_char(&o, '/');
+		/* bstack_event_str(): "-" without any of the three, else P or M, then N */
+		if (!(f & (PMT_BRF_MISPRED | PMT_BRF_PREDICTED | PMT_BRF_NOT_TAKEN))) {
+			pmt_out_char(&o, '-');
+		} else {
+			pmt_out_char(&o, (f & PMT_BRF_PREDICTED) ? 'P' : 'M');
+			if (f & PMT_BRF_NOT_TAKEN)
+				pmt_out_char(&o, 'N');
+		}
+		/* in_tx, abort (never set by SPE), cycles, type, spec (never set by SPE) */
+		pmt_out_str(&o, (f & PMT_BRF_IN_TX) ? "/X/-/" : "/-/-/");
+		pmt_out_u64(&o, e->cycles);
+		pmt_out_char(&o, '/');
+		pmt_out_str(&o, pmt_branch_type_name(e->type));
+		pmt_out_str(&o, "/-");
 	}
-	return put_dec(p, (uint64_t)v);
+	len = (int)(o.len < cap ? o.len : cap - 1);
+	memcpy(out, tmp, (size_t)len);
+	out[len] = 0;
+	return len;
 }
 
-static char *put_0x(char *p, uint64_t v)
+static void csv_u64(struct pmt_out *o, uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
-	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
-
-	*p++ = '0';
-	*p++ = 'x';
-	for (int i = n - 1; i >= 0; i--)
-		p[i] = digits[v & 0xf], v >>= 4;
-	return p + n;
+	pmt_out_u64(o, v);
+	pmt_out_char(o, ',');
 }
 
-static char *put_str(char *p, const char *s)
+static void csv_0x(struct pmt_out *o, uint64_t v)
 {
-	size_t n = strlen(s);
-
-	memcpy(p, s, n);
-	return p + n;
+	pmt_out_0x(o, v);
+	pmt_out_char(o, ',');
 }
 
 static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
 {
-	/* 11 numbers of <= 20 chars and 4 hex of <= 18 with separators: < 320 bytes */
-	char *p = o->buf + o->len;
-
-	*p++ = ',';
-	p = put_dec(p, s->cpu);
-	*p++ = ',';
-	p = put_i64(p, s->pid);
-	*p++ = ',';
-	p = put_i64(p, s->tid);
-	*p++ = ',';
-	p = put_dec(p, s->time);
-	*p++ = ',';
-	p = put_0x(p, s->ip);
-	*p++ = ',';
-	p = put_0x(p, s->addr);
-	*p++ = ',';
-	p = put_0x(p, s->phys_addr);
-	*p++ = ',';
-	p = put_dec(p, s->period);
-	*p++ = ',';
-	p = put_dec(p, s->weight);
-	*p++ = ',';
-	p = put_dec(p, s->issue_lat);
-	*p++ = ',';
-	p = put_dec(p, s->xlat_lat);
-	*p++ = ',';
-	p = put_0x(p, s->data_src);
-	*p++ = ',';
-	o->len = (size_t)(p - o->buf);
+	pmt_out_char(o, ',');
+	csv_u64(o, s->cpu);
+	pmt_out_i64(o, s->pid);
+	pmt_out_char(o, ',');
+	pmt_out_i64(o, s->tid);
+	pmt_out_char(o, ',');
+	csv_u64(o, s->time);
+	csv_0x(o, s->ip);
+	csv_0x(o, s->addr);
+	csv_0x(o, s->phys_addr);
+	csv_u64(o, s->period);
+	csv_u64(o, s->weight);
+	csv_u64(o, s->issue_lat);
+	csv_u64(o, s->xlat_lat);
+	csv_0x(o, s->data_src);
 	mem_fields(k, o, s, 0);
-	p = o->buf + o->len;
-	p = put_str(p, op_str(s));
-	*p++ = ',';
-	p = put_0x(p, s->flags);
-	*p++ = ',';
-	p = put_0x(p, s->rec ? s->rec->offset : 0);
-	*p++ = '\n';
-	o->len = (size_t)(p - o->buf);
+	pmt_out_str(o, op_str(s));
+	pmt_out_char(o, ',');
+	csv_0x(o, s->flags);
+	pmt_out_0x(o, s->rec ? s->rec->offset : 0);
+	if (k->brstack) {
+		char bs[2 * 96];
+		int n = s->brstack ? pmt_spe_brstack_str(s->brstack, " ", bs, sizeof(bs)) : 0;
+
+		pmt_out_char(o, ',');
+		pmt_out_mem(o, bs, (size_t)n);
+	}
+	pmt_out_char(o, '\n');
 }
 
 static void json_hex(struct pmt_out *o, const char *key, uint64_t v)
@@ -284,6 +310,31 @@ static void json_i64(struct pmt_out *o, const char *key, int64_t v)
 	pmt_out_i64(o, v);
 }
 
+static void json_brstack(struct pmt_out *o, const struct pmt_spe_brstack *b)
+{
+	pmt_out_str(o, ",\"brstack\":[");
+	for (uint32_t i = 0; i < b->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
+		const struct pmt_branch_entry *e = &b->e[i];
+
+		pmt_out_str(o, i ? ",{" : "{");
+		json_hex(o, "\"from\":", e->from);
+		json_hex(o, ",\"to\":", e->to);
+		pmt_out_str(o, (e->flags & PMT_BRF_MISPRED) ? ",\"mispred\":true" :
+							      ",\"mispred\":false");
+		pmt_out_str(o, (e->flags & PMT_BRF_PREDICTED) ? ",\"predicted\":true" :
+								",\"predicted\":false");
+		pmt_out_str(o, (e->flags & PMT_BRF_NOT_TAKEN) ? ",\"not_taken\":true" :
+								",\"not_taken\":false");
+		pmt_out_str(o, (e->flags & PMT_BRF_IN_TX) ? ",\"in_tx\":true" :
+							    ",\"in_tx\":false");
+		json_u64(o, ",\"cycles\":", e->cycles);
+		pmt_out_str(o, ",\"type\":");
+		pmt_out_json_str(o, e->type == PMT_BR_UNKNOWN ? "N/A" : pmt_branch_type_name(e->type));
+		pmt_out_char(o, '}');
+	}
+	pmt_out_char(o, ']');
+}
+
 static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
 {
 	json_u64(o, ",\"cpu\":", s->cpu);
@@ -304,6 +355,8 @@ static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, st
 	pmt_out_char(o, '"');
 	json_hex(o, ",\"flags\":", s->flags);
 	json_hex(o, ",\"offset\":", s->rec ? s->rec->offset : 0);
+	if (k->brstack && s->brstack)
+		json_brstack(o, s->brstack);
 	pmt_out_str(o, "}\n");
 }
 
@@ -314,7 +367,7 @@ static int same_tail(const struct pmt_spe_sample *a, const struct pmt_spe_sample
 	       a->ip == b->ip && a->addr == b->addr && a->phys_addr == b->phys_addr &&
 	       a->period == b->period && a->weight == b->weight &&
 	       a->data_src == b->data_src && a->issue_lat == b->issue_lat &&
-	       a->xlat_lat == b->xlat_lat;
+	       a->xlat_lat == b->xlat_lat && a->brstack == b->brstack;
 }
 
 /* The columns after the event name, formatted once per distinct consecutive sample tail

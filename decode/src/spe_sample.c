@@ -36,6 +36,24 @@ void pmt_spe_sampler_init(struct pmt_spe_sampler *s, const struct pmt_itrace *it
 		s->enabled |= 1u << PMT_SPE_SE_MEMORY;
 	if ((f & PMT_ITRACE_INSN) && it->period_type == PMT_ITRACE_PERIOD_INSNS)
 		s->enabled |= 1u << PMT_SPE_SE_INSN;
+	if (compat >= PMT_PERF_6_18) {
+		/* arm_spe_process_auxtrace_info(): with no --itrace, itrace_synth_opts__set_default
+		 * (opts, false) turns instructions on (perf script's default_no_sample is not
+		 * looked at by SPE) and SPE replaces its ns period by "1 instruction"; the
+		 * period then drops whole records and is every sample's period (perf prints 0
+		 * when the --itrace string names no 'i': the zeroed itrace_synth_opts) */
+		s->decimate_all = 1;
+		if (it->defaulted) {
+			s->enabled |= 1u << PMT_SPE_SE_INSN;
+			s->itrace.period_type = PMT_ITRACE_PERIOD_INSNS;
+			s->itrace.period = 1;
+			s->itrace.insn_rejected = 0;
+		}
+		s->period = s->itrace.period;
+	}
+	/* arm_spe_synth_events(): last_branch adds BRANCH_STACK from 6.14 on */
+	s->brstack = compat >= PMT_PERF_6_14 && (f & PMT_ITRACE_LBR) &&
+		     (s->enabled & (1u << PMT_SPE_SE_BRANCH | 1u << PMT_SPE_SE_INSN));
 	if (!s->itrace.period)
 		s->itrace.period = 1;
 }
@@ -75,6 +93,45 @@ static uint32_t branch_flags(const struct pmt_spe_record *r)
 	return f;
 }
 
+/* arm_spe__prep_branch_stack(): the sampled branch (TGT) first when the record is a
+ * branch, then the previous branch target (PBT) when there is one and room for it. */
+static void prep_brstack(const struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
+			 const struct pmt_spe_record *r)
+{
+	struct pmt_spe_brstack *b = &q->brstack;
+	uint32_t sz = s->itrace.last_branch_sz;
+	uint32_t have_tgt = (r->op & PMT_SPE_OP_F_BRANCH) != 0;
+	uint32_t n = 0;
+
+	memset(b, 0, sizeof(*b));
+	if (have_tgt) {
+		struct pmt_branch_entry *e = &b->e[n++];
+		uint32_t op = r->op;
+		int cond = (op & PMT_SPE_OP_F_BR_COND) != 0;
+
+		e->from = r->from_ip;
+		e->to = r->to_ip;
+		if (op & PMT_SPE_OP_F_BR_CR_BL)
+			e->type = cond ? PMT_BR_COND_CALL : PMT_BR_CALL;
+		else if (op & (PMT_SPE_OP_F_BR_CR_RET | PMT_SPE_OP_F_BR_INDIRECT))
+			e->type = cond ? PMT_BR_COND_RET : PMT_BR_RET;
+		else if (op & PMT_SPE_OP_F_BR_CR_NON_BL_RET)
+			e->type = cond ? PMT_BR_COND : PMT_BR_UNCOND;
+		else
+			e->type = cond ? PMT_BR_COND : PMT_BR_UNKNOWN;
+		e->flags = (r->events & EV(MISPRED)) ? PMT_BRF_MISPRED : PMT_BRF_PREDICTED;
+		if (r->events & EV(NOT_TAKEN))
+			e->flags |= PMT_BRF_NOT_TAKEN;
+		if (r->events & EV(TXN))
+			e->flags |= PMT_BRF_IN_TX;
+		e->cycles = (uint16_t)(r->latency > 0xffff ? 0xffff : r->latency);
+	}
+	/* the PBT entry has only a target: from 0, no flags, type UNKNOWN */
+	if (sz >= have_tgt + 1 && r->prev_br_tgt)
+		b->e[n++].to = r->prev_br_tgt;
+	b->nr = n;
+}
+
 int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 			const struct pmt_spe_record *r, struct pmt_spe_sample *out)
 {
@@ -92,6 +149,12 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 			q->pid = -1;
 		q->tid = (int32_t)r->context_id;
 	}
+	if (s->decimate_all) {
+		/* perf >= 6.18 arm_spe_sample(): u64 compare, so a period of 0 keeps all */
+		if (++q->insn_count < s->period)
+			return 0;
+		q->insn_count = 0;
+	}
 	dsrc = pmt_spe_data_source(r, q->midr, compat);
 
 	memset(&base, 0, sizeof(base));
@@ -100,7 +163,7 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	base.tid = q->tid;
 	base.op = r->op;
 	base.ip = r->from_ip;
-	base.period = 1;
+	base.period = s->decimate_all ? s->period : 1;
 	base.weight = r->latency;
 	base.issue_lat = r->issue_lat;
 	base.xlat_lat = r->xlat_lat;
@@ -134,6 +197,8 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 		MEM(PMT_SPE_SE_TLB_MISS);
 	if ((en & 1u << PMT_SPE_SE_TLB_ACCESS) && (e & EV(TLB_ACCESS)))
 		MEM(PMT_SPE_SE_TLB_ACCESS);
+	if (s->brstack)
+		prep_brstack(s, q, r);
 	if (en & 1u << PMT_SPE_SE_BRANCH) {
 		int take = compat <= 612 ? (e & EV(MISPRED)) != 0
 					 : (r->op & PMT_SPE_OP_F_BRANCH) != 0;
@@ -143,6 +208,7 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 			out[n].event = PMT_SPE_SE_BRANCH;
 			out[n].addr = r->to_ip;
 			out[n].flags = branch_flags(r);
+			out[n].brstack = s->brstack ? &q->brstack : NULL;
 			n++;
 		}
 	}
@@ -154,14 +220,16 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 			MEM(PMT_SPE_SE_MEMORY);
 	}
 	if (en & 1u << PMT_SPE_SE_INSN) {
-		if (++q->insn_count >= s->itrace.period) {
-			q->insn_count = 0;
+		if (s->decimate_all || ++q->insn_count >= s->itrace.period) {
+			if (!s->decimate_all)
+				q->insn_count = 0;
 			out[n] = base;
+			out[n].brstack = s->brstack ? &q->brstack : NULL;
 			out[n].event = PMT_SPE_SE_INSN;
 			out[n].addr = compat < 613 ? r->virt_addr : r->to_ip;
 			out[n].phys_addr = r->phys_addr;
 			out[n].data_src = dsrc;
-			out[n].period = s->itrace.period;
+			out[n].period = s->decimate_all ? s->period : s->itrace.period;
 			if (r->op & PMT_SPE_OP_F_BRANCH)
 				out[n].flags = branch_flags(r);
 			n++;

@@ -24,6 +24,18 @@ extern "C" {
  * short by a bad byte, and (timeless mode) one all-zero record before the first. */
 #define PMT_PERF_NEWEST 9999
 #define PMT_PERF_6_1 601
+/* --itrace=l attaches a 2-entry branch stack (TGT + PBT) to branch and instruction
+ * samples: "Since Linux 6.14, Perf gained the ability to report SPE branch events using
+ * the brstack format" (LLVM BOLT perf2bolt docs). */
+#define PMT_PERF_6_14 614
+/* James Clark's "perf arm-spe: Show instruction sample types by default", "Downsample all
+ * sample types equally", "Display --itrace period warnings for all sample types": listed
+ * in Arnaldo's "[GIT PULL] perf tools changes for v6.18" (tag
+ * perf-tools-for-v6.18-1-2025-10-08, Message-ID 20251008202804.852200-1-acme@kernel.org). */
+#define PMT_PERF_6_18 618
+/* HiSilicon HIP12 data-source table: in the newest tree (arm-spe.c at 08dbfad3), absent from
+ * the v6.18 pull above, so not before 6.19 (the exact release is not verified). */
+#define PMT_PERF_6_19 619
 
 /* ---- records ------------------------------------------------------------------------*/
 /* op bits, laid out as perf >= 6.16 stores them (arm-spe-decoder.h) */
@@ -140,14 +152,24 @@ enum {
 enum { PMT_ITRACE_PERIOD_INSNS = 0, PMT_ITRACE_PERIOD_TICKS, PMT_ITRACE_PERIOD_NS };
 struct pmt_itrace {
 	uint32_t flags;
-	uint32_t period_type;  /* only instruction periods are usable with SPE */
+	/* as perf's itrace_synth_opts holds them: without 'i' or 'y' in the string both stay
+	 * 0 (instructions, period 0); 'i'/'y' default to 100000 ns */
+	uint32_t period_type;
 	uint64_t period;
 	uint32_t last_branch_sz;
-	uint8_t insn_rejected; /* 'i' given with a non-instruction period: perf warns, drops it */
+	uint8_t insn_rejected; /* 'i' given with a non-instruction period: perf <= 6.17 warns
+				* and drops it, later perf refuses (pmt_itrace_check) */
+	uint8_t defaulted;     /* no --itrace: each perf version picks its own default */
 };
 /* perf's default (no --itrace): every sample kind; instructions with a 100000 ns period,
- * which SPE rejects, so in effect all but instructions. */
+ * which SPE before 6.18 rejects, so in effect all but instructions. From 6.18 the SPE
+ * decoder turns the default into instructions with period 1 (see pmt_spe_sampler_init). */
 PMT_API void pmt_itrace_default(struct pmt_itrace *it);
+/* What perf's arm_spe_process_auxtrace_info() says about these options at a compat level:
+ * 0 = fine; 1 = *msg is a warning to print (period > 1, perf >= 6.18); -PMT_EINVAL = perf
+ * refuses to decode (non-instruction period, perf >= 6.18), *msg is its error text. The
+ * older "Only instruction-based sampling period" warning is the caller's (insn_rejected). */
+PMT_API int pmt_itrace_check(const struct pmt_itrace *it, int compat, const char **msg);
 /* Parse a --itrace string ("" = default). Letters SPE ignores (c r x w p o e d g G L s q
  * Z A T) are accepted. Returns 0 or -PMT_EPARSE with a message in err. */
 PMT_API int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t errcap);
@@ -177,6 +199,37 @@ enum {
 	PMT_IP_FLAG_BRANCH_MISS = 1u << 17, PMT_IP_FLAG_NOT_TAKEN = 1u << 18,
 };
 
+/* perf's enum perf_branch_sample_type (PERF_BR_*) values SPE uses */
+enum {
+	PMT_BR_UNKNOWN = 0, PMT_BR_COND = 1, PMT_BR_UNCOND = 2, PMT_BR_CALL = 4, PMT_BR_RET = 6,
+	PMT_BR_COND_CALL = 9, PMT_BR_COND_RET = 10,
+};
+enum {
+	PMT_BRF_MISPRED = 1u << 0, PMT_BRF_PREDICTED = 1u << 1, PMT_BRF_NOT_TAKEN = 1u << 2,
+	PMT_BRF_IN_TX = 1u << 3,
+};
+/* One perf branch_entry: from, to, flags (mispred/predicted/not_taken/in_tx, cycles, type) */
+struct pmt_branch_entry {
+	uint64_t from, to;
+	uint16_t cycles;
+	uint8_t type;   /* PMT_BR_* */
+	uint8_t flags;  /* PMT_BRF_* */
+};
+/* perf's branch_stack for SPE (--itrace=l, perf >= 6.14): at most the sampled branch
+ * (TGT) and the previous branch target (PBT); hw_idx is -1 in perf. */
+#define PMT_SPE_BRSTACK_MAX 2
+struct pmt_spe_brstack {
+	uint32_t nr;
+	struct pmt_branch_entry e[PMT_SPE_BRSTACK_MAX];
+};
+/* "0xFROM/0xTO/P/-/-/CYC/TYPE/-" entries as perf script -F brstack prints them
+ * (bstack_event_str(), print_bstack_flags(), get_branch_type()), separated by sep.
+ * Returns the length (output truncated to cap - 1). */
+PMT_API int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *out,
+				size_t cap);
+/* perf's branch_type_name(); "" for PMT_BR_UNKNOWN as get_branch_type() */
+PMT_API const char *pmt_branch_type_name(unsigned type);
+
 struct pmt_spe_sample {
 	uint32_t event;   /* enum pmt_spe_event */
 	uint32_t cpu;
@@ -186,6 +239,10 @@ struct pmt_spe_sample {
 	uint64_t time, ip, addr, phys_addr, period, weight, data_src;
 	uint16_t issue_lat, xlat_lat;
 	const struct pmt_spe_record *rec; /* valid until the next record */
+	/* branch stack (NULL: none, as perf's NULL sample.branch_stack); a fixed array in
+	 * the queue, valid until the next record: samples are copied per event, the array
+	 * is not */
+	const struct pmt_spe_brstack *brstack;
 };
 
 /* Per-CPU (or per-thread) decode queue with perf's per-queue state. */
@@ -194,8 +251,9 @@ struct pmt_spe_queue {
 	uint32_t cpu;
 	int32_t pid, tid;
 	uint64_t midr;
-	uint64_t insn_count;  /* perf's period_instructions */
+	uint64_t insn_count;  /* perf's period_instructions, from 6.18 its sample_count */
 	uint8_t started;      /* first record seen (timeless artefact done) */
+	struct pmt_spe_brstack brstack; /* perf's speq->last_branch */
 };
 
 struct pmt_spe_sampler {
@@ -203,8 +261,11 @@ struct pmt_spe_sampler {
 	int compat;
 	uint8_t timeless;
 	uint8_t have_time_conv;
+	uint8_t decimate_all; /* perf >= 6.18: the period drops whole records */
+	uint8_t brstack;      /* --itrace=l honoured (perf >= 6.14) */
 	struct pmt_time_conv tc;
 	uint32_t enabled;     /* bit per enum pmt_spe_event */
+	uint64_t period;      /* sample period perf >= 6.18 gives every sample (may be 0) */
 };
 PMT_API void pmt_spe_sampler_init(struct pmt_spe_sampler *s, const struct pmt_itrace *it,
 				  int compat);
@@ -223,6 +284,7 @@ struct pmt_spe_sink {
 	enum pmt_sink_format fmt;
 	int compat;
 	uint8_t show_time;
+	uint8_t brstack;      /* print branch stacks (--itrace=l honoured); set after init */
 	uint32_t name_width;  /* text: width of the event column */
 	uint32_t dsrc_maxlen; /* text: perf pads data_src to the longest seen so far */
 	uint64_t nsamples;
@@ -239,11 +301,11 @@ struct pmt_spe_sink {
 	uint64_t last_offset;
 	uint16_t tail_len;
 	uint8_t tail_valid;
-	char tail[768];
+	char tail[1024];
 };
 PMT_API void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out,
 			       enum pmt_sink_format fmt, int compat, int show_time);
-PMT_API void pmt_spe_sink_header(struct pmt_spe_sink *k); /* CSV header row */
+PMT_API void pmt_spe_sink_header(struct pmt_spe_sink *k); /* CSV header row (+ brstack) */
 PMT_API void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s);
 
 /* ---- report ----------------------------------------------------------------------------*/
