@@ -10,7 +10,8 @@ static int usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pmutrace synth [-o FILE] [--records N | --size BYTES] [--seed S]\n"
-		"                      [--mix n1|v2|loads|stores|branches|other] [--no-timestamps]\n"
+		"                      [--mix n1|v2|loads|stores|branches|other|hip12]\n"
+		"                      [--no-timestamps]\n"
 		"                      [--context] [--sve] [--pa] [--record-size B]\n"
 		"  Writes raw SPE bytes (default: 1000 records to stdout). Same seed, same bytes.\n"
 		"  --size BYTES stops at the last whole record that fits (k/M/G suffixes).\n"
@@ -63,7 +64,7 @@ int cmd_synth(int argc, char **argv)
 		case 'm':
 			if (pmt_spe_synth_mix_parse(optarg, &so.mix) < 0)
 				return pmt_cli_fail("synth", "--mix: unknown mix '%s' (n1, v2, loads, "
-						    "stores, branches, other)", optarg);
+						    "stores, branches, other, hip12)", optarg);
 			break;
 		case 'T': so.timestamps = 0; break;
 		case 'c': so.context = 1; break;

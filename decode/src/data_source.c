@@ -14,6 +14,10 @@
 #define LVL_L2 0x20
 #define LVL_L3 0x40
 #define LVL_LOC_RAM 0x80
+#define LVL_REM_RAM1 0x100
+#define LVL_REM_CCE1 0x400
+#define LVL_REM_CCE2 0x800
+#define LVL_IO 0x1000
 #define SNOOP_NA 0x01
 #define SNOOP_NONE 0x02
 #define SNOOP_HIT 0x04
@@ -26,6 +30,7 @@
 #define LVLNUM_L1 0x01
 #define LVLNUM_L2 0x02
 #define LVLNUM_L3 0x03
+#define LVLNUM_IO 0x0a
 #define LVLNUM_ANY_CACHE 0x0b
 #define LVLNUM_LFB 0x0c
 #define LVLNUM_RAM 0x0d
@@ -77,8 +82,8 @@ static const struct midr_entry common_midrs[] = {
 	{ ARM_PART(0xd89), 616 }, /* Cortex-A720AE */
 };
 #define MIDR_AMPERE1A (0xc0000000ULL | (0xac4ULL << 4))
-/* HiSilicon HIP12 has its own encoding in the newest perf; its table could not be
- * verified here, so those CPUs take the fallback rules (see arm-spe.md section 2). */
+/* MIDR_ALL_VERSIONS(MIDR_HISI_HIP12): implementer 0x48, part HISI_CPU_PART_HIP12 0xD06 */
+#define MIDR_HISI_HIP12 (0x48000000ULL | (0xd06ULL << 4))
 
 static int midr_is_common(uint64_t midr, int compat)
 {
@@ -143,6 +148,88 @@ static void ds_ampere(const struct pmt_spe_record *r, struct dsrc *d, int compat
 }
 
 #define EV(b) (1ULL << PMT_SPE_EV_##b)
+
+static void ds_generic_new(const struct pmt_spe_record *r, struct dsrc *d);
+
+/* arm_spe__synth_data_source_hisi_hip(); stores take the common store rule */
+static void ds_hisi_hip(const struct pmt_spe_record *r, struct dsrc *d, int compat)
+{
+	if (r->op & PMT_SPE_OP_F_ST) {
+		ds_common(r, r->source, d, compat);
+		return;
+	}
+	switch (r->source) {
+	case 0: /* peer CPU */
+	case 1: /* peer CPU, HITM */
+		d->lvl = LVL_L2 | LVL_HIT, d->lvlnum = LVLNUM_L2, d->snoopx = SNOOPX_PEER;
+		if (r->source == 1)
+			d->snoop = SNOOP_HITM;
+		break;
+	case 2: /* L3 */
+	case 3: /* L3, HITM */
+		d->lvl = LVL_L3 | LVL_HIT, d->lvlnum = LVLNUM_L3;
+		d->snoop = r->source == 3 ? SNOOP_HITM : SNOOP_HIT;
+		break;
+	case 4: /* peer cluster */
+	case 5: /* peer cluster, HITM */
+		d->lvl = LVL_REM_CCE1 | LVL_HIT, d->lvlnum = LVLNUM_L3, d->snoopx = SNOOPX_PEER;
+		if (r->source == 5)
+			d->snoop = SNOOP_HITM;
+		break;
+	case 6: /* remote socket */
+	case 7: /* remote socket, HITM */
+		d->lvl = LVL_REM_CCE2, d->lvlnum = LVLNUM_ANY_CACHE, d->remote = REMOTE;
+		d->snoopx = SNOOPX_PEER;
+		if (r->source == 7)
+			d->snoop = SNOOP_HITM;
+		break;
+	case 8: /* local memory */
+		d->lvl = LVL_LOC_RAM | LVL_HIT, d->lvlnum = LVLNUM_RAM, d->snoop = SNOOP_NONE;
+		break;
+	case 9: /* remote memory */
+		d->lvl = LVL_REM_RAM1 | LVL_HIT, d->lvlnum = LVLNUM_RAM, d->remote = REMOTE;
+		break;
+	case 13: /* non-cacheable device */
+		d->lvl = LVL_IO | LVL_HIT, d->lvlnum = LVLNUM_IO, d->snoop = SNOOP_NONE;
+		break;
+	case 16: /* L2 */
+	case 17: /* L2, HITM */
+		d->lvl = LVL_L2 | LVL_HIT, d->lvlnum = LVLNUM_L2;
+		d->snoop = r->source == 17 ? SNOOP_HITM : SNOOP_NONE;
+		break;
+	case 18: /* L1 */
+		d->lvl = LVL_L1 | LVL_HIT, d->lvlnum = LVLNUM_L1, d->snoop = SNOOP_NONE;
+		break;
+	default:
+		break;
+	}
+}
+
+/* perf >= 6.18 arm_spe__synth_memory_level(), run after a MIDR table: what the table left
+ * open comes from the EVENTS bits. The snoop "None" needs the recorded event_filter
+ * caps (metadata pmutrace does not carry), so an unsnooped access says N/A as perf does
+ * for recordings without them. */
+static void ds_fill_from_events(const struct pmt_spe_record *r, struct dsrc *d)
+{
+	uint64_t e = r->events;
+
+	if (!d->lvl) {
+		struct dsrc g = { 0 };
+
+		ds_generic_new(r, &g);
+		d->lvl = g.lvl, d->lvlnum = g.lvlnum;
+	}
+	if (!d->lvl)
+		d->lvl = LVL_NA, d->lvlnum = LVLNUM_NA;
+	if (!d->snoop) {
+		if (e & EV(DATA_SNOOPED))
+			d->snoop = (e & EV(CACHE_DATA_MODIFIED)) ? SNOOP_HITM : SNOOP_HIT;
+		else
+			d->snoop = SNOOP_NA;
+	}
+	if (!d->remote && (e & EV(REMOTE_ACCESS)))
+		d->remote = REMOTE;
+}
 
 /* No MIDR match, perf <= 6.15: only the EVENTS bits say anything */
 static void ds_generic_old(const struct pmt_spe_record *r, struct dsrc *d)
@@ -218,6 +305,8 @@ uint64_t pmt_spe_data_source(const struct pmt_spe_record *r, uint64_t midr, int 
 		ds_common(r, r->source, &d, compat);
 	else if (midr && key == MIDR_AMPERE1A && compat >= 613)
 		ds_ampere(r, &d, compat);
+	else if (midr && key == MIDR_HISI_HIP12 && compat >= PMT_PERF_6_19)
+		ds_hisi_hip(r, &d, compat), ds_fill_from_events(r, &d);
 	else if (compat <= 615)
 		ds_generic_old(r, &d);
 	else

@@ -57,7 +57,7 @@ int pmt_spe_synth_init(struct pmt_spe_synth *s, const struct pmt_spe_synth_opts 
 int pmt_spe_synth_mix_parse(const char *name, uint32_t *mix)
 {
 	static const char *const names[PMT_SPE_MIX_COUNT] = {
-		"n1", "v2", "loads", "stores", "branches", "other",
+		"n1", "v2", "loads", "stores", "branches", "other", "hip12",
 	};
 
 	if (!name || !mix)
@@ -128,6 +128,39 @@ struct mem_result {
 	uint8_t ds;
 };
 
+/* The same access told in HiSilicon HIP12 codes (perf's enum arm_spe_hisi_hip_data_source):
+ * each common level maps to its HIP12 code, some of them as the HITM variant, now and then
+ * with the SNOOPED/HITM events that perf reads for codes that leave the snoop open, plus a
+ * few codes the table does not know. */
+static void hip12_source(struct pmt_spe_synth *s, struct mem_result *m)
+{
+	const uint64_t snooped = 1ULL << PMT_SPE_EV_DATA_SNOOPED;
+	const uint64_t hitm = 1ULL << PMT_SPE_EV_CACHE_DATA_MODIFIED;
+	int hot = chance(s, 250);
+
+	switch (m->ds) {
+	case 0x0: m->ds = 18; break;                      /* L1 */
+	case 0x8: m->ds = hot ? 17 : 16; break;           /* L2 (HITM) */
+	case 0x9: m->ds = hot ? 1 : 0; break;             /* peer CPU (HITM) */
+	case 0xA: m->ds = 3; break;                       /* L3 HITM */
+	case 0xB: m->ds = 2; break;                       /* L3 */
+	case 0xC: m->ds = hot ? 5 : 4; break;             /* peer cluster (HITM) */
+	case 0xD: m->ds = hot ? 7 : 6; break;             /* remote socket (HITM) */
+	default:                                          /* memory */
+		if (chance(s, 100)) {
+			m->ds = 9;                        /* remote memory */
+			m->ev |= 1ULL << PMT_SPE_EV_REMOTE_ACCESS;
+		} else {
+			m->ds = chance(s, 30) ? 13 : 8;   /* device or local memory */
+		}
+		break;
+	}
+	if (chance(s, 100))
+		m->ev |= snooped | (chance(s, 500) ? hitm : 0);
+	if (chance(s, 10))
+		m->ds = 10 + (uint8_t)below(s, 3);       /* 10..12: not in perf's table */
+}
+
 /* Events, data source and latency of one load or store, consistent with each other. */
 static void pick_mem(struct pmt_spe_synth *s, int store, struct mem_result *m)
 {
@@ -178,6 +211,8 @@ static void pick_mem(struct pmt_spe_synth *s, int store, struct mem_result *m)
 				m->ev |= 1u << PMT_SPE_EV_L2D_MISS;
 		}
 	}
+	if (s->o.mix == PMT_SPE_MIX_HIP12)
+		hip12_source(s, m);
 	m->tot += m->xlat - 1;
 	if (chance(s, 2))
 		m->ev |= 1u << PMT_SPE_EV_ALIGNMENT;

@@ -192,6 +192,7 @@ enum pmt_spe_synth_mix {
 	PMT_SPE_MIX_STORES,
 	PMT_SPE_MIX_BRANCHES,
 	PMT_SPE_MIX_OTHER,
+	PMT_SPE_MIX_HIP12,  /* N1's op mix, HiSilicon HIP12 data-source codes (0..9, 13, 16..18) */
 	PMT_SPE_MIX_COUNT
 };
 
@@ -226,7 +227,7 @@ PMT_API int pmt_spe_synth_next_record(struct pmt_spe_synth *s, uint8_t *buf, siz
 /* Fill buf with whole records up to len bytes; returns bytes written (a multiple of the
  * record size when records are filled) or -PMT_EINVAL. */
 PMT_API int64_t pmt_spe_synth_fill(struct pmt_spe_synth *s, uint8_t *buf, size_t len);
-/* "n1", "v2", "loads", "stores", "branches", "other" -> enum; -PMT_EPARSE if unknown. */
+/* "n1", "v2", "loads", "stores", "branches", "other", "hip12" -> enum; -PMT_EPARSE if unknown. */
 PMT_API int pmt_spe_synth_mix_parse(const char *name, uint32_t *mix);
 
 /* =====================================================================================
