@@ -1,0 +1,85 @@
+/* common's number writers (now inline, two digits per division) against snprintf. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdlib.h>
+
+#include "pmutrace/common.h"
+
+static void check(uint64_t v)
+{
+	char *mem = NULL, want[96];
+	size_t sz = 0;
+	FILE *fp = open_memstream(&mem, &sz);
+	struct pmt_out o;
+
+	assert_non_null(fp);
+	assert_int_equal(pmt_out_init(&o, fp, 4096), 0);
+	pmt_out_u64(&o, v);
+	pmt_out_char(&o, ' ');
+	pmt_out_i64(&o, (int64_t)v);
+	pmt_out_char(&o, ' ');
+	pmt_out_hex(&o, v);
+	pmt_out_char(&o, ' ');
+	pmt_out_0x(&o, v);
+	assert_int_equal(pmt_out_fini(&o), 0);
+	fclose(fp);
+	snprintf(want, sizeof(want), "%llu %lld %llx 0x%llx", (unsigned long long)v,
+		 (long long)(int64_t)v, (unsigned long long)v, (unsigned long long)v);
+	assert_string_equal(mem, want);
+	free(mem);
+}
+
+static void test_numbers(void **state)
+{
+	uint64_t p = 1;
+
+	(void)state;
+	check(0);
+	check(UINT64_MAX);
+	check((uint64_t)INT64_MIN);
+	/* every digit-count boundary: 10^k - 1, 10^k, 10^k + 1, and 2^k - 1, 2^k */
+	for (int k = 0; k < 20; k++, p *= 10) {
+		check(p - 1);
+		check(p);
+		check(p + 1);
+	}
+	for (int k = 0; k < 64; k++) {
+		check((1ULL << k) - 1);
+		check(1ULL << k);
+	}
+}
+
+/* a buffer nearly full: the writers flush before writing, nothing is lost */
+static void test_flush_edge(void **state)
+{
+	char *mem = NULL;
+	size_t sz = 0;
+	FILE *fp = open_memstream(&mem, &sz);
+	struct pmt_out o;
+
+	(void)state;
+	assert_non_null(fp);
+	assert_int_equal(pmt_out_init(&o, fp, 4096), 0);
+	for (int i = 0; i < 4090; i++)
+		pmt_out_char(&o, 'x');
+	pmt_out_u64(&o, 12345678901234567890ULL);
+	pmt_out_0x(&o, 0xdeadbeefcafef00dULL);
+	assert_int_equal(pmt_out_fini(&o), 0);
+	fclose(fp);
+	assert_int_equal(sz, 4090 + 20 + 18);
+	assert_memory_equal(mem + 4090, "123456789012345678900xdeadbeefcafef00d", 38);
+	free(mem);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_flush_edge),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
