@@ -246,40 +246,49 @@ int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *
 	return len;
 }
 
-static void csv_u64(struct pmt_out *o, uint64_t v)
-{
-	pmt_out_u64(o, v);
-	pmt_out_char(o, ',');
-}
-
-static void csv_0x(struct pmt_out *o, uint64_t v)
-{
-	pmt_out_0x(o, v);
-	pmt_out_char(o, ',');
-}
-
 static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
 {
-	pmt_out_char(o, ',');
-	csv_u64(o, s->cpu);
-	pmt_out_i64(o, s->pid);
-	pmt_out_char(o, ',');
-	pmt_out_i64(o, s->tid);
-	pmt_out_char(o, ',');
-	csv_u64(o, s->time);
-	csv_0x(o, s->ip);
-	csv_0x(o, s->addr);
-	csv_0x(o, s->phys_addr);
-	csv_u64(o, s->period);
-	csv_u64(o, s->weight);
-	csv_u64(o, s->issue_lat);
-	csv_u64(o, s->xlat_lat);
-	csv_0x(o, s->data_src);
+	char *p;
+
+	/* 11 numbers of <= 20 chars and 4 hex of <= 18 with separators: < 320 bytes; the
+	 * position stays in a register (o->len written once) */
+	pmt_out_reserve(o, 320);
+	p = o->buf + o->len;
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->cpu);
+	*p++ = ',';
+	p = pmt_fmt_i64(p, s->pid);
+	*p++ = ',';
+	p = pmt_fmt_i64(p, s->tid);
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->time);
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->ip);
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->addr);
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->phys_addr);
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->period);
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->weight);
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->issue_lat);
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->xlat_lat);
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->data_src);
+	*p++ = ',';
+	o->len = (size_t)(p - o->buf);
 	mem_fields(k, o, s, 0);
 	pmt_out_str(o, op_str(s));
-	pmt_out_char(o, ',');
-	csv_0x(o, s->flags);
-	pmt_out_0x(o, s->rec ? s->rec->offset : 0);
+	pmt_out_reserve(o, 40);
+	p = o->buf + o->len;
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->flags);
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->rec ? s->rec->offset : 0);
+	o->len = (size_t)(p - o->buf);
 	if (k->brstack) {
 		char bs[2 * 96];
 		int n = s->brstack ? pmt_spe_brstack_str(s->brstack, " ", bs, sizeof(bs)) : 0;

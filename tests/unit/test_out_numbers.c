@@ -1,4 +1,4 @@
-/* common's number writers (now inline, two digits per division) against snprintf. */
+/* common's number writers (inline pmt_fmt_* under pmt_out_*) against snprintf. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +30,20 @@ static void check(uint64_t v)
 		 (long long)(int64_t)v, (unsigned long long)v, (unsigned long long)v);
 	assert_string_equal(mem, want);
 	free(mem);
+	/* the raw writers under them return the end of what they wrote */
+	{
+		char buf[96], *p = buf;
+
+		p = pmt_fmt_u64(p, v);
+		*p++ = ' ';
+		p = pmt_fmt_i64(p, (int64_t)v);
+		*p++ = ' ';
+		p = pmt_fmt_hex(p, v);
+		*p++ = ' ';
+		p = pmt_fmt_0x(p, v);
+		*p = 0;
+		assert_string_equal(buf, want);
+	}
 }
 
 static void test_numbers(void **state)

@@ -181,9 +181,10 @@ static inline void pmt_out_char(struct pmt_out *o, char c)
 }
 PMT_API void pmt_out_str(struct pmt_out *o, const char *s);
 PMT_API void pmt_out_mem(struct pmt_out *o, const void *p, size_t n);
-/* Numbers are inline: sinks write a dozen per sample, and a call per field (buffer
- * pointer and length reloaded each time) cost a quarter of `script --csv`. */
-static inline void pmt_out_u64(struct pmt_out *o, uint64_t v) /* decimal */
+/* Number formatting, inline: sinks write a dozen numbers per sample. pmt_fmt_* write at p
+ * (room for 20 bytes; hex 18 with "0x") and return the end, for callers that reserve once
+ * for a whole row and keep the position in a register; pmt_out_* reserve per number. */
+static inline char *pmt_fmt_u64(char *p, uint64_t v) /* decimal */
 {
 	static const char pairs[200] =
 		"0001020304050607080910111213141516171819202122232425262728293031323334353637"
@@ -200,11 +201,9 @@ static inline void pmt_out_u64(struct pmt_out *o, uint64_t v) /* decimal */
 	 * from the last one back, two per division */
 	int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
 	int n = t + 1 - (v < pow10[t]);
-	char *p;
+	char *end = p + (n < 1 ? 1 : n);
 
-	pmt_out_reserve(o, 20);
-	p = o->buf + o->len + (n < 1 ? 1 : n);
-	o->len += (size_t)(n < 1 ? 1 : n);
+	p = end;
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 
@@ -219,32 +218,49 @@ static inline void pmt_out_u64(struct pmt_out *o, uint64_t v) /* decimal */
 	} else {
 		p[-1] = (char)('0' + v);
 	}
+	return end;
 }
-static inline void pmt_out_i64(struct pmt_out *o, int64_t v)
+static inline char *pmt_fmt_i64(char *p, int64_t v)
 {
 	if (v < 0)
-		pmt_out_char(o, '-');
-	pmt_out_u64(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+		*p++ = '-';
+	return pmt_fmt_u64(p, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
-static inline void pmt_out_hex(struct pmt_out *o, uint64_t v) /* lower-case, no prefix */
+static inline char *pmt_fmt_hex(char *p, uint64_t v) /* lower-case, no prefix */
 {
 	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
-	char *p;
 
-	pmt_out_reserve(o, 16);
-	p = o->buf + o->len;
-	o->len += (size_t)n;
 	for (int i = n - 1; i >= 0; i--) {
 		p[i] = "0123456789abcdef"[v & 0xf];
 		v >>= 4;
 	}
+	return p + n;
 }
-static inline void pmt_out_0x(struct pmt_out *o, uint64_t v) /* "0x" + hex */
+static inline char *pmt_fmt_0x(char *p, uint64_t v)
+{
+	p[0] = '0';
+	p[1] = 'x';
+	return pmt_fmt_hex(p + 2, v);
+}
+static inline void pmt_out_u64(struct pmt_out *o, uint64_t v)
+{
+	pmt_out_reserve(o, 20);
+	o->len = (size_t)(pmt_fmt_u64(o->buf + o->len, v) - o->buf);
+}
+static inline void pmt_out_i64(struct pmt_out *o, int64_t v)
+{
+	pmt_out_reserve(o, 21);
+	o->len = (size_t)(pmt_fmt_i64(o->buf + o->len, v) - o->buf);
+}
+static inline void pmt_out_hex(struct pmt_out *o, uint64_t v)
+{
+	pmt_out_reserve(o, 16);
+	o->len = (size_t)(pmt_fmt_hex(o->buf + o->len, v) - o->buf);
+}
+static inline void pmt_out_0x(struct pmt_out *o, uint64_t v)
 {
 	pmt_out_reserve(o, 18);
-	o->buf[o->len++] = '0';
-	o->buf[o->len++] = 'x';
-	pmt_out_hex(o, v);
+	o->len = (size_t)(pmt_fmt_0x(o->buf + o->len, v) - o->buf);
 }
 PMT_API void pmt_out_double(struct pmt_out *o, double v, int prec);
 PMT_API void pmt_out_printf(struct pmt_out *o, const char *fmt, ...)
