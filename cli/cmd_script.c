@@ -128,11 +128,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
 		return pmt_cli_fail(so->cmd, "%s", err);
 	rc = pmt_itrace_check(&so->run.itrace, so->run.compat, &msg);
-	if (rc < 0) {
-		/* perf >= 6.18 refuses to decode at all */
-		fputs(msg, stderr);
-		return 2;
-	}
+	if (rc < 0) /* perf >= 6.18 refuses to decode at all; its text without the newline */
+		return pmt_cli_fail(so->cmd, "%.*s", (int)strlen(msg) - 1, msg);
 	if (rc > 0)
 		fputs(msg, stderr);
 	else if (so->run.compat < PMT_PERF_6_18 && so->run.itrace.insn_rejected && itrace &&
