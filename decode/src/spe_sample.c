@@ -36,6 +36,7 @@ void pmt_spe_sampler_init(struct pmt_spe_sampler *s, const struct pmt_itrace *it
 		s->enabled |= 1u << PMT_SPE_SE_MEMORY;
 	if ((f & PMT_ITRACE_INSN) && it->period_type == PMT_ITRACE_PERIOD_INSNS)
 		s->enabled |= 1u << PMT_SPE_SE_INSN;
+	s->period = 1; /* memory and branch samples before 6.18 */
 	if (compat >= PMT_PERF_6_18) {
 		/* arm_spe_process_auxtrace_info(): with no --itrace, itrace_synth_opts__set_default
 		 * (opts, false) turns instructions on (perf script's default_no_sample is not
@@ -163,7 +164,7 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	base.tid = q->tid;
 	base.op = r->op;
 	base.ip = r->from_ip;
-	base.period = s->decimate_all ? s->period : 1;
+	base.period = s->period;
 	base.weight = r->latency;
 	base.issue_lat = r->issue_lat;
 	base.xlat_lat = r->xlat_lat;

@@ -267,7 +267,8 @@ struct pmt_spe_sampler {
 	uint8_t brstack;      /* --itrace=l honoured (perf >= 6.14) */
 	struct pmt_time_conv tc;
 	uint32_t enabled;     /* bit per enum pmt_spe_event */
-	uint64_t period;      /* sample period perf >= 6.18 gives every sample (may be 0) */
+	uint64_t period;      /* period of every sample (perf >= 6.18, may be 0) or of the
+			       * memory and branch samples (1) */
 };
 PMT_API void pmt_spe_sampler_init(struct pmt_spe_sampler *s, const struct pmt_itrace *it,
 				  int compat);
