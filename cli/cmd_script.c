@@ -63,7 +63,7 @@ static void usage(const char *cmd, FILE *fp)
 	fprintf(fp, "  FILE is perf.data (AUXTRACE chunks, per-CPU queues) or with --raw SPE bytes.\n"
 		    "  --itrace letters as perf: i[N]i b f m t a M l[N]; default: all but\n"
 		    "  instructions (perf <= 6.17) or all with i1i (perf >= 6.18, newest).\n"
-		    "  l (perf >= 6.14): branch stack of branch/instruction samples (brstack).\n"
+		    "  l (perf >= 6.15): branch stack of branch/instruction samples (brstack).\n"
 		    "  --perf-compat reproduces that perf version's names, rules and quirks.\n");
 }
 

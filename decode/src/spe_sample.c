@@ -52,8 +52,8 @@ void pmt_spe_sampler_init(struct pmt_spe_sampler *s, const struct pmt_itrace *it
 		}
 		s->period = s->itrace.period;
 	}
-	/* arm_spe_synth_events(): last_branch adds BRANCH_STACK from 6.14 on */
-	s->brstack = compat >= PMT_PERF_6_14 && (f & PMT_ITRACE_LBR) &&
+	/* arm_spe_synth_events(): last_branch adds BRANCH_STACK from 6.15 on */
+	s->brstack = compat >= PMT_PERF_6_15 && (f & PMT_ITRACE_LBR) &&
 		     (s->enabled & (1u << PMT_SPE_SE_BRANCH | 1u << PMT_SPE_SE_INSN));
 	if (!s->itrace.period)
 		s->itrace.period = 1;

@@ -1,5 +1,5 @@
 /* bytes -> samples with the sample-layer rules that depend on the perf version: branch
- * stacks (l, >= 6.14), equal decimation and period on every sample (>= 6.18), the HiSilicon
+ * stacks (l, >= 6.15), equal decimation and period on every sample (>= 6.18), the HiSilicon
  * HIP12 table (>= 6.19), through every sink with the brstack column on. The first byte
  * picks the options; the rest is the SPE stream. */
 #include <stddef.h>
@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const itr[] = { "bl", "bMi1il", "i3il1", "", "bM", "fmtal64", "i1il",
 					   "bi2il2" };
-	static const int compat[] = { 613, PMT_PERF_6_14, PMT_PERF_6_18, PMT_PERF_NEWEST };
+	static const int compat[] = { 614, PMT_PERF_6_15, PMT_PERF_6_18, PMT_PERF_NEWEST };
 	static const uint64_t midrs[] = { 0x480fd060, 0x410fd0c0, 0, 0x481fd061 };
 	static FILE *devnull;
 	struct pmt_spe_sink k[3];

@@ -1,4 +1,4 @@
-/* --itrace=l branch stacks (perf >= 6.14) and how the sinks print them.
+/* --itrace=l branch stacks (perf >= 6.15) and how the sinks print them.
  *
  * Expected values hand-derived from perf's arm_spe__prep_branch_stack() (arm-spe.c at
  * 08dbfad3): have_tgt = the record is a branch (sample flags have PERF_IP_FLAG_BRANCH);
@@ -170,12 +170,12 @@ static void test_cycles_and_kinds(void **state)
 	run1(&x, "Mi1il", PMT_PERF_NEWEST, &r);
 	assert_int_equal(x.out[1].brstack->nr, 0);
 
-	/* before 6.14 'l' does nothing for SPE */
+	/* before 6.15 'l' does nothing for SPE */
 	r = branch(0, 0, 0x800);
-	run1(&x, "bl", 613, &r);
+	run1(&x, "bl", 614, &r);
 	assert_int_equal(x.n, 1);
 	assert_null(x.out[0].brstack);
-	run1(&x, "bl", PMT_PERF_6_14, &r);
+	run1(&x, "bl", PMT_PERF_6_15, &r);
 	assert_non_null(x.out[0].brstack);
 	/* without 'l' no stack */
 	run1(&x, "b", PMT_PERF_NEWEST, &r);

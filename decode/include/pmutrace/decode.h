@@ -18,7 +18,7 @@ extern "C" {
  * Sample synthesis follows the newest perf by default. A compat level (perf version as
  * major*100+minor, e.g. 601) switches every version-dependent rule to that perf: event
  * names ("branch-miss" <= 6.12, "branch" >= 6.13), when "memory" samples are made (6.1:
- * data_src != 0), instructions.addr (6.1..6.12: VA), --itrace=l branch stacks (>= 6.14),
+ * data_src != 0), instructions.addr (6.1..6.12: VA), --itrace=l branch stacks (>= 6.15),
  * the MIDR lists and the fallback data-source rules (<= 6.15), the HiSilicon HIP12 table
  * (>= 6.19), the --itrace period and default (>= 6.18: every sample kind decimated, period
  * on every sample, i1i by default), the data_src text layout, and the
@@ -27,9 +27,11 @@ extern "C" {
 #define PMT_PERF_NEWEST 9999
 #define PMT_PERF_6_1 601
 /* --itrace=l attaches a 2-entry branch stack (TGT + PBT) to branch and instruction
- * samples: "Since Linux 6.14, Perf gained the ability to report SPE branch events using
- * the brstack format" (LLVM BOLT perf2bolt docs). */
-#define PMT_PERF_6_14 614
+ * samples: Leo Yan's "perf arm-spe: Add branch stack" and "Support previous branch target
+ * (PBT) address" (with "perf script: Add not taken event for branch stack") sit in
+ * perf-tools-next after its "Merge tag 'v6.14-rc1'" (tip post-receive of 2025-04-01), so
+ * v6.15. (LLVM BOLT's perf2bolt docs say "since Linux 6.14"; the tree history says 6.15.) */
+#define PMT_PERF_6_15 615
 /* James Clark's "perf arm-spe: Show instruction sample types by default", "Downsample all
  * sample types equally", "Display --itrace period warnings for all sample types": listed
  * in Arnaldo's "[GIT PULL] perf tools changes for v6.18" (tag
@@ -217,7 +219,7 @@ struct pmt_branch_entry {
 	uint8_t type;   /* PMT_BR_* */
 	uint8_t flags;  /* PMT_BRF_* */
 };
-/* perf's branch_stack for SPE (--itrace=l, perf >= 6.14): at most the sampled branch
+/* perf's branch_stack for SPE (--itrace=l, perf >= 6.15): at most the sampled branch
  * (TGT) and the previous branch target (PBT); hw_idx is -1 in perf. */
 #define PMT_SPE_BRSTACK_MAX 2
 struct pmt_spe_brstack {
@@ -264,7 +266,7 @@ struct pmt_spe_sampler {
 	uint8_t timeless;
 	uint8_t have_time_conv;
 	uint8_t decimate_all; /* perf >= 6.18: the period drops whole records */
-	uint8_t brstack;      /* --itrace=l honoured (perf >= 6.14) */
+	uint8_t brstack;      /* --itrace=l honoured (perf >= 6.15) */
 	struct pmt_time_conv tc;
 	uint32_t enabled;     /* bit per enum pmt_spe_event */
 	uint64_t period;      /* period of every sample (perf >= 6.18, may be 0) or of the
