@@ -149,8 +149,6 @@ static void ds_ampere(const struct pmt_spe_record *r, struct dsrc *d, int compat
 
 #define EV(b) (1ULL << PMT_SPE_EV_##b)
 
-static void ds_generic_new(const struct pmt_spe_record *r, struct dsrc *d);
-
 /* arm_spe__synth_data_source_hisi_hip(); stores take the common store rule */
 static void ds_hisi_hip(const struct pmt_spe_record *r, struct dsrc *d, int compat)
 {
@@ -205,19 +203,50 @@ static void ds_hisi_hip(const struct pmt_spe_record *r, struct dsrc *d, int comp
 	}
 }
 
-/* perf >= 6.18 arm_spe__synth_memory_level(), run after a MIDR table: what the table left
- * open comes from the EVENTS bits. The snoop "None" needs the recorded event_filter
- * caps (metadata pmutrace does not carry), so an unsnooped access says N/A as perf does
- * for recordings without them. */
+/* perf >= 6.18 arm_spe__synth_memory_level() ("Allow parsing both data source and
+ * events", v6.18 pull): run after the MIDR table, or alone without one, it fills what is
+ * still 0. Level: loads take the nearest level that hit, else the farthest miss; stores
+ * the farthest level accessed (access or miss bit), hit or miss; nothing -> NA. Snoop:
+ * SNOOPED (+HITM) else "None" only when the recorded caps/event_filter can report
+ * SNOOPED, which pmutrace does not carry, so N/A as for recordings without that metadata.
+ * REMOTE_ACCESS sets mem_remote. */
+/* Loads (perf >= 6.16): the nearest level that hit, else the farthest miss */
+#define CACHE_HIT(e, acc, miss) (((e) & (EV(acc) | EV(miss))) == EV(acc))
+static void ds_load_ladder(uint64_t e, struct dsrc *d)
+{
+	if (CACHE_HIT(e, L1D_ACCESS, L1D_REFILL))
+		d->lvl = LVL_L1 | LVL_HIT, d->lvlnum = LVLNUM_L1;
+	else if (e & EV(RECENTLY_FETCHED))
+		d->lvl = LVL_LFB | LVL_HIT, d->lvlnum = LVLNUM_LFB;
+	else if (CACHE_HIT(e, L2D_ACCESS, L2D_MISS))
+		d->lvl = LVL_L2 | LVL_HIT, d->lvlnum = LVLNUM_L2;
+	else if (CACHE_HIT(e, LLC_ACCESS, LLC_MISS))
+		d->lvl = LVL_L3 | LVL_HIT, d->lvlnum = LVLNUM_L3;
+	else if (e & EV(LLC_MISS))
+		d->lvl = LVL_L3 | LVL_MISS, d->lvlnum = LVLNUM_L3;
+	else if (e & EV(L2D_MISS))
+		d->lvl = LVL_L2 | LVL_MISS, d->lvlnum = LVLNUM_L2;
+	else if (e & EV(L1D_REFILL))
+		d->lvl = LVL_L1 | LVL_MISS, d->lvlnum = LVLNUM_L1;
+}
+#undef CACHE_HIT
+
 static void ds_fill_from_events(const struct pmt_spe_record *r, struct dsrc *d)
 {
 	uint64_t e = r->events;
 
-	if (!d->lvl) {
-		struct dsrc g = { 0 };
-
-		ds_generic_new(r, &g);
-		d->lvl = g.lvl, d->lvlnum = g.lvlnum;
+	if (!d->lvl && d->op == OP_LOAD) {
+		ds_load_ladder(e, d);
+	} else if (!d->lvl && d->op == OP_STORE) {
+		if (e & (EV(LLC_ACCESS) | EV(LLC_MISS)))
+			d->lvl = LVL_L3 | ((e & EV(LLC_MISS)) ? LVL_MISS : LVL_HIT),
+			d->lvlnum = LVLNUM_L3;
+		else if (e & (EV(L2D_ACCESS) | EV(L2D_MISS)))
+			d->lvl = LVL_L2 | ((e & EV(L2D_MISS)) ? LVL_MISS : LVL_HIT),
+			d->lvlnum = LVLNUM_L2;
+		else if (e & (EV(L1D_ACCESS) | EV(L1D_REFILL)))
+			d->lvl = LVL_L1 | ((e & EV(L1D_REFILL)) ? LVL_MISS : LVL_HIT),
+			d->lvlnum = LVLNUM_L1;
 	}
 	if (!d->lvl)
 		d->lvl = LVL_NA, d->lvlnum = LVLNUM_NA;
@@ -251,20 +280,7 @@ static void ds_generic_new(const struct pmt_spe_record *r, struct dsrc *d)
 	uint64_t e = r->events;
 
 	if (r->op & PMT_SPE_OP_F_LD) {
-		if ((e & EV(L1D_ACCESS)) && !(e & EV(L1D_REFILL)))
-			d->lvl = LVL_L1 | LVL_HIT, d->lvlnum = LVLNUM_L1;
-		else if (e & EV(RECENTLY_FETCHED))
-			d->lvl = LVL_LFB | LVL_HIT, d->lvlnum = LVLNUM_LFB;
-		else if ((e & EV(L2D_ACCESS)) && !(e & EV(L2D_MISS)))
-			d->lvl = LVL_L2 | LVL_HIT, d->lvlnum = LVLNUM_L2;
-		else if ((e & EV(LLC_ACCESS)) && !(e & EV(LLC_MISS)))
-			d->lvl = LVL_L3 | LVL_HIT, d->lvlnum = LVLNUM_L3;
-		else if (e & EV(LLC_MISS))
-			d->lvl = LVL_L3 | LVL_MISS, d->lvlnum = LVLNUM_L3;
-		else if (e & EV(L2D_MISS))
-			d->lvl = LVL_L2 | LVL_MISS, d->lvlnum = LVLNUM_L2;
-		else if (e & EV(L1D_REFILL))
-			d->lvl = LVL_L1 | LVL_MISS, d->lvlnum = LVLNUM_L1;
+		ds_load_ladder(e, d);
 	} else {
 		if (e & EV(LLC_ACCESS))
 			d->lvl = LVL_L3 | ((e & EV(LLC_MISS)) ? LVL_MISS : LVL_HIT),
@@ -301,12 +317,19 @@ uint64_t pmt_spe_data_source(const struct pmt_spe_record *r, uint64_t midr, int 
 	else
 		return 0;
 
-	if (midr && midr_is_common(midr, compat))
+	if (compat >= PMT_PERF_6_18) {
+		/* the MIDR table (if any), then the EVENTS bits for what it left open */
+		if (midr && midr_is_common(midr, compat))
+			ds_common(r, r->source, &d, compat);
+		else if (midr && key == MIDR_AMPERE1A)
+			ds_ampere(r, &d, compat);
+		else if (midr && key == MIDR_HISI_HIP12 && compat >= PMT_PERF_6_19)
+			ds_hisi_hip(r, &d, compat);
+		ds_fill_from_events(r, &d);
+	} else if (midr && midr_is_common(midr, compat))
 		ds_common(r, r->source, &d, compat);
 	else if (midr && key == MIDR_AMPERE1A && compat >= 613)
 		ds_ampere(r, &d, compat);
-	else if (midr && key == MIDR_HISI_HIP12 && compat >= PMT_PERF_6_19)
-		ds_hisi_hip(r, &d, compat), ds_fill_from_events(r, &d);
 	else if (compat <= 615)
 		ds_generic_old(r, &d);
 	else

@@ -1,5 +1,6 @@
-/* HiSilicon HIP12 data sources (newest perf's arm_spe__synth_data_source_hisi_hip() followed
- * by perf 6.18's arm_spe__synth_memory_level()), hand-derived per code.
+/* Data sources of perf >= 6.18, hand-derived: HiSilicon HIP12 per code (newest perf's
+ * arm_spe__synth_data_source_hisi_hip() followed by perf 6.18's
+ * arm_spe__synth_memory_level()), then that pass after the Neoverse table and alone.
  *
  * Bit layout of struct perf_mem_data_src (/usr/include/linux/perf_event.h): op << 0,
  * lvl << 5, snoop << 19, dtlb << 26, lvlnum << 33, remote << 37, snoopx << 38.
@@ -90,14 +91,16 @@ static void test_hisi_loads(void **state)
 	}
 }
 
-/* perf <= 6.18 has no HIP table: the "newest" fallback of those versions applies (no EVENTS
- * bit: no level, snoop NONE), i.e. just OP LOAD 0x2 | SNOOP NONE 2<<19 */
+/* perf <= 6.18 has no HIP table. 6.18: the events pass alone, and with no EVENTS bit it
+ * says LVL NA, LVLNUM NA, SNOOP NA: 0x2 | 1<<5 | 1<<19 | 0xf<<33. 6.16/6.17: the fallback
+ * of those versions (no level, snoop NONE): 0x2 | 2<<19. */
 static void test_hisi_before_619(void **state)
 {
 	struct pmt_spe_record r = rec(LOAD, 16, 0);
 
 	(void)state;
-	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_6_18), 0x100002ULL);
+	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_6_18), 0x1e00080022ULL);
+	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, 617), 0x100002ULL);
 	assert_int_not_equal(pmt_spe_data_source(&r, HIP12_MIDR, 613), 0x400100442ULL);
 }
 
@@ -158,6 +161,51 @@ static void test_hisi_text(void **state)
 	assert_string_equal(buf, "HitM or Peer");
 }
 
+/* perf 6.18's pass for the other tables and without one ("perf arm_spe: Allow parsing both
+ * data source and events", "Refine memory level filling", v6.18 pull): load ladder L1 hit >
+ * LFB > L2 hit > LLC hit > LLC miss > L2 miss > L1 miss; stores: LLC, L2, L1 level (access or
+ * miss bit), hit or miss; snoop from SNOOPED/HITM else N/A; mem_remote from REMOTE_ACCESS. */
+#define N1 0x410fd0c0ULL
+
+static uint64_t ds(uint32_t op, uint16_t source, uint64_t events, uint64_t midr, int compat)
+{
+	struct pmt_spe_record r = rec(op, source, events);
+
+	return pmt_spe_data_source(&r, midr, compat);
+}
+
+static void test_common_table(void **state)
+{
+	(void)state;
+	/* N1 peer core 0x9: L2|HIT (0x22<<5), LVLNUM L2 (2<<33), SNOOPX PEER (2<<38); the pass
+	 * adds SNOOP NA (1<<19); 6.17 leaves snoop 0 */
+	assert_int_equal(ds(LOAD, 0x9, 0, N1, PMT_PERF_NEWEST), 0x8400080442ULL);
+	assert_int_equal(ds(LOAD, 0x9, 0, N1, 617), 0x8400000442ULL);
+	/* ... SNOOPED: SNOOP HIT 4<<19 */
+	assert_int_equal(ds(LOAD, 0x9, EVB(DATA_SNOOPED), N1, PMT_PERF_6_18), 0x8400200442ULL);
+	/* L1D 0x0 keeps its SNOOP NONE; REMOTE_ACCESS adds mem_remote 1<<37 from 6.18 on */
+	assert_int_equal(ds(LOAD, 0x0, EVB(REMOTE_ACCESS), N1, PMT_PERF_NEWEST), 0x2200100142ULL);
+	assert_int_equal(ds(LOAD, 0x0, EVB(REMOTE_ACCESS), N1, 617), 0x200100142ULL);
+	/* a code the table lacks: the load ladder, L2 access without miss -> L2|HIT, LVLNUM L2 */
+	assert_int_equal(ds(LOAD, 0x3, EVB(L1D_ACCESS) | EVB(L1D_REFILL) | EVB(L2D_ACCESS), N1,
+			    PMT_PERF_NEWEST), 0x400080442ULL);
+	/* stores: LVL NA, LVLNUM NA, SNOOP NA from the table, untouched by the pass */
+	assert_int_equal(ds(STORE, 0x8, 0, N1, PMT_PERF_NEWEST), 0x1e00080024ULL);
+}
+
+static void test_no_midr(void **state)
+{
+	(void)state;
+	/* L1 refill, LLC access without miss: L3|HIT (0x42<<5), LVLNUM L3 (3<<33); snoop NA
+	 * from 6.18, NONE (2<<19) in 6.16/6.17 */
+	assert_int_equal(ds(LOAD, 0, EVB(L1D_ACCESS) | EVB(L1D_REFILL) | EVB(LLC_ACCESS), 0,
+			    PMT_PERF_NEWEST), 0x600080842ULL);
+	assert_int_equal(ds(LOAD, 0, EVB(L1D_ACCESS) | EVB(L1D_REFILL) | EVB(LLC_ACCESS), 0,
+			    617), 0x600100842ULL);
+	/* a store with LLC-MISS alone is at the LLC level: L3|MISS (0x44<<5) */
+	assert_int_equal(ds(STORE, 0, EVB(LLC_MISS), 0, PMT_PERF_NEWEST), 0x600080884ULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +214,8 @@ int main(void)
 		cmocka_unit_test(test_hisi_stores),
 		cmocka_unit_test(test_hisi_events),
 		cmocka_unit_test(test_hisi_text),
+		cmocka_unit_test(test_common_table),
+		cmocka_unit_test(test_no_midr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,8 +19,8 @@ extern "C" {
  * major*100+minor, e.g. 601) switches every version-dependent rule to that perf: event
  * names ("branch-miss" <= 6.12, "branch" >= 6.13), when "memory" samples are made (6.1:
  * data_src != 0), instructions.addr (6.1..6.12: VA), --itrace=l branch stacks (>= 6.15),
- * the MIDR lists and the fallback data-source rules (<= 6.15), the HiSilicon HIP12 table
- * (>= 6.19), the --itrace period and default (>= 6.18: every sample kind decimated, period
+ * the MIDR lists and the fallback data-source rules (<= 6.15; >= 6.18 the EVENTS bits
+ * fill whatever the MIDR table left open), the HiSilicon HIP12 table (>= 6.19), the --itrace period and default (>= 6.18: every sample kind decimated, period
  * on every sample, i1i by default), the data_src text layout, and the
  * two quirks every perf has but pmutrace drops by default: samples from records cut
  * short by a bad byte, and (timeless mode) one all-zero record before the first. */
