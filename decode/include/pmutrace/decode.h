@@ -97,6 +97,9 @@ struct pmt_spe_rec_decoder {
 	struct pmt_spe_rec_stats stats;
 	uint8_t emit_partial;       /* return records cut by bad bytes (perf's behaviour) */
 	uint8_t in_bad;             /* previous byte was skipped */
+	uint8_t cur_open;           /* cur holds packets (its count may have wrapped to 0) */
+	uint8_t reference;          /* decode through the generic packet iterator only: the
+				     * slow reference the fused path is tested against */
 };
 PMT_API void pmt_spe_rec_init(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
 			      uint64_t base);
