@@ -290,6 +290,127 @@ static inline const uint8_t *skip_zeros(const uint8_t *p)
 /* Slot values of a record without the packet: the fields' defaults (no CONTEXT = all ones). */
 static const uint64_t raw_default[S_NSLOTS] = { [S_CTX] = UINT64_MAX };
 
+/* A record assembled by the fused path, before it becomes a struct pmt_spe_record. */
+struct hot_acc {
+	uint64_t raw[S_NSLOTS], ev;
+	unsigned op_hdr; /* header of the last OP_TYPE packet; 3 = none (class 3 never gets here) */
+};
+
+static inline void acc_init(struct hot_acc *a)
+{
+	memcpy(a->raw, raw_default, sizeof(a->raw));
+	a->ev = 0;
+	a->op_hdr = 3;
+}
+
+/* One body packet (not PAD, not the end packet) at p; returns its slot. */
+static inline unsigned acc_packet(struct hot_acc *a, const uint8_t *p, unsigned h)
+{
+	const struct hot_ent *e = &hot[h];
+	uint64_t pl = pmt_le64(p + 1) & e->mask;
+
+	a->raw[e->slot] = pl;
+	a->ev |= pl & e->evmask;
+	return e->slot;
+}
+
+/* Completes *rec from the accumulated slots and commits the decoder past `next`. */
+static int hot_finish(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec,
+		      const struct hot_acc *a, const uint8_t *start, const uint8_t *end_pkt,
+		      unsigned npk)
+{
+	const uint8_t *const buf = d->it.buf;
+	const int has_ts = *end_pkt == 0x71;
+	unsigned cls = a->op_hdr & 3;
+
+	rec->offset = d->it.base + (uint64_t)(start - buf);
+	rec->events = a->ev;
+	rec->from_ip = canon_branch(a->raw[S_PC]);
+	rec->to_ip = canon_branch(a->raw[S_TGT]);
+	rec->prev_br_tgt = canon_branch(a->raw[S_PBT]);
+	rec->virt_addr = canon_va(a->raw[S_VA]);
+	rec->phys_addr = a->raw[S_PA] & 0x00ffffffffffffffULL;
+	rec->timestamp = has_ts ? pmt_le64(end_pkt + 1) : 0;
+	rec->context_id = a->raw[S_CTX];
+	rec->op = cls < 3 ? op_table[cls][a->raw[S_OP] & 0xff] : 0;
+	rec->latency = (uint32_t)a->raw[S_TOT];
+	rec->issue_lat = (uint16_t)a->raw[S_ISSUE];
+	rec->xlat_lat = (uint16_t)a->raw[S_XLAT];
+	rec->source = (uint16_t)a->raw[S_DSRC];
+	rec->op_class = (uint8_t)(cls < 3 ? cls : 0xff);
+	rec->op_payload = (uint8_t)a->raw[S_OP];
+	rec->has_ts = (uint8_t)has_ts;
+	rec->partial = 0;
+	rec->npackets = (uint16_t)npk;
+
+	d->it.pos = (size_t)(end_pkt + (has_ts ? 9 : 1) - buf);
+	d->cur.offset = d->it.base + d->it.pos;
+	d->in_bad = 0;
+	d->stats.records++;
+	return 1;
+}
+
+/* The first cached layout all of whose header and PAD bytes are at start, or NULL. The
+ * caller guarantees 64 readable bytes. Equal header and PAD bytes make the packet walk
+ * take exactly the same steps, so the layout's offsets are the record's. */
+static const struct pmt_spe_rec_shape *shape_find(const struct pmt_spe_rec_decoder *d,
+						  const uint8_t *start)
+{
+	uint64_t w0 = pmt_le64(start), w1 = pmt_le64(start + 8);
+
+	for (unsigned s = 0; s < d->nshapes; s++) {
+		const struct pmt_spe_rec_shape *sh = &d->shapes[s];
+		uint64_t diff = ((w0 & sh->hmask[0]) ^ sh->hval[0]) |
+				((w1 & sh->hmask[1]) ^ sh->hval[1]);
+
+		if (diff)
+			continue;
+		for (unsigned i = 2; i < 8; i++)
+			diff |= (pmt_le64(start + 8 * i) & sh->hmask[i]) ^ sh->hval[i];
+		if (!diff)
+			return sh;
+	}
+	return NULL;
+}
+
+/* Remembers the layout of a record the packet walk just decoded (npk body packets at
+ * off[]/hdr[], end packet at end_off), when it fits in a shape. */
+static void shape_learn(struct pmt_spe_rec_decoder *d, const uint8_t *off, const uint8_t *hdr,
+			unsigned npk, unsigned end_off, unsigned end_hdr, unsigned op_hdr)
+{
+	struct pmt_spe_rec_shape *sh;
+	unsigned len = end_off + (end_hdr == 0x71 ? 9 : 1);
+	uint8_t m[64], v[64];
+
+	if (npk > 16 || len > 64)
+		return;
+	sh = &d->shapes[d->next_shape];
+	d->next_shape = (uint8_t)((d->next_shape + 1) % PMT_SPE_REC_SHAPES);
+	if (d->nshapes < PMT_SPE_REC_SHAPES)
+		d->nshapes++;
+	/* every byte of the record is PAD (must be 0) unless a packet covers it */
+	memset(m, 0xff, len);
+	memset(m + len, 0, sizeof(m) - len);
+	memset(v, 0, sizeof(v));
+	for (unsigned i = 0; i <= npk; i++) {
+		unsigned o = i < npk ? off[i] : end_off;
+		unsigned h = i < npk ? hdr[i] : end_hdr;
+		unsigned n = i < npk ? 1 + (1u << ((h >> 4) & 3)) : len - end_off;
+
+		v[o] = (uint8_t)h;
+		memset(m + o + 1, 0, n - 1); /* payload: any value */
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		sh->hmask[i] = pmt_le64(m + 8 * i);
+		sh->hval[i] = pmt_le64(v + 8 * i);
+	}
+	memcpy(sh->off, off, npk);
+	memcpy(sh->hdr, hdr, npk);
+	sh->npk = (uint8_t)npk;
+	sh->end_off = (uint8_t)end_off;
+	sh->op_hdr = (uint8_t)op_hdr;
+}
+
 /* The fused path: one whole record from a fresh start (d->cur empty). Returns 1 with *rec
  * filled, or 0 with d->it.pos at the first packet the reference path must take over from
  * (leading PADs are consumed either way, exactly as ref_step() would). */
@@ -298,10 +419,11 @@ static int hot_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 	const uint8_t *const buf = d->it.buf;
 	const uint8_t *const end = buf + d->it.len - HOT_AHEAD; /* last p with 16 bytes */
 	const uint8_t *p = buf + d->it.pos, *start;
-	uint64_t raw[S_NSLOTS], ev = 0, ts = 0;
-	uint8_t hdr[S_NSLOTS];
+	const struct pmt_spe_rec_shape *sh;
+	struct hot_acc a;
+	uint8_t off[32], hdr[32];
 	uint32_t npk = 0;
-	unsigned kind, cls;
+	unsigned kind;
 
 	if (!*p) {
 		while (p <= end && !*p)
@@ -312,19 +434,20 @@ static int hot_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 		d->in_bad = 0;
 	}
 	start = p;
-	memcpy(raw, raw_default, sizeof(raw));
-	hdr[S_OP] = 3; /* no OP_TYPE: class 3 maps to op_class 0xff below */
+	acc_init(&a);
+	if (start + 64 <= end && (sh = shape_find(d, start))) {
+		for (unsigned i = 0; i < sh->npk; i++)
+			acc_packet(&a, start + sh->off[i], sh->hdr[i]);
+		a.op_hdr = sh->op_hdr;
+		return hot_finish(d, rec, &a, start, start + sh->end_off, sh->npk + 1);
+	}
 	for (;;) {
-		const struct hot_ent *e;
 		unsigned h;
-		uint64_t pl;
 
 		if (__builtin_expect(p > end, 0))
 			return 0;
 		h = *p;
-		e = &hot[h];
-		pl = pmt_le64(p + 1) & e->mask;
-		kind = e->kind;
+		kind = hot[h].kind;
 		if (__builtin_expect(kind != K_PACKET, 0)) {
 			if (kind != K_PAD)
 				break;
@@ -334,9 +457,11 @@ static int hot_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 			p = skip_zeros(p);
 			continue;
 		}
-		raw[e->slot] = pl;
-		hdr[e->slot] = (uint8_t)h;
-		ev |= pl & e->evmask;
+		if (acc_packet(&a, p, h) == S_OP)
+			a.op_hdr = h;
+		/* the layout, for shape_learn() (only records of <= 16 packets are kept) */
+		off[npk & 31] = (uint8_t)(p - start);
+		hdr[npk & 31] = (uint8_t)h;
 		npk++;
 		/* short header: 1 + 2^size bytes; arithmetic keeps the table load off the
 		 * critical path from one header to the next */
@@ -346,37 +471,9 @@ static int hot_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 		d->it.pos = (size_t)(start - buf);
 		return 0;
 	}
-	if (kind == K_TS)
-		ts = pmt_le64(p + 1);
-	p += kind == K_TS ? 9 : 1;
-	npk++;
-
-	cls = hdr[S_OP] & 3;
-	rec->offset = d->it.base + (uint64_t)(start - buf);
-	rec->events = ev;
-	rec->from_ip = canon_branch(raw[S_PC]);
-	rec->to_ip = canon_branch(raw[S_TGT]);
-	rec->prev_br_tgt = canon_branch(raw[S_PBT]);
-	rec->virt_addr = canon_va(raw[S_VA]);
-	rec->phys_addr = raw[S_PA] & 0x00ffffffffffffffULL;
-	rec->timestamp = ts;
-	rec->context_id = raw[S_CTX];
-	rec->op = cls < 3 ? op_table[cls][raw[S_OP] & 0xff] : 0;
-	rec->latency = (uint32_t)raw[S_TOT];
-	rec->issue_lat = (uint16_t)raw[S_ISSUE];
-	rec->xlat_lat = (uint16_t)raw[S_XLAT];
-	rec->source = (uint16_t)raw[S_DSRC];
-	rec->op_class = (uint8_t)(cls < 3 ? cls : 0xff);
-	rec->op_payload = (uint8_t)raw[S_OP];
-	rec->has_ts = kind == K_TS;
-	rec->partial = 0;
-	rec->npackets = (uint16_t)npk;
-
-	d->it.pos = (size_t)(p - buf);
-	d->cur.offset = d->it.base + d->it.pos;
-	d->in_bad = 0;
-	d->stats.records++;
-	return 1;
+	if (p - start < 64)
+		shape_learn(d, off, hdr, npk, (unsigned)(p - start), *p, a.op_hdr);
+	return hot_finish(d, rec, &a, start, p, npk + 1);
 }
 
 static void finish(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
