@@ -351,7 +351,7 @@ static int hot_finish(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec,
 }
 
 /* The first cached layout all of whose header and PAD bytes are at start, or NULL. The
- * caller guarantees 64 readable bytes. Equal header and PAD bytes make the packet walk
+ * caller guarantees 80 readable bytes. Equal header and PAD bytes make the packet walk
  * take exactly the same steps, so the layout's offsets are the record's. */
 static const struct pmt_spe_rec_shape *shape_find(const struct pmt_spe_rec_decoder *d,
 						  const uint8_t *start)
@@ -373,16 +373,60 @@ static const struct pmt_spe_rec_shape *shape_find(const struct pmt_spe_rec_decod
 	return NULL;
 }
 
+/* A record in a known layout: every field is one load and mask, no walk, no branch. */
+static int shape_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec,
+			const struct pmt_spe_rec_shape *sh, const uint8_t *start)
+{
+	const uint8_t *const buf = d->it.buf;
+	const uint8_t *const end_pkt = start + sh->end_off;
+	const int has_ts = *end_pkt == 0x71;
+	unsigned cls = sh->op_hdr & 3;
+	uint64_t f[S_SINK];
+
+	for (unsigned i = 0; i < S_SINK; i++)
+		f[i] = pmt_le64(start + sh->foff[i]) & sh->fmask[i];
+	rec->offset = d->it.base + (uint64_t)(start - buf);
+	rec->events = f[S_EV];
+	rec->from_ip = canon_branch(f[S_PC]);
+	rec->to_ip = canon_branch(f[S_TGT]);
+	rec->prev_br_tgt = canon_branch(f[S_PBT]);
+	rec->virt_addr = canon_va(f[S_VA]);
+	rec->phys_addr = f[S_PA] & 0x00ffffffffffffffULL;
+	rec->timestamp = has_ts ? pmt_le64(end_pkt + 1) : 0;
+	rec->context_id = f[S_CTX] | sh->ctx_none;
+	rec->op = cls < 3 ? op_table[cls][f[S_OP] & 0xff] : 0;
+	rec->latency = (uint32_t)f[S_TOT];
+	rec->issue_lat = (uint16_t)f[S_ISSUE];
+	rec->xlat_lat = (uint16_t)f[S_XLAT];
+	rec->source = (uint16_t)f[S_DSRC];
+	rec->op_class = (uint8_t)(cls < 3 ? cls : 0xff);
+	rec->op_payload = (uint8_t)f[S_OP];
+	rec->has_ts = (uint8_t)has_ts;
+	rec->partial = 0;
+	rec->npackets = sh->npk;
+
+	d->it.pos = (size_t)(end_pkt + (has_ts ? 9 : 1) - buf);
+	d->cur.offset = d->it.base + d->it.pos;
+	d->in_bad = 0;
+	d->stats.records++;
+	return 1;
+}
+
 /* Remembers the layout of a record the packet walk just decoded (npk body packets at
- * off[]/hdr[], end packet at end_off), when it fits in a shape. */
+ * off[]/hdr[], end packet at end_off), when it fits in a shape: at most 64 bytes and one
+ * EVENTS packet (several are ORed, which a per-field load cannot do). */
 static void shape_learn(struct pmt_spe_rec_decoder *d, const uint8_t *off, const uint8_t *hdr,
 			unsigned npk, unsigned end_off, unsigned end_hdr, unsigned op_hdr)
 {
 	struct pmt_spe_rec_shape *sh;
-	unsigned len = end_off + (end_hdr == 0x71 ? 9 : 1);
+	unsigned len = end_off + (end_hdr == 0x71 ? 9 : 1), nev = 0;
 	uint8_t m[64], v[64];
 
 	if (npk > 16 || len > 64)
+		return;
+	for (unsigned i = 0; i < npk; i++)
+		nev += hot[hdr[i]].slot == S_EV;
+	if (nev > 1)
 		return;
 	sh = &d->shapes[d->next_shape];
 	d->next_shape = (uint8_t)((d->next_shape + 1) % PMT_SPE_REC_SHAPES);
@@ -392,6 +436,8 @@ static void shape_learn(struct pmt_spe_rec_decoder *d, const uint8_t *off, const
 	memset(m, 0xff, len);
 	memset(m + len, 0, sizeof(m) - len);
 	memset(v, 0, sizeof(v));
+	memset(sh->fmask, 0, sizeof(sh->fmask));
+	memset(sh->foff, 0, sizeof(sh->foff));
 	for (unsigned i = 0; i <= npk; i++) {
 		unsigned o = i < npk ? off[i] : end_off;
 		unsigned h = i < npk ? hdr[i] : end_hdr;
@@ -399,14 +445,18 @@ static void shape_learn(struct pmt_spe_rec_decoder *d, const uint8_t *off, const
 
 		v[o] = (uint8_t)h;
 		memset(m + o + 1, 0, n - 1); /* payload: any value */
+		if (i < npk && hot[h].slot < S_SINK) {
+			/* in packet order: the last packet of a field wins, as in the walk */
+			sh->fmask[hot[h].slot] = hot[h].mask;
+			sh->foff[hot[h].slot] = (uint8_t)(o + 1);
+		}
 	}
 	for (unsigned i = 0; i < 8; i++) {
 		sh->hmask[i] = pmt_le64(m + 8 * i);
 		sh->hval[i] = pmt_le64(v + 8 * i);
 	}
-	memcpy(sh->off, off, npk);
-	memcpy(sh->hdr, hdr, npk);
-	sh->npk = (uint8_t)npk;
+	sh->ctx_none = sh->fmask[S_CTX] ? 0 : UINT64_MAX;
+	sh->npk = (uint8_t)(npk + 1);
 	sh->end_off = (uint8_t)end_off;
 	sh->op_hdr = (uint8_t)op_hdr;
 }
@@ -434,13 +484,10 @@ static int hot_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 		d->in_bad = 0;
 	}
 	start = p;
+	/* a layout covers at most 64 bytes, and its loads read 8 bytes from offsets <= 64 */
+	if (start + 64 <= end && (sh = shape_find(d, start)))
+		return shape_record(d, rec, sh, start);
 	acc_init(&a);
-	if (start + 64 <= end && (sh = shape_find(d, start))) {
-		for (unsigned i = 0; i < sh->npk; i++)
-			acc_packet(&a, start + sh->off[i], sh->hdr[i]);
-		a.op_hdr = sh->op_hdr;
-		return hot_finish(d, rec, &a, start, start + sh->end_off, sh->npk + 1);
-	}
 	for (;;) {
 		unsigned h;
 

@@ -307,6 +307,64 @@ static void test_packet_count_wrap(void **state)
 	free(buf);
 }
 
+/* Record layouts that repeat (so the decoder's layout cache serves them) but are unusual:
+ * repeated fields (the last wins, EVENTS are ORed), no CONTEXT, END instead of TIMESTAMP,
+ * PADs inside, packets that set no field, tiny records and ones over 64 bytes. Headers only;
+ * payloads are random on every repetition. */
+static const char *const layouts[] = {
+	"b0 52 52 71",          /* two EVENTS packets: ORed */
+	"b0 48 49 4a 71",       /* three OP_TYPE packets: the last wins */
+	"b0 b0 b2 b2 01",       /* repeated addresses, END */
+	"b5 9f 9c 71",          /* ADDRESS index 5, COUNTER 7 and 4: no field */
+	"01",                   /* an empty record */
+	"52 00 00 00 71",       /* PADs inside */
+	"b0 64 49 52 99 98 b2 9a 43 00 00 00 00 00 00 00 00 00 00 00 00 00 00 71",
+	"b0 65 4a 62 99 98 b1 b4 00 00 00 71", /* CONTEXT el2, 4-byte EVENTS, PBT */
+	"b0 b1 b2 b3 b4 64 49 72 71",          /* 8-byte EVENTS, 66 bytes: too long to cache */
+	"43 53 63 73 01",       /* DATA_SOURCE of every size */
+};
+
+static size_t put_layout(uint8_t *buf, const char *l, uint64_t *rs)
+{
+	size_t n = 0;
+
+	for (const char *c = l; *c; c += c[2] ? 3 : 2) {
+		unsigned h = (unsigned)strtoul(c, NULL, 16);
+		unsigned len = !h || h == 1 ? 1 : 1 + (1u << ((h >> 4) & 3));
+
+		buf[n] = (uint8_t)h;
+		for (unsigned k = 1; k < len; k++)
+			buf[n + k] = (uint8_t)rng_next(rs);
+		n += len;
+	}
+	return n;
+}
+
+static void test_repeated_layouts(void **state)
+{
+	enum { CAP = 1 << 16 };
+	uint8_t *buf = malloc(CAP);
+	char what[64];
+
+	(void)state;
+	assert_non_null(buf);
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		uint64_t rs = seed;
+		size_t len = 0;
+
+		while (len + 128 < CAP) {
+			uint64_t r = rng_next(&rs);
+
+			len += put_layout(buf + len, layouts[r % (sizeof(layouts) / sizeof(layouts[0]))],
+					  &rs);
+		}
+		snprintf(what, sizeof(what), "repeated layouts seed %llu", (unsigned long long)seed);
+		check_both(buf, len, 0, 0, what);
+		check_both(buf, len, seed, 1, what);
+	}
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_streams),
 		cmocka_unit_test(test_random_packets),
 		cmocka_unit_test(test_packet_count_wrap),
+		cmocka_unit_test(test_repeated_layouts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

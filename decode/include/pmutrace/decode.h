@@ -95,7 +95,9 @@ struct pmt_spe_rec_stats {
 #define PMT_SPE_REC_SHAPES 8
 struct pmt_spe_rec_shape {
 	uint64_t hmask[8], hval[8]; /* header/PAD bytes of the record's first 64 bytes */
-	uint8_t off[16], hdr[16];   /* body packets: offset and header byte */
+	uint64_t fmask[12];         /* per record field: payload byte mask, 0 = no packet */
+	uint64_t ctx_none;          /* all ones when no CONTEXT packet */
+	uint8_t foff[12];           /* per record field: payload offset of its last packet */
 	uint8_t npk, end_off, op_hdr;
 };
 
