@@ -4,7 +4,10 @@
  * generic iterator one at a time and folds each into d->cur. The fused path (hot_record())
  * assembles a whole record straight from the bytes: it dispatches on the header byte through
  * a 256-entry table, loads payloads with one unaligned 8-byte load and keeps each payload in a
- * per-field slot, so the work per packet has no data-dependent branch. It only ever commits a
+ * per-field slot, so the work per packet has no data-dependent branch. Most records need not
+ * even be walked: a CPU writes few distinct record layouts, and a record whose header and PAD
+ * bytes equal those of one of the last PMT_SPE_REC_SHAPES layouts is read field by field at
+ * the layout's offsets (shape_find(), shape_record()). The fused path only ever commits a
  * complete record; anything it does not handle (extended headers, bad bytes, OP_TYPE class 3,
  * the last 16 bytes of a buffer, a record already begun by the reference path) makes it rewind
  * to the record's first packet and leave that record to the reference path, which therefore
@@ -19,8 +22,9 @@
 #include <emmintrin.h>
 #endif
 
-/* Payload slots of the fused path. S_SINK takes packets that set no field (ADDRESS and
- * COUNTER indices perf ignores); S_EV is never read back (EVENTS accumulate separately). */
+/* Payload slots of the fused path, one per record field. S_SINK takes packets that set no
+ * field (ADDRESS and COUNTER indices perf ignores). The walk ORs EVENTS payloads separately,
+ * a layout (at most one EVENTS packet) reads them from S_EV. */
 enum { S_PC, S_TGT, S_VA, S_PA, S_PBT, S_TOT, S_ISSUE, S_XLAT, S_CTX, S_OP, S_DSRC, S_EV,
        S_SINK, S_NSLOTS };
 /* What a header byte does on the fused path; K_PACKET is the only common case. */
@@ -314,31 +318,32 @@ static inline unsigned acc_packet(struct hot_acc *a, const uint8_t *p, unsigned 
 	return e->slot;
 }
 
-/* Completes *rec from the accumulated slots and commits the decoder past `next`. */
-static int hot_finish(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec,
-		      const struct hot_acc *a, const uint8_t *start, const uint8_t *end_pkt,
-		      unsigned npk)
+/* Completes *rec from the field values f[] (indexed by slot; f[S_EV] is not read) and
+ * commits the decoder past the end packet at end_pkt. */
+static inline int finish_fields(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec,
+				const uint64_t *f, uint64_t events, unsigned op_hdr,
+				const uint8_t *start, const uint8_t *end_pkt, unsigned npk)
 {
 	const uint8_t *const buf = d->it.buf;
 	const int has_ts = *end_pkt == 0x71;
-	unsigned cls = a->op_hdr & 3;
+	unsigned cls = op_hdr & 3;
 
 	rec->offset = d->it.base + (uint64_t)(start - buf);
-	rec->events = a->ev;
-	rec->from_ip = canon_branch(a->raw[S_PC]);
-	rec->to_ip = canon_branch(a->raw[S_TGT]);
-	rec->prev_br_tgt = canon_branch(a->raw[S_PBT]);
-	rec->virt_addr = canon_va(a->raw[S_VA]);
-	rec->phys_addr = a->raw[S_PA] & 0x00ffffffffffffffULL;
+	rec->events = events;
+	rec->from_ip = canon_branch(f[S_PC]);
+	rec->to_ip = canon_branch(f[S_TGT]);
+	rec->prev_br_tgt = canon_branch(f[S_PBT]);
+	rec->virt_addr = canon_va(f[S_VA]);
+	rec->phys_addr = f[S_PA] & 0x00ffffffffffffffULL;
 	rec->timestamp = has_ts ? pmt_le64(end_pkt + 1) : 0;
-	rec->context_id = a->raw[S_CTX];
-	rec->op = cls < 3 ? op_table[cls][a->raw[S_OP] & 0xff] : 0;
-	rec->latency = (uint32_t)a->raw[S_TOT];
-	rec->issue_lat = (uint16_t)a->raw[S_ISSUE];
-	rec->xlat_lat = (uint16_t)a->raw[S_XLAT];
-	rec->source = (uint16_t)a->raw[S_DSRC];
+	rec->context_id = f[S_CTX];
+	rec->op = cls < 3 ? op_table[cls][f[S_OP] & 0xff] : 0;
+	rec->latency = (uint32_t)f[S_TOT];
+	rec->issue_lat = (uint16_t)f[S_ISSUE];
+	rec->xlat_lat = (uint16_t)f[S_XLAT];
+	rec->source = (uint16_t)f[S_DSRC];
 	rec->op_class = (uint8_t)(cls < 3 ? cls : 0xff);
-	rec->op_payload = (uint8_t)a->raw[S_OP];
+	rec->op_payload = (uint8_t)f[S_OP];
 	rec->has_ts = (uint8_t)has_ts;
 	rec->partial = 0;
 	rec->npackets = (uint16_t)npk;
@@ -377,39 +382,12 @@ static const struct pmt_spe_rec_shape *shape_find(const struct pmt_spe_rec_decod
 static int shape_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec,
 			const struct pmt_spe_rec_shape *sh, const uint8_t *start)
 {
-	const uint8_t *const buf = d->it.buf;
-	const uint8_t *const end_pkt = start + sh->end_off;
-	const int has_ts = *end_pkt == 0x71;
-	unsigned cls = sh->op_hdr & 3;
 	uint64_t f[S_SINK];
 
 	for (unsigned i = 0; i < S_SINK; i++)
 		f[i] = pmt_le64(start + sh->foff[i]) & sh->fmask[i];
-	rec->offset = d->it.base + (uint64_t)(start - buf);
-	rec->events = f[S_EV];
-	rec->from_ip = canon_branch(f[S_PC]);
-	rec->to_ip = canon_branch(f[S_TGT]);
-	rec->prev_br_tgt = canon_branch(f[S_PBT]);
-	rec->virt_addr = canon_va(f[S_VA]);
-	rec->phys_addr = f[S_PA] & 0x00ffffffffffffffULL;
-	rec->timestamp = has_ts ? pmt_le64(end_pkt + 1) : 0;
-	rec->context_id = f[S_CTX] | sh->ctx_none;
-	rec->op = cls < 3 ? op_table[cls][f[S_OP] & 0xff] : 0;
-	rec->latency = (uint32_t)f[S_TOT];
-	rec->issue_lat = (uint16_t)f[S_ISSUE];
-	rec->xlat_lat = (uint16_t)f[S_XLAT];
-	rec->source = (uint16_t)f[S_DSRC];
-	rec->op_class = (uint8_t)(cls < 3 ? cls : 0xff);
-	rec->op_payload = (uint8_t)f[S_OP];
-	rec->has_ts = (uint8_t)has_ts;
-	rec->partial = 0;
-	rec->npackets = sh->npk;
-
-	d->it.pos = (size_t)(end_pkt + (has_ts ? 9 : 1) - buf);
-	d->cur.offset = d->it.base + d->it.pos;
-	d->in_bad = 0;
-	d->stats.records++;
-	return 1;
+	f[S_CTX] |= sh->ctx_none;
+	return finish_fields(d, rec, f, f[S_EV], sh->op_hdr, start, start + sh->end_off, sh->npk);
 }
 
 /* Remembers the layout of a record the packet walk just decoded (npk body packets at
@@ -522,7 +500,7 @@ static int hot_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 	}
 	if (p - start < 64)
 		shape_learn(d, off, hdr, npk, (unsigned)(p - start), *p, a.op_hdr);
-	return hot_finish(d, rec, &a, start, p, npk + 1);
+	return finish_fields(d, rec, a.raw, a.ev, a.op_hdr, start, p, npk + 1);
 }
 
 static void finish(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
