@@ -2,6 +2,7 @@
  * byte picks the options; the rest is the SPE stream. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "pmutrace/decode.h"
 
@@ -20,6 +21,59 @@ static int count_sample(const struct pmt_spe_sample *s, void *ctx)
 	return pmt_spe_report_add(c->rep, s);
 }
 
+static int same_record(const struct pmt_spe_record *a, const struct pmt_spe_record *b)
+{
+	return a->offset == b->offset && a->events == b->events && a->from_ip == b->from_ip &&
+	       a->to_ip == b->to_ip && a->prev_br_tgt == b->prev_br_tgt &&
+	       a->virt_addr == b->virt_addr && a->phys_addr == b->phys_addr &&
+	       a->timestamp == b->timestamp && a->context_id == b->context_id &&
+	       a->op == b->op && a->latency == b->latency && a->issue_lat == b->issue_lat &&
+	       a->xlat_lat == b->xlat_lat && a->source == b->source &&
+	       a->op_class == b->op_class && a->op_payload == b->op_payload &&
+	       a->has_ts == b->has_ts && a->partial == b->partial &&
+	       a->npackets == b->npackets;
+}
+
+/* Oracle: the fused record assembler and the reference path (generic packet iterator) give
+ * the same records and statistics, in one buffer or fed in chunks of `step` bytes. */
+static void compare_paths(const uint8_t *data, size_t size, int emit_partial, size_t step)
+{
+	struct pmt_spe_rec_decoder d[2];
+	struct pmt_spe_record r[2];
+	size_t pos = 0;
+
+	do {
+		size_t n = step && step < size - pos ? step : size - pos;
+
+		for (int i = 0; i < 2; i++) {
+			if (!pos) {
+				pmt_spe_rec_init(&d[i], data, n, 0);
+				d[i].emit_partial = (uint8_t)emit_partial;
+				d[i].reference = (uint8_t)i;
+			} else {
+				pmt_spe_rec_feed(&d[i], data + pos, n, pos);
+			}
+		}
+		for (;;) {
+			int a = pmt_spe_rec_next(&d[0], &r[0]);
+			int b = pmt_spe_rec_next(&d[1], &r[1]);
+
+			if (a != b || (a == 1 && !same_record(&r[0], &r[1])))
+				abort();
+			if (a != 1)
+				break;
+		}
+		pos += n;
+	} while (pos < size);
+	if (d[0].stats.records != d[1].stats.records ||
+	    d[0].stats.bytes_skipped != d[1].stats.bytes_skipped ||
+	    d[0].stats.bad_ranges != d[1].stats.bad_ranges ||
+	    d[0].stats.records_dropped != d[1].stats.records_dropped ||
+	    d[0].stats.have_bad != d[1].stats.have_bad ||
+	    d[0].stats.first_bad_offset != d[1].stats.first_bad_offset)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const itr[] = { "bfmtaMi1i", "", "i3i", "bl", "Mi1i", "fmt", "a",
@@ -35,6 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
+	compare_paths(data + 1, size - 1, data[0] & 8, 0);
+	compare_paths(data + 1, size - 1, data[0] & 8, 17 + (data[0] & 0x37));
 	memset(&o, 0, sizeof(o));
 	pmt_itrace_parse(itr[data[0] & 7], &o.itrace, NULL, 0);
 	o.compat = (data[0] & 8) ? PMT_PERF_6_1 : PMT_PERF_NEWEST;

@@ -105,6 +105,18 @@ struct pmt_spe_rec_stats {
 	uint8_t have_bad;
 };
 
+/* Private to the record decoder: the byte layout of a record seen before (its header and
+ * PAD bytes, packet offsets). A CPU writes few distinct layouts, so most records can be
+ * checked against one with a few word compares instead of being walked packet by packet. */
+#define PMT_SPE_REC_SHAPES 8
+struct pmt_spe_rec_shape {
+	uint64_t hmask[8], hval[8]; /* header/PAD bytes of the record's first 64 bytes */
+	uint64_t fmask[12];         /* per record field: payload byte mask, 0 = no packet */
+	uint64_t ctx_none;          /* all ones when no CONTEXT packet */
+	uint8_t foff[12];           /* per record field: payload offset of its last packet */
+	uint8_t npk, end_off, op_hdr;
+};
+
 /* Pull decoder packets -> records. Plain struct, no allocation; a record may continue
  * across pmt_spe_rec_feed() calls (consecutive AUX chunks of one CPU). */
 struct pmt_spe_rec_decoder {
@@ -113,6 +125,11 @@ struct pmt_spe_rec_decoder {
 	struct pmt_spe_rec_stats stats;
 	uint8_t emit_partial;       /* return records cut by bad bytes (perf's behaviour) */
 	uint8_t in_bad;             /* previous byte was skipped */
+	uint8_t cur_open;           /* cur holds packets (its count may have wrapped to 0) */
+	uint8_t reference;          /* decode through the generic packet iterator only: the
+				     * slow reference the fused path is tested against */
+	uint8_t nshapes, next_shape;
+	struct pmt_spe_rec_shape shapes[PMT_SPE_REC_SHAPES];
 };
 PMT_API void pmt_spe_rec_init(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
 			      uint64_t base);
