@@ -27,6 +27,10 @@ struct pmt_perf_writer {
 	uint32_t comp_level, comp_ratio, comp_mmap_len;
 	char **argv;
 	int argc;
+	/* file mode: offsets of the AUXTRACE records for the HEADER_AUXTRACE index */
+	bool has_auxtrace;
+	uint64_t *aux_off;
+	size_t nr_aux, cap_aux;
 	struct pmt_buf rec; /* scratch for one record or feature */
 };
 
@@ -175,6 +179,19 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 		put32(w, (uint32_t)w->argc);
 		for (int i = 0; i < w->argc; i++)
 			put_fstr(w, w->argv[i]);
+		return true;
+	case FEAT_AUXTRACE:
+		/* perf record's index of the AUXTRACE records: {u64 nr; {u64 offset, size}[nr]}
+		 * with size = header.size (payload excluded). perf script only accepts -F
+		 * fields the SPE attr lacks when this feature is present. Pipe mode has no
+		 * offsets (perf never synthesizes it there). */
+		if (w->pipe || !w->has_auxtrace)
+			return false;
+		put64(w, w->nr_aux);
+		for (size_t i = 0; i < w->nr_aux; i++) {
+			put64(w, w->aux_off[i]);
+			put64(w, 48);
+		}
 		return true;
 	case FEAT_EVENT_DESC: {
 		uint32_t asz = out_attr_size(w);
@@ -361,6 +378,13 @@ int pmt_perf_writer_write_record(struct pmt_perf_writer *w, const void *raw, siz
 	PMT_FORWARD_IF_ERROR(start(w));
 	if (size < 8)
 		return -PMT_EINVAL;
+	{
+		uint32_t type;
+
+		memcpy(&type, raw, 4);
+		if ((w->swap ? __builtin_bswap32(type) : type) == PMT_REC_AUXTRACE_INFO)
+			w->has_auxtrace = true;
+	}
 	emit(w, raw, size);
 	return w->err;
 }
@@ -373,6 +397,19 @@ int pmt_perf_writer_write_auxtrace(struct pmt_perf_writer *w, const void *data, 
 	uint64_t padded = (size + 7) & ~7ULL;
 
 	PMT_FORWARD_IF_ERROR(start(w));
+	w->has_auxtrace = true;
+	if (!w->pipe) {
+		if (w->nr_aux == w->cap_aux) {
+			size_t nc = w->cap_aux ? 2 * w->cap_aux : 64;
+			uint64_t *na = realloc(w->aux_off, nc * sizeof(*na));
+
+			if (!na)
+				return w->err = -PMT_ENOMEM;
+			w->aux_off = na;
+			w->cap_aux = nc;
+		}
+		w->aux_off[w->nr_aux++] = w->off;
+	}
 	put_hdr(w, PMT_REC_AUXTRACE, 0);
 	put64(w, padded);
 	put64(w, offset);
@@ -483,6 +520,7 @@ int pmt_perf_writer_write_auxtrace_info_spe_v1(struct pmt_perf_writer *w, uint64
 					       bool per_cpu_mmaps)
 {
 	PMT_FORWARD_IF_ERROR(start(w));
+	w->has_auxtrace = true;
 	put_hdr(w, PMT_REC_AUXTRACE_INFO, 0);
 	put32(w, PERF_AUXTRACE_ARM_SPE);
 	put32(w, 0);
@@ -498,6 +536,7 @@ int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w, uint64
 	PMT_FORWARD_IF_ERROR(start(w));
 	if (nr_cpus == 0 || nr_cpus > 1300) /* record size is a u16 */
 		return -PMT_EINVAL;
+	w->has_auxtrace = true;
 	put_hdr(w, PMT_REC_AUXTRACE_INFO, 0);
 	put32(w, PERF_AUXTRACE_ARM_SPE);
 	put32(w, 0);
@@ -582,6 +621,7 @@ static void free_writer(struct pmt_perf_writer *w)
 	for (int i = 0; i < w->argc; i++)
 		free(w->argv[i]);
 	free(w->argv);
+	free(w->aux_off);
 	pmt_buf_free(&w->rec);
 	free(w);
 }

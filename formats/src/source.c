@@ -322,6 +322,39 @@ static int parse_event_desc(struct pmt_source *s, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* HEADER_AUXTRACE: {u64 nr; {u64 file_offset, size}[nr]}, one entry per AUXTRACE record
+ * (perf's auxtrace_index__write). The records are read in file order anyway; the index
+ * is only checked, so that a file whose index perf would trip over is reported. */
+static int parse_auxtrace_index(struct pmt_source *s, const uint8_t *p, size_t len)
+{
+	uint64_t nr, bad = 0, first_bad = 0;
+
+	if (len < 8)
+		return -PMT_ECORRUPT;
+	nr = rd64(s, p);
+	if (nr > (len - 8) / 16)
+		return -PMT_ECORRUPT;
+	s->meta.has_auxtrace_index = 1;
+	s->meta.nr_auxtrace_index = nr;
+	if (s->meta.pipe_mode)
+		return 0; /* offsets of a file we do not have */
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t off = rd64(s, p + 8 + 16 * i);
+
+		if (off < s->data_start || off > s->data_end || s->data_end - off < 48 ||
+		    rd32(s, s->buf + off) != PMT_REC_AUXTRACE) {
+			if (!bad++)
+				first_bad = off;
+		}
+	}
+	if (bad)
+		pmt_warn("perf.data: %llu of %llu AUXTRACE index entries point at no AUXTRACE "
+			 "record (first: 0x%llx); perf may refuse the file",
+			 (unsigned long long)bad, (unsigned long long)nr,
+			 (unsigned long long)first_bad);
+	return 0;
+}
+
 static int parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size_t len)
 {
 	char *str;
@@ -353,6 +386,9 @@ static int parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, 
 		break;
 	case FEAT_EVENT_DESC:
 		rc = parse_event_desc(s, p, len);
+		break;
+	case FEAT_AUXTRACE:
+		rc = parse_auxtrace_index(s, p, len);
 		break;
 	case FEAT_COMPRESSED:
 		/* {u32 version, type, level, ratio, mmap_len} */

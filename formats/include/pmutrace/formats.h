@@ -297,6 +297,10 @@ struct pmt_trace_meta {
 	const char *cmdline;      /* argv joined with spaces */
 	const char *pmu_mappings; /* "type:name" pairs joined with ',' */
 	uint32_t nr_cpus_online, nr_cpus_avail;
+	/* HEADER_AUXTRACE: perf record's index of the AUXTRACE records (entries checked
+	 * against the file at open; a mismatch is a warning) */
+	uint8_t has_auxtrace_index;
+	uint64_t nr_auxtrace_index;
 	/* HEADER_COMPRESSED (perf record -z); comp_type 1 = zstd, 0 = feature absent */
 	uint32_t comp_type, comp_level, comp_mmap_len;
 };
