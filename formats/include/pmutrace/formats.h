@@ -276,6 +276,7 @@ struct pmt_trace_attr {
 struct pmt_trace_meta {
 	uint8_t swapped;          /* file byte order differs from host */
 	uint8_t pipe_mode;
+	uint8_t streamed;         /* read from a pipe as it arrives (AUX data is transient) */
 	uint8_t timeless;         /* no attr has PERF_SAMPLE_TIME */
 	uint8_t has_time_conv;
 	struct pmt_time_conv time_conv;
@@ -347,10 +348,13 @@ struct pmt_trace_event {
 	struct pmt_sample_id sid;
 	union {
 		struct {
-			const uint8_t *data; /* AUX bytes, valid until the source is closed */
+			const uint8_t *data; /* AUX bytes; lifetime: see `transient` */
 			uint64_t size, offset, reference;
 			uint32_t idx, tid, cpu;
 			uint8_t truncated; /* the file ended inside the payload: size = what exists */
+			uint8_t transient; /* 1: data is valid only until the next call (streamed
+					    * pipe, or a record inside a COMPRESSED record);
+					    * 0: valid until the source is closed (mapped) */
 		} auxtrace;
 		struct { uint32_t pid, tid; const char *comm; uint8_t exec; } comm;
 		struct { uint64_t aux_offset, aux_size, flags; } aux;
@@ -374,6 +378,10 @@ struct pmt_source;
 /* Open a trace: perf.data (file or pipe mode, either byte order; "-" reads stdin) or a
  * pmutrace container. Metadata that perf.data keeps in records (AUXTRACE_INFO, TIME_CONV,
  * pipe-mode attrs and features) is gathered before the first event is returned.
+ * Regular files (and stdin redirected from one) are mapped. A pipe carrying a pipe-mode
+ * perf.data is streamed with memory bounded by its largest record (meta.streamed = 1); a
+ * file-mode perf.data in a pipe needs seeking and is first copied to an unlinked
+ * temporary file in $TMPDIR (else /tmp), then mapped (-PMT_EIO if that fails).
  * Returns 0, -PMT_EIO, -PMT_EFORMAT (not a trace), -PMT_EVERSION, -PMT_ECORRUPT or
  * -PMT_ENOMEM; `err_offset` (may be NULL) receives the file offset of the problem. */
 PMT_API int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_offset);
@@ -381,9 +389,11 @@ PMT_API int pmt_source_open(const char *path, struct pmt_source **out, uint64_t 
 PMT_API int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
 				uint64_t *err_offset);
 PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *src);
-/* Next event in file order (COMPRESSED records are expanded in place). `raw`, strings and
- * (for records that came out of a COMPRESSED record) AUX data stay valid until the next
- * call; AUX data of plain AUXTRACE records stays valid until close. Returns 0,
+/* Next event in file order (COMPRESSED records are expanded in place). `raw` and strings
+ * stay valid until the next call; AUX data until the next call when
+ * u.auxtrace.transient is set (streamed input, records from a COMPRESSED record), else
+ * until close. A streamed source cannot look ahead: a record of size < 8 ends it (a
+ * mapped file resynchronises on the next plausible record). Returns 0,
  * -PMT_EEOS at the end, or a negative error with pmt_source_offset() at the bad record;
  * after an error the source has skipped what it could not read and may be called again. */
 PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
