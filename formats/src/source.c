@@ -1010,18 +1010,21 @@ static int comp_next(struct pmt_source *s, struct pmt_trace_event *ev)
 	}
 }
 
-/* Keep the resident set flat on huge files: pages already read go back to the kernel.
- * The mapping is private and never written, so a later access (AUX data a decoder kept a
- * pointer to) simply faults the page in again from the page cache. */
+/* Keep the resident set flat on huge files: pages read a while ago go back to the kernel.
+ * The lag leaves the SPE session's decode window (32 MiB of AUX data behind the record
+ * being read) resident; the mapping is private and never written, so a later access to a
+ * dropped page (AUX data a decoder kept longer) simply faults it in again from the page
+ * cache. */
+#define DROP_LAG (64ULL << 20)
 static void drop_behind(struct pmt_source *s)
 {
 	const uint64_t step = 8u << 20;
 	uint64_t page, upto;
 
-	if (!s->map.mapped || s->cur_off < s->dropped + step)
+	if (!s->map.mapped || s->cur_off < s->dropped + DROP_LAG + step)
 		return;
 	page = (uint64_t)sysconf(_SC_PAGESIZE);
-	upto = s->cur_off & ~(page - 1);
+	upto = (s->cur_off - DROP_LAG) & ~(page - 1);
 	madvise((void *)(s->buf + s->dropped), upto - s->dropped, MADV_DONTNEED);
 	s->dropped = upto;
 }
