@@ -1072,6 +1072,47 @@ static uint64_t resync(const struct pmt_source *s, uint64_t from)
 
 static int stream_next(struct pmt_source *s, struct pmt_trace_event *ev);
 
+/* The record at s->pos, of which `have` bytes (payload included) are present: decode it,
+ * or set a COMPRESSED record up for expansion (returns 1: read on from its contents). */
+static int take_record(struct pmt_source *s, const uint8_t *r, uint64_t have,
+		       struct pmt_trace_event *ev)
+{
+	uint32_t type = rd32(s, r), size = rd16(s, r + 6);
+	uint64_t payload = 0, left;
+	int rc;
+
+	if (size > have) {
+		s->done = true;
+		pmt_error("perf.data: record at 0x%llx (type %u, size %u) truncated at 0x%llx",
+			  (unsigned long long)s->pos, type, size,
+			  (unsigned long long)(s->pos + have));
+		return -PMT_ENEED_MORE;
+	}
+	if (type == PMT_REC_COMPRESSED || type == PMT_REC_COMPRESSED2) {
+		uint64_t at = s->pos;
+
+		/* zin points into the input; a pipe's window is not refilled until the
+		 * expansion is done */
+		s->pos += size;
+		rc = comp_setup(s, r, size, at);
+		if (rc < 0) {
+			pmt_error("perf.data: bad COMPRESSED record at 0x%llx", (unsigned long long)at);
+			return rc;
+		}
+		return 1;
+	}
+	left = have - size;
+	if (type == PMT_REC_AUXTRACE && size >= 48)
+		payload = rd64(s, r + 8);
+	rc = decode_record(s, r, size, s->pos, (size_t)(payload < left ? payload : left), ev);
+	if (payload > left) {
+		s->done = true;
+		payload = left;
+	}
+	s->pos += size + payload;
+	return rc;
+}
+
 int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 {
 	if (s->stream)
@@ -1079,7 +1120,7 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 	for (;;) {
 		const uint8_t *r;
 		uint64_t avail;
-		uint32_t type, size;
+		uint32_t size;
 		int rc;
 
 		if (s->in_comp) {
@@ -1101,7 +1142,6 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 				  (unsigned long long)s->pos);
 			return -PMT_ENEED_MORE;
 		}
-		type = rd32(s, r);
 		size = rd16(s, r + 6);
 		if (size < 8) {
 			uint64_t at = s->pos;
@@ -1115,40 +1155,9 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 				  (unsigned long long)s->pos);
 			return -PMT_ECORRUPT;
 		}
-		if (size > avail) {
-			s->done = true;
-			pmt_error("perf.data: record at 0x%llx (type %u, size %u) truncated at 0x%llx",
-				  (unsigned long long)s->pos, type, size,
-				  (unsigned long long)s->data_end);
-			return -PMT_ENEED_MORE;
-		}
-		if (type == PMT_REC_COMPRESSED || type == PMT_REC_COMPRESSED2) {
-			uint64_t at = s->pos;
-
-			s->pos += size;
-			rc = comp_setup(s, r, size, at);
-			if (rc < 0) {
-				pmt_error("perf.data: bad COMPRESSED record at 0x%llx",
-					  (unsigned long long)at);
-				return rc;
-			}
-			continue;
-		}
-		{
-			uint64_t payload = 0, left = avail - size;
-
-			if (type == PMT_REC_AUXTRACE && size >= 48)
-				payload = rd64(s, r + 8);
-			rc = decode_record(s, r, size, s->pos, (size_t)(payload < left ? payload : left),
-					   ev);
-			if (payload > left) {
-				s->pos = s->data_end;
-				s->done = true;
-			} else {
-				s->pos += size + payload;
-			}
+		rc = take_record(s, r, avail, ev);
+		if (rc != 1)
 			return rc;
-		}
 	}
 }
 
@@ -1201,7 +1210,7 @@ static int stream_next(struct pmt_source *s, struct pmt_trace_event *ev)
 	for (;;) {
 		const uint8_t *r;
 		uint32_t type, size;
-		uint64_t payload = 0, have;
+		uint64_t payload = 0;
 		int rc;
 
 		if (s->in_comp) {
@@ -1247,34 +1256,11 @@ static int stream_next(struct pmt_source *s, struct pmt_trace_event *ev)
 			s->done = true;
 			return rc;
 		}
-		r = s->win + (s->pos - s->win_base); /* the window may have moved */
-		have = s->win_base + s->win_len - s->pos;
-		if (size > have) {
-			s->done = true;
-			pmt_error("perf.data: record at 0x%llx (type %u, size %u) truncated at 0x%llx",
-				  (unsigned long long)s->pos, type, size,
-				  (unsigned long long)(s->win_base + s->win_len));
-			return -PMT_ENEED_MORE;
-		}
-		if (type == PMT_REC_COMPRESSED || type == PMT_REC_COMPRESSED2) {
-			uint64_t at = s->pos;
-
-			/* zin points into the window: nothing refills it until comp_next is done */
-			s->pos += size;
-			rc = comp_setup(s, r, size, at);
-			if (rc < 0) {
-				pmt_error("perf.data: bad COMPRESSED record at 0x%llx",
-					  (unsigned long long)at);
-				return rc;
-			}
-			continue;
-		}
-		if (payload > have - size)
-			s->done = true;
-		rc = decode_record(s, r, size, s->pos, (size_t)(payload < have - size ?
-								 payload : have - size), ev);
-		s->pos += size + payload;
-		return rc;
+		/* the window may have moved */
+		rc = take_record(s, s->win + (s->pos - s->win_base),
+				 s->win_base + s->win_len - s->pos, ev);
+		if (rc != 1)
+			return rc;
 	}
 }
 
