@@ -1176,22 +1176,25 @@ static int fill(struct pmt_source *s, uint64_t upto)
 		s->win_len -= drop;
 		s->win_base = s->pos;
 	}
-	if (upto - s->win_base > s->win_cap) {
-		uint64_t want = upto - s->win_base;
-		size_t nc = s->win_cap ? s->win_cap : READ_CHUNK;
-		uint8_t *nw;
-
-		while (nc < want)
-			nc *= 2;
-		nw = realloc(s->win, nc);
-		if (!nw)
-			return -PMT_ENOMEM;
-		s->win = nw;
-		s->win_cap = nc;
-	}
 	while (!s->eof && s->win_base + s->win_len < upto) {
-		ssize_t n = read(s->fd, s->win + s->win_len, s->win_cap - s->win_len);
+		ssize_t n;
 
+		if (s->win_len == s->win_cap) {
+			/* grow with the data that actually arrives, not with what a (maybe
+			 * damaged) header announces */
+			uint64_t want = upto - s->win_base;
+			size_t nc = s->win_cap ? 2 * s->win_cap : READ_CHUNK;
+			uint8_t *nw;
+
+			if (nc > want)
+				nc = want > READ_CHUNK ? (size_t)want : READ_CHUNK;
+			nw = realloc(s->win, nc);
+			if (!nw)
+				return -PMT_ENOMEM;
+			s->win = nw;
+			s->win_cap = nc;
+		}
+		n = read(s->fd, s->win + s->win_len, s->win_cap - s->win_len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
