@@ -441,6 +441,128 @@ static uint64_t attr_u64(const struct wattr *a, int off)
 	return v;
 }
 
+/* Field layouts of records after the header and before the sample_id trailer, as perf's
+ * perf_event__*_swap() see them: '4' a u32, '8' a u64, 'b' the rest as bytes (strings),
+ * 'q' the rest as u64s, 't' the rest as THREAD_MAP entries {u64 pid; char comm[16]},
+ * 'B' 24 bytes kept as they are.
+ * NULL: no layout known (CPU_MAP, EVENT_UPDATE, STAT*, ...). */
+static const char *swap_layout(uint32_t type, uint16_t misc)
+{
+	switch (type) {
+	case PMT_REC_MMAP: return "44888b";
+	case PMT_REC_MMAP2:
+		/* maj min ino ino_generation, or the build-id form's 24 bytes */
+		return misc & MISC_MMAP_BUILD_ID ? "44888B44b" : "44888448844b";
+	case PMT_REC_LOST: return "88";
+	case PMT_REC_COMM: return "44b";
+	case PMT_REC_EXIT: case PMT_REC_FORK: return "44448";
+	case PMT_REC_AUX: return "888";
+	case PMT_REC_ITRACE_START: case PMT_REC_SWITCH_CPU_WIDE: return "44";
+	case PMT_REC_LOST_SAMPLES: return "8";
+	case PMT_REC_SWITCH: case PMT_REC_FINISHED_ROUND: case PMT_REC_FINISHED_INIT: return "";
+	case PMT_REC_ID_INDEX: return "q";
+	case PMT_REC_AUXTRACE_INFO: return "44q";
+	case REC_THREAD_MAP: return "8t";
+	default: return NULL;
+	}
+}
+
+static void swap_at(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		uint8_t t = p[i];
+
+		p[i] = p[n - 1 - i];
+		p[n - 1 - i] = t;
+	}
+}
+
+int pmt_perf_writer_write_record_swapped(struct pmt_perf_writer *w, const void *raw, size_t size)
+{
+	const char *lay;
+	uint8_t *r;
+	uint32_t type;
+	uint16_t misc;
+	size_t p = 8, end = size;
+
+	PMT_FORWARD_IF_ERROR(start(w));
+	if (size < 8 || size % 8 || size > 0xfff8)
+		return -PMT_EINVAL;
+	memcpy(&type, raw, 4);
+	memcpy(&misc, (const uint8_t *)raw + 4, 2);
+	if (!w->swap) { /* the input is the swapped side */
+		type = __builtin_bswap32(type);
+		misc = pd_bswap16(misc);
+	}
+	lay = swap_layout(type, misc);
+	if (!lay)
+		return -PMT_EUNSUPPORTED;
+	if (type == PMT_REC_AUXTRACE_INFO)
+		w->has_auxtrace = true;
+	w->rec.len = 0;
+	put(w, raw, size);
+	if (w->err)
+		return w->err;
+	r = w->rec.data;
+	swap_at(r, 4);
+	swap_at(r + 4, 2);
+	if (type < PMT_REC_HEADER_ATTR && w->nr_attrs &&
+	    (attr_u64(&w->attrs[0], ATTR_FLAGS) & ATTR_FLAG_SAMPLE_ID_ALL)) {
+		/* the trailer: u32 pairs for TID and CPU, u64s for the rest */
+		uint64_t st = attr_u64(&w->attrs[0], ATTR_SAMPLE_TYPE);
+		static const uint64_t bits[] = { PS_TID, PS_TIME, PS_ID, PS_STREAM_ID, PS_CPU,
+						 PS_IDENTIFIER };
+		size_t n = 8 * (size_t)__builtin_popcountll(st & (PS_TID | PS_TIME | PS_ID |
+							  PS_STREAM_ID | PS_CPU | PS_IDENTIFIER));
+
+		if (n + 8 <= size) {
+			size_t q = end = size - n;
+
+			for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+				if (!(st & bits[i]))
+					continue;
+				if (bits[i] == PS_TID || bits[i] == PS_CPU) {
+					swap_at(r + q, 4);
+					swap_at(r + q + 4, 4);
+				} else {
+					swap_at(r + q, 8);
+				}
+				q += 8;
+			}
+		}
+	}
+	for (; *lay && p < end; lay++) {
+		switch (*lay) {
+		case '4':
+		case '8': {
+			size_t k = (size_t)(*lay - '0');
+
+			if (end - p < k)
+				return -PMT_ECORRUPT;
+			swap_at(r + p, k);
+			p += k;
+			break;
+		}
+		case 'q':
+			for (; end - p >= 8; p += 8)
+				swap_at(r + p, 8);
+			break;
+		case 't':
+			for (; end - p >= 24; p += 24)
+				swap_at(r + p, 8);
+			break;
+		case 'B':
+			if (end - p < 24)
+				return -PMT_ECORRUPT;
+			p += 24;
+			break;
+		default: /* 'b' */
+			p = end;
+		}
+	}
+	return end_rec(w);
+}
+
 static void put_sid(struct pmt_perf_writer *w, const struct pmt_sample_id *sid)
 {
 	static const struct pmt_sample_id none;

@@ -442,6 +442,13 @@ PMT_API int pmt_perf_writer_set_compressed(struct pmt_perf_writer *w, uint32_t l
 /* A complete record (header included) already in the output byte order. */
 PMT_API int pmt_perf_writer_write_record(struct pmt_perf_writer *w, const void *raw,
 					 size_t size);
+/* A complete record in the byte order opposite to the output's (a copy between byte
+ * orders): every field swapped as perf swaps it, the sample_id trailer per the first
+ * attr. Knows MMAP MMAP2 LOST COMM EXIT FORK AUX ITRACE_START LOST_SAMPLES SWITCH(_CPU_WIDE)
+ * FINISHED_ROUND FINISHED_INIT ID_INDEX AUXTRACE_INFO THREAD_MAP; others give
+ * -PMT_EUNSUPPORTED (nothing written). */
+PMT_API int pmt_perf_writer_write_record_swapped(struct pmt_perf_writer *w, const void *raw,
+						 size_t size);
 /* PERF_RECORD_AUXTRACE + payload, zero-padded to 8 bytes (the padding decodes as PAD). */
 PMT_API int pmt_perf_writer_write_auxtrace(struct pmt_perf_writer *w, const void *data,
 					   uint64_t size, uint64_t offset, uint64_t reference,
