@@ -1,8 +1,8 @@
 #!/bin/sh
 # `pmutrace script -` / `report -` / `dump -` read a pipe: a pipe-mode perf.data is streamed,
 # a file-mode one is copied to a temporary file first. Every output must equal the run on
-# the file path, for timed and timeless traces in many AUXTRACE chunks, and for stdin
-# redirected from the file (mapped). A damaged pipe (record of size 0) must stop with an
+# the file path, for timed and timeless traces in many AUXTRACE chunks, for zstd-compressed
+# records, and for stdin redirected from the file (mapped). A damaged pipe (record of size 0) must stop with an
 # error naming the offset after the samples before it.
 # usage: stdin_stream.sh PMUTRACE
 set -eu
@@ -16,7 +16,10 @@ fail=0
 "$P" convert --raw "$T/a.spe" --midr 0x410fd0c0 --chunk 100000 --pipe -o "$T/a.pipe"
 "$P" convert --raw "$T/b.spe" --timeless --chunk 65536 --pipe -o "$T/b.pipe"
 "$P" convert --raw "$T/b.spe" --timeless --chunk 65536 -o "$T/b.file"
-for f in a.file a.pipe b.file b.pipe; do
+# pipe mode with COMPRESSED records holding AUXTRACE records (AUX data that lives only
+# until the next record: the session must copy it)
+cp "$(dirname "$0")/../fuzz/corpus/perfdata/compressed.data" "$T/c.pipe"
+for f in a.file a.pipe b.file b.pipe c.pipe; do
 	for cmd in "script --csv" "script --itrace=i1i --perf-compat=6.1" "report --stdio" "dump"; do
 		# shellcheck disable=SC2086
 		"$P" $cmd "$T/$f" >"$T/path.out" 2>"$T/path.err0"
