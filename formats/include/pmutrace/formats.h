@@ -407,7 +407,10 @@ PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
 /* Streaming writer. File mode writes records as they come and, at close, the feature
  * table, the attrs and the header; pipe mode emits attrs and features as HEADER_ATTR and
  * HEADER_FEATURE records before the first data record (so add them first). `swap` writes
- * the other byte order (a big-endian machine's file on a little-endian host). */
+ * the other byte order (a big-endian machine's file on a little-endian host). A file-mode
+ * file with AUXTRACE_INFO or AUXTRACE records gets HEADER_AUXTRACE, the index of its
+ * AUXTRACE records, as perf record writes it (perf script accepts -F fields the attr lacks
+ * only with it); pipe mode has none, as with perf. */
 struct pmt_perf_writer;
 struct pmt_perf_writer_opts {
 	uint8_t pipe; /* pipe-mode layout (no seeking; "-" = stdout) */
