@@ -19,7 +19,8 @@
 struct chunk {
 	const uint8_t *data;
 	uint64_t size, offset;
-	uint8_t owned; /* a copy of transient data, freed once decoded */
+	uint64_t file_off; /* of the AUXTRACE record (mapped data) */
+	uint8_t owned;     /* a copy of transient data, freed once decoded */
 };
 
 struct sw_event {
@@ -358,7 +359,8 @@ static int drain_timeless(struct run *r, struct queue_slot **tab, bool final)
 
 static int queue_chunk(struct run *r, struct queue_slot *sl, const struct pmt_trace_event *ev)
 {
-	struct chunk c = { ev->u.auxtrace.data, ev->u.auxtrace.size, ev->u.auxtrace.offset, 0 };
+	struct chunk c = { ev->u.auxtrace.data, ev->u.auxtrace.size, ev->u.auxtrace.offset,
+			   ev->file_offset, 0 };
 
 	if (sl->next_chunk == sl->nchunks) {
 		sl->next_chunk = sl->nchunks = 0;
@@ -389,6 +391,28 @@ static int queue_chunk(struct run *r, struct queue_slot *sl, const struct pmt_tr
 	sl->chunks[sl->nchunks++] = c;
 	r->held += c.size;
 	return 0;
+}
+
+/* Tell a mapped source from where on queued chunks still point into it. */
+static void update_keep(struct queue_slot **tab, struct pmt_source *src)
+{
+	uint64_t keep = UINT64_MAX;
+
+	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
+		const struct queue_slot *sl = tab[i];
+
+		if (!sl)
+			continue;
+		if (sl->feeding && !sl->fed.owned && sl->fed.file_off < keep)
+			keep = sl->fed.file_off;
+		for (size_t c = sl->next_chunk; c < sl->nchunks; c++)
+			if (!sl->chunks[c].owned) {
+				if (sl->chunks[c].file_off < keep)
+					keep = sl->chunks[c].file_off;
+				break; /* file order */
+			}
+	}
+	pmt_source_keep_from(src, keep);
 }
 
 static void free_slot(struct run *r, struct queue_slot *sl)
@@ -430,6 +454,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		*enabled = r.s.enabled;
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
+	pmt_source_keep_from(src, 0); /* chunks are referenced until decoded */
 
 	for (;;) {
 		struct queue_slot *sl;
@@ -477,9 +502,11 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 				sl->q.pid = sl->q.tid = (int32_t)ev.u.auxtrace.tid;
 		}
 		rc = queue_chunk(&r, sl, &ev);
-		if (rc >= 0 && r.held > HOLD_MAX)
+		if (rc >= 0 && r.held > HOLD_MAX) {
 			rc = r.s.timeless ? drain_timeless(&r, tab, false)
 					  : merge_queues(&r, tab, false);
+			update_keep(tab, src);
+		}
 		if (rc < 0)
 			break;
 	}
@@ -492,6 +519,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			pmt_spe_rec_stats_add(stats, &tab[i]->q.dec.stats);
 		free_slot(&r, tab[i]);
 	}
+	pmt_source_keep_from(src, UINT64_MAX);
 	free(r.act);
 	free(tab);
 	return rc;

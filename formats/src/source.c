@@ -57,6 +57,7 @@ struct pmt_source {
 	size_t win_cap, win_len;
 	uint64_t win_base;
 	uint64_t dropped; /* mapped pages below this were handed back to the kernel */
+	uint64_t keep_from; /* a decoder still reads AUX data from here on */
 	bool done;
 
 	/* COMPRESSED records: input of the current one, and the decompressed window */
@@ -1010,21 +1011,19 @@ static int comp_next(struct pmt_source *s, struct pmt_trace_event *ev)
 	}
 }
 
-/* Keep the resident set flat on huge files: pages read a while ago go back to the kernel.
- * The lag leaves the SPE session's decode window (32 MiB of AUX data behind the record
- * being read) resident; the mapping is private and never written, so a later access to a
- * dropped page (AUX data a decoder kept longer) simply faults it in again from the page
- * cache. */
-#define DROP_LAG (64ULL << 20)
+/* Keep the resident set flat on huge files: pages already read go back to the kernel,
+ * except those from keep_from on (AUX data a decoder still holds). The mapping is private
+ * and never written, so a later access to a dropped page simply faults it in again from
+ * the page cache. */
 static void drop_behind(struct pmt_source *s)
 {
 	const uint64_t step = 8u << 20;
-	uint64_t page, upto;
+	uint64_t page, upto, limit = s->cur_off < s->keep_from ? s->cur_off : s->keep_from;
 
-	if (!s->map.mapped || s->cur_off < s->dropped + DROP_LAG + step)
+	if (!s->map.mapped || limit < s->dropped + step)
 		return;
 	page = (uint64_t)sysconf(_SC_PAGESIZE);
-	upto = (s->cur_off - DROP_LAG) & ~(page - 1);
+	upto = limit & ~(page - 1);
 	madvise((void *)(s->buf + s->dropped), upto - s->dropped, MADV_DONTNEED);
 	s->dropped = upto;
 }
@@ -1595,8 +1594,10 @@ static int source_init(struct pmt_source *s, uint64_t *err_off)
 static int open_common(struct pmt_source *s, struct pmt_source **out, uint64_t *err_offset)
 {
 	uint64_t dummy;
-	int rc = source_init(s, err_offset ? err_offset : &dummy);
+	int rc;
 
+	s->keep_from = UINT64_MAX;
+	rc = source_init(s, err_offset ? err_offset : &dummy);
 	if (rc < 0) {
 		pmt_source_close(s);
 		return rc;
@@ -1664,6 +1665,12 @@ int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_off
 }
 
 const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *s) { return &s->meta; }
+
+void pmt_source_keep_from(struct pmt_source *s, uint64_t file_offset)
+{
+	if (s)
+		s->keep_from = file_offset;
+}
 
 uint64_t pmt_source_offset(const struct pmt_source *s) { return s->cur_off; }
 

@@ -398,6 +398,11 @@ PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *sr
  * after an error the source has skipped what it could not read and may be called again. */
 PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
 PMT_API uint64_t pmt_source_offset(const struct pmt_source *src);
+/* A decoder that keeps AUX data of a mapped source after pmt_source_next() says from which
+ * file offset on it still reads it; pages before min(that, the read position) go back to
+ * the kernel so the resident set stays flat (the data stays valid: a page read again is
+ * faulted in from the page cache). Default UINT64_MAX: nothing is kept. */
+PMT_API void pmt_source_keep_from(struct pmt_source *src, uint64_t file_offset);
 PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
 
 /* =====================================================================================
