@@ -4,8 +4,6 @@
 # Times `pmutrace script --csv` vs `perf script --itrace=bfmtaMi1i -F ...` and
 # `pmutrace report` vs `perf report --stdio`, output to /dev/null, same file, same run;
 # prints wall time, the ratio and peak RSS (/usr/bin/time -v when present).
-# perf 6.1 needs the fields restricted to the synthetic events (-F hw:...) on files written
-# by `pmutrace convert` (no HEADER_AUXTRACE feature); see tests/diff/spe_vs_perf.sh.
 set -eu
 PMUTRACE=${1:-build/cli/pmutrace}
 RECORDS=${2:-1048576}
@@ -15,7 +13,7 @@ trap 'rm -rf "$T"' EXIT
 "$PMUTRACE" synth --records "$RECORDS" --seed 1 --mix n1 --context -o "$T/a.spe"
 "$PMUTRACE" convert --raw "$T/a.spe" --midr 0x410fd0c0 -o "$T/a.perf.data"
 echo "input: $(wc -c <"$T/a.spe") bytes of SPE, $RECORDS records"
-FIELDS=hw:tid,cpu,period,event,addr,data_src,weight,ip,phys_addr
+FIELDS=tid,cpu,period,event,addr,data_src,weight,ip,phys_addr
 
 # run NAME CMD... : wall seconds into $T/NAME.sec, peak RSS KB into $T/NAME.rss
 run() {

@@ -250,24 +250,9 @@ static int write_reencoded(struct pmt_perf_writer *w, const struct pmt_trace_met
 			   const struct pmt_trace_event *ev, int *rc)
 {
 	switch (ev->type) {
-	case PMT_REC_COMM:
-		*rc = pmt_perf_writer_write_comm(w, ev->u.comm.pid, ev->u.comm.tid, ev->u.comm.comm,
-						 ev->u.comm.exec, &ev->sid);
-		return 0;
-	case PMT_REC_MMAP2:
-		*rc = pmt_perf_writer_write_mmap2(w, ev->u.mmap.pid, ev->u.mmap.tid, ev->u.mmap.addr,
-						  ev->u.mmap.len, ev->u.mmap.pgoff, ev->u.mmap.prot,
-						  ev->u.mmap.flags, ev->u.mmap.filename, &ev->sid);
-		return 0;
 	case PMT_REC_TIME_CONV:
 		*rc = pmt_perf_writer_write_time_conv(w, &m->time_conv);
 		return 0;
-	case PMT_REC_AUXTRACE_INFO:
-		if (m->auxtrace_type == 4 && m->auxtrace_version == 1) {
-			*rc = pmt_perf_writer_write_auxtrace_info_spe_v1(w, m->spe_pmu_type, true);
-			return 0;
-		}
-		return 1;
 	case PMT_REC_SAMPLE:
 		*rc = pmt_perf_writer_write_sample(w, &ev->u.sample);
 		if (*rc == -PMT_EUNSUPPORTED) {
@@ -276,7 +261,12 @@ static int write_reencoded(struct pmt_perf_writer *w, const struct pmt_trace_met
 		}
 		return 0;
 	default:
-		return 1;
+		*rc = pmt_perf_writer_write_record_swapped(w, ev->raw, ev->raw_size);
+		if (*rc == -PMT_EUNSUPPORTED) {
+			*rc = 0;
+			return 1;
+		}
+		return 0;
 	}
 }
 

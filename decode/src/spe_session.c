@@ -1,13 +1,26 @@
-/* Drive records -> samples over a raw buffer or every AUXTRACE chunk of a trace source. */
+/* Drive records -> samples over a raw buffer or every AUXTRACE chunk of a trace source.
+ *
+ * AUX chunks are queued per CPU and decoded as late as possible: perf orders the samples
+ * of all CPUs by time and takes context switches into account, both best known once the
+ * whole file is read. Memory stays bounded all the same: once the queued chunks exceed
+ * HOLD_MAX bytes, the oldest data is decoded until HOLD_LOW remain. Chunks of a mapped
+ * file are referenced; transient ones (a pipe, COMPRESSED records) are copied. The order is
+ * the whole-file order unless a CPU's data runs out while the others hold HOLD_MAX bytes
+ * (reported once); mapped files and pipes take the same path, so they give the same
+ * samples. */
 #include <stdlib.h>
 
 #include "pmutrace/decode.h"
 
 #define PERF_AUXTRACE_ARM_SPE 4
+#define HOLD_MAX (32u << 20)
+#define HOLD_LOW (16u << 20)
 
 struct chunk {
 	const uint8_t *data;
 	uint64_t size, offset;
+	uint64_t file_off; /* of the AUXTRACE record (mapped data) */
+	uint8_t owned;     /* a copy of transient data, freed once decoded */
 };
 
 struct sw_event {
@@ -26,8 +39,11 @@ struct queue_slot {
 	struct sw_list sw;
 	uint8_t ctx_seen;
 	uint8_t aux_seen;
-	struct chunk *chunks; /* AUX chunks in file order, decoded after the last event */
+	struct chunk *chunks; /* AUX chunks in file order, not yet decoded: [next_chunk, nchunks) */
 	size_t nchunks, cap;
+	struct chunk fed;     /* the chunk the decoder reads now (when feeding) */
+	uint8_t feeding;
+	uint32_t idx;         /* position in the queue table */
 	/* timestamp merge */
 	size_t next_chunk;
 	uint64_t key;         /* latest record timestamp of the queue */
@@ -37,6 +53,10 @@ struct queue_slot {
 
 struct run {
 	const struct pmt_spe_run_opts *o;
+	uint64_t held;        /* bytes of queued and fed chunks */
+	uint8_t reordered;    /* the window forced a merge step out of whole-file order */
+	uint32_t nqueues;     /* queues with AUX data */
+	struct queue_slot **act; /* merge scratch, PMT_MAX_CPUS entries */
 	struct pmt_spe_sampler s;
 	pmt_spe_sample_fn fn;
 	void *ctx;
@@ -147,6 +167,7 @@ static struct queue_slot *get_slot(struct queue_slot **tab, uint32_t idx, uint32
 		tab[idx] = calloc(1, sizeof(**tab));
 		if (!tab[idx])
 			return NULL;
+		tab[idx]->idx = idx;
 		pmt_spe_queue_init(&tab[idx]->q, cpu, tid, tid, midr, compat);
 	}
 	return tab[idx];
@@ -198,6 +219,25 @@ static int note_switch(struct queue_slot **tab, const struct pmt_trace_event *ev
 	return 0;
 }
 
+/* The decoder is done with the chunk it read (a record in progress keeps values only). */
+static void release_fed(struct run *r, struct queue_slot *sl)
+{
+	if (!sl->feeding)
+		return;
+	r->held -= sl->fed.size;
+	if (sl->fed.owned)
+		free((void *)sl->fed.data);
+	sl->feeding = 0;
+}
+
+static void feed_next(struct run *r, struct queue_slot *sl)
+{
+	release_fed(r, sl);
+	sl->fed = sl->chunks[sl->next_chunk++];
+	sl->feeding = 1;
+	pmt_spe_rec_feed(&sl->q.dec, sl->fed.data, (size_t)sl->fed.size, sl->fed.offset);
+}
+
 /* Next record of a queue into sl->pending, crossing chunk boundaries. */
 static int pull(struct run *r, struct queue_slot *sl)
 {
@@ -206,63 +246,184 @@ static int pull(struct run *r, struct queue_slot *sl)
 	if (rc < 0)
 		return rc;
 	for (;;) {
-		const struct chunk *c;
-
-		if (pmt_spe_rec_next(&sl->q.dec, &sl->pending) == 1) {
+		if (sl->feeding && pmt_spe_rec_next(&sl->q.dec, &sl->pending) == 1) {
 			if (sl->pending.timestamp > sl->key)
 				sl->key = sl->pending.timestamp;
 			sl->has_pending = 1;
 			return 0;
 		}
+		release_fed(r, sl);
 		if (sl->next_chunk >= sl->nchunks) {
 			sl->has_pending = 0;
 			return 0;
 		}
-		c = &sl->chunks[sl->next_chunk++];
-		pmt_spe_rec_feed(&sl->q.dec, c->data, (size_t)c->size, c->offset);
+		feed_next(r, sl);
 	}
 }
 
-/* perf orders the samples of all CPUs by time: always emit the queue whose pending record
- * is oldest (ties: lowest queue). A linear scan: queues are few next to records. */
-static int merge_queues(struct run *r, struct queue_slot **tab)
+static void note_reorder(struct run *r)
 {
-	struct queue_slot **act;
+	if (r->reordered)
+		return;
+	r->reordered = 1;
+	pmt_warn("AUX data of one CPU ran out while the others held %u MiB: from here samples "
+		 "of different CPUs are merged by time within that window only",
+		 HOLD_MAX >> 20);
+}
+
+/* perf orders the samples of all CPUs by time: always emit the queue whose pending record
+ * is oldest (ties: lowest queue). A linear scan: queues are few next to records. Not
+ * final: stop once HOLD_LOW bytes remain queued; emitting while a queue that ran dry (more
+ * of its data may follow) would sort first leaves the whole-file order. */
+static int merge_queues(struct run *r, struct queue_slot **tab, bool final)
+{
+	struct queue_slot **act = r->act;
+	uint64_t dry_key = UINT64_MAX;
+	uint32_t dry_idx = UINT32_MAX;
 	size_t n = 0;
 	int rc = 0;
 
-	act = malloc(PMT_MAX_CPUS * sizeof(*act));
-	if (!act)
-		return -PMT_ENOMEM;
 	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
-		if (!tab[i] || !tab[i]->nchunks)
+		struct queue_slot *sl = tab[i];
+
+		if (!sl || !sl->aux_seen)
 			continue;
-		rc = pull(r, tab[i]);
-		if (rc < 0)
-			goto out;
-		if (tab[i]->has_pending)
-			act[n++] = tab[i];
+		if (!sl->has_pending) {
+			rc = pull(r, sl);
+			if (rc < 0)
+				return rc;
+		}
+		if (sl->has_pending) {
+			act[n++] = sl;
+		} else if (sl->key < dry_key) {
+			dry_key = sl->key;
+			dry_idx = i;
+		}
 	}
 	while (n) {
 		size_t best = 0;
+		struct queue_slot *b;
 
 		for (size_t i = 1; i < n; i++)
 			if (act[i]->key < act[best]->key)
 				best = i;
-		rc = emit(r, &act[best]->q, &act[best]->pending);
+		b = act[best];
+		if (!final) {
+			if (r->held <= HOLD_LOW)
+				break;
+			if (dry_key < b->key || (dry_key == b->key && dry_idx < b->idx))
+				note_reorder(r);
+		}
+		rc = emit(r, &b->q, &b->pending);
 		if (rc < 0)
 			break;
-		rc = pull(r, act[best]);
+		rc = pull(r, b);
 		if (rc < 0)
 			break;
-		if (!act[best]->has_pending) {
+		if (!b->has_pending) {
 			memmove(act + best, act + best + 1, (n - best - 1) * sizeof(*act));
 			n--;
+			if (b->key < dry_key || (b->key == dry_key && b->idx < dry_idx)) {
+				dry_key = b->key;
+				dry_idx = b->idx;
+			}
 		}
 	}
-out:
-	free(act);
 	return rc;
+}
+
+/* Timeless: perf decodes queue after queue, each from its first chunk to its last. */
+static int drain_timeless(struct run *r, struct queue_slot **tab, bool final)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; rc >= 0 && i < PMT_MAX_CPUS; i++) {
+		struct queue_slot *sl = tab[i];
+
+		while (sl && rc >= 0 && sl->next_chunk < sl->nchunks) {
+			if (!final) {
+				if (r->held <= HOLD_LOW)
+					return 0;
+				if (r->nqueues > 1)
+					note_reorder(r);
+			}
+			feed_next(r, sl);
+			rc = maybe_artefact(r, &sl->q);
+			if (rc >= 0)
+				rc = drain(r, &sl->q);
+			release_fed(r, sl);
+		}
+	}
+	return rc;
+}
+
+static int queue_chunk(struct run *r, struct queue_slot *sl, const struct pmt_trace_event *ev)
+{
+	struct chunk c = { ev->u.auxtrace.data, ev->u.auxtrace.size, ev->u.auxtrace.offset,
+			   ev->file_offset, 0 };
+
+	if (sl->next_chunk == sl->nchunks) {
+		sl->next_chunk = sl->nchunks = 0;
+	} else if (sl->next_chunk >= 64 && sl->next_chunk * 2 >= sl->nchunks) {
+		memmove(sl->chunks, sl->chunks + sl->next_chunk,
+			(sl->nchunks - sl->next_chunk) * sizeof(*sl->chunks));
+		sl->nchunks -= sl->next_chunk;
+		sl->next_chunk = 0;
+	}
+	if (sl->nchunks == sl->cap) {
+		size_t nc = sl->cap ? sl->cap * 2 : 16;
+		struct chunk *cs = realloc(sl->chunks, nc * sizeof(*cs));
+
+		if (!cs)
+			return -PMT_ENOMEM;
+		sl->chunks = cs;
+		sl->cap = nc;
+	}
+	if (ev->u.auxtrace.transient) {
+		uint8_t *copy = malloc(c.size ? (size_t)c.size : 1);
+
+		if (!copy)
+			return -PMT_ENOMEM;
+		memcpy(copy, c.data, (size_t)c.size);
+		c.data = copy;
+		c.owned = 1;
+	}
+	sl->chunks[sl->nchunks++] = c;
+	r->held += c.size;
+	return 0;
+}
+
+/* Tell a mapped source from where on queued chunks still point into it. */
+static void update_keep(struct queue_slot **tab, struct pmt_source *src)
+{
+	uint64_t keep = UINT64_MAX;
+
+	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
+		const struct queue_slot *sl = tab[i];
+
+		if (!sl)
+			continue;
+		if (sl->feeding && !sl->fed.owned && sl->fed.file_off < keep)
+			keep = sl->fed.file_off;
+		for (size_t c = sl->next_chunk; c < sl->nchunks; c++)
+			if (!sl->chunks[c].owned) {
+				if (sl->chunks[c].file_off < keep)
+					keep = sl->chunks[c].file_off;
+				break; /* file order */
+			}
+	}
+	pmt_source_keep_from(src, keep);
+}
+
+static void free_slot(struct run *r, struct queue_slot *sl)
+{
+	release_fed(r, sl);
+	for (size_t c = sl->next_chunk; c < sl->nchunks; c++)
+		if (sl->chunks[c].owned)
+			free((void *)sl->chunks[c].data);
+	free(sl->chunks);
+	free(sl->sw.e);
+	free(sl);
 }
 
 int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
@@ -278,8 +439,12 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 	if (!m)
 		return -PMT_EINVAL;
 	tab = calloc(PMT_MAX_CPUS, sizeof(*tab));
-	if (!tab)
+	r.act = malloc(PMT_MAX_CPUS * sizeof(*r.act));
+	if (!tab || !r.act) {
+		free(tab);
+		free(r.act);
 		return -PMT_ENOMEM;
+	}
 	pmt_spe_sampler_init(&r.s, &o->itrace, o->compat);
 	r.s.timeless = m->timeless;
 	r.s.have_time_conv = m->has_time_conv;
@@ -289,6 +454,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		*enabled = r.s.enabled;
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
+	pmt_source_keep_from(src, 0); /* chunks are referenced until decoded */
 
 	for (;;) {
 		struct queue_slot *sl;
@@ -330,45 +496,31 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		if (!sl->aux_seen) {
 			/* the slot may have been made by a switch record first */
 			sl->aux_seen = 1;
+			r.nqueues++;
 			sl->q.midr = midr_for(m, o, cpu);
 			if (!sl->sw.n)
 				sl->q.pid = sl->q.tid = (int32_t)ev.u.auxtrace.tid;
 		}
-		{
-			/* decoded after the last event: queue by queue when timeless (as perf),
-			 * else merged by timestamp with every switch record known */
-			if (sl->nchunks == sl->cap) {
-				size_t nc = sl->cap ? sl->cap * 2 : 16;
-				struct chunk *c = realloc(sl->chunks, nc * sizeof(*c));
-
-				if (!c) {
-					rc = -PMT_ENOMEM;
-					break;
-				}
-				sl->chunks = c;
-				sl->cap = nc;
-			}
-			sl->chunks[sl->nchunks++] = (struct chunk){ ev.u.auxtrace.data,
-								    ev.u.auxtrace.size,
-								    ev.u.auxtrace.offset };
+		rc = queue_chunk(&r, sl, &ev);
+		if (rc >= 0 && r.held > HOLD_MAX) {
+			rc = r.s.timeless ? drain_timeless(&r, tab, false)
+					  : merge_queues(&r, tab, false);
+			update_keep(tab, src);
 		}
+		if (rc < 0)
+			break;
 	}
-	if (rc >= 0 && !r.s.timeless)
-		rc = merge_queues(&r, tab);
+	if (rc >= 0)
+		rc = r.s.timeless ? drain_timeless(&r, tab, true) : merge_queues(&r, tab, true);
 	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
-		struct queue_slot *sl = tab[i];
-
-		if (!sl)
+		if (!tab[i])
 			continue;
-		for (size_t c = 0; rc >= 0 && r.s.timeless && c < sl->nchunks; c++)
-			rc = feed(&r, &sl->q, sl->chunks[c].data, (size_t)sl->chunks[c].size,
-				  sl->chunks[c].offset);
 		if (stats)
-			pmt_spe_rec_stats_add(stats, &sl->q.dec.stats);
-		free(sl->chunks);
-		free(sl->sw.e);
-		free(sl);
+			pmt_spe_rec_stats_add(stats, &tab[i]->q.dec.stats);
+		free_slot(&r, tab[i]);
 	}
+	pmt_source_keep_from(src, UINT64_MAX);
+	free(r.act);
 	free(tab);
 	return rc;
 }

@@ -54,6 +54,7 @@ enum {
 };
 
 #define PERF_AUXTRACE_ARM_SPE 4
+#define REC_THREAD_MAP 73
 #define SPE_V2_MAGIC 0x1010101010101010ULL
 #define MISC_COMM_EXEC (1 << 13)
 #define MISC_SWITCH_OUT (1 << 13)

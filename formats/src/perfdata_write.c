@@ -27,6 +27,10 @@ struct pmt_perf_writer {
 	uint32_t comp_level, comp_ratio, comp_mmap_len;
 	char **argv;
 	int argc;
+	/* file mode: offsets of the AUXTRACE records for the HEADER_AUXTRACE index */
+	bool has_auxtrace;
+	uint64_t *aux_off;
+	size_t nr_aux, cap_aux;
 	struct pmt_buf rec; /* scratch for one record or feature */
 };
 
@@ -175,6 +179,19 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 		put32(w, (uint32_t)w->argc);
 		for (int i = 0; i < w->argc; i++)
 			put_fstr(w, w->argv[i]);
+		return true;
+	case FEAT_AUXTRACE:
+		/* perf record's index of the AUXTRACE records: {u64 nr; {u64 offset, size}[nr]}
+		 * with size = header.size (payload excluded). perf script only accepts -F
+		 * fields the SPE attr lacks when this feature is present. Pipe mode has no
+		 * offsets (perf never synthesizes it there). */
+		if (w->pipe || !w->has_auxtrace)
+			return false;
+		put64(w, w->nr_aux);
+		for (size_t i = 0; i < w->nr_aux; i++) {
+			put64(w, w->aux_off[i]);
+			put64(w, 48);
+		}
 		return true;
 	case FEAT_EVENT_DESC: {
 		uint32_t asz = out_attr_size(w);
@@ -361,6 +378,13 @@ int pmt_perf_writer_write_record(struct pmt_perf_writer *w, const void *raw, siz
 	PMT_FORWARD_IF_ERROR(start(w));
 	if (size < 8)
 		return -PMT_EINVAL;
+	{
+		uint32_t type;
+
+		memcpy(&type, raw, 4);
+		if ((w->swap ? __builtin_bswap32(type) : type) == PMT_REC_AUXTRACE_INFO)
+			w->has_auxtrace = true;
+	}
 	emit(w, raw, size);
 	return w->err;
 }
@@ -373,6 +397,19 @@ int pmt_perf_writer_write_auxtrace(struct pmt_perf_writer *w, const void *data, 
 	uint64_t padded = (size + 7) & ~7ULL;
 
 	PMT_FORWARD_IF_ERROR(start(w));
+	w->has_auxtrace = true;
+	if (!w->pipe) {
+		if (w->nr_aux == w->cap_aux) {
+			size_t nc = w->cap_aux ? 2 * w->cap_aux : 64;
+			uint64_t *na = realloc(w->aux_off, nc * sizeof(*na));
+
+			if (!na)
+				return w->err = -PMT_ENOMEM;
+			w->aux_off = na;
+			w->cap_aux = nc;
+		}
+		w->aux_off[w->nr_aux++] = w->off;
+	}
 	put_hdr(w, PMT_REC_AUXTRACE, 0);
 	put64(w, padded);
 	put64(w, offset);
@@ -402,6 +439,128 @@ static uint64_t attr_u64(const struct wattr *a, int off)
 
 	memcpy(&v, a->attr + off, 8);
 	return v;
+}
+
+/* Field layouts of records after the header and before the sample_id trailer, as perf's
+ * perf_event__*_swap() see them: '4' a u32, '8' a u64, 'b' the rest as bytes (strings),
+ * 'q' the rest as u64s, 't' the rest as THREAD_MAP entries {u64 pid; char comm[16]},
+ * 'B' 24 bytes kept as they are.
+ * NULL: no layout known (CPU_MAP, EVENT_UPDATE, STAT*, ...). */
+static const char *swap_layout(uint32_t type, uint16_t misc)
+{
+	switch (type) {
+	case PMT_REC_MMAP: return "44888b";
+	case PMT_REC_MMAP2:
+		/* maj min ino ino_generation, or the build-id form's 24 bytes */
+		return misc & MISC_MMAP_BUILD_ID ? "44888B44b" : "44888448844b";
+	case PMT_REC_LOST: return "88";
+	case PMT_REC_COMM: return "44b";
+	case PMT_REC_EXIT: case PMT_REC_FORK: return "44448";
+	case PMT_REC_AUX: return "888";
+	case PMT_REC_ITRACE_START: case PMT_REC_SWITCH_CPU_WIDE: return "44";
+	case PMT_REC_LOST_SAMPLES: return "8";
+	case PMT_REC_SWITCH: case PMT_REC_FINISHED_ROUND: case PMT_REC_FINISHED_INIT: return "";
+	case PMT_REC_ID_INDEX: return "q";
+	case PMT_REC_AUXTRACE_INFO: return "44q";
+	case REC_THREAD_MAP: return "8t";
+	default: return NULL;
+	}
+}
+
+static void swap_at(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		uint8_t t = p[i];
+
+		p[i] = p[n - 1 - i];
+		p[n - 1 - i] = t;
+	}
+}
+
+int pmt_perf_writer_write_record_swapped(struct pmt_perf_writer *w, const void *raw, size_t size)
+{
+	const char *lay;
+	uint8_t *r;
+	uint32_t type;
+	uint16_t misc;
+	size_t p = 8, end = size;
+
+	PMT_FORWARD_IF_ERROR(start(w));
+	if (size < 8 || size % 8 || size > 0xfff8)
+		return -PMT_EINVAL;
+	memcpy(&type, raw, 4);
+	memcpy(&misc, (const uint8_t *)raw + 4, 2);
+	if (!w->swap) { /* the input is the swapped side */
+		type = __builtin_bswap32(type);
+		misc = pd_bswap16(misc);
+	}
+	lay = swap_layout(type, misc);
+	if (!lay)
+		return -PMT_EUNSUPPORTED;
+	if (type == PMT_REC_AUXTRACE_INFO)
+		w->has_auxtrace = true;
+	w->rec.len = 0;
+	put(w, raw, size);
+	if (w->err)
+		return w->err;
+	r = w->rec.data;
+	swap_at(r, 4);
+	swap_at(r + 4, 2);
+	if (type < PMT_REC_HEADER_ATTR && w->nr_attrs &&
+	    (attr_u64(&w->attrs[0], ATTR_FLAGS) & ATTR_FLAG_SAMPLE_ID_ALL)) {
+		/* the trailer: u32 pairs for TID and CPU, u64s for the rest */
+		uint64_t st = attr_u64(&w->attrs[0], ATTR_SAMPLE_TYPE);
+		static const uint64_t bits[] = { PS_TID, PS_TIME, PS_ID, PS_STREAM_ID, PS_CPU,
+						 PS_IDENTIFIER };
+		size_t n = 8 * (size_t)__builtin_popcountll(st & (PS_TID | PS_TIME | PS_ID |
+							  PS_STREAM_ID | PS_CPU | PS_IDENTIFIER));
+
+		if (n + 8 <= size) {
+			size_t q = end = size - n;
+
+			for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+				if (!(st & bits[i]))
+					continue;
+				if (bits[i] == PS_TID || bits[i] == PS_CPU) {
+					swap_at(r + q, 4);
+					swap_at(r + q + 4, 4);
+				} else {
+					swap_at(r + q, 8);
+				}
+				q += 8;
+			}
+		}
+	}
+	for (; *lay && p < end; lay++) {
+		switch (*lay) {
+		case '4':
+		case '8': {
+			size_t k = (size_t)(*lay - '0');
+
+			if (end - p < k)
+				return -PMT_ECORRUPT;
+			swap_at(r + p, k);
+			p += k;
+			break;
+		}
+		case 'q':
+			for (; end - p >= 8; p += 8)
+				swap_at(r + p, 8);
+			break;
+		case 't':
+			for (; end - p >= 24; p += 24)
+				swap_at(r + p, 8);
+			break;
+		case 'B':
+			if (end - p < 24)
+				return -PMT_ECORRUPT;
+			p += 24;
+			break;
+		default: /* 'b' */
+			p = end;
+		}
+	}
+	return end_rec(w);
 }
 
 static void put_sid(struct pmt_perf_writer *w, const struct pmt_sample_id *sid)
@@ -483,6 +642,7 @@ int pmt_perf_writer_write_auxtrace_info_spe_v1(struct pmt_perf_writer *w, uint64
 					       bool per_cpu_mmaps)
 {
 	PMT_FORWARD_IF_ERROR(start(w));
+	w->has_auxtrace = true;
 	put_hdr(w, PMT_REC_AUXTRACE_INFO, 0);
 	put32(w, PERF_AUXTRACE_ARM_SPE);
 	put32(w, 0);
@@ -498,6 +658,7 @@ int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w, uint64
 	PMT_FORWARD_IF_ERROR(start(w));
 	if (nr_cpus == 0 || nr_cpus > 1300) /* record size is a u16 */
 		return -PMT_EINVAL;
+	w->has_auxtrace = true;
 	put_hdr(w, PMT_REC_AUXTRACE_INFO, 0);
 	put32(w, PERF_AUXTRACE_ARM_SPE);
 	put32(w, 0);
@@ -582,6 +743,7 @@ static void free_writer(struct pmt_perf_writer *w)
 	for (int i = 0; i < w->argc; i++)
 		free(w->argv[i]);
 	free(w->argv);
+	free(w->aux_off);
 	pmt_buf_free(&w->rec);
 	free(w);
 }

@@ -1,13 +1,20 @@
 /* Trace source over perf.data: file and pipe mode, either byte order, zstd-compressed
  * records expanded in place with one continuous decompression stream.
  *
- * The input is mapped, never copied (stdin pipes are the exception: they are read into
- * memory). Records are parsed straight from the mapping with per-field byte swapping, so a
- * swapped file costs no extra pass. Only the decompression window is allocated, and it is
- * bounded by one chunk plus the largest record.
+ * A regular file (stdin redirected from one included) is mapped, never copied. Records are
+ * parsed straight from the mapping with per-field byte swapping, so a swapped file costs no
+ * extra pass. A pipe carrying a pipe-mode perf.data is streamed: a read window that grows
+ * to the largest record (AUXTRACE payload included) and drops what was delivered. A
+ * file-mode perf.data arriving through a pipe needs seeking (its attrs and features follow
+ * the data), so it is spooled to an unlinked temporary file ($TMPDIR, else /tmp) and mapped.
+ * Only the decompression window is allocated besides, bounded by one chunk plus the
+ * largest record.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -16,6 +23,8 @@
 #define ZCHUNK (256u << 10)
 #define ZMAX_RECORD (64u << 20) /* largest AUXTRACE we expand from a compressed stream */
 #define STRBUF 4096
+#define READ_CHUNK (1u << 20)       /* pipe reads: at least this much per refill */
+#define STREAM_RECORD_MAX (1ULL << 32) /* larger records in a pipe are taken for damage */
 
 struct id_ent {
 	uint64_t id;
@@ -41,7 +50,14 @@ struct pmt_source {
 
 	uint64_t data_start, data_end, pos;
 	uint64_t cur_off;
+	/* pipe input: stream bytes [win_base, win_base + win_len) are in win */
+	bool stream, eof, own_fd;
+	int fd;
+	uint8_t *win;
+	size_t win_cap, win_len;
+	uint64_t win_base;
 	uint64_t dropped; /* mapped pages below this were handed back to the kernel */
+	uint64_t keep_from; /* a decoder still reads AUX data from here on */
 	bool done;
 
 	/* COMPRESSED records: input of the current one, and the decompressed window */
@@ -322,6 +338,39 @@ static int parse_event_desc(struct pmt_source *s, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* HEADER_AUXTRACE: {u64 nr; {u64 file_offset, size}[nr]}, one entry per AUXTRACE record
+ * (perf's auxtrace_index__write). The records are read in file order anyway; the index
+ * is only checked, so that a file whose index perf would trip over is reported. */
+static int parse_auxtrace_index(struct pmt_source *s, const uint8_t *p, size_t len)
+{
+	uint64_t nr, bad = 0, first_bad = 0;
+
+	if (len < 8)
+		return -PMT_ECORRUPT;
+	nr = rd64(s, p);
+	if (nr > (len - 8) / 16)
+		return -PMT_ECORRUPT;
+	s->meta.has_auxtrace_index = 1;
+	s->meta.nr_auxtrace_index = nr;
+	if (s->meta.pipe_mode)
+		return 0; /* offsets of a file we do not have */
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t off = rd64(s, p + 8 + 16 * i);
+
+		if (off < s->data_start || off > s->data_end || s->data_end - off < 48 ||
+		    rd32(s, s->buf + off) != PMT_REC_AUXTRACE) {
+			if (!bad++)
+				first_bad = off;
+		}
+	}
+	if (bad)
+		pmt_warn("perf.data: %llu of %llu AUXTRACE index entries point at no AUXTRACE "
+			 "record (first: 0x%llx); perf may refuse the file",
+			 (unsigned long long)bad, (unsigned long long)nr,
+			 (unsigned long long)first_bad);
+	return 0;
+}
+
 static int parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size_t len)
 {
 	char *str;
@@ -353,6 +402,9 @@ static int parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, 
 		break;
 	case FEAT_EVENT_DESC:
 		rc = parse_event_desc(s, p, len);
+		break;
+	case FEAT_AUXTRACE:
+		rc = parse_auxtrace_index(s, p, len);
 		break;
 	case FEAT_COMPRESSED:
 		/* {u32 version, type, level, ratio, mmap_len} */
@@ -749,6 +801,7 @@ static int decode_record(struct pmt_source *s, const uint8_t *r, size_t size, ui
 		ev->u.auxtrace.tid = rd32(s, r + 36);
 		ev->u.auxtrace.cpu = rd32(s, r + 40);
 		ev->u.auxtrace.data = r + size;
+		ev->u.auxtrace.transient = s->stream || s->in_comp;
 		if (sz > payload_avail) {
 			pmt_error("perf.data: AUXTRACE at 0x%llx: %llu bytes announced, %zu present",
 				  (unsigned long long)off, (unsigned long long)sz, payload_avail);
@@ -958,18 +1011,19 @@ static int comp_next(struct pmt_source *s, struct pmt_trace_event *ev)
 	}
 }
 
-/* Keep the resident set flat on huge files: pages already read go back to the kernel.
- * The mapping is private and never written, so a later access (AUX data a decoder kept a
- * pointer to) simply faults the page in again from the page cache. */
+/* Keep the resident set flat on huge files: pages already read go back to the kernel,
+ * except those from keep_from on (AUX data a decoder still holds). The mapping is private
+ * and never written, so a later access to a dropped page simply faults it in again from
+ * the page cache. */
 static void drop_behind(struct pmt_source *s)
 {
 	const uint64_t step = 8u << 20;
-	uint64_t page, upto;
+	uint64_t page, upto, limit = s->cur_off < s->keep_from ? s->cur_off : s->keep_from;
 
-	if (!s->map.mapped || s->cur_off < s->dropped + step)
+	if (!s->map.mapped || limit < s->dropped + step)
 		return;
 	page = (uint64_t)sysconf(_SC_PAGESIZE);
-	upto = s->cur_off & ~(page - 1);
+	upto = limit & ~(page - 1);
 	madvise((void *)(s->buf + s->dropped), upto - s->dropped, MADV_DONTNEED);
 	s->dropped = upto;
 }
@@ -1015,12 +1069,57 @@ static uint64_t resync(const struct pmt_source *s, uint64_t from)
 	return s->data_end;
 }
 
+static int stream_next(struct pmt_source *s, struct pmt_trace_event *ev);
+
+/* The record at s->pos, of which `have` bytes (payload included) are present: decode it,
+ * or set a COMPRESSED record up for expansion (returns 1: read on from its contents). */
+static int take_record(struct pmt_source *s, const uint8_t *r, uint64_t have,
+		       struct pmt_trace_event *ev)
+{
+	uint32_t type = rd32(s, r), size = rd16(s, r + 6);
+	uint64_t payload = 0, left;
+	int rc;
+
+	if (size > have) {
+		s->done = true;
+		pmt_error("perf.data: record at 0x%llx (type %u, size %u) truncated at 0x%llx",
+			  (unsigned long long)s->pos, type, size,
+			  (unsigned long long)(s->pos + have));
+		return -PMT_ENEED_MORE;
+	}
+	if (type == PMT_REC_COMPRESSED || type == PMT_REC_COMPRESSED2) {
+		uint64_t at = s->pos;
+
+		/* zin points into the input; a pipe's window is not refilled until the
+		 * expansion is done */
+		s->pos += size;
+		rc = comp_setup(s, r, size, at);
+		if (rc < 0) {
+			pmt_error("perf.data: bad COMPRESSED record at 0x%llx", (unsigned long long)at);
+			return rc;
+		}
+		return 1;
+	}
+	left = have - size;
+	if (type == PMT_REC_AUXTRACE && size >= 48)
+		payload = rd64(s, r + 8);
+	rc = decode_record(s, r, size, s->pos, (size_t)(payload < left ? payload : left), ev);
+	if (payload > left) {
+		s->done = true;
+		payload = left;
+	}
+	s->pos += size + payload;
+	return rc;
+}
+
 int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 {
+	if (s->stream)
+		return stream_next(s, ev);
 	for (;;) {
 		const uint8_t *r;
 		uint64_t avail;
-		uint32_t type, size;
+		uint32_t size;
 		int rc;
 
 		if (s->in_comp) {
@@ -1042,7 +1141,6 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 				  (unsigned long long)s->pos);
 			return -PMT_ENEED_MORE;
 		}
-		type = rd32(s, r);
 		size = rd16(s, r + 6);
 		if (size < 8) {
 			uint64_t at = s->pos;
@@ -1056,106 +1154,206 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 				  (unsigned long long)s->pos);
 			return -PMT_ECORRUPT;
 		}
-		if (size > avail) {
-			s->done = true;
-			pmt_error("perf.data: record at 0x%llx (type %u, size %u) truncated at 0x%llx",
-				  (unsigned long long)s->pos, type, size,
-				  (unsigned long long)s->data_end);
-			return -PMT_ENEED_MORE;
-		}
-		if (type == PMT_REC_COMPRESSED || type == PMT_REC_COMPRESSED2) {
-			uint64_t at = s->pos;
+		rc = take_record(s, r, avail, ev);
+		if (rc != 1)
+			return rc;
+	}
+}
 
-			s->pos += size;
-			rc = comp_setup(s, r, size, at);
-			if (rc < 0) {
-				pmt_error("perf.data: bad COMPRESSED record at 0x%llx",
-					  (unsigned long long)at);
-				return rc;
-			}
+/* ---- pipe input ------------------------------------------------------------------------ */
+/* Make stream bytes up to `upto` (absolute) available in the window. Bytes before s->pos
+ * (delivered records) are dropped first. Returns 0, -PMT_ENEED_MORE when the input ends
+ * earlier (the window then holds what exists), -PMT_EIO or -PMT_ENOMEM. */
+static int fill(struct pmt_source *s, uint64_t upto)
+{
+	if (upto <= s->win_base + s->win_len)
+		return 0;
+	if (s->pos > s->win_base) {
+		size_t drop = (size_t)(s->pos - s->win_base);
+
+		memmove(s->win, s->win + drop, s->win_len - drop);
+		s->win_len -= drop;
+		s->win_base = s->pos;
+	}
+	while (!s->eof && s->win_base + s->win_len < upto) {
+		ssize_t n;
+
+		if (s->win_len == s->win_cap) {
+			/* grow with the data that actually arrives, not with what a (maybe
+			 * damaged) header announces */
+			uint64_t want = upto - s->win_base;
+			size_t nc = s->win_cap ? 2 * s->win_cap : READ_CHUNK;
+			uint8_t *nw;
+
+			if (nc > want)
+				nc = want > READ_CHUNK ? (size_t)want : READ_CHUNK;
+			nw = realloc(s->win, nc);
+			if (!nw)
+				return -PMT_ENOMEM;
+			s->win = nw;
+			s->win_cap = nc;
+		}
+		n = read(s->fd, s->win + s->win_len, s->win_cap - s->win_len);
+		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0) {
+			pmt_error("perf.data: read error on the input: %s", strerror(errno));
+			return -PMT_EIO;
 		}
-		{
-			uint64_t payload = 0, left = avail - size;
+		if (n == 0)
+			s->eof = true;
+		s->win_len += (size_t)n;
+	}
+	return s->win_base + s->win_len >= upto ? 0 : -PMT_ENEED_MORE;
+}
 
-			if (type == PMT_REC_AUXTRACE && size >= 48)
-				payload = rd64(s, r + 8);
-			rc = decode_record(s, r, size, s->pos, (size_t)(payload < left ? payload : left),
-					   ev);
-			if (payload > left) {
-				s->pos = s->data_end;
-				s->done = true;
-			} else {
-				s->pos += size + payload;
-			}
+static int stream_next(struct pmt_source *s, struct pmt_trace_event *ev)
+{
+	for (;;) {
+		const uint8_t *r;
+		uint32_t type, size;
+		uint64_t payload = 0;
+		int rc;
+
+		if (s->in_comp) {
+			rc = comp_next(s, ev);
+			if (rc != -PMT_EEOS)
+				return rc;
+		}
+		if (s->done)
+			return -PMT_EEOS;
+		s->cur_off = s->pos;
+		rc = fill(s, s->pos + 8);
+		if (rc < 0) {
+			s->done = true;
+			if (rc != -PMT_ENEED_MORE)
+				return rc;
+			if (s->win_base + s->win_len == s->pos)
+				return -PMT_EEOS;
+			pmt_error("perf.data: truncated record header at 0x%llx",
+				  (unsigned long long)s->pos);
 			return rc;
 		}
+		r = s->win + (s->pos - s->win_base);
+		type = rd32(s, r);
+		size = rd16(s, r + 6);
+		if (size < 8) {
+			s->done = true;
+			pmt_error("perf.data: record at 0x%llx has size %u; a pipe cannot be searched "
+				  "for the next record, stopping", (unsigned long long)s->pos, size);
+			return -PMT_ECORRUPT;
+		}
+		if (type == PMT_REC_AUXTRACE && size >= 48) {
+			rc = fill(s, s->pos + 16);
+			payload = rc < 0 ? 0 : rd64(s, s->win + (s->pos - s->win_base) + 8);
+			if (payload > STREAM_RECORD_MAX) {
+				s->done = true;
+				pmt_error("perf.data: AUXTRACE at 0x%llx announces %llu bytes; stopping",
+					  (unsigned long long)s->pos, (unsigned long long)payload);
+				return -PMT_ECORRUPT;
+			}
+		}
+		rc = fill(s, s->pos + size + payload);
+		if (rc < 0 && rc != -PMT_ENEED_MORE) {
+			s->done = true;
+			return rc;
+		}
+		/* the window may have moved */
+		rc = take_record(s, s->win + (s->pos - s->win_base),
+				 s->win_base + s->win_len - s->pos, ev);
+		if (rc != 1)
+			return rc;
 	}
 }
 
 /* ---- open ------------------------------------------------------------------------------- */
+/* One record of the metadata scan: returns 1 at the first data record, 0 to go on, < 0. */
+static int prescan_record(struct pmt_source *s, const uint8_t *r, uint32_t size, uint64_t pos)
+{
+	uint32_t type = rd32(s, r);
+	int rc;
+
+	switch (type) {
+	case PMT_REC_HEADER_ATTR: {
+		uint32_t asz;
+
+		if (size < 8 + PERF_ATTR_SIZE_VER0) {
+			pmt_error("perf.data: HEADER_ATTR at 0x%llx: record size %u",
+				  (unsigned long long)pos, size);
+			return -PMT_ECORRUPT;
+		}
+		asz = rd32(s, r + 8 + ATTR_SIZE);
+		if (asz == 0)
+			asz = PERF_ATTR_SIZE_VER0;
+		if (asz < PERF_ATTR_SIZE_VER0 || asz > size - 8u) {
+			pmt_error("perf.data: HEADER_ATTR at 0x%llx: attr size %u",
+				  (unsigned long long)pos, asz);
+			return -PMT_ECORRUPT;
+		}
+		rc = add_attr(s, r + 8, asz, r + 8 + asz, (size - 8 - asz) / 8);
+		if (rc < 0)
+			return rc;
+		break;
+	}
+	case PMT_REC_HEADER_FEATURE:
+		if (size >= 16) {
+			uint64_t f = rd64(s, r + 8);
+
+			attrs_done(s);
+			if (f < FEAT_BITS)
+				parse_feature(s, (unsigned)f, r + 16, size - 16);
+		}
+		break;
+	case PMT_REC_AUXTRACE_INFO:
+		parse_auxtrace_info(s, r, size, pos);
+		break;
+	case PMT_REC_TIME_CONV:
+		parse_time_conv(s, r, size);
+		break;
+	case PMT_REC_AUXTRACE:
+		if (size >= 48)
+			s->max_aux_cpu = rd32(s, r + 40) < PMT_MAX_CPUS ? rd32(s, r + 40) : 0;
+		return 1;
+	default:
+		if (type < PMT_REC_HEADER_ATTR || type == PMT_REC_COMPRESSED ||
+		    type == PMT_REC_COMPRESSED2)
+			return 1;
+	}
+	return 0;
+}
+
 /* Gather the metadata perf keeps in records (pipe-mode attrs and features, AUXTRACE_INFO,
- * TIME_CONV) from the records before the first data record. */
+ * TIME_CONV) from the records before the first data record. A pipe keeps them in the
+ * window (nothing is delivered yet), so they are still returned as events afterwards. */
 static int prescan(struct pmt_source *s)
 {
 	uint64_t pos = s->data_start;
 
-	while (pos + 8 <= s->data_end) {
-		const uint8_t *r = s->buf + pos;
-		uint32_t type = rd32(s, r), size = rd16(s, r + 6);
+	for (;;) {
+		const uint8_t *r;
+		uint32_t size;
 		int rc;
 
-		if (size < 8 || size > s->data_end - pos)
-			break;
-		switch (type) {
-		case PMT_REC_HEADER_ATTR: {
-			uint32_t asz;
-
-			if (size < 8 + PERF_ATTR_SIZE_VER0) {
-				pmt_error("perf.data: HEADER_ATTR at 0x%llx: record size %u",
-					  (unsigned long long)pos, size);
-				return -PMT_ECORRUPT;
-			}
-			asz = rd32(s, r + 8 + ATTR_SIZE);
-			if (asz == 0)
-				asz = PERF_ATTR_SIZE_VER0;
-			if (asz < PERF_ATTR_SIZE_VER0 || asz > size - 8u) {
-				pmt_error("perf.data: HEADER_ATTR at 0x%llx: attr size %u",
-					  (unsigned long long)pos, asz);
-				return -PMT_ECORRUPT;
-			}
-			rc = add_attr(s, r + 8, asz, r + 8 + asz, (size - 8 - asz) / 8);
-			if (rc < 0)
-				return rc;
-			break;
-		}
-		case PMT_REC_HEADER_FEATURE:
-			if (size >= 16) {
-				uint64_t f = rd64(s, r + 8);
-
-				attrs_done(s);
-				if (f < FEAT_BITS)
-					parse_feature(s, (unsigned)f, r + 16, size - 16);
-			}
-			break;
-		case PMT_REC_AUXTRACE_INFO:
-			parse_auxtrace_info(s, r, size, pos);
-			break;
-		case PMT_REC_TIME_CONV:
-			parse_time_conv(s, r, size);
-			break;
-		case PMT_REC_AUXTRACE:
-			if (size >= 48)
-				s->max_aux_cpu = rd32(s, r + 40) < PMT_MAX_CPUS ? rd32(s, r + 40) : 0;
-			return 0;
-		default:
-			if (type < PMT_REC_HEADER_ATTR || type == PMT_REC_COMPRESSED ||
-			    type == PMT_REC_COMPRESSED2)
+		if (s->stream) {
+			if (fill(s, pos + 8) < 0)
+				return 0;
+			size = rd16(s, s->win + (pos - s->win_base) + 6);
+			if (size < 8 || fill(s, pos + size) < 0)
+				return 0;
+			r = s->win + (pos - s->win_base);
+		} else {
+			if (pos + 8 > s->data_end)
+				return 0;
+			r = s->buf + pos;
+			size = rd16(s, r + 6);
+			if (size < 8 || size > s->data_end - pos)
 				return 0;
 		}
+		rc = prescan_record(s, r, size, pos);
+		if (rc)
+			return rc < 0 ? rc : 0;
 		pos += size;
 	}
-	return 0;
 }
 
 static int read_file_header(struct pmt_source *s, uint64_t *err_off)
@@ -1258,6 +1456,91 @@ static int read_file_header(struct pmt_source *s, uint64_t *err_off)
 	return 0;
 }
 
+static int map_fd(struct pmt_source *s, int fd, size_t size)
+{
+	void *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+
+	if (!size) {
+		s->buf = (const uint8_t *)"";
+		s->size = 0;
+		return 0;
+	}
+	if (p == MAP_FAILED) {
+		pmt_error("cannot map the input: %s", strerror(errno));
+		return -PMT_EIO;
+	}
+	s->map.data = p;
+	s->map.size = size;
+	s->map.mapped = 1;
+	s->own_map = 1;
+	s->buf = p;
+	s->size = size;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -PMT_EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* A file-mode perf.data on a pipe: its attrs and features follow the data, so copy the
+ * stream to an unlinked temporary file and map that (the disk, not memory, holds it). */
+static int spool(struct pmt_source *s)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	struct stat st;
+	int fd, rc = 0;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(path, sizeof(path), "%s/pmutrace-spool-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		pmt_error("file-mode perf.data on a pipe must be copied to seek in it, but %s: %s; "
+			  "pass the file name or write it with `convert --pipe`", path,
+			  strerror(errno));
+		return -PMT_EIO;
+	}
+	unlink(path);
+	for (;;) {
+		rc = write_all(fd, s->win, s->win_len);
+		if (rc < 0 || s->eof)
+			break;
+		s->win_base += s->win_len;
+		s->win_len = 0;
+		s->pos = s->win_base;
+		rc = fill(s, s->win_base + 1);
+		if (rc == -PMT_ENEED_MORE)
+			rc = 0;
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0 || fstat(fd, &st) < 0) {
+		pmt_error("copying the file-mode perf.data from the pipe to %s failed", dir);
+		close(fd);
+		return -PMT_EIO;
+	}
+	free(s->win);
+	s->win = NULL;
+	s->win_cap = s->win_len = 0;
+	s->win_base = s->pos = 0;
+	s->stream = false;
+	rc = map_fd(s, fd, (size_t)st.st_size);
+	close(fd);
+	return rc;
+}
+
 static int source_init(struct pmt_source *s, uint64_t *err_off)
 {
 	uint64_t magic;
@@ -1285,7 +1568,14 @@ static int source_init(struct pmt_source *s, uint64_t *err_off)
 	if (rd64(s, s->buf + 8) == PERF_PIPE_HEADER_SIZE) {
 		s->meta.pipe_mode = 1;
 		s->data_start = PERF_PIPE_HEADER_SIZE;
-		s->data_end = s->size;
+		s->data_end = s->stream ? UINT64_MAX : s->size;
+	} else if (s->stream) {
+		rc = spool(s);
+		if (rc < 0) {
+			*err_off = 0;
+			return rc;
+		}
+		return source_init(s, err_off);
 	} else {
 		rc = read_file_header(s, err_off);
 		if (rc < 0)
@@ -1304,8 +1594,10 @@ static int source_init(struct pmt_source *s, uint64_t *err_off)
 static int open_common(struct pmt_source *s, struct pmt_source **out, uint64_t *err_offset)
 {
 	uint64_t dummy;
-	int rc = source_init(s, err_offset ? err_offset : &dummy);
+	int rc;
 
+	s->keep_from = UINT64_MAX;
+	rc = source_init(s, err_offset ? err_offset : &dummy);
 	if (rc < 0) {
 		pmt_source_close(s);
 		return rc;
@@ -1332,25 +1624,53 @@ int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
 int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_offset)
 {
 	struct pmt_source *s = calloc(1, sizeof(*s));
-	int rc;
+	bool is_stdin = !strcmp(path, "-");
+	struct stat st;
+	int fd, rc;
 
 	*out = NULL;
 	if (err_offset)
 		*err_offset = 0;
 	if (!s)
 		return -PMT_ENOMEM;
-	rc = pmt_file_map(path, &s->map);
-	if (rc < 0) {
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0 && !is_stdin)
+			close(fd);
 		free(s);
+		return -PMT_EIO;
+	}
+	if (S_ISREG(st.st_mode)) {
+		rc = map_fd(s, fd, (size_t)st.st_size);
+		if (!is_stdin)
+			close(fd);
+		if (rc < 0) {
+			free(s);
+			return rc;
+		}
+		return open_common(s, out, err_offset);
+	}
+	s->stream = true;
+	s->meta.streamed = 1;
+	s->fd = fd;
+	s->own_fd = !is_stdin;
+	rc = fill(s, 16);
+	if (rc < 0 && rc != -PMT_ENEED_MORE) {
+		pmt_source_close(s);
 		return rc;
 	}
-	s->own_map = 1;
-	s->buf = s->map.data;
-	s->size = s->map.size;
+	s->buf = s->win ? s->win : (const uint8_t *)"";
+	s->size = s->win_len;
 	return open_common(s, out, err_offset);
 }
 
 const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *s) { return &s->meta; }
+
+void pmt_source_keep_from(struct pmt_source *s, uint64_t file_offset)
+{
+	if (s)
+		s->keep_from = file_offset;
+}
 
 uint64_t pmt_source_offset(const struct pmt_source *s) { return s->cur_off; }
 
@@ -1374,6 +1694,9 @@ void pmt_source_close(struct pmt_source *s)
 	free((char *)s->meta.pmu_mappings);
 	ZSTD_freeDCtx(s->dctx);
 	free(s->dbuf);
+	free(s->win);
+	if (s->own_fd)
+		close(s->fd);
 	if (s->own_map)
 		pmt_file_unmap(&s->map);
 	free(s);

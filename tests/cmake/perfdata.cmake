@@ -6,3 +6,10 @@ set_tests_properties(perfdata.perf61_spe PROPERTIES LABELS "perfdata;realdata" S
 add_test(NAME perfdata.convert_perf
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/convert_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(perfdata.convert_perf PROPERTIES LABELS "perfdata" SKIP_RETURN_CODE 77)
+add_test(NAME perfdata.auxtrace_feature
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/auxtrace_feature.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(perfdata.auxtrace_feature PROPERTIES LABELS "perfdata" SKIP_RETURN_CODE 77
+  TIMEOUT 60)
+add_test(NAME perfdata.stdin_stream
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/stdin_stream.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(perfdata.stdin_stream PROPERTIES LABELS "perfdata" TIMEOUT 120)

@@ -11,9 +11,6 @@
 #   reproduces that line, so it is compared like any other;
 # - 6.1 names mispredicted-branch samples "branch-miss" and makes "memory" samples iff
 #   data_src != 0; instructions.addr is the data VA: all reproduced by the compat mode;
-# - `pmutrace convert` writes no HEADER_AUXTRACE feature, so perf 6.1 refuses user-set
-#   fields the arm_spe attr lacks (ADDR); the fields are therefore given for the synthetic
-#   (PERF_TYPE_HARDWARE) events only: -F hw:...
 # - every perf turns a record cut by a bad byte into samples, and each further bad byte
 #   into an all-zero "instructions" sample; the compat mode reproduces both (pmutrace's
 #   default drops such records and counts them in the stderr summary instead);
@@ -56,7 +53,7 @@ case " $* " in *" --no-timestamps "*) CONV="$CONV --timeless" TIMED=0 ;; esac
 TF=""
 [ "$TIMED" = 1 ] && TF=time,
 perf script -i "$T/a.perf.data" --itrace=bfmtaMi1i --ns \
-	-F hw:tid,cpu,${TF}period,event,addr,data_src,weight,ip,phys_addr >"$T/perf.txt" 2>"$T/perf.err" ||
+	-F tid,cpu,${TF}period,event,addr,data_src,weight,ip,phys_addr >"$T/perf.txt" 2>"$T/perf.err" ||
 	{ cat "$T/perf.err"; exit 1; }
 "$PMUTRACE" script "$T/a.perf.data" --itrace=bfmtaMi1i --perf-compat=6.1 --csv >"$T/pmt.csv" \
 	2>"$T/pmt.err"

@@ -277,6 +277,7 @@ struct pmt_trace_attr {
 struct pmt_trace_meta {
 	uint8_t swapped;          /* file byte order differs from host */
 	uint8_t pipe_mode;
+	uint8_t streamed;         /* read from a pipe as it arrives (AUX data is transient) */
 	uint8_t timeless;         /* no attr has PERF_SAMPLE_TIME */
 	uint8_t has_time_conv;
 	struct pmt_time_conv time_conv;
@@ -298,6 +299,10 @@ struct pmt_trace_meta {
 	const char *cmdline;      /* argv joined with spaces */
 	const char *pmu_mappings; /* "type:name" pairs joined with ',' */
 	uint32_t nr_cpus_online, nr_cpus_avail;
+	/* HEADER_AUXTRACE: perf record's index of the AUXTRACE records (entries checked
+	 * against the file at open; a mismatch is a warning) */
+	uint8_t has_auxtrace_index;
+	uint64_t nr_auxtrace_index;
 	/* HEADER_COMPRESSED (perf record -z); comp_type 1 = zstd, 0 = feature absent */
 	uint32_t comp_type, comp_level, comp_mmap_len;
 };
@@ -344,10 +349,13 @@ struct pmt_trace_event {
 	struct pmt_sample_id sid;
 	union {
 		struct {
-			const uint8_t *data; /* AUX bytes, valid until the source is closed */
+			const uint8_t *data; /* AUX bytes; lifetime: see `transient` */
 			uint64_t size, offset, reference;
 			uint32_t idx, tid, cpu;
 			uint8_t truncated; /* the file ended inside the payload: size = what exists */
+			uint8_t transient; /* 1: data is valid only until the next call (streamed
+					    * pipe, or a record inside a COMPRESSED record);
+					    * 0: valid until the source is closed (mapped) */
 		} auxtrace;
 		struct { uint32_t pid, tid; const char *comm; uint8_t exec; } comm;
 		struct { uint64_t aux_offset, aux_size, flags; } aux;
@@ -371,6 +379,10 @@ struct pmt_source;
 /* Open a trace: perf.data (file or pipe mode, either byte order; "-" reads stdin) or a
  * pmutrace container. Metadata that perf.data keeps in records (AUXTRACE_INFO, TIME_CONV,
  * pipe-mode attrs and features) is gathered before the first event is returned.
+ * Regular files (and stdin redirected from one) are mapped. A pipe carrying a pipe-mode
+ * perf.data is streamed with memory bounded by its largest record (meta.streamed = 1); a
+ * file-mode perf.data in a pipe needs seeking and is first copied to an unlinked
+ * temporary file in $TMPDIR (else /tmp), then mapped (-PMT_EIO if that fails).
  * Returns 0, -PMT_EIO, -PMT_EFORMAT (not a trace), -PMT_EVERSION, -PMT_ECORRUPT or
  * -PMT_ENOMEM; `err_offset` (may be NULL) receives the file offset of the problem. */
 PMT_API int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_offset);
@@ -378,13 +390,20 @@ PMT_API int pmt_source_open(const char *path, struct pmt_source **out, uint64_t 
 PMT_API int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
 				uint64_t *err_offset);
 PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *src);
-/* Next event in file order (COMPRESSED records are expanded in place). `raw`, strings and
- * (for records that came out of a COMPRESSED record) AUX data stay valid until the next
- * call; AUX data of plain AUXTRACE records stays valid until close. Returns 0,
+/* Next event in file order (COMPRESSED records are expanded in place). `raw` and strings
+ * stay valid until the next call; AUX data until the next call when
+ * u.auxtrace.transient is set (streamed input, records from a COMPRESSED record), else
+ * until close. A streamed source cannot look ahead: a record of size < 8 ends it (a
+ * mapped file resynchronises on the next plausible record). Returns 0,
  * -PMT_EEOS at the end, or a negative error with pmt_source_offset() at the bad record;
  * after an error the source has skipped what it could not read and may be called again. */
 PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
 PMT_API uint64_t pmt_source_offset(const struct pmt_source *src);
+/* A decoder that keeps AUX data of a mapped source after pmt_source_next() says from which
+ * file offset on it still reads it; pages before min(that, the read position) go back to
+ * the kernel so the resident set stays flat (the data stays valid: a page read again is
+ * faulted in from the page cache). Default UINT64_MAX: nothing is kept. */
+PMT_API void pmt_source_keep_from(struct pmt_source *src, uint64_t file_offset);
 PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
 
 /* =====================================================================================
@@ -394,7 +413,10 @@ PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
 /* Streaming writer. File mode writes records as they come and, at close, the feature
  * table, the attrs and the header; pipe mode emits attrs and features as HEADER_ATTR and
  * HEADER_FEATURE records before the first data record (so add them first). `swap` writes
- * the other byte order (a big-endian machine's file on a little-endian host). */
+ * the other byte order (a big-endian machine's file on a little-endian host). A file-mode
+ * file with AUXTRACE_INFO or AUXTRACE records gets HEADER_AUXTRACE, the index of its
+ * AUXTRACE records, as perf record writes it (perf script accepts -F fields the attr lacks
+ * only with it); pipe mode has none, as with perf. */
 struct pmt_perf_writer;
 struct pmt_perf_writer_opts {
 	uint8_t pipe; /* pipe-mode layout (no seeking; "-" = stdout) */
@@ -429,6 +451,13 @@ PMT_API int pmt_perf_writer_set_compressed(struct pmt_perf_writer *w, uint32_t l
 /* A complete record (header included) already in the output byte order. */
 PMT_API int pmt_perf_writer_write_record(struct pmt_perf_writer *w, const void *raw,
 					 size_t size);
+/* A complete record in the byte order opposite to the output's (a copy between byte
+ * orders): every field swapped as perf swaps it, the sample_id trailer per the first
+ * attr. Knows MMAP MMAP2 LOST COMM EXIT FORK AUX ITRACE_START LOST_SAMPLES SWITCH(_CPU_WIDE)
+ * FINISHED_ROUND FINISHED_INIT ID_INDEX AUXTRACE_INFO THREAD_MAP; others give
+ * -PMT_EUNSUPPORTED (nothing written). */
+PMT_API int pmt_perf_writer_write_record_swapped(struct pmt_perf_writer *w, const void *raw,
+						 size_t size);
 /* PERF_RECORD_AUXTRACE + payload, zero-padded to 8 bytes (the padding decodes as PAD). */
 PMT_API int pmt_perf_writer_write_auxtrace(struct pmt_perf_writer *w, const void *data,
 					   uint64_t size, uint64_t offset, uint64_t reference,
