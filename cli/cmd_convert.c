@@ -13,10 +13,10 @@
 struct convert_opts {
 	const char *in, *out, *comm, *mmap_path;
 	uint64_t mmap_start, mmap_len, mmap_pgoff;
-	bool raw, timeless, has_time_conv, has_midr, spe_v2;
+	bool raw, timeless, has_time_conv, has_midr, spe_v2, has_event_filter;
 	uint32_t cpu, tid, pid;
 	bool has_pid;
-	uint64_t midr, chunk, pmu_type;
+	uint64_t midr, chunk, pmu_type, event_filter;
 	struct pmt_time_conv tc;
 	struct pmt_perf_writer_opts wo;
 };
@@ -40,6 +40,7 @@ static int usage(FILE *fp)
 		"      --chunk BYTES      split the AUX data into AUXTRACE records of BYTES\n"
 		"      --pmu-type N       SPE PMU type (default 8)\n"
 		"      --spe-v2           AUXTRACE_INFO v2 (per-CPU MIDR, perf >= 6.13)\n"
+		"      --event-filter MASK  v2 with the SPE PMU's caps/event_filter (perf >= 6.18)\n"
 		"      --pipe             pipe-mode output\n"
 		"      --swap             opposite byte order\n");
 	return fp == stdout ? 0 : 2;
@@ -163,8 +164,9 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		rc = pmt_perf_writer_set_nrcpus(w, o->cpu + 1, o->cpu + 1);
 	if (rc >= 0) {
 		if (o->spe_v2)
-			rc = pmt_perf_writer_write_auxtrace_info_spe_v2(w, o->pmu_type, 1, &o->cpu,
-									&o->midr);
+			rc = pmt_perf_writer_write_auxtrace_info_spe_v2(
+				w, o->pmu_type, 1, &o->cpu, &o->midr,
+				o->has_event_filter ? &o->event_filter : NULL);
 		else
 			rc = pmt_perf_writer_write_auxtrace_info_spe_v1(w, o->pmu_type, false);
 	}
@@ -334,7 +336,7 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 int cmd_convert(int argc, char **argv)
 {
 	enum { O_RAW = 256, O_CPU, O_TID, O_PID, O_COMM, O_MIDR, O_TIMELESS, O_TIME_CONV,
-	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP };
+	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", no_argument, NULL, O_RAW },
@@ -349,6 +351,7 @@ int cmd_convert(int argc, char **argv)
 		{ "chunk", required_argument, NULL, O_CHUNK },
 		{ "pmu-type", required_argument, NULL, O_PMU_TYPE },
 		{ "spe-v2", no_argument, NULL, O_V2 },
+		{ "event-filter", required_argument, NULL, O_EVFILT },
 		{ "pipe", no_argument, NULL, O_PIPE },
 		{ "swap", no_argument, NULL, O_SWAP },
 		{ "help", no_argument, NULL, 'h' },
@@ -382,6 +385,10 @@ int cmd_convert(int argc, char **argv)
 		case O_CHUNK: bad = pmt_parse_size(optarg, &o.chunk) < 0 || o.chunk == 0; break;
 		case O_PMU_TYPE: bad = pmt_parse_u64(optarg, &o.pmu_type) < 0; break;
 		case O_V2: o.spe_v2 = true; break;
+		case O_EVFILT:
+			bad = pmt_parse_u64(optarg, &o.event_filter) < 0;
+			o.has_event_filter = o.spe_v2 = true;
+			break;
 		case O_PIPE: o.wo.pipe = 1; break;
 		case O_SWAP: o.wo.swap = 1; break;
 		case 'h': free(mmap_arg); return usage(stdout);

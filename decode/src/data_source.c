@@ -207,8 +207,8 @@ static void ds_hisi_hip(const struct pmt_spe_record *r, struct dsrc *d, int comp
  * events", v6.18 pull): run after the MIDR table, or alone without one, it fills what is
  * still 0. Level: loads take the nearest level that hit, else the farthest miss; stores
  * the farthest level accessed (access or miss bit), hit or miss; nothing -> NA. Snoop:
- * SNOOPED (+HITM) else "None" only when the recorded caps/event_filter can report
- * SNOOPED, which pmutrace does not carry, so N/A as for recordings without that metadata.
+ * SNOOPED (+HITM) else "None" only when the recorded caps/event_filter (v2 metadata from
+ * perf 6.18 on) can report SNOOPED, else N/A.
  * REMOTE_ACCESS sets mem_remote. */
 /* Loads (perf >= 6.16): the nearest level that hit, else the farthest miss */
 #define CACHE_HIT(e, acc, miss) (((e) & (EV(acc) | EV(miss))) == EV(acc))
@@ -231,7 +231,8 @@ static void ds_load_ladder(uint64_t e, struct dsrc *d)
 }
 #undef CACHE_HIT
 
-static void ds_fill_from_events(const struct pmt_spe_record *r, struct dsrc *d)
+static void ds_fill_from_events(const struct pmt_spe_record *r, uint64_t event_filter,
+				struct dsrc *d)
 {
 	uint64_t e = r->events;
 
@@ -253,6 +254,8 @@ static void ds_fill_from_events(const struct pmt_spe_record *r, struct dsrc *d)
 	if (!d->snoop) {
 		if (e & EV(DATA_SNOOPED))
 			d->snoop = (e & EV(CACHE_DATA_MODIFIED)) ? SNOOP_HITM : SNOOP_HIT;
+		else if (event_filter & EV(DATA_SNOOPED))
+			d->snoop = SNOOP_NONE; /* the CPU could have said SNOOPED and did not */
 		else
 			d->snoop = SNOOP_NA;
 	}
@@ -302,6 +305,12 @@ static void ds_generic_new(const struct pmt_spe_record *r, struct dsrc *d)
 
 uint64_t pmt_spe_data_source(const struct pmt_spe_record *r, uint64_t midr, int compat)
 {
+	return pmt_spe_data_source_caps(r, midr, 0, compat);
+}
+
+uint64_t pmt_spe_data_source_caps(const struct pmt_spe_record *r, uint64_t midr,
+				  uint64_t event_filter, int compat)
+{
 	struct dsrc d = { 0 };
 	uint64_t key = MIDR_KEY(midr);
 
@@ -325,7 +334,7 @@ uint64_t pmt_spe_data_source(const struct pmt_spe_record *r, uint64_t midr, int 
 			ds_ampere(r, &d, compat);
 		else if (midr && key == MIDR_HISI_HIP12 && compat >= PMT_PERF_6_19)
 			ds_hisi_hip(r, &d, compat);
-		ds_fill_from_events(r, &d);
+		ds_fill_from_events(r, event_filter, &d);
 	} else if (midr && midr_is_common(midr, compat))
 		ds_common(r, r->source, &d, compat);
 	else if (midr && key == MIDR_AMPERE1A && compat >= 613)

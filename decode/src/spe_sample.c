@@ -158,7 +158,7 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 			return 0;
 		q->insn_count = 0;
 	}
-	dsrc = pmt_spe_data_source(r, q->midr, compat);
+	dsrc = pmt_spe_data_source_caps(r, q->midr, q->event_filter, compat);
 
 	/* a copy of a zero struct, not memset(): gcc makes rep stos of that memset, which
 	 * took a quarter of the sampler's time (bench_spe_decode) */

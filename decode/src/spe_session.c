@@ -498,6 +498,8 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			sl->aux_seen = 1;
 			r.nqueues++;
 			sl->q.midr = midr_for(m, o, cpu);
+			if (m->cpu_event_filter && cpu < m->nr_cpus)
+				sl->q.event_filter = m->cpu_event_filter[cpu];
 			if (!sl->sw.n)
 				sl->q.pid = sl->q.tid = (int32_t)ev.u.auxtrace.tid;
 		}

@@ -653,10 +653,11 @@ int pmt_perf_writer_write_auxtrace_info_spe_v1(struct pmt_perf_writer *w, uint64
 
 int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w, uint64_t pmu_type,
 					       uint32_t nr_cpus, const uint32_t *cpus,
-					       const uint64_t *midr)
+					       const uint64_t *midr, const uint64_t *event_filter)
 {
 	PMT_FORWARD_IF_ERROR(start(w));
-	if (nr_cpus == 0 || nr_cpus > 1300) /* record size is a u16 */
+	/* header.size is a u16: 48 bytes of header and info, then 6 or 7 u64 per CPU */
+	if (nr_cpus == 0 || nr_cpus > (65535u - 48) / (event_filter ? 56 : 48))
 		return -PMT_EINVAL;
 	w->has_auxtrace = true;
 	put_hdr(w, PMT_REC_AUXTRACE_INFO, 0);
@@ -669,10 +670,12 @@ int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w, uint64
 	for (uint32_t i = 0; i < nr_cpus; i++) {
 		put64(w, SPE_V2_MAGIC);
 		put64(w, cpus[i]);
-		put64(w, 3); /* MIDR, PMU_TYPE, CAP_MIN_IVAL */
+		put64(w, event_filter ? 4 : 3); /* MIDR, PMU_TYPE, CAP_MIN_IVAL[, EVENT_FILTER] */
 		put64(w, midr[i]);
 		put64(w, pmu_type);
 		put64(w, 0);
+		if (event_filter)
+			put64(w, event_filter[i]);
 	}
 	return end_rec(w);
 }

@@ -45,6 +45,7 @@ struct pmt_source {
 	size_t nr_ids, cap_ids;
 	bool all_identifier; /* every attr has PERF_SAMPLE_IDENTIFIER */
 	uint64_t *cpu_midr;
+	uint64_t *cpu_event_filter;
 	uint32_t max_aux_cpu;
 	uint8_t feat_cpuid_seen;
 
@@ -425,6 +426,17 @@ static int parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, 
 }
 
 /* ---- AUXTRACE_INFO, TIME_CONV ----------------------------------------------------------- */
+static void set_event_filter(struct pmt_source *s, uint32_t cpu, uint64_t mask)
+{
+	if (!s->cpu_event_filter) {
+		s->cpu_event_filter = calloc(PMT_MAX_CPUS, sizeof(uint64_t));
+		if (!s->cpu_event_filter)
+			return; /* the caps only refine snoop text; decoding goes on without */
+		s->meta.cpu_event_filter = s->cpu_event_filter;
+	}
+	s->cpu_event_filter[cpu] = mask;
+}
+
 static void parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size, uint64_t off)
 {
 	size_t npriv;
@@ -484,6 +496,10 @@ static void parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t s
 				continue;
 			}
 			midr[cpu] = rd64(s, b + 24);
+			/* NR_PARAMS counts the u64s after it: MIDR, PMU_TYPE, CAP_MIN_IVAL, then
+			 * CAP_EVENT_FILTER from perf 6.18 on */
+			if (rd64(s, b + 16) >= 4 && per >= 7)
+				set_event_filter(s, (uint32_t)cpu, rd64(s, b + 48));
 			if (cpu + 1 > s->meta.nr_cpus)
 				s->meta.nr_cpus = (uint32_t)cpu + 1;
 		}
@@ -1685,6 +1701,7 @@ void pmt_source_close(struct pmt_source *s)
 	free(s->attrs);
 	free(s->ids);
 	free(s->cpu_midr);
+	free(s->cpu_event_filter);
 	free((char *)s->meta.cpuid);
 	free((char *)s->meta.hostname);
 	free((char *)s->meta.osrelease);

@@ -87,7 +87,7 @@ static void write_reference(const char *path, const struct pmt_perf_writer_opts 
 	assert_int_equal(pmt_perf_writer_set_nrcpus(w, 2, 4), 0);
 	assert_int_equal(pmt_perf_writer_set_cmdline(w, 4, argv), 0);
 	assert_int_equal(pmt_perf_writer_set_compressed(w, 3, 5, 528384), 0);
-	assert_int_equal(pmt_perf_writer_write_auxtrace_info_spe_v2(w, 8, 2, cpus, midr), 0);
+	assert_int_equal(pmt_perf_writer_write_auxtrace_info_spe_v2(w, 8, 2, cpus, midr, NULL), 0);
 	assert_int_equal(pmt_perf_writer_write_time_conv(w, &tc), 0);
 	assert_int_equal(pmt_perf_writer_write_comm(w, 10, 11, "spe-loop", true, &sid), 0);
 	assert_int_equal(pmt_perf_writer_write_mmap2(w, 10, 11, 0x400000, 0x1000, 0, 5, 2,

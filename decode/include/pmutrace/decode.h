@@ -150,6 +150,11 @@ PMT_API void pmt_spe_rec_stats_add(struct pmt_spe_rec_stats *to,
 /* data_src of a record as perf computes it for the CPU's MIDR (0 = unknown). */
 PMT_API uint64_t pmt_spe_data_source(const struct pmt_spe_record *rec, uint64_t midr,
 				     int compat);
+/* Same, given the CPU's recorded caps/event_filter (0 = not recorded): from perf 6.18 a
+ * load or store without SNOOPED gets snoop "None" when the CPU can report SNOOPED at all,
+ * "N/A" otherwise. */
+PMT_API uint64_t pmt_spe_data_source_caps(const struct pmt_spe_record *rec, uint64_t midr,
+					  uint64_t event_filter, int compat);
 /* perf script's meminfo text, e.g. "|OP LOAD|LVL L1 or L1 hit|SNP None|TLB Walker hit|LCK
  * No|BLK  N/A" (6.1 layout when compat <= 601). Returns the length. */
 PMT_API int pmt_mem_data_src_str(uint64_t data_src, int compat, char *out, size_t cap);
@@ -272,6 +277,7 @@ struct pmt_spe_queue {
 	uint32_t cpu;
 	int32_t pid, tid;
 	uint64_t midr;
+	uint64_t event_filter; /* the CPU's caps/event_filter from the trace, 0 when unknown */
 	uint64_t insn_count;  /* perf's period_instructions, from 6.18 its sample_count */
 	uint8_t started;      /* first record seen (timeless artefact done) */
 	struct pmt_spe_brstack brstack; /* perf's speq->last_branch */

@@ -290,6 +290,9 @@ struct pmt_trace_meta {
 	uint64_t spe_pmu_type;
 	uint32_t nr_cpus;         /* CPUs described (features NRCPUS or AUXTRACE_INFO v2) */
 	const uint64_t *cpu_midr; /* [nr_cpus], 0 when unknown; v2 metadata, else HEADER_CPUID */
+	/* [nr_cpus] SPE caps/event_filter as perf >= 6.18 records it in v2 metadata (a PMSEVFR_EL1
+	 * mask: which EVENTS bits the CPU can report); NULL when no CPU had it */
+	const uint64_t *cpu_event_filter;
 	/* header features, NULL when absent */
 	const char *cpuid;        /* HEADER_CPUID string, e.g. "0x00000000410fd0c0" */
 	const char *hostname;
@@ -473,13 +476,15 @@ PMT_API int pmt_perf_writer_write_mmap2(struct pmt_perf_writer *w, uint32_t pid,
 PMT_API int pmt_perf_writer_write_time_conv(struct pmt_perf_writer *w,
 					    const struct pmt_time_conv *tc);
 /* AUXTRACE_INFO for Arm SPE: v1 {PMU_TYPE, PER_CPU_MMAPS} (what perf <= 6.12 reads), or v2
- * with one metadata block per CPU (cpus[i], midr[i]; perf >= 6.13). */
+ * with one metadata block per CPU (cpus[i], midr[i]; perf >= 6.13), plus CAP_EVENT_FILTER
+ * (event_filter[i]) as perf >= 6.18 records it when event_filter is not NULL. */
 PMT_API int pmt_perf_writer_write_auxtrace_info_spe_v1(struct pmt_perf_writer *w,
 							uint64_t pmu_type, bool per_cpu_mmaps);
 PMT_API int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w,
 							uint64_t pmu_type, uint32_t nr_cpus,
 							const uint32_t *cpus,
-							const uint64_t *midr);
+							const uint64_t *midr,
+							const uint64_t *event_filter);
 /* PERF_RECORD_SAMPLE laid out per the sample_type of the attr that owns smp->id (or the
  * first attr). Supports IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD WEIGHT
  * WEIGHT_STRUCT DATA_SRC TRANSACTION PHYS_ADDR; other bits give -PMT_EUNSUPPORTED. */
