@@ -113,7 +113,7 @@ static void test_merge(void **state)
 		skip();
 	}
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s --itrace=bfmtaMi1i -F hw:cpu,event,ip 2>/dev/null", path);
+		 "perf script -i %s --itrace=bfmtaMi1i -F cpu,event,ip 2>/dev/null", path);
 	fp = popen(cmd, "r");
 	assert_non_null(fp);
 	for (;;) {
