@@ -324,6 +324,9 @@ struct pmt_spe_sink {
 	uint16_t tail_len;
 	uint8_t tail_valid;
 	char tail[1024];
+	/* CSV: the event name, JSONL: '{"event":"NAME"', per event at this compat level */
+	uint8_t head_len[PMT_SPE_SE_COUNT];
+	char head[PMT_SPE_SE_COUNT][32];
 };
 PMT_API void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out,
 			       enum pmt_sink_format fmt, int compat, int show_time);
