@@ -49,47 +49,6 @@ void pmt_spe_sink_header(struct pmt_spe_sink *k)
 	pmt_out_str(k->out, k->brstack ? ",brstack\n" : "\n");
 }
 
-/* right-aligned field of width w */
-static void pad_left(struct pmt_out *o, size_t len, size_t w)
-{
-	while (len < w) {
-		pmt_out_char(o, ' ');
-		len++;
-	}
-}
-
-static size_t hexlen(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >>= 4)
-		n++;
-	return n;
-}
-
-static size_t declen(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
-static void hex_w(struct pmt_out *o, uint64_t v, size_t w)
-{
-	pad_left(o, hexlen(v), w);
-	pmt_out_hex(o, v);
-}
-
-static void dec_w(struct pmt_out *o, uint64_t v, size_t w)
-{
-	pad_left(o, declen(v), w);
-	pmt_out_u64(o, v);
-}
-
 static const char *op_str(const struct pmt_spe_sample *s)
 {
 	uint32_t op = s->op;
@@ -101,60 +60,126 @@ static const char *op_str(const struct pmt_spe_sample *s)
 	return (op & PMT_SPE_OP_F_OTHER) ? "OTHER" : "";
 }
 
+/* v right-aligned in w columns at p; returns the end (writes up to w + 24 bytes) */
+static char *put_dec_w(char *p, uint64_t v, size_t w)
+{
+	char t[24];
+	size_t n = (size_t)(pmt_fmt_u64(t, v) - t);
+
+	if (n < w) {
+		memset(p, ' ', w - n);
+		p += w - n;
+	}
+	memcpy(p, t, sizeof(t));
+	return p + n;
+}
+
+static char *put_hex_w(char *p, uint64_t v, size_t w)
+{
+	char t[24];
+	size_t n = (size_t)(pmt_fmt_hex(t, v) - t);
+
+	if (n < w) {
+		memset(p, ' ', w - n);
+		p += w - n;
+	}
+	memcpy(p, t, sizeof(t));
+	return p + n;
+}
+
+/* perf script's meminfo text of a data_src, decoded once per distinct value */
+static const struct pmt_spe_dsrc_text *dsrc_text(struct pmt_spe_sink *k, uint64_t data_src)
+{
+	struct pmt_spe_dsrc_text *c = &k->dsrc[(data_src * 0x9e3779b97f4a7c15ULL) >> 60];
+	char t[160];
+	int n;
+
+	if (c->valid && c->key == data_src)
+		return c;
+	n = pmt_mem_data_src_str(data_src, k->compat, t, sizeof(t));
+	c->key = data_src;
+	c->len = (uint16_t)n;
+	c->valid = 1;
+	memcpy(c->text, t, (size_t)n);
+	return c;
+}
+
 static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 {
 	struct pmt_out *o = k->out;
-	const char *name = pmt_spe_event_name(s->event, k->compat);
-	size_t nl = strlen(name);
-	char dsrc[160];
-	int dl;
+	const char *name = s->event < PMT_SPE_SE_COUNT ? k->head[s->event] : "unknown";
+	size_t nl = s->event < PMT_SPE_SE_COUNT ? k->head_len[s->event] : 7;
+	const struct pmt_spe_dsrc_text *ds = dsrc_text(k, s->data_src);
+	uint32_t dl = ds->len + 17u;
+	char *p;
 
+	if (dl > k->dsrc_maxlen)
+		k->dsrc_maxlen = dl;
+	/* every field has a bound: tid 11, cpu 14, time 40, period 20, addr/data_src 16
+	 * (+24 slack of the number writers), the meminfo padded to dsrc_maxlen, ... */
+	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 512);
+	p = o->buf + o->len;
 	/* tid "%5d ", cpu "[%03d] " */
 	if (s->tid < 0) {
-		pmt_out_str(o, "   -1");
+		memcpy(p, "   -1", 5);
+		p += 5;
 	} else {
-		dec_w(o, (uint64_t)s->tid, 5);
+		p = put_dec_w(p, (uint64_t)s->tid, 5);
 	}
-	pmt_out_str(o, " [");
-	if (s->cpu < 10)
-		pmt_out_str(o, "00");
-	else if (s->cpu < 100)
-		pmt_out_char(o, '0');
-	pmt_out_u64(o, s->cpu);
-	pmt_out_str(o, "] ");
+	memcpy(p, " [", 2);
+	p += 2;
+	if (s->cpu < 10) {
+		*p++ = '0';
+		*p++ = '0';
+	} else if (s->cpu < 100) {
+		*p++ = '0';
+	}
+	p = pmt_fmt_u64(p, s->cpu);
+	memcpy(p, "] ", 2);
+	p += 2;
 	if (k->show_time) {
 		/* perf: "%12s: " of secs.usecs (truncated) */
 		uint64_t us = s->time / 1000;
-		char t[40];
-		int tl = snprintf(t, sizeof(t), "%llu.%06llu",
-				  (unsigned long long)(us / 1000000),
-				  (unsigned long long)(us % 1000000));
+		char t[48], *e = pmt_fmt_u64(t, us / 1000000);
+		size_t tl;
 
-		pad_left(o, (size_t)tl, 12);
-		pmt_out_str(o, t);
-		pmt_out_str(o, ": ");
+		/* six digits with leading zeros: 10^6 + usecs with its '1' made the '.' */
+		pmt_fmt_u64(e, 1000000 + us % 1000000);
+		*e = '.';
+		e += 7;
+		tl = (size_t)(e - t);
+		if (tl < 12) {
+			memset(p, ' ', 12 - tl);
+			p += 12 - tl;
+		}
+		memcpy(p, t, tl);
+		p += tl;
+		memcpy(p, ": ", 2);
+		p += 2;
 	}
-	dec_w(o, s->period, 10);
-	pmt_out_char(o, ' ');
-	pad_left(o, nl, k->name_width);
-	pmt_out_str(o, name);
-	pmt_out_str(o, ": ");
-	hex_w(o, s->addr, 16);
+	p = put_dec_w(p, s->period, 10);
+	*p++ = ' ';
+	if (nl < k->name_width) {
+		memset(p, ' ', k->name_width - nl);
+		p += k->name_width - nl;
+	}
+	memcpy(p, name, nl);
+	p += nl;
+	memcpy(p, ": ", 2);
+	p += 2;
+	p = put_hex_w(p, s->addr, 16);
 	/* perf 6.1 data_src__fprintf(): "%16llx %s" padded to the longest seen so far */
-	pad_left(o, hexlen(s->data_src), 16);
-	pmt_out_hex(o, s->data_src);
-	pmt_out_char(o, ' ');
-	dl = pmt_mem_data_src_str(s->data_src, k->compat, dsrc, sizeof(dsrc));
-	pmt_out_mem(o, dsrc, (size_t)dl);
-	dl += 17;
-	if ((uint32_t)dl > k->dsrc_maxlen)
-		k->dsrc_maxlen = (uint32_t)dl;
-	while ((uint32_t)dl++ < k->dsrc_maxlen)
-		pmt_out_char(o, ' ');
-	dec_w(o, s->weight, 16);
-	pmt_out_char(o, ' ');
-	hex_w(o, s->ip, 16);
-	hex_w(o, s->phys_addr, 16);
+	p = put_hex_w(p, s->data_src, 16);
+	*p++ = ' ';
+	memcpy(p, ds->text, ds->len);
+	p += ds->len;
+	memset(p, ' ', k->dsrc_maxlen - dl);
+	p += k->dsrc_maxlen - dl;
+	p = put_dec_w(p, s->weight, 16);
+	*p++ = ' ';
+	p = put_hex_w(p, s->ip, 16);
+	p = put_hex_w(p, s->phys_addr, 16);
+	o->len = (size_t)(p - o->buf);
 	if (k->brstack && s->brstack && s->brstack->nr) {
 		/* perf_sample__fprintf_brstack(): " 0x..." per entry, each flags part ends
 		 * in a space */
