@@ -323,7 +323,9 @@ static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, str
 	*p++ = ',';
 	p = pmt_fmt_0x(p, s->ip);
 	*p++ = ',';
+	k->addr_at = (uint16_t)(p - o->buf);
 	p = pmt_fmt_0x(p, s->addr);
+	k->addr_end = (uint16_t)(p - o->buf);
 	*p++ = ',';
 	p = pmt_fmt_0x(p, s->phys_addr);
 	*p++ = ',';
@@ -426,7 +428,9 @@ static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, st
 	p = PUT_LIT(p, ",\"ip\":");
 	p = put_json_hex(p, s->ip);
 	p = PUT_LIT(p, ",\"addr\":");
+	k->addr_at = (uint16_t)(p - o->buf);
 	p = put_json_hex(p, s->addr);
+	k->addr_end = (uint16_t)(p - o->buf);
 	p = PUT_LIT(p, ",\"phys_addr\":");
 	p = put_json_hex(p, s->phys_addr);
 	p = PUT_LIT(p, ",\"period\":");
@@ -455,38 +459,51 @@ static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, st
 	pmt_out_str(o, "}\n");
 }
 
+/* everything of the tail but addr */
 static int same_tail(const struct pmt_spe_sample *a, const struct pmt_spe_sample *b)
 {
 	return a->cpu == b->cpu && a->pid == b->pid && a->tid == b->tid &&
 	       a->flags == b->flags && a->op == b->op && a->time == b->time &&
-	       a->ip == b->ip && a->addr == b->addr && a->phys_addr == b->phys_addr &&
+	       a->ip == b->ip && a->phys_addr == b->phys_addr &&
 	       a->period == b->period && a->weight == b->weight &&
 	       a->data_src == b->data_src && a->issue_lat == b->issue_lat &&
 	       a->xlat_lat == b->xlat_lat && a->brstack == b->brstack;
 }
 
 /* The columns after the event name, formatted once per distinct consecutive sample tail
- * into k->tail (a never-flushed pmt_out over it: a tail is < 600 bytes). */
+ * into k->tail (a never-flushed pmt_out over it: a tail is < 1000 bytes). The samples of
+ * a load or store record differ only in addr (the instructions sample has the branch
+ * target there): that one is spliced into the cached tail. */
 static void write_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
 {
 	uint64_t off = s->rec ? s->rec->offset : 0;
+	struct pmt_out *o = k->out, t;
+	char *p;
 
-	if (!k->tail_valid || k->last_offset != off || !same_tail(&k->last, s)) {
-		struct pmt_out t;
-
-		memset(&t, 0, sizeof(t));
-		t.buf = k->tail;
-		t.cap = sizeof(k->tail);
-		if (json)
-			json_tail(k, s, &t);
-		else
-			csv_tail(k, s, &t);
-		k->tail_len = (uint16_t)t.len;
-		k->tail_valid = 1;
-		k->last = *s;
-		k->last_offset = off;
+	if (k->tail_valid && k->last_offset == off && same_tail(&k->last, s)) {
+		if (k->last.addr == s->addr) {
+			out_blocks(o, k->tail, k->tail_len);
+			return;
+		}
+		pmt_out_reserve(o, k->tail_len + 64u);
+		p = put_blocks(o->buf + o->len, k->tail, k->addr_at);
+		p = json ? put_json_hex(p, s->addr) : pmt_fmt_0x(p, s->addr);
+		p = put_blocks(p, k->tail + k->addr_end, (size_t)(k->tail_len - k->addr_end));
+		o->len = (size_t)(p - o->buf);
+		return;
 	}
-	out_blocks(k->out, k->tail, k->tail_len);
+	memset(&t, 0, sizeof(t));
+	t.buf = k->tail;
+	t.cap = sizeof(k->tail);
+	if (json)
+		json_tail(k, s, &t);
+	else
+		csv_tail(k, s, &t);
+	k->tail_len = (uint16_t)t.len;
+	k->tail_valid = 1;
+	k->last = *s;
+	k->last_offset = off;
+	out_blocks(o, k->tail, k->tail_len);
 }
 
 /* CSV and JSONL: the event's precomputed head, then the tail */

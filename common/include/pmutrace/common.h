@@ -224,6 +224,15 @@ static inline char *pmt_fmt_u32_small(char *p, uint32_t v)
 }
 static inline char *pmt_fmt_u64(char *p, uint64_t v) /* decimal */
 {
+	/* most sample fields (cpu, period, latencies) are one or two digits */
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	if (v < 100) {
+		memcpy(p, pmt_digit_pairs + 2 * v, 2);
+		return p + 2;
+	}
 	/* long numbers (timestamps) in 8-digit blocks that format in parallel */
 	if (v < 100000000)
 		return pmt_fmt_u32_small(p, (uint32_t)v);

@@ -322,6 +322,7 @@ struct pmt_spe_sink {
 	struct pmt_spe_sample last;
 	uint64_t last_offset;
 	uint16_t tail_len;
+	uint16_t addr_at, addr_end; /* where the tail's addr value is */
 	uint8_t tail_valid;
 	char tail[1024];
 	/* CSV: the event name, JSONL: '{"event":"NAME"', per event at this compat level */
