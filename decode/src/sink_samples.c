@@ -119,23 +119,9 @@ static const struct pmt_spe_dsrc_text *dsrc_text(struct pmt_spe_sink *k, uint64_
 	return c;
 }
 
-static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+/* text columns up to the period: tid "%5d ", cpu "[%03d] ", time "%12s: " (< 100 bytes) */
+static char *text_prefix(const struct pmt_spe_sink *k, char *p, const struct pmt_spe_sample *s)
 {
-	struct pmt_out *o = k->out;
-	static const char unknown[32] = "unknown";
-	const char *name = s->event < PMT_SPE_SE_COUNT ? k->head[s->event] : unknown;
-	size_t nl = s->event < PMT_SPE_SE_COUNT ? k->head_len[s->event] : 7;
-	const struct pmt_spe_dsrc_text *ds = dsrc_text(k, s->data_src);
-	uint32_t dl = ds->len + 17u;
-	char *p;
-
-	if (dl > k->dsrc_maxlen)
-		k->dsrc_maxlen = dl;
-	/* every field has a bound: tid 11, cpu 14, time 40, period 20, addr/data_src 16
-	 * (+24 slack of the number writers), the meminfo padded to dsrc_maxlen, ... */
-	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 640);
-	p = o->buf + o->len;
-	/* tid "%5d ", cpu "[%03d] " */
 	if (s->tid < 0) {
 		memcpy(p, "   -1", 5);
 		p += 5;
@@ -171,6 +157,36 @@ static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 		memcpy(p, ": ", 2);
 		p += 2;
 	}
+	return p;
+}
+
+static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+{
+	struct pmt_out *o = k->out;
+	static const char unknown[32] = "unknown";
+	const char *name = s->event < PMT_SPE_SE_COUNT ? k->head[s->event] : unknown;
+	size_t nl = s->event < PMT_SPE_SE_COUNT ? k->head_len[s->event] : 7;
+	const struct pmt_spe_dsrc_text *ds = dsrc_text(k, s->data_src);
+	uint32_t dl = ds->len + 17u;
+	char *p;
+
+	if (dl > k->dsrc_maxlen)
+		k->dsrc_maxlen = dl;
+	/* every field has a bound: tid 11, cpu 14, time 40, period 20, addr/data_src 16
+	 * (+24 slack of the number writers), the meminfo padded to dsrc_maxlen, ... */
+	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 640);
+	p = o->buf + o->len;
+	/* the samples of a record share tid, cpu and time: their columns are formatted once
+	 * (k->tail and k->last are the CSV/JSONL tail cache, free in text mode) */
+	if (!k->tail_valid || k->last.tid != s->tid || k->last.cpu != s->cpu ||
+	    k->last.time != s->time) {
+		k->tail_len = (uint16_t)(text_prefix(k, k->tail, s) - k->tail);
+		k->tail_valid = 1;
+		k->last.tid = s->tid;
+		k->last.cpu = s->cpu;
+		k->last.time = s->time;
+	}
+	p = put_blocks(p, k->tail, k->tail_len);
 	p = put_dec_w(p, s->period, 10);
 	*p++ = ' ';
 	if (nl < k->name_width)
