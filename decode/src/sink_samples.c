@@ -49,15 +49,24 @@ void pmt_spe_sink_header(struct pmt_spe_sink *k)
 	pmt_out_str(k->out, k->brstack ? ",brstack\n" : "\n");
 }
 
-static const char *op_str(const struct pmt_spe_sample *s)
+/* the op column, padded so that it is copied as one 8-byte word */
+struct op_col {
+	char s[8];
+	size_t len;
+};
+
+static const struct op_col *op_col(const struct pmt_spe_sample *s)
 {
+	static const struct op_col cols[5] = {
+		{ "LD", 2 }, { "ST", 2 }, { "BR", 2 }, { "OTHER", 5 }, { "", 0 },
+	};
 	uint32_t op = s->op;
 
 	if (op & PMT_SPE_OP_F_LDST)
-		return (op & PMT_SPE_OP_F_ST) ? "ST" : "LD";
+		return &cols[(op & PMT_SPE_OP_F_ST) ? 1 : 0];
 	if (op & PMT_SPE_OP_F_BRANCH)
-		return "BR";
-	return (op & PMT_SPE_OP_F_OTHER) ? "OTHER" : "";
+		return &cols[2];
+	return &cols[(op & PMT_SPE_OP_F_OTHER) ? 3 : 4];
 }
 
 /* Short variable-length copies and fills in 32-byte blocks (they may write up to 31
@@ -229,8 +238,9 @@ static void mem_fields(struct pmt_spe_sink *k, struct pmt_out *dst, const struct
 	char buf[96];
 	struct pmt_spe_dsrc_text *c = &k->dsrc[(s->data_src * 0x9e3779b97f4a7c15ULL) >> 60];
 
+	/* out_blocks() may read past the entry's text: still inside the sink */
 	if (c->valid && c->key == s->data_src) {
-		pmt_out_mem(dst, c->text, c->len);
+		out_blocks(dst, c->text, c->len);
 		return;
 	}
 	/* a tiny pmt_out over the cache entry: never flushed (fp NULL), 4 short fields */
@@ -260,7 +270,7 @@ static void mem_fields(struct pmt_spe_sink *k, struct pmt_out *dst, const struct
 	c->key = s->data_src;
 	c->len = (uint16_t)o.len;
 	c->valid = 1;
-	pmt_out_mem(dst, c->text, c->len);
+	out_blocks(dst, c->text, c->len);
 }
 
 const char *pmt_branch_type_name(unsigned type)
@@ -357,9 +367,10 @@ static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, str
 	*p++ = ',';
 	o->len = (size_t)(p - o->buf);
 	mem_fields(k, o, s, 0);
-	pmt_out_str(o, op_str(s));
-	pmt_out_reserve(o, 40);
+	pmt_out_reserve(o, 48);
 	p = o->buf + o->len;
+	memcpy(p, op_col(s)->s, 8);
+	p += op_col(s)->len;
 	*p++ = ',';
 	p = pmt_fmt_0x(p, s->flags);
 	*p++ = ',';
@@ -462,7 +473,7 @@ static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, st
 	o->len = (size_t)(p - o->buf);
 	mem_fields(k, o, s, 1);
 	pmt_out_str(o, ",\"op\":\"");
-	pmt_out_str(o, op_str(s));
+	pmt_out_str(o, op_col(s)->s);
 	pmt_out_reserve(o, 64);
 	p = o->buf + o->len;
 	p = PUT_LIT(p, "\",\"flags\":");
