@@ -6,16 +6,17 @@
 
 /* One table for all groups: the samples of a record share their ip, so a record costs one
  * lookup (usually the cached last slot) instead of one per group. An entry is 16 bytes:
- * the counts of all groups packed 3 bits each while they are below 8, which is all an ip
- * of a trace with random ips ever needs; an ip sampled more often moves its counts to a
- * spill array of full counters. Memory grows with distinct ips, 16 bytes each (table
- * load <= 3/4, doubled on growth), plus 40 bytes per frequently sampled ip. */
-#define SMALL_BITS 3
+ * the counts of all groups packed 6 bits each while they are below 64, which is what most
+ * ips ever need; an ip sampled more often in some group moves its counts to a spill array
+ * of full counters. Memory grows with the distinct ips: 16 bytes each (table load <= 3/4,
+ * doubled on growth), plus 40 bytes per ip with more than 63 samples in a group. */
+#define SMALL_BITS 6
 #define SMALL_MAX ((1u << SMALL_BITS) - 1)
+#define SPILLED (1ULL << 63) /* cnt is SPILLED | index into the spill array */
+_Static_assert(PMT_SPE_SE_COUNT * SMALL_BITS < 63, "group counts must fit below SPILLED");
 struct ipent {
 	uint64_t ip;
-	uint32_t small; /* SMALL_BITS per group; 0 with spill 0: empty slot */
-	uint32_t spill; /* index + 1 into the spill array, 0: counts are in small */
+	uint64_t cnt; /* SMALL_BITS per group, or SPILLED | index; 0: empty slot */
 };
 
 struct spill {
@@ -71,14 +72,14 @@ static size_t slot_of(uint64_t ip, size_t cap)
 
 static inline int used(const struct ipent *e)
 {
-	return e->small | e->spill;
+	return e->cnt != 0;
 }
 
 static uint32_t count_of(const struct pmt_spe_report *r, const struct ipent *e, int ev)
 {
-	if (e->spill)
-		return r->sp[e->spill - 1].cnt[ev];
-	return e->small >> (SMALL_BITS * ev) & SMALL_MAX;
+	if (e->cnt & SPILLED)
+		return r->sp[(uint32_t)e->cnt].cnt[ev];
+	return e->cnt >> (SMALL_BITS * ev) & SMALL_MAX;
 }
 
 /* the entry's counts into full counters, when one of them would pass SMALL_MAX */
@@ -97,9 +98,8 @@ static int spill(struct pmt_spe_report *r, struct ipent *e)
 	}
 	s = &r->sp[r->nsp++];
 	for (int ev = 0; ev < PMT_SPE_SE_COUNT; ev++)
-		s->cnt[ev] = e->small >> (SMALL_BITS * ev) & SMALL_MAX;
-	e->small = 0;
-	e->spill = (uint32_t)r->nsp;
+		s->cnt[ev] = e->cnt >> (SMALL_BITS * ev) & SMALL_MAX;
+	e->cnt = SPILLED | (r->nsp - 1);
 	return 0;
 }
 
@@ -143,12 +143,12 @@ static int count_pending(struct pmt_spe_report *r, const struct pending *p)
 	for (uint32_t m = p->events; m; m &= m - 1) {
 		int ev = __builtin_ctz(m);
 
-		if (!e->spill && (e->small >> (SMALL_BITS * ev) & SMALL_MAX) == SMALL_MAX)
+		if (!(e->cnt & SPILLED) && (e->cnt >> (SMALL_BITS * ev) & SMALL_MAX) == SMALL_MAX)
 			PMT_FORWARD_IF_ERROR(spill(r, e));
-		if (e->spill)
-			r->sp[e->spill - 1].cnt[ev]++;
+		if (e->cnt & SPILLED)
+			r->sp[(uint32_t)e->cnt].cnt[ev]++;
 		else
-			e->small += 1u << (SMALL_BITS * ev);
+			e->cnt += 1ULL << (SMALL_BITS * ev);
 	}
 	return 0;
 }
