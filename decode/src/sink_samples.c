@@ -330,6 +330,38 @@ int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *
 	return len;
 }
 
+/* ",cpu,pid,tid,time": consecutive records mostly differ only in the time's last digits */
+static char *csv_pre(struct pmt_spe_sink *k, char *p, const struct pmt_spe_sample *s)
+{
+	uint64_t hi = s->time >= 100000000 ? s->time / 100000000 : 0;
+
+	if (!k->pre_valid || k->pre_cpu != s->cpu || k->pre_pid != s->pid ||
+	    k->pre_tid != s->tid || k->pre_hi != hi) {
+		char *q = k->pre;
+
+		*q++ = ',';
+		q = pmt_fmt_u64(q, s->cpu);
+		*q++ = ',';
+		q = pmt_fmt_i64(q, s->pid);
+		*q++ = ',';
+		q = pmt_fmt_i64(q, s->tid);
+		*q++ = ',';
+		if (hi)
+			q = pmt_fmt_u64(q, hi);
+		k->pre_len = (uint8_t)(q - k->pre);
+		k->pre_valid = 1;
+		k->pre_cpu = s->cpu;
+		k->pre_pid = s->pid;
+		k->pre_tid = s->tid;
+		k->pre_hi = hi;
+	}
+	p = put_blocks(p, k->pre, k->pre_len);
+	if (!hi)
+		return pmt_fmt_u64(p, s->time);
+	pmt_fmt_8digits(p, (uint32_t)(s->time % 100000000));
+	return p + 8;
+}
+
 static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
 {
 	char *p;
@@ -338,14 +370,7 @@ static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, str
 	 * position stays in a register (o->len written once) */
 	pmt_out_reserve(o, 320);
 	p = o->buf + o->len;
-	*p++ = ',';
-	p = pmt_fmt_u64(p, s->cpu);
-	*p++ = ',';
-	p = pmt_fmt_i64(p, s->pid);
-	*p++ = ',';
-	p = pmt_fmt_i64(p, s->tid);
-	*p++ = ',';
-	p = pmt_fmt_u64(p, s->time);
+	p = csv_pre(k, p, s);
 	*p++ = ',';
 	p = pmt_fmt_0x(p, s->ip);
 	*p++ = ',';

@@ -325,6 +325,12 @@ struct pmt_spe_sink {
 	uint16_t addr_at, addr_end; /* where the tail's addr value is */
 	uint8_t tail_valid;
 	char tail[1024];
+	/* CSV: ",cpu,pid,tid," and the time's digits but its last 8, shared by records */
+	uint32_t pre_cpu;
+	int32_t pre_pid, pre_tid;
+	uint64_t pre_hi;
+	uint8_t pre_len, pre_valid;
+	char pre[64];
 	/* CSV: the event name, JSONL: '{"event":"NAME"', per event at this compat level */
 	uint8_t head_len[PMT_SPE_SE_COUNT];
 	char head[PMT_SPE_SE_COUNT][32];
