@@ -169,6 +169,9 @@ static char *text_prefix(const struct pmt_spe_sink *k, char *p, const struct pmt
 	return p;
 }
 
+/* text mode: k->tail holds the tid/cpu/time columns at 0, those from addr on here */
+#define TEXT_SFX 512
+
 static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 {
 	struct pmt_out *o = k->out;
@@ -203,16 +206,34 @@ static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	p = put_blocks(p, name, nl);
 	memcpy(p, ": ", 2);
 	p += 2;
-	p = put_hex_w(p, s->addr, 16);
-	/* perf 6.1 data_src__fprintf(): "%16llx %s" padded to the longest seen so far */
-	p = put_hex_w(p, s->data_src, 16);
-	*p++ = ' ';
-	p = put_blocks(p, ds->text, ds->len);
-	p = put_spaces(p, k->dsrc_maxlen - dl);
-	p = put_dec_w(p, s->weight, 16);
-	*p++ = ' ';
-	p = put_hex_w(p, s->ip, 16);
-	p = put_hex_w(p, s->phys_addr, 16);
+	/* addr to phys_addr (< 300 bytes): the same for most samples of a record */
+	if (k->sfx_valid && k->last.addr == s->addr && k->last.data_src == s->data_src &&
+	    k->last.weight == s->weight && k->last.ip == s->ip &&
+	    k->last.phys_addr == s->phys_addr && k->sfx_dsrc_maxlen == k->dsrc_maxlen) {
+		p = put_blocks(p, k->tail + TEXT_SFX, k->sfx_len);
+	} else {
+		char *start = p;
+
+		p = put_hex_w(p, s->addr, 16);
+		/* perf 6.1 data_src__fprintf(): "%16llx %s" padded to the longest seen so far */
+		p = put_hex_w(p, s->data_src, 16);
+		*p++ = ' ';
+		p = put_blocks(p, ds->text, ds->len);
+		p = put_spaces(p, k->dsrc_maxlen - dl);
+		p = put_dec_w(p, s->weight, 16);
+		*p++ = ' ';
+		p = put_hex_w(p, s->ip, 16);
+		p = put_hex_w(p, s->phys_addr, 16);
+		k->sfx_len = (uint16_t)(p - start);
+		memcpy(k->tail + TEXT_SFX, start, k->sfx_len);
+		k->sfx_valid = 1;
+		k->sfx_dsrc_maxlen = k->dsrc_maxlen;
+		k->last.addr = s->addr;
+		k->last.data_src = s->data_src;
+		k->last.weight = s->weight;
+		k->last.ip = s->ip;
+		k->last.phys_addr = s->phys_addr;
+	}
 	o->len = (size_t)(p - o->buf);
 	if (k->brstack && s->brstack && s->brstack->nr) {
 		/* perf_sample__fprintf_brstack(): " 0x..." per entry, each flags part ends

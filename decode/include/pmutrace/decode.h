@@ -325,6 +325,10 @@ struct pmt_spe_sink {
 	uint16_t addr_at, addr_end; /* where the tail's addr value is */
 	uint8_t tail_valid;
 	char tail[1024];
+	/* text: the columns from addr to phys_addr of the last sample, at tail + 512 */
+	uint32_t sfx_dsrc_maxlen;
+	uint16_t sfx_len;
+	uint8_t sfx_valid;
 	/* CSV: ",cpu,pid,tid," and the time's digits but its last 8, shared by records */
 	uint32_t pre_cpu;
 	int32_t pre_pid, pre_tid;
