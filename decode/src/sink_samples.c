@@ -543,53 +543,51 @@ static int same_tail(const struct pmt_spe_sample *a, const struct pmt_spe_sample
 	       a->xlat_lat == b->xlat_lat && a->brstack == b->brstack;
 }
 
-/* The columns after the event name, formatted once per distinct consecutive sample tail
- * into k->tail (a never-flushed pmt_out over it: a tail is < 1000 bytes). The samples of
- * a load or store record differ only in addr (the instructions sample has the branch
- * target there): that one is spliced into the cached tail. */
-static void write_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
-{
-	uint64_t off = s->rec ? s->rec->offset : 0;
-	struct pmt_out *o = k->out, t;
-	char *p;
-
-	if (k->tail_valid && k->last_offset == off && same_tail(&k->last, s)) {
-		if (k->last.addr == s->addr) {
-			out_blocks(o, k->tail, k->tail_len);
-			return;
-		}
-		pmt_out_reserve(o, k->tail_len + 64u);
-		p = put_blocks(o->buf + o->len, k->tail, k->addr_at);
-		p = json ? put_json_hex(p, s->addr) : pmt_fmt_0x(p, s->addr);
-		p = put_blocks(p, k->tail + k->addr_end, (size_t)(k->tail_len - k->addr_end));
-		o->len = (size_t)(p - o->buf);
-		return;
-	}
-	memset(&t, 0, sizeof(t));
-	t.buf = k->tail;
-	t.cap = sizeof(k->tail);
-	if (json)
-		json_tail(k, s, &t);
-	else
-		csv_tail(k, s, &t);
-	k->tail_len = (uint16_t)t.len;
-	k->tail_valid = 1;
-	k->last = *s;
-	k->last_offset = off;
-	out_blocks(o, k->tail, k->tail_len);
-}
-
-/* CSV and JSONL: the event's precomputed head, then the tail */
+/* CSV and JSONL: the event's precomputed head, then the columns after the event name,
+ * formatted once per distinct consecutive sample tail into k->tail (a never-flushed
+ * pmt_out over it: a tail is < 1000 bytes). The samples of a load or store record differ
+ * only in addr (the instructions sample has the branch target there): that one is
+ * spliced into the cached tail. */
 static void write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
 {
+	static const char unknown_csv[32] = "unknown";
+	static const char unknown_json[32] = "{\"event\":\"unknown\"";
+	uint64_t off = s->rec ? s->rec->offset : 0;
+	struct pmt_out *o = k->out;
+	const char *head;
+	size_t hl;
+	char *p;
+
 	if (s->event < PMT_SPE_SE_COUNT) {
-		out_blocks(k->out, k->head[s->event], k->head_len[s->event]);
-	} else if (json) {
-		pmt_out_str(k->out, "{\"event\":\"unknown\"");
+		head = k->head[s->event];
+		hl = k->head_len[s->event];
 	} else {
-		pmt_out_str(k->out, "unknown");
+		head = json ? unknown_json : unknown_csv;
+		hl = strlen(head);
 	}
-	write_tail(k, s, json);
+	if (!k->tail_valid || k->last_offset != off || !same_tail(&k->last, s)) {
+		struct pmt_out t = { .buf = k->tail, .cap = sizeof(k->tail) };
+
+		if (json)
+			json_tail(k, s, &t);
+		else
+			csv_tail(k, s, &t);
+		k->tail_len = (uint16_t)t.len;
+		k->tail_valid = 1;
+		k->last = *s;
+		k->last_offset = off;
+	}
+	/* one reserve for the row: head, tail and a spliced addr, with block slack */
+	pmt_out_reserve(o, hl + k->tail_len + 96u);
+	p = put_blocks(o->buf + o->len, head, hl);
+	if (k->last.addr == s->addr) {
+		p = put_blocks(p, k->tail, k->tail_len);
+	} else {
+		p = put_blocks(p, k->tail, k->addr_at);
+		p = json ? put_json_hex(p, s->addr) : pmt_fmt_0x(p, s->addr);
+		p = put_blocks(p, k->tail + k->addr_end, (size_t)(k->tail_len - k->addr_end));
+	}
+	o->len = (size_t)(p - o->buf);
 }
 
 void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
