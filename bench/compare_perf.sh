@@ -3,7 +3,8 @@
 #   bench/compare_perf.sh [PMUTRACE] [RECORDS]   (default: build/cli/pmutrace, 1048576 = 64 MB)
 # Times `pmutrace script --csv` vs `perf script --itrace=bfmtaMi1i -F ...` and
 # `pmutrace report` vs `perf report --stdio`, output to /dev/null, same file, same run;
-# prints wall time, the ratio and peak RSS (/usr/bin/time -v when present).
+# prints wall time, the ratio and peak RSS (/usr/bin/time -v when present), and the peak
+# RSS of `cat pipe-mode.data | pmutrace report -`.
 set -eu
 PMUTRACE=${1:-build/cli/pmutrace}
 RECORDS=${2:-1048576}
@@ -12,6 +13,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 "$PMUTRACE" synth --records "$RECORDS" --seed 1 --mix n1 --context -o "$T/a.spe"
 "$PMUTRACE" convert --raw "$T/a.spe" --midr 0x410fd0c0 -o "$T/a.perf.data"
+# the same trace in pipe mode, AUX data in 4 MiB AUXTRACE records as perf record writes them
+"$PMUTRACE" convert --raw "$T/a.spe" --midr 0x410fd0c0 --pipe --chunk 4194304 -o "$T/a.pipe.data"
 echo "input: $(wc -c <"$T/a.spe") bytes of SPE, $RECORDS records"
 FIELDS=tid,cpu,period,event,addr,data_src,weight,ip,phys_addr
 
@@ -44,6 +47,8 @@ run pmt_script "$PMUTRACE" script "$T/a.perf.data" --itrace=bfmtaMi1i --csv
 run perf_script perf script -i "$T/a.perf.data" --itrace=bfmtaMi1i -F "$FIELDS"
 run pmt_report "$PMUTRACE" report "$T/a.perf.data" --stdio
 run perf_report perf report -i "$T/a.perf.data" --stdio
+# peak RSS of a streamed report (the aggregation grows with distinct ips, not trace size)
+run pmt_report_pipe sh -c 'cat "$1" | "$2" report - --stdio' sh "$T/a.pipe.data" "$PMUTRACE"
 # ratio A B KIND: B's time over A's (KIND sec = wall, cpu = user+sys, steadier on a busy box)
 ratio() { awk -v a="$(cat "$T/$1.$3")" -v b="$(cat "$T/$2.$3")" 'BEGIN {
 	if (a <= 0) a = 0.005; printf "%.1fx", b / a }'; }

@@ -195,7 +195,7 @@ static int run(int argc, char **argv, int is_report)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	memset(&ctx, 0, sizeof(ctx));
-	if (pmt_out_init(&out, stdout, 1 << 20))
+	if (pmt_out_init(&out, stdout, 1 << 18))
 		return pmt_cli_fail(so.cmd, "out of memory");
 	if (is_report && pmt_spe_report_new(&ctx.rep)) {
 		pmt_out_fini(&out);

@@ -5,10 +5,21 @@
 #include "pmutrace/decode.h"
 
 /* One table for all groups: the samples of a record share their ip, so a record costs one
- * lookup (usually the cached last slot) instead of one per group. */
+ * lookup (usually the cached last slot) instead of one per group. An entry is 16 bytes:
+ * the counts of all groups packed 6 bits each while they are below 64, which is what most
+ * ips ever need; an ip sampled more often in some group moves its counts to a spill array
+ * of full counters. Memory grows with the distinct ips: 16 bytes each (table load <= 3/4,
+ * doubled on growth), plus 40 bytes per ip with more than 63 samples in a group. */
+#define SMALL_BITS 6
+#define SMALL_MAX ((1u << SMALL_BITS) - 1)
+#define SPILLED (1ULL << 63) /* cnt is SPILLED | index into the spill array */
+_Static_assert(PMT_SPE_SE_COUNT * SMALL_BITS < 63, "group counts must fit below SPILLED");
 struct ipent {
 	uint64_t ip;
-	uint32_t used;
+	uint64_t cnt; /* SMALL_BITS per group, or SPILLED | index; 0: empty slot */
+};
+
+struct spill {
 	uint32_t cnt[PMT_SPE_SE_COUNT];
 };
 
@@ -26,6 +37,8 @@ struct pmt_spe_report {
 	uint64_t period[PMT_SPE_SE_COUNT];
 	struct ipent *e;
 	size_t cap, used;
+	struct spill *sp;
+	size_t nsp, spcap;
 	struct pending ring[RING];
 	unsigned head, n; /* oldest entry, number of entries */
 };
@@ -45,6 +58,7 @@ void pmt_spe_report_free(struct pmt_spe_report *r)
 	if (!r)
 		return;
 	free(r->e);
+	free(r->sp);
 	free(r);
 }
 
@@ -54,6 +68,39 @@ static size_t slot_of(uint64_t ip, size_t cap)
 	ip *= 0xff51afd7ed558ccdULL;
 	ip ^= ip >> 33;
 	return (size_t)ip & (cap - 1);
+}
+
+static inline int used(const struct ipent *e)
+{
+	return e->cnt != 0;
+}
+
+static uint32_t count_of(const struct pmt_spe_report *r, const struct ipent *e, int ev)
+{
+	if (e->cnt & SPILLED)
+		return r->sp[(uint32_t)e->cnt].cnt[ev];
+	return e->cnt >> (SMALL_BITS * ev) & SMALL_MAX;
+}
+
+/* the entry's counts into full counters, when one of them would pass SMALL_MAX */
+static int spill(struct pmt_spe_report *r, struct ipent *e)
+{
+	struct spill *s;
+
+	if (r->nsp == r->spcap) {
+		size_t nc = r->spcap ? r->spcap * 2 : 1024;
+		struct spill *n = realloc(r->sp, nc * sizeof(*n));
+
+		if (!n)
+			return -PMT_ENOMEM;
+		r->sp = n;
+		r->spcap = nc;
+	}
+	s = &r->sp[r->nsp++];
+	for (int ev = 0; ev < PMT_SPE_SE_COUNT; ev++)
+		s->cnt[ev] = e->cnt >> (SMALL_BITS * ev) & SMALL_MAX;
+	e->cnt = SPILLED | (r->nsp - 1);
+	return 0;
 }
 
 static int tab_grow(struct pmt_spe_report *t)
@@ -66,9 +113,9 @@ static int tab_grow(struct pmt_spe_report *t)
 	for (size_t i = 0; i < t->cap; i++) {
 		size_t j;
 
-		if (!t->e[i].used)
+		if (!used(&t->e[i]))
 			continue;
-		for (j = slot_of(t->e[i].ip, nc); ne[j].used; j = (j + 1) & (nc - 1))
+		for (j = slot_of(t->e[i].ip, nc); used(&ne[j]); j = (j + 1) & (nc - 1))
 			;
 		ne[j] = t->e[i];
 	}
@@ -80,20 +127,29 @@ static int tab_grow(struct pmt_spe_report *t)
 
 static int count_pending(struct pmt_spe_report *r, const struct pending *p)
 {
+	struct ipent *e;
 	size_t j;
 
-	if (r->used * 2 >= r->cap)
+	if (r->used * 4 >= r->cap * 3)
 		PMT_FORWARD_IF_ERROR(tab_grow(r));
-	for (j = slot_of(p->ip, r->cap); r->e[j].used; j = (j + 1) & (r->cap - 1))
+	for (j = slot_of(p->ip, r->cap); used(&r->e[j]); j = (j + 1) & (r->cap - 1))
 		if (r->e[j].ip == p->ip)
 			break;
-	if (!r->e[j].used) {
-		r->e[j].used = 1;
-		r->e[j].ip = p->ip;
+	e = &r->e[j];
+	if (!used(e)) {
+		e->ip = p->ip;
 		r->used++;
 	}
-	for (uint32_t m = p->events; m; m &= m - 1)
-		r->e[j].cnt[__builtin_ctz(m)]++;
+	for (uint32_t m = p->events; m; m &= m - 1) {
+		int ev = __builtin_ctz(m);
+
+		if (!(e->cnt & SPILLED) && (e->cnt >> (SMALL_BITS * ev) & SMALL_MAX) == SMALL_MAX)
+			PMT_FORWARD_IF_ERROR(spill(r, e));
+		if (e->cnt & SPILLED)
+			r->sp[(uint32_t)e->cnt].cnt[ev]++;
+		else
+			e->cnt += 1ULL << (SMALL_BITS * ev);
+	}
 	return 0;
 }
 
@@ -164,13 +220,15 @@ static void select_top(const struct pmt_spe_report *r, struct topent *best, size
 	for (size_t i = 0; i < r->cap; i++) {
 		const struct ipent *e = &r->e[i];
 
-		if (!e->used)
+		if (!used(e))
 			continue;
 		for (int ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
-			if (!e->cnt[ev])
+			uint32_t c = count_of(r, e, ev);
+
+			if (!c)
 				continue;
 			distinct[ev]++;
-			top_insert(best + (size_t)ev * top, &n[ev], top, e->ip, e->cnt[ev]);
+			top_insert(best + (size_t)ev * top, &n[ev], top, e->ip, c);
 		}
 	}
 }

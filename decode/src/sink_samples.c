@@ -10,6 +10,30 @@ void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out, enum pmt_sin
 	k->compat = compat;
 	k->show_time = (uint8_t)show_time;
 	k->name_width = 20;
+	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
+		struct pmt_out o = { .buf = k->head[ev], .cap = sizeof(k->head[ev]) };
+
+		if (fmt == PMT_SINK_JSONL)
+			pmt_out_str(&o, "{\"event\":");
+		if (fmt == PMT_SINK_JSONL)
+			pmt_out_json_str(&o, pmt_spe_event_name(ev, compat));
+		else
+			pmt_out_str(&o, pmt_spe_event_name(ev, compat));
+		k->head_len[ev] = (uint8_t)o.len;
+	}
+}
+
+/* n bytes from src in 32-byte blocks: the tails are ~100 bytes, and a fixed-size memcpy
+ * compiles to a few vector moves where a variable one is a libc call */
+static void out_blocks(struct pmt_out *o, const char *src, size_t n)
+{
+	char *dst;
+
+	pmt_out_reserve(o, n + 32);
+	dst = o->buf + o->len;
+	for (size_t i = 0; i < n; i += 32)
+		memcpy(dst + i, src + i, 32);
+	o->len += n;
 }
 
 static const char csv_cols[] =
@@ -25,112 +49,192 @@ void pmt_spe_sink_header(struct pmt_spe_sink *k)
 	pmt_out_str(k->out, k->brstack ? ",brstack\n" : "\n");
 }
 
-/* right-aligned field of width w */
-static void pad_left(struct pmt_out *o, size_t len, size_t w)
+/* the op column, padded so that it is copied as one 8-byte word */
+struct op_col {
+	char s[8];
+	size_t len;
+};
+
+static const struct op_col *op_col(const struct pmt_spe_sample *s)
 {
-	while (len < w) {
-		pmt_out_char(o, ' ');
-		len++;
-	}
-}
-
-static size_t hexlen(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >>= 4)
-		n++;
-	return n;
-}
-
-static size_t declen(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
-static void hex_w(struct pmt_out *o, uint64_t v, size_t w)
-{
-	pad_left(o, hexlen(v), w);
-	pmt_out_hex(o, v);
-}
-
-static void dec_w(struct pmt_out *o, uint64_t v, size_t w)
-{
-	pad_left(o, declen(v), w);
-	pmt_out_u64(o, v);
-}
-
-static const char *op_str(const struct pmt_spe_sample *s)
-{
+	static const struct op_col cols[5] = {
+		{ "LD", 2 }, { "ST", 2 }, { "BR", 2 }, { "OTHER", 5 }, { "", 0 },
+	};
 	uint32_t op = s->op;
 
 	if (op & PMT_SPE_OP_F_LDST)
-		return (op & PMT_SPE_OP_F_ST) ? "ST" : "LD";
+		return &cols[(op & PMT_SPE_OP_F_ST) ? 1 : 0];
 	if (op & PMT_SPE_OP_F_BRANCH)
-		return "BR";
-	return (op & PMT_SPE_OP_F_OTHER) ? "OTHER" : "";
+		return &cols[2];
+	return &cols[(op & PMT_SPE_OP_F_OTHER) ? 3 : 4];
 }
+
+/* Short variable-length copies and fills in 32-byte blocks (they may write up to 31
+ * bytes past n, and read src that far): gcc turns a variable memcpy or memset into rep
+ * movs/stos, whose start-up cost was a fifth of the text sink. */
+static char *put_blocks(char *p, const char *src, size_t n)
+{
+	for (size_t i = 0; i < n; i += 32)
+		memcpy(p + i, src + i, 32);
+	return p + n;
+}
+
+static char *put_spaces(char *p, size_t n)
+{
+	static const char spaces[32] = "                                ";
+
+	for (size_t i = 0; i < n; i += 32)
+		memcpy(p + i, spaces, 32);
+	return p + n;
+}
+
+/* v right-aligned in w columns at p; returns the end (writes up to w + 24 bytes) */
+static char *put_dec_w(char *p, uint64_t v, size_t w)
+{
+	char t[24];
+	size_t n = (size_t)(pmt_fmt_u64(t, v) - t);
+
+	if (n < w)
+		p = put_spaces(p, w - n);
+	memcpy(p, t, sizeof(t));
+	return p + n;
+}
+
+static char *put_hex_w(char *p, uint64_t v, size_t w)
+{
+	char t[24];
+	size_t n = (size_t)(pmt_fmt_hex(t, v) - t);
+
+	if (n < w)
+		p = put_spaces(p, w - n);
+	memcpy(p, t, sizeof(t));
+	return p + n;
+}
+
+/* perf script's meminfo text of a data_src, decoded once per distinct value */
+static const struct pmt_spe_dsrc_text *dsrc_text(struct pmt_spe_sink *k, uint64_t data_src)
+{
+	struct pmt_spe_dsrc_text *c = &k->dsrc[(data_src * 0x9e3779b97f4a7c15ULL) >> 60];
+	char t[160];
+	int n;
+
+	if (c->valid && c->key == data_src)
+		return c;
+	n = pmt_mem_data_src_str(data_src, k->compat, t, sizeof(t));
+	c->key = data_src;
+	c->len = (uint16_t)n;
+	c->valid = 1;
+	memcpy(c->text, t, (size_t)n);
+	return c;
+}
+
+/* text columns up to the period: tid "%5d ", cpu "[%03d] ", time "%12s: " (< 100 bytes) */
+static char *text_prefix(const struct pmt_spe_sink *k, char *p, const struct pmt_spe_sample *s)
+{
+	if (s->tid < 0) {
+		memcpy(p, "   -1", 5);
+		p += 5;
+	} else {
+		p = put_dec_w(p, (uint64_t)s->tid, 5);
+	}
+	memcpy(p, " [", 2);
+	p += 2;
+	if (s->cpu < 10) {
+		*p++ = '0';
+		*p++ = '0';
+	} else if (s->cpu < 100) {
+		*p++ = '0';
+	}
+	p = pmt_fmt_u64(p, s->cpu);
+	memcpy(p, "] ", 2);
+	p += 2;
+	if (k->show_time) {
+		/* perf: "%12s: " of secs.usecs (truncated) */
+		uint64_t us = s->time / 1000;
+		char t[48], *e = pmt_fmt_u64(t, us / 1000000);
+		size_t tl;
+
+		/* six digits with leading zeros: 10^6 + usecs with its '1' made the '.' */
+		pmt_fmt_u64(e, 1000000 + us % 1000000);
+		*e = '.';
+		e += 7;
+		tl = (size_t)(e - t);
+		if (tl < 12)
+			p = put_spaces(p, 12 - tl);
+		memcpy(p, t, tl);
+		p += tl;
+		memcpy(p, ": ", 2);
+		p += 2;
+	}
+	return p;
+}
+
+/* text mode: k->tail holds the tid/cpu/time columns at 0, those from addr on here */
+#define TEXT_SFX 512
 
 static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 {
 	struct pmt_out *o = k->out;
-	const char *name = pmt_spe_event_name(s->event, k->compat);
-	size_t nl = strlen(name);
-	char dsrc[160];
-	int dl;
+	static const char unknown[32] = "unknown";
+	const char *name = s->event < PMT_SPE_SE_COUNT ? k->head[s->event] : unknown;
+	size_t nl = s->event < PMT_SPE_SE_COUNT ? k->head_len[s->event] : 7;
+	const struct pmt_spe_dsrc_text *ds = dsrc_text(k, s->data_src);
+	uint32_t dl = ds->len + 17u;
+	char *p;
 
-	/* tid "%5d ", cpu "[%03d] " */
-	if (s->tid < 0) {
-		pmt_out_str(o, "   -1");
+	if (dl > k->dsrc_maxlen)
+		k->dsrc_maxlen = dl;
+	/* every field has a bound: tid 11, cpu 14, time 40, period 20, addr/data_src 16
+	 * (+24 slack of the number writers), the meminfo padded to dsrc_maxlen, ... */
+	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 640);
+	p = o->buf + o->len;
+	/* the samples of a record share tid, cpu and time: their columns are formatted once
+	 * (k->tail and k->last are the CSV/JSONL tail cache, free in text mode) */
+	if (!k->tail_valid || k->last.tid != s->tid || k->last.cpu != s->cpu ||
+	    k->last.time != s->time) {
+		k->tail_len = (uint16_t)(text_prefix(k, k->tail, s) - k->tail);
+		k->tail_valid = 1;
+		k->last.tid = s->tid;
+		k->last.cpu = s->cpu;
+		k->last.time = s->time;
+	}
+	p = put_blocks(p, k->tail, k->tail_len);
+	p = put_dec_w(p, s->period, 10);
+	*p++ = ' ';
+	if (nl < k->name_width)
+		p = put_spaces(p, k->name_width - nl);
+	p = put_blocks(p, name, nl);
+	memcpy(p, ": ", 2);
+	p += 2;
+	/* addr to phys_addr (< 300 bytes): the same for most samples of a record */
+	if (k->sfx_valid && k->last.addr == s->addr && k->last.data_src == s->data_src &&
+	    k->last.weight == s->weight && k->last.ip == s->ip &&
+	    k->last.phys_addr == s->phys_addr && k->sfx_dsrc_maxlen == k->dsrc_maxlen) {
+		p = put_blocks(p, k->tail + TEXT_SFX, k->sfx_len);
 	} else {
-		dec_w(o, (uint64_t)s->tid, 5);
-	}
-	pmt_out_str(o, " [");
-	if (s->cpu < 10)
-		pmt_out_str(o, "00");
-	else if (s->cpu < 100)
-		pmt_out_char(o, '0');
-	pmt_out_u64(o, s->cpu);
-	pmt_out_str(o, "] ");
-	if (k->show_time) {
-		/* perf: "%12s: " of secs.usecs (truncated) */
-		uint64_t us = s->time / 1000;
-		char t[40];
-		int tl = snprintf(t, sizeof(t), "%llu.%06llu",
-				  (unsigned long long)(us / 1000000),
-				  (unsigned long long)(us % 1000000));
+		char *start = p;
 
-		pad_left(o, (size_t)tl, 12);
-		pmt_out_str(o, t);
-		pmt_out_str(o, ": ");
+		p = put_hex_w(p, s->addr, 16);
+		/* perf 6.1 data_src__fprintf(): "%16llx %s" padded to the longest seen so far */
+		p = put_hex_w(p, s->data_src, 16);
+		*p++ = ' ';
+		p = put_blocks(p, ds->text, ds->len);
+		p = put_spaces(p, k->dsrc_maxlen - dl);
+		p = put_dec_w(p, s->weight, 16);
+		*p++ = ' ';
+		p = put_hex_w(p, s->ip, 16);
+		p = put_hex_w(p, s->phys_addr, 16);
+		k->sfx_len = (uint16_t)(p - start);
+		memcpy(k->tail + TEXT_SFX, start, k->sfx_len);
+		k->sfx_valid = 1;
+		k->sfx_dsrc_maxlen = k->dsrc_maxlen;
+		k->last.addr = s->addr;
+		k->last.data_src = s->data_src;
+		k->last.weight = s->weight;
+		k->last.ip = s->ip;
+		k->last.phys_addr = s->phys_addr;
 	}
-	dec_w(o, s->period, 10);
-	pmt_out_char(o, ' ');
-	pad_left(o, nl, k->name_width);
-	pmt_out_str(o, name);
-	pmt_out_str(o, ": ");
-	hex_w(o, s->addr, 16);
-	/* perf 6.1 data_src__fprintf(): "%16llx %s" padded to the longest seen so far */
-	pad_left(o, hexlen(s->data_src), 16);
-	pmt_out_hex(o, s->data_src);
-	pmt_out_char(o, ' ');
-	dl = pmt_mem_data_src_str(s->data_src, k->compat, dsrc, sizeof(dsrc));
-	pmt_out_mem(o, dsrc, (size_t)dl);
-	dl += 17;
-	if ((uint32_t)dl > k->dsrc_maxlen)
-		k->dsrc_maxlen = (uint32_t)dl;
-	while ((uint32_t)dl++ < k->dsrc_maxlen)
-		pmt_out_char(o, ' ');
-	dec_w(o, s->weight, 16);
-	pmt_out_char(o, ' ');
-	hex_w(o, s->ip, 16);
-	hex_w(o, s->phys_addr, 16);
+	o->len = (size_t)(p - o->buf);
 	if (k->brstack && s->brstack && s->brstack->nr) {
 		/* perf_sample__fprintf_brstack(): " 0x..." per entry, each flags part ends
 		 * in a space */
@@ -155,8 +259,9 @@ static void mem_fields(struct pmt_spe_sink *k, struct pmt_out *dst, const struct
 	char buf[96];
 	struct pmt_spe_dsrc_text *c = &k->dsrc[(s->data_src * 0x9e3779b97f4a7c15ULL) >> 60];
 
+	/* out_blocks() may read past the entry's text: still inside the sink */
 	if (c->valid && c->key == s->data_src) {
-		pmt_out_mem(dst, c->text, c->len);
+		out_blocks(dst, c->text, c->len);
 		return;
 	}
 	/* a tiny pmt_out over the cache entry: never flushed (fp NULL), 4 short fields */
@@ -186,7 +291,7 @@ static void mem_fields(struct pmt_spe_sink *k, struct pmt_out *dst, const struct
 	c->key = s->data_src;
 	c->len = (uint16_t)o.len;
 	c->valid = 1;
-	pmt_out_mem(dst, c->text, c->len);
+	out_blocks(dst, c->text, c->len);
 }
 
 const char *pmt_branch_type_name(unsigned type)
@@ -246,6 +351,38 @@ int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *
 	return len;
 }
 
+/* ",cpu,pid,tid,time": consecutive records mostly differ only in the time's last digits */
+static char *csv_pre(struct pmt_spe_sink *k, char *p, const struct pmt_spe_sample *s)
+{
+	uint64_t hi = s->time >= 100000000 ? s->time / 100000000 : 0;
+
+	if (!k->pre_valid || k->pre_cpu != s->cpu || k->pre_pid != s->pid ||
+	    k->pre_tid != s->tid || k->pre_hi != hi) {
+		char *q = k->pre;
+
+		*q++ = ',';
+		q = pmt_fmt_u64(q, s->cpu);
+		*q++ = ',';
+		q = pmt_fmt_i64(q, s->pid);
+		*q++ = ',';
+		q = pmt_fmt_i64(q, s->tid);
+		*q++ = ',';
+		if (hi)
+			q = pmt_fmt_u64(q, hi);
+		k->pre_len = (uint8_t)(q - k->pre);
+		k->pre_valid = 1;
+		k->pre_cpu = s->cpu;
+		k->pre_pid = s->pid;
+		k->pre_tid = s->tid;
+		k->pre_hi = hi;
+	}
+	p = put_blocks(p, k->pre, k->pre_len);
+	if (!hi)
+		return pmt_fmt_u64(p, s->time);
+	pmt_fmt_8digits(p, (uint32_t)(s->time % 100000000));
+	return p + 8;
+}
+
 static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
 {
 	char *p;
@@ -254,18 +391,13 @@ static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, str
 	 * position stays in a register (o->len written once) */
 	pmt_out_reserve(o, 320);
 	p = o->buf + o->len;
-	*p++ = ',';
-	p = pmt_fmt_u64(p, s->cpu);
-	*p++ = ',';
-	p = pmt_fmt_i64(p, s->pid);
-	*p++ = ',';
-	p = pmt_fmt_i64(p, s->tid);
-	*p++ = ',';
-	p = pmt_fmt_u64(p, s->time);
+	p = csv_pre(k, p, s);
 	*p++ = ',';
 	p = pmt_fmt_0x(p, s->ip);
 	*p++ = ',';
+	k->addr_at = (uint16_t)(p - o->buf);
 	p = pmt_fmt_0x(p, s->addr);
+	k->addr_end = (uint16_t)(p - o->buf);
 	*p++ = ',';
 	p = pmt_fmt_0x(p, s->phys_addr);
 	*p++ = ',';
@@ -281,9 +413,10 @@ static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, str
 	*p++ = ',';
 	o->len = (size_t)(p - o->buf);
 	mem_fields(k, o, s, 0);
-	pmt_out_str(o, op_str(s));
-	pmt_out_reserve(o, 40);
+	pmt_out_reserve(o, 48);
 	p = o->buf + o->len;
+	memcpy(p, op_col(s)->s, 8);
+	p += op_col(s)->len;
 	*p++ = ',';
 	p = pmt_fmt_0x(p, s->flags);
 	*p++ = ',';
@@ -313,12 +446,6 @@ static void json_u64(struct pmt_out *o, const char *key, uint64_t v)
 	pmt_out_u64(o, v);
 }
 
-static void json_i64(struct pmt_out *o, const char *key, int64_t v)
-{
-	pmt_out_str(o, key);
-	pmt_out_i64(o, v);
-}
-
 static void json_brstack(struct pmt_out *o, const struct pmt_spe_brstack *b)
 {
 	pmt_out_str(o, ",\"brstack\":[");
@@ -344,53 +471,103 @@ static void json_brstack(struct pmt_out *o, const struct pmt_spe_brstack *b)
 	pmt_out_char(o, ']');
 }
 
+/* a literal at p, its size known at compile time */
+#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+static char *put_json_hex(char *p, uint64_t v)
+{
+	*p++ = '"';
+	p = pmt_fmt_0x(p, v);
+	*p++ = '"';
+	return p;
+}
+
 static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
 {
-	json_u64(o, ",\"cpu\":", s->cpu);
-	json_i64(o, ",\"pid\":", s->pid);
-	json_i64(o, ",\"tid\":", s->tid);
-	json_u64(o, ",\"time\":", s->time);
-	json_hex(o, ",\"ip\":", s->ip);
-	json_hex(o, ",\"addr\":", s->addr);
-	json_hex(o, ",\"phys_addr\":", s->phys_addr);
-	json_u64(o, ",\"period\":", s->period);
-	json_u64(o, ",\"weight\":", s->weight);
-	json_u64(o, ",\"issue_lat\":", s->issue_lat);
-	json_u64(o, ",\"xlat_lat\":", s->xlat_lat);
-	json_hex(o, ",\"data_src\":", s->data_src);
+	char *p;
+
+	/* 12 keys (< 160 bytes) and their values (< 24 bytes each): < 450 bytes; the
+	 * position stays in a register (o->len written once) */
+	pmt_out_reserve(o, 450);
+	p = o->buf + o->len;
+	p = PUT_LIT(p, ",\"cpu\":");
+	p = pmt_fmt_u64(p, s->cpu);
+	p = PUT_LIT(p, ",\"pid\":");
+	p = pmt_fmt_i64(p, s->pid);
+	p = PUT_LIT(p, ",\"tid\":");
+	p = pmt_fmt_i64(p, s->tid);
+	p = PUT_LIT(p, ",\"time\":");
+	p = pmt_fmt_u64(p, s->time);
+	p = PUT_LIT(p, ",\"ip\":");
+	p = put_json_hex(p, s->ip);
+	p = PUT_LIT(p, ",\"addr\":");
+	k->addr_at = (uint16_t)(p - o->buf);
+	p = put_json_hex(p, s->addr);
+	k->addr_end = (uint16_t)(p - o->buf);
+	p = PUT_LIT(p, ",\"phys_addr\":");
+	p = put_json_hex(p, s->phys_addr);
+	p = PUT_LIT(p, ",\"period\":");
+	p = pmt_fmt_u64(p, s->period);
+	p = PUT_LIT(p, ",\"weight\":");
+	p = pmt_fmt_u64(p, s->weight);
+	p = PUT_LIT(p, ",\"issue_lat\":");
+	p = pmt_fmt_u64(p, s->issue_lat);
+	p = PUT_LIT(p, ",\"xlat_lat\":");
+	p = pmt_fmt_u64(p, s->xlat_lat);
+	p = PUT_LIT(p, ",\"data_src\":");
+	p = put_json_hex(p, s->data_src);
+	o->len = (size_t)(p - o->buf);
 	mem_fields(k, o, s, 1);
 	pmt_out_str(o, ",\"op\":\"");
-	pmt_out_str(o, op_str(s));
-	pmt_out_char(o, '"');
-	json_hex(o, ",\"flags\":", s->flags);
-	json_hex(o, ",\"offset\":", s->rec ? s->rec->offset : 0);
+	pmt_out_str(o, op_col(s)->s);
+	pmt_out_reserve(o, 64);
+	p = o->buf + o->len;
+	p = PUT_LIT(p, "\",\"flags\":");
+	p = put_json_hex(p, s->flags);
+	p = PUT_LIT(p, ",\"offset\":");
+	p = put_json_hex(p, s->rec ? s->rec->offset : 0);
+	o->len = (size_t)(p - o->buf);
 	if (k->brstack && s->brstack)
 		json_brstack(o, s->brstack);
 	pmt_out_str(o, "}\n");
 }
 
+/* everything of the tail but addr */
 static int same_tail(const struct pmt_spe_sample *a, const struct pmt_spe_sample *b)
 {
 	return a->cpu == b->cpu && a->pid == b->pid && a->tid == b->tid &&
 	       a->flags == b->flags && a->op == b->op && a->time == b->time &&
-	       a->ip == b->ip && a->addr == b->addr && a->phys_addr == b->phys_addr &&
+	       a->ip == b->ip && a->phys_addr == b->phys_addr &&
 	       a->period == b->period && a->weight == b->weight &&
 	       a->data_src == b->data_src && a->issue_lat == b->issue_lat &&
 	       a->xlat_lat == b->xlat_lat && a->brstack == b->brstack;
 }
 
-/* The columns after the event name, formatted once per distinct consecutive sample tail
- * into k->tail (a never-flushed pmt_out over it: a tail is < 600 bytes). */
-static void write_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
+/* CSV and JSONL: the event's precomputed head, then the columns after the event name,
+ * formatted once per distinct consecutive sample tail into k->tail (a never-flushed
+ * pmt_out over it: a tail is < 1000 bytes). The samples of a load or store record differ
+ * only in addr (the instructions sample has the branch target there): that one is
+ * spliced into the cached tail. */
+static void write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
 {
+	static const char unknown_csv[32] = "unknown";
+	static const char unknown_json[32] = "{\"event\":\"unknown\"";
 	uint64_t off = s->rec ? s->rec->offset : 0;
+	struct pmt_out *o = k->out;
+	const char *head;
+	size_t hl;
+	char *p;
 
+	if (s->event < PMT_SPE_SE_COUNT) {
+		head = k->head[s->event];
+		hl = k->head_len[s->event];
+	} else {
+		head = json ? unknown_json : unknown_csv;
+		hl = strlen(head);
+	}
 	if (!k->tail_valid || k->last_offset != off || !same_tail(&k->last, s)) {
-		struct pmt_out t;
+		struct pmt_out t = { .buf = k->tail, .cap = sizeof(k->tail) };
 
-		memset(&t, 0, sizeof(t));
-		t.buf = k->tail;
-		t.cap = sizeof(k->tail);
 		if (json)
 			json_tail(k, s, &t);
 		else
@@ -400,20 +577,17 @@ static void write_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, i
 		k->last = *s;
 		k->last_offset = off;
 	}
-	pmt_out_mem(k->out, k->tail, k->tail_len);
-}
-
-static void write_csv(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
-{
-	pmt_out_str(k->out, pmt_spe_event_name(s->event, k->compat));
-	write_tail(k, s, 0);
-}
-
-static void write_jsonl(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
-{
-	pmt_out_str(k->out, "{\"event\":");
-	pmt_out_json_str(k->out, pmt_spe_event_name(s->event, k->compat));
-	write_tail(k, s, 1);
+	/* one reserve for the row: head, tail and a spliced addr, with block slack */
+	pmt_out_reserve(o, hl + k->tail_len + 96u);
+	p = put_blocks(o->buf + o->len, head, hl);
+	if (k->last.addr == s->addr) {
+		p = put_blocks(p, k->tail, k->tail_len);
+	} else {
+		p = put_blocks(p, k->tail, k->addr_at);
+		p = json ? put_json_hex(p, s->addr) : pmt_fmt_0x(p, s->addr);
+		p = put_blocks(p, k->tail + k->addr_end, (size_t)(k->tail_len - k->addr_end));
+	}
+	o->len = (size_t)(p - o->buf);
 }
 
 void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
@@ -421,7 +595,7 @@ void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	k->nsamples++;
 	switch (k->fmt) {
 	case PMT_SINK_TEXT: write_text(k, s); break;
-	case PMT_SINK_CSV: write_csv(k, s); break;
-	case PMT_SINK_JSONL: write_jsonl(k, s); break;
+	case PMT_SINK_CSV: write_row(k, s, 0); break;
+	case PMT_SINK_JSONL: write_row(k, s, 1); break;
 	}
 }

@@ -53,6 +53,9 @@ static void test_numbers(void **state)
 	(void)state;
 	check(0);
 	check(UINT64_MAX);
+	check(0x0123456789abcdefULL);
+	check(0xfedcba9876543210ULL);
+	check(0xa0b0c0d0ULL);
 	check((uint64_t)INT64_MIN);
 	/* every digit-count boundary: 10^k - 1, 10^k, 10^k + 1, and 2^k - 1, 2^k */
 	for (int k = 0; k < 20; k++, p *= 10) {

@@ -328,8 +328,22 @@ struct pmt_spe_sink {
 	struct pmt_spe_sample last;
 	uint64_t last_offset;
 	uint16_t tail_len;
+	uint16_t addr_at, addr_end; /* where the tail's addr value is */
 	uint8_t tail_valid;
 	char tail[1024];
+	/* text: the columns from addr to phys_addr of the last sample, at tail + 512 */
+	uint32_t sfx_dsrc_maxlen;
+	uint16_t sfx_len;
+	uint8_t sfx_valid;
+	/* CSV: ",cpu,pid,tid," and the time's digits but its last 8, shared by records */
+	uint32_t pre_cpu;
+	int32_t pre_pid, pre_tid;
+	uint64_t pre_hi;
+	uint8_t pre_len, pre_valid;
+	char pre[64];
+	/* CSV: the event name, JSONL: '{"event":"NAME"', per event at this compat level */
+	uint8_t head_len[PMT_SPE_SE_COUNT];
+	char head[PMT_SPE_SE_COUNT][32];
 };
 PMT_API void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out,
 			       enum pmt_sink_format fmt, int compat, int show_time);
