@@ -21,6 +21,8 @@ struct convert_opts {
 	struct pmt_perf_writer_opts wo;
 };
 
+#define PIPE_DEFAULT_CHUNK (4u << 20)
+
 static int usage(FILE *fp)
 {
 	fprintf(fp,
@@ -38,6 +40,7 @@ static int usage(FILE *fp)
 		"      --time-conv S,M,Z  time_shift,time_mult,time_zero of TIME_CONV (without it\n"
 		"                         a timed file gets the identity conversion)\n"
 		"      --chunk BYTES      split the AUX data into AUXTRACE records of BYTES\n"
+		"                         (pipe mode default: 4M)\n"
 		"      --pmu-type N       SPE PMU type (default 8)\n"
 		"      --spe-v2           AUXTRACE_INFO v2 (per-CPU MIDR, perf >= 6.13)\n"
 		"      --event-filter MASK  v2 with the SPE PMU's caps/event_filter (perf >= 6.18)\n"
@@ -410,6 +413,10 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (!strcmp(o.out, "-"))
 		o.wo.pipe = 1;
+	/* a pipe reader holds a whole AUXTRACE record: keep them the size perf's mmap reads
+	 * give, so streaming a converted pipe file stays bounded */
+	if (o.wo.pipe && !o.chunk)
+		o.chunk = PIPE_DEFAULT_CHUNK;
 	rc = o.raw ? convert_raw(&o, argc, argv) : convert_perf(&o, argc, argv);
 	free(mmap_arg);
 	return rc;
