@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include "pmutrace/formats.h"
+#include "fuzz_source_drain.h"
 
 static void quiet(enum pmt_log_level level, const char *msg, void *ctx) { }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pmt_source *s;
-	struct pmt_trace_event ev;
 	volatile uint64_t sink = 0;
 	char path[64];
 	int p[2];
@@ -38,22 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/dev/fd/%d", p[0]);
 	pmt_log_set_sink(quiet, NULL);
 	if (pmt_source_open(path, &s, NULL) == 0) {
-		/* every call consumes input, so this bound is never the one that ends the loop */
-		for (size_t n = 0; n < size + 2; n++) {
-			int rc = pmt_source_next(s, &ev);
-
-			if (rc == -PMT_EEOS)
-				break;
-			if (rc < 0)
-				continue;
-			sink += ev.raw[ev.raw_size - 1];
-			if (ev.kind == PMT_TEV_AUXTRACE && ev.u.auxtrace.size)
-				sink += ev.u.auxtrace.data[ev.u.auxtrace.size - 1];
-			if (ev.type == PMT_REC_COMM)
-				sink += strlen(ev.u.comm.comm);
-			if (ev.type == PMT_REC_MMAP || ev.type == PMT_REC_MMAP2)
-				sink += strlen(ev.u.mmap.filename);
-		}
+		sink += fuzz_drain_source(s, size);
 		pmt_source_close(s);
 	}
 	close(p[0]);
