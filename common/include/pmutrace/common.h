@@ -222,17 +222,9 @@ static inline char *pmt_fmt_u32_small(char *p, uint32_t v)
 		p[-1] = (char)('0' + v);
 	return end;
 }
-static inline char *pmt_fmt_u64(char *p, uint64_t v) /* decimal */
+/* v >= 100 */
+static inline char *pmt_fmt_u64_long(char *p, uint64_t v)
 {
-	/* most sample fields (cpu, period, latencies) are one or two digits */
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
-	}
-	if (v < 100) {
-		memcpy(p, pmt_digit_pairs + 2 * v, 2);
-		return p + 2;
-	}
 	/* long numbers (timestamps) in 8-digit blocks that format in parallel */
 	if (v < 100000000)
 		return pmt_fmt_u32_small(p, (uint32_t)v);
@@ -247,6 +239,20 @@ static inline char *pmt_fmt_u64(char *p, uint64_t v) /* decimal */
 	}
 	pmt_fmt_8digits(p, (uint32_t)(v % 100000000));
 	return p + 8;
+}
+/* decimal; always inline: most sample fields (cpu, period, latencies) are one or two
+ * digits, and an out-of-line call per field cost more than formatting them */
+__attribute__((always_inline)) static inline char *pmt_fmt_u64(char *p, uint64_t v)
+{
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	if (v < 100) {
+		memcpy(p, pmt_digit_pairs + 2 * v, 2);
+		return p + 2;
+	}
+	return pmt_fmt_u64_long(p, v);
 }
 static inline char *pmt_fmt_i64(char *p, int64_t v)
 {
