@@ -330,6 +330,7 @@ struct pmt_spe_sink {
 	uint16_t tail_len;
 	uint16_t addr_at, addr_end; /* where the tail's addr value is */
 	uint8_t tail_valid;
+	size_t tail_pos;      /* CSV/JSONL: the cached tail is at out->buf + tail_pos */
 	char tail[1024];
 	/* text: the columns from addr to phys_addr of the last sample, at tail + 512 */
 	uint32_t sfx_dsrc_maxlen;
