@@ -247,13 +247,13 @@ static inline char *pmt_fmt_u64_long(char *p, uint64_t v)
  * digits, and an out-of-line call per field cost more than formatting them */
 __attribute__((always_inline)) static inline char *pmt_fmt_u64(char *p, uint64_t v)
 {
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
-	}
 	if (v < 100) {
-		memcpy(p, pmt_digit_pairs + 2 * v, 2);
-		return p + 2;
+		/* one or two digits without a branch on which (latencies straddle 10): a
+		 * single digit is the second byte of its pair, the byte after it slack */
+		uint32_t one = v < 10;
+
+		memcpy(p, pmt_digit_pairs + 2 * v + one, 2);
+		return p + 2 - one;
 	}
 	return pmt_fmt_u64_long(p, v);
 }
