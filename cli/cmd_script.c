@@ -154,6 +154,15 @@ static int on_sample(const struct pmt_spe_sample *s, void *ctx)
 	return 0;
 }
 
+static int on_record(const struct pmt_spe_sample *s, int n, void *ctx)
+{
+	struct sink_ctx *c = ctx;
+
+	for (int i = 0; i < n; i++)
+		pmt_spe_sink_write(&c->sink, &s[i]);
+	return 0;
+}
+
 /* perf prints event names right-aligned to the longest name in the evlist */
 static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int compat)
 {
@@ -240,6 +249,8 @@ static int run(int argc, char **argv, int is_report)
 					 so.run.compat);
 	if (!is_report)
 		pmt_spe_sink_header(&ctx.sink);
+	if (!is_report)
+		so.run.record_fn = on_record;
 	if (so.raw)
 		rc = pmt_spe_run_raw(map.data, map.size, &so.run, on_sample, &ctx, &st, &enabled);
 	else

@@ -79,6 +79,20 @@ static char *put_blocks(char *p, const char *src, size_t n)
 	return p + n;
 }
 
+/* put_blocks() for the cached row tails: their length straddles 96 and 128 bytes from one
+ * sample to the next, so the block count mispredicted; most fit five fixed 32-byte copies
+ * (writes up to 160 bytes past p, reads src that far). */
+static char *put_tail(char *p, const char *src, size_t n)
+{
+	if (n > 160)
+		return put_blocks(p, src, n);
+	/* five block copies in order, not one of 160 bytes: src may lie less than 160
+	 * bytes before p (see write_row()) */
+	for (size_t i = 0; i < 160; i += 32)
+		memcpy(p + i, src + i, 32);
+	return p + n;
+}
+
 static char *put_spaces(char *p, size_t n)
 {
 	static const char spaces[32] = "                                ";
@@ -544,17 +558,18 @@ static int same_tail(const struct pmt_spe_sample *a, const struct pmt_spe_sample
 }
 
 /* CSV and JSONL: the event's precomputed head, then the columns after the event name,
- * formatted once per distinct consecutive sample tail into k->tail (a never-flushed
- * pmt_out over it: a tail is < 1000 bytes). The samples of a load or store record differ
- * only in addr (the instructions sample has the branch target there): that one is
- * spliced into the cached tail. */
+ * formatted once per distinct consecutive sample tail straight into the output (a
+ * never-flushed pmt_out over it: a tail is < 1000 bytes) and copied from there by the
+ * rows that repeat it, until the buffer is flushed. The samples of a load or store record
+ * differ only in addr (the instructions sample has the branch target there): that one is
+ * spliced into the copy. */
 static void write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
 {
 	static const char unknown_csv[32] = "unknown";
 	static const char unknown_json[32] = "{\"event\":\"unknown\"";
 	uint64_t off = s->rec ? s->rec->offset : 0;
 	struct pmt_out *o = k->out;
-	const char *head;
+	const char *head, *src;
 	size_t hl;
 	char *p;
 
@@ -565,27 +580,36 @@ static void write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, in
 		head = json ? unknown_json : unknown_csv;
 		hl = strlen(head);
 	}
-	if (!k->tail_valid || k->last_offset != off || !same_tail(&k->last, s)) {
-		struct pmt_out t = { .buf = k->tail, .cap = sizeof(k->tail) };
+	/* one reserve for the row: head, a fresh tail or a copy with a spliced addr, and
+	 * block slack */
+	pmt_out_reserve(o, hl + sizeof(k->tail) + 224u);
+	p = put_blocks(o->buf + o->len, head, hl);
+	/* rows only append: a shorter buffer than where the cached tail ends was flushed */
+	if (!k->tail_valid || k->last_offset != off || o->len < k->tail_pos + k->tail_len ||
+	    !same_tail(&k->last, s)) {
+		struct pmt_out t = { .buf = p, .cap = sizeof(k->tail) };
 
 		if (json)
 			json_tail(k, s, &t);
 		else
 			csv_tail(k, s, &t);
+		k->tail_pos = (size_t)(p - o->buf);
 		k->tail_len = (uint16_t)t.len;
 		k->tail_valid = 1;
 		k->last = *s;
 		k->last_offset = off;
+		o->len = k->tail_pos + t.len;
+		return;
 	}
-	/* one reserve for the row: head, tail and a spliced addr, with block slack */
-	pmt_out_reserve(o, hl + k->tail_len + 96u);
-	p = put_blocks(o->buf + o->len, head, hl);
+	/* the source is an earlier row: at least a row (> 32 bytes) before p, so the
+	 * 32-byte blocks never overlap, and bytes past the tail read back are slack */
+	src = o->buf + k->tail_pos;
 	if (k->last.addr == s->addr) {
-		p = put_blocks(p, k->tail, k->tail_len);
+		p = put_tail(p, src, k->tail_len);
 	} else {
-		p = put_blocks(p, k->tail, k->addr_at);
+		p = put_tail(p, src, k->addr_at);
 		p = json ? put_json_hex(p, s->addr) : pmt_fmt_0x(p, s->addr);
-		p = put_blocks(p, k->tail + k->addr_end, (size_t)(k->tail_len - k->addr_end));
+		p = put_tail(p, src + k->addr_end, (size_t)(k->tail_len - k->addr_end));
 	}
 	o->len = (size_t)(p - o->buf);
 }

@@ -91,7 +91,8 @@ static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_rec
 	if (r->slot_of_queue)
 		apply_switches(r, (struct queue_slot *)q, rec);
 	n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
-
+	if (r->o->record_fn)
+		return n ? r->o->record_fn(r->out, n, r->ctx) : 0;
 	for (int i = 0; i < n; i++) {
 		int rc = r->fn(&r->out[i], r->ctx);
 

@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <emmintrin.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -222,17 +225,9 @@ static inline char *pmt_fmt_u32_small(char *p, uint32_t v)
 		p[-1] = (char)('0' + v);
 	return end;
 }
-static inline char *pmt_fmt_u64(char *p, uint64_t v) /* decimal */
+/* v >= 100 */
+static inline char *pmt_fmt_u64_long(char *p, uint64_t v)
 {
-	/* most sample fields (cpu, period, latencies) are one or two digits */
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
-	}
-	if (v < 100) {
-		memcpy(p, pmt_digit_pairs + 2 * v, 2);
-		return p + 2;
-	}
 	/* long numbers (timestamps) in 8-digit blocks that format in parallel */
 	if (v < 100000000)
 		return pmt_fmt_u32_small(p, (uint32_t)v);
@@ -247,6 +242,20 @@ static inline char *pmt_fmt_u64(char *p, uint64_t v) /* decimal */
 	}
 	pmt_fmt_8digits(p, (uint32_t)(v % 100000000));
 	return p + 8;
+}
+/* decimal; always inline: most sample fields (cpu, period, latencies) are one or two
+ * digits, and an out-of-line call per field cost more than formatting them */
+__attribute__((always_inline)) static inline char *pmt_fmt_u64(char *p, uint64_t v)
+{
+	if (v < 100) {
+		/* one or two digits without a branch on which (latencies straddle 10): a
+		 * single digit is the second byte of its pair, the byte after it slack */
+		uint32_t one = v < 10;
+
+		memcpy(p, pmt_digit_pairs + 2 * v + one, 2);
+		return p + 2 - one;
+	}
+	return pmt_fmt_u64_long(p, v);
 }
 static inline char *pmt_fmt_i64(char *p, int64_t v)
 {
@@ -270,8 +279,20 @@ static inline uint64_t pmt_hex8(uint32_t x)
 static inline char *pmt_fmt_hex(char *p, uint64_t v) /* lower-case, no prefix */
 {
 	/* stores whole words: may write up to 16 bytes at p whatever the length */
-	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* all 16 digits at once, the value shifted left so that its first digit leads:
+	 * a dozen vector operations where the word-wise pmt_hex8() pair took twice that */
+	__m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v << (4 * (16 - n))));
+	__m128i m = _mm_set1_epi8(0x0f);
+	__m128i d = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(x, 4), m), _mm_and_si128(x, m));
+
+	d = _mm_add_epi8(d, _mm_add_epi8(_mm_set1_epi8('0'),
+					 _mm_and_si128(_mm_cmpgt_epi8(d, _mm_set1_epi8(9)),
+						       _mm_set1_epi8('a' - '0' - 10))));
+	_mm_storeu_si128((__m128i *)(void *)p, d);
+	return p + n;
+#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	for (int i = n - 1; i >= 0; i--, v >>= 4)
 		p[i] = "0123456789abcdef"[v & 0xf];
 	return p + n;

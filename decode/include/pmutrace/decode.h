@@ -330,6 +330,7 @@ struct pmt_spe_sink {
 	uint16_t tail_len;
 	uint16_t addr_at, addr_end; /* where the tail's addr value is */
 	uint8_t tail_valid;
+	size_t tail_pos;      /* CSV/JSONL: the cached tail is at out->buf + tail_pos */
 	char tail[1024];
 	/* text: the columns from addr to phys_addr of the last sample, at tail + 512 */
 	uint32_t sfx_dsrc_maxlen;
@@ -369,6 +370,9 @@ struct pmt_spe_run_opts {
 	uint32_t cpu;
 	int32_t tid;
 	uint8_t raw_timed;   /* raw buffer: keep SPE timestamps as sample time */
+	/* optional: called once per record with its n >= 1 samples in perf's order, instead
+	 * of fn per sample (one indirect call per record on the hot path); < 0 stops */
+	int (*record_fn)(const struct pmt_spe_sample *s, int n, void *ctx);
 };
 typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 /* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for
