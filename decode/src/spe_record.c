@@ -18,9 +18,6 @@
 
 #include "pmutrace/decode.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* Payload slots of the fused path, one per record field. S_SINK takes packets that set no
  * field (ADDRESS and COUNTER indices perf ignores). The walk ORs EVENTS payloads separately,
@@ -276,7 +273,7 @@ static inline uint64_t canon_va(uint64_t x)
 /* Past a run of zero bytes starting at p, at most 16 of them; p[0..15] must be readable. */
 static inline const uint8_t *skip_zeros(const uint8_t *p)
 {
-#if defined(__SSE2__)
+#ifdef PMT_HAVE_SSE2
 	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
 	unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()));
 

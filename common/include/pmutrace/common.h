@@ -12,7 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* SIMD fast paths; -DPMT_NO_SIMD builds the portable code that arm64 and other hosts use, so
+ * CI can test it on x86 (the sanitizer build does) */
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(PMT_NO_SIMD)
+#define PMT_HAVE_SSE2 1
 #include <emmintrin.h>
 #endif
 
@@ -280,7 +283,7 @@ static inline char *pmt_fmt_hex(char *p, uint64_t v) /* lower-case, no prefix */
 {
 	/* stores whole words: may write up to 16 bytes at p whatever the length */
 	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
-#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef PMT_HAVE_SSE2
 	/* all 16 digits at once, the value shifted left so that its first digit leads:
 	 * a dozen vector operations where the word-wise pmt_hex8() pair took twice that */
 	__m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v << (4 * (16 - n))));
