@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pmutrace/decode.h"
+#include "spe_test_util.h"
 
 #define NCPU 3
 #define CHUNK (1u << 20)
@@ -54,18 +55,10 @@ static void write_trace(const char *path, int pipe_mode, int quiet, uint8_t *buf
 {
 	struct pmt_perf_writer_opts wo = { .pipe = (uint8_t)pipe_mode };
 	struct pmt_perf_writer *w;
-	uint8_t attr[136] = { 0 };
-	/* IDENTIFIER IP TID TIME CPU ADDR PERIOD WEIGHT DATA_SRC PHYS_ADDR (as convert) */
-	uint64_t st = (1u << 16) | 1 | 2 | 4 | 128 | 8 | 256 | (1u << 14) | (1u << 15) |
-		      (1u << 19);
-	uint64_t flags = 1ULL << 18, period = 4096, config = 1, id = 1;
-	uint32_t type = 8;
+	uint8_t attr[136];
+	uint64_t id = 1;
 
-	memcpy(attr + 0, &type, 4);
-	memcpy(attr + 8, &config, 8);
-	memcpy(attr + 16, &period, 8);
-	memcpy(attr + 24, &st, 8);
-	memcpy(attr + 40, &flags, 8);
+	test_spe_attr(attr);
 	assert_int_equal(pmt_perf_writer_open(path, &wo, &w), 0);
 	assert_int_equal(pmt_perf_writer_add_attr(w, attr, sizeof(attr), &id, 1, NULL), 0);
 	assert_int_equal(pmt_perf_writer_set_nrcpus(w, NCPU, NCPU), 0);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "pmutrace/decode.h"
+#include "spe_test_util.h"
 
 #define EVB(b) (1ULL << PMT_SPE_EV_##b)
 
@@ -182,26 +183,6 @@ static void test_cycles_and_kinds(void **state)
 	assert_null(x.out[0].brstack);
 }
 
-static char *render(enum pmt_sink_format fmt, const struct pmt_spe_sample *s, int n)
-{
-	char *mem = NULL;
-	size_t sz = 0;
-	FILE *fp = open_memstream(&mem, &sz);
-	struct pmt_out o;
-	struct pmt_spe_sink k;
-
-	assert_non_null(fp);
-	assert_int_equal(pmt_out_init(&o, fp, 4096), 0);
-	pmt_spe_sink_init(&k, &o, fmt, PMT_PERF_NEWEST, 0);
-	k.brstack = 1;
-	pmt_spe_sink_header(&k);
-	for (int i = 0; i < n; i++)
-		pmt_spe_sink_write(&k, &s[i]);
-	assert_int_equal(pmt_out_fini(&o), 0);
-	fclose(fp);
-	return mem;
-}
-
 static void test_sinks(void **state)
 {
 	struct pmt_spe_record r = branch(PMT_SPE_OP_F_BR_COND, EVB(NOT_TAKEN), 0x800);
@@ -216,18 +197,18 @@ static void test_sinks(void **state)
 	assert_int_equal(x.n, 2);
 
 	/* CSV: a brstack column, entries separated by one space */
-	txt = render(PMT_SINK_CSV, x.out, x.n);
+	txt = test_render(PMT_SINK_CSV, PMT_PERF_NEWEST, x.out, x.n, 1, 1);
 	assert_non_null(strstr(txt, ",offset,brstack\n"));
 	assert_non_null(strstr(txt, ",0x1000/0x1004/PN/-/-/11/COND/- 0x0/0x800/-/-/-/0//-\n"));
 	free(txt);
 
 	/* text: perf's " 0xF/0xT/.../- " per entry at the end of the line */
-	txt = render(PMT_SINK_TEXT, x.out, 1);
+	txt = test_render(PMT_SINK_TEXT, PMT_PERF_NEWEST, x.out, 1, 1, 1);
 	assert_non_null(strstr(txt, " 0x1000/0x1004/PN/-/-/11/COND/-  0x0/0x800/-/-/-/0//- \n"));
 	free(txt);
 
 	/* JSONL, read back with jansson */
-	txt = render(PMT_SINK_JSONL, x.out, x.n);
+	txt = test_render(PMT_SINK_JSONL, PMT_PERF_NEWEST, x.out, x.n, 1, 1);
 	line2 = strchr(txt, '\n');
 	assert_non_null(line2);
 	j = json_loadb(txt, (size_t)(line2 - txt), 0, &err);

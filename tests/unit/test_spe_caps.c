@@ -16,22 +16,11 @@
 #include <cmocka.h>
 
 #include "pmutrace/decode.h"
+#include "spe_test_util.h"
 
 #define SNOOPED_CAP (1ULL << 23)
 #define NONE 0x100000ULL
 #define NA 0x80000ULL
-
-static struct pmt_spe_record rec(uint32_t op, uint64_t events)
-{
-	struct pmt_spe_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.op = op;
-	r.events = events;
-	r.context_id = UINT64_MAX;
-	r.op_class = PMT_SPE_OP_LDST;
-	return r;
-}
 
 #define LOAD (PMT_SPE_OP_F_LDST | PMT_SPE_OP_F_LD)
 #define STORE (PMT_SPE_OP_F_LDST | PMT_SPE_OP_F_ST)
@@ -39,7 +28,8 @@ static struct pmt_spe_record rec(uint32_t op, uint64_t events)
 
 static void unknown_midr_uses_caps(void **state)
 {
-	struct pmt_spe_record ld = rec(LOAD, L1D_ACCESS), st = rec(STORE, L1D_ACCESS);
+	struct pmt_spe_record ld = test_ldst_record(LOAD, 0, L1D_ACCESS);
+	struct pmt_spe_record st = test_ldst_record(STORE, 0, L1D_ACCESS);
 
 	(void)state;
 	assert_int_equal(pmt_spe_data_source_caps(&ld, 0, SNOOPED_CAP, PMT_PERF_NEWEST),
@@ -56,7 +46,8 @@ static void unknown_midr_uses_caps(void **state)
 
 static void table_values_and_older_perf_ignore_caps(void **state)
 {
-	struct pmt_spe_record ld = rec(LOAD, L1D_ACCESS), st = rec(STORE, L1D_ACCESS);
+	struct pmt_spe_record ld = test_ldst_record(LOAD, 0, L1D_ACCESS);
+	struct pmt_spe_record st = test_ldst_record(STORE, 0, L1D_ACCESS);
 
 	(void)state;
 	/* Neoverse N1 code 0 (L1D) sets snoop NONE itself; its store rule sets NA itself */

@@ -21,21 +21,9 @@
 #include <cmocka.h>
 
 #include "pmutrace/decode.h"
+#include "spe_test_util.h"
 
 #define HIP12_MIDR 0x480fd060ULL
-
-static struct pmt_spe_record rec(uint32_t op, uint16_t source, uint64_t events)
-{
-	struct pmt_spe_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.op = op;
-	r.source = source;
-	r.events = events;
-	r.context_id = UINT64_MAX;
-	r.op_class = PMT_SPE_OP_LDST;
-	return r;
-}
 
 #define LOAD (PMT_SPE_OP_F_LDST | PMT_SPE_OP_F_LD)
 #define STORE (PMT_SPE_OP_F_LDST | PMT_SPE_OP_F_ST)
@@ -81,7 +69,7 @@ static void test_hisi_loads(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
-		struct pmt_spe_record r = rec(LOAD, loads[i].code, 0);
+		struct pmt_spe_record r = test_ldst_record(LOAD, loads[i].code, 0);
 
 		assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_NEWEST), loads[i].want);
 		assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_6_19), loads[i].want);
@@ -96,7 +84,7 @@ static void test_hisi_loads(void **state)
  * of those versions (no level, snoop NONE): 0x2 | 2<<19. */
 static void test_hisi_before_619(void **state)
 {
-	struct pmt_spe_record r = rec(LOAD, 16, 0);
+	struct pmt_spe_record r = test_ldst_record(LOAD, 16, 0);
 
 	(void)state;
 	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_6_18), 0x1e00080022ULL);
@@ -109,7 +97,7 @@ static void test_hisi_stores(void **state)
 	(void)state;
 	for (uint16_t code = 0; code <= 18; code++) {
 		/* STORE 0x4 | LVL NA 1<<5 | SNOOP NA 1<<19 | LVLNUM NA 0xf<<33, whatever the code */
-		struct pmt_spe_record r = rec(STORE, code, 0);
+		struct pmt_spe_record r = test_ldst_record(STORE, code, 0);
 
 		assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_NEWEST),
 				 0x1e00080024ULL);
@@ -126,23 +114,23 @@ static void test_hisi_events(void **state)
 
 	(void)state;
 	/* peer CPU leaves snoop open: SNOOPED + HITM events make it HITM (0x10<<19) */
-	r = rec(LOAD, 0, EVB(DATA_SNOOPED) | EVB(CACHE_DATA_MODIFIED));
+	r = test_ldst_record(LOAD, 0, EVB(DATA_SNOOPED) | EVB(CACHE_DATA_MODIFIED));
 	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_NEWEST), 0x8400800442ULL);
 	/* SNOOPED alone: HIT 4<<19 */
-	r = rec(LOAD, 4, EVB(DATA_SNOOPED));
+	r = test_ldst_record(LOAD, 4, EVB(DATA_SNOOPED));
 	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_NEWEST), 0x8600208042ULL);
 	/* the table sets snoop for L1: the events do not override it */
-	r = rec(LOAD, 18, EVB(DATA_SNOOPED));
+	r = test_ldst_record(LOAD, 18, EVB(DATA_SNOOPED));
 	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_NEWEST), 0x200100142ULL);
 	/* code 10 is not in the table: L1D access without refill -> L1|HIT, LVLNUM L1 from the
 	 * load ladder, snoop NA: 0x2 | 0xa<<5 | 1<<19 | 1<<33 */
-	r = rec(LOAD, 10, EVB(L1D_ACCESS));
+	r = test_ldst_record(LOAD, 10, EVB(L1D_ACCESS));
 	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_NEWEST), 0x200080142ULL);
 	/* nothing known at all: LVL NA, LVLNUM NA, SNOOP NA */
-	r = rec(LOAD, 10, 0);
+	r = test_ldst_record(LOAD, 10, 0);
 	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_NEWEST), 0x1e00080022ULL);
 	/* TLB walk: dtlb WK|MISS 0x24<<26 = 0x90000000 on top of the L1 value */
-	r = rec(LOAD, 18, EVB(TLB_ACCESS) | EVB(TLB_WALK));
+	r = test_ldst_record(LOAD, 18, EVB(TLB_ACCESS) | EVB(TLB_WALK));
 	assert_int_equal(pmt_spe_data_source(&r, HIP12_MIDR, PMT_PERF_NEWEST), 0x290100142ULL);
 }
 
@@ -169,7 +157,7 @@ static void test_hisi_text(void **state)
 
 static uint64_t ds(uint32_t op, uint16_t source, uint64_t events, uint64_t midr, int compat)
 {
-	struct pmt_spe_record r = rec(op, source, events);
+	struct pmt_spe_record r = test_ldst_record(op, source, events);
 
 	return pmt_spe_data_source(&r, midr, compat);
 }

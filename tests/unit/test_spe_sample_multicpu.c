@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "pmutrace/decode.h"
+#include "spe_test_util.h"
 
 #define MAXS 20000
 
@@ -40,18 +41,10 @@ static void write_trace(const char *path)
 	struct pmt_spe_synth sy;
 	struct pmt_perf_writer *w;
 	static uint8_t buf[2][64 * 300];
-	uint8_t attr[136] = { 0 };
-	/* IDENTIFIER IP TID TIME CPU ADDR PERIOD WEIGHT DATA_SRC PHYS_ADDR (as convert) */
-	uint64_t st = (1u << 16) | 1 | 2 | 4 | 128 | 8 | 256 | (1u << 14) | (1u << 15) |
-		      (1u << 19);
-	uint64_t flags = 1ULL << 18, period = 4096, config = 1, id = 1;
-	uint32_t type = 8;
+	uint8_t attr[136];
+	uint64_t id = 1;
 
-	memcpy(attr + 0, &type, 4);
-	memcpy(attr + 8, &config, 8);
-	memcpy(attr + 16, &period, 8);
-	memcpy(attr + 24, &st, 8);
-	memcpy(attr + 40, &flags, 8);
+	test_spe_attr(attr);
 	assert_int_equal(pmt_perf_writer_open(path, NULL, &w), 0);
 	assert_int_equal(pmt_perf_writer_add_attr(w, attr, sizeof(attr), &id, 1, NULL), 0);
 	assert_int_equal(pmt_perf_writer_set_feature_str(w, PMT_FEAT_CPUID, "0x00000000410fd0c0"), 0);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "pmutrace/decode.h"
+#include "spe_test_util.h"
 
 static struct pmt_spe_sample mk(void)
 {
@@ -28,32 +29,11 @@ static struct pmt_spe_sample mk(void)
 	return s;
 }
 
-static char *render(enum pmt_sink_format fmt, int compat, const struct pmt_spe_sample *s,
-		    int n, int header)
-{
-	char *mem = NULL;
-	size_t sz = 0;
-	FILE *fp = open_memstream(&mem, &sz);
-	struct pmt_out o;
-	struct pmt_spe_sink k;
-
-	assert_non_null(fp);
-	assert_int_equal(pmt_out_init(&o, fp, 4096), 0);
-	pmt_spe_sink_init(&k, &o, fmt, compat, 0);
-	if (header)
-		pmt_spe_sink_header(&k);
-	for (int i = 0; i < n; i++)
-		pmt_spe_sink_write(&k, &s[i]);
-	assert_int_equal(pmt_out_fini(&o), 0);
-	fclose(fp);
-	return mem;
-}
-
 /* Line 2 of perf 6.1's hiperf_TestSpeDecoder.script-N1midr.txt (shared data README) */
 static void test_text_like_perf61(void **state)
 {
 	struct pmt_spe_sample s = mk();
-	char *txt = render(PMT_SINK_TEXT, PMT_PERF_6_1, &s, 1, 0);
+	char *txt = test_render(PMT_SINK_TEXT, PMT_PERF_6_1, &s, 1, 0, 0);
 
 	assert_string_equal(txt,
 		" 1234 [000]          1           l1d-access: ffffffe5aead80b0       288100142 "
@@ -70,7 +50,7 @@ static void test_csv(void **state)
 	s[1].event = PMT_SPE_SE_BRANCH;
 	s[1].data_src = 0;
 	s[1].op = PMT_SPE_OP_F_BRANCH;
-	csv = render(PMT_SINK_CSV, PMT_PERF_NEWEST, s, 2, 1);
+	csv = test_render(PMT_SINK_CSV, PMT_PERF_NEWEST, s, 2, 1, 0);
 	assert_non_null(strstr(csv, "event,cpu,pid,tid,time,ip,addr,phys_addr,period,weight,"));
 	assert_non_null(strstr(csv, "\nl1d-access,0,1234,1234,0,0xffffffc08420e068,"
 				    "0xffffffe5aead80b0,0x0,1,8,0,0,0x288100142,LOAD,L1 hit,None,"
@@ -84,7 +64,7 @@ static void test_csv(void **state)
 static void test_jsonl(void **state)
 {
 	struct pmt_spe_sample s[2] = { mk(), mk() };
-	char *js = render(PMT_SINK_JSONL, PMT_PERF_NEWEST, s, 2, 0);
+	char *js = test_render(PMT_SINK_JSONL, PMT_PERF_NEWEST, s, 2, 0, 0);
 	char *line = js, *nl;
 	int n = 0;
 

@@ -1,0 +1,67 @@
+/* Helpers shared by the SPE unit tests. Include after <cmocka.h>; everything is static inline
+ * or marked unused so a test that uses only part of it still builds with -Werror. */
+#ifndef PMT_SPE_TEST_UTIL_H
+#define PMT_SPE_TEST_UTIL_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutrace/decode.h"
+
+/* A load/store record with the given op bits, DATA_SOURCE payload and EVENTS bits. */
+static inline struct pmt_spe_record test_ldst_record(uint32_t op, uint16_t source,
+						     uint64_t events)
+{
+	struct pmt_spe_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = op;
+	r.source = source;
+	r.events = events;
+	r.context_id = UINT64_MAX;
+	r.op_class = PMT_SPE_OP_LDST;
+	return r;
+}
+
+/* The SPE attr as `pmutrace convert` writes it: type 8, config 1, period 4096, sample_id_all;
+ * sample_type IDENTIFIER IP TID TIME CPU ADDR PERIOD WEIGHT DATA_SRC PHYS_ADDR. */
+static inline void test_spe_attr(uint8_t attr[136])
+{
+	uint64_t st = (1u << 16) | 1 | 2 | 4 | 128 | 8 | 256 | (1u << 14) | (1u << 15) |
+		      (1u << 19);
+	uint64_t flags = 1ULL << 18, period = 4096, config = 1;
+	uint32_t type = 8;
+
+	memset(attr, 0, 136);
+	memcpy(attr + 0, &type, 4);
+	memcpy(attr + 8, &config, 8);
+	memcpy(attr + 16, &period, 8);
+	memcpy(attr + 24, &st, 8);
+	memcpy(attr + 40, &flags, 8);
+}
+
+/* Samples through a sink into a malloc'd string (caller frees). Not inlined: gcc 12 then
+ * takes open_memstream()'s buffer for a pointer into this frame (-Wdangling-pointer). */
+static __attribute__((noinline, unused)) char *
+test_render(enum pmt_sink_format fmt, int compat, const struct pmt_spe_sample *s, int n, int header,
+	    int brstack)
+{
+	char *mem = NULL;
+	size_t sz = 0;
+	FILE *fp = open_memstream(&mem, &sz);
+	struct pmt_out o;
+	struct pmt_spe_sink k;
+
+	assert_non_null(fp);
+	assert_int_equal(pmt_out_init(&o, fp, 4096), 0);
+	pmt_spe_sink_init(&k, &o, fmt, compat, 0);
+	k.brstack = (uint8_t)brstack;
+	if (header)
+		pmt_spe_sink_header(&k);
+	for (int i = 0; i < n; i++)
+		pmt_spe_sink_write(&k, &s[i]);
+	assert_int_equal(pmt_out_fini(&o), 0);
+	fclose(fp);
+	return mem;
+}
+#endif
