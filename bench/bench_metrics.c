@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pmutrace/decode.h"
+#include "pmutrace/metrics.h"
 
 #ifndef PMT_BENCH_SHARED
 #define PMT_BENCH_SHARED "/work/shared"

@@ -13,7 +13,8 @@
 #include <time.h>
 #include <zstd.h>
 
-#include "pmutrace/formats.h"
+#include "pmutrace/common.h"
+#include "pmutrace/perfdata.h"
 
 static double now(void)
 {

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "bench_spe_stream.h"
-#include "pmutrace/decode.h"
+#include "pmutrace/spe_decode.h"
 
 static int count(const struct pmt_spe_sample *s, void *ctx)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "pmutrace/formats.h"
+#include "pmutrace/spe.h"
 
 /* Thread CPU time: the figure per core, robust to other load on the machine. */
 static inline double bench_cpu_seconds(void)

@@ -6,7 +6,8 @@
 #include <strings.h>
 
 #include "commands.h"
-#include "pmutrace/decode.h"
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
 
 static void usage(FILE *fp)
 {

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 
 #include "commands.h"
-#include "pmutrace/formats.h"
+#include "pmutrace/common.h"
+#include "pmutrace/perfdata.h"
 
 #define SPE_DEFAULT_PMU_TYPE 8 /* as in the shared perf 6.1 references */
 

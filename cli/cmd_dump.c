@@ -4,7 +4,9 @@
 #include <getopt.h>
 
 #include "commands.h"
-#include "pmutrace/formats.h"
+#include "pmutrace/common.h"
+#include "pmutrace/spe.h"
+#include "pmutrace/perfdata.h"
 
 struct dump_opts {
 	unsigned desc_flags;

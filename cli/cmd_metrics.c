@@ -7,7 +7,8 @@
 #include <strings.h>
 
 #include "commands.h"
-#include "pmutrace/decode.h"
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
 
 enum { OUT_TEXT, OUT_CSV, OUT_JSON };
 

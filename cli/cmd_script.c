@@ -4,7 +4,10 @@
 #include <stdlib.h>
 
 #include "commands.h"
-#include "pmutrace/decode.h"
+#include "pmutrace/common.h"
+#include "pmutrace/perfdata.h"
+#include "pmutrace/spe_decode.h"
+#include "pmutrace/output.h"
 
 struct script_opts {
 	const char *cmd;

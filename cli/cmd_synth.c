@@ -4,7 +4,8 @@
 #include <stdlib.h>
 
 #include "commands.h"
-#include "pmutrace/formats.h"
+#include "pmutrace/common.h"
+#include "pmutrace/spe.h"
 
 static int usage(FILE *fp)
 {

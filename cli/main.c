@@ -2,8 +2,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "pmutrace/decode.h"
-#include "pmutrace/record.h"
+#include "pmutrace/common.h"
 
 struct command {
 	const char *name;
@@ -38,7 +37,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
 		return usage(stdout);
 	if (!strcmp(argv[1], "--version")) {
-		printf("%s\n", pmt_record_version());
+		printf("%s\n", pmt_version());
 		return 0;
 	}
 	for (const struct command *c = commands; c->name; c++)

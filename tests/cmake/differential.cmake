@@ -46,7 +46,7 @@ foreach(case "n1_ctx|21|n1|3000|0x410fd0c0|--context|CORRUPT=0"
 endforeach()
 
 add_test(NAME diff.spe_perf61_expected
-  COMMAND sh ${PMT_DIFF_DIR}/spe_vs_expected.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR}/../shared)
+  COMMAND sh ${PMT_DIFF_DIR}/spe_vs_expected.sh $<TARGET_FILE:pmutrace> ${PMT_SHARED_DIR})
 set_tests_properties(diff.spe_perf61_expected PROPERTIES LABELS differential
   SKIP_RETURN_CODE 77 TIMEOUT 60)
 

@@ -1,7 +1,7 @@
 # Golden SPE vectors: fixtures/spe/*.vec (annotated hex + expected perf -D text), compiled by
 # tests/golden/spe_vec.c. One ctest test per vector file.
 add_executable(spe_vec ${CMAKE_CURRENT_SOURCE_DIR}/golden/spe_vec.c)
-target_link_libraries(spe_vec PRIVATE pmutrace_formats pmutrace_options)
+target_link_libraries(spe_vec PRIVATE pmutrace_spe pmutrace_options)
 file(GLOB PMT_SPE_VECTORS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/fixtures/spe/*.vec)
 foreach(vec ${PMT_SPE_VECTORS})
   get_filename_component(name ${vec} NAME_WE)

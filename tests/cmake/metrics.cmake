@@ -2,7 +2,7 @@
 # per-CPU values are perf 6.1's own "metric-value" figures (2.027403 K/sec = 24 / 11.837807
 # msec, 759.376977 /sec) from fixtures/metrics/perf-percpu.jsonl; topdown is tpebs.md §4.
 set(PMT_MFIX ${PROJECT_SOURCE_DIR}/fixtures/metrics)
-set(PMT_TPEBS ${PROJECT_SOURCE_DIR}/../shared/data/tpebs)
+set(PMT_TPEBS ${PMT_SHARED_DIR}/data/tpebs)
 
 add_test(NAME metrics.cli_percpu_csv
   COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --counts $1/perf-percpu.jsonl -M cs_per_msec --csv | diff -u $1/expected-cs-percpu.csv -"

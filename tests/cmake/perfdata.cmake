@@ -1,7 +1,7 @@
 # perf.data reader/writer: differential tests against Debian's perf 6.1 (helper "pdata").
 add_test(NAME perfdata.perf61_spe
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/perf61_spe.sh $<TARGET_FILE:pmutrace>
-    ${PROJECT_SOURCE_DIR}/../shared)
+    ${PMT_SHARED_DIR})
 set_tests_properties(perfdata.perf61_spe PROPERTIES LABELS "perfdata;realdata" SKIP_RETURN_CODE 77)
 add_test(NAME perfdata.convert_perf
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/convert_perf.sh $<TARGET_FILE:pmutrace>)

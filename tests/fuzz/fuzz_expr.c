@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmutrace/decode.h"
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
 
 struct ids {
 	char name[8][64];

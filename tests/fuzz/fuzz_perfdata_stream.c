@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pmutrace/formats.h"
+#include "pmutrace/common.h"
+#include "pmutrace/perfdata.h"
 #include "fuzz_source_drain.h"
 
 static void quiet(enum pmt_log_level level, const char *msg, void *ctx) { }

@@ -4,7 +4,8 @@
 #define PMT_FUZZ_SOURCE_DRAIN_H
 #include <string.h>
 
-#include "pmutrace/formats.h"
+#include "pmutrace/common.h"
+#include "pmutrace/perfdata.h"
 
 static uint64_t fuzz_drain_source(struct pmt_source *s, size_t input_size)
 {

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmutrace/formats.h"
+#include "pmutrace/common.h"
+#include "pmutrace/spe.h"
 
 #define CHECK(c)                                                                        \
 	do {                                                                            \

@@ -4,7 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "pmutrace/decode.h"
+#include "pmutrace/common.h"
+#include "pmutrace/spe_decode.h"
+#include "pmutrace/output.h"
 
 struct fctx {
 	struct pmt_spe_sink sink[3];

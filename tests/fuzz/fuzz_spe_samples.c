@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pmutrace/decode.h"
+#include "pmutrace/common.h"
+#include "pmutrace/spe_decode.h"
+#include "pmutrace/output.h"
 
 static int to_sinks(const struct pmt_spe_sample *s, void *ctx)
 {

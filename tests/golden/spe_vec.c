@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmutrace/formats.h"
+#include "pmutrace/common.h"
+#include "pmutrace/spe.h"
 
 #define MAX_LINES 4096
 

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmutrace/decode.h"
+#include "pmutrace/common.h"
+#include "pmutrace/spe.h"
+#include "pmutrace/spe_decode.h"
 
 /* A load/store record with the given op bits, DATA_SOURCE payload and EVENTS bits. */
 static inline struct pmt_spe_record test_ldst_record(uint32_t op, uint16_t source,
@@ -40,28 +42,4 @@ static inline void test_spe_attr(uint8_t attr[136])
 	memcpy(attr + 40, &flags, 8);
 }
 
-/* Samples through a sink into a malloc'd string (caller frees). Not inlined: gcc 12 then
- * takes open_memstream()'s buffer for a pointer into this frame (-Wdangling-pointer). */
-static __attribute__((noinline, unused)) char *
-test_render(enum pmt_sink_format fmt, int compat, const struct pmt_spe_sample *s, int n, int header,
-	    int brstack)
-{
-	char *mem = NULL;
-	size_t sz = 0;
-	FILE *fp = open_memstream(&mem, &sz);
-	struct pmt_out o;
-	struct pmt_spe_sink k;
-
-	assert_non_null(fp);
-	assert_int_equal(pmt_out_init(&o, fp, 4096), 0);
-	pmt_spe_sink_init(&k, &o, fmt, compat, 0);
-	k.brstack = (uint8_t)brstack;
-	if (header)
-		pmt_spe_sink_header(&k);
-	for (int i = 0; i < n; i++)
-		pmt_spe_sink_write(&k, &s[i]);
-	assert_int_equal(pmt_out_fini(&o), 0);
-	fclose(fp);
-	return mem;
-}
 #endif

@@ -56,6 +56,9 @@ enum pmt_error {
 /* Name of an error code; accepts err or -err. Never NULL. */
 PMT_API const char *pmt_errstr(int err);
 
+/* "pmutrace X.Y.Z", from the project version in CMakeLists.txt. */
+PMT_API const char *pmt_version(void);
+
 /* ---- byte readers --------------------------------------------------------------------
  * Unaligned little/big-endian loads. Bounds are the caller's job on hot paths; the
  * checked cursor below is for headers and metadata. */

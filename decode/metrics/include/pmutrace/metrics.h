@@ -1,0 +1,265 @@
+/* pmutrace decode/metrics: Linux perf's metric language, metric tables (perf and Intel JSON),
+ * counts (perf stat output), retire latency (TPEBS) and topdown. */
+#ifndef PMUTRACE_METRICS_H
+#define PMUTRACE_METRICS_H
+
+#include "pmutrace/perfdata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- expression engine (Linux perf's metric language) ----------------------------------
+ * Compile once into postfix code with resolved slot indexes, evaluate many times with no
+ * allocation. Semantics follow perf's expr.y: unknown IDs are NaN, "/" by 0 is NaN, "%" by 0
+ * is an error, "A if C else B" is false only for C == +-0.0, | & ^ are logical. */
+
+/* Values of the #literals (matched with strcasecmp) and of '?' and strcmp_cpuid_str(). */
+struct pmt_expr_ctx {
+	double num_cpus, num_cpus_online, num_cores, num_dies, num_packages;
+	double slots, smt_on, system_tsc_freq, has_pmem, core_wide, target_cpu;
+	double chas_per_socket;  /* Intel-format constant CHAS_PER_SOCKET */
+	int runtime;             /* substituted for '?' in IDs */
+	const char *cpuid;       /* for strcmp_cpuid_str(); NULL gives NaN */
+};
+/* Fill with plausible values for this machine (sysconf CPU counts, smt_on 0, ...). */
+PMT_API void pmt_expr_ctx_default(struct pmt_expr_ctx *ctx);
+/* Read or set a literal by name (leading '#' optional, case-insensitive; "chas_per_socket"
+ * too). Return 0 or -PMT_ENOT_FOUND. */
+PMT_API int pmt_expr_ctx_get(const struct pmt_expr_ctx *ctx, const char *name, double *val);
+PMT_API int pmt_expr_ctx_set(struct pmt_expr_ctx *ctx, const char *name, double val);
+
+enum pmt_expr_ref_kind {
+	PMT_EXPR_REF_VALUE = 0,    /* plain ID */
+	PMT_EXPR_REF_SOURCE_COUNT, /* source_count(ID) */
+	PMT_EXPR_REF_HAS_EVENT,    /* has_event(ID) */
+};
+/* Binds a (normalised) ID to a slot of the evaluation array: return the slot index (>= 0),
+ * or PMT_EXPR_CONST after storing a constant in *val (unknown IDs: NAN), or -PMT_E*. */
+#define PMT_EXPR_CONST (-1000000)
+typedef int (*pmt_expr_resolve_fn)(void *arg, const char *id, enum pmt_expr_ref_kind kind,
+				   double *val);
+
+enum pmt_expr_flags {
+	/* Intel perfmon "Formula" text: accept ">=", "<=", "==" (also written "> ="), and
+	 * drop "[n]" instance subscripts. Plain perf text ignores a stray '=' as perf does. */
+	PMT_EXPR_INTEL = 1,
+};
+
+struct pmt_expr_error {
+	int column;              /* 1-based position of the problem, 0 when not positional */
+	char msg[160];
+};
+
+struct pmt_expr;
+PMT_API int pmt_expr_compile(const char *text, unsigned flags, const struct pmt_expr_ctx *ctx,
+			     pmt_expr_resolve_fn resolve, void *arg, struct pmt_expr **out,
+			     struct pmt_expr_error *err);
+/* Evaluate with slots[] as bound by the resolver. Returns 0, or -PMT_EDIV_ZERO for "%" by 0
+ * (*out is then NaN). Thread-safe: uses only the caller's stack. */
+PMT_API int pmt_expr_eval(const struct pmt_expr *e, const double *slots, double *out);
+PMT_API void pmt_expr_free(struct pmt_expr *e);
+/* Largest slot index referenced + 1; number of postfix ops. */
+PMT_API int pmt_expr_nr_slots(const struct pmt_expr *e);
+PMT_API int pmt_expr_nr_ops(const struct pmt_expr *e);
+/* One-shot helper: IDs looked up (exact match) in names[]/vals[]; unknown IDs are NaN. */
+PMT_API int pmt_expr_eval_str(const char *text, unsigned flags, const struct pmt_expr_ctx *ctx,
+			      const char *const *names, const double *vals, size_t n,
+			      double *out, struct pmt_expr_error *err);
+
+/* ---- event keys ------------------------------------------------------------------------
+ * perf writes one event in many ways: "MEM_LOAD_RETIRED.L2_HIT:R", "cpu_core@mem_load_retired.l2_hit@R",
+ * "cpu_core/MEM_LOAD_RETIRED.L2_HIT/". A key splits that into lower-case pmu, event and
+ * modifiers, with the retire-latency modifier R (perf) or ":retire_latency" (Intel) lifted out. */
+struct pmt_event_key {
+	char pmu[32];
+	char event[128];
+	char mods[64];
+	uint8_t retire_latency;
+};
+PMT_API int pmt_event_key_parse(const char *name, struct pmt_event_key *key);
+/* 2 = same pmu, event and modifiers; 1 = same event and modifiers where one side names no
+ * pmu or a core pmu (cpu, cpu_core); 0 = different. */
+PMT_API int pmt_event_key_match(const struct pmt_event_key *a, const struct pmt_event_key *b);
+
+/* ---- counts: aggregation units x event values -------------------------------------------
+ * The input interface of the metric evaluator. Loaded from perf stat output or filled by a
+ * recorder; a unit is one (interval, aggregation id) pair, e.g. ("1.000", "CPU3"). */
+struct pmt_counts;
+PMT_API int pmt_counts_new(struct pmt_counts **out);
+PMT_API void pmt_counts_free(struct pmt_counts *c);
+/* Find or add; return the index. interval/aggr may be NULL (= ""). */
+PMT_API int pmt_counts_unit(struct pmt_counts *c, const char *interval, const char *aggr);
+PMT_API int pmt_counts_event(struct pmt_counts *c, const char *name);
+/* Adds v to the cell (perf prints one line per merged source); NaN marks "not counted". */
+PMT_API int pmt_counts_add(struct pmt_counts *c, int unit, int event, double v);
+PMT_API size_t pmt_counts_nr_units(const struct pmt_counts *c);
+PMT_API size_t pmt_counts_nr_events(const struct pmt_counts *c);
+PMT_API const char *pmt_counts_event_name(const struct pmt_counts *c, size_t event);
+PMT_API const char *pmt_counts_unit_interval(const struct pmt_counts *c, size_t unit);
+PMT_API const char *pmt_counts_unit_aggr(const struct pmt_counts *c, size_t unit);
+/* Value of a cell; NaN when never set. Number of lines merged into it (source_count). */
+PMT_API double pmt_counts_get(const struct pmt_counts *c, size_t unit, size_t event);
+PMT_API unsigned pmt_counts_sources(const struct pmt_counts *c, size_t unit, size_t event);
+/* Best event for a metric ID (pmt_event_key_match), -PMT_ENOT_FOUND when none. */
+PMT_API int pmt_counts_find(const struct pmt_counts *c, const char *id);
+/* perf stat -x<sep> CSV (any aggregation mode, -I) or perf stat -j JSON lines; the format
+ * is detected. Errors name the line. */
+PMT_API int pmt_counts_load(struct pmt_counts *c, const char *path);
+PMT_API int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len,
+				const char *what);
+
+/* ---- retire latency -------------------------------------------------------------------- */
+enum pmt_retlat_stat {
+	PMT_RETLAT_MEAN = 0, PMT_RETLAT_MIN, PMT_RETLAT_MAX, PMT_RETLAT_LAST, PMT_RETLAT_MEDIAN,
+	PMT_RETLAT_PCT, /* with a percentile 0 < p <= 100 */
+};
+/* "mean", "min", "max", "last", "median", "p90", "p99.9" (case-insensitive). */
+PMT_API int pmt_retlat_stat_parse(const char *s, enum pmt_retlat_stat *stat, double *pct);
+
+/* Distribution statistics, named as pmu-tools genretlat.py names them (MEDIAN is the upper
+ * median sorted[n/2]; MEAN is not rounded here). */
+struct pmt_retlat_stats {
+	uint64_t count, nz_count;
+	double min, max, mean, median, mode, p90, p99;
+	uint64_t mode_count, nz_mode_count, buckets;
+	double min_nz, nz_mean, nz_median, nz_mode;
+	double last;
+};
+
+/* Per-event retire-latency histograms built from samples (65536 bins: the field is 16 bit). */
+struct pmt_retlat_dist {
+	char name[128];           /* event name without pmu/modifiers, as sampled */
+	uint32_t *hist;           /* [65536] */
+	uint64_t count;
+	uint16_t last;
+};
+struct pmt_retlat_samples {
+	struct pmt_retlat_dist *ev;
+	size_t nr, cap;
+	uint64_t nr_samples, nr_skipped; /* skipped: no WEIGHT_STRUCT or no event name */
+};
+PMT_API int pmt_retlat_samples_add(struct pmt_retlat_samples *s, const char *event,
+				   uint16_t retire_latency);
+/* Pull every sample of a trace: retire latency = weight bits 63:48 of samples whose attr
+ * has PERF_SAMPLE_WEIGHT_STRUCT. Returns the number of samples used. */
+PMT_API int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path);
+PMT_API void pmt_retlat_samples_free(struct pmt_retlat_samples *s);
+PMT_API int pmt_retlat_dist_find(const struct pmt_retlat_samples *s, const char *event);
+PMT_API void pmt_retlat_dist_stats(const struct pmt_retlat_dist *d, struct pmt_retlat_stats *st);
+/* Value at percentile p (nearest rank). */
+PMT_API double pmt_retlat_dist_pct(const struct pmt_retlat_dist *d, double p);
+
+/* Tables of default retire latencies: perf event JSON (RetirementLatencyMean/Min/Max),
+ * Intel *_retire_latency.json (Platform/Data MIN/MAX/MEAN), pmu-tools *-retlat.json
+ * (COUNT/MIN/MAX/MEAN/MEDIAN/..., optional "Values" histogram {"latency": count}). */
+struct pmt_retlat_entry {
+	char name[128];
+	double mean, min, max, median; /* NaN when the file lacks it */
+	uint64_t count;
+	uint32_t *values; /* optional [65536] histogram, NULL when absent */
+};
+struct pmt_retlat_table {
+	struct pmt_retlat_entry *e;
+	size_t nr, cap;
+};
+PMT_API int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path);
+PMT_API void pmt_retlat_table_free(struct pmt_retlat_table *t);
+PMT_API int pmt_retlat_table_find(const struct pmt_retlat_table *t, const char *event);
+/* perf's evsel__tpebs_read rules: from samples when the event has any (mean = rint(mean)),
+ * else from the table (rint(mean|min|max), last = rint(mean)). Returns 1 = from samples,
+ * 0 = from table, -PMT_ENOT_FOUND = neither (*out = 0, as perf before v6.16). */
+PMT_API int pmt_retlat_value(const struct pmt_retlat_samples *s, const struct pmt_retlat_table *t,
+			     const char *event, enum pmt_retlat_stat stat, double pct, double *out);
+
+/* Writers for `pmutrace calibrate`: Intel MIN/MAX/MEAN format or pmu-tools format with
+ * every statistic (and "Values" when full). */
+enum pmt_retlat_format { PMT_RETLAT_FMT_INTEL = 0, PMT_RETLAT_FMT_PMU_TOOLS };
+PMT_API int pmt_retlat_write(const struct pmt_retlat_samples *s, enum pmt_retlat_format fmt,
+			     int full, const char *path);
+
+/* ---- metric tables ----------------------------------------------------------------------*/
+struct pmt_metric {
+	char *name, *expr, *groups, *scale_unit, *threshold, *constraint, *desc, *legacy_name;
+	double scale;    /* from ScaleUnit: "100%" -> 100 */
+	char *pmu;       /* perf JSON "Unit" (cpu_core, cpu_atom) of hybrid tables, or NULL */
+	char *base_formula; /* Intel: the formula with event/metric names (for display) */
+	char *unit;      /* from ScaleUnit ("%") or UnitOfMeasure */
+	uint8_t intel;   /* expr/threshold use Intel aliases */
+	/* Intel: alias -> name pairs for the formula and for the threshold */
+	char **alias, **alias_to;
+	size_t nr_alias;
+	char **talias, **talias_to;
+	size_t nr_talias;
+};
+struct pmt_metric_set {
+	struct pmt_metric *m;
+	size_t nr, cap;
+};
+/* perf pmu-events metric JSON (array) or Intel perfmon metrics JSON ({Header, Metrics});
+ * detected from the content. Adds to the set. Returns the number of metrics added. */
+PMT_API int pmt_metric_set_load(struct pmt_metric_set *ms, const char *path);
+PMT_API int pmt_metric_set_load_mem(struct pmt_metric_set *ms, const char *json, size_t len,
+				    const char *what);
+PMT_API int pmt_metric_set_add(struct pmt_metric_set *ms, const char *name, const char *expr,
+			       const char *scale_unit, const char *threshold);
+PMT_API int pmt_metric_set_find(const struct pmt_metric_set *ms, const char *name);
+PMT_API void pmt_metric_set_free(struct pmt_metric_set *ms);
+
+/* An evaluation plan: selected metrics compiled with everything they reference (other
+ * metrics, recursively, each once; cycles are errors), bound to a count set. */
+enum pmt_metric_input_kind {
+	PMT_MIN_COUNT = 0,   /* an event count from the counts (NaN when absent) */
+	PMT_MIN_SOURCES,     /* source_count(): merged lines of the event */
+	PMT_MIN_HAS_EVENT,   /* has_event(): 1 if the counts have the event */
+	PMT_MIN_RETLAT,      /* an :R value, the same for every unit */
+	PMT_MIN_DURATION,    /* duration_time scaled by `scale` (perf uses seconds) */
+};
+struct pmt_metric_input {
+	char *id;            /* as written in the metric, normalised */
+	uint8_t kind;
+	double scale;
+	int count_idx;       /* bound event column, -1 when absent */
+	double value;        /* RETLAT value */
+	struct pmt_event_key key;
+};
+struct pmt_metric_plan;
+/* select: metric names or group names (a metric is in a group when MetricGroup lists it);
+ * nsel 0 = every metric. err receives "metric NAME: column N: ..." on failure. */
+PMT_API int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *select,
+				size_t nsel, const struct pmt_expr_ctx *ctx,
+				struct pmt_metric_plan **out, char *err, size_t errlen);
+PMT_API void pmt_metric_plan_free(struct pmt_metric_plan *p);
+PMT_API size_t pmt_metric_plan_nr_metrics(const struct pmt_metric_plan *p); /* selected */
+PMT_API const struct pmt_metric *pmt_metric_plan_metric(const struct pmt_metric_plan *p, size_t i);
+PMT_API size_t pmt_metric_plan_nr_inputs(const struct pmt_metric_plan *p);
+PMT_API struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p, size_t i);
+/* Bind count inputs to the columns of c (by pmt_counts_find). */
+PMT_API int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c);
+/* Evaluate every selected metric for one unit: values[i] (ScaleUnit applied) and
+ * thresh[i] (1 over, 0 not, -1 no threshold or NaN). Returns the number of metrics whose
+ * evaluation failed ("%" by 0); their value is NaN. No allocation; the plan holds the
+ * working slots, so use one plan per thread. */
+PMT_API int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_counts *c,
+				 size_t unit, double *values, int8_t *thresh);
+
+/* ---- topdown: SLOTS + PERF_METRICS ---------------------------------------------------------*/
+struct pmt_topdown {
+	double slots;                                    /* slots of the period */
+	double retiring, bad_spec, fe_bound, be_bound;   /* level 1 ratios */
+	double heavy_ops, br_mispredict, fetch_lat, mem_bound;          /* level 2 */
+	double light_ops, machine_clears, fetch_bw, core_bound;         /* complements */
+	/* per-metric slots as the kernel computes them: slots * byte / 0xff (integer) */
+	uint64_t slots_of[8];
+};
+/* Decode one read (prev_slots = prev_metrics = 0) or the delta between two reads, as
+ * Documentation/topdown.txt: metric_slots_i = byte_i * slots, ratio = delta / slots delta;
+ * L2 complements are parent - child. Returns 0, or -PMT_EINVAL when the slots delta is 0. */
+PMT_API int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_slots,
+			       uint64_t prev_metrics, struct pmt_topdown *out);
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif

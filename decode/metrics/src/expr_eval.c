@@ -1,0 +1,87 @@
+/* Postfix evaluator with perf's expr.y semantics (see tpebs.md §2, "Semantics"). */
+#include <math.h>
+
+#include "expr_priv.h"
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
+
+static inline int is_zero(double v)
+{
+	return fpclassify(v) == FP_ZERO;
+}
+
+int pmt_expr_eval(const struct pmt_expr *e, const double *slots, double *out)
+{
+	double st[EXPR_MAX_DEPTH + 1];
+	int sp = 0, rc = 0;
+
+	for (int i = 0; i < e->nr_ops; i++) {
+		const struct expr_op *o = &e->ops[i];
+		double a, b;
+
+		if (o->op == EOP_CONST) {
+			st[sp++] = o->k;
+			continue;
+		}
+		if (o->op == EOP_SLOT) {
+			st[sp++] = slots[o->slot];
+			continue;
+		}
+		if (o->op == EOP_NEG) {
+			st[sp - 1] = -st[sp - 1];
+			continue;
+		}
+		if (o->op == EOP_SELECT) {
+			double f = st[--sp], c = st[--sp];
+
+			if (is_zero(c))
+				st[sp - 1] = f;
+			continue;
+		}
+		b = st[--sp];
+		a = st[sp - 1];
+		switch (o->op) {
+		case EOP_ADD: a = isnan(a) || isnan(b) ? NAN : a + b; break;
+		case EOP_SUB: a = isnan(a) || isnan(b) ? NAN : a - b; break;
+		case EOP_MUL: a = isnan(a) || isnan(b) ? NAN : a * b; break;
+		case EOP_DIV:
+			a = is_zero(b) || isnan(a) || isnan(b) ? NAN : a / b;
+			break;
+		case EOP_MOD:
+			/* perf computes (long)a % (long)b. fmod of the truncated values is the
+			 * same where that is defined, and stays defined past LONG_MAX; a divisor
+			 * that truncates to 0 would trap in perf, so it is "% by 0" too. */
+			if (is_zero(b) || (!isnan(b) && trunc(b) == 0)) {
+				/* perf aborts the whole expression (YYABORT) */
+				rc = -PMT_EDIV_ZERO;
+				a = NAN;
+			} else if (isnan(a) || isnan(b)) {
+				a = NAN;
+			} else {
+				a = fmod(trunc(a), trunc(b));
+			}
+			break;
+		case EOP_OR:
+			a = isnan(a) || isnan(b) ? NAN : (is_zero(a) && is_zero(b) ? 0 : 1);
+			break;
+		case EOP_AND:
+			a = isnan(a) || isnan(b) ? NAN : (is_zero(a) || is_zero(b) ? 0 : 1);
+			break;
+		case EOP_XOR:
+			a = isnan(a) || isnan(b) ? NAN : (is_zero(a) != is_zero(b) ? 1 : 0);
+			break;
+		case EOP_LT: a = isnan(a) || isnan(b) ? NAN : a < b; break;
+		case EOP_GT: a = isnan(a) || isnan(b) ? NAN : a > b; break;
+		case EOP_GE: a = isnan(a) || isnan(b) ? NAN : a >= b; break;
+		case EOP_LE: a = isnan(a) || isnan(b) ? NAN : a <= b; break;
+		case EOP_EQ: a = isnan(a) || isnan(b) ? NAN : a == b; break;
+		case EOP_MIN: a = a < b ? a : b; break;
+		case EOP_MAX: a = a > b ? a : b; break;
+		case EOP_DRATIO: a = b == 0 ? 0 : a / b; break;
+		default: return -PMT_EINTERNAL;
+		}
+		st[sp - 1] = a;
+	}
+	*out = rc ? NAN : st[0];
+	return rc;
+}

@@ -1,0 +1,480 @@
+/* Metric evaluation plans: compile the selected metrics and everything they reference,
+ * bind inputs to a count set, evaluate per aggregation unit without allocating.
+ *
+ * Slots: [0, nr_inputs) hold inputs (counts, :R values, tool events); nr_inputs + k holds
+ * the value of compiled metric k. Metrics are compiled depth first, so a metric always
+ * comes after the metrics it references and one pass in order evaluates each once (the
+ * cache perf keeps in its expr context). A reference to a metric still being compiled is
+ * a cycle.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "counts_priv.h"
+#include "expr_priv.h"
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
+
+#define METRIC_REF (1u << 30) /* slot tag for metric references until relocation */
+#define ST_NONE (-1)
+#define ST_BUSY (-2)
+
+struct plan_metric {
+	size_t set_idx;
+	struct pmt_expr *expr;
+	struct pmt_expr *thresh;
+};
+
+struct pmt_metric_plan {
+	const struct pmt_metric_set *ms;
+	struct pmt_expr_ctx ctx;
+	struct plan_metric *pm;
+	size_t nr_pm, cap_pm;
+	int *state;                 /* per set metric: plan index, ST_NONE or ST_BUSY */
+	size_t *sel;                /* selected: plan indexes */
+	size_t nr_sel;
+	struct pmt_metric_input *in;
+	size_t nr_in, cap_in;
+	double *slots;
+	char *err;
+	size_t errlen;
+	int cur_metric;             /* set index being compiled, for resolver context */
+	int lenient;                /* every metric selected: skip the ones that fail */
+	int in_threshold;
+};
+
+static int add_input(struct pmt_metric_plan *p, const char *id, uint8_t kind, double scale)
+{
+	struct pmt_metric_input *in;
+	struct pmt_event_key key;
+	int have_key = pmt_event_key_parse(id, &key) == 0;
+
+	if (have_key && key.retire_latency && kind == PMT_MIN_COUNT)
+		kind = PMT_MIN_RETLAT;
+	for (size_t i = 0; i < p->nr_in; i++)
+		if (p->in[i].kind == kind && !strcmp(p->in[i].id, id))
+			return (int)i;
+	if (p->nr_in == p->cap_in) {
+		size_t cap = p->cap_in ? p->cap_in * 2 : 32;
+
+		in = realloc(p->in, cap * sizeof(*in));
+		if (!in)
+			return -PMT_ENOMEM;
+		p->in = in;
+		p->cap_in = cap;
+	}
+	in = &p->in[p->nr_in];
+	memset(in, 0, sizeof(*in));
+	in->id = strdup(id);
+	if (!in->id)
+		return -PMT_ENOMEM;
+	in->kind = kind;
+	in->scale = scale;
+	in->count_idx = -1;
+	in->value = NAN;
+	if (have_key)
+		in->key = key;
+	return (int)p->nr_in++;
+}
+
+static int compile_metric(struct pmt_metric_plan *p, size_t idx);
+
+/* By name (or Intel LegacyName); in hybrid tables the same name exists once per PMU and
+ * a reference means the one of the referring metric's PMU, as perf's per-PMU tables do. */
+static int find_metric(const struct pmt_metric_set *ms, const char *name, int legacy,
+		       const char *pmu)
+{
+	int any = -PMT_ENOT_FOUND;
+
+	for (size_t i = 0; i < ms->nr; i++) {
+		const struct pmt_metric *m = &ms->m[i];
+
+		if (strcasecmp(m->name, name) &&
+		    !(legacy && m->legacy_name && !strcasecmp(m->legacy_name, name)))
+			continue;
+		if (!pmu || !m->pmu || !strcmp(pmu, m->pmu))
+			return (int)i;
+		if (any < 0)
+			any = (int)i;
+	}
+	return any;
+}
+
+/* Intel constants, named as in the perfmon files. */
+static int intel_constant(struct pmt_metric_plan *p, const char *name, double *val)
+{
+	const struct pmt_expr_ctx *c = &p->ctx;
+	char *end;
+	double d = strtod(name, &end);
+
+	if (end != name && !*end) {
+		*val = d;
+		return PMT_EXPR_CONST;
+	}
+	if (!strcasecmp(name, "SYSTEM_TSC_FREQ"))
+		*val = c->system_tsc_freq;
+	else if (!strcasecmp(name, "HYPERTHREADING_ON"))
+		*val = c->smt_on;
+	else if (!strcasecmp(name, "THREADS_PER_CORE"))
+		*val = c->smt_on != 0 ? 2 : 1;
+	else if (!strcasecmp(name, "SOCKET_COUNT"))
+		*val = c->num_packages;
+	else if (!strcasecmp(name, "CHAS_PER_SOCKET"))
+		*val = c->chas_per_socket;
+	else if (strstr(name, "cpus.count"))
+		*val = c->num_cpus;
+	else if (!strcasecmp(name, "DURATIONTIMEINMILLISECONDS"))
+		return add_input(p, "duration_time", PMT_MIN_DURATION, 1e-6);
+	else if (!strcasecmp(name, "DURATIONTIMEINSECONDS"))
+		return add_input(p, "duration_time", PMT_MIN_DURATION, 1e-9);
+	else
+		return add_input(p, name, PMT_MIN_COUNT, 1); /* e.g. supplied in the counts */
+	return PMT_EXPR_CONST;
+}
+
+static int resolve(void *arg, const char *id, enum pmt_expr_ref_kind kind, double *val)
+{
+	struct pmt_metric_plan *p = arg;
+	const struct pmt_metric *m = &p->ms->m[p->cur_metric];
+	int j;
+
+	if (m->intel) {
+		char **al = p->in_threshold ? m->talias : m->alias;
+		char **to = p->in_threshold ? m->talias_to : m->alias_to;
+		size_t n = p->in_threshold ? m->nr_talias : m->nr_alias;
+
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(al[i], id))
+				continue;
+			if (p->in_threshold)
+				id = to[i]; /* a metric, by LegacyName */
+			else if (to[i][0] == '=')
+				return intel_constant(p, to[i] + 1, val);
+			else
+				id = to[i];
+			break;
+		}
+		if (!strcasecmp(id, "DURATIONTIMEINSECONDS") ||
+		    !strcasecmp(id, "DURATIONTIMEINMILLISECONDS"))
+			return intel_constant(p, id, val);
+	}
+	if (kind == PMT_EXPR_REF_VALUE && (j = find_metric(p->ms, id, m->intel, m->pmu)) >= 0) {
+		int r;
+		int save = p->cur_metric, save_th = p->in_threshold;
+
+		if (p->state[j] == ST_BUSY) {
+			snprintf(p->err, p->errlen, "metric %s: refers back to itself via %s",
+				 p->ms->m[save].name, p->ms->m[j].name);
+			return -PMT_ECYCLE;
+		}
+		r = compile_metric(p, (size_t)j);
+		p->cur_metric = save;
+		p->in_threshold = save_th;
+		if (r < 0)
+			return r;
+		return (int)(METRIC_REF | (unsigned)r);
+	}
+	if (kind == PMT_EXPR_REF_SOURCE_COUNT)
+		return add_input(p, id, PMT_MIN_SOURCES, 1);
+	if (kind == PMT_EXPR_REF_HAS_EVENT)
+		return add_input(p, id, PMT_MIN_HAS_EVENT, 1);
+	if (!strcmp(id, "duration_time"))
+		return add_input(p, id, PMT_MIN_DURATION, 1e-9); /* perf: seconds in metrics */
+	return add_input(p, id, PMT_MIN_COUNT, 1);
+}
+
+static int compile_one(struct pmt_metric_plan *p, size_t idx, const char *text, int thresh,
+		       struct pmt_expr **out)
+{
+	const struct pmt_metric *m = &p->ms->m[idx];
+	struct pmt_expr_error e;
+	int r;
+
+	p->cur_metric = (int)idx;
+	p->in_threshold = thresh;
+	r = pmt_expr_compile(text, m->intel ? PMT_EXPR_INTEL : 0, &p->ctx, resolve, p, out, &e);
+	if (r < 0 && r != -PMT_ECYCLE && !p->err[0])
+		snprintf(p->err, p->errlen, "metric %s%s: column %d: %s", m->name,
+			 thresh ? " (threshold)" : "", e.column, e.msg);
+	return r;
+}
+
+static int compile_metric(struct pmt_metric_plan *p, size_t idx)
+{
+	const struct pmt_metric *m = &p->ms->m[idx];
+	struct pmt_expr *e = NULL;
+	size_t k;
+	int r;
+
+	if (p->state[idx] >= 0)
+		return p->state[idx];
+	p->state[idx] = ST_BUSY;
+	r = compile_one(p, idx, m->expr, 0, &e);
+	if (r < 0) {
+		p->state[idx] = ST_NONE;
+		return r;
+	}
+	if (p->nr_pm == p->cap_pm) {
+		size_t cap = p->cap_pm ? p->cap_pm * 2 : 64;
+		struct plan_metric *n = realloc(p->pm, cap * sizeof(*n));
+
+		if (!n) {
+			pmt_expr_free(e);
+			return -PMT_ENOMEM;
+		}
+		p->pm = n;
+		p->cap_pm = cap;
+	}
+	k = p->nr_pm++;
+	p->pm[k] = (struct plan_metric){ .set_idx = idx, .expr = e };
+	p->state[idx] = (int)k;
+	return (int)k;
+}
+
+/* Thresholds name their parents (tma_x > 0.1 & tma_parent > 0.2) while parents' values
+ * name their children, so thresholds are compiled after every value: a threshold is no
+ * part of any value's dependency chain and cannot close a cycle. Compiling one may pull in
+ * more metrics, whose thresholds the same loop then handles. */
+static int compile_thresholds(struct pmt_metric_plan *p)
+{
+	for (size_t k = 0; k < p->nr_pm; k++) {
+		const struct pmt_metric *m = &p->ms->m[p->pm[k].set_idx];
+		struct pmt_expr *t = NULL;
+		int r;
+
+		if (!m->threshold || !*m->threshold || p->pm[k].thresh)
+			continue;
+		r = compile_one(p, p->pm[k].set_idx, m->threshold, 1, &t);
+		if (r < 0 && (r == -PMT_ENOMEM || !p->lenient))
+			return r;
+		if (r < 0) {
+			pmt_warn("%s (threshold left out)", p->err);
+			p->err[0] = 0;
+		}
+		p->pm[k].thresh = t;
+	}
+	return 0;
+}
+
+static void relocate(struct pmt_metric_plan *p, struct pmt_expr *e)
+{
+	if (!e)
+		return;
+	e->nr_slots = 0;
+	for (int i = 0; i < e->nr_ops; i++) {
+		struct expr_op *o = &e->ops[i];
+
+		if (o->op != EOP_SLOT)
+			continue;
+		if (o->slot & METRIC_REF)
+			o->slot = (uint32_t)p->nr_in + (o->slot & ~METRIC_REF);
+		if ((int)o->slot + 1 > e->nr_slots)
+			e->nr_slots = (int)o->slot + 1;
+	}
+}
+
+static int in_group(const char *groups, const char *g)
+{
+	size_t n = strlen(g);
+
+	for (const char *s = groups; s && *s;) {
+		const char *e = strchr(s, ';');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+
+		if (l == n && !strncasecmp(s, g, n))
+			return 1;
+		s = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+static int select_metric(struct pmt_metric_plan *p, size_t idx)
+{
+	int k = compile_metric(p, idx);
+
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i < p->nr_sel; i++)
+		if (p->sel[i] == (size_t)k)
+			return 0;
+	p->sel[p->nr_sel++] = (size_t)k;
+	return 0;
+}
+
+int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *select, size_t nsel,
+			const struct pmt_expr_ctx *ctx, struct pmt_metric_plan **out, char *err,
+			size_t errlen)
+{
+	static char dummy[8];
+	struct pmt_metric_plan *p = calloc(1, sizeof(*p));
+	int rc = 0;
+
+	*out = NULL;
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = 0;
+	if (!p)
+		return -PMT_ENOMEM;
+	p->ms = ms;
+	p->err = err;
+	p->errlen = errlen;
+	if (ctx)
+		p->ctx = *ctx;
+	else
+		pmt_expr_ctx_default(&p->ctx);
+	p->state = malloc((ms->nr + 1) * sizeof(*p->state));
+	p->sel = malloc((ms->nr + 1) * sizeof(*p->sel));
+	if (!p->state || !p->sel) {
+		pmt_metric_plan_free(p);
+		return -PMT_ENOMEM;
+	}
+	for (size_t i = 0; i < ms->nr; i++)
+		p->state[i] = ST_NONE;
+	p->lenient = !nsel;
+	if (!nsel) {
+		/* "every metric": one that does not compile is reported and left out */
+		for (size_t i = 0; i < ms->nr && rc >= 0; i++) {
+			rc = select_metric(p, i);
+			if (rc < 0 && rc != -PMT_ENOMEM) {
+				pmt_warn("%s (left out)", err);
+				err[0] = 0;
+				rc = 0;
+			}
+		}
+	}
+	for (size_t s = 0; s < nsel && rc >= 0; s++) {
+		int found = 0;
+
+		for (size_t i = 0; i < ms->nr && rc >= 0; i++) {
+			if (strcasecmp(ms->m[i].name, select[s]) && !in_group(ms->m[i].groups, select[s]))
+				continue;
+			found = 1;
+			rc = select_metric(p, i);
+		}
+		if (!found && rc >= 0) {
+			snprintf(err, errlen, "no metric or metric group named '%s'", select[s]);
+			rc = -PMT_ENOT_FOUND;
+		}
+	}
+	if (rc >= 0)
+		rc = compile_thresholds(p);
+	if (rc >= 0) {
+		p->slots = malloc((p->nr_in + p->nr_pm + 1) * sizeof(*p->slots));
+		if (!p->slots)
+			rc = -PMT_ENOMEM;
+	}
+	if (rc < 0) {
+		pmt_metric_plan_free(p);
+		return rc;
+	}
+	for (size_t k = 0; k < p->nr_pm; k++) {
+		relocate(p, p->pm[k].expr);
+		relocate(p, p->pm[k].thresh);
+	}
+	*out = p;
+	return 0;
+}
+
+void pmt_metric_plan_free(struct pmt_metric_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t k = 0; k < p->nr_pm; k++) {
+		pmt_expr_free(p->pm[k].expr);
+		pmt_expr_free(p->pm[k].thresh);
+	}
+	for (size_t i = 0; i < p->nr_in; i++)
+		free(p->in[i].id);
+	free(p->in);
+	free(p->pm);
+	free(p->state);
+	free(p->sel);
+	free(p->slots);
+	free(p);
+}
+
+size_t pmt_metric_plan_nr_metrics(const struct pmt_metric_plan *p) { return p->nr_sel; }
+
+const struct pmt_metric *pmt_metric_plan_metric(const struct pmt_metric_plan *p, size_t i)
+{
+	return &p->ms->m[p->pm[p->sel[i]].set_idx];
+}
+
+size_t pmt_metric_plan_nr_inputs(const struct pmt_metric_plan *p) { return p->nr_in; }
+
+struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p, size_t i)
+{
+	return &p->in[i];
+}
+
+int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c)
+{
+	int bound = 0;
+
+	for (size_t i = 0; i < p->nr_in; i++) {
+		p->in[i].count_idx = c ? pmt_counts_find(c, p->in[i].id) : -1;
+		if (p->in[i].count_idx < 0)
+			p->in[i].count_idx = -1;
+		else
+			bound++;
+	}
+	return bound;
+}
+
+int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_counts *c, size_t unit,
+			 double *values, int8_t *thresh)
+{
+	double *s = p->slots;
+	const double *row = c && unit < c->nr_units ? c->val + unit * c->ecap : NULL;
+	const uint32_t *src = row ? c->src + unit * c->ecap : NULL;
+	int failed = 0;
+
+	for (size_t i = 0; i < p->nr_in; i++) {
+		const struct pmt_metric_input *in = &p->in[i];
+		int ci = row ? in->count_idx : -1;
+
+		switch (in->kind) {
+		case PMT_MIN_COUNT:
+			s[i] = ci >= 0 ? row[ci] : NAN;
+			break;
+		case PMT_MIN_SOURCES:
+			s[i] = ci >= 0 ? (double)src[ci] : NAN;
+			break;
+		case PMT_MIN_HAS_EVENT:
+			s[i] = ci >= 0;
+			break;
+		case PMT_MIN_DURATION:
+			s[i] = ci >= 0 ? row[ci] * in->scale : NAN;
+			break;
+		default: /* RETLAT: one value for every unit */
+			s[i] = !isnan(in->value) ? in->value : ci >= 0 ? row[ci] : 0;
+			break;
+		}
+	}
+	for (size_t k = 0; k < p->nr_pm; k++) {
+		double v;
+
+		if (pmt_expr_eval(p->pm[k].expr, s, &v) < 0)
+			failed++;
+		s[p->nr_in + k] = v;
+	}
+	for (size_t i = 0; i < p->nr_sel; i++) {
+		const struct plan_metric *pm = &p->pm[p->sel[i]];
+		double v = s[p->nr_in + p->sel[i]];
+
+		if (values)
+			values[i] = v * p->ms->m[pm->set_idx].scale;
+		if (thresh) {
+			double t;
+
+			thresh[i] = -1;
+			if (pm->thresh && pmt_expr_eval(pm->thresh, s, &t) == 0 && !isnan(t))
+				thresh[i] = fpclassify(t) != FP_ZERO;
+		}
+	}
+	return failed;
+}

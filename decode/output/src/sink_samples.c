@@ -1,0 +1,627 @@
+/* Sample sinks: perf-script-like text, CSV with a header row, JSON lines. */
+#include "pmutrace/common.h"
+#include "pmutrace/spe_decode.h"
+#include "pmutrace/output.h"
+
+void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out, enum pmt_sink_format fmt,
+		       int compat, int show_time)
+{
+	memset(k, 0, sizeof(*k));
+	k->out = out;
+	k->fmt = fmt;
+	k->compat = compat;
+	k->show_time = (uint8_t)show_time;
+	k->name_width = 20;
+	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
+		struct pmt_out o = { .buf = k->head[ev], .cap = sizeof(k->head[ev]) };
+
+		if (fmt == PMT_SINK_JSONL)
+			pmt_out_str(&o, "{\"event\":");
+		if (fmt == PMT_SINK_JSONL)
+			pmt_out_json_str(&o, pmt_spe_event_name(ev, compat));
+		else
+			pmt_out_str(&o, pmt_spe_event_name(ev, compat));
+		k->head_len[ev] = (uint8_t)o.len;
+	}
+}
+
+/* n bytes from src in 32-byte blocks: the tails are ~100 bytes, and a fixed-size memcpy
+ * compiles to a few vector moves where a variable one is a libc call */
+static void out_blocks(struct pmt_out *o, const char *src, size_t n)
+{
+	char *dst;
+
+	pmt_out_reserve(o, n + 32);
+	dst = o->buf + o->len;
+	for (size_t i = 0; i < n; i += 32)
+		memcpy(dst + i, src + i, 32);
+	o->len += n;
+}
+
+static const char csv_cols[] =
+	"event,cpu,pid,tid,time,ip,addr,phys_addr,period,weight,issue_lat,xlat_lat,data_src,"
+	"mem_op,mem_lvl,mem_snoop,mem_tlb,op,flags,offset\n";
+
+void pmt_spe_sink_header(struct pmt_spe_sink *k)
+{
+	if (k->fmt != PMT_SINK_CSV)
+		return;
+	/* the brstack column exists only when branch stacks are made */
+	pmt_out_mem(k->out, csv_cols, sizeof(csv_cols) - 2);
+	pmt_out_str(k->out, k->brstack ? ",brstack\n" : "\n");
+}
+
+/* the op column, padded so that it is copied as one 8-byte word */
+struct op_col {
+	char s[8];
+	size_t len;
+};
+
+static const struct op_col *op_col(const struct pmt_spe_sample *s)
+{
+	static const struct op_col cols[5] = {
+		{ "LD", 2 }, { "ST", 2 }, { "BR", 2 }, { "OTHER", 5 }, { "", 0 },
+	};
+	uint32_t op = s->op;
+
+	if (op & PMT_SPE_OP_F_LDST)
+		return &cols[(op & PMT_SPE_OP_F_ST) ? 1 : 0];
+	if (op & PMT_SPE_OP_F_BRANCH)
+		return &cols[2];
+	return &cols[(op & PMT_SPE_OP_F_OTHER) ? 3 : 4];
+}
+
+/* Short variable-length copies and fills in 32-byte blocks (they may write up to 31
+ * bytes past n, and read src that far): gcc turns a variable memcpy or memset into rep
+ * movs/stos, whose start-up cost was a fifth of the text sink. */
+static char *put_blocks(char *p, const char *src, size_t n)
+{
+	for (size_t i = 0; i < n; i += 32)
+		memcpy(p + i, src + i, 32);
+	return p + n;
+}
+
+/* put_blocks() for the cached row tails: their length straddles 96 and 128 bytes from one
+ * sample to the next, so the block count mispredicted; most fit five fixed 32-byte copies
+ * (writes up to 160 bytes past p, reads src that far). */
+static char *put_tail(char *p, const char *src, size_t n)
+{
+	if (n > 160)
+		return put_blocks(p, src, n);
+	/* five block copies in order, not one of 160 bytes: src may lie less than 160
+	 * bytes before p (see write_row()) */
+	for (size_t i = 0; i < 160; i += 32)
+		memcpy(p + i, src + i, 32);
+	return p + n;
+}
+
+static char *put_spaces(char *p, size_t n)
+{
+	static const char spaces[32] = "                                ";
+
+	for (size_t i = 0; i < n; i += 32)
+		memcpy(p + i, spaces, 32);
+	return p + n;
+}
+
+/* v right-aligned in w columns at p; returns the end (writes up to w + 24 bytes) */
+static char *put_dec_w(char *p, uint64_t v, size_t w)
+{
+	char t[24];
+	size_t n = (size_t)(pmt_fmt_u64(t, v) - t);
+
+	if (n < w)
+		p = put_spaces(p, w - n);
+	memcpy(p, t, sizeof(t));
+	return p + n;
+}
+
+static char *put_hex_w(char *p, uint64_t v, size_t w)
+{
+	char t[24];
+	size_t n = (size_t)(pmt_fmt_hex(t, v) - t);
+
+	if (n < w)
+		p = put_spaces(p, w - n);
+	memcpy(p, t, sizeof(t));
+	return p + n;
+}
+
+/* perf script's meminfo text of a data_src, decoded once per distinct value */
+static const struct pmt_spe_dsrc_text *dsrc_text(struct pmt_spe_sink *k, uint64_t data_src)
+{
+	struct pmt_spe_dsrc_text *c = &k->dsrc[(data_src * 0x9e3779b97f4a7c15ULL) >> 60];
+	char t[160];
+	int n;
+
+	if (c->valid && c->key == data_src)
+		return c;
+	n = pmt_mem_data_src_str(data_src, k->compat, t, sizeof(t));
+	c->key = data_src;
+	c->len = (uint16_t)n;
+	c->valid = 1;
+	memcpy(c->text, t, (size_t)n);
+	return c;
+}
+
+/* text columns up to the period: tid "%5d ", cpu "[%03d] ", time "%12s: " (< 100 bytes) */
+static char *text_prefix(const struct pmt_spe_sink *k, char *p, const struct pmt_spe_sample *s)
+{
+	if (s->tid < 0) {
+		memcpy(p, "   -1", 5);
+		p += 5;
+	} else {
+		p = put_dec_w(p, (uint64_t)s->tid, 5);
+	}
+	memcpy(p, " [", 2);
+	p += 2;
+	if (s->cpu < 10) {
+		*p++ = '0';
+		*p++ = '0';
+	} else if (s->cpu < 100) {
+		*p++ = '0';
+	}
+	p = pmt_fmt_u64(p, s->cpu);
+	memcpy(p, "] ", 2);
+	p += 2;
+	if (k->show_time) {
+		/* perf: "%12s: " of secs.usecs (truncated) */
+		uint64_t us = s->time / 1000;
+		char t[48], *e = pmt_fmt_u64(t, us / 1000000);
+		size_t tl;
+
+		/* six digits with leading zeros: 10^6 + usecs with its '1' made the '.' */
+		pmt_fmt_u64(e, 1000000 + us % 1000000);
+		*e = '.';
+		e += 7;
+		tl = (size_t)(e - t);
+		if (tl < 12)
+			p = put_spaces(p, 12 - tl);
+		memcpy(p, t, tl);
+		p += tl;
+		memcpy(p, ": ", 2);
+		p += 2;
+	}
+	return p;
+}
+
+/* text mode: k->tail holds the tid/cpu/time columns at 0, those from addr on here */
+#define TEXT_SFX 512
+
+static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+{
+	struct pmt_out *o = k->out;
+	static const char unknown[32] = "unknown";
+	const char *name = s->event < PMT_SPE_SE_COUNT ? k->head[s->event] : unknown;
+	size_t nl = s->event < PMT_SPE_SE_COUNT ? k->head_len[s->event] : 7;
+	const struct pmt_spe_dsrc_text *ds = dsrc_text(k, s->data_src);
+	uint32_t dl = ds->len + 17u;
+	char *p;
+
+	if (dl > k->dsrc_maxlen)
+		k->dsrc_maxlen = dl;
+	/* every field has a bound: tid 11, cpu 14, time 40, period 20, addr/data_src 16
+	 * (+24 slack of the number writers), the meminfo padded to dsrc_maxlen, ... */
+	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 640);
+	p = o->buf + o->len;
+	/* the samples of a record share tid, cpu and time: their columns are formatted once
+	 * (k->tail and k->last are the CSV/JSONL tail cache, free in text mode) */
+	if (!k->tail_valid || k->last.tid != s->tid || k->last.cpu != s->cpu ||
+	    k->last.time != s->time) {
+		k->tail_len = (uint16_t)(text_prefix(k, k->tail, s) - k->tail);
+		k->tail_valid = 1;
+		k->last.tid = s->tid;
+		k->last.cpu = s->cpu;
+		k->last.time = s->time;
+	}
+	p = put_blocks(p, k->tail, k->tail_len);
+	p = put_dec_w(p, s->period, 10);
+	*p++ = ' ';
+	if (nl < k->name_width)
+		p = put_spaces(p, k->name_width - nl);
+	p = put_blocks(p, name, nl);
+	memcpy(p, ": ", 2);
+	p += 2;
+	/* addr to phys_addr (< 300 bytes): the same for most samples of a record */
+	if (k->sfx_valid && k->last.addr == s->addr && k->last.data_src == s->data_src &&
+	    k->last.weight == s->weight && k->last.ip == s->ip &&
+	    k->last.phys_addr == s->phys_addr && k->sfx_dsrc_maxlen == k->dsrc_maxlen) {
+		p = put_blocks(p, k->tail + TEXT_SFX, k->sfx_len);
+	} else {
+		char *start = p;
+
+		p = put_hex_w(p, s->addr, 16);
+		/* perf 6.1 data_src__fprintf(): "%16llx %s" padded to the longest seen so far */
+		p = put_hex_w(p, s->data_src, 16);
+		*p++ = ' ';
+		p = put_blocks(p, ds->text, ds->len);
+		p = put_spaces(p, k->dsrc_maxlen - dl);
+		p = put_dec_w(p, s->weight, 16);
+		*p++ = ' ';
+		p = put_hex_w(p, s->ip, 16);
+		p = put_hex_w(p, s->phys_addr, 16);
+		k->sfx_len = (uint16_t)(p - start);
+		memcpy(k->tail + TEXT_SFX, start, k->sfx_len);
+		k->sfx_valid = 1;
+		k->sfx_dsrc_maxlen = k->dsrc_maxlen;
+		k->last.addr = s->addr;
+		k->last.data_src = s->data_src;
+		k->last.weight = s->weight;
+		k->last.ip = s->ip;
+		k->last.phys_addr = s->phys_addr;
+	}
+	o->len = (size_t)(p - o->buf);
+	if (k->brstack && s->brstack && s->brstack->nr) {
+		/* perf_sample__fprintf_brstack(): " 0x..." per entry, each flags part ends
+		 * in a space */
+		char bs[PMT_SPE_BRSTACK_MAX * 96];
+		int n = pmt_spe_brstack_str(s->brstack, "  ", bs, sizeof(bs));
+
+		pmt_out_char(o, ' ');
+		pmt_out_mem(o, bs, (size_t)n);
+		pmt_out_char(o, ' ');
+	}
+	pmt_out_char(o, '\n');
+}
+
+/* The decoded data_src parts as CSV columns (empty when data_src is 0) or JSON keys,
+ * formatted once per distinct consecutive value. */
+static void mem_fields(struct pmt_spe_sink *k, struct pmt_out *dst, const struct pmt_spe_sample *s,
+		       int json)
+{
+	static const char *const keys[4] = { ",\"mem_op\":", ",\"mem_lvl\":",
+					      ",\"mem_snoop\":", ",\"mem_tlb\":" };
+	struct pmt_out o;
+	char buf[96];
+	struct pmt_spe_dsrc_text *c = &k->dsrc[(s->data_src * 0x9e3779b97f4a7c15ULL) >> 60];
+
+	/* out_blocks() may read past the entry's text: still inside the sink */
+	if (c->valid && c->key == s->data_src) {
+		out_blocks(dst, c->text, c->len);
+		return;
+	}
+	/* a tiny pmt_out over the cache entry: never flushed (fp NULL), 4 short fields */
+	memset(&o, 0, sizeof(o));
+	o.buf = c->text;
+	o.cap = sizeof(c->text);
+	for (int i = 0; i < 4; i++) {
+		if (s->data_src) {
+			switch (i) {
+			case 0: pmt_mem_op_str(s->data_src, buf, 40); break;
+			case 1: pmt_mem_lvl_str(s->data_src, k->compat, buf, 40); break;
+			case 2: pmt_mem_snoop_str(s->data_src, buf, 40); break;
+			default: pmt_mem_tlb_str(s->data_src, buf, 40); break;
+			}
+		}
+		if (json) {
+			if (!s->data_src)
+				continue;
+			pmt_out_str(&o, keys[i]);
+			pmt_out_json_str(&o, buf);
+		} else {
+			if (s->data_src)
+				pmt_out_csv_str(&o, buf);
+			pmt_out_char(&o, ',');
+		}
+	}
+	c->key = s->data_src;
+	c->len = (uint16_t)o.len;
+	c->valid = 1;
+	out_blocks(dst, c->text, c->len);
+}
+
+const char *pmt_branch_type_name(unsigned type)
+{
+	/* tools/perf/util/branch.c branch_type_name(), PERF_BR_* order */
+	static const char *const names[16] = {
+		"N/A", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL", "SYSRET",
+		"COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX", "",
+	};
+
+	if (type == PMT_BR_UNKNOWN || type >= 16)
+		return "";
+	return names[type];
+}
+
+int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *out,
+			size_t cap)
+{
+	/* a never-flushed pmt_out over a local buffer: one entry is < 90 bytes */
+	char tmp[PMT_SPE_BRSTACK_MAX * 128];
+	struct pmt_out o;
+	int len;
+
+	if (!cap)
+		return 0;
+	memset(&o, 0, sizeof(o));
+	o.buf = tmp;
+	o.cap = sizeof(tmp);
+	for (uint32_t i = 0; i < b->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
+		const struct pmt_branch_entry *e = &b->e[i];
+		unsigned f = e->flags;
+
+		if (i)
+			pmt_out_str(&o, sep);
+		pmt_out_0x(&o, e->from);
+		pmt_out_char(&o, '/');
+		pmt_out_0x(&o, e->to);
+		pmt_out_char(&o, '/');
+		/* bstack_event_str(): "-" without any of the three, else P or M, then N */
+		if (!(f & (PMT_BRF_MISPRED | PMT_BRF_PREDICTED | PMT_BRF_NOT_TAKEN))) {
+			pmt_out_char(&o, '-');
+		} else {
+			pmt_out_char(&o, (f & PMT_BRF_PREDICTED) ? 'P' : 'M');
+			if (f & PMT_BRF_NOT_TAKEN)
+				pmt_out_char(&o, 'N');
+		}
+		/* in_tx, abort (never set by SPE), cycles, type, spec (never set by SPE) */
+		pmt_out_str(&o, (f & PMT_BRF_IN_TX) ? "/X/-/" : "/-/-/");
+		pmt_out_u64(&o, e->cycles);
+		pmt_out_char(&o, '/');
+		pmt_out_str(&o, pmt_branch_type_name(e->type));
+		pmt_out_str(&o, "/-");
+	}
+	len = (int)(o.len < cap ? o.len : cap - 1);
+	memcpy(out, tmp, (size_t)len);
+	out[len] = 0;
+	return len;
+}
+
+/* ",cpu,pid,tid,time": consecutive records mostly differ only in the time's last digits */
+static char *csv_pre(struct pmt_spe_sink *k, char *p, const struct pmt_spe_sample *s)
+{
+	uint64_t hi = s->time >= 100000000 ? s->time / 100000000 : 0;
+
+	if (!k->pre_valid || k->pre_cpu != s->cpu || k->pre_pid != s->pid ||
+	    k->pre_tid != s->tid || k->pre_hi != hi) {
+		char *q = k->pre;
+
+		*q++ = ',';
+		q = pmt_fmt_u64(q, s->cpu);
+		*q++ = ',';
+		q = pmt_fmt_i64(q, s->pid);
+		*q++ = ',';
+		q = pmt_fmt_i64(q, s->tid);
+		*q++ = ',';
+		if (hi)
+			q = pmt_fmt_u64(q, hi);
+		k->pre_len = (uint8_t)(q - k->pre);
+		k->pre_valid = 1;
+		k->pre_cpu = s->cpu;
+		k->pre_pid = s->pid;
+		k->pre_tid = s->tid;
+		k->pre_hi = hi;
+	}
+	p = put_blocks(p, k->pre, k->pre_len);
+	if (!hi)
+		return pmt_fmt_u64(p, s->time);
+	pmt_fmt_8digits(p, (uint32_t)(s->time % 100000000));
+	return p + 8;
+}
+
+static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
+{
+	char *p;
+
+	/* 11 numbers of <= 20 chars and 4 hex of <= 18 with separators: < 320 bytes; the
+	 * position stays in a register (o->len written once) */
+	pmt_out_reserve(o, 320);
+	p = o->buf + o->len;
+	p = csv_pre(k, p, s);
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->ip);
+	*p++ = ',';
+	k->addr_at = (uint16_t)(p - o->buf);
+	p = pmt_fmt_0x(p, s->addr);
+	k->addr_end = (uint16_t)(p - o->buf);
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->phys_addr);
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->period);
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->weight);
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->issue_lat);
+	*p++ = ',';
+	p = pmt_fmt_u64(p, s->xlat_lat);
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->data_src);
+	*p++ = ',';
+	o->len = (size_t)(p - o->buf);
+	mem_fields(k, o, s, 0);
+	pmt_out_reserve(o, 48);
+	p = o->buf + o->len;
+	memcpy(p, op_col(s)->s, 8);
+	p += op_col(s)->len;
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->flags);
+	*p++ = ',';
+	p = pmt_fmt_0x(p, s->rec ? s->rec->offset : 0);
+	o->len = (size_t)(p - o->buf);
+	if (k->brstack) {
+		char bs[2 * 96];
+		int n = s->brstack ? pmt_spe_brstack_str(s->brstack, " ", bs, sizeof(bs)) : 0;
+
+		pmt_out_char(o, ',');
+		pmt_out_mem(o, bs, (size_t)n);
+	}
+	pmt_out_char(o, '\n');
+}
+
+static void json_hex(struct pmt_out *o, const char *key, uint64_t v)
+{
+	pmt_out_str(o, key);
+	pmt_out_str(o, "\"0x");
+	pmt_out_hex(o, v);
+	pmt_out_char(o, '"');
+}
+
+static void json_u64(struct pmt_out *o, const char *key, uint64_t v)
+{
+	pmt_out_str(o, key);
+	pmt_out_u64(o, v);
+}
+
+static void json_brstack(struct pmt_out *o, const struct pmt_spe_brstack *b)
+{
+	pmt_out_str(o, ",\"brstack\":[");
+	for (uint32_t i = 0; i < b->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
+		const struct pmt_branch_entry *e = &b->e[i];
+
+		pmt_out_str(o, i ? ",{" : "{");
+		json_hex(o, "\"from\":", e->from);
+		json_hex(o, ",\"to\":", e->to);
+		pmt_out_str(o, (e->flags & PMT_BRF_MISPRED) ? ",\"mispred\":true" :
+							      ",\"mispred\":false");
+		pmt_out_str(o, (e->flags & PMT_BRF_PREDICTED) ? ",\"predicted\":true" :
+								",\"predicted\":false");
+		pmt_out_str(o, (e->flags & PMT_BRF_NOT_TAKEN) ? ",\"not_taken\":true" :
+								",\"not_taken\":false");
+		pmt_out_str(o, (e->flags & PMT_BRF_IN_TX) ? ",\"in_tx\":true" :
+							    ",\"in_tx\":false");
+		json_u64(o, ",\"cycles\":", e->cycles);
+		pmt_out_str(o, ",\"type\":");
+		pmt_out_json_str(o, e->type == PMT_BR_UNKNOWN ? "N/A" : pmt_branch_type_name(e->type));
+		pmt_out_char(o, '}');
+	}
+	pmt_out_char(o, ']');
+}
+
+/* a literal at p, its size known at compile time */
+#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+static char *put_json_hex(char *p, uint64_t v)
+{
+	*p++ = '"';
+	p = pmt_fmt_0x(p, v);
+	*p++ = '"';
+	return p;
+}
+
+static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, struct pmt_out *o)
+{
+	char *p;
+
+	/* 12 keys (< 160 bytes) and their values (< 24 bytes each): < 450 bytes; the
+	 * position stays in a register (o->len written once) */
+	pmt_out_reserve(o, 450);
+	p = o->buf + o->len;
+	p = PUT_LIT(p, ",\"cpu\":");
+	p = pmt_fmt_u64(p, s->cpu);
+	p = PUT_LIT(p, ",\"pid\":");
+	p = pmt_fmt_i64(p, s->pid);
+	p = PUT_LIT(p, ",\"tid\":");
+	p = pmt_fmt_i64(p, s->tid);
+	p = PUT_LIT(p, ",\"time\":");
+	p = pmt_fmt_u64(p, s->time);
+	p = PUT_LIT(p, ",\"ip\":");
+	p = put_json_hex(p, s->ip);
+	p = PUT_LIT(p, ",\"addr\":");
+	k->addr_at = (uint16_t)(p - o->buf);
+	p = put_json_hex(p, s->addr);
+	k->addr_end = (uint16_t)(p - o->buf);
+	p = PUT_LIT(p, ",\"phys_addr\":");
+	p = put_json_hex(p, s->phys_addr);
+	p = PUT_LIT(p, ",\"period\":");
+	p = pmt_fmt_u64(p, s->period);
+	p = PUT_LIT(p, ",\"weight\":");
+	p = pmt_fmt_u64(p, s->weight);
+	p = PUT_LIT(p, ",\"issue_lat\":");
+	p = pmt_fmt_u64(p, s->issue_lat);
+	p = PUT_LIT(p, ",\"xlat_lat\":");
+	p = pmt_fmt_u64(p, s->xlat_lat);
+	p = PUT_LIT(p, ",\"data_src\":");
+	p = put_json_hex(p, s->data_src);
+	o->len = (size_t)(p - o->buf);
+	mem_fields(k, o, s, 1);
+	pmt_out_str(o, ",\"op\":\"");
+	pmt_out_str(o, op_col(s)->s);
+	pmt_out_reserve(o, 64);
+	p = o->buf + o->len;
+	p = PUT_LIT(p, "\",\"flags\":");
+	p = put_json_hex(p, s->flags);
+	p = PUT_LIT(p, ",\"offset\":");
+	p = put_json_hex(p, s->rec ? s->rec->offset : 0);
+	o->len = (size_t)(p - o->buf);
+	if (k->brstack && s->brstack)
+		json_brstack(o, s->brstack);
+	pmt_out_str(o, "}\n");
+}
+
+/* everything of the tail but addr */
+static int same_tail(const struct pmt_spe_sample *a, const struct pmt_spe_sample *b)
+{
+	return a->cpu == b->cpu && a->pid == b->pid && a->tid == b->tid &&
+	       a->flags == b->flags && a->op == b->op && a->time == b->time &&
+	       a->ip == b->ip && a->phys_addr == b->phys_addr &&
+	       a->period == b->period && a->weight == b->weight &&
+	       a->data_src == b->data_src && a->issue_lat == b->issue_lat &&
+	       a->xlat_lat == b->xlat_lat && a->brstack == b->brstack;
+}
+
+/* CSV and JSONL: the event's precomputed head, then the columns after the event name,
+ * formatted once per distinct consecutive sample tail straight into the output (a
+ * never-flushed pmt_out over it: a tail is < 1000 bytes) and copied from there by the
+ * rows that repeat it, until the buffer is flushed. The samples of a load or store record
+ * differ only in addr (the instructions sample has the branch target there): that one is
+ * spliced into the copy. */
+static void write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
+{
+	static const char unknown_csv[32] = "unknown";
+	static const char unknown_json[32] = "{\"event\":\"unknown\"";
+	uint64_t off = s->rec ? s->rec->offset : 0;
+	struct pmt_out *o = k->out;
+	const char *head, *src;
+	size_t hl;
+	char *p;
+
+	if (s->event < PMT_SPE_SE_COUNT) {
+		head = k->head[s->event];
+		hl = k->head_len[s->event];
+	} else {
+		head = json ? unknown_json : unknown_csv;
+		hl = strlen(head);
+	}
+	/* one reserve for the row: head, a fresh tail or a copy with a spliced addr, and
+	 * block slack */
+	pmt_out_reserve(o, hl + sizeof(k->tail) + 224u);
+	p = put_blocks(o->buf + o->len, head, hl);
+	/* rows only append: a shorter buffer than where the cached tail ends was flushed */
+	if (!k->tail_valid || k->last_offset != off || o->len < k->tail_pos + k->tail_len ||
+	    !same_tail(&k->last, s)) {
+		struct pmt_out t = { .buf = p, .cap = sizeof(k->tail) };
+
+		if (json)
+			json_tail(k, s, &t);
+		else
+			csv_tail(k, s, &t);
+		k->tail_pos = (size_t)(p - o->buf);
+		k->tail_len = (uint16_t)t.len;
+		k->tail_valid = 1;
+		k->last = *s;
+		k->last_offset = off;
+		o->len = k->tail_pos + t.len;
+		return;
+	}
+	/* the source is an earlier row: at least a row (> 32 bytes) before p, so the
+	 * 32-byte blocks never overlap, and bytes past the tail read back are slack */
+	src = o->buf + k->tail_pos;
+	if (k->last.addr == s->addr) {
+		p = put_tail(p, src, k->tail_len);
+	} else {
+		p = put_tail(p, src, k->addr_at);
+		p = json ? put_json_hex(p, s->addr) : pmt_fmt_0x(p, s->addr);
+		p = put_tail(p, src + k->addr_end, (size_t)(k->tail_len - k->addr_end));
+	}
+	o->len = (size_t)(p - o->buf);
+}
+
+void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+{
+	k->nsamples++;
+	switch (k->fmt) {
+	case PMT_SINK_TEXT: write_text(k, s); break;
+	case PMT_SINK_CSV: write_row(k, s, 0); break;
+	case PMT_SINK_JSONL: write_row(k, s, 1); break;
+	}
+}

@@ -1,0 +1,332 @@
+/* pmutrace decode/spe: SPE packets -> records -> perf's synthetic samples, per-CPU queues,
+ * --itrace options, data-source tables and the perf compatibility model. */
+#ifndef PMUTRACE_SPE_DECODE_H
+#define PMUTRACE_SPE_DECODE_H
+
+#include "pmutrace/spe.h"
+#include "pmutrace/perfdata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- perf compatibility model ------------------------------------------------------
+ * Sample synthesis follows the newest perf by default. A compat level (perf version as
+ * major*100+minor, e.g. 601) switches every version-dependent rule to that perf: event
+ * names ("branch-miss" <= 6.12, "branch" >= 6.13), when "memory" samples are made (6.1:
+ * data_src != 0), instructions.addr (6.1..6.12: VA), --itrace=l branch stacks (>= 6.15),
+ * the MIDR lists and the fallback data-source rules (<= 6.15; >= 6.18 the EVENTS bits
+ * fill whatever the MIDR table left open), the HiSilicon HIP12 table (>= 6.19), the --itrace period and default (>= 6.18: every sample kind decimated, period
+ * on every sample, i1i by default), the data_src text layout, and the
+ * two quirks every perf has but pmutrace drops by default: samples from records cut
+ * short by a bad byte, and (timeless mode) one all-zero record before the first. */
+#define PMT_PERF_NEWEST 9999
+#define PMT_PERF_6_1 601
+/* --itrace=l attaches a 2-entry branch stack (TGT + PBT) to branch and instruction
+ * samples: Leo Yan's "perf arm-spe: Add branch stack" and "Support previous branch target
+ * (PBT) address" (with "perf script: Add not taken event for branch stack") sit in
+ * perf-tools-next after its "Merge tag 'v6.14-rc1'" (tip post-receive of 2025-04-01), so
+ * v6.15. (LLVM BOLT's perf2bolt docs say "since Linux 6.14"; the tree history says 6.15.) */
+#define PMT_PERF_6_15 615
+/* James Clark's "perf arm-spe: Show instruction sample types by default", "Downsample all
+ * sample types equally", "Display --itrace period warnings for all sample types": listed
+ * in Arnaldo's "[GIT PULL] perf tools changes for v6.18" (tag
+ * perf-tools-for-v6.18-1-2025-10-08, Message-ID 20251008202804.852200-1-acme@kernel.org). */
+#define PMT_PERF_6_18 618
+/* HiSilicon HIP12 data-source table: in the newest tree (arm-spe.c at 08dbfad3), absent from
+ * the v6.18 pull above, so not before 6.19 (the exact release is not verified). */
+#define PMT_PERF_6_19 619
+
+/* ---- records ------------------------------------------------------------------------*/
+/* op bits, laid out as perf >= 6.16 stores them (arm-spe-decoder.h) */
+enum {
+	PMT_SPE_OP_F_OTHER = 1u << 0,
+	PMT_SPE_OP_F_LDST = 1u << 1,
+	PMT_SPE_OP_F_BRANCH = 1u << 2,
+	/* LDST subclasses */
+	PMT_SPE_OP_F_GP_REG = 1u << 8,
+	PMT_SPE_OP_F_UNSPEC_REG = 1u << 9,
+	PMT_SPE_OP_F_NV_SYSREG = 1u << 10,
+	PMT_SPE_OP_F_SIMD_FP = 1u << 11,
+	PMT_SPE_OP_F_SVE = 1u << 12,
+	PMT_SPE_OP_F_MTE_TAG = 1u << 13,
+	PMT_SPE_OP_F_MEMCPY = 1u << 14,
+	PMT_SPE_OP_F_MEMSET = 1u << 15,
+	PMT_SPE_OP_F_GCS = 1u << 16,
+	/* modifiers */
+	PMT_SPE_OP_F_LD = 1u << 20,
+	PMT_SPE_OP_F_ST = 1u << 21,
+	PMT_SPE_OP_F_ATOMIC = 1u << 22,
+	PMT_SPE_OP_F_EXCL = 1u << 23,
+	PMT_SPE_OP_F_AR = 1u << 24,
+	PMT_SPE_OP_F_PRED = 1u << 26,
+	PMT_SPE_OP_F_SG = 1u << 27,
+	PMT_SPE_OP_F_FP = 1u << 29,
+	PMT_SPE_OP_F_COND = 1u << 30,
+	/* branch subclasses share bits 8..13 with LDST ones, as in perf */
+	PMT_SPE_OP_F_BR_COND = 1u << 8,
+	PMT_SPE_OP_F_BR_INDIRECT = 1u << 9,
+	PMT_SPE_OP_F_BR_GCS = 1u << 10,
+	PMT_SPE_OP_F_BR_CR_BL = 1u << 11,
+	PMT_SPE_OP_F_BR_CR_RET = 1u << 12,
+	PMT_SPE_OP_F_BR_CR_NON_BL_RET = 1u << 13,
+};
+
+/* One SPE record: the packets up to a TIMESTAMP or END, as perf's arm_spe_record. */
+struct pmt_spe_record {
+	uint64_t offset;      /* stream offset of the record's first packet */
+	uint64_t events;      /* EVENTS payload (Arm bit numbering, enum pmt_spe_event_bit) */
+	uint64_t from_ip, to_ip, prev_br_tgt, virt_addr, phys_addr;
+	uint64_t timestamp;   /* TIMESTAMP payload, 0 when the record ended in END */
+	uint64_t context_id;  /* CONTEXT payload, UINT64_MAX when none */
+	uint32_t op;          /* PMT_SPE_OP_F_* */
+	uint32_t latency;     /* COUNTER TOT */
+	uint16_t issue_lat;   /* COUNTER ISSUE */
+	uint16_t xlat_lat;    /* COUNTER XLAT */
+	uint16_t source;      /* DATA_SOURCE payload */
+	uint8_t op_class;     /* OP_TYPE class of the last OP_TYPE packet, 0xff when none */
+	uint8_t op_payload;
+	uint8_t has_ts;
+	uint8_t partial;      /* ended by a bad byte, not by TIMESTAMP/END (compat only) */
+	uint16_t npackets;    /* packets other than PAD */
+};
+
+/* Damage seen by a record decoder. */
+struct pmt_spe_rec_stats {
+	uint64_t records;          /* complete records returned */
+	uint64_t bytes_skipped;    /* bytes that started no valid packet */
+	uint64_t bad_ranges;       /* runs of consecutive skipped bytes */
+	uint64_t records_dropped;  /* partial records discarded at a bad byte */
+	uint64_t first_bad_offset; /* stream offset of the first skipped byte */
+	uint8_t have_bad;
+};
+
+/* Private to the record decoder: the byte layout of a record seen before (its header and
+ * PAD bytes, packet offsets). A CPU writes few distinct layouts, so most records can be
+ * checked against one with a few word compares instead of being walked packet by packet. */
+#define PMT_SPE_REC_SHAPES 8
+struct pmt_spe_rec_shape {
+	uint64_t hmask[8], hval[8]; /* header/PAD bytes of the record's first 64 bytes */
+	uint64_t fmask[12];         /* per record field: payload byte mask, 0 = no packet */
+	uint64_t ctx_none;          /* all ones when no CONTEXT packet */
+	uint8_t foff[12];           /* per record field: payload offset of its last packet */
+	uint8_t npk, end_off, op_hdr;
+};
+
+/* Pull decoder packets -> records. Plain struct, no allocation; a record may continue
+ * across pmt_spe_rec_feed() calls (consecutive AUX chunks of one CPU). */
+struct pmt_spe_rec_decoder {
+	struct pmt_spe_pkt_iter it;
+	struct pmt_spe_record cur;  /* record being assembled */
+	struct pmt_spe_rec_stats stats;
+	uint8_t emit_partial;       /* return records cut by bad bytes (perf's behaviour) */
+	uint8_t in_bad;             /* previous byte was skipped */
+	uint8_t cur_open;           /* cur holds packets (its count may have wrapped to 0) */
+	uint8_t reference;          /* decode through the generic packet iterator only: the
+				     * slow reference the fused path is tested against */
+	uint8_t nshapes, next_shape;
+	struct pmt_spe_rec_shape shapes[PMT_SPE_REC_SHAPES];
+};
+PMT_API void pmt_spe_rec_init(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
+			      uint64_t base);
+/* Continue with the next buffer; the record in progress is kept. */
+PMT_API void pmt_spe_rec_feed(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
+			      uint64_t base);
+/* Next record. Returns 1 with *rec filled, or -PMT_EEOS when the buffer is used up (an
+ * unterminated record stays pending for the next feed). Bad bytes are skipped one by one
+ * as perf does and counted in d->stats; never returns another error. */
+PMT_API int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec);
+/* One-line summary of d's damage ("" when none): "N bytes skipped in M ranges, K partial
+ * records dropped, first bad byte at AUX stream offset 0x..". Returns the length. */
+PMT_API int pmt_spe_rec_stats_str(const struct pmt_spe_rec_stats *s, char *out, size_t cap);
+PMT_API void pmt_spe_rec_stats_add(struct pmt_spe_rec_stats *to,
+				   const struct pmt_spe_rec_stats *from);
+
+/* ---- data source (struct perf_mem_data_src) ------------------------------------------*/
+/* data_src of a record as perf computes it for the CPU's MIDR (0 = unknown). */
+PMT_API uint64_t pmt_spe_data_source(const struct pmt_spe_record *rec, uint64_t midr,
+				     int compat);
+/* Same, given the CPU's recorded caps/event_filter (0 = not recorded): from perf 6.18 a
+ * load or store without SNOOPED gets snoop "None" when the CPU can report SNOOPED at all,
+ * "N/A" otherwise. */
+PMT_API uint64_t pmt_spe_data_source_caps(const struct pmt_spe_record *rec, uint64_t midr,
+					  uint64_t event_filter, int compat);
+/* perf script's meminfo text, e.g. "|OP LOAD|LVL L1 or L1 hit|SNP None|TLB Walker hit|LCK
+ * No|BLK  N/A" (6.1 layout when compat <= 601). Returns the length. */
+PMT_API int pmt_mem_data_src_str(uint64_t data_src, int compat, char *out, size_t cap);
+/* The parts alone, as perf_mem__{op,lvl,snp,tlb}_scnprintf. */
+PMT_API int pmt_mem_op_str(uint64_t data_src, char *out, size_t cap);
+PMT_API int pmt_mem_lvl_str(uint64_t data_src, int compat, char *out, size_t cap);
+PMT_API int pmt_mem_snoop_str(uint64_t data_src, char *out, size_t cap);
+PMT_API int pmt_mem_tlb_str(uint64_t data_src, char *out, size_t cap);
+
+/* ---- --itrace options -----------------------------------------------------------------*/
+enum {
+	PMT_ITRACE_INSN = 1u << 0,   /* i */
+	PMT_ITRACE_BRANCH = 1u << 1, /* b */
+	PMT_ITRACE_FLC = 1u << 2,    /* f: l1d-miss, l1d-access */
+	PMT_ITRACE_LLC = 1u << 3,    /* m: llc-miss, llc-access */
+	PMT_ITRACE_TLB = 1u << 4,    /* t */
+	PMT_ITRACE_REMOTE = 1u << 5, /* a */
+	PMT_ITRACE_MEM = 1u << 6,    /* M */
+	PMT_ITRACE_LBR = 1u << 7,    /* l */
+};
+enum { PMT_ITRACE_PERIOD_INSNS = 0, PMT_ITRACE_PERIOD_TICKS, PMT_ITRACE_PERIOD_NS };
+struct pmt_itrace {
+	uint32_t flags;
+	/* as perf's itrace_synth_opts holds them: without 'i' or 'y' in the string both stay
+	 * 0 (instructions, period 0); 'i'/'y' default to 100000 ns */
+	uint32_t period_type;
+	uint64_t period;
+	uint32_t last_branch_sz;
+	uint8_t insn_rejected; /* 'i' given with a non-instruction period: perf <= 6.17 warns
+				* and drops it, later perf refuses (pmt_itrace_check) */
+	uint8_t defaulted;     /* no --itrace: each perf version picks its own default */
+};
+/* perf's default (no --itrace): every sample kind; instructions with a 100000 ns period,
+ * which SPE before 6.18 rejects, so in effect all but instructions. From 6.18 the SPE
+ * decoder turns the default into instructions with period 1 (see pmt_spe_sampler_init). */
+PMT_API void pmt_itrace_default(struct pmt_itrace *it);
+/* What perf's arm_spe_process_auxtrace_info() says about these options at a compat level:
+ * 0 = fine; 1 = *msg is a warning to print (period > 1, perf >= 6.18); -PMT_EINVAL = perf
+ * refuses to decode (non-instruction period, perf >= 6.18), *msg is its error text. The
+ * older "Only instruction-based sampling period" warning is the caller's (insn_rejected). */
+PMT_API int pmt_itrace_check(const struct pmt_itrace *it, int compat, const char **msg);
+/* Parse a --itrace string ("" = default). Letters SPE ignores (c r x w p o e d g G L s q
+ * Z A T) are accepted. Returns 0 or -PMT_EPARSE with a message in err. */
+PMT_API int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t errcap);
+
+/* ---- synthetic samples ----------------------------------------------------------------*/
+enum pmt_spe_event {
+	PMT_SPE_SE_L1D_MISS = 0,
+	PMT_SPE_SE_L1D_ACCESS,
+	PMT_SPE_SE_LLC_MISS,
+	PMT_SPE_SE_LLC_ACCESS,
+	PMT_SPE_SE_TLB_MISS,
+	PMT_SPE_SE_TLB_ACCESS,
+	PMT_SPE_SE_BRANCH,   /* "branch-miss" (<= 6.12) or "branch" (>= 6.13) */
+	PMT_SPE_SE_REMOTE,
+	PMT_SPE_SE_MEMORY,
+	PMT_SPE_SE_INSN,
+	PMT_SPE_SE_COUNT
+};
+#define PMT_SPE_MAX_SAMPLES_PER_RECORD PMT_SPE_SE_COUNT
+/* Event name under a compat level. */
+PMT_API const char *pmt_spe_event_name(unsigned ev, int compat);
+
+/* perf's sample flags (PERF_IP_FLAG_*) for branch samples */
+enum {
+	PMT_IP_FLAG_BRANCH = 1u << 0, PMT_IP_FLAG_CALL = 1u << 1, PMT_IP_FLAG_RETURN = 1u << 2,
+	PMT_IP_FLAG_CONDITIONAL = 1u << 3, PMT_IP_FLAG_IN_TX = 1u << 10,
+	PMT_IP_FLAG_BRANCH_MISS = 1u << 17, PMT_IP_FLAG_NOT_TAKEN = 1u << 18,
+};
+
+/* perf's enum perf_branch_sample_type (PERF_BR_*) values SPE uses */
+enum {
+	PMT_BR_UNKNOWN = 0, PMT_BR_COND = 1, PMT_BR_UNCOND = 2, PMT_BR_CALL = 4, PMT_BR_RET = 6,
+	PMT_BR_COND_CALL = 9, PMT_BR_COND_RET = 10,
+};
+enum {
+	PMT_BRF_MISPRED = 1u << 0, PMT_BRF_PREDICTED = 1u << 1, PMT_BRF_NOT_TAKEN = 1u << 2,
+	PMT_BRF_IN_TX = 1u << 3,
+};
+/* One perf branch_entry: from, to, flags (mispred/predicted/not_taken/in_tx, cycles, type) */
+struct pmt_branch_entry {
+	uint64_t from, to;
+	uint16_t cycles;
+	uint8_t type;   /* PMT_BR_* */
+	uint8_t flags;  /* PMT_BRF_* */
+};
+/* perf's branch_stack for SPE (--itrace=l, perf >= 6.15): at most the sampled branch
+ * (TGT) and the previous branch target (PBT); hw_idx is -1 in perf. */
+#define PMT_SPE_BRSTACK_MAX 2
+struct pmt_spe_brstack {
+	uint32_t nr;
+	struct pmt_branch_entry e[PMT_SPE_BRSTACK_MAX];
+};
+/* "0xFROM/0xTO/P/-/-/CYC/TYPE/-" entries as perf script -F brstack prints them
+ * (bstack_event_str(), print_bstack_flags(), get_branch_type()), separated by sep.
+ * Returns the length (output truncated to cap - 1). */
+PMT_API int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *out,
+				size_t cap);
+/* perf's branch_type_name(); "" for PMT_BR_UNKNOWN as get_branch_type() */
+PMT_API const char *pmt_branch_type_name(unsigned type);
+
+struct pmt_spe_sample {
+	uint32_t event;   /* enum pmt_spe_event */
+	uint32_t cpu;
+	int32_t pid, tid;
+	uint32_t flags;   /* PMT_IP_FLAG_* */
+	uint32_t op;      /* record op bits */
+	uint64_t time, ip, addr, phys_addr, period, weight, data_src;
+	uint16_t issue_lat, xlat_lat;
+	const struct pmt_spe_record *rec; /* valid until the next record */
+	/* branch stack (NULL: none, as perf's NULL sample.branch_stack); a fixed array in
+	 * the queue, valid until the next record: samples are copied per event, the array
+	 * is not */
+	const struct pmt_spe_brstack *brstack;
+};
+
+/* Per-CPU (or per-thread) decode queue with perf's per-queue state. */
+struct pmt_spe_queue {
+	struct pmt_spe_rec_decoder dec;
+	uint32_t cpu;
+	int32_t pid, tid;
+	uint64_t midr;
+	uint64_t event_filter; /* the CPU's caps/event_filter from the trace, 0 when unknown */
+	uint64_t insn_count;  /* perf's period_instructions, from 6.18 its sample_count */
+	uint8_t started;      /* first record seen (timeless artefact done) */
+	struct pmt_spe_brstack brstack; /* perf's speq->last_branch */
+};
+
+struct pmt_spe_sampler {
+	struct pmt_itrace itrace;
+	int compat;
+	uint8_t timeless;
+	uint8_t have_time_conv;
+	uint8_t decimate_all; /* perf >= 6.18: the period drops whole records */
+	uint8_t brstack;      /* --itrace=l honoured (perf >= 6.15) */
+	struct pmt_time_conv tc;
+	uint32_t enabled;     /* bit per enum pmt_spe_event */
+	uint64_t period;      /* period of every sample (perf >= 6.18, may be 0) or of the
+			       * memory and branch samples (1) */
+};
+PMT_API void pmt_spe_sampler_init(struct pmt_spe_sampler *s, const struct pmt_itrace *it,
+				  int compat);
+PMT_API void pmt_spe_queue_init(struct pmt_spe_queue *q, uint32_t cpu, int32_t pid,
+				int32_t tid, uint64_t midr, int compat);
+/* Samples of one record, in perf's order, into out[PMT_SPE_MAX_SAMPLES_PER_RECORD].
+ * Returns the count (0..PMT_SPE_MAX_SAMPLES_PER_RECORD). Updates the queue's tid from a
+ * CONTEXT packet when decoding is not timeless, as perf does. */
+PMT_API int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
+				const struct pmt_spe_record *rec, struct pmt_spe_sample *out);
+
+/* ---- driving a whole trace --------------------------------------------------------------*/
+/* Options for decoding a trace source or a raw buffer into samples. */
+struct pmt_spe_run_opts {
+	struct pmt_itrace itrace;
+	int compat;
+	/* raw buffers only */
+	uint64_t midr;
+	uint32_t cpu;
+	int32_t tid;
+	uint8_t raw_timed;   /* raw buffer: keep SPE timestamps as sample time */
+	/* optional: called once per record with its n >= 1 samples in perf's order, instead
+	 * of fn per sample (one indirect call per record on the hot path); < 0 stops */
+	int (*record_fn)(const struct pmt_spe_sample *s, int n, void *ctx);
+};
+typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
+/* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for
+ * each sample; fn returning < 0 stops. stats receives the summed damage. */
+PMT_API int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
+			       pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
+			       uint32_t *enabled);
+PMT_API int pmt_spe_run_raw(const uint8_t *buf, size_t len, const struct pmt_spe_run_opts *o,
+			    pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
+			    uint32_t *enabled);
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,531 @@
+/* Drive records -> samples over a raw buffer or every AUXTRACE chunk of a trace source.
+ *
+ * AUX chunks are queued per CPU and decoded as late as possible: perf orders the samples
+ * of all CPUs by time and takes context switches into account, both best known once the
+ * whole file is read. Memory stays bounded all the same: once the queued chunks exceed
+ * HOLD_MAX bytes, the oldest data is decoded until HOLD_LOW remain. Chunks of a mapped
+ * file are referenced; transient ones (a pipe, COMPRESSED records) are copied. The order is
+ * the whole-file order unless a CPU's data runs out while the others hold HOLD_MAX bytes
+ * (reported once); mapped files and pipes take the same path, so they give the same
+ * samples. */
+#include <stdlib.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/perfdata.h"
+#include "pmutrace/spe_decode.h"
+
+#define PERF_AUXTRACE_ARM_SPE 4
+#define HOLD_MAX (32u << 20)
+#define HOLD_LOW (16u << 20)
+
+struct chunk {
+	const uint8_t *data;
+	uint64_t size, offset;
+	uint64_t file_off; /* of the AUXTRACE record (mapped data) */
+	uint8_t owned;     /* a copy of transient data, freed once decoded */
+};
+
+struct sw_event {
+	uint64_t time;
+	int32_t pid, tid;
+};
+
+/* Context switches of one CPU in time order, for queues without CONTEXT packets */
+struct sw_list {
+	struct sw_event *e;
+	size_t n, cap, next;
+};
+
+struct queue_slot {
+	struct pmt_spe_queue q;
+	struct sw_list sw;
+	uint8_t ctx_seen;
+	uint8_t aux_seen;
+	struct chunk *chunks; /* AUX chunks in file order, not yet decoded: [next_chunk, nchunks) */
+	size_t nchunks, cap;
+	struct chunk fed;     /* the chunk the decoder reads now (when feeding) */
+	uint8_t feeding;
+	uint32_t idx;         /* position in the queue table */
+	/* timestamp merge */
+	size_t next_chunk;
+	uint64_t key;         /* latest record timestamp of the queue */
+	uint8_t has_pending;
+	struct pmt_spe_record pending;
+};
+
+struct run {
+	const struct pmt_spe_run_opts *o;
+	uint64_t held;        /* bytes of queued and fed chunks */
+	uint8_t reordered;    /* the window forced a merge step out of whole-file order */
+	uint32_t nqueues;     /* queues with AUX data */
+	struct queue_slot **act; /* merge scratch, PMT_MAX_CPUS entries */
+	struct pmt_spe_sampler s;
+	pmt_spe_sample_fn fn;
+	void *ctx;
+	struct pmt_spe_sample out[PMT_SPE_MAX_SAMPLES_PER_RECORD];
+	uint8_t slot_of_queue; /* queues are the first member of struct queue_slot */
+};
+
+/* perf without CONTEXT packets: the thread that was switched in last on that CPU at the
+ * record's time (PERF_RECORD_SWITCH / SWITCH_CPU_WIDE) */
+static void apply_switches(struct run *r, struct queue_slot *sl,
+			   const struct pmt_spe_record *rec)
+{
+	uint64_t t;
+
+	if (rec->context_id != UINT64_MAX)
+		sl->ctx_seen = 1;
+	if (sl->ctx_seen || r->s.timeless || sl->sw.next >= sl->sw.n)
+		return;
+	t = r->s.have_time_conv ? pmt_time_conv_to_perf(&r->s.tc, rec->timestamp)
+				: rec->timestamp;
+	while (sl->sw.next < sl->sw.n && sl->sw.e[sl->sw.next].time <= t) {
+		sl->q.pid = sl->sw.e[sl->sw.next].pid;
+		sl->q.tid = sl->sw.e[sl->sw.next].tid;
+		sl->sw.next++;
+	}
+}
+
+static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_record *rec)
+{
+	int n;
+
+	if (r->slot_of_queue)
+		apply_switches(r, (struct queue_slot *)q, rec);
+	n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
+	if (r->o->record_fn)
+		return n ? r->o->record_fn(r->out, n, r->ctx) : 0;
+	for (int i = 0; i < n; i++) {
+		int rc = r->fn(&r->out[i], r->ctx);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* perf's timeless decoding samples the zeroed record once before decoding anything */
+static int maybe_artefact(struct run *r, struct pmt_spe_queue *q)
+{
+	struct pmt_spe_record zero;
+
+	if (q->started)
+		return 0;
+	q->started = 1;
+	if (!r->s.timeless || r->o->compat >= PMT_PERF_NEWEST)
+		return 0;
+	memset(&zero, 0, sizeof(zero));
+	return emit(r, q, &zero);
+}
+
+static int drain(struct run *r, struct pmt_spe_queue *q)
+{
+	struct pmt_spe_record rec;
+
+	while (pmt_spe_rec_next(&q->dec, &rec) == 1) {
+		int rc = emit(r, q, &rec);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int feed(struct run *r, struct pmt_spe_queue *q, const uint8_t *buf, size_t len,
+		uint64_t base)
+{
+	int rc = maybe_artefact(r, q);
+
+	if (rc < 0)
+		return rc;
+	pmt_spe_rec_feed(&q->dec, buf, len, base);
+	return drain(r, q);
+}
+
+int pmt_spe_run_raw(const uint8_t *buf, size_t len, const struct pmt_spe_run_opts *o,
+		    pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
+		    uint32_t *enabled)
+{
+	struct run r = { .o = o, .fn = fn, .ctx = ctx };
+	struct pmt_spe_queue q;
+	int rc;
+
+	pmt_spe_sampler_init(&r.s, &o->itrace, o->compat);
+	r.s.timeless = !o->raw_timed;
+	if (enabled)
+		*enabled = r.s.enabled;
+	pmt_spe_queue_init(&q, o->cpu, o->tid, o->tid, o->midr, o->compat);
+	rc = feed(&r, &q, buf, len, 0);
+	if (stats)
+		*stats = q.dec.stats;
+	return rc;
+}
+
+static struct queue_slot *get_slot(struct queue_slot **tab, uint32_t idx, uint32_t cpu,
+				   int32_t tid, uint64_t midr, int compat)
+{
+	if (idx >= PMT_MAX_CPUS)
+		return NULL;
+	if (!tab[idx]) {
+		tab[idx] = calloc(1, sizeof(**tab));
+		if (!tab[idx])
+			return NULL;
+		tab[idx]->idx = idx;
+		pmt_spe_queue_init(&tab[idx]->q, cpu, tid, tid, midr, compat);
+	}
+	return tab[idx];
+}
+
+static uint64_t midr_for(const struct pmt_trace_meta *m, const struct pmt_spe_run_opts *o,
+			 uint32_t cpu)
+{
+	if (o->midr)
+		return o->midr;
+	if (!m->cpu_midr || !m->nr_cpus)
+		return 0;
+	if (cpu < m->nr_cpus && m->cpu_midr[cpu])
+		return m->cpu_midr[cpu];
+	return m->cpu_midr[0];
+}
+
+static int note_switch(struct queue_slot **tab, const struct pmt_trace_event *ev,
+		       const struct pmt_spe_run_opts *o)
+{
+	struct queue_slot *sl;
+	struct sw_event e;
+
+	if (ev->type == PMT_REC_SWITCH_CPU_WIDE && ev->u.sw.out) {
+		/* switch-out names the incoming task; its pid is in next_prev_pid */
+		e.pid = (int32_t)ev->u.sw.next_prev_pid;
+		e.tid = (int32_t)ev->u.sw.next_prev_tid;
+	} else if (!ev->u.sw.out) {
+		e.pid = (int32_t)ev->sid.pid;
+		e.tid = (int32_t)ev->sid.tid;
+	} else {
+		return 0;
+	}
+	e.time = ev->sid.time;
+	/* per-CPU AUX queues are indexed by CPU */
+	sl = get_slot(tab, ev->sid.cpu, ev->sid.cpu, -1, 0, o->compat);
+	if (!sl)
+		return ev->sid.cpu >= PMT_MAX_CPUS ? 0 : -PMT_ENOMEM;
+	if (sl->sw.n == sl->sw.cap) {
+		size_t nc = sl->sw.cap ? sl->sw.cap * 2 : 64;
+		struct sw_event *ne = realloc(sl->sw.e, nc * sizeof(*ne));
+
+		if (!ne)
+			return -PMT_ENOMEM;
+		sl->sw.e = ne;
+		sl->sw.cap = nc;
+	}
+	sl->sw.e[sl->sw.n++] = e;
+	return 0;
+}
+
+/* The decoder is done with the chunk it read (a record in progress keeps values only). */
+static void release_fed(struct run *r, struct queue_slot *sl)
+{
+	if (!sl->feeding)
+		return;
+	r->held -= sl->fed.size;
+	if (sl->fed.owned)
+		free((void *)sl->fed.data);
+	sl->feeding = 0;
+}
+
+static void feed_next(struct run *r, struct queue_slot *sl)
+{
+	release_fed(r, sl);
+	sl->fed = sl->chunks[sl->next_chunk++];
+	sl->feeding = 1;
+	pmt_spe_rec_feed(&sl->q.dec, sl->fed.data, (size_t)sl->fed.size, sl->fed.offset);
+}
+
+/* Next record of a queue into sl->pending, crossing chunk boundaries. */
+static int pull(struct run *r, struct queue_slot *sl)
+{
+	int rc = maybe_artefact(r, &sl->q);
+
+	if (rc < 0)
+		return rc;
+	for (;;) {
+		if (sl->feeding && pmt_spe_rec_next(&sl->q.dec, &sl->pending) == 1) {
+			if (sl->pending.timestamp > sl->key)
+				sl->key = sl->pending.timestamp;
+			sl->has_pending = 1;
+			return 0;
+		}
+		release_fed(r, sl);
+		if (sl->next_chunk >= sl->nchunks) {
+			sl->has_pending = 0;
+			return 0;
+		}
+		feed_next(r, sl);
+	}
+}
+
+static void note_reorder(struct run *r)
+{
+	if (r->reordered)
+		return;
+	r->reordered = 1;
+	pmt_warn("AUX data of one CPU ran out while the others held %u MiB: from here samples "
+		 "of different CPUs are merged by time within that window only",
+		 HOLD_MAX >> 20);
+}
+
+/* perf orders the samples of all CPUs by time: always emit the queue whose pending record
+ * is oldest (ties: lowest queue). A linear scan: queues are few next to records. Not
+ * final: stop once HOLD_LOW bytes remain queued; emitting while a queue that ran dry (more
+ * of its data may follow) would sort first leaves the whole-file order. */
+static int merge_queues(struct run *r, struct queue_slot **tab, bool final)
+{
+	struct queue_slot **act = r->act;
+	uint64_t dry_key = UINT64_MAX;
+	uint32_t dry_idx = UINT32_MAX;
+	size_t n = 0;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
+		struct queue_slot *sl = tab[i];
+
+		if (!sl || !sl->aux_seen)
+			continue;
+		if (!sl->has_pending) {
+			rc = pull(r, sl);
+			if (rc < 0)
+				return rc;
+		}
+		if (sl->has_pending) {
+			act[n++] = sl;
+		} else if (sl->key < dry_key) {
+			dry_key = sl->key;
+			dry_idx = i;
+		}
+	}
+	while (n) {
+		size_t best = 0;
+		struct queue_slot *b;
+
+		for (size_t i = 1; i < n; i++)
+			if (act[i]->key < act[best]->key)
+				best = i;
+		b = act[best];
+		if (!final) {
+			if (r->held <= HOLD_LOW)
+				break;
+			if (dry_key < b->key || (dry_key == b->key && dry_idx < b->idx))
+				note_reorder(r);
+		}
+		rc = emit(r, &b->q, &b->pending);
+		if (rc < 0)
+			break;
+		rc = pull(r, b);
+		if (rc < 0)
+			break;
+		if (!b->has_pending) {
+			memmove(act + best, act + best + 1, (n - best - 1) * sizeof(*act));
+			n--;
+			if (b->key < dry_key || (b->key == dry_key && b->idx < dry_idx)) {
+				dry_key = b->key;
+				dry_idx = b->idx;
+			}
+		}
+	}
+	return rc;
+}
+
+/* Timeless: perf decodes queue after queue, each from its first chunk to its last. */
+static int drain_timeless(struct run *r, struct queue_slot **tab, bool final)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; rc >= 0 && i < PMT_MAX_CPUS; i++) {
+		struct queue_slot *sl = tab[i];
+
+		while (sl && rc >= 0 && sl->next_chunk < sl->nchunks) {
+			if (!final) {
+				if (r->held <= HOLD_LOW)
+					return 0;
+				if (r->nqueues > 1)
+					note_reorder(r);
+			}
+			feed_next(r, sl);
+			rc = maybe_artefact(r, &sl->q);
+			if (rc >= 0)
+				rc = drain(r, &sl->q);
+			release_fed(r, sl);
+		}
+	}
+	return rc;
+}
+
+static int queue_chunk(struct run *r, struct queue_slot *sl, const struct pmt_trace_event *ev)
+{
+	struct chunk c = { ev->u.auxtrace.data, ev->u.auxtrace.size, ev->u.auxtrace.offset,
+			   ev->file_offset, 0 };
+
+	if (sl->next_chunk == sl->nchunks) {
+		sl->next_chunk = sl->nchunks = 0;
+	} else if (sl->next_chunk >= 64 && sl->next_chunk * 2 >= sl->nchunks) {
+		memmove(sl->chunks, sl->chunks + sl->next_chunk,
+			(sl->nchunks - sl->next_chunk) * sizeof(*sl->chunks));
+		sl->nchunks -= sl->next_chunk;
+		sl->next_chunk = 0;
+	}
+	if (sl->nchunks == sl->cap) {
+		size_t nc = sl->cap ? sl->cap * 2 : 16;
+		struct chunk *cs = realloc(sl->chunks, nc * sizeof(*cs));
+
+		if (!cs)
+			return -PMT_ENOMEM;
+		sl->chunks = cs;
+		sl->cap = nc;
+	}
+	if (ev->u.auxtrace.transient) {
+		uint8_t *copy = malloc(c.size ? (size_t)c.size : 1);
+
+		if (!copy)
+			return -PMT_ENOMEM;
+		memcpy(copy, c.data, (size_t)c.size);
+		c.data = copy;
+		c.owned = 1;
+	}
+	sl->chunks[sl->nchunks++] = c;
+	r->held += c.size;
+	return 0;
+}
+
+/* Tell a mapped source from where on queued chunks still point into it. */
+static void update_keep(struct queue_slot **tab, struct pmt_source *src)
+{
+	uint64_t keep = UINT64_MAX;
+
+	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
+		const struct queue_slot *sl = tab[i];
+
+		if (!sl)
+			continue;
+		if (sl->feeding && !sl->fed.owned && sl->fed.file_off < keep)
+			keep = sl->fed.file_off;
+		for (size_t c = sl->next_chunk; c < sl->nchunks; c++)
+			if (!sl->chunks[c].owned) {
+				if (sl->chunks[c].file_off < keep)
+					keep = sl->chunks[c].file_off;
+				break; /* file order */
+			}
+	}
+	pmt_source_keep_from(src, keep);
+}
+
+static void free_slot(struct run *r, struct queue_slot *sl)
+{
+	release_fed(r, sl);
+	for (size_t c = sl->next_chunk; c < sl->nchunks; c++)
+		if (sl->chunks[c].owned)
+			free((void *)sl->chunks[c].data);
+	free(sl->chunks);
+	free(sl->sw.e);
+	free(sl);
+}
+
+int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
+		       pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
+		       uint32_t *enabled)
+{
+	const struct pmt_trace_meta *m = pmt_source_meta(src);
+	struct run r = { .o = o, .fn = fn, .ctx = ctx };
+	struct queue_slot **tab;
+	struct pmt_trace_event ev;
+	int rc = 0;
+
+	if (!m)
+		return -PMT_EINVAL;
+	tab = calloc(PMT_MAX_CPUS, sizeof(*tab));
+	r.act = malloc(PMT_MAX_CPUS * sizeof(*r.act));
+	if (!tab || !r.act) {
+		free(tab);
+		free(r.act);
+		return -PMT_ENOMEM;
+	}
+	pmt_spe_sampler_init(&r.s, &o->itrace, o->compat);
+	r.s.timeless = m->timeless;
+	r.s.have_time_conv = m->has_time_conv;
+	r.s.tc = m->time_conv;
+	r.slot_of_queue = 1;
+	if (enabled)
+		*enabled = r.s.enabled;
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	pmt_source_keep_from(src, 0); /* chunks are referenced until decoded */
+
+	for (;;) {
+		struct queue_slot *sl;
+		uint32_t cpu;
+
+		rc = pmt_source_next(src, &ev);
+		if (rc == -PMT_EEOS) {
+			rc = 0;
+			break;
+		}
+		if (rc < 0) {
+			pmt_warn("trace record at offset 0x%llx: %s; skipped",
+				 (unsigned long long)pmt_source_offset(src), pmt_errstr(rc));
+			rc = 0;
+			continue;
+		}
+		if (ev.kind != PMT_TEV_AUXTRACE) {
+			if ((ev.type == PMT_REC_SWITCH || ev.type == PMT_REC_SWITCH_CPU_WIDE) &&
+			    ev.sid.valid && !r.s.timeless) {
+				rc = note_switch(tab, &ev, o);
+				if (rc < 0)
+					break;
+			}
+			continue;
+		}
+		if (m->has_auxtrace_info && m->auxtrace_type != PERF_AUXTRACE_ARM_SPE)
+			continue;
+		cpu = ev.u.auxtrace.cpu;
+		/* per-CPU traces: one queue per CPU (switch lists are per CPU too);
+		 * per-thread traces (cpu -1): one per AUX buffer index, as perf */
+		sl = get_slot(tab, cpu != UINT32_MAX ? cpu : ev.u.auxtrace.idx,
+			      cpu == UINT32_MAX ? 0 : cpu, (int32_t)ev.u.auxtrace.tid,
+			      midr_for(m, o, cpu), o->compat);
+		if (!sl) {
+			pmt_warn("AUXTRACE at offset 0x%llx: cpu %u / idx %u out of range; skipped",
+				 (unsigned long long)ev.file_offset, cpu, ev.u.auxtrace.idx);
+			continue;
+		}
+		if (!sl->aux_seen) {
+			/* the slot may have been made by a switch record first */
+			sl->aux_seen = 1;
+			r.nqueues++;
+			sl->q.midr = midr_for(m, o, cpu);
+			if (m->cpu_event_filter && cpu < m->nr_cpus)
+				sl->q.event_filter = m->cpu_event_filter[cpu];
+			if (!sl->sw.n)
+				sl->q.pid = sl->q.tid = (int32_t)ev.u.auxtrace.tid;
+		}
+		rc = queue_chunk(&r, sl, &ev);
+		if (rc >= 0 && r.held > HOLD_MAX) {
+			rc = r.s.timeless ? drain_timeless(&r, tab, false)
+					  : merge_queues(&r, tab, false);
+			update_keep(tab, src);
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc >= 0)
+		rc = r.s.timeless ? drain_timeless(&r, tab, true) : merge_queues(&r, tab, true);
+	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
+		if (!tab[i])
+			continue;
+		if (stats)
+			pmt_spe_rec_stats_add(stats, &tab[i]->q.dec.stats);
+		free_slot(&r, tab[i]);
+	}
+	pmt_source_keep_from(src, UINT64_MAX);
+	free(r.act);
+	free(tab);
+	return rc;
+}

@@ -1,0 +1,271 @@
+/* pmutrace formats/perfdata: perf.data (file and pipe mode, both byte orders) read as a
+ * trace source and written by a streaming writer. */
+#ifndef PMUTRACE_PERFDATA_H
+#define PMUTRACE_PERFDATA_H
+
+#include "pmutrace/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* =====================================================================================
+ * Trace sources: perf.data (file and pipe mode, both byte orders) today, the pmutrace
+ * container next. A source gives metadata plus a pull stream of events in file order:
+ * AUXTRACE payloads (per-CPU AUX bytes) and sideband/sample records.
+ * ===================================================================================== */
+
+#define PMT_MAX_CPUS 4096
+
+/* TIME_CONV parameters (PERF_RECORD_TIME_CONV, or the mmap page at record time). */
+struct pmt_time_conv {
+	uint16_t time_shift;
+	uint32_t time_mult;
+	uint64_t time_zero;
+	uint64_t time_cycles;
+	uint64_t time_mask;
+	uint8_t cap_user_time_zero;
+	uint8_t cap_user_time_short;
+};
+/* Counter value (SPE timestamp, TSC) -> perf time in ns, as perf's tsc_to_perf_time(). */
+PMT_API uint64_t pmt_time_conv_to_perf(const struct pmt_time_conv *tc, uint64_t cyc);
+
+/* One event attribute of the trace with its sample ids. `attr` is the kernel's struct
+ * perf_event_attr as stored in the file, converted to host byte order, zero-extended to
+ * sizeof(struct perf_event_attr) of this build (bytes beyond it are dropped). */
+struct pmt_trace_attr {
+	uint8_t attr[136];    /* struct perf_event_attr (PERF_ATTR_SIZE_VER8 = 136) */
+	uint32_t attr_size;   /* size recorded in the file */
+	uint32_t type;        /* attr.type */
+	uint64_t config;
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint8_t sample_id_all;
+	const char *name;     /* from EVENT_DESC when present, else NULL */
+	uint64_t *ids;
+	uint32_t nr_ids;
+};
+
+struct pmt_trace_meta {
+	uint8_t swapped;          /* file byte order differs from host */
+	uint8_t pipe_mode;
+	uint8_t streamed;         /* read from a pipe as it arrives (AUX data is transient) */
+	uint8_t timeless;         /* no attr has PERF_SAMPLE_TIME */
+	uint8_t has_time_conv;
+	struct pmt_time_conv time_conv;
+	uint32_t nr_attrs;
+	const struct pmt_trace_attr *attrs;
+	/* AUXTRACE_INFO */
+	uint8_t has_auxtrace_info;
+	uint32_t auxtrace_type;   /* 4 = PERF_AUXTRACE_ARM_SPE */
+	uint32_t auxtrace_version;/* SPE: 1 or 2 */
+	uint64_t spe_pmu_type;
+	uint32_t nr_cpus;         /* CPUs described (features NRCPUS or AUXTRACE_INFO v2) */
+	const uint64_t *cpu_midr; /* [nr_cpus], 0 when unknown; v2 metadata, else HEADER_CPUID */
+	/* [nr_cpus] SPE caps/event_filter as perf >= 6.18 records it in v2 metadata (a PMSEVFR_EL1
+	 * mask: which EVENTS bits the CPU can report); NULL when no CPU had it */
+	const uint64_t *cpu_event_filter;
+	/* header features, NULL when absent */
+	const char *cpuid;        /* HEADER_CPUID string, e.g. "0x00000000410fd0c0" */
+	const char *hostname;
+	const char *osrelease;
+	const char *version;
+	const char *arch;
+	const char *cmdline;      /* argv joined with spaces */
+	const char *pmu_mappings; /* "type:name" pairs joined with ',' */
+	uint32_t nr_cpus_online, nr_cpus_avail;
+	/* HEADER_AUXTRACE: perf record's index of the AUXTRACE records (entries checked
+	 * against the file at open; a mismatch is a warning) */
+	uint8_t has_auxtrace_index;
+	uint64_t nr_auxtrace_index;
+	/* HEADER_COMPRESSED (perf record -z); comp_type 1 = zstd, 0 = feature absent */
+	uint32_t comp_type, comp_level, comp_mmap_len;
+};
+
+/* Fields of a PERF_RECORD_SAMPLE, parsed per its attr's sample_type. */
+struct pmt_sample {
+	uint64_t sample_type;
+	uint64_t id, ip, time, addr, stream_id, period, weight, data_src, phys_addr, transaction;
+	uint32_t pid, tid, cpu;
+	const struct pmt_trace_attr *attr; /* NULL when the id matches no attr */
+};
+
+/* The sample_id trailer of non-sample records (valid when sample_id_all). */
+struct pmt_sample_id {
+	uint8_t valid;
+	uint32_t pid, tid, cpu;
+	uint64_t time, id, stream_id;
+};
+
+enum pmt_trace_event_kind {
+	PMT_TEV_AUXTRACE = 1, /* a chunk of AUX bytes: u.auxtrace */
+	PMT_TEV_RECORD,       /* any other record: type tells which union member is set */
+};
+
+/* PERF_RECORD_* numbers used by the decoders (kernel and perf tool records). */
+enum {
+	PMT_REC_MMAP = 1, PMT_REC_LOST = 2, PMT_REC_COMM = 3, PMT_REC_EXIT = 4,
+	PMT_REC_FORK = 7, PMT_REC_SAMPLE = 9, PMT_REC_MMAP2 = 10, PMT_REC_AUX = 11,
+	PMT_REC_ITRACE_START = 12, PMT_REC_LOST_SAMPLES = 13, PMT_REC_SWITCH = 14,
+	PMT_REC_SWITCH_CPU_WIDE = 15,
+	PMT_REC_HEADER_ATTR = 64, PMT_REC_FINISHED_ROUND = 68, PMT_REC_ID_INDEX = 69,
+	PMT_REC_AUXTRACE_INFO = 70, PMT_REC_AUXTRACE = 71, PMT_REC_AUXTRACE_ERROR = 72,
+	PMT_REC_TIME_CONV = 79, PMT_REC_HEADER_FEATURE = 80, PMT_REC_COMPRESSED = 81,
+	PMT_REC_FINISHED_INIT = 82, PMT_REC_COMPRESSED2 = 83,
+};
+
+struct pmt_trace_event {
+	uint32_t kind;        /* enum pmt_trace_event_kind */
+	uint32_t type;        /* PERF_RECORD_* */
+	uint16_t misc;
+	uint64_t file_offset; /* of the record header (inside a COMPRESSED record: of that record) */
+	const uint8_t *raw;   /* the record as stored (file byte order), header included */
+	uint32_t raw_size;    /* header.size */
+	struct pmt_sample_id sid;
+	union {
+		struct {
+			const uint8_t *data; /* AUX bytes; lifetime: see `transient` */
+			uint64_t size, offset, reference;
+			uint32_t idx, tid, cpu;
+			uint8_t truncated; /* the file ended inside the payload: size = what exists */
+			uint8_t transient; /* 1: data is valid only until the next call (streamed
+					    * pipe, or a record inside a COMPRESSED record);
+					    * 0: valid until the source is closed (mapped) */
+		} auxtrace;
+		struct { uint32_t pid, tid; const char *comm; uint8_t exec; } comm;
+		struct { uint64_t aux_offset, aux_size, flags; } aux;
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t prot, flags;
+			uint8_t build_id_size;
+			uint8_t build_id[20];
+			const char *filename;
+		} mmap; /* MMAP and MMAP2 */
+		struct { uint32_t next_prev_pid, next_prev_tid; uint8_t out, preempt; } sw;
+		struct { uint64_t id, lost; } lost; /* LOST; LOST_SAMPLES has id 0 */
+		struct { uint32_t pid, tid; } itrace_start;
+		struct pmt_sample sample;
+	} u;
+};
+
+struct pmt_source;
+
+/* Open a trace: perf.data (file or pipe mode, either byte order; "-" reads stdin) or a
+ * pmutrace container. Metadata that perf.data keeps in records (AUXTRACE_INFO, TIME_CONV,
+ * pipe-mode attrs and features) is gathered before the first event is returned.
+ * Regular files (and stdin redirected from one) are mapped. A pipe carrying a pipe-mode
+ * perf.data is streamed with memory bounded by its largest record (meta.streamed = 1); a
+ * file-mode perf.data in a pipe needs seeking and is first copied to an unlinked
+ * temporary file in $TMPDIR (else /tmp), then mapped (-PMT_EIO if that fails).
+ * Returns 0, -PMT_EIO, -PMT_EFORMAT (not a trace), -PMT_EVERSION, -PMT_ECORRUPT or
+ * -PMT_ENOMEM; `err_offset` (may be NULL) receives the file offset of the problem. */
+PMT_API int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_offset);
+/* Same over a perf.data image in memory; `buf` must outlive the source. */
+PMT_API int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
+				uint64_t *err_offset);
+PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *src);
+/* Next event in file order (COMPRESSED records are expanded in place). `raw` and strings
+ * stay valid until the next call; AUX data until the next call when
+ * u.auxtrace.transient is set (streamed input, records from a COMPRESSED record), else
+ * until close. A streamed source cannot look ahead: a record of size < 8 ends it (a
+ * mapped file resynchronises on the next plausible record). Returns 0,
+ * -PMT_EEOS at the end, or a negative error with pmt_source_offset() at the bad record;
+ * after an error the source has skipped what it could not read and may be called again. */
+PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
+PMT_API uint64_t pmt_source_offset(const struct pmt_source *src);
+/* A decoder that keeps AUX data of a mapped source after pmt_source_next() says from which
+ * file offset on it still reads it; pages before min(that, the read position) go back to
+ * the kernel so the resident set stays flat (the data stays valid: a page read again is
+ * faulted in from the page cache). Default UINT64_MAX: nothing is kept. */
+PMT_API void pmt_source_keep_from(struct pmt_source *src, uint64_t file_offset);
+PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
+
+/* =====================================================================================
+ * perf.data writer
+ * ===================================================================================== */
+
+/* Streaming writer. File mode writes records as they come and, at close, the feature
+ * table, the attrs and the header; pipe mode emits attrs and features as HEADER_ATTR and
+ * HEADER_FEATURE records before the first data record (so add them first). `swap` writes
+ * the other byte order (a big-endian machine's file on a little-endian host). A file-mode
+ * file with AUXTRACE_INFO or AUXTRACE records gets HEADER_AUXTRACE, the index of its
+ * AUXTRACE records, as perf record writes it (perf script accepts -F fields the attr lacks
+ * only with it); pipe mode has none, as with perf. */
+struct pmt_perf_writer;
+struct pmt_perf_writer_opts {
+	uint8_t pipe; /* pipe-mode layout (no seeking; "-" = stdout) */
+	uint8_t swap; /* opposite byte order */
+};
+
+/* Feature ids for pmt_perf_writer_set_feature_str (HEADER_* numbers of perf.data). */
+enum {
+	PMT_FEAT_HOSTNAME = 3, PMT_FEAT_OSRELEASE = 4, PMT_FEAT_VERSION = 5, PMT_FEAT_ARCH = 6,
+	PMT_FEAT_CPUDESC = 8, PMT_FEAT_CPUID = 9,
+};
+
+/* opts may be NULL (file mode, host order). Returns 0, -PMT_EIO or -PMT_ENOMEM. */
+PMT_API int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,
+				 struct pmt_perf_writer **out);
+/* `attr`: struct perf_event_attr in host order, `size` bytes (<= 136; missing bytes are
+ * zero). The writer sets attr.size itself. `name` (may be NULL) goes to EVENT_DESC.
+ * Attrs must all come before the first record. The first attr's sample_type defines the
+ * sample_id trailer that the write_* helpers append when it has sample_id_all. */
+PMT_API int pmt_perf_writer_add_attr(struct pmt_perf_writer *w, const void *attr, size_t size,
+				     const uint64_t *ids, uint32_t nr_ids, const char *name);
+PMT_API int pmt_perf_writer_set_feature_str(struct pmt_perf_writer *w, unsigned feat,
+					    const char *value);
+PMT_API int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t online,
+				       uint32_t avail);
+PMT_API int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc,
+					const char *const *argv);
+/* HEADER_COMPRESSED {version 0, type zstd, level, ratio, mmap_len}: perf needs it before
+ * it can expand COMPRESSED records (mmap_len sizes its decompression buffer). */
+PMT_API int pmt_perf_writer_set_compressed(struct pmt_perf_writer *w, uint32_t level,
+					   uint32_t ratio, uint32_t mmap_len);
+/* A complete record (header included) already in the output byte order. */
+PMT_API int pmt_perf_writer_write_record(struct pmt_perf_writer *w, const void *raw,
+					 size_t size);
+/* A complete record in the byte order opposite to the output's (a copy between byte
+ * orders): every field swapped as perf swaps it, the sample_id trailer per the first
+ * attr. Knows MMAP MMAP2 LOST COMM EXIT FORK AUX ITRACE_START LOST_SAMPLES SWITCH(_CPU_WIDE)
+ * FINISHED_ROUND FINISHED_INIT ID_INDEX AUXTRACE_INFO THREAD_MAP; others give
+ * -PMT_EUNSUPPORTED (nothing written). */
+PMT_API int pmt_perf_writer_write_record_swapped(struct pmt_perf_writer *w, const void *raw,
+						 size_t size);
+/* PERF_RECORD_AUXTRACE + payload, zero-padded to 8 bytes (the padding decodes as PAD). */
+PMT_API int pmt_perf_writer_write_auxtrace(struct pmt_perf_writer *w, const void *data,
+					   uint64_t size, uint64_t offset, uint64_t reference,
+					   uint32_t idx, uint32_t tid, uint32_t cpu);
+/* Kernel records; `sid` (may be NULL = zeros) fills the sample_id trailer. */
+PMT_API int pmt_perf_writer_write_comm(struct pmt_perf_writer *w, uint32_t pid, uint32_t tid,
+				       const char *comm, bool exec,
+				       const struct pmt_sample_id *sid);
+PMT_API int pmt_perf_writer_write_mmap2(struct pmt_perf_writer *w, uint32_t pid, uint32_t tid,
+					uint64_t addr, uint64_t len, uint64_t pgoff,
+					uint32_t prot, uint32_t flags, const char *filename,
+					const struct pmt_sample_id *sid);
+PMT_API int pmt_perf_writer_write_time_conv(struct pmt_perf_writer *w,
+					    const struct pmt_time_conv *tc);
+/* AUXTRACE_INFO for Arm SPE: v1 {PMU_TYPE, PER_CPU_MMAPS} (what perf <= 6.12 reads), or v2
+ * with one metadata block per CPU (cpus[i], midr[i]; perf >= 6.13), plus CAP_EVENT_FILTER
+ * (event_filter[i]) as perf >= 6.18 records it when event_filter is not NULL. */
+PMT_API int pmt_perf_writer_write_auxtrace_info_spe_v1(struct pmt_perf_writer *w,
+							uint64_t pmu_type, bool per_cpu_mmaps);
+PMT_API int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w,
+							uint64_t pmu_type, uint32_t nr_cpus,
+							const uint32_t *cpus,
+							const uint64_t *midr,
+							const uint64_t *event_filter);
+/* PERF_RECORD_SAMPLE laid out per the sample_type of the attr that owns smp->id (or the
+ * first attr). Supports IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD WEIGHT
+ * WEIGHT_STRUCT DATA_SRC TRANSACTION PHYS_ADDR; other bits give -PMT_EUNSUPPORTED. */
+PMT_API int pmt_perf_writer_write_sample(struct pmt_perf_writer *w, const struct pmt_sample *smp);
+/* Finish the file (feature table, attrs, header) and free the writer. Returns 0 or the
+ * first error of any write. */
+PMT_API int pmt_perf_writer_close(struct pmt_perf_writer *w);
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,4 @@
+# The layering rules (tests/tools/layers.txt) hold without anyone remembering them.
+add_test(NAME layout.includes COMMAND sh ${PROJECT_SOURCE_DIR}/tests/tools/check_includes.sh
+  ${PROJECT_SOURCE_DIR})
+set_tests_properties(layout.includes PROPERTIES LABELS layout)
