@@ -56,6 +56,36 @@ enum pmt_error {
 /* Name of an error code; accepts err or -err. Never NULL. */
 PMT_API const char *pmt_errstr(int err);
 
+/* ---- diagnostics ----------------------------------------------------------------------
+ * The one way error detail travels: the callee fills it, the caller prints it. `file` is
+ * the input's path as the user gave it (not owned: it must outlive the diag). */
+#define PMT_DIAG_NO_OFFSET UINT64_MAX
+struct pmt_diag {
+	int code;            /* -PMT_E*, 0 when nothing was reported */
+	const char *file;    /* NULL when the problem is not in a file */
+	uint64_t offset;     /* byte offset in file, PMT_DIAG_NO_OFFSET when none */
+	uint32_t line;       /* 1-based line of a text input, 0 when none */
+	char msg[256];
+};
+#define PMT_DIAG_INIT { 0, NULL, PMT_DIAG_NO_OFFSET, 0, { 0 } }
+/* Fill d (may be NULL: then only the code is returned) and return code (negative). */
+PMT_API int pmt_diag_set(struct pmt_diag *d, int code, const char *file, uint64_t offset,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same for a line of a text input. */
+PMT_API int pmt_diag_set_line(struct pmt_diag *d, int code, const char *file, uint32_t line,
+			      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* "FILE: offset 0x1f0: MSG" / "FILE:12: MSG" / "MSG" into out; returns the length. */
+PMT_API int pmt_diag_format(const struct pmt_diag *d, char *out, size_t cap);
+/* Log it as an error ("pmutrace: error: ..."). */
+PMT_API void pmt_diag_print(const struct pmt_diag *d);
+
+/* Options structs that may grow start with `size_t sz` (libbpf's way). */
+#define PMT_OPTS_INIT(type, ...) ((struct type){ .sz = sizeof(struct type), __VA_ARGS__ })
+/* Is `field` inside the caller's options (older callers pass a smaller struct)? */
+#define PMT_OPTS_HAS(opts, field) \
+	(pmt_opts_sz_(opts) >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
+static inline size_t pmt_opts_sz_(const void *opts) { return opts ? *(const size_t *)opts : 0; }
+
 /* "pmutrace X.Y.Z", from the project version in CMakeLists.txt. */
 PMT_API const char *pmt_version(void);
 

@@ -165,6 +165,51 @@ static void file_map_reads_what_was_written(void **state)
 	assert_int_equal(pmt_file_map(path, &m), -PMT_EIO);
 }
 
+/* a struct's padding counts as inside (as with libbpf's OPTS_HAS): 8-byte fields avoid it */
+struct opts_v1 {
+	size_t sz;
+	uint64_t a;
+};
+struct opts_v2 {
+	size_t sz;
+	uint64_t a;
+	uint64_t b;
+};
+
+static void diag_names_file_offset_and_line(void **state)
+{
+	struct pmt_diag d = PMT_DIAG_INIT;
+	char buf[256];
+
+	assert_int_equal(pmt_diag_set(&d, PMT_ECORRUPT, "x.data", 0x1f0, "record size %d", 3),
+			 -PMT_ECORRUPT);
+	pmt_diag_format(&d, buf, sizeof(buf));
+	assert_string_equal(buf, "x.data: offset 0x1f0: record size 3");
+	assert_int_equal(pmt_diag_set_line(&d, -PMT_EPARSE, "c.csv", 12, "bad count"), -PMT_EPARSE);
+	pmt_diag_format(&d, buf, sizeof(buf));
+	assert_string_equal(buf, "c.csv:12: bad count");
+	/* no message: the code's name */
+	d = (struct pmt_diag)PMT_DIAG_INIT;
+	d.code = -PMT_ENOMEM;
+	pmt_diag_format(&d, buf, sizeof(buf));
+	assert_string_equal(buf, pmt_errstr(PMT_ENOMEM));
+	/* a NULL diag still gives the code */
+	assert_int_equal(pmt_diag_set(NULL, PMT_EIO, "f", 0, "x"), -PMT_EIO);
+}
+
+static void opts_sz_tells_which_fields_exist(void **state)
+{
+	struct opts_v2 o2 = PMT_OPTS_INIT(opts_v2, .b = 7);
+	struct opts_v2 *old = (struct opts_v2 *)&(struct opts_v1){ .sz = sizeof(struct opts_v1) };
+
+	assert_int_equal(o2.sz, sizeof(struct opts_v2));
+	assert_int_equal(o2.b, 7);
+	assert_true(PMT_OPTS_HAS(&o2, b));
+	assert_true(PMT_OPTS_HAS(old, a));
+	assert_false(PMT_OPTS_HAS(old, b));
+	assert_false(PMT_OPTS_HAS((struct opts_v2 *)NULL, a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +220,8 @@ int main(void)
 		cmocka_unit_test(out_quotes_json_and_csv),
 		cmocka_unit_test(buf_grows_and_keeps_content),
 		cmocka_unit_test(file_map_reads_what_was_written),
+		cmocka_unit_test(diag_names_file_offset_and_line),
+		cmocka_unit_test(opts_sz_tells_which_fields_exist),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,61 @@
+#include <inttypes.h>
+
+#include "pmutrace/common.h"
+
+static int diag_vset(struct pmt_diag *d, int code, const char *file, uint64_t offset,
+		     uint32_t line, const char *fmt, va_list ap)
+{
+	if (code > 0)
+		code = -code;
+	if (!d)
+		return code;
+	d->code = code;
+	d->file = file;
+	d->offset = offset;
+	d->line = line;
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	return code;
+}
+
+int pmt_diag_set(struct pmt_diag *d, int code, const char *file, uint64_t offset,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = diag_vset(d, code, file, offset, 0, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int pmt_diag_set_line(struct pmt_diag *d, int code, const char *file, uint32_t line,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = diag_vset(d, code, file, PMT_DIAG_NO_OFFSET, line, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int pmt_diag_format(const struct pmt_diag *d, char *out, size_t cap)
+{
+	const char *msg = d->msg[0] ? d->msg : pmt_errstr(d->code);
+
+	if (d->file && d->line)
+		return snprintf(out, cap, "%s:%" PRIu32 ": %s", d->file, d->line, msg);
+	if (d->file && d->offset != PMT_DIAG_NO_OFFSET)
+		return snprintf(out, cap, "%s: offset %#" PRIx64 ": %s", d->file, d->offset, msg);
+	if (d->file)
+		return snprintf(out, cap, "%s: %s", d->file, msg);
+	return snprintf(out, cap, "%s", msg);
+}
+
+void pmt_diag_print(const struct pmt_diag *d)
+{
+	char buf[1024];
+
+	pmt_diag_format(d, buf, sizeof(buf));
+	pmt_error("%s", buf);
+}
