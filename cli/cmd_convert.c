@@ -108,26 +108,6 @@ static int parse_mmap(char *arg, struct convert_opts *o)
 	return 0;
 }
 
-/* Attr of the SPE event as perf record sets it up for a per-thread session. */
-static void spe_attr(const struct convert_opts *o, uint8_t *attr)
-{
-	/* IDENTIFIER IP TID CPU DATA_SRC, plus the fields `perf script -F` insists the SPE
-	 * attr has before it prints them for synthesized samples: ADDR PERIOD WEIGHT PHYS_ADDR */
-	uint64_t st = (1u << 16) | 1 | 2 | 128 | (1u << 15) | 8 | 256 | (1u << 14) | (1u << 19);
-	uint64_t flags = 1ULL << 18;                          /* sample_id_all */
-	uint64_t period = 4096, config = o->timeless ? 0 : 1; /* ts_enable */
-	uint32_t type = (uint32_t)o->pmu_type;
-
-	if (!o->timeless)
-		st |= 4; /* TIME */
-	memset(attr, 0, 136);
-	memcpy(attr + 0, &type, 4);
-	memcpy(attr + 8, &config, 8);
-	memcpy(attr + 16, &period, 8);
-	memcpy(attr + 24, &st, 8);
-	memcpy(attr + 40, &flags, 8);
-}
-
 static int set_common_features(struct pmt_perf_writer *w, const struct convert_opts *o,
 			       int argc, char **argv)
 {
@@ -158,7 +138,7 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		pmt_file_unmap(&m);
 		return pmt_cli_fail("convert", "cannot write %s: %s", o->out, pmt_errstr(rc));
 	}
-	spe_attr(o, attr);
+	pmt_attr_init_spe(attr, (uint32_t)o->pmu_type, !o->timeless);
 	/* no EVENT_DESC name: perf then calls it "unknown attr type: N", which sets the
 	 * event column width in the perf 6.1 references */
 	rc = pmt_perf_writer_add_attr(w, attr, sizeof(attr), &id, 1, NULL);

@@ -82,34 +82,6 @@ static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, ui
 	return bad;
 }
 
-static const char *record_name(uint32_t type)
-{
-	static const struct {
-		uint32_t type;
-		const char *name;
-	} names[] = {
-		{ 1, "MMAP" },           { 2, "LOST" },           { 3, "COMM" },
-		{ 4, "EXIT" },           { 5, "THROTTLE" },       { 6, "UNTHROTTLE" },
-		{ 7, "FORK" },           { 8, "READ" },           { 9, "SAMPLE" },
-		{ 10, "MMAP2" },         { 11, "AUX" },           { 12, "ITRACE_START" },
-		{ 13, "LOST_SAMPLES" },  { 14, "SWITCH" },        { 15, "SWITCH_CPU_WIDE" },
-		{ 16, "NAMESPACES" },    { 17, "KSYMBOL" },       { 18, "BPF_EVENT" },
-		{ 19, "CGROUP" },        { 20, "TEXT_POKE" },     { 21, "AUX_OUTPUT_HW_ID" },
-		{ 64, "HEADER_ATTR" },   { 65, "HEADER_EVENT_TYPE" }, { 66, "HEADER_TRACING_DATA" },
-		{ 67, "HEADER_BUILD_ID" }, { 68, "FINISHED_ROUND" }, { 69, "ID_INDEX" },
-		{ 70, "AUXTRACE_INFO" }, { 71, "AUXTRACE" },      { 72, "AUXTRACE_ERROR" },
-		{ 73, "THREAD_MAP" },    { 74, "CPU_MAP" },       { 75, "STAT_CONFIG" },
-		{ 76, "STAT" },          { 77, "STAT_ROUND" },    { 78, "EVENT_UPDATE" },
-		{ 79, "TIME_CONV" },     { 80, "HEADER_FEATURE" }, { 81, "COMPRESSED" },
-		{ 82, "FINISHED_INIT" }, { 83, "COMPRESSED2" },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].type == type)
-			return names[i].name;
-	return "UNKNOWN";
-}
-
 static int dump_raw(struct dump_opts *d, const char *path)
 {
 	struct pmt_file_map m;
@@ -164,7 +136,7 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			continue;
 		}
 		pmt_out_printf(&d->out, "\n%#llx [%#x]: PERF_RECORD_%s", (unsigned long long)ev.file_offset,
-			       ev.raw_size, record_name(ev.type));
+			       ev.raw_size, pmt_perf_record_name(ev.type));
 		if (ev.kind != PMT_TEV_AUXTRACE) {
 			pmt_out_char(&d->out, '\n');
 			continue;

@@ -12,7 +12,6 @@
 #include "pmutrace/metrics.h"
 
 #define NBINS 65536
-#define SAMPLE_WEIGHT_STRUCT (1ULL << 24)
 
 /* Distributions and tables are keyed by the bare event name ("mem_load_retired.l3_hit"):
  * samples carry "cpu_core/MEM_LOAD_RETIRED.L3_HIT/p", metrics "...L3_HIT:R", tables the
@@ -135,7 +134,7 @@ int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path
 		if (ev.kind != PMT_TEV_RECORD || ev.type != PMT_REC_SAMPLE)
 			continue;
 		smp = &ev.u.sample;
-		if (!(smp->sample_type & SAMPLE_WEIGHT_STRUCT) || !smp->attr || !smp->attr->name) {
+		if (!(smp->sample_type & PMT_SAMPLE_WEIGHT_STRUCT) || !smp->attr || !smp->attr->name) {
 			s->nr_skipped++;
 			continue;
 		}

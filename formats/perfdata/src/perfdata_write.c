@@ -8,7 +8,7 @@
 #define NAME_ALIGN 64 /* perf pads feature strings to this */
 
 struct wattr {
-	uint8_t attr[PERF_ATTR_SIZE_MAX];
+	uint8_t attr[PMT_ATTR_SIZE_MAX];
 	uint64_t *ids;
 	uint32_t nr_ids;
 	char *name;
@@ -21,7 +21,7 @@ struct pmt_perf_writer {
 	uint64_t off, data_off;
 	struct wattr *attrs;
 	uint32_t nr_attrs;
-	char *str[FEAT_BITS];
+	char *str[PMT_FEAT_BITS];
 	bool has_nrcpus, has_comp;
 	uint32_t online, avail;
 	uint32_t comp_level, comp_ratio, comp_mmap_len;
@@ -126,18 +126,18 @@ static uint32_t out_attr_size(const struct pmt_perf_writer *w)
 {
 	/* 128 (VER7) is what perf 6.1 knows; only grow to 136 when config3 is used */
 	for (uint32_t i = 0; i < w->nr_attrs; i++)
-		for (int b = 128; b < PERF_ATTR_SIZE_MAX; b++)
+		for (int b = 128; b < PMT_ATTR_SIZE_MAX; b++)
 			if (w->attrs[i].attr[b])
-				return PERF_ATTR_SIZE_MAX;
+				return PMT_ATTR_SIZE_MAX;
 	return 128;
 }
 
 static void put_attr(struct pmt_perf_writer *w, const struct wattr *a, uint32_t size)
 {
-	uint8_t tmp[PERF_ATTR_SIZE_MAX];
+	uint8_t tmp[PMT_ATTR_SIZE_MAX];
 
 	memcpy(tmp, a->attr, sizeof(tmp));
-	memcpy(tmp + ATTR_SIZE, &size, 4);
+	memcpy(tmp + PMT_ATTR_SIZE, &size, 4);
 	if (w->swap)
 		pd_attr_swap(tmp, size);
 	put(w, tmp, size);
@@ -147,24 +147,24 @@ static void put_attr(struct pmt_perf_writer *w, const struct wattr *a, uint32_t 
 static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 {
 	switch (f) {
-	case FEAT_HOSTNAME:
+	case PMT_FEAT_HOSTNAME:
 		/* always present: perf finds the word size of a byte-swapped file's feature
 		 * bitmap by looking for the HOSTNAME bit, and drops all features without it */
 		put_fstr(w, w->str[f] ? w->str[f] : "unknown");
 		return true;
-	case FEAT_OSRELEASE: case FEAT_VERSION: case FEAT_ARCH:
-	case FEAT_CPUDESC: case FEAT_CPUID:
+	case PMT_FEAT_OSRELEASE: case PMT_FEAT_VERSION: case PMT_FEAT_ARCH:
+	case PMT_FEAT_CPUDESC: case PMT_FEAT_CPUID:
 		if (!w->str[f])
 			return false;
 		put_fstr(w, w->str[f]);
 		return true;
-	case FEAT_NRCPUS:
+	case PMT_FEAT_NRCPUS:
 		if (!w->has_nrcpus)
 			return false;
 		put32(w, w->avail); /* perf writes nr_cpus_avail first */
 		put32(w, w->online);
 		return true;
-	case FEAT_COMPRESSED:
+	case PMT_FEAT_COMPRESSED:
 		if (!w->has_comp)
 			return false;
 		put32(w, 0); /* version, as perf writes it */
@@ -173,14 +173,14 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 		put32(w, w->comp_ratio);
 		put32(w, w->comp_mmap_len);
 		return true;
-	case FEAT_CMDLINE:
+	case PMT_FEAT_CMDLINE:
 		if (!w->argv)
 			return false;
 		put32(w, (uint32_t)w->argc);
 		for (int i = 0; i < w->argc; i++)
 			put_fstr(w, w->argv[i]);
 		return true;
-	case FEAT_AUXTRACE:
+	case PMT_FEAT_AUXTRACE:
 		/* perf record's index of the AUXTRACE records: {u64 nr; {u64 offset, size}[nr]}
 		 * with size = header.size (payload excluded). perf script only accepts -F
 		 * fields the SPE attr lacks when this feature is present. Pipe mode has no
@@ -193,7 +193,7 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 			put64(w, 48);
 		}
 		return true;
-	case FEAT_EVENT_DESC: {
+	case PMT_FEAT_EVENT_DESC: {
 		uint32_t asz = out_attr_size(w);
 		bool any = false;
 
@@ -234,7 +234,7 @@ static int start(struct pmt_perf_writer *w)
 			put64(w, w->attrs[i].ids[k]);
 		end_rec(w);
 	}
-	for (unsigned f = 0; f < FEAT_BITS; f++) {
+	for (unsigned f = 0; f < PMT_FEAT_BITS; f++) {
 		put_hdr(w, PMT_REC_HEADER_FEATURE, 0);
 		put64(w, f);
 		if (!build_feature(w, f))
@@ -250,7 +250,7 @@ int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *op
 			 struct pmt_perf_writer **out)
 {
 	struct pmt_perf_writer *w = calloc(1, sizeof(*w));
-	uint8_t hdr[PERF_FILE_HEADER_SIZE] = { 0 };
+	uint8_t hdr[PMT_PERF_FILE_HEADER_SIZE] = { 0 };
 
 	*out = NULL;
 	if (!w)
@@ -271,7 +271,7 @@ int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *op
 	}
 	/* placeholder in file mode (patched at close); the final header in pipe mode */
 	{
-		uint64_t magic = PERF_MAGIC2, size = PERF_PIPE_HEADER_SIZE;
+		uint64_t magic = PMT_PERF_MAGIC2, size = PMT_PERF_PIPE_HEADER_SIZE;
 
 		if (w->swap) {
 			magic = __builtin_bswap64(magic);
@@ -280,7 +280,7 @@ int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *op
 		memcpy(hdr, &magic, 8);
 		memcpy(hdr + 8, &size, 8);
 	}
-	emit(w, hdr, w->pipe ? PERF_PIPE_HEADER_SIZE : PERF_FILE_HEADER_SIZE);
+	emit(w, hdr, w->pipe ? PMT_PERF_PIPE_HEADER_SIZE : PMT_PERF_FILE_HEADER_SIZE);
 	w->data_off = w->off;
 	*out = w;
 	return w->err;
@@ -291,7 +291,7 @@ int pmt_perf_writer_add_attr(struct pmt_perf_writer *w, const void *attr, size_t
 {
 	struct wattr *na, *a;
 
-	if (w->started || size > PERF_ATTR_SIZE_MAX || size < 8)
+	if (w->started || size > PMT_ATTR_SIZE_MAX || size < 8)
 		return -PMT_EINVAL;
 	na = realloc(w->attrs, (w->nr_attrs + 1) * sizeof(*na));
 	if (!na)
@@ -319,9 +319,9 @@ int pmt_perf_writer_set_feature_str(struct pmt_perf_writer *w, unsigned feat, co
 {
 	char *v;
 
-	if (feat >= FEAT_BITS || w->started ||
-	    !(feat == FEAT_HOSTNAME || feat == FEAT_OSRELEASE || feat == FEAT_VERSION ||
-	      feat == FEAT_ARCH || feat == FEAT_CPUDESC || feat == FEAT_CPUID))
+	if (feat >= PMT_FEAT_BITS || w->started ||
+	    !(feat == PMT_FEAT_HOSTNAME || feat == PMT_FEAT_OSRELEASE || feat == PMT_FEAT_VERSION ||
+	      feat == PMT_FEAT_ARCH || feat == PMT_FEAT_CPUDESC || feat == PMT_FEAT_CPUID))
 		return -PMT_EINVAL;
 	v = strdup(value);
 	if (!v)
@@ -452,7 +452,7 @@ static const char *swap_layout(uint32_t type, uint16_t misc)
 	case PMT_REC_MMAP: return "44888b";
 	case PMT_REC_MMAP2:
 		/* maj min ino ino_generation, or the build-id form's 24 bytes */
-		return misc & MISC_MMAP_BUILD_ID ? "44888B44b" : "44888448844b";
+		return misc & PMT_MISC_MMAP_BUILD_ID ? "44888B44b" : "44888448844b";
 	case PMT_REC_LOST: return "88";
 	case PMT_REC_COMM: return "44b";
 	case PMT_REC_EXIT: case PMT_REC_FORK: return "44448";
@@ -462,7 +462,7 @@ static const char *swap_layout(uint32_t type, uint16_t misc)
 	case PMT_REC_SWITCH: case PMT_REC_FINISHED_ROUND: case PMT_REC_FINISHED_INIT: return "";
 	case PMT_REC_ID_INDEX: return "q";
 	case PMT_REC_AUXTRACE_INFO: return "44q";
-	case REC_THREAD_MAP: return "8t";
+	case PMT_REC_THREAD_MAP: return "8t";
 	default: return NULL;
 	}
 }
@@ -507,13 +507,16 @@ int pmt_perf_writer_write_record_swapped(struct pmt_perf_writer *w, const void *
 	swap_at(r, 4);
 	swap_at(r + 4, 2);
 	if (type < PMT_REC_HEADER_ATTR && w->nr_attrs &&
-	    (attr_u64(&w->attrs[0], ATTR_FLAGS) & ATTR_FLAG_SAMPLE_ID_ALL)) {
+	    (attr_u64(&w->attrs[0], PMT_ATTR_FLAGS) & PMT_ATTR_FLAG_SAMPLE_ID_ALL)) {
 		/* the trailer: u32 pairs for TID and CPU, u64s for the rest */
-		uint64_t st = attr_u64(&w->attrs[0], ATTR_SAMPLE_TYPE);
-		static const uint64_t bits[] = { PS_TID, PS_TIME, PS_ID, PS_STREAM_ID, PS_CPU,
-						 PS_IDENTIFIER };
-		size_t n = 8 * (size_t)__builtin_popcountll(st & (PS_TID | PS_TIME | PS_ID |
-							  PS_STREAM_ID | PS_CPU | PS_IDENTIFIER));
+		uint64_t st = attr_u64(&w->attrs[0], PMT_ATTR_SAMPLE_TYPE);
+		static const uint64_t bits[] = { PMT_SAMPLE_TID, PMT_SAMPLE_TIME, PMT_SAMPLE_ID,
+						 PMT_SAMPLE_STREAM_ID, PMT_SAMPLE_CPU,
+						 PMT_SAMPLE_IDENTIFIER };
+		size_t n = 8 * (size_t)__builtin_popcountll(
+				       st & (PMT_SAMPLE_TID | PMT_SAMPLE_TIME | PMT_SAMPLE_ID |
+					     PMT_SAMPLE_STREAM_ID | PMT_SAMPLE_CPU |
+					     PMT_SAMPLE_IDENTIFIER));
 
 		if (n + 8 <= size) {
 			size_t q = end = size - n;
@@ -521,7 +524,7 @@ int pmt_perf_writer_write_record_swapped(struct pmt_perf_writer *w, const void *
 			for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 				if (!(st & bits[i]))
 					continue;
-				if (bits[i] == PS_TID || bits[i] == PS_CPU) {
+				if (bits[i] == PMT_SAMPLE_TID || bits[i] == PMT_SAMPLE_CPU) {
 					swap_at(r + q, 4);
 					swap_at(r + q + 4, 4);
 				} else {
@@ -568,26 +571,26 @@ static void put_sid(struct pmt_perf_writer *w, const struct pmt_sample_id *sid)
 	static const struct pmt_sample_id none;
 	uint64_t st;
 
-	if (!w->nr_attrs || !(attr_u64(&w->attrs[0], ATTR_FLAGS) & ATTR_FLAG_SAMPLE_ID_ALL))
+	if (!w->nr_attrs || !(attr_u64(&w->attrs[0], PMT_ATTR_FLAGS) & PMT_ATTR_FLAG_SAMPLE_ID_ALL))
 		return;
 	if (!sid)
 		sid = &none;
-	st = attr_u64(&w->attrs[0], ATTR_SAMPLE_TYPE);
-	if (st & PS_TID) {
+	st = attr_u64(&w->attrs[0], PMT_ATTR_SAMPLE_TYPE);
+	if (st & PMT_SAMPLE_TID) {
 		put32(w, sid->pid);
 		put32(w, sid->tid);
 	}
-	if (st & PS_TIME)
+	if (st & PMT_SAMPLE_TIME)
 		put64(w, sid->time);
-	if (st & PS_ID)
+	if (st & PMT_SAMPLE_ID)
 		put64(w, sid->id);
-	if (st & PS_STREAM_ID)
+	if (st & PMT_SAMPLE_STREAM_ID)
 		put64(w, sid->stream_id);
-	if (st & PS_CPU) {
+	if (st & PMT_SAMPLE_CPU) {
 		put32(w, sid->cpu);
 		put32(w, 0);
 	}
-	if (st & PS_IDENTIFIER)
+	if (st & PMT_SAMPLE_IDENTIFIER)
 		put64(w, sid->id);
 }
 
@@ -595,7 +598,7 @@ int pmt_perf_writer_write_comm(struct pmt_perf_writer *w, uint32_t pid, uint32_t
 			       const char *comm, bool exec, const struct pmt_sample_id *sid)
 {
 	PMT_FORWARD_IF_ERROR(start(w));
-	put_hdr(w, PMT_REC_COMM, exec ? MISC_COMM_EXEC : 0);
+	put_hdr(w, PMT_REC_COMM, exec ? PMT_MISC_COMM_EXEC : 0);
 	put32(w, pid);
 	put32(w, tid);
 	put_cstr8(w, comm, 15); /* TASK_COMM_LEN - 1 */
@@ -644,7 +647,7 @@ int pmt_perf_writer_write_auxtrace_info_spe_v1(struct pmt_perf_writer *w, uint64
 	PMT_FORWARD_IF_ERROR(start(w));
 	w->has_auxtrace = true;
 	put_hdr(w, PMT_REC_AUXTRACE_INFO, 0);
-	put32(w, PERF_AUXTRACE_ARM_SPE);
+	put32(w, PMT_AUXTRACE_ARM_SPE);
 	put32(w, 0);
 	put64(w, pmu_type);
 	put64(w, per_cpu_mmaps);
@@ -661,14 +664,14 @@ int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w, uint64
 		return -PMT_EINVAL;
 	w->has_auxtrace = true;
 	put_hdr(w, PMT_REC_AUXTRACE_INFO, 0);
-	put32(w, PERF_AUXTRACE_ARM_SPE);
+	put32(w, PMT_AUXTRACE_ARM_SPE);
 	put32(w, 0);
 	put64(w, 2);        /* HEADER_VERSION */
 	put64(w, 4);        /* HEADER_SIZE in u64 */
 	put64(w, pmu_type); /* PMU_TYPE_V2 */
 	put64(w, nr_cpus);
 	for (uint32_t i = 0; i < nr_cpus; i++) {
-		put64(w, SPE_V2_MAGIC);
+		put64(w, PMT_SPE_V2_MAGIC);
 		put64(w, cpus[i]);
 		put64(w, event_filter ? 4 : 3); /* MIDR, PMU_TYPE, CAP_MIN_IVAL[, EVENT_FILTER] */
 		put64(w, midr[i]);
@@ -683,53 +686,55 @@ int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w, uint64
 int pmt_perf_writer_write_sample(struct pmt_perf_writer *w, const struct pmt_sample *smp)
 {
 	const struct wattr *a = attr_for_id(w, smp->id);
-	const uint64_t ok = PS_IDENTIFIER | PS_IP | PS_TID | PS_TIME | PS_ADDR | PS_ID |
-			    PS_STREAM_ID | PS_CPU | PS_PERIOD | PS_WEIGHT | PS_WEIGHT_STRUCT |
-			    PS_DATA_SRC | PS_TRANSACTION | PS_PHYS_ADDR;
+	const uint64_t ok = PMT_SAMPLE_IDENTIFIER | PMT_SAMPLE_IP | PMT_SAMPLE_TID |
+			    PMT_SAMPLE_TIME | PMT_SAMPLE_ADDR | PMT_SAMPLE_ID | PMT_SAMPLE_STREAM_ID |
+			    PMT_SAMPLE_CPU | PMT_SAMPLE_PERIOD | PMT_SAMPLE_WEIGHT |
+			    PMT_SAMPLE_WEIGHT_STRUCT | PMT_SAMPLE_DATA_SRC | PMT_SAMPLE_TRANSACTION |
+			    PMT_SAMPLE_PHYS_ADDR;
 	uint64_t st;
 
 	PMT_FORWARD_IF_ERROR(start(w));
 	if (!a)
 		return -PMT_EINVAL;
-	st = attr_u64(a, ATTR_SAMPLE_TYPE);
+	st = attr_u64(a, PMT_ATTR_SAMPLE_TYPE);
 	if (st & ~ok)
 		return -PMT_EUNSUPPORTED;
 	put_hdr(w, PMT_REC_SAMPLE, 2 /* PERF_RECORD_MISC_USER */);
-	if (st & PS_IDENTIFIER)
+	if (st & PMT_SAMPLE_IDENTIFIER)
 		put64(w, smp->id);
-	if (st & PS_IP)
+	if (st & PMT_SAMPLE_IP)
 		put64(w, smp->ip);
-	if (st & PS_TID) {
+	if (st & PMT_SAMPLE_TID) {
 		put32(w, smp->pid);
 		put32(w, smp->tid);
 	}
-	if (st & PS_TIME)
+	if (st & PMT_SAMPLE_TIME)
 		put64(w, smp->time);
-	if (st & PS_ADDR)
+	if (st & PMT_SAMPLE_ADDR)
 		put64(w, smp->addr);
-	if (st & PS_ID)
+	if (st & PMT_SAMPLE_ID)
 		put64(w, smp->id);
-	if (st & PS_STREAM_ID)
+	if (st & PMT_SAMPLE_STREAM_ID)
 		put64(w, smp->stream_id);
-	if (st & PS_CPU) {
+	if (st & PMT_SAMPLE_CPU) {
 		put32(w, smp->cpu);
 		put32(w, 0);
 	}
-	if (st & PS_PERIOD)
+	if (st & PMT_SAMPLE_PERIOD)
 		put64(w, smp->period);
-	if (st & (PS_WEIGHT | PS_WEIGHT_STRUCT)) {
+	if (st & (PMT_SAMPLE_WEIGHT | PMT_SAMPLE_WEIGHT_STRUCT)) {
 		uint64_t v = smp->weight;
 
 		/* a big-endian union perf_sample_weight keeps var1_dw in the high half */
-		if (w->swap && (st & PS_WEIGHT_STRUCT))
+		if (w->swap && (st & PMT_SAMPLE_WEIGHT_STRUCT))
 			v = (v & 0xffffffff) << 32 | ((v >> 32) & 0xffff) << 16 | v >> 48;
 		put64(w, v);
 	}
-	if (st & PS_DATA_SRC)
+	if (st & PMT_SAMPLE_DATA_SRC)
 		put64(w, smp->data_src);
-	if (st & PS_TRANSACTION)
+	if (st & PMT_SAMPLE_TRANSACTION)
 		put64(w, smp->transaction);
-	if (st & PS_PHYS_ADDR)
+	if (st & PMT_SAMPLE_PHYS_ADDR)
 		put64(w, smp->phys_addr);
 	return end_rec(w);
 }
@@ -741,7 +746,7 @@ static void free_writer(struct pmt_perf_writer *w)
 		free(w->attrs[i].name);
 	}
 	free(w->attrs);
-	for (unsigned f = 0; f < FEAT_BITS; f++)
+	for (unsigned f = 0; f < PMT_FEAT_BITS; f++)
 		free(w->str[f]);
 	for (int i = 0; i < w->argc; i++)
 		free(w->argv[i]);
@@ -760,7 +765,7 @@ static void finish_file(struct pmt_perf_writer *w)
 	uint32_t asz = out_attr_size(w);
 	uint8_t *table;
 
-	for (unsigned f = 0; f < FEAT_BITS; f++) {
+	for (unsigned f = 0; f < PMT_FEAT_BITS; f++) {
 		w->rec.len = 0;
 		if (build_feature(w, f)) {
 			bitmap[f / 64] |= 1ULL << (f % 64);
@@ -774,7 +779,7 @@ static void finish_file(struct pmt_perf_writer *w)
 		goto out;
 	}
 	emit(w, table, nfeat * 16); /* placeholder */
-	for (unsigned f = 0, k = 0; f < FEAT_BITS; f++) {
+	for (unsigned f = 0, k = 0; f < PMT_FEAT_BITS; f++) {
 		uint64_t o = w->off, sz;
 
 		w->rec.len = 0;
@@ -812,8 +817,8 @@ static void finish_file(struct pmt_perf_writer *w)
 		goto out;
 	}
 	w->rec.len = 0;
-	put64(w, PERF_MAGIC2);
-	put64(w, PERF_FILE_HEADER_SIZE);
+	put64(w, PMT_PERF_MAGIC2);
+	put64(w, PMT_PERF_FILE_HEADER_SIZE);
 	put64(w, asz + 16);
 	put64(w, attrs_off);
 	put64(w, (uint64_t)w->nr_attrs * (asz + 16));

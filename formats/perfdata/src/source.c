@@ -128,7 +128,7 @@ static int add_attr(struct pmt_source *s, const uint8_t *raw, size_t raw_size,
 		    const uint8_t *ids, size_t nr_ids)
 {
 	struct pmt_trace_attr *a, *na;
-	size_t n = raw_size < PERF_ATTR_SIZE_MAX ? raw_size : PERF_ATTR_SIZE_MAX;
+	size_t n = raw_size < PMT_ATTR_SIZE_MAX ? raw_size : PMT_ATTR_SIZE_MAX;
 	uint64_t flags;
 
 	if (s->nr_attrs == s->cap_attrs) {
@@ -146,13 +146,13 @@ static int add_attr(struct pmt_source *s, const uint8_t *raw, size_t raw_size,
 	memcpy(a->attr, raw, n);
 	if (s->swap)
 		pd_attr_swap(a->attr, n);
-	memcpy(&a->attr_size, a->attr + ATTR_SIZE, 4);
-	memcpy(&a->type, a->attr + ATTR_TYPE, 4);
-	memcpy(&a->config, a->attr + ATTR_CONFIG, 8);
-	memcpy(&a->sample_type, a->attr + ATTR_SAMPLE_TYPE, 8);
-	memcpy(&a->read_format, a->attr + ATTR_READ_FORMAT, 8);
-	memcpy(&flags, a->attr + ATTR_FLAGS, 8);
-	a->sample_id_all = !!(flags & ATTR_FLAG_SAMPLE_ID_ALL);
+	memcpy(&a->attr_size, a->attr + PMT_ATTR_SIZE, 4);
+	memcpy(&a->type, a->attr + PMT_ATTR_TYPE, 4);
+	memcpy(&a->config, a->attr + PMT_ATTR_CONFIG, 8);
+	memcpy(&a->sample_type, a->attr + PMT_ATTR_SAMPLE_TYPE, 8);
+	memcpy(&a->read_format, a->attr + PMT_ATTR_READ_FORMAT, 8);
+	memcpy(&flags, a->attr + PMT_ATTR_FLAGS, 8);
+	a->sample_id_all = !!(flags & PMT_ATTR_FLAG_SAMPLE_ID_ALL);
 	if (nr_ids) {
 		struct id_ent *ni;
 
@@ -190,9 +190,9 @@ static void attrs_done(struct pmt_source *s)
 	s->all_identifier = s->nr_attrs > 0;
 	s->meta.timeless = 1;
 	for (uint32_t i = 0; i < s->nr_attrs; i++) {
-		if (!(s->attrs[i].sample_type & PS_IDENTIFIER))
+		if (!(s->attrs[i].sample_type & PMT_SAMPLE_IDENTIFIER))
 			s->all_identifier = false;
-		if (s->attrs[i].sample_type & PS_TIME)
+		if (s->attrs[i].sample_type & PMT_SAMPLE_TIME)
 			s->meta.timeless = 0;
 	}
 	s->meta.attrs = s->attrs;
@@ -378,36 +378,36 @@ static int parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, 
 	int rc = 0;
 
 	switch (feat) {
-	case FEAT_HOSTNAME: case FEAT_OSRELEASE: case FEAT_VERSION: case FEAT_ARCH:
-	case FEAT_CPUID:
+	case PMT_FEAT_HOSTNAME: case PMT_FEAT_OSRELEASE: case PMT_FEAT_VERSION: case PMT_FEAT_ARCH:
+	case PMT_FEAT_CPUID:
 		rc = get_str(s, p, len, &str);
 		if (rc < 0)
 			break;
 		rc = 0;
-		set_str(feat == FEAT_HOSTNAME ? &s->meta.hostname :
-			feat == FEAT_OSRELEASE ? &s->meta.osrelease :
-			feat == FEAT_VERSION ? &s->meta.version :
-			feat == FEAT_ARCH ? &s->meta.arch : &s->meta.cpuid, str);
+		set_str(feat == PMT_FEAT_HOSTNAME ? &s->meta.hostname :
+			feat == PMT_FEAT_OSRELEASE ? &s->meta.osrelease :
+			feat == PMT_FEAT_VERSION ? &s->meta.version :
+			feat == PMT_FEAT_ARCH ? &s->meta.arch : &s->meta.cpuid, str);
 		break;
-	case FEAT_NRCPUS:
+	case PMT_FEAT_NRCPUS:
 		if (len < 8)
 			return -PMT_ECORRUPT;
 		s->meta.nr_cpus_avail = rd32(s, p);
 		s->meta.nr_cpus_online = rd32(s, p + 4);
 		break;
-	case FEAT_CMDLINE:
+	case PMT_FEAT_CMDLINE:
 		rc = parse_cmdline(s, p, len);
 		break;
-	case FEAT_PMU_MAPPINGS:
+	case PMT_FEAT_PMU_MAPPINGS:
 		rc = parse_pmu_mappings(s, p, len);
 		break;
-	case FEAT_EVENT_DESC:
+	case PMT_FEAT_EVENT_DESC:
 		rc = parse_event_desc(s, p, len);
 		break;
-	case FEAT_AUXTRACE:
+	case PMT_FEAT_AUXTRACE:
 		rc = parse_auxtrace_index(s, p, len);
 		break;
-	case FEAT_COMPRESSED:
+	case PMT_FEAT_COMPRESSED:
 		/* {u32 version, type, level, ratio, mmap_len} */
 		if (len < 20)
 			return -PMT_ECORRUPT;
@@ -449,7 +449,7 @@ static void parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t s
 	npriv = (size - 16) / 8;
 	s->meta.has_auxtrace_info = 1;
 	s->meta.auxtrace_type = rd32(s, r + 8);
-	if (s->meta.auxtrace_type != PERF_AUXTRACE_ARM_SPE)
+	if (s->meta.auxtrace_type != PMT_AUXTRACE_ARM_SPE)
 		return;
 	if (npriv == 2) {
 		s->meta.auxtrace_version = 1;
@@ -490,7 +490,7 @@ static void parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t s
 			const uint8_t *b = priv + 8 * (hdr + i * per);
 			uint64_t cpu = rd64(s, b + 8);
 
-			if (rd64(s, b) != SPE_V2_MAGIC || cpu >= PMT_MAX_CPUS) {
+			if (rd64(s, b) != PMT_SPE_V2_MAGIC || cpu >= PMT_MAX_CPUS) {
 				pmt_warn("perf.data: SPE metadata block %llu bad magic or CPU",
 					 (unsigned long long)i);
 				continue;
@@ -574,9 +574,10 @@ static struct pmt_trace_attr *attr_of_sample(struct pmt_source *s, const uint8_t
 	if (s->all_identifier)
 		return size >= 16 ? attr_by_id(s, rd64(s, r + 8)) : NULL;
 	st = s->attrs[0].sample_type;
-	if (!(st & PS_ID))
+	if (!(st & PMT_SAMPLE_ID))
 		return &s->attrs[0];
-	pos = 8 + 8 * (uint64_t)__builtin_popcountll(st & (PS_IP | PS_TID | PS_TIME | PS_ADDR));
+	pos = 8 + 8 * (uint64_t)__builtin_popcountll(st & (PMT_SAMPLE_IP | PMT_SAMPLE_TID |
+							    PMT_SAMPLE_TIME | PMT_SAMPLE_ADDR));
 	return size >= pos + 8 ? attr_by_id(s, rd64(s, r + pos)) : NULL;
 }
 
@@ -591,9 +592,9 @@ static struct pmt_trace_attr *attr_of_other(struct pmt_source *s, const uint8_t 
 	if (s->all_identifier)
 		return size >= 16 ? attr_by_id(s, rd64(s, r + size - 8)) : NULL;
 	st = s->attrs[0].sample_type;
-	if (!(st & PS_ID))
+	if (!(st & PMT_SAMPLE_ID))
 		return &s->attrs[0];
-	back = 8 * (1 + (uint64_t)__builtin_popcountll(st & (PS_STREAM_ID | PS_CPU)));
+	back = 8 * (1 + (uint64_t)__builtin_popcountll(st & (PMT_SAMPLE_STREAM_ID | PMT_SAMPLE_CPU)));
 	return size >= back + 8 ? attr_by_id(s, rd64(s, r + size - back)) : NULL;
 }
 
@@ -609,33 +610,34 @@ static size_t parse_sid(struct pmt_source *s, const uint8_t *r, size_t size,
 	if (!a || !a->sample_id_all)
 		return size;
 	st = a->sample_type;
-	n = 8 * (size_t)__builtin_popcountll(st & (PS_TID | PS_TIME | PS_ID | PS_STREAM_ID |
-						   PS_CPU | PS_IDENTIFIER));
+	n = 8 * (size_t)__builtin_popcountll(st & (PMT_SAMPLE_TID | PMT_SAMPLE_TIME | PMT_SAMPLE_ID |
+						   PMT_SAMPLE_STREAM_ID | PMT_SAMPLE_CPU |
+						   PMT_SAMPLE_IDENTIFIER));
 	if (n + 8 > size)
 		return size;
 	p = size - n;
-	if (st & PS_TID) {
+	if (st & PMT_SAMPLE_TID) {
 		sid->pid = rd32(s, r + p);
 		sid->tid = rd32(s, r + p + 4);
 		p += 8;
 	}
-	if (st & PS_TIME) {
+	if (st & PMT_SAMPLE_TIME) {
 		sid->time = rd64(s, r + p);
 		p += 8;
 	}
-	if (st & PS_ID) {
+	if (st & PMT_SAMPLE_ID) {
 		sid->id = rd64(s, r + p);
 		p += 8;
 	}
-	if (st & PS_STREAM_ID) {
+	if (st & PMT_SAMPLE_STREAM_ID) {
 		sid->stream_id = rd64(s, r + p);
 		p += 8;
 	}
-	if (st & PS_CPU) {
+	if (st & PMT_SAMPLE_CPU) {
 		sid->cpu = rd32(s, r + p);
 		p += 8;
 	}
-	if (st & PS_IDENTIFIER)
+	if (st & PMT_SAMPLE_IDENTIFIER)
 		sid->id = rd64(s, r + p);
 	sid->valid = 1;
 	return size - n;
@@ -659,105 +661,105 @@ static int parse_sample(struct pmt_source *s, const uint8_t *r, size_t size, str
 #define NEED(n) do { if ((uint64_t)(end - p) < (uint64_t)(n)) return -PMT_ECORRUPT; } while (0)
 #define U64(dst) do { NEED(8); (dst) = rd64(s, p); p += 8; } while (0)
 #define SKIP(n) do { NEED(n); p += (n); } while (0)
-	if (st & PS_IDENTIFIER)
+	if (st & PMT_SAMPLE_IDENTIFIER)
 		U64(smp->id);
-	if (st & PS_IP)
+	if (st & PMT_SAMPLE_IP)
 		U64(smp->ip);
-	if (st & PS_TID) {
+	if (st & PMT_SAMPLE_TID) {
 		NEED(8);
 		smp->pid = rd32(s, p);
 		smp->tid = rd32(s, p + 4);
 		p += 8;
 	}
-	if (st & PS_TIME)
+	if (st & PMT_SAMPLE_TIME)
 		U64(smp->time);
-	if (st & PS_ADDR)
+	if (st & PMT_SAMPLE_ADDR)
 		U64(smp->addr);
-	if (st & PS_ID)
+	if (st & PMT_SAMPLE_ID)
 		U64(smp->id);
-	if (st & PS_STREAM_ID)
+	if (st & PMT_SAMPLE_STREAM_ID)
 		U64(smp->stream_id);
-	if (st & PS_CPU) {
+	if (st & PMT_SAMPLE_CPU) {
 		NEED(8);
 		smp->cpu = rd32(s, p);
 		p += 8;
 	}
-	if (st & PS_PERIOD)
+	if (st & PMT_SAMPLE_PERIOD)
 		U64(smp->period);
-	if (st & PS_READ) {
+	if (st & PMT_SAMPLE_READ) {
 		uint64_t rf = a->read_format;
-		uint64_t ent = 8 + ((rf & RF_ID) ? 8 : 0) + ((rf & RF_LOST) ? 8 : 0);
+		uint64_t ent = 8 + ((rf & PMT_READ_ID) ? 8 : 0) + ((rf & PMT_READ_LOST) ? 8 : 0);
 
-		if (rf & RF_GROUP) {
+		if (rf & PMT_READ_GROUP) {
 			U64(v);
-			SKIP(8 * (uint64_t)__builtin_popcountll(rf & (RF_TOTAL_ENABLED |
-								     RF_TOTAL_RUNNING)));
+			SKIP(8 * (uint64_t)__builtin_popcountll(rf & (PMT_READ_TOTAL_ENABLED |
+								     PMT_READ_TOTAL_RUNNING)));
 			if (v > (uint64_t)(end - p) / ent)
 				return -PMT_ECORRUPT;
 			p += v * ent;
 		} else {
-			SKIP(ent + 8 * (uint64_t)__builtin_popcountll(rf & (RF_TOTAL_ENABLED |
-									    RF_TOTAL_RUNNING)));
+			SKIP(ent + 8 * (uint64_t)__builtin_popcountll(rf & (PMT_READ_TOTAL_ENABLED |
+									    PMT_READ_TOTAL_RUNNING)));
 		}
 	}
-	if (st & PS_CALLCHAIN) {
+	if (st & PMT_SAMPLE_CALLCHAIN) {
 		U64(v);
 		if (v > (uint64_t)(end - p) / 8)
 			return -PMT_ECORRUPT;
 		p += v * 8;
 	}
-	if (st & PS_RAW) {
+	if (st & PMT_SAMPLE_RAW) {
 		NEED(4);
 		v = rd32(s, p);
 		SKIP(4 + v);
 	}
-	if (st & PS_BRANCH_STACK) {
+	if (st & PMT_SAMPLE_BRANCH_STACK) {
 		uint64_t bst, ent = 24;
 
-		memcpy(&bst, a->attr + ATTR_BRANCH_SAMPLE_TYPE, 8);
+		memcpy(&bst, a->attr + PMT_ATTR_BRANCH_SAMPLE_TYPE, 8);
 		U64(v);
-		if (bst & BRANCH_HW_INDEX)
+		if (bst & PMT_BRANCH_HW_INDEX)
 			SKIP(8);
-		if (bst & BRANCH_COUNTERS)
+		if (bst & PMT_BRANCH_COUNTERS)
 			ent += 8;
 		if (v > (uint64_t)(end - p) / ent)
 			return -PMT_ECORRUPT;
 		p += v * ent;
 	}
-	if (st & PS_REGS_USER) {
+	if (st & PMT_SAMPLE_REGS_USER) {
 		uint64_t mask;
 
-		memcpy(&mask, a->attr + ATTR_REGS_USER, 8);
+		memcpy(&mask, a->attr + PMT_ATTR_REGS_USER, 8);
 		U64(v);
 		if (v)
 			SKIP(8 * (uint64_t)__builtin_popcountll(mask));
 	}
-	if (st & PS_STACK_USER) {
+	if (st & PMT_SAMPLE_STACK_USER) {
 		U64(v);
 		SKIP(v);
 		if (v)
 			SKIP(8);
 	}
-	if (st & (PS_WEIGHT | PS_WEIGHT_STRUCT)) {
+	if (st & (PMT_SAMPLE_WEIGHT | PMT_SAMPLE_WEIGHT_STRUCT)) {
 		U64(smp->weight);
 		/* a big-endian union perf_sample_weight keeps var1_dw in the high half */
-		if (s->swap && (st & PS_WEIGHT_STRUCT))
+		if (s->swap && (st & PMT_SAMPLE_WEIGHT_STRUCT))
 			smp->weight = (smp->weight >> 32) | ((smp->weight >> 16) & 0xffff) << 32 |
 				      (smp->weight & 0xffff) << 48;
 	}
-	if (st & PS_DATA_SRC)
+	if (st & PMT_SAMPLE_DATA_SRC)
 		U64(smp->data_src);
-	if (st & PS_TRANSACTION)
+	if (st & PMT_SAMPLE_TRANSACTION)
 		U64(smp->transaction);
-	if (st & PS_REGS_INTR) {
+	if (st & PMT_SAMPLE_REGS_INTR) {
 		uint64_t mask;
 
-		memcpy(&mask, a->attr + ATTR_REGS_INTR, 8);
+		memcpy(&mask, a->attr + PMT_ATTR_REGS_INTR, 8);
 		U64(v);
 		if (v)
 			SKIP(8 * (uint64_t)__builtin_popcountll(mask));
 	}
-	if (st & PS_PHYS_ADDR)
+	if (st & PMT_SAMPLE_PHYS_ADDR)
 		U64(smp->phys_addr);
 #undef NEED
 #undef U64
@@ -834,7 +836,7 @@ static int decode_record(struct pmt_source *s, const uint8_t *r, size_t size, ui
 		ev->u.comm.tid = rd32(s, r + 12);
 		copy_str(s->comm, r + 16, r + body);
 		ev->u.comm.comm = s->comm;
-		ev->u.comm.exec = !!(ev->misc & MISC_COMM_EXEC);
+		ev->u.comm.exec = !!(ev->misc & PMT_MISC_COMM_EXEC);
 		break;
 	case PMT_REC_MMAP:
 		NEED(40);
@@ -853,7 +855,7 @@ static int decode_record(struct pmt_source *s, const uint8_t *r, size_t size, ui
 		ev->u.mmap.addr = rd64(s, r + 16);
 		ev->u.mmap.len = rd64(s, r + 24);
 		ev->u.mmap.pgoff = rd64(s, r + 32);
-		if (ev->misc & MISC_MMAP_BUILD_ID) {
+		if (ev->misc & PMT_MISC_MMAP_BUILD_ID) {
 			uint8_t n = r[40];
 
 			ev->u.mmap.build_id_size = n > 20 ? 20 : n;
@@ -882,8 +884,8 @@ static int decode_record(struct pmt_source *s, const uint8_t *r, size_t size, ui
 			ev->u.sw.next_prev_pid = rd32(s, r + 8);
 			ev->u.sw.next_prev_tid = rd32(s, r + 12);
 		}
-		ev->u.sw.out = !!(ev->misc & MISC_SWITCH_OUT);
-		ev->u.sw.preempt = !!(ev->misc & MISC_SWITCH_OUT_PREEMPT);
+		ev->u.sw.out = !!(ev->misc & PMT_MISC_SWITCH_OUT);
+		ev->u.sw.preempt = !!(ev->misc & PMT_MISC_SWITCH_OUT_PREEMPT);
 		break;
 	case PMT_REC_LOST:
 		NEED(24);
@@ -1293,15 +1295,15 @@ static int prescan_record(struct pmt_source *s, const uint8_t *r, uint32_t size,
 	case PMT_REC_HEADER_ATTR: {
 		uint32_t asz;
 
-		if (size < 8 + PERF_ATTR_SIZE_VER0) {
+		if (size < 8 + PMT_ATTR_SIZE_VER0) {
 			pmt_error("perf.data: HEADER_ATTR at 0x%llx: record size %u",
 				  (unsigned long long)pos, size);
 			return -PMT_ECORRUPT;
 		}
-		asz = rd32(s, r + 8 + ATTR_SIZE);
+		asz = rd32(s, r + 8 + PMT_ATTR_SIZE);
 		if (asz == 0)
-			asz = PERF_ATTR_SIZE_VER0;
-		if (asz < PERF_ATTR_SIZE_VER0 || asz > size - 8u) {
+			asz = PMT_ATTR_SIZE_VER0;
+		if (asz < PMT_ATTR_SIZE_VER0 || asz > size - 8u) {
 			pmt_error("perf.data: HEADER_ATTR at 0x%llx: attr size %u",
 				  (unsigned long long)pos, asz);
 			return -PMT_ECORRUPT;
@@ -1316,7 +1318,7 @@ static int prescan_record(struct pmt_source *s, const uint8_t *r, uint32_t size,
 			uint64_t f = rd64(s, r + 8);
 
 			attrs_done(s);
-			if (f < FEAT_BITS)
+			if (f < PMT_FEAT_BITS)
 				parse_feature(s, (unsigned)f, r + 16, size - 16);
 		}
 		break;
@@ -1377,13 +1379,13 @@ static int read_file_header(struct pmt_source *s, uint64_t *err_off)
 	const uint8_t *h = s->buf;
 	uint64_t hsize = rd64(s, h + 8), attr_size, aoff, asz, doff, dsz;
 
-	if (hsize > PERF_FILE_HEADER_SIZE) {
+	if (hsize > PMT_PERF_FILE_HEADER_SIZE) {
 		pmt_error("perf.data: header size %llu is newer than this build knows (104)",
 			  (unsigned long long)hsize);
 		*err_off = 8;
 		return -PMT_EVERSION;
 	}
-	if (hsize != PERF_FILE_HEADER_SIZE && hsize != PERF_FILE_HEADER_SIZE - 32) {
+	if (hsize != PMT_PERF_FILE_HEADER_SIZE && hsize != PMT_PERF_FILE_HEADER_SIZE - 32) {
 		pmt_error("perf.data: bad header size %llu", (unsigned long long)hsize);
 		*err_off = 8;
 		return -PMT_ECORRUPT;
@@ -1398,7 +1400,7 @@ static int read_file_header(struct pmt_source *s, uint64_t *err_off)
 	asz = rd64(s, h + 32);
 	doff = rd64(s, h + 40);
 	dsz = rd64(s, h + 48);
-	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096 + 16) {
+	if (attr_size < PMT_ATTR_SIZE_VER0 + 16 || attr_size > 4096 + 16) {
 		pmt_error("perf.data: attr_size %llu is not plausible", (unsigned long long)attr_size);
 		*err_off = 16;
 		return -PMT_ECORRUPT;
@@ -1441,7 +1443,7 @@ static int read_file_header(struct pmt_source *s, uint64_t *err_off)
 	} else {
 		s->data_end = doff + dsz;
 	}
-	if (hsize == PERF_FILE_HEADER_SIZE && dsz <= s->size - doff) {
+	if (hsize == PMT_PERF_FILE_HEADER_SIZE && dsz <= s->size - doff) {
 		uint64_t tab = doff + dsz, nfeat = 0;
 
 		for (unsigned w = 0; w < 4; w++)
@@ -1453,7 +1455,7 @@ static int read_file_header(struct pmt_source *s, uint64_t *err_off)
 		} else {
 			uint64_t k = 0;
 
-			for (unsigned f = 0; f < FEAT_BITS; f++) {
+			for (unsigned f = 0; f < PMT_FEAT_BITS; f++) {
 				uint64_t fo, fs;
 
 				if (!(rd64(s, h + 72 + 8 * (f / 64)) & (1ULL << (f % 64))))
@@ -1568,9 +1570,9 @@ static int source_init(struct pmt_source *s, uint64_t *err_off)
 		return -PMT_EFORMAT;
 	}
 	memcpy(&magic, s->buf, 8);
-	if (magic == __builtin_bswap64(PERF_MAGIC2)) {
+	if (magic == __builtin_bswap64(PMT_PERF_MAGIC2)) {
 		s->swap = true;
-	} else if (magic != PERF_MAGIC2) {
+	} else if (magic != PMT_PERF_MAGIC2) {
 		if (!memcmp(s->buf, "PERFFILE", 8)) {
 			pmt_error("perf.data: version 1 format (PERFFILE) is not supported");
 			*err_off = 0;
@@ -1581,9 +1583,9 @@ static int source_init(struct pmt_source *s, uint64_t *err_off)
 		return -PMT_EFORMAT;
 	}
 	s->meta.swapped = s->swap;
-	if (rd64(s, s->buf + 8) == PERF_PIPE_HEADER_SIZE) {
+	if (rd64(s, s->buf + 8) == PMT_PERF_PIPE_HEADER_SIZE) {
 		s->meta.pipe_mode = 1;
-		s->data_start = PERF_PIPE_HEADER_SIZE;
+		s->data_start = PMT_PERF_PIPE_HEADER_SIZE;
 		s->data_end = s->stream ? UINT64_MAX : s->size;
 	} else if (s->stream) {
 		rc = spool(s);

@@ -4,6 +4,7 @@
 #define PMUTRACE_PERFDATA_H
 
 #include "pmutrace/common.h"
+#include "pmutrace/perf_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,17 +102,6 @@ enum pmt_trace_event_kind {
 	PMT_TEV_RECORD,       /* any other record: type tells which union member is set */
 };
 
-/* PERF_RECORD_* numbers used by the decoders (kernel and perf tool records). */
-enum {
-	PMT_REC_MMAP = 1, PMT_REC_LOST = 2, PMT_REC_COMM = 3, PMT_REC_EXIT = 4,
-	PMT_REC_FORK = 7, PMT_REC_SAMPLE = 9, PMT_REC_MMAP2 = 10, PMT_REC_AUX = 11,
-	PMT_REC_ITRACE_START = 12, PMT_REC_LOST_SAMPLES = 13, PMT_REC_SWITCH = 14,
-	PMT_REC_SWITCH_CPU_WIDE = 15,
-	PMT_REC_HEADER_ATTR = 64, PMT_REC_FINISHED_ROUND = 68, PMT_REC_ID_INDEX = 69,
-	PMT_REC_AUXTRACE_INFO = 70, PMT_REC_AUXTRACE = 71, PMT_REC_AUXTRACE_ERROR = 72,
-	PMT_REC_TIME_CONV = 79, PMT_REC_HEADER_FEATURE = 80, PMT_REC_COMPRESSED = 81,
-	PMT_REC_FINISHED_INIT = 82, PMT_REC_COMPRESSED2 = 83,
-};
 
 struct pmt_trace_event {
 	uint32_t kind;        /* enum pmt_trace_event_kind */
@@ -147,6 +137,9 @@ struct pmt_trace_event {
 		struct pmt_sample sample;
 	} u;
 };
+
+/* perf's name of a PERF_RECORD_* type ("MMAP2", "AUXTRACE", ...), "UNKNOWN" if none. */
+PMT_API const char *pmt_perf_record_name(uint32_t type);
 
 struct pmt_source;
 
@@ -197,11 +190,13 @@ struct pmt_perf_writer_opts {
 	uint8_t swap; /* opposite byte order */
 };
 
-/* Feature ids for pmt_perf_writer_set_feature_str (HEADER_* numbers of perf.data). */
-enum {
-	PMT_FEAT_HOSTNAME = 3, PMT_FEAT_OSRELEASE = 4, PMT_FEAT_VERSION = 5, PMT_FEAT_ARCH = 6,
-	PMT_FEAT_CPUDESC = 8, PMT_FEAT_CPUID = 9,
-};
+
+/* The attr of the Arm SPE event as `perf record -e arm_spe//` sets it up for a per-thread
+ * session (host order, PMT_ATTR_SIZE_MAX bytes): config ts_enable when `timed`, period
+ * 4096, sample_id_all, sample_type IDENTIFIER IP TID CPU DATA_SRC (+ TIME when timed) and
+ * the fields `perf script -F` insists an SPE attr has before it prints them for
+ * synthesized samples: ADDR PERIOD WEIGHT PHYS_ADDR. */
+PMT_API void pmt_attr_init_spe(uint8_t *attr, uint32_t pmu_type, bool timed);
 
 /* opts may be NULL (file mode, host order). Returns 0, -PMT_EIO or -PMT_ENOMEM. */
 PMT_API int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,
