@@ -100,6 +100,6 @@ int main(int argc, char **argv)
 	free(th);
 	pmt_counts_free(c);
 	pmt_metric_plan_free(p);
-	pmt_metric_set_free(&ms);
+	pmt_metric_set_fini(&ms);
 	return 0;
 }

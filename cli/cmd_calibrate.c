@@ -107,7 +107,7 @@ int cmd_calibrate(int argc, char **argv)
 		return pmt_cli_fail("calibrate", "cannot load table %s", compare);
 	rc = pmt_retlat_samples_from_trace(&s, trace);
 	if (rc < 0) {
-		pmt_retlat_table_free(&cmp);
+		pmt_retlat_table_fini(&cmp);
 		return pmt_cli_fail("calibrate", "%s: %s", trace, pmt_errstr(rc));
 	}
 	if (!s.nr)
@@ -122,7 +122,7 @@ int cmd_calibrate(int argc, char **argv)
 	print_stats(&o, &s, compare ? &cmp : NULL);
 	if (pmt_out_fini(&o) < 0)
 		rc = 1;
-	pmt_retlat_samples_free(&s);
-	pmt_retlat_table_free(&cmp);
+	pmt_retlat_samples_fini(&s);
+	pmt_retlat_table_fini(&cmp);
 	return rc;
 }

@@ -295,9 +295,9 @@ out:
 	free(th);
 	pmt_metric_plan_free(plan);
 	pmt_counts_free(c);
-	pmt_retlat_samples_free(&smp);
-	pmt_retlat_table_free(&tab);
-	pmt_metric_set_free(&ms);
+	pmt_retlat_samples_fini(&smp);
+	pmt_retlat_table_fini(&tab);
+	pmt_metric_set_fini(&ms);
 	return rc;
 }
 

@@ -32,7 +32,7 @@ int pmt_buf_append(struct pmt_buf *b, const void *p, size_t n)
 	return 0;
 }
 
-void pmt_buf_free(struct pmt_buf *b)
+void pmt_buf_fini(struct pmt_buf *b)
 {
 	free(b->data);
 	b->data = NULL;

@@ -15,14 +15,14 @@ static int read_stream(int fd, struct pmt_file_map *m)
 		ssize_t n;
 
 		if (pmt_buf_reserve(&b, 1 << 16) < 0) {
-			pmt_buf_free(&b);
+			pmt_buf_fini(&b);
 			return -PMT_ENOMEM;
 		}
 		n = read(fd, b.data + b.len, b.cap - b.len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			pmt_buf_free(&b);
+			pmt_buf_fini(&b);
 			return -PMT_EIO;
 		}
 		if (n == 0)

@@ -71,7 +71,7 @@ static void fuzz_metrics(const char *text, size_t len)
 		free(th);
 		pmt_metric_plan_free(p);
 	}
-	pmt_metric_set_free(&ms);
+	pmt_metric_set_fini(&ms);
 }
 
 static void fuzz_counts(const char *text, size_t len)

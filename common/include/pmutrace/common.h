@@ -192,7 +192,7 @@ struct pmt_buf {
 };
 PMT_API int pmt_buf_reserve(struct pmt_buf *b, size_t extra); /* 0 or -PMT_ENOMEM */
 PMT_API int pmt_buf_append(struct pmt_buf *b, const void *p, size_t n);
-PMT_API void pmt_buf_free(struct pmt_buf *b);
+PMT_API void pmt_buf_fini(struct pmt_buf *b);
 
 /* ---- fast buffered text output ---------------------------------------------------------
  * stdio's printf dominates the cost of a CSV sink; this writer formats integers itself

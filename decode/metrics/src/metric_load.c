@@ -257,7 +257,7 @@ static void free_list(char **l, size_t n)
 	free(l);
 }
 
-void pmt_metric_set_free(struct pmt_metric_set *ms)
+void pmt_metric_set_fini(struct pmt_metric_set *ms)
 {
 	for (size_t i = 0; i < ms->nr; i++) {
 		struct pmt_metric *m = &ms->m[i];

@@ -95,7 +95,7 @@ int pmt_retlat_samples_add(struct pmt_retlat_samples *s, const char *event, uint
 	return 0;
 }
 
-void pmt_retlat_samples_free(struct pmt_retlat_samples *s)
+void pmt_retlat_samples_fini(struct pmt_retlat_samples *s)
 {
 	for (size_t i = 0; i < s->nr; i++)
 		free(s->ev[i].hist);
@@ -356,7 +356,7 @@ int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path)
 	return rc;
 }
 
-void pmt_retlat_table_free(struct pmt_retlat_table *t)
+void pmt_retlat_table_fini(struct pmt_retlat_table *t)
 {
 	for (size_t i = 0; i < t->nr; i++)
 		free(t->e[i].values);

@@ -752,7 +752,7 @@ static void free_writer(struct pmt_perf_writer *w)
 		free(w->argv[i]);
 	free(w->argv);
 	free(w->aux_off);
-	pmt_buf_free(&w->rec);
+	pmt_buf_fini(&w->rec);
 	free(w);
 }
 

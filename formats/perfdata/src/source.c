@@ -234,20 +234,20 @@ static int parse_cmdline(struct pmt_source *s, const uint8_t *p, size_t len)
 		int rc = get_str(s, p + off, len - off, &arg);
 
 		if (rc < 0) {
-			pmt_buf_free(&b);
+			pmt_buf_fini(&b);
 			return rc;
 		}
 		off += (size_t)rc;
 		if ((i && pmt_buf_append(&b, " ", 1) < 0) ||
 		    pmt_buf_append(&b, arg, strlen(arg)) < 0) {
 			free(arg);
-			pmt_buf_free(&b);
+			pmt_buf_fini(&b);
 			return -PMT_ENOMEM;
 		}
 		free(arg);
 	}
 	if (pmt_buf_append(&b, "", 1) < 0) {
-		pmt_buf_free(&b);
+		pmt_buf_fini(&b);
 		return -PMT_ENOMEM;
 	}
 	set_str(&s->meta.cmdline, (char *)b.data);
@@ -279,19 +279,19 @@ static int parse_pmu_mappings(struct pmt_source *s, const uint8_t *p, size_t len
 		if ((i && pmt_buf_append(&b, ",", 1) < 0) || pmt_buf_append(&b, num, strlen(num)) < 0 ||
 		    pmt_buf_append(&b, name, strlen(name)) < 0) {
 			free(name);
-			pmt_buf_free(&b);
+			pmt_buf_fini(&b);
 			return -PMT_ENOMEM;
 		}
 		free(name);
 	}
 	if (pmt_buf_append(&b, "", 1) < 0) {
-		pmt_buf_free(&b);
+		pmt_buf_fini(&b);
 		return -PMT_ENOMEM;
 	}
 	set_str(&s->meta.pmu_mappings, (char *)b.data);
 	return 0;
 bad:
-	pmt_buf_free(&b);
+	pmt_buf_fini(&b);
 	return -PMT_ECORRUPT;
 }
 

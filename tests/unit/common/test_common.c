@@ -143,7 +143,7 @@ static void buf_grows_and_keeps_content(void **state)
 	for (int i = 0; i < 10000; i++)
 		assert_int_equal(b.data[i], (uint8_t)i);
 	assert_int_equal(pmt_buf_reserve(&b, SIZE_MAX), -PMT_ENOMEM);
-	pmt_buf_free(&b);
+	pmt_buf_fini(&b);
 	assert_null(b.data);
 }
 

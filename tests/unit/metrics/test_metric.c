@@ -91,8 +91,8 @@ static void lock_latency_worked_example(void **state)
 	assert_int_equal(th[0], 0);
 	pmt_metric_plan_free(p);
 	pmt_counts_free(c);
-	pmt_retlat_table_free(&t);
-	pmt_metric_set_free(&ms);
+	pmt_retlat_table_fini(&t);
+	pmt_metric_set_fini(&ms);
 }
 
 /* The same value applies to every aggregation unit (unlike perf, which only fills the
@@ -122,7 +122,7 @@ static void retlat_applies_to_every_unit(void **state)
 	assert_int_equal(th[0], -1);
 	pmt_metric_plan_free(p);
 	pmt_counts_free(c);
-	pmt_metric_set_free(&ms);
+	pmt_metric_set_fini(&ms);
 }
 
 /* perf 6.1 printed "context-switches ... 2.027403 K/sec" for CPU0 of this file: 24 / 11.837807
@@ -151,7 +151,7 @@ static void perf_json_counts_match_perf_metric(void **state)
 	assert_int_equal(th[0], 0);
 	pmt_metric_plan_free(p);
 	pmt_counts_free(c);
-	pmt_metric_set_free(&ms);
+	pmt_metric_set_fini(&ms);
 }
 
 /* duration_time is nanoseconds in perf stat output and seconds inside metrics:
@@ -173,7 +173,7 @@ static void duration_time_in_seconds(void **state)
 	assert_near(v[0], 0.94 / 1.594779, 1e-12);
 	pmt_metric_plan_free(p);
 	pmt_counts_free(c);
-	pmt_metric_set_free(&ms);
+	pmt_metric_set_fini(&ms);
 }
 
 /* Intel format: aliases, "> =", constants, LegacyName thresholds.
@@ -217,7 +217,7 @@ static void intel_format(void **state)
 	assert_int_equal(th[lock], 0);
 	pmt_metric_plan_free(p);
 	pmt_counts_free(c);
-	pmt_metric_set_free(&ms);
+	pmt_metric_set_fini(&ms);
 }
 
 static void groups_cycles_and_errors(void **state)
@@ -235,7 +235,7 @@ static void groups_cycles_and_errors(void **state)
 	assert_int_equal(pmt_metric_plan_new(&ms, none, 1, NULL, &p, err, sizeof(err)),
 			 -PMT_ENOT_FOUND);
 	assert_non_null(strstr(err, "no_such_metric"));
-	pmt_metric_set_free(&ms);
+	pmt_metric_set_fini(&ms);
 
 	assert_int_equal(pmt_metric_set_load(&ms, FIX "cycle-metrics.json"), 5);
 	assert_int_equal(pmt_metric_plan_new(&ms, cyc, 1, NULL, &p, err, sizeof(err)),
@@ -255,7 +255,7 @@ static void groups_cycles_and_errors(void **state)
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), 1);
 	assert_string_equal(pmt_metric_plan_metric(p, 0)->name, "m_ok");
 	pmt_metric_plan_free(p);
-	pmt_metric_set_free(&ms);
+	pmt_metric_set_fini(&ms);
 }
 
 /* Metric references are evaluated once per unit and shared: a diamond a -> (b, c) -> d. */
@@ -284,7 +284,7 @@ static void references_are_cached(void **state)
 	assert_int_equal(pmt_metric_plan_nr_inputs(p), 1);
 	pmt_metric_plan_free(p);
 	pmt_counts_free(c);
-	pmt_metric_set_free(&ms);
+	pmt_metric_set_fini(&ms);
 }
 
 /* Every metric of a shared file parses and evaluates finite on a synthetic count set that
@@ -352,8 +352,8 @@ static void all_metrics_finite(const char *metrics, const char *table)
 	free(v);
 	pmt_metric_plan_free(p);
 	pmt_counts_free(c);
-	pmt_retlat_table_free(&t);
-	pmt_metric_set_free(&ms);
+	pmt_retlat_table_fini(&t);
+	pmt_metric_set_fini(&ms);
 }
 
 static void gnr_perf_metrics(void **state)
@@ -409,8 +409,8 @@ static void gnr_lock_latency(void **state)
 	pmt_metric_plan_eval(p, c, 0, v, NULL);
 	assert_near(v[0], 3.2, 1e-12);
 	pmt_metric_plan_free(p);
-	pmt_retlat_table_free(&t);
-	pmt_metric_set_free(&ms);
+	pmt_retlat_table_fini(&t);
+	pmt_metric_set_fini(&ms);
 
 	/* Intel's own GNR file: Lock_Latency = 100 * (a * b) / c with b the
 	 * ":retire_latency" alias; Intel's table MEAN 63.76 -> 64: 3.2 (percent) again */
@@ -425,8 +425,8 @@ static void gnr_lock_latency(void **state)
 	assert_near(v[0], 3.2, 1e-12);
 	pmt_metric_plan_free(p);
 	pmt_counts_free(c);
-	pmt_retlat_table_free(&t);
-	pmt_metric_set_free(&ms);
+	pmt_retlat_table_fini(&t);
+	pmt_metric_set_fini(&ms);
 }
 
 int main(void)

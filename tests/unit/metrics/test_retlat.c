@@ -162,7 +162,7 @@ static void samples_from_perf_data(void **state)
 	assert_true(st.min == e2.min && st.max == e2.max && st.median == e2.median);
 	/* ties between 0 and 2 (two each) keep the smaller value */
 	assert_true(st.mode == 0 && st.nz_mode == 2 && st.nz_count == 5);
-	pmt_retlat_samples_free(&s);
+	pmt_retlat_samples_fini(&s);
 }
 
 /* perf's rules: mean = rint(mean) from samples; from tables rint() of the field. */
@@ -186,7 +186,7 @@ static void value_selection(void **state)
 					  0, &v), 1);
 	assert_true(v == 65535);
 	/* no samples: the table's MEAN 57.64 -> 58, MIN 0, MAX 5630, last = mean */
-	pmt_retlat_samples_free(&s);
+	pmt_retlat_samples_fini(&s);
 	assert_int_equal(pmt_retlat_value(&s, &t, "MEM_LOAD_RETIRED.L3_HIT:R", PMT_RETLAT_MEAN, 0,
 					  &v), 0);
 	assert_true(v == 58);
@@ -199,7 +199,7 @@ static void value_selection(void **state)
 	assert_int_equal(pmt_retlat_value(&s, &t, "OTHER.EVENT:R", PMT_RETLAT_MEAN, 0, &v),
 			 -PMT_ENOT_FOUND);
 	assert_true(v == 0);
-	pmt_retlat_table_free(&t);
+	pmt_retlat_table_fini(&t);
 }
 
 static void stat_names(void **state)
@@ -235,7 +235,7 @@ static void pmu_tools_table(void **state)
 	assert_true(v == 10);
 	pmt_retlat_value(NULL, &t, "MEM_INST_RETIRED.LOCK_LOADS:R", PMT_RETLAT_MEAN, 0, &v);
 	assert_true(v == 27);
-	pmt_retlat_table_free(&t);
+	pmt_retlat_table_fini(&t);
 }
 
 static void shared_tables(void **state)
@@ -252,20 +252,20 @@ static void shared_tables(void **state)
 	i = pmt_retlat_table_find(&t, "MEM_LOAD_RETIRED.L3_HIT");
 	assert_true(i >= 0);
 	assert_true(t.e[i].mean == 204.01 && t.e[i].median == 2 && t.e[i].max == 65535);
-	pmt_retlat_table_free(&t);
+	pmt_retlat_table_fini(&t);
 	/* Intel: LOCK_LOADS {15, 5156, 63.76}. The file holds 26 events (python3 json: len of
 	 * "Data"); tpebs.md §3 says 25. */
 	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "GNR_metrics_graniterapids_retire_latency.json"),
 			 26);
 	i = pmt_retlat_table_find(&t, "MEM_INST_RETIRED.LOCK_LOADS");
 	assert_true(t.e[i].min == 15 && t.e[i].max == 5156 && t.e[i].mean == 63.76);
-	pmt_retlat_table_free(&t);
+	pmt_retlat_table_fini(&t);
 	/* event JSON: the 26 events with RetirementLatencyMean/Min/Max */
 	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "gnr-events-with-RetirementLatency.json"),
 			 26);
 	i = pmt_retlat_table_find(&t, "MEM_INST_RETIRED.LOCK_LOADS");
 	assert_true(t.e[i].min == 15 && t.e[i].max == 5156 && t.e[i].mean == 63.76);
-	pmt_retlat_table_free(&t);
+	pmt_retlat_table_fini(&t);
 }
 
 /* calibrate writes both formats; each loads back with our loader and gives the mean
@@ -297,10 +297,10 @@ static void calibrate_round_trip(void **state)
 			assert_non_null(t.e[i].values);
 			assert_int_equal(t.e[i].values[20], 3);
 		}
-		pmt_retlat_table_free(&t);
+		pmt_retlat_table_fini(&t);
 	}
 	unlink(out);
-	pmt_retlat_samples_free(&s);
+	pmt_retlat_samples_fini(&s);
 }
 
 /* End to end: metrics with :R from the trace (rint(mean) of LOCK_LOADS samples) and
@@ -340,7 +340,7 @@ static void cli_metrics_and_calibrate(void **state)
 		 bin, trace_path, out, FIX "retlat-intel.json");
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(pmt_retlat_table_load(&t, out), 2);
-	pmt_retlat_table_free(&t);
+	pmt_retlat_table_fini(&t);
 	unlink(out);
 }
 

@@ -144,7 +144,7 @@ PMT_API int pmt_retlat_samples_add(struct pmt_retlat_samples *s, const char *eve
 /* Pull every sample of a trace: retire latency = weight bits 63:48 of samples whose attr
  * has PERF_SAMPLE_WEIGHT_STRUCT. Returns the number of samples used. */
 PMT_API int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path);
-PMT_API void pmt_retlat_samples_free(struct pmt_retlat_samples *s);
+PMT_API void pmt_retlat_samples_fini(struct pmt_retlat_samples *s);
 PMT_API int pmt_retlat_dist_find(const struct pmt_retlat_samples *s, const char *event);
 PMT_API void pmt_retlat_dist_stats(const struct pmt_retlat_dist *d, struct pmt_retlat_stats *st);
 /* Value at percentile p (nearest rank). */
@@ -164,7 +164,7 @@ struct pmt_retlat_table {
 	size_t nr, cap;
 };
 PMT_API int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path);
-PMT_API void pmt_retlat_table_free(struct pmt_retlat_table *t);
+PMT_API void pmt_retlat_table_fini(struct pmt_retlat_table *t);
 PMT_API int pmt_retlat_table_find(const struct pmt_retlat_table *t, const char *event);
 /* perf's evsel__tpebs_read rules: from samples when the event has any (mean = rint(mean)),
  * else from the table (rint(mean|min|max), last = rint(mean)). Returns 1 = from samples,
@@ -204,7 +204,7 @@ PMT_API int pmt_metric_set_load_mem(struct pmt_metric_set *ms, const char *json,
 PMT_API int pmt_metric_set_add(struct pmt_metric_set *ms, const char *name, const char *expr,
 			       const char *scale_unit, const char *threshold);
 PMT_API int pmt_metric_set_find(const struct pmt_metric_set *ms, const char *name);
-PMT_API void pmt_metric_set_free(struct pmt_metric_set *ms);
+PMT_API void pmt_metric_set_fini(struct pmt_metric_set *ms);
 
 /* An evaluation plan: selected metrics compiled with everything they reference (other
  * metrics, recursively, each once; cycles are errors), bound to a count set. */
