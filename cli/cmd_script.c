@@ -143,7 +143,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 }
 
 struct sink_ctx {
-	struct pmt_spe_sink sink;
+	struct pmt_spe_sink *sink;
 	struct pmt_spe_report *rep;
 };
 
@@ -153,7 +153,7 @@ static int on_sample(const struct pmt_spe_sample *s, void *ctx)
 
 	if (c->rep)
 		return pmt_spe_report_add(c->rep, s);
-	pmt_spe_sink_write(&c->sink, s);
+	pmt_spe_sink_write(c->sink, s);
 	return 0;
 }
 
@@ -162,7 +162,7 @@ static int on_record(const struct pmt_spe_sample *s, int n, void *ctx)
 	struct sink_ctx *c = ctx;
 
 	for (int i = 0; i < n; i++)
-		pmt_spe_sink_write(&c->sink, &s[i]);
+		pmt_spe_sink_write(c->sink, &s[i]);
 	return 0;
 }
 
@@ -199,7 +199,8 @@ static int run(int argc, char **argv, int is_report)
 	struct pmt_file_map map = { 0 };
 	struct pmt_source *src = NULL;
 	uint32_t enabled = 0;
-	uint8_t brstack;
+	bool brstack;
+	struct pmt_spe_sink_opts sink_opts = { .sz = sizeof(sink_opts) };
 	char line[256];
 	int rc;
 
@@ -238,20 +239,24 @@ static int run(int argc, char **argv, int is_report)
 					    pmt_errstr(rc), (unsigned long long)off);
 		}
 	}
-	{
-		struct pmt_spe_sampler tmp;
-
-		pmt_spe_sampler_init(&tmp, &so.run.itrace, so.run.compat);
-		enabled = tmp.enabled;
-		brstack = tmp.brstack;
+	enabled = pmt_spe_itrace_events(&so.run.itrace, so.run.compat, &brstack);
+	sink_opts.fmt = so.fmt;
+	sink_opts.compat = so.run.compat;
+	sink_opts.show_time = so.raw ? so.run.raw_timed : !pmt_source_meta(src)->timeless;
+	sink_opts.brstack = brstack;
+	sink_opts.name_width = name_width(src ? pmt_source_meta(src) : NULL, enabled,
+					  so.run.compat);
+	rc = pmt_spe_sink_new(&out, &sink_opts, &ctx.sink);
+	if (rc < 0) {
+		pmt_spe_report_free(ctx.rep);
+		pmt_source_close(src);
+		if (so.raw)
+			pmt_file_unmap(&map);
+		pmt_out_fini(&out);
+		return pmt_cli_fail(so.cmd, "%s", pmt_errstr(rc));
 	}
-	pmt_spe_sink_init(&ctx.sink, &out, so.fmt, so.run.compat,
-			  so.raw ? so.run.raw_timed : !pmt_source_meta(src)->timeless);
-	ctx.sink.brstack = brstack;
-	ctx.sink.name_width = name_width(src ? pmt_source_meta(src) : NULL, enabled,
-					 so.run.compat);
 	if (!is_report)
-		pmt_spe_sink_header(&ctx.sink);
+		pmt_spe_sink_header(ctx.sink);
 	if (!is_report)
 		so.run.record_fn = on_record;
 	if (so.raw)
@@ -265,6 +270,7 @@ static int run(int argc, char **argv, int is_report)
 	if (pmt_spe_rec_stats_str(&st, line, sizeof(line)) > 0)
 		fprintf(stderr, "pmutrace %s: warning: %s\n", so.cmd, line);
 	pmt_spe_report_free(ctx.rep);
+	pmt_spe_sink_free(ctx.sink);
 	pmt_source_close(src);
 	if (so.raw)
 		pmt_file_unmap(&map);

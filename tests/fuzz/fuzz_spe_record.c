@@ -9,7 +9,7 @@
 #include "pmutrace/output.h"
 
 struct fctx {
-	struct pmt_spe_sink sink[3];
+	struct pmt_spe_sink *sink[3];
 	struct pmt_spe_report *rep;
 };
 
@@ -19,7 +19,7 @@ static int count_sample(const struct pmt_spe_sample *s, void *ctx)
 	struct fctx *c = ctx;
 
 	for (int i = 0; i < 3; i++)
-		pmt_spe_sink_write(&c->sink[i], s);
+		pmt_spe_sink_write(c->sink[i], s);
 	return pmt_spe_report_add(c->rep, s);
 }
 
@@ -103,15 +103,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		devnull = fopen("/dev/null", "w");
 	if (!devnull || pmt_out_init(&out, devnull, 4096) < 0)
 		return 0;
+	c.rep = NULL;
 	for (int i = 0; i < 3; i++)
-		pmt_spe_sink_init(&c.sink[i], &out, (enum pmt_sink_format)i, o.compat, o.raw_timed);
-	if (pmt_spe_report_new(&c.rep) < 0) {
-		pmt_out_fini(&out);
-		return 0;
+		c.sink[i] = NULL;
+	for (int i = 0; i < 3; i++) {
+		struct pmt_spe_sink_opts so = { .sz = sizeof(so), .fmt = (enum pmt_sink_format)i,
+						.compat = o.compat, .show_time = o.raw_timed };
+
+		if (pmt_spe_sink_new(&out, &so, &c.sink[i]) < 0)
+			goto done;
 	}
+	if (pmt_spe_report_new(&c.rep) < 0)
+		goto done;
 	pmt_spe_run_raw(data + 1, size - 1, &o, count_sample, &c, &st, &en);
 	pmt_spe_report_print(c.rep, &out, data[0] >> 7, 3, o.compat, en);
+done:
 	pmt_spe_report_free(c.rep);
+	for (int i = 0; i < 3; i++)
+		pmt_spe_sink_free(c.sink[i]);
 	pmt_out_fini(&out);
 	pmt_spe_rec_stats_str(&st, line, sizeof(line));
 	return 0;

@@ -11,10 +11,10 @@
 
 static int to_sinks(const struct pmt_spe_sample *s, void *ctx)
 {
-	struct pmt_spe_sink *k = ctx;
+	struct pmt_spe_sink **k = ctx;
 
 	for (int i = 0; i < 3; i++)
-		pmt_spe_sink_write(&k[i], s);
+		pmt_spe_sink_write(k[i], s);
 	return 0;
 }
 
@@ -25,9 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const int compat[] = { 614, PMT_PERF_6_15, PMT_PERF_6_18, PMT_PERF_NEWEST };
 	static const uint64_t midrs[] = { 0x480fd060, 0x410fd0c0, 0, 0x481fd061 };
 	static FILE *devnull;
-	struct pmt_spe_sink k[3];
+	struct pmt_spe_sink *k[3] = { NULL, NULL, NULL };
 	struct pmt_spe_run_opts o;
-	struct pmt_spe_sampler tmp;
+	bool brstack;
 	struct pmt_out out;
 	uint32_t en;
 
@@ -43,13 +43,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		devnull = fopen("/dev/null", "w");
 	if (!devnull || pmt_out_init(&out, devnull, 4096) < 0)
 		return 0;
-	pmt_spe_sampler_init(&tmp, &o.itrace, o.compat);
+	pmt_spe_itrace_events(&o.itrace, o.compat, &brstack);
 	for (int i = 0; i < 3; i++) {
-		pmt_spe_sink_init(&k[i], &out, (enum pmt_sink_format)i, o.compat, o.raw_timed);
-		k[i].brstack = tmp.brstack;
-		pmt_spe_sink_header(&k[i]);
+		struct pmt_spe_sink_opts so = { .sz = sizeof(so), .fmt = (enum pmt_sink_format)i,
+						.compat = o.compat, .show_time = o.raw_timed,
+						.brstack = brstack };
+
+		if (pmt_spe_sink_new(&out, &so, &k[i]) < 0)
+			goto done;
+		pmt_spe_sink_header(k[i]);
 	}
 	pmt_spe_run_raw(data + 1, size - 1, &o, to_sinks, k, NULL, &en);
+done:
+	for (int i = 0; i < 3; i++)
+		pmt_spe_sink_free(k[i]);
 	pmt_out_fini(&out);
 	return 0;
 }

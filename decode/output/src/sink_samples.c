@@ -2,16 +2,26 @@
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/output.h"
+#include "sink_priv.h"
 
-void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out, enum pmt_sink_format fmt,
-		       int compat, int show_time)
+int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
+		     struct pmt_spe_sink **sink)
 {
-	memset(k, 0, sizeof(*k));
+	struct pmt_spe_sink *k;
+	enum pmt_sink_format fmt;
+	int compat;
+
+	if (!out || !sink || !PMT_OPTS_HAS(opts, name_width))
+		return -PMT_EINVAL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -PMT_ENOMEM;
 	k->out = out;
-	k->fmt = fmt;
-	k->compat = compat;
-	k->show_time = (uint8_t)show_time;
-	k->name_width = 20;
+	k->fmt = fmt = opts->fmt;
+	k->compat = compat = opts->compat;
+	k->show_time = opts->show_time;
+	k->brstack = opts->brstack;
+	k->name_width = opts->name_width ? opts->name_width : 20;
 	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
 		struct pmt_out o = { .buf = k->head[ev], .cap = sizeof(k->head[ev]) };
 
@@ -23,6 +33,8 @@ void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out, enum pmt_sin
 			pmt_out_str(&o, pmt_spe_event_name(ev, compat));
 		k->head_len[ev] = (uint8_t)o.len;
 	}
+	*sink = k;
+	return 0;
 }
 
 /* n bytes from src in 32-byte blocks: the tails are ~100 bytes, and a fixed-size memcpy
@@ -41,6 +53,11 @@ static void out_blocks(struct pmt_out *o, const char *src, size_t n)
 static const char csv_cols[] =
 	"event,cpu,pid,tid,time,ip,addr,phys_addr,period,weight,issue_lat,xlat_lat,data_src,"
 	"mem_op,mem_lvl,mem_snoop,mem_tlb,op,flags,offset\n";
+
+void pmt_spe_sink_free(struct pmt_spe_sink *k)
+{
+	free(k);
+}
 
 void pmt_spe_sink_header(struct pmt_spe_sink *k)
 {

@@ -60,6 +60,16 @@ void pmt_spe_sampler_init(struct pmt_spe_sampler *s, const struct pmt_itrace *it
 		s->itrace.period = 1;
 }
 
+uint32_t pmt_spe_itrace_events(const struct pmt_itrace *it, int compat, bool *brstack)
+{
+	struct pmt_spe_sampler s;
+
+	pmt_spe_sampler_init(&s, it, compat);
+	if (brstack)
+		*brstack = s.brstack;
+	return s.enabled;
+}
+
 void pmt_spe_queue_init(struct pmt_spe_queue *q, uint32_t cpu, int32_t pid, int32_t tid,
 			uint64_t midr, int compat)
 {

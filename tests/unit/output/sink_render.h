@@ -17,16 +17,18 @@ test_render(enum pmt_sink_format fmt, int compat, const struct pmt_spe_sample *s
 	size_t sz = 0;
 	FILE *fp = open_memstream(&mem, &sz);
 	struct pmt_out o;
-	struct pmt_spe_sink k;
+	struct pmt_spe_sink *k;
+	struct pmt_spe_sink_opts opts = { .sz = sizeof(opts), .fmt = fmt, .compat = compat,
+					  .brstack = brstack };
 
 	assert_non_null(fp);
 	assert_int_equal(pmt_out_init(&o, fp, 4096), 0);
-	pmt_spe_sink_init(&k, &o, fmt, compat, 0);
-	k.brstack = (uint8_t)brstack;
+	assert_int_equal(pmt_spe_sink_new(&o, &opts, &k), 0);
 	if (header)
-		pmt_spe_sink_header(&k);
+		pmt_spe_sink_header(k);
 	for (int i = 0; i < n; i++)
-		pmt_spe_sink_write(&k, &s[i]);
+		pmt_spe_sink_write(k, &s[i]);
+	pmt_spe_sink_free(k);
 	assert_int_equal(pmt_out_fini(&o), 0);
 	fclose(fp);
 	return mem;

@@ -117,7 +117,7 @@ static void test_loads_and_branches(void **state)
 }
 
 struct sink_run {
-	struct pmt_spe_sink k;
+	struct pmt_spe_sink *k;
 	struct pmt_out out;
 };
 
@@ -126,7 +126,7 @@ static int to_sink(const struct pmt_spe_sample *s, int n, void *ctx)
 	struct sink_run *r = ctx;
 
 	for (int i = 0; i < n; i++)
-		pmt_spe_sink_write(&r->k, &s[i]);
+		pmt_spe_sink_write(r->k, &s[i]);
 	return 0;
 }
 
@@ -148,9 +148,13 @@ static char *sink_bytes(const uint8_t *buf, size_t len, enum pmt_sink_format fmt
 	o.raw_timed = 1;
 	o.record_fn = to_sink;
 	assert_int_equal(pmt_out_init(&r.out, fp, cap), 0);
-	pmt_spe_sink_init(&r.k, &r.out, fmt, o.compat, 1);
-	pmt_spe_sink_header(&r.k);
+	struct pmt_spe_sink_opts so = { .sz = sizeof(so), .fmt = fmt, .compat = o.compat,
+					.show_time = true };
+
+	assert_int_equal(pmt_spe_sink_new(&r.out, &so, &r.k), 0);
+	pmt_spe_sink_header(r.k);
 	assert_int_equal(pmt_spe_run_raw(buf, len, &o, NULL, &r, NULL, NULL), 0);
+	pmt_spe_sink_free(r.k);
 	assert_int_equal(pmt_out_fini(&r.out), 0);
 	fclose(fp);
 	return text;

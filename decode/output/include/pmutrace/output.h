@@ -10,47 +10,20 @@ extern "C" {
 #endif
 /* ---- sinks ------------------------------------------------------------------------------*/
 enum pmt_sink_format { PMT_SINK_TEXT = 0, PMT_SINK_CSV, PMT_SINK_JSONL };
-struct pmt_spe_sink {
-	struct pmt_out *out;
+/* A sample writer: perf-style text, CSV or JSONL rows through a pmt_out. One per output;
+ * it caches what consecutive samples share (a record's samples differ in a few columns). */
+struct pmt_spe_sink_opts {
+	size_t sz;            /* sizeof(struct pmt_spe_sink_opts) */
 	enum pmt_sink_format fmt;
-	int compat;
-	uint8_t show_time;
-	uint8_t brstack;      /* print branch stacks (--itrace=l honoured); set after init */
-	uint32_t name_width;  /* text: width of the event column */
-	uint32_t dsrc_maxlen; /* text: perf pads data_src to the longest seen so far */
-	uint64_t nsamples;
-	/* decoded data_src columns, direct-mapped by value: a trace has few distinct ones */
-	struct pmt_spe_dsrc_text {
-		uint64_t key;
-		uint16_t len;
-		uint8_t valid;
-		char text[229]; /* fields are capped at 39 chars: 4 of them always fit */
-	} dsrc[16];
-	/* CSV/JSONL: everything after the event name, for the last sample; the samples of
-	 * one record differ only in event (and addr/period/flags for some) */
-	struct pmt_spe_sample last;
-	uint64_t last_offset;
-	uint16_t tail_len;
-	uint16_t addr_at, addr_end; /* where the tail's addr value is */
-	uint8_t tail_valid;
-	size_t tail_pos;      /* CSV/JSONL: the cached tail is at out->buf + tail_pos */
-	char tail[1024];
-	/* text: the columns from addr to phys_addr of the last sample, at tail + 512 */
-	uint32_t sfx_dsrc_maxlen;
-	uint16_t sfx_len;
-	uint8_t sfx_valid;
-	/* CSV: ",cpu,pid,tid," and the time's digits but its last 8, shared by records */
-	uint32_t pre_cpu;
-	int32_t pre_pid, pre_tid;
-	uint64_t pre_hi;
-	uint8_t pre_len, pre_valid;
-	char pre[64];
-	/* CSV: the event name, JSONL: '{"event":"NAME"', per event at this compat level */
-	uint8_t head_len[PMT_SPE_SE_COUNT];
-	char head[PMT_SPE_SE_COUNT][32];
+	int compat;           /* perf compatibility level (PMT_PERF_*) */
+	bool show_time;       /* time column (text: perf's "time:" field) */
+	bool brstack;         /* branch stack column (--itrace=l honoured) */
+	uint32_t name_width;  /* text: width of the event column; 0 = perf's default 20 */
 };
-PMT_API void pmt_spe_sink_init(struct pmt_spe_sink *k, struct pmt_out *out,
-			       enum pmt_sink_format fmt, int compat, int show_time);
+struct pmt_spe_sink;
+PMT_API int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
+			     struct pmt_spe_sink **sink);
+PMT_API void pmt_spe_sink_free(struct pmt_spe_sink *k); /* NULL is a no-op */
 PMT_API void pmt_spe_sink_header(struct pmt_spe_sink *k); /* CSV header row (+ brstack) */
 PMT_API void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s);
 

@@ -293,6 +293,9 @@ struct pmt_spe_sampler {
 };
 PMT_API void pmt_spe_sampler_init(struct pmt_spe_sampler *s, const struct pmt_itrace *it,
 				  int compat);
+/* The sample kinds (bit per enum pmt_spe_event) that itrace options make at a compat level,
+ * and whether branch stacks are attached (brstack may be NULL). */
+PMT_API uint32_t pmt_spe_itrace_events(const struct pmt_itrace *it, int compat, bool *brstack);
 PMT_API void pmt_spe_queue_init(struct pmt_spe_queue *q, uint32_t cpu, int32_t pid,
 				int32_t tid, uint64_t midr, int compat);
 /* Samples of one record, in perf's order, into out[PMT_SPE_MAX_SAMPLES_PER_RECORD].
