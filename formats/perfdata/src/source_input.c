@@ -1,0 +1,324 @@
+/* Trace source over perf.data: file and pipe mode, either byte order, zstd-compressed
+ * records expanded in place with one continuous decompression stream.
+ *
+ * A regular file (stdin redirected from one included) is mapped, never copied. Records are
+ * parsed straight from the mapping with per-field byte swapping, so a swapped file costs no
+ * extra pass. A pipe carrying a pipe-mode perf.data is streamed: a read window that grows
+ * to the largest record (AUXTRACE payload included) and drops what was delivered. A
+ * file-mode perf.data arriving through a pipe needs seeking (its attrs and features follow
+ * the data), so it is spooled to an unlinked temporary file ($TMPDIR, else /tmp) and mapped.
+ * Only the decompression window is allocated besides, bounded by one chunk plus the
+ * largest record.
+ */
+#include "source_priv.h"
+
+/* Keep the resident set flat on huge files: pages already read go back to the kernel,
+ * except those from keep_from on (AUX data a decoder still holds). The mapping is private
+ * and never written, so a later access to a dropped page simply faults it in again from
+ * the page cache. */
+void pd_drop_behind(struct pmt_source *s)
+{
+	const uint64_t step = 8u << 20;
+	uint64_t page, upto, limit = s->cur_off < s->keep_from ? s->cur_off : s->keep_from;
+
+	if (!s->map.mapped || limit < s->dropped + step)
+		return;
+	page = (uint64_t)sysconf(_SC_PAGESIZE);
+	upto = limit & ~(page - 1);
+	madvise((void *)(s->buf + s->dropped), upto - s->dropped, MADV_DONTNEED);
+	s->dropped = upto;
+}
+
+/* ---- pipe input ------------------------------------------------------------------------ */
+/* Make stream bytes up to `upto` (absolute) available in the window. Bytes before s->pos
+ * (delivered records) are dropped first. Returns 0, -PMT_ENEED_MORE when the input ends
+ * earlier (the window then holds what exists), -PMT_EIO or -PMT_ENOMEM. */
+int pd_stream_fill(struct pmt_source *s, uint64_t upto)
+{
+	if (upto <= s->win_base + s->win_len)
+		return 0;
+	if (s->pos > s->win_base) {
+		size_t drop = (size_t)(s->pos - s->win_base);
+
+		memmove(s->win, s->win + drop, s->win_len - drop);
+		s->win_len -= drop;
+		s->win_base = s->pos;
+	}
+	while (!s->eof && s->win_base + s->win_len < upto) {
+		ssize_t n;
+
+		if (s->win_len == s->win_cap) {
+			/* grow with the data that actually arrives, not with what a (maybe
+			 * damaged) header announces */
+			uint64_t want = upto - s->win_base;
+			size_t nc = s->win_cap ? 2 * s->win_cap : READ_CHUNK;
+			uint8_t *nw;
+
+			if (nc > want)
+				nc = want > READ_CHUNK ? (size_t)want : READ_CHUNK;
+			nw = realloc(s->win, nc);
+			if (!nw)
+				return -PMT_ENOMEM;
+			s->win = nw;
+			s->win_cap = nc;
+		}
+		n = read(s->fd, s->win + s->win_len, s->win_cap - s->win_len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			pmt_error("perf.data: read error on the input: %s", strerror(errno));
+			return -PMT_EIO;
+		}
+		if (n == 0)
+			s->eof = true;
+		s->win_len += (size_t)n;
+	}
+	return s->win_base + s->win_len >= upto ? 0 : -PMT_ENEED_MORE;
+}
+
+static int map_fd(struct pmt_source *s, int fd, size_t size)
+{
+	void *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+
+	if (!size) {
+		s->buf = (const uint8_t *)"";
+		s->size = 0;
+		return 0;
+	}
+	if (p == MAP_FAILED) {
+		pmt_error("cannot map the input: %s", strerror(errno));
+		return -PMT_EIO;
+	}
+	s->map.data = p;
+	s->map.size = size;
+	s->map.mapped = 1;
+	s->own_map = 1;
+	s->buf = p;
+	s->size = size;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -PMT_EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* A file-mode perf.data on a pipe: its attrs and features follow the data, so copy the
+ * stream to an unlinked temporary file and map that (the disk, not memory, holds it). */
+static int spool(struct pmt_source *s)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	struct stat st;
+	int fd, rc = 0;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(path, sizeof(path), "%s/pmutrace-spool-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		pmt_error("file-mode perf.data on a pipe must be copied to seek in it, but %s: %s; "
+			  "pass the file name or write it with `convert --pipe`", path,
+			  strerror(errno));
+		return -PMT_EIO;
+	}
+	unlink(path);
+	for (;;) {
+		rc = write_all(fd, s->win, s->win_len);
+		if (rc < 0 || s->eof)
+			break;
+		s->win_base += s->win_len;
+		s->win_len = 0;
+		s->pos = s->win_base;
+		rc = pd_stream_fill(s, s->win_base + 1);
+		if (rc == -PMT_ENEED_MORE)
+			rc = 0;
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0 || fstat(fd, &st) < 0) {
+		pmt_error("copying the file-mode perf.data from the pipe to %s failed", dir);
+		close(fd);
+		return -PMT_EIO;
+	}
+	free(s->win);
+	s->win = NULL;
+	s->win_cap = s->win_len = 0;
+	s->win_base = s->pos = 0;
+	s->stream = false;
+	rc = map_fd(s, fd, (size_t)st.st_size);
+	close(fd);
+	return rc;
+}
+
+static int source_init(struct pmt_source *s, uint64_t *err_off)
+{
+	uint64_t magic;
+	int rc;
+
+	if (s->size < 16) {
+		pmt_error("not a perf.data file: %zu bytes", s->size);
+		*err_off = 0;
+		return -PMT_EFORMAT;
+	}
+	memcpy(&magic, s->buf, 8);
+	if (magic == __builtin_bswap64(PMT_PERF_MAGIC2)) {
+		s->swap = true;
+	} else if (magic != PMT_PERF_MAGIC2) {
+		if (!memcmp(s->buf, "PERFFILE", 8)) {
+			pmt_error("perf.data: version 1 format (PERFFILE) is not supported");
+			*err_off = 0;
+			return -PMT_EVERSION;
+		}
+		pmt_error("not a perf.data file (bad magic)");
+		*err_off = 0;
+		return -PMT_EFORMAT;
+	}
+	s->meta.swapped = s->swap;
+	if (rd64(s, s->buf + 8) == PMT_PERF_PIPE_HEADER_SIZE) {
+		s->meta.pipe_mode = 1;
+		s->data_start = PMT_PERF_PIPE_HEADER_SIZE;
+		s->data_end = s->stream ? UINT64_MAX : s->size;
+	} else if (s->stream) {
+		rc = spool(s);
+		if (rc < 0) {
+			*err_off = 0;
+			return rc;
+		}
+		return source_init(s, err_off);
+	} else {
+		rc = pd_read_file_header(s, err_off);
+		if (rc < 0)
+			return rc;
+	}
+	s->pos = s->data_start;
+	rc = pd_prescan(s);
+	if (rc < 0) {
+		*err_off = s->data_start;
+		return rc;
+	}
+	pd_attrs_done(s);
+	return pd_fill_cpu_midr(s);
+}
+
+static int open_common(struct pmt_source *s, struct pmt_source **out, uint64_t *err_offset)
+{
+	uint64_t dummy;
+	int rc;
+
+	s->keep_from = UINT64_MAX;
+	rc = source_init(s, err_offset ? err_offset : &dummy);
+	if (rc < 0) {
+		pmt_source_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
+			uint64_t *err_offset)
+{
+	struct pmt_source *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (err_offset)
+		*err_offset = 0;
+	if (!s)
+		return -PMT_ENOMEM;
+	s->buf = buf;
+	s->size = len;
+	return open_common(s, out, err_offset);
+}
+
+int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_offset)
+{
+	struct pmt_source *s = calloc(1, sizeof(*s));
+	bool is_stdin = !strcmp(path, "-");
+	struct stat st;
+	int fd, rc;
+
+	*out = NULL;
+	if (err_offset)
+		*err_offset = 0;
+	if (!s)
+		return -PMT_ENOMEM;
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0 && !is_stdin)
+			close(fd);
+		free(s);
+		return -PMT_EIO;
+	}
+	if (S_ISREG(st.st_mode)) {
+		rc = map_fd(s, fd, (size_t)st.st_size);
+		if (!is_stdin)
+			close(fd);
+		if (rc < 0) {
+			free(s);
+			return rc;
+		}
+		return open_common(s, out, err_offset);
+	}
+	s->stream = true;
+	s->meta.streamed = 1;
+	s->fd = fd;
+	s->own_fd = !is_stdin;
+	rc = pd_stream_fill(s, 16);
+	if (rc < 0 && rc != -PMT_ENEED_MORE) {
+		pmt_source_close(s);
+		return rc;
+	}
+	s->buf = s->win ? s->win : (const uint8_t *)"";
+	s->size = s->win_len;
+	return open_common(s, out, err_offset);
+}
+
+const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *s) { return &s->meta; }
+
+void pmt_source_keep_from(struct pmt_source *s, uint64_t file_offset)
+{
+	if (s)
+		s->keep_from = file_offset;
+}
+
+uint64_t pmt_source_offset(const struct pmt_source *s) { return s->cur_off; }
+
+void pmt_source_close(struct pmt_source *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->nr_attrs; i++) {
+		free(s->attrs[i].ids);
+		free((char *)s->attrs[i].name);
+	}
+	free(s->attrs);
+	free(s->ids);
+	free(s->cpu_midr);
+	free(s->cpu_event_filter);
+	free((char *)s->meta.cpuid);
+	free((char *)s->meta.hostname);
+	free((char *)s->meta.osrelease);
+	free((char *)s->meta.version);
+	free((char *)s->meta.arch);
+	free((char *)s->meta.cmdline);
+	free((char *)s->meta.pmu_mappings);
+	ZSTD_freeDCtx(s->dctx);
+	free(s->dbuf);
+	free(s->win);
+	if (s->own_fd)
+		close(s->fd);
+	if (s->own_map)
+		pmt_file_unmap(&s->map);
+	free(s);
+}
