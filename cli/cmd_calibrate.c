@@ -75,6 +75,7 @@ int cmd_calibrate(int argc, char **argv)
 	const char *out = NULL, *compare = NULL, *trace;
 	struct pmt_retlat_samples s = { 0 };
 	struct pmt_retlat_table cmp = { 0 };
+	struct pmt_diag diag = PMT_DIAG_INIT;
 	struct pmt_out o;
 	int full = 0, c, rc;
 
@@ -105,10 +106,10 @@ int cmd_calibrate(int argc, char **argv)
 		return pmt_cli_fail("calibrate", "-o FILE (or --compare TABLE) is required");
 	if (compare && pmt_retlat_table_load(&cmp, compare) < 0)
 		return pmt_cli_fail("calibrate", "cannot load table %s", compare);
-	rc = pmt_retlat_samples_from_trace(&s, trace);
+	rc = pmt_retlat_samples_from_trace(&s, trace, &diag);
 	if (rc < 0) {
 		pmt_retlat_table_fini(&cmp);
-		return pmt_cli_fail("calibrate", "%s: %s", trace, pmt_errstr(rc));
+		return pmt_cli_fail_diag("calibrate", &diag);
 	}
 	if (!s.nr)
 		pmt_warn("%s: no samples with PERF_SAMPLE_WEIGHT_STRUCT (record with -W)", trace);

@@ -262,13 +262,13 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 	struct pmt_perf_writer *w;
 	const struct pmt_trace_meta *m;
 	struct pmt_trace_event ev;
-	uint64_t eoff, dropped = 0, bad = 0;
+	struct pmt_diag diag = PMT_DIAG_INIT;
+	uint64_t dropped = 0, bad = 0;
 	int rc;
 
-	rc = pmt_source_open(o->in, &src, &eoff);
+	rc = pmt_source_open(o->in, &src, &diag);
 	if (rc < 0)
-		return pmt_cli_fail("convert", "%s: %s at offset %#llx", o->in, pmt_errstr(rc),
-				    (unsigned long long)eoff);
+		return pmt_cli_fail_diag("convert", &diag);
 	m = pmt_source_meta(src);
 	rc = pmt_perf_writer_open(o->out, &o->wo, &w);
 	if (rc < 0) {

@@ -101,7 +101,8 @@ static int dump_trace(struct dump_opts *d, const char *path)
 {
 	struct pmt_source *src;
 	struct pmt_trace_event ev;
-	uint64_t err_off = 0, bad = 0;
+	struct pmt_diag diag = PMT_DIAG_INIT;
+	uint64_t bad = 0;
 	int rc;
 
 	if (strcmp(path, "-")) {
@@ -117,10 +118,9 @@ static int dump_trace(struct dump_opts *d, const char *path)
 					    "%s is not a perf.data file (no PERFILE2 magic); "
 					    "use --raw for a raw SPE buffer", path);
 	}
-	rc = pmt_source_open(path, &src, &err_off);
+	rc = pmt_source_open(path, &src, &diag);
 	if (rc < 0)
-		return pmt_cli_fail("dump", "cannot open %s as a trace: %s (at file offset %#llx)",
-				    path, pmt_errstr(rc), (unsigned long long)err_off);
+		return pmt_cli_fail_diag("dump", &diag);
 	for (uint64_t last_err = UINT64_MAX;;) {
 		rc = pmt_source_next(src, &ev);
 		if (rc == -PMT_EEOS)

@@ -237,6 +237,7 @@ static int run(struct opts *op)
 	struct pmt_metric_plan *plan = NULL;
 	struct pmt_counts *c = NULL;
 	struct pmt_retlat_samples smp = { 0 };
+	struct pmt_diag diag = PMT_DIAG_INIT;
 	struct pmt_retlat_table tab = { 0 };
 	enum pmt_retlat_stat stat = PMT_RETLAT_MEAN;
 	double pct = 0, *val = NULL;
@@ -262,8 +263,10 @@ static int run(struct opts *op)
 		goto out;
 	if (!pmt_counts_nr_units(c))
 		pmt_counts_unit(c, NULL, NULL);
-	if (op->trace && pmt_retlat_samples_from_trace(&smp, op->trace) < 0)
+	if (op->trace && pmt_retlat_samples_from_trace(&smp, op->trace, &diag) < 0) {
+		pmt_cli_fail_diag("metrics", &diag);
 		goto out;
+	}
 	if (pmt_metric_plan_new(&ms, op->sel, op->nsel, &op->ctx, &plan, err, sizeof(err)) < 0) {
 		pmt_cli_fail("metrics", "%s", err);
 		goto out;

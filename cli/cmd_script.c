@@ -224,19 +224,13 @@ static int run(int argc, char **argv, int is_report)
 					    strerror(err));
 		}
 	} else {
-		uint64_t off = 0;
+		struct pmt_diag diag = PMT_DIAG_INIT;
 
-		rc = pmt_source_open(so.path, &src, &off);
+		rc = pmt_source_open(so.path, &src, &diag);
 		if (rc < 0) {
-			int err = errno;
-
 			pmt_spe_report_free(ctx.rep);
 			pmt_out_fini(&out);
-			if (rc == -PMT_EIO)
-				return pmt_cli_fail(so.cmd, "cannot read '%s': %s", so.path,
-						    strerror(err));
-			return pmt_cli_fail(so.cmd, "%s: %s at offset 0x%llx", so.path,
-					    pmt_errstr(rc), (unsigned long long)off);
+			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
 	}
 	enabled = pmt_spe_itrace_events(&so.run.itrace, so.run.compat, &brstack);

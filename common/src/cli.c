@@ -58,6 +58,14 @@ int pmt_parse_double(const char *s, double *out)
 	return 0;
 }
 
+int pmt_cli_fail_diag(const char *cmd, const struct pmt_diag *d)
+{
+	char buf[1024];
+
+	pmt_diag_format(d, buf, sizeof(buf));
+	return pmt_cli_fail(cmd, "%s", buf);
+}
+
 int pmt_cli_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -401,6 +401,8 @@ PMT_API int pmt_parse_size(const char *s, uint64_t *out);
 PMT_API int pmt_parse_double(const char *s, double *out);
 /* Report an error on stderr as "pmutrace <cmd>: <msg>" and return the CLI exit code 1. */
 PMT_API int pmt_cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for a diagnostic: "pmutrace CMD: FILE: offset 0x..: MSG"; returns 1. */
+PMT_API int pmt_cli_fail_diag(const char *cmd, const struct pmt_diag *d);
 
 #ifdef __cplusplus
 }

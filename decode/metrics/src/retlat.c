@@ -103,18 +103,16 @@ void pmt_retlat_samples_fini(struct pmt_retlat_samples *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path)
+int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path,
+				  struct pmt_diag *diag)
 {
 	struct pmt_source *src;
 	struct pmt_trace_event ev;
-	uint64_t off = 0, used = 0;
-	int rc = pmt_source_open(path, &src, &off);
+	uint64_t used = 0;
+	int rc = pmt_source_open(path, &src, diag);
 
-	if (rc < 0) {
-		pmt_error("%s: cannot open trace at offset %llu: %s", path,
-			  (unsigned long long)off, pmt_errstr(rc));
+	if (rc < 0)
 		return rc;
-	}
 	for (;;) {
 		const struct pmt_sample *smp;
 

@@ -168,7 +168,7 @@ static int parse_auxtrace_index(struct pmt_source *s, const uint8_t *p, size_t l
 		}
 	}
 	if (bad)
-		pmt_warn("perf.data: %llu of %llu AUXTRACE index entries point at no AUXTRACE "
+		src_warn(s, "%llu of %llu AUXTRACE index entries point at no AUXTRACE "
 			 "record (first: 0x%llx); perf may refuse the file",
 			 (unsigned long long)bad, (unsigned long long)nr,
 			 (unsigned long long)first_bad);
@@ -218,12 +218,12 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 		s->meta.comp_level = rd32(s, p + 8);
 		s->meta.comp_mmap_len = rd32(s, p + 16);
 		if (s->meta.comp_type != 1)
-			pmt_warn("perf.data: compression type %u is not zstd", s->meta.comp_type);
+			src_warn(s, "compression type %u is not zstd", s->meta.comp_type);
 		break;
 	default:
 		break;
 	}
 	if (rc < 0)
-		pmt_warn("perf.data: feature %u is malformed (%s); ignored", feat, pmt_errstr(rc));
+		src_warn(s, "feature %u is malformed (%s); ignored", feat, pmt_errstr(rc));
 	return rc;
 }

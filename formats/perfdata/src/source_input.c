@@ -66,7 +66,7 @@ int pd_stream_fill(struct pmt_source *s, uint64_t upto)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			pmt_error("perf.data: read error on the input: %s", strerror(errno));
+			src_error(s, "read error on the input: %s", strerror(errno));
 			return -PMT_EIO;
 		}
 		if (n == 0)
@@ -86,8 +86,8 @@ static int map_fd(struct pmt_source *s, int fd, size_t size)
 		return 0;
 	}
 	if (p == MAP_FAILED) {
-		pmt_error("cannot map the input: %s", strerror(errno));
-		return -PMT_EIO;
+		return src_fail(s, -PMT_EIO, PMT_DIAG_NO_OFFSET, "cannot map: %s",
+				strerror(errno));
 	}
 	s->map.data = p;
 	s->map.size = size;
@@ -127,10 +127,10 @@ static int spool(struct pmt_source *s)
 	snprintf(path, sizeof(path), "%s/pmutrace-spool-XXXXXX", dir);
 	fd = mkstemp(path);
 	if (fd < 0) {
-		pmt_error("file-mode perf.data on a pipe must be copied to seek in it, but %s: %s; "
-			  "pass the file name or write it with `convert --pipe`", path,
-			  strerror(errno));
-		return -PMT_EIO;
+		return src_fail(s, -PMT_EIO, PMT_DIAG_NO_OFFSET,
+				"a file-mode perf.data on a pipe must be copied to seek in it, but "
+				"%s: %s; pass the file name or write it with `convert --pipe`",
+				path, strerror(errno));
 	}
 	unlink(path);
 	for (;;) {
@@ -147,9 +147,9 @@ static int spool(struct pmt_source *s)
 			break;
 	}
 	if (rc < 0 || fstat(fd, &st) < 0) {
-		pmt_error("copying the file-mode perf.data from the pipe to %s failed", dir);
 		close(fd);
-		return -PMT_EIO;
+		return src_fail(s, -PMT_EIO, PMT_DIAG_NO_OFFSET,
+				"copying the file-mode perf.data from the pipe to %s failed", dir);
 	}
 	free(s->win);
 	s->win = NULL;
@@ -161,28 +161,21 @@ static int spool(struct pmt_source *s)
 	return rc;
 }
 
-static int source_init(struct pmt_source *s, uint64_t *err_off)
+static int source_init(struct pmt_source *s)
 {
 	uint64_t magic;
 	int rc;
 
-	if (s->size < 16) {
-		pmt_error("not a perf.data file: %zu bytes", s->size);
-		*err_off = 0;
-		return -PMT_EFORMAT;
-	}
+	if (s->size < 16)
+		return src_fail(s, -PMT_EFORMAT, 0, "not a perf.data file: %zu bytes", s->size);
 	memcpy(&magic, s->buf, 8);
 	if (magic == __builtin_bswap64(PMT_PERF_MAGIC2)) {
 		s->swap = true;
 	} else if (magic != PMT_PERF_MAGIC2) {
-		if (!memcmp(s->buf, "PERFFILE", 8)) {
-			pmt_error("perf.data: version 1 format (PERFFILE) is not supported");
-			*err_off = 0;
-			return -PMT_EVERSION;
-		}
-		pmt_error("not a perf.data file (bad magic)");
-		*err_off = 0;
-		return -PMT_EFORMAT;
+		if (!memcmp(s->buf, "PERFFILE", 8))
+			return src_fail(s, -PMT_EVERSION, 0,
+					"perf.data version 1 (PERFFILE) is not supported");
+		return src_fail(s, -PMT_EFORMAT, 0, "not a perf.data file (no PERFILE2 magic)");
 	}
 	s->meta.swapped = s->swap;
 	if (rd64(s, s->buf + 8) == PMT_PERF_PIPE_HEADER_SIZE) {
@@ -191,33 +184,50 @@ static int source_init(struct pmt_source *s, uint64_t *err_off)
 		s->data_end = s->stream ? UINT64_MAX : s->size;
 	} else if (s->stream) {
 		rc = spool(s);
-		if (rc < 0) {
-			*err_off = 0;
-			return rc;
-		}
-		return source_init(s, err_off);
+		return rc < 0 ? rc : source_init(s);
 	} else {
-		rc = pd_read_file_header(s, err_off);
+		rc = pd_read_file_header(s);
 		if (rc < 0)
 			return rc;
 	}
 	s->pos = s->data_start;
 	rc = pd_prescan(s);
 	if (rc < 0) {
-		*err_off = s->data_start;
+		if (!s->diag->code)
+			src_fail(s, rc, s->data_start, "metadata records: %s", pmt_errstr(rc));
 		return rc;
 	}
 	pd_attrs_done(s);
-	return pd_fill_cpu_midr(s);
+	rc = pd_fill_cpu_midr(s);
+	if (rc < 0)
+		return src_fail(s, rc, PMT_DIAG_NO_OFFSET, "out of memory");
+	return rc;
 }
 
-static int open_common(struct pmt_source *s, struct pmt_source **out, uint64_t *err_offset)
+/* A new source named for messages (name: the caller's path or a literal, so that a diag
+ * naming it outlives the source), reporting to diag (may be NULL). */
+static struct pmt_source *source_new(const char *name, struct pmt_diag *diag)
 {
-	uint64_t dummy;
-	int rc;
+	struct pmt_source *s = calloc(1, sizeof(*s));
 
+	if (!s)
+		return NULL;
+	s->name = strdup(name);
+	if (!s->name) {
+		free(s);
+		return NULL;
+	}
+	s->diag = diag ? diag : &s->diag_ignored;
+	s->diag_name = name;
 	s->keep_from = UINT64_MAX;
-	rc = source_init(s, err_offset ? err_offset : &dummy);
+	return s;
+}
+
+static int open_common(struct pmt_source *s, struct pmt_source **out)
+{
+	int rc = source_init(s);
+
+	s->diag = &s->diag_ignored; /* the caller's diag may not outlive the source */
 	if (rc < 0) {
 		pmt_source_close(s);
 		return rc;
@@ -227,48 +237,52 @@ static int open_common(struct pmt_source *s, struct pmt_source **out, uint64_t *
 }
 
 int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
-			uint64_t *err_offset)
+			struct pmt_diag *diag)
 {
-	struct pmt_source *s = calloc(1, sizeof(*s));
+	struct pmt_source *s = source_new("(memory)", diag);
 
 	*out = NULL;
-	if (err_offset)
-		*err_offset = 0;
 	if (!s)
-		return -PMT_ENOMEM;
+		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	s->buf = buf;
 	s->size = len;
-	return open_common(s, out, err_offset);
+	return open_common(s, out);
 }
 
-int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_offset)
+int pmt_source_open(const char *path, struct pmt_source **out, struct pmt_diag *diag)
 {
-	struct pmt_source *s = calloc(1, sizeof(*s));
 	bool is_stdin = !strcmp(path, "-");
+	struct pmt_source *s = source_new(is_stdin ? "stdin" : path, diag);
 	struct stat st;
 	int fd, rc;
 
 	*out = NULL;
-	if (err_offset)
-		*err_offset = 0;
 	if (!s)
-		return -PMT_ENOMEM;
+		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = pmt_diag_set(diag, -PMT_EIO, path, PMT_DIAG_NO_OFFSET, "%s", strerror(errno));
 		if (fd >= 0 && !is_stdin)
 			close(fd);
-		free(s);
-		return -PMT_EIO;
+		pmt_source_close(s);
+		return rc;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (!is_stdin)
+			close(fd);
+		pmt_source_close(s);
+		return pmt_diag_set(diag, -PMT_EIO, path, PMT_DIAG_NO_OFFSET, "%s",
+				    strerror(EISDIR));
 	}
 	if (S_ISREG(st.st_mode)) {
 		rc = map_fd(s, fd, (size_t)st.st_size);
 		if (!is_stdin)
 			close(fd);
 		if (rc < 0) {
-			free(s);
+			pmt_source_close(s);
 			return rc;
 		}
-		return open_common(s, out, err_offset);
+		return open_common(s, out);
 	}
 	s->stream = true;
 	s->meta.streamed = 1;
@@ -276,12 +290,13 @@ int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_off
 	s->own_fd = !is_stdin;
 	rc = pd_stream_fill(s, 16);
 	if (rc < 0 && rc != -PMT_ENEED_MORE) {
+		src_fail(s, rc, 0, "cannot read: %s", pmt_errstr(rc));
 		pmt_source_close(s);
 		return rc;
 	}
 	s->buf = s->win ? s->win : (const uint8_t *)"";
 	s->size = s->win_len;
-	return open_common(s, out, err_offset);
+	return open_common(s, out);
 }
 
 const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *s) { return &s->meta; }
@@ -316,6 +331,7 @@ void pmt_source_close(struct pmt_source *s)
 	ZSTD_freeDCtx(s->dctx);
 	free(s->dbuf);
 	free(s->win);
+	free(s->name);
 	if (s->own_fd)
 		close(s->fd);
 	if (s->own_map)

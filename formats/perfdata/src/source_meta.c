@@ -123,7 +123,7 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 	const uint8_t *priv = r + 16;
 
 	if (size < 16) {
-		pmt_warn("perf.data: AUXTRACE_INFO at 0x%llx too short", (unsigned long long)off);
+		src_warn(s, "AUXTRACE_INFO at 0x%llx too short", (unsigned long long)off);
 		return;
 	}
 	npriv = (size - 16) / 8;
@@ -137,13 +137,13 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 		return;
 	}
 	if (npriv < 4) {
-		pmt_warn("perf.data: SPE AUXTRACE_INFO at 0x%llx has %zu fields",
+		src_warn(s, "SPE AUXTRACE_INFO at 0x%llx has %zu fields",
 			 (unsigned long long)off, npriv);
 		return;
 	}
 	s->meta.auxtrace_version = (uint32_t)rd64(s, priv);
 	if (s->meta.auxtrace_version != 2) {
-		pmt_warn("perf.data: SPE AUXTRACE_INFO version %u unknown",
+		src_warn(s, "SPE AUXTRACE_INFO version %u unknown",
 			 s->meta.auxtrace_version);
 		return;
 	}
@@ -155,7 +155,7 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 		s->meta.spe_pmu_type = rd64(s, priv + 16);
 		if (hdr < 4 || hdr > npriv || ncpu == 0 || ncpu > PMT_MAX_CPUS ||
 		    (npriv - hdr) / ncpu < 4) {
-			pmt_warn("perf.data: SPE AUXTRACE_INFO v2 at 0x%llx has bad sizes",
+			src_warn(s, "SPE AUXTRACE_INFO v2 at 0x%llx has bad sizes",
 				 (unsigned long long)off);
 			return;
 		}
@@ -171,7 +171,7 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 			uint64_t cpu = rd64(s, b + 8);
 
 			if (rd64(s, b) != PMT_SPE_V2_MAGIC || cpu >= PMT_MAX_CPUS) {
-				pmt_warn("perf.data: SPE metadata block %llu bad magic or CPU",
+				src_warn(s, "SPE metadata block %llu bad magic or CPU",
 					 (unsigned long long)i);
 				continue;
 			}
@@ -254,17 +254,13 @@ static int prescan_record(struct pmt_source *s, const uint8_t *r, uint32_t size,
 		uint32_t asz;
 
 		if (size < 8 + PMT_ATTR_SIZE_VER0) {
-			pmt_error("perf.data: HEADER_ATTR at 0x%llx: record size %u",
-				  (unsigned long long)pos, size);
-			return -PMT_ECORRUPT;
+			return src_fail(s, -PMT_ECORRUPT, pos, "HEADER_ATTR: record size %u", size);
 		}
 		asz = rd32(s, r + 8 + PMT_ATTR_SIZE);
 		if (asz == 0)
 			asz = PMT_ATTR_SIZE_VER0;
 		if (asz < PMT_ATTR_SIZE_VER0 || asz > size - 8u) {
-			pmt_error("perf.data: HEADER_ATTR at 0x%llx: attr size %u",
-				  (unsigned long long)pos, asz);
-			return -PMT_ECORRUPT;
+			return src_fail(s, -PMT_ECORRUPT, pos, "HEADER_ATTR: attr size %u", asz);
 		}
 		rc = add_attr(s, r + 8, asz, r + 8 + asz, (size - 8 - asz) / 8);
 		if (rc < 0)
@@ -332,26 +328,20 @@ int pd_prescan(struct pmt_source *s)
 	}
 }
 
-int pd_read_file_header(struct pmt_source *s, uint64_t *err_off)
+int pd_read_file_header(struct pmt_source *s)
 {
 	const uint8_t *h = s->buf;
 	uint64_t hsize = rd64(s, h + 8), attr_size, aoff, asz, doff, dsz;
 
 	if (hsize > PMT_PERF_FILE_HEADER_SIZE) {
-		pmt_error("perf.data: header size %llu is newer than this build knows (104)",
+		return src_fail(s, -PMT_EVERSION, 8, "header size %llu is newer than this build knows (104)",
 			  (unsigned long long)hsize);
-		*err_off = 8;
-		return -PMT_EVERSION;
 	}
 	if (hsize != PMT_PERF_FILE_HEADER_SIZE && hsize != PMT_PERF_FILE_HEADER_SIZE - 32) {
-		pmt_error("perf.data: bad header size %llu", (unsigned long long)hsize);
-		*err_off = 8;
-		return -PMT_ECORRUPT;
+		return src_fail(s, -PMT_ECORRUPT, 8, "bad header size %llu", (unsigned long long)hsize);
 	}
 	if (s->size < hsize) {
-		pmt_error("perf.data: file of %zu bytes ends inside the header", s->size);
-		*err_off = s->size;
-		return -PMT_ENEED_MORE;
+		return src_fail(s, -PMT_ENEED_MORE, s->size, "file of %zu bytes ends inside the header", s->size);
 	}
 	attr_size = rd64(s, h + 16);
 	aoff = rd64(s, h + 24);
@@ -359,22 +349,16 @@ int pd_read_file_header(struct pmt_source *s, uint64_t *err_off)
 	doff = rd64(s, h + 40);
 	dsz = rd64(s, h + 48);
 	if (attr_size < PMT_ATTR_SIZE_VER0 + 16 || attr_size > 4096 + 16) {
-		pmt_error("perf.data: attr_size %llu is not plausible", (unsigned long long)attr_size);
-		*err_off = 16;
-		return -PMT_ECORRUPT;
+		return src_fail(s, -PMT_ECORRUPT, 16, "attr_size %llu is not plausible", (unsigned long long)attr_size);
 	}
 	if (aoff > s->size || asz > s->size - aoff || asz % attr_size) {
-		pmt_error("perf.data: attrs section {0x%llx, %llu} is outside the file or not a "
+		return src_fail(s, -PMT_ECORRUPT, 24, "attrs section {0x%llx, %llu} is outside the file or not a "
 			  "multiple of attr_size %llu", (unsigned long long)aoff,
 			  (unsigned long long)asz, (unsigned long long)attr_size);
-		*err_off = 24;
-		return -PMT_ECORRUPT;
 	}
 	if (doff > s->size) {
-		pmt_error("perf.data: data section offset 0x%llx beyond the file (%zu bytes)",
+		return src_fail(s, -PMT_ECORRUPT, 40, "data section offset 0x%llx beyond the file (%zu bytes)",
 			  (unsigned long long)doff, s->size);
-		*err_off = 40;
-		return -PMT_ECORRUPT;
 	}
 	for (uint64_t i = 0; i < asz / attr_size; i++) {
 		const uint8_t *e = s->buf + aoff + i * attr_size;
@@ -382,11 +366,9 @@ int pd_read_file_header(struct pmt_source *s, uint64_t *err_off)
 		int rc;
 
 		if (ioff > s->size || isz > s->size - ioff || isz % 8) {
-			pmt_error("perf.data: ids of attr %llu at {0x%llx, %llu} outside the file",
+			return src_fail(s, -PMT_ECORRUPT, aoff + i * attr_size, "ids of attr %llu at {0x%llx, %llu} outside the file",
 				  (unsigned long long)i, (unsigned long long)ioff,
 				  (unsigned long long)isz);
-			*err_off = aoff + i * attr_size;
-			return -PMT_ECORRUPT;
 		}
 		rc = add_attr(s, e, attr_size - 16, s->buf + ioff, isz / 8);
 		if (rc < 0)
@@ -395,7 +377,7 @@ int pd_read_file_header(struct pmt_source *s, uint64_t *err_off)
 	pd_attrs_done(s); /* EVENT_DESC below looks attrs up by id */
 	s->data_start = doff;
 	if (dsz > s->size - doff) {
-		pmt_warn("perf.data: data section ends at 0x%llx, beyond the file (%zu bytes); "
+		src_warn(s, "data section ends at 0x%llx, beyond the file (%zu bytes); "
 			 "reading what is there", (unsigned long long)(doff + dsz), s->size);
 		s->data_end = s->size;
 	} else {
@@ -408,7 +390,7 @@ int pd_read_file_header(struct pmt_source *s, uint64_t *err_off)
 			nfeat += (uint64_t)__builtin_popcountll(rd64(s, h + 72 + 8 * w));
 		if (nfeat * 16 > s->size - tab) {
 			if (nfeat)
-				pmt_warn("perf.data: feature table at 0x%llx is truncated; features "
+				src_warn(s, "feature table at 0x%llx is truncated; features "
 					 "ignored", (unsigned long long)tab);
 		} else {
 			uint64_t k = 0;
@@ -422,7 +404,7 @@ int pd_read_file_header(struct pmt_source *s, uint64_t *err_off)
 				fs = rd64(s, s->buf + tab + 16 * k + 8);
 				k++;
 				if (fo > s->size || fs > s->size - fo) {
-					pmt_warn("perf.data: feature %u section outside the file", f);
+					src_warn(s, "feature %u section outside the file", f);
 					continue;
 				}
 				pd_parse_feature(s, f, s->buf + fo, (size_t)fs);

@@ -28,6 +28,10 @@ struct id_ent {
 };
 
 struct pmt_source {
+	char *name; /* the input as the user named it, for messages ("stdin" for -) */
+	struct pmt_diag *diag; /* where open reports a failure */
+	const char *diag_name; /* the caller's path (or a literal): the diag outlives the source */
+	struct pmt_diag diag_ignored;
 	struct pmt_file_map map;
 	int own_map;
 	const uint8_t *buf;
@@ -93,6 +97,13 @@ static inline uint64_t rd64(const struct pmt_source *s, const uint8_t *p)
 	return s->swap ? __builtin_bswap64(v) : v;
 }
 
+/* Messages name the input: "FILE: record at 0x.. ..." */
+#define src_error(s, fmt, ...) pmt_error("%s: " fmt, (s)->name, ##__VA_ARGS__)
+/* Open fails with a diagnostic: returns code */
+#define src_fail(s, code, off, fmt, ...) \
+	pmt_diag_set((s)->diag, (code), (s)->diag_name, (off), fmt, ##__VA_ARGS__)
+#define src_warn(s, fmt, ...) pmt_warn("%s: " fmt, (s)->name, ##__VA_ARGS__)
+
 /* source_meta.c: attrs, ids, metadata records, the file header and the pipe prescan */
 struct pmt_trace_attr *pd_attr_by_id(struct pmt_source *s, uint64_t id);
 void pd_attrs_done(struct pmt_source *s);
@@ -100,7 +111,7 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 void pd_parse_time_conv(struct pmt_source *s, const uint8_t *r, size_t size);
 int pd_fill_cpu_midr(struct pmt_source *s);
 int pd_prescan(struct pmt_source *s);
-int pd_read_file_header(struct pmt_source *s, uint64_t *err_off);
+int pd_read_file_header(struct pmt_source *s);
 /* source_features.c */
 int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size_t len);
 /* source_records.c */

@@ -239,7 +239,7 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 	if (type == PMT_REC_SAMPLE) {
 		rc = parse_sample(s, r, size, &ev->u.sample);
 		if (rc < 0)
-			pmt_error("perf.data: SAMPLE at 0x%llx overruns its size %zu",
+			src_error(s, "SAMPLE at 0x%llx overruns its size %zu",
 				  (unsigned long long)off, size);
 		return rc;
 	}
@@ -261,7 +261,7 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 		ev->u.auxtrace.data = r + size;
 		ev->u.auxtrace.transient = s->stream || s->in_comp;
 		if (sz > payload_avail) {
-			pmt_error("perf.data: AUXTRACE at 0x%llx: %llu bytes announced, %zu present",
+			src_error(s, "AUXTRACE at 0x%llx: %llu bytes announced, %zu present",
 				  (unsigned long long)off, (unsigned long long)sz, payload_avail);
 			ev->u.auxtrace.truncated = 1;
 			sz = payload_avail;
@@ -348,7 +348,7 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 #undef NEED
 	return rc;
 short_rec:
-	pmt_error("perf.data: record type %u at 0x%llx too short (%zu bytes)", type,
+	src_error(s, "record type %u at 0x%llx too short (%zu bytes)", type,
 		  (unsigned long long)off, size);
 	return -PMT_ECORRUPT;
 }

@@ -139,7 +139,7 @@ static void samples_from_perf_data(void **state)
 	int i;
 
 	write_trace(trace_path);
-	assert_int_equal(pmt_retlat_samples_from_trace(&s, trace_path),
+	assert_int_equal(pmt_retlat_samples_from_trace(&s, trace_path, NULL),
 			 (int)(sizeof(lock_lat) + sizeof(l3_lat)) / 2);
 	assert_int_equal(s.nr, 2);
 	assert_int_equal(s.nr_skipped, sizeof(lock_lat) / 2); /* the WEIGHT (not STRUCT) ones */
@@ -174,7 +174,7 @@ static void value_selection(void **state)
 	double v;
 
 	write_trace(trace_path);
-	assert_true(pmt_retlat_samples_from_trace(&s, trace_path) > 0);
+	assert_true(pmt_retlat_samples_from_trace(&s, trace_path, NULL) > 0);
 	assert_int_equal(pmt_retlat_table_load(&t, FIX "retlat-intel.json"), 2);
 	assert_int_equal(pmt_retlat_value(&s, &t, "MEM_INST_RETIRED.LOCK_LOADS:R", PMT_RETLAT_MEAN,
 					  0, &v), 1);
@@ -279,7 +279,7 @@ static void calibrate_round_trip(void **state)
 	int fd, i;
 
 	write_trace(trace_path);
-	assert_true(pmt_retlat_samples_from_trace(&s, trace_path) > 0);
+	assert_true(pmt_retlat_samples_from_trace(&s, trace_path, NULL) > 0);
 	strcpy(out, "/tmp/pmt_retlat_out_XXXXXX");
 	fd = mkstemp(out);
 	assert_true(fd >= 0);

@@ -104,10 +104,9 @@ static void check_reference(const char *path, bool pipe, bool swapped)
 	struct pmt_source *s;
 	const struct pmt_trace_meta *m;
 	struct pmt_trace_event ev;
-	uint64_t eo;
 	int n = 0, rc;
 
-	assert_int_equal(pmt_source_open(path, &s, &eo), 0);
+	assert_int_equal(pmt_source_open(path, &s, NULL), 0);
 	m = pmt_source_meta(s);
 	assert_int_equal(m->pipe_mode, pipe);
 	assert_int_equal(m->swapped, swapped);
@@ -558,27 +557,37 @@ static void test_bad_magic_version(void **state)
 	size_t len;
 	uint8_t *b = ref_bytes(&len);
 	struct pmt_source *s;
-	uint64_t eo = 99;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	char msg[256];
 
 	pmt_log_set_sink(quiet, NULL);
 	memcpy(b, "NOTPERF!", 8);
-	assert_int_equal(pmt_source_open_mem(b, len, &s, &eo), -PMT_EFORMAT);
+	assert_int_equal(pmt_source_open_mem(b, len, &s, &d), -PMT_EFORMAT);
 	assert_null(s);
-	assert_int_equal(eo, 0);
+	assert_int_equal(d.code, -PMT_EFORMAT);
+	assert_int_equal(d.offset, 0);
+	pmt_diag_format(&d, msg, sizeof(msg));
+	assert_string_equal(msg, "(memory): offset 0: not a perf.data file (no PERFILE2 magic)");
 	memcpy(b, "PERFFILE", 8);
-	assert_int_equal(pmt_source_open_mem(b, len, &s, &eo), -PMT_EVERSION);
+	assert_int_equal(pmt_source_open_mem(b, len, &s, &d), -PMT_EVERSION);
 	memcpy(b, "PERFILE2", 8);
 	b[8] = 200; /* header size from a future perf */
-	assert_int_equal(pmt_source_open_mem(b, len, &s, &eo), -PMT_EVERSION);
-	assert_int_equal(eo, 8);
+	assert_int_equal(pmt_source_open_mem(b, len, &s, &d), -PMT_EVERSION);
+	assert_int_equal(d.offset, 8);
 	b[8] = 104;
 	b[16] = 5; /* attr_size nonsense */
-	assert_int_equal(pmt_source_open_mem(b, len, &s, &eo), -PMT_ECORRUPT);
-	assert_int_equal(eo, 16);
+	assert_int_equal(pmt_source_open_mem(b, len, &s, &d), -PMT_ECORRUPT);
+	assert_int_equal(d.offset, 16);
+	pmt_diag_format(&d, msg, sizeof(msg));
+	assert_string_equal(msg, "(memory): offset 0x10: attr_size 5 is not plausible");
 	b[16] = 144;
-	assert_int_equal(pmt_source_open_mem(b, len, &s, &eo), 0);
+	assert_int_equal(pmt_source_open_mem(b, len, &s, NULL), 0);
 	pmt_source_close(s);
-	assert_int_equal(pmt_source_open_mem(b, 10, &s, &eo), -PMT_EFORMAT);
+	assert_int_equal(pmt_source_open_mem(b, 10, &s, &d), -PMT_EFORMAT);
+	/* a missing file: the system's words and the file's name */
+	assert_int_equal(pmt_source_open("/nonexistent/x.data", &s, &d), -PMT_EIO);
+	pmt_diag_format(&d, msg, sizeof(msg));
+	assert_string_equal(msg, "/nonexistent/x.data: No such file or directory");
 	pmt_log_set_sink(NULL, NULL);
 	free(b);
 }

@@ -142,8 +142,10 @@ struct pmt_retlat_samples {
 PMT_API int pmt_retlat_samples_add(struct pmt_retlat_samples *s, const char *event,
 				   uint16_t retire_latency);
 /* Pull every sample of a trace: retire latency = weight bits 63:48 of samples whose attr
- * has PERF_SAMPLE_WEIGHT_STRUCT. Returns the number of samples used. */
-PMT_API int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path);
+ * has PERF_SAMPLE_WEIGHT_STRUCT. Returns the number of samples used; when the trace cannot
+ * be opened, diag (may be NULL) says why. */
+PMT_API int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path,
+					  struct pmt_diag *diag);
 PMT_API void pmt_retlat_samples_fini(struct pmt_retlat_samples *s);
 PMT_API int pmt_retlat_dist_find(const struct pmt_retlat_samples *s, const char *event);
 PMT_API void pmt_retlat_dist_stats(const struct pmt_retlat_dist *d, struct pmt_retlat_stats *st);

@@ -151,11 +151,12 @@ struct pmt_source;
  * file-mode perf.data in a pipe needs seeking and is first copied to an unlinked
  * temporary file in $TMPDIR (else /tmp), then mapped (-PMT_EIO if that fails).
  * Returns 0, -PMT_EIO, -PMT_EFORMAT (not a trace), -PMT_EVERSION, -PMT_ECORRUPT or
- * -PMT_ENOMEM; `err_offset` (may be NULL) receives the file offset of the problem. */
-PMT_API int pmt_source_open(const char *path, struct pmt_source **out, uint64_t *err_offset);
+ * -PMT_ENOMEM, with `diag` (may be NULL) naming the file, the offset and the problem.
+ * Damage found later, while reading records, is logged as a warning naming the file. */
+PMT_API int pmt_source_open(const char *path, struct pmt_source **out, struct pmt_diag *diag);
 /* Same over a perf.data image in memory; `buf` must outlive the source. */
 PMT_API int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
-				uint64_t *err_offset);
+				struct pmt_diag *diag);
 PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *src);
 /* Next event in file order (COMPRESSED records are expanded in place). `raw` and strings
  * stay valid until the next call; AUX data until the next call when
