@@ -160,8 +160,6 @@ static uint64_t resync(const struct pmt_source *s, uint64_t from)
 	return s->data_end;
 }
 
-static int stream_next(struct pmt_source *s, struct pmt_trace_event *ev);
-
 /* The record at s->pos, of which `have` bytes (payload included) are present: decode it,
  * or set a COMPRESSED record up for expansion (returns 1: read on from its contents). */
 static int take_record(struct pmt_source *s, const uint8_t *r, uint64_t have,
@@ -203,14 +201,35 @@ static int take_record(struct pmt_source *s, const uint8_t *r, uint64_t have,
 	return rc;
 }
 
+/* The input from stream offset pos on: *p and how many bytes are there (at least n unless
+ * the input ends earlier). A mapped file has every byte already; a pipe's window is
+ * filled up to pos + n. Returns 0 or a read error. */
+static int input_at(struct pmt_source *s, uint64_t pos, uint64_t n, const uint8_t **p,
+		    uint64_t *have)
+{
+	if (s->stream) {
+		int rc = pd_stream_fill(s, pos + n);
+
+		if (rc < 0 && rc != -PMT_ENEED_MORE)
+			return rc;
+		*p = s->win + (pos - s->win_base);
+		*have = s->win_base + s->win_len - pos;
+		return 0;
+	}
+	*p = s->buf + pos;
+	*have = pos < s->data_end ? s->data_end - pos : 0;
+	return 0;
+}
+
+/* One record loop for mapped files and pipes: they differ only in how bytes arrive and in
+ * what a damaged record size allows (a file can be searched for the next record, a pipe
+ * cannot). */
 int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 {
-	if (s->stream)
-		return stream_next(s, ev);
 	for (;;) {
 		const uint8_t *r;
-		uint64_t avail;
-		uint32_t size;
+		uint64_t have, payload = 0;
+		uint32_t type, size;
 		int rc;
 
 		if (s->in_comp) {
@@ -218,21 +237,28 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 			if (rc != -PMT_EEOS)
 				return rc;
 		}
-		if (s->done || s->pos >= s->data_end) {
-			s->done = true;
+		if (s->done)
 			return -PMT_EEOS;
-		}
 		s->cur_off = s->pos;
 		pd_drop_behind(s);
-		avail = s->data_end - s->pos;
-		r = s->buf + s->pos;
-		if (avail < 8) {
+		rc = input_at(s, s->pos, 8, &r, &have);
+		if (rc < 0 || have < 8) {
 			s->done = true;
-			src_error(s, "truncated record header at 0x%llx",
-				  (unsigned long long)s->pos);
+			if (rc < 0)
+				return rc;
+			if (!have)
+				return -PMT_EEOS;
+			src_error(s, "truncated record header at 0x%llx", (unsigned long long)s->pos);
 			return -PMT_ENEED_MORE;
 		}
+		type = rd32(s, r);
 		size = rd16(s, r + 6);
+		if (size < 8 && s->stream) {
+			s->done = true;
+			src_error(s, "record at 0x%llx has size %u; a pipe cannot be searched for the "
+				  "next record, stopping", (unsigned long long)s->pos, size);
+			return -PMT_ECORRUPT;
+		}
 		if (size < 8) {
 			uint64_t at = s->pos;
 
@@ -245,51 +271,10 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 				  (unsigned long long)s->pos);
 			return -PMT_ECORRUPT;
 		}
-		rc = take_record(s, r, avail, ev);
-		if (rc != 1)
-			return rc;
-	}
-}
-
-static int stream_next(struct pmt_source *s, struct pmt_trace_event *ev)
-{
-	for (;;) {
-		const uint8_t *r;
-		uint32_t type, size;
-		uint64_t payload = 0;
-		int rc;
-
-		if (s->in_comp) {
-			rc = comp_next(s, ev);
-			if (rc != -PMT_EEOS)
-				return rc;
-		}
-		if (s->done)
-			return -PMT_EEOS;
-		s->cur_off = s->pos;
-		rc = pd_stream_fill(s, s->pos + 8);
-		if (rc < 0) {
-			s->done = true;
-			if (rc != -PMT_ENEED_MORE)
-				return rc;
-			if (s->win_base + s->win_len == s->pos)
-				return -PMT_EEOS;
-			src_error(s, "truncated record header at 0x%llx",
-				  (unsigned long long)s->pos);
-			return rc;
-		}
-		r = s->win + (s->pos - s->win_base);
-		type = rd32(s, r);
-		size = rd16(s, r + 6);
-		if (size < 8) {
-			s->done = true;
-			src_error(s, "record at 0x%llx has size %u; a pipe cannot be searched "
-				  "for the next record, stopping", (unsigned long long)s->pos, size);
-			return -PMT_ECORRUPT;
-		}
-		if (type == PMT_REC_AUXTRACE && size >= 48) {
-			rc = pd_stream_fill(s, s->pos + 16);
-			payload = rc < 0 ? 0 : rd64(s, s->win + (s->pos - s->win_base) + 8);
+		if (s->stream && type == PMT_REC_AUXTRACE && size >= 48) {
+			/* a pipe must hold the whole payload before the record is decoded */
+			rc = input_at(s, s->pos, 16, &r, &have);
+			payload = rc < 0 || have < 16 ? 0 : rd64(s, r + 8);
 			if (payload > STREAM_RECORD_MAX) {
 				s->done = true;
 				src_error(s, "AUXTRACE at 0x%llx announces %llu bytes; stopping",
@@ -297,14 +282,12 @@ static int stream_next(struct pmt_source *s, struct pmt_trace_event *ev)
 				return -PMT_ECORRUPT;
 			}
 		}
-		rc = pd_stream_fill(s, s->pos + size + payload);
-		if (rc < 0 && rc != -PMT_ENEED_MORE) {
+		rc = input_at(s, s->pos, size + payload, &r, &have);
+		if (rc < 0) {
 			s->done = true;
 			return rc;
 		}
-		/* the window may have moved */
-		rc = take_record(s, s->win + (s->pos - s->win_base),
-				 s->win_base + s->win_len - s->pos, ev);
+		rc = take_record(s, r, have, ev);
 		if (rc != 1)
 			return rc;
 	}
