@@ -1,0 +1,396 @@
+/* perf.data writer: file mode (seek back to finish the header) and pipe mode, host or
+ * swapped byte order. Each record is built in one scratch buffer and written with one
+ * fwrite, so nothing is allocated per record once the buffer has grown. */
+#include "writer_priv.h"
+
+void pdw_emit(struct pmt_perf_writer *w, const void *p, size_t n)
+{
+	if (w->err || !n)
+		return;
+	if (fwrite(p, 1, n, w->fp) != n)
+		w->err = -PMT_EIO;
+	w->off += n;
+}
+
+/* Patch the size into the record header and write it. */
+int pdw_end_rec(struct pmt_perf_writer *w)
+{
+	uint16_t sz;
+
+	if (w->err)
+		return w->err;
+	if (w->rec.len > 0xfff8 || w->rec.len % 8)
+		return -PMT_ERANGE;
+	sz = (uint16_t)w->rec.len;
+	if (w->swap)
+		sz = pd_bswap16(sz);
+	memcpy(w->rec.data + 6, &sz, 2);
+	pdw_emit(w, w->rec.data, w->rec.len);
+	return w->err;
+}
+
+static uint32_t out_attr_size(const struct pmt_perf_writer *w)
+{
+	/* 128 (VER7) is what perf 6.1 knows; only grow to 136 when config3 is used */
+	for (uint32_t i = 0; i < w->nr_attrs; i++)
+		for (int b = 128; b < PMT_ATTR_SIZE_MAX; b++)
+			if (w->attrs[i].attr[b])
+				return PMT_ATTR_SIZE_MAX;
+	return 128;
+}
+
+static void put_attr(struct pmt_perf_writer *w, const struct wattr *a, uint32_t size)
+{
+	uint8_t tmp[PMT_ATTR_SIZE_MAX];
+
+	memcpy(tmp, a->attr, sizeof(tmp));
+	memcpy(tmp + PMT_ATTR_SIZE, &size, 4);
+	if (w->swap)
+		pd_attr_swap(tmp, size);
+	put(w, tmp, size);
+}
+
+/* Build one feature's payload in w->rec; returns false when the feature is not set. */
+static bool build_feature(struct pmt_perf_writer *w, unsigned f)
+{
+	switch (f) {
+	case PMT_FEAT_HOSTNAME:
+		/* always present: perf finds the word size of a byte-swapped file's feature
+		 * bitmap by looking for the HOSTNAME bit, and drops all features without it */
+		put_fstr(w, w->str[f] ? w->str[f] : "unknown");
+		return true;
+	case PMT_FEAT_OSRELEASE: case PMT_FEAT_VERSION: case PMT_FEAT_ARCH:
+	case PMT_FEAT_CPUDESC: case PMT_FEAT_CPUID:
+		if (!w->str[f])
+			return false;
+		put_fstr(w, w->str[f]);
+		return true;
+	case PMT_FEAT_NRCPUS:
+		if (!w->has_nrcpus)
+			return false;
+		put32(w, w->avail); /* perf writes nr_cpus_avail first */
+		put32(w, w->online);
+		return true;
+	case PMT_FEAT_COMPRESSED:
+		if (!w->has_comp)
+			return false;
+		put32(w, 0); /* version, as perf writes it */
+		put32(w, 1); /* PERF_COMP_ZSTD */
+		put32(w, w->comp_level);
+		put32(w, w->comp_ratio);
+		put32(w, w->comp_mmap_len);
+		return true;
+	case PMT_FEAT_CMDLINE:
+		if (!w->argv)
+			return false;
+		put32(w, (uint32_t)w->argc);
+		for (int i = 0; i < w->argc; i++)
+			put_fstr(w, w->argv[i]);
+		return true;
+	case PMT_FEAT_AUXTRACE:
+		/* perf record's index of the AUXTRACE records: {u64 nr; {u64 offset, size}[nr]}
+		 * with size = header.size (payload excluded). perf script only accepts -F
+		 * fields the SPE attr lacks when this feature is present. Pipe mode has no
+		 * offsets (perf never synthesizes it there). */
+		if (w->pipe || !w->has_auxtrace)
+			return false;
+		put64(w, w->nr_aux);
+		for (size_t i = 0; i < w->nr_aux; i++) {
+			put64(w, w->aux_off[i]);
+			put64(w, 48);
+		}
+		return true;
+	case PMT_FEAT_EVENT_DESC: {
+		uint32_t asz = out_attr_size(w);
+		bool any = false;
+
+		for (uint32_t i = 0; i < w->nr_attrs; i++)
+			any |= w->attrs[i].name != NULL;
+		if (!any)
+			return false;
+		put32(w, w->nr_attrs);
+		put32(w, asz);
+		for (uint32_t i = 0; i < w->nr_attrs; i++) {
+			const struct wattr *a = &w->attrs[i];
+
+			put_attr(w, a, asz);
+			put32(w, a->nr_ids);
+			put_fstr(w, a->name ? a->name : "");
+			for (uint32_t k = 0; k < a->nr_ids; k++)
+				put64(w, a->ids[k]);
+		}
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* Pipe mode: attrs and features travel as records ahead of the data. */
+int pdw_start(struct pmt_perf_writer *w)
+{
+	if (w->started)
+		return w->err;
+	w->started = true;
+	if (!w->pipe)
+		return w->err;
+	for (uint32_t i = 0; i < w->nr_attrs; i++) {
+		put_hdr(w, PMT_REC_HEADER_ATTR, 0);
+		put_attr(w, &w->attrs[i], out_attr_size(w));
+		for (uint32_t k = 0; k < w->attrs[i].nr_ids; k++)
+			put64(w, w->attrs[i].ids[k]);
+		pdw_end_rec(w);
+	}
+	for (unsigned f = 0; f < PMT_FEAT_BITS; f++) {
+		put_hdr(w, PMT_REC_HEADER_FEATURE, 0);
+		put64(w, f);
+		if (!build_feature(w, f))
+			continue;
+		put_zero(w, (8 - w->rec.len % 8) % 8);
+		pdw_end_rec(w);
+	}
+	return w->err;
+}
+
+/* ---- public API ------------------------------------------------------------------------- */
+int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,
+			 struct pmt_perf_writer **out)
+{
+	struct pmt_perf_writer *w = calloc(1, sizeof(*w));
+	uint8_t hdr[PMT_PERF_FILE_HEADER_SIZE] = { 0 };
+
+	*out = NULL;
+	if (!w)
+		return -PMT_ENOMEM;
+	if (opts) {
+		w->pipe = opts->pipe;
+		w->swap = opts->swap;
+	}
+	if (!strcmp(path, "-")) {
+		w->fp = stdout;
+	} else {
+		w->fp = fopen(path, "wb");
+		w->own_fp = true;
+	}
+	if (!w->fp) {
+		free(w);
+		return -PMT_EIO;
+	}
+	/* placeholder in file mode (patched at close); the final header in pipe mode */
+	{
+		uint64_t magic = PMT_PERF_MAGIC2, size = PMT_PERF_PIPE_HEADER_SIZE;
+
+		if (w->swap) {
+			magic = __builtin_bswap64(magic);
+			size = __builtin_bswap64(size);
+		}
+		memcpy(hdr, &magic, 8);
+		memcpy(hdr + 8, &size, 8);
+	}
+	pdw_emit(w, hdr, w->pipe ? PMT_PERF_PIPE_HEADER_SIZE : PMT_PERF_FILE_HEADER_SIZE);
+	w->data_off = w->off;
+	*out = w;
+	return w->err;
+}
+
+int pmt_perf_writer_add_attr(struct pmt_perf_writer *w, const void *attr, size_t size,
+			     const uint64_t *ids, uint32_t nr_ids, const char *name)
+{
+	struct wattr *na, *a;
+
+	if (w->started || size > PMT_ATTR_SIZE_MAX || size < 8)
+		return -PMT_EINVAL;
+	na = realloc(w->attrs, (w->nr_attrs + 1) * sizeof(*na));
+	if (!na)
+		return -PMT_ENOMEM;
+	w->attrs = na;
+	a = &w->attrs[w->nr_attrs];
+	memset(a, 0, sizeof(*a));
+	memcpy(a->attr, attr, size);
+	if (nr_ids) {
+		a->ids = malloc(nr_ids * sizeof(uint64_t));
+		if (!a->ids)
+			return -PMT_ENOMEM;
+		memcpy(a->ids, ids, nr_ids * sizeof(uint64_t));
+		a->nr_ids = nr_ids;
+	}
+	if (name && !(a->name = strdup(name))) {
+		free(a->ids);
+		return -PMT_ENOMEM;
+	}
+	w->nr_attrs++;
+	return 0;
+}
+
+int pmt_perf_writer_set_feature_str(struct pmt_perf_writer *w, unsigned feat, const char *value)
+{
+	char *v;
+
+	if (feat >= PMT_FEAT_BITS || w->started ||
+	    !(feat == PMT_FEAT_HOSTNAME || feat == PMT_FEAT_OSRELEASE || feat == PMT_FEAT_VERSION ||
+	      feat == PMT_FEAT_ARCH || feat == PMT_FEAT_CPUDESC || feat == PMT_FEAT_CPUID))
+		return -PMT_EINVAL;
+	v = strdup(value);
+	if (!v)
+		return -PMT_ENOMEM;
+	free(w->str[feat]);
+	w->str[feat] = v;
+	return 0;
+}
+
+int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t online, uint32_t avail)
+{
+	if (w->started)
+		return -PMT_EINVAL;
+	w->has_nrcpus = true;
+	w->online = online;
+	w->avail = avail;
+	return 0;
+}
+
+int pmt_perf_writer_set_compressed(struct pmt_perf_writer *w, uint32_t level, uint32_t ratio,
+				   uint32_t mmap_len)
+{
+	if (w->started)
+		return -PMT_EINVAL;
+	w->has_comp = true;
+	w->comp_level = level;
+	w->comp_ratio = ratio;
+	w->comp_mmap_len = mmap_len;
+	return 0;
+}
+
+int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc, const char *const *argv)
+{
+	if (w->started || argc < 0)
+		return -PMT_EINVAL;
+	for (int i = 0; i < w->argc; i++)
+		free(w->argv[i]);
+	free(w->argv);
+	w->argv = calloc((size_t)argc + 1, sizeof(char *));
+	w->argc = 0;
+	if (!w->argv)
+		return -PMT_ENOMEM;
+	for (int i = 0; i < argc; i++) {
+		w->argv[i] = strdup(argv[i]);
+		if (!w->argv[i])
+			return -PMT_ENOMEM;
+		w->argc++;
+	}
+	return 0;
+}
+
+static void free_writer(struct pmt_perf_writer *w)
+{
+	for (uint32_t i = 0; i < w->nr_attrs; i++) {
+		free(w->attrs[i].ids);
+		free(w->attrs[i].name);
+	}
+	free(w->attrs);
+	for (unsigned f = 0; f < PMT_FEAT_BITS; f++)
+		free(w->str[f]);
+	for (int i = 0; i < w->argc; i++)
+		free(w->argv[i]);
+	free(w->argv);
+	free(w->aux_off);
+	pmt_buf_fini(&w->rec);
+	free(w);
+}
+
+/* File mode tail: feature table + payloads right after the data (where perf looks for
+ * them), then the id arrays and the attrs section, then the real header at offset 0. */
+static void finish_file(struct pmt_perf_writer *w)
+{
+	uint64_t data_size = w->off - w->data_off, bitmap[4] = { 0 }, tab = w->off, nfeat = 0;
+	uint64_t attrs_off, *id_off;
+	uint32_t asz = out_attr_size(w);
+	uint8_t *table;
+
+	for (unsigned f = 0; f < PMT_FEAT_BITS; f++) {
+		w->rec.len = 0;
+		if (build_feature(w, f)) {
+			bitmap[f / 64] |= 1ULL << (f % 64);
+			nfeat++;
+		}
+	}
+	table = calloc(nfeat ? nfeat : 1, 16);
+	id_off = calloc(w->nr_attrs ? w->nr_attrs : 1, sizeof(*id_off));
+	if (!table || !id_off) {
+		w->err = -PMT_ENOMEM;
+		goto out;
+	}
+	pdw_emit(w, table, nfeat * 16); /* placeholder */
+	for (unsigned f = 0, k = 0; f < PMT_FEAT_BITS; f++) {
+		uint64_t o = w->off, sz;
+
+		w->rec.len = 0;
+		if (!build_feature(w, f))
+			continue;
+		pdw_emit(w, w->rec.data, w->rec.len);
+		sz = w->off - o;
+		if (w->swap) {
+			o = __builtin_bswap64(o);
+			sz = __builtin_bswap64(sz);
+		}
+		memcpy(table + 16 * k, &o, 8);
+		memcpy(table + 16 * k + 8, &sz, 8);
+		k++;
+	}
+	for (uint32_t i = 0; i < w->nr_attrs; i++) {
+		id_off[i] = w->off;
+		w->rec.len = 0;
+		for (uint32_t k = 0; k < w->attrs[i].nr_ids; k++)
+			put64(w, w->attrs[i].ids[k]);
+		pdw_emit(w, w->rec.data, w->rec.len);
+	}
+	attrs_off = w->off;
+	w->rec.len = 0;
+	for (uint32_t i = 0; i < w->nr_attrs; i++) {
+		put_attr(w, &w->attrs[i], asz);
+		put64(w, id_off[i]);
+		put64(w, (uint64_t)w->attrs[i].nr_ids * 8);
+	}
+	pdw_emit(w, w->rec.data, w->rec.len);
+	if (w->err)
+		goto out;
+	if (fseek(w->fp, (long)tab, SEEK_SET) || fwrite(table, 1, nfeat * 16, w->fp) != nfeat * 16) {
+		w->err = -PMT_EIO;
+		goto out;
+	}
+	w->rec.len = 0;
+	put64(w, PMT_PERF_MAGIC2);
+	put64(w, PMT_PERF_FILE_HEADER_SIZE);
+	put64(w, asz + 16);
+	put64(w, attrs_off);
+	put64(w, (uint64_t)w->nr_attrs * (asz + 16));
+	put64(w, w->data_off);
+	put64(w, data_size);
+	put64(w, 0);
+	put64(w, 0);
+	for (int i = 0; i < 4; i++)
+		put64(w, bitmap[i]);
+	if (!w->err && (fseek(w->fp, 0, SEEK_SET) ||
+			fwrite(w->rec.data, 1, w->rec.len, w->fp) != w->rec.len))
+		w->err = -PMT_EIO;
+out:
+	free(table);
+	free(id_off);
+}
+
+int pmt_perf_writer_close(struct pmt_perf_writer *w)
+{
+	int rc;
+
+	if (!w)
+		return 0;
+	pdw_start(w);
+	if (!w->pipe)
+		finish_file(w);
+	if (fflush(w->fp) && !w->err)
+		w->err = -PMT_EIO;
+	if (w->own_fp && fclose(w->fp) && !w->err)
+		w->err = -PMT_EIO;
+	rc = w->err;
+	free_writer(w);
+	return rc;
+}
