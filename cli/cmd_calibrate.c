@@ -76,6 +76,8 @@ int cmd_calibrate(int argc, char **argv)
 	struct pmt_retlat_samples s = { 0 };
 	struct pmt_retlat_table cmp = { 0 };
 	struct pmt_diag diag = PMT_DIAG_INIT;
+	struct pmt_out_file of;
+	const char *inputs[2];
 	struct pmt_out o;
 	int full = 0, c, rc;
 
@@ -102,12 +104,21 @@ int cmd_calibrate(int argc, char **argv)
 		return pmt_cli_fail("calibrate", "expected exactly one TRACE argument");
 	}
 	trace = argv[optind];
+	inputs[0] = trace;
+	inputs[1] = compare;
 	if (!out && !compare)
 		return pmt_cli_fail("calibrate", "-o FILE (or --compare TABLE) is required");
 	if (compare && pmt_retlat_table_load(&cmp, compare) < 0)
 		return pmt_cli_fail("calibrate", "cannot load table %s", compare);
+	/* refuse an output that is an input before any work */
+	if (out && pmt_out_file_open(&of, out, inputs, 2, &diag) < 0) {
+		pmt_retlat_table_fini(&cmp);
+		return pmt_cli_fail_diag("calibrate", &diag);
+	}
 	rc = pmt_retlat_samples_from_trace(&s, trace, &diag);
 	if (rc < 0) {
+		if (out)
+			pmt_out_file_abort(&of);
 		pmt_retlat_table_fini(&cmp);
 		return pmt_cli_fail_diag("calibrate", &diag);
 	}
@@ -117,9 +128,16 @@ int cmd_calibrate(int argc, char **argv)
 		pmt_warn("%s: %llu samples without retire latency or event name skipped", trace,
 			 (unsigned long long)s.nr_skipped);
 	rc = 0;
-	if (out && pmt_retlat_write(&s, fmt, full, out) < 0)
-		rc = 1;
-	pmt_out_init(&o, stdout, 1 << 14);
+	if (out) {
+		if (pmt_retlat_write(&s, fmt, full, of.fp) < 0) {
+			pmt_out_file_abort(&of);
+			rc = pmt_cli_fail("calibrate", "writing %s failed", out);
+		} else if (pmt_out_file_commit(&of, &diag) < 0) {
+			rc = pmt_cli_fail_diag("calibrate", &diag);
+		}
+	}
+	/* the summary table goes where it does not mix with a table written to stdout */
+	pmt_out_init(&o, out && !strcmp(out, "-") ? stderr : stdout, 1 << 14);
 	print_stats(&o, &s, compare ? &cmp : NULL);
 	if (pmt_out_fini(&o) < 0)
 		rc = 1;

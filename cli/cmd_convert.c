@@ -108,6 +108,48 @@ static int parse_mmap(char *arg, struct convert_opts *o)
 	return 0;
 }
 
+/* The output: refused when it is the input (under any name), written to a temporary file
+ * that only a complete conversion renames over the target. */
+static int output_open(const struct convert_opts *o, struct pmt_out_file *of,
+		       struct pmt_perf_writer **w)
+{
+	const char *inputs[] = { o->in };
+	struct pmt_diag d = PMT_DIAG_INIT;
+	int rc = pmt_out_file_open(of, o->out, inputs, 1, &d);
+
+	*w = NULL;
+	if (rc < 0) {
+		pmt_cli_fail_diag("convert", &d);
+		return rc;
+	}
+	rc = pmt_perf_writer_new(of->fp, &o->wo, w);
+	if (rc < 0) {
+		pmt_perf_writer_close(*w);
+		pmt_out_file_abort(of);
+		pmt_cli_fail("convert", "cannot write %s: %s", o->out, pmt_errstr(rc));
+	}
+	return rc;
+}
+
+/* Finish the writer; keep the file only when everything was written. */
+static int output_close(const struct convert_opts *o, struct pmt_out_file *of,
+			struct pmt_perf_writer *w, int rc)
+{
+	struct pmt_diag d = PMT_DIAG_INIT;
+	int rc2 = pmt_perf_writer_close(w);
+
+	if (rc >= 0)
+		rc = rc2;
+	if (rc < 0) {
+		pmt_out_file_abort(of);
+		return pmt_cli_fail("convert", "writing %s failed: %s; nothing was written",
+				    o->out, pmt_errstr(rc));
+	}
+	if (pmt_out_file_commit(of, &d) < 0)
+		return pmt_cli_fail_diag("convert", &d);
+	return 0;
+}
+
 static int set_common_features(struct pmt_perf_writer *w, const struct convert_opts *o,
 			       int argc, char **argv)
 {
@@ -124,6 +166,7 @@ static int set_common_features(struct pmt_perf_writer *w, const struct convert_o
 static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 {
 	struct pmt_file_map m;
+	struct pmt_out_file of;
 	struct pmt_perf_writer *w;
 	uint8_t attr[136];
 	uint64_t id = 1;
@@ -133,10 +176,9 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 	rc = pmt_file_map(o->in, &m);
 	if (rc < 0)
 		return pmt_cli_fail("convert", "cannot read %s: %s", o->in, strerror(errno));
-	rc = pmt_perf_writer_open(o->out, &o->wo, &w);
-	if (rc < 0) {
+	if (output_open(o, &of, &w) < 0) {
 		pmt_file_unmap(&m);
-		return pmt_cli_fail("convert", "cannot write %s: %s", o->out, pmt_errstr(rc));
+		return 1;
 	}
 	pmt_attr_init_spe(attr, (uint32_t)o->pmu_type, !o->timeless);
 	/* no EVENT_DESC name: perf then calls it "unknown attr type: N", which sets the
@@ -179,16 +221,9 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		rc = pmt_perf_writer_write_auxtrace(w, m.data + off, n, off, 0, 0, o->tid, o->cpu);
 		off += n;
 	}
-	{
-		int rc2 = pmt_perf_writer_close(w);
-
-		if (rc >= 0)
-			rc = rc2;
-	}
+	rc = output_close(o, &of, w, rc);
 	pmt_file_unmap(&m);
-	if (rc < 0)
-		return pmt_cli_fail("convert", "writing %s failed: %s", o->out, pmt_errstr(rc));
-	return 0;
+	return rc;
 }
 
 /* Copy attrs and header features of the input. */
@@ -259,6 +294,7 @@ static int write_reencoded(struct pmt_perf_writer *w, const struct pmt_trace_met
 static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 {
 	struct pmt_source *src;
+	struct pmt_out_file of;
 	struct pmt_perf_writer *w;
 	const struct pmt_trace_meta *m;
 	struct pmt_trace_event ev;
@@ -270,10 +306,9 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 	if (rc < 0)
 		return pmt_cli_fail_diag("convert", &diag);
 	m = pmt_source_meta(src);
-	rc = pmt_perf_writer_open(o->out, &o->wo, &w);
-	if (rc < 0) {
+	if (output_open(o, &of, &w) < 0) {
 		pmt_source_close(src);
-		return pmt_cli_fail("convert", "cannot write %s: %s", o->out, pmt_errstr(rc));
+		return 1;
 	}
 	rc = copy_meta(w, m, o, argc, argv);
 	while (rc >= 0) {
@@ -299,18 +334,13 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 			dropped += (uint64_t)write_reencoded(w, m, &ev, &rc);
 		}
 	}
-	{
-		int rc2 = pmt_perf_writer_close(w);
-
-		if (rc >= 0)
-			rc = rc2;
-	}
+	rc = output_close(o, &of, w, rc);
 	pmt_source_close(src);
 	if (dropped)
 		fprintf(stderr, "pmutrace convert: %llu records of kinds that cannot change byte "
 			"order were dropped\n", (unsigned long long)dropped);
-	if (rc < 0)
-		return pmt_cli_fail("convert", "writing %s failed: %s", o->out, pmt_errstr(rc));
+	if (rc)
+		return rc;
 	if (bad)
 		return pmt_cli_fail("convert", "%llu unreadable records in %s were skipped",
 				    (unsigned long long)bad, o->in);

@@ -44,6 +44,8 @@ int cmd_synth(int argc, char **argv)
 	uint8_t *buf;
 	size_t chunk = 1 << 20, used = 0;
 	FILE *fp;
+	struct pmt_out_file of;
+	struct pmt_diag diag = PMT_DIAG_INIT;
 	int c, rc = 0;
 
 	pmt_spe_synth_opts_init(&so);
@@ -85,13 +87,12 @@ int cmd_synth(int argc, char **argv)
 		return usage(stderr);
 	if (pmt_spe_synth_init(&s, &so) < 0)
 		return pmt_cli_fail("synth", "invalid options");
-	fp = out ? fopen(out, "wb") : stdout;
-	if (!fp)
-		return pmt_cli_fail("synth", "cannot create %s: %s", out, strerror(errno));
+	if (pmt_out_file_open(&of, out, NULL, 0, &diag) < 0)
+		return pmt_cli_fail_diag("synth", &diag);
+	fp = of.fp;
 	buf = malloc(chunk);
 	if (!buf) {
-		if (out)
-			fclose(fp);
+		pmt_out_file_abort(&of);
 		return pmt_cli_fail("synth", "out of memory");
 	}
 	/* --size bounds bytes (whole records only); otherwise --records bounds records */
@@ -125,10 +126,12 @@ int cmd_synth(int argc, char **argv)
 	if (!rc && used && fwrite(buf, 1, used, fp) != used)
 		rc = -1;
 	free(buf);
-	if (out ? fclose(fp) != 0 : fflush(fp) != 0)
-		rc = -1;
-	if (rc)
+	if (rc) {
+		pmt_out_file_abort(&of);
 		return pmt_cli_fail("synth", "writing %s failed: %s", out ? out : "stdout",
 				    strerror(errno));
+	}
+	if (pmt_out_file_commit(&of, &diag) < 0)
+		return pmt_cli_fail_diag("synth", &diag);
 	return 0;
 }

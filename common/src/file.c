@@ -74,21 +74,3 @@ void pmt_file_unmap(struct pmt_file_map *m)
 		free((void *)m->data);
 	memset(m, 0, sizeof(*m));
 }
-
-int pmt_file_write_all(const char *path, const void *data, size_t n)
-{
-	FILE *fp = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-	int rc = 0;
-
-	if (!fp)
-		return -PMT_EIO;
-	if (n && fwrite(data, 1, n, fp) != n)
-		rc = -PMT_EIO;
-	if (fp != stdout) {
-		if (fclose(fp) != 0)
-			rc = -PMT_EIO;
-	} else if (fflush(fp) != 0) {
-		rc = -PMT_EIO;
-	}
-	return rc;
-}

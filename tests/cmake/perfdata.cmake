@@ -13,3 +13,6 @@ set_tests_properties(perfdata.auxtrace_feature PROPERTIES LABELS "perfdata" SKIP
 add_test(NAME perfdata.stdin_stream
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/stdin_stream.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(perfdata.stdin_stream PROPERTIES LABELS "perfdata" TIMEOUT 120)
+add_test(NAME cli.safe_output
+  COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/safe_output.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.safe_output PROPERTIES LABELS cli TIMEOUT 120)

@@ -391,7 +391,24 @@ struct pmt_file_map {
 };
 PMT_API int pmt_file_map(const char *path, struct pmt_file_map *m);
 PMT_API void pmt_file_unmap(struct pmt_file_map *m);
-PMT_API int pmt_file_write_all(const char *path, const void *data, size_t n);
+/* An output file that never destroys anything: open() refuses a path that is the same
+ * file as one of `inputs` (device and inode: symlinks and hard links too; "-" is stdin)
+ * and otherwise writes to a temporary ".NAME.XXXXXX" in the target's folder; commit()
+ * flushes, fsyncs and renames it over the target; abort() (or a SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE) removes it, leaving any previous file untouched. "-" or NULL is stdout; a
+ * device or FIFO is written directly. Write through `fp`. */
+struct pmt_out_file {
+	FILE *fp;
+	int fd;
+	const char *name; /* the caller's path, for messages */
+	char *path; /* the target (NULL for stdout) */
+	char *tmp;  /* the temporary file, NULL when writing directly */
+	int slot;   /* private: signal-cleanup slot */
+};
+PMT_API int pmt_out_file_open(struct pmt_out_file *f, const char *path,
+			      const char *const *inputs, size_t n_inputs, struct pmt_diag *diag);
+PMT_API int pmt_out_file_commit(struct pmt_out_file *f, struct pmt_diag *diag);
+PMT_API void pmt_out_file_abort(struct pmt_out_file *f);
 
 /* ---- CLI helpers -----------------------------------------------------------------------*/
 /* Strict number parsing: the whole string must be a number (decimal, 0x hex, or with k/M/G

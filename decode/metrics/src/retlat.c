@@ -439,7 +439,7 @@ static json_t *num(double v)
 }
 
 int pmt_retlat_write(const struct pmt_retlat_samples *s, enum pmt_retlat_format fmt, int full,
-		     const char *path)
+		     FILE *fp)
 {
 	json_t *root = json_object(), *data = json_object();
 	int rc = 0;
@@ -502,10 +502,9 @@ int pmt_retlat_write(const struct pmt_retlat_samples *s, enum pmt_retlat_format 
 		json_object_set_new(data, name, o);
 	}
 	/* 15 digits: MEAN rounded to 2 places prints as 45.04, not 45.039999999999999 */
-	if (json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15))) {
-		pmt_error("%s: cannot write", path);
+	if (json_dumpf(root, fp, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) ||
+	    fputc('\n', fp) == EOF)
 		rc = -PMT_EIO;
-	}
 	json_decref(root);
 	return rc;
 }

@@ -153,29 +153,23 @@ int pdw_start(struct pmt_perf_writer *w)
 }
 
 /* ---- public API ------------------------------------------------------------------------- */
-int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,
-			 struct pmt_perf_writer **out)
+int pmt_perf_writer_new(FILE *fp, const struct pmt_perf_writer_opts *opts,
+			struct pmt_perf_writer **out)
 {
-	struct pmt_perf_writer *w = calloc(1, sizeof(*w));
+	struct pmt_perf_writer *w;
 	uint8_t hdr[PMT_PERF_FILE_HEADER_SIZE] = { 0 };
 
 	*out = NULL;
+	if (!fp)
+		return -PMT_EINVAL;
+	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -PMT_ENOMEM;
 	if (opts) {
 		w->pipe = opts->pipe;
 		w->swap = opts->swap;
 	}
-	if (!strcmp(path, "-")) {
-		w->fp = stdout;
-	} else {
-		w->fp = fopen(path, "wb");
-		w->own_fp = true;
-	}
-	if (!w->fp) {
-		free(w);
-		return -PMT_EIO;
-	}
+	w->fp = fp;
 	/* placeholder in file mode (patched at close); the final header in pipe mode */
 	{
 		uint64_t magic = PMT_PERF_MAGIC2, size = PMT_PERF_PIPE_HEADER_SIZE;
@@ -191,6 +185,25 @@ int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *op
 	w->data_off = w->off;
 	*out = w;
 	return w->err;
+}
+
+int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,
+			 struct pmt_perf_writer **out)
+{
+	struct pmt_out_file f;
+	int rc = pmt_out_file_open(&f, path, NULL, 0, NULL);
+
+	*out = NULL;
+	if (rc < 0)
+		return rc;
+	rc = pmt_perf_writer_new(f.fp, opts, out);
+	if (rc < 0 && !*out) {
+		pmt_out_file_abort(&f);
+		return rc;
+	}
+	(*out)->file = f;
+	(*out)->own_file = true;
+	return rc;
 }
 
 int pmt_perf_writer_add_attr(struct pmt_perf_writer *w, const void *attr, size_t size,
@@ -388,8 +401,12 @@ int pmt_perf_writer_close(struct pmt_perf_writer *w)
 		finish_file(w);
 	if (fflush(w->fp) && !w->err)
 		w->err = -PMT_EIO;
-	if (w->own_fp && fclose(w->fp) && !w->err)
-		w->err = -PMT_EIO;
+	if (w->own_file) {
+		if (w->err)
+			pmt_out_file_abort(&w->file);
+		else
+			w->err = pmt_out_file_commit(&w->file, NULL);
+	}
 	rc = w->err;
 	free_writer(w);
 	return rc;

@@ -20,7 +20,8 @@ struct wattr {
 
 struct pmt_perf_writer {
 	FILE *fp;
-	bool own_fp, pipe, swap, started;
+	bool own_file, pipe, swap, started;
+	struct pmt_out_file file; /* opened by pmt_perf_writer_open() */
 	int err;
 	uint64_t off, data_off;
 	struct wattr *attrs;

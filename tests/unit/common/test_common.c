@@ -5,6 +5,9 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pmutrace/common.h"
@@ -155,8 +158,8 @@ static void file_map_reads_what_was_written(void **state)
 	const char text[] = "PERFILE2 and more";
 
 	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text)), (ssize_t)sizeof(text));
 	close(fd);
-	assert_int_equal(pmt_file_write_all(path, text, sizeof(text)), 0);
 	assert_int_equal(pmt_file_map(path, &m), 0);
 	assert_int_equal(m.size, sizeof(text));
 	assert_memory_equal(m.data, text, sizeof(text));
@@ -210,6 +213,148 @@ static void opts_sz_tells_which_fields_exist(void **state)
 	assert_false(PMT_OPTS_HAS((struct opts_v2 *)NULL, a));
 }
 
+/* ---- safe output files ---- */
+static char out_dir[64];
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static char *read_text(const char *path)
+{
+	static char buf[256];
+	FILE *fp = fopen(path, "r");
+	size_t n;
+
+	if (!fp)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = 0;
+	fclose(fp);
+	return buf;
+}
+
+static int count_entries(const char *dir)
+{
+	char cmd[128];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls -A %s | wc -l", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	return n;
+}
+
+static void out_file_refuses_an_input_by_any_name(void **state)
+{
+	char in[96], sym[96], hard[96], other[96];
+	const char *inputs[] = { in };
+	struct pmt_out_file f;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	char msg[512];
+
+	strcpy(out_dir, "/tmp/pmt-out-XXXXXX");
+	assert_non_null(mkdtemp(out_dir));
+	snprintf(in, sizeof(in), "%s/rec.data", out_dir);
+	snprintf(sym, sizeof(sym), "%s/link.data", out_dir);
+	snprintf(hard, sizeof(hard), "%s/hard.data", out_dir);
+	snprintf(other, sizeof(other), "%s/other.data", out_dir);
+	write_text(in, "the recording");
+	assert_int_equal(symlink(in, sym), 0);
+	assert_int_equal(link(in, hard), 0);
+	assert_int_equal(pmt_out_file_open(&f, in, inputs, 1, &d), -PMT_EINVAL);
+	pmt_diag_format(&d, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "is the same file as the input"));
+	assert_int_equal(pmt_out_file_open(&f, sym, inputs, 1, NULL), -PMT_EINVAL);
+	assert_int_equal(pmt_out_file_open(&f, hard, inputs, 1, NULL), -PMT_EINVAL);
+	assert_string_equal(read_text(in), "the recording");
+	/* another file is fine */
+	assert_int_equal(pmt_out_file_open(&f, other, inputs, 1, &d), 0);
+	fputs("new", f.fp);
+	assert_int_equal(pmt_out_file_commit(&f, &d), 0);
+	assert_string_equal(read_text(other), "new");
+	assert_string_equal(read_text(in), "the recording");
+}
+
+static void out_file_replaces_only_on_commit(void **state)
+{
+	char target[96];
+	struct pmt_out_file f;
+	struct stat st;
+
+	snprintf(target, sizeof(target), "%s/out.json", out_dir);
+	write_text(target, "old");
+	chmod(target, 0640);
+	assert_int_equal(pmt_out_file_open(&f, target, NULL, 0, NULL), 0);
+	fputs("half", f.fp);
+	fflush(f.fp);
+	/* while writing, the target is the old file and the new bytes are elsewhere */
+	assert_string_equal(read_text(target), "old");
+	assert_non_null(f.tmp);
+	assert_non_null(strstr(f.tmp, "/.out.json."));
+	pmt_out_file_abort(&f);
+	assert_string_equal(read_text(target), "old");
+	assert_int_equal(count_entries(out_dir), 5); /* rec hard link other out.json: no tmp */
+	assert_int_equal(pmt_out_file_open(&f, target, NULL, 0, NULL), 0);
+	fputs("complete", f.fp);
+	assert_int_equal(pmt_out_file_commit(&f, NULL), 0);
+	assert_string_equal(read_text(target), "complete");
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640); /* the replaced file's mode is kept */
+	assert_int_equal(count_entries(out_dir), 5);
+}
+
+static void out_file_removes_its_tmp_when_killed(void **state)
+{
+	char target[96];
+	pid_t pid;
+	int status;
+
+	snprintf(target, sizeof(target), "%s/killed.data", out_dir);
+	write_text(target, "previous");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pmt_out_file f;
+
+		if (pmt_out_file_open(&f, target, NULL, 0, NULL) < 0)
+			_exit(3);
+		fputs("partial", f.fp);
+		fflush(f.fp);
+		raise(SIGTERM);
+		_exit(4);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_string_equal(read_text(target), "previous");
+	assert_int_equal(count_entries(out_dir), 6); /* + killed.data, no tmp left */
+}
+
+static void out_file_dash_is_stdout(void **state)
+{
+	struct pmt_out_file f;
+
+	assert_int_equal(pmt_out_file_open(&f, "-", NULL, 0, NULL), 0);
+	assert_ptr_equal(f.fp, stdout);
+	assert_null(f.tmp);
+	assert_int_equal(pmt_out_file_commit(&f, NULL), 0);
+	{
+		char cmd[96];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", out_dir);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +367,10 @@ int main(void)
 		cmocka_unit_test(file_map_reads_what_was_written),
 		cmocka_unit_test(diag_names_file_offset_and_line),
 		cmocka_unit_test(opts_sz_tells_which_fields_exist),
+		cmocka_unit_test(out_file_refuses_an_input_by_any_name),
+		cmocka_unit_test(out_file_replaces_only_on_commit),
+		cmocka_unit_test(out_file_removes_its_tmp_when_killed),
+		cmocka_unit_test(out_file_dash_is_stdout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

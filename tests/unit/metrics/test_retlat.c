@@ -285,7 +285,11 @@ static void calibrate_round_trip(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	for (int fmt = 0; fmt < 2; fmt++) {
-		assert_int_equal(pmt_retlat_write(&s, (enum pmt_retlat_format)fmt, 1, out), 0);
+		FILE *fp = fopen(out, "w");
+
+		assert_non_null(fp);
+		assert_int_equal(pmt_retlat_write(&s, (enum pmt_retlat_format)fmt, 1, fp), 0);
+		fclose(fp);
 		assert_int_equal(pmt_retlat_table_load(&t, out), 2);
 		i = pmt_retlat_table_find(&t, "MEM_INST_RETIRED.LOCK_LOADS");
 		assert_true(i >= 0);

@@ -178,7 +178,7 @@ PMT_API int pmt_retlat_value(const struct pmt_retlat_samples *s, const struct pm
  * every statistic (and "Values" when full). */
 enum pmt_retlat_format { PMT_RETLAT_FMT_INTEL = 0, PMT_RETLAT_FMT_PMU_TOOLS };
 PMT_API int pmt_retlat_write(const struct pmt_retlat_samples *s, enum pmt_retlat_format fmt,
-			     int full, const char *path);
+			     int full, FILE *fp);
 
 /* ---- metric tables ----------------------------------------------------------------------*/
 struct pmt_metric {

@@ -199,7 +199,13 @@ struct pmt_perf_writer_opts {
  * synthesized samples: ADDR PERIOD WEIGHT PHYS_ADDR. */
 PMT_API void pmt_attr_init_spe(uint8_t *attr, uint32_t pmu_type, bool timed);
 
-/* opts may be NULL (file mode, host order). Returns 0, -PMT_EIO or -PMT_ENOMEM. */
+/* A writer into fp (the caller's, e.g. a pmt_out_file's; file mode needs it seekable; close
+ * does not fclose it). opts may be NULL (file mode, host order). Returns 0, -PMT_EINVAL,
+ * -PMT_EIO or -PMT_ENOMEM. */
+PMT_API int pmt_perf_writer_new(FILE *fp, const struct pmt_perf_writer_opts *opts,
+				struct pmt_perf_writer **out);
+/* The same into a file of its own, written safely (pmt_out_file: a temporary file renamed
+ * over `path` at a successful close, removed on failure; "-" = stdout). */
 PMT_API int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,
 				 struct pmt_perf_writer **out);
 /* `attr`: struct perf_event_attr in host order, `size` bytes (<= 136; missing bytes are
@@ -256,8 +262,9 @@ PMT_API int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w
  * first attr). Supports IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD WEIGHT
  * WEIGHT_STRUCT DATA_SRC TRANSACTION PHYS_ADDR; other bits give -PMT_EUNSUPPORTED. */
 PMT_API int pmt_perf_writer_write_sample(struct pmt_perf_writer *w, const struct pmt_sample *smp);
-/* Finish the file (feature table, attrs, header) and free the writer. Returns 0 or the
- * first error of any write. */
+/* Finish the file (feature table, attrs, header) and free the writer; a writer from
+ * pmt_perf_writer_open() then renames its file into place (or removes it after an error).
+ * Returns 0 or the first error of any write. */
 PMT_API int pmt_perf_writer_close(struct pmt_perf_writer *w);
 
 
