@@ -6,6 +6,11 @@
  * comes after the metrics it references and one pass in order evaluates each once (the
  * cache perf keeps in its expr context). A reference to a metric still being compiled is
  * a cycle.
+ *
+ * Each metric is compiled once, also when it fails: its failure is remembered with the
+ * problem that caused it, so a table of n metrics costs O(n) compilations whatever its
+ * shape (chains, diamonds, cycles), and a problem shared by many metrics (a cycle, a
+ * metric that does not parse) is reported once with the number of metrics it took along.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +25,15 @@
 #define METRIC_REF (1u << 30) /* slot tag for metric references until relocation */
 #define ST_NONE (-1)
 #define ST_BUSY (-2)
+#define ST_FAILED (-3) /* ST_FAILED - k: failed because of problem k */
+/* perf refuses metrics nested deeper than this (RECURSION_ID_MAX in metricgroup.c) */
+#define METRIC_MAX_NESTING 1000
+
+struct plan_problem {
+	char *msg;      /* "metric m: ..." as first reported */
+	int rc;
+	size_t users;   /* metrics left out because of it, the one it is in included */
+};
 
 struct plan_metric {
 	size_t set_idx;
@@ -41,6 +55,13 @@ struct pmt_metric_plan {
 	char *err;
 	size_t errlen;
 	int cur_metric;             /* set index being compiled, for resolver context */
+	size_t *stack;              /* set indexes of the metrics being compiled, outermost first */
+	size_t depth;
+	int cause;                  /* problem a failing reference brought along, or -1 */
+	struct plan_problem *prob;
+	size_t nr_prob, cap_prob;
+	int *hash;                  /* open addressing over lower-case names: set index + 1 */
+	size_t hash_mask;
 	int lenient;                /* every metric selected: skip the ones that fail */
 	int in_threshold;
 };
@@ -81,25 +102,66 @@ static int add_input(struct pmt_metric_plan *p, const char *id, uint8_t kind, do
 
 static int compile_metric(struct pmt_metric_plan *p, size_t idx);
 
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)(*s | 0x20)) * 0x100000001b3ULL; /* ASCII case folded */
+	return h;
+}
+
+static int index_names(struct pmt_metric_plan *p)
+{
+	const struct pmt_metric_set *ms = p->ms;
+	size_t cap = 16;
+
+	while (cap < 2 * (2 * ms->nr + 1))
+		cap *= 2;
+	p->hash = calloc(cap, sizeof(*p->hash));
+	if (!p->hash)
+		return -PMT_ENOMEM;
+	p->hash_mask = cap - 1;
+	for (size_t i = 0; i < ms->nr; i++) {
+		const char *names[2] = { ms->m[i].name, ms->m[i].legacy_name };
+
+		for (int k = 0; k < 2; k++) {
+			size_t h;
+
+			if (!names[k])
+				continue;
+			h = name_hash(names[k]) & p->hash_mask;
+			while (p->hash[h])
+				h = (h + 1) & p->hash_mask;
+			p->hash[h] = (int)i + 1;
+		}
+	}
+	return 0;
+}
+
 /* By name (or Intel LegacyName); in hybrid tables the same name exists once per PMU and
- * a reference means the one of the referring metric's PMU, as perf's per-PMU tables do. */
-static int find_metric(const struct pmt_metric_set *ms, const char *name, int legacy,
+ * a reference means the one of the referring metric's PMU, as perf's per-PMU tables do.
+ * The first such metric in table order wins, as a linear search would find it. */
+static int find_metric(const struct pmt_metric_plan *p, const char *name, int legacy,
 		       const char *pmu)
 {
-	int any = -PMT_ENOT_FOUND;
+	int any = -PMT_ENOT_FOUND, best = -PMT_ENOT_FOUND;
 
-	for (size_t i = 0; i < ms->nr; i++) {
-		const struct pmt_metric *m = &ms->m[i];
+	for (size_t h = name_hash(name) & p->hash_mask; p->hash[h]; h = (h + 1) & p->hash_mask) {
+		int i = p->hash[h] - 1;
+		const struct pmt_metric *m = &p->ms->m[i];
 
 		if (strcasecmp(m->name, name) &&
 		    !(legacy && m->legacy_name && !strcasecmp(m->legacy_name, name)))
 			continue;
-		if (!pmu || !m->pmu || !strcmp(pmu, m->pmu))
-			return (int)i;
-		if (any < 0)
-			any = (int)i;
+		if (!pmu || !m->pmu || !strcmp(pmu, m->pmu)) {
+			if (best < 0 || i < best)
+				best = i;
+		} else if (any < 0 || i < any) {
+			any = i;
+		}
 	}
-	return any;
+	return best >= 0 ? best : any;
 }
 
 /* Intel constants, named as in the perfmon files. */
@@ -160,13 +222,14 @@ static int resolve(void *arg, const char *id, enum pmt_expr_ref_kind kind, doubl
 		    !strcasecmp(id, "DURATIONTIMEINMILLISECONDS"))
 			return intel_constant(p, id, val);
 	}
-	if (kind == PMT_EXPR_REF_VALUE && (j = find_metric(p->ms, id, m->intel, m->pmu)) >= 0) {
+	if (kind == PMT_EXPR_REF_VALUE && (j = find_metric(p, id, m->intel, m->pmu)) >= 0) {
 		int r;
 		int save = p->cur_metric, save_th = p->in_threshold;
 
 		if (p->state[j] == ST_BUSY) {
 			snprintf(p->err, p->errlen, "metric %s: refers back to itself via %s",
 				 p->ms->m[save].name, p->ms->m[j].name);
+			p->cause = -1;
 			return -PMT_ECYCLE;
 		}
 		r = compile_metric(p, (size_t)j);
@@ -195,10 +258,46 @@ static int compile_one(struct pmt_metric_plan *p, size_t idx, const char *text, 
 	p->cur_metric = (int)idx;
 	p->in_threshold = thresh;
 	r = pmt_expr_compile(text, m->intel ? PMT_EXPR_INTEL : 0, &p->ctx, resolve, p, out, &e);
-	if (r < 0 && r != -PMT_ECYCLE && !p->err[0])
+	if (r < 0 && r != -PMT_ECYCLE && p->cause < 0) /* else a reference brought its own */
 		snprintf(p->err, p->errlen, "metric %s%s: column %d: %s", m->name,
 			 thresh ? " (threshold)" : "", e.column, e.msg);
 	return r;
+}
+
+/* Remember the problem in p->err (once) and return its number. */
+static int add_problem(struct pmt_metric_plan *p, int rc)
+{
+	if (p->nr_prob == p->cap_prob) {
+		size_t cap = p->cap_prob ? 2 * p->cap_prob : 8;
+		struct plan_problem *n = realloc(p->prob, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		p->prob = n;
+		p->cap_prob = cap;
+	}
+	p->prob[p->nr_prob] = (struct plan_problem){ .msg = strdup(p->err), .rc = rc };
+	return p->prob[p->nr_prob].msg ? (int)p->nr_prob++ : -1;
+}
+
+/* "m0 -> m1 -> ... -> m999 -> m1000": the chain being compiled, its ends when long. */
+static void nesting_error(struct pmt_metric_plan *p, size_t idx)
+{
+	size_t len;
+
+	len = (size_t)snprintf(p->err, p->errlen, "metric %s: metrics nested more than %d deep "
+			       "(perf's limit): ", p->ms->m[p->stack[0]].name, METRIC_MAX_NESTING);
+	for (size_t i = 0; i <= p->depth && len < p->errlen; i++) {
+		size_t at = i < p->depth ? p->stack[i] : idx;
+
+		if (p->depth > 6 && i == 3) {
+			len += (size_t)snprintf(p->err + len, p->errlen - len, " -> ...");
+			i = p->depth - 3;
+			continue;
+		}
+		len += (size_t)snprintf(p->err + len, p->errlen - len, "%s%s", i ? " -> " : "",
+					p->ms->m[at].name);
+	}
 }
 
 static int compile_metric(struct pmt_metric_plan *p, size_t idx)
@@ -210,10 +309,40 @@ static int compile_metric(struct pmt_metric_plan *p, size_t idx)
 
 	if (p->state[idx] >= 0)
 		return p->state[idx];
+	if (p->state[idx] <= ST_FAILED) {
+		int pr = ST_FAILED - p->state[idx];
+
+		p->cause = pr;
+		return p->prob[pr].rc;
+	}
+	if (p->depth == METRIC_MAX_NESTING) {
+		nesting_error(p, idx);
+		p->cause = add_problem(p, -PMT_ERANGE);
+		return p->cause < 0 ? -PMT_ENOMEM : -PMT_ERANGE;
+	}
 	p->state[idx] = ST_BUSY;
+	p->stack[p->depth++] = idx;
+	p->cause = -1;
 	r = compile_one(p, idx, m->expr, 0, &e);
+	p->depth--;
 	if (r < 0) {
-		p->state[idx] = ST_NONE;
+		int pr = p->cause;
+
+		if (r == -PMT_ENOMEM) {
+			p->state[idx] = ST_NONE;
+			return r;
+		}
+		if (pr < 0) {
+			/* the problem is in this metric (or closes here): the first report */
+			pr = add_problem(p, r);
+			if (pr < 0) {
+				p->state[idx] = ST_NONE;
+				return -PMT_ENOMEM;
+			}
+		}
+		p->prob[pr].users++;
+		p->state[idx] = ST_FAILED - pr;
+		p->cause = pr;
 		return r;
 	}
 	if (p->nr_pm == p->cap_pm) {
@@ -328,7 +457,9 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 		pmt_expr_ctx_default(&p->ctx);
 	p->state = malloc((ms->nr + 1) * sizeof(*p->state));
 	p->sel = malloc((ms->nr + 1) * sizeof(*p->sel));
-	if (!p->state || !p->sel) {
+	p->stack = malloc(METRIC_MAX_NESTING * sizeof(*p->stack));
+	p->cause = -1;
+	if (!p->state || !p->sel || !p->stack || index_names(p) < 0) {
 		pmt_metric_plan_free(p);
 		return -PMT_ENOMEM;
 	}
@@ -336,15 +467,20 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 		p->state[i] = ST_NONE;
 	p->lenient = !nsel;
 	if (!nsel) {
-		/* "every metric": one that does not compile is reported and left out */
+		/* "every metric": one that does not compile is left out, each problem said once */
 		for (size_t i = 0; i < ms->nr && rc >= 0; i++) {
 			rc = select_metric(p, i);
-			if (rc < 0 && rc != -PMT_ENOMEM) {
-				pmt_warn("%s (left out)", err);
-				err[0] = 0;
+			if (rc < 0 && rc != -PMT_ENOMEM)
 				rc = 0;
-			}
 		}
+		for (size_t k = 0; k < p->nr_prob; k++) {
+			if (p->prob[k].users > 1)
+				pmt_warn("%s (left out, with %zu metrics that use it)", p->prob[k].msg,
+					 p->prob[k].users - 1);
+			else
+				pmt_warn("%s (left out)", p->prob[k].msg);
+		}
+		err[0] = 0;
 	}
 	for (size_t s = 0; s < nsel && rc >= 0; s++) {
 		int found = 0;
@@ -354,6 +490,8 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 				continue;
 			found = 1;
 			rc = select_metric(p, i);
+			if (rc < 0 && rc != -PMT_ENOMEM && p->cause >= 0)
+				snprintf(err, errlen, "%s", p->prob[p->cause].msg);
 		}
 		if (!found && rc >= 0) {
 			snprintf(err, errlen, "no metric or metric group named '%s'", select[s]);
@@ -394,6 +532,11 @@ void pmt_metric_plan_free(struct pmt_metric_plan *p)
 	free(p->state);
 	free(p->sel);
 	free(p->slots);
+	free(p->stack);
+	free(p->hash);
+	for (size_t k = 0; k < p->nr_prob; k++)
+		free(p->prob[k].msg);
+	free(p->prob);
 	free(p);
 }
 

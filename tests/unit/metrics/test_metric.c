@@ -287,6 +287,100 @@ static void references_are_cached(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* Warnings of the plan, counted. */
+static int nr_warnings;
+static char last_warning[512];
+static void count_warnings(enum pmt_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level == PMT_LOG_WARN) {
+		nr_warnings++;
+		snprintf(last_warning, sizeof(last_warning), "%s", msg);
+	}
+}
+
+static void chain(struct pmt_metric_set *ms, const char *prefix, int n, int cycle)
+{
+	char name[32], expr[64];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s%d", prefix, i);
+		if (i + 1 < n || cycle)
+			snprintf(expr, sizeof(expr), "%s%d + 1", prefix, (i + 1) % n);
+		else
+			snprintf(expr, sizeof(expr), "cycles");
+		assert_true(pmt_metric_set_add(ms, name, expr, NULL, NULL) >= 0);
+	}
+}
+
+/* perf's metricgroup.c refuses metrics nested deeper than RECURSION_ID_MAX (1000): a
+ * chain of 1000 compiles, 1001 is an error naming the chain, 10,000 does not overflow
+ * the stack (issue 15 item 2). */
+static void nesting_is_capped_like_perf(void **state)
+{
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_metric_plan *p;
+	const char *top[] = { "a0" }, *deep[] = { "b0" }, *huge[] = { "c0" };
+	char err[300];
+
+	chain(&ms, "a", 1000, 0);
+	chain(&ms, "b", 1001, 0);
+	chain(&ms, "c", 10000, 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, top, 1, NULL, &p, err, sizeof(err)), 0);
+	pmt_metric_plan_free(p);
+	assert_int_equal(pmt_metric_plan_new(&ms, deep, 1, NULL, &p, err, sizeof(err)),
+			 -PMT_ERANGE);
+	assert_string_equal(err, "metric b0: metrics nested more than 1000 deep (perf's limit): "
+				 "b0 -> b1 -> b2 -> ... -> b998 -> b999 -> b1000");
+	assert_int_equal(pmt_metric_plan_new(&ms, huge, 1, NULL, &p, err, sizeof(err)),
+			 -PMT_ERANGE);
+	pmt_metric_set_fini(&ms);
+}
+
+/* A cycle through 500 metrics, then 20 metrics that use it, then a metric that does not
+ * parse and 10 that use that: every metric is compiled once and each of the two problems
+ * is reported once, with how many metrics it took along; the rest of the table works. */
+static void each_problem_reported_once(void **state)
+{
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_metric_plan *p;
+	char name[32], expr[64];
+	char err[300];
+
+	chain(&ms, "cyc", 500, 1);
+	for (int i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "user%d", i);
+		snprintf(expr, sizeof(expr), "cyc%d * 2", i * 7);
+		pmt_metric_set_add(&ms, name, expr, NULL, NULL);
+	}
+	pmt_metric_set_add(&ms, "bad", "1 +* 2", NULL, NULL);
+	for (int i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "baduser%d", i);
+		snprintf(expr, sizeof(expr), "bad + %d", i);
+		pmt_metric_set_add(&ms, name, expr, NULL, NULL);
+	}
+	pmt_metric_set_add(&ms, "fine", "cycles / 2", NULL, NULL);
+	nr_warnings = 0;
+	pmt_log_set_sink(count_warnings, NULL);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, err, sizeof(err)), 0);
+	pmt_log_set_sink(NULL, NULL);
+	assert_int_equal(nr_warnings, 2);
+	assert_non_null(strstr(last_warning, "metric bad: column 4"));
+	assert_non_null(strstr(last_warning, "with 10 metrics that use it"));
+	assert_int_equal(pmt_metric_plan_nr_metrics(p), 1);
+	assert_string_equal(pmt_metric_plan_metric(p, 0)->name, "fine");
+	pmt_metric_plan_free(p);
+	/* selected on its own, a user of the cycle says what the cycle is */
+	{
+		const char *sel[] = { "user3" };
+
+		assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, err, sizeof(err)),
+				 -PMT_ECYCLE);
+		assert_non_null(strstr(err, "refers back to itself via cyc21"));
+	}
+	pmt_metric_set_fini(&ms);
+}
+
 /* Every metric of a shared file parses and evaluates finite on a synthetic count set that
  * has all of its events (distinct positive values), retire latencies from the file's own
  * table, duration_time 1 s. */
@@ -439,6 +533,8 @@ int main(void)
 		cmocka_unit_test(intel_format),
 		cmocka_unit_test(groups_cycles_and_errors),
 		cmocka_unit_test(references_are_cached),
+		cmocka_unit_test(nesting_is_capped_like_perf),
+		cmocka_unit_test(each_problem_reported_once),
 		cmocka_unit_test(fixtures_all_finite),
 		cmocka_unit_test(gnr_perf_metrics),
 		cmocka_unit_test(lnl_perf_metrics),
