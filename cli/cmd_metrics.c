@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "pmutrace/common.h"
@@ -252,11 +253,26 @@ static int run(struct opts *op)
 	for (size_t i = 0; i < op->nevents; i++)
 		if (pmt_retlat_table_load(&tab, op->events[i]) < 0)
 			goto out;
-	/* each --retire-latency is a statistic name or a table file */
-	for (size_t i = 0; i < op->nretlat; i++)
-		if (pmt_retlat_stat_parse(op->retlat[i], &stat, &pct) < 0 &&
-		    pmt_retlat_table_load(&tab, op->retlat[i]) < 0)
+	/* each --retire-latency is a statistic or a table file */
+	for (size_t i = 0; i < op->nretlat; i++) {
+		const char *arg = op->retlat[i];
+		int r = pmt_retlat_stat_parse(arg, &stat, &pct);
+
+		if (r == 0)
+			continue;
+		if (access(arg, F_OK) == 0) {
+			if (pmt_retlat_table_load(&tab, arg) < 0)
+				goto out;
+		} else if (r == -PMT_ERANGE) {
+			pmt_cli_fail("metrics", "--retire-latency %s: a percentile must be above 0 "
+				     "and at most 100", arg);
 			goto out;
+		} else {
+			pmt_cli_fail("metrics", "--retire-latency %s: no such file, and not a "
+				     "statistic (mean, min, max, last, median, pNN)", arg);
+			goto out;
+		}
+	}
 	if (pmt_counts_new(&c) < 0)
 		goto out;
 	if (op->counts && pmt_counts_load(c, op->counts) < 0)
@@ -361,31 +377,37 @@ int cmd_metrics(int argc, char **argv)
 		case O_CPUID: op.ctx.cpuid = optarg; break;
 		case O_LIST: op.list = 1; break;
 		case O_LITERAL:
-			if (set_literal(&op.ctx, optarg) < 0)
-				return pmt_cli_fail("metrics", "bad --literal '%s' (NAME=VALUE, NAME "
-					"one of the # literals)", optarg);
+			if (set_literal(&op.ctx, optarg) < 0) {
+				rc = pmt_cli_fail("metrics", "bad --literal '%s' (NAME=VALUE, NAME "
+						  "one of the # literals)", optarg);
+				goto done;
+			}
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); rc = 0; goto done;
+		default: usage(stderr); rc = 2; goto done;
 		}
-		if (bad)
-			return pmt_cli_fail("metrics", "bad value '%s' for option %s", optarg,
-					    argv[optind - 1]);
+		if (bad) {
+			rc = pmt_cli_fail("metrics", "bad value '%s' for option %s", optarg,
+					  argv[optind - 1]);
+			goto done;
+		}
 	}
 	if (optind < argc)
 		op.trace = argv[optind++];
-	if (optind < argc)
-		return pmt_cli_fail("metrics", "unexpected argument '%s'", argv[optind]);
-	if (td) {
+	if (optind < argc) {
+		rc = pmt_cli_fail("metrics", "unexpected argument '%s'", argv[optind]);
+	} else if (td) {
 		if (!have_slots || !have_pm)
-			return pmt_cli_fail("metrics", "--topdown needs --slots and --perf-metrics");
-		return topdown(slots, pm, ps, ppm, op.fmt);
-	}
-	if (!op.nmetrics) {
+			rc = pmt_cli_fail("metrics", "--topdown needs --slots and --perf-metrics");
+		else
+			rc = topdown(slots, pm, ps, ppm, op.fmt);
+	} else if (!op.nmetrics) {
 		usage(stderr);
-		return pmt_cli_fail("metrics", "--metrics FILE is required");
+		rc = pmt_cli_fail("metrics", "--metrics FILE is required");
+	} else {
+		rc = run(&op);
 	}
-	rc = run(&op);
+done:
 	free(op.metrics);
 	free(op.events);
 	free(op.sel);

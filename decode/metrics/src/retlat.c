@@ -42,7 +42,9 @@ int pmt_retlat_stat_parse(const char *s, enum pmt_retlat_stat *stat, double *pct
 	if ((s[0] == 'p' || s[0] == 'P') && s[1]) {
 		double p = strtod(s + 1, &end);
 
-		if (!*end && p > 0 && p <= 100) {
+		if (end != s + 1 && !*end) {
+			if (!(p > 0 && p <= 100))
+				return -PMT_ERANGE;
 			*stat = PMT_RETLAT_PCT;
 			*pct = p;
 			return 0;

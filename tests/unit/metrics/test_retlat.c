@@ -213,7 +213,9 @@ static void stat_names(void **state)
 	assert_int_equal(st, PMT_RETLAT_LAST);
 	assert_int_equal(pmt_retlat_stat_parse("p99.9", &st, &p), 0);
 	assert_true(st == PMT_RETLAT_PCT && p == 99.9);
-	assert_int_equal(pmt_retlat_stat_parse("p0", &st, &p), -PMT_EPARSE);
+	assert_int_equal(pmt_retlat_stat_parse("p0", &st, &p), -PMT_ERANGE);
+	assert_int_equal(pmt_retlat_stat_parse("p101", &st, &p), -PMT_ERANGE);
+	assert_int_equal(pmt_retlat_stat_parse("px", &st, &p), -PMT_EPARSE);
 	assert_int_equal(pmt_retlat_stat_parse("table.json", &st, &p), -PMT_EPARSE);
 }
 

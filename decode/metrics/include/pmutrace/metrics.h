@@ -114,7 +114,8 @@ enum pmt_retlat_stat {
 	PMT_RETLAT_MEAN = 0, PMT_RETLAT_MIN, PMT_RETLAT_MAX, PMT_RETLAT_LAST, PMT_RETLAT_MEDIAN,
 	PMT_RETLAT_PCT, /* with a percentile 0 < p <= 100 */
 };
-/* "mean", "min", "max", "last", "median", "p90", "p99.9" (case-insensitive). */
+/* "mean", "min", "max", "last", "median", "p90", "p99.9" (case-insensitive). Returns 0,
+ * -PMT_ERANGE for a percentile outside (0, 100] ("p0", "p101"), -PMT_EPARSE otherwise. */
 PMT_API int pmt_retlat_stat_parse(const char *s, enum pmt_retlat_stat *stat, double *pct);
 
 /* Distribution statistics, named as pmu-tools genretlat.py names them (MEDIAN is the upper
