@@ -16,6 +16,7 @@ static void usage(FILE *fp)
 		"         [--compare TABLE]\n"
 		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (perf record -W).\n"
 		"--full adds the whole histogram as \"Values\" to the pmu-tools format.\n");
+	fputs(pmt_cli_exit_help, fp);
 }
 
 static void print_stats(struct pmt_out *o, const struct pmt_retlat_samples *s,
@@ -90,24 +91,24 @@ int cmd_calibrate(int argc, char **argv)
 			else if (!strcasecmp(optarg, "pmu-tools") || !strcasecmp(optarg, "pmutools"))
 				fmt = PMT_RETLAT_FMT_PMU_TOOLS;
 			else
-				return pmt_cli_fail("calibrate", "unknown --format '%s' (intel or "
-						    "pmu-tools)", optarg);
+				return pmt_cli_usage_fail("calibrate", "unknown --format '%s' (intel "
+							  "or pmu-tools)", optarg);
 			break;
 		case O_FULL: full = 1; break;
 		case O_COMPARE: compare = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: usage(stderr); return PMT_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
-		return pmt_cli_fail("calibrate", "expected exactly one TRACE argument");
+		return pmt_cli_usage_fail("calibrate", "expected exactly one TRACE argument");
 	}
 	trace = argv[optind];
 	inputs[0] = trace;
 	inputs[1] = compare;
 	if (!out && !compare)
-		return pmt_cli_fail("calibrate", "-o FILE (or --compare TABLE) is required");
+		return pmt_cli_usage_fail("calibrate", "-o FILE (or --compare TABLE) is required");
 	if (compare && pmt_retlat_table_load(&cmp, compare) < 0)
 		return pmt_cli_fail("calibrate", "cannot load table %s", compare);
 	/* refuse an output that is an input before any work */
@@ -122,8 +123,16 @@ int cmd_calibrate(int argc, char **argv)
 		pmt_retlat_table_fini(&cmp);
 		return pmt_cli_fail_diag("calibrate", &diag);
 	}
-	if (!s.nr)
-		pmt_warn("%s: no samples with PERF_SAMPLE_WEIGHT_STRUCT (record with -W)", trace);
+	if (!s.nr) {
+		/* nothing to calibrate from: no table at all rather than an empty one */
+		if (out)
+			pmt_out_file_abort(&of);
+		pmt_retlat_samples_fini(&s);
+		pmt_retlat_table_fini(&cmp);
+		return pmt_cli_fail("calibrate", "%s has no samples with a retire latency "
+				    "(PERF_SAMPLE_WEIGHT_STRUCT); record PEBS events with perf "
+				    "record -W", trace);
+	}
 	if (s.nr_skipped)
 		pmt_warn("%s: %llu samples without retire latency or event name skipped", trace,
 			 (unsigned long long)s.nr_skipped);

@@ -47,7 +47,8 @@ static int usage(FILE *fp)
 		"      --event-filter MASK  v2 with the SPE PMU's caps/event_filter (perf >= 6.18)\n"
 		"      --pipe             pipe-mode output\n"
 		"      --swap             opposite byte order\n");
-	return fp == stdout ? 0 : 2;
+	fputs(pmt_cli_exit_help, fp);
+	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
 static int parse_u32(const char *s, uint32_t *v)
@@ -337,8 +338,8 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 	rc = output_close(o, &of, w, rc);
 	pmt_source_close(src);
 	if (dropped)
-		fprintf(stderr, "pmutrace convert: %llu records of kinds that cannot change byte "
-			"order were dropped\n", (unsigned long long)dropped);
+		pmt_cli_warn("convert", "%llu records of kinds that cannot change byte order were "
+			     "dropped", (unsigned long long)dropped);
 	if (rc)
 		return rc;
 	if (bad)

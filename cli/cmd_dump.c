@@ -92,8 +92,8 @@ static int dump_raw(struct dump_opts *d, const char *path)
 	bad = dump_spe(d, m.data, m.size, d->base);
 	pmt_file_unmap(&m);
 	if (bad)
-		fprintf(stderr, "pmutrace dump: %llu bad byte(s) in %s\n", (unsigned long long)bad,
-			path);
+		pmt_cli_warn("dump", "%llu bad byte(s) in %s", (unsigned long long)bad,
+			     strcmp(path, "-") ? path : "stdin");
 	return 0;
 }
 
@@ -105,20 +105,13 @@ static int dump_trace(struct dump_opts *d, const char *path)
 	uint64_t bad = 0;
 	int rc;
 
-	if (strcmp(path, "-")) {
-		struct pmt_file_map m;
-		int is_perf;
-
-		if (pmt_file_map(path, &m) < 0)
-			return pmt_cli_fail("dump", "cannot read %s: %s", path, strerror(errno));
-		is_perf = m.size >= 8 && !memcmp(m.data, "PERFILE2", 8);
-		pmt_file_unmap(&m);
-		if (!is_perf)
-			return pmt_cli_fail("dump",
-					    "%s is not a perf.data file (no PERFILE2 magic); "
-					    "use --raw for a raw SPE buffer", path);
-	}
 	rc = pmt_source_open(path, &src, &diag);
+	if (rc == -PMT_EFORMAT) {
+		char msg[600];
+
+		pmt_diag_format(&diag, msg, sizeof(msg));
+		return pmt_cli_fail("dump", "%s; use --raw for a raw SPE buffer", msg);
+	}
 	if (rc < 0)
 		return pmt_cli_fail_diag("dump", &diag);
 	for (uint64_t last_err = UINT64_MAX;;) {
@@ -128,8 +121,9 @@ static int dump_trace(struct dump_opts *d, const char *path)
 		if (rc < 0) {
 			uint64_t at = pmt_source_offset(src);
 
-			fprintf(stderr, "pmutrace dump: %s: %s at file offset %#llx, skipped\n", path,
-				pmt_errstr(rc), (unsigned long long)at);
+			pmt_cli_warn("dump", "%s: %s at file offset %#llx, skipped",
+				     strcmp(path, "-") ? path : "stdin",
+				     pmt_errstr(rc), (unsigned long long)at);
 			if (at == last_err)
 				break; /* no progress: stop rather than spin */
 			last_err = at;
@@ -150,8 +144,8 @@ static int dump_trace(struct dump_opts *d, const char *path)
 	}
 	pmt_source_close(src);
 	if (bad)
-		fprintf(stderr, "pmutrace dump: %llu bad byte(s) in %s\n", (unsigned long long)bad,
-			path);
+		pmt_cli_warn("dump", "%llu bad byte(s) in %s", (unsigned long long)bad,
+			     strcmp(path, "-") ? path : "stdin");
 	return 0;
 }
 
@@ -164,7 +158,8 @@ static int usage(FILE *fp)
 		"  --base OFFSET  AUX stream offset of the raw file's first byte (alignment pads)\n"
 		"  --legacy61  OP_TYPE/EVENTS text of perf 6.1 instead of the newest perf\n"
 		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1)\n");
-	return fp == stdout ? 0 : 2;
+	fputs(pmt_cli_exit_help, fp);
+	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -187,7 +182,7 @@ int cmd_dump(int argc, char **argv)
 		case 'N': d.desc_flags |= PMT_SPE_DESC_N1; break;
 		case 'b':
 			if (pmt_parse_u64(optarg, &d.base) < 0)
-				return pmt_cli_fail("dump", "--base: not a number: '%s'", optarg);
+				return pmt_cli_usage_fail("dump", "--base: not a number: '%s'", optarg);
 			break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);

@@ -25,6 +25,7 @@ static void usage(FILE *fp)
 		"         [--prev-slots N --prev-perf-metrics 0xM] [--csv|--json]\n"
 		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (retire latency = weight\n"
 		"bits 63:48). Without samples for an :R event the table default is used.\n");
+	fputs(pmt_cli_exit_help, fp);
 }
 
 static int set_literal(struct pmt_expr_ctx *ctx, const char *arg)
@@ -378,32 +379,33 @@ int cmd_metrics(int argc, char **argv)
 		case O_LIST: op.list = 1; break;
 		case O_LITERAL:
 			if (set_literal(&op.ctx, optarg) < 0) {
-				rc = pmt_cli_fail("metrics", "bad --literal '%s' (NAME=VALUE, NAME "
-						  "one of the # literals)", optarg);
+				rc = pmt_cli_usage_fail("metrics", "bad --literal '%s' (NAME=VALUE, "
+							"NAME one of the # literals)", optarg);
 				goto done;
 			}
 			break;
 		case 'h': usage(stdout); rc = 0; goto done;
-		default: usage(stderr); rc = 2; goto done;
+		default: usage(stderr); rc = PMT_EXIT_USAGE; goto done;
 		}
 		if (bad) {
-			rc = pmt_cli_fail("metrics", "bad value '%s' for option %s", optarg,
-					  argv[optind - 1]);
+			rc = pmt_cli_usage_fail("metrics", "bad value '%s' for option %s", optarg,
+						argv[optind - 1]);
 			goto done;
 		}
 	}
 	if (optind < argc)
 		op.trace = argv[optind++];
 	if (optind < argc) {
-		rc = pmt_cli_fail("metrics", "unexpected argument '%s'", argv[optind]);
+		rc = pmt_cli_usage_fail("metrics", "unexpected argument '%s'", argv[optind]);
 	} else if (td) {
 		if (!have_slots || !have_pm)
-			rc = pmt_cli_fail("metrics", "--topdown needs --slots and --perf-metrics");
+			rc = pmt_cli_usage_fail("metrics", "--topdown needs --slots and "
+						"--perf-metrics");
 		else
 			rc = topdown(slots, pm, ps, ppm, op.fmt);
 	} else if (!op.nmetrics) {
 		usage(stderr);
-		rc = pmt_cli_fail("metrics", "--metrics FILE is required");
+		rc = pmt_cli_usage_fail("metrics", "--metrics FILE is required");
 	} else {
 		rc = run(&op);
 	}

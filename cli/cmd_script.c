@@ -68,6 +68,7 @@ static void usage(const char *cmd, FILE *fp)
 		    "  instructions (perf <= 6.17) or all with i1i (perf >= 6.18, newest).\n"
 		    "  l (perf >= 6.15): branch stack of branch/instruction samples (brstack).\n"
 		    "  --perf-compat reproduces that perf version's names, rules and quirks.\n");
+	fputs(pmt_cli_exit_help, fp);
 }
 
 static int parse_args(struct script_opts *so, int argc, char **argv)
@@ -93,39 +94,39 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 		case OPT_JSON: so->json = 1; break;
 		case OPT_MIDR:
 			if (pmt_parse_u64(optarg, &so->run.midr))
-				return pmt_cli_fail(so->cmd, "bad --midr '%s'", optarg);
+				return pmt_cli_usage_fail(so->cmd, "bad --midr '%s'", optarg);
 			break;
 		case OPT_CPU:
 			if (pmt_parse_u64(optarg, &v) || v >= PMT_MAX_CPUS)
-				return pmt_cli_fail(so->cmd, "bad --cpu '%s'", optarg);
+				return pmt_cli_usage_fail(so->cmd, "bad --cpu '%s'", optarg);
 			so->run.cpu = (uint32_t)v;
 			break;
 		case OPT_TID:
 			if (pmt_parse_u64(optarg, &v) || v > INT32_MAX)
-				return pmt_cli_fail(so->cmd, "bad --tid '%s'", optarg);
+				return pmt_cli_usage_fail(so->cmd, "bad --tid '%s'", optarg);
 			so->run.tid = (int32_t)v;
 			break;
 		case OPT_TOP:
 			if (pmt_parse_u64(optarg, &v) || v > 1000000)
-				return pmt_cli_fail(so->cmd, "bad --top '%s'", optarg);
+				return pmt_cli_usage_fail(so->cmd, "bad --top '%s'", optarg);
 			so->top = (unsigned)v;
 			break;
 		case OPT_COMPAT:
 			if (parse_compat(optarg, &so->run.compat))
-				return pmt_cli_fail(so->cmd, "bad --perf-compat '%s' (want e.g. 6.1)",
-						    optarg);
+				return pmt_cli_usage_fail(so->cmd, "bad --perf-compat '%s' (want e.g. "
+							  "6.1)", optarg);
 			break;
 		case 'h':
 			usage(so->cmd, stdout);
 			return -1;
 		default:
 			usage(so->cmd, stderr);
-			return 2;
+			return PMT_EXIT_USAGE;
 		}
 	}
 	if (optind + 1 != argc) {
 		usage(so->cmd, stderr);
-		return 2;
+		return PMT_EXIT_USAGE;
 	}
 	so->path = argv[optind];
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
@@ -262,7 +263,7 @@ static int run(int argc, char **argv, int is_report)
 	if (pmt_out_fini(&out) < 0 && rc >= 0)
 		rc = -PMT_EIO;
 	if (pmt_spe_rec_stats_str(&st, line, sizeof(line)) > 0)
-		fprintf(stderr, "pmutrace %s: warning: %s\n", so.cmd, line);
+		pmt_cli_warn(so.cmd, "%s", line);
 	pmt_spe_report_free(ctx.rep);
 	pmt_spe_sink_free(ctx.sink);
 	pmt_source_close(src);

@@ -18,7 +18,8 @@ static int usage(FILE *fp)
 		"  --size BYTES stops at the last whole record that fits (k/M/G suffixes).\n"
 		"  --record-size B  PAD-fill records to B bytes (64..128, 0 = no fill; default 64)\n"
 		"  Wrap the result in a perf.data with `pmutrace convert --raw`.\n");
-	return fp == stdout ? 0 : 2;
+	fputs(pmt_cli_exit_help, fp);
+	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
 int cmd_synth(int argc, char **argv)

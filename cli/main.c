@@ -27,7 +27,8 @@ static int usage(FILE *fp)
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(fp, "  %-10s %s\n", c->name, c->summary);
 	fprintf(fp, "\n'pmutrace <command> --help' shows a command's options.\n");
-	return fp == stdout ? 0 : 2;
+	fputs(pmt_cli_exit_help, fp);
+	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -40,9 +41,17 @@ int main(int argc, char **argv)
 		printf("%s\n", pmt_version());
 		return 0;
 	}
-	for (const struct command *c = commands; c->name; c++)
-		if (!strcmp(argv[1], c->name))
-			return c->fn(argc - 1, argv + 1);
+	for (const struct command *c = commands; c->name; c++) {
+		if (!strcmp(argv[1], c->name)) {
+			int rc = c->fn(argc - 1, argv + 1);
+
+			/* output was produced, but something was reported on the way */
+			if (rc == PMT_EXIT_OK && (pmt_log_count(PMT_LOG_WARN) ||
+						  pmt_log_count(PMT_LOG_ERROR)))
+				rc = PMT_EXIT_DAMAGED;
+			return rc;
+		}
+	}
 	fprintf(stderr, "pmutrace: unknown command '%s'\n", argv[1]);
 	return usage(stderr);
 }

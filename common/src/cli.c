@@ -66,6 +66,22 @@ int pmt_cli_fail_diag(const char *cmd, const struct pmt_diag *d)
 	return pmt_cli_fail(cmd, "%s", buf);
 }
 
+const char pmt_cli_exit_help[] =
+	"exit status: 0 all input read; 1 error, no usable output; 2 output written, but data\n"
+	"  was lost, damaged or substituted (said on stderr); 129 usage error.\n";
+
+int pmt_cli_usage_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pmutrace %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return PMT_EXIT_USAGE;
+}
+
 int pmt_cli_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -3,6 +3,24 @@
 static enum pmt_log_level pmt_log_level = PMT_LOG_WARN;
 static pmt_log_fn pmt_log_sink;
 static void *pmt_log_ctx;
+static unsigned long pmt_log_counts[PMT_LOG_DEBUG + 1];
+
+unsigned long pmt_log_count(enum pmt_log_level level)
+{
+	return (unsigned)level <= PMT_LOG_DEBUG ? pmt_log_counts[level] : 0;
+}
+
+void pmt_cli_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	pmt_log_counts[PMT_LOG_WARN]++;
+	fprintf(stderr, "pmutrace %s: warning: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 void pmt_log_set_level(enum pmt_log_level level) { pmt_log_level = level; }
 enum pmt_log_level pmt_log_get_level(void) { return pmt_log_level; }
@@ -21,6 +39,7 @@ void pmt_log(enum pmt_log_level level, const char *fmt, ...)
 
 	if (level > pmt_log_level)
 		return;
+	pmt_log_counts[level]++;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

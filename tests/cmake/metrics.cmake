@@ -9,18 +9,18 @@ add_test(NAME metrics.cli_percpu_csv
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 
 # tpebs.md worked example through the CLI: 3.2 % with the table default 64 and a warning
-# naming the event (no samples)
+# naming the event (no samples); a substituted value makes the exit status 2
 add_test(NAME metrics.cli_lock_latency_table_default
-  COMMAND sh -c "out=$($0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --csv 2>&1) || exit 1; echo \"$out\"; echo \"$out\" | grep -qx 'tma_lock_latency,3.200000,%,no' && echo \"$out\" | grep -q 'warning: no retire-latency samples for mem_inst_retired.lock_loads'"
+  COMMAND sh -c "out=$($0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --csv 2>&1); [ $? = 2 ] || exit 1; echo \"$out\"; echo \"$out\" | grep -qx 'tma_lock_latency,3.200000,%,no' && echo \"$out\" | grep -q 'warning: no retire-latency samples for mem_inst_retired.lock_loads'"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 
 add_test(NAME metrics.cli_topdown_json
   COMMAND sh -c "$0 metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --json | grep -qx '{\"metric\":\"tma_retiring\",\"level\":1,\"value\":25.10,\"unit\":\"%\"}'"
   $<TARGET_FILE:pmutrace>)
 
-# errors: exit 1 and a message naming the problem
+# errors: a message naming the problem; usage errors exit 129 as perf's do, others 1
 add_test(NAME metrics.cli_errors
-  COMMAND sh -c "$0 metrics --counts x 2>/dev/null; [ $? = 1 ] || exit 1; $0 metrics --metrics $1/cycle-metrics.json -M m_a 2>&1 | grep -q 'metric m_c: refers back to itself via m_a' || exit 1; $0 metrics --metrics $1/tiny-metrics.json -M nope 2>&1 | grep -q \"no metric or metric group named 'nope'\" || exit 1; $0 calibrate 2>/dev/null; [ $? = 1 ]"
+  COMMAND sh -c "$0 metrics --counts x 2>/dev/null; [ $? = 129 ] || exit 1; $0 metrics --metrics $1/nope.json 2>/dev/null; [ $? = 1 ] || exit 1; $0 metrics --metrics $1/cycle-metrics.json -M m_a 2>&1 | grep -q 'metric m_c: refers back to itself via m_a' || exit 1; $0 metrics --metrics $1/tiny-metrics.json -M nope 2>&1 | grep -q \"no metric or metric group named 'nope'\" || exit 1; $0 calibrate 2>/dev/null; [ $? = 129 ]"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_percpu_csv metrics.cli_lock_latency_table_default
   metrics.cli_topdown_json metrics.cli_errors PROPERTIES LABELS metrics)
@@ -46,6 +46,6 @@ set_tests_properties(metrics.cli_json PROPERTIES LABELS metrics)
 # --retire-latency: one parser; percentiles outside (0, 100] and names that are neither a
 # statistic nor a file are errors naming the problem (issue 15 item 3)
 add_test(NAME metrics.cli_retlat_arg
-  COMMAND sh -c "for a in p0 p101; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a 2>&1 >/dev/null | grep -q 'percentile must be above 0 and at most 100' || exit 1; done; $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency px 2>&1 >/dev/null | grep -q 'px: no such file, and not a statistic' || exit 1; for a in p100 p99.9999 median; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a -M tma_lock_latency --csv >/dev/null 2>&1 || exit 1; done"
+  COMMAND sh -c "for a in p0 p101; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a 2>&1 >/dev/null | grep -q 'percentile must be above 0 and at most 100' || exit 1; done; $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency px 2>&1 >/dev/null | grep -q 'px: no such file, and not a statistic' || exit 1; for a in p100 p99.9999 median; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a -M tma_lock_latency --csv >/dev/null 2>&1; [ $? = 2 ] || exit 1; done"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_retlat_arg PROPERTIES LABELS metrics)

@@ -16,3 +16,6 @@ set_tests_properties(perfdata.stdin_stream PROPERTIES LABELS "perfdata" TIMEOUT 
 add_test(NAME cli.safe_output
   COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/safe_output.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.safe_output PROPERTIES LABELS cli TIMEOUT 120)
+add_test(NAME cli.exit_status
+  COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/exit_status.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.exit_status PROPERTIES LABELS cli TIMEOUT 120)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Bad input: `pmutrace script` prints the samples it could decode and ONE stderr line
-# summarising the damage, and exits 0. The damage is made by hand: record 10 of this stream
+# summarising the damage, and exits 2 (output written, data damaged). The damage is made by hand: record 10 of this stream
 # (offset 0x280) is PC (9 bytes), OP_TYPE "49 00" at 0x289, EVENTS, counters, VA, PAD, TS.
 # Writing 0x03 0x03 (no packet starts with 0x03: arm-spe.md header table) over the OP_TYPE
 # skips 2 bytes in 1 range at 0x289 and drops the record begun by the PC packet; the rest
@@ -14,7 +14,9 @@ trap 'rm -rf "$T"' EXIT
 [ "$(od -An -tx1 -j 649 -N 2 "$T/a.spe" | tr -d ' ')" = 4900 ] ||
 	{ echo "FAIL: synth layout changed: no OP_TYPE 49 00 at 0x289"; exit 1; }
 printf '\003\003' | dd of="$T/a.spe" bs=1 seek=649 conv=notrunc 2>/dev/null
-"$PMUTRACE" script --raw "$T/a.spe" --csv >"$T/out.csv" 2>"$T/err.txt"
+. "$(dirname "$0")/../tools/exit_status.sh"
+pmt_ok "$T/out.csv" "$T/err.txt" "$PMUTRACE" script --raw "$T/a.spe" --csv
+[ "$pmt_rc" = 2 ] || { echo "FAIL: exit $pmt_rc on damaged input, want 2"; exit 1; }
 lines=$(wc -l <"$T/err.txt")
 [ "$lines" = 1 ] || { echo "FAIL: $lines stderr lines:"; cat "$T/err.txt"; exit 1; }
 grep -q "2 bytes skipped in 1 ranges, 1 partial records dropped, first bad byte at AUX stream offset 0x289" \

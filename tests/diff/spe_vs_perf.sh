@@ -55,8 +55,9 @@ TF=""
 perf script -i "$T/a.perf.data" --itrace=bfmtaMi1i --ns \
 	-F tid,cpu,${TF}period,event,addr,data_src,weight,ip,phys_addr >"$T/perf.txt" 2>"$T/perf.err" ||
 	{ cat "$T/perf.err"; exit 1; }
-"$PMUTRACE" script "$T/a.perf.data" --itrace=bfmtaMi1i --perf-compat=6.1 --csv >"$T/pmt.csv" \
-	2>"$T/pmt.err"
+. "$(dirname "$0")/../tools/exit_status.sh"
+pmt_ok "$T/pmt.csv" "$T/pmt.err" \
+	"$PMUTRACE" script "$T/a.perf.data" --itrace=bfmtaMi1i --perf-compat=6.1 --csv
 
 # perf text: tid [cpu] [secs.nsecs:] period event: addr data_src |decoded...| weight ip [phys]
 awk '{

@@ -22,13 +22,17 @@ cp "$(dirname "$0")/../fuzz/corpus/perfdata/compressed.data" "$T/c.pipe"
 for f in a.file a.pipe b.file b.pipe c.pipe; do
 	for cmd in "script --csv" "script --itrace=i1i --perf-compat=6.1" "report --stdio" "dump"; do
 		# shellcheck disable=SC2086
-		"$P" $cmd "$T/$f" >"$T/path.out" 2>"$T/path.err0"
-		# messages name the input: the file, or "-"
-		sed "s|$T/$f|-|g" "$T/path.err0" >"$T/path.err"
+		rc1=0; "$P" $cmd "$T/$f" >"$T/path.out" 2>"$T/path.err0" || rc1=$?
+		# messages name the input: the file, or "stdin"
+		sed "s|$T/$f|stdin|g" "$T/path.err0" >"$T/path.err"
 		# shellcheck disable=SC2086
-		cat "$T/$f" | "$P" $cmd - >"$T/pipe.out" 2>"$T/pipe.err"
+		rc2=$(cat "$T/$f" | { r=0; "$P" $cmd - >"$T/pipe.out" 2>"$T/pipe.err" || r=$?; echo $r; })
 		# shellcheck disable=SC2086
-		"$P" $cmd - <"$T/$f" >"$T/redir.out" 2>"$T/redir.err"
+		rc3=0; "$P" $cmd - <"$T/$f" >"$T/redir.out" 2>"$T/redir.err" || rc3=$?
+		if [ "$rc1" != "$rc2" ] || [ "$rc1" != "$rc3" ] || { [ "$rc1" != 0 ] && [ "$rc1" != 2 ]; }; then
+			echo "FAIL: $cmd on $f: exit $rc1 (path), $rc2 (pipe), $rc3 (redirect)"
+			fail=1
+		fi
 		if [ ! -s "$T/path.out" ] || ! cmp -s "$T/path.out" "$T/pipe.out" ||
 			! cmp -s "$T/path.out" "$T/redir.out" ||
 			! cmp -s "$T/path.err" "$T/pipe.err"; then

@@ -157,6 +157,9 @@ typedef void (*pmt_log_fn)(enum pmt_log_level level, const char *msg, void *ctx)
 PMT_API void pmt_log_set_level(enum pmt_log_level level);
 PMT_API enum pmt_log_level pmt_log_get_level(void);
 PMT_API void pmt_log_set_sink(pmt_log_fn fn, void *ctx); /* NULL restores stderr */
+/* Messages logged so far at a level (those the level let through). A command that logged
+ * a warning or an error and still produced its output exits PMT_EXIT_DAMAGED. */
+PMT_API unsigned long pmt_log_count(enum pmt_log_level level);
 PMT_API void pmt_log(enum pmt_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 #define pmt_error(...) pmt_log(PMT_LOG_ERROR, __VA_ARGS__)
@@ -417,6 +420,17 @@ PMT_API int pmt_parse_u64(const char *s, uint64_t *out);
 PMT_API int pmt_parse_size(const char *s, uint64_t *out);
 PMT_API int pmt_parse_double(const char *s, double *out);
 /* Report an error on stderr as "pmutrace <cmd>: <msg>" and return the CLI exit code 1. */
+/* Exit statuses of every command (README "Exit status", each command's --help):
+ * 0 everything was read and written; 1 a fatal error, no usable output; 2 output was
+ * produced but something was lost, damaged or substituted (each said on stderr); 129 a
+ * usage error (unknown option, bad option value, missing argument), as perf uses 129. */
+enum { PMT_EXIT_OK = 0, PMT_EXIT_ERROR = 1, PMT_EXIT_DAMAGED = 2, PMT_EXIT_USAGE = 129 };
+/* The exit statuses as --help prints them. */
+PMT_API extern const char pmt_cli_exit_help[];
+/* "pmutrace CMD: warning: ..." on stderr, counted as a warning (see pmt_log_count). */
+PMT_API void pmt_cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "pmutrace CMD: ..." on stderr; returns PMT_EXIT_USAGE. */
+PMT_API int pmt_cli_usage_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 PMT_API int pmt_cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same for a diagnostic: "pmutrace CMD: FILE: offset 0x..: MSG"; returns 1. */
 PMT_API int pmt_cli_fail_diag(const char *cmd, const struct pmt_diag *d);

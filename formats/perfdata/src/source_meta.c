@@ -190,12 +190,21 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 	}
 }
 
-void pd_parse_time_conv(struct pmt_source *s, const uint8_t *r, size_t size)
+void pd_parse_time_conv(struct pmt_source *s, const uint8_t *r, size_t size, uint64_t off)
 {
 	struct pmt_time_conv *tc = &s->meta.time_conv;
+	uint64_t shift;
 
 	if (size < 32)
 		return;
+	shift = rd64(s, r + 8);
+	if (shift >= 64) {
+		/* no conversion can shift a 64-bit counter that far: a damaged field */
+		src_warn(s, "TIME_CONV at 0x%llx has time_shift %llu (must be below 64); "
+			 "sample times are the raw counter values",
+			 (unsigned long long)off, (unsigned long long)shift);
+		return;
+	}
 	memset(tc, 0, sizeof(*tc));
 	tc->time_shift = (uint16_t)rd64(s, r + 8);
 	tc->time_mult = (uint32_t)rd64(s, r + 16);
@@ -280,7 +289,7 @@ static int prescan_record(struct pmt_source *s, const uint8_t *r, uint32_t size,
 		pd_parse_auxtrace_info(s, r, size, pos);
 		break;
 	case PMT_REC_TIME_CONV:
-		pd_parse_time_conv(s, r, size);
+		pd_parse_time_conv(s, r, size, pos);
 		break;
 	case PMT_REC_AUXTRACE:
 		if (size >= 48)

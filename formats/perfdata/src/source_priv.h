@@ -108,7 +108,7 @@ static inline uint64_t rd64(const struct pmt_source *s, const uint8_t *p)
 struct pmt_trace_attr *pd_attr_by_id(struct pmt_source *s, uint64_t id);
 void pd_attrs_done(struct pmt_source *s);
 void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size, uint64_t off);
-void pd_parse_time_conv(struct pmt_source *s, const uint8_t *r, size_t size);
+void pd_parse_time_conv(struct pmt_source *s, const uint8_t *r, size_t size, uint64_t off);
 int pd_fill_cpu_midr(struct pmt_source *s);
 int pd_prescan(struct pmt_source *s);
 int pd_read_file_header(struct pmt_source *s);

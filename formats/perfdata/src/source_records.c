@@ -340,7 +340,7 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 		pd_parse_auxtrace_info(s, r, size, off);
 		break;
 	case PMT_REC_TIME_CONV:
-		pd_parse_time_conv(s, r, size);
+		pd_parse_time_conv(s, r, size, off);
 		break;
 	default:
 		break;

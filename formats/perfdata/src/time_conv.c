@@ -4,6 +4,8 @@ uint64_t pmt_time_conv_to_perf(const struct pmt_time_conv *tc, uint64_t cyc)
 {
 	uint64_t quot, rem;
 
+	if (tc->time_shift >= 64) /* invalid; the reader refuses such a TIME_CONV */
+		return cyc;
 	if (tc->cap_user_time_short)
 		cyc = tc->time_cycles + ((cyc - tc->time_cycles) & tc->time_mask);
 	quot = cyc >> tc->time_shift;

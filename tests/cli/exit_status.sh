@@ -1,0 +1,56 @@
+#!/bin/sh
+# One exit-status policy for every command (README "Exit status"): 0 = all read, nothing
+# on stderr; 2 = output written but data lost or damaged, said on stderr; 1 = fatal, the
+# message names the file and the system's reason; 129 = usage error, as perf.
+# Usage: exit_status.sh PMUTRACE
+set -u
+pmt=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+expect() { # STATUS NAME CMD...: exact status; output expected for 0 and 2
+	want=$1; name=$2; shift 2
+	rc=0
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = "$want" ] || fail "$name: exit $rc, want $want ($(head -2 "$tmp/err"))"
+	case $want in
+	0) [ ! -s "$tmp/err" ] || fail "$name: exit 0 but stderr: $(head -2 "$tmp/err")"
+	   [ -s "$tmp/out" ] || [ -n "${to_file:-}" ] || fail "$name: no output" ;;
+	2) [ -s "$tmp/err" ] || fail "$name: exit 2 with a silent stderr"
+	   [ -s "$tmp/out" ] || [ -n "${to_file:-}" ] || fail "$name: exit 2 without output" ;;
+	*) [ -s "$tmp/err" ] || fail "$name: exit $want without a message" ;;
+	esac
+}
+
+"$pmt" synth --records 5000 --context --seed 9 -o "$tmp/a.spe"
+"$pmt" convert --raw "$tmp/a.spe" --midr 0x410fd0c0 -o "$tmp/ok.data"
+"$pmt" convert --raw "$tmp/a.spe" --midr 0x410fd0c0 --pipe -o "$tmp/ok.pipe"
+# damaged: a pipe-mode file cut inside its AUX data, and bytes no packet starts with
+size=$(stat -c %s "$tmp/ok.pipe")
+head -c $((size - 1000)) "$tmp/ok.pipe" >"$tmp/cut.pipe"
+cp "$tmp/ok.data" "$tmp/bad.data"
+printf '\003\003\003\003' | dd of="$tmp/bad.data" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+
+for cmd in "script" "script --csv" "report --stdio" "dump"; do
+	# shellcheck disable=SC2086
+	expect 0 "$cmd clean" "$pmt" $cmd "$tmp/ok.data"
+	# shellcheck disable=SC2086
+	expect 2 "$cmd truncated" "$pmt" $cmd "$tmp/cut.pipe"
+	# shellcheck disable=SC2086
+	expect 2 "$cmd bad bytes" "$pmt" $cmd "$tmp/bad.data"
+	# shellcheck disable=SC2086
+	expect 1 "$cmd missing file" "$pmt" $cmd "$tmp/nope.data"
+	grep -q "$tmp/nope.data: No such file or directory" "$tmp/err" ||
+		fail "$cmd missing file: $(cat "$tmp/err")"
+	# shellcheck disable=SC2086
+	expect 129 "$cmd unknown option" "$pmt" $cmd --no-such-option "$tmp/ok.data"
+done
+to_file=1
+expect 0 "convert clean" "$pmt" convert "$tmp/ok.data" -o "$tmp/copy.data"
+[ -s "$tmp/copy.data" ] || fail "convert wrote nothing"
+expect 1 "convert missing" "$pmt" convert "$tmp/nope.data" -o "$tmp/x.data"
+expect 129 "convert without -o" "$pmt" convert "$tmp/ok.data"
+expect 129 "synth bad option" "$pmt" synth --records
+expect 129 "metrics without table" "$pmt" metrics --counts x.csv
+expect 129 "unknown command" "$pmt" no-such-command
+echo "OK: exit statuses 0, 1, 2 and 129 as documented"
