@@ -48,6 +48,14 @@ done
 to_file=1
 expect 0 "convert clean" "$pmt" convert "$tmp/ok.data" -o "$tmp/copy.data"
 [ -s "$tmp/copy.data" ] || fail "convert wrote nothing"
+# a byte-swapped perf.data is a perf.data for every command (dump refused it before)
+"$pmt" convert "$tmp/ok.data" --swap -o "$tmp/swapped.data" || fail "convert --swap"
+to_file=
+expect 0 "dump swapped" "$pmt" dump "$tmp/swapped.data"
+grep -c 'PERF_RECORD_AUXTRACE' "$tmp/out" >"$tmp/n1"
+"$pmt" dump "$tmp/ok.data" | grep -c 'PERF_RECORD_AUXTRACE' >"$tmp/n2"
+cmp -s "$tmp/n1" "$tmp/n2" || fail "dump of the swapped copy shows other records"
+to_file=1
 expect 1 "convert missing" "$pmt" convert "$tmp/nope.data" -o "$tmp/x.data"
 expect 129 "convert without -o" "$pmt" convert "$tmp/ok.data"
 expect 129 "synth bad option" "$pmt" synth --records

@@ -200,9 +200,11 @@ void pd_parse_time_conv(struct pmt_source *s, const uint8_t *r, size_t size, uin
 	shift = rd64(s, r + 8);
 	if (shift >= 64) {
 		/* no conversion can shift a 64-bit counter that far: a damaged field */
-		src_warn(s, "TIME_CONV at 0x%llx has time_shift %llu (must be below 64); "
-			 "sample times are the raw counter values",
-			 (unsigned long long)off, (unsigned long long)shift);
+		if (!s->time_conv_refused) /* the metadata scan and the record pass see it */
+			src_warn(s, "TIME_CONV at 0x%llx has time_shift %llu (must be below 64); "
+				 "sample times are the raw counter values",
+				 (unsigned long long)off, (unsigned long long)shift);
+		s->time_conv_refused = true;
 		return;
 	}
 	memset(tc, 0, sizeof(*tc));

@@ -48,6 +48,7 @@ struct pmt_source {
 	uint64_t *cpu_event_filter;
 	uint32_t max_aux_cpu;
 	uint8_t feat_cpuid_seen;
+	bool time_conv_refused; /* an invalid TIME_CONV was reported */
 
 	uint64_t data_start, data_end, pos;
 	uint64_t cur_off;
