@@ -85,7 +85,7 @@ static int compress_file(const char *in, const char *out)
 	const size_t cap = 65536;
 	int rc;
 
-	if (!cc || pmt_file_map(in, &m) < 0)
+	if (!cc || pmt_file_map(in, &m, NULL) < 0)
 		return -PMT_EIO;
 	memcpy(&doff, m.data + 40, 8);
 	memcpy(&dsz, m.data + 48, 8);
@@ -136,7 +136,7 @@ static int read_file(const char *label, const char *path, uint64_t expect)
 	size_t bytes;
 	int rc;
 
-	if (pmt_file_map(path, &m) < 0)
+	if (pmt_file_map(path, &m, NULL) < 0)
 		return -PMT_EIO;
 	bytes = m.size;
 	pmt_file_unmap(&m);

@@ -169,14 +169,15 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 	struct pmt_file_map m;
 	struct pmt_out_file of;
 	struct pmt_perf_writer *w;
+	struct pmt_diag diag = PMT_DIAG_INIT;
 	uint8_t attr[136];
 	uint64_t id = 1;
 	uint32_t pid = o->has_pid ? o->pid : o->tid;
 	int rc;
 
-	rc = pmt_file_map(o->in, &m);
+	rc = pmt_file_map(o->in, &m, &diag);
 	if (rc < 0)
-		return pmt_cli_fail("convert", "cannot read %s: %s", o->in, strerror(errno));
+		return pmt_cli_fail_diag("convert", &diag);
 	if (output_open(o, &of, &w) < 0) {
 		pmt_file_unmap(&m);
 		return 1;

@@ -87,8 +87,10 @@ static int dump_raw(struct dump_opts *d, const char *path)
 	struct pmt_file_map m;
 	uint64_t bad;
 
-	if (pmt_file_map(path, &m) < 0)
-		return pmt_cli_fail("dump", "cannot read %s: %s", path, strerror(errno));
+	struct pmt_diag diag = PMT_DIAG_INIT;
+
+	if (pmt_file_map(path, &m, &diag) < 0)
+		return pmt_cli_fail_diag("dump", &diag);
 	bad = dump_spe(d, m.data, m.size, d->base);
 	pmt_file_unmap(&m);
 	if (bad)

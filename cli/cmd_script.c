@@ -216,13 +216,12 @@ static int run(int argc, char **argv, int is_report)
 		return pmt_cli_fail(so.cmd, "out of memory");
 	}
 	if (so.raw) {
-		if (pmt_file_map(so.path, &map)) {
-			int err = errno;
+		struct pmt_diag diag = PMT_DIAG_INIT;
 
+		if (pmt_file_map(so.path, &map, &diag)) {
 			pmt_spe_report_free(ctx.rep);
 			pmt_out_fini(&out);
-			return pmt_cli_fail(so.cmd, "cannot read '%s': %s", so.path,
-					    strerror(err));
+			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
 	} else {
 		struct pmt_diag diag = PMT_DIAG_INIT;

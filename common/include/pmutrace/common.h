@@ -385,14 +385,16 @@ PMT_API void pmt_out_json_str(struct pmt_out *o, const char *s);
 PMT_API void pmt_out_csv_str(struct pmt_out *o, const char *s);
 
 /* ---- files -----------------------------------------------------------------------------*/
-/* Read-only view of a whole file: mmap when possible, else read into memory ("-" = stdin).
- * Returns 0 or -PMT_EIO (errno kept). */
+/* Read-only view of a whole file: mmap when possible, else read into memory ("-" = stdin,
+ * pipes, devices), at most PMT_STREAM_READ_MAX bytes of it. Returns 0, or -PMT_EIO or
+ * -PMT_ERANGE (too large to read into memory) with diag (may be NULL) naming the file. */
+#define PMT_STREAM_READ_MAX (256u << 20)
 struct pmt_file_map {
 	const uint8_t *data;
 	size_t size;
 	int mapped; /* 1 = mmap, 0 = heap */
 };
-PMT_API int pmt_file_map(const char *path, struct pmt_file_map *m);
+PMT_API int pmt_file_map(const char *path, struct pmt_file_map *m, struct pmt_diag *diag);
 PMT_API void pmt_file_unmap(struct pmt_file_map *m);
 /* An output file that never destroys anything: open() refuses a path that is the same
  * file as one of `inputs` (device and inode: symlinks and hard links too; "-" is stdin)

@@ -227,10 +227,11 @@ int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, cons
 int pmt_counts_load(struct pmt_counts *c, const char *path)
 {
 	struct pmt_file_map m;
-	int rc = pmt_file_map(path, &m);
+	struct pmt_diag d = PMT_DIAG_INIT;
+	int rc = pmt_file_map(path, &m, &d);
 
 	if (rc < 0) {
-		pmt_error("%s: cannot read counts file", path);
+		pmt_diag_print(&d);
 		return rc;
 	}
 	rc = pmt_counts_load_mem(c, (const char *)m.data, m.size, path);

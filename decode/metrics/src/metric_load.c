@@ -229,10 +229,11 @@ int pmt_metric_set_load_mem(struct pmt_metric_set *ms, const char *json, size_t 
 int pmt_metric_set_load(struct pmt_metric_set *ms, const char *path)
 {
 	struct pmt_file_map m;
-	int rc = pmt_file_map(path, &m);
+	struct pmt_diag d = PMT_DIAG_INIT;
+	int rc = pmt_file_map(path, &m, &d);
 
 	if (rc < 0) {
-		pmt_error("%s: cannot read metrics file", path);
+		pmt_diag_print(&d);
 		return rc;
 	}
 	rc = pmt_metric_set_load_mem(ms, (const char *)m.data, m.size, path);

@@ -160,12 +160,27 @@ static void file_map_reads_what_was_written(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, sizeof(text)), (ssize_t)sizeof(text));
 	close(fd);
-	assert_int_equal(pmt_file_map(path, &m), 0);
+	assert_int_equal(pmt_file_map(path, &m, NULL), 0);
 	assert_int_equal(m.size, sizeof(text));
 	assert_memory_equal(m.data, text, sizeof(text));
 	pmt_file_unmap(&m);
 	unlink(path);
-	assert_int_equal(pmt_file_map(path, &m), -PMT_EIO);
+	assert_int_equal(pmt_file_map(path, &m, NULL), -PMT_EIO);
+}
+
+/* An endless device is read into memory only up to a bound, then refused by name. */
+static void file_map_bounds_streams(void **state)
+{
+	struct pmt_file_map m;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	char msg[300];
+
+	assert_int_equal(pmt_file_map("/dev/zero", &m, &d), -PMT_ERANGE);
+	pmt_diag_format(&d, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "/dev/zero: more than 256 MiB from a pipe or device"));
+	assert_int_equal(pmt_file_map("/nonexistent", &m, &d), -PMT_EIO);
+	pmt_diag_format(&d, msg, sizeof(msg));
+	assert_string_equal(msg, "/nonexistent: No such file or directory");
 }
 
 /* a struct's padding counts as inside (as with libbpf's OPTS_HAS): 8-byte fields avoid it */
@@ -365,6 +380,7 @@ int main(void)
 		cmocka_unit_test(out_quotes_json_and_csv),
 		cmocka_unit_test(buf_grows_and_keeps_content),
 		cmocka_unit_test(file_map_reads_what_was_written),
+		cmocka_unit_test(file_map_bounds_streams),
 		cmocka_unit_test(diag_names_file_offset_and_line),
 		cmocka_unit_test(opts_sz_tells_which_fields_exist),
 		cmocka_unit_test(out_file_refuses_an_input_by_any_name),

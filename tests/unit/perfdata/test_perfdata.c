@@ -242,7 +242,7 @@ static void test_swapped_bytes(void **state)
 
 	tmp_path(path, sizeof(path), "be.data");
 	write_reference(path, &o);
-	assert_int_equal(pmt_file_map(path, &m), 0);
+	assert_int_equal(pmt_file_map(path, &m, NULL), 0);
 	assert_memory_equal(m.data, "2ELIFREP", 8); /* "PERFILE2" as a big-endian u64 */
 	assert_int_equal(be64(m.data + 8), 104);       /* header size */
 	assert_int_equal(be64(m.data + 16), 128 + 16); /* attr_size: VER7 attr + ids section */
@@ -459,7 +459,7 @@ static void test_compressed(void **state)
 	}
 	assert_int_equal(pmt_perf_writer_close(w), 0);
 
-	assert_int_equal(pmt_file_map(plain, &m), 0);
+	assert_int_equal(pmt_file_map(plain, &m, NULL), 0);
 	memcpy(&doff, m.data + 40, 8);
 	memcpy(&dsz, m.data + 48, 8);
 	cc = ZSTD_createCCtx();
@@ -525,7 +525,7 @@ static uint8_t *ref_bytes(size_t *len)
 
 	tmp_path(path, sizeof(path), "bad.data");
 	write_reference(path, &o);
-	assert_int_equal(pmt_file_map(path, &m), 0);
+	assert_int_equal(pmt_file_map(path, &m, NULL), 0);
 	b = malloc(m.size);
 	assert_non_null(b);
 	memcpy(b, m.data, m.size);
