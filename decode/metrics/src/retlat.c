@@ -331,29 +331,49 @@ static int load_data(struct pmt_retlat_table *t, json_t *data, const char *path)
 	return added;
 }
 
-int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path)
+static int table_from_json(struct pmt_retlat_table *t, json_t *root, const char *name)
 {
-	json_error_t jerr;
-	json_t *root = json_load_file(path, 0, &jerr), *x;
+	json_t *x;
 	int rc;
 
-	if (!root) {
-		pmt_error("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-		return -PMT_EPARSE;
-	}
 	if (json_is_array(root))
 		rc = load_event_list(t, root);
 	else if (json_is_array(x = json_object_get(root, "Events")))
 		rc = load_event_list(t, x);
 	else if (json_is_object(x = json_object_get(root, "Data")))
-		rc = load_data(t, x, path);
+		rc = load_data(t, x, name);
 	else
 		rc = -PMT_EFORMAT;
 	json_decref(root);
 	if (rc == -PMT_EFORMAT)
 		pmt_error("%s: not a retire-latency table (event list, Intel Data or pmu-tools "
-			  "Data object)", path);
+			  "Data object)", name);
 	return rc;
+}
+
+int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+
+	if (!root) {
+		pmt_error("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+		return -PMT_EPARSE;
+	}
+	return table_from_json(t, root, path);
+}
+
+int pmt_retlat_table_load_mem(struct pmt_retlat_table *t, const char *json, size_t len,
+			      const char *name)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(json, len, 0, &jerr);
+
+	if (!root) {
+		pmt_error("%s:%d:%d: %s", name, jerr.line, jerr.column, jerr.text);
+		return -PMT_EPARSE;
+	}
+	return table_from_json(t, root, name);
 }
 
 void pmt_retlat_table_fini(struct pmt_retlat_table *t)

@@ -167,6 +167,9 @@ struct pmt_retlat_table {
 	size_t nr, cap;
 };
 PMT_API int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path);
+/* The same from memory; `name` is used in messages. */
+PMT_API int pmt_retlat_table_load_mem(struct pmt_retlat_table *t, const char *json, size_t len,
+				      const char *name);
 PMT_API void pmt_retlat_table_fini(struct pmt_retlat_table *t);
 PMT_API int pmt_retlat_table_find(const struct pmt_retlat_table *t, const char *event);
 /* perf's evsel__tpebs_read rules: from samples when the event has any (mean = rint(mean)),

@@ -1,0 +1,38 @@
+/* Fuzz the metric table loader (perf pmu-events JSON and Intel perfmon JSON): load, plan
+ * every metric (lenient: the ones that fail are left out), bind an empty count set and
+ * evaluate. Seeds: small tables, and chains, cycles and diamonds of references. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
+
+static void quiet(enum pmt_log_level level, const char *msg, void *ctx) { }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_metric_plan *p;
+	struct pmt_counts *c;
+	char err[128];
+
+	pmt_log_set_sink(quiet, NULL);
+	if (pmt_metric_set_load_mem(&ms, (const char *)data, size, "fuzz") > 0 &&
+	    pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, err, sizeof(err)) == 0) {
+		size_t n = pmt_metric_plan_nr_metrics(p);
+		double *v = calloc(n + 1, sizeof(*v));
+		int8_t *th = calloc(n + 1, 1);
+
+		if (v && th && pmt_counts_new(&c) == 0) {
+			pmt_counts_unit(c, NULL, NULL);
+			pmt_metric_plan_bind(p, c);
+			pmt_metric_plan_eval(p, c, 0, v, th);
+			pmt_counts_free(c);
+		}
+		free(v);
+		free(th);
+		pmt_metric_plan_free(p);
+	}
+	pmt_metric_set_fini(&ms);
+	return 0;
+}
