@@ -1,4 +1,6 @@
 /* Sample sinks: perf-script-like text, CSV with a header row, JSON lines. */
+#include <stdlib.h>
+
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/output.h"
