@@ -59,7 +59,7 @@ static void usage(const char *cmd, FILE *fp)
 	if (!strcmp(cmd, "script"))
 		fprintf(fp, "usage: pmutrace script FILE [--itrace=OPTS] [--csv|--jsonl]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T] [--raw-timed]]\n"
-			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18)\n");
+			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n");
 	else
 		fprintf(fp, "usage: pmutrace report FILE [--stdio|--json] [--itrace=OPTS] [--top N]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");

@@ -2,17 +2,20 @@
 # synthetic corpora, and against perf 6.1's recorded output for the shared real buffers.
 set(PMT_DIFF_DIR ${CMAKE_CURRENT_SOURCE_DIR}/diff)
 
-# pmt_spe_diff(TEST SCRIPT "name|seed|mix|records|midr|synth options...|ENV=VALUE")
-# The last field is an environment setting for the script (empty value: none).
+# pmt_spe_diff(TEST SCRIPT "name|seed|mix|records|midr|synth options...|ENV=VALUE[+ENV=VALUE]"
+#              [ENV=VALUE...])
+# The last field holds environment settings for the script, joined with '+' (empty: none);
+# further arguments add settings common to a group of cases (the perf to compare with).
 function(pmt_spe_diff prefix script case)
   string(REPLACE "|" ";" args "${case}")
   list(GET args 0 name)
   list(REMOVE_AT args 0)
   list(POP_BACK args env)
+  string(REPLACE "+" ";" env "${env}")
   add_test(NAME diff.${prefix}.${name}
     COMMAND sh ${PMT_DIFF_DIR}/${script} $<TARGET_FILE:pmutrace> ${args})
   set_tests_properties(diff.${prefix}.${name} PROPERTIES LABELS differential
-    SKIP_RETURN_CODE 77 TIMEOUT 60 ENVIRONMENT "${env}")
+    SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "${env};${ARGN}")
 endfunction()
 
 # script samples, field by field (spe_vs_perf.sh lists the perf 6.1 quirks it handles)
@@ -39,6 +42,37 @@ foreach(case
   pmt_spe_diff(spe_perf spe_vs_perf.sh "${case}")
 endforeach()
 
+# The same against perf 7.3 (the newest release): pmutrace's default model where it equals
+# perf 7.3, --perf-compat=7.3 where perf's quirks differ from the default (README
+# "Compatibility"): the timeless artefact, partial records at bad bytes, the SIMD-alias
+# memory samples of call/return branches (V2-shaped data).
+foreach(case
+    "n1_ts|1|n1|1500|0x410fd0c0|COMPAT=newest"
+    "n1_ctx_pa|3|n1|1000|0x410fd0c0|--context|--pa|COMPAT=newest"
+    "nomidr_ts|4|n1|1500|0|COMPAT=newest"
+    "stores_n1|7|stores|800|0x410fd0c0|COMPAT=newest"
+    "other_nomidr|9|other|600|0|--context|COMPAT=newest"
+    "hip12|3|hip12|800|0x480fd060|COMPAT=newest"
+    "ampereone|13|n1|800|0xc00fac30|--context|COMPAT=newest"
+    "sve_other|21|other|400|0x410fd0c0|--sve|COMPAT=newest"
+    "sve_n1_nomidr|22|n1|400|0|--sve|COMPAT=newest"
+    "timeconv|3|n1|500|0x410fd0c0|--context|COMPAT=newest+TIMECONV=10,1000,5000"
+    "v2_midr|6|v2|1000|0x410fd4f0|--context|COMPAT=7.3"
+    "v2_seed77_20k|77|v2|20000|0|--context|COMPAT=7.3"
+    "n1_timeless_ctx|2|n1|1500|0x410fd0c0|--no-timestamps|--context|COMPAT=7.3"
+    "nomidr_timeless|5|loads|1000|0|--no-timestamps|COMPAT=7.3"
+    "branches_other|8|branches|800|0x410fd0c0|--no-timestamps|COMPAT=7.3"
+    "n1_ctx_bad|31|n1|1000|0x410fd0c0|--context|COMPAT=7.3+CORRUPT=40"
+    "v2_timeless_bad|32|v2|1000|0|--no-timestamps|COMPAT=7.3+CORRUPT=25"
+    "chunk333_v2|12|v2|800|0x410fd0c0|--context|COMPAT=7.3+CHUNK=333"
+    "chunk1000_timeless|11|n1|800|0|--no-timestamps|COMPAT=7.3+CHUNK=1000")
+  pmt_spe_diff(spe_perf73 spe_vs_perf.sh "${case}" PERF=${PMT_PERF73})
+endforeach()
+foreach(case "n1_ctx|21|n1|3000|0x410fd0c0|--context|COMPAT=newest"
+             "v2_nomidr_timeless|22|v2|3000|0|--no-timestamps|COMPAT=7.3")
+  pmt_spe_diff(spe_report73 spe_report_vs_perf.sh "${case}" PERF=${PMT_PERF73})
+endforeach()
+
 # report group counts, perf's default --itrace
 foreach(case "n1_ctx|21|n1|3000|0x410fd0c0|--context|CORRUPT=0"
              "v2_nomidr_timeless|22|v2|3000|0|--no-timestamps|CORRUPT=0")
@@ -53,3 +87,6 @@ set_tests_properties(diff.spe_perf61_expected PROPERTIES LABELS differential
 # damaged input: decodable samples plus a one-line summary on stderr
 add_test(NAME cli.spe_bad_input COMMAND sh ${PMT_DIFF_DIR}/spe_bad_input.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.spe_bad_input PROPERTIES LABELS cli TIMEOUT 30)
+
+add_test(NAME diff.spe_simd_alias COMMAND sh ${PMT_DIFF_DIR}/spe_simd_alias.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(diff.spe_simd_alias PROPERTIES LABELS differential TIMEOUT 60)

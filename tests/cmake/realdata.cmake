@@ -34,3 +34,36 @@ foreach(item ${PMT_SPE_DIFF_INPUTS})
   set_tests_properties(realdata.dump_vs_perf.${name} PROPERTIES LABELS "realdata;perf"
     SKIP_RETURN_CODE 77)
 endforeach()
+
+# The same SPE lines against perf 7.3 (newest text, no --legacy61), and the shared real
+# buffers through the arm64 build of perf 7.3 under qemu-user: the oracle pair agrees with
+# itself and with pmutrace (the recorder's tests need the arm64 one). Skipped without the
+# oracles (tests/oracles/setup).
+foreach(item ${PMT_SPE_DIFF_INPUTS})
+  string(REGEX REPLACE "=.*" "" name "${item}")
+  string(REGEX REPLACE "^[^=]*=" "" input "${item}")
+  if(name MATCHES "legacy61")
+    continue()
+  endif()
+  add_test(NAME realdata.dump_vs_perf73.${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/realdata/spe_dump_vs_perf.sh $<TARGET_FILE:pmutrace>
+      $<TARGET_FILE:spe_vec> "${input}")
+  set_tests_properties(realdata.dump_vs_perf73.${name} PROPERTIES LABELS "realdata;perf73"
+    SKIP_RETURN_CODE 77 ENVIRONMENT "PERF=${PMT_PERF73}")
+  if(name MATCHES "^shared-")
+    add_test(NAME realdata.dump_vs_perf73_arm64.${name}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/realdata/spe_dump_vs_perf.sh
+        $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_vec> "${input}")
+    set_tests_properties(realdata.dump_vs_perf73_arm64.${name} PROPERTIES
+      LABELS "realdata;perf73" SKIP_RETURN_CODE 77 ENVIRONMENT "PERF=${PMT_PERF73_ARM64}")
+  endif()
+endforeach()
+# samples through the arm64 perf: a small corpus (qemu-user runs it about 50x slower)
+add_test(NAME diff.spe_perf73_arm64.n1_ctx
+  COMMAND sh ${PMT_DIFF_DIR}/spe_vs_perf.sh $<TARGET_FILE:pmutrace> 41 n1 300 0x410fd0c0 --context)
+set_tests_properties(diff.spe_perf73_arm64.n1_ctx PROPERTIES LABELS "differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "PERF=${PMT_PERF73_ARM64};COMPAT=newest")
+add_test(NAME diff.spe_perf73_arm64.v2
+  COMMAND sh ${PMT_DIFF_DIR}/spe_vs_perf.sh $<TARGET_FILE:pmutrace> 42 v2 300 0 --context)
+set_tests_properties(diff.spe_perf73_arm64.v2 PROPERTIES LABELS "differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "PERF=${PMT_PERF73_ARM64};COMPAT=7.3")

@@ -1,6 +1,9 @@
 #!/bin/sh
 # Differential test: pmutrace script vs Linux perf script on the same synthetic perf.data.
-#   [CORRUPT=N] spe_vs_perf.sh PMUTRACE SEED MIX RECORDS MIDR [synth options...]
+#   [PERF=CMD] [COMPAT=VER] [CORRUPT=N] spe_vs_perf.sh PMUTRACE SEED MIX RECORDS MIDR [synth options...]
+# PERF is the perf to compare with (default: perf on PATH, Debian's 6.1; the perf 7.3
+# oracle from tests/oracles/setup); COMPAT the --perf-compat pmutrace runs with (default
+# 6.1; "newest" is pmutrace's default mode).
 # MIDR 0 = no CPUID feature (perf's fallback data-source rules). CORRUPT=N overwrites N
 # bytes spread over the stream with bytes that start no packet (0x03, 0x07). CHUNK=B
 # splits the AUX data into AUXTRACE records of B bytes (packets then straddle chunks);
@@ -26,8 +29,9 @@
 set -eu
 PMUTRACE=$1 SEED=$2 MIX=$3 RECORDS=$4 MIDR=$5
 shift 5
-command -v perf >/dev/null 2>&1 || { echo "SKIP: perf not installed"; exit 77; }
-perf version >/dev/null 2>&1 || { echo "SKIP: perf does not run"; exit 77; }
+PERF=${PERF:-perf}
+COMPAT=${COMPAT:-6.1}
+$PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run (tests/oracles/setup builds perf 7.3)"; exit 77; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 "$PMUTRACE" synth --records "$RECORDS" --seed "$SEED" --mix "$MIX" "$@" -o "$T/a.spe"
@@ -52,12 +56,12 @@ case " $* " in *" --no-timestamps "*) CONV="$CONV --timeless" TIMED=0 ;; esac
 
 TF=""
 [ "$TIMED" = 1 ] && TF=time,
-perf script -i "$T/a.perf.data" --itrace=bfmtaMi1i --ns \
+$PERF script -i "$T/a.perf.data" --itrace=bfmtaMi1i --ns \
 	-F tid,cpu,${TF}period,event,addr,data_src,weight,ip,phys_addr >"$T/perf.txt" 2>"$T/perf.err" ||
 	{ cat "$T/perf.err"; exit 1; }
 . "$(dirname "$0")/../tools/exit_status.sh"
 pmt_ok "$T/pmt.csv" "$T/pmt.err" \
-	"$PMUTRACE" script "$T/a.perf.data" --itrace=bfmtaMi1i --perf-compat=6.1 --csv
+	"$PMUTRACE" script "$T/a.perf.data" --itrace=bfmtaMi1i --perf-compat="$COMPAT" --csv
 
 # perf text: tid [cpu] [secs.nsecs:] period event: addr data_src |decoded...| weight ip [phys]
 awk '{
@@ -103,4 +107,4 @@ if ! cmp -s "$T/perf.norm" "$T/pmt.norm"; then
 	exit 1
 fi
 [ "$np" -gt 0 ] || { echo "FAIL: no samples"; exit 1; }
-echo "OK: $np samples identical (seed $SEED mix $MIX midr $MIDR $*)"
+echo "OK: $np samples identical to $($PERF version) (seed $SEED mix $MIX midr $MIDR $*, compat $COMPAT)"

@@ -7,10 +7,12 @@
 # of `pmutrace dump` on the same file. Debian's perf is 6.1, so pass --legacy61 for buffers
 # whose OP_TYPE/EVENTS text differs between perf versions. Exit 77 (skipped) without perf
 # or when convert cannot wrap the buffer.
+# PERF=CMD picks the perf (default: perf on PATH; the 7.3 oracles: see tests/oracles/setup).
 set -u
 pmt=$1 vec=$2 raw=$3
 shift 3
-command -v perf > /dev/null 2>&1 || { echo "SKIP: perf not installed"; exit 77; }
+PERF=${PERF:-perf}
+$PERF version > /dev/null 2>&1 || { echo "SKIP: $PERF does not run"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 case $raw in
@@ -29,7 +31,7 @@ if ! "$pmt" convert --raw "$raw" -o "$tmp/perf.data" > "$tmp/convert.log" 2>&1; 
 fi
 # Only the SPE lines: the buffer header and one line per packet (8-digit offsets).
 filter() { grep -E '^\. \.\.\. ARM SPE data|^\.  [0-9a-f]{8}: '; }
-perf report -D -i "$tmp/perf.data" 2> "$tmp/perf.err" | filter > "$tmp/perf.txt"
+$PERF report -D -i "$tmp/perf.data" 2> "$tmp/perf.err" | filter > "$tmp/perf.txt"
 "$pmt" dump "$@" "$tmp/perf.data" | filter > "$tmp/pmt.txt"
 if [ ! -s "$tmp/perf.txt" ]; then
 	echo "FAIL: perf printed no SPE packets"; cat "$tmp/perf.err"; exit 1
@@ -39,4 +41,4 @@ if ! diff -u "$tmp/perf.txt" "$tmp/pmt.txt" > "$tmp/diff"; then
 	echo "FAIL: pmutrace dump $* differs from perf report -D (-perf +pmutrace)"
 	exit 1
 fi
-echo "OK: $(basename "$raw"): $(wc -l < "$tmp/pmt.txt") SPE lines identical to $(perf version)"
+echo "OK: $(basename "$raw"): $(wc -l < "$tmp/pmt.txt") SPE lines identical to $($PERF version)"

@@ -155,7 +155,7 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	uint64_t dsrc;
 	struct pmt_spe_sample base;
 	int n = 0;
-	int is_ldst = (r->op & PMT_SPE_OP_F_LDST) != 0;
+	int is_mem = pmt_spe_is_mem_op(r->op, compat);
 
 	if (!s->timeless && r->context_id != UINT64_MAX) {
 		/* perf: machine__set_current_tid(); the pid is not known from SPE alone */
@@ -231,8 +231,8 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	if ((en & 1u << PMT_SPE_SE_REMOTE) && (e & EV(REMOTE_ACCESS)))
 		MEM(PMT_SPE_SE_REMOTE);
 	if (en & 1u << PMT_SPE_SE_MEMORY) {
-		/* 6.1 tests data_src != 0, later perf the LD/ST op class */
-		if (compat <= 601 ? dsrc != 0 : is_ldst)
+		/* 6.1 tests data_src != 0, later perf the LD/ST op class, 6.19 SIMD ops too */
+		if (compat <= 601 ? dsrc != 0 : is_mem)
 			MEM(PMT_SPE_SE_MEMORY);
 	}
 	if (en & 1u << PMT_SPE_SE_INSN) {

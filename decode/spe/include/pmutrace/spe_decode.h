@@ -37,6 +37,16 @@ extern "C" {
  * the v6.18 pull above, so not before 6.19 (the exact release is not verified). */
 #define PMT_PERF_6_19 619
 
+/* Leo Yan's "SPE v1.3" series ("Synthesize memory samples for SIMD operations", merged for
+ * 6.19; checked against perf 7.3.4): SIMD, SVE, SME and ASE operations are memory operations
+ * too (memory sample, data source with mem_op NA when neither load nor store). perf tests
+ * the op bits without the OP_TYPE class, and a branch's call/return hint bits share those
+ * positions (BR_CR_BL = SIMD_FP, BR_CR_RET = SVE), so perf also makes memory samples for
+ * call/return branches: reproduced at every explicit compat level from 6.19 on (7.3 does
+ * it), dropped by the default (newest) model. */
+/* Is this record a memory operation for perf at this compat level? */
+PMT_API bool pmt_spe_is_mem_op(uint32_t op, int compat);
+
 /* ---- records ------------------------------------------------------------------------*/
 /* op bits, laid out as perf >= 6.16 stores them (arm-spe-decoder.h) */
 enum {
