@@ -190,6 +190,14 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		rc = set_common_features(w, o, argc, argv);
 	if (rc >= 0)
 		rc = pmt_perf_writer_set_nrcpus(w, o->cpu + 1, o->cpu + 1);
+	if (rc >= 0 && !o->timeless) {
+		/* timestamps exist: perf converts them through TIME_CONV; identity unless given.
+		 * Before AUXTRACE_INFO, as perf record writes it: perf copies the conversion
+		 * when it reads AUXTRACE_INFO, so a later TIME_CONV leaves every time 0 */
+		struct pmt_time_conv ident = { .time_mult = 1, .cap_user_time_zero = 1 };
+
+		rc = pmt_perf_writer_write_time_conv(w, o->has_time_conv ? &o->tc : &ident);
+	}
 	if (rc >= 0) {
 		if (o->spe_v2)
 			rc = pmt_perf_writer_write_auxtrace_info_spe_v2(
@@ -197,12 +205,6 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 				o->has_event_filter ? &o->event_filter : NULL);
 		else
 			rc = pmt_perf_writer_write_auxtrace_info_spe_v1(w, o->pmu_type, false);
-	}
-	if (rc >= 0 && !o->timeless) {
-		/* timestamps exist: perf converts them through TIME_CONV; identity unless given */
-		struct pmt_time_conv ident = { .time_mult = 1, .cap_user_time_zero = 1 };
-
-		rc = pmt_perf_writer_write_time_conv(w, o->has_time_conv ? &o->tc : &ident);
 	}
 	if (rc >= 0 && (o->comm || o->mmap_path)) {
 		struct pmt_sample_id sid = { .valid = 1, .pid = pid, .tid = o->tid,

@@ -22,3 +22,6 @@ set_tests_properties(cli.exit_status PROPERTIES LABELS cli TIMEOUT 120)
 add_test(NAME cli.time_conv_shift
   COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/time_conv_shift.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.time_conv_shift PROPERTIES LABELS cli TIMEOUT 60)
+add_test(NAME cli.truncated_file
+  COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/truncated_file.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.truncated_file PROPERTIES LABELS cli TIMEOUT 60)

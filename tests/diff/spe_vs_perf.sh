@@ -77,16 +77,16 @@ awk '{
 	printf "%s,%s,%s,%s,%s,%s,%s,%s\n", $1, t, ev, ip, $(5 + k), $(6 + k), w, ph
 }' "$T/perf.txt" >"$T/perf.norm"
 PHYS=$(head -1 "$T/perf.norm" | awk -F, '{print ($8 == "-") ? 0 : 1}')
-# Times are compared only with TIMECONV, and only if perf used it: perf 6.1 copies the
-# TIME_CONV parameters when it reads AUXTRACE_INFO, so a TIME_CONV record written after
-# AUXTRACE_INFO leaves it converting with zeros (every time 0). pmutrace --perf-compat
-# prints 0 only when the file has no TIME_CONV at all.
+# Times are compared with TIMECONV. convert writes TIME_CONV before AUXTRACE_INFO, as perf
+# record does: perf copies the conversion when it reads AUXTRACE_INFO, and printed every
+# time as 0 when TIME_CONV came after it (issue 15 item 4), so all-zero times fail here.
 TIMECMP=0
 if [ "$TIMED" = 1 ] && [ -n "${TIMECONV:-}" ]; then
 	if awk -F, '$2 != "0" { found = 1 } END { exit !found }' "$T/perf.norm"; then
 		TIMECMP=1
 	else
-		echo "note: perf printed time 0 (TIME_CONV after AUXTRACE_INFO); times not compared"
+		echo "FAIL: perf printed time 0 for every sample: it did not use the TIME_CONV"
+		exit 1
 	fi
 fi
 if [ "$TIMECMP" = 0 ]; then

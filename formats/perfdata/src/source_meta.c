@@ -387,7 +387,12 @@ int pd_read_file_header(struct pmt_source *s)
 	}
 	pd_attrs_done(s); /* EVENT_DESC below looks attrs up by id */
 	s->data_start = doff;
-	if (dsz > s->size - doff) {
+	if (dsz == 0 && s->size > doff) {
+		/* the header written when recording started: the writer never finished */
+		src_warn(s, "data size 0 in the header: the recording was not finished; reading "
+			 "its %zu bytes of data to the end of the file", s->size - (size_t)doff);
+		s->data_end = s->size;
+	} else if (dsz > s->size - doff) {
 		src_warn(s, "data section ends at 0x%llx, beyond the file (%zu bytes); "
 			 "reading what is there", (unsigned long long)(doff + dsz), s->size);
 		s->data_end = s->size;

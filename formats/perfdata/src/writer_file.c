@@ -127,13 +127,70 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 }
 
 /* Pipe mode: attrs and features travel as records ahead of the data. */
+/* The file header: where the attrs and the data are; data_size 0 and no features until
+ * close (perf reads such a file to its end: "was the 'perf record' command properly
+ * terminated?"), so a recording cut short keeps everything it wrote. */
+static void put_file_header(struct pmt_perf_writer *w, uint64_t data_size, const uint64_t *bitmap)
+{
+	uint32_t asz = out_attr_size(w);
+
+	w->rec.len = 0;
+	put64(w, PMT_PERF_MAGIC2);
+	put64(w, PMT_PERF_FILE_HEADER_SIZE);
+	put64(w, asz + 16);
+	put64(w, w->attrs_off);
+	put64(w, (uint64_t)w->nr_attrs * (asz + 16));
+	put64(w, w->data_off);
+	put64(w, data_size);
+	put64(w, 0);
+	put64(w, 0);
+	for (int i = 0; i < 4; i++)
+		put64(w, bitmap ? bitmap[i] : 0);
+}
+
+static int rewrite_header(struct pmt_perf_writer *w, uint64_t data_size, const uint64_t *bitmap,
+			  uint64_t resume_at)
+{
+	put_file_header(w, data_size, bitmap);
+	if (!w->err && (fseek(w->fp, 0, SEEK_SET) ||
+			fwrite(w->rec.data, 1, w->rec.len, w->fp) != w->rec.len ||
+			fseek(w->fp, (long)resume_at, SEEK_SET)))
+		w->err = -PMT_EIO;
+	return w->err;
+}
+
+/* File mode, before the first record: the ids and the attrs section right after the
+ * header, as perf record lays a file out, and a header that points at them. */
+static int write_attrs(struct pmt_perf_writer *w)
+{
+	uint32_t asz = out_attr_size(w);
+
+	for (uint32_t i = 0; i < w->nr_attrs; i++) {
+		w->attrs[i].id_off = w->off;
+		w->rec.len = 0;
+		for (uint32_t k = 0; k < w->attrs[i].nr_ids; k++)
+			put64(w, w->attrs[i].ids[k]);
+		pdw_emit(w, w->rec.data, w->rec.len);
+	}
+	w->attrs_off = w->off;
+	w->rec.len = 0;
+	for (uint32_t i = 0; i < w->nr_attrs; i++) {
+		put_attr(w, &w->attrs[i], asz);
+		put64(w, w->attrs[i].id_off);
+		put64(w, (uint64_t)w->attrs[i].nr_ids * 8);
+	}
+	pdw_emit(w, w->rec.data, w->rec.len);
+	w->data_off = w->off;
+	return rewrite_header(w, 0, NULL, w->off);
+}
+
 int pdw_start(struct pmt_perf_writer *w)
 {
 	if (w->started)
 		return w->err;
 	w->started = true;
 	if (!w->pipe)
-		return w->err;
+		return write_attrs(w);
 	for (uint32_t i = 0; i < w->nr_attrs; i++) {
 		put_hdr(w, PMT_REC_HEADER_ATTR, 0);
 		put_attr(w, &w->attrs[i], out_attr_size(w));
@@ -315,8 +372,6 @@ static void free_writer(struct pmt_perf_writer *w)
 static void finish_file(struct pmt_perf_writer *w)
 {
 	uint64_t data_size = w->off - w->data_off, bitmap[4] = { 0 }, tab = w->off, nfeat = 0;
-	uint64_t attrs_off, *id_off;
-	uint32_t asz = out_attr_size(w);
 	uint8_t *table;
 
 	for (unsigned f = 0; f < PMT_FEAT_BITS; f++) {
@@ -327,10 +382,9 @@ static void finish_file(struct pmt_perf_writer *w)
 		}
 	}
 	table = calloc(nfeat ? nfeat : 1, 16);
-	id_off = calloc(w->nr_attrs ? w->nr_attrs : 1, sizeof(*id_off));
-	if (!table || !id_off) {
+	if (!table) {
 		w->err = -PMT_ENOMEM;
-		goto out;
+		return;
 	}
 	pdw_emit(w, table, nfeat * 16); /* placeholder */
 	for (unsigned f = 0, k = 0; f < PMT_FEAT_BITS; f++) {
@@ -349,45 +403,12 @@ static void finish_file(struct pmt_perf_writer *w)
 		memcpy(table + 16 * k + 8, &sz, 8);
 		k++;
 	}
-	for (uint32_t i = 0; i < w->nr_attrs; i++) {
-		id_off[i] = w->off;
-		w->rec.len = 0;
-		for (uint32_t k = 0; k < w->attrs[i].nr_ids; k++)
-			put64(w, w->attrs[i].ids[k]);
-		pdw_emit(w, w->rec.data, w->rec.len);
-	}
-	attrs_off = w->off;
-	w->rec.len = 0;
-	for (uint32_t i = 0; i < w->nr_attrs; i++) {
-		put_attr(w, &w->attrs[i], asz);
-		put64(w, id_off[i]);
-		put64(w, (uint64_t)w->attrs[i].nr_ids * 8);
-	}
-	pdw_emit(w, w->rec.data, w->rec.len);
-	if (w->err)
-		goto out;
-	if (fseek(w->fp, (long)tab, SEEK_SET) || fwrite(table, 1, nfeat * 16, w->fp) != nfeat * 16) {
+	if (!w->err &&
+	    (fseek(w->fp, (long)tab, SEEK_SET) || fwrite(table, 1, nfeat * 16, w->fp) != nfeat * 16))
 		w->err = -PMT_EIO;
-		goto out;
-	}
-	w->rec.len = 0;
-	put64(w, PMT_PERF_MAGIC2);
-	put64(w, PMT_PERF_FILE_HEADER_SIZE);
-	put64(w, asz + 16);
-	put64(w, attrs_off);
-	put64(w, (uint64_t)w->nr_attrs * (asz + 16));
-	put64(w, w->data_off);
-	put64(w, data_size);
-	put64(w, 0);
-	put64(w, 0);
-	for (int i = 0; i < 4; i++)
-		put64(w, bitmap[i]);
-	if (!w->err && (fseek(w->fp, 0, SEEK_SET) ||
-			fwrite(w->rec.data, 1, w->rec.len, w->fp) != w->rec.len))
-		w->err = -PMT_EIO;
-out:
 	free(table);
-	free(id_off);
+	/* last: until here the header says "data to the end of the file" */
+	rewrite_header(w, data_size, bitmap, w->off);
 }
 
 int pmt_perf_writer_close(struct pmt_perf_writer *w)

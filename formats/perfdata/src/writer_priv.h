@@ -15,6 +15,7 @@ struct wattr {
 	uint8_t attr[PMT_ATTR_SIZE_MAX];
 	uint64_t *ids;
 	uint32_t nr_ids;
+	uint64_t id_off; /* file mode: where its ids are written */
 	char *name;
 };
 
@@ -23,7 +24,7 @@ struct pmt_perf_writer {
 	bool own_file, pipe, swap, started;
 	struct pmt_out_file file; /* opened by pmt_perf_writer_open() */
 	int err;
-	uint64_t off, data_off;
+	uint64_t off, data_off, attrs_off;
 	struct wattr *attrs;
 	uint32_t nr_attrs;
 	char *str[PMT_FEAT_BITS];
