@@ -11,7 +11,23 @@
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
 
-enum { OUT_TEXT, OUT_CSV, OUT_JSON };
+/* --json is one JSON document (an array of row objects), --jsonl one object per line, as
+ * in every command */
+enum { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_JSONL };
+
+/* Before a JSON row: "[" for the first row of a document, "," between rows. */
+static void json_row_start(struct pmt_out *o, int fmt, int *rows)
+{
+	if (fmt == OUT_JSON)
+		pmt_out_str(o, (*rows)++ ? ",\n" : "[\n");
+}
+
+/* After the last row: close the document ("[]" when it had none). */
+static void json_end(struct pmt_out *o, int fmt, int rows)
+{
+	if (fmt == OUT_JSON)
+		pmt_out_str(o, rows ? "\n]\n" : "[]\n");
+}
 
 static void usage(FILE *fp)
 {
@@ -19,10 +35,10 @@ static void usage(FILE *fp)
 		"usage: pmutrace metrics [TRACE] --metrics FILE [--events FILE] [--counts FILE]\n"
 		"         [--retire-latency mean|min|max|last|median|pNN]... [--retire-latency TABLE]...\n"
 		"         [-M NAME|GROUP]...\n"
-		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json]\n"
+		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json|--jsonl]\n"
 		"       pmutrace metrics --metrics FILE --list [-M NAME|GROUP]...\n"
 		"       pmutrace metrics --topdown --slots N --perf-metrics 0xM\n"
-		"         [--prev-slots N --prev-perf-metrics 0xM] [--csv|--json]\n"
+		"         [--prev-slots N --prev-perf-metrics 0xM] [--csv|--json|--jsonl]\n"
 		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (retire latency = weight\n"
 		"bits 63:48). Without samples for an :R event the table default is used.\n");
 	fputs(pmt_cli_exit_help, fp);
@@ -54,6 +70,7 @@ static int topdown(uint64_t slots, uint64_t m, uint64_t ps, uint64_t pm, int fmt
 {
 	struct pmt_topdown t;
 	struct pmt_out o;
+	int nrows = 0;
 	const struct {
 		const char *name;
 		int level;
@@ -81,16 +98,18 @@ static int topdown(uint64_t slots, uint64_t m, uint64_t ps, uint64_t pm, int fmt
 			pmt_out_printf(&o, "%s,%d,", rows[i].name, rows[i].level);
 			pmt_out_double(&o, v[i] * 100, 2);
 			pmt_out_str(&o, ",%\n");
-		} else if (fmt == OUT_JSON) {
+		} else if (fmt == OUT_JSON || fmt == OUT_JSONL) {
+			json_row_start(&o, fmt, &nrows);
 			pmt_out_printf(&o, "{\"metric\":\"%s\",\"level\":%d,\"value\":", rows[i].name,
 				       rows[i].level);
 			pmt_out_double(&o, v[i] * 100, 2);
-			pmt_out_str(&o, ",\"unit\":\"%\"}\n");
+			pmt_out_str(&o, fmt == OUT_JSON ? ",\"unit\":\"%\"}" : ",\"unit\":\"%\"}\n");
 		} else {
 			pmt_out_printf(&o, "%-26s L%d %7.2f %%\n", rows[i].name, rows[i].level,
 				       v[i] * 100);
 		}
 	}
+	json_end(&o, fmt, nrows);
 	return pmt_out_fini(&o) < 0;
 }
 
@@ -165,7 +184,7 @@ static void fill_retlat(struct pmt_metric_plan *plan, const struct pmt_counts *c
 
 static void print_rows(struct pmt_out *o, struct pmt_metric_plan *plan,
 		       const struct pmt_counts *c, size_t u, const double *val,
-		       const int8_t *th, int fmt, int unit_cols)
+		       const int8_t *th, int fmt, int unit_cols, int *nrows)
 {
 	const char *iv = pmt_counts_unit_interval(c, u), *ag = pmt_counts_unit_aggr(c, u);
 
@@ -188,7 +207,8 @@ static void print_rows(struct pmt_out *o, struct pmt_metric_plan *plan,
 			pmt_out_char(o, ',');
 			pmt_out_str(o, ts);
 			pmt_out_char(o, '\n');
-		} else if (fmt == OUT_JSON) {
+		} else if (fmt == OUT_JSON || fmt == OUT_JSONL) {
+			json_row_start(o, fmt, nrows);
 			pmt_out_str(o, "{");
 			if (unit_cols) {
 				pmt_out_str(o, "\"interval\":");
@@ -208,7 +228,7 @@ static void print_rows(struct pmt_out *o, struct pmt_metric_plan *plan,
 			pmt_out_json_str(o, m->unit ? m->unit : "");
 			pmt_out_str(o, ",\"threshold\":");
 			pmt_out_str(o, th[i] < 0 ? "null" : th[i] ? "true" : "false");
-			pmt_out_str(o, "}\n");
+			pmt_out_str(o, fmt == OUT_JSON ? "}" : "}\n");
 		} else {
 			if (unit_cols)
 				pmt_out_printf(o, "%-14s %-12s ", iv, ag);
@@ -245,7 +265,7 @@ static int run(struct opts *op)
 	double pct = 0, *val = NULL;
 	int8_t *th = NULL;
 	char err[256];
-	int rc = 1, unit_cols;
+	int rc = 1, unit_cols, nrows = 0;
 	struct pmt_out o;
 
 	for (size_t i = 0; i < op->nmetrics; i++)
@@ -307,8 +327,9 @@ static int run(struct opts *op)
 	for (size_t u = 0; u < pmt_counts_nr_units(c); u++) {
 		if (pmt_metric_plan_eval(plan, c, u, val, th) > 0)
 			pmt_warn("unit %zu: a metric divided modulo by zero (value nan)", u);
-		print_rows(&o, plan, c, u, val, th, op->fmt, unit_cols);
+		print_rows(&o, plan, c, u, val, th, op->fmt, unit_cols, &nrows);
 	}
+	json_end(&o, op->fmt, nrows);
 	rc = pmt_out_fini(&o) < 0;
 out:
 	free(val);
@@ -334,7 +355,7 @@ static int push(const char ***arr, size_t *n, const char *s)
 
 int cmd_metrics(int argc, char **argv)
 {
-	enum { O_METRICS = 256, O_EVENTS, O_COUNTS, O_RETLAT, O_CSV, O_JSON, O_TOPDOWN, O_SLOTS,
+	enum { O_METRICS = 256, O_EVENTS, O_COUNTS, O_RETLAT, O_CSV, O_JSON, O_JSONL, O_TOPDOWN, O_SLOTS,
 	       O_PM, O_PSLOTS, O_PPM, O_LITERAL, O_CPUID, O_LIST };
 	static const struct option lo[] = {
 		{ "metrics", required_argument, NULL, O_METRICS },
@@ -343,6 +364,7 @@ int cmd_metrics(int argc, char **argv)
 		{ "retire-latency", required_argument, NULL, O_RETLAT },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "jsonl", no_argument, NULL, O_JSONL },
 		{ "topdown", no_argument, NULL, O_TOPDOWN },
 		{ "slots", required_argument, NULL, O_SLOTS },
 		{ "perf-metrics", required_argument, NULL, O_PM },
@@ -370,6 +392,7 @@ int cmd_metrics(int argc, char **argv)
 		case O_RETLAT: bad = push(&op.retlat, &op.nretlat, optarg); break;
 		case O_CSV: op.fmt = OUT_CSV; break;
 		case O_JSON: op.fmt = OUT_JSON; break;
+		case O_JSONL: op.fmt = OUT_JSONL; break;
 		case O_TOPDOWN: td = 1; break;
 		case O_SLOTS: bad = pmt_parse_u64(optarg, &slots); have_slots = 1; break;
 		case O_PM: bad = pmt_parse_u64(optarg, &pm); have_pm = 1; break;

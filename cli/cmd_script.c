@@ -37,20 +37,29 @@ static int parse_compat(const char *s, int *out)
 enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED };
 
-static const struct option long_opts[] = {
-	{ "itrace", required_argument, NULL, OPT_ITRACE },
+/* Each command takes only its own options: an option of the other is a usage error, not
+ * silently ignored (report has no --csv, script no --json yet). */
+#define COMMON_OPTS                                                                      \
+	{ "itrace", required_argument, NULL, OPT_ITRACE },                               \
+	{ "raw", no_argument, NULL, OPT_RAW },                                           \
+	{ "midr", required_argument, NULL, OPT_MIDR },                                   \
+	{ "cpu", required_argument, NULL, OPT_CPU },                                     \
+	{ "tid", required_argument, NULL, OPT_TID },                                     \
+	{ "perf-compat", required_argument, NULL, OPT_COMPAT },                          \
+	{ "help", no_argument, NULL, 'h' }
+static const struct option script_opts[] = {
+	COMMON_OPTS,
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "jsonl", no_argument, NULL, OPT_JSONL },
-	{ "raw", no_argument, NULL, OPT_RAW },
-	{ "midr", required_argument, NULL, OPT_MIDR },
-	{ "cpu", required_argument, NULL, OPT_CPU },
-	{ "tid", required_argument, NULL, OPT_TID },
+	{ "json", no_argument, NULL, OPT_JSON }, /* named, or getopt takes it for --jsonl */
 	{ "raw-timed", no_argument, NULL, OPT_TIMED },
-	{ "perf-compat", required_argument, NULL, OPT_COMPAT },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct option report_opts[] = {
+	COMMON_OPTS,
 	{ "stdio", no_argument, NULL, OPT_STDIO },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "top", required_argument, NULL, OPT_TOP },
-	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -83,7 +92,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 	so->run.compat = PMT_PERF_NEWEST;
 	so->run.tid = -1;
 	so->top = 10;
-	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", strcmp(so->cmd, "script") ? report_opts : script_opts,
+				NULL)) != -1) {
 		switch (c) {
 		case OPT_ITRACE: itrace = optarg; break;
 		case OPT_CSV: so->fmt = PMT_SINK_CSV; break;
@@ -91,7 +101,12 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 		case OPT_RAW: so->raw = 1; break;
 		case OPT_TIMED: so->run.raw_timed = 1; break;
 		case OPT_STDIO: so->json = 0; break;
-		case OPT_JSON: so->json = 1; break;
+		case OPT_JSON:
+			if (!strcmp(so->cmd, "script"))
+				return pmt_cli_usage_fail(so->cmd, "--json: script writes JSON lines "
+							  "(--jsonl), one sample per line");
+			so->json = 1;
+			break;
 		case OPT_MIDR:
 			if (pmt_parse_u64(optarg, &so->run.midr))
 				return pmt_cli_usage_fail(so->cmd, "bad --midr '%s'", optarg);

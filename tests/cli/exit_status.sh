@@ -61,4 +61,8 @@ expect 129 "convert without -o" "$pmt" convert "$tmp/ok.data"
 expect 129 "synth bad option" "$pmt" synth --records
 expect 129 "metrics without table" "$pmt" metrics --counts x.csv
 expect 129 "unknown command" "$pmt" no-such-command
+# an option of another command or format is refused, not ignored (issue 15 item 6)
+expect 129 "script --json" "$pmt" script --json "$tmp/ok.data"
+expect 129 "report --csv" "$pmt" report --csv "$tmp/ok.data"
+expect 129 "report --jsonl" "$pmt" report --jsonl "$tmp/ok.data"
 echo "OK: exit statuses 0, 1, 2 and 129 as documented"

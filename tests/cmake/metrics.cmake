@@ -15,7 +15,7 @@ add_test(NAME metrics.cli_lock_latency_table_default
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 
 add_test(NAME metrics.cli_topdown_json
-  COMMAND sh -c "$0 metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --json | grep -qx '{\"metric\":\"tma_retiring\",\"level\":1,\"value\":25.10,\"unit\":\"%\"}'"
+  COMMAND sh -c "$0 metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --jsonl | grep -qx '{\"metric\":\"tma_retiring\",\"level\":1,\"value\":25.10,\"unit\":\"%\"}' && $0 metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 12 and d[0] == {\"metric\": \"tma_retiring\", \"level\": 1, \"value\": 25.1, \"unit\": \"%\"}))'"
   $<TARGET_FILE:pmutrace>)
 
 # errors: a message naming the problem; usage errors exit 129 as perf's do, others 1
@@ -39,7 +39,7 @@ add_test(NAME metrics.cli_counts_retlat_every_cpu
 set_tests_properties(metrics.cli_counts_retlat_every_cpu PROPERTIES LABELS metrics)
 
 add_test(NAME metrics.cli_json
-  COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --json 2>/dev/null | grep -qx '{\"metric\":\"tma_lock_latency\",\"value\":3.200000,\"unit\":\"%\",\"threshold\":false}'"
+  COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --jsonl 2>/dev/null | grep -qx '{\"metric\":\"tma_lock_latency\",\"value\":3.200000,\"unit\":\"%\",\"threshold\":false}'"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_json PROPERTIES LABELS metrics)
 
