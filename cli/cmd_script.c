@@ -247,6 +247,17 @@ static int run(int argc, char **argv, int is_report)
 			pmt_out_fini(&out);
 			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
+		if (!pmt_source_meta(src)->has_auxtrace_info) {
+			/* nothing to decode: say what the file holds rather than print nothing */
+			char what[512];
+
+			pmt_source_describe(src, what, sizeof(what));
+			pmt_source_close(src);
+			pmt_spe_report_free(ctx.rep);
+			pmt_out_fini(&out);
+			return pmt_cli_fail(so.cmd, "%s has no AUX area trace (no SPE data) to "
+					    "decode; it holds %s", so.path, what);
+		}
 	}
 	enabled = pmt_spe_itrace_events(&so.run.itrace, so.run.compat, &brstack);
 	sink_opts.fmt = so.fmt;

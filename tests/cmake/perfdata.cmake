@@ -25,3 +25,5 @@ set_tests_properties(cli.time_conv_shift PROPERTIES LABELS cli TIMEOUT 60)
 add_test(NAME cli.truncated_file
   COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/truncated_file.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.truncated_file PROPERTIES LABELS cli TIMEOUT 60)
+add_test(NAME cli.no_aux COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/no_aux.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.no_aux PROPERTIES LABELS cli TIMEOUT 60 SKIP_RETURN_CODE 77)

@@ -173,6 +173,9 @@ PMT_API uint64_t pmt_source_offset(const struct pmt_source *src);
  * faulted in from the page cache). Default UINT64_MAX: nothing is kept. */
 PMT_API void pmt_source_keep_from(struct pmt_source *src, uint64_t file_offset);
 PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
+/* What the trace holds, in one line: "cpu-clock: 46755 samples; 0 bytes of AUX data" (each
+ * attr's samples, the AUX bytes). Reads the source to its end. Returns 0 or -PMT_ENOMEM. */
+PMT_API int pmt_source_describe(struct pmt_source *src, char *out, size_t cap);
 
 /* =====================================================================================
  * perf.data writer

@@ -1,0 +1,45 @@
+/* A one-line account of what a trace holds, for a user who asked for something it lacks
+ * (an SPE decode of a cpu-clock recording): its events and their sample counts. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "pmutrace/perfdata.h"
+
+int pmt_source_describe(struct pmt_source *src, char *out, size_t cap)
+{
+	const struct pmt_trace_meta *m = pmt_source_meta(src);
+	uint64_t *n = calloc(m->nr_attrs + 1, sizeof(*n)), aux = 0;
+	struct pmt_trace_event ev;
+	size_t len = 0;
+	int rc;
+
+	if (!n)
+		return -PMT_ENOMEM;
+	while ((rc = pmt_source_next(src, &ev)) != -PMT_EEOS) {
+		if (rc < 0)
+			continue; /* damage is reported by the source; count what can be read */
+		if (ev.kind == PMT_TEV_AUXTRACE)
+			aux += ev.u.auxtrace.size;
+		else if (ev.type == PMT_REC_SAMPLE && ev.u.sample.attr)
+			n[ev.u.sample.attr - m->attrs]++;
+	}
+	out[0] = 0;
+	for (uint32_t i = 0; i < m->nr_attrs && len < cap; i++) {
+		const char *name = m->attrs[i].name;
+		int k;
+
+		if (name)
+			k = snprintf(out + len, cap - len, "%s%s: %" PRIu64 " samples", i ? "; " : "",
+				     name, n[i]);
+		else
+			k = snprintf(out + len, cap - len, "%sattr type %u config %#" PRIx64 ": %" PRIu64
+				     " samples", i ? "; " : "", m->attrs[i].type, m->attrs[i].config,
+				     n[i]);
+		len += k > 0 ? (size_t)k : 0;
+	}
+	if (len < cap)
+		snprintf(out + len, cap - len, "%s%" PRIu64 " bytes of AUX data",
+			 m->nr_attrs ? "; " : "", aux);
+	free(n);
+	return 0;
+}
