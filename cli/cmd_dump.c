@@ -154,9 +154,10 @@ static int dump_trace(struct dump_opts *d, const char *path)
 static int usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace dump [--raw [--base OFFSET]] [--legacy61] [--n1] FILE\n"
+		"usage: pmutrace dump [--raw [--base OFFSET]] [--legacy61] [--n1] [-i] [FILE]\n"
 		"  Print every SPE packet (offset, bytes, fields) as perf report -D does.\n"
-		"  FILE is a perf.data trace, or with --raw a raw SPE AUX buffer ('-' = stdin).\n"
+		"  FILE (or -i FILE; default ./perf.data) is a perf.data trace, or with --raw a raw\n"
+		"  SPE AUX buffer ('-' = stdin).\n"
 		"  --base OFFSET  AUX stream offset of the raw file's first byte (alignment pads)\n"
 		"  --legacy61  OP_TYPE/EVENTS text of perf 6.1 instead of the newest perf\n"
 		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1)\n");
@@ -171,14 +172,17 @@ int cmd_dump(int argc, char **argv)
 		{ "legacy61", no_argument, NULL, 'L' },
 		{ "n1", no_argument, NULL, 'N' },
 		{ "base", required_argument, NULL, 'b' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dump_opts d = { 0 };
+	const char *path = NULL;
 	int raw = 0, c, rc, frc;
 
-	while ((c = getopt_long(argc, argv, "rh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "rhi:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'i': path = optarg; break;
 		case 'r': raw = 1; break;
 		case 'L': d.desc_flags |= PMT_SPE_DESC_LEGACY61; break;
 		case 'N': d.desc_flags |= PMT_SPE_DESC_N1; break;
@@ -190,11 +194,16 @@ int cmd_dump(int argc, char **argv)
 		default: return usage(stderr);
 		}
 	}
-	if (optind != argc - 1)
+	/* as perf: -i FILE or FILE, else ./perf.data */
+	if (optind < argc && !path)
+		path = argv[optind++];
+	if (optind != argc)
 		return usage(stderr);
+	if (!path)
+		path = "perf.data";
 	if (pmt_out_init(&d.out, stdout, 1 << 16) < 0)
 		return pmt_cli_fail("dump", "out of memory");
-	rc = raw ? dump_raw(&d, argv[optind]) : dump_trace(&d, argv[optind]);
+	rc = raw ? dump_raw(&d, path) : dump_trace(&d, path);
 	frc = pmt_out_fini(&d.out);
 	if (frc < 0 && !rc)
 		rc = pmt_cli_fail("dump", "writing the output failed: %s", pmt_errstr(frc));

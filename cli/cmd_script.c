@@ -46,6 +46,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "cpu", required_argument, NULL, OPT_CPU },                                     \
 	{ "tid", required_argument, NULL, OPT_TID },                                     \
 	{ "perf-compat", required_argument, NULL, OPT_COMPAT },                          \
+	{ "input", required_argument, NULL, 'i' },                                       \
 	{ "help", no_argument, NULL, 'h' }
 static const struct option script_opts[] = {
 	COMMON_OPTS,
@@ -66,13 +67,14 @@ static const struct option report_opts[] = {
 static void usage(const char *cmd, FILE *fp)
 {
 	if (!strcmp(cmd, "script"))
-		fprintf(fp, "usage: pmutrace script FILE [--itrace=OPTS] [--csv|--jsonl]\n"
+		fprintf(fp, "usage: pmutrace script [-i] [FILE] [--itrace=OPTS] [--csv|--jsonl]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T] [--raw-timed]]\n"
 			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n");
 	else
-		fprintf(fp, "usage: pmutrace report FILE [--stdio|--json] [--itrace=OPTS] [--top N]\n"
+		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
-	fprintf(fp, "  FILE is perf.data (AUXTRACE chunks, per-CPU queues) or with --raw SPE bytes.\n"
+	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
+		    "  per-CPU queues) or with --raw SPE bytes; - is stdin.\n"
 		    "  --itrace letters as perf: i[N]i b f m t a M l[N]; default: all but\n"
 		    "  instructions (perf <= 6.17) or all with i1i (perf >= 6.18, newest).\n"
 		    "  l (perf >= 6.15): branch stack of branch/instruction samples (brstack).\n"
@@ -92,7 +94,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 	so->run.compat = PMT_PERF_NEWEST;
 	so->run.tid = -1;
 	so->top = 10;
-	while ((c = getopt_long(argc, argv, "h", strcmp(so->cmd, "script") ? report_opts : script_opts,
+	while ((c = getopt_long(argc, argv, "hi:", strcmp(so->cmd, "script") ? report_opts : script_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case OPT_ITRACE: itrace = optarg; break;
@@ -131,6 +133,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 				return pmt_cli_usage_fail(so->cmd, "bad --perf-compat '%s' (want e.g. "
 							  "6.1)", optarg);
 			break;
+		case 'i': so->path = optarg; break;
 		case 'h':
 			usage(so->cmd, stdout);
 			return -1;
@@ -139,11 +142,15 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 			return PMT_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc) {
+	/* as perf: -i FILE or FILE, else ./perf.data */
+	if (optind < argc && !so->path)
+		so->path = argv[optind++];
+	if (optind != argc) {
 		usage(so->cmd, stderr);
 		return PMT_EXIT_USAGE;
 	}
-	so->path = argv[optind];
+	if (!so->path)
+		so->path = "perf.data";
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
 		return pmt_cli_fail(so->cmd, "%s", err);
 	rc = pmt_itrace_check(&so->run.itrace, so->run.compat, &msg);

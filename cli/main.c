@@ -26,7 +26,8 @@ static int usage(FILE *fp)
 	fprintf(fp, "usage: pmutrace <command> [options]\n\ncommands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(fp, "  %-10s %s\n", c->name, c->summary);
-	fprintf(fp, "\n'pmutrace <command> --help' shows a command's options.\n");
+	fprintf(fp, "\n'pmutrace help <command>' (or 'pmutrace <command> --help') shows a command's "
+		    "options;\n'man pmutrace-<command>' its manual page.\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
@@ -35,6 +36,18 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage(stderr);
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		/* as perf help CMD: the command's own help */
+		for (const struct command *c = commands; c->name; c++) {
+			if (!strcmp(argv[2], c->name)) {
+				char *args[] = { argv[2], (char *)"--help", NULL };
+
+				return c->fn(2, args);
+			}
+		}
+		fprintf(stderr, "pmutrace: no command '%s'\n", argv[2]);
+		return usage(stderr);
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
 		return usage(stdout);
 	if (!strcmp(argv[1], "--version")) {

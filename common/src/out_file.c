@@ -97,6 +97,7 @@ int pmt_out_file_open(struct pmt_out_file *f, const char *path, const char *cons
 	const char *same;
 	mode_t mode;
 	mode_t mask;
+	sigset_t block, old_mask;
 	int fd;
 
 	memset(f, 0, sizeof(*f));
@@ -157,7 +158,17 @@ int pmt_out_file_open(struct pmt_out_file *f, const char *path, const char *cons
 		f->path = NULL;
 		return pmt_diag_set(diag, -PMT_ENOMEM, path, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
+	/* no signal between creating the file and registering it for removal */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
 	fd = mkstemp(f->tmp);
+	if (fd >= 0)
+		f->slot = tmp_register(f->tmp);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (fd < 0) {
 		int err = errno;
 
@@ -165,7 +176,6 @@ int pmt_out_file_open(struct pmt_out_file *f, const char *path, const char *cons
 		return pmt_diag_set(diag, -PMT_EIO, path, PMT_DIAG_NO_OFFSET,
 				    "cannot create a file in its folder: %s", strerror(err));
 	}
-	f->slot = tmp_register(f->tmp);
 	fchmod(fd, mode);
 	f->fd = fd;
 	f->fp = fdopen(fd, "wb");

@@ -48,6 +48,17 @@ done
 to_file=1
 expect 0 "convert clean" "$pmt" convert "$tmp/ok.data" -o "$tmp/copy.data"
 [ -s "$tmp/copy.data" ] || fail "convert wrote nothing"
+# perf's habits: -i FILE, and ./perf.data when no file is named
+for cmd in script report dump; do
+	"$pmt" $cmd "$tmp/ok.data" >"$tmp/a.out" 2>/dev/null
+	"$pmt" $cmd -i "$tmp/ok.data" >"$tmp/b.out" 2>/dev/null
+	cp "$tmp/ok.data" "$tmp/perf.data"
+	(cd "$tmp" && "$pmt" $cmd) >"$tmp/c.out" 2>/dev/null
+	cmp -s "$tmp/a.out" "$tmp/b.out" && cmp -s "$tmp/a.out" "$tmp/c.out" ||
+		fail "$cmd: FILE, -i FILE and ./perf.data differ"
+	rm "$tmp/perf.data"
+done
+
 # a byte-swapped perf.data is a perf.data for every command (dump refused it before)
 "$pmt" convert "$tmp/ok.data" --swap -o "$tmp/swapped.data" || fail "convert --swap"
 to_file=

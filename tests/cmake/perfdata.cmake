@@ -27,3 +27,6 @@ add_test(NAME cli.truncated_file
 set_tests_properties(cli.truncated_file PROPERTIES LABELS cli TIMEOUT 60)
 add_test(NAME cli.no_aux COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/no_aux.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.no_aux PROPERTIES LABELS cli TIMEOUT 60 SKIP_RETURN_CODE 77)
+add_test(NAME cli.man_pages COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/man_pages.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/cli/man)
+set_tests_properties(cli.man_pages PROPERTIES LABELS cli TIMEOUT 60)
