@@ -70,15 +70,20 @@ const char pmt_cli_exit_help[] =
 	"exit status: 0 all input read; 1 error, no usable output; 2 output written, but data\n"
 	"  was lost, damaged or substituted (said on stderr); 129 usage error.\n";
 
+static void cli_message(const char *cmd, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "pmutrace %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int pmt_cli_usage_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "pmutrace %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_message(cmd, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return PMT_EXIT_USAGE;
 }
 
@@ -86,10 +91,8 @@ int pmt_cli_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "pmutrace %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_message(cmd, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
+	return PMT_EXIT_ERROR;
 }
