@@ -65,7 +65,14 @@ foreach(case
     "n1_ctx_bad|31|n1|1000|0x410fd0c0|--context|COMPAT=7.3+CORRUPT=40"
     "v2_timeless_bad|32|v2|1000|0|--no-timestamps|COMPAT=7.3+CORRUPT=25"
     "chunk333_v2|12|v2|800|0x410fd0c0|--context|COMPAT=7.3+CHUNK=333"
-    "chunk1000_timeless|11|n1|800|0|--no-timestamps|COMPAT=7.3+CHUNK=1000")
+    "chunk1000_timeless|11|n1|800|0|--no-timestamps|COMPAT=7.3+CHUNK=1000"
+    # the file layouts convert writes: AUXTRACE_INFO v2 (with caps/event_filter), pipe
+    # mode, the other byte order
+    "auxinfo_v2|14|n1|1000|0x410fd0c0|--context|COMPAT=newest+CONVERT_OPTS=--spe-v2"
+    "auxinfo_v2_caps|15|n1|1000|0x410fd0c0|--context|COMPAT=newest+CONVERT_OPTS=--spe-v2:--event-filter:0x7fffff"
+    "pipe|16|v2|1000|0|--context|COMPAT=7.3+CONVERT_OPTS=--pipe"
+    "swapped|17|n1|1000|0x410fd0c0|COMPAT=newest+CONVERT_OPTS=--swap"
+    "v2_swapped_timeless|18|v2|800|0|--no-timestamps|COMPAT=7.3+CONVERT_OPTS=--spe-v2:--swap")
   pmt_spe_diff(spe_perf73 spe_vs_perf.sh "${case}" PERF=${PMT_PERF73})
 endforeach()
 foreach(case "n1_ctx|21|n1|3000|0x410fd0c0|--context|COMPAT=newest"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Differential test: pmutrace script vs Linux perf script on the same synthetic perf.data.
-#   [PERF=CMD] [COMPAT=VER] [CORRUPT=N] spe_vs_perf.sh PMUTRACE SEED MIX RECORDS MIDR [synth options...]
+#   [PERF=CMD] [COMPAT=VER] [CORRUPT=N] [CONVERT_OPTS=A:B] spe_vs_perf.sh PMUTRACE SEED MIX RECORDS MIDR [synth options...]
 # PERF is the perf to compare with (default: perf on PATH, Debian's 6.1; the perf 7.3
 # oracle from tests/oracles/setup); COMPAT the --perf-compat pmutrace runs with (default
 # 6.1; "newest" is pmutrace's default mode).
@@ -51,6 +51,8 @@ TIMED=1
 case " $* " in *" --no-timestamps "*) CONV="$CONV --timeless" TIMED=0 ;; esac
 [ -n "${CHUNK:-}" ] && CONV="$CONV --chunk $CHUNK"
 [ -n "${TIMECONV:-}" ] && CONV="$CONV --time-conv $TIMECONV"
+# CONVERT_OPTS: more convert options, words joined with ':' (--spe-v2, --pipe, --swap, ...)
+[ -n "${CONVERT_OPTS:-}" ] && CONV="$CONV $(echo "$CONVERT_OPTS" | tr ':' ' ')"
 # shellcheck disable=SC2086
 "$PMUTRACE" convert --raw "$T/a.spe" $CONV -o "$T/a.perf.data"
 
