@@ -131,7 +131,7 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			last_err = at;
 			continue;
 		}
-		pmt_out_printf(&d->out, "\n%#llx [%#x]: PERF_RECORD_%s", (unsigned long long)ev.file_offset,
+		pmt_out_printf(&d->out, "\n%#llx [%#x]: %s", (unsigned long long)ev.file_offset,
 			       ev.raw_size, pmt_perf_record_name(ev.type));
 		if (ev.kind != PMT_TEV_AUXTRACE) {
 			pmt_out_char(&d->out, '\n');

@@ -1,4 +1,5 @@
-/* pmutrace script / report: SPE samples from perf.data or a raw AUX buffer. */
+/* pmutrace script: SPE samples from perf.data or a raw AUX buffer; report shares its decode
+ * (spe_decode_command). */
 #include <getopt.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -213,7 +214,7 @@ static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int
 	return (unsigned)w;
 }
 
-static int run(int argc, char **argv, int is_report)
+int spe_decode_command(int argc, char **argv, int is_report)
 {
 	struct script_opts so;
 	struct sink_ctx ctx;
@@ -308,10 +309,5 @@ static int run(int argc, char **argv, int is_report)
 
 int cmd_script(int argc, char **argv)
 {
-	return run(argc, argv, 0);
-}
-
-int cmd_report(int argc, char **argv)
-{
-	return run(argc, argv, 1);
+	return spe_decode_command(argc, argv, 0);
 }

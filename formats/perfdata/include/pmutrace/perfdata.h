@@ -138,7 +138,7 @@ struct pmt_trace_event {
 	} u;
 };
 
-/* perf's name of a PERF_RECORD_* type ("MMAP2", "AUXTRACE", ...), "UNKNOWN" if none. */
+/* perf's name of a record type as perf report -D prints it ("PERF_RECORD_MMAP2"). */
 PMT_API const char *pmt_perf_record_name(uint32_t type);
 
 struct pmt_source;
