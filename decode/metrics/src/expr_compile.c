@@ -7,6 +7,9 @@
 #include <ctype.h>
 #include <math.h>
 #include <regex.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -626,6 +629,51 @@ void pmt_expr_free(struct pmt_expr *e)
 int pmt_expr_nr_slots(const struct pmt_expr *e) { return e->nr_slots; }
 int pmt_expr_nr_ops(const struct pmt_expr *e) { return e->nr_ops; }
 
+/* This machine's CPU identity in perf's get_cpuid_str() form, for strcmp_cpuid_str() when
+ * neither --cpuid nor a trace names one: x86 "GenuineIntel-6-AD-1" (vendor, family, model,
+ * stepping from CPUID, perf's arch/x86/util/header.c); arm64 the MIDR as "0x%016llx" from
+ * sysfs (arch/arm64/util/header.c); NULL elsewhere. */
+static const char *host_cpuid(void)
+{
+	static char buf[64];
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d, family, model;
+	char vendor[13];
+
+	if (buf[0])
+		return buf;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return NULL;
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = 0;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return NULL;
+	family = (a >> 8) & 0xf;
+	model = (a >> 4) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family >= 0x6)
+		model += ((a >> 16) & 0xf) << 4;
+	snprintf(buf, sizeof(buf), "%s-%u-%X-%X", vendor, family, model, a & 0xf);
+	return buf;
+#else
+	FILE *fp;
+	unsigned long long midr;
+
+	if (buf[0])
+		return buf;
+	fp = fopen("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", "r");
+	if (!fp)
+		return NULL;
+	if (fscanf(fp, "%llx", &midr) == 1)
+		snprintf(buf, sizeof(buf), "0x%016llx", midr);
+	fclose(fp);
+	return buf[0] ? buf : NULL;
+#endif
+}
+
 void pmt_expr_ctx_default(struct pmt_expr_ctx *c)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF), on = sysconf(_SC_NPROCESSORS_ONLN);
@@ -640,6 +688,7 @@ void pmt_expr_ctx_default(struct pmt_expr_ctx *c)
 	c->system_tsc_freq = 1e9;
 	c->chas_per_socket = 1;
 	c->target_cpu = 0;
+	c->cpuid = host_cpuid();
 }
 
 struct table_arg {

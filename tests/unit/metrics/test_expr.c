@@ -221,6 +221,13 @@ static void strcmp_cpuid(void **state)
 	assert_int_equal(pmt_expr_eval_str("strcmp_cpuid_str(GenuineIntel\\-6\\-AD)", 0, &c,
 					   NULL, NULL, 0, &v, NULL), 0);
 	assert_true(isnan(v));
+	/* perf's tests/expr.c: "strcmp_cpuid_str(0x0)" is 0 (no match) with the machine's own
+	 * cpuid, which the default context carries as perf does */
+	pmt_expr_ctx_default(&c);
+	assert_non_null(c.cpuid);
+	assert_int_equal(pmt_expr_eval_str("strcmp_cpuid_str(0x0)", 0, &c, NULL, NULL, 0, &v,
+					   NULL), 0);
+	assert_true(v == 0);
 }
 
 static void literals(void **state)

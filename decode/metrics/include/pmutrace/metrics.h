@@ -20,7 +20,8 @@ struct pmt_expr_ctx {
 	double slots, smt_on, system_tsc_freq, has_pmem, core_wide, target_cpu;
 	double chas_per_socket;  /* Intel-format constant CHAS_PER_SOCKET */
 	int runtime;             /* substituted for '?' in IDs */
-	const char *cpuid;       /* for strcmp_cpuid_str(); NULL gives NaN */
+	const char *cpuid;       /* for strcmp_cpuid_str() (default: this machine's, in perf's
+				  * get_cpuid_str() form); NULL gives NaN */
 };
 /* Fill with plausible values for this machine (sysconf CPU counts, smt_on 0, ...). */
 PMT_API void pmt_expr_ctx_default(struct pmt_expr_ctx *ctx);
