@@ -554,12 +554,37 @@ struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p, size_t
 	return &p->in[i];
 }
 
+/* Intel perfmon tables name the PERF_METRICS fields as events; perf stat counts them as the
+ * topdown-* events (perf's pmu-events converter maps them the same way). */
+static const char *perf_metrics_alias(const char *id)
+{
+	static const char *const map[][2] = {
+		{ "PERF_METRICS.RETIRING", "topdown-retiring" },
+		{ "PERF_METRICS.BAD_SPECULATION", "topdown-bad-spec" },
+		{ "PERF_METRICS.FRONTEND_BOUND", "topdown-fe-bound" },
+		{ "PERF_METRICS.BACKEND_BOUND", "topdown-be-bound" },
+		{ "PERF_METRICS.HEAVY_OPERATIONS", "topdown-heavy-ops" },
+		{ "PERF_METRICS.BRANCH_MISPREDICTS", "topdown-br-mispredict" },
+		{ "PERF_METRICS.FETCH_LATENCY", "topdown-fetch-lat" },
+		{ "PERF_METRICS.MEMORY_BOUND", "topdown-mem-bound" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcasecmp(id, map[i][0]))
+			return map[i][1];
+	return NULL;
+}
+
 int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c)
 {
 	int bound = 0;
 
 	for (size_t i = 0; i < p->nr_in; i++) {
+		const char *alias;
+
 		p->in[i].count_idx = c ? pmt_counts_find(c, p->in[i].id) : -1;
+		if (c && p->in[i].count_idx < 0 && (alias = perf_metrics_alias(p->in[i].id)))
+			p->in[i].count_idx = pmt_counts_find(c, alias);
 		if (p->in[i].count_idx < 0)
 			p->in[i].count_idx = -1;
 		else

@@ -8,36 +8,45 @@
 
 #define GET_METRIC(m, i) (((m) >> ((i) * 8)) & 0xff)
 
+/* The kernel's topdown-* counts: mul_u64_u32_div(slots, byte, 0xff). */
+static double metric_slots(uint64_t slots, uint64_t metrics, int i)
+{
+	return (double)(uint64_t)((unsigned __int128)slots * GET_METRIC(metrics, i) / 0xff);
+}
+
+static double at_least_0(double v) { return v > 0 ? v : 0; }
+
 int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_slots,
 		       uint64_t prev_metrics, struct pmt_topdown *out)
 {
-	double r[8], delta;
+	double d[8], level1;
 
 	memset(out, 0, sizeof(*out));
 	if (slots <= prev_slots)
 		return -PMT_EINVAL;
-	delta = (double)(slots - prev_slots);
 	for (int i = 0; i < 8; i++) {
-		/* metric slots of each read; the byte is a fraction of 0xff */
-		double b = (double)GET_METRIC(metrics, i) * (double)slots / 0xff;
-		double a = (double)GET_METRIC(prev_metrics, i) * (double)prev_slots / 0xff;
-
-		r[i] = (b - a) / delta;
-		/* the kernel's mul_u64_u32_div(slots, byte, 0xff), for the current read */
-		out->slots_of[i] = (uint64_t)((unsigned __int128)slots * GET_METRIC(metrics, i) / 0xff);
+		/* topdown-* counts of each read, as perf stat reads them; the delta between */
+		d[i] = metric_slots(slots, metrics, i) - metric_slots(prev_slots, prev_metrics, i);
+		out->slots_of[i] = (uint64_t)metric_slots(slots, metrics, i);
 	}
-	out->slots = delta;
-	out->retiring = r[0];
-	out->bad_spec = r[1];
-	out->fe_bound = r[2];
-	out->be_bound = r[3];
-	out->heavy_ops = r[4];
-	out->br_mispredict = r[5];
-	out->fetch_lat = r[6];
-	out->mem_bound = r[7];
-	out->light_ops = out->retiring - out->heavy_ops;
-	out->machine_clears = out->bad_spec - out->br_mispredict;
-	out->fetch_bw = out->fe_bound - out->fetch_lat;
-	out->core_bound = out->be_bound - out->mem_bound;
+	out->slots = (double)(slots - prev_slots);
+	/* perf's tma_* formulas divide every field by the sum of the four level-1 counts, so
+	 * the level-1 fractions add up to 100% even when the hardware's bytes do not add up
+	 * to 0xff (the topdown.txt decoding divides by 0xff instead) */
+	level1 = d[0] + d[1] + d[2] + d[3];
+	if (level1 <= 0)
+		return -PMT_EINVAL;
+	out->retiring = d[0] / level1;
+	out->fe_bound = d[2] / level1;
+	out->be_bound = d[3] / level1;
+	out->bad_spec = at_least_0(1 - (out->fe_bound + out->be_bound + out->retiring));
+	out->heavy_ops = d[4] / level1;
+	out->br_mispredict = d[5] / level1;
+	out->fetch_lat = d[6] / level1;
+	out->mem_bound = d[7] / level1;
+	out->light_ops = at_least_0(out->retiring - out->heavy_ops);
+	out->machine_clears = at_least_0(out->bad_spec - out->br_mispredict);
+	out->fetch_bw = at_least_0(out->fe_bound - out->fetch_lat);
+	out->core_bound = at_least_0(out->be_bound - out->mem_bound);
 	return 0;
 }

@@ -287,6 +287,39 @@ static void references_are_cached(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* Intel perfmon tables name PERF_METRICS.* events; perf stat output names them topdown-*:
+ * the plan binds one to the other (the GNR table's Retiring formula shape). */
+static void perf_metrics_events_bind_to_topdown_counts(void **state)
+{
+	static const char table[] =
+		"{\"Header\": {}, \"Metrics\": [{\"MetricName\": \"Retiring\", "
+		"\"Events\": [{\"Name\": \"PERF_METRICS.RETIRING\", \"Alias\": \"a\"}, "
+		"{\"Name\": \"PERF_METRICS.FRONTEND_BOUND\", \"Alias\": \"b\"}, "
+		"{\"Name\": \"PERF_METRICS.BAD_SPECULATION\", \"Alias\": \"c\"}, "
+		"{\"Name\": \"PERF_METRICS.BACKEND_BOUND\", \"Alias\": \"d\"}], "
+		"\"Constants\": [], \"Formula\": \"100 * a / (a + b + c + d)\", "
+		"\"UnitOfMeasure\": \"percent\"}]}";
+	static const char counts[] = "250980,,topdown-retiring,1000,100.00,,\n"
+				     "313725,,topdown-fe-bound,1000,100.00,,\n"
+				     "62745,,topdown-bad-spec,1000,100.00,,\n"
+				     "372549,,topdown-be-bound,1000,100.00,,\n";
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_counts *c;
+	struct pmt_metric_plan *p;
+	double v[1];
+
+	assert_int_equal(pmt_metric_set_load_mem(&ms, table, sizeof(table) - 1, "t"), 1);
+	assert_int_equal(pmt_counts_new(&c), 0);
+	assert_int_equal(pmt_counts_load_mem(c, counts, sizeof(counts) - 1, "c"), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL, 0), 0);
+	assert_int_equal(pmt_metric_plan_bind(p, c), 4);
+	pmt_metric_plan_eval(p, c, 0, v, NULL);
+	assert_near(v[0], 100.0 * 250980 / 999999, 1e-9);
+	pmt_metric_plan_free(p);
+	pmt_counts_free(c);
+	pmt_metric_set_fini(&ms);
+}
+
 /* Warnings of the plan, counted. */
 static int nr_warnings;
 static char last_warning[512];
@@ -531,6 +564,7 @@ int main(void)
 		cmocka_unit_test(perf_json_counts_match_perf_metric),
 		cmocka_unit_test(duration_time_in_seconds),
 		cmocka_unit_test(intel_format),
+		cmocka_unit_test(perf_metrics_events_bind_to_topdown_counts),
 		cmocka_unit_test(groups_cycles_and_errors),
 		cmocka_unit_test(references_are_cached),
 		cmocka_unit_test(nesting_is_capped_like_perf),

@@ -25,22 +25,39 @@ static void reference_vector(void **state)
 	assert_int_equal(pmt_topdown_decode(1000000, 0x40300C085F501040ULL, 0, 0, &t), 0);
 	for (int i = 0; i < 8; i++)
 		assert_int_equal(t.slots_of[i], want[i]);
-	/* bytes: 0x40 0x10 0x50 0x5F | 0x08 0x0C 0x30 0x40 over 0xff */
-	NEAR(t.retiring, 64.0 / 255);
+	/* perf's tma_* formulas: each topdown-* count over the sum of the four level-1
+	 * counts (250980 + 62745 + 313725 + 372549 = 999999), i.e. bytes / 0xff up to the
+	 * kernel's rounding of the counts */
+	NEAR(t.retiring, 250980.0 / 999999);
 	assert_true(fabs(t.retiring - 0.25098) < 5e-6);
-	NEAR(t.bad_spec, 16.0 / 255);
-	NEAR(t.fe_bound, 80.0 / 255);
-	NEAR(t.be_bound, 95.0 / 255);
-	NEAR(t.retiring + t.bad_spec + t.fe_bound + t.be_bound, 1.0); /* L1 sums to 0xff */
-	NEAR(t.heavy_ops, 8.0 / 255);
-	NEAR(t.br_mispredict, 12.0 / 255);
-	NEAR(t.fetch_lat, 48.0 / 255);
-	NEAR(t.mem_bound, 64.0 / 255);
-	/* L2 complements: parent - child */
-	NEAR(t.light_ops, (64.0 - 8) / 255);
-	NEAR(t.machine_clears, (16.0 - 12) / 255);
-	NEAR(t.fetch_bw, (80.0 - 48) / 255);
-	NEAR(t.core_bound, (95.0 - 64) / 255);
+	NEAR(t.bad_spec, 62745.0 / 999999);
+	NEAR(t.fe_bound, 313725.0 / 999999);
+	NEAR(t.be_bound, 372549.0 / 999999);
+	NEAR(t.retiring + t.bad_spec + t.fe_bound + t.be_bound, 1.0);
+	NEAR(t.heavy_ops, 31372.0 / 999999);
+	NEAR(t.br_mispredict, 47058.0 / 999999);
+	NEAR(t.fetch_lat, 188235.0 / 999999);
+	NEAR(t.mem_bound, 250980.0 / 999999);
+	/* L2 complements: max(0, parent - child) */
+	NEAR(t.light_ops, (250980.0 - 31372) / 999999);
+	NEAR(t.machine_clears, (62745.0 - 47058) / 999999);
+	NEAR(t.fetch_bw, (313725.0 - 188235) / 999999);
+	NEAR(t.core_bound, (372549.0 - 250980) / 999999);
+}
+
+/* Level-1 bytes that do not add up to 0xff (here 4 x 0xff: the issue's "400%") still give
+ * fractions that add up to 100%, as perf's formulas normalise by the level-1 sum. */
+static void level1_normalised(void **state)
+{
+	struct pmt_topdown t;
+
+	assert_int_equal(pmt_topdown_decode(1000000, 0xffffffffULL, 0, 0, &t), 0);
+	NEAR(t.retiring, 0.25);
+	NEAR(t.bad_spec, 0.25);
+	NEAR(t.fe_bound, 0.25);
+	NEAR(t.be_bound, 0.25);
+	/* no level-1 slots at all: nothing to divide by */
+	assert_int_equal(pmt_topdown_decode(1000000, 0xff00000000ULL, 0, 0, &t), -PMT_EINVAL);
 }
 
 /* Delta of two reads: a = (1000 slots, retiring byte 0xff), b = (3000 slots, retiring
@@ -77,7 +94,7 @@ static void cli_topdown(void **state)
 	while (fgets(line, sizeof(line), fp)) {
 		if (!strcmp(line, "tma_retiring,1,25.10,%\n"))
 			found |= 1;
-		if (!strcmp(line, "tma_core_bound,2,12.16,%\n")) /* 31/255 */
+		if (!strcmp(line, "tma_core_bound,2,12.16,%\n")) /* 121569/999999 */
 			found |= 2;
 	}
 	assert_int_equal(pclose(fp), 0);
@@ -89,6 +106,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reference_vector),
 		cmocka_unit_test(delta_between_reads),
+		cmocka_unit_test(level1_normalised),
 		cmocka_unit_test(cli_topdown),
 	};
 
