@@ -57,13 +57,15 @@ static int set_literal(struct pmt_expr_ctx *ctx, const char *arg)
 	return pmt_expr_ctx_set(ctx, name, v);
 }
 
+/* A value as text and CSV print it: "nan" and "inf"/"-inf" one way everywhere. */
 static void out_num(struct pmt_out *o, double v)
 {
-	if (isnan(v) || isinf(v)) {
+	if (isnan(v))
 		pmt_out_str(o, "nan");
-		return;
-	}
-	pmt_out_double(o, v, fabs(v) >= 1e6 ? 1 : 6);
+	else if (isinf(v))
+		pmt_out_str(o, v > 0 ? "inf" : "-inf");
+	else
+		pmt_out_double(o, v, fabs(v) >= 1e6 ? 1 : 6);
 }
 
 static int topdown(uint64_t slots, uint64_t m, uint64_t ps, uint64_t pm, int fmt)
@@ -182,26 +184,40 @@ static void fill_retlat(struct pmt_metric_plan *plan, const struct pmt_counts *c
 	}
 }
 
+/* One unit's rows. A metric whose result depends on an event the counts lack prints as
+ * "<not counted>" (null in JSON), as perf stat prints such events, never as a number; each
+ * such metric is named once on stderr with the event. Every row has the same columns, and
+ * hybrid tables' rows carry their PMU (cpu_core, cpu_atom) as perf stat labels them. */
 static void print_rows(struct pmt_out *o, struct pmt_metric_plan *plan,
 		       const struct pmt_counts *c, size_t u, const double *val,
-		       const int8_t *th, int fmt, int unit_cols, int *nrows)
+		       const int8_t *th, const char *const *missing, uint8_t *warned, int fmt,
+		       int *nrows)
 {
 	const char *iv = pmt_counts_unit_interval(c, u), *ag = pmt_counts_unit_aggr(c, u);
 
 	for (size_t i = 0; i < pmt_metric_plan_nr_metrics(plan); i++) {
 		const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
-		const char *ts = th[i] < 0 ? "" : th[i] ? "yes" : "no";
+		const char *ts = missing[i] || th[i] < 0 ? "" : th[i] ? "yes" : "no";
+		const char *pmu = m->pmu ? m->pmu : "";
 
+		if (missing[i] && !warned[i]) {
+			pmt_warn("metric %s%s%s: event %s not counted; the metric is not computed",
+				 pmu, *pmu ? "/" : "", m->name, missing[i]);
+			warned[i] = 1;
+		}
 		if (fmt == OUT_CSV) {
-			if (unit_cols) {
-				pmt_out_csv_str(o, iv);
-				pmt_out_char(o, ',');
-				pmt_out_csv_str(o, ag);
-				pmt_out_char(o, ',');
-			}
+			pmt_out_csv_str(o, iv);
+			pmt_out_char(o, ',');
+			pmt_out_csv_str(o, ag);
+			pmt_out_char(o, ',');
+			pmt_out_csv_str(o, pmu);
+			pmt_out_char(o, ',');
 			pmt_out_csv_str(o, m->name);
 			pmt_out_char(o, ',');
-			out_num(o, val[i]);
+			if (missing[i])
+				pmt_out_str(o, "<not counted>");
+			else
+				out_num(o, val[i]);
 			pmt_out_char(o, ',');
 			pmt_out_csv_str(o, m->unit ? m->unit : "");
 			pmt_out_char(o, ',');
@@ -209,32 +225,38 @@ static void print_rows(struct pmt_out *o, struct pmt_metric_plan *plan,
 			pmt_out_char(o, '\n');
 		} else if (fmt == OUT_JSON || fmt == OUT_JSONL) {
 			json_row_start(o, fmt, nrows);
-			pmt_out_str(o, "{");
-			if (unit_cols) {
-				pmt_out_str(o, "\"interval\":");
-				pmt_out_json_str(o, iv);
-				pmt_out_str(o, ",\"aggr\":");
-				pmt_out_json_str(o, ag);
-				pmt_out_char(o, ',');
-			}
-			pmt_out_str(o, "\"metric\":");
+			pmt_out_str(o, "{\"interval\":");
+			pmt_out_json_str(o, iv);
+			pmt_out_str(o, ",\"aggr\":");
+			pmt_out_json_str(o, ag);
+			pmt_out_str(o, ",\"pmu\":");
+			pmt_out_json_str(o, pmu);
+			pmt_out_str(o, ",\"metric\":");
 			pmt_out_json_str(o, m->name);
 			pmt_out_str(o, ",\"value\":");
-			if (isnan(val[i]) || isinf(val[i]))
+			if (missing[i] || isnan(val[i]) || isinf(val[i]))
 				pmt_out_str(o, "null");
 			else
 				out_num(o, val[i]);
+			pmt_out_str(o, ",\"counted\":");
+			pmt_out_str(o, missing[i] ? "false" : "true");
 			pmt_out_str(o, ",\"unit\":");
 			pmt_out_json_str(o, m->unit ? m->unit : "");
 			pmt_out_str(o, ",\"threshold\":");
-			pmt_out_str(o, th[i] < 0 ? "null" : th[i] ? "true" : "false");
+			pmt_out_str(o, missing[i] || th[i] < 0 ? "null" : th[i] ? "true" : "false");
 			pmt_out_str(o, fmt == OUT_JSON ? "}" : "}\n");
 		} else {
-			if (unit_cols)
+			char name[160];
+
+			snprintf(name, sizeof(name), "%s%s%s", pmu, *pmu ? "/" : "", m->name);
+			if (*iv || *ag)
 				pmt_out_printf(o, "%-14s %-12s ", iv, ag);
-			pmt_out_printf(o, "%-50s ", m->name);
-			pmt_out_printf(o, "%16.6g %-10s%s\n", val[i], m->unit ? m->unit : "",
-				       th[i] > 0 ? "  <== over threshold" : "");
+			pmt_out_printf(o, "%-50s ", name);
+			if (missing[i])
+				pmt_out_printf(o, "%16s %-10s\n", "<not counted>", m->unit ? m->unit : "");
+			else
+				pmt_out_printf(o, "%16.6g %-10s%s\n", val[i], m->unit ? m->unit : "",
+					       th[i] > 0 ? "  <== over threshold" : "");
 		}
 	}
 }
@@ -265,7 +287,9 @@ static int run(struct opts *op)
 	double pct = 0, *val = NULL;
 	int8_t *th = NULL;
 	char err[256];
-	int rc = 1, unit_cols, nrows = 0;
+	const char **missing = NULL;
+	uint8_t *warned = NULL;
+	int rc = 1, nrows = 0;
 	struct pmt_out o;
 
 	for (size_t i = 0; i < op->nmetrics; i++)
@@ -319,21 +343,27 @@ static int run(struct opts *op)
 	th = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*th));
 	if (!val || !th)
 		goto out;
-	unit_cols = pmt_counts_nr_units(c) > 1;
+	missing = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*missing));
+	warned = calloc(pmt_metric_plan_nr_metrics(plan) + 1, 1);
+	if (!missing || !warned)
+		goto out;
 	pmt_out_init(&o, stdout, 1 << 16);
 	if (op->fmt == OUT_CSV)
-		pmt_out_str(&o, unit_cols ? "interval,aggr,metric,value,unit,threshold\n"
-					  : "metric,value,unit,threshold\n");
+		pmt_out_str(&o, "interval,aggr,pmu,metric,value,unit,threshold\n");
 	for (size_t u = 0; u < pmt_counts_nr_units(c); u++) {
 		if (pmt_metric_plan_eval(plan, c, u, val, th) > 0)
 			pmt_warn("unit %zu: a metric divided modulo by zero (value nan)", u);
-		print_rows(&o, plan, c, u, val, th, op->fmt, unit_cols, &nrows);
+		if (pmt_metric_plan_missing(plan, missing) < 0)
+			break;
+		print_rows(&o, plan, c, u, val, th, missing, warned, op->fmt, &nrows);
 	}
 	json_end(&o, op->fmt, nrows);
 	rc = pmt_out_fini(&o) < 0;
 out:
 	free(val);
 	free(th);
+	free(missing);
+	free(warned);
 	pmt_metric_plan_free(plan);
 	pmt_counts_free(c);
 	pmt_retlat_samples_fini(&smp);

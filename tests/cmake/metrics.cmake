@@ -11,7 +11,7 @@ add_test(NAME metrics.cli_percpu_csv
 # tpebs.md worked example through the CLI: 3.2 % with the table default 64 and a warning
 # naming the event (no samples); a substituted value makes the exit status 2
 add_test(NAME metrics.cli_lock_latency_table_default
-  COMMAND sh -c "out=$($0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --csv 2>&1); [ $? = 2 ] || exit 1; echo \"$out\"; echo \"$out\" | grep -qx 'tma_lock_latency,3.200000,%,no' && echo \"$out\" | grep -q 'warning: no retire-latency samples for mem_inst_retired.lock_loads'"
+  COMMAND sh -c "out=$($0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --csv 2>&1); [ $? = 2 ] || exit 1; echo \"$out\"; echo \"$out\" | grep -qx ',,,tma_lock_latency,3.200000,%,no' && echo \"$out\" | grep -q 'warning: no retire-latency samples for mem_inst_retired.lock_loads'"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 
 add_test(NAME metrics.cli_topdown_json
@@ -34,12 +34,12 @@ set_tests_properties(metrics.cli_gnr_all PROPERTIES LABELS "metrics;realdata" SK
 # perf stat --record-tpebs puts the :R value on CPU0 only; it applies to every CPU here:
 # CPU0 1e6 * 64 / 2e9 = 3.2 %, CPU1 1e6 * 64 / 1e9 = 6.4 % (perf itself would print 0).
 add_test(NAME metrics.cli_counts_retlat_every_cpu
-  COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-tpebs-percpu.csv -M tma_lock_latency --csv 2>/dev/null | grep -c -e '^,CPU0,tma_lock_latency,3.200000,%,no$' -e '^,CPU1,tma_lock_latency,6.400000,%,no$' | grep -qx 2"
+  COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-tpebs-percpu.csv -M tma_lock_latency --csv 2>/dev/null | grep -c -e '^,CPU0,,tma_lock_latency,3.200000,%,no$' -e '^,CPU1,,tma_lock_latency,6.400000,%,no$' | grep -qx 2"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_counts_retlat_every_cpu PROPERTIES LABELS metrics)
 
 add_test(NAME metrics.cli_json
-  COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --jsonl 2>/dev/null | grep -qx '{\"metric\":\"tma_lock_latency\",\"value\":3.200000,\"unit\":\"%\",\"threshold\":false}'"
+  COMMAND sh -c "$0 metrics --metrics $1/tiny-metrics.json --retire-latency $1/retlat-intel.json --counts $1/counts-lock.csv -M tma_lock_latency --jsonl 2>/dev/null | grep -qx '{\"interval\":\"\",\"aggr\":\"\",\"pmu\":\"\",\"metric\":\"tma_lock_latency\",\"value\":3.200000,\"counted\":true,\"unit\":\"%\",\"threshold\":false}'"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_json PROPERTIES LABELS metrics)
 
@@ -49,3 +49,10 @@ add_test(NAME metrics.cli_retlat_arg
   COMMAND sh -c "for a in p0 p101; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a 2>&1 >/dev/null | grep -q 'percentile must be above 0 and at most 100' || exit 1; done; $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency px 2>&1 >/dev/null | grep -q 'px: no such file, and not a statistic' || exit 1; for a in p100 p99.9999 median; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a -M tma_lock_latency --csv >/dev/null 2>&1; [ $? = 2 ] || exit 1; done"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_retlat_arg PROPERTIES LABELS metrics)
+
+# A metric whose events the counts lack prints "<not counted>" and a warning names the
+# event, never a number (perf-percpu.jsonl has no MEM_INST_RETIRED.LOCK_LOADS); exit 2
+add_test(NAME metrics.cli_not_counted
+  COMMAND sh -c "out=$($0 metrics --metrics $1/tiny-metrics.json --counts $1/perf-percpu.jsonl -M tma_lock_latency --csv 2>&1); [ $? = 2 ] || exit 1; echo \"$out\" | grep -qx ',CPU0,,tma_lock_latency,<not counted>,%,' && echo \"$out\" | grep -q 'metric tma_lock_latency: event MEM_INST_RETIRED.LOCK_LOADS not counted'"
+  $<TARGET_FILE:pmutrace> ${PMT_MFIX})
+set_tests_properties(metrics.cli_not_counted PROPERTIES LABELS metrics)

@@ -10,9 +10,15 @@ static inline int is_zero(double v)
 	return fpclassify(v) == FP_ZERO;
 }
 
-int pmt_expr_eval(const struct pmt_expr *e, const double *slots, double *out)
+/* The evaluator; with slot_taint it also carries, beside each value, the first missing
+ * input that value depends on. Inlined into both entry points, so the plain evaluation
+ * keeps no taint work. */
+static inline __attribute__((always_inline)) int
+eval_core(const struct pmt_expr *e, const double *slots, double *out,
+	  const uint32_t *slot_taint, uint32_t *taint_out)
 {
 	double st[EXPR_MAX_DEPTH + 1];
+	uint32_t ts[EXPR_MAX_DEPTH + 1];
 	int sp = 0, rc = 0;
 
 	for (int i = 0; i < e->nr_ops; i++) {
@@ -20,10 +26,14 @@ int pmt_expr_eval(const struct pmt_expr *e, const double *slots, double *out)
 		double a, b;
 
 		if (o->op == EOP_CONST) {
+			if (slot_taint)
+				ts[sp] = 0;
 			st[sp++] = o->k;
 			continue;
 		}
 		if (o->op == EOP_SLOT) {
+			if (slot_taint)
+				ts[sp] = slot_taint[o->slot];
 			st[sp++] = slots[o->slot];
 			continue;
 		}
@@ -34,12 +44,20 @@ int pmt_expr_eval(const struct pmt_expr *e, const double *slots, double *out)
 		if (o->op == EOP_SELECT) {
 			double f = st[--sp], c = st[--sp];
 
-			if (is_zero(c))
+			/* a select depends on its condition and the branch it takes only */
+			if (is_zero(c)) {
 				st[sp - 1] = f;
+				if (slot_taint)
+					ts[sp - 1] = ts[sp + 1];
+			}
+			if (slot_taint && ts[sp])
+				ts[sp - 1] = ts[sp];
 			continue;
 		}
 		b = st[--sp];
 		a = st[sp - 1];
+		if (slot_taint && !ts[sp - 1])
+			ts[sp - 1] = ts[sp];
 		switch (o->op) {
 		case EOP_ADD: a = isnan(a) || isnan(b) ? NAN : a + b; break;
 		case EOP_SUB: a = isnan(a) || isnan(b) ? NAN : a - b; break;
@@ -83,5 +101,21 @@ int pmt_expr_eval(const struct pmt_expr *e, const double *slots, double *out)
 		st[sp - 1] = a;
 	}
 	*out = rc ? NAN : st[0];
+	if (taint_out)
+		*taint_out = sp ? ts[0] : 0;
 	return rc;
+}
+
+int pmt_expr_eval(const struct pmt_expr *e, const double *slots, double *out)
+{
+	return eval_core(e, slots, out, NULL, NULL);
+}
+
+uint32_t expr_taint(const struct pmt_expr *e, const double *slots, const uint32_t *slot_taint)
+{
+	uint32_t taint = 0;
+	double v;
+
+	eval_core(e, slots, &v, slot_taint, &taint);
+	return taint;
 }

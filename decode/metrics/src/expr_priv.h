@@ -26,6 +26,11 @@ struct pmt_expr {
 	int nr_slots;
 };
 
+/* The first missing input (its slot_taint, non-zero) that the value of e depends on, 0 when
+ * none: slot_taint[s] is non-zero for a slot whose value is missing. A select depends only
+ * on its condition and the branch it takes, so a guarded missing event does not count. */
+uint32_t expr_taint(const struct pmt_expr *e, const double *slots, const uint32_t *slot_taint);
+
 /* Evaluation stack bound; deeper expressions are rejected at compile time. */
 #define EXPR_MAX_DEPTH 256
 

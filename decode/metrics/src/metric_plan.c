@@ -52,6 +52,7 @@ struct pmt_metric_plan {
 	struct pmt_metric_input *in;
 	size_t nr_in, cap_in;
 	double *slots;
+	uint32_t *taint;            /* per slot: first missing input + 1 (pmt_metric_plan_missing) */
 	char *err;
 	size_t errlen;
 	int cur_metric;             /* set index being compiled, for resolver context */
@@ -532,6 +533,7 @@ void pmt_metric_plan_free(struct pmt_metric_plan *p)
 	free(p->state);
 	free(p->sel);
 	free(p->slots);
+	free(p->taint);
 	free(p->stack);
 	free(p->hash);
 	for (size_t k = 0; k < p->nr_prob; k++)
@@ -645,4 +647,32 @@ int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_counts *c, 
 		}
 	}
 	return failed;
+}
+
+int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing)
+{
+	const double *s = p->slots;
+	int n = 0;
+
+	if (!p->taint) {
+		p->taint = calloc(p->nr_in + p->nr_pm + 1, sizeof(*p->taint));
+		if (!p->taint)
+			return -PMT_ENOMEM;
+	}
+	for (size_t i = 0; i < p->nr_in; i++) {
+		uint8_t kind = p->in[i].kind;
+
+		/* retire latencies fall back to defaults and has_event() answers for itself */
+		p->taint[i] = (kind == PMT_MIN_COUNT || kind == PMT_MIN_DURATION ||
+			       kind == PMT_MIN_SOURCES) && isnan(s[i]) ? (uint32_t)i + 1 : 0;
+	}
+	for (size_t k = 0; k < p->nr_pm; k++)
+		p->taint[p->nr_in + k] = expr_taint(p->pm[k].expr, s, p->taint);
+	for (size_t i = 0; i < p->nr_sel; i++) {
+		uint32_t t = p->taint[p->nr_in + p->sel[i]];
+
+		missing[i] = t ? p->in[t - 1].id : NULL;
+		n += t != 0;
+	}
+	return n;
 }

@@ -320,6 +320,48 @@ static void perf_metrics_events_bind_to_topdown_counts(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* A missing input is never printed as a number (issue 15 item 7): max(nan, 0) is 0, so the
+ * plan tells which event a metric's result depends on that the counts lack; a select's
+ * branch not taken does not count, a metric using a not-counted metric is not counted. */
+static void missing_events_are_named(void **state)
+{
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_metric_plan *p;
+	struct pmt_counts *c;
+	const char *missing[6];
+	double v[6];
+	int u, e;
+
+	pmt_metric_set_add(&ms, "clamped", "max(LOST_EVENT, 0)", NULL, NULL);
+	pmt_metric_set_add(&ms, "taken", "1 if 0 else LOST_EVENT", NULL, NULL);
+	pmt_metric_set_add(&ms, "not_taken", "LOST_EVENT if 0 else CYCLES", NULL, NULL);
+	pmt_metric_set_add(&ms, "uses_metric", "clamped + CYCLES", NULL, NULL);
+	pmt_metric_set_add(&ms, "fine", "CYCLES * 2", NULL, NULL);
+	pmt_metric_set_add(&ms, "guarded_cond", "CYCLES if LOST_EVENT > 0 else 1", NULL, NULL);
+	assert_int_equal(pmt_counts_new(&c), 0);
+	u = pmt_counts_unit(c, NULL, NULL);
+	e = pmt_counts_event(c, "CYCLES");
+	pmt_counts_add(c, u, e, 10);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL, 0), 0);
+	pmt_metric_plan_bind(p, c);
+	pmt_metric_plan_eval(p, c, 0, v, NULL);
+	assert_int_equal(pmt_metric_plan_missing(p, missing), 4);
+	for (size_t i = 0; i < pmt_metric_plan_nr_metrics(p); i++) {
+		const char *name = pmt_metric_plan_metric(p, i)->name;
+
+		if (!strcmp(name, "not_taken") || !strcmp(name, "fine")) {
+			assert_null(missing[i]);
+			assert_near(v[i], !strcmp(name, "fine") ? 20 : 10, 0);
+		} else {
+			assert_non_null(missing[i]);
+			assert_string_equal(missing[i], "LOST_EVENT");
+		}
+	}
+	pmt_metric_plan_free(p);
+	pmt_counts_free(c);
+	pmt_metric_set_fini(&ms);
+}
+
 /* Warnings of the plan, counted. */
 static int nr_warnings;
 static char last_warning[512];
@@ -564,6 +606,7 @@ int main(void)
 		cmocka_unit_test(perf_json_counts_match_perf_metric),
 		cmocka_unit_test(duration_time_in_seconds),
 		cmocka_unit_test(intel_format),
+		cmocka_unit_test(missing_events_are_named),
 		cmocka_unit_test(perf_metrics_events_bind_to_topdown_counts),
 		cmocka_unit_test(groups_cycles_and_errors),
 		cmocka_unit_test(references_are_cached),

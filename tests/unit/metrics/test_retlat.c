@@ -327,7 +327,7 @@ static void cli_metrics_and_calibrate(void **state)
 	}
 	write_trace(trace_path);
 	/* 1e6 * rint(mean) / 2e9, x100 */
-	snprintf(want, sizeof(want), "tma_lock_latency,%.6f,%%,", 1e6 * rint(e1.mean) / 2e9 * 100);
+	snprintf(want, sizeof(want), ",,,tma_lock_latency,%.6f,%%,", 1e6 * rint(e1.mean) / 2e9 * 100);
 	snprintf(cmd, sizeof(cmd), "%s metrics %s --metrics %s --counts %s -M tma_lock_latency "
 		 "--csv 2>/dev/null", bin, trace_path, FIX "tiny-metrics.json", FIX "counts-lock.csv");
 	fp = popen(cmd, "r");

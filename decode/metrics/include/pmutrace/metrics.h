@@ -249,6 +249,11 @@ PMT_API int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_cou
  * working slots, so use one plan per thread. */
 PMT_API int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_counts *c,
 				 size_t unit, double *values, int8_t *thresh);
+/* After pmt_metric_plan_eval(): for each selected metric, the event whose value its result
+ * depends on but the counts lack for that unit (not counted, or not in the file), else
+ * NULL. A metric with one is not computed, whatever number the formula gave (max(nan, 0)
+ * is 0). Returns how many metrics lack an event, or -PMT_ENOMEM. */
+PMT_API int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing);
 
 /* ---- topdown: SLOTS + PERF_METRICS ---------------------------------------------------------*/
 struct pmt_topdown {
