@@ -96,15 +96,12 @@ static int csv_line(struct pmt_counts *c, char *line, char sep, const char *what
 		if (i + 1 < nf && is_int(f[i]) && value_field(f[i + 1]))
 			i++; /* nr of CPUs in the aggregate */
 	}
-	if (i + 2 >= nf || !value_field(f[i])) {
-		pmt_error("%s:%zu: not a perf stat -x line (no value,unit,event fields)", what,
-			  lineno);
-		return -PMT_EPARSE;
-	}
+	if (i + 2 >= nf || !value_field(f[i]) || !f[i + 2][0])
+		return 1; /* not a count: a message or a continuation line perf printed */
 	if (!not_counted(f[i]))
 		is_num(f[i], &v);
-	if (!f[i + 2][0]) {
-		pmt_error("%s:%zu: empty event name", what, lineno);
+	if (v < 0) {
+		pmt_error("%s:%zu: negative count %s for %s", what, lineno, f[i], f[i + 2]);
 		return -PMT_EPARSE;
 	}
 	u = pmt_counts_unit(c, interval, aggr);
@@ -113,7 +110,8 @@ static int csv_line(struct pmt_counts *c, char *line, char sep, const char *what
 	e = pmt_counts_event(c, f[i + 2]);
 	if (e < 0)
 		return e;
-	return pmt_counts_add(c, u, e, v);
+	e = pmt_counts_add(c, u, e, v) < 0 ? -PMT_EINVAL : e;
+	return e < 0 ? e : pmt_counts_sources(c, (size_t)u, (size_t)e) > 1 ? 2 : 0;
 }
 
 static const char *json_str_or_num(json_t *v, char *buf, size_t cap)
@@ -175,8 +173,9 @@ static int json_line(struct pmt_counts *c, const char *line, const char *what, s
 		break;
 	}
 	val = json_str_or_num(cv, vbuf, sizeof(vbuf));
-	if (!val || (!not_counted(val) && !is_num(val, &v))) {
-		pmt_error("%s:%zu: bad counter-value", what, lineno);
+	if (!val || (!not_counted(val) && !is_num(val, &v)) || v < 0) {
+		pmt_error("%s:%zu: bad counter-value %s for %s", what, lineno, val ? val : "",
+			  json_string_value(ev));
 		json_decref(o);
 		return -PMT_EPARSE;
 	}
@@ -185,6 +184,8 @@ static int json_line(struct pmt_counts *c, const char *line, const char *what, s
 		r = e = pmt_counts_event(c, json_string_value(ev));
 		if (e >= 0)
 			r = pmt_counts_add(c, u, e, v);
+		if (r >= 0 && pmt_counts_sources(c, (size_t)u, (size_t)e) > 1)
+			r = 2;
 	}
 	json_decref(o);
 	return r;
@@ -193,7 +194,8 @@ static int json_line(struct pmt_counts *c, const char *line, const char *what, s
 int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, const char *what)
 {
 	char *buf = malloc(len + 1), *p, *line;
-	size_t lineno = 0;
+	size_t lineno = 0, skipped = 0, first_skipped = 0, counted = 0, merged = 0;
+	size_t first_merged = 0;
 	int rc = 0, json = -1;
 	char sep = ',';
 
@@ -217,10 +219,34 @@ int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, cons
 		}
 		rc = json ? json_line(c, line, what, lineno + 1)
 			  : csv_line(c, line, sep, what, lineno + 1);
+		if (rc == 1) {
+			if (!skipped++)
+				first_skipped = lineno + 1;
+			rc = 0;
+		} else if (rc >= 0) {
+			if (rc == 2 && !merged++)
+				first_merged = lineno + 1;
+			counted++;
+			rc = 0;
+		}
 	}
 	free(buf);
 	if (rc < 0)
 		return rc;
+	if (!counted && !json) {
+		pmt_error("%s: no perf stat -x counts in it (value,unit,event lines)", what);
+		return -PMT_EFORMAT;
+	}
+	if (skipped)
+		pmt_warn("%s: %zu %s skipped (first: line %zu)", what, skipped,
+			 skipped > 1 ? "lines that are not counts" : "line that is not a count",
+			 first_skipped);
+	/* perf prints an event once per PMU instance with --no-merge: summed, as perf merges
+	 * them, and used by source_count(); said, since a repeated line may be a mistake */
+	if (merged)
+		pmt_warn("%s: %zu %s an event already counted for the same unit and interval, "
+			 "summed (first: line %zu)", what, merged, merged > 1 ? "lines repeat" :
+			 "line repeats", first_merged);
 	return 0;
 }
 

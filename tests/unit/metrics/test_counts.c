@@ -121,19 +121,50 @@ static void json_interval_core_and_not_counted(void **state)
 	pmt_counts_free(c);
 }
 
+static char last_msg[256];
+static int nr_msgs;
+static void keep_msg(enum pmt_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	nr_msgs++;
+	snprintf(last_msg, sizeof(last_msg), "%s", msg);
+}
+
+/* What perf stat -x writes besides counts (comments, "Failed to read max cpus", blank and
+ * continuation lines) is skipped and said once; negative or non-numeric counter values are
+ * errors naming the line; an event repeated for the same unit is summed and said. */
 static void bad_input_names_the_line(void **state)
 {
-	static const char text[] = "1,,cycles,1,100.00,,\nnot a count line\n";
+	static const char text[] = "# started on Mon\n\nFailed to read max cpus, using default of 4096\n"
+				   "1,,cycles,1,100.00,,\nnot a count line\n";
+	static const char neg[] = "1,,cycles,1,100.00,,\n-5,,instructions,1,100.00,,\n";
+	static const char dup[] = "1,,cycles,1,100.00,,\n2,,cycles,1,100.00,,\n";
 	static const char js[] = "{\"event\" : \"x\", \"counter-value\" : \"abc\"}\n";
 	struct pmt_counts *c;
 
+	pmt_log_set_sink(keep_msg, NULL);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load_mem(c, text, sizeof(text) - 1, "mem"), -PMT_EPARSE);
-	/* the good line before it is kept */
+	nr_msgs = 0;
+	assert_int_equal(pmt_counts_load_mem(c, text, sizeof(text) - 1, "mem"), 0);
 	assert_true(get(c, 0, "cycles") == 1);
+	assert_int_equal(nr_msgs, 1);
+	assert_string_equal(last_msg, "mem: 2 lines that are not counts skipped (first: line 3)");
+	pmt_counts_free(c);
+
+	assert_int_equal(pmt_counts_new(&c), 0);
+	assert_int_equal(pmt_counts_load_mem(c, neg, sizeof(neg) - 1, "mem"), -PMT_EPARSE);
+	assert_string_equal(last_msg, "mem:2: negative count -5 for instructions");
+	pmt_counts_free(c);
+
+	assert_int_equal(pmt_counts_new(&c), 0);
+	assert_int_equal(pmt_counts_load_mem(c, dup, sizeof(dup) - 1, "mem"), 0);
+	assert_true(get(c, 0, "cycles") == 3);
+	assert_non_null(strstr(last_msg, "1 line repeats an event already counted"));
 	assert_int_equal(pmt_counts_load_mem(c, js, sizeof(js) - 1, "mem"), -PMT_EPARSE);
 	assert_int_equal(pmt_counts_load(c, FIX "does-not-exist.csv"), -PMT_EIO);
 	pmt_counts_free(c);
+	pmt_log_set_sink(NULL, NULL);
 }
 
 static void other_separator(void **state)
