@@ -30,3 +30,6 @@ set_tests_properties(cli.no_aux PROPERTIES LABELS cli TIMEOUT 60 SKIP_RETURN_COD
 add_test(NAME cli.man_pages COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/man_pages.sh
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/cli/man)
 set_tests_properties(cli.man_pages PROPERTIES LABELS cli TIMEOUT 60)
+add_test(NAME cli.readme_usage COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/readme_usage.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.readme_usage PROPERTIES LABELS cli TIMEOUT 60)
