@@ -15,7 +15,8 @@ static void usage(FILE *fp)
 		"usage: pmutrace calibrate TRACE -o FILE [--format intel|pmu-tools] [--full]\n"
 		"         [--compare TABLE]\n"
 		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (perf record -W).\n"
-		"--full adds the whole histogram as \"Values\" to the pmu-tools format.\n");
+		"--full adds the whole histogram as \"Values[N]\": count keys (genretlat's layout).\n"
+		"pNN is the sorted value at index floor(NN/100 x count): p50 is the MEDIAN.\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 

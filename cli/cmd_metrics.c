@@ -40,7 +40,8 @@ static void usage(FILE *fp)
 		"       pmutrace metrics --topdown --slots N --perf-metrics 0xM\n"
 		"         [--prev-slots N --prev-perf-metrics 0xM] [--csv|--json|--jsonl]\n"
 		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (retire latency = weight\n"
-		"bits 63:48). Without samples for an :R event the table default is used.\n");
+		"bits 63:48). Without samples for an :R event the table default is used.\n"
+		"pNN is the sorted value at index floor(NN/100 x count): p50 is the MEDIAN.\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 

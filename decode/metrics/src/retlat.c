@@ -162,16 +162,16 @@ static double rank_value(const struct pmt_retlat_dist *d, uint64_t r, unsigned l
 
 double pmt_retlat_dist_pct(const struct pmt_retlat_dist *d, double p)
 {
-	uint64_t rank;
+	uint64_t idx;
 
 	if (!d->count)
 		return NAN;
-	rank = (uint64_t)ceil(p / 100.0 * (double)d->count);
-	if (rank < 1)
-		rank = 1;
-	if (rank > d->count)
-		rank = d->count;
-	return rank_value(d, rank - 1, 0);
+	/* the value at sorted index floor(p/100 * count): p50 is pmu-tools genretlat's MEDIAN
+	 * (sorted[count // 2]), p100 the maximum */
+	idx = (uint64_t)floor(p / 100.0 * (double)d->count);
+	if (idx >= d->count)
+		idx = d->count - 1;
+	return rank_value(d, idx, 0);
 }
 
 void pmt_retlat_dist_stats(const struct pmt_retlat_dist *d, struct pmt_retlat_stats *st)
@@ -311,6 +311,29 @@ static int load_data(struct pmt_retlat_table *t, json_t *data, const char *path)
 			return -PMT_EFORMAT;
 		}
 		vals = json_object_get(v, "Values");
+		{
+			/* genretlat writes the histogram as "Values[N]": count keys beside the
+			 * statistics; an older pmutrace wrote a nested "Values": {"N": count} */
+			const char *key;
+			json_t *cnt;
+
+			json_object_foreach(v, key, cnt) {
+				char *end;
+				long l;
+
+				if (strncmp(key, "Values[", 7) || !json_is_integer(cnt))
+					continue;
+				l = strtol(key + 7, &end, 10);
+				if (*end != ']' || l < 0 || l >= NBINS)
+					continue;
+				if (!e->values) {
+					e->values = calloc(NBINS, sizeof(*e->values));
+					if (!e->values)
+						return -PMT_ENOMEM;
+				}
+				e->values[l] = (uint32_t)json_integer_value(cnt);
+			}
+		}
 		if (json_is_object(vals)) {
 			const char *lat;
 			json_t *cnt;
@@ -508,17 +531,15 @@ int pmt_retlat_write(const struct pmt_retlat_samples *s, enum pmt_retlat_format 
 			json_object_set_new(o, "P99", num(st.p99));
 			json_object_set_new(o, "BUCKETS", json_integer((json_int_t)st.buckets));
 			if (full) {
-				json_t *vals = json_object();
-
+				/* genretlat's layout, which its --merge reads: "Values[N]": count */
 				for (unsigned v = 0; v < NBINS; v++) {
-					char k[8];
+					char k[24];
 
 					if (!d->hist[v])
 						continue;
-					snprintf(k, sizeof(k), "%u", v);
-					json_object_set_new(vals, k, json_integer(d->hist[v]));
+					snprintf(k, sizeof(k), "Values[%u]", v);
+					json_object_set_new(o, k, json_integer(d->hist[v]));
 				}
-				json_object_set_new(o, "Values", vals);
 			}
 		}
 		json_object_set_new(data, name, o);
