@@ -19,6 +19,8 @@ struct script_opts {
 	int json;
 	unsigned top;
 	int compat_given;
+	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
+	struct pmt_sample_filter filter;
 };
 
 static int parse_compat(const char *s, int *out)
@@ -36,6 +38,7 @@ static int parse_compat(const char *s, int *out)
 }
 
 enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
+       OPT_PID, OPT_TIME,
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
@@ -46,6 +49,8 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "midr", required_argument, NULL, OPT_MIDR },                                   \
 	{ "cpu", required_argument, NULL, OPT_CPU },                                     \
 	{ "tid", required_argument, NULL, OPT_TID },                                     \
+	{ "pid", required_argument, NULL, OPT_PID },                                     \
+	{ "time", required_argument, NULL, OPT_TIME },                                   \
 	{ "perf-compat", required_argument, NULL, OPT_COMPAT },                          \
 	{ "input", required_argument, NULL, 'i' },                                       \
 	{ "help", no_argument, NULL, 'h' }
@@ -69,17 +74,22 @@ static void usage(const char *cmd, FILE *fp)
 {
 	if (!strcmp(cmd, "script"))
 		fprintf(fp, "usage: pmutrace script [-i] [FILE] [--itrace=OPTS] [--csv|--jsonl]\n"
+			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T] [--raw-timed]]\n"
 			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n");
 	else
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
+			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
 		    "  per-CPU queues) or with --raw SPE bytes; - is stdin.\n"
 		    "  --itrace letters as perf: i[N]i b f m t a M l[N]; default: all but\n"
 		    "  instructions (perf <= 6.17) or all with i1i (perf >= 6.18, newest).\n"
 		    "  l (perf >= 6.15): branch stack of branch/instruction samples (brstack).\n"
-		    "  --perf-compat reproduces that perf version's names, rules and quirks.\n");
+		    "  --perf-compat reproduces that perf version's names, rules and quirks.\n"
+		    "  --cpu, --pid, --tid LIST (0-3,7) and --time (perf's START,STOP in seconds,\n"
+		    "  either side open, or slices of the trace A%%-B%%,...) keep only those samples;\n"
+		    "  with --raw, --cpu N and --tid T are the buffer's CPU and thread.\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -114,16 +124,10 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 			if (pmt_parse_u64(optarg, &so->run.midr))
 				return pmt_cli_usage_fail(so->cmd, "bad --midr '%s'", optarg);
 			break;
-		case OPT_CPU:
-			if (pmt_parse_u64(optarg, &v) || v >= PMT_MAX_CPUS)
-				return pmt_cli_usage_fail(so->cmd, "bad --cpu '%s'", optarg);
-			so->run.cpu = (uint32_t)v;
-			break;
-		case OPT_TID:
-			if (pmt_parse_u64(optarg, &v) || v > INT32_MAX)
-				return pmt_cli_usage_fail(so->cmd, "bad --tid '%s'", optarg);
-			so->run.tid = (int32_t)v;
-			break;
+		case OPT_CPU: so->cpus = optarg; break;
+		case OPT_TID: so->tids = optarg; break;
+		case OPT_PID: so->pids = optarg; break;
+		case OPT_TIME: so->time = optarg; break;
 		case OPT_TOP:
 			if (pmt_parse_u64(optarg, &v) || v > 1000000)
 				return pmt_cli_usage_fail(so->cmd, "bad --top '%s'", optarg);
@@ -143,6 +147,26 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 			return PMT_EXIT_USAGE;
 		}
 	}
+	if (so->raw) {
+		/* a raw buffer has no CPU or thread of its own: --cpu N and --tid T give them */
+		if (so->cpus && (pmt_parse_u64(so->cpus, &v) || v >= PMT_MAX_CPUS))
+			return pmt_cli_usage_fail(so->cmd, "bad --cpu '%s' (one CPU with --raw)",
+						  so->cpus);
+		so->run.cpu = so->cpus ? (uint32_t)v : 0;
+		if (so->tids && (pmt_parse_u64(so->tids, &v) || v > INT32_MAX))
+			return pmt_cli_usage_fail(so->cmd, "bad --tid '%s' (one thread with --raw)",
+						  so->tids);
+		if (so->tids)
+			so->run.tid = (int32_t)v;
+		so->cpus = so->tids = NULL;
+	}
+	if ((so->cpus && pmt_sample_filter_cpus(&so->filter, so->cpus) < 0) ||
+	    (so->tids && pmt_sample_filter_tids(&so->filter, so->tids) < 0) ||
+	    (so->pids && pmt_sample_filter_pids(&so->filter, so->pids) < 0))
+		return pmt_cli_usage_fail(so->cmd, "bad --cpu/--pid/--tid list (want e.g. 0-3,7)");
+	if (so->time && pmt_sample_filter_time(&so->filter, so->time) < 0)
+		return pmt_cli_usage_fail(so->cmd, "bad --time '%s' (perf's START,STOP in "
+					  "seconds, or A%%-B%%[,C%%-D%%])", so->time);
 	/* as perf: -i FILE or FILE, else ./perf.data */
 	if (optind < argc && !so->path)
 		so->path = argv[optind++];
@@ -169,12 +193,15 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 struct sink_ctx {
 	struct pmt_spe_sink *sink;
 	struct pmt_spe_report *rep;
+	const struct pmt_sample_filter *filter; /* NULL: every sample */
 };
 
 static int on_sample(const struct pmt_spe_sample *s, void *ctx)
 {
 	struct sink_ctx *c = ctx;
 
+	if (c->filter && !pmt_sample_filter_match(c->filter, s))
+		return 0;
 	if (c->rep)
 		return pmt_spe_report_add(c->rep, s);
 	pmt_spe_sink_write(c->sink, s);
@@ -187,6 +214,22 @@ static int on_record(const struct pmt_spe_sample *s, int n, void *ctx)
 
 	for (int i = 0; i < n; i++)
 		pmt_spe_sink_write(c->sink, &s[i]);
+	return 0;
+}
+
+/* The first and last sample time, for --time percentages (perf slices that span). */
+struct span {
+	uint64_t first, last;
+};
+
+static int note_span(const struct pmt_spe_sample *s, void *ctx)
+{
+	struct span *sp = ctx;
+
+	if (s->time < sp->first)
+		sp->first = s->time;
+	if (s->time > sp->last)
+		sp->last = s->time;
 	return 0;
 }
 
@@ -283,9 +326,31 @@ int spe_decode_command(int argc, char **argv, int is_report)
 		pmt_out_fini(&out);
 		return pmt_cli_fail(so.cmd, "%s", pmt_errstr(rc));
 	}
+	if (so.filter.time_pct) {
+		/* percentages of the trace's span: one pass to find it first */
+		struct span sp = { UINT64_MAX, 0 };
+		struct pmt_spe_run_opts o = so.run;
+		struct pmt_diag diag = PMT_DIAG_INIT;
+
+		o.record_fn = NULL;
+		if (so.raw) {
+			pmt_spe_run_raw(map.data, map.size, &o, note_span, &sp, NULL, NULL);
+		} else {
+			struct pmt_source *pass;
+
+			if (pmt_source_open(so.path, &pass, &diag) == 0) {
+				pmt_spe_run_source(pass, &o, note_span, &sp, NULL, NULL);
+				pmt_source_close(pass);
+			}
+		}
+		pmt_sample_filter_set_span(&so.filter, sp.first == UINT64_MAX ? 0 : sp.first,
+					   sp.last);
+	}
+	if (pmt_sample_filter_active(&so.filter))
+		ctx.filter = &so.filter;
 	if (!is_report)
 		pmt_spe_sink_header(ctx.sink);
-	if (!is_report)
+	if (!is_report && !ctx.filter)
 		so.run.record_fn = on_record;
 	if (so.raw)
 		rc = pmt_spe_run_raw(map.data, map.size, &so.run, on_sample, &ctx, &st, &enabled);

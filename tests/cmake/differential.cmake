@@ -97,3 +97,10 @@ set_tests_properties(cli.spe_bad_input PROPERTIES LABELS cli TIMEOUT 30)
 
 add_test(NAME diff.spe_simd_alias COMMAND sh ${PMT_DIFF_DIR}/spe_simd_alias.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.spe_simd_alias PROPERTIES LABELS differential TIMEOUT 60)
+
+# perf's sample filters (--tid, --cpu, --time) against perf 6.1 and perf 7.3
+add_test(NAME diff.spe_filters COMMAND sh ${PMT_DIFF_DIR}/spe_filters_vs_perf.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(diff.spe_filters PROPERTIES LABELS differential TIMEOUT 60 SKIP_RETURN_CODE 77)
+add_test(NAME diff.spe_filters73 COMMAND sh ${PMT_DIFF_DIR}/spe_filters_vs_perf.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(diff.spe_filters73 PROPERTIES LABELS "differential;perf73" TIMEOUT 60
+  SKIP_RETURN_CODE 77 ENVIRONMENT "PERF=${PMT_PERF73};COMPAT=7.3")
