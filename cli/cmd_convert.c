@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "pmutrace/common.h"
 #include "pmutrace/perfdata.h"
+#include "pmutrace/container.h"
 
 #define SPE_DEFAULT_PMU_TYPE 8 /* as in the shared perf 6.1 references */
 
@@ -16,7 +17,8 @@ struct convert_opts {
 	uint64_t mmap_start, mmap_len, mmap_pgoff;
 	bool raw, timeless, has_time_conv, has_midr, spe_v2, has_event_filter;
 	uint32_t cpu, tid, pid;
-	bool has_pid;
+	bool has_pid, container;
+	int level;
 	uint64_t midr, chunk, pmu_type, event_filter;
 	struct pmt_time_conv tc;
 	struct pmt_perf_writer_opts wo;
@@ -46,7 +48,10 @@ static int usage(FILE *fp)
 		"      --spe-v2           AUXTRACE_INFO v2 (per-CPU MIDR, perf >= 6.13)\n"
 		"      --event-filter MASK  v2 with the SPE PMU's caps/event_filter (perf >= 6.18)\n"
 		"      --pipe             pipe-mode output\n"
-		"      --swap             opposite byte order\n");
+		"      --swap             opposite byte order\n"
+		"      --container        write a pmutrace container (zstd frames of a pipe-mode\n"
+		"                         perf.data, indexed; `zstd -dc OUT | perf script -i -`)\n"
+		"      --level N          its zstd level (default 3)\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
@@ -109,44 +114,89 @@ static int parse_mmap(char *arg, struct convert_opts *o)
 	return 0;
 }
 
+/* Where the records go: the output file, through a container when asked. */
+struct output {
+	struct pmt_out_file file;
+	struct pmt_ctr_writer *ctr;
+	FILE *ctr_stream;
+	struct pmt_perf_writer *w;
+};
+
+static void output_abort(struct output *out)
+{
+	pmt_perf_writer_close(out->w);
+	if (out->ctr_stream)
+		fclose(out->ctr_stream);
+	pmt_ctr_writer_close(out->ctr, NULL);
+	pmt_out_file_abort(&out->file);
+}
+
 /* The output: refused when it is the input (under any name), written to a temporary file
  * that only a complete conversion renames over the target. */
-static int output_open(const struct convert_opts *o, struct pmt_out_file *of,
-		       struct pmt_perf_writer **w)
+static int output_open(const struct convert_opts *o, struct output *out)
 {
 	const char *inputs[] = { o->in };
 	struct pmt_diag d = PMT_DIAG_INIT;
-	int rc = pmt_out_file_open(of, o->out, inputs, 1, &d);
+	struct pmt_perf_writer_opts wo = o->wo;
+	FILE *fp;
+	int rc;
 
-	*w = NULL;
+	memset(out, 0, sizeof(*out));
+	rc = pmt_out_file_open(&out->file, o->out, inputs, 1, &d);
 	if (rc < 0) {
 		pmt_cli_fail_diag("convert", &d);
 		return rc;
 	}
-	rc = pmt_perf_writer_new(of->fp, &o->wo, w);
+	fp = out->file.fp;
+	if (o->container) {
+		struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = o->level };
+
+		rc = pmt_ctr_writer_new(fp, &co, &out->ctr, &d);
+		if (rc < 0) {
+			pmt_out_file_abort(&out->file);
+			pmt_cli_fail_diag("convert", &d);
+			return rc;
+		}
+		fp = out->ctr_stream = pmt_perf_container_stream(out->ctr);
+		wo.pipe = 1; /* the container holds a pipe-mode perf.data */
+		if (!fp)
+			rc = -PMT_ENOMEM;
+	}
+	if (rc >= 0)
+		rc = pmt_perf_writer_new(fp, &wo, &out->w);
 	if (rc < 0) {
-		pmt_perf_writer_close(*w);
-		pmt_out_file_abort(of);
+		output_abort(out);
 		pmt_cli_fail("convert", "cannot write %s: %s", o->out, pmt_errstr(rc));
 	}
 	return rc;
 }
 
 /* Finish the writer; keep the file only when everything was written. */
-static int output_close(const struct convert_opts *o, struct pmt_out_file *of,
-			struct pmt_perf_writer *w, int rc)
+static int output_close(const struct convert_opts *o, struct output *out, int rc)
 {
 	struct pmt_diag d = PMT_DIAG_INIT;
-	int rc2 = pmt_perf_writer_close(w);
+	int rc2 = pmt_perf_writer_close(out->w);
 
+	out->w = NULL;
 	if (rc >= 0)
 		rc = rc2;
+	if (out->ctr_stream) {
+		if (fclose(out->ctr_stream) && rc >= 0)
+			rc = -PMT_EIO;
+		out->ctr_stream = NULL;
+	}
+	if (out->ctr) {
+		rc2 = pmt_ctr_writer_close(out->ctr, &d);
+		out->ctr = NULL;
+		if (rc >= 0)
+			rc = rc2;
+	}
 	if (rc < 0) {
-		pmt_out_file_abort(of);
+		pmt_out_file_abort(&out->file);
 		return pmt_cli_fail("convert", "writing %s failed: %s; nothing was written",
 				    o->out, pmt_errstr(rc));
 	}
-	if (pmt_out_file_commit(of, &d) < 0)
+	if (pmt_out_file_commit(&out->file, &d) < 0)
 		return pmt_cli_fail_diag("convert", &d);
 	return 0;
 }
@@ -167,7 +217,7 @@ static int set_common_features(struct pmt_perf_writer *w, const struct convert_o
 static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 {
 	struct pmt_file_map m;
-	struct pmt_out_file of;
+	struct output out;
 	struct pmt_perf_writer *w;
 	struct pmt_diag diag = PMT_DIAG_INIT;
 	uint8_t attr[136];
@@ -178,10 +228,11 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 	rc = pmt_file_map(o->in, &m, &diag);
 	if (rc < 0)
 		return pmt_cli_fail_diag("convert", &diag);
-	if (output_open(o, &of, &w) < 0) {
+	if (output_open(o, &out) < 0) {
 		pmt_file_unmap(&m);
 		return 1;
 	}
+	w = out.w;
 	pmt_attr_init_spe(attr, (uint32_t)o->pmu_type, !o->timeless);
 	/* no EVENT_DESC name: perf then calls it "unknown attr type: N", which sets the
 	 * event column width in the perf 6.1 references */
@@ -225,7 +276,7 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		rc = pmt_perf_writer_write_auxtrace(w, m.data + off, n, off, 0, 0, o->tid, o->cpu);
 		off += n;
 	}
-	rc = output_close(o, &of, w, rc);
+	rc = output_close(o, &out, rc);
 	pmt_file_unmap(&m);
 	return rc;
 }
@@ -298,7 +349,7 @@ static int write_reencoded(struct pmt_perf_writer *w, const struct pmt_trace_met
 static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 {
 	struct pmt_source *src;
-	struct pmt_out_file of;
+	struct output out;
 	struct pmt_perf_writer *w;
 	const struct pmt_trace_meta *m;
 	struct pmt_trace_event ev;
@@ -310,10 +361,11 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 	if (rc < 0)
 		return pmt_cli_fail_diag("convert", &diag);
 	m = pmt_source_meta(src);
-	if (output_open(o, &of, &w) < 0) {
+	if (output_open(o, &out) < 0) {
 		pmt_source_close(src);
 		return 1;
 	}
+	w = out.w;
 	rc = copy_meta(w, m, o, argc, argv);
 	while (rc >= 0) {
 		int r = pmt_source_next(src, &ev);
@@ -338,7 +390,7 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 			dropped += (uint64_t)write_reencoded(w, m, &ev, &rc);
 		}
 	}
-	rc = output_close(o, &of, w, rc);
+	rc = output_close(o, &out, rc);
 	pmt_source_close(src);
 	if (dropped)
 		pmt_cli_warn("convert", "%llu records of kinds that cannot change byte order were "
@@ -354,7 +406,7 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 int cmd_convert(int argc, char **argv)
 {
 	enum { O_RAW = 256, O_CPU, O_TID, O_PID, O_COMM, O_MIDR, O_TIMELESS, O_TIME_CONV,
-	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT };
+	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT, O_CONTAINER, O_LEVEL };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", no_argument, NULL, O_RAW },
@@ -372,6 +424,8 @@ int cmd_convert(int argc, char **argv)
 		{ "event-filter", required_argument, NULL, O_EVFILT },
 		{ "pipe", no_argument, NULL, O_PIPE },
 		{ "swap", no_argument, NULL, O_SWAP },
+		{ "container", no_argument, NULL, O_CONTAINER },
+		{ "level", required_argument, NULL, O_LEVEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -381,6 +435,7 @@ int cmd_convert(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
 		int bad = 0;
+		uint64_t v;
 
 		switch (c) {
 		case 'o': o.out = optarg; break;
@@ -409,6 +464,14 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case O_PIPE: o.wo.pipe = 1; break;
 		case O_SWAP: o.wo.swap = 1; break;
+		case O_CONTAINER: o.container = true; break;
+		case O_LEVEL:
+			if (pmt_parse_u64(optarg, &v) || v < 1 || v > 19) {
+				free(mmap_arg);
+				return pmt_cli_usage_fail("convert", "--level: 1..19, got '%s'", optarg);
+			}
+			o.level = (int)v;
+			break;
 		case 'h': free(mmap_arg); return usage(stdout);
 		default: free(mmap_arg); return usage(stderr);
 		}
@@ -426,7 +489,7 @@ int cmd_convert(int argc, char **argv)
 		free(mmap_arg);
 		return pmt_cli_fail("convert", "--timeless and --time-conv exclude each other");
 	}
-	if (!strcmp(o.out, "-"))
+	if (!strcmp(o.out, "-") || o.container)
 		o.wo.pipe = 1;
 	/* a pipe reader holds a whole AUXTRACE record: keep them the size perf's mmap reads
 	 * give, so streaming a converted pipe file stays bounded */

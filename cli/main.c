@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "convert", cmd_convert, "write a trace as perf.data" },
 	{ "metrics", cmd_metrics, "evaluate TMA metrics with retire latencies" },
 	{ "calibrate", cmd_calibrate, "retire-latency distributions from PEBS samples" },
+	{ "info", cmd_info, "what a trace holds: events, samples, frames, losses" },
 	{ NULL, NULL, NULL },
 };
 

@@ -33,3 +33,5 @@ set_tests_properties(cli.man_pages PROPERTIES LABELS cli TIMEOUT 60)
 add_test(NAME cli.readme_usage COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/readme_usage.sh
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.readme_usage PROPERTIES LABELS cli TIMEOUT 60)
+add_test(NAME cli.container COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.container PROPERTIES LABELS cli TIMEOUT 120)

@@ -21,7 +21,8 @@ void pd_drop_behind(struct pmt_source *s)
 	const uint64_t step = 8u << 20;
 	uint64_t page, upto, limit = s->cur_off < s->keep_from ? s->cur_off : s->keep_from;
 
-	if (!s->map.mapped || limit < s->dropped + step)
+	/* a container maps its compressed bytes but reads from the window: nothing to drop */
+	if (!s->map.mapped || s->stream || limit < s->dropped + step)
 		return;
 	page = (uint64_t)sysconf(_SC_PAGESIZE);
 	upto = limit & ~(page - 1);
@@ -30,6 +31,37 @@ void pd_drop_behind(struct pmt_source *s)
 }
 
 /* ---- pipe input ------------------------------------------------------------------------ */
+/* A container's records, frame after frame, as if they came through a pipe. A damaged
+ * frame is reported (file, frame, offset) and skipped: frames hold whole records, so the
+ * stream goes on at the next frame's first record. Returns bytes copied, 0 at the end. */
+static ssize_t ctr_read(struct pmt_source *s, uint8_t *dst, size_t cap)
+{
+	while (s->ctr_pos == s->ctr_frame.size) {
+		struct pmt_diag d = PMT_DIAG_INIT;
+		int rc = pmt_ctr_next(s->ctr, &s->ctr_frame, &d);
+
+		if (rc == 0)
+			return 0;
+		if (rc < 0) {
+			char msg[512];
+
+			if (rc == -PMT_ENOMEM) {
+				errno = ENOMEM;
+				return -1;
+			}
+			pmt_diag_format(&d, msg, sizeof(msg));
+			pmt_warn("%s", msg);
+			s->ctr_frame.size = 0;
+		}
+		s->ctr_pos = 0;
+	}
+	if (cap > s->ctr_frame.size - s->ctr_pos)
+		cap = s->ctr_frame.size - s->ctr_pos;
+	memcpy(dst, s->ctr_frame.data + s->ctr_pos, cap);
+	s->ctr_pos += cap;
+	return (ssize_t)cap;
+}
+
 /* Make stream bytes up to `upto` (absolute) available in the window. Bytes before s->pos
  * (delivered records) are dropped first. Returns 0, -PMT_ENEED_MORE when the input ends
  * earlier (the window then holds what exists), -PMT_EIO or -PMT_ENOMEM. */
@@ -62,7 +94,8 @@ int pd_stream_fill(struct pmt_source *s, uint64_t upto)
 			s->win = nw;
 			s->win_cap = nc;
 		}
-		n = read(s->fd, s->win + s->win_len, s->win_cap - s->win_len);
+		n = s->ctr ? ctr_read(s, s->win + s->win_len, s->win_cap - s->win_len)
+			   : read(s->fd, s->win + s->win_len, s->win_cap - s->win_len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -249,6 +282,26 @@ int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
 	return open_common(s, out);
 }
 
+/* A pmutrace container: its data frames hold a pipe-mode perf.data, which the stream
+ * reader takes frame by frame from the mapping, in memory bounded by a frame and the
+ * largest record. */
+static int container_init(struct pmt_source *s)
+{
+	int rc = pmt_ctr_reader_new(s->buf, s->size, s->diag_name, &s->ctr, s->diag);
+
+	if (rc < 0)
+		return rc;
+	s->stream = true;
+	s->meta.streamed = 1;
+	s->fd = -1;
+	rc = pd_stream_fill(s, 16);
+	if (rc < 0 && rc != -PMT_ENEED_MORE)
+		return src_fail(s, rc, 0, "cannot read the container: %s", pmt_errstr(rc));
+	s->buf = s->win ? s->win : (const uint8_t *)"";
+	s->size = s->win_len;
+	return 0;
+}
+
 int pmt_source_open(const char *path, struct pmt_source **out, struct pmt_diag *diag)
 {
 	bool is_stdin = !strcmp(path, "-");
@@ -278,6 +331,8 @@ int pmt_source_open(const char *path, struct pmt_source **out, struct pmt_diag *
 		rc = map_fd(s, fd, (size_t)st.st_size);
 		if (!is_stdin)
 			close(fd);
+		if (rc == 0 && pmt_ctr_is_container(s->buf, s->size))
+			rc = container_init(s);
 		if (rc < 0) {
 			pmt_source_close(s);
 			return rc;
@@ -332,6 +387,7 @@ void pmt_source_close(struct pmt_source *s)
 	free(s->dbuf);
 	free(s->win);
 	free(s->name);
+	pmt_ctr_reader_free(s->ctr);
 	if (s->own_fd)
 		close(s->fd);
 	if (s->own_map)

@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "perfdata_priv.h"
+#include "pmutrace/container.h"
 
 #define ZCHUNK (256u << 10)
 #define ZMAX_RECORD (64u << 20) /* largest AUXTRACE we expand from a compressed stream */
@@ -54,6 +55,10 @@ struct pmt_source {
 	uint64_t cur_off;
 	/* pipe input: stream bytes [win_base, win_base + win_len) are in win */
 	bool stream, eof, own_fd;
+	/* a pmutrace container: its frames' records feed the pipe-mode window */
+	struct pmt_ctr_reader *ctr;
+	struct pmt_ctr_frame ctr_frame;
+	size_t ctr_pos;
 	int fd;
 	uint8_t *win;
 	size_t win_cap, win_len;

@@ -207,6 +207,11 @@ PMT_API void pmt_attr_init_spe(uint8_t *attr, uint32_t pmu_type, bool timed);
  * -PMT_EIO or -PMT_ENOMEM. */
 PMT_API int pmt_perf_writer_new(FILE *fp, const struct pmt_perf_writer_opts *opts,
 				struct pmt_perf_writer **out);
+/* A stream for pmt_perf_writer_new() (pipe mode) that stores the records in a pmutrace
+ * container, whole records per frame (struct pmt_ctr_writer: pmutrace/container.h).
+ * fclose() it before closing the container writer. NULL when out of memory. */
+struct pmt_ctr_writer;
+PMT_API FILE *pmt_perf_container_stream(struct pmt_ctr_writer *w);
 /* The same into a file of its own, written safely (pmt_out_file: a temporary file renamed
  * over `path` at a successful close, removed on failure; "-" = stdout). */
 PMT_API int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,

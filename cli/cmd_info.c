@@ -1,0 +1,97 @@
+/* pmutrace info: what a trace file holds. For a container: writer, frames, sizes and ratio,
+ * whether the writer finished, and exactly what was lost in a damaged or cut file; for any
+ * trace: its events with their sample counts and its AUX bytes. */
+#include <getopt.h>
+#include <inttypes.h>
+
+#include "commands.h"
+#include "pmutrace/common.h"
+#include "pmutrace/container.h"
+#include "pmutrace/perfdata.h"
+
+static int usage(FILE *fp)
+{
+	fprintf(fp, "usage: pmutrace info [-i] [FILE]\n"
+		    "  What FILE (default ./perf.data; a perf.data or a pmutrace container) holds:\n"
+		    "  events and sample counts, AUX bytes; for a container also its frames,\n"
+		    "  compression ratio and what a damaged or cut file lost.\n");
+	fputs(pmt_cli_exit_help, fp);
+	return fp == stdout ? 0 : PMT_EXIT_USAGE;
+}
+
+static void container_info(const char *path, const struct pmt_file_map *m)
+{
+	struct pmt_ctr_reader *r;
+	struct pmt_ctr_frame f;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	const struct pmt_ctr_stats *st;
+	int rc;
+
+	if (pmt_ctr_reader_new(m->data, m->size, path, &r, &d) < 0) {
+		pmt_diag_print(&d);
+		return;
+	}
+	while ((rc = pmt_ctr_next(r, &f, &d)) != 0) {
+		if (rc < 0) {
+			char msg[512];
+
+			pmt_diag_format(&d, msg, sizeof(msg));
+			pmt_cli_warn("info", "%s", msg);
+		}
+	}
+	st = pmt_ctr_stats(r);
+	printf("container: version %d, written by %s\n", PMT_CTR_VERSION, st->writer);
+	printf("data frames: %" PRIu32 " read, %" PRIu32 " damaged\n", st->frames, st->damaged);
+	printf("bytes: %" PRIu64 " compressed -> %" PRIu64 " (ratio %.2f)\n", st->bytes_in,
+	       st->bytes_out, st->bytes_in ? (double)st->bytes_out / (double)st->bytes_in : 0.0);
+	printf("finished: %s\n", st->has_index ? "yes (index and seek table present)"
+					       : "no (cut short or killed: frames walked)");
+	if (st->lost_bytes || st->truncated)
+		printf("lost: %" PRIu64 " bytes of the file%s\n", st->lost_bytes,
+		       st->truncated ? ", including a frame the file ends inside" : "");
+	pmt_ctr_reader_free(r);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = NULL;
+	struct pmt_source *src;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_file_map m;
+	char what[1024];
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hi:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': path = optarg; break;
+		case 'h': return usage(stdout);
+		default: return usage(stderr);
+		}
+	}
+	if (optind < argc && !path)
+		path = argv[optind++];
+	if (optind != argc)
+		return usage(stderr);
+	if (!path)
+		path = "perf.data";
+	printf("file: %s\n", path);
+	if (pmt_file_map(path, &m, &d) < 0)
+		return pmt_cli_fail_diag("info", &d);
+	if (pmt_ctr_is_container(m.data, m.size))
+		container_info(path, &m);
+	pmt_file_unmap(&m);
+	if (pmt_source_open(path, &src, &d) < 0)
+		return pmt_cli_fail_diag("info", &d);
+	printf("perf.data: %s mode, %s byte order\n",
+	       pmt_source_meta(src)->pipe_mode ? "pipe" : "file",
+	       pmt_source_meta(src)->swapped ? "swapped" : "host");
+	pmt_source_describe(src, what, sizeof(what));
+	printf("holds: %s\n", what);
+	pmt_source_close(src);
+	return 0;
+}

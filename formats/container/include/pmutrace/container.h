@@ -1,0 +1,73 @@
+/* pmutrace formats/container: the trace container (FORMAT.md beside this folder). A
+ * sequence of independent zstd frames holding pipe-mode perf.data records, with
+ * pmutrace's own data in skippable frames (file header, frame index, zstd seekable-format
+ * seek table), so `zstd -dc FILE | perf script -i -` reads it and a file cut at any byte is
+ * readable up to its last complete frame.
+ */
+#ifndef PMUTRACE_CONTAINER_H
+#define PMUTRACE_CONTAINER_H
+
+#include "pmutrace/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMT_CTR_VERSION 1
+#define PMT_CTR_MAGIC "PMTRACE"          /* 8 bytes with the NUL, in the header frame */
+#define PMT_CTR_FRAME_DEFAULT (4u << 20) /* uncompressed bytes per data frame */
+
+/* ---- writer ---- */
+struct pmt_ctr_writer_opts {
+	size_t sz;          /* sizeof(struct pmt_ctr_writer_opts) */
+	int level;          /* zstd level, default 3 */
+	uint32_t frame_size;/* uncompressed bytes per data frame, default 4 MiB */
+	const char *writer; /* "pmutrace 0.1.0" by default */
+};
+struct pmt_ctr_writer;
+/* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). */
+PMT_API int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
+			       struct pmt_ctr_writer **out, struct pmt_diag *diag);
+/* Whole records (one or more), in order; a record never spans two frames. */
+PMT_API int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len);
+/* End the current frame here (the metadata records get a small frame of their own, so a
+ * file cut inside its first data frame still knows its events). */
+PMT_API int pmt_ctr_flush(struct pmt_ctr_writer *w);
+/* The last frame, the index, the seek table; then frees the writer. Returns 0 or the
+ * first error. */
+PMT_API int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag);
+
+/* ---- reader ---- */
+struct pmt_ctr_frame {
+	uint32_t index;        /* data frame number, from 0 */
+	uint64_t offset;       /* file offset of the frame */
+	uint32_t csize;        /* compressed bytes */
+	const uint8_t *data;   /* the decompressed records, valid until the next call */
+	size_t size;
+};
+struct pmt_ctr_stats {
+	uint32_t frames;       /* data frames read */
+	uint32_t damaged;      /* data frames that failed (checksum, corrupt), skipped */
+	uint64_t bytes_in, bytes_out;
+	uint64_t lost_bytes;   /* compressed bytes of damaged frames and unreadable tails */
+	uint8_t truncated;     /* the file ends inside a frame */
+	uint8_t has_index;     /* the writer finished: index and seek table present */
+	char writer[64];
+};
+struct pmt_ctr_reader;
+/* Is this the start of a container (its header frame)? */
+PMT_API bool pmt_ctr_is_container(const void *buf, size_t len);
+/* Over a container in memory (buf outlives the reader). Returns 0, -PMT_EFORMAT,
+ * -PMT_EVERSION or -PMT_ENOMEM with diag. */
+PMT_API int pmt_ctr_reader_new(const void *buf, size_t len, const char *name,
+			       struct pmt_ctr_reader **out, struct pmt_diag *diag);
+/* Next data frame: 1 with *f filled, 0 at the end, or a negative error for a damaged frame
+ * (diag names the frame and its offset; the next call goes on with the next frame). */
+PMT_API int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_diag *diag);
+PMT_API const struct pmt_ctr_stats *pmt_ctr_stats(const struct pmt_ctr_reader *r);
+PMT_API void pmt_ctr_reader_free(struct pmt_ctr_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,373 @@
+/* The trace container: writer and reader (FORMAT.md). */
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "pmutrace/container.h"
+
+#define ZSTD_MAGIC 0xFD2FB528u
+#define SKIP_HEADER 0x184D2A50u  /* skippable frame: pmutrace file header */
+#define SKIP_INDEX 0x184D2A51u   /* skippable frame: pmutrace frame index */
+#define SKIP_SEEK 0x184D2A5Eu    /* skippable frame: zstd seekable-format seek table */
+#define SEEKABLE_MAGIC 0x8F92EAB1u
+#define HEADER_SIZE 80           /* magic 8, version 4, flags 4, writer 64 */
+
+struct frame_ent {
+	uint64_t offset;
+	uint32_t csize, dsize;
+};
+
+struct pmt_ctr_writer {
+	FILE *fp;
+	ZSTD_CCtx *cctx;
+	uint8_t *buf, *zbuf;
+	size_t len, cap, zcap;
+	uint64_t off;
+	struct frame_ent *ent;
+	size_t nr_ent, cap_ent;
+	int err;
+};
+
+static void put32(uint8_t *p, uint32_t v) { pmt_put_le32(p, v); }
+
+static void emit(struct pmt_ctr_writer *w, const void *p, size_t n)
+{
+	if (w->err || !n)
+		return;
+	if (fwrite(p, 1, n, w->fp) != n)
+		w->err = -PMT_EIO;
+	w->off += n;
+}
+
+static void skippable(struct pmt_ctr_writer *w, uint32_t magic, const void *p, size_t n)
+{
+	uint8_t h[8];
+
+	put32(h, magic);
+	put32(h + 4, (uint32_t)n);
+	emit(w, h, 8);
+	emit(w, p, n);
+}
+
+int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
+		       struct pmt_ctr_writer **out, struct pmt_diag *diag)
+{
+	struct pmt_ctr_writer *w = calloc(1, sizeof(*w));
+	uint8_t hdr[HEADER_SIZE] = { 0 };
+	int level = PMT_OPTS_HAS(opts, level) && opts->level ? opts->level : 3;
+	const char *writer = PMT_OPTS_HAS(opts, writer) && opts->writer ? opts->writer
+									  : pmt_version();
+
+	*out = NULL;
+	if (!w)
+		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
+	w->fp = fp;
+	w->cap = PMT_OPTS_HAS(opts, frame_size) && opts->frame_size ? opts->frame_size
+									 : PMT_CTR_FRAME_DEFAULT;
+	w->buf = malloc(w->cap);
+	w->zcap = ZSTD_compressBound(w->cap);
+	w->zbuf = malloc(w->zcap);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->buf || !w->zbuf || !w->cctx) {
+		free(w->buf);
+		free(w->zbuf);
+		ZSTD_freeCCtx(w->cctx);
+		free(w);
+		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
+	}
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
+	/* every frame checks itself: a flipped bit is found in its frame, not later */
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1);
+	memcpy(hdr, PMT_CTR_MAGIC, 8);
+	put32(hdr + 8, PMT_CTR_VERSION);
+	snprintf((char *)hdr + 16, 64, "%s", writer);
+	skippable(w, SKIP_HEADER, hdr, sizeof(hdr));
+	*out = w;
+	return w->err ? pmt_diag_set(diag, w->err, NULL, PMT_DIAG_NO_OFFSET, "cannot write") : 0;
+}
+
+/* Compress what is buffered into one independent frame. */
+static int flush_frame(struct pmt_ctr_writer *w)
+{
+	size_t n;
+
+	if (!w->len || w->err)
+		return w->err;
+	n = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->buf, w->len);
+	if (ZSTD_isError(n))
+		return w->err = -PMT_ECOMPRESS;
+	if (w->nr_ent == w->cap_ent) {
+		size_t cap = w->cap_ent ? 2 * w->cap_ent : 64;
+		struct frame_ent *e = realloc(w->ent, cap * sizeof(*e));
+
+		if (!e)
+			return w->err = -PMT_ENOMEM;
+		w->ent = e;
+		w->cap_ent = cap;
+	}
+	w->ent[w->nr_ent++] = (struct frame_ent){ w->off, (uint32_t)n, (uint32_t)w->len };
+	emit(w, w->zbuf, n);
+	/* a frame on disk is a frame a killed writer keeps */
+	if (!w->err && fflush(w->fp))
+		w->err = -PMT_EIO;
+	w->len = 0;
+	return w->err;
+}
+
+int pmt_ctr_flush(struct pmt_ctr_writer *w)
+{
+	return flush_frame(w);
+}
+
+int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
+{
+	const uint8_t *p = records;
+
+	if (w->err)
+		return w->err;
+	if (w->len + len > w->cap && flush_frame(w) < 0)
+		return w->err;
+	if (len > w->cap) {
+		/* a record larger than a frame gets a frame of its own */
+		uint8_t *nb = realloc(w->buf, len);
+		uint8_t *nz = realloc(w->zbuf, ZSTD_compressBound(len));
+
+		if (!nb || !nz) {
+			free(nb ? nb : w->buf);
+			w->buf = NULL;
+			free(nz ? nz : w->zbuf);
+			w->zbuf = NULL;
+			return w->err = -PMT_ENOMEM;
+		}
+		w->buf = nb;
+		w->zbuf = nz;
+		w->cap = len;
+		w->zcap = ZSTD_compressBound(len);
+	}
+	memcpy(w->buf + w->len, p, len);
+	w->len += len;
+	return 0;
+}
+
+int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
+{
+	uint8_t *t;
+	size_t n;
+	int rc;
+
+	if (!w)
+		return 0;
+	flush_frame(w);
+	/* the index: offset, compressed and uncompressed size of every data frame */
+	n = 8 + 4 + 16 * w->nr_ent;
+	t = calloc(1, n + 12 * w->nr_ent + 9);
+	if (!t && !w->err)
+		w->err = -PMT_ENOMEM;
+	if (t) {
+		memcpy(t, "PMTINDEX", 8);
+		put32(t + 8, (uint32_t)w->nr_ent);
+		for (size_t i = 0; i < w->nr_ent; i++) {
+			pmt_put_le64(t + 12 + 16 * i, w->ent[i].offset);
+			put32(t + 12 + 16 * i + 8, w->ent[i].csize);
+			put32(t + 12 + 16 * i + 12, w->ent[i].dsize);
+		}
+		skippable(w, SKIP_INDEX, t, n);
+		/* zstd's seekable-format seek table, last in the file: entries of compressed
+		 * and decompressed size, then frame count, descriptor and magic */
+		for (size_t i = 0; i < w->nr_ent; i++) {
+			put32(t + 8 * i, w->ent[i].csize);
+			put32(t + 8 * i + 4, w->ent[i].dsize);
+		}
+		n = 8 * w->nr_ent;
+		put32(t + n, (uint32_t)w->nr_ent);
+		t[n + 4] = 0; /* descriptor: no checksums in the table (each frame has its own) */
+		put32(t + n + 5, SEEKABLE_MAGIC);
+		skippable(w, SKIP_SEEK, t, n + 9);
+		free(t);
+	}
+	if (!w->err && fflush(w->fp))
+		w->err = -PMT_EIO;
+	rc = w->err;
+	ZSTD_freeCCtx(w->cctx);
+	free(w->buf);
+	free(w->zbuf);
+	free(w->ent);
+	free(w);
+	return rc ? pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET, "writing the container: %s",
+				 pmt_errstr(rc)) : 0;
+}
+
+/* ---- reader ---- */
+struct pmt_ctr_reader {
+	const uint8_t *buf;
+	size_t len, pos;
+	const char *name;
+	ZSTD_DCtx *dctx;
+	uint8_t *out;
+	size_t out_cap;
+	struct pmt_ctr_stats st;
+};
+
+bool pmt_ctr_is_container(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	return len >= 16 && pmt_le32(p) == SKIP_HEADER && !memcmp(p + 8, PMT_CTR_MAGIC, 8);
+}
+
+int pmt_ctr_reader_new(const void *buf, size_t len, const char *name, struct pmt_ctr_reader **out,
+		       struct pmt_diag *diag)
+{
+	const uint8_t *p = buf;
+	struct pmt_ctr_reader *r;
+	uint32_t hsize, version;
+
+	*out = NULL;
+	if (!pmt_ctr_is_container(buf, len))
+		return pmt_diag_set(diag, -PMT_EFORMAT, name, 0, "not a pmutrace container");
+	hsize = pmt_le32(p + 4);
+	if (hsize < 16 || 8 + (size_t)hsize > len)
+		return pmt_diag_set(diag, -PMT_ECORRUPT, name, 4, "header frame of %u bytes", hsize);
+	version = pmt_le32(p + 16);
+	if (version != PMT_CTR_VERSION)
+		return pmt_diag_set(diag, -PMT_EVERSION, name, 16,
+				    "container version %u; this build reads version %u", version,
+				    PMT_CTR_VERSION);
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->dctx = ZSTD_createDCtx())) {
+		free(r);
+		return pmt_diag_set(diag, -PMT_ENOMEM, name, PMT_DIAG_NO_OFFSET, "out of memory");
+	}
+	r->buf = p;
+	r->len = len;
+	r->name = name;
+	r->pos = 8 + hsize;
+	if (hsize >= HEADER_SIZE)
+		snprintf(r->st.writer, sizeof(r->st.writer), "%.63s", (const char *)p + 24);
+	*out = r;
+	return 0;
+}
+
+/* The next offset at or after `from` where a zstd frame magic stands (after damage). */
+static size_t resync(const struct pmt_ctr_reader *r, size_t from)
+{
+	for (size_t p = from; p + 4 <= r->len; p++) {
+		uint32_t m = pmt_le32(r->buf + p);
+
+		if (m == ZSTD_MAGIC || (m & 0xFFFFFFF0u) == 0x184D2A50u)
+			return p;
+	}
+	return r->len;
+}
+
+int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_diag *diag)
+{
+	while (r->pos < r->len) {
+		size_t at = r->pos, left = r->len - at, csize;
+		unsigned long long dsize;
+		uint32_t magic;
+
+		if (left < 8) {
+			r->st.truncated = 1;
+			r->st.lost_bytes += left;
+			r->pos = r->len;
+			return pmt_diag_set(diag, -PMT_ENEED_MORE, r->name, at,
+					    "the file ends inside a frame (%zu bytes)", left);
+		}
+		magic = pmt_le32(r->buf + at);
+		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			size_t n = pmt_le32(r->buf + at + 4);
+
+			if (n > left - 8) {
+				r->st.truncated = 1;
+				r->st.lost_bytes += left;
+				r->pos = r->len;
+				return pmt_diag_set(diag, -PMT_ENEED_MORE, r->name, at,
+						    "the file ends inside its %s",
+						    magic == SKIP_INDEX ? "frame index" :
+						    magic == SKIP_SEEK ? "seek table" : "pmutrace data");
+			}
+			if (magic == SKIP_SEEK)
+				r->st.has_index = 1;
+			r->pos = at + 8 + n;
+			continue;
+		}
+		if (magic != ZSTD_MAGIC) {
+			r->pos = resync(r, at + 1);
+			r->st.lost_bytes += r->pos - at;
+			return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
+					    "no frame starts here (%zu bytes skipped)", r->pos - at);
+		}
+		csize = ZSTD_findFrameCompressedSize(r->buf + at, left);
+		if (ZSTD_isError(csize)) {
+			/* the file ends inside this frame, or its header is damaged */
+			size_t next = resync(r, at + 4);
+
+			r->st.lost_bytes += next - at;
+			if (next == r->len)
+				r->st.truncated = 1;
+			r->pos = next;
+			r->st.damaged += next < r->len;
+			return pmt_diag_set(diag, next == r->len ? -PMT_ENEED_MORE : -PMT_ECORRUPT,
+					    r->name, at, "data frame %u %s", r->st.frames + r->st.damaged,
+					    next == r->len ? "is cut short: the file ends inside it"
+							   : "has a damaged header; skipped");
+		}
+		dsize = ZSTD_getFrameContentSize(r->buf + at, csize);
+		if (dsize == ZSTD_CONTENTSIZE_ERROR || dsize == ZSTD_CONTENTSIZE_UNKNOWN ||
+		    dsize > (1ull << 32)) {
+			r->pos = at + csize;
+			r->st.damaged++;
+			r->st.lost_bytes += csize;
+			return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
+					    "data frame without a valid content size; skipped");
+		}
+		if (dsize > r->out_cap) {
+			uint8_t *n = realloc(r->out, (size_t)dsize);
+
+			if (!n)
+				return pmt_diag_set(diag, -PMT_ENOMEM, r->name, at, "out of memory");
+			r->out = n;
+			r->out_cap = (size_t)dsize;
+		}
+		r->pos = at + csize;
+		{
+			size_t got = ZSTD_decompressDCtx(r->dctx, r->out, r->out_cap, r->buf + at,
+							 csize);
+			uint32_t idx = r->st.frames + r->st.damaged;
+
+			if (ZSTD_isError(got) || got != dsize) {
+				r->st.damaged++;
+				r->st.lost_bytes += csize;
+				return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
+						    "data frame %u is damaged (%s); its %llu bytes "
+						    "of records are skipped", idx,
+						    ZSTD_isError(got) ? ZSTD_getErrorName(got)
+								      : "short",
+						    dsize);
+			}
+			f->index = idx;
+		}
+		f->offset = at;
+		f->csize = (uint32_t)csize;
+		f->data = r->out;
+		f->size = (size_t)dsize;
+		r->st.frames++;
+		r->st.bytes_in += csize;
+		r->st.bytes_out += dsize;
+		return 1;
+	}
+	return 0;
+}
+
+const struct pmt_ctr_stats *pmt_ctr_stats(const struct pmt_ctr_reader *r) { return &r->st; }
+
+void pmt_ctr_reader_free(struct pmt_ctr_reader *r)
+{
+	if (!r)
+		return;
+	ZSTD_freeDCtx(r->dctx);
+	free(r->out);
+	free(r);
+}

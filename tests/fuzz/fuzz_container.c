@@ -1,0 +1,31 @@
+/* Fuzz the container reader: open from memory, walk every frame (damaged ones included)
+ * and touch the records each gives. Seeds: small containers made by convert --container. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/container.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pmt_ctr_reader *r;
+	struct pmt_ctr_frame f;
+	volatile uint64_t sink = 0;
+	uint8_t *copy = malloc(size ? size : 1); /* exact size: overreads hit the redzone */
+	int rc;
+
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	if (pmt_ctr_reader_new(copy, size, "fuzz", &r, NULL) == 0) {
+		/* every call moves on: bounded by the input size */
+		for (size_t n = 0; n <= size && (rc = pmt_ctr_next(r, &f, NULL)) != 0; n++)
+			if (rc > 0 && f.size)
+				sink += f.data[f.size - 1];
+		sink += pmt_ctr_stats(r)->frames;
+		pmt_ctr_reader_free(r);
+	}
+	free(copy);
+	return (int)(sink & 0);
+}
