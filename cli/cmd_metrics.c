@@ -124,66 +124,6 @@ struct opts {
 	struct pmt_expr_ctx ctx;
 };
 
-/* perf stat --record-tpebs prints the :R value on the first CPU only (the others get 0,
- * tpebs.md §2), so the first finite non-zero value of the column stands for all units. */
-static int counts_retlat(const struct pmt_counts *c, int col, double *v)
-{
-	for (size_t u = 0; col >= 0 && u < pmt_counts_nr_units(c); u++) {
-		double x = pmt_counts_get(c, u, (size_t)col);
-
-		if (isfinite(x) && x != 0) {
-			*v = x;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Fill every :R input, applied to every aggregation unit: our samples first, then a
- * measured value perf stat printed in the counts, then the table (with a warning naming
- * the event), else 0 as perf without data. */
-static void fill_retlat(struct pmt_metric_plan *plan, const struct pmt_counts *c,
-			const struct pmt_retlat_samples *smp, const struct pmt_retlat_table *tab,
-			enum pmt_retlat_stat stat, double pct)
-{
-	enum pmt_log_level level = pmt_log_get_level();
-
-	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(plan); i++) {
-		struct pmt_metric_input *in = pmt_metric_plan_input(plan, i);
-		double v;
-		int r, seen = 0;
-
-		if (in->kind != PMT_MIN_RETLAT)
-			continue;
-		/* one warning per event, however many spellings the metrics use */
-		for (size_t j = 0; j < i && !seen; j++) {
-			const struct pmt_metric_input *o = pmt_metric_plan_input(plan, j);
-
-			seen = o->kind == PMT_MIN_RETLAT && !strcmp(o->key.event, in->key.event);
-		}
-		if (seen)
-			pmt_log_set_level(PMT_LOG_ERROR);
-		r = pmt_retlat_value(smp, tab, in->id, stat, pct, &v);
-		if (r == 1) {
-			in->value = v;
-		} else if (counts_retlat(c, in->count_idx, &v)) {
-			in->value = v;
-			pmt_warn("no retire-latency samples for %s: using %g from the counts file",
-				 in->key.event, v);
-		} else if (r == 0) {
-			in->value = v;
-			pmt_warn("no retire-latency samples for %s: using the table default %g%s",
-				 in->key.event, v, stat == PMT_RETLAT_PCT || stat == PMT_RETLAT_MEDIAN ?
-				 " (the table's MEAN unless it has MEDIAN/Values)" : "");
-		} else {
-			in->value = 0;
-			pmt_warn("no retire-latency samples or table entry for %s: using 0",
-				 in->key.event);
-		}
-		if (seen)
-			pmt_log_set_level(level);
-	}
-}
 
 /* One unit's rows. A metric whose result depends on an event the counts lack prints as
  * "<not counted>" (null in JSON), as perf stat prints such events, never as a number; each
@@ -339,7 +279,7 @@ static int run(struct opts *op)
 		goto out;
 	}
 	pmt_metric_plan_bind(plan, c);
-	fill_retlat(plan, c, op->trace ? &smp : NULL, &tab, stat, pct);
+	pmt_metric_plan_fill_retlat(plan, c, op->trace ? &smp : NULL, &tab, stat, pct);
 	val = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*val));
 	th = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*th));
 	if (!val || !th)

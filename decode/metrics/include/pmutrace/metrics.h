@@ -254,6 +254,14 @@ PMT_API int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_cou
  * NULL. A metric with one is not computed, whatever number the formula gave (max(nan, 0)
  * is 0). Returns how many metrics lack an event, or -PMT_ENOMEM. */
 PMT_API int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing);
+/* Set every :R input of the plan (applied to every aggregation unit): from the samples'
+ * statistic (stat, pct) first, then a value perf stat printed in the counts (perf stat
+ * --record-tpebs prints it on the first CPU only), then the table's default, else 0 as
+ * perf without data; each substitution is one warning naming the event. */
+PMT_API void pmt_metric_plan_fill_retlat(struct pmt_metric_plan *plan, const struct pmt_counts *c,
+					 const struct pmt_retlat_samples *smp,
+					 const struct pmt_retlat_table *tab, enum pmt_retlat_stat stat,
+					 double pct);
 
 /* ---- topdown: SLOTS + PERF_METRICS ---------------------------------------------------------*/
 struct pmt_topdown {

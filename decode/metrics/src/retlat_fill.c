@@ -1,0 +1,64 @@
+/* Retire latencies for a plan's :R inputs: the policy perf's evsel__tpebs_read follows,
+ * with the fallbacks a recording made elsewhere needs. */
+#include <math.h>
+#include <string.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
+
+/* perf stat --record-tpebs prints the :R value on the first CPU only (the others get 0,
+ * tpebs.md §2), so the first finite non-zero value of the column stands for all units. */
+static int counts_retlat(const struct pmt_counts *c, int col, double *v)
+{
+	for (size_t u = 0; col >= 0 && u < pmt_counts_nr_units(c); u++) {
+		double x = pmt_counts_get(c, u, (size_t)col);
+
+		if (isfinite(x) && x != 0) {
+			*v = x;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void pmt_metric_plan_fill_retlat(struct pmt_metric_plan *plan, const struct pmt_counts *c,
+				 const struct pmt_retlat_samples *smp,
+				 const struct pmt_retlat_table *tab, enum pmt_retlat_stat stat,
+				 double pct)
+{
+	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(plan); i++) {
+		struct pmt_metric_input *in = pmt_metric_plan_input(plan, i);
+		double v;
+		int r, seen = 0;
+
+		if (in->kind != PMT_MIN_RETLAT)
+			continue;
+		/* one warning per event, however many spellings the metrics use */
+		for (size_t j = 0; j < i && !seen; j++) {
+			const struct pmt_metric_input *o = pmt_metric_plan_input(plan, j);
+
+			seen = o->kind == PMT_MIN_RETLAT && !strcmp(o->key.event, in->key.event);
+		}
+		r = pmt_retlat_value(smp, tab, in->id, stat, pct, &v);
+		if (r == 1) {
+			in->value = v;
+		} else if (counts_retlat(c, in->count_idx, &v)) {
+			in->value = v;
+			if (!seen)
+				pmt_warn("no retire-latency samples for %s: using %g from the counts "
+					 "file", in->key.event, v);
+		} else if (r == 0) {
+			in->value = v;
+			if (!seen)
+				pmt_warn("no retire-latency samples for %s: using the table default "
+					 "%g%s", in->key.event, v,
+					 stat == PMT_RETLAT_PCT || stat == PMT_RETLAT_MEDIAN ?
+					 " (the table's MEAN unless it has MEDIAN/Values)" : "");
+		} else {
+			in->value = 0;
+			if (!seen)
+				pmt_warn("no retire-latency samples or table entry for %s: using 0",
+					 in->key.event);
+		}
+	}
+}
