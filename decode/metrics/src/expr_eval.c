@@ -21,6 +21,9 @@ eval_core(const struct pmt_expr *e, const double *slots, double *out,
 	uint32_t ts[EXPR_MAX_DEPTH + 1];
 	int sp = 0, rc = 0;
 
+	st[0] = NAN; /* an empty expression (the compiler never makes one) */
+	ts[0] = 0;
+
 	for (int i = 0; i < e->nr_ops; i++) {
 		const struct expr_op *o = &e->ops[i];
 		double a, b;
