@@ -11,6 +11,7 @@
 #define SKIP_SEEK 0x184D2A5Eu    /* skippable frame: zstd seekable-format seek table */
 #define SEEKABLE_MAGIC 0x8F92EAB1u
 #define HEADER_SIZE 80           /* magic 8, version 4, flags 4, writer 64 */
+#define FRAME_MAX (1u << 30)     /* the most a data frame may hold (one huge record) */
 
 struct frame_ent {
 	uint64_t offset;
@@ -126,6 +127,8 @@ int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 
 	if (w->err)
 		return w->err;
+	if (len > FRAME_MAX)
+		return -PMT_ERANGE; /* no reader would take the frame */
 	if (w->len + len > w->cap && flush_frame(w) < 0)
 		return w->err;
 	if (len > w->cap) {
@@ -316,7 +319,7 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 		}
 		dsize = ZSTD_getFrameContentSize(r->buf + at, csize);
 		if (dsize == ZSTD_CONTENTSIZE_ERROR || dsize == ZSTD_CONTENTSIZE_UNKNOWN ||
-		    dsize > (1ull << 32)) {
+		    dsize > FRAME_MAX) {
 			r->pos = at + csize;
 			r->st.damaged++;
 			r->st.lost_bytes += csize;
