@@ -15,6 +15,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$pmt" convert "$tmp/a.pipe" --container -o "$tmp/b.pmt" || fail "convert perf.data -> container"
 "$pmt" convert "$tmp/b.pmt" -o "$tmp/back.data" || fail "convert container -> perf.data"
 "$pmt" script "$tmp/a.pipe" --csv >"$tmp/ref.csv" || fail "script pipe"
+# a container on a pipe reads the same (it is spooled to a temporary file, like a file-mode
+# perf.data)
+cat "$tmp/a.pmt" | "$pmt" script - --csv >"$tmp/out.csv" 2>"$tmp/err" || fail "script - of a container: $(cat "$tmp/err")"
+cmp -s "$tmp/ref.csv" "$tmp/out.csv" || fail "script - of the container differs"
 for f in a.pmt b.pmt back.data; do
 	"$pmt" script "$tmp/$f" --csv >"$tmp/out.csv" 2>"$tmp/err" || fail "script $f: $(cat "$tmp/err")"
 	cmp -s "$tmp/ref.csv" "$tmp/out.csv" || fail "script of $f differs from the perf.data's"

@@ -194,11 +194,40 @@ static int spool(struct pmt_source *s)
 	return rc;
 }
 
+/* A pmutrace container: its data frames hold a pipe-mode perf.data, which the stream
+ * reader takes frame by frame from the mapping, in memory bounded by a frame and the
+ * largest record. */
+static int container_init(struct pmt_source *s)
+{
+	int rc = pmt_ctr_reader_new(s->buf, s->size, s->diag_name, &s->ctr, s->diag);
+
+	if (rc < 0)
+		return rc;
+	s->stream = true;
+	s->meta.streamed = 1;
+	s->fd = -1;
+	s->eof = false; /* a spooled pipe was read to its end; the frames are not */
+	rc = pd_stream_fill(s, 16);
+	if (rc < 0 && rc != -PMT_ENEED_MORE)
+		return src_fail(s, rc, 0, "cannot read the container: %s", pmt_errstr(rc));
+	s->buf = s->win ? s->win : (const uint8_t *)"";
+	s->size = s->win_len;
+	return 0;
+}
+
 static int source_init(struct pmt_source *s)
 {
 	uint64_t magic;
 	int rc;
 
+	if (s->stream && !s->ctr && pmt_ctr_is_container(s->buf, s->size)) {
+		/* a container on a pipe: its frames are walked in a file, as a file-mode
+		 * perf.data's sections are */
+		rc = spool(s);
+		if (rc == 0)
+			rc = container_init(s);
+		return rc < 0 ? rc : source_init(s);
+	}
 	if (s->size < 16)
 		return src_fail(s, -PMT_EFORMAT, 0, "not a perf.data file: %zu bytes", s->size);
 	memcpy(&magic, s->buf, 8);
@@ -280,26 +309,6 @@ int pmt_source_open_mem(const void *buf, size_t len, struct pmt_source **out,
 	s->buf = buf;
 	s->size = len;
 	return open_common(s, out);
-}
-
-/* A pmutrace container: its data frames hold a pipe-mode perf.data, which the stream
- * reader takes frame by frame from the mapping, in memory bounded by a frame and the
- * largest record. */
-static int container_init(struct pmt_source *s)
-{
-	int rc = pmt_ctr_reader_new(s->buf, s->size, s->diag_name, &s->ctr, s->diag);
-
-	if (rc < 0)
-		return rc;
-	s->stream = true;
-	s->meta.streamed = 1;
-	s->fd = -1;
-	rc = pd_stream_fill(s, 16);
-	if (rc < 0 && rc != -PMT_ENEED_MORE)
-		return src_fail(s, rc, 0, "cannot read the container: %s", pmt_errstr(rc));
-	s->buf = s->win ? s->win : (const uint8_t *)"";
-	s->size = s->win_len;
-	return 0;
 }
 
 int pmt_source_open(const char *path, struct pmt_source **out, struct pmt_diag *diag)
