@@ -1,6 +1,7 @@
 /* The trace container: writer and reader (FORMAT.md). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "pmutrace/container.h"
@@ -21,9 +22,11 @@ struct frame_ent {
 struct pmt_ctr_writer {
 	FILE *fp;
 	ZSTD_CCtx *cctx;
-	uint8_t *buf, *zbuf;
-	size_t len, cap, zcap;
-	uint64_t off;
+	uint8_t *zbuf;
+	size_t len, cap, zcap;  /* len: uncompressed bytes in the current frame */
+	uint64_t off;           /* file offset written so far */
+	uint64_t fstart;        /* where the current frame starts */
+	size_t fcsize;          /* its compressed bytes so far */
 	struct frame_ent *ent;
 	size_t nr_ent, cap_ent;
 	int err;
@@ -65,21 +68,31 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	w->fp = fp;
 	w->cap = PMT_OPTS_HAS(opts, frame_size) && opts->frame_size ? opts->frame_size
 									 : PMT_CTR_FRAME_DEFAULT;
-	w->buf = malloc(w->cap);
-	w->zcap = ZSTD_compressBound(w->cap);
+	w->zcap = ZSTD_CStreamOutSize();
 	w->zbuf = malloc(w->zcap);
 	w->cctx = ZSTD_createCCtx();
-	if (!w->buf || !w->zbuf || !w->cctx) {
-		free(w->buf);
+	if (!w->zbuf || !w->cctx) {
 		free(w->zbuf);
 		ZSTD_freeCCtx(w->cctx);
 		free(w);
 		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
+	{
+		/* zstd's own workers compress each frame in 1 MiB jobs: a frame stays one
+		 * independent frame, its jobs run in parallel (a libzstd without threads
+		 * refuses nbWorkers and compresses on this thread) */
+		long n = PMT_OPTS_HAS(opts, threads) && opts->threads ? (long)opts->threads
+								      : sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (n > 1 && !ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_nbWorkers,
+								    (int)n)))
+			ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_jobSize, 1 << 20);
+	}
 	/* every frame checks itself: a flipped bit is found in its frame, not later */
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
-	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1);
+	/* frames are streamed, so their size is not known when they start: the header has no
+	 * content size (the index has it) */
 	memcpy(hdr, PMT_CTR_MAGIC, 8);
 	put32(hdr + 8, PMT_CTR_VERSION);
 	snprintf((char *)hdr + 16, 64, "%s", writer);
@@ -88,16 +101,32 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	return w->err ? pmt_diag_set(diag, w->err, NULL, PMT_DIAG_NO_OFFSET, "cannot write") : 0;
 }
 
-/* Compress what is buffered into one independent frame. */
-static int flush_frame(struct pmt_ctr_writer *w)
+/* Compressed output of the current frame, as zstd hands it over. */
+static int drain(struct pmt_ctr_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective end)
 {
-	size_t n;
+	size_t left;
+
+	do {
+		ZSTD_outBuffer out = { w->zbuf, w->zcap, 0 };
+
+		left = ZSTD_compressStream2(w->cctx, &out, in, end);
+		if (ZSTD_isError(left))
+			return w->err = -PMT_ECOMPRESS;
+		emit(w, w->zbuf, out.pos);
+		w->fcsize += out.pos;
+	} while (end == ZSTD_e_end ? left != 0 : in->pos < in->size);
+	return w->err;
+}
+
+/* Close the current frame: it is complete and independent from here on. */
+static int end_frame(struct pmt_ctr_writer *w)
+{
+	ZSTD_inBuffer none = { NULL, 0, 0 };
 
 	if (!w->len || w->err)
 		return w->err;
-	n = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->buf, w->len);
-	if (ZSTD_isError(n))
-		return w->err = -PMT_ECOMPRESS;
+	if (drain(w, &none, ZSTD_e_end) < 0)
+		return w->err;
 	if (w->nr_ent == w->cap_ent) {
 		size_t cap = w->cap_ent ? 2 * w->cap_ent : 64;
 		struct frame_ent *e = realloc(w->ent, cap * sizeof(*e));
@@ -107,48 +136,39 @@ static int flush_frame(struct pmt_ctr_writer *w)
 		w->ent = e;
 		w->cap_ent = cap;
 	}
-	w->ent[w->nr_ent++] = (struct frame_ent){ w->off, (uint32_t)n, (uint32_t)w->len };
-	emit(w, w->zbuf, n);
+	w->ent[w->nr_ent++] = (struct frame_ent){ w->fstart, (uint32_t)w->fcsize,
+						   (uint32_t)w->len };
 	/* a frame on disk is a frame a killed writer keeps */
 	if (!w->err && fflush(w->fp))
 		w->err = -PMT_EIO;
 	w->len = 0;
+	w->fcsize = 0;
+	w->fstart = w->off;
 	return w->err;
 }
 
 int pmt_ctr_flush(struct pmt_ctr_writer *w)
 {
-	return flush_frame(w);
+	return end_frame(w);
 }
 
 int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 {
-	const uint8_t *p = records;
+	ZSTD_inBuffer in = { records, len, 0 };
 
 	if (w->err)
 		return w->err;
 	if (len > FRAME_MAX)
 		return -PMT_ERANGE; /* no reader would take the frame */
-	if (w->len + len > w->cap && flush_frame(w) < 0)
+	/* a frame ends before the record that would take it past the frame size; a larger
+	 * record is a frame of its own */
+	if (w->len && w->len + len > w->cap && end_frame(w) < 0)
 		return w->err;
-	if (len > w->cap) {
-		/* a record larger than a frame gets a frame of its own */
-		uint8_t *nb = realloc(w->buf, len);
-		uint8_t *nz = realloc(w->zbuf, ZSTD_compressBound(len));
-
-		if (!nb || !nz) {
-			free(nb ? nb : w->buf);
-			w->buf = NULL;
-			free(nz ? nz : w->zbuf);
-			w->zbuf = NULL;
-			return w->err = -PMT_ENOMEM;
-		}
-		w->buf = nb;
-		w->zbuf = nz;
-		w->cap = len;
-		w->zcap = ZSTD_compressBound(len);
-	}
-	memcpy(w->buf + w->len, p, len);
+	if (!w->len)
+		w->fstart = w->off;
+	/* zstd's workers compress while the caller goes on */
+	if (drain(w, &in, ZSTD_e_continue) < 0)
+		return w->err;
 	w->len += len;
 	return 0;
 }
@@ -161,7 +181,7 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 
 	if (!w)
 		return 0;
-	flush_frame(w);
+	end_frame(w);
 	/* the index: offset, compressed and uncompressed size of every data frame */
 	n = 8 + 4 + 16 * w->nr_ent;
 	t = calloc(1, n + 12 * w->nr_ent + 9);
@@ -193,7 +213,6 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 		w->err = -PMT_EIO;
 	rc = w->err;
 	ZSTD_freeCCtx(w->cctx);
-	free(w->buf);
 	free(w->zbuf);
 	free(w->ent);
 	free(w);
@@ -203,6 +222,7 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 
 /* ---- reader ---- */
 struct pmt_ctr_reader {
+	const char *zerr;       /* zstd's word on the last damaged frame */
 	const uint8_t *buf;
 	size_t len, pos;
 	const char *name;
@@ -264,6 +284,59 @@ static size_t resync(const struct pmt_ctr_reader *r, size_t from)
 	return r->len;
 }
 
+/* One frame into r->out: *dsize in, when the header states it, else the frame is streamed
+ * into a buffer that grows up to FRAME_MAX. zstd checks the content checksum at the end. */
+static int decompress(struct pmt_ctr_reader *r, size_t at, size_t csize,
+		      unsigned long long *dsize)
+{
+	ZSTD_inBuffer in = { r->buf + at, csize, 0 };
+	size_t ret = 1, got = 0;
+
+	r->zerr = NULL;
+	if (*dsize != ZSTD_CONTENTSIZE_UNKNOWN && *dsize > FRAME_MAX) {
+		r->zerr = "announces more than 1 GiB";
+		return -PMT_ECORRUPT;
+	}
+	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+	while (ret != 0) {
+		ZSTD_outBuffer out;
+
+		if (got == r->out_cap) {
+			size_t cap = r->out_cap ? 2 * r->out_cap : PMT_CTR_FRAME_DEFAULT;
+			uint8_t *n;
+
+			if (*dsize != ZSTD_CONTENTSIZE_UNKNOWN && *dsize > got)
+				cap = (size_t)*dsize;
+			if (cap > FRAME_MAX) {
+				r->zerr = "holds more than 1 GiB";
+				return -PMT_ECORRUPT;
+			}
+			n = realloc(r->out, cap);
+			if (!n)
+				return -PMT_ENOMEM;
+			r->out = n;
+			r->out_cap = cap;
+		}
+		out = (ZSTD_outBuffer){ r->out, r->out_cap, got };
+		ret = ZSTD_decompressStream(r->dctx, &out, &in);
+		got = out.pos;
+		if (ZSTD_isError(ret)) {
+			r->zerr = ZSTD_getErrorName(ret);
+			return -PMT_ECORRUPT;
+		}
+		if (ret && in.pos == in.size && got < r->out_cap) {
+			r->zerr = "ends early";
+			return -PMT_ECORRUPT;
+		}
+	}
+	if (*dsize != ZSTD_CONTENTSIZE_UNKNOWN && got != *dsize) {
+		r->zerr = "short";
+		return -PMT_ECORRUPT;
+	}
+	*dsize = got;
+	return 0;
+}
+
 int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_diag *diag)
 {
 	while (r->pos < r->len) {
@@ -318,37 +391,20 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 							   : "has a damaged header; skipped");
 		}
 		dsize = ZSTD_getFrameContentSize(r->buf + at, csize);
-		if (dsize == ZSTD_CONTENTSIZE_ERROR || dsize == ZSTD_CONTENTSIZE_UNKNOWN ||
-		    dsize > FRAME_MAX) {
-			r->pos = at + csize;
-			r->st.damaged++;
-			r->st.lost_bytes += csize;
-			return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
-					    "data frame without a valid content size; skipped");
-		}
-		if (dsize > r->out_cap) {
-			uint8_t *n = realloc(r->out, (size_t)dsize);
-
-			if (!n)
-				return pmt_diag_set(diag, -PMT_ENOMEM, r->name, at, "out of memory");
-			r->out = n;
-			r->out_cap = (size_t)dsize;
-		}
 		r->pos = at + csize;
 		{
-			size_t got = ZSTD_decompressDCtx(r->dctx, r->out, r->out_cap, r->buf + at,
-							 csize);
 			uint32_t idx = r->st.frames + r->st.damaged;
+			int rc = dsize == ZSTD_CONTENTSIZE_ERROR ? -PMT_ECORRUPT
+							    : decompress(r, at, csize, &dsize);
 
-			if (ZSTD_isError(got) || got != dsize) {
+			if (rc == -PMT_ENOMEM)
+				return pmt_diag_set(diag, rc, r->name, at, "out of memory");
+			if (rc < 0) {
 				r->st.damaged++;
 				r->st.lost_bytes += csize;
 				return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
-						    "data frame %u is damaged (%s); its %llu bytes "
-						    "of records are skipped", idx,
-						    ZSTD_isError(got) ? ZSTD_getErrorName(got)
-								      : "short",
-						    dsize);
+						    "data frame %u is damaged (%s); its records are "
+						    "skipped", idx, r->zerr ? r->zerr : "corrupt");
 			}
 			f->index = idx;
 		}

@@ -23,6 +23,8 @@ struct pmt_ctr_writer_opts {
 	int level;          /* zstd level, default 3 */
 	uint32_t frame_size;/* uncompressed bytes per data frame, default 4 MiB */
 	const char *writer; /* "pmutrace 0.1.0" by default */
+	uint32_t threads;   /* compression threads (zstd's workers): 0 = one per online CPU,
+			     * 1 = compress on the caller's thread */
 };
 struct pmt_ctr_writer;
 /* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). */

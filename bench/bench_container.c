@@ -1,0 +1,55 @@
+/* Container write throughput: 64 MiB of synthetic N1 SPE bytes in 1 MiB records through
+ * pmt_ctr_write() to /dev/null, per zstd level and thread count, and the compressed size.
+ *   bench_container [MiB] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "pmutrace/container.h"
+#include "pmutrace/spe.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	size_t mib = argc > 1 ? (size_t)atoi(argv[1]) : 64, len = mib << 20, rec = 1 << 20;
+	struct pmt_spe_synth_opts so;
+	struct pmt_spe_synth s;
+	uint8_t *buf = malloc(len);
+	FILE *null = fopen("/dev/null", "w");
+
+	if (!buf || !null)
+		return 1;
+	pmt_spe_synth_opts_init(&so);
+	so.context = 1;
+	pmt_spe_synth_init(&s, &so);
+	pmt_spe_synth_fill(&s, buf, len);
+	for (int level = 1; level <= 3; level += 2) {
+		for (uint32_t threads = 1; threads <= 2; threads++) {
+			struct pmt_ctr_writer_opts o = { .sz = sizeof(o), .level = level,
+							 .threads = threads };
+			struct pmt_ctr_writer *w;
+			long before = ftell(null);
+			double t0 = now(), t;
+
+			if (pmt_ctr_writer_new(null, &o, &w, NULL) < 0)
+				return 1;
+			for (size_t off = 0; off < len; off += rec)
+				pmt_ctr_write(w, buf + off, rec);
+			pmt_ctr_writer_close(w, NULL);
+			t = now() - t0;
+			printf("level %d, %u thread%s: %6.0f MB/s (%zu MiB in %.3f s)\n", level, threads,
+			       threads > 1 ? "s" : " ", (double)len / 1e6 / t, mib, t);
+			(void)before;
+		}
+	}
+	fclose(null);
+	free(buf);
+	return 0;
+}
