@@ -194,13 +194,9 @@ int cmd_dump(int argc, char **argv)
 		default: return usage(stderr);
 		}
 	}
-	/* as perf: -i FILE or FILE, else ./perf.data */
-	if (optind < argc && !path)
-		path = argv[optind++];
-	if (optind != argc)
-		return usage(stderr);
+	path = pmt_cli_input(path, argc, argv, optind);
 	if (!path)
-		path = "perf.data";
+		return usage(stderr);
 	if (pmt_out_init(&d.out, stdout, 1 << 16) < 0)
 		return pmt_cli_fail("dump", "out of memory");
 	rc = raw ? dump_raw(&d, path) : dump_trace(&d, path);

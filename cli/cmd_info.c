@@ -73,12 +73,9 @@ int cmd_info(int argc, char **argv)
 		default: return usage(stderr);
 		}
 	}
-	if (optind < argc && !path)
-		path = argv[optind++];
-	if (optind != argc)
-		return usage(stderr);
+	path = pmt_cli_input(path, argc, argv, optind);
 	if (!path)
-		path = "perf.data";
+		return usage(stderr);
 	printf("file: %s\n", path);
 	if (pmt_file_map(path, &m, &d) < 0)
 		return pmt_cli_fail_diag("info", &d);

@@ -167,15 +167,11 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 	if (so->time && pmt_sample_filter_time(&so->filter, so->time) < 0)
 		return pmt_cli_usage_fail(so->cmd, "bad --time '%s' (perf's START,STOP in "
 					  "seconds, or A%%-B%%[,C%%-D%%])", so->time);
-	/* as perf: -i FILE or FILE, else ./perf.data */
-	if (optind < argc && !so->path)
-		so->path = argv[optind++];
-	if (optind != argc) {
+	so->path = pmt_cli_input(so->path, argc, argv, optind);
+	if (!so->path) {
 		usage(so->cmd, stderr);
 		return PMT_EXIT_USAGE;
 	}
-	if (!so->path)
-		so->path = "perf.data";
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
 		return pmt_cli_fail(so->cmd, "%s", err);
 	rc = pmt_itrace_check(&so->run.itrace, so->run.compat, &msg);

@@ -96,3 +96,13 @@ int pmt_cli_fail(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	return PMT_EXIT_ERROR;
 }
+
+const char *pmt_cli_input(const char *given, int argc, char **argv, int first)
+{
+	/* as perf: -i FILE or FILE, else ./perf.data */
+	if (first < argc && !given)
+		given = argv[first++];
+	if (first != argc)
+		return NULL;
+	return given ? given : "perf.data";
+}

@@ -433,6 +433,9 @@ PMT_API extern const char pmt_cli_exit_help[];
 PMT_API void pmt_cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "pmutrace CMD: ..." on stderr; returns PMT_EXIT_USAGE. */
 PMT_API int pmt_cli_usage_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The trace a reading command reads, as perf picks it: -i FILE (given), else the one
+ * operand left at argv[first], else "perf.data"; NULL when operands are left over. */
+PMT_API const char *pmt_cli_input(const char *given, int argc, char **argv, int first);
 PMT_API int pmt_cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same for a diagnostic: "pmutrace CMD: FILE: offset 0x..: MSG"; returns 1. */
 PMT_API int pmt_cli_fail_diag(const char *cmd, const struct pmt_diag *d);
