@@ -104,3 +104,14 @@ set_tests_properties(diff.spe_filters PROPERTIES LABELS differential TIMEOUT 60 
 add_test(NAME diff.spe_filters73 COMMAND sh ${PMT_DIFF_DIR}/spe_filters_vs_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.spe_filters73 PROPERTIES LABELS "differential;perf73" TIMEOUT 60
   SKIP_RETURN_CODE 77 ENVIRONMENT "PERF=${PMT_PERF73};COMPAT=7.3")
+
+# --itrace=l branch stacks against perf 7.3 (perf 6.1 has none)
+foreach(case "branches|9|branches|2000|--context" "v2|10|v2|2000|--context" "n1_timeless|11|n1|2000|--no-timestamps")
+  string(REPLACE "|" ";" args "${case}")
+  list(GET args 0 name)
+  list(REMOVE_AT args 0)
+  add_test(NAME diff.spe_brstack73.${name}
+    COMMAND sh ${PMT_DIFF_DIR}/spe_brstack_vs_perf.sh $<TARGET_FILE:pmutrace> ${args})
+  set_tests_properties(diff.spe_brstack73.${name} PROPERTIES LABELS "differential;perf73"
+    TIMEOUT 60 SKIP_RETURN_CODE 77 ENVIRONMENT "PERF=${PMT_PERF73}")
+endforeach()
