@@ -1,6 +1,7 @@
 /* SPE records -> perf's synthetic samples (tools/perf/util/arm-spe.c, arm_spe_sample()). */
 #include "pmutrace/perfdata.h"
 #include "pmutrace/spe_decode.h"
+#include "threads.h"
 
 static const char *const ev_names[PMT_SPE_SE_COUNT] = {
 	"l1d-miss", "l1d-access", "llc-miss", "llc-access", "tlb-miss", "tlb-access",
@@ -160,7 +161,7 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	if (!s->timeless && r->context_id != UINT64_MAX) {
 		/* perf: machine__set_current_tid(); the pid is not known from SPE alone */
 		if (q->tid != (int32_t)r->context_id)
-			q->pid = -1;
+			q->pid = pmt_spe_threads_pid(s->threads, (int32_t)r->context_id);
 		q->tid = (int32_t)r->context_id;
 	}
 	if (s->decimate_all) {

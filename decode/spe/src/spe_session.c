@@ -13,6 +13,7 @@
 #include "pmutrace/common.h"
 #include "pmutrace/perfdata.h"
 #include "pmutrace/spe_decode.h"
+#include "threads.h"
 
 #define PERF_AUXTRACE_ARM_SPE 4
 #define HOLD_MAX (32u << 20)
@@ -60,6 +61,7 @@ struct run {
 	uint32_t nqueues;     /* queues with AUX data */
 	struct queue_slot **act; /* merge scratch, PMT_MAX_CPUS entries */
 	struct pmt_spe_sampler s;
+	struct pmt_spe_threads threads; /* tid -> pid from COMM, FORK and MMAP records */
 	pmt_spe_sample_fn fn;
 	void *ctx;
 	struct pmt_spe_sample out[PMT_SPE_MAX_SAMPLES_PER_RECORD];
@@ -186,6 +188,21 @@ static uint64_t midr_for(const struct pmt_trace_meta *m, const struct pmt_spe_ru
 	if (cpu < m->nr_cpus && m->cpu_midr[cpu])
 		return m->cpu_midr[cpu];
 	return m->cpu_midr[0];
+}
+
+static int note_thread(struct pmt_spe_threads *t, const struct pmt_trace_event *ev)
+{
+	switch (ev->type) {
+	case PMT_REC_COMM:
+		return pmt_spe_threads_put(t, (int32_t)ev->u.comm.pid, (int32_t)ev->u.comm.tid);
+	case PMT_REC_FORK:
+		return pmt_spe_threads_put(t, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.tid);
+	case PMT_REC_MMAP:
+	case PMT_REC_MMAP2:
+		return pmt_spe_threads_put(t, (int32_t)ev->u.mmap.pid, (int32_t)ev->u.mmap.tid);
+	default:
+		return 0;
+	}
 }
 
 static int note_switch(struct queue_slot **tab, const struct pmt_trace_event *ev,
@@ -452,6 +469,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 	r.s.timeless = m->timeless;
 	r.s.have_time_conv = m->has_time_conv;
 	r.s.tc = m->time_conv;
+	r.s.threads = &r.threads;
 	r.slot_of_queue = 1;
 	if (enabled)
 		*enabled = r.s.enabled;
@@ -475,6 +493,9 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			continue;
 		}
 		if (ev.kind != PMT_TEV_AUXTRACE) {
+			rc = note_thread(&r.threads, &ev);
+			if (rc < 0)
+				break;
 			if ((ev.type == PMT_REC_SWITCH || ev.type == PMT_REC_SWITCH_CPU_WIDE) &&
 			    ev.sid.valid && !r.s.timeless) {
 				rc = note_switch(tab, &ev, o);
@@ -503,8 +524,11 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			sl->q.midr = midr_for(m, o, cpu);
 			if (m->cpu_event_filter && cpu < m->nr_cpus)
 				sl->q.event_filter = m->cpu_event_filter[cpu];
-			if (!sl->sw.n)
-				sl->q.pid = sl->q.tid = (int32_t)ev.u.auxtrace.tid;
+			if (!sl->sw.n) {
+				/* perf: the pid of a thread its machine knows, else -1 */
+				sl->q.tid = (int32_t)ev.u.auxtrace.tid;
+				sl->q.pid = pmt_spe_threads_pid(&r.threads, sl->q.tid);
+			}
 		}
 		rc = queue_chunk(&r, sl, &ev);
 		if (rc >= 0 && r.held > HOLD_MAX) {
@@ -525,6 +549,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		free_slot(&r, tab[i]);
 	}
 	pmt_source_keep_from(src, UINT64_MAX);
+	pmt_spe_threads_fini(&r.threads);
 	free(r.act);
 	free(tab);
 	return rc;

@@ -278,6 +278,15 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 		ev->u.comm.comm = s->comm;
 		ev->u.comm.exec = !!(ev->misc & PMT_MISC_COMM_EXEC);
 		break;
+	case PMT_REC_FORK:
+	case PMT_REC_EXIT:
+		NEED(32);
+		ev->u.task.pid = rd32(s, r + 8);
+		ev->u.task.ppid = rd32(s, r + 12);
+		ev->u.task.tid = rd32(s, r + 16);
+		ev->u.task.ptid = rd32(s, r + 20);
+		ev->u.task.time = rd64(s, r + 24);
+		break;
 	case PMT_REC_MMAP:
 		NEED(40);
 		ev->u.mmap.pid = rd32(s, r + 8);

@@ -289,8 +289,10 @@ struct pmt_spe_queue {
 	struct pmt_spe_brstack brstack; /* perf's speq->last_branch */
 };
 
+struct pmt_spe_threads;
 struct pmt_spe_sampler {
 	struct pmt_itrace itrace;
+	const struct pmt_spe_threads *threads; /* pid of a CONTEXT packet's thread; NULL: -1 */
 	int compat;
 	uint8_t timeless;
 	uint8_t have_time_conv;

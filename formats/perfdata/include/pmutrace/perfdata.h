@@ -122,6 +122,7 @@ struct pmt_trace_event {
 					    * 0: valid until the source is closed (mapped) */
 		} auxtrace;
 		struct { uint32_t pid, tid; const char *comm; uint8_t exec; } comm;
+		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } task; /* FORK, EXIT */
 		struct { uint64_t aux_offset, aux_size, flags; } aux;
 		struct {
 			uint32_t pid, tid;

@@ -1,0 +1,18 @@
+/* Which process each thread belongs to, as perf's machine learns it from COMM, FORK and
+ * MMAP records: SPE and AUXTRACE records carry a thread id only, and perf prints pid -1
+ * for a thread it has not seen in those records. */
+#ifndef PMT_SPE_THREADS_H
+#define PMT_SPE_THREADS_H
+#include <stdint.h>
+
+struct pmt_spe_threads {
+	uint32_t cap, n;     /* cap: power of two, or 0 before the first thread */
+	int32_t *tid, *pid;  /* open addressing; tid -1 marks a free slot */
+};
+
+/* 0, or -PMT_ENOMEM (the map keeps what it had) */
+int pmt_spe_threads_put(struct pmt_spe_threads *t, int32_t pid, int32_t tid);
+/* the thread's pid, or -1 when no record named the thread */
+int32_t pmt_spe_threads_pid(const struct pmt_spe_threads *t, int32_t tid);
+void pmt_spe_threads_fini(struct pmt_spe_threads *t);
+#endif
