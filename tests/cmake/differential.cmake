@@ -115,3 +115,10 @@ foreach(case "branches|9|branches|2000|--context" "v2|10|v2|2000|--context" "n1_
   set_tests_properties(diff.spe_brstack73.${name} PROPERTIES LABELS "differential;perf73"
     TIMEOUT 60 SKIP_RETURN_CODE 77 ENVIRONMENT "PERF=${PMT_PERF73}")
 endforeach()
+
+# script -F field lists, byte for byte, against perf 6.1 and perf 7.3 (with brstack)
+add_test(NAME diff.spe_fields COMMAND sh ${PMT_DIFF_DIR}/spe_fields_vs_perf.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(diff.spe_fields PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)
+add_test(NAME diff.spe_fields73 COMMAND sh ${PMT_DIFF_DIR}/spe_fields_vs_perf.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(diff.spe_fields73 PROPERTIES LABELS "differential;perf73" TIMEOUT 120
+  SKIP_RETURN_CODE 77 ENVIRONMENT "PERF=${PMT_PERF73};COMPAT=7.3")

@@ -12,6 +12,19 @@ extern "C" {
 enum pmt_sink_format { PMT_SINK_TEXT = 0, PMT_SINK_CSV, PMT_SINK_JSONL };
 /* A sample writer: perf-style text, CSV or JSONL rows through a pmt_out. One per output;
  * it caches what consecutive samples share (a record's samples differ in a few columns). */
+/* perf script -F fields of the text output (perf prints them in this order, whatever order
+ * -F names them in) */
+enum {
+	PMT_FIELD_PID = 1u << 0, PMT_FIELD_TID = 1u << 1, PMT_FIELD_CPU = 1u << 2,
+	PMT_FIELD_TIME = 1u << 3, PMT_FIELD_PERIOD = 1u << 4, PMT_FIELD_EVENT = 1u << 5,
+	PMT_FIELD_ADDR = 1u << 6, PMT_FIELD_DATA_SRC = 1u << 7, PMT_FIELD_WEIGHT = 1u << 8,
+	PMT_FIELD_IP = 1u << 9, PMT_FIELD_PHYS_ADDR = 1u << 10, PMT_FIELD_BRSTACK = 1u << 11,
+};
+/* "tid,time,ip" (perf's names) into PMT_FIELD_* bits. Returns 0, or -PMT_EPARSE with err
+ * naming the field and the ones there are (fields that need symbols, such as sym and dso,
+ * are named as not available yet). */
+PMT_API int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen);
+
 struct pmt_spe_sink_opts {
 	size_t sz;            /* sizeof(struct pmt_spe_sink_opts) */
 	enum pmt_sink_format fmt;
@@ -19,6 +32,7 @@ struct pmt_spe_sink_opts {
 	bool show_time;       /* time column (text: perf's "time:" field) */
 	bool brstack;         /* branch stack column (--itrace=l honoured) */
 	uint32_t name_width;  /* text: width of the event column; 0 = perf's default 20 */
+	uint32_t fields;      /* text: PMT_FIELD_* as perf script -F; 0 = perf's default set */
 };
 struct pmt_spe_sink;
 PMT_API int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,

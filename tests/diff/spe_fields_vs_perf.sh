@@ -1,0 +1,47 @@
+#!/bin/sh
+# script -F against perf script -F, byte for byte: field lists in several orders and
+# subsets, on traces whose threads perf knows (COMM), does not know (pid -1), or that are
+# the idle task, with and without CONTEXT packets. With perf >= 6.15 also brstack.
+#   [PERF=CMD] [COMPAT=VER] spe_fields_vs_perf.sh PMUTRACE
+set -eu
+P=$1
+PERF=${PERF:-perf}
+COMPAT=${COMPAT:-6.1}
+$PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+"$P" synth --records 2000 --seed 7 --mix n1 -o "$T/plain.spe"
+"$P" synth --records 2000 --seed 9 --mix branches --context -o "$T/ctx.spe"
+FIELDS="tid,time,ip pid,tid,cpu,time,event,ip ip,event,tid event,addr,ip cpu,event,period,weight
+time,event,data_src event,phys_addr tid,event addr,data_src weight,ip ip,phys_addr period,event
+pid,event pid,tid event,data_src,weight pid,tid,cpu,time,period,event,addr,data_src,weight,ip,phys_addr"
+ITRACE=bfmtaMi1i
+if $PERF version | grep -q 'version [7-9]\|version 6\.1[5-9]'; then
+	FIELDS="$FIELDS event,ip,brstack tid,brstack"
+	ITRACE=bfmtaMi1il
+fi
+n=0
+for spe in plain ctx; do
+	for threads in "--pid 777 --comm work" "--pid 777" "--tid 0 --pid 0"; do
+		# shellcheck disable=SC2086
+		"$P" convert --raw "$T/$spe.spe" --midr 0x410fd0c0 $threads -o "$T/a.data"
+		for f in $FIELDS; do
+			$PERF script -i "$T/a.data" --itrace=$ITRACE -F "$f" >"$T/perf.txt" 2>/dev/null
+			"$P" script "$T/a.data" --itrace=$ITRACE --perf-compat="$COMPAT" -F "$f" \
+				>"$T/pmt.txt"
+			[ -s "$T/perf.txt" ] || { echo "FAIL: perf printed nothing for -F $f"; exit 1; }
+			if ! cmp -s "$T/perf.txt" "$T/pmt.txt"; then
+				echo "FAIL: -F $f on $spe [$threads] differs (perf < > pmutrace)"
+				diff "$T/perf.txt" "$T/pmt.txt" | head -6
+				exit 1
+			fi
+			n=$((n + $(wc -l <"$T/perf.txt")))
+		done
+	done
+done
+# what -F cannot print yet is refused, naming the field
+if "$P" script "$T/a.data" -F ip,sym >/dev/null 2>"$T/err"; then
+	echo "FAIL: -F ip,sym accepted"; exit 1
+fi
+grep -q "sym" "$T/err" || { echo "FAIL: -F ip,sym error does not name sym"; cat "$T/err"; exit 1; }
+echo "OK: $n lines identical to $($PERF version) over $(echo $FIELDS | wc -w) field lists"
