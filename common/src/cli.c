@@ -60,7 +60,7 @@ int pmt_parse_double(const char *s, double *out)
 
 int pmt_cli_fail_diag(const char *cmd, const struct pmt_diag *d)
 {
-	char buf[1024];
+	char buf[sizeof(d->msg) + 4096];
 
 	pmt_diag_format(d, buf, sizeof(buf));
 	return pmt_cli_fail(cmd, "%s", buf);

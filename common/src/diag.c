@@ -54,7 +54,7 @@ int pmt_diag_format(const struct pmt_diag *d, char *out, size_t cap)
 
 void pmt_diag_print(const struct pmt_diag *d)
 {
-	char buf[1024];
+	char buf[sizeof(d->msg) + 4096]; /* the file name may be a long path */
 
 	pmt_diag_format(d, buf, sizeof(buf));
 	pmt_error("%s", buf);

@@ -65,7 +65,7 @@ struct pmt_diag {
 	const char *file;    /* NULL when the problem is not in a file */
 	uint64_t offset;     /* byte offset in file, PMT_DIAG_NO_OFFSET when none */
 	uint32_t line;       /* 1-based line of a text input, 0 when none */
-	char msg[256];
+	char msg[1024];      /* room for lists: the valid terms of a PMU, the PMUs there are */
 };
 #define PMT_DIAG_INIT { 0, NULL, PMT_DIAG_NO_OFFSET, 0, { 0 } }
 /* Fill d (may be NULL: then only the code is returned) and return code (negative). */
