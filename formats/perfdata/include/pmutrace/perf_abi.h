@@ -9,6 +9,8 @@
 #ifndef PMUTRACE_PERF_ABI_H
 #define PMUTRACE_PERF_ABI_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,15 +32,67 @@ enum {
 	PMT_ATTR_AUX_SAMPLE_SIZE = 112, PMT_ATTR_RESERVED3 = 116, PMT_ATTR_SIG_DATA = 120,
 	PMT_ATTR_CONFIG3 = 128,
 };
-/* bits of the attr flags word (little-endian bitfield numbering) */
+/* bits of the attr flags word (little-endian bitfield numbering, as the kernel's) */
 #define PMT_ATTR_FLAG_DISABLED (1ULL << 0)
+#define PMT_ATTR_FLAG_INHERIT (1ULL << 1)
+#define PMT_ATTR_FLAG_PINNED (1ULL << 2)
+#define PMT_ATTR_FLAG_EXCLUSIVE (1ULL << 3)
+#define PMT_ATTR_FLAG_EXCLUDE_USER (1ULL << 4)
 #define PMT_ATTR_FLAG_EXCLUDE_KERNEL (1ULL << 5)
 #define PMT_ATTR_FLAG_EXCLUDE_HV (1ULL << 6)
+#define PMT_ATTR_FLAG_EXCLUDE_IDLE (1ULL << 7)
+#define PMT_ATTR_FLAG_MMAP (1ULL << 8)
+#define PMT_ATTR_FLAG_COMM (1ULL << 9)
+#define PMT_ATTR_FLAG_FREQ (1ULL << 10)
+#define PMT_ATTR_FLAG_INHERIT_STAT (1ULL << 11)
+#define PMT_ATTR_FLAG_ENABLE_ON_EXEC (1ULL << 12)
+#define PMT_ATTR_FLAG_TASK (1ULL << 13)
+#define PMT_ATTR_FLAG_WATERMARK (1ULL << 14)
+#define PMT_ATTR_PRECISE_SHIFT 15 /* precise_ip: 2 bits */
+#define PMT_ATTR_FLAG_MMAP_DATA (1ULL << 17)
 #define PMT_ATTR_FLAG_SAMPLE_ID_ALL (1ULL << 18)
+#define PMT_ATTR_FLAG_EXCLUDE_HOST (1ULL << 19)
+#define PMT_ATTR_FLAG_EXCLUDE_GUEST (1ULL << 20)
 #define PMT_ATTR_FLAG_MMAP2 (1ULL << 23)
 #define PMT_ATTR_FLAG_COMM_EXEC (1ULL << 24)
+#define PMT_ATTR_FLAG_USE_CLOCKID (1ULL << 25)
 #define PMT_ATTR_FLAG_CONTEXT_SWITCH (1ULL << 26)
+#define PMT_ATTR_FLAG_WRITE_BACKWARD (1ULL << 27)
+#define PMT_ATTR_FLAG_KSYMBOL (1ULL << 29)
+#define PMT_ATTR_FLAG_BPF_EVENT (1ULL << 30)
+#define PMT_ATTR_FLAG_AUX_OUTPUT (1ULL << 31)
 #define PMT_ATTR_FLAG_BUILD_ID (1ULL << 34)
+
+/* struct perf_event_attr as the kernel takes it (PERF_ATTR_SIZE_VER9, 144 bytes, the size
+ * perf 7.3 passes), on a little-endian host: the flags word is the kernel's bitfield word */
+#define PMT_ATTR_SIZE_VER9 144
+struct pmt_perf_attr {
+	uint32_t type, size;
+	uint64_t config;
+	uint64_t sample_period; /* sample_freq when PMT_ATTR_FLAG_FREQ */
+	uint64_t sample_type, read_format;
+	uint64_t flags;         /* PMT_ATTR_FLAG_* */
+	uint32_t wakeup_events; /* or wakeup_watermark */
+	uint32_t bp_type;
+	uint64_t config1;       /* or bp_addr */
+	uint64_t config2;       /* or bp_len */
+	uint64_t branch_sample_type, sample_regs_user;
+	uint32_t sample_stack_user;
+	int32_t clockid;
+	uint64_t sample_regs_intr;
+	uint32_t aux_watermark;
+	uint16_t sample_max_stack, reserved_2;
+	uint32_t aux_sample_size, aux_action;
+	uint64_t sig_data;
+	uint64_t config3, config4;
+};
+/* PERF_TYPE_* and the software event configs perf names */
+enum { PMT_TYPE_HARDWARE = 0, PMT_TYPE_SOFTWARE = 1, PMT_TYPE_TRACEPOINT = 2,
+       PMT_TYPE_HW_CACHE = 3, PMT_TYPE_RAW = 4, PMT_TYPE_BREAKPOINT = 5 };
+enum { PMT_SW_CPU_CLOCK = 0, PMT_SW_TASK_CLOCK = 1, PMT_SW_PAGE_FAULTS = 2,
+       PMT_SW_CONTEXT_SWITCHES = 3, PMT_SW_CPU_MIGRATIONS = 4, PMT_SW_PAGE_FAULTS_MIN = 5,
+       PMT_SW_PAGE_FAULTS_MAJ = 6, PMT_SW_ALIGNMENT_FAULTS = 7, PMT_SW_EMULATION_FAULTS = 8,
+       PMT_SW_DUMMY = 9, PMT_SW_BPF_OUTPUT = 10, PMT_SW_CGROUP_SWITCHES = 11 };
 
 /* PERF_SAMPLE_* */
 enum {
@@ -97,6 +151,8 @@ enum {
 	PMT_AUX_FLAG_TRUNCATED = 0x01, PMT_AUX_FLAG_OVERWRITE = 0x02, PMT_AUX_FLAG_PARTIAL = 0x04,
 	PMT_AUX_FLAG_COLLISION = 0x08,
 };
+
+_Static_assert(sizeof(struct pmt_perf_attr) == PMT_ATTR_SIZE_VER9, "perf_event_attr layout");
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 #ifndef PMUTRACE_PERFDATA_H
 #define PMUTRACE_PERFDATA_H
 
+#include <stdio.h>
+
 #include "pmutrace/common.h"
 #include "pmutrace/perf_abi.h"
 
@@ -141,6 +143,9 @@ struct pmt_trace_event {
 
 /* perf's name of a record type as perf report -D prints it ("PERF_RECORD_MMAP2"). */
 PMT_API const char *pmt_perf_record_name(uint32_t type);
+/* An attr as perf record -vv prints it (non-zero fields, perf's order and formats); the
+ * PMU's name annotates a dynamic PMU type. config3/config4 follow, which perf omits. */
+PMT_API void pmt_perf_attr_print(FILE *fp, const struct pmt_perf_attr *a, const char *pmu_name);
 
 struct pmt_source;
 
