@@ -1,0 +1,284 @@
+/* The attrs perf 7.3's `perf record` opens for the same command line: evsel__config() and
+ * evlist__config() for every event, arm64's arm_spe_recording_options() for SPE, checked
+ * against arm64 and x86 perf 7.3 (tests/oracles/record_attrs.sh). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmutrace/perfdata.h"
+#include "pmutrace/record.h"
+
+#define KIB(x) ((uint64_t)(x) * 1024)
+#define MIB(x) ((uint64_t)(x) * 1024 * 1024)
+#define PERF_DEFAULT_FREQ 4000 /* perf record's -F default */
+
+static bool is_spe(const struct pmt_evsel *e)
+{
+	return e->pmu && !strncmp(e->pmu->name, "arm_spe", 7);
+}
+
+static bool pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static uint64_t roundup_pow2(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* arm_spe_recording_options(): AUX buffer and snapshot sizes */
+static int spe_sizes(struct pmt_record_plan *p, const struct pmt_record_opts *o, uint64_t page,
+		     struct pmt_diag *diag)
+{
+	uint64_t aux = o->aux_pages, snap = o->snapshot_size;
+
+	p->mmap_pages = o->mmap_pages;
+	if (o->snapshot && (!snap || !aux)) {
+		if (!snap && !aux) {
+			aux = (o->privileged ? MIB(4) : KIB(128)) / page;
+			if (!o->privileged && !p->mmap_pages)
+				p->mmap_pages = (uint32_t)(KIB(256) / page);
+		} else if (!aux && !o->privileged && !p->mmap_pages) {
+			p->mmap_pages = (uint32_t)(KIB(256) / page);
+		}
+		if (!snap)
+			snap = aux * page;
+		if (!aux)
+			aux = roundup_pow2((snap + page - 1) / page);
+	}
+	if (o->snapshot && snap > aux * page)
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    "snapshot size %llu must not be greater than the AUX area "
+				    "(%llu bytes): give -m ,PAGES a bigger AUX area",
+				    (unsigned long long)snap, (unsigned long long)(aux * page));
+	if (!aux) {
+		aux = (o->privileged ? MIB(4) : KIB(128)) / page;
+		if (!o->privileged && !p->mmap_pages)
+			p->mmap_pages = (uint32_t)(KIB(256) / page);
+	}
+	if (aux * page < KIB(8) || !pow2(aux * page))
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    "-m ,%llu: the SPE AUX area must be at least 8 KiB and a "
+				    "power of 2 pages", (unsigned long long)aux);
+	p->aux_pages = (uint32_t)aux;
+	p->snapshot_size = o->snapshot ? snap : 0;
+	return 0;
+}
+
+/* arm_spe_setup_evsel() */
+static void spe_setup(struct pmt_evsel *e, bool per_cpu)
+{
+	uint64_t min;
+
+	e->attr.flags &= ~PMT_ATTR_FLAG_FREQ;
+	/* perf caches the first SPE PMU's value for all; each PMU's own is what its
+	 * driver accepts, so pmutrace takes that (README, "Recording") */
+	if (!e->period_set)
+		e->attr.sample_period =
+			pmt_pmu_cap_u64(e->pmu, "min_interval", &min) == 0 ? min : 4096;
+	if (per_cpu) {
+		e->attr.sample_type |= PMT_SAMPLE_CPU;
+		pmt_evsel_set_config_if_unset(e, "ts_enable", 1);
+	}
+	e->attr.sample_type |= PMT_SAMPLE_DATA_SRC;
+	if (pmt_evsel_term_set(e, "pa_enable"))
+		e->attr.sample_type |= PMT_SAMPLE_PHYS_ADDR;
+}
+
+static struct pmt_evsel *add_dummy(struct pmt_evlist *l, const char *name, uint64_t excl)
+{
+	struct pmt_evsel *d = pmt_evlist_add(l);
+
+	if (!d)
+		return NULL;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->attr.type = PMT_TYPE_SOFTWARE;
+	d->attr.config = PMT_SW_DUMMY;
+	d->attr.sample_period = 1;
+	d->attr.flags = excl;
+	d->tracking = true;
+	d->added = true;
+	return d;
+}
+
+static const uint64_t tracking_flags = PMT_ATTR_FLAG_MMAP | PMT_ATTR_FLAG_COMM |
+				       PMT_ATTR_FLAG_TASK | PMT_ATTR_FLAG_MMAP2 |
+				       PMT_ATTR_FLAG_COMM_EXEC | PMT_ATTR_FLAG_KSYMBOL |
+				       PMT_ATTR_FLAG_BPF_EVENT | PMT_ATTR_FLAG_BUILD_ID;
+
+int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
+			  const struct pmt_pmus *pmus, const struct pmt_record_opts *o,
+			  struct pmt_diag *diag)
+{
+	const bool has_cpu = o->target == PMT_TARGET_SYSTEM || o->target == PMT_TARGET_CPUS;
+	uint64_t page = o->page_size ? o->page_size : (uint64_t)sysconf(_SC_PAGESIZE);
+	uint32_t naux = 0;
+	int rc = 0;
+	struct pmt_evsel *spe_dummy = NULL;
+
+	if (!PMT_OPTS_HAS(o, page_size))
+		return -PMT_EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->ev = *events;
+	memset(events, 0, sizeof(*events));
+	if (!p->ev.nr)
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    "no events to record (-e EVENT)");
+	if (o->per_thread && has_cpu)
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    "--per-thread records threads, -a and -C record CPUs: "
+				    "choose one");
+	p->per_cpu = !o->per_thread;
+	if (p->per_cpu) {
+		p->cpus = pmus->online;
+		if (o->target == PMT_TARGET_CPUS) {
+			for (unsigned i = 0; i < PMT_CPUS_MAX / 64; i++)
+				p->cpus.bits[i] &= o->cpus.bits[i];
+			if (!pmt_cpumask_count(&p->cpus))
+				return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+						    "-C: none of those CPUs is online");
+		}
+	}
+	for (uint32_t i = 0; i < p->ev.nr; i++) {
+		const struct pmt_evsel *e = &p->ev.ev[i];
+
+		if (!is_spe(e))
+			continue;
+		naux++;
+		if (o->freq_set || e->freq_set)
+			return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+					    "Arm SPE: frequency is not supported: set the period "
+					    "with -c or the PMU term (-e %s/period=NUM/)",
+					    e->pmu->name);
+		/* the kernel refuses a CPU outside the PMU's mask (ENOENT): say which */
+		if (p->per_cpu && e->pmu->has_cpus && o->target == PMT_TARGET_CPUS) {
+			int c = -1;
+
+			while ((c = pmt_cpumask_next(&p->cpus, (unsigned)(c + 1))) >= 0)
+				if (!pmt_cpumask_has(&e->pmu->cpus, (unsigned)c))
+					return pmt_diag_set(diag, -PMT_EINVAL, NULL,
+							    PMT_DIAG_NO_OFFSET,
+							    "-C: CPU %d is not covered by %s "
+							    "(its CPUs are listed in %s/bus/"
+							    "event_source/devices/%s/cpumask)",
+							    c, e->pmu->name, pmus->root,
+							    e->pmu->name);
+		}
+	}
+	if (naux) {
+		bool discard = false;
+
+		p->full_auxtrace = true;
+		/* evlist__to_front() of each AUX event in turn: the last comes first */
+		for (uint32_t i = 0; i < p->ev.nr; i++) {
+			if (!is_spe(&p->ev.ev[i]))
+				continue;
+			spe_setup(&p->ev.ev[i], p->per_cpu);
+			discard |= pmt_evsel_term_set(&p->ev.ev[i], "discard");
+			pmt_evlist_to_front(&p->ev, i);
+		}
+		/* discard: records are dropped in hardware, so there is no AUX area and no
+		 * SPE tracking dummy (perf >= 6.15); the sideband goes as without SPE */
+		if (!discard)
+			rc = spe_sizes(p, o, page, diag);
+		if (rc < 0)
+			return rc;
+		if (!discard) {
+			spe_dummy = add_dummy(&p->ev, "dummy:u", PMT_ATTR_FLAG_EXCLUDE_KERNEL |
+								 PMT_ATTR_FLAG_EXCLUDE_HV);
+			if (!spe_dummy)
+				return -PMT_ENOMEM;
+			if (p->per_cpu) {
+				spe_dummy->attr.sample_type |= PMT_SAMPLE_TIME | PMT_SAMPLE_CPU;
+				spe_dummy->attr.flags |= PMT_ATTR_FLAG_CONTEXT_SWITCH;
+			}
+		}
+	}
+	if (spe_dummy) {
+		/* the SPE dummy tracks */
+	} else if (has_cpu) {
+		/* evlist__add_aux_dummy(system_wide): sideband of every CPU, on at once */
+		if (!add_dummy(&p->ev, "dummy:u",
+			       PMT_ATTR_FLAG_EXCLUDE_KERNEL | PMT_ATTR_FLAG_EXCLUDE_HV |
+				       PMT_ATTR_FLAG_EXCLUDE_GUEST))
+			return -PMT_ENOMEM;
+	} else {
+		p->ev.ev[0].tracking = true;
+		p->mmap_pages = o->mmap_pages;
+	}
+	if (!p->mmap_pages)
+		p->mmap_pages = o->mmap_pages ? o->mmap_pages : (uint32_t)(KIB(512) / page);
+
+	/* evsel__config() */
+	for (uint32_t i = 0; i < p->ev.nr; i++) {
+		struct pmt_evsel *e = &p->ev.ev[i];
+		struct pmt_perf_attr *a = &e->attr;
+		const bool immediate = e->added && has_cpu;
+
+		a->size = PMT_ATTR_SIZE_VER9;
+		a->sample_type |= PMT_SAMPLE_IP | PMT_SAMPLE_TID;
+		/* a period= or freq= term wins over -c and -F (evsel__apply_config_terms) */
+		if (o->period_set && !e->period_set && !e->freq_set) {
+			a->sample_period = o->period;
+			a->flags &= ~PMT_ATTR_FLAG_FREQ;
+		} else if (!e->period_set && !e->freq_set && !is_spe(e) &&
+			   (!e->added || o->freq_set)) {
+			a->sample_period = o->freq_set ? o->freq : PERF_DEFAULT_FREQ;
+			a->flags |= PMT_ATTR_FLAG_FREQ;
+		}
+		if (a->flags & PMT_ATTR_FLAG_FREQ)
+			a->sample_type |= PMT_SAMPLE_PERIOD;
+		if (p->per_cpu)
+			a->sample_type |= PMT_SAMPLE_TIME;
+		if (has_cpu)
+			a->sample_type |= PMT_SAMPLE_CPU;
+		a->read_format |= PMT_READ_ID | PMT_READ_LOST;
+		a->flags |= PMT_ATTR_FLAG_SAMPLE_ID_ALL;
+		if (e->tracking)
+			a->flags |= tracking_flags;
+		if (!o->no_inherit && !has_cpu && !o->per_thread && o->target != PMT_TARGET_TID &&
+		    !immediate)
+			a->flags |= PMT_ATTR_FLAG_INHERIT;
+		if (!immediate)
+			a->flags |= PMT_ATTR_FLAG_DISABLED;
+		if (o->target == PMT_TARGET_WORKLOAD && !immediate)
+			a->flags |= PMT_ATTR_FLAG_ENABLE_ON_EXEC;
+	}
+	/* evlist__config(): an AUX recording, or several events, give every sample an id;
+	 * at a fixed place (IDENTIFIER) for AUX recordings and when sample types differ */
+	if (p->full_auxtrace || p->ev.nr > 1) {
+		bool identifier = p->full_auxtrace;
+
+		for (uint32_t i = 1; i < p->ev.nr; i++)
+			if (p->ev.ev[i].attr.sample_type != p->ev.ev[0].attr.sample_type)
+				identifier = true;
+		for (uint32_t i = 0; i < p->ev.nr; i++)
+			p->ev.ev[i].attr.sample_type |= identifier ? PMT_SAMPLE_IDENTIFIER
+								   : PMT_SAMPLE_ID;
+	}
+	return 0;
+}
+
+void pmt_record_plan_fini(struct pmt_record_plan *p)
+{
+	pmt_evlist_fini(&p->ev);
+}
+
+void pmt_record_plan_print(FILE *fp, const struct pmt_record_plan *p)
+{
+	static const char dashes[] =
+		"------------------------------------------------------------\n";
+
+	for (uint32_t i = 0; i < p->ev.nr; i++) {
+		fputs(dashes, fp);
+		fputs("perf_event_attr:\n", fp);
+		pmt_perf_attr_print(fp, &p->ev.ev[i].attr,
+				    p->ev.ev[i].pmu ? p->ev.ev[i].pmu->name : NULL);
+		fputs(dashes, fp);
+	}
+}

@@ -1,0 +1,35 @@
+/* LD_PRELOAD for the attr oracle. perf probes what the kernel supports (cloexec, build-id
+ * mmaps, comm_exec, sample IDENTIFIER, ...) by opening cpu-clock or dummy events, and falls
+ * back to older attrs when those fail. Under qemu-user (no perf_event_open) every probe
+ * fails, so perf would print the attrs of an old kernel. This answers opens of the
+ * software and hardware types, which the probes use, with a file descriptor, and leaves
+ * every other open to the kernel: an event of a fake sysfs PMU fails after perf printed
+ * its attr, which is what the oracle reads. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+long syscall(long nr, ...)
+{
+	static long (*real)(long, ...);
+	va_list ap;
+	long a[6];
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_perf_event_open) {
+		uint32_t type = *(const uint32_t *)a[0]; /* perf_event_attr.type */
+
+		if (type <= 1) /* PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE */
+			return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	if (!real)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
