@@ -122,3 +122,10 @@ set_tests_properties(diff.spe_fields PROPERTIES LABELS differential TIMEOUT 120 
 add_test(NAME diff.spe_fields73 COMMAND sh ${PMT_DIFF_DIR}/spe_fields_vs_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.spe_fields73 PROPERTIES LABELS "differential;perf73" TIMEOUT 120
   SKIP_RETURN_CODE 77 ENVIRONMENT "PERF=${PMT_PERF73};COMPAT=7.3")
+
+# record --dry-run -v against perf 7.3's record -vv (arm64 under qemu-user for SPE, x86 for
+# software events) on fake sysfs PMUs: 45 command lines and 7 refusals
+add_test(NAME oracle.record_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles/record_attrs.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+set_tests_properties(oracle.record_attrs73 PROPERTIES LABELS "differential;perf73;record"
+  TIMEOUT 300 SKIP_RETURN_CODE 77)
