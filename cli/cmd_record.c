@@ -1,7 +1,8 @@
-/* pmutrace record: perf record's command line. This step decides and shows what would be
- * opened (--dry-run -v: every perf_event_attr in perf record -vv's layout, from the PMUs of
- * the sysfs tree in $SYSFS_PATH); the rings and the container writer come next. */
+/* pmutrace record: perf record's command line into a pmutrace container. --dry-run -v
+ * shows what would be opened (every perf_event_attr in perf record -vv's layout, from the
+ * PMUs of the sysfs tree in $SYSFS_PATH) and opens nothing. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@ static int usage(FILE *fp)
 		"usage: pmutrace record [-e EVENT]... [-c PERIOD | -F FREQ] [-a | -C CPUS | -p PID |\n"
 		"                       -t TID | [--per-thread] -- CMD ARGS] [-o FILE|-]\n"
 		"                       [-m PAGES[,AUXPAGES]] [-S|--snapshot[=SIZE]] [--no-inherit]\n"
-		"                       [--dry-run] [-v] [-q]\n"
+		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
 		"  -e, --event EVENT    perf's syntax: cpu-clock, dummy:u, arm_spe_0/load_filter=1/u,\n"
 		"                       arm_spe// (every arm_spe_N); terms from the PMU's format files\n"
 		"  -c, --count PERIOD   sample period of every event;  -F, --freq FREQ (not for SPE)\n"
@@ -27,6 +28,10 @@ static int usage(FILE *fp)
 		"      --per-thread     one buffer per thread, no per-CPU events\n"
 		"  -m, --mmap-pages N[,M]  data ring and AUX area sizes in pages (powers of 2)\n"
 		"  -S, --snapshot[=SIZE]   AUX snapshot mode (overwrite; SIGUSR2 takes a snapshot)\n"
+		"  -o, --output FILE    the container (default perf.data; an existing file is kept\n"
+		"                       as FILE.old); - writes it to stdout\n"
+		"  -z, --compression-level N  zstd level (default 3)\n"
+		"      --duration SEC   stop after SEC seconds (also SIGINT, SIGTERM, workload exit)\n"
 		"      --dry-run        open nothing; with -v print every attr that would be opened\n"
 		"                       (perf record -vv's layout) for the PMUs in $SYSFS_PATH or /sys\n"
 		"  -v, --verbose        more detail;  -q, --quiet: errors only\n");
@@ -74,7 +79,47 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 	return 0;
 }
 
-enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT };
+enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION };
+
+static volatile int stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void summary(const char *out, const struct pmt_record_stats *st, int verbose)
+{
+	double mb = (double)(st->bytes + st->aux_bytes) / 1e6;
+	uint64_t lost = st->lost + st->lost_samples;
+
+	if (verbose < 0)
+		return;
+	fprintf(stderr, "[ pmutrace record: %.3f MB captured in %.2f s (%llu records, %llu "
+			"samples, %.3f MB AUX) into %s",
+		mb, (double)st->wall_ns / 1e9, (unsigned long long)st->records,
+		(unsigned long long)st->samples, (double)st->aux_bytes / 1e6, out);
+	if (st->out_bytes)
+		fprintf(stderr, " (%.3f MB, ratio %.2f)", (double)st->out_bytes / 1e6,
+			st->out_bytes ? mb * 1e6 / (double)st->out_bytes : 0.0);
+	fprintf(stderr, " ]\n");
+	if (lost || st->aux_truncated || st->aux_collision) {
+		fprintf(stderr, "[ lost: %llu samples (LOST %llu, LOST_SAMPLES %llu), AUX: %llu "
+				"truncated, %llu partial, %llu collisions; per ring:",
+			(unsigned long long)lost, (unsigned long long)st->lost,
+			(unsigned long long)st->lost_samples,
+			(unsigned long long)st->aux_truncated,
+			(unsigned long long)st->aux_partial,
+			(unsigned long long)st->aux_collision);
+		for (uint32_t s = 0; s < st->slots; s++)
+			if (st->lost_per_slot && st->lost_per_slot[s])
+				fprintf(stderr, " %s%d=%llu", st->slot_cpu[s] < 0 ? "ring" : "cpu",
+					st->slot_cpu[s] < 0 ? (int)s : st->slot_cpu[s],
+					(unsigned long long)st->lost_per_slot[s]);
+		fprintf(stderr, " ]\n");
+	}
+}
 
 int cmd_record(int argc, char **argv)
 {
@@ -92,6 +137,8 @@ int cmd_record(int argc, char **argv)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "dry-run", no_argument, NULL, O_DRY_RUN },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "compression-level", required_argument, NULL, 'z' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -106,11 +153,15 @@ int cmd_record(int argc, char **argv)
 	unsigned nev = 0, targets = 0;
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
+	const char *out = "perf.data";
+	struct pmt_record_run_opts ro = { .sz = sizeof(ro) };
+	struct pmt_record_stats st;
+	double secs;
 
 	o.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	o.privileged = privileged();
 	/* '+': options stop at the workload's name, as perf's */
-	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vq", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == sizeof(evstr) / sizeof(evstr[0]))
@@ -143,11 +194,24 @@ int cmd_record(int argc, char **argv)
 				return pmt_cli_usage_fail("record", "bad value '%s' for -%c (a "
 							  "process or thread id)", optarg, c);
 			o.target = c == 'p' ? PMT_TARGET_PID : PMT_TARGET_TID;
+			ro.pid = (int32_t)v;
 			targets++;
 			break;
 		case O_PER_THREAD: o.per_thread = true; break;
 		case O_NO_INHERIT: o.no_inherit = true; break;
-		case 'o': break; /* the writer comes with the rings */
+		case 'o': out = optarg; break;
+		case 'z':
+			if (pmt_parse_u64(optarg, &v) < 0 || v < 1 || v > 22)
+				return pmt_cli_usage_fail("record", "bad value '%s' for -z (zstd "
+							  "level 1-22)", optarg);
+			ro.level = (int)v;
+			break;
+		case O_DURATION:
+			if (pmt_parse_double(optarg, &secs) < 0 || !(secs > 0) || secs > 1e9)
+				return pmt_cli_usage_fail("record", "bad value '%s' for --duration "
+							  "(seconds > 0)", optarg);
+			ro.duration_ns = (uint64_t)(secs * 1e9);
+			break;
 		case 'm': {
 			char *comma = strchr(optarg, ',');
 
@@ -200,12 +264,33 @@ int cmd_record(int argc, char **argv)
 	}
 	if (verbose > 0)
 		pmt_record_plan_print(stdout, &plan);
-	if (!dry_run) {
-		fprintf(stderr, "pmutrace record: capture is not built yet (issue 10: rings and "
-				"container writer); --dry-run -v shows what it would open\n");
-		rc = PMT_EXIT_ERROR;
-	} else {
+	if (dry_run) {
 		rc = 0;
+	} else {
+		struct sigaction sa = { .sa_handler = on_stop };
+
+		/* no SA_RESTART: poll returns and the loop sees the flag */
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		ro.out = out;
+		ro.argv = argv + optind;
+		ro.stop = &stop_requested;
+		ro.progress = verbose >= 0 && isatty(2);
+		ro.argc_cmdline = argc;
+		ro.argv_cmdline = (const char *const *)argv;
+		rc = pmt_record_run(&plan, &o, &ro, &st, &d);
+		if (rc < 0) {
+			pmt_diag_print(&d);
+			rc = PMT_EXIT_ERROR;
+		} else {
+			summary(out, &st, verbose);
+			/* data loss is never silent: the recording is complete but not whole */
+			rc = st.lost || st.lost_samples || st.aux_truncated ? PMT_EXIT_DAMAGED
+									    : PMT_EXIT_OK;
+		}
+		pmt_record_stats_fini(&st);
 	}
 	pmt_record_plan_fini(&plan);
 	pmt_pmus_fini(&pmus);

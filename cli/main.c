@@ -19,7 +19,7 @@ static const struct command commands[] = {
 	{ "metrics", cmd_metrics, "evaluate TMA metrics with retire latencies" },
 	{ "calibrate", cmd_calibrate, "retire-latency distributions from PEBS samples" },
 	{ "info", cmd_info, "what a trace holds: events, samples, frames, losses" },
-	{ "record", cmd_record, "what a recording opens (--dry-run -v); capture comes next" },
+	{ "record", cmd_record, "record events into a container (perf record syntax)" },
 	{ NULL, NULL, NULL },
 };
 

@@ -60,6 +60,40 @@ PMT_API void pmt_record_plan_fini(struct pmt_record_plan *plan);
 /* every attr in perf record -vv's layout, each between perf's dashed lines */
 PMT_API void pmt_record_plan_print(FILE *fp, const struct pmt_record_plan *plan);
 
+/* ---- capture: open, map, drain into a container ---------------------------------- */
+struct pmt_record_run_opts {
+	size_t sz;                     /* sizeof(struct pmt_record_run_opts) */
+	const char *out;               /* container path; "-" = stdout */
+	char *const *argv;             /* the workload (PMT_TARGET_WORKLOAD) */
+	int32_t pid;                   /* -p / -t */
+	int level;                     /* zstd level (0: the container's default) */
+	uint64_t duration_ns;          /* 0: until the workload ends or a stop */
+	volatile int *stop;            /* set by a signal handler: finish and close */
+	bool progress;                 /* a status line on stderr (a terminal) */
+	int argc_cmdline;              /* the recorder's own command line, for CMDLINE */
+	const char *const *argv_cmdline;
+};
+#define PMT_RECORD_MAX_SLOTS 4096
+struct pmt_record_stats {
+	uint64_t records, samples, bytes;   /* data-ring records and bytes copied */
+	uint64_t aux_bytes;                 /* AUX bytes copied */
+	uint64_t lost;                      /* samples the kernel said it dropped (LOST) */
+	uint64_t lost_samples;              /* LOST_SAMPLES */
+	uint64_t aux_truncated, aux_partial, aux_collision;
+	uint64_t out_bytes;                 /* the container's size */
+	uint64_t wall_ns;
+	int workload_status;                /* waitpid status of the workload, -1 none */
+	uint32_t slots;                     /* rings: CPUs, or threads with --per-thread */
+	uint64_t *lost_per_slot;            /* [slots]: LOST + truncated AUX per ring */
+	int32_t *slot_cpu;                  /* [slots]: the CPU, -1 for a thread's ring */
+};
+/* Record the plan until the workload exits, duration_ns passes or *stop is set; the
+ * container is complete and indexed whenever this returns (also after a stop). */
+PMT_API int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_opts *o,
+			   const struct pmt_record_run_opts *ro, struct pmt_record_stats *st,
+			   struct pmt_diag *diag);
+PMT_API void pmt_record_stats_fini(struct pmt_record_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,399 @@
+/* Capture: open the plan's events, map one ring per CPU (or per thread), drain data and
+ * AUX rings into a pmutrace container as pipe-mode perf.data records, as perf record does
+ * (builtin-record.c: record__open, record__mmap_read_all, record__auxtrace_mmap_read). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture_priv.h"
+#include "pmutrace/container.h"
+
+/* linux/perf_event.h ioctls, spelled out so the build does not need kernel headers */
+#define IOC_ENABLE 0x2400
+#define IOC_DISABLE 0x2401
+#define IOC_SET_OUTPUT 0x2405
+#define IOC_ID 0x80082407
+#define FLAG_FD_CLOEXEC (1UL << 3)
+
+uint64_t cap_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int open_errmsg(struct cap *c, const struct pmt_evsel *e, int cpu, pid_t pid, int err,
+		       struct pmt_diag *diag)
+{
+	int paranoid = 2;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	(void)c;
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return pmt_diag_set(diag, -PMT_EPERM, NULL, PMT_DIAG_NO_OFFSET,
+				    "%s: no permission (kernel.perf_event_paranoid is %d): run as "
+				    "root, give the binary CAP_PERFMON, or sysctl "
+				    "kernel.perf_event_paranoid=-1%s", e->name, paranoid,
+				    e->pmu && pmt_evsel_term_set(e, "pa_enable")
+					    ? "; pa_enable and pct_enable need CAP_PERFMON too" : "");
+	case ENOENT:
+		return pmt_diag_set(diag, -PMT_ENO_PMU, NULL, PMT_DIAG_NO_OFFSET,
+				    "%s on CPU %d: the kernel has no such event there (ENOENT); "
+				    "a CPU outside the PMU's cpumask, or the driver is not loaded",
+				    e->name, cpu);
+	case ENODEV:
+	case EOPNOTSUPP:
+		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+				    "%s: not supported by this kernel or PMU (%s)", e->name,
+				    strerror(err));
+	case ESRCH:
+		return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
+				    "no process or thread %d", (int)pid);
+	case EMFILE:
+		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
+				    "too many open files: raise ulimit -n (one per event, CPU "
+				    "and thread)");
+	default:
+		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
+				    "%s on CPU %d, pid %d: perf_event_open: %s (run with "
+				    "--dry-run -v to see the attr)", e->name, cpu, (int)pid,
+				    strerror(err));
+	}
+}
+
+/* threads of -p PID (/proc/PID/task), or the one target */
+static int target_threads(struct cap *c, struct pmt_diag *diag)
+{
+	if (c->o->target == PMT_TARGET_PID) {
+		char path[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)c->ro->pid);
+		if (access(path, F_OK))
+			return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
+					    "-p %d: no such process", (int)c->ro->pid);
+		snprintf(path, sizeof(path), "ls /proc/%d/task", (int)c->ro->pid);
+		f = popen(path, "r");
+		while (f && c->nthreads < CAP_MAX_THREADS) {
+			int t;
+
+			if (fscanf(f, "%d", &t) != 1)
+				break;
+			c->threads[c->nthreads++] = t;
+		}
+		if (f)
+			pclose(f);
+		return c->nthreads ? 0 : -PMT_ENOT_FOUND;
+	}
+	if (c->o->target == PMT_TARGET_TID)
+		c->threads[c->nthreads++] = c->ro->pid;
+	else if (c->o->target == PMT_TARGET_WORKLOAD)
+		c->threads[c->nthreads++] = c->child;
+	else
+		c->threads[c->nthreads++] = -1;
+	return 0;
+}
+
+/* perf's evlist__prepare_workload(): the child waits for "go", then execs */
+static int fork_workload(struct cap *c, struct pmt_diag *diag)
+{
+	int go[2], err[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET, "pipe: %s",
+				    strerror(errno));
+	c->child = fork();
+	if (c->child < 0)
+		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET, "fork: %s",
+				    strerror(errno));
+	if (c->child == 0) {
+		char b;
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(c->ro->argv[0], c->ro->argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	c->go_fd = go[1];
+	c->err_fd = err[0];
+	return 0;
+}
+
+static int start_workload(struct cap *c, struct pmt_diag *diag)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(c->go_fd, "g", 1) != 1)
+		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
+				    "starting the workload: %s", strerror(errno));
+	close(c->go_fd);
+	c->go_fd = -1;
+	/* closed by a successful exec (O_CLOEXEC): 0 bytes */
+	n = read(c->err_fd, &e, sizeof(e));
+	close(c->err_fd);
+	c->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(c->child, NULL, 0);
+		c->child = -1;
+		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
+				    "cannot run '%s': %s", c->ro->argv[0], strerror(e));
+	}
+	return 0;
+}
+
+static int open_all(struct cap *c, struct pmt_diag *diag)
+{
+	const struct pmt_record_plan *p = c->plan;
+
+	for (uint32_t s = 0; s < c->nslots; s++) {
+		for (int t = 0; t < c->nthreads; t++) {
+			for (uint32_t e = 0; e < p->ev.nr; e++) {
+				const struct pmt_evsel *ev = &p->ev.ev[e];
+				int cpu = p->per_cpu ? c->slot_cpu[s] : -1;
+				pid_t pid = p->per_cpu ? c->threads[t] : c->threads[s];
+				int fd, *slot = &c->fds[FD_IX(c, s, t, e)];
+				uint64_t id = 0;
+
+				if (!p->per_cpu && t)
+					continue; /* per thread: a slot is a thread */
+				fd = (int)syscall(SYS_perf_event_open, &ev->attr, pid, cpu, -1,
+						  FLAG_FD_CLOEXEC);
+				if (fd < 0)
+					return open_errmsg(c, ev, cpu, pid, errno, diag);
+				*slot = fd;
+				if (ioctl(fd, IOC_ID, &id) == 0)
+					c->ids[e][c->nids[e]++] = id;
+			}
+		}
+	}
+	return 0;
+}
+
+static int map_all(struct cap *c, struct pmt_diag *diag)
+{
+	const struct pmt_record_plan *p = c->plan;
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	for (uint32_t s = 0; s < c->nslots; s++) {
+		int leader = c->fds[FD_IX(c, s, 0, 0)];
+		bool aux = p->full_auxtrace && p->aux_pages && p->ev.ev[0].pmu;
+		int rc = pmt_ring_map(&c->rings[s], leader, p->mmap_pages, aux ? p->aux_pages : 0,
+				      p->snapshot_size != 0, page);
+
+		if (rc < 0)
+			return pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET,
+					    "mmap of the %s ring (%u pages%s): %s%s",
+					    c->slot_cpu[s] >= 0 ? "CPU" : "thread", p->mmap_pages,
+					    aux ? " + AUX area" : "", strerror(errno),
+					    rc == -PMT_EPERM ? "; over the locked-memory limit "
+							       "(kernel.perf_event_mlock_kb): use "
+							       "smaller -m pages" : "");
+		c->ring_fd[s] = leader;
+		for (int t = 0; t < c->nthreads; t++)
+			for (uint32_t e = 0; e < p->ev.nr; e++) {
+				int fd = c->fds[FD_IX(c, s, t, e)];
+
+				if (fd < 0 || fd == leader)
+					continue;
+				/* one ring per CPU: the others write into the leader's */
+				if (ioctl(fd, IOC_SET_OUTPUT, leader))
+					return pmt_diag_set(diag, -PMT_EIO, NULL,
+							    PMT_DIAG_NO_OFFSET,
+							    "redirecting %s into its CPU's ring: %s",
+							    p->ev.ev[e].name, strerror(errno));
+			}
+	}
+	return 0;
+}
+
+static void for_each_fd(struct cap *c, unsigned long req)
+{
+	for (size_t i = 0; i < c->nfds; i++)
+		if (c->fds[i] >= 0)
+			ioctl(c->fds[i], req, 0);
+}
+
+void cap_enable(struct cap *c, bool on)
+{
+	for_each_fd(c, on ? IOC_ENABLE : IOC_DISABLE);
+}
+
+void cap_reenable_slot(struct cap *c, uint32_t s)
+{
+	/* the SPE driver disables the event when the AUX area fills (TRUNCATED): as perf's
+	 * auxtrace_record__read_finish, turn it back on once the tail moved */
+	for (int t = 0; t < c->nthreads; t++) {
+		int fd = c->fds[FD_IX(c, s, t, 0)];
+
+		if (fd >= 0)
+			ioctl(fd, IOC_ENABLE, 0);
+	}
+}
+
+static void cap_free(struct cap *c)
+{
+	for (uint32_t s = 0; c->rings && s < c->nslots; s++)
+		pmt_ring_unmap(&c->rings[s]);
+	for (size_t i = 0; c->fds && i < c->nfds; i++)
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+	for (uint32_t e = 0; c->ids && e < c->plan->ev.nr; e++)
+		free(c->ids[e]);
+	free(c->ids);
+	free(c->nids);
+	free(c->fds);
+	free(c->rings);
+	free(c->ring_fd);
+	free(c->slot_cpu);
+	free(c->aux_join);
+	free(c->reenable);
+	if (c->go_fd >= 0)
+		close(c->go_fd);
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+}
+
+static int cap_alloc(struct cap *c)
+{
+	const struct pmt_record_plan *p = c->plan;
+
+	c->nfds = (size_t)c->nslots * (size_t)c->nthreads * p->ev.nr;
+	c->fds = malloc(c->nfds * sizeof(*c->fds));
+	c->rings = calloc(c->nslots, sizeof(*c->rings));
+	c->ring_fd = calloc(c->nslots, sizeof(*c->ring_fd));
+	c->reenable = calloc(c->nslots, sizeof(*c->reenable));
+	c->ids = calloc(p->ev.nr, sizeof(*c->ids));
+	c->nids = calloc(p->ev.nr, sizeof(*c->nids));
+	if (!c->fds || !c->rings || !c->ring_fd || !c->ids || !c->nids || !c->reenable)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < c->nfds; i++)
+		c->fds[i] = -1;
+	for (uint32_t e = 0; e < p->ev.nr; e++)
+		if (!(c->ids[e] = calloc((size_t)c->nslots * (size_t)c->nthreads, 8)))
+			return -PMT_ENOMEM;
+	return 0;
+}
+
+int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_opts *o,
+		   const struct pmt_record_run_opts *ro, struct pmt_record_stats *st,
+		   struct pmt_diag *diag)
+{
+	struct cap c = { .plan = plan, .o = o, .ro = ro, .st = st, .child = -1, .go_fd = -1,
+			 .err_fd = -1 };
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->workload_status = -1;
+	if (!PMT_OPTS_HAS(ro, argc_cmdline) || !PMT_OPTS_HAS(o, page_size))
+		return -PMT_EINVAL;
+	if (o->target == PMT_TARGET_WORKLOAD && (!ro->argv || !ro->argv[0]))
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    "no workload to run");
+	if (o->target == PMT_TARGET_WORKLOAD && (rc = fork_workload(&c, diag)) < 0)
+		return rc;
+	rc = target_threads(&c, diag);
+	if (rc < 0)
+		goto out;
+	if (plan->per_cpu) {
+		int cpu = -1;
+
+		c.slot_cpu = malloc(PMT_CPUS_MAX * sizeof(*c.slot_cpu));
+		if (!c.slot_cpu) {
+			rc = -PMT_ENOMEM;
+			goto out;
+		}
+		while ((cpu = pmt_cpumask_next(&plan->cpus, (unsigned)(cpu + 1))) >= 0)
+			c.slot_cpu[c.nslots++] = cpu;
+	} else {
+		c.nslots = (uint32_t)c.nthreads;
+		c.slot_cpu = malloc(c.nslots * sizeof(*c.slot_cpu));
+		if (!c.slot_cpu) {
+			rc = -PMT_ENOMEM;
+			goto out;
+		}
+		for (uint32_t s = 0; s < c.nslots; s++)
+			c.slot_cpu[s] = -1;
+	}
+	rc = cap_alloc(&c);
+	if (rc >= 0)
+		rc = open_all(&c, diag);
+	if (rc >= 0)
+		rc = map_all(&c, diag);
+	if (rc >= 0)
+		rc = cap_output_open(&c, diag);
+	if (rc < 0)
+		goto out;
+	c.t0 = cap_now_ns();
+	if (o->target == PMT_TARGET_WORKLOAD)
+		rc = start_workload(&c, diag);
+	else
+		cap_enable(&c, true);
+	if (rc >= 0)
+		rc = cap_loop(&c, diag);
+	cap_enable(&c, false);
+	{
+		int rc2 = cap_drain_all(&c, diag);
+
+		if (rc >= 0 && rc2 < 0)
+			rc = rc2;
+	}
+	st->wall_ns = cap_now_ns() - c.t0;
+	{
+		int rc2 = cap_output_close(&c, rc, diag);
+
+		if (rc >= 0 && rc2 < 0)
+			rc = rc2;
+	}
+out:
+	if (c.child > 0) {
+		int status;
+
+		if (rc < 0)
+			kill(c.child, SIGTERM);
+		if (waitpid(c.child, &status, 0) == c.child)
+			st->workload_status = status;
+	}
+	st->slots = c.nslots;
+	st->slot_cpu = c.slot_cpu;
+	c.slot_cpu = NULL;
+	cap_free(&c);
+	return rc;
+}
+
+void pmt_record_stats_fini(struct pmt_record_stats *st)
+{
+	free(st->lost_per_slot);
+	free(st->slot_cpu);
+	st->lost_per_slot = NULL;
+	st->slot_cpu = NULL;
+}

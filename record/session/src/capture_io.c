@@ -1,0 +1,373 @@
+/* The capture's output side: the container and its perf.data header records, draining
+ * every ring into it, the poll loop, the status line. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture_priv.h"
+#include "pmutrace/container.h"
+
+/* PERF_RECORD_* the drain looks at */
+enum { REC_LOST = 2, REC_SAMPLE = 9, REC_AUX = 11, REC_LOST_SAMPLES = 13 };
+enum { AUX_TRUNCATED = 1, AUX_PARTIAL = 4, AUX_COLLISION = 8 };
+/* a frame at least every second: a killed recording keeps all but its last second */
+#define FRAME_FLUSH_NS 1000000000ull
+
+static int open_file(struct cap *c, struct pmt_diag *diag)
+{
+	const char *out = c->ro->out;
+
+	if (!strcmp(out, "-")) {
+		c->fp = stdout;
+		return 0;
+	}
+	/* written in place, so a killed recording leaves a file readable to its last frame;
+	 * an existing recording is kept as FILE.old, as perf record keeps perf.data.old */
+	if (access(out, F_OK) == 0) {
+		char old[4200];
+
+		snprintf(old, sizeof(old), "%s.old", out);
+		if (rename(out, old))
+			return pmt_diag_set(diag, -PMT_EIO, out, PMT_DIAG_NO_OFFSET,
+					    "cannot keep the existing file as %s: %s", old,
+					    strerror(errno));
+	}
+	c->fp = fopen(out, "wb");
+	if (!c->fp)
+		return pmt_diag_set(diag, -PMT_EIO, out, PMT_DIAG_NO_OFFSET, "%s",
+				    strerror(errno));
+	return 0;
+}
+
+static int write_features(struct cap *c)
+{
+	struct utsname u;
+	long online = sysconf(_SC_NPROCESSORS_ONLN), avail = sysconf(_SC_NPROCESSORS_CONF);
+	int rc = 0;
+
+	if (uname(&u) == 0) {
+		rc = pmt_perf_writer_set_feature_str(c->w, PMT_FEAT_HOSTNAME, u.nodename);
+		if (rc >= 0)
+			rc = pmt_perf_writer_set_feature_str(c->w, PMT_FEAT_OSRELEASE, u.release);
+		if (rc >= 0)
+			rc = pmt_perf_writer_set_feature_str(c->w, PMT_FEAT_ARCH, u.machine);
+	}
+	if (rc >= 0)
+		rc = pmt_perf_writer_set_feature_str(c->w, PMT_FEAT_VERSION, pmt_version());
+	if (rc >= 0)
+		rc = pmt_perf_writer_set_nrcpus(c->w, (uint32_t)online, (uint32_t)avail);
+	if (rc >= 0 && c->ro->argv_cmdline)
+		rc = pmt_perf_writer_set_cmdline(c->w, c->ro->argc_cmdline, c->ro->argv_cmdline);
+	return rc;
+}
+
+/* AUXTRACE_INFO v2 for SPE: the PMU type and each recorded CPU's MIDR (sysfs) */
+static int write_spe_info(struct cap *c)
+{
+	const struct pmt_record_plan *p = c->plan;
+	uint32_t *cpus = calloc(c->nslots, sizeof(*cpus));
+	uint64_t *midr = calloc(c->nslots, sizeof(*midr));
+	int rc;
+
+	if (!cpus || !midr) {
+		free(cpus);
+		free(midr);
+		return -PMT_ENOMEM;
+	}
+	for (uint32_t s = 0; s < c->nslots; s++) {
+		char path[128];
+		FILE *f;
+
+		cpus[s] = c->slot_cpu[s] < 0 ? 0 : (uint32_t)c->slot_cpu[s];
+		snprintf(path, sizeof(path),
+			 "%s/devices/system/cpu/cpu%u/regs/identification/midr_el1",
+			 pmt_sysfs_root(), cpus[s]);
+		f = fopen(path, "r");
+		if (f) {
+			unsigned long long v;
+
+			if (fscanf(f, "%llx", &v) == 1)
+				midr[s] = v;
+			fclose(f);
+		}
+	}
+	rc = p->per_cpu ? pmt_perf_writer_write_auxtrace_info_spe_v2(c->w, p->ev.ev[0].attr.type,
+								     c->nslots, cpus, midr, NULL)
+			: pmt_perf_writer_write_auxtrace_info_spe_v1(c->w, p->ev.ev[0].attr.type,
+								     false);
+	free(cpus);
+	free(midr);
+	return rc;
+}
+
+/* End the container's current frame with every record written so far: what a SIGKILL
+ * can lose is bounded by the time between two of these */
+static int flush_frame(struct cap *c)
+{
+	if (fflush(c->stream))
+		return -PMT_EIO;
+	c->last_flush = cap_now_ns();
+	return pmt_ctr_flush(c->ctr);
+}
+
+int cap_output_open(struct cap *c, struct pmt_diag *diag)
+{
+	const struct pmt_record_plan *p = c->plan;
+	struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = c->ro->level };
+	struct pmt_perf_writer_opts wo = { .pipe = 1 };
+	struct pmt_ring_clock clk;
+	int rc = open_file(c, diag);
+
+	if (rc < 0)
+		return rc;
+	rc = pmt_ctr_writer_new(c->fp, &co, &c->ctr, diag);
+	if (rc < 0)
+		return rc;
+	c->stream = pmt_perf_container_stream(c->ctr);
+	if (!c->stream)
+		return -PMT_ENOMEM;
+	rc = pmt_perf_writer_new(c->stream, &wo, &c->w);
+	for (uint32_t e = 0; rc >= 0 && e < p->ev.nr; e++)
+		rc = pmt_perf_writer_add_attr(c->w, &p->ev.ev[e].attr, PMT_ATTR_SIZE_MAX,
+					      c->ids[e], c->nids[e], p->ev.ev[e].name);
+	if (rc >= 0)
+		rc = write_features(c);
+	pmt_ring_clock(&c->rings[0], &clk);
+	if (rc >= 0 && clk.valid) {
+		struct pmt_time_conv tc = {
+			.time_shift = clk.time_shift, .time_mult = clk.time_mult,
+			.time_zero = clk.time_zero, .time_cycles = clk.time_cycles,
+			.time_mask = clk.time_mask, .cap_user_time_zero = 1,
+			.cap_user_time_short = clk.cap_user_time_short,
+		};
+
+		rc = pmt_perf_writer_write_time_conv(c->w, &tc);
+	}
+	if (rc >= 0 && p->full_auxtrace && p->aux_pages)
+		rc = write_spe_info(c);
+	if (rc >= 0 && p->full_auxtrace && p->aux_pages) {
+		c->aux_join = malloc((size_t)p->aux_pages * (size_t)sysconf(_SC_PAGESIZE));
+		if (!c->aux_join)
+			rc = -PMT_ENOMEM;
+	}
+	c->st->lost_per_slot = calloc(c->nslots, sizeof(*c->st->lost_per_slot));
+	if (!c->st->lost_per_slot)
+		rc = -PMT_ENOMEM;
+	if (rc >= 0)
+		rc = cap_synthesize(c);
+	if (rc >= 0)
+		rc = flush_frame(c); /* the header and task records get a frame of their own */
+	if (rc < 0)
+		return pmt_diag_set(diag, rc, c->ro->out, PMT_DIAG_NO_OFFSET,
+				    "writing the recording's header: %s", pmt_errstr(rc));
+	return 0;
+}
+
+int cap_output_close(struct cap *c, int rc, struct pmt_diag *diag)
+{
+	int rc2 = 0;
+
+	(void)rc;
+	if (c->w)
+		rc2 = pmt_perf_writer_close(c->w);
+	c->w = NULL;
+	if (c->stream && fclose(c->stream) && rc2 >= 0)
+		rc2 = -PMT_EIO;
+	c->stream = NULL;
+	if (c->ctr) {
+		int rc3 = pmt_ctr_writer_close(c->ctr, diag);
+
+		if (rc2 >= 0)
+			rc2 = rc3;
+	}
+	c->ctr = NULL;
+	if (c->fp) {
+		if (c->fp != stdout) {
+			struct stat sb;
+
+			if (fflush(c->fp) || fsync(fileno(c->fp)))
+				rc2 = rc2 < 0 ? rc2 : -PMT_EIO;
+			if (fstat(fileno(c->fp), &sb) == 0)
+				c->st->out_bytes = (uint64_t)sb.st_size;
+			fclose(c->fp);
+		} else {
+			fflush(stdout);
+		}
+	}
+	c->fp = NULL;
+	if (rc2 < 0 && !diag->code)
+		pmt_diag_set(diag, rc2, c->ro->out, PMT_DIAG_NO_OFFSET, "writing failed: %s",
+			     pmt_errstr(rc2));
+	return rc2;
+}
+
+static int on_record(void *ctx, const void *rec, size_t size)
+{
+	struct cap *c = ctx;
+	const uint8_t *r = rec;
+	uint32_t type;
+
+	memcpy(&type, r, 4);
+	switch (type) {
+	case REC_SAMPLE:
+		c->st->samples++;
+		break;
+	case REC_LOST: {
+		uint64_t lost;
+
+		memcpy(&lost, r + 16, 8);
+		c->st->lost += lost;
+		c->st->lost_per_slot[c->cur_slot] += lost;
+		break;
+	}
+	case REC_LOST_SAMPLES: {
+		uint64_t lost;
+
+		memcpy(&lost, r + 8, 8);
+		c->st->lost_samples += lost;
+		c->st->lost_per_slot[c->cur_slot] += lost;
+		break;
+	}
+	case REC_AUX: {
+		uint64_t flags;
+
+		memcpy(&flags, r + 24, 8);
+		if (flags & AUX_TRUNCATED) {
+			c->st->aux_truncated++;
+			c->st->lost_per_slot[c->cur_slot]++;
+			c->reenable[c->cur_slot] = 1;
+		}
+		if (flags & AUX_PARTIAL)
+			c->st->aux_partial++;
+		if (flags & AUX_COLLISION)
+			c->st->aux_collision++;
+		break;
+	}
+	default:
+		break;
+	}
+	c->st->records++;
+	c->st->bytes += size;
+	return pmt_perf_writer_write_record(c->w, rec, size);
+}
+
+static int on_aux(void *ctx, const void *a, size_t alen, const void *b, size_t blen,
+		  uint64_t offset)
+{
+	struct cap *c = ctx;
+	const int32_t cpu = c->slot_cpu[c->cur_slot];
+	const void *data = a;
+	struct timespec ts;
+
+	if (blen) {
+		memcpy(c->aux_join, a, alen);
+		memcpy(c->aux_join + alen, b, blen);
+		data = c->aux_join;
+	}
+	/* perf's arm_spe_reference(): CLOCK_MONOTONIC_RAW sec ^ nsec */
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	c->st->aux_bytes += alen + blen;
+	return pmt_perf_writer_write_auxtrace(c->w, data, alen + blen, offset,
+					      (uint64_t)ts.tv_sec ^ (uint64_t)ts.tv_nsec,
+					      c->cur_slot,
+					      cpu < 0 ? (uint32_t)c->threads[c->cur_slot] : UINT32_MAX,
+					      (uint32_t)cpu);
+}
+
+int cap_drain_all(struct cap *c, struct pmt_diag *diag)
+{
+	uint64_t before = c->st->records + c->st->aux_bytes;
+
+	for (uint32_t s = 0; s < c->nslots; s++) {
+		int rc;
+		int64_t arc;
+
+		c->cur_slot = s;
+		/* records first: the kernel writes PERF_RECORD_AUX before moving aux_head */
+		rc = pmt_ring_drain(&c->rings[s], on_record, c);
+		if (rc < 0)
+			return pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET,
+					    "ring of %s %d: %s", c->slot_cpu[s] < 0 ? "thread" : "CPU",
+					    c->slot_cpu[s] < 0 ? c->threads[s] : c->slot_cpu[s],
+					    pmt_errstr(rc));
+		arc = pmt_ring_drain_aux(&c->rings[s], on_aux, c);
+		if (arc < 0)
+			return pmt_diag_set(diag, (int)arc, NULL, PMT_DIAG_NO_OFFSET,
+					    "AUX area of slot %u: %s", s, pmt_errstr((int)arc));
+		if (c->reenable[s]) {
+			c->reenable[s] = 0;
+			cap_reenable_slot(c, s);
+		}
+	}
+	if (c->st->records + c->st->aux_bytes != before) {
+		/* FINISHED_ROUND: everything before it may be sorted and flushed */
+		static const uint8_t round[8] = { 68, 0, 0, 0, 0, 0, 8, 0 };
+
+		return pmt_perf_writer_write_record(c->w, round, sizeof(round));
+	}
+	return 0;
+}
+
+static void progress(struct cap *c, bool last)
+{
+	uint64_t now = cap_now_ns(), el = now - c->t0;
+	double mb = (double)(c->st->bytes + c->st->aux_bytes) / 1e6;
+
+	if (!c->ro->progress || (!last && now - c->last_progress < 500000000ull))
+		return;
+	c->last_progress = now;
+	fprintf(stderr, "\r[ %6.1f s ] %9.1f MB captured, %7.1f MB/s, %llu samples, %llu lost%s",
+		(double)el / 1e9, mb, el ? mb / ((double)el / 1e9) : 0.0,
+		(unsigned long long)c->st->samples,
+		(unsigned long long)(c->st->lost + c->st->lost_samples + c->st->aux_truncated),
+		last ? "\n" : "  ");
+	c->progress_shown = 1;
+}
+
+int cap_loop(struct cap *c, struct pmt_diag *diag)
+{
+	struct pollfd *pfd = calloc(c->nslots, sizeof(*pfd));
+	int rc = 0;
+
+	if (!pfd)
+		return -PMT_ENOMEM;
+	for (uint32_t s = 0; s < c->nslots; s++) {
+		pfd[s].fd = c->ring_fd[s];
+		pfd[s].events = POLLIN;
+	}
+	for (;;) {
+		int status;
+
+		if (c->ro->stop && *c->ro->stop)
+			break;
+		if (c->ro->duration_ns && cap_now_ns() - c->t0 >= c->ro->duration_ns)
+			break;
+		if (c->child > 0 && waitpid(c->child, &status, WNOHANG) == c->child) {
+			c->st->workload_status = status;
+			c->child = -1;
+			break;
+		}
+		if (poll(pfd, c->nslots, 100) < 0 && errno != EINTR) {
+			rc = pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET, "poll: %s",
+					  strerror(errno));
+			break;
+		}
+		rc = cap_drain_all(c, diag);
+		if (rc >= 0 && cap_now_ns() - c->last_flush >= FRAME_FLUSH_NS)
+			rc = flush_frame(c);
+		if (rc < 0)
+			break;
+		progress(c, false);
+	}
+	if (c->progress_shown)
+		progress(c, true);
+	free(pfd);
+	return rc;
+}

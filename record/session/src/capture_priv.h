@@ -1,0 +1,52 @@
+/* The capture's state, shared by capture.c (open, map, workload) and capture_io.c
+ * (container, draining, the loop). */
+#ifndef PMT_CAPTURE_PRIV_H
+#define PMT_CAPTURE_PRIV_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "pmutrace/perfdata.h"
+#include "pmutrace/record.h"
+#include "pmutrace/rings.h"
+
+#define CAP_MAX_THREADS 4096
+
+struct cap {
+	const struct pmt_record_plan *plan;
+	const struct pmt_record_opts *o;
+	const struct pmt_record_run_opts *ro;
+	struct pmt_record_stats *st;
+	pid_t child;                 /* the workload, -1 none */
+	int go_fd, err_fd;
+	int threads[CAP_MAX_THREADS];
+	int nthreads;
+	uint32_t nslots;             /* rings */
+	int32_t *slot_cpu;           /* [slot]: CPU, -1 per thread */
+	int *fds;                    /* [slot][thread][event] */
+	size_t nfds;
+	struct pmt_ring *rings;      /* [slot] */
+	int *ring_fd;                /* [slot]: the fd that owns the ring */
+	uint8_t *reenable;           /* [slot]: AUX TRUNCATED seen, enable after draining */
+	uint64_t **ids;              /* [event][n] */
+	uint32_t *nids;
+	uint8_t *aux_join;           /* AUX bytes that wrapped, joined (aux_size) */
+	uint32_t cur_slot;           /* the ring being drained */
+	uint64_t t0, last_progress, last_flush;
+	FILE *fp, *stream;           /* the output and the container's record stream */
+	struct pmt_ctr_writer *ctr;
+	struct pmt_perf_writer *w;
+	int progress_shown;
+};
+#define FD_IX(c, s, t, e) (((size_t)(s) * (size_t)(c)->nthreads + (size_t)(t)) * \
+			   (c)->plan->ev.nr + (e))
+
+uint64_t cap_now_ns(void);
+void cap_enable(struct cap *c, bool on);
+void cap_reenable_slot(struct cap *c, uint32_t s);
+int cap_output_open(struct cap *c, struct pmt_diag *diag);
+int cap_output_close(struct cap *c, int rc, struct pmt_diag *diag);
+int cap_drain_all(struct cap *c, struct pmt_diag *diag);
+int cap_loop(struct cap *c, struct pmt_diag *diag);
+int cap_synthesize(struct cap *c);
+#endif
