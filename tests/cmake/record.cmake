@@ -3,3 +3,11 @@ add_test(NAME record.kernel_sw COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/ker
   $<TARGET_FILE:pmutrace> ${PMT_PERF73})
 set_tests_properties(record.kernel_sw PROPERTIES LABELS "record" TIMEOUT 120
   SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
+# SPE capture on the simulated PMU (steady, storms, overflow, workload exit) and against
+# arm64 perf 7.3 recording the same simulated hardware
+add_test(NAME record.pmusim_spe COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/pmusim_spe.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+# (a sanitizer build is preloaded after the simulator: asan must not insist on coming first)
+set_tests_properties(record.pmusim_spe PROPERTIES LABELS "record;perf73" TIMEOUT 300
+  RUN_SERIAL TRUE ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")

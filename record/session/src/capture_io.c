@@ -301,7 +301,10 @@ int cap_drain_all(struct cap *c, struct pmt_diag *diag)
 		if (arc < 0)
 			return pmt_diag_set(diag, (int)arc, NULL, PMT_DIAG_NO_OFFSET,
 					    "AUX area of slot %u: %s", s, pmt_errstr((int)arc));
-		if (c->reenable[s]) {
+		/* TRUNCATED, or an area drained from (nearly) full: its TRUNCATED record may be
+		 * among those a full data ring dropped, and the driver stays stopped until
+		 * enabled; enabling a running event changes nothing */
+		if (c->reenable[s] || (c->rings[s].aux && (uint64_t)arc >= c->rings[s].aux_size / 2)) {
 			c->reenable[s] = 0;
 			cap_reenable_slot(c, s);
 		}

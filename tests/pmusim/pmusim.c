@@ -1,0 +1,564 @@
+/* A simulated Arm SPE PMU in user space (issue 10 b/c). LD_PRELOAD it into pmutrace or
+ * perf: every perf_event_open is answered with a descriptor of its own (an eventfd, so it
+ * polls), mmap of it returns shared memory laid out as the kernel lays out a ring, and a
+ * producer thread per SPE event plays the arm_spe_pmu driver and kernel/events/
+ * ring_buffer.c: SPE records (bytes from PMUSIM_SPE, e.g. made by `pmutrace synth`) go into
+ * the AUX area with CIRC_SPACE (one byte kept free), PERF_RECORD_AUX is written to the data
+ * ring before aux_head moves, a full AUX area gives TRUNCATED|PARTIAL and disables the
+ * event until the consumer enables it again, a full data ring drops records and sends
+ * PERF_RECORD_LOST before the next one. Software events (dummy) get a ring too and write
+ * nothing. Environment:
+ *   PMUSIM_TYPE=8           the SPE PMU type (as in the fake sysfs)
+ *   PMUSIM_SPE=FILE         SPE bytes to produce, consumed record-aligned in order
+ *   PMUSIM_CHUNK=BYTES      bytes per driver "interrupt" (default 4096)
+ *   PMUSIM_RATE=BYTES/S     producer rate (default: as fast as it can)
+ *   PMUSIM_LOG=FILE         what was produced, dropped and flagged, one line per event
+ *   PMUSIM_COLLIDE=N        every Nth AUX record carries COLLISION
+ * The SPE records are split across the events in CPU order, so with one event per CPU
+ * each CPU gets a share in turn. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_EV 256
+#define IOC_ENABLE 0x2400
+#define IOC_DISABLE 0x2401
+#define IOC_SET_OUTPUT 0x2405
+#define IOC_ID 0x80082407
+enum { S_IP = 1, S_TID = 2, S_TIME = 4, S_ID = 64, S_CPU = 128, S_STREAM = 512,
+       S_IDENTIFIER = 65536 };
+
+struct ev {
+	int fd, cpu, pid, used, spe;
+	uint32_t type;
+	uint64_t sample_type, id, flags;
+	volatile int enabled;
+	uint8_t *base;       /* user page + data ring */
+	size_t base_len;
+	uint64_t data_size;
+	uint8_t *aux;
+	uint64_t aux_size;
+	int overwrite;
+	uint64_t lost_pending;
+	pthread_t thr;
+	int thr_started;
+	volatile int stop;
+	uint64_t produced, dropped, truncated, aux_records, data_lost, collisions;
+	int itrace_sent;
+};
+static struct ev evs[MAX_EV];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *spe_bytes;
+static size_t spe_len, spe_pos;
+static uint64_t next_id = 1000;
+static int nspe;
+
+static long (*real_syscall)(long, ...);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_ioctl)(int, unsigned long, ...);
+static int (*real_close)(int);
+static int (*real_poll)(struct pollfd *, nfds_t, int);
+
+static void init_real(void)
+{
+	if (real_syscall)
+		return;
+	real_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+	real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	real_poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
+}
+
+static struct ev *find(int fd)
+{
+	for (int i = 0; i < MAX_EV; i++)
+		if (evs[i].used && evs[i].fd == fd)
+			return &evs[i];
+	return NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void simlog(const char *fmt, ...)
+{
+	const char *path = getenv("PMUSIM_LOG");
+	va_list ap;
+	FILE *f;
+
+	if (!path)
+		return;
+	pthread_mutex_lock(&lock);
+	f = fopen(path, "a");
+	if (f) {
+		va_start(ap, fmt);
+		vfprintf(f, fmt, ap);
+		va_end(ap);
+		fclose(f);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+static void load_spe(void)
+{
+	const char *path = getenv("PMUSIM_SPE");
+	FILE *f;
+	struct stat sb;
+
+	if (spe_bytes || !path || stat(path, &sb))
+		return;
+	f = fopen(path, "rb");
+	if (!f)
+		return;
+	spe_bytes = malloc((size_t)sb.st_size);
+	if (spe_bytes && fread(spe_bytes, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size)
+		spe_len = (size_t)sb.st_size;
+	fclose(f);
+}
+
+/* the length of the SPE record at p: packets up to and including an END (0x01) or a
+ * TIMESTAMP (0x71), sized as perf's arm_spe_do_get_packet() (arm-spe.md section 1) */
+static size_t record_len(const uint8_t *p, size_t left)
+{
+	size_t i = 0;
+
+	while (i < left) {
+		uint8_t h = p[i];
+		size_t hl = 1;
+
+		if (h == 0x00) { /* PAD */
+			i++;
+			continue;
+		}
+		if (h == 0x01)
+			return i + 1;
+		if (h == 0x71)
+			return i + 9 <= left ? i + 9 : 0;
+		if ((h & 0xfc) == 0x20) { /* extended header: the second byte has the size */
+			if (i + 1 >= left)
+				return 0;
+			h = p[i + 1];
+			hl = 2;
+		}
+		i += hl + (1u << ((h >> 4) & 3));
+	}
+	return 0;
+}
+
+/* up to `max` bytes of whole records for producer `idx`, or 0 at the end */
+static size_t take_records(size_t max, const uint8_t **out)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&lock);
+	*out = spe_bytes + spe_pos;
+	while (spe_pos + n < spe_len) {
+		size_t l = record_len(spe_bytes + spe_pos + n, spe_len - spe_pos - n);
+
+		if (!l || n + l > max)
+			break;
+		n += l;
+	}
+	spe_pos += n;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+static uint64_t *up64(struct ev *e, size_t off)
+{
+	return (uint64_t *)(void *)(e->base + off);
+}
+
+/* a record into the data ring as perf_output_begin/end: LOST first when records were
+ * dropped, nothing when there is no room (counted as lost) */
+static void sid_trailer(struct ev *e, uint8_t *p, size_t *n)
+{
+	uint64_t v;
+
+	if (e->sample_type & S_TID) {
+		uint32_t pt[2] = { (uint32_t)e->pid, (uint32_t)e->pid };
+
+		memcpy(p + *n, pt, 8);
+		*n += 8;
+	}
+	if (e->sample_type & S_TIME) {
+		v = now_ns();
+		memcpy(p + *n, &v, 8);
+		*n += 8;
+	}
+	if (e->sample_type & S_ID) {
+		memcpy(p + *n, &e->id, 8);
+		*n += 8;
+	}
+	if (e->sample_type & S_STREAM) {
+		memcpy(p + *n, &e->id, 8);
+		*n += 8;
+	}
+	if (e->sample_type & S_CPU) {
+		uint32_t c[2] = { (uint32_t)e->cpu, 0 };
+
+		memcpy(p + *n, c, 8);
+		*n += 8;
+	}
+	if (e->sample_type & S_IDENTIFIER) {
+		memcpy(p + *n, &e->id, 8);
+		*n += 8;
+	}
+}
+
+static int data_put(struct ev *e, const uint8_t *rec, size_t size)
+{
+	uint64_t head = *up64(e, 1024), tail = __atomic_load_n(up64(e, 1032), __ATOMIC_ACQUIRE);
+	uint8_t lost[64];
+
+	if (e->lost_pending) {
+		size_t n = 8;
+		uint16_t sz;
+
+		memcpy(lost + n, &e->id, 8);
+		memcpy(lost + n + 8, &e->lost_pending, 8);
+		n += 16;
+		sid_trailer(e, lost, &n);
+		memset(lost, 0, 8);
+		lost[0] = 2; /* PERF_RECORD_LOST */
+		sz = (uint16_t)n;
+		memcpy(lost + 6, &sz, 2);
+		if (e->data_size - (head - tail) < n + size) {
+			e->lost_pending++;
+			e->data_lost++;
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++)
+			e->base[4096 + ((head + i) & (e->data_size - 1))] = lost[i];
+		head += n;
+		e->lost_pending = 0;
+	}
+	if (e->data_size - (head - tail) < size) {
+		e->lost_pending++;
+		e->data_lost++;
+		return -1;
+	}
+	for (size_t i = 0; i < size; i++)
+		e->base[4096 + ((head + i) & (e->data_size - 1))] = rec[i];
+	__atomic_store_n(up64(e, 1024), head + size, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void aux_record(struct ev *e, uint64_t off, uint64_t size, uint64_t flags)
+{
+	uint8_t r[96];
+	size_t n = 8;
+	uint16_t sz;
+
+	memset(r, 0, 8);
+	r[0] = 11; /* PERF_RECORD_AUX */
+	memcpy(r + 8, &off, 8);
+	memcpy(r + 16, &size, 8);
+	memcpy(r + 24, &flags, 8);
+	n = 32;
+	sid_trailer(e, r, &n);
+	sz = (uint16_t)n;
+	memcpy(r + 6, &sz, 2);
+	data_put(e, r, n);
+	e->aux_records++;
+}
+
+static void itrace_start(struct ev *e)
+{
+	uint8_t r[96];
+	size_t n = 16;
+	uint16_t sz;
+	uint32_t pt[2] = { (uint32_t)e->pid, (uint32_t)e->pid };
+
+	memset(r, 0, 8);
+	r[0] = 12; /* PERF_RECORD_ITRACE_START */
+	memcpy(r + 8, pt, 8);
+	sid_trailer(e, r, &n);
+	sz = (uint16_t)n;
+	memcpy(r + 6, &sz, 2);
+	data_put(e, r, n);
+}
+
+static void *producer(void *arg)
+{
+	struct ev *e = arg;
+	const char *cs = getenv("PMUSIM_CHUNK"), *rs = getenv("PMUSIM_RATE");
+	const char *co = getenv("PMUSIM_COLLIDE");
+	size_t chunk = cs ? strtoull(cs, NULL, 0) : 4096;
+	double rate = rs ? strtod(rs, NULL) : 0;
+	unsigned collide = co ? (unsigned)atoi(co) : 0;
+	uint64_t t0 = now_ns(), sent = 0;
+
+	while (!e->stop) {
+		uint64_t head, tail, space;
+		const uint8_t *rec;
+		size_t n;
+
+		if (!e->enabled || !e->aux) {
+			usleep(1000);
+			continue;
+		}
+		if (!e->itrace_sent) {
+			itrace_start(e);
+			e->itrace_sent = 1;
+		}
+		if (rate > 0 && (double)sent > rate * (double)(now_ns() - t0) / 1e9) {
+			usleep(200);
+			continue;
+		}
+		head = *up64(e, 1056);
+		tail = __atomic_load_n(up64(e, 1064), __ATOMIC_ACQUIRE);
+		/* CIRC_SPACE(head, tail, size): one byte always kept free */
+		space = (tail - head - 1) & (e->aux_size - 1);
+		if (e->overwrite)
+			space = e->aux_size - 1;
+		n = take_records(space < chunk ? (size_t)space : chunk, &rec);
+		if (!n) {
+			size_t want;
+			const uint8_t *peek;
+
+			pthread_mutex_lock(&lock);
+			want = spe_pos < spe_len ? record_len(spe_bytes + spe_pos,
+							      spe_len - spe_pos) : 0;
+			peek = spe_bytes + spe_pos;
+			pthread_mutex_unlock(&lock);
+			(void)peek;
+			if (!want) { /* nothing left to produce */
+				usleep(1000);
+				continue;
+			}
+			/* the buffer is full: the driver flags TRUNCATED, and PARTIAL for the
+			 * record the hardware could not finish (PMBSR.DL), then stops */
+			{
+				const uint8_t *lost;
+				size_t l = take_records(want, &lost);
+
+				e->dropped += l;
+			}
+			aux_record(e, head, 0, 0x1 | 0x4);
+			e->truncated++;
+			e->enabled = 0;
+			simlog("cpu %d truncated at %llu\n", e->cpu, (unsigned long long)head);
+			continue;
+		}
+		for (size_t i = 0; i < n; i++)
+			e->aux[(head + i) & (e->aux_size - 1)] = rec[i];
+		/* PERF_RECORD_AUX before aux_head moves (perf_aux_output_end) */
+		aux_record(e, head, n,
+			   (e->overwrite ? 0x2 : 0) |
+				   (collide && (e->aux_records + 1) % collide == 0 ? (e->collisions++, 0x8) : 0));
+		__atomic_store_n(up64(e, 1056), head + n, __ATOMIC_RELEASE);
+		e->produced += n;
+		sent += n;
+	}
+	return NULL;
+}
+
+static void start_producer(struct ev *e)
+{
+	if (e->spe && e->aux && !e->thr_started) {
+		e->thr_started = 1;
+		pthread_create(&e->thr, NULL, producer, e);
+	}
+}
+
+long syscall(long nr, ...)
+{
+	va_list ap;
+	long a[6];
+	const char *ts = getenv("PMUSIM_TYPE");
+
+	init_real();
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_perf_event_open) {
+		const uint8_t *attr = (const uint8_t *)a[0];
+		struct ev *e = NULL;
+		uint32_t type;
+		int fd;
+
+		memcpy(&type, attr, 4);
+		load_spe();
+		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (fd < 0)
+			return -1;
+		pthread_mutex_lock(&lock);
+		for (int i = 0; i < MAX_EV; i++)
+			if (!evs[i].used) {
+				e = &evs[i];
+				break;
+			}
+		if (e) {
+			memset(e, 0, sizeof(*e));
+			e->used = 1;
+			e->fd = fd;
+			e->type = type;
+			e->pid = (int)a[1];
+			e->cpu = (int)a[2];
+			e->spe = ts && type == (uint32_t)atoi(ts);
+			memcpy(&e->sample_type, attr + 24, 8);
+			memcpy(&e->flags, attr + 40, 8);
+			/* enabled unless disabled=1; enable_on_exec is taken as enabled */
+			e->enabled = !(e->flags & 1) || (e->flags & (1ULL << 12));
+			e->id = next_id++;
+			if (e->spe)
+				nspe++;
+		}
+		pthread_mutex_unlock(&lock);
+		if (!e) {
+			real_close(fd);
+			errno = EMFILE;
+			return -1;
+		}
+		return fd;
+	}
+	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct ev *e;
+
+	init_real();
+	e = fd >= 0 ? find(fd) : NULL;
+	if (!e)
+		return real_mmap(addr, len, prot, flags, fd, off);
+	if (off == 0) {
+		uint8_t *m = real_mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		uint64_t v;
+
+		if (m == MAP_FAILED)
+			return m;
+		e->base = m;
+		e->base_len = len;
+		e->data_size = len - 4096;
+		v = 4096;
+		memcpy(m + 1040, &v, 8);
+		memcpy(m + 1048, &e->data_size, 8);
+		/* cap_user_time_zero with the identity conversion: perf time = SPE timestamp */
+		v = 1ULL << 4;
+		memcpy(m + 40, &v, 8);
+		{
+			uint16_t shift = 0;
+			uint32_t mult = 1;
+
+			memcpy(m + 50, &shift, 2);
+			memcpy(m + 52, &mult, 4);
+		}
+		return m;
+	}
+	if (e->base) {
+		uint8_t *m = real_mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return m;
+		e->aux = m;
+		e->aux_size = len;
+		e->overwrite = !(prot & PROT_WRITE);
+		start_producer(e);
+		return m;
+	}
+	errno = EINVAL;
+	return MAP_FAILED;
+}
+
+/* perf is built with 64-bit file offsets and calls mmap64 */
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	unsigned long arg;
+	struct ev *e;
+
+	init_real();
+	va_start(ap, req);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	e = find(fd);
+	if (!e)
+		return real_ioctl(fd, req, arg);
+	switch (req) {
+	case IOC_ENABLE:
+		e->enabled = 1;
+		return 0;
+	case IOC_DISABLE:
+		e->enabled = 0;
+		return 0;
+	case IOC_ID:
+		memcpy((void *)arg, &e->id, 8);
+		return 0;
+	case IOC_SET_OUTPUT:
+		return find((int)arg) ? 0 : (errno = EINVAL, -1);
+	default:
+		return 0;
+	}
+}
+
+int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	int ready = 0;
+
+	init_real();
+	for (nfds_t i = 0; i < n; i++) {
+		struct ev *e = find(fds[i].fd);
+
+		fds[i].revents = 0;
+		if (e && e->base && *up64(e, 1024) != *up64(e, 1032)) {
+			fds[i].revents = POLLIN;
+			ready++;
+		}
+	}
+	if (ready)
+		return ready;
+	usleep(timeout > 0 && timeout < 5 ? (unsigned)timeout * 1000 : 5000);
+	return 0;
+}
+
+int close(int fd)
+{
+	struct ev *e;
+
+	init_real();
+	e = find(fd);
+	if (e) {
+		e->stop = 1;
+		if (e->thr_started)
+			pthread_join(e->thr, NULL);
+		if (e->spe)
+			simlog("cpu %d produced %llu dropped %llu truncated %llu aux_records %llu "
+			     "data_lost %llu collisions %llu\n", e->cpu, (unsigned long long)e->produced,
+			     (unsigned long long)e->dropped, (unsigned long long)e->truncated,
+			     (unsigned long long)e->aux_records, (unsigned long long)e->data_lost,
+			     (unsigned long long)e->collisions);
+		e->used = 0;
+	}
+	return real_close(fd);
+}
