@@ -14,25 +14,24 @@ sh "$HERE/tests/pmusim/fake_sysfs.sh" "$T/fs" 1 arm_spe_0:8:0:1024
 run() { # LABEL ENV... -- record args
 	label=$1
 	shift
-	/usr/bin/time -f "%e %U %S" -o "$T/time" env SYSFS_PATH="$T/fs" PMUSIM_TYPE=8 \
-		PMUSIM_SPE="$T/a.spe" PMUSIM_LOG="$T/log" PMUSIM_CHUNK=65536 LD_PRELOAD="$T/sim.so" \
+	python3 "$HERE/bench/rusage.py" "$T/time" env SYSFS_PATH="$T/fs" PMUSIM_TYPE=8 \
+		PMUSIM_SPE="$T/a.spe" PMUSIM_LOG="$T/log" PMUSIM_CHUNK=65536 PMUSIM_DONE_SIGNAL=2 LD_PRELOAD="$T/sim.so" \
 		"$@" 2>"$T/err" || true
 	aux=$(sed -n 's/.*MB captured in \([0-9.]*\) s (.*, \([0-9.]*\) MB AUX).*/\2 \1/p' "$T/err")
-	set -- $aux
+	set -- ${aux:-0 1}
 	read -r wall user sys <"$T/time"
 	trunc=$(sed -n 's/.*AUX: \([0-9]*\) truncated.*/\1/p' "$T/err")
 	out=$(stat -c %s "$T/o.data" 2>/dev/null || echo 0)
-	echo "$label: $1 MB AUX in $2 s = $(echo "$1 / $2" | bc) MB/s; CPU $(echo "$user + $sys" | bc) s" \
-		"($(echo "($user + $sys) * 1000 / $1" | bc) s per GB); output $((out / 1000000)) MB;" \
-		"truncated ${trunc:-0}"
+	awk -v l="$label" -v mb="$1" -v s="$2" -v u="$user" -v y="$sys" -v o="$out" -v t="${trunc:-0}" \
+		'BEGIN { printf "%s: %.0f MB AUX in %.2f s = %.0f MB/s; CPU %.2f s (%.2f s per GB); output %.0f MB; truncated %d\n", l, mb, s, mb / s, u + y, (u + y) * 1000 / mb, o / 1e6, t }'
 	rm -f "$T/log" "$T/o.data"
 }
 echo "AUX from the simulated producer, unthrottled ($MB MB):"
 for z in 1 3; do
-	run "  -z $z" "$P" record -q -z $z -e arm_spe_0// -C 0 -m 64,1024 --duration 60 -o "$T/o.data"
+	run "  -z $z" "$P" record -z $z -e arm_spe_0// -C 0 -m 64,1024 --duration 60 -o "$T/o.data"
 done
 echo "highest producer rate kept up with, nothing lost (-z 3, 3 s each):"
 for rate in 100 200 400 800 1600; do
-	run "  producer $rate MB/s" env PMUSIM_RATE=$((rate * 1000000)) "$P" record -q -e arm_spe_0// \
+	run "  producer $rate MB/s" env PMUSIM_RATE=$((rate * 1000000)) "$P" record -e arm_spe_0// \
 		-C 0 -m 64,1024 --duration 3 -o "$T/o.data"
 done

@@ -14,6 +14,8 @@
  *   PMUSIM_RATE=BYTES/S     producer rate (default: as fast as it can)
  *   PMUSIM_LOG=FILE         what was produced, dropped and flagged, one line per event
  *   PMUSIM_COLLIDE=N        every Nth AUX record carries COLLISION
+ *   PMUSIM_DONE_SIGNAL=N    send signal N to the process when every byte was produced
+ *                           (benchmarks: the recorder stops once it has all of them)
  * The SPE records are split across the events in CPU order, so with one event per CPU
  * each CPU gets a share in turn. */
 #define _GNU_SOURCE
@@ -21,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -64,6 +67,8 @@ static struct ev evs[MAX_EV];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *spe_bytes;
 static size_t spe_len, spe_pos;
+static uint32_t *rec_end; /* end offset of each whole record, found once at load */
+static size_t nrec, rec_ix;
 static uint64_t next_id = 1000;
 static int nspe;
 
@@ -119,6 +124,8 @@ static void simlog(const char *fmt, ...)
 	pthread_mutex_unlock(&lock);
 }
 
+static void index_records(void);
+
 static void load_spe(void)
 {
 	const char *path = getenv("PMUSIM_SPE");
@@ -134,6 +141,7 @@ static void load_spe(void)
 	if (spe_bytes && fread(spe_bytes, 1, (size_t)sb.st_size, f) == (size_t)sb.st_size)
 		spe_len = (size_t)sb.st_size;
 	fclose(f);
+	index_records();
 }
 
 /* the length of the SPE record at p: packets up to and including an END (0x01) or a
@@ -165,23 +173,50 @@ static size_t record_len(const uint8_t *p, size_t left)
 	return 0;
 }
 
-/* up to `max` bytes of whole records for producer `idx`, or 0 at the end */
+static void index_records(void)
+{
+	size_t pos = 0, cap = spe_len / 16 + 16;
+
+	rec_end = malloc(cap * sizeof(*rec_end));
+	while (rec_end && pos < spe_len) {
+		size_t l = record_len(spe_bytes + pos, spe_len - pos);
+
+		if (!l)
+			break;
+		pos += l;
+		if (nrec == cap) {
+			uint32_t *n = realloc(rec_end, (cap *= 2) * sizeof(*rec_end));
+
+			if (!n)
+				break;
+			rec_end = n;
+		}
+		rec_end[nrec++] = (uint32_t)pos;
+	}
+	spe_len = pos; /* a cut last record is not produced */
+}
+
+/* the length of the next whole record, or 0 at the end */
+static size_t next_record_len(void)
+{
+	return rec_ix < nrec ? rec_end[rec_ix] - spe_pos : 0;
+}
+
+/* up to `max` bytes of whole records, or 0 when the next does not fit or none is left */
 static size_t take_records(size_t max, const uint8_t **out)
 {
-	size_t n = 0;
+	size_t n;
 
 	pthread_mutex_lock(&lock);
 	*out = spe_bytes + spe_pos;
-	while (spe_pos + n < spe_len) {
-		size_t l = record_len(spe_bytes + spe_pos + n, spe_len - spe_pos - n);
-
-		if (!l || n + l > max)
-			break;
-		n += l;
-	}
-	spe_pos += n;
+	n = rec_ix;
+	while (n < nrec && rec_end[n] - spe_pos <= max)
+		n++;
+	max = n > rec_ix ? rec_end[n - 1] - spe_pos : 0;
+	rec_ix = n;
+	spe_pos += max;
 	pthread_mutex_unlock(&lock);
-	return n;
+	return max;
 }
 
 static uint64_t *up64(struct ev *e, size_t off)
@@ -335,15 +370,16 @@ static void *producer(void *arg)
 		n = take_records(space < chunk ? (size_t)space : chunk, &rec);
 		if (!n) {
 			size_t want;
-			const uint8_t *peek;
 
 			pthread_mutex_lock(&lock);
-			want = spe_pos < spe_len ? record_len(spe_bytes + spe_pos,
-							      spe_len - spe_pos) : 0;
-			peek = spe_bytes + spe_pos;
+			want = next_record_len();
 			pthread_mutex_unlock(&lock);
-			(void)peek;
 			if (!want) { /* nothing left to produce */
+				static int signalled;
+				const char *sig = getenv("PMUSIM_DONE_SIGNAL");
+
+				if (sig && !__atomic_exchange_n(&signalled, 1, __ATOMIC_SEQ_CST))
+					kill(getpid(), atoi(sig));
 				usleep(1000);
 				continue;
 			}
@@ -361,8 +397,14 @@ static void *producer(void *arg)
 			simlog("cpu %d truncated at %llu\n", e->cpu, (unsigned long long)head);
 			continue;
 		}
-		for (size_t i = 0; i < n; i++)
-			e->aux[(head + i) & (e->aux_size - 1)] = rec[i];
+		{
+			/* the hardware's writes, in at most two pieces */
+			size_t at = (size_t)(head & (e->aux_size - 1));
+			size_t first = n < e->aux_size - at ? n : (size_t)(e->aux_size - at);
+
+			memcpy(e->aux + at, rec, first);
+			memcpy(e->aux, rec + first, n - first);
+		}
 		/* PERF_RECORD_AUX before aux_head moves (perf_aux_output_end) */
 		aux_record(e, head, n,
 			   (e->overwrite ? 0x2 : 0) |
