@@ -81,12 +81,18 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION };
 
-static volatile int stop_requested;
+static volatile int stop_requested, snapshot_requested;
 
 static void on_stop(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
+}
+
+static void on_snapshot(int sig)
+{
+	(void)sig;
+	snapshot_requested = 1;
 }
 
 static void summary(const char *out, const struct pmt_record_stats *st, int verbose)
@@ -100,6 +106,8 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 			"samples, %.3f MB AUX) into %s",
 		mb, (double)st->wall_ns / 1e9, (unsigned long long)st->records,
 		(unsigned long long)st->samples, (double)st->aux_bytes / 1e6, out);
+	if (st->snapshots)
+		fprintf(stderr, ", %u snapshots", st->snapshots);
 	if (st->out_bytes)
 		fprintf(stderr, " (%.3f MB, ratio %.2f)", (double)st->out_bytes / 1e6,
 			st->out_bytes ? mb * 1e6 / (double)st->out_bytes : 0.0);
@@ -267,12 +275,14 @@ int cmd_record(int argc, char **argv)
 	if (dry_run) {
 		rc = 0;
 	} else {
-		struct sigaction sa = { .sa_handler = on_stop };
+		struct sigaction sa = { .sa_handler = on_stop }, su = { .sa_handler = on_snapshot };
 
 		/* no SA_RESTART: poll returns and the loop sees the flag */
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
+		sigaction(SIGUSR2, &su, NULL); /* snapshot mode: take one, as perf */
+		ro.snapshot = &snapshot_requested;
 		signal(SIGPIPE, SIG_IGN);
 		ro.out = out;
 		ro.argv = argv + optind;

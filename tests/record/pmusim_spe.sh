@@ -71,7 +71,29 @@ got=$(aux_in "$T/w.data") made=$(sum "$T/w.log" produced)
 [ "${got:-0}" -gt 0 ] && [ "$got" -le "$made" ] && [ "$made" -lt "$SPE_BYTES" ] ||
 	bad "workload: $got AUX bytes kept, $made produced of $SPE_BYTES"
 
-# 5. arm64 perf 7.3 on the same simulated PMU: the same samples
+# 5. snapshot mode: SIGUSR2 takes the (wrapped) 64 KiB area of each CPU, and the end takes
+# one more; what they hold decodes to samples of the produced records
+rm -f "$T/n.log"
+# env execs pmutrace: $! is the recorder (--duration bounds a run whose signals went astray)
+env SYSFS_PATH="$T/fs" PMUSIM_TYPE=8 PMUSIM_SPE="$T/a.spe" PMUSIM_LOG="$T/n.log" PMUSIM_RATE=200000 \
+	LD_PRELOAD="$T/sim.so" "$P" record -e arm_spe_0// -a -S -m 8,16 --duration 10 \
+	-o "$T/n.data" 2>"$T/nerr" &
+pid=$!
+sleep 1
+kill -USR2 $pid
+sleep 0.6
+kill -USR2 $pid
+sleep 0.6
+kill -INT $pid
+wait $pid
+grep -q ", 3 snapshots" "$T/nerr" || bad "snapshot: $(cat "$T/nerr")"
+[ "$(aux_in "$T/n.data")" = $((3 * 2 * 65536)) ] || bad "snapshot: $(aux_in "$T/n.data") AUX bytes, want 3 x 2 x 64 KiB"
+samples "$T/n.data" 2>/dev/null | sort >"$T/n.csv"
+sort "$T/raw.csv" >"$T/raw.sorted"
+[ -s "$T/n.csv" ] && [ "$(comm -23 "$T/n.csv" "$T/raw.sorted" | wc -l)" = 0 ] ||
+	bad "snapshot: $(comm -23 "$T/n.csv" "$T/raw.sorted" | wc -l) samples that were never produced"
+
+# 6. arm64 perf 7.3 on the same simulated PMU: the same samples
 ARM=$ORC/bin/perf-7.3-arm64 X86=$ORC/bin/perf-7.3
 if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-gnu-gcc >/dev/null; then
 	aarch64-linux-gnu-gcc -shared -fPIC -O2 -o "$T/sim64.so" "$HERE/../pmusim/pmusim.c" -ldl -lpthread
@@ -93,4 +115,4 @@ else
 	n73=skipped
 fi
 [ "$fail" = 0 ] || exit 1
-echo "OK: steady, storm ($tr truncations), overflow (LOST $lost), workload exit; perf 7.3 arm64: $n73 identical samples"
+echo "OK: steady, storm ($tr truncations), overflow (LOST $lost), workload exit, 3 snapshots; perf 7.3 arm64: $n73 identical samples"

@@ -316,8 +316,14 @@ static int pmu_event(struct pmt_evlist *l, const struct pmt_pmus *pmus, const ch
 					      pmus->pmu[i].name);
 		return pmt_diag_set(diag, -PMT_ENO_PMU, NULL, PMT_DIAG_NO_OFFSET,
 				    "event '%s': no PMU '%.*s' in %s/bus/event_source/devices "
-				    "(there: %s)", event, (int)pl, ev, pmus->root,
-				    n ? names : "none");
+				    "(there: %s)%s", event, (int)pl, ev, pmus->root,
+				    n ? names : "none",
+				    !strncmp(ev, "arm_spe", 7)
+					    ? ". Arm SPE needs a CPU with SPE (a VM must expose it), "
+					      "a kernel with CONFIG_ARM_SPE_PMU and the arm_spe_pmu "
+					      "module loaded; if dmesg says 'profiling buffer "
+					      "inaccessible', boot with kpti=off"
+					    : "");
 	}
 	return 0;
 }

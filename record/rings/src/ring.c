@@ -185,3 +185,58 @@ int64_t pmt_ring_drain_aux(struct pmt_ring *r, pmt_ring_aux_fn fn, void *ctx)
 	r->aux_bytes += len;
 	return (int64_t)len;
 }
+
+static bool has_wrapped(const struct pmt_ring *r, uint64_t head)
+{
+	uint64_t from = r->aux_size > 512 ? r->aux_size - 512 : 0;
+
+	if (head >= r->aux_size)
+		return true;
+	if (head > from)
+		from = head;
+	for (uint64_t i = from & ~7ull; i + 8 <= r->aux_size; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, r->aux + i, 8);
+		if (v)
+			return true;
+	}
+	return false;
+}
+
+int64_t pmt_ring_aux_snapshot(struct pmt_ring *r, uint64_t *old_head, bool *wrapped,
+			      pmt_ring_aux_fn fn, void *ctx)
+{
+	uint64_t head, old, len, pos;
+	int rc;
+
+	if (!r->aux)
+		return 0;
+	head = __atomic_load_n(u64_at(r, UP_AUX_HEAD), __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (head == *old_head)
+		return 0; /* nothing new: perf would copy a wrapped area again */
+	if (!*wrapped && has_wrapped(r, head))
+		*wrapped = true;
+	old = *old_head;
+	*old_head = head;
+	if (*wrapped) {
+		/* the whole area, ending at head */
+		if (head < r->aux_size)
+			head += r->aux_size;
+		old = head - r->aux_size;
+	}
+	len = head - old;
+	if (len > r->aux_size)
+		len = r->aux_size;
+	pos = (head - len) & (r->aux_size - 1);
+	if (pos + len <= r->aux_size)
+		rc = fn(ctx, r->aux + pos, (size_t)len, NULL, 0, head - len);
+	else
+		rc = fn(ctx, r->aux + pos, (size_t)(r->aux_size - pos), r->aux,
+			(size_t)(len - (r->aux_size - pos)), head - len);
+	if (rc < 0)
+		return rc;
+	r->aux_bytes += len;
+	return (int64_t)len;
+}

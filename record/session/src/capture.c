@@ -248,6 +248,24 @@ void cap_enable(struct cap *c, bool on)
 	for_each_fd(c, on ? IOC_ENABLE : IOC_DISABLE);
 }
 
+/* the AUX events of a slot on or off (perf's arm_spe_snapshot_start/finish) */
+static void slot_aux(struct cap *c, uint32_t s, unsigned long req)
+{
+	for (int t = 0; t < c->nthreads; t++)
+		for (uint32_t e = 0; e < c->plan->ev.nr; e++) {
+			int fd = c->fds[FD_IX(c, s, t, e)];
+
+			if (fd >= 0 && c->plan->ev.ev[e].pmu && c->plan->ev.ev[e].attr.type ==
+								      c->plan->ev.ev[0].attr.type)
+				ioctl(fd, req, 0);
+		}
+}
+
+void cap_slot_aux_enable(struct cap *c, uint32_t s, bool on)
+{
+	slot_aux(c, s, on ? IOC_ENABLE : IOC_DISABLE);
+}
+
 void cap_reenable_slot(struct cap *c, uint32_t s)
 {
 	/* the SPE driver disables the event when the AUX area fills (TRUNCATED): as perf's
@@ -277,6 +295,8 @@ static void cap_free(struct cap *c)
 	free(c->slot_cpu);
 	free(c->aux_join);
 	free(c->reenable);
+	free(c->snap_head);
+	free(c->snap_wrapped);
 	if (c->go_fd >= 0)
 		close(c->go_fd);
 	if (c->err_fd >= 0)
@@ -292,9 +312,12 @@ static int cap_alloc(struct cap *c)
 	c->rings = calloc(c->nslots, sizeof(*c->rings));
 	c->ring_fd = calloc(c->nslots, sizeof(*c->ring_fd));
 	c->reenable = calloc(c->nslots, sizeof(*c->reenable));
+	c->snap_head = calloc(c->nslots, sizeof(*c->snap_head));
+	c->snap_wrapped = calloc(c->nslots, sizeof(*c->snap_wrapped));
 	c->ids = calloc(p->ev.nr, sizeof(*c->ids));
 	c->nids = calloc(p->ev.nr, sizeof(*c->nids));
-	if (!c->fds || !c->rings || !c->ring_fd || !c->ids || !c->nids || !c->reenable)
+	if (!c->fds || !c->rings || !c->ring_fd || !c->ids || !c->nids || !c->reenable ||
+	    !c->snap_head || !c->snap_wrapped)
 		return -PMT_ENOMEM;
 	for (size_t i = 0; i < c->nfds; i++)
 		c->fds[i] = -1;
@@ -360,6 +383,9 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 		cap_enable(&c, true);
 	if (rc >= 0)
 		rc = cap_loop(&c, diag);
+	/* snapshot mode: the area as it is at the end, as perf's --snapshot=e */
+	if (rc >= 0 && plan->snapshot_size)
+		rc = cap_snapshot(&c, diag);
 	cap_enable(&c, false);
 	{
 		int rc2 = cap_drain_all(&c, diag);

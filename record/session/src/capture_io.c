@@ -318,6 +318,29 @@ int cap_drain_all(struct cap *c, struct pmt_diag *diag)
 	return 0;
 }
 
+/* One snapshot of every AUX area: each stopped while it is copied, as perf does */
+int cap_snapshot(struct cap *c, struct pmt_diag *diag)
+{
+	bool any = false;
+
+	for (uint32_t s = 0; s < c->nslots; s++) {
+		int64_t n;
+
+		c->cur_slot = s;
+		cap_slot_aux_enable(c, s, false);
+		n = pmt_ring_aux_snapshot(&c->rings[s], &c->snap_head[s], &c->snap_wrapped[s],
+					  on_aux, c);
+		cap_slot_aux_enable(c, s, true);
+		if (n < 0)
+			return pmt_diag_set(diag, (int)n, NULL, PMT_DIAG_NO_OFFSET,
+					    "snapshot of slot %u: %s", s, pmt_errstr((int)n));
+		any |= n > 0;
+	}
+	if (any)
+		c->st->snapshots++;
+	return cap_drain_all(c, diag);
+}
+
 static void progress(struct cap *c, bool last)
 {
 	uint64_t now = cap_now_ns(), el = now - c->t0;
@@ -363,6 +386,11 @@ int cap_loop(struct cap *c, struct pmt_diag *diag)
 			break;
 		}
 		rc = cap_drain_all(c, diag);
+		if (rc >= 0 && c->ro->snapshot && *c->ro->snapshot) {
+			*c->ro->snapshot = 0;
+			if (c->plan->snapshot_size)
+				rc = cap_snapshot(c, diag);
+		}
 		if (rc >= 0 && cap_now_ns() - c->last_flush >= FRAME_FLUSH_NS)
 			rc = flush_frame(c);
 		if (rc < 0)

@@ -28,6 +28,8 @@ struct cap {
 	struct pmt_ring *rings;      /* [slot] */
 	int *ring_fd;                /* [slot]: the fd that owns the ring */
 	uint8_t *reenable;           /* [slot]: AUX TRUNCATED seen, enable after draining */
+	uint64_t *snap_head;         /* [slot]: snapshot mode, aux_head at the last snapshot */
+	bool *snap_wrapped;          /* [slot]: the area has wrapped */
 	uint64_t **ids;              /* [event][n] */
 	uint32_t *nids;
 	uint8_t *aux_join;           /* AUX bytes that wrapped, joined (aux_size) */
@@ -44,9 +46,11 @@ struct cap {
 uint64_t cap_now_ns(void);
 void cap_enable(struct cap *c, bool on);
 void cap_reenable_slot(struct cap *c, uint32_t s);
+void cap_slot_aux_enable(struct cap *c, uint32_t s, bool on);
 int cap_output_open(struct cap *c, struct pmt_diag *diag);
 int cap_output_close(struct cap *c, int rc, struct pmt_diag *diag);
 int cap_drain_all(struct cap *c, struct pmt_diag *diag);
 int cap_loop(struct cap *c, struct pmt_diag *diag);
 int cap_synthesize(struct cap *c);
+int cap_snapshot(struct cap *c, struct pmt_diag *diag);
 #endif

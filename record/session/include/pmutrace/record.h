@@ -69,6 +69,7 @@ struct pmt_record_run_opts {
 	int level;                     /* zstd level (0: the container's default) */
 	uint64_t duration_ns;          /* 0: until the workload ends or a stop */
 	volatile int *stop;            /* set by a signal handler: finish and close */
+	volatile int *snapshot;        /* snapshot mode: set (SIGUSR2) to take one; cleared */
 	bool progress;                 /* a status line on stderr (a terminal) */
 	int argc_cmdline;              /* the recorder's own command line, for CMDLINE */
 	const char *const *argv_cmdline;
@@ -81,6 +82,7 @@ struct pmt_record_stats {
 	uint64_t lost_samples;              /* LOST_SAMPLES */
 	uint64_t aux_truncated, aux_partial, aux_collision;
 	uint64_t out_bytes;                 /* the container's size */
+	uint32_t snapshots;                 /* snapshot mode: snapshots taken */
 	uint64_t wall_ns;
 	int workload_status;                /* waitpid status of the workload, -1 none */
 	uint32_t slots;                     /* rings: CPUs, or threads with --per-thread */
