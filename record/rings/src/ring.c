@@ -157,9 +157,21 @@ int pmt_ring_drain(struct pmt_ring *r, pmt_ring_record_fn fn, void *ctx)
 	return rc < 0 ? rc : n;
 }
 
+/* the len bytes before head, as one piece or two when they wrap */
+static int hand_out(struct pmt_ring *r, uint64_t head, uint64_t len, pmt_ring_aux_fn fn,
+		    void *ctx)
+{
+	uint64_t pos = (head - len) & (r->aux_size - 1);
+
+	if (pos + len <= r->aux_size)
+		return fn(ctx, r->aux + pos, (size_t)len, NULL, 0, head - len);
+	return fn(ctx, r->aux + pos, (size_t)(r->aux_size - pos), r->aux,
+		  (size_t)(len - (r->aux_size - pos)), head - len);
+}
+
 int64_t pmt_ring_drain_aux(struct pmt_ring *r, pmt_ring_aux_fn fn, void *ctx)
 {
-	uint64_t head, tail, len, pos;
+	uint64_t head, tail, len;
 	int rc;
 
 	if (!r->aux || r->aux_overwrite)
@@ -172,12 +184,7 @@ int64_t pmt_ring_drain_aux(struct pmt_ring *r, pmt_ring_aux_fn fn, void *ctx)
 	len = head - tail;
 	if (len > r->aux_size)
 		len = r->aux_size; /* cannot happen with a kernel that honours aux_tail */
-	pos = (head - len) & (r->aux_size - 1);
-	if (pos + len <= r->aux_size)
-		rc = fn(ctx, r->aux + pos, (size_t)len, NULL, 0, head - len);
-	else
-		rc = fn(ctx, r->aux + pos, (size_t)(r->aux_size - pos), r->aux,
-			(size_t)(len - (r->aux_size - pos)), head - len);
+	rc = hand_out(r, head, len, fn, ctx);
 	if (rc < 0)
 		return rc;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* smp_mb(): reads done before the tail moves */
@@ -207,7 +214,7 @@ static bool has_wrapped(const struct pmt_ring *r, uint64_t head)
 int64_t pmt_ring_aux_snapshot(struct pmt_ring *r, uint64_t *old_head, bool *wrapped,
 			      pmt_ring_aux_fn fn, void *ctx)
 {
-	uint64_t head, old, len, pos;
+	uint64_t head, old, len;
 	int rc;
 
 	if (!r->aux)
@@ -229,12 +236,7 @@ int64_t pmt_ring_aux_snapshot(struct pmt_ring *r, uint64_t *old_head, bool *wrap
 	len = head - old;
 	if (len > r->aux_size)
 		len = r->aux_size;
-	pos = (head - len) & (r->aux_size - 1);
-	if (pos + len <= r->aux_size)
-		rc = fn(ctx, r->aux + pos, (size_t)len, NULL, 0, head - len);
-	else
-		rc = fn(ctx, r->aux + pos, (size_t)(r->aux_size - pos), r->aux,
-			(size_t)(len - (r->aux_size - pos)), head - len);
+	rc = hand_out(r, head, len, fn, ctx);
 	if (rc < 0)
 		return rc;
 	r->aux_bytes += len;
