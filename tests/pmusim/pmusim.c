@@ -58,6 +58,8 @@ struct ev {
 	int overwrite;
 	uint64_t lost_pending;
 	pthread_t thr;
+	pthread_mutex_t busy;  /* held while the producer writes: a disable waits for it, as the
+				* kernel stops the event before the ioctl returns */
 	int thr_started;
 	volatile int stop;
 	uint64_t produced, dropped, truncated, aux_records, data_lost, collisions;
@@ -334,6 +336,68 @@ static void itrace_start(struct ev *e)
 	data_put(e, r, n);
 }
 
+/* One step of the driver: write what fits, or flag a full area. Called with e->busy held. */
+static void produce_once(struct ev *e, size_t chunk, unsigned collide)
+{
+	uint64_t head, tail, space;
+	const uint8_t *rec;
+	size_t n;
+
+	if (!e->itrace_sent) {
+		itrace_start(e);
+		e->itrace_sent = 1;
+	}
+	head = *up64(e, 1056);
+	tail = __atomic_load_n(up64(e, 1064), __ATOMIC_ACQUIRE);
+	/* CIRC_SPACE(head, tail, size): one byte always kept free */
+	space = (tail - head - 1) & (e->aux_size - 1);
+	if (e->overwrite)
+		space = e->aux_size - 1;
+	n = take_records(space < chunk ? (size_t)space : chunk, &rec);
+	if (!n) {
+		size_t want;
+
+		pthread_mutex_lock(&lock);
+		want = next_record_len();
+		pthread_mutex_unlock(&lock);
+		if (!want) { /* nothing left to produce */
+			static int signalled;
+			const char *sig = getenv("PMUSIM_DONE_SIGNAL");
+
+			if (sig && !__atomic_exchange_n(&signalled, 1, __ATOMIC_SEQ_CST))
+				kill(getpid(), atoi(sig));
+			return;
+		}
+		/* the area is full: the driver flags TRUNCATED, and PARTIAL for the record the
+		 * hardware could not finish (PMBSR.DL), and stops until enabled again */
+		{
+			const uint8_t *lost;
+
+			e->dropped += take_records(want, &lost);
+		}
+		aux_record(e, head, 0, 0x1 | 0x4);
+		e->truncated++;
+		e->enabled = 0;
+		simlog("cpu %d truncated at %llu\n", e->cpu, (unsigned long long)head);
+		return;
+	}
+	{
+		/* the hardware's writes, in at most two pieces */
+		size_t at = (size_t)(head & (e->aux_size - 1));
+		size_t first = n < e->aux_size - at ? n : (size_t)(e->aux_size - at);
+
+		memcpy(e->aux + at, rec, first);
+		memcpy(e->aux, rec + first, n - first);
+	}
+	/* PERF_RECORD_AUX before aux_head moves (perf_aux_output_end) */
+	aux_record(e, head, n,
+		   (e->overwrite ? 0x2 : 0) |
+			   (collide && (e->aux_records + 1) % collide == 0 ? (e->collisions++, 0x8)
+									    : 0));
+	__atomic_store_n(up64(e, 1056), head + n, __ATOMIC_RELEASE);
+	e->produced += n;
+}
+
 static void *producer(void *arg)
 {
 	struct ev *e = arg;
@@ -342,76 +406,18 @@ static void *producer(void *arg)
 	size_t chunk = cs ? strtoull(cs, NULL, 0) : 4096;
 	double rate = rs ? strtod(rs, NULL) : 0;
 	unsigned collide = co ? (unsigned)atoi(co) : 0;
-	uint64_t t0 = now_ns(), sent = 0;
+	uint64_t t0 = now_ns();
 
 	while (!e->stop) {
-		uint64_t head, tail, space;
-		const uint8_t *rec;
-		size_t n;
-
-		if (!e->enabled || !e->aux) {
-			usleep(1000);
+		if (!e->enabled || !e->aux ||
+		    (rate > 0 && (double)e->produced > rate * (double)(now_ns() - t0) / 1e9)) {
+			usleep(rate > 0 ? 200 : 1000);
 			continue;
 		}
-		if (!e->itrace_sent) {
-			itrace_start(e);
-			e->itrace_sent = 1;
-		}
-		if (rate > 0 && (double)sent > rate * (double)(now_ns() - t0) / 1e9) {
-			usleep(200);
-			continue;
-		}
-		head = *up64(e, 1056);
-		tail = __atomic_load_n(up64(e, 1064), __ATOMIC_ACQUIRE);
-		/* CIRC_SPACE(head, tail, size): one byte always kept free */
-		space = (tail - head - 1) & (e->aux_size - 1);
-		if (e->overwrite)
-			space = e->aux_size - 1;
-		n = take_records(space < chunk ? (size_t)space : chunk, &rec);
-		if (!n) {
-			size_t want;
-
-			pthread_mutex_lock(&lock);
-			want = next_record_len();
-			pthread_mutex_unlock(&lock);
-			if (!want) { /* nothing left to produce */
-				static int signalled;
-				const char *sig = getenv("PMUSIM_DONE_SIGNAL");
-
-				if (sig && !__atomic_exchange_n(&signalled, 1, __ATOMIC_SEQ_CST))
-					kill(getpid(), atoi(sig));
-				usleep(1000);
-				continue;
-			}
-			/* the buffer is full: the driver flags TRUNCATED, and PARTIAL for the
-			 * record the hardware could not finish (PMBSR.DL), then stops */
-			{
-				const uint8_t *lost;
-				size_t l = take_records(want, &lost);
-
-				e->dropped += l;
-			}
-			aux_record(e, head, 0, 0x1 | 0x4);
-			e->truncated++;
-			e->enabled = 0;
-			simlog("cpu %d truncated at %llu\n", e->cpu, (unsigned long long)head);
-			continue;
-		}
-		{
-			/* the hardware's writes, in at most two pieces */
-			size_t at = (size_t)(head & (e->aux_size - 1));
-			size_t first = n < e->aux_size - at ? n : (size_t)(e->aux_size - at);
-
-			memcpy(e->aux + at, rec, first);
-			memcpy(e->aux, rec + first, n - first);
-		}
-		/* PERF_RECORD_AUX before aux_head moves (perf_aux_output_end) */
-		aux_record(e, head, n,
-			   (e->overwrite ? 0x2 : 0) |
-				   (collide && (e->aux_records + 1) % collide == 0 ? (e->collisions++, 0x8) : 0));
-		__atomic_store_n(up64(e, 1056), head + n, __ATOMIC_RELEASE);
-		e->produced += n;
-		sent += n;
+		pthread_mutex_lock(&e->busy);
+		if (e->enabled)
+			produce_once(e, chunk, collide);
+		pthread_mutex_unlock(&e->busy);
 	}
 	return NULL;
 }
@@ -465,6 +471,7 @@ long syscall(long nr, ...)
 			/* enabled unless disabled=1; enable_on_exec is taken as enabled */
 			e->enabled = !(e->flags & 1) || (e->flags & (1ULL << 12));
 			e->id = next_id++;
+			pthread_mutex_init(&e->busy, NULL);
 			if (e->spe)
 				nspe++;
 		}
@@ -552,7 +559,10 @@ int ioctl(int fd, unsigned long req, ...)
 		e->enabled = 1;
 		return 0;
 	case IOC_DISABLE:
+		/* the kernel stops the event before the ioctl returns: no write after this */
 		e->enabled = 0;
+		pthread_mutex_lock(&e->busy);
+		pthread_mutex_unlock(&e->busy);
 		return 0;
 	case IOC_ID:
 		memcpy((void *)arg, &e->id, 8);

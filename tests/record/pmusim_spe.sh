@@ -110,6 +110,26 @@ if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-g
 	"$P" script "$T/perf.data" --perf-compat=7.3 -F time,event,ip,addr | sort | cmp -s - "$T/perf.txt" ||
 		bad "pmutrace decodes perf 7.3's recording differently from perf"
 	n73=$(wc -l <"$T/perf.txt")
+	# the storm under perf: perf's own accounting of its file, pmutrace's reading of it,
+	# and pmutrace's of its own storm recording all equal what each producer made
+	rm -f "$T/ps.log"
+	SYSFS_PATH=$T/fs PERF_CPUID=0x410fd0c0 PMUSIM_TYPE=8 PMUSIM_SPE=$T/a.spe PMUSIM_LOG=$T/ps.log \
+		PMUSIM_CHUNK=65536 PMUSIM_COLLIDE=5 QEMU_SET_ENV=LD_PRELOAD=$T/sim64.so timeout 120 \
+		"$ARM" record -e arm_spe_0// -a -m 4,2 -o "$T/perfs.data" -- sleep 2 >"$T/perr" 2>&1
+	"$X86" script -i "$T/perfs.data" 2>&1 >/dev/null | tr -s ' ' >"$T/pstats"
+	ptr=$(sed -n 's/.*AUX data lost \([0-9]*\) times.*/\1/p' "$T/pstats")
+	pco=$(sed -n 's/.*AUX data detected collision \([0-9]*\) times.*/\1/p' "$T/pstats")
+	# perf's counts have differed from its producer's log by one in either direction
+	# (156/157 of 314 AUX records): not understood yet, so one is allowed here; pmutrace
+	# reading perf's file is checked exactly below
+	near() { [ -n "$1" ] && [ "$1" -ge $(($2 - 1)) ] && [ "$1" -le $(($2 + 1)) ]; }
+	near "$ptr" "$(sum "$T/ps.log" truncated)" && near "$pco" "$(sum "$T/ps.log" collisions)" ||
+		bad "perf 7.3 storm: perf says '$(tr '\n' ' ' <"$T/pstats")', its producer made $(sum "$T/ps.log" truncated) truncations, $(sum "$T/ps.log" collisions) collisions"
+	# on the same file pmutrace counts exactly what perf counts
+	"$P" info "$T/perfs.data" | grep -q "(${ptr:-x} truncated, ${ptr:-x} partial, ${pco:-x} collisions)" ||
+		bad "pmutrace reads perf's storm as '$("$P" info "$T/perfs.data" | tail -1)', perf: $ptr truncated, $pco collisions"
+	"$P" info "$T/b.data" | grep -q "($tr truncated, $tr partial, $(sum "$T/b.log" collisions) collisions)" ||
+		bad "pmutrace's storm recording reads as '$("$P" info "$T/b.data" | tail -1)'"
 else
 	echo "note: arm64 perf 7.3 comparison skipped (tests/oracles/setup, gcc-aarch64-linux-gnu)"
 	n73=skipped
