@@ -21,7 +21,7 @@ struct script_opts {
 	unsigned top;
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
-	const char *symfs;
+	const char *symfs, *kallsyms;
 	const char *sort; /* report --sort keys */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
@@ -43,7 +43,8 @@ static int parse_compat(const char *s, int *out)
 
 enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
        OPT_PID, OPT_TIME,
-       OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT };
+       OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
+       OPT_KALLSYMS };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -58,6 +59,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "perf-compat", required_argument, NULL, OPT_COMPAT },                          \
 	{ "input", required_argument, NULL, 'i' },                                       \
 	{ "symfs", required_argument, NULL, OPT_SYMFS },                                 \
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },                           \
 	{ "help", no_argument, NULL, 'h' }
 static const struct option script_opts[] = {
 	COMMON_OPTS,
@@ -104,7 +106,8 @@ static void usage(const char *cmd, FILE *fp)
 		    "  either side open, or slices of the trace A%%-B%%,...) keep only those samples;\n"
 		    "  with --raw, --cpu N and --tid T are the buffer's CPU and thread.\n"
 		    "  --symfs DIR: the traced files under DIR; also perf's build-id cache\n"
-		    "  ($HOME/.debug), /usr/lib/debug and .gnu_debuglink, by build-id.\n");
+		    "  ($HOME/.debug), /usr/lib/debug and .gnu_debuglink, by build-id.\n"
+		    "  --kallsyms FILE: the kernel's symbols (/proc/kallsyms of the recording machine).\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -155,6 +158,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 			break;
 		case 'i': so->path = optarg; break;
 		case OPT_SYMFS: so->symfs = optarg; break;
+		case OPT_KALLSYMS: so->kallsyms = optarg; break;
 		case 's': so->sort = optarg; break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, err, sizeof(err)))
@@ -360,7 +364,8 @@ int spe_decode_command(int argc, char **argv, int is_report)
 	}
 	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort) {
 		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
-						     .compat = so.run.compat };
+						     .compat = so.run.compat,
+						     .kallsyms = so.kallsyms };
 
 		if (pmt_symbols_new(&sym_opts, &syms) < 0) {
 			pmt_spe_report_free(ctx.rep);

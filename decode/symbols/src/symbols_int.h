@@ -48,6 +48,15 @@ int elf_symtab_add_plt(const char *path, struct elf_symtab *t, unsigned flags);
 /* Only the build-id (and debuglink) of a file: 0 when read, < 0 otherwise. */
 int elf_read_ids(const char *path, struct elf_symtab *t);
 void elf_symtab_fini(struct elf_symtab *t);
+int elf_symtab_add(struct elf_symtab *t, uint64_t start, uint64_t size, uint8_t bind,
+		   uint8_t type, const char *name);
+/* perf's end and alias fixups after symbols were added (kallsyms: module boundaries) */
+void elf_symtab_fixup(struct elf_symtab *t, int kallsyms);
+void elf_symtab_note_max_len(struct elf_symtab *t);
+/* The kernel's symbols from a kallsyms file; text_addr is where the trace's kernel map
+ * says _text is (0: unknown), the file's _text gives the relocation. */
+int kallsyms_load(const char *path, uint64_t text_addr, struct elf_symtab *t, char *msg,
+		  size_t cap);
 /* The symbol holding `off` (perf's symbols__find), or NULL. */
 const struct sym_entry *elf_symtab_find(const struct elf_symtab *t, uint64_t off);
 

@@ -22,6 +22,8 @@ struct pmt_symbols_opts {
 				  * 0 = newest): before 6.2 no ".plt" header symbol and .dynsym
 				  * only without .symtab (6.1 checked, the releases between not
 				  * pinned) */
+	const char *kallsyms;    /* perf's --kallsyms: the kernel's symbols, for addresses in
+				  * the trace's [kernel.kallsyms] map */
 };
 
 /* Where an address was. Strings stay valid until the pmt_symbols is freed. */
@@ -34,7 +36,7 @@ struct pmt_sym_loc {
 	const char *dso;       /* the mapped file's name as the trace gives it; NULL: no map */
 	const char *dso_short; /* its last path component ("[kernel.kallsyms]" as it is) */
 	uint64_t map_ip;       /* the address in the file's offset space (ip - start + pgoff) */
-	uint64_t map_start, map_pgoff;
+	uint64_t map_start, map_pgoff; /* the kernel's map: pgoff = start (an identity) */
 	const void *sym_id;    /* identities for grouping: equal for the same symbol / file */
 	const void *dso_id;
 };
