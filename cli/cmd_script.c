@@ -89,7 +89,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--symfs DIR]\n"
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
 			    "  comm pid tid cpu time period event addr data_src weight ip sym symoff dso\n"
-			    "  phys_addr brstack (sym, symoff, dso follow ip, as in perf).\n");
+			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
 	else
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu [--symfs DIR]]  (perf report --stdio --sort)\n"

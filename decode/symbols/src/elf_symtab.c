@@ -458,9 +458,37 @@ void elf_symtab_note_max_len(struct elf_symtab *t)
 			t->max_len = t->syms[i].end - t->syms[i].start;
 }
 
+static void read_loads(struct elf_file *f, struct elf_symtab *t)
+{
+	size_t n;
+
+	t->nloads = 0;
+	if (elf_getphdrnum(f->elf, &n))
+		return;
+	for (size_t i = 0; i < n && t->nloads < sizeof(t->loads) / sizeof(t->loads[0]); i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		t->loads[t->nloads].off = ph.p_offset;
+		t->loads[t->nloads].vaddr = ph.p_vaddr;
+		t->loads[t->nloads].size = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
+		t->nloads++;
+	}
+}
+
+uint64_t elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off)
+{
+	for (unsigned i = 0; i < t->nloads; i++)
+		if (off >= t->loads[i].off && off - t->loads[i].off < t->loads[i].size)
+			return off - t->loads[i].off + t->loads[i].vaddr;
+	return UINT64_MAX;
+}
+
 static void read_ids(struct elf_file *f, struct elf_symtab *t)
 {
 	t->machine = f->eh.e_machine;
+	read_loads(f, t);
 	read_build_id(f, t);
 	read_debuglink(f, t);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dso_find.h"
+#include "srcline.h"
 #include "pmutrace/perf_abi.h"
 
 struct dso {
@@ -14,6 +15,9 @@ struct dso {
 	uint8_t kernel;        /* [kernel.kallsyms]: absolute addresses, symbols from kallsyms */
 	uint64_t text_addr;    /* kernel: where its map says _text is (perf's ref_reloc_sym) */
 	struct elf_symtab tab;
+	char *sym_path;        /* the file the symbols (and lines) come from */
+	struct srcline lines;
+	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
 	struct dso *next;      /* hash chain */
 };
 
@@ -119,6 +123,8 @@ void pmt_symbols_free(struct pmt_symbols *s)
 		for (struct dso *d = s->dso_hash[i], *nx; d; d = nx) {
 			nx = d->next;
 			elf_symtab_fini(&d->tab);
+			srcline_close(&d->lines);
+			free(d->sym_path);
 			free(d->name);
 			free(d);
 		}
@@ -435,6 +441,7 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 		return;
 	if (dso_find_and_load(&w, &d->tab, &found)) {
 		d->state = 1;
+		d->sym_path = strdup(found.path);
 		return;
 	}
 	if (found.mismatch)
@@ -481,4 +488,33 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	out->sym_type = e->type;
 	out->sym_id = e;
 	return 1;
+}
+
+int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+			const char **file, unsigned *line, uint64_t *vaddr)
+{
+	struct dso *d = (struct dso *)loc->dso_id;
+	uint64_t va;
+
+	(void)s;
+	*vaddr = UINT64_MAX;
+	if (!d || d->state <= 0 || d->kernel)
+		return 0;
+	va = elf_symtab_vaddr(&d->tab, loc->map_ip);
+	*vaddr = va;
+	if (va == UINT64_MAX)
+		return 0;
+	if (!d->lines_state) {
+		d->lines_state = -1;
+		if (d->sym_path && srcline_open(&d->lines, d->sym_path) == 0) {
+			uint64_t lo = UINT64_MAX;
+
+			for (unsigned i = 0; i < d->tab.nloads; i++)
+				if (d->tab.loads[i].vaddr < lo)
+					lo = d->tab.loads[i].vaddr;
+			d->lines.first_vaddr = lo == UINT64_MAX ? 0 : lo & ~4095ULL;
+			d->lines_state = 1;
+		}
+	}
+	return d->lines_state > 0 && srcline_find(&d->lines, va, file, line);
 }

@@ -27,7 +27,12 @@ struct elf_symtab {
 	uint8_t build_id_size;
 	char debuglink[256];          /* .gnu_debuglink's file name, "" when none */
 	uint8_t has_symtab;           /* .symtab was read (else only .dynsym or nothing) */
+	/* the PT_LOADs, to turn a file offset into the address the debug info uses */
+	struct { uint64_t off, vaddr, size; } loads[16];
+	unsigned nloads;
 };
+/* The ELF address (p_vaddr space) of a file offset, or UINT64_MAX. */
+uint64_t elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off);
 
 /* Read the symbols of one ELF file the way perf's dso__load_sym does: .symtab and .dynsym,
  * functions, objects and (ARM/AArch64) text labels, ARM mapping symbols rejected,
