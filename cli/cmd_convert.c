@@ -15,6 +15,7 @@
 struct convert_opts {
 	const char *in, *out, *comm;
 	uint64_t kernel_start, kernel_len; /* --kernel-mmap; len 0: none */
+	bool build_id_feature; /* build-ids in HEADER_BUILD_ID, plain MMAP2 records */
 	unsigned nmaps;
 	struct raw_map {
 		char *arg;        /* private copy of the option; path points into it */
@@ -47,6 +48,8 @@ static int usage(FILE *fp)
 		"      --comm NAME        write a COMM record for pid/tid\n"
 		"      --mmap START,LEN,PGOFF,PATH[,BUILDID]  an MMAP2 record for pid/tid (up to 16;\n"
 		"                         BUILDID in hex makes it a build-id MMAP2)\n"
+		"      --build-id-feature  the --mmap build-ids in the HEADER_BUILD_ID table (as perf\n"
+		"                         record's default), plain MMAP2 records (file mode)\n"
 		"      --kernel-mmap START,LEN  the kernel's text map as perf record writes it\n"
 		"                         ([kernel.kallsyms]_text, pgoff = START as _text)\n"
 		"      --midr 0xMIDR      write feature CPUID as \"0x%%016llx\"\n"
@@ -281,6 +284,14 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		rc = set_common_features(w, o, argc, argv);
 	if (rc >= 0)
 		rc = pmt_perf_writer_set_nrcpus(w, o->cpu + 1, o->cpu + 1);
+	for (unsigned i = 0; rc >= 0 && o->build_id_feature && i < o->nmaps; i++)
+		if (o->maps[i].build_id_size)
+			rc = pmt_perf_writer_add_build_id(w, (int32_t)(o->has_pid ? o->pid : o->tid),
+							  2 /* user */, o->maps[i].build_id,
+							  o->maps[i].build_id_size, o->maps[i].path);
+	if (rc == -PMT_EUNSUPPORTED)
+		return pmt_cli_fail("convert", "--build-id-feature needs file mode (no --pipe, "
+				    "--container or -o -)");
 	if (rc >= 0 && !o->timeless) {
 		/* timestamps exist: perf converts them through TIME_CONV; identity unless given.
 		 * Before AUXTRACE_INFO, as perf record writes it: perf copies the conversion
@@ -313,7 +324,7 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		for (unsigned i = 0; rc >= 0 && i < o->nmaps; i++) {
 			const struct raw_map *rm = &o->maps[i];
 
-			rc = rm->build_id_size
+			rc = rm->build_id_size && !o->build_id_feature
 				     ? pmt_perf_writer_write_mmap2_build_id(
 					       w, pid, o->tid, rm->start, rm->len, rm->pgoff,
 					       5 /* r-x */, 2 /* private */, rm->build_id,
@@ -461,7 +472,7 @@ int cmd_convert(int argc, char **argv)
 {
 	enum { O_RAW = 256, O_CPU, O_TID, O_PID, O_COMM, O_MIDR, O_TIMELESS, O_TIME_CONV,
 	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT, O_CONTAINER, O_LEVEL,
-	       O_KMMAP };
+	       O_KMMAP, O_BIDFEAT };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", no_argument, NULL, O_RAW },
@@ -471,6 +482,7 @@ int cmd_convert(int argc, char **argv)
 		{ "comm", required_argument, NULL, O_COMM },
 		{ "mmap", required_argument, NULL, O_MMAP },
 		{ "kernel-mmap", required_argument, NULL, O_KMMAP },
+		{ "build-id-feature", no_argument, NULL, O_BIDFEAT },
 		{ "midr", required_argument, NULL, O_MIDR },
 		{ "timeless", no_argument, NULL, O_TIMELESS },
 		{ "time-conv", required_argument, NULL, O_TIME_CONV },
@@ -502,6 +514,7 @@ int cmd_convert(int argc, char **argv)
 		case O_MMAP:
 			bad = parse_mmap(optarg, &o) < 0;
 			break;
+		case O_BIDFEAT: o.build_id_feature = true; break;
 		case O_KMMAP: {
 			char *comma = strchr(optarg, ',');
 

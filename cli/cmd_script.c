@@ -375,6 +375,13 @@ int spe_decode_command(int argc, char **argv, int is_report)
 			pmt_out_fini(&out);
 			return pmt_cli_fail(so.cmd, "out of memory");
 		}
+		if (src) {
+			const struct pmt_trace_meta *tm = pmt_source_meta(src);
+
+			for (uint32_t i = 0; i < tm->nr_build_ids; i++)
+				pmt_symbols_add_build_id(syms, tm->build_ids[i].filename,
+							 tm->build_ids[i].id, tm->build_ids[i].size);
+		}
 		sb.syms = syms;
 		so.run.event_fn = feed_symbols;
 		so.run.event_ctx = &sb;

@@ -47,6 +47,11 @@ struct pmt_symbols {
 	struct proc *procs;    /* open addressing by pid; pid INT32_MIN marks a free slot */
 	size_t proc_cap, nprocs;
 	struct thread *threads;/* open addressing by tid; tid INT32_MIN free */
+	struct known_bid {     /* the trace's build-id table */
+		char *name;
+		uint8_t id[PMT_BUILD_ID_MAX], size;
+	} *bids;
+	size_t nbids;
 	size_t thr_cap, nthreads;
 	uint32_t seq;
 };
@@ -135,6 +140,9 @@ void pmt_symbols_free(struct pmt_symbols *s)
 	for (size_t i = 0; i < s->thr_cap; i++)
 		if (s->threads[i].tid != FREE_ID)
 			free(s->threads[i].comm);
+	for (size_t i = 0; i < s->nbids; i++)
+		free(s->bids[i].name);
+	free(s->bids);
 	free(s->procs);
 	free(s->threads);
 	free(s->dso_hash);
@@ -152,7 +160,7 @@ static struct dso *dso_get(struct pmt_symbols *s, const char *name, const uint8_
 	const char *slash;
 
 	for (d = s->dso_hash[h]; d; d = d->next)
-		if (d->build_id_size == bid_size && !memcmp(d->build_id, bid, bid_size) &&
+		if (d->build_id_size == bid_size && (!bid_size || !memcmp(d->build_id, bid, bid_size)) &&
 		    !strcmp(d->name, name))
 			return d;
 	d = calloc(1, sizeof(*d));
@@ -163,7 +171,8 @@ static struct dso *dso_get(struct pmt_symbols *s, const char *name, const uint8_
 	slash = strrchr(d->name, '/');
 	d->short_name = slash ? slash + 1 : d->name;
 	d->build_id_size = (uint8_t)bid_size;
-	memcpy(d->build_id, bid, bid_size);
+	if (bid_size)
+		memcpy(d->build_id, bid, bid_size);
 	d->next = s->dso_hash[h];
 	s->dso_hash[h] = d;
 	return d;
@@ -285,11 +294,40 @@ int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint
 
 	if (!s || !filename || build_id_size > PMT_BUILD_ID_MAX || !len)
 		return -PMT_EINVAL;
+	if (!build_id_size) {
+		for (size_t i = 0; i < s->nbids; i++) {
+			if (!strcmp(s->bids[i].name, filename)) {
+				build_id = s->bids[i].id;
+				build_id_size = s->bids[i].size;
+				break;
+			}
+		}
+	}
 	m.dso = dso_get(s, filename, build_id, build_id_size);
 	p = proc_get(s, pid);
 	if (!m.dso || !p)
 		return -PMT_ENOMEM;
 	return proc_insert(s, p, &m);
+}
+
+int pmt_symbols_add_build_id(struct pmt_symbols *s, const char *filename,
+			     const uint8_t *build_id, size_t build_id_size)
+{
+	struct known_bid *b;
+
+	if (!s || !filename || !build_id || build_id_size > PMT_BUILD_ID_MAX)
+		return -PMT_EINVAL;
+	b = realloc(s->bids, (s->nbids + 1) * sizeof(*b));
+	if (!b)
+		return -PMT_ENOMEM;
+	s->bids = b;
+	b += s->nbids;
+	if (!(b->name = strdup(filename)))
+		return -PMT_ENOMEM;
+	memcpy(b->id, build_id, build_id_size);
+	b->size = (uint8_t)build_id_size;
+	s->nbids++;
+	return 0;
 }
 
 static int set_comm(struct pmt_symbols *s, int32_t pid, int32_t tid, const char *comm)

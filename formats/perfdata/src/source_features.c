@@ -175,6 +175,44 @@ static int parse_auxtrace_index(struct pmt_source *s, const uint8_t *p, size_t l
 	return 0;
 }
 
+/* HEADER_BUILD_ID: build_id_event records back to back (see the writer) */
+static int parse_build_ids(struct pmt_source *s, const uint8_t *p, size_t len)
+{
+	struct pmt_build_id_ent *v = NULL;
+	size_t n = 0, off = 0;
+
+	while (off + 36 <= len) {
+		uint16_t misc = rd16(s, p + off + 4), size = rd16(s, p + off + 6);
+		struct pmt_build_id_ent *e;
+		const uint8_t *name = p + off + 36;
+		size_t nl;
+
+		if (size < 36 || size > len - off)
+			break;
+		e = realloc(v, (n + 1) * sizeof(*v));
+		if (!e) {
+			free(v);
+			return -PMT_ENOMEM;
+		}
+		v = e;
+		e = &v[n];
+		e->pid = (int32_t)rd32(s, p + off + 8);
+		e->cpumode = misc & 7;
+		memcpy(e->id, p + off + 12, 20);
+		/* PERF_RECORD_MISC_BUILD_ID_SIZE: the size byte is valid; else 20 */
+		e->size = (misc & (1u << 15)) && p[off + 32] <= 20 ? p[off + 32] : 20;
+		nl = strnlen((const char *)name, size - 36);
+		e->filename = strndup((const char *)name, nl);
+		if (!e->filename)
+			break;
+		n++;
+		off += size;
+	}
+	s->meta.build_ids = v;
+	s->meta.nr_build_ids = (uint32_t)n;
+	return off == len || n ? 0 : -PMT_ECORRUPT;
+}
+
 int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size_t len)
 {
 	char *str;
@@ -200,6 +238,10 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 		break;
 	case PMT_FEAT_CMDLINE:
 		rc = parse_cmdline(s, p, len);
+		break;
+	case PMT_FEAT_BUILD_ID:
+		if (!s->meta.build_ids)
+			rc = parse_build_ids(s, p, len);
 		break;
 	case PMT_FEAT_PMU_MAPPINGS:
 		rc = parse_pmu_mappings(s, p, len);

@@ -392,6 +392,9 @@ void pmt_source_close(struct pmt_source *s)
 	free((char *)s->meta.arch);
 	free((char *)s->meta.cmdline);
 	free((char *)s->meta.pmu_mappings);
+	for (uint32_t i = 0; i < s->meta.nr_build_ids; i++)
+		free((char *)s->meta.build_ids[i].filename);
+	free((void *)s->meta.build_ids);
 	ZSTD_freeDCtx(s->dctx);
 	free(s->dbuf);
 	free(s->win);

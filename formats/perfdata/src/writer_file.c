@@ -71,6 +71,28 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 		put32(w, w->avail); /* perf writes nr_cpus_avail first */
 		put32(w, w->online);
 		return true;
+	case PMT_FEAT_BUILD_ID:
+		/* build_id_event: header {PERF_RECORD_HEADER_BUILD_ID, misc = cpumode |
+		 * PERF_RECORD_MISC_BUILD_ID_SIZE}, pid, build_id[20], size, 3 reserved, the
+		 * filename NUL-padded to 64 bytes (perf's NAME_ALIGN) */
+		if (w->pipe || !w->nr_bids)
+			return false;
+		for (size_t i = 0; i < w->nr_bids; i++) {
+			const struct pmt_build_id_ent *b = &w->bids[i];
+			size_t fl = strlen(b->filename) + 1, pad = (fl + 63) / 64 * 64;
+			uint8_t id[24] = { 0 };
+
+			memcpy(id, b->id, b->size);
+			id[20] = b->size;
+			put32(w, 67);
+			put16(w, (uint16_t)(b->cpumode | (1u << 15)));
+			put16(w, (uint16_t)(8 + 4 + 24 + pad));
+			put32(w, (uint32_t)b->pid);
+			put(w, id, sizeof(id));
+			put(w, b->filename, fl);
+			put_zero(w, pad - fl);
+		}
+		return true;
 	case PMT_FEAT_COMPRESSED:
 		if (!w->has_comp)
 			return false;
@@ -308,6 +330,32 @@ int pmt_perf_writer_set_feature_str(struct pmt_perf_writer *w, unsigned feat, co
 	return 0;
 }
 
+int pmt_perf_writer_add_build_id(struct pmt_perf_writer *w, int32_t pid, uint16_t cpumode,
+				 const uint8_t *build_id, size_t build_id_size,
+				 const char *filename)
+{
+	struct pmt_build_id_ent *b;
+
+	if (!w || !build_id || !filename || build_id_size > 20 || strlen(filename) > 4000)
+		return -PMT_EINVAL;
+	if (w->pipe)
+		return -PMT_EUNSUPPORTED;
+	b = realloc(w->bids, (w->nr_bids + 1) * sizeof(*b));
+	if (!b)
+		return -PMT_ENOMEM;
+	w->bids = b;
+	b += w->nr_bids;
+	memset(b, 0, sizeof(*b));
+	b->pid = pid;
+	b->cpumode = cpumode;
+	b->size = (uint8_t)build_id_size;
+	memcpy(b->id, build_id, build_id_size);
+	if (!(b->filename = strdup(filename)))
+		return -PMT_ENOMEM;
+	w->nr_bids++;
+	return 0;
+}
+
 int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t online, uint32_t avail)
 {
 	if (w->started)
@@ -363,6 +411,9 @@ static void free_writer(struct pmt_perf_writer *w)
 		free(w->argv[i]);
 	free(w->argv);
 	free(w->aux_off);
+	for (size_t i = 0; i < w->nr_bids; i++)
+		free((char *)w->bids[i].filename);
+	free(w->bids);
 	pmt_buf_fini(&w->rec);
 	free(w);
 }

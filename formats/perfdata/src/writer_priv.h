@@ -38,6 +38,8 @@ struct pmt_perf_writer {
 	uint64_t *aux_off;
 	size_t nr_aux, cap_aux;
 	struct pmt_buf rec; /* scratch for one record or feature */
+	struct pmt_build_id_ent *bids; /* HEADER_BUILD_ID entries (filenames owned) */
+	size_t nr_bids;
 };
 
 /* ---- encoding --------------------------------------------------------------------------- */

@@ -47,6 +47,11 @@ PMT_API void pmt_symbols_free(struct pmt_symbols *s); /* NULL is a no-op */
 /* Take what a trace record says about address spaces and threads (MMAP, MMAP2, COMM,
  * FORK); other records are ignored. Returns 0 or -PMT_ENOMEM. */
 PMT_API int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *ev);
+/* What perf's build-id table (HEADER_BUILD_ID) says a file's build-id is: mappings of that
+ * file without a build-id of their own take it (perf's dsos__set_build_ids). Call before
+ * the events. 0 or -PMT_ENOMEM. */
+PMT_API int pmt_symbols_add_build_id(struct pmt_symbols *s, const char *filename,
+				     const uint8_t *build_id, size_t build_id_size);
 /* A mapping by hand (e.g. a raw buffer's binary): pid -1 = the kernel's. */
 PMT_API int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start,
 				uint64_t len, uint64_t pgoff, const char *filename,

@@ -48,6 +48,15 @@ struct pmt_trace_attr {
 	uint32_t nr_ids;
 };
 
+/* One entry of perf's build-id table (HEADER_BUILD_ID): which file had which build-id. */
+struct pmt_build_id_ent {
+	int32_t pid;          /* -1: the kernel's */
+	uint16_t cpumode;     /* PERF_RECORD_MISC_CPUMODE of the entry */
+	uint8_t size;         /* build-id bytes (20 unless the entry says less) */
+	uint8_t id[20];
+	const char *filename;
+};
+
 struct pmt_trace_meta {
 	uint8_t swapped;          /* file byte order differs from host */
 	uint8_t pipe_mode;
@@ -82,6 +91,10 @@ struct pmt_trace_meta {
 	uint64_t nr_auxtrace_index;
 	/* HEADER_COMPRESSED (perf record -z); comp_type 1 = zstd, 0 = feature absent */
 	uint32_t comp_type, comp_level, comp_mmap_len;
+	/* HEADER_BUILD_ID: the build-ids perf record collected for the files samples hit
+	 * (file mode; a pipe carries them as records at its end, not read here) */
+	uint32_t nr_build_ids;
+	const struct pmt_build_id_ent *build_ids;
 };
 
 /* Fields of a PERF_RECORD_SAMPLE, parsed per its attr's sample_type. */
@@ -273,6 +286,12 @@ PMT_API int pmt_perf_writer_write_mmap2_build_id(struct pmt_perf_writer *w, uint
 						 const uint8_t *build_id, size_t build_id_size,
 						 const char *filename,
 						 const struct pmt_sample_id *sid);
+/* An entry of the HEADER_BUILD_ID table (file mode; perf record writes one per file that
+ * samples hit, the MMAP2 records then carry no build-id). cpumode: PERF_RECORD_MISC_USER (2)
+ * or _KERNEL (1). -PMT_EUNSUPPORTED in pipe mode. */
+PMT_API int pmt_perf_writer_add_build_id(struct pmt_perf_writer *w, int32_t pid,
+					 uint16_t cpumode, const uint8_t *build_id,
+					 size_t build_id_size, const char *filename);
 PMT_API int pmt_perf_writer_write_time_conv(struct pmt_perf_writer *w,
 					    const struct pmt_time_conv *tc);
 /* AUXTRACE_INFO for Arm SPE: v1 {PMU_TYPE, PER_CPU_MMAPS} (what perf <= 6.12 reads), or v2
