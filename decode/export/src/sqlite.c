@@ -1,0 +1,418 @@
+/* Samples into SQLite: the schema of SCHEMA.md, one prepared INSERT per table, the bulk load
+ * in transactions with the journal and fsyncs off, indexes built after the load. */
+#include <stdlib.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/spe_decode.h"
+#include "pmutrace/export.h"
+
+/* Keep in step with SCHEMA.md (the test cli.export_sqlite compares the two). */
+static const char schema_tables[] =
+	"CREATE TABLE runs (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\ttrace TEXT NOT NULL,\n"
+	"\texported_at TEXT NOT NULL,\n"
+	"\tpmutrace_version TEXT NOT NULL,\n"
+	"\tcommand TEXT,\n"
+	"\tperf_compat INTEGER NOT NULL,\n"
+	"\thostname TEXT,\n"
+	"\tos_release TEXT,\n"
+	"\tperf_version TEXT,\n"
+	"\tarch TEXT,\n"
+	"\tcpuid TEXT,\n"
+	"\trecord_cmdline TEXT\n"
+	");\n"
+	"CREATE TABLE events (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\tname TEXT NOT NULL\n"
+	");\n"
+	"CREATE TABLE threads (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\tpid INTEGER NOT NULL,\n"
+	"\ttid INTEGER NOT NULL,\n"
+	"\tsamples INTEGER NOT NULL\n"
+	");\n"
+	"CREATE TABLE samples (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\trun_id INTEGER NOT NULL,\n"
+	"\tevent_id INTEGER NOT NULL,\n"
+	"\tcpu INTEGER NOT NULL,\n"
+	"\tpid INTEGER NOT NULL,\n"
+	"\ttid INTEGER NOT NULL,\n"
+	"\ttime INTEGER NOT NULL,\n"
+	"\tip INTEGER NOT NULL,\n"
+	"\taddr INTEGER NOT NULL,\n"
+	"\tphys_addr INTEGER NOT NULL,\n"
+	"\tperiod INTEGER NOT NULL,\n"
+	"\tweight INTEGER NOT NULL,\n"
+	"\tissue_lat INTEGER NOT NULL,\n"
+	"\txlat_lat INTEGER NOT NULL,\n"
+	"\tdata_src INTEGER NOT NULL,\n"
+	"\tmem_op TEXT,\n"
+	"\tmem_lvl TEXT,\n"
+	"\tmem_snoop TEXT,\n"
+	"\tmem_tlb TEXT,\n"
+	"\top TEXT NOT NULL,\n"
+	"\top_bits INTEGER NOT NULL,\n"
+	"\tflags INTEGER NOT NULL,\n"
+	"\taux_offset INTEGER NOT NULL\n"
+	");\n"
+	"CREATE TABLE branch_entries (\n"
+	"\tsample_id INTEGER NOT NULL,\n"
+	"\tidx INTEGER NOT NULL,\n"
+	"\tfrom_ip INTEGER NOT NULL,\n"
+	"\tto_ip INTEGER NOT NULL,\n"
+	"\tcycles INTEGER NOT NULL,\n"
+	"\tbranch_type INTEGER NOT NULL,\n"
+	"\tbranch_flags INTEGER NOT NULL,\n"
+	"\tPRIMARY KEY (sample_id, idx)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE aux_loss (\n"
+	"\trun_id INTEGER NOT NULL,\n"
+	"\trecords INTEGER NOT NULL,\n"
+	"\tbytes_skipped INTEGER NOT NULL,\n"
+	"\tbad_ranges INTEGER NOT NULL,\n"
+	"\trecords_dropped INTEGER NOT NULL,\n"
+	"\tfirst_bad_offset INTEGER\n"
+	");\n";
+/* after the load: one sorted build per index instead of a b-tree insert per row */
+static const char schema_indexes[] =
+	"CREATE INDEX samples_time ON samples (time);\n"
+	"CREATE INDEX samples_ip ON samples (ip);\n"
+	"CREATE INDEX samples_addr ON samples (addr);\n"
+	"CREATE INDEX samples_event ON samples (event_id);\n"
+	"CREATE VIEW samples_view AS\n"
+	"\tSELECT s.id, e.name AS event, s.cpu, s.pid, s.tid, s.time,\n"
+	"\t\tprintf('0x%x', s.ip) AS ip, printf('0x%x', s.addr) AS addr,\n"
+	"\t\tprintf('0x%x', s.phys_addr) AS phys_addr, s.period, s.weight, s.issue_lat,\n"
+	"\t\ts.xlat_lat, printf('0x%x', s.data_src) AS data_src, s.mem_op, s.mem_lvl,\n"
+	"\t\ts.mem_snoop, s.mem_tlb, s.op, printf('0x%x', s.flags) AS flags,\n"
+	"\t\tprintf('0x%x', s.aux_offset) AS aux_offset\n"
+	"\tFROM samples s JOIN events e ON e.id = s.event_id;\n";
+
+const char *pmt_export_sqlite_schema(void)
+{
+	static char all[sizeof(schema_tables) + sizeof(schema_indexes)];
+
+	if (!all[0]) {
+		memcpy(all, schema_tables, sizeof(schema_tables) - 1);
+		memcpy(all + sizeof(schema_tables) - 1, schema_indexes, sizeof(schema_indexes));
+	}
+	return all;
+}
+
+enum { S_SAMPLE, S_BRANCH, S_NSTMT };
+static const char *const stmt_sql[S_NSTMT] = {
+	"INSERT INTO samples VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	"INSERT INTO branch_entries VALUES (?,?,?,?,?,?,?)",
+};
+/* parameter numbers of the samples INSERT */
+enum {
+	P_ID = 1, P_EVENT, P_CPU, P_PID, P_TID, P_TIME, P_IP, P_ADDR, P_PHYS, P_PERIOD, P_WEIGHT,
+	P_ISSUE, P_XLAT, P_DSRC, P_MEM_OP, P_MEM_LVL, P_MEM_SNOOP, P_MEM_TLB, P_OP, P_OP_BITS,
+	P_FLAGS, P_OFFSET,
+};
+
+/* data_src decoded into perf's four texts, once per distinct value (a trace has few) */
+#define DSRC_SLOTS 64
+struct dsrc_slot {
+	uint64_t key;
+	uint8_t valid;
+	uint8_t len[4];
+	char text[4][48];
+};
+
+struct pmt_export {
+	sqlite3 *db;
+	sqlite3_stmt *st[S_NSTMT];
+	int compat;
+	uint64_t batch, in_batch;
+	int64_t nsamples;
+	int failed;          /* a step failed: errmsg says why */
+	char errmsg[256];
+	uint32_t seen_events;
+	struct dsrc_slot dsrc[DSRC_SLOTS];
+};
+
+static int db_fail(struct pmt_export *x, struct pmt_diag *diag, const char *path,
+		   const char *what)
+{
+	return pmt_diag_set(diag, -PMT_EIO, path, PMT_DIAG_NO_OFFSET, "SQLite: %s: %s", what,
+			    x->db ? sqlite3_errmsg(x->db) : "out of memory");
+}
+
+static int exec(struct pmt_export *x, const char *sql)
+{
+	return sqlite3_exec(x->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -PMT_EIO;
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int insert_run(struct pmt_export *x, const struct pmt_export_opts *o)
+{
+	const struct pmt_trace_meta *m = PMT_OPTS_HAS(o, meta) ? o->meta : NULL;
+	sqlite3_stmt *st;
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc;
+
+	if (sqlite3_prepare_v2(x->db, "INSERT INTO runs VALUES (1,?,?,?,?,?,?,?,?,?,?,?)", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -PMT_EIO;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	bind_text_or_null(st, 1, o->trace_path ? o->trace_path : "");
+	bind_text_or_null(st, 2, when);
+	bind_text_or_null(st, 3, pmt_version());
+	bind_text_or_null(st, 4, PMT_OPTS_HAS(o, command) ? o->command : NULL);
+	sqlite3_bind_int(st, 5, x->compat);
+	bind_text_or_null(st, 6, m ? m->hostname : NULL);
+	bind_text_or_null(st, 7, m ? m->osrelease : NULL);
+	bind_text_or_null(st, 8, m ? m->version : NULL);
+	bind_text_or_null(st, 9, m ? m->arch : NULL);
+	bind_text_or_null(st, 10, m ? m->cpuid : NULL);
+	bind_text_or_null(st, 11, m ? m->cmdline : NULL);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -PMT_EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opts,
+			  struct pmt_export **out, struct pmt_diag *diag)
+{
+	struct pmt_export *x;
+
+	if (!db_path || !out || !PMT_OPTS_HAS(opts, compat))
+		return pmt_diag_set(diag, -PMT_EINVAL, db_path, PMT_DIAG_NO_OFFSET,
+				    "invalid export options");
+	*out = NULL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return pmt_diag_set(diag, -PMT_ENOMEM, db_path, PMT_DIAG_NO_OFFSET, "out of memory");
+	x->compat = opts->compat;
+	x->batch = PMT_OPTS_HAS(opts, batch) ? opts->batch : 0;
+	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		int rc = db_fail(x, diag, db_path, "cannot open");
+
+		pmt_export_free(x);
+		return rc;
+	}
+	/* bulk load: no rollback journal, no fsync (the caller renames a complete file) */
+	if (exec(x, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+		    "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
+		    "PRAGMA temp_store=MEMORY") ||
+	    exec(x, schema_tables) || insert_run(x, opts)) {
+		int rc = db_fail(x, diag, db_path, "cannot create the schema");
+
+		pmt_export_free(x);
+		return rc;
+	}
+	for (int i = 0; i < S_NSTMT; i++) {
+		if (sqlite3_prepare_v3(x->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+				       &x->st[i], NULL) != SQLITE_OK) {
+			int rc = db_fail(x, diag, db_path, "cannot prepare");
+
+			pmt_export_free(x);
+			return rc;
+		}
+	}
+	if (exec(x, "BEGIN")) {
+		int rc = db_fail(x, diag, db_path, "BEGIN");
+
+		pmt_export_free(x);
+		return rc;
+	}
+	*out = x;
+	return 0;
+}
+
+static const struct dsrc_slot *dsrc_text(struct pmt_export *x, uint64_t data_src)
+{
+	struct dsrc_slot *c = &x->dsrc[(data_src * 0x9e3779b97f4a7c15ULL) >> 58];
+
+	if (c->valid && c->key == data_src)
+		return c;
+	c->len[0] = (uint8_t)pmt_mem_op_str(data_src, c->text[0], sizeof(c->text[0]));
+	c->len[1] = (uint8_t)pmt_mem_lvl_str(data_src, x->compat, c->text[1], sizeof(c->text[1]));
+	c->len[2] = (uint8_t)pmt_mem_snoop_str(data_src, c->text[2], sizeof(c->text[2]));
+	c->len[3] = (uint8_t)pmt_mem_tlb_str(data_src, c->text[3], sizeof(c->text[3]));
+	c->key = data_src;
+	c->valid = 1;
+	return c;
+}
+
+/* script --csv's op column: the operation class of the record */
+static const char *op_name(uint32_t op)
+{
+	if (op & PMT_SPE_OP_F_LDST)
+		return (op & PMT_SPE_OP_F_ST) ? "ST" : "LD";
+	if (op & PMT_SPE_OP_F_BRANCH)
+		return "BR";
+	return (op & PMT_SPE_OP_F_OTHER) ? "OTHER" : "";
+}
+
+/* a step that fails keeps the first message; the load goes on failing fast */
+static int step(struct pmt_export *x, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (!x->failed)
+		snprintf(x->errmsg, sizeof(x->errmsg), "%s", sqlite3_errmsg(x->db));
+	x->failed = 1;
+	return -PMT_EIO;
+}
+
+static int insert_branches(struct pmt_export *x, const struct pmt_spe_brstack *b)
+{
+	sqlite3_stmt *st = x->st[S_BRANCH];
+
+	for (uint32_t i = 0; i < b->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
+		sqlite3_bind_int64(st, 1, x->nsamples);
+		sqlite3_bind_int(st, 2, (int)i);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)b->e[i].from);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)b->e[i].to);
+		sqlite3_bind_int(st, 5, b->e[i].cycles);
+		sqlite3_bind_int(st, 6, b->e[i].type);
+		sqlite3_bind_int(st, 7, b->e[i].flags);
+		if (step(x, st))
+			return -PMT_EIO;
+	}
+	return 0;
+}
+
+int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s)
+{
+	sqlite3_stmt *st = x->st[S_SAMPLE];
+
+	if (x->failed)
+		return -PMT_EIO;
+	x->nsamples++;
+	if (s->event < 32)
+		x->seen_events |= 1u << s->event;
+	/* 64-bit unsigned values are stored as their bit pattern (SQLite integers are signed) */
+	sqlite3_bind_int64(st, P_ID, x->nsamples);
+	sqlite3_bind_int(st, P_EVENT, (int)s->event);
+	sqlite3_bind_int64(st, P_CPU, s->cpu);
+	sqlite3_bind_int(st, P_PID, s->pid);
+	sqlite3_bind_int(st, P_TID, s->tid);
+	sqlite3_bind_int64(st, P_TIME, (sqlite3_int64)s->time);
+	sqlite3_bind_int64(st, P_IP, (sqlite3_int64)s->ip);
+	sqlite3_bind_int64(st, P_ADDR, (sqlite3_int64)s->addr);
+	sqlite3_bind_int64(st, P_PHYS, (sqlite3_int64)s->phys_addr);
+	sqlite3_bind_int64(st, P_PERIOD, (sqlite3_int64)s->period);
+	sqlite3_bind_int64(st, P_WEIGHT, (sqlite3_int64)s->weight);
+	sqlite3_bind_int(st, P_ISSUE, s->issue_lat);
+	sqlite3_bind_int(st, P_XLAT, s->xlat_lat);
+	sqlite3_bind_int64(st, P_DSRC, (sqlite3_int64)s->data_src);
+	if (s->data_src) {
+		const struct dsrc_slot *d = dsrc_text(x, s->data_src);
+
+		for (int i = 0; i < 4; i++)
+			sqlite3_bind_text(st, P_MEM_OP + i, d->text[i], d->len[i], SQLITE_STATIC);
+	} else {
+		for (int i = 0; i < 4; i++)
+			sqlite3_bind_null(st, P_MEM_OP + i);
+	}
+	sqlite3_bind_text(st, P_OP, op_name(s->op), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, P_OP_BITS, s->op);
+	sqlite3_bind_int64(st, P_FLAGS, s->flags);
+	sqlite3_bind_int64(st, P_OFFSET, (sqlite3_int64)(s->rec ? s->rec->offset : 0));
+	if (step(x, st))
+		return -PMT_EIO;
+	if (s->brstack && s->brstack->nr && insert_branches(x, s->brstack))
+		return -PMT_EIO;
+	if (x->batch && ++x->in_batch >= x->batch) {
+		x->in_batch = 0;
+		if (exec(x, "COMMIT; BEGIN")) {
+			snprintf(x->errmsg, sizeof(x->errmsg), "%s", sqlite3_errmsg(x->db));
+			x->failed = 1;
+			return -PMT_EIO;
+		}
+	}
+	return 0;
+}
+
+int pmt_export_sample_fn(const struct pmt_spe_sample *s, void *ctx)
+{
+	return pmt_export_sample(ctx, s);
+}
+
+static int insert_events(struct pmt_export *x, uint32_t events)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(x->db, "INSERT INTO events VALUES (?,?)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -PMT_EIO;
+	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT && !rc; ev++) {
+		if (!(events & (1u << ev)))
+			continue;
+		sqlite3_bind_int(st, 1, (int)ev);
+		sqlite3_bind_text(st, 2, pmt_spe_event_name(ev, x->compat), -1, SQLITE_STATIC);
+		rc = step(x, st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int insert_loss(struct pmt_export *x, const struct pmt_spe_rec_stats *s)
+{
+	static const struct pmt_spe_rec_stats none;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!s)
+		s = &none;
+	if (sqlite3_prepare_v2(x->db, "INSERT INTO aux_loss VALUES (1,?,?,?,?,?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -PMT_EIO;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)s->records);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)s->bytes_skipped);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)s->bad_ranges);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)s->records_dropped);
+	if (s->have_bad)
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)s->first_bad_offset);
+	else
+		sqlite3_bind_null(st, 5);
+	rc = step(x, st);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int64_t pmt_export_finish(struct pmt_export *x, const struct pmt_spe_rec_stats *stats,
+			  uint32_t enabled, struct pmt_diag *diag)
+{
+	if (x->failed)
+		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
+				    "SQLite: cannot insert a sample: %s", x->errmsg);
+	if (insert_events(x, enabled | x->seen_events) || insert_loss(x, stats) ||
+	    exec(x, "INSERT INTO threads (pid, tid, samples) SELECT pid, tid, count(*) "
+		    "FROM samples GROUP BY pid, tid ORDER BY pid, tid") ||
+	    exec(x, "COMMIT") || exec(x, schema_indexes))
+		return db_fail(x, diag, NULL, "cannot finish the database");
+	return x->nsamples;
+}
+
+void pmt_export_free(struct pmt_export *x)
+{
+	if (!x)
+		return;
+	for (int i = 0; i < S_NSTMT; i++)
+		sqlite3_finalize(x->st[i]);
+	sqlite3_close(x->db);
+	free(x);
+}
