@@ -125,6 +125,13 @@ struct dsrc_slot {
 	char text[4][48];
 };
 
+/* samples per (pid, tid), counted during the load: open addressing, grown at half full
+ * (an allocation per new thread at most, never per sample) */
+struct thread_count {
+	int32_t pid, tid;
+	uint64_t n; /* 0: free slot */
+};
+
 struct pmt_export {
 	sqlite3 *db;
 	sqlite3_stmt *st[S_NSTMT];
@@ -134,6 +141,13 @@ struct pmt_export {
 	int failed;          /* a step failed: errmsg says why */
 	char errmsg[256];
 	uint32_t seen_events;
+	struct thread_count *thr;
+	size_t thr_cap, thr_used;
+	int32_t last_pid, last_tid; /* the samples of a record share their thread */
+	struct thread_count *last_thr;
+	struct pmt_spe_sample last; /* the sample whose record columns are bound */
+	uint64_t last_offset;
+	int have_last;
 	struct dsrc_slot dsrc[DSRC_SLOTS];
 };
 
@@ -293,26 +307,75 @@ static int insert_branches(struct pmt_export *x, const struct pmt_spe_brstack *b
 	return 0;
 }
 
-int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s)
+static struct thread_count *thr_slot(struct thread_count *t, size_t cap, int32_t pid,
+				     int32_t tid)
 {
-	sqlite3_stmt *st = x->st[S_SAMPLE];
+	size_t i = (((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid) * 0x9e3779b97f4a7c15ULL) >> 20;
 
-	if (x->failed)
-		return -PMT_EIO;
-	x->nsamples++;
-	if (s->event < 32)
-		x->seen_events |= 1u << s->event;
-	/* 64-bit unsigned values are stored as their bit pattern (SQLite integers are signed) */
-	sqlite3_bind_int64(st, P_ID, x->nsamples);
-	sqlite3_bind_int(st, P_EVENT, (int)s->event);
+	for (i &= cap - 1; t[i].n && (t[i].pid != pid || t[i].tid != tid); i = (i + 1) & (cap - 1))
+		;
+	return &t[i];
+}
+
+static int count_thread(struct pmt_export *x, int32_t pid, int32_t tid)
+{
+	struct thread_count *c;
+
+	if (x->last_thr && x->last_pid == pid && x->last_tid == tid) {
+		x->last_thr->n++;
+		return 0;
+	}
+	if (2 * (x->thr_used + 1) > x->thr_cap) {
+		size_t cap = x->thr_cap ? 2 * x->thr_cap : 256;
+		struct thread_count *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -PMT_ENOMEM;
+		for (size_t i = 0; i < x->thr_cap; i++)
+			if (x->thr[i].n)
+				*thr_slot(t, cap, x->thr[i].pid, x->thr[i].tid) = x->thr[i];
+		free(x->thr);
+		x->thr = t;
+		x->thr_cap = cap;
+	}
+	c = thr_slot(x->thr, x->thr_cap, pid, tid);
+	if (!c->n) {
+		c->pid = pid;
+		c->tid = tid;
+		x->thr_used++;
+	}
+	c->n++;
+	x->last_thr = c;
+	x->last_pid = pid;
+	x->last_tid = tid;
+	return 0;
+}
+
+/* Do a and b share the columns of one record (so the bindings of a can stay)? */
+static int same_record(const struct pmt_export *x, const struct pmt_spe_sample *s)
+{
+	const struct pmt_spe_sample *a = &x->last;
+
+	return x->have_last && a->cpu == s->cpu && a->pid == s->pid && a->tid == s->tid &&
+	       a->time == s->time && a->ip == s->ip && a->phys_addr == s->phys_addr &&
+	       a->weight == s->weight && a->issue_lat == s->issue_lat &&
+	       a->xlat_lat == s->xlat_lat && a->data_src == s->data_src && a->op == s->op &&
+	       x->last_offset == (s->rec ? s->rec->offset : 0);
+}
+
+/* the columns of the sample's record (64-bit unsigned values as their bit pattern: SQLite
+ * integers are signed) */
+static void bind_record(struct pmt_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
+{
+	x->last = *s;
+	x->last_offset = s->rec ? s->rec->offset : 0;
+	x->have_last = 1;
 	sqlite3_bind_int64(st, P_CPU, s->cpu);
 	sqlite3_bind_int(st, P_PID, s->pid);
 	sqlite3_bind_int(st, P_TID, s->tid);
 	sqlite3_bind_int64(st, P_TIME, (sqlite3_int64)s->time);
 	sqlite3_bind_int64(st, P_IP, (sqlite3_int64)s->ip);
-	sqlite3_bind_int64(st, P_ADDR, (sqlite3_int64)s->addr);
 	sqlite3_bind_int64(st, P_PHYS, (sqlite3_int64)s->phys_addr);
-	sqlite3_bind_int64(st, P_PERIOD, (sqlite3_int64)s->period);
 	sqlite3_bind_int64(st, P_WEIGHT, (sqlite3_int64)s->weight);
 	sqlite3_bind_int(st, P_ISSUE, s->issue_lat);
 	sqlite3_bind_int(st, P_XLAT, s->xlat_lat);
@@ -328,8 +391,32 @@ int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s)
 	}
 	sqlite3_bind_text(st, P_OP, op_name(s->op), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, P_OP_BITS, s->op);
+	sqlite3_bind_int64(st, P_OFFSET, (sqlite3_int64)x->last_offset);
+}
+
+int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s)
+{
+	sqlite3_stmt *st = x->st[S_SAMPLE];
+
+	if (x->failed)
+		return -PMT_EIO;
+	if (count_thread(x, s->pid, s->tid)) {
+		snprintf(x->errmsg, sizeof(x->errmsg), "out of memory");
+		x->failed = 1;
+		return -PMT_ENOMEM;
+	}
+	x->nsamples++;
+	if (s->event < 32)
+		x->seen_events |= 1u << s->event;
+	sqlite3_bind_int64(st, P_ID, x->nsamples);
+	sqlite3_bind_int(st, P_EVENT, (int)s->event);
+	sqlite3_bind_int64(st, P_ADDR, (sqlite3_int64)s->addr);
+	sqlite3_bind_int64(st, P_PERIOD, (sqlite3_int64)s->period);
 	sqlite3_bind_int64(st, P_FLAGS, s->flags);
-	sqlite3_bind_int64(st, P_OFFSET, (sqlite3_int64)(s->rec ? s->rec->offset : 0));
+	/* bindings stay after a reset: a record's samples bind only the columns that differ
+	 * (the mem texts are SQLITE_STATIC: their cache slot stays while data_src does) */
+	if (!same_record(x, s))
+		bind_record(x, st, s);
 	if (step(x, st))
 		return -PMT_EIO;
 	if (s->brstack && s->brstack->nr && insert_branches(x, s->brstack))
@@ -369,6 +456,45 @@ static int insert_events(struct pmt_export *x, uint32_t events)
 	return rc;
 }
 
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct thread_count *p = a, *q = b;
+
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	return p->tid < q->tid ? -1 : p->tid > q->tid;
+}
+
+/* every (pid, tid) with its sample count, by pid and tid */
+static int insert_threads(struct pmt_export *x)
+{
+	sqlite3_stmt *st;
+	size_t n = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < x->thr_cap; i++)
+		if (x->thr[i].n)
+			x->thr[n++] = x->thr[i];
+	x->last_thr = NULL;
+	qsort(x->thr, n, sizeof(*x->thr), cmp_thread);
+	if (sqlite3_prepare_v2(x->db, "INSERT INTO threads VALUES (?,?,?,?)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -PMT_EIO;
+	for (size_t i = 0; i < n && !rc; i++) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)i + 1);
+		sqlite3_bind_int(st, 2, x->thr[i].pid);
+		sqlite3_bind_int(st, 3, x->thr[i].tid);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)x->thr[i].n);
+		rc = step(x, st);
+	}
+	sqlite3_finalize(st);
+	/* the table is compacted: counting again would need it rebuilt */
+	if (x->thr)
+		memset(x->thr, 0, x->thr_cap * sizeof(*x->thr));
+	x->thr_used = 0;
+	return rc;
+}
+
 static int insert_loss(struct pmt_export *x, const struct pmt_spe_rec_stats *s)
 {
 	static const struct pmt_spe_rec_stats none;
@@ -400,9 +526,7 @@ int64_t pmt_export_finish(struct pmt_export *x, const struct pmt_spe_rec_stats *
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
 				    "SQLite: cannot insert a sample: %s", x->errmsg);
 	if (insert_events(x, enabled | x->seen_events) || insert_loss(x, stats) ||
-	    exec(x, "INSERT INTO threads (pid, tid, samples) SELECT pid, tid, count(*) "
-		    "FROM samples GROUP BY pid, tid ORDER BY pid, tid") ||
-	    exec(x, "COMMIT") || exec(x, schema_indexes))
+	    insert_threads(x) || exec(x, "COMMIT") || exec(x, schema_indexes))
 		return db_fail(x, diag, NULL, "cannot finish the database");
 	return x->nsamples;
 }
@@ -414,5 +538,6 @@ void pmt_export_free(struct pmt_export *x)
 	for (int i = 0; i < S_NSTMT; i++)
 		sqlite3_finalize(x->st[i]);
 	sqlite3_close(x->db);
+	free(x->thr);
 	free(x);
 }
