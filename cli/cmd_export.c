@@ -7,16 +7,21 @@
 #include "pmutrace/export.h"
 
 static const char export_usage[] =
-	"usage: pmutrace export sqlite [-i] [FILE] -o OUT.db [--itrace=OPTS] [--perf-compat=VER]\n"
+	"usage: pmutrace export sqlite [-i] [FILE] -o OUT.db [--no-index] [--itrace=OPTS]\n"
+	"         [--perf-compat=VER]\n"
 	"         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%-B%]\n"
 	"         [--raw [--midr X] [--cpu N] [--tid T]]\n"
 	"  Writes the samples script --csv prints into a new SQLite database OUT.db (tables\n"
 	"  samples, events, threads, branch_entries, runs, aux_loss; decode/export/SCHEMA.md).\n"
 	"  -o, --output OUT.db: the database; written beside OUT.db and renamed when complete.\n"
+	"  --no-index: no indexes on samples (for files merged and indexed later).\n"
 	"  Formats: sqlite.\n";
+
+enum { OPT_NO_INDEX = 1000 };
 
 struct export_ctx {
 	const char *output;
+	bool no_index;
 	char *command; /* runs.command */
 	struct pmt_out_file of;
 	struct pmt_export *x;
@@ -27,9 +32,12 @@ static int export_opt(void *ctx, int c, const char *arg)
 {
 	struct export_ctx *e = ctx;
 
-	if (c != 'o')
+	if (c == OPT_NO_INDEX)
+		e->no_index = true;
+	else if (c == 'o')
+		e->output = arg;
+	else
 		return PMT_EXIT_USAGE;
-	e->output = arg;
 	return 0;
 }
 
@@ -39,7 +47,7 @@ static int export_begin(void *ctx, const char *path, const struct pmt_trace_meta
 	struct export_ctx *e = ctx;
 	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .trace_path = path,
 						 .command = e->command, .meta = meta,
-						 .compat = compat);
+						 .compat = compat, .no_index = e->no_index);
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const char *inputs[] = { path };
 
@@ -97,6 +105,7 @@ int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct export_ctx e = { 0 };

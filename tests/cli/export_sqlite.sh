@@ -111,6 +111,15 @@ sqlite3 "$T/default.db" .schema >"$T/schema.got"
 cmp -s "$T/schema.want" "$T/schema.got" ||
 	fail "SCHEMA.md differs from the database: $(diff "$T/schema.want" "$T/schema.got" | head -8)"
 
+# --no-index: the same rows, the schema without the indexes
+"$pmt" export sqlite "$T/a.perf.data" --no-index -o "$T/noidx.db" || fail "--no-index"
+grep -v '^CREATE INDEX' "$T/schema.want" >"$T/schema.noidx"
+sqlite3 "$T/noidx.db" .schema | cmp -s "$T/schema.noidx" - || fail "--no-index: schema"
+[ "$(q "$T/noidx.db" "ATTACH '$T/default.db' AS d; SELECT (SELECT count(*) FROM samples),
+	(SELECT count(*) FROM d.samples), (SELECT count(*) FROM (SELECT * FROM samples EXCEPT
+	SELECT * FROM d.samples))")" = "$(wc -l <"$T/default.want"),$(wc -l <"$T/default.want"),0" ] ||
+	fail "--no-index: rows differ"
+
 # a bad trace: exit 1, the file named, no database (nor its temporary file); an older
 # database at the target stays as it was
 printf 'not a trace at all\n' >"$T/junk.data"

@@ -129,3 +129,7 @@ add_test(NAME oracle.record_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(oracle.record_attrs73 PROPERTIES LABELS "differential;perf73;record"
   TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# pmutrace export sqlite against perf 6.1's export-to-sqlite.py (needs PySide2)
+add_test(NAME diff.export_sqlite61 COMMAND sh ${PMT_DIFF_DIR}/export_sqlite_vs_perf.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(diff.export_sqlite61 PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)

@@ -78,20 +78,24 @@ static const char schema_tables[] =
 	"\trecords_dropped INTEGER NOT NULL,\n"
 	"\tfirst_bad_offset INTEGER\n"
 	");\n";
+/* the samples as script --csv prints them */
+#define SCHEMA_VIEW                                                                       \
+	"CREATE VIEW samples_view AS\n"                                                    \
+	"\tSELECT s.id, e.name AS event, s.cpu, s.pid, s.tid, s.time,\n"                  \
+	"\t\tprintf('0x%x', s.ip) AS ip, printf('0x%x', s.addr) AS addr,\n"               \
+	"\t\tprintf('0x%x', s.phys_addr) AS phys_addr, s.period, s.weight, s.issue_lat,\n"\
+	"\t\ts.xlat_lat, printf('0x%x', s.data_src) AS data_src, s.mem_op, s.mem_lvl,\n"  \
+	"\t\ts.mem_snoop, s.mem_tlb, s.op, printf('0x%x', s.flags) AS flags,\n"          \
+	"\t\tprintf('0x%x', s.aux_offset) AS aux_offset\n"                               \
+	"\tFROM samples s JOIN events e ON e.id = s.event_id;\n"
 /* after the load: one sorted build per index instead of a b-tree insert per row */
 static const char schema_indexes[] =
 	"CREATE INDEX samples_time ON samples (time);\n"
 	"CREATE INDEX samples_ip ON samples (ip);\n"
 	"CREATE INDEX samples_addr ON samples (addr);\n"
 	"CREATE INDEX samples_event ON samples (event_id);\n"
-	"CREATE VIEW samples_view AS\n"
-	"\tSELECT s.id, e.name AS event, s.cpu, s.pid, s.tid, s.time,\n"
-	"\t\tprintf('0x%x', s.ip) AS ip, printf('0x%x', s.addr) AS addr,\n"
-	"\t\tprintf('0x%x', s.phys_addr) AS phys_addr, s.period, s.weight, s.issue_lat,\n"
-	"\t\ts.xlat_lat, printf('0x%x', s.data_src) AS data_src, s.mem_op, s.mem_lvl,\n"
-	"\t\ts.mem_snoop, s.mem_tlb, s.op, printf('0x%x', s.flags) AS flags,\n"
-	"\t\tprintf('0x%x', s.aux_offset) AS aux_offset\n"
-	"\tFROM samples s JOIN events e ON e.id = s.event_id;\n";
+	SCHEMA_VIEW;
+static const char schema_view[] = SCHEMA_VIEW;
 
 const char *pmt_export_sqlite_schema(void)
 {
@@ -139,6 +143,7 @@ struct pmt_export {
 	uint64_t batch, in_batch;
 	int64_t nsamples;
 	int failed;          /* a step failed: errmsg says why */
+	bool no_index;
 	char errmsg[256];
 	uint32_t seen_events;
 	struct thread_count *thr;
@@ -214,6 +219,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 		return pmt_diag_set(diag, -PMT_ENOMEM, db_path, PMT_DIAG_NO_OFFSET, "out of memory");
 	x->compat = opts->compat;
 	x->batch = PMT_OPTS_HAS(opts, batch) ? opts->batch : 0;
+	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
 		int rc = db_fail(x, diag, db_path, "cannot open");
@@ -476,7 +482,8 @@ static int insert_threads(struct pmt_export *x)
 		if (x->thr[i].n)
 			x->thr[n++] = x->thr[i];
 	x->last_thr = NULL;
-	qsort(x->thr, n, sizeof(*x->thr), cmp_thread);
+	if (n)
+		qsort(x->thr, n, sizeof(*x->thr), cmp_thread);
 	if (sqlite3_prepare_v2(x->db, "INSERT INTO threads VALUES (?,?,?,?)", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return -PMT_EIO;
@@ -526,7 +533,7 @@ int64_t pmt_export_finish(struct pmt_export *x, const struct pmt_spe_rec_stats *
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
 				    "SQLite: cannot insert a sample: %s", x->errmsg);
 	if (insert_events(x, enabled | x->seen_events) || insert_loss(x, stats) ||
-	    insert_threads(x) || exec(x, "COMMIT") || exec(x, schema_indexes))
+	    insert_threads(x) || exec(x, "COMMIT") || exec(x, x->no_index ? schema_view : schema_indexes))
 		return db_fail(x, diag, NULL, "cannot finish the database");
 	return x->nsamples;
 }
