@@ -120,6 +120,16 @@ sqlite3 "$T/noidx.db" .schema | cmp -s "$T/schema.noidx" - || fail "--no-index: 
 	SELECT * FROM d.samples))")" = "$(wc -l <"$T/default.want"),$(wc -l <"$T/default.want"),0" ] ||
 	fail "--no-index: rows differ"
 
+# the same trace as a pmutrace container and on stdin: the same samples
+"$pmt" convert "$T/a.perf.data" --container -o "$T/a.ctr" || fail "convert --container"
+"$pmt" export sqlite "$T/a.ctr" -o "$T/ctr.db" || fail "export of a container"
+"$pmt" export sqlite - -o "$T/stdin.db" <"$T/a.perf.data" || fail "export of stdin"
+for db in ctr stdin; do
+	[ "$(q "$T/$db.db" "ATTACH '$T/default.db' AS d; SELECT (SELECT count(*) FROM samples),
+		(SELECT count(*) FROM (SELECT * FROM samples EXCEPT SELECT * FROM d.samples))")" = \
+		"$(wc -l <"$T/default.want"),0" ] || fail "$db: samples differ from the perf.data's"
+done
+
 # a bad trace: exit 1, the file named, no database (nor its temporary file); an older
 # database at the target stays as it was
 printf 'not a trace at all\n' >"$T/junk.data"
@@ -133,6 +143,23 @@ rc=0
 "$pmt" export sqlite "$T/junk.data" -o "$T/keep.db" 2>/dev/null || rc=$?
 [ $rc = 1 ] && cmp -s "$T/default.db" "$T/keep.db" || fail "a failed export changed the older database"
 ls -a "$T" | grep -q '^\.keep\.db' && fail "a temporary file stayed"
+# SIGTERM during the export: no database, no temporary file (an export that finished
+# first is whole)
+"$pmt" synth --records 200000 --mix n1 --seed 3 -o "$T/big.spe" &&
+	"$pmt" convert --raw "$T/big.spe" -o "$T/big.data" || fail "making the big trace"
+"$pmt" export sqlite "$T/big.data" -o "$T/term.db" 2>/dev/null &
+pid=$!
+sleep 0.3
+kill -TERM $pid 2>/dev/null
+rc=0
+wait $pid || rc=$?
+case $rc in
+143) [ -e "$T/term.db" ] && fail "SIGTERM left term.db" ;;
+0) [ "$(q "$T/term.db" "SELECT count(*) > 0 FROM aux_loss")" = 1 ] || fail "finished export incomplete" ;;
+*) fail "SIGTERM: exit $rc" ;;
+esac
+ls -a "$T" | grep -q '^\.term\.db' && fail "SIGTERM left $(ls -a "$T" | grep '^\.term')"
+
 # exporting again replaces the database (one run, not two)
 "$pmt" export sqlite "$T/a.perf.data" -o "$T/keep.db" --cpu 0 || fail "re-export"
 [ "$(q "$T/keep.db" "SELECT count(*) FROM runs")" = 1 ] || fail "re-export appended"
@@ -152,4 +179,4 @@ usage "a database is a file" sqlite "$T/a.perf.data" -o -
 usage "the format comes first" -o "$T/x.db" sqlite "$T/a.perf.data"
 usage "unrecognized option" sqlite "$T/a.perf.data" -o "$T/x.db" --csv
 [ -e "$T/x.db" ] && fail "a usage error wrote a database"
-echo "OK: export sqlite equals script --csv (4 cases), schema as documented, errors clean"
+echo "OK: export sqlite equals script --csv (4 cases; container and stdin too), schema as documented, errors and SIGTERM clean"
