@@ -19,7 +19,7 @@ run() { # LABEL ENV... -- record args
 		"$@" 2>"$T/err" || true
 	aux=$(sed -n 's/.*MB captured in \([0-9.]*\) s (.*, \([0-9.]*\) MB AUX).*/\2 \1/p' "$T/err")
 	set -- ${aux:-0 1}
-	read -r wall user sys <"$T/time"
+	read -r wall user sys _rss <"$T/time"
 	trunc=$(sed -n 's/.*AUX: \([0-9]*\) truncated.*/\1/p' "$T/err")
 	out=$(stat -c %s "$T/o.data" 2>/dev/null || echo 0)
 	awk -v l="$label" -v mb="$1" -v s="$2" -v u="$user" -v y="$sys" -v o="$out" -v t="${trunc:-0}" \

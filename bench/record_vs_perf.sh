@@ -22,7 +22,7 @@ measure() { # LABEL OUTFILE CMD...
 	size=0
 	[ -n "$out" ] && [ -f "$out" ] && size=$(stat -c %s "$out")
 	cat "$T/t1" "$T/t2" "$T/t3" | sort -n | sed -n 2p | {
-		read -r wall user sys
+		read -r wall user sys _rss
 		awk -v l="$label" -v w="$wall" -v c="$(echo "$user $sys" | awk '{print $1 + $2}')" \
 			-v s="$size" 'BEGIN { printf "%-28s wall %6.2f s  CPU %6.2f s  output %7.2f MB\n", l, w, c, s / 1e6 }'
 	}

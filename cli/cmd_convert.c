@@ -13,8 +13,15 @@
 #define SPE_DEFAULT_PMU_TYPE 8 /* as in the shared perf 6.1 references */
 
 struct convert_opts {
-	const char *in, *out, *comm, *mmap_path;
-	uint64_t mmap_start, mmap_len, mmap_pgoff;
+	const char *in, *out, *comm;
+	unsigned nmaps;
+	struct raw_map {
+		char *arg;        /* private copy of the option; path points into it */
+		const char *path;
+		uint64_t start, len, pgoff;
+		uint8_t build_id[20];
+		uint8_t build_id_size;
+	} maps[16];
 	bool raw, timeless, has_time_conv, has_midr, spe_v2, has_event_filter;
 	uint32_t cpu, tid, pid;
 	bool has_pid, container;
@@ -37,7 +44,8 @@ static int usage(FILE *fp)
 		"      --tid T            thread of the raw buffer (default 1234)\n"
 		"      --pid P            process (default = tid)\n"
 		"      --comm NAME        write a COMM record for pid/tid\n"
-		"      --mmap START,LEN,PGOFF,PATH  write an MMAP2 record for pid/tid\n"
+		"      --mmap START,LEN,PGOFF,PATH[,BUILDID]  an MMAP2 record for pid/tid (up to 16;\n"
+		"                         BUILDID in hex makes it a build-id MMAP2)\n"
 		"      --midr 0xMIDR      write feature CPUID as \"0x%%016llx\"\n"
 		"      --timeless         no PERF_SAMPLE_TIME\n"
 		"      --time-conv S,M,Z  time_shift,time_mult,time_zero of TIME_CONV (without it\n"
@@ -93,13 +101,21 @@ static int parse_time_conv(const char *s, struct pmt_time_conv *tc)
 	return 0;
 }
 
-/* START,LEN,PGOFF,PATH; `arg` is a private copy that o->mmap_path points into */
-static int parse_mmap(char *arg, struct convert_opts *o)
+/* START,LEN,PGOFF,PATH[,BUILDID]: BUILDID is hex (up to 20 bytes), so the MMAP2 record
+ * carries it as a kernel with build-id mmaps (perf record --buildid-mmap) writes it */
+static int parse_mmap(const char *opt, struct convert_opts *o)
 {
-	char *f[3];
+	struct raw_map *m;
+	char *f[3], *arg, *bid;
 
+	if (o->nmaps == sizeof(o->maps) / sizeof(o->maps[0]))
+		return -PMT_ERANGE;
+	m = &o->maps[o->nmaps];
+	memset(m, 0, sizeof(*m));
+	arg = m->arg = strdup(opt); /* argv stays intact for the CMDLINE feature */
 	if (!arg)
 		return -PMT_ENOMEM;
+	o->nmaps++;
 	for (int i = 0; i < 3; i++) {
 		f[i] = arg;
 		arg = strchr(arg, ',');
@@ -107,11 +123,32 @@ static int parse_mmap(char *arg, struct convert_opts *o)
 			return -PMT_EPARSE;
 		*arg++ = 0;
 	}
-	if (pmt_parse_u64(f[0], &o->mmap_start) < 0 || pmt_parse_u64(f[1], &o->mmap_len) < 0 ||
-	    pmt_parse_u64(f[2], &o->mmap_pgoff) < 0 || !*arg)
+	if (pmt_parse_u64(f[0], &m->start) < 0 || pmt_parse_u64(f[1], &m->len) < 0 ||
+	    pmt_parse_u64(f[2], &m->pgoff) < 0 || !*arg)
 		return -PMT_EPARSE;
-	o->mmap_path = arg;
+	bid = strrchr(arg, ',');
+	if (bid) {
+		size_t n = strlen(bid + 1);
+
+		if (!n || n % 2 || n > 40 || strspn(bid + 1, "0123456789abcdefABCDEF") != n)
+			return -PMT_EPARSE;
+		for (size_t i = 0; i < n / 2; i++) {
+			unsigned b;
+
+			sscanf(bid + 1 + 2 * i, "%2x", &b);
+			m->build_id[i] = (uint8_t)b;
+		}
+		m->build_id_size = (uint8_t)(n / 2);
+		*bid = 0;
+	}
+	m->path = arg;
 	return 0;
+}
+
+static void free_maps(struct convert_opts *o)
+{
+	for (unsigned i = 0; i < o->nmaps; i++)
+		free(o->maps[i].arg);
 }
 
 /* Where the records go: the output file, through a container when asked. */
@@ -257,16 +294,23 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		else
 			rc = pmt_perf_writer_write_auxtrace_info_spe_v1(w, o->pmu_type, false);
 	}
-	if (rc >= 0 && (o->comm || o->mmap_path)) {
+	if (rc >= 0 && (o->comm || o->nmaps)) {
 		struct pmt_sample_id sid = { .valid = 1, .pid = pid, .tid = o->tid,
 					     .cpu = o->cpu, .id = id };
 
 		if (o->comm)
 			rc = pmt_perf_writer_write_comm(w, pid, o->tid, o->comm, false, &sid);
-		if (rc >= 0 && o->mmap_path)
-			rc = pmt_perf_writer_write_mmap2(w, pid, o->tid, o->mmap_start, o->mmap_len,
-							 o->mmap_pgoff, 5 /* r-x */, 2 /* private */,
-							 o->mmap_path, &sid);
+		for (unsigned i = 0; rc >= 0 && i < o->nmaps; i++) {
+			const struct raw_map *rm = &o->maps[i];
+
+			rc = rm->build_id_size
+				     ? pmt_perf_writer_write_mmap2_build_id(
+					       w, pid, o->tid, rm->start, rm->len, rm->pgoff,
+					       5 /* r-x */, 2 /* private */, rm->build_id,
+					       rm->build_id_size, rm->path, &sid)
+				     : pmt_perf_writer_write_mmap2(w, pid, o->tid, rm->start, rm->len,
+								   rm->pgoff, 5, 2, rm->path, &sid);
+		}
 	}
 	for (uint64_t off = 0; rc >= 0 && off < m.size;) {
 		uint64_t n = m.size - off;
@@ -430,7 +474,6 @@ int cmd_convert(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct convert_opts o = { .tid = 1234, .pmu_type = SPE_DEFAULT_PMU_TYPE };
-	char *mmap_arg = NULL;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
@@ -445,9 +488,7 @@ int cmd_convert(int argc, char **argv)
 		case O_PID: bad = parse_u32(optarg, &o.pid) < 0; o.has_pid = true; break;
 		case O_COMM: o.comm = optarg; break;
 		case O_MMAP:
-			free(mmap_arg);
-			mmap_arg = strdup(optarg); /* argv stays intact for the CMDLINE feature */
-			bad = parse_mmap(mmap_arg, &o) < 0;
+			bad = parse_mmap(optarg, &o) < 0;
 			break;
 		case O_MIDR: bad = pmt_parse_u64(optarg, &o.midr) < 0; o.has_midr = true; break;
 		case O_TIMELESS: o.timeless = true; break;
@@ -467,26 +508,26 @@ int cmd_convert(int argc, char **argv)
 		case O_CONTAINER: o.container = true; break;
 		case O_LEVEL:
 			if (pmt_parse_u64(optarg, &v) || v < 1 || v > 19) {
-				free(mmap_arg);
+				free_maps(&o);
 				return pmt_cli_usage_fail("convert", "--level: 1..19, got '%s'", optarg);
 			}
 			o.level = (int)v;
 			break;
-		case 'h': free(mmap_arg); return usage(stdout);
-		default: free(mmap_arg); return usage(stderr);
+		case 'h': free_maps(&o); return usage(stdout);
+		default: free_maps(&o); return usage(stderr);
 		}
 		if (bad) {
-			free(mmap_arg);
+			free_maps(&o);
 			return pmt_cli_fail("convert", "bad option value '%s'", optarg);
 		}
 	}
 	if (optind + 1 != argc || !o.out) {
-		free(mmap_arg);
+		free_maps(&o);
 		return usage(stderr);
 	}
 	o.in = argv[optind];
 	if (o.timeless && o.has_time_conv) {
-		free(mmap_arg);
+		free_maps(&o);
 		return pmt_cli_fail("convert", "--timeless and --time-conv exclude each other");
 	}
 	if (!strcmp(o.out, "-") || o.container)
@@ -496,6 +537,6 @@ int cmd_convert(int argc, char **argv)
 	if (o.wo.pipe && !o.chunk)
 		o.chunk = PIPE_DEFAULT_CHUNK;
 	rc = o.raw ? convert_raw(&o, argc, argv) : convert_perf(&o, argc, argv);
-	free(mmap_arg);
+	free_maps(&o);
 	return rc;
 }

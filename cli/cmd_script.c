@@ -9,6 +9,7 @@
 #include "pmutrace/perfdata.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/output.h"
+#include "pmutrace/symbols.h"
 
 struct script_opts {
 	const char *cmd;
@@ -20,6 +21,8 @@ struct script_opts {
 	unsigned top;
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
+	const char *symfs;
+	const char *sort; /* report --sort keys */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
 	const struct spe_consumer *consumer; /* export: its options, and it takes the samples */
@@ -41,7 +44,7 @@ static int parse_compat(const char *s, int *out)
 
 enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
        OPT_PID, OPT_TIME,
-       OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS };
+       OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -55,6 +58,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "time", required_argument, NULL, OPT_TIME },                                   \
 	{ "perf-compat", required_argument, NULL, OPT_COMPAT },                          \
 	{ "input", required_argument, NULL, 'i' },                                       \
+	{ "symfs", required_argument, NULL, OPT_SYMFS },                                 \
 	{ "help", no_argument, NULL, 'h' }
 static const struct option script_opts[] = {
 	COMMON_OPTS,
@@ -70,6 +74,7 @@ static const struct option report_opts[] = {
 	{ "stdio", no_argument, NULL, OPT_STDIO },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "sort", required_argument, NULL, 's' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -80,10 +85,13 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T] [--raw-timed]]\n"
 			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n"
+			    "         [--symfs DIR]\n"
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
-			    "  pid tid cpu time period event addr data_src weight ip phys_addr brstack.\n");
+			    "  comm pid tid cpu time period event addr data_src weight ip sym symoff dso\n"
+			    "  phys_addr brstack (sym, symoff, dso follow ip, as in perf).\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
+			    "         [-s|--sort sym,dso,comm,cpu [--symfs DIR]]  (perf report --stdio --sort)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
@@ -95,7 +103,9 @@ static void usage(const char *cmd, FILE *fp)
 		    "  --perf-compat reproduces that perf version's names, rules and quirks.\n"
 		    "  --cpu, --pid, --tid LIST (0-3,7) and --time (perf's START,STOP in seconds,\n"
 		    "  either side open, or slices of the trace A%%-B%%,...) keep only those samples;\n"
-		    "  with --raw, --cpu N and --tid T are the buffer's CPU and thread.\n");
+		    "  with --raw, --cpu N and --tid T are the buffer's CPU and thread.\n"
+		    "  --symfs DIR: the traced files under DIR; also perf's build-id cache\n"
+		    "  ($HOME/.debug), /usr/lib/debug and .gnu_debuglink, by build-id.\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -133,8 +143,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		memset(&merged[n], 0, sizeof(merged[n]));
 		opts = merged;
 		snprintf(shortopts, sizeof(shortopts), "hi:%s", cons->shortopts);
-	} else if (!strcmp(so->cmd, "script")) {
-		strcpy(shortopts, "hi:F:");
+	} else {
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hi:s:" : "hi:F:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
@@ -169,6 +179,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 							  "6.1)", optarg);
 			break;
 		case 'i': so->path = optarg; break;
+		case OPT_SYMFS: so->symfs = optarg; break;
+		case 's': so->sort = optarg; break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, err, sizeof(err)))
 				return pmt_cli_usage_fail(so->cmd, "%s", err);
@@ -187,6 +199,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			return PMT_EXIT_USAGE;
 		}
 	}
+	if (cons && so->symfs)
+		return pmt_cli_usage_fail(so->cmd, "--symfs: symbols are not exported yet");
 	if (so->fields && so->fmt != PMT_SINK_TEXT)
 		return pmt_cli_usage_fail(so->cmd, "-F selects text fields; --csv and --jsonl "
 					  "write every column");
@@ -229,9 +243,26 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	return 0;
 }
 
+/* the trace's MMAP/COMM/FORK records build the address spaces symbols come from; perf
+ * report's "Total Lost Samples" counts LOST_SAMPLES */
+struct sideband {
+	struct pmt_symbols *syms;
+	uint64_t lost_samples;
+};
+
+static int feed_symbols(const struct pmt_trace_event *ev, void *ctx)
+{
+	struct sideband *sb = ctx;
+
+	if (ev->type == PMT_REC_LOST_SAMPLES)
+		sb->lost_samples += ev->u.lost.lost;
+	return pmt_symbols_add_event(sb->syms, ev);
+}
+
 struct sink_ctx {
 	struct pmt_spe_sink *sink;
 	struct pmt_spe_report *rep;
+	struct pmt_hist *hist;
 	const struct pmt_sample_filter *filter; /* NULL: every sample */
 	const struct spe_consumer *cons;        /* export: takes every sample */
 };
@@ -244,6 +275,8 @@ static int on_sample(const struct pmt_spe_sample *s, void *ctx)
 		return 0;
 	if (c->cons)
 		return c->cons->sample(s, c->cons->ctx);
+	if (c->hist)
+		return pmt_hist_add(c->hist, s);
 	if (c->rep)
 		return pmt_spe_report_add(c->rep, s);
 	pmt_spe_sink_write(c->sink, s);
@@ -314,6 +347,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	struct pmt_spe_rec_stats st;
 	struct pmt_file_map map = { 0 };
 	struct pmt_source *src = NULL;
+	struct pmt_symbols *syms = NULL;
+	struct sideband sb = { 0 };
 	uint32_t enabled = 0;
 	bool brstack;
 	struct pmt_spe_sink_opts sink_opts = { .sz = sizeof(sink_opts) };
@@ -361,12 +396,44 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 					    "decode; it holds %s", so.path, what);
 		}
 	}
+	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort) {
+		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
+						     .compat = so.run.compat };
+
+		if (pmt_symbols_new(&sym_opts, &syms) < 0) {
+			pmt_spe_report_free(ctx.rep);
+			pmt_source_close(src);
+			if (so.raw)
+				pmt_file_unmap(&map);
+			pmt_out_fini(&out);
+			return pmt_cli_fail(so.cmd, "out of memory");
+		}
+		sb.syms = syms;
+		so.run.event_fn = feed_symbols;
+		so.run.event_ctx = &sb;
+		if (so.sort) {
+			char err[160];
+
+			rc = pmt_hist_new(so.sort, syms, &ctx.hist, err, sizeof(err));
+			if (rc < 0) {
+				pmt_symbols_free(syms);
+				pmt_spe_report_free(ctx.rep);
+				pmt_source_close(src);
+				if (so.raw)
+					pmt_file_unmap(&map);
+				pmt_out_fini(&out);
+				return rc == -PMT_EPARSE ? pmt_cli_usage_fail(so.cmd, "%s", err)
+							 : pmt_cli_fail(so.cmd, "out of memory");
+			}
+		}
+	}
 	enabled = pmt_spe_itrace_events(&so.run.itrace, so.run.compat, &brstack);
 	sink_opts.fmt = so.fmt;
 	sink_opts.compat = so.run.compat;
 	sink_opts.show_time = so.raw ? so.run.raw_timed : !pmt_source_meta(src)->timeless;
 	sink_opts.brstack = brstack;
 	sink_opts.fields = so.fields;
+	sink_opts.symbols = syms;
 	sink_opts.name_width = name_width(src ? pmt_source_meta(src) : NULL, enabled,
 					  so.run.compat);
 	rc = pmt_spe_sink_new(&out, &sink_opts, &ctx.sink);
@@ -413,14 +480,18 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		rc = pmt_spe_run_raw(map.data, map.size, &so.run, on_sample, &ctx, &st, &enabled);
 	else
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
-	if (is_report)
+	if (ctx.hist)
+		pmt_hist_print(ctx.hist, &out, so.run.compat, sb.lost_samples);
+	else if (is_report)
 		pmt_spe_report_print(ctx.rep, &out, so.json, so.top, so.run.compat, enabled);
 	if (pmt_out_fini(&out) < 0 && rc >= 0)
 		rc = -PMT_EIO;
 	if (pmt_spe_rec_stats_str(&st, line, sizeof(line)) > 0)
 		pmt_cli_warn(so.cmd, "%s", line);
 	pmt_spe_report_free(ctx.rep);
+	pmt_hist_free(ctx.hist);
 	pmt_spe_sink_free(ctx.sink);
+	pmt_symbols_free(syms);
 	pmt_source_close(src);
 	if (so.raw)
 		pmt_file_unmap(&map);

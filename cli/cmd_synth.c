@@ -14,9 +14,12 @@ static int usage(FILE *fp)
 		"                      [--mix n1|v2|loads|stores|branches|other|hip12]\n"
 		"                      [--no-timestamps]\n"
 		"                      [--context] [--sve] [--pa] [--record-size B]\n"
+		"                      [--text START,LEN] [--kernel-pct P]\n"
 		"  Writes raw SPE bytes (default: 1000 records to stdout). Same seed, same bytes.\n"
 		"  --size BYTES stops at the last whole record that fits (k/M/G suffixes).\n"
 		"  --record-size B  PAD-fill records to B bytes (64..128, 0 = no fill; default 64)\n"
+		"  --text START,LEN  user PCs in that range (e.g. a binary's text where it is mapped)\n"
+		"  --kernel-pct P    share of kernel PCs, 0..100 (default 10)\n"
 		"  Wrap the result in a perf.data with `pmutrace convert --raw`.\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
@@ -35,6 +38,8 @@ int cmd_synth(int argc, char **argv)
 		{ "sve", no_argument, NULL, 'v' },
 		{ "pa", no_argument, NULL, 'p' },
 		{ "record-size", required_argument, NULL, 'R' },
+		{ "text", required_argument, NULL, 't' },
+		{ "kernel-pct", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -79,6 +84,27 @@ int cmd_synth(int argc, char **argv)
 				return pmt_cli_fail("synth", "--record-size: want 0 or 64..%d, got '%s'",
 						    PMT_SPE_SYNTH_RECORD_MAX, optarg);
 			so.record_size = (uint16_t)v;
+			break;
+		case 't': {
+			char *comma = strchr(optarg, ',');
+
+			if (!comma)
+				return pmt_cli_usage_fail("synth", "--text: want START,LEN, got '%s'",
+							  optarg);
+			*comma = 0;
+			rc = pmt_parse_u64(optarg, &so.text_base) < 0 ||
+			     pmt_parse_size(comma + 1, &so.text_len) < 0 || so.text_len < 4;
+			*comma = ',';
+			if (rc)
+				return pmt_cli_usage_fail("synth", "--text: want START,LEN (LEN >= 4), "
+							  "got '%s'", optarg);
+			break;
+		}
+		case 'k':
+			if (pmt_parse_u64(optarg, &v) < 0 || v > 100)
+				return pmt_cli_usage_fail("synth", "--kernel-pct: want 0..100, got '%s'",
+							  optarg);
+			so.kernel_pct = (uint8_t)v;
 			break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);

@@ -16,6 +16,7 @@ int cmd_metrics(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_symbols(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
 /* script and report: decode a trace into samples (report: into counts). */

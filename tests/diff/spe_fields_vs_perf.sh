@@ -14,7 +14,8 @@ trap 'rm -rf "$T"' EXIT
 "$P" synth --records 2000 --seed 9 --mix branches --context -o "$T/ctx.spe"
 FIELDS="tid,time,ip pid,tid,cpu,time,event,ip ip,event,tid event,addr,ip cpu,event,period,weight
 time,event,data_src event,phys_addr tid,event addr,data_src weight,ip ip,phys_addr period,event
-pid,event pid,tid event,data_src,weight pid,tid,cpu,time,period,event,addr,data_src,weight,ip,phys_addr"
+pid,event pid,tid event,data_src,weight pid,tid,cpu,time,period,event,addr,data_src,weight,ip,phys_addr
+comm,tid,ip comm,pid,tid,event,ip,sym,symoff,dso"
 ITRACE=bfmtaMi1i
 if $PERF version | grep -q 'version [7-9]\|version 6\.1[5-9]'; then
 	FIELDS="$FIELDS event,ip,brstack tid,brstack"
@@ -40,8 +41,8 @@ for spe in plain ctx; do
 	done
 done
 # what -F cannot print yet is refused, naming the field
-if "$P" script "$T/a.data" -F ip,sym >/dev/null 2>"$T/err"; then
-	echo "FAIL: -F ip,sym accepted"; exit 1
+if "$P" script "$T/a.data" -F ip,srcline >/dev/null 2>"$T/err"; then
+	echo "FAIL: -F ip,srcline accepted"; exit 1
 fi
-grep -q "sym" "$T/err" || { echo "FAIL: -F ip,sym error does not name sym"; cat "$T/err"; exit 1; }
+grep -q "srcline" "$T/err" || { echo "FAIL: -F ip,srcline error does not name srcline"; cat "$T/err"; exit 1; }
 echo "OK: $n lines identical to $($PERF version) over $(echo $FIELDS | wc -w) field lists"

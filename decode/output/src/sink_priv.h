@@ -13,6 +13,7 @@ struct pmt_spe_sink {
 	uint8_t brstack;      /* print branch stacks (--itrace=l honoured); set after init */
 	uint32_t name_width;  /* text: width of the event column */
 	uint32_t fields;      /* text: -F fields, 0 = the default layout */
+	struct pmt_symbols *symbols;
 	uint32_t dsrc_maxlen; /* text: perf pads data_src to the longest seen so far */
 	uint64_t nsamples;
 	/* decoded data_src columns, direct-mapped by value: a trace has few distinct ones */

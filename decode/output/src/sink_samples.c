@@ -25,6 +25,11 @@ int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
 	k->brstack = opts->brstack;
 	k->name_width = opts->name_width ? opts->name_width : 20;
 	k->fields = PMT_OPTS_HAS(opts, fields) ? opts->fields : 0;
+	k->symbols = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
+	if ((k->fields & PMT_FIELDS_SYMBOLS) && !k->symbols) {
+		free(k);
+		return -PMT_EINVAL;
+	}
 	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
 		struct pmt_out o = { .buf = k->head[ev], .cap = sizeof(k->head[ev]) };
 
@@ -213,13 +218,14 @@ static const struct {
 	{ "time", PMT_FIELD_TIME }, { "period", PMT_FIELD_PERIOD }, { "event", PMT_FIELD_EVENT },
 	{ "addr", PMT_FIELD_ADDR }, { "data_src", PMT_FIELD_DATA_SRC },
 	{ "weight", PMT_FIELD_WEIGHT }, { "ip", PMT_FIELD_IP }, { "phys_addr", PMT_FIELD_PHYS_ADDR },
-	{ "brstack", PMT_FIELD_BRSTACK },
+	{ "brstack", PMT_FIELD_BRSTACK }, { "comm", PMT_FIELD_COMM }, { "sym", PMT_FIELD_SYM },
+	{ "symoff", PMT_FIELD_SYMOFF }, { "dso", PMT_FIELD_DSO },
 };
 
 int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen)
 {
-	static const char *const later[] = { "comm", "sym", "dso", "symoff", "srcline", "insn",
-					     "sym_size", "ipsym", "callindent" };
+	static const char *const later[] = { "srcline", "insn", "sym_size", "ipsym",
+					     "callindent" };
 	const char *p = list;
 
 	*fields = 0;
@@ -235,14 +241,15 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 		}
 		for (size_t i = 0; !found && i < sizeof(later) / sizeof(later[0]); i++) {
 			if (strlen(later[i]) == n && !strncmp(p, later[i], n)) {
-				snprintf(err, errlen, "-F %.*s: not available yet (symbols are issue 12)",
+				snprintf(err, errlen, "-F %.*s: not available yet",
 					 (int)n, p);
 				return -PMT_EPARSE;
 			}
 		}
 		if (!found) {
-			snprintf(err, errlen, "-F: unknown field '%.*s' (fields: pid tid cpu time "
-				 "period event addr data_src weight ip phys_addr brstack)", (int)n, p);
+			snprintf(err, errlen, "-F: unknown field '%.*s' (fields: comm pid tid cpu "
+				 "time period event addr data_src weight ip sym symoff dso phys_addr "
+				 "brstack)", (int)n, p);
 			return -PMT_EPARSE;
 		}
 		p += n;
@@ -282,8 +289,28 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 		if (dl > k->dsrc_maxlen)
 			k->dsrc_maxlen = dl;
 	}
-	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 640);
+	struct pmt_sym_loc loc;
+	const char *comm = NULL;
+	char tidname[16];
+	size_t extra = 0;
+
+	if ((f & (PMT_FIELD_SYM | PMT_FIELD_DSO)) && (f & PMT_FIELD_IP)) {
+		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
+		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
+	}
+	if (f & PMT_FIELD_COMM) {
+		/* perf names a thread without a COMM ":TID" */
+		comm = pmt_symbols_comm(k->symbols, s->tid);
+		if (!comm) {
+			snprintf(tidname, sizeof(tidname), ":%d", (int)s->tid);
+			comm = tidname;
+		}
+		extra += strlen(comm);
+	}
+	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 640 + extra);
 	p = o->buf + o->len;
+	if (f & PMT_FIELD_COMM)
+		p += sprintf(p, "%16s ", comm);
 	/* perf 6.5 widened pid and tid from 5 to 7 columns (patch of May 2023; 6.1 and 7.3 are
 	 * what runs here) */
 	const int idw = k->compat >= 605 ? 7 : 5;
@@ -329,6 +356,18 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	if (f & PMT_FIELD_IP) {
 		*p++ = ' ';
 		p = put_hex_w(p, s->ip, 16);
+		/* perf prints sym and dso with the ip only */
+		if (f & PMT_FIELD_SYM) {
+			if (loc.sym) {
+				p += sprintf(p, " %s", loc.sym);
+				if (f & PMT_FIELD_SYMOFF)
+					p += sprintf(p, "+0x%llx", (unsigned long long)loc.symoff);
+			} else {
+				p += sprintf(p, " [unknown]");
+			}
+		}
+		if (f & PMT_FIELD_DSO)
+			p += sprintf(p, " (%s)", loc.dso ? loc.dso : "[unknown]");
 	}
 	if (f & PMT_FIELD_PHYS_ADDR)
 		p = put_hex_w(p, s->phys_addr, 16);

@@ -493,6 +493,8 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			continue;
 		}
 		if (ev.kind != PMT_TEV_AUXTRACE) {
+			if (o->event_fn && (rc = o->event_fn(&ev, o->event_ctx)) < 0)
+				break;
 			rc = note_thread(&r.threads, &ev);
 			if (rc < 0)
 				break;

@@ -255,6 +255,34 @@ int pmt_perf_writer_write_mmap2(struct pmt_perf_writer *w, uint32_t pid, uint32_
 	return pdw_end_rec(w);
 }
 
+int pmt_perf_writer_write_mmap2_build_id(struct pmt_perf_writer *w, uint32_t pid, uint32_t tid,
+					 uint64_t addr, uint64_t len, uint64_t pgoff,
+					 uint32_t prot, uint32_t flags, const uint8_t *build_id,
+					 size_t build_id_size, const char *filename,
+					 const struct pmt_sample_id *sid)
+{
+	uint8_t bid[24] = { 0 };
+
+	if (!build_id || build_id_size > 20)
+		return -PMT_EINVAL;
+	bid[0] = (uint8_t)build_id_size;
+	memcpy(bid + 4, build_id, build_id_size);
+	PMT_FORWARD_IF_ERROR(pdw_start(w));
+	/* PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID */
+	put_hdr(w, PMT_REC_MMAP2, 2 | (1u << 14));
+	put32(w, pid);
+	put32(w, tid);
+	put64(w, addr);
+	put64(w, len);
+	put64(w, pgoff);
+	put(w, bid, sizeof(bid)); /* build_id_size, 3 reserved bytes, build_id[20] */
+	put32(w, prot);
+	put32(w, flags);
+	put_cstr8(w, filename, 4095);
+	put_sid(w, sid);
+	return pdw_end_rec(w);
+}
+
 int pmt_perf_writer_write_time_conv(struct pmt_perf_writer *w, const struct pmt_time_conv *tc)
 {
 	PMT_FORWARD_IF_ERROR(pdw_start(w));

@@ -37,6 +37,7 @@ void pmt_spe_synth_opts_init(struct pmt_spe_synth_opts *o)
 	o->mix = PMT_SPE_MIX_N1;
 	o->timestamps = 1;
 	o->record_size = 64;
+	o->kernel_pct = 10;
 }
 
 int pmt_spe_synth_init(struct pmt_spe_synth *s, const struct pmt_spe_synth_opts *o)
@@ -105,13 +106,20 @@ static int pick_op(struct pmt_spe_synth *s)
 	}
 }
 
-/* Code addresses: 90% user text (el0 ns=1), 10% kernel (el1 ns=1, top byte filled). */
+/* Code addresses: user text (el0 ns=1), kernel_pct% kernel (el1 ns=1, top byte filled). */
 static uint64_t pick_pc(struct pmt_spe_synth *s, int *kernel)
 {
-	*kernel = chance(s, 100);
+	uint64_t words;
+
+	*kernel = chance(s, s->o.kernel_pct * 10u); /* one draw whatever the share: same seed, same stream */
 	if (*kernel)
 		return (0xa0ULL << 56) | 0xffffc084200000ULL | ((uint64_t)below(s, 1 << 20) << 2);
-	return (0x80ULL << 56) | 0xaaaae4a00000ULL | ((uint64_t)below(s, 1 << 18) << 2);
+	if (!s->o.text_len)
+		return (0x80ULL << 56) | 0xaaaae4a00000ULL | ((uint64_t)below(s, 1 << 18) << 2);
+	words = s->o.text_len / 4 ? s->o.text_len / 4 : 1;
+	if (words > UINT32_MAX)
+		words = UINT32_MAX;
+	return (0x80ULL << 56) | (((s->o.text_base + 3) & ~3ULL) + (uint64_t)below(s, (uint32_t)words) * 4);
 }
 
 static uint64_t pick_va(struct pmt_spe_synth *s, int kernel)

@@ -4,6 +4,7 @@
 #define PMUTRACE_OUTPUT_H
 
 #include "pmutrace/spe_decode.h"
+#include "pmutrace/symbols.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,10 +20,14 @@ enum {
 	PMT_FIELD_TIME = 1u << 3, PMT_FIELD_PERIOD = 1u << 4, PMT_FIELD_EVENT = 1u << 5,
 	PMT_FIELD_ADDR = 1u << 6, PMT_FIELD_DATA_SRC = 1u << 7, PMT_FIELD_WEIGHT = 1u << 8,
 	PMT_FIELD_IP = 1u << 9, PMT_FIELD_PHYS_ADDR = 1u << 10, PMT_FIELD_BRSTACK = 1u << 11,
+	PMT_FIELD_COMM = 1u << 12, PMT_FIELD_SYM = 1u << 13, PMT_FIELD_SYMOFF = 1u << 14,
+	PMT_FIELD_DSO = 1u << 15,
 };
+/* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
+#define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO)
 /* "tid,time,ip" (perf's names) into PMT_FIELD_* bits. Returns 0, or -PMT_EPARSE with err
- * naming the field and the ones there are (fields that need symbols, such as sym and dso,
- * are named as not available yet). */
+ * naming the field and the ones there are (fields not done yet, such as srcline, are named
+ * as such). */
 PMT_API int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen);
 
 struct pmt_spe_sink_opts {
@@ -33,6 +38,7 @@ struct pmt_spe_sink_opts {
 	bool brstack;         /* branch stack column (--itrace=l honoured) */
 	uint32_t name_width;  /* text: width of the event column; 0 = perf's default 20 */
 	uint32_t fields;      /* text: PMT_FIELD_* as perf script -F; 0 = perf's default set */
+	struct pmt_symbols *symbols; /* comm, sym, symoff, dso (needed for those fields) */
 };
 struct pmt_spe_sink;
 PMT_API int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
@@ -50,6 +56,16 @@ PMT_API int pmt_spe_report_add(struct pmt_spe_report *r, const struct pmt_spe_sa
 PMT_API void pmt_spe_report_print(struct pmt_spe_report *r, struct pmt_out *out, int json,
 				  unsigned top, int compat, const uint32_t enabled);
 
+/* ---- perf report --sort ----------------------------------------------------------------*/
+/* Samples counted per synthetic event and per sort-key tuple, printed as perf report
+ * --stdio prints them. Keys (perf's names): sym, dso, comm, cpu. syms must outlive it. */
+struct pmt_hist;
+PMT_API int pmt_hist_new(const char *sort_keys, struct pmt_symbols *syms,
+			 struct pmt_hist **out, char *err, size_t errcap);
+PMT_API void pmt_hist_free(struct pmt_hist *h); /* NULL is a no-op */
+PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
+PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
+			   uint64_t lost_samples);
 
 #ifdef __cplusplus
 }

@@ -357,6 +357,10 @@ struct pmt_spe_run_opts {
 	/* optional: called once per record with its n >= 1 samples in perf's order, instead
 	 * of fn per sample (one indirect call per record on the hot path); < 0 stops */
 	int (*record_fn)(const struct pmt_spe_sample *s, int n, void *ctx);
+	/* optional: every record that is not AUX data (MMAP, COMM, ...), in file order and
+	 * before the samples that follow it in the file; < 0 stops */
+	int (*event_fn)(const struct pmt_trace_event *ev, void *ctx);
+	void *event_ctx;
 };
 typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 /* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for

@@ -260,6 +260,14 @@ PMT_API int pmt_perf_writer_write_mmap2(struct pmt_perf_writer *w, uint32_t pid,
 					uint64_t addr, uint64_t len, uint64_t pgoff,
 					uint32_t prot, uint32_t flags, const char *filename,
 					const struct pmt_sample_id *sid);
+/* The same with the file's build-id in place of device and inode, as a kernel writes it for
+ * attr.build_id (PERF_RECORD_MISC_MMAP_BUILD_ID); size <= 20. */
+PMT_API int pmt_perf_writer_write_mmap2_build_id(struct pmt_perf_writer *w, uint32_t pid,
+						 uint32_t tid, uint64_t addr, uint64_t len,
+						 uint64_t pgoff, uint32_t prot, uint32_t flags,
+						 const uint8_t *build_id, size_t build_id_size,
+						 const char *filename,
+						 const struct pmt_sample_id *sid);
 PMT_API int pmt_perf_writer_write_time_conv(struct pmt_perf_writer *w,
 					    const struct pmt_time_conv *tc);
 /* AUXTRACE_INFO for Arm SPE: v1 {PMU_TYPE, PER_CPU_MMAPS} (what perf <= 6.12 reads), or v2

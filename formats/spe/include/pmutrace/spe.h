@@ -199,6 +199,10 @@ struct pmt_spe_synth_opts {
 	uint8_t sve;         /* 1: some operations are SVE (SVE-OTHER, SVE loads/stores) */
 	uint8_t pa;          /* 1: PA packets for loads/stores (V2 mix sets it) */
 	uint16_t record_size;/* records are PAD-filled to this size (0 = no fill); default 64 */
+	/* user code addresses: 4-byte aligned PCs in [text_base, text_base + text_len); 0 len =
+	 * a 1 MiB range at 0xaaaae4a00000 (so PCs can fall in a real binary's text) */
+	uint64_t text_base, text_len;
+	uint8_t kernel_pct;  /* share of kernel PCs in percent, 0..100 (default 10) */
 };
 
 /* Generator state: plain struct, no allocation. */
@@ -212,7 +216,8 @@ struct pmt_spe_synth {
 
 #define PMT_SPE_SYNTH_RECORD_MAX 128 /* bytes one record can take */
 
-/* Defaults: seed 1, N1 mix, timestamps on, no CONTEXT, no SVE, 64-byte records. */
+/* Defaults: seed 1, N1 mix, timestamps on, no CONTEXT, no SVE, 64-byte records, 10% kernel
+ * PCs, user PCs in 1 MiB at 0xaaaae4a00000. */
 PMT_API void pmt_spe_synth_opts_init(struct pmt_spe_synth_opts *o);
 /* Returns 0 or -PMT_EINVAL (NULL, unknown mix, record_size under 64 or over 128 but not 0). */
 PMT_API int pmt_spe_synth_init(struct pmt_spe_synth *s, const struct pmt_spe_synth_opts *o);

@@ -1,0 +1,562 @@
+/* perf report --sort KEYS --stdio over decoded samples: one histogram per synthetic event,
+ * entries keyed by the sort keys (sym, dso, comm, cpu), in perf's layout and order
+ * (tools/perf/util/sort.c, hist.c, ui/stdio/hist.c). */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/output.h"
+
+enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_COUNT };
+static const char *const key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu" };
+static const char *const key_headers[KEY_COUNT] = { "Symbol", "Shared Object", "Command",
+						    "CPU" };
+
+/* One key tuple with its counts in every event: the samples of a record (one per event)
+ * share the entry, so a record costs one lookup. */
+struct hent {
+	uint64_t hash;         /* 0: empty slot */
+	uint32_t cpu;
+	const void *sym_id;    /* NULL: no symbol; then `ip` tells entries apart */
+	const void *dso_id;
+	const char *sym, *dso; /* names owned by the pmt_symbols */
+	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
+	uint8_t kernel, object;
+	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
+	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
+	uint64_t objoff_ev[PMT_SPE_SE_COUNT]; /* of the entry's first sample in each event,
+					       * as perf keeps it */
+	uint64_t period[PMT_SPE_SE_COUNT];
+	uint32_t nr[PMT_SPE_SE_COUNT];
+	uint32_t seq;          /* first seen: the order of entries equal in every key */
+	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
+	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
+};
+
+struct pmt_hist {
+	struct pmt_symbols *syms;
+	enum key keys[KEY_COUNT];
+	unsigned nkeys;
+	uint32_t used_keys;    /* bit per enum key */
+	struct hent *e;
+	size_t cap, n;
+	char *comms;           /* interned comm strings: a thread's COMM can change later */
+	size_t comms_len, comms_cap;
+	uint64_t total_period[PMT_SPE_SE_COUNT], nr_samples[PMT_SPE_SE_COUNT];
+	uint32_t seq;
+	const char *last_comm;  /* the samples of a thread come in runs: its last comm */
+	uint32_t last_comm_off;
+	/* the samples of one record share ip, pid, tid, cpu and time: their key but the
+	 * event is worked out once */
+	size_t last_slot;
+	uint8_t last_nosym;    /* the record's address had no symbol */
+	uint64_t last_objoff;
+	uint64_t last_ip, last_time;
+	int32_t last_pid, last_tid;
+	uint32_t last_cpu;
+	uint8_t last_valid;
+	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
+	char pct_text[PMT_SPE_SE_COUNT][64][24];
+};
+
+int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **out, char *err,
+		 size_t errcap)
+{
+	struct pmt_hist *h;
+	const char *p = sort;
+
+	if (!sort || !syms || !out)
+		return -PMT_EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -PMT_ENOMEM;
+	h->syms = syms;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		unsigned k;
+
+		for (k = 0; k < KEY_COUNT; k++)
+			if (strlen(key_names[k]) == n && !strncmp(p, key_names[k], n))
+				break;
+		if (k == KEY_COUNT || (h->used_keys & (1u << k))) {
+			snprintf(err, errcap, k == KEY_COUNT ? "--sort: unknown key '%.*s' (keys: sym "
+				 "dso comm cpu)" : "--sort: key '%.*s' given twice", (int)n, p);
+			free(h);
+			return -PMT_EPARSE;
+		}
+		h->keys[h->nkeys++] = (enum key)k;
+		h->used_keys |= 1u << k;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!h->nkeys) {
+		snprintf(err, errcap, "--sort: no keys (keys: sym dso comm cpu)");
+		free(h);
+		return -PMT_EPARSE;
+	}
+	h->cap = 1024;
+	h->e = calloc(h->cap, sizeof(*h->e));
+	if (!h->e) {
+		free(h);
+		return -PMT_ENOMEM;
+	}
+	*out = h;
+	return 0;
+}
+
+void pmt_hist_free(struct pmt_hist *h)
+{
+	if (!h)
+		return;
+	free(h->e);
+	free(h->comms);
+	free(h);
+}
+
+static uint32_t intern_comm(struct pmt_hist *h, const char *c)
+{
+	size_t n = strlen(c) + 1;
+
+	if (c == h->last_comm && !strcmp(h->comms + h->last_comm_off, c))
+		return h->last_comm_off;
+	for (size_t at = 0; at < h->comms_len; at += strlen(h->comms + at) + 1)
+		if (!strcmp(h->comms + at, c)) {
+			h->last_comm = c;
+			h->last_comm_off = (uint32_t)at;
+			return (uint32_t)at;
+		}
+	if (h->comms_len + n > h->comms_cap) {
+		size_t cap = h->comms_cap ? h->comms_cap * 2 : 1024;
+		char *p;
+
+		while (cap < h->comms_len + n)
+			cap *= 2;
+		p = realloc(h->comms, cap);
+		if (!p)
+			return UINT32_MAX;
+		h->comms = p;
+		h->comms_cap = cap;
+	}
+	memcpy(h->comms + h->comms_len, c, n);
+	h->comms_len += n;
+	return (uint32_t)(h->comms_len - n);
+}
+
+/* the product's high bits carry the entropy: fold them down, the table index is the low
+ * bits (pointer keys are aligned) */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33);
+}
+
+static int same(const struct hent *a, const struct hent *b, uint32_t keys)
+{
+	if ((keys & (1u << KEY_SYM)) &&
+	    (a->sym_id != b->sym_id || a->kernel != b->kernel || (!a->sym_id && a->ip != b->ip)))
+		return 0;
+	if ((keys & (1u << KEY_DSO)) && a->dso_id != b->dso_id)
+		return 0;
+	if ((keys & (1u << KEY_COMM)) && a->comm != b->comm)
+		return 0;
+	if ((keys & (1u << KEY_CPU)) && a->cpu != b->cpu)
+		return 0;
+	return 1;
+}
+
+static int grow_table(struct pmt_hist *h)
+{
+	size_t cap = h->cap * 2;
+	struct hent *e = calloc(cap, sizeof(*e));
+
+	if (!e)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < h->cap; i++) {
+		size_t j;
+
+		if (!h->e[i].hash)
+			continue;
+		for (j = h->e[i].hash & (cap - 1); e[j].hash; j = (j + 1) & (cap - 1))
+			;
+		e[j] = h->e[i];
+	}
+	free(h->e);
+	h->e = e;
+	h->cap = cap;
+	return 0;
+}
+
+/* The key of a sample but its event: resolved, hashed (with 0 as the event) */
+static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct hent *k)
+{
+	struct pmt_sym_loc loc;
+	uint64_t hv = 0;
+
+	memset(k, 0, sizeof(*k));
+	k->comm = UINT32_MAX;
+	if (h->used_keys & ((1u << KEY_SYM) | (1u << KEY_DSO))) {
+		pmt_symbols_resolve(h->syms, s->pid, s->ip, s->time, &loc);
+		k->sym_id = loc.sym_id;
+		k->sym = loc.sym;
+		k->dso_id = loc.dso_id;
+		k->dso = loc.dso_short;
+		k->kernel = loc.kernel;
+		k->ip = loc.map_ip;
+		/* perf prints an object's offset as the map-relative ip minus the object's
+		 * start unmapped to a virtual address (map start - pgoff added): a quirk kept
+		 * (sort.c _hist_entry__sym_snprintf) */
+		k->object = loc.sym && loc.sym_type == 1 /* STT_OBJECT */;
+		if (k->object)
+			k->objoff = loc.map_ip - (loc.sym_start + loc.map_start - loc.map_pgoff);
+		if (h->used_keys & (1u << KEY_SYM))
+			hv = mix(mix(mix(hv, (uintptr_t)k->sym_id), k->sym_id ? 0 : k->ip), k->kernel);
+		if (h->used_keys & (1u << KEY_DSO))
+			hv = mix(hv, (uintptr_t)k->dso_id);
+	}
+	if (h->used_keys & (1u << KEY_COMM)) {
+		const char *c = pmt_symbols_comm(h->syms, s->tid);
+		char tidname[16];
+
+		if (!c) {
+			snprintf(tidname, sizeof(tidname), ":%d", (int)s->tid);
+			c = tidname;
+		}
+		k->comm = intern_comm(h, c);
+		if (k->comm == UINT32_MAX)
+			return -PMT_ENOMEM;
+		hv = mix(hv, k->comm);
+	}
+	if (h->used_keys & (1u << KEY_CPU)) {
+		k->cpu = s->cpu;
+		hv = mix(hv, s->cpu);
+	}
+	k->hash = hv;
+	return 0;
+}
+
+static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
+{
+	size_t i;
+	int rc;
+
+	k->hash |= 1;
+	for (i = k->hash & (h->cap - 1); h->e[i].hash; i = (i + 1) & (h->cap - 1)) {
+		if (h->e[i].hash == k->hash && same(&h->e[i], k, h->used_keys)) {
+			*slot = i;
+			return 0;
+		}
+	}
+	k->seq = h->seq++;
+	h->e[i] = *k;
+	*slot = i;
+	if (++h->n * 4 > h->cap * 3) {
+		rc = grow_table(h);
+		if (rc < 0)
+			return rc;
+		/* the entry moved: find it again */
+		for (i = k->hash & (h->cap - 1); h->e[i].seq != k->seq || !h->e[i].hash;
+		     i = (i + 1) & (h->cap - 1))
+			;
+		*slot = i;
+	}
+	return 0;
+}
+
+int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
+{
+	struct hent *e;
+	int rc;
+
+	if (s->event >= PMT_SPE_SE_COUNT)
+		return 0;
+	h->total_period[s->event] += s->period;
+	h->nr_samples[s->event]++;
+	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
+	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
+		struct hent k;
+
+		rc = make_key(h, s, &k);
+		h->last_nosym = !k.sym;
+		h->last_objoff = k.objoff;
+		if (rc >= 0)
+			rc = find_or_add(h, &k, &h->last_slot);
+		if (rc < 0) {
+			h->last_valid = 0;
+			return rc;
+		}
+		h->last_ip = s->ip;
+		h->last_pid = s->pid;
+		h->last_tid = s->tid;
+		h->last_cpu = s->cpu;
+		h->last_time = s->time;
+		h->last_valid = 1;
+	}
+	e = &h->e[h->last_slot];
+	if (!e->nr[s->event]) {
+		if (h->last_nosym)
+			e->nosym_first |= (uint16_t)(1u << s->event);
+		e->objoff_ev[s->event] = h->last_objoff;
+	}
+	e->period[s->event] += s->period;
+	e->nr[s->event]++;
+	return 0;
+}
+
+/* perf's output order: period down; then each key's se_sort (named before unnamed, names
+ * and CPUs ascending); then, for entries equal in every key, the address (the order of
+ * perf's input tree, sort__sym_cmp) */
+static const struct pmt_hist *sort_ctx;
+
+static int cmp_null(const void *a, const void *b)
+{
+	return !a && !b ? 0 : !a ? 1 : -1;
+}
+
+static int cmp_keys(const void *pa, const void *pb)
+{
+	const struct hent *a = *(const struct hent *const *)pa, *b = *(const struct hent *const *)pb;
+	const struct pmt_hist *h = sort_ctx;
+
+	for (unsigned i = 0; i < h->nkeys; i++) {
+		int c = 0;
+
+		switch (h->keys[i]) {
+		case KEY_SYM:
+			c = !a->sym || !b->sym ? cmp_null(a->sym, b->sym) : strcmp(a->sym, b->sym);
+			break;
+		case KEY_DSO:
+			c = !a->dso || !b->dso ? cmp_null(a->dso, b->dso) : strcmp(a->dso, b->dso);
+			break;
+		case KEY_COMM:
+			c = strcmp(h->comms + a->comm, h->comms + b->comm);
+			break;
+		case KEY_CPU:
+			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+			break;
+		default:
+			break;
+		}
+		if (c)
+			return c;
+	}
+	/* perf's _sort__addr_cmp: the sign of the 64-bit difference, so kernel addresses
+	 * (negative as such) come before user ones */
+	if (a->ip != b->ip)
+		return (int64_t)(a->ip - b->ip) < 0 ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* an event's entries: period down, then the keys' order (the rank) */
+struct ranked {
+	uint64_t period;
+	uint32_t rank;
+	struct hent *e;
+};
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+static char *put_str(char *p, const char *s, const char *end)
+{
+	size_t n = strlen(s);
+
+	if (n > (size_t)(end - p))
+		n = (size_t)(end - p);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* the text of one column of an entry (buf has cap >= 64 bytes); returns its length */
+static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsigned ev,
+		char *buf, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *p = buf, *end = buf + cap - 1;
+
+	switch (k) {
+	case KEY_SYM:
+		memcpy(p, e->kernel ? "[k] " : "[.] ", 4);
+		p += 4;
+		if (!e->sym) {
+			/* perf's "%-#.*llx" with 16 digits: no 0x before a zero */
+			if (e->ip) {
+				*p++ = '0';
+				*p++ = 'x';
+			}
+			for (int sh = 60; sh >= 0; sh -= 4)
+				*p++ = hex[(e->ip >> sh) & 15];
+			break;
+		}
+		p = put_str(p, e->sym, end);
+		if (e->object)
+			p += snprintf(p, (size_t)(end - p) + 1, "+0x%" PRIx64, e->objoff_ev[ev]);
+		break;
+	case KEY_DSO:
+		p = put_str(p, e->dso ? e->dso : "[unknown]", end);
+		break;
+	case KEY_COMM:
+		p = put_str(p, h->comms + e->comm, end);
+		break;
+	case KEY_CPU:
+		p += snprintf(p, cap, "%03u", e->cpu);
+		break;
+	default:
+		break;
+	}
+	if (p > end)
+		p = end;
+	*p = 0;
+	return (int)(p - buf);
+}
+
+/* hists__calc_col_len: the header, the widest entry (a symbol counts without an object's
+ * offset), 22 for an unresolved symbol, and 16 for the DSO column when an entry's (first)
+ * sample had no symbol, whatever the keys */
+static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, enum key k,
+			  unsigned ev)
+{
+	size_t w = strlen(key_headers[k]);
+	char buf[4096];
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l;
+
+		if (k == KEY_SYM)
+			l = v[i]->sym ? strlen(v[i]->sym) + 4 : 22;
+		else if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)))
+			l = 16 > (size_t)cell(h, v[i], k, ev, buf, sizeof(buf))
+				    ? 16 : (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
+		else
+			l = (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
+		if (l > w)
+			w = l;
+	}
+	return (unsigned)w;
+}
+
+static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, int compat,
+			struct hent **v, size_t n)
+{
+	unsigned width[KEY_COUNT];
+	uint64_t nr = h->nr_samples[ev], total = h->total_period[ev];
+	char unit = ' ';
+	char buf[4096];
+
+	if (nr > 1000) {
+		nr /= 1000;
+		unit = 'K';
+	}
+	if (nr > 1000) {
+		nr /= 1000;
+		unit = 'M';
+	}
+	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", nr, unit,
+		       pmt_spe_event_name(ev, compat));
+	pmt_out_printf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
+	pmt_out_str(out, "# Children      Self");
+	for (unsigned i = 0; i < h->nkeys; i++) {
+		width[i] = col_width(h, v, n, h->keys[i], ev);
+		pmt_out_printf(out, "  %-*s", width[i], key_headers[h->keys[i]]);
+	}
+	pmt_out_str(out, "\n# ........  ........");
+	for (unsigned i = 0; i < h->nkeys; i++) {
+		pmt_out_str(out, "  ");
+		for (unsigned j = 0; j < width[i]; j++)
+			pmt_out_char(out, '.');
+	}
+	pmt_out_str(out, "\n#\n");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t p = v[i]->period[ev];
+		char pb[24];
+		const char *pt = pb;
+
+		if (p < 64 && h->pct_text[ev][p][0]) {
+			pt = h->pct_text[ev][p];
+		} else {
+			double pct = total ? 100.0 * (double)p / (double)total : 0;
+
+			snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%", pct, pct);
+			if (p < 64)
+				memcpy(h->pct_text[ev][p], pb, sizeof(pb));
+		}
+		pmt_out_str(out, pt);
+		for (unsigned c = 0; c < h->nkeys; c++) {
+			int l = cell(h, v[i], h->keys[c], ev, buf, sizeof(buf));
+			/* perf pads every column but a symbol in the last one */
+			int pad = h->keys[c] == KEY_SYM && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
+
+			if (l >= (int)sizeof(buf))
+				l = (int)sizeof(buf) - 1;
+			pmt_out_reserve(out, (size_t)l + (pad > 0 ? (size_t)pad : 0) + 3);
+			out->buf[out->len++] = ' ';
+			out->buf[out->len++] = ' ';
+			memcpy(out->buf + out->len, buf, (size_t)l);
+			out->len += (size_t)l;
+			if (pad > 0) {
+				memset(out->buf + out->len, ' ', (size_t)pad);
+				out->len += (size_t)pad;
+			}
+		}
+		pmt_out_char(out, '\n');
+	}
+	pmt_out_str(out, "\n\n");
+}
+
+int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t lost_samples)
+{
+	struct hent **v = malloc((h->n ? h->n : 1) * sizeof(*v));
+	struct ranked *r = malloc((h->n ? h->n : 1) * sizeof(*r));
+	size_t n = 0;
+
+	if (!v || !r) {
+		free(v);
+		free(r);
+		return -PMT_ENOMEM;
+	}
+	/* the keys' order once (strings compared here only), then each event by period */
+	for (size_t i = 0; i < h->cap; i++)
+		if (h->e[i].hash)
+			v[n++] = &h->e[i];
+	sort_ctx = h;
+	qsort(v, n, sizeof(*v), cmp_keys);
+	for (size_t i = 0; i < n; i++)
+		v[i]->rank = (uint32_t)i;
+	pmt_out_str(out, "# To display the perf.data header info, please use "
+			 "--header/--header-only options.\n#\n#\n");
+	pmt_out_printf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", lost_samples);
+	/* the events in perf's order */
+	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
+		size_t m = 0;
+
+		if (!h->nr_samples[ev])
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (v[i]->nr[ev])
+				r[m++] = (struct ranked){ v[i]->period[ev], v[i]->rank, v[i] };
+		qsort(r, m, sizeof(*r), cmp_ranked);
+		{
+			struct hent **w = (struct hent **)malloc((m ? m : 1) * sizeof(*w));
+
+			if (!w) {
+				free(v);
+				free(r);
+				return -PMT_ENOMEM;
+			}
+			for (size_t i = 0; i < m; i++)
+				w[i] = r[i].e;
+			print_event(h, out, ev, compat, w, m);
+			free(w);
+		}
+	}
+	free(v);
+	free(r);
+	return 0;
+}

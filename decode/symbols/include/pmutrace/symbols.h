@@ -1,0 +1,72 @@
+/* pmutrace decode/symbols: which function, in which file, an address of a traced process
+ * was in. The trace's sideband (MMAP/MMAP2, COMM, FORK) builds each process's address
+ * space; the files are found as perf finds them (build-id cache, --symfs, debug
+ * directories, the original path when its build-id matches) and read once (libelf). */
+#ifndef PMUTRACE_SYMBOLS_H
+#define PMUTRACE_SYMBOLS_H
+
+#include "pmutrace/common.h"
+#include "pmutrace/perfdata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMT_BUILD_ID_MAX 20
+
+struct pmt_symbols_opts {
+	size_t sz;               /* sizeof(struct pmt_symbols_opts) */
+	const char *symfs;       /* perf's --symfs: files are looked up under this root */
+	const char *buildid_dir; /* perf's build-id cache; NULL = $HOME/.debug, "" = none */
+	int compat;              /* perf version whose symbol rules to follow (PMT_PERF_*,
+				  * 0 = newest): before 6.2 no ".plt" header symbol and .dynsym
+				  * only without .symtab (6.1 checked, the releases between not
+				  * pinned) */
+};
+
+/* Where an address was. Strings stay valid until the pmt_symbols is freed. */
+struct pmt_sym_loc {
+	const char *sym;       /* function or object name; NULL when no symbol holds it */
+	uint64_t symoff;       /* map_ip - sym_start */
+	uint64_t sym_start;    /* the symbol's start in the file's offset space */
+	uint8_t sym_type;      /* ELF STT_* of the symbol */
+	uint8_t kernel;        /* perf's cpumode: kernel (the upper half of the address space) */
+	const char *dso;       /* the mapped file's name as the trace gives it; NULL: no map */
+	const char *dso_short; /* its last path component ("[kernel.kallsyms]" as it is) */
+	uint64_t map_ip;       /* the address in the file's offset space (ip - start + pgoff) */
+	uint64_t map_start, map_pgoff;
+	const void *sym_id;    /* identities for grouping: equal for the same symbol / file */
+	const void *dso_id;
+};
+
+struct pmt_symbols;
+PMT_API int pmt_symbols_new(const struct pmt_symbols_opts *opts, struct pmt_symbols **out);
+PMT_API void pmt_symbols_free(struct pmt_symbols *s); /* NULL is a no-op */
+/* Take what a trace record says about address spaces and threads (MMAP, MMAP2, COMM,
+ * FORK); other records are ignored. Returns 0 or -PMT_ENOMEM. */
+PMT_API int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *ev);
+/* A mapping by hand (e.g. a raw buffer's binary): pid -1 = the kernel's. */
+PMT_API int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start,
+				uint64_t len, uint64_t pgoff, const char *filename,
+				const uint8_t *build_id, size_t build_id_size, uint64_t time);
+/* Resolve ip of process pid at time (0 = after every mapping). Returns 1 when a symbol
+ * was found, 0 when not (out still says the map, if any), < 0 on error. A file that cannot
+ * be found or read is reported once (pmt_info), then its addresses stay unresolved. */
+PMT_API int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip,
+				uint64_t time, struct pmt_sym_loc *out);
+/* The comm (command name) of a thread at the latest COMM record ("swapper" for the idle
+ * task, as perf), or NULL. */
+PMT_API const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid);
+
+/* One ELF's symbols as they are used (for tests and `pmutrace symbols`): calls fn with
+ * each symbol's start (file offset space), end and name in address order. Returns the
+ * count or a negative error with msg saying why. */
+PMT_API int pmt_symbols_list_file(const char *path,
+				  int (*fn)(uint64_t start, uint64_t end, const char *name,
+					    void *ctx),
+				  void *ctx, char *msg, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

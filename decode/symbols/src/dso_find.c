@@ -1,0 +1,161 @@
+/* Where a mapped file's symbols come from, in perf's order of binary types: the build-id
+ * cache, the distribution's debug directory by build-id, the file itself (under --symfs),
+ * its debug copy by path; then, if what was found has no .symtab, its .gnu_debuglink. A
+ * file whose build-id differs from the one the trace recorded is never used. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dso_find.h"
+
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = 0;
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Try one candidate: it must exist, be ELF, and carry the wanted build-id if one is known.
+ * 1 = loaded into t, 0 = not this one. */
+static int try_path(const char *path, const struct dso_want *w, struct elf_symtab *t,
+		    struct dso_found *found, int plt)
+{
+	char msg[256];
+	struct elf_symtab probe = { 0 };
+
+	if (!is_file(path))
+		return 0;
+	if (w->build_id_size) {
+		if (elf_read_ids(path, &probe) < 0)
+			return 0;
+		if (probe.build_id_size < w->build_id_size ||
+		    memcmp(probe.build_id, w->build_id, w->build_id_size)) {
+			found->mismatch = 1;
+			snprintf(found->mismatch_path, sizeof(found->mismatch_path), "%s", path);
+			return 0;
+		}
+	}
+	if (elf_symtab_load(path, t,
+			    plt ? w->load_flags : w->load_flags & ~(unsigned)(ELF_LOAD_PLT | ELF_LOAD_PLT_HEADER),
+			    msg, sizeof(msg)) < 0) {
+		snprintf(found->error, sizeof(found->error), "%s", msg);
+		elf_symtab_fini(t);
+		return 0;
+	}
+	snprintf(found->path, sizeof(found->path), "%s", path);
+	return 1;
+}
+
+/* .gnu_debuglink: next to the file, in its .debug/, and under the debug directory (perf's
+ * debuglink_paths) */
+static int try_debuglink(const char *runtime, const struct dso_want *w, const char *link,
+			 struct elf_symtab *t, struct dso_found *found)
+{
+	char p[PATH_MAX];
+	const char *slash = strrchr(runtime, '/'), *oslash = strrchr(w->path, '/');
+	int n = slash ? (int)(slash - runtime) : 0, on = oslash ? (int)(oslash - w->path) : 0;
+
+	snprintf(p, sizeof(p), "%.*s/%s", n, runtime, link);
+	if (strcmp(p, runtime) && try_path(p, w, t, found, 0))
+		return 1;
+	snprintf(p, sizeof(p), "%.*s/.debug/%s", n, runtime, link);
+	if (try_path(p, w, t, found, 0))
+		return 1;
+	snprintf(p, sizeof(p), "%s/usr/lib/debug%.*s/%s", w->symfs ? w->symfs : "", on, w->path,
+		 link);
+	return try_path(p, w, t, found, 0);
+}
+
+int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso_found *found)
+{
+	char bid[2 * PMT_BUILD_ID_MAX + 1], p[PATH_MAX];
+	const char *symfs = w->symfs ? w->symfs : "";
+	int ok = 0, debug_only = 0;
+
+	memset(found, 0, sizeof(*found));
+	if (w->build_id_size) {
+		hex(w->build_id, w->build_id_size, bid);
+		if (w->buildid_dir && *w->buildid_dir) {
+			/* perf buildid-cache: DIR/.build-id/xx/rest/{elf,debug} */
+			snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/debug", w->buildid_dir, bid,
+				 bid + 2);
+			ok = debug_only = try_path(p, w, t, found, 0);
+			if (!ok) {
+				snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/elf", w->buildid_dir,
+					 bid, bid + 2);
+				ok = try_path(p, w, t, found, 1);
+			}
+		}
+		if (!ok) {
+			snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs,
+				 bid, bid + 2);
+			ok = debug_only = try_path(p, w, t, found, 0);
+		}
+	}
+	if (!ok) {
+		snprintf(p, sizeof(p), "%s%s", symfs, w->path);
+		ok = try_path(p, w, t, found, 1);
+	}
+	if (!ok) {
+		snprintf(p, sizeof(p), "%s/usr/lib/debug%s.debug", symfs, w->path);
+		ok = debug_only = try_path(p, w, t, found, 0);
+	}
+	if (!ok) {
+		snprintf(p, sizeof(p), "%s/usr/lib/debug%s", symfs, w->path);
+		ok = debug_only = try_path(p, w, t, found, 0);
+	}
+	if (!ok)
+		return 0;
+	if (debug_only) {
+		/* a debug file's .plt has no bytes: perf names the entries from the runtime
+		 * file (runtime_ss), found where the file itself would be */
+		struct elf_symtab probe = { 0 };
+		char rt[PATH_MAX];
+		int have = 0;
+
+		if (w->build_id_size && w->buildid_dir && *w->buildid_dir) {
+			snprintf(rt, sizeof(rt), "%s/.build-id/%.2s/%s/elf", w->buildid_dir, bid,
+				 bid + 2);
+			have = is_file(rt);
+		}
+		if (!have) {
+			snprintf(rt, sizeof(rt), "%s%s", symfs, w->path);
+			have = is_file(rt) && elf_read_ids(rt, &probe) == 0 &&
+			       (!w->build_id_size ||
+				(probe.build_id_size >= w->build_id_size &&
+				 !memcmp(probe.build_id, w->build_id, w->build_id_size)));
+		}
+		if (have)
+			elf_symtab_add_plt(rt, t, w->load_flags);
+		return 1;
+	}
+	if (!t->has_symtab && t->debuglink[0]) {
+		/* a stripped file: its symbols are in the debug file it names */
+		struct elf_symtab dbg = { 0 };
+		struct dso_found dfound;
+		char runtime[PATH_MAX];
+
+		memset(&dfound, 0, sizeof(dfound));
+		snprintf(runtime, sizeof(runtime), "%s", found->path);
+		if (try_debuglink(runtime, w, t->debuglink, &dbg, &dfound) && dbg.has_symtab) {
+			dbg.build_id_size = t->build_id_size;
+			memcpy(dbg.build_id, t->build_id, sizeof(dbg.build_id));
+			elf_symtab_fini(t);
+			*t = dbg;
+			elf_symtab_add_plt(runtime, t, w->load_flags);
+			snprintf(found->path, sizeof(found->path), "%s", dfound.path);
+		} else {
+			elf_symtab_fini(&dbg);
+		}
+	}
+	return 1;
+}

@@ -1,0 +1,26 @@
+/* Finding a mapped file's symbols on this machine (dso_find.c). */
+#ifndef PMT_DSO_FIND_H
+#define PMT_DSO_FIND_H
+#include <limits.h>
+
+#include "symbols_int.h"
+
+struct dso_want {
+	const char *path;          /* as the trace names it */
+	const uint8_t *build_id;   /* NULL/0: unknown, any file of that name will do */
+	size_t build_id_size;
+	const char *symfs;         /* NULL: / */
+	const char *buildid_dir;   /* NULL or "": no build-id cache */
+	unsigned load_flags;       /* ELF_LOAD_* for the perf version to follow */
+};
+
+struct dso_found {
+	char path[PATH_MAX];       /* the file the symbols came from */
+	uint8_t mismatch;          /* a file of that name with another build-id was seen */
+	char mismatch_path[PATH_MAX];
+	char error[256];           /* a file that was there but could not be read */
+};
+
+/* 1: symbols loaded into t (found says from where); 0: nothing usable (found says why). */
+int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso_found *found);
+#endif

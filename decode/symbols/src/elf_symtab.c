@@ -1,0 +1,570 @@
+/* One ELF file's symbols, selected and placed as perf's dso__load_sym and
+ * dso__synthesize_plt_symbols do (tools/perf/util/symbol-elf.c, symbol.c), so that a
+ * sample lands on the symbol perf would name. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols_int.h"
+
+#ifndef STT_GNU_IFUNC
+#define STT_GNU_IFUNC 10
+#endif
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+};
+
+static int elf_file_open(const char *path, struct elf_file *f, char *msg, size_t cap)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		snprintf(msg, cap, "%s: cannot open: %m", path);
+		return -PMT_EIO;
+	}
+	elf_version(EV_CURRENT);
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &f->eh) ||
+	    elf_getshdrstrndx(f->elf, &f->shstrndx) != 0) {
+		snprintf(msg, cap, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+		if (f->elf)
+			elf_end(f->elf);
+		close(f->fd);
+		f->fd = -1;
+		return -PMT_EFORMAT;
+	}
+	return 0;
+}
+
+static void elf_file_close(struct elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+}
+
+static const char *sec_name(struct elf_file *f, const GElf_Shdr *sh)
+{
+	const char *n = elf_strptr(f->elf, f->shstrndx, sh->sh_name);
+
+	return n ? n : "";
+}
+
+static Elf_Scn *section_by_name(struct elf_file *f, const char *name, GElf_Shdr *sh,
+				size_t *idx)
+{
+	Elf_Scn *s = NULL;
+
+	while ((s = elf_nextscn(f->elf, s)) != NULL) {
+		if (gelf_getshdr(s, sh) && !strcmp(sec_name(f, sh), name)) {
+			if (idx)
+				*idx = elf_ndxscn(s);
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* GNU build-id from .note.gnu.build-id, .notes or .note (the sections perf reads) */
+static void read_build_id(struct elf_file *f, struct elf_symtab *t)
+{
+	static const char *const names[] = { ".note.gnu.build-id", ".notes", ".note" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		GElf_Shdr sh;
+		Elf_Scn *s = section_by_name(f, names[i], &sh, NULL);
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!s)
+			continue;
+		d = elf_getdata(s, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + name_off, "GNU", 4)) {
+				size_t n = nh.n_descsz < PMT_BUILD_ID_MAX ? nh.n_descsz
+									  : PMT_BUILD_ID_MAX;
+
+				memcpy(t->build_id, (const char *)d->d_buf + desc_off, n);
+				t->build_id_size = (uint8_t)n;
+				return;
+			}
+		}
+		return; /* perf looks at the first of these sections that exists */
+	}
+}
+
+static void read_debuglink(struct elf_file *f, struct elf_symtab *t)
+{
+	GElf_Shdr sh;
+	Elf_Scn *s = section_by_name(f, ".gnu_debuglink", &sh, NULL);
+	Elf_Data *d = s ? elf_getdata(s, NULL) : NULL;
+
+	if (d && d->d_buf && d->d_size) {
+		size_t n = strnlen(d->d_buf, d->d_size);
+
+		if (n >= sizeof(t->debuglink))
+			n = sizeof(t->debuglink) - 1;
+		memcpy(t->debuglink, d->d_buf, n);
+		t->debuglink[n] = 0;
+	}
+}
+
+static int add_name(struct elf_symtab *t, const char *name, uint32_t *off)
+{
+	size_t n = strlen(name) + 1;
+
+	if (t->names_len + n > t->names_cap) {
+		size_t cap = t->names_cap ? t->names_cap * 2 : 4096;
+		char *p;
+
+		while (cap < t->names_len + n)
+			cap *= 2;
+		if (cap > UINT32_MAX || !(p = realloc(t->names, cap)))
+			return -PMT_ENOMEM;
+		t->names = p;
+		t->names_cap = cap;
+	}
+	memcpy(t->names + t->names_len, name, n);
+	*off = (uint32_t)t->names_len;
+	t->names_len += n;
+	return 0;
+}
+
+static int add_sym(struct elf_symtab *t, uint64_t start, uint64_t size, uint8_t bind,
+		   uint8_t type, const char *name)
+{
+	struct sym_entry *e;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct sym_entry *p = realloc(t->syms, cap * sizeof(*p));
+
+		if (!p)
+			return -PMT_ENOMEM;
+		t->syms = p;
+		t->cap = cap;
+	}
+	e = &t->syms[t->n];
+	if (add_name(t, name, &e->name) < 0)
+		return -PMT_ENOMEM;
+	e->start = start;
+	e->end = start + size;
+	e->bind = bind;
+	e->type = type;
+	e->seq = t->seq++;
+	t->n++;
+	return 0;
+}
+
+/* Address order; equal starts keep their insertion order, as perf's rb-tree does */
+static int cmp_start(const void *a, const void *b)
+{
+	const struct sym_entry *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choose_best_symbol(): 1 keeps a, 0 keeps b */
+static int keep_first(const struct elf_symtab *t, const struct sym_entry *a,
+		      const struct sym_entry *b)
+{
+	const char *na = t->names + a->name, *nb = t->names + b->name;
+	uint64_t la = a->end - a->start, lb = b->end - b->start;
+	size_t ua, ub;
+
+	if (lb == 0 && la > 0)
+		return 1;
+	if (la == 0 && lb > 0)
+		return 0;
+	if (a->type != b->type) {
+		if (a->type == STT_NOTYPE)
+			return 0;
+		if (b->type == STT_NOTYPE)
+			return 1;
+	}
+	if ((b->bind == STB_WEAK) != (a->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	ua = leading_underscores(na);
+	ub = leading_underscores(nb);
+	if (ua != ub)
+		return ub > ua;
+	if (strlen(na) != strlen(nb))
+		return strlen(na) > strlen(nb);
+	/* arch__choose_best_symbol: avoid the kernel's "SyS" syscall aliases */
+	if (!strncmp(na, "SyS", 3) || !strncmp(na, "compat_SyS", 10))
+		return 0;
+	return 1;
+}
+
+/* symbols__fixup_end() then symbols__fixup_duplicate(), over the whole table */
+static void fixup(struct elf_symtab *t)
+{
+	struct sym_entry *s = t->syms;
+	size_t w;
+
+	if (!t->n)
+		return;
+	qsort(s, t->n, sizeof(*s), cmp_start);
+	for (size_t i = 0; i + 1 < t->n; i++)
+		if (s[i].end == s[i].start)
+			s[i].end = s[i + 1].start;
+	if (s[t->n - 1].end == s[t->n - 1].start)
+		s[t->n - 1].end = ((s[t->n - 1].start + 4095) & ~4095ULL) + 4096;
+	w = 0;
+	for (size_t i = 1; i < t->n; i++) {
+		if (s[i].start != s[w].start) {
+			s[++w] = s[i];
+			continue;
+		}
+		if (!keep_first(t, &s[w], &s[i]))
+			s[w] = s[i];
+	}
+	t->n = w + 1;
+}
+
+/* p_vaddr - p_offset of the PT_LOAD holding vaddr (perf's elf_read_program_header) */
+static int load_bias(struct elf_file *f, uint64_t vaddr, uint64_t *bias)
+{
+	size_t n;
+
+	if (elf_getphdrnum(f->elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		uint64_t sz;
+
+		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		sz = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
+		if (sz && vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + sz) {
+			*bias = ph.p_vaddr - ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int is_arm_mapping_symbol(const char *n)
+{
+	return n[0] == '$' && n[1] && strchr("adtx", n[1]) && (n[2] == 0 || n[2] == '.');
+}
+
+/* One symbol table (.symtab or .dynsym) into t, as dso__load_sym_internal */
+static int load_table(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *tsh,
+		      struct elf_symtab *t)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = tsh->sh_entsize ? tsh->sh_size / tsh->sh_entsize : 0;
+	int arm = f->eh.e_machine == EM_ARM || f->eh.e_machine == EM_AARCH64;
+
+	if (!d)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Shdr sh;
+		Elf_Scn *sec;
+		const char *name, *sname;
+		uint8_t type, vis;
+		int is_label, rc;
+		uint64_t bias;
+
+		if (!gelf_getsym(d, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		vis = GELF_ST_VISIBILITY(sym.st_other);
+		if (!sym.st_name || sym.st_shndx == SHN_UNDEF)
+			continue;
+		is_label = type == STT_NOTYPE && sym.st_shndx != SHN_ABS && vis != STV_HIDDEN &&
+			   vis != STV_INTERNAL;
+		if (!is_label && type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT)
+			continue;
+		name = elf_strptr(f->elf, tsh->sh_link, sym.st_name);
+		if (!name)
+			continue;
+		if (arm && is_arm_mapping_symbol(name))
+			continue;
+		if (sym.st_shndx == SHN_ABS || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		sec = elf_getscn(f->elf, sym.st_shndx);
+		if (!sec || !gelf_getshdr(sec, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		sname = sec_name(f, &sh);
+		if (is_label && !strstr(sname, "text") && !strstr(sname, "data"))
+			continue;
+		if (f->eh.e_machine == EM_ARM && type == STT_FUNC && (sym.st_value & 1))
+			sym.st_value--;
+		/* user-space DSOs: symbols in file offsets (perf's adjust_symbols) */
+		if (load_bias(f, sym.st_value, &bias) == 0)
+			sym.st_value -= bias;
+		else
+			sym.st_value -= sh.sh_addr - sh.sh_offset;
+		rc = add_sym(t, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info), type, name);
+		if (rc < 0)
+			return rc;
+	}
+	fixup(t);
+	return 0;
+}
+
+/* The .plt's entries as NAME@plt (dso__synthesize_plt_symbols), for AArch64 and x86 */
+static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned flags)
+{
+	GElf_Shdr plt, sec, rel, dsym;
+	Elf_Scn *rel_scn, *dsym_scn;
+	Elf_Data *rd, *sd;
+	uint64_t hdr, ent, off, nr;
+	int x86 = f->eh.e_machine == EM_X86_64 || f->eh.e_machine == EM_386, lazy, rc;
+	size_t plt_sym;
+	char name[1024];
+
+	/* a debug file keeps .plt's header but not its bytes: no entries to name there */
+	if (!section_by_name(f, ".plt", &plt, NULL) || plt.sh_type == SHT_NOBITS)
+		return 0;
+	/* a symbol before .plt stretched over it by the end fixup stops where .plt starts
+	 * (with the header symbol, perf 6.2's "perf symbols: Add symbol for .plt header") */
+	if (flags & ELF_LOAD_PLT_HEADER)
+		for (size_t i = 0; i < t->n; i++)
+			if (t->syms[i].start < plt.sh_offset && t->syms[i].end > plt.sh_offset)
+				t->syms[i].end = plt.sh_offset;
+	if (f->eh.e_machine == EM_AARCH64) {
+		hdr = 32;
+		ent = 16;
+	} else if (f->eh.e_machine == EM_ARM) {
+		hdr = 20;
+		ent = 12;
+	} else if (x86) {
+		ent = plt.sh_entsize;
+		if (ent != 8 && ent != 16)
+			ent = plt.sh_addralign == 8 ? 8 : 16;
+		hdr = ent;
+	} else {
+		hdr = ent = plt.sh_entsize;
+	}
+	if (!ent)
+		return 0;
+	plt_sym = t->n;
+	rc = add_sym(t, plt.sh_offset, hdr, STB_GLOBAL, STT_FUNC, ".plt");
+	if (rc < 0)
+		return rc;
+	if (x86 && section_by_name(f, ".plt.sec", &sec, NULL)) {
+		t->syms[plt_sym].end = plt.sh_offset + plt.sh_size;
+		ent = sec.sh_entsize;
+		if (ent != 8 && ent != 16)
+			ent = sec.sh_addralign == 8 ? 8 : 16;
+		off = sec.sh_offset;
+		lazy = 0;
+	} else {
+		off = plt.sh_offset;
+		lazy = 1;
+	}
+	if (!(flags & ELF_LOAD_PLT_HEADER) && !lazy)
+		t->n--;
+	rel_scn = section_by_name(f, ".rela.plt", &rel, NULL);
+	if (!rel_scn)
+		rel_scn = section_by_name(f, ".rel.plt", &rel, NULL);
+	if (!rel_scn || (rel.sh_type != SHT_RELA && rel.sh_type != SHT_REL) || !rel.sh_link ||
+	    !rel.sh_entsize)
+		goto done;
+	dsym_scn = elf_getscn(f->elf, rel.sh_link);
+	if (!dsym_scn || !gelf_getshdr(dsym_scn, &dsym) ||
+	    (dsym.sh_type != SHT_DYNSYM && dsym.sh_type != SHT_SYMTAB))
+		goto done;
+	rd = elf_getdata(rel_scn, NULL);
+	sd = elf_getdata(dsym_scn, NULL);
+	if (!rd || !sd)
+		goto done;
+	nr = rel.sh_size / rel.sh_entsize;
+	if (lazy) {
+		if (!(flags & ELF_LOAD_PLT_HEADER)) {
+			t->n--; /* older perf: entries only, after the header */
+			off += hdr;
+		} else if (nr * ent == plt.sh_size) {
+			/* as many entries as relocations, no room for a header: perf drops it */
+			t->n--;
+		} else {
+			off += hdr;
+		}
+	}
+	for (uint64_t i = 0; i < nr; i++) {
+		GElf_Sym sym;
+		uint64_t info;
+		const char *sn = NULL;
+
+		if (rel.sh_type == SHT_RELA) {
+			GElf_Rela r;
+
+			if (!gelf_getrela(rd, (int)i, &r))
+				break;
+			info = r.r_info;
+		} else {
+			GElf_Rel r;
+
+			if (!gelf_getrel(rd, (int)i, &r))
+				break;
+			info = r.r_info;
+		}
+		if (gelf_getsym(sd, (int)GELF_R_SYM(info), &sym))
+			sn = elf_strptr(f->elf, dsym.sh_link, sym.st_name);
+		if (sn && *sn)
+			snprintf(name, sizeof(name), "%s@plt", sn);
+		else
+			snprintf(name, sizeof(name), "offset_%#llx@plt", (unsigned long long)off);
+		rc = add_sym(t, off, ent, STB_GLOBAL, STT_FUNC, name);
+		if (rc < 0)
+			return rc;
+		off += ent;
+	}
+done:
+	qsort(t->syms, t->n, sizeof(t->syms[0]), cmp_start);
+	return 0;
+}
+
+static void note_max_len(struct elf_symtab *t)
+{
+	t->max_len = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->syms[i].end - t->syms[i].start > t->max_len)
+			t->max_len = t->syms[i].end - t->syms[i].start;
+}
+
+static void read_ids(struct elf_file *f, struct elf_symtab *t)
+{
+	t->machine = f->eh.e_machine;
+	read_build_id(f, t);
+	read_debuglink(f, t);
+}
+
+int elf_read_ids(const char *path, struct elf_symtab *t)
+{
+	struct elf_file f;
+	char msg[64];
+	int rc = elf_file_open(path, &f, msg, sizeof(msg));
+
+	if (rc < 0)
+		return rc;
+	read_ids(&f, t);
+	elf_file_close(&f);
+	return 0;
+}
+
+int elf_symtab_load(const char *path, struct elf_symtab *t, unsigned flags, char *msg,
+		    size_t cap)
+{
+	struct elf_file f;
+	GElf_Shdr symsh, dynsh;
+	Elf_Scn *sym, *dyn;
+	int rc = elf_file_open(path, &f, msg, cap);
+
+	if (rc < 0)
+		return rc;
+	read_ids(&f, t);
+	sym = section_by_name(&f, ".symtab", &symsh, NULL);
+	if (sym && symsh.sh_type != SHT_SYMTAB)
+		sym = NULL;
+	dyn = section_by_name(&f, ".dynsym", &dynsh, NULL);
+	if (dyn && dynsh.sh_type != SHT_DYNSYM)
+		dyn = NULL;
+	t->has_symtab = sym != NULL;
+	if (sym)
+		rc = load_table(&f, sym, &symsh, t);
+	if (rc >= 0 && dyn && (!sym || (flags & ELF_LOAD_BOTH)))
+		rc = load_table(&f, dyn, &dynsh, t);
+	if (rc >= 0 && dyn && (flags & ELF_LOAD_PLT))
+		rc = synthesize_plt(&f, t, flags);
+	if (rc < 0)
+		snprintf(msg, cap, "%s: out of memory reading its symbols", path);
+	note_max_len(t);
+	elf_file_close(&f);
+	return rc;
+}
+
+int elf_symtab_add_plt(const char *path, struct elf_symtab *t, unsigned flags)
+{
+	struct elf_file f;
+	GElf_Shdr dynsh;
+	char msg[64];
+	int rc = elf_file_open(path, &f, msg, sizeof(msg));
+
+	if (rc < 0)
+		return rc;
+	if (section_by_name(&f, ".dynsym", &dynsh, NULL) && dynsh.sh_type == SHT_DYNSYM)
+		rc = synthesize_plt(&f, t, flags);
+	note_max_len(t);
+	elf_file_close(&f);
+	return rc;
+}
+
+void elf_symtab_fini(struct elf_symtab *t)
+{
+	free(t->syms);
+	free(t->names);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Symbols can overlap: an object holding smaller ones, or (perf before 6.2) a zero-size
+ * symbol stretched over the .plt entries added after it. The innermost symbol, the one
+ * starting last, wins; perf's rb-tree search returns whichever such symbol lies on its path
+ * down, which depends on the tree's shape (perf 6.1 names _init for some .plt entries). */
+const struct sym_entry *elf_symtab_find(const struct elf_symtab *t, uint64_t off)
+{
+	size_t lo = 0, hi = t->n;
+	const struct sym_entry *best = NULL;
+
+	/* past the last symbol starting at or below off */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct sym_entry *s = &t->syms[i];
+
+		if (off - s->start > t->max_len)
+			break;
+		if (off < s->end || off == s->start)
+			return s;
+	}
+	return best;
+}
+
+int pmt_symbols_list_file(const char *path,
+			  int (*fn)(uint64_t start, uint64_t end, const char *name, void *ctx),
+			  void *ctx, char *msg, size_t cap)
+{
+	struct elf_symtab t = { 0 };
+	int rc = elf_symtab_load(path, &t, ELF_LOAD_PLT | ELF_LOAD_PLT_HEADER | ELF_LOAD_BOTH,
+				 msg, cap);
+
+	for (size_t i = 0; rc >= 0 && i < t.n; i++)
+		rc = fn(t.syms[i].start, t.syms[i].end, t.names + t.syms[i].name, ctx);
+	if (rc >= 0)
+		rc = (int)t.n;
+	elf_symtab_fini(&t);
+	return rc;
+}

@@ -1,0 +1,445 @@
+/* Address spaces from the sideband, and the files behind them, read once each. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dso_find.h"
+#include "pmutrace/perf_abi.h"
+
+struct dso {
+	char *name;
+	const char *short_name;
+	uint8_t build_id[PMT_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	int8_t state;          /* 0: not looked for yet, 1: symbols read, -1: none */
+	struct elf_symtab tab;
+	struct dso *next;      /* hash chain */
+};
+
+struct map {
+	uint64_t start, end, pgoff, time;
+	uint32_t seq;
+	struct dso *dso;
+};
+
+struct proc {
+	int32_t pid;
+	struct map *maps;      /* by start, then seq */
+	size_t n, cap;
+	uint64_t max_len;      /* the longest map: how far back a lookup has to look */
+};
+
+struct thread {
+	int32_t tid, pid;
+	char *comm;
+};
+
+struct pmt_symbols {
+	char *symfs, *buildid_dir;
+	unsigned load_flags;
+	struct dso **dso_hash;
+	size_t dso_cap;
+	struct proc *procs;    /* open addressing by pid; pid INT32_MIN marks a free slot */
+	size_t proc_cap, nprocs;
+	struct thread *threads;/* open addressing by tid; tid INT32_MIN free */
+	size_t thr_cap, nthreads;
+	uint32_t seq;
+};
+
+#define FREE_ID INT32_MIN
+
+static uint64_t hash_u32(uint32_t x)
+{
+	uint64_t h = x * 0x9e3779b97f4a7c15ULL;
+
+	return h ^ (h >> 29);
+}
+
+static uint64_t hash_str(const char *s, const uint8_t *b, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
+{
+	struct pmt_symbols *s;
+	const char *home = getenv("HOME");
+
+	if (!out || (o && o->sz < offsetof(struct pmt_symbols_opts, buildid_dir) +
+				  sizeof(o->buildid_dir)))
+		return -PMT_EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -PMT_ENOMEM;
+	s->dso_cap = 256;
+	s->load_flags = ELF_LOAD_PLT;
+	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 602)
+		s->load_flags |= ELF_LOAD_PLT_HEADER | ELF_LOAD_BOTH;
+	s->dso_hash = calloc(s->dso_cap, sizeof(*s->dso_hash));
+	if (o && o->symfs && *o->symfs) {
+		/* perf strips a trailing slash so symfs + "/usr/..." stays one path */
+		size_t n = strlen(o->symfs);
+
+		while (n > 1 && o->symfs[n - 1] == '/')
+			n--;
+		s->symfs = strndup(o->symfs, n);
+	}
+	if (o && o->buildid_dir)
+		s->buildid_dir = strdup(o->buildid_dir);
+	else if (home) {
+		s->buildid_dir = malloc(strlen(home) + sizeof("/.debug"));
+		if (s->buildid_dir)
+			strcat(strcpy(s->buildid_dir, home), "/.debug");
+	}
+	if (!s->dso_hash || (o && o->symfs && *o->symfs && !s->symfs)) {
+		pmt_symbols_free(s);
+		return -PMT_ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+void pmt_symbols_free(struct pmt_symbols *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->dso_cap; i++) {
+		for (struct dso *d = s->dso_hash[i], *nx; d; d = nx) {
+			nx = d->next;
+			elf_symtab_fini(&d->tab);
+			free(d->name);
+			free(d);
+		}
+	}
+	for (size_t i = 0; i < s->proc_cap; i++)
+		if (s->procs[i].pid != FREE_ID)
+			free(s->procs[i].maps);
+	for (size_t i = 0; i < s->thr_cap; i++)
+		if (s->threads[i].tid != FREE_ID)
+			free(s->threads[i].comm);
+	free(s->procs);
+	free(s->threads);
+	free(s->dso_hash);
+	free(s->symfs);
+	free(s->buildid_dir);
+	free(s);
+}
+
+static struct dso *dso_get(struct pmt_symbols *s, const char *name, const uint8_t *bid,
+			   size_t bid_size)
+{
+	uint64_t h = hash_str(name, bid, bid_size) & (s->dso_cap - 1);
+	struct dso *d;
+	const char *slash;
+
+	for (d = s->dso_hash[h]; d; d = d->next)
+		if (d->build_id_size == bid_size && !memcmp(d->build_id, bid, bid_size) &&
+		    !strcmp(d->name, name))
+			return d;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->name = strdup(name))) {
+		free(d);
+		return NULL;
+	}
+	slash = strrchr(d->name, '/');
+	d->short_name = slash ? slash + 1 : d->name;
+	d->build_id_size = (uint8_t)bid_size;
+	memcpy(d->build_id, bid, bid_size);
+	d->next = s->dso_hash[h];
+	s->dso_hash[h] = d;
+	return d;
+}
+
+/* Open-addressing slot of id in a table of cap (power of two) entries of `size` bytes whose
+ * first field is the int32 id. */
+static void *slot_of(void *tab, size_t cap, size_t size, int32_t id)
+{
+	for (size_t i = hash_u32((uint32_t)id) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+		int32_t *e = (int32_t *)((char *)tab + i * size);
+
+		if (*e == id || *e == FREE_ID)
+			return e;
+	}
+}
+
+static int grow(void **tab, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 64;
+	char *nt;
+
+	if (n * 2 < *cap)
+		return 0;
+	nt = malloc(ncap * size);
+	if (!nt)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < ncap; i++)
+		*(int32_t *)(nt + i * size) = FREE_ID;
+	for (size_t i = 0; i < *cap; i++) {
+		char *e = (char *)*tab + i * size;
+
+		if (*(int32_t *)e != FREE_ID)
+			memcpy(slot_of(nt, ncap, size, *(int32_t *)e), e, size);
+	}
+	free(*tab);
+	*tab = nt;
+	*cap = ncap;
+	return 0;
+}
+
+static struct proc *proc_find(const struct pmt_symbols *s, int32_t pid)
+{
+	struct proc *p;
+
+	if (!s->proc_cap)
+		return NULL;
+	p = slot_of(s->procs, s->proc_cap, sizeof(*p), pid);
+	return p->pid == pid ? p : NULL;
+}
+
+static struct proc *proc_get(struct pmt_symbols *s, int32_t pid)
+{
+	struct proc *p;
+
+	if (grow((void **)&s->procs, &s->proc_cap, s->nprocs + 1, sizeof(*p)) < 0)
+		return NULL;
+	p = slot_of(s->procs, s->proc_cap, sizeof(*p), pid);
+	if (p->pid != pid) {
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+		s->nprocs++;
+	}
+	return p;
+}
+
+static struct thread *thread_get(struct pmt_symbols *s, int32_t tid)
+{
+	struct thread *t;
+
+	if (grow((void **)&s->threads, &s->thr_cap, s->nthreads + 1, sizeof(*t)) < 0)
+		return NULL;
+	t = slot_of(s->threads, s->thr_cap, sizeof(*t), tid);
+	if (t->tid != tid) {
+		memset(t, 0, sizeof(*t));
+		t->tid = tid;
+		t->pid = -1;
+		s->nthreads++;
+	}
+	return t;
+}
+
+static int proc_insert(struct pmt_symbols *s, struct proc *p, const struct map *m)
+{
+	size_t lo = 0, hi = p->n;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct map *nm = realloc(p->maps, cap * sizeof(*nm));
+
+		if (!nm)
+			return -PMT_ENOMEM;
+		p->maps = nm;
+		p->cap = cap;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&p->maps[lo + 1], &p->maps[lo], (p->n - lo) * sizeof(*m));
+	p->maps[lo] = *m;
+	p->maps[lo].seq = s->seq++;
+	p->n++;
+	if (m->end - m->start > p->max_len)
+		p->max_len = m->end - m->start;
+	return 0;
+}
+
+int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, const char *filename, const uint8_t *build_id,
+			size_t build_id_size, uint64_t time)
+{
+	struct proc *p;
+	struct map m = { .start = start, .end = start + len, .pgoff = pgoff, .time = time };
+
+	if (!s || !filename || build_id_size > PMT_BUILD_ID_MAX || !len)
+		return -PMT_EINVAL;
+	m.dso = dso_get(s, filename, build_id, build_id_size);
+	p = proc_get(s, pid);
+	if (!m.dso || !p)
+		return -PMT_ENOMEM;
+	return proc_insert(s, p, &m);
+}
+
+static int set_comm(struct pmt_symbols *s, int32_t pid, int32_t tid, const char *comm)
+{
+	struct thread *t = thread_get(s, tid);
+	char *c;
+
+	if (!t)
+		return -PMT_ENOMEM;
+	t->pid = pid;
+	if (comm) {
+		if (!(c = strdup(comm)))
+			return -PMT_ENOMEM;
+		free(t->comm);
+		t->comm = c;
+	}
+	return 0;
+}
+
+/* A new process starts with its parent's address space (perf's thread__fork) */
+static int fork_proc(struct pmt_symbols *s, int32_t pid, int32_t ppid)
+{
+	struct proc *parent, *child;
+
+	if (pid == ppid || !(parent = proc_find(s, ppid)) || proc_find(s, pid))
+		return 0;
+	child = proc_get(s, pid);
+	parent = proc_find(s, ppid); /* the table may have moved */
+	if (!child || !parent)
+		return -PMT_ENOMEM;
+	if (!parent->n)
+		return 0;
+	child->maps = malloc(parent->n * sizeof(*child->maps));
+	if (!child->maps)
+		return -PMT_ENOMEM;
+	memcpy(child->maps, parent->maps, parent->n * sizeof(*child->maps));
+	child->n = child->cap = parent->n;
+	child->max_len = parent->max_len;
+	return 0;
+}
+
+int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *ev)
+{
+	if (!s || !ev || ev->kind != PMT_TEV_RECORD)
+		return 0;
+	switch (ev->type) {
+	case PMT_REC_MMAP:
+	case PMT_REC_MMAP2:
+		if (!ev->u.mmap.filename || !ev->u.mmap.len)
+			return 0;
+		return pmt_symbols_add_map(s, (int32_t)ev->u.mmap.pid, ev->u.mmap.addr,
+					   ev->u.mmap.len, ev->u.mmap.pgoff, ev->u.mmap.filename,
+					   ev->u.mmap.build_id, ev->u.mmap.build_id_size,
+					   ev->sid.valid ? ev->sid.time : 0);
+	case PMT_REC_COMM:
+		return set_comm(s, (int32_t)ev->u.comm.pid, (int32_t)ev->u.comm.tid,
+				ev->u.comm.comm);
+	case PMT_REC_FORK: {
+		struct thread *parent = thread_get(s, (int32_t)ev->u.task.ptid);
+		char *comm = parent && parent->comm ? strdup(parent->comm) : NULL;
+		int rc = set_comm(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.tid, comm);
+
+		free(comm);
+		return rc < 0 ? rc : fork_proc(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.ppid);
+	}
+	default:
+		return 0;
+	}
+}
+
+const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid)
+{
+	struct thread *t = NULL;
+
+	if (s && s->thr_cap) {
+		t = slot_of(s->threads, s->thr_cap, sizeof(*t), tid);
+		if (t->tid == tid && t->comm)
+			return t->comm;
+	}
+	/* perf's machine__idle_thread() names the idle task */
+	return tid == 0 ? "swapper" : NULL;
+}
+
+/* The newest map holding ip that existed at `time` (0: any) */
+static const struct map *find_map(const struct proc *p, uint64_t ip, uint64_t time)
+{
+	size_t lo = 0, hi = p->n;
+	const struct map *best = NULL;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct map *m = &p->maps[i];
+
+		if (ip - m->start >= p->max_len)
+			break;
+		if (ip < m->end && (!time || !m->time || m->time <= time) &&
+		    (!best || m->seq > best->seq))
+			best = m;
+	}
+	return best;
+}
+
+static void load_dso(struct pmt_symbols *s, struct dso *d)
+{
+	struct dso_want w = { d->name, d->build_id, d->build_id_size, s->symfs, s->buildid_dir,
+			      s->load_flags };
+	struct dso_found found;
+
+	d->state = -1;
+	/* pseudo files ([vdso], [kernel.kallsyms]_text, //anon, [heap]) are no paths */
+	if (d->name[0] != '/')
+		return;
+	if (dso_find_and_load(&w, &d->tab, &found)) {
+		d->state = 1;
+		return;
+	}
+	if (found.mismatch)
+		pmt_info("%s: build-id differs from the recording's, not used for symbols (%s)",
+			 found.mismatch_path, d->name);
+	else if (found.error[0])
+		pmt_info("no symbols for %s: %s", d->name, found.error);
+	else
+		pmt_info("no symbols for %s: file not found%s%s", d->name,
+			 s->symfs ? " under --symfs " : "", s->symfs ? s->symfs : "");
+}
+
+int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_t time,
+			struct pmt_sym_loc *out)
+{
+	const struct proc *p;
+	const struct map *m = NULL;
+	const struct sym_entry *e;
+
+	if (!s || !out)
+		return -PMT_EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->kernel = ip >> 63; /* perf's cpumode without a kernel map: the upper half */
+	out->map_ip = ip;
+	p = proc_find(s, out->kernel ? -1 : pid);
+	if (p)
+		m = find_map(p, ip, time);
+	if (!m)
+		return 0;
+	out->dso = m->dso->name;
+	out->dso_short = m->dso->short_name;
+	out->dso_id = m->dso;
+	out->map_start = m->start;
+	out->map_pgoff = m->pgoff;
+	out->map_ip = ip - m->start + m->pgoff;
+	if (!m->dso->state)
+		load_dso(s, m->dso);
+	if (m->dso->state < 0 || !(e = elf_symtab_find(&m->dso->tab, out->map_ip)))
+		return 0;
+	out->sym = m->dso->tab.names + e->name;
+	out->sym_start = e->start;
+	out->symoff = out->map_ip - e->start;
+	out->sym_type = e->type;
+	out->sym_id = e;
+	return 1;
+}

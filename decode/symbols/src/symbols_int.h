@@ -1,0 +1,54 @@
+/* decode/symbols internals: one ELF's symbol table, and where its file is found. */
+#ifndef PMT_SYMBOLS_INT_H
+#define PMT_SYMBOLS_INT_H
+#include <stdint.h>
+#include <stddef.h>
+
+#include "pmutrace/symbols.h"
+
+/* A symbol in the DSO's file-offset space (perf's adjust_symbols: st_value moved by the
+ * p_vaddr - p_offset of its PT_LOAD), so an ip maps to it as ip - map start + pgoff. */
+struct sym_entry {
+	uint64_t start, end; /* [start, end); end == start: zero size and last */
+	uint32_t name;       /* offset in the name pool */
+	uint32_t seq;        /* insertion order: equal starts keep it, as perf's rb-tree */
+	uint8_t type, bind;  /* STT_*, STB_* */
+};
+
+struct elf_symtab {
+	struct sym_entry *syms;
+	size_t n, cap;
+	uint32_t seq;
+	uint64_t max_len;             /* the longest symbol: how far back a lookup looks */
+	char *names;
+	size_t names_len, names_cap;
+	uint16_t machine;             /* EM_* of the file the symbols came from */
+	uint8_t build_id[PMT_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	char debuglink[256];          /* .gnu_debuglink's file name, "" when none */
+	uint8_t has_symtab;           /* .symtab was read (else only .dynsym or nothing) */
+};
+
+/* Read the symbols of one ELF file the way perf's dso__load_sym does: .symtab and .dynsym,
+ * functions, objects and (ARM/AArch64) text labels, ARM mapping symbols rejected,
+ * SHF_ALLOC sections only, symbols moved to file offsets, zero sizes extended to the next
+ * symbol, aliases at one address reduced to perf's choice, and .plt entries named
+ * NAME@plt (as flags say). Returns 0, -PMT_EIO (cannot open), -PMT_EFORMAT (not ELF) or -PMT_ENOMEM;
+ * msg (cap bytes) says why. */
+enum {
+	ELF_LOAD_PLT = 1,        /* .plt entries as NAME@plt */
+	ELF_LOAD_PLT_HEADER = 2, /* and a ".plt" symbol for its header (perf 6.2 on) */
+	ELF_LOAD_BOTH = 4,       /* .dynsym's symbols too when there is a .symtab (newer perf) */
+};
+int elf_symtab_load(const char *path, struct elf_symtab *t, unsigned flags, char *msg,
+		    size_t cap);
+/* The .plt entries of the runtime file `path` into t (symbols read from a debug file,
+ * whose .plt has no bytes). */
+int elf_symtab_add_plt(const char *path, struct elf_symtab *t, unsigned flags);
+/* Only the build-id (and debuglink) of a file: 0 when read, < 0 otherwise. */
+int elf_read_ids(const char *path, struct elf_symtab *t);
+void elf_symtab_fini(struct elf_symtab *t);
+/* The symbol holding `off` (perf's symbols__find), or NULL. */
+const struct sym_entry *elf_symtab_find(const struct elf_symtab *t, uint64_t off);
+
+#endif

@@ -1,0 +1,5 @@
+# decode/symbols: symbol tables against binutils' readelf on the project's ELF fixtures
+add_test(NAME symbols.readelf
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/symbols_vs_readelf.sh $<TARGET_FILE:pmutrace>
+  ${PROJECT_SOURCE_DIR})
+set_tests_properties(symbols.readelf PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -1,0 +1,133 @@
+#!/bin/sh
+# Symbolized samples against perf on the same file: an SPE trace whose PCs fall in the
+# project's AArch64 fixtures (an executable and a shared library, mapped by build-id MMAP2
+# records) and in the kernel. script -F with sym/symoff/dso/comm and report --sort with
+# several keys, byte for byte, where the files are found:
+#   symfs      --symfs with the files at their paths
+#   debuglink  --symfs with the executable stripped, its .gnu_debuglink file beside it
+#   debugdir   --symfs with the executable stripped, its debug file under
+#              /usr/lib/debug/.build-id
+#   cache      no --symfs: perf's build-id cache under $HOME/.debug (perf buildid-cache)
+#   mismatch   the executable under --symfs has another build-id than the trace says:
+#              neither tool uses it
+#   nobid      plain MMAP2 records (no build-id): the file under --symfs is taken
+# perf 6.1 resolves some addresses in .plt to _init (its _init stretches over .plt and its
+# rb-tree search meets either), so with perf 6.1 the PCs avoid .plt.
+#   [PERF=CMD] [COMPAT=VER] symbols_vs_perf.sh PMUTRACE SOURCE_DIR
+set -eu
+P=$1
+SRC=$2
+PERF=${PERF:-perf}
+COMPAT=${COMPAT:-6.1}
+$PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run"; exit 77; }
+command -v aarch64-linux-gnu-readelf >/dev/null || { echo "SKIP: binutils-aarch64-linux-gnu missing"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+sh "$SRC/fixtures/symbols/build.sh" aarch64 "$T/fx" >/dev/null || exit $?
+RE=aarch64-linux-gnu-readelf
+bid() { $RE -nW "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p'; }
+# where a file's executable PT_LOAD starts and how long it is
+text_load() { $RE -lW "$1" | awk '$1 == "LOAD" && / E / { print $2, $3, $5; exit }'; }
+sec() { $RE -SW "$1" | awk -v s="$2" '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == s { print "0x" $3, "0x" $5 }'; }
+APP_BASE=0xaaaad0000000
+LIB_BASE=0xffff80000000
+set -- $(text_load "$T/fx/app"); app_off=$1 app_len=$3
+set -- $(text_load "$T/fx/libfix.so"); lib_len=$3
+# the PCs: all of app's text (or, for perf 6.1, from .text on), all of the library's
+case "$COMPAT" in
+6.1) set -- $(sec "$T/fx/app" .text); app_from=$(($1)) app_to=$(($1 + $2)) ;;
+*) app_from=0 app_to=$((app_len)) ;;
+esac
+"$P" synth --records 12000 --seed 41 --kernel-pct 4 \
+	--text $((APP_BASE + app_from)),$((app_to - app_from)) -o "$T/app.spe"
+"$P" synth --records 6000 --seed 42 --kernel-pct 4 --text $((LIB_BASE)),$((lib_len)) \
+	-o "$T/lib.spe"
+cat "$T/app.spe" "$T/lib.spe" >"$T/all.spe"
+maps() { # $1: app build-id, $2: lib build-id ("" = plain MMAP2)
+	echo "--mmap $APP_BASE,0x10000,$app_off,/usr/bin/app${1:+,$1}" \
+		"--mmap $LIB_BASE,0x10000,0,/usr/lib/libfix.so${2:+,$2}"
+}
+mkfs() { # $1: folder, $2: what app is there
+	mkdir -p "$1/usr/bin" "$1/usr/lib"
+	cp "$T/fx/$2" "$1/usr/bin/app"
+	cp "$T/fx/libfix.so" "$1/usr/lib/libfix.so"
+}
+FIELDS="comm,tid,ip,sym,symoff,dso ip,sym,dso event,ip,sym tid,ip,dso cpu,event,ip,sym,symoff"
+# keys with sym but not dso are left out: perf's comparator orders unresolved addresses
+# of different files by address alone but symbols by file first, so its tree can split
+# one symbol's samples into several entries (seen with perf 7.3: lib_part_11 three times
+# in one event); pmutrace keeps one entry per symbol and file
+SORTS="sym,dso comm,dso,sym dso dso,sym cpu,dso,sym comm dso,comm"
+n=0
+compare() { # $1: case name, $2: trace, then the options for both tools
+	name=$1 data=$2
+	shift 2
+	for f in $FIELDS; do
+		$PERF script -i "$data" "$@" -F "$f" >"$T/perf.txt" 2>/dev/null
+		"$P" script "$data" "$@" --perf-compat="$COMPAT" -F "$f" >"$T/pmt.txt"
+		[ -s "$T/perf.txt" ] || { echo "FAIL: $name: perf printed nothing for -F $f"; exit 1; }
+		cmp -s "$T/perf.txt" "$T/pmt.txt" || {
+			echo "FAIL: $name: script -F $f differs (perf < > pmutrace)"
+			diff "$T/perf.txt" "$T/pmt.txt" | head -6; exit 1; }
+		n=$((n + $(wc -l <"$T/perf.txt")))
+	done
+	for s in $SORTS; do
+		# perf ends with a random "(Tip: ...)" framed by two "#" lines
+		$PERF report -i "$data" "$@" --stdio --sort "$s" 2>/dev/null | sed '/^# (Tip/,$d' |
+			sed '$d' >"$T/perf.txt"
+		"$P" report "$data" "$@" --perf-compat="$COMPAT" --sort "$s" >"$T/pmt.txt"
+		cmp -s "$T/perf.txt" "$T/pmt.txt" || {
+			echo "FAIL: $name: report --sort $s differs (perf < > pmutrace)"
+			diff "$T/perf.txt" "$T/pmt.txt" | head -6; exit 1; }
+		n=$((n + $(grep -c '%' "$T/perf.txt")))
+	done
+	# the symbols were found: not everything is [unknown]
+	"$P" script "$data" "$@" -F ip,sym | grep -q ' work_[0-9]*$' ||
+		{ [ "$name" = mismatch ] || { echo "FAIL: $name: no sample resolved"; exit 1; }; }
+}
+conv() { # $1: output, then --mmap options
+	out=$1
+	shift
+	# shellcheck disable=SC2046
+	"$P" convert --raw "$T/all.spe" --midr 0x410fd0c0 --pid 4242 --comm app "$@" -o "$out"
+}
+APP_BID=$(bid "$T/fx/app") LIB_BID=$(bid "$T/fx/libfix.so")
+
+# symfs: the files at their paths
+mkfs "$T/symfs" app
+# shellcheck disable=SC2046
+conv "$T/bid.data" $(maps "$APP_BID" "$LIB_BID")
+compare symfs "$T/bid.data" --symfs "$T/symfs"
+
+# debuglink: a stripped executable, its debug file beside it by .gnu_debuglink's name
+mkfs "$T/dl" app.stripped
+cp "$T/fx/app.debug" "$T/dl/usr/bin/app.debug"
+compare debuglink "$T/bid.data" --symfs "$T/dl"
+
+# debugdir: the debug file by build-id under /usr/lib/debug
+mkfs "$T/dd" app.stripped
+d=$T/dd/usr/lib/debug/.build-id/$(echo "$APP_BID" | cut -c1-2)
+mkdir -p "$d"
+cp "$T/fx/app.debug" "$d/$(echo "$APP_BID" | cut -c3-).debug"
+compare debugdir "$T/bid.data" --symfs "$T/dd"
+
+# cache: perf buildid-cache's layout, the files nowhere else
+for f in app:$APP_BID libfix.so:$LIB_BID; do
+	d=$T/home/.debug/.build-id/$(echo "${f#*:}" | cut -c1-2)/$(echo "${f#*:}" | cut -c3-)
+	mkdir -p "$d"
+	cp "$T/fx/${f%%:*}" "$d/elf"
+done
+HOME=$T/home compare cache "$T/bid.data"
+
+# mismatch: the trace's build-id for app is not the file's
+# shellcheck disable=SC2046
+conv "$T/mis.data" $(maps 1111111111111111111111111111111111111111 "$LIB_BID")
+compare mismatch "$T/mis.data" --symfs "$T/symfs"
+"$P" script "$T/mis.data" --symfs "$T/symfs" -F ip,sym 2>/dev/null | grep -q ' work_' &&
+	{ echo "FAIL: mismatch: a file with another build-id was used"; exit 1; }
+
+# nobid: no build-ids at all
+# shellcheck disable=SC2046
+conv "$T/plain.data" $(maps "" "")
+compare nobid "$T/plain.data" --symfs "$T/symfs"
+echo "OK: $n lines identical to $($PERF version) (symfs, debuglink, debugdir, cache, mismatch, nobid)"
