@@ -66,6 +66,13 @@ check default 0 "$T/a.perf.data"
 check perf61 0 "$T/a.perf.data" --itrace=bfmtaMi1i --perf-compat=6.1
 check filtered 0 "$T/a.perf.data" --itrace=bl --time 20%-70%
 check damaged 2 --raw "$T/bad.spe" --cpu 3 --tid 42
+# kernel addresses (above 2^63: negative SQLite integers) in a timeless trace, with perf
+# 6.1's all-zero first sample
+"$pmt" synth --records 5000 --mix n1 --seed 5 --kernel-pct 30 -o "$T/k.spe" &&
+	"$pmt" convert --raw "$T/k.spe" --timeless -o "$T/k.perf.data" || fail "making the kernel trace"
+check kernel 0 "$T/k.perf.data" --perf-compat=6.1
+[ "$(q "$T/kernel.db" "SELECT count(*) > 100 FROM samples WHERE ip < 0")" = 1 ] ||
+	fail "kernel: no kernel ips"
 
 # branch stacks: the brstack text script prints, rebuilt from branch_entries
 # (bstack_event_str(): "-" or P/M then N; in_tx X; perf's branch type names)
@@ -179,4 +186,4 @@ usage "a database is a file" sqlite "$T/a.perf.data" -o -
 usage "the format comes first" -o "$T/x.db" sqlite "$T/a.perf.data"
 usage "unrecognized option" sqlite "$T/a.perf.data" -o "$T/x.db" --csv
 [ -e "$T/x.db" ] && fail "a usage error wrote a database"
-echo "OK: export sqlite equals script --csv (4 cases; container and stdin too), schema as documented, errors and SIGTERM clean"
+echo "OK: export sqlite equals script --csv (5 cases; container and stdin too), schema as documented, errors and SIGTERM clean"
