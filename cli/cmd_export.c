@@ -8,11 +8,12 @@
 
 static const char export_usage[] =
 	"usage: pmutrace export sqlite [-i] [FILE] -o OUT.db [--no-index] [--itrace=OPTS]\n"
-	"         [--perf-compat=VER]\n"
+	"         [--perf-compat=VER] [--symfs DIR]\n"
 	"         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%-B%]\n"
 	"         [--raw [--midr X] [--cpu N] [--tid T]]\n"
 	"  Writes the samples script --csv prints into a new SQLite database OUT.db (tables\n"
-	"  samples, events, threads, branch_entries, runs, aux_loss; decode/export/SCHEMA.md).\n"
+	"  samples, events, threads, comms, dsos, symbols, branch_entries, runs, aux_loss;\n"
+	"  decode/export/SCHEMA.md).\n"
 	"  -o, --output OUT.db: the database; written beside OUT.db and renamed when complete.\n"
 	"  --no-index: no indexes on samples (for files merged and indexed later).\n"
 	"  Formats: sqlite.\n";
@@ -42,12 +43,13 @@ static int export_opt(void *ctx, int c, const char *arg)
 }
 
 static int export_begin(void *ctx, const char *path, const struct pmt_trace_meta *meta,
-			int compat)
+			int compat, struct pmt_symbols *syms)
 {
 	struct export_ctx *e = ctx;
 	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .trace_path = path,
 						 .command = e->command, .meta = meta,
-						 .compat = compat, .no_index = e->no_index);
+						 .compat = compat, .no_index = e->no_index,
+						 .symbols = syms);
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const char *inputs[] = { path };
 

@@ -199,8 +199,6 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			return PMT_EXIT_USAGE;
 		}
 	}
-	if (cons && so->symfs)
-		return pmt_cli_usage_fail(so->cmd, "--symfs: symbols are not exported yet");
 	if (so->fields && so->fmt != PMT_SINK_TEXT)
 		return pmt_cli_usage_fail(so->cmd, "-F selects text fields; --csv and --jsonl "
 					  "write every column");
@@ -396,7 +394,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 					    "decode; it holds %s", so.path, what);
 		}
 	}
-	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort) {
+	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort || cons) {
 		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
 						     .compat = so.run.compat };
 
@@ -473,7 +471,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		so.run.record_fn = on_record;
 	/* the consumer opens its output only for a trace that could be opened */
 	begin_rc = cons ? cons->begin(cons->ctx, so.path, src ? pmt_source_meta(src) : NULL,
-				      so.run.compat) : 0;
+				      so.run.compat, syms) : 0;
 	if (begin_rc)
 		rc = 0;
 	else if (so.raw)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "pmutrace/spe_decode.h"
+#include "pmutrace/symbols.h"
 
 int cmd_dump(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
@@ -30,8 +31,10 @@ struct spe_consumer {
 				     * h and i, or >= 1000 */
 	const char *shortopts;      /* its short options, e.g. "o:" */
 	int (*opt)(void *ctx, int c, const char *arg); /* one of them: 0 or an exit status */
-	/* the trace is open (meta NULL for --raw): open the output; 0 or an exit status */
-	int (*begin)(void *ctx, const char *path, const struct pmt_trace_meta *meta, int compat);
+	/* the trace is open (meta NULL for --raw): open the output; 0 or an exit status.
+	 * syms: the trace's address spaces and comms, fed while decoding (--symfs) */
+	int (*begin)(void *ctx, const char *path, const struct pmt_trace_meta *meta, int compat,
+		     struct pmt_symbols *syms);
 	pmt_spe_sample_fn sample;   /* every sample the filters keep, with ctx */
 	/* decoding ended with rc (< 0: failed): finish or remove the output; the exit status */
 	int (*end)(void *ctx, int rc, const struct pmt_spe_rec_stats *st, uint32_t enabled);

@@ -38,3 +38,6 @@ set_tests_properties(cli.container PROPERTIES LABELS cli TIMEOUT 120)
 add_test(NAME cli.export_sqlite COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_sqlite.sh
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.export_sqlite PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77)
+add_test(NAME cli.export_sqlite_symbols COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_sqlite_symbols.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.export_sqlite_symbols PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77)

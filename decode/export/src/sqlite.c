@@ -7,6 +7,7 @@
 
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
+#include "pmutrace/symbols.h"
 #include "pmutrace/export.h"
 
 /* Keep in step with SCHEMA.md (the test cli.export_sqlite compares the two). */
@@ -27,6 +28,21 @@ static const char schema_tables[] =
 	");\n"
 	"CREATE TABLE events (\n"
 	"\tid INTEGER PRIMARY KEY,\n"
+	"\tname TEXT NOT NULL\n"
+	");\n"
+	"CREATE TABLE comms (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\tcomm TEXT NOT NULL\n"
+	");\n"
+	"CREATE TABLE dsos (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\tshort_name TEXT NOT NULL,\n"
+	"\tlong_name TEXT NOT NULL\n"
+	");\n"
+	"CREATE TABLE symbols (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\tdso_id INTEGER NOT NULL,\n"
+	"\tsym_start INTEGER NOT NULL,\n"
 	"\tname TEXT NOT NULL\n"
 	");\n"
 	"CREATE TABLE threads (\n"
@@ -58,7 +74,11 @@ static const char schema_tables[] =
 	"\top TEXT NOT NULL,\n"
 	"\top_bits INTEGER NOT NULL,\n"
 	"\tflags INTEGER NOT NULL,\n"
-	"\taux_offset INTEGER NOT NULL\n"
+	"\taux_offset INTEGER NOT NULL,\n"
+	"\tcomm_id INTEGER,\n"
+	"\tdso_id INTEGER,\n"
+	"\tsymbol_id INTEGER,\n"
+	"\tsym_offset INTEGER\n"
 	");\n"
 	"CREATE TABLE branch_entries (\n"
 	"\tsample_id INTEGER NOT NULL,\n"
@@ -108,16 +128,19 @@ const char *pmt_export_sqlite_schema(void)
 	return all;
 }
 
-enum { S_SAMPLE, S_BRANCH, S_NSTMT };
+enum { S_SAMPLE, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_NSTMT };
 static const char *const stmt_sql[S_NSTMT] = {
-	"INSERT INTO samples VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	"INSERT INTO samples VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO branch_entries VALUES (?,?,?,?,?,?,?)",
+	"INSERT INTO comms VALUES (?,?)",
+	"INSERT INTO dsos VALUES (?,?,?)",
+	"INSERT INTO symbols VALUES (?,?,?,?)",
 };
 /* parameter numbers of the samples INSERT */
 enum {
 	P_ID = 1, P_EVENT, P_CPU, P_PID, P_TID, P_TIME, P_IP, P_ADDR, P_PHYS, P_PERIOD, P_WEIGHT,
 	P_ISSUE, P_XLAT, P_DSRC, P_MEM_OP, P_MEM_LVL, P_MEM_SNOOP, P_MEM_TLB, P_OP, P_OP_BITS,
-	P_FLAGS, P_OFFSET,
+	P_FLAGS, P_OFFSET, P_COMM, P_DSO, P_SYMBOL, P_SYMOFF,
 };
 
 /* data_src decoded into perf's four texts, once per distinct value (a trace has few) */
@@ -134,6 +157,16 @@ struct dsrc_slot {
 struct thread_count {
 	int32_t pid, tid;
 	uint64_t n; /* 0: free slot */
+};
+
+/* comms, dsos and symbols get row ids by their identity: a dso's and a symbol's is the
+ * pointer pmt_symbols gives it, a comm's its text (a thread's comm string is freed when it
+ * changes). Open addressing, grown at half full: an allocation per new one at most. */
+struct id_map {
+	const void **key; /* by_text: our copies of the strings */
+	int64_t *id;
+	size_t cap, used;
+	bool by_text;
 };
 
 struct pmt_export {
@@ -153,6 +186,8 @@ struct pmt_export {
 	struct pmt_spe_sample last; /* the sample whose record columns are bound */
 	uint64_t last_offset;
 	int have_last;
+	struct pmt_symbols *syms;
+	struct id_map comms, dsos, symbols;
 	struct dsrc_slot dsrc[DSRC_SLOTS];
 };
 
@@ -219,6 +254,8 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 		return pmt_diag_set(diag, -PMT_ENOMEM, db_path, PMT_DIAG_NO_OFFSET, "out of memory");
 	x->compat = opts->compat;
 	x->batch = PMT_OPTS_HAS(opts, batch) ? opts->batch : 0;
+	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
+	x->comms.by_text = true;
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
@@ -357,6 +394,128 @@ static int count_thread(struct pmt_export *x, int32_t pid, int32_t tid)
 	return 0;
 }
 
+static uint64_t key_hash(const struct id_map *m, const void *key)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	if (!m->by_text)
+		return (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL >> 17;
+	for (const unsigned char *p = key; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h;
+}
+
+static size_t key_slot(const struct id_map *m, const void *key)
+{
+	size_t i = (size_t)key_hash(m, key) & (m->cap - 1);
+
+	while (m->key[i] && (m->by_text ? strcmp(m->key[i], key) : m->key[i] != key))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+/* key's row id (> 0); *is_new when it was not there. -PMT_ENOMEM on failure. */
+static int64_t id_of(struct id_map *m, const void *key, bool *is_new)
+{
+	size_t i;
+
+	*is_new = false;
+	if (2 * (m->used + 1) > m->cap) {
+		struct id_map g = { .cap = m->cap ? 2 * m->cap : 64, .used = m->used,
+				    .by_text = m->by_text };
+
+		g.key = calloc(g.cap, sizeof(*g.key));
+		g.id = calloc(g.cap, sizeof(*g.id));
+		if (!g.key || !g.id) {
+			free(g.key);
+			free(g.id);
+			return -PMT_ENOMEM;
+		}
+		for (size_t j = 0; j < m->cap; j++) {
+			if (m->key[j]) {
+				size_t k = key_slot(&g, m->key[j]);
+
+				g.key[k] = m->key[j];
+				g.id[k] = m->id[j];
+			}
+		}
+		free(m->key);
+		free(m->id);
+		*m = g;
+	}
+	i = key_slot(m, key);
+	if (!m->key[i]) {
+		m->key[i] = m->by_text ? strdup(key) : key;
+		if (!m->key[i])
+			return -PMT_ENOMEM;
+		m->id[i] = (int64_t)++m->used;
+		*is_new = true;
+	}
+	return m->id[i];
+}
+
+static void id_map_free(struct id_map *m)
+{
+	for (size_t i = 0; m->by_text && i < m->cap; i++)
+		free((void *)m->key[i]);
+	free(m->key);
+	free(m->id);
+}
+
+/* comm_id, dso_id, symbol_id and sym_offset of a sample (a new comm, dso or symbol gets its
+ * row first); NULL where the trace does not say */
+static int bind_symbols(struct pmt_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
+{
+	const char *comm = pmt_symbols_comm(x->syms, s->tid);
+	struct pmt_sym_loc loc;
+	int64_t id, dso = 0;
+	bool is_new;
+
+	sqlite3_bind_null(st, P_COMM);
+	sqlite3_bind_null(st, P_DSO);
+	sqlite3_bind_null(st, P_SYMBOL);
+	sqlite3_bind_null(st, P_SYMOFF);
+	if (comm) {
+		if ((id = id_of(&x->comms, comm, &is_new)) < 0)
+			return (int)id;
+		if (is_new) {
+			sqlite3_bind_int64(x->st[S_COMM], 1, id);
+			sqlite3_bind_text(x->st[S_COMM], 2, comm, -1, SQLITE_STATIC);
+			if (step(x, x->st[S_COMM]))
+				return -PMT_EIO;
+		}
+		sqlite3_bind_int64(st, P_COMM, id);
+	}
+	memset(&loc, 0, sizeof(loc));
+	if (pmt_symbols_resolve(x->syms, s->pid, s->ip, s->time, &loc) < 0 || !loc.dso)
+		return 0;
+	if ((dso = id_of(&x->dsos, loc.dso_id, &is_new)) < 0)
+		return (int)dso;
+	if (is_new) {
+		sqlite3_bind_int64(x->st[S_DSO], 1, dso);
+		sqlite3_bind_text(x->st[S_DSO], 2, loc.dso_short, -1, SQLITE_STATIC);
+		sqlite3_bind_text(x->st[S_DSO], 3, loc.dso, -1, SQLITE_STATIC);
+		if (step(x, x->st[S_DSO]))
+			return -PMT_EIO;
+	}
+	sqlite3_bind_int64(st, P_DSO, dso);
+	if (!loc.sym)
+		return 0;
+	if ((id = id_of(&x->symbols, loc.sym_id, &is_new)) < 0)
+		return (int)id;
+	if (is_new) {
+		sqlite3_bind_int64(x->st[S_SYMBOL], 1, id);
+		sqlite3_bind_int64(x->st[S_SYMBOL], 2, dso);
+		sqlite3_bind_int64(x->st[S_SYMBOL], 3, (sqlite3_int64)loc.sym_start);
+		sqlite3_bind_text(x->st[S_SYMBOL], 4, loc.sym, -1, SQLITE_STATIC);
+		if (step(x, x->st[S_SYMBOL]))
+			return -PMT_EIO;
+	}
+	sqlite3_bind_int64(st, P_SYMBOL, id);
+	sqlite3_bind_int64(st, P_SYMOFF, (sqlite3_int64)loc.symoff);
+	return 0;
+}
+
 /* Do a and b share the columns of one record (so the bindings of a can stay)? */
 static int same_record(const struct pmt_export *x, const struct pmt_spe_sample *s)
 {
@@ -371,7 +530,7 @@ static int same_record(const struct pmt_export *x, const struct pmt_spe_sample *
 
 /* the columns of the sample's record (64-bit unsigned values as their bit pattern: SQLite
  * integers are signed) */
-static void bind_record(struct pmt_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
+static int bind_record(struct pmt_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
 {
 	x->last = *s;
 	x->last_offset = s->rec ? s->rec->offset : 0;
@@ -398,6 +557,7 @@ static void bind_record(struct pmt_export *x, sqlite3_stmt *st, const struct pmt
 	sqlite3_bind_text(st, P_OP, op_name(s->op), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, P_OP_BITS, s->op);
 	sqlite3_bind_int64(st, P_OFFSET, (sqlite3_int64)x->last_offset);
+	return x->syms ? bind_symbols(x, st, s) : 0;
 }
 
 int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s)
@@ -421,8 +581,13 @@ int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s)
 	sqlite3_bind_int64(st, P_FLAGS, s->flags);
 	/* bindings stay after a reset: a record's samples bind only the columns that differ
 	 * (the mem texts are SQLITE_STATIC: their cache slot stays while data_src does) */
-	if (!same_record(x, s))
-		bind_record(x, st, s);
+	if (!same_record(x, s) && bind_record(x, st, s) < 0) {
+		x->have_last = 0;
+		if (!x->failed)
+			snprintf(x->errmsg, sizeof(x->errmsg), "out of memory");
+		x->failed = 1;
+		return -PMT_EIO;
+	}
 	if (step(x, st))
 		return -PMT_EIO;
 	if (s->brstack && s->brstack->nr && insert_branches(x, s->brstack))
@@ -546,5 +711,8 @@ void pmt_export_free(struct pmt_export *x)
 		sqlite3_finalize(x->st[i]);
 	sqlite3_close(x->db);
 	free(x->thr);
+	id_map_free(&x->comms);
+	id_map_free(&x->dsos);
+	id_map_free(&x->symbols);
 	free(x);
 }

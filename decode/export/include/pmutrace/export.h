@@ -4,6 +4,7 @@
 #define PMUTRACE_EXPORT_H
 
 #include "pmutrace/spe_decode.h"
+#include "pmutrace/symbols.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,6 +19,9 @@ struct pmt_export_opts {
 	uint64_t batch;            /* samples per transaction; 0 = one transaction */
 	bool no_index;             /* no indexes on samples: for files that are merged and
 				    * indexed later (the load is then ~2.5x as fast) */
+	/* the trace's address spaces and threads (fed with its sideband by the caller while
+	 * decoding): comms, dsos and symbols; NULL: those columns stay NULL */
+	struct pmt_symbols *symbols;
 };
 
 /* One export into one new database. Samples go in through prepared statements inside
