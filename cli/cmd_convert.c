@@ -14,6 +14,7 @@
 
 struct convert_opts {
 	const char *in, *out, *comm;
+	uint64_t kernel_start, kernel_len; /* --kernel-mmap; len 0: none */
 	unsigned nmaps;
 	struct raw_map {
 		char *arg;        /* private copy of the option; path points into it */
@@ -46,6 +47,8 @@ static int usage(FILE *fp)
 		"      --comm NAME        write a COMM record for pid/tid\n"
 		"      --mmap START,LEN,PGOFF,PATH[,BUILDID]  an MMAP2 record for pid/tid (up to 16;\n"
 		"                         BUILDID in hex makes it a build-id MMAP2)\n"
+		"      --kernel-mmap START,LEN  the kernel's text map as perf record writes it\n"
+		"                         ([kernel.kallsyms]_text, pgoff = START as _text)\n"
 		"      --midr 0xMIDR      write feature CPUID as \"0x%%016llx\"\n"
 		"      --timeless         no PERF_SAMPLE_TIME\n"
 		"      --time-conv S,M,Z  time_shift,time_mult,time_zero of TIME_CONV (without it\n"
@@ -294,6 +297,13 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 		else
 			rc = pmt_perf_writer_write_auxtrace_info_spe_v1(w, o->pmu_type, false);
 	}
+	if (rc >= 0 && o->kernel_len) {
+		struct pmt_sample_id ksid = { .valid = 1, .pid = UINT32_MAX, .tid = 0,
+					      .cpu = o->cpu, .id = id };
+
+		rc = pmt_perf_writer_write_kernel_mmap(w, o->kernel_start, o->kernel_len,
+						       o->kernel_start, &ksid);
+	}
 	if (rc >= 0 && (o->comm || o->nmaps)) {
 		struct pmt_sample_id sid = { .valid = 1, .pid = pid, .tid = o->tid,
 					     .cpu = o->cpu, .id = id };
@@ -450,7 +460,8 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 int cmd_convert(int argc, char **argv)
 {
 	enum { O_RAW = 256, O_CPU, O_TID, O_PID, O_COMM, O_MIDR, O_TIMELESS, O_TIME_CONV,
-	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT, O_CONTAINER, O_LEVEL };
+	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT, O_CONTAINER, O_LEVEL,
+	       O_KMMAP };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", no_argument, NULL, O_RAW },
@@ -459,6 +470,7 @@ int cmd_convert(int argc, char **argv)
 		{ "pid", required_argument, NULL, O_PID },
 		{ "comm", required_argument, NULL, O_COMM },
 		{ "mmap", required_argument, NULL, O_MMAP },
+		{ "kernel-mmap", required_argument, NULL, O_KMMAP },
 		{ "midr", required_argument, NULL, O_MIDR },
 		{ "timeless", no_argument, NULL, O_TIMELESS },
 		{ "time-conv", required_argument, NULL, O_TIME_CONV },
@@ -490,6 +502,18 @@ int cmd_convert(int argc, char **argv)
 		case O_MMAP:
 			bad = parse_mmap(optarg, &o) < 0;
 			break;
+		case O_KMMAP: {
+			char *comma = strchr(optarg, ',');
+
+			bad = !comma;
+			if (!bad) {
+				*comma = 0;
+				bad = pmt_parse_u64(optarg, &o.kernel_start) < 0 ||
+				      pmt_parse_u64(comma + 1, &o.kernel_len) < 0 || !o.kernel_len;
+				*comma = ',';
+			}
+			break;
+		}
 		case O_MIDR: bad = pmt_parse_u64(optarg, &o.midr) < 0; o.has_midr = true; break;
 		case O_TIMELESS: o.timeless = true; break;
 		case O_TIME_CONV:

@@ -21,7 +21,7 @@ struct script_opts {
 	unsigned top;
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
-	const char *symfs;
+	const char *symfs, *kallsyms;
 	const char *sort; /* report --sort keys */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
@@ -44,7 +44,8 @@ static int parse_compat(const char *s, int *out)
 
 enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
        OPT_PID, OPT_TIME,
-       OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT };
+       OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
+       OPT_KALLSYMS };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -59,6 +60,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "perf-compat", required_argument, NULL, OPT_COMPAT },                          \
 	{ "input", required_argument, NULL, 'i' },                                       \
 	{ "symfs", required_argument, NULL, OPT_SYMFS },                                 \
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },                           \
 	{ "help", no_argument, NULL, 'h' }
 static const struct option script_opts[] = {
 	COMMON_OPTS,
@@ -88,7 +90,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--symfs DIR]\n"
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
 			    "  comm pid tid cpu time period event addr data_src weight ip sym symoff dso\n"
-			    "  phys_addr brstack (sym, symoff, dso follow ip, as in perf).\n");
+			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu [--symfs DIR]]  (perf report --stdio --sort)\n"
@@ -105,7 +107,8 @@ static void usage(const char *cmd, FILE *fp)
 		    "  either side open, or slices of the trace A%%-B%%,...) keep only those samples;\n"
 		    "  with --raw, --cpu N and --tid T are the buffer's CPU and thread.\n"
 		    "  --symfs DIR: the traced files under DIR; also perf's build-id cache\n"
-		    "  ($HOME/.debug), /usr/lib/debug and .gnu_debuglink, by build-id.\n");
+		    "  ($HOME/.debug), /usr/lib/debug and .gnu_debuglink, by build-id.\n"
+		    "  --kallsyms FILE: the kernel's symbols (/proc/kallsyms of the recording machine).\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -180,6 +183,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			break;
 		case 'i': so->path = optarg; break;
 		case OPT_SYMFS: so->symfs = optarg; break;
+		case OPT_KALLSYMS: so->kallsyms = optarg; break;
 		case 's': so->sort = optarg; break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, err, sizeof(err)))
@@ -396,7 +400,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	}
 	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort || cons) {
 		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
-						     .compat = so.run.compat };
+						     .compat = so.run.compat,
+						     .kallsyms = so.kallsyms };
 
 		if (pmt_symbols_new(&sym_opts, &syms) < 0) {
 			pmt_spe_report_free(ctx.rep);

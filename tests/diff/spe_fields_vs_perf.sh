@@ -41,8 +41,8 @@ for spe in plain ctx; do
 	done
 done
 # what -F cannot print yet is refused, naming the field
-if "$P" script "$T/a.data" -F ip,srcline >/dev/null 2>"$T/err"; then
-	echo "FAIL: -F ip,srcline accepted"; exit 1
+if "$P" script "$T/a.data" -F ip,insn >/dev/null 2>"$T/err"; then
+	echo "FAIL: -F ip,insn accepted"; exit 1
 fi
-grep -q "srcline" "$T/err" || { echo "FAIL: -F ip,srcline error does not name srcline"; cat "$T/err"; exit 1; }
+grep -q "insn" "$T/err" || { echo "FAIL: -F ip,insn error does not name insn"; cat "$T/err"; exit 1; }
 echo "OK: $n lines identical to $($PERF version) over $(echo $FIELDS | wc -w) field lists"

@@ -219,13 +219,12 @@ static const struct {
 	{ "addr", PMT_FIELD_ADDR }, { "data_src", PMT_FIELD_DATA_SRC },
 	{ "weight", PMT_FIELD_WEIGHT }, { "ip", PMT_FIELD_IP }, { "phys_addr", PMT_FIELD_PHYS_ADDR },
 	{ "brstack", PMT_FIELD_BRSTACK }, { "comm", PMT_FIELD_COMM }, { "sym", PMT_FIELD_SYM },
-	{ "symoff", PMT_FIELD_SYMOFF }, { "dso", PMT_FIELD_DSO },
+	{ "symoff", PMT_FIELD_SYMOFF }, { "dso", PMT_FIELD_DSO }, { "srcline", PMT_FIELD_SRCLINE },
 };
 
 int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen)
 {
-	static const char *const later[] = { "srcline", "insn", "sym_size", "ipsym",
-					     "callindent" };
+	static const char *const later[] = { "insn", "sym_size", "ipsym", "callindent" };
 	const char *p = list;
 
 	*fields = 0;
@@ -248,8 +247,8 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 		}
 		if (!found) {
 			snprintf(err, errlen, "-F: unknown field '%.*s' (fields: comm pid tid cpu "
-				 "time period event addr data_src weight ip sym symoff dso phys_addr "
-				 "brstack)", (int)n, p);
+				 "time period event addr data_src weight ip sym symoff dso srcline "
+				 "phys_addr brstack)", (int)n, p);
 			return -PMT_EPARSE;
 		}
 		p += n;
@@ -294,9 +293,29 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	char tidname[16];
 	size_t extra = 0;
 
-	if ((f & (PMT_FIELD_SYM | PMT_FIELD_DSO)) && (f & PMT_FIELD_IP)) {
+	char srcline[4200];
+
+	srcline[0] = 0;
+	if ((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP)) {
 		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
+		if ((f & PMT_FIELD_SRCLINE) && loc.dso) {
+			/* perf's map__srcline(): "\n  FILE:LINE" (the file's last part), else
+			 * "DSO[ADDR]" as get_srcline() falls back without a symbol */
+			const char *file, *slash;
+			unsigned line;
+			uint64_t va;
+
+			if (pmt_symbols_srcline(k->symbols, &loc, &file, &line, &va)) {
+				slash = strrchr(file, '/');
+				snprintf(srcline, sizeof(srcline), "\n  %s:%u", slash ? slash + 1 : file,
+					 line);
+			} else if (va != UINT64_MAX) {
+				snprintf(srcline, sizeof(srcline), "\n  %s[%llx]", loc.dso_short,
+					 (unsigned long long)va);
+			}
+			extra += strlen(srcline);
+		}
 	}
 	if (f & PMT_FIELD_COMM) {
 		/* perf names a thread without a COMM ":TID" */
@@ -368,6 +387,12 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 		}
 		if (f & PMT_FIELD_DSO)
 			p += sprintf(p, " (%s)", loc.dso ? loc.dso : "[unknown]");
+		if (f & PMT_FIELD_SRCLINE) {
+			size_t sl = strlen(srcline);
+
+			memcpy(p, srcline, sl);
+			p += sl;
+		}
 	}
 	if (f & PMT_FIELD_PHYS_ADDR)
 		p = put_hex_w(p, s->phys_addr, 16);

@@ -140,7 +140,7 @@ static int add_name(struct elf_symtab *t, const char *name, uint32_t *off)
 	return 0;
 }
 
-static int add_sym(struct elf_symtab *t, uint64_t start, uint64_t size, uint8_t bind,
+int elf_symtab_add(struct elf_symtab *t, uint64_t start, uint64_t size, uint8_t bind,
 		   uint8_t type, const char *name)
 {
 	struct sym_entry *e;
@@ -220,7 +220,7 @@ static int keep_first(const struct elf_symtab *t, const struct sym_entry *a,
 }
 
 /* symbols__fixup_end() then symbols__fixup_duplicate(), over the whole table */
-static void fixup(struct elf_symtab *t)
+void elf_symtab_fixup(struct elf_symtab *t, int kallsyms)
 {
 	struct sym_entry *s = t->syms;
 	size_t w;
@@ -228,9 +228,17 @@ static void fixup(struct elf_symtab *t)
 	if (!t->n)
 		return;
 	qsort(s, t->n, sizeof(*s), cmp_start);
-	for (size_t i = 0; i + 1 < t->n; i++)
-		if (s[i].end == s[i].start)
+	for (size_t i = 0; i + 1 < t->n; i++) {
+		if (s[i].end != s[i].start)
+			continue;
+		/* kallsyms: the last symbol of the kernel or of a module before the other ends
+		 * a page on, not at the far-away next one */
+		if (kallsyms && !strchr(t->names + s[i].name, '[') !=
+					!strchr(t->names + s[i + 1].name, '['))
+			s[i].end = ((s[i].end + 4096 + 4095) & ~4095ULL);
+		else
 			s[i].end = s[i + 1].start;
+	}
 	if (s[t->n - 1].end == s[t->n - 1].start)
 		s[t->n - 1].end = ((s[t->n - 1].start + 4095) & ~4095ULL) + 4096;
 	w = 0;
@@ -321,11 +329,11 @@ static int load_table(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *tsh,
 			sym.st_value -= bias;
 		else
 			sym.st_value -= sh.sh_addr - sh.sh_offset;
-		rc = add_sym(t, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info), type, name);
+		rc = elf_symtab_add(t, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info), type, name);
 		if (rc < 0)
 			return rc;
 	}
-	fixup(t);
+	elf_symtab_fixup(t, 0);
 	return 0;
 }
 
@@ -366,7 +374,7 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 	if (!ent)
 		return 0;
 	plt_sym = t->n;
-	rc = add_sym(t, plt.sh_offset, hdr, STB_GLOBAL, STT_FUNC, ".plt");
+	rc = elf_symtab_add(t, plt.sh_offset, hdr, STB_GLOBAL, STT_FUNC, ".plt");
 	if (rc < 0)
 		return rc;
 	if (x86 && section_by_name(f, ".plt.sec", &sec, NULL)) {
@@ -432,7 +440,7 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 			snprintf(name, sizeof(name), "%s@plt", sn);
 		else
 			snprintf(name, sizeof(name), "offset_%#llx@plt", (unsigned long long)off);
-		rc = add_sym(t, off, ent, STB_GLOBAL, STT_FUNC, name);
+		rc = elf_symtab_add(t, off, ent, STB_GLOBAL, STT_FUNC, name);
 		if (rc < 0)
 			return rc;
 		off += ent;
@@ -442,7 +450,7 @@ done:
 	return 0;
 }
 
-static void note_max_len(struct elf_symtab *t)
+void elf_symtab_note_max_len(struct elf_symtab *t)
 {
 	t->max_len = 0;
 	for (size_t i = 0; i < t->n; i++)
@@ -450,9 +458,37 @@ static void note_max_len(struct elf_symtab *t)
 			t->max_len = t->syms[i].end - t->syms[i].start;
 }
 
+static void read_loads(struct elf_file *f, struct elf_symtab *t)
+{
+	size_t n;
+
+	t->nloads = 0;
+	if (elf_getphdrnum(f->elf, &n))
+		return;
+	for (size_t i = 0; i < n && t->nloads < sizeof(t->loads) / sizeof(t->loads[0]); i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		t->loads[t->nloads].off = ph.p_offset;
+		t->loads[t->nloads].vaddr = ph.p_vaddr;
+		t->loads[t->nloads].size = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
+		t->nloads++;
+	}
+}
+
+uint64_t elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off)
+{
+	for (unsigned i = 0; i < t->nloads; i++)
+		if (off >= t->loads[i].off && off - t->loads[i].off < t->loads[i].size)
+			return off - t->loads[i].off + t->loads[i].vaddr;
+	return UINT64_MAX;
+}
+
 static void read_ids(struct elf_file *f, struct elf_symtab *t)
 {
 	t->machine = f->eh.e_machine;
+	read_loads(f, t);
 	read_build_id(f, t);
 	read_debuglink(f, t);
 }
@@ -496,7 +532,7 @@ int elf_symtab_load(const char *path, struct elf_symtab *t, unsigned flags, char
 		rc = synthesize_plt(&f, t, flags);
 	if (rc < 0)
 		snprintf(msg, cap, "%s: out of memory reading its symbols", path);
-	note_max_len(t);
+	elf_symtab_note_max_len(t);
 	elf_file_close(&f);
 	return rc;
 }
@@ -512,7 +548,7 @@ int elf_symtab_add_plt(const char *path, struct elf_symtab *t, unsigned flags)
 		return rc;
 	if (section_by_name(&f, ".dynsym", &dynsh, NULL) && dynsh.sh_type == SHT_DYNSYM)
 		rc = synthesize_plt(&f, t, flags);
-	note_max_len(t);
+	elf_symtab_note_max_len(t);
 	elf_file_close(&f);
 	return rc;
 }

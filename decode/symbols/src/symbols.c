@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dso_find.h"
+#include "srcline.h"
 #include "pmutrace/perf_abi.h"
 
 struct dso {
@@ -11,7 +12,12 @@ struct dso {
 	uint8_t build_id[PMT_BUILD_ID_MAX];
 	uint8_t build_id_size;
 	int8_t state;          /* 0: not looked for yet, 1: symbols read, -1: none */
+	uint8_t kernel;        /* [kernel.kallsyms]: absolute addresses, symbols from kallsyms */
+	uint64_t text_addr;    /* kernel: where its map says _text is (perf's ref_reloc_sym) */
 	struct elf_symtab tab;
+	char *sym_path;        /* the file the symbols (and lines) come from */
+	struct srcline lines;
+	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
 	struct dso *next;      /* hash chain */
 };
 
@@ -34,7 +40,7 @@ struct thread {
 };
 
 struct pmt_symbols {
-	char *symfs, *buildid_dir;
+	char *symfs, *buildid_dir, *kallsyms;
 	unsigned load_flags;
 	struct dso **dso_hash;
 	size_t dso_cap;
@@ -89,6 +95,11 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 			n--;
 		s->symfs = strndup(o->symfs, n);
 	}
+	if (o && PMT_OPTS_HAS(o, kallsyms) && o->kallsyms &&
+	    !(s->kallsyms = strdup(o->kallsyms))) {
+		pmt_symbols_free(s);
+		return -PMT_ENOMEM;
+	}
 	if (o && o->buildid_dir)
 		s->buildid_dir = strdup(o->buildid_dir);
 	else if (home) {
@@ -112,6 +123,8 @@ void pmt_symbols_free(struct pmt_symbols *s)
 		for (struct dso *d = s->dso_hash[i], *nx; d; d = nx) {
 			nx = d->next;
 			elf_symtab_fini(&d->tab);
+			srcline_close(&d->lines);
+			free(d->sym_path);
 			free(d->name);
 			free(d);
 		}
@@ -127,6 +140,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 	free(s->dso_hash);
 	free(s->symfs);
 	free(s->buildid_dir);
+	free(s->kallsyms);
 	free(s);
 }
 
@@ -326,6 +340,23 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 	case PMT_REC_MMAP2:
 		if (!ev->u.mmap.filename || !ev->u.mmap.len)
 			return 0;
+		if ((int32_t)ev->u.mmap.pid == -1 &&
+		    !strncmp(ev->u.mmap.filename, "[kernel.kallsyms]", 17)) {
+			/* the kernel's text: perf's kernel map, named without the "_text" of its
+			 * relocation symbol, addresses as they are */
+			struct dso *d = dso_get(s, "[kernel.kallsyms]", NULL, 0);
+			struct proc *p = proc_get(s, -1);
+			struct map m = { .start = ev->u.mmap.addr,
+					 .end = ev->u.mmap.addr + ev->u.mmap.len,
+					 .pgoff = ev->u.mmap.pgoff,
+					 .time = ev->sid.valid ? ev->sid.time : 0, .dso = d };
+
+			if (!d || !p)
+				return -PMT_ENOMEM;
+			d->kernel = 1;
+			d->text_addr = ev->u.mmap.pgoff;
+			return proc_insert(s, p, &m);
+		}
 		return pmt_symbols_add_map(s, (int32_t)ev->u.mmap.pid, ev->u.mmap.addr,
 					   ev->u.mmap.len, ev->u.mmap.pgoff, ev->u.mmap.filename,
 					   ev->u.mmap.build_id, ev->u.mmap.build_id_size,
@@ -392,11 +423,25 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 	struct dso_found found;
 
 	d->state = -1;
-	/* pseudo files ([vdso], [kernel.kallsyms]_text, //anon, [heap]) are no paths */
+	if (d->kernel) {
+		char msg[512];
+
+		if (!s->kallsyms)
+			return; /* perf would read this machine's kallsyms: not the recording's */
+		if (kallsyms_load(s->kallsyms, d->text_addr, &d->tab, msg, sizeof(msg)) < 0) {
+			pmt_warn("kernel symbols: %s", msg);
+			elf_symtab_fini(&d->tab);
+			return;
+		}
+		d->state = 1;
+		return;
+	}
+	/* pseudo files ([vdso], //anon, [heap]) are no paths */
 	if (d->name[0] != '/')
 		return;
 	if (dso_find_and_load(&w, &d->tab, &found)) {
 		d->state = 1;
+		d->sym_path = strdup(found.path);
 		return;
 	}
 	if (found.mismatch)
@@ -430,8 +475,9 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	out->dso_short = m->dso->short_name;
 	out->dso_id = m->dso;
 	out->map_start = m->start;
-	out->map_pgoff = m->pgoff;
-	out->map_ip = ip - m->start + m->pgoff;
+	/* the kernel's map is an identity (perf's identity__map_ip): no offset to apply */
+	out->map_pgoff = m->dso->kernel ? m->start : m->pgoff;
+	out->map_ip = m->dso->kernel ? ip : ip - m->start + m->pgoff;
 	if (!m->dso->state)
 		load_dso(s, m->dso);
 	if (m->dso->state < 0 || !(e = elf_symtab_find(&m->dso->tab, out->map_ip)))
@@ -442,4 +488,33 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	out->sym_type = e->type;
 	out->sym_id = e;
 	return 1;
+}
+
+int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+			const char **file, unsigned *line, uint64_t *vaddr)
+{
+	struct dso *d = (struct dso *)loc->dso_id;
+	uint64_t va;
+
+	(void)s;
+	*vaddr = UINT64_MAX;
+	if (!d || d->state <= 0 || d->kernel)
+		return 0;
+	va = elf_symtab_vaddr(&d->tab, loc->map_ip);
+	*vaddr = va;
+	if (va == UINT64_MAX)
+		return 0;
+	if (!d->lines_state) {
+		d->lines_state = -1;
+		if (d->sym_path && srcline_open(&d->lines, d->sym_path) == 0) {
+			uint64_t lo = UINT64_MAX;
+
+			for (unsigned i = 0; i < d->tab.nloads; i++)
+				if (d->tab.loads[i].vaddr < lo)
+					lo = d->tab.loads[i].vaddr;
+			d->lines.first_vaddr = lo == UINT64_MAX ? 0 : lo & ~4095ULL;
+			d->lines_state = 1;
+		}
+	}
+	return d->lines_state > 0 && srcline_find(&d->lines, va, file, line);
 }

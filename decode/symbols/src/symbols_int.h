@@ -27,7 +27,12 @@ struct elf_symtab {
 	uint8_t build_id_size;
 	char debuglink[256];          /* .gnu_debuglink's file name, "" when none */
 	uint8_t has_symtab;           /* .symtab was read (else only .dynsym or nothing) */
+	/* the PT_LOADs, to turn a file offset into the address the debug info uses */
+	struct { uint64_t off, vaddr, size; } loads[16];
+	unsigned nloads;
 };
+/* The ELF address (p_vaddr space) of a file offset, or UINT64_MAX. */
+uint64_t elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off);
 
 /* Read the symbols of one ELF file the way perf's dso__load_sym does: .symtab and .dynsym,
  * functions, objects and (ARM/AArch64) text labels, ARM mapping symbols rejected,
@@ -48,6 +53,15 @@ int elf_symtab_add_plt(const char *path, struct elf_symtab *t, unsigned flags);
 /* Only the build-id (and debuglink) of a file: 0 when read, < 0 otherwise. */
 int elf_read_ids(const char *path, struct elf_symtab *t);
 void elf_symtab_fini(struct elf_symtab *t);
+int elf_symtab_add(struct elf_symtab *t, uint64_t start, uint64_t size, uint8_t bind,
+		   uint8_t type, const char *name);
+/* perf's end and alias fixups after symbols were added (kallsyms: module boundaries) */
+void elf_symtab_fixup(struct elf_symtab *t, int kallsyms);
+void elf_symtab_note_max_len(struct elf_symtab *t);
+/* The kernel's symbols from a kallsyms file; text_addr is where the trace's kernel map
+ * says _text is (0: unknown), the file's _text gives the relocation. */
+int kallsyms_load(const char *path, uint64_t text_addr, struct elf_symtab *t, char *msg,
+		  size_t cap);
 /* The symbol holding `off` (perf's symbols__find), or NULL. */
 const struct sym_entry *elf_symtab_find(const struct elf_symtab *t, uint64_t off);
 

@@ -255,6 +255,21 @@ int pmt_perf_writer_write_mmap2(struct pmt_perf_writer *w, uint32_t pid, uint32_
 	return pdw_end_rec(w);
 }
 
+int pmt_perf_writer_write_kernel_mmap(struct pmt_perf_writer *w, uint64_t start, uint64_t len,
+				      uint64_t text_addr, const struct pmt_sample_id *sid)
+{
+	PMT_FORWARD_IF_ERROR(pdw_start(w));
+	put_hdr(w, PMT_REC_MMAP, 1 /* PERF_RECORD_MISC_KERNEL */);
+	put32(w, UINT32_MAX); /* pid -1 */
+	put32(w, 0);
+	put64(w, start);
+	put64(w, len);
+	put64(w, text_addr);
+	put_cstr8(w, "[kernel.kallsyms]_text", 4095);
+	put_sid(w, sid);
+	return pdw_end_rec(w);
+}
+
 int pmt_perf_writer_write_mmap2_build_id(struct pmt_perf_writer *w, uint32_t pid, uint32_t tid,
 					 uint64_t addr, uint64_t len, uint64_t pgoff,
 					 uint32_t prot, uint32_t flags, const uint8_t *build_id,

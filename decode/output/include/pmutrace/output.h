@@ -21,10 +21,11 @@ enum {
 	PMT_FIELD_ADDR = 1u << 6, PMT_FIELD_DATA_SRC = 1u << 7, PMT_FIELD_WEIGHT = 1u << 8,
 	PMT_FIELD_IP = 1u << 9, PMT_FIELD_PHYS_ADDR = 1u << 10, PMT_FIELD_BRSTACK = 1u << 11,
 	PMT_FIELD_COMM = 1u << 12, PMT_FIELD_SYM = 1u << 13, PMT_FIELD_SYMOFF = 1u << 14,
-	PMT_FIELD_DSO = 1u << 15,
+	PMT_FIELD_DSO = 1u << 15, PMT_FIELD_SRCLINE = 1u << 16,
 };
 /* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
-#define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO)
+#define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO | \
+			    PMT_FIELD_SRCLINE)
 /* "tid,time,ip" (perf's names) into PMT_FIELD_* bits. Returns 0, or -PMT_EPARSE with err
  * naming the field and the ones there are (fields not done yet, such as srcline, are named
  * as such). */

@@ -22,6 +22,8 @@ struct pmt_symbols_opts {
 				  * 0 = newest): before 6.2 no ".plt" header symbol and .dynsym
 				  * only without .symtab (6.1 checked, the releases between not
 				  * pinned) */
+	const char *kallsyms;    /* perf's --kallsyms: the kernel's symbols, for addresses in
+				  * the trace's [kernel.kallsyms] map */
 };
 
 /* Where an address was. Strings stay valid until the pmt_symbols is freed. */
@@ -34,7 +36,7 @@ struct pmt_sym_loc {
 	const char *dso;       /* the mapped file's name as the trace gives it; NULL: no map */
 	const char *dso_short; /* its last path component ("[kernel.kallsyms]" as it is) */
 	uint64_t map_ip;       /* the address in the file's offset space (ip - start + pgoff) */
-	uint64_t map_start, map_pgoff;
+	uint64_t map_start, map_pgoff; /* the kernel's map: pgoff = start (an identity) */
 	const void *sym_id;    /* identities for grouping: equal for the same symbol / file */
 	const void *dso_id;
 };
@@ -54,6 +56,12 @@ PMT_API int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t sta
  * be found or read is reported once (pmt_info), then its addresses stay unresolved. */
 PMT_API int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip,
 				uint64_t time, struct pmt_sym_loc *out);
+/* The source file and line of an address pmt_symbols_resolve() placed in a file (libdw, the
+ * row of the line table that holds it, as addr2line reads it): 1 when found (file valid
+ * until the pmt_symbols is freed), 0 when not. *vaddr gets the address in the ELF's own
+ * (p_vaddr) space, UINT64_MAX when there is none. */
+PMT_API int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+				const char **file, unsigned *line, uint64_t *vaddr);
 /* The comm (command name) of a thread at the latest COMM record ("swapper" for the idle
  * task, as perf), or NULL. */
 PMT_API const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid);

@@ -260,6 +260,11 @@ PMT_API int pmt_perf_writer_write_mmap2(struct pmt_perf_writer *w, uint32_t pid,
 					uint64_t addr, uint64_t len, uint64_t pgoff,
 					uint32_t prot, uint32_t flags, const char *filename,
 					const struct pmt_sample_id *sid);
+/* The kernel's text as perf record describes it: PERF_RECORD_MMAP, cpumode kernel, pid -1,
+ * "[kernel.kallsyms]_text", pgoff = the address of _text (perf's ref_reloc_sym). */
+PMT_API int pmt_perf_writer_write_kernel_mmap(struct pmt_perf_writer *w, uint64_t start,
+					      uint64_t len, uint64_t text_addr,
+					      const struct pmt_sample_id *sid);
 /* The same with the file's build-id in place of device and inode, as a kernel writes it for
  * attr.build_id (PERF_RECORD_MISC_MMAP_BUILD_ID); size <= 20. */
 PMT_API int pmt_perf_writer_write_mmap2_build_id(struct pmt_perf_writer *w, uint32_t pid,

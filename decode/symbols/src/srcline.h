@@ -1,0 +1,22 @@
+/* Source lines through libdw (srcline.c). */
+#ifndef PMT_SRCLINE_H
+#define PMT_SRCLINE_H
+#include <stdint.h>
+
+#include "pmutrace/common.h"
+
+struct Dwfl;
+struct Dwfl_Module;
+struct srcline {
+	struct Dwfl *dwfl;
+	struct Dwfl_Module *mod;
+	uint64_t base;        /* where libdw placed the module */
+	uint64_t first_vaddr; /* the lowest PT_LOAD p_vaddr of the file (set by the caller) */
+};
+
+/* 0, -PMT_ENOMEM, or -PMT_EFORMAT when libdw cannot take the file */
+int srcline_open(struct srcline *sl, const char *path);
+/* 1 with the file and line of vaddr (p_vaddr space), 0 when the debug info has none */
+int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line);
+void srcline_close(struct srcline *sl);
+#endif
