@@ -1,5 +1,5 @@
 /* pmutrace script: SPE samples from perf.data or a raw AUX buffer; report shares its decode
- * (spe_decode_command). */
+ * (spe_decode_command), export too with samples of its own (spe_decode_consume). */
 #include <getopt.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@ struct script_opts {
 	const char *sort; /* report --sort keys */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
+	const struct spe_consumer *consumer; /* export: its options, and it takes the samples */
 };
 
 static int parse_compat(const char *s, int *out)
@@ -90,7 +91,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
 			    "  comm pid tid cpu time period event addr data_src weight ip sym symoff dso\n"
 			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
-	else
+	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu [--symfs DIR]]  (perf report --stdio --sort)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
@@ -111,20 +112,44 @@ static void usage(const char *cmd, FILE *fp)
 	fputs(pmt_cli_exit_help, fp);
 }
 
-static int parse_args(struct script_opts *so, int argc, char **argv)
+static void print_usage(const struct script_opts *so, FILE *fp)
 {
-	char err[160];
+	if (so->consumer)
+		fputs(so->consumer->usage, fp);
+	usage(so->cmd, fp);
+}
+
+static int parse_args(struct script_opts *so, int argc, char **argv,
+		      const struct spe_consumer *cons)
+{
+	static const struct option common_opts[] = { COMMON_OPTS };
+	struct option merged[sizeof(common_opts) / sizeof(common_opts[0]) + 16];
+	const struct option *opts = strcmp(argv[0], "script") ? report_opts : script_opts;
+	char err[160], shortopts[40] = "hi:";
 	uint64_t v;
 	int c, rc;
 	const char *itrace = NULL, *msg = NULL;
 
 	memset(so, 0, sizeof(*so));
 	so->cmd = argv[0];
+	so->consumer = cons;
 	so->run.compat = PMT_PERF_NEWEST;
 	so->run.tid = -1;
 	so->top = 10;
-	while ((c = getopt_long(argc, argv, strcmp(so->cmd, "script") ? "hi:s:" : "hi:F:", strcmp(so->cmd, "script") ? report_opts : script_opts,
-				NULL)) != -1) {
+	if (cons) {
+		/* the decode options, then the consumer's own (at most 15) */
+		size_t n = sizeof(common_opts) / sizeof(common_opts[0]);
+
+		memcpy(merged, common_opts, sizeof(common_opts));
+		for (size_t i = 0; cons->opts[i].name && n < sizeof(merged) / sizeof(merged[0]) - 1; i++)
+			merged[n++] = cons->opts[i];
+		memset(&merged[n], 0, sizeof(merged[n]));
+		opts = merged;
+		snprintf(shortopts, sizeof(shortopts), "hi:%s", cons->shortopts);
+	} else {
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hi:s:" : "hi:F:");
+	}
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_ITRACE: itrace = optarg; break;
 		case OPT_CSV: so->fmt = PMT_SINK_CSV; break;
@@ -165,10 +190,16 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 				return pmt_cli_usage_fail(so->cmd, "%s", err);
 			break;
 		case 'h':
-			usage(so->cmd, stdout);
+			print_usage(so, stdout);
 			return -1;
 		default:
-			usage(so->cmd, stderr);
+			if (cons && c != '?' && c != ':') {
+				rc = cons->opt(cons->ctx, c, optarg);
+				if (rc)
+					return rc;
+				break;
+			}
+			print_usage(so, stderr);
 			return PMT_EXIT_USAGE;
 		}
 	}
@@ -197,7 +228,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv)
 					  "seconds, or A%%-B%%[,C%%-D%%])", so->time);
 	so->path = pmt_cli_input(so->path, argc, argv, optind);
 	if (!so->path) {
-		usage(so->cmd, stderr);
+		print_usage(so, stderr);
 		return PMT_EXIT_USAGE;
 	}
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
@@ -235,6 +266,7 @@ struct sink_ctx {
 	struct pmt_spe_report *rep;
 	struct pmt_hist *hist;
 	const struct pmt_sample_filter *filter; /* NULL: every sample */
+	const struct spe_consumer *cons;        /* export: takes every sample */
 };
 
 static int on_sample(const struct pmt_spe_sample *s, void *ctx)
@@ -243,6 +275,8 @@ static int on_sample(const struct pmt_spe_sample *s, void *ctx)
 
 	if (c->filter && !pmt_sample_filter_match(c->filter, s))
 		return 0;
+	if (c->cons)
+		return c->cons->sample(s, c->cons->ctx);
 	if (c->hist)
 		return pmt_hist_add(c->hist, s);
 	if (c->rep)
@@ -307,7 +341,7 @@ static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int
 	return (unsigned)w;
 }
 
-int spe_decode_command(int argc, char **argv, int is_report)
+static int decode_command(int argc, char **argv, int is_report, const struct spe_consumer *cons)
 {
 	struct script_opts so;
 	struct sink_ctx ctx;
@@ -321,12 +355,14 @@ int spe_decode_command(int argc, char **argv, int is_report)
 	bool brstack;
 	struct pmt_spe_sink_opts sink_opts = { .sz = sizeof(sink_opts) };
 	char line[256];
-	int rc;
+	int rc, begin_rc;
 
-	rc = parse_args(&so, argc, argv);
+	rc = parse_args(&so, argc, argv, cons);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	memset(&ctx, 0, sizeof(ctx));
+	memset(&st, 0, sizeof(st));
+	ctx.cons = cons;
 	if (pmt_out_init(&out, stdout, 1 << 18))
 		return pmt_cli_fail(so.cmd, "out of memory");
 	if (is_report && pmt_spe_report_new(&ctx.rep)) {
@@ -362,7 +398,7 @@ int spe_decode_command(int argc, char **argv, int is_report)
 					    "decode; it holds %s", so.path, what);
 		}
 	}
-	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort) {
+	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort || cons) {
 		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
 						     .compat = so.run.compat,
 						     .kallsyms = so.kallsyms };
@@ -441,11 +477,16 @@ int spe_decode_command(int argc, char **argv, int is_report)
 	}
 	if (pmt_sample_filter_active(&so.filter))
 		ctx.filter = &so.filter;
-	if (!is_report)
+	if (!is_report && !cons)
 		pmt_spe_sink_header(ctx.sink);
-	if (!is_report && !ctx.filter)
+	if (!is_report && !ctx.filter && !cons)
 		so.run.record_fn = on_record;
-	if (so.raw)
+	/* the consumer opens its output only for a trace that could be opened */
+	begin_rc = cons ? cons->begin(cons->ctx, so.path, src ? pmt_source_meta(src) : NULL,
+				      so.run.compat, syms) : 0;
+	if (begin_rc)
+		rc = 0;
+	else if (so.raw)
 		rc = pmt_spe_run_raw(map.data, map.size, &so.run, on_sample, &ctx, &st, &enabled);
 	else
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
@@ -464,9 +505,21 @@ int spe_decode_command(int argc, char **argv, int is_report)
 	pmt_source_close(src);
 	if (so.raw)
 		pmt_file_unmap(&map);
+	if (cons)
+		return begin_rc ? begin_rc : cons->end(cons->ctx, rc, &st, enabled);
 	if (rc < 0)
 		return pmt_cli_fail(so.cmd, "%s", pmt_errstr(rc));
 	return 0;
+}
+
+int spe_decode_command(int argc, char **argv, int is_report)
+{
+	return decode_command(argc, argv, is_report, NULL);
+}
+
+int spe_decode_consume(int argc, char **argv, const struct spe_consumer *c)
+{
+	return decode_command(argc, argv, 0, c);
 }
 
 int cmd_script(int argc, char **argv)

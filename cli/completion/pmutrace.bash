@@ -3,11 +3,15 @@
 _pmutrace() {
 	local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "dump script report convert synth metrics calibrate info record symbols help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "dump script report convert synth metrics calibrate info record symbols export help --help --version" -- "$cur"))
 		return
 	fi
 	if [ "$cmd" = help ]; then
-		COMPREPLY=($(compgen -W "dump script report convert synth metrics calibrate info record symbols" -- "$cur"))
+		COMPREPLY=($(compgen -W "dump script report convert synth metrics calibrate info record symbols export" -- "$cur"))
+		return
+	fi
+	if [ "$cmd" = export ] && [ "$COMP_CWORD" -eq 2 ]; then
+		COMPREPLY=($(compgen -W "sqlite" -- "$cur"))
 		return
 	fi
 	if [[ $cur == -* ]]; then

@@ -6,7 +6,7 @@
 set -u
 pmt=$1 src=$2 built=$3
 fail() { echo "FAIL: $*"; exit 1; }
-for cmd in dump script report convert synth metrics calibrate info; do
+for cmd in dump script report convert synth metrics calibrate info export; do
 	page=$src/cli/man/pmutrace-$cmd.1.md
 	[ -f "$page" ] || fail "no manual page for $cmd ($page)"
 	for opt in $("$pmt" "$cmd" --help 2>&1 | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do

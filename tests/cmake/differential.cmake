@@ -139,3 +139,7 @@ add_test(NAME diff.symbols73 COMMAND sh ${PMT_DIFF_DIR}/symbols_vs_perf.sh $<TAR
   ${PROJECT_SOURCE_DIR})
 set_tests_properties(diff.symbols73 PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 300
   ENVIRONMENT "PERF=${PMT_PERF73};COMPAT=7.3")
+
+# pmutrace export sqlite against perf 6.1's export-to-sqlite.py (needs PySide2)
+add_test(NAME diff.export_sqlite61 COMMAND sh ${PMT_DIFF_DIR}/export_sqlite_vs_perf.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(diff.export_sqlite61 PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)

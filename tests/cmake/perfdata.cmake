@@ -35,3 +35,9 @@ add_test(NAME cli.readme_usage COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/readme
 set_tests_properties(cli.readme_usage PROPERTIES LABELS cli TIMEOUT 60)
 add_test(NAME cli.container COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.container PROPERTIES LABELS cli TIMEOUT 120)
+add_test(NAME cli.export_sqlite COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_sqlite.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.export_sqlite PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77)
+add_test(NAME cli.export_sqlite_symbols COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_sqlite_symbols.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.export_sqlite_symbols PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77)

@@ -23,14 +23,10 @@ SRC=$2
 PERF=${PERF:-perf}
 COMPAT=${COMPAT:-6.1}
 $PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run"; exit 77; }
-command -v aarch64-linux-gnu-readelf >/dev/null || { echo "SKIP: binutils-aarch64-linux-gnu missing"; exit 77; }
+. "$SRC/tests/tools/symbols_fixture.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-sh "$SRC/fixtures/symbols/build.sh" aarch64 "$T/fx" >/dev/null || exit $?
-RE=aarch64-linux-gnu-readelf
-bid() { $RE -nW "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p'; }
-# where a file's executable PT_LOAD starts and how long it is
-text_load() { $RE -lW "$1" | awk '$1 == "LOAD" && / E / { print $2, $3, $5; exit }'; }
+fixture_build "$T/fx"
 sec() { $RE -SW "$1" | awk -v s="$2" '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == s { print "0x" $3, "0x" $5 }'; }
 APP_BASE=0xaaaad0000000
 LIB_BASE=0xffff80000000

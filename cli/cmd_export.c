@@ -1,0 +1,159 @@
+/* pmutrace export FORMAT TRACE -o FILE: the samples of a trace, decoded as script decodes them
+ * (spe_decode_consume: the same options), into a database. SQLite only so far. */
+#include <stdlib.h>
+
+#include "commands.h"
+#include "pmutrace/common.h"
+#include "pmutrace/export.h"
+
+static const char export_usage[] =
+	"usage: pmutrace export sqlite [-i] [FILE] -o OUT.db [--no-index] [--itrace=OPTS]\n"
+	"         [--perf-compat=VER] [--symfs DIR]\n"
+	"         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%-B%]\n"
+	"         [--raw [--midr X] [--cpu N] [--tid T]]\n"
+	"  Writes the samples script --csv prints into a new SQLite database OUT.db (tables\n"
+	"  samples, events, threads, comms, dsos, symbols, branch_entries, runs, aux_loss;\n"
+	"  decode/export/SCHEMA.md).\n"
+	"  -o, --output OUT.db: the database; written beside OUT.db and renamed when complete.\n"
+	"  --no-index: no indexes on samples (for files merged and indexed later).\n"
+	"  Formats: sqlite.\n";
+
+enum { OPT_NO_INDEX = 1000 };
+
+struct export_ctx {
+	const char *output;
+	bool no_index;
+	char *command; /* runs.command */
+	struct pmt_out_file of;
+	struct pmt_export *x;
+	int sample_failed; /* the database refused a sample: that stopped the decode */
+};
+
+static int export_opt(void *ctx, int c, const char *arg)
+{
+	struct export_ctx *e = ctx;
+
+	if (c == OPT_NO_INDEX)
+		e->no_index = true;
+	else if (c == 'o')
+		e->output = arg;
+	else
+		return PMT_EXIT_USAGE;
+	return 0;
+}
+
+static int export_begin(void *ctx, const char *path, const struct pmt_trace_meta *meta,
+			int compat, struct pmt_symbols *syms)
+{
+	struct export_ctx *e = ctx;
+	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .trace_path = path,
+						 .command = e->command, .meta = meta,
+						 .compat = compat, .no_index = e->no_index,
+						 .symbols = syms);
+	struct pmt_diag d = PMT_DIAG_INIT;
+	const char *inputs[] = { path };
+
+	if (!e->output)
+		return pmt_cli_usage_fail("export", "no output: -o FILE.db names the database");
+	if (!strcmp(e->output, "-"))
+		return pmt_cli_usage_fail("export", "-o -: a database is a file, not a stream");
+	if (pmt_out_file_open(&e->of, e->output, inputs, 1, &d) < 0)
+		return pmt_cli_fail_diag("export", &d);
+	if (!e->of.tmp) {
+		pmt_out_file_abort(&e->of);
+		return pmt_cli_usage_fail("export", "-o %s: a database needs a regular file",
+					  e->output);
+	}
+	if (pmt_export_sqlite_new(e->of.tmp, &o, &e->x, &d) < 0) {
+		pmt_out_file_abort(&e->of);
+		d.file = e->output;
+		return pmt_cli_fail_diag("export", &d);
+	}
+	return 0;
+}
+
+static int export_sample(const struct pmt_spe_sample *s, void *ctx)
+{
+	struct export_ctx *e = ctx;
+	int rc = pmt_export_sample(e->x, s);
+
+	e->sample_failed |= rc < 0;
+	return rc;
+}
+
+static int export_end(void *ctx, int rc, const struct pmt_spe_rec_stats *st, uint32_t enabled)
+{
+	struct export_ctx *e = ctx;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	int64_t n;
+
+	/* a sample the database refused stops the decode: finish() names the reason */
+	n = rc < 0 && !e->sample_failed ? rc : pmt_export_finish(e->x, st, enabled, &d);
+	pmt_export_free(e->x);
+	e->x = NULL;
+	if (n < 0) {
+		pmt_out_file_abort(&e->of);
+		if (!d.code)
+			return pmt_cli_fail("export", "%s", pmt_errstr((int)n));
+		d.file = e->output;
+		return pmt_cli_fail_diag("export", &d);
+	}
+	if (pmt_out_file_commit(&e->of, &d) < 0)
+		return pmt_cli_fail_diag("export", &d);
+	return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct export_ctx e = { 0 };
+	struct spe_consumer c = {
+		.usage = export_usage, .opts = opts, .shortopts = "o:", .opt = export_opt,
+		.begin = export_begin, .sample = export_sample, .end = export_end, .ctx = &e,
+	};
+	size_t len = 0;
+	char **args;
+	int rc;
+
+	if (argc < 2 || (argv[1][0] == '-' && argv[1][1])) {
+		/* --help before any format: the shared decode help with export's usage */
+		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+			char *help[] = { argv[0], (char *)"--help", NULL };
+
+			return spe_decode_consume(2, help, &c);
+		}
+		fputs(export_usage, stderr);
+		return pmt_cli_usage_fail("export", "the format comes first: pmutrace export "
+					  "sqlite TRACE -o FILE.db");
+	}
+	if (strcmp(argv[1], "sqlite")) {
+		fputs(export_usage, stderr);
+		return pmt_cli_usage_fail("export", "unknown format '%s' (formats: sqlite)",
+					  argv[1]);
+	}
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	args = malloc((size_t)argc * sizeof(*args));
+	e.command = malloc(len + sizeof("pmutrace "));
+	if (!args || !e.command) {
+		free(args);
+		free(e.command);
+		return pmt_cli_fail("export", "out of memory");
+	}
+	strcpy(e.command, "pmutrace");
+	for (int i = 0; i < argc; i++)
+		strcat(strcat(e.command, " "), argv[i]);
+	/* "export" stays the command name in messages; the format is consumed */
+	args[0] = argv[0];
+	for (int i = 2; i < argc; i++)
+		args[i - 1] = argv[i];
+	args[argc - 1] = NULL;
+	rc = spe_decode_consume(argc - 1, args, &c);
+	free(args);
+	free(e.command);
+	return rc;
+}

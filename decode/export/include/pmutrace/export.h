@@ -1,0 +1,51 @@
+/* pmutrace decode/export: decoded samples into a database (SQLite today; the schema is
+ * decode/export/SCHEMA.md). */
+#ifndef PMUTRACE_EXPORT_H
+#define PMUTRACE_EXPORT_H
+
+#include "pmutrace/spe_decode.h"
+#include "pmutrace/symbols.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pmt_export_opts {
+	size_t sz;                 /* sizeof(struct pmt_export_opts) */
+	const char *trace_path;    /* runs.trace: the trace as the user named it */
+	const char *command;       /* runs.command: the command line, NULL when unknown */
+	const struct pmt_trace_meta *meta; /* runs' host, perf version, cmdline; NULL: none */
+	int compat;                /* perf compatibility level: event names, mem_lvl text */
+	uint64_t batch;            /* samples per transaction; 0 = one transaction */
+	bool no_index;             /* no indexes on samples: for files that are merged and
+				    * indexed later (the load is then ~2.5x as fast) */
+	/* the trace's address spaces and threads (fed with its sideband by the caller while
+	 * decoding): comms, dsos and symbols; NULL: those columns stay NULL */
+	struct pmt_symbols *symbols;
+};
+
+/* One export into one new database. Samples go in through prepared statements inside
+ * transactions; indexes are built by pmt_export_finish() after the bulk load. */
+struct pmt_export;
+/* Create the schema in the SQLite file db_path (it should be new or empty: the caller
+ * writes it at a temporary path and renames it when finish succeeded). */
+PMT_API int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opts,
+				  struct pmt_export **out, struct pmt_diag *diag);
+/* One sample; no allocation. Returns 0 or -PMT_EIO (details for pmt_export_finish()). */
+PMT_API int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s);
+/* pmt_spe_sample_fn shape: ctx is the struct pmt_export. */
+PMT_API int pmt_export_sample_fn(const struct pmt_spe_sample *s, void *ctx);
+/* The decode's damage counts (aux_loss) and the event kinds decoding could make (bit per
+ * enum pmt_spe_event; events seen in samples are added too); then commit and index.
+ * stats may be NULL. Returns the number of samples written or -PMT_E* with diag set. */
+PMT_API int64_t pmt_export_finish(struct pmt_export *x, const struct pmt_spe_rec_stats *stats,
+				  uint32_t enabled, struct pmt_diag *diag);
+PMT_API void pmt_export_free(struct pmt_export *x); /* NULL is a no-op; closes the db */
+
+/* The CREATE statements of the schema, in order (what SCHEMA.md documents). */
+PMT_API const char *pmt_export_sqlite_schema(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

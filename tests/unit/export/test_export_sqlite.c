@@ -1,0 +1,183 @@
+/* The SQLite writer: values read back through SQLite's own API, including 64-bit addresses
+ * above 2^63, NULL data-source texts, branch stacks, thread counts, events, aux_loss and
+ * runs; the options contract; an unwritable path is a diagnostic. The data_src texts are
+ * decoded by hand in a comment (perf's struct perf_mem_data_src layout). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/spe_decode.h"
+#include "pmutrace/export.h"
+
+static char *tmp_db(void)
+{
+	char *path = strdup("/tmp/pmt-export-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	return path;
+}
+
+/* the one value of a query, as text ("NULL" for NULL) */
+static void query_eq(sqlite3 *db, const char *sql, const char *want)
+{
+	sqlite3_stmt *st;
+	const char *got;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	got = sqlite3_column_type(st, 0) == SQLITE_NULL ? "NULL"
+							 : (const char *)sqlite3_column_text(st, 0);
+	if (strcmp(got, want))
+		fail_msg("%s: got '%s', want '%s'", sql, got, want);
+	sqlite3_finalize(st);
+}
+
+static void test_roundtrip(void **state)
+{
+	char *path = tmp_db();
+	struct pmt_export *x;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .trace_path = "t.data",
+						 .command = "pmutrace export", .compat = 601);
+	struct pmt_spe_record rec = { .offset = 0x1c0 };
+	struct pmt_spe_brstack bs = { .nr = 2 };
+	struct pmt_spe_sample s = { 0 };
+	struct pmt_spe_rec_stats st = { .records = 3, .bytes_skipped = 2, .bad_ranges = 1,
+					 .records_dropped = 1, .first_bad_offset = 0x289,
+					 .have_bad = 1 };
+	sqlite3 *db;
+	char want_run[128];
+
+	(void)state;
+	snprintf(want_run, sizeof(want_run), "t.data:pmutrace export:601:%s", pmt_version());
+	assert_int_equal(pmt_export_sqlite_new(path, &o, &x, &d), 0);
+	/* a load: data_src 0x288100142 = mem_op (bits 0-4) 2 LOAD, mem_lvl (5-18) 0xa
+	 * HIT|L1, which perf 6.1 prints "L1 or L1 hit" (README's 6.1 example), mem_snoop (19-23) 2 NONE "None", mem_dtlb (26-32) 0x22 HIT|WK
+	 * "Walker hit" */
+	s.event = PMT_SPE_SE_L1D_ACCESS;
+	s.cpu = 3;
+	s.pid = -1;
+	s.tid = 42;
+	s.time = 1000;
+	s.ip = 0xffff800008001234ULL; /* reads back negative: the same 64 bits */
+	s.addr = 0xaaaae66d5550ULL;
+	s.period = 1;
+	s.weight = 14;
+	s.issue_lat = 8;
+	s.xlat_lat = 1;
+	s.data_src = 0x288100142ULL;
+	s.op = PMT_SPE_OP_F_LDST | PMT_SPE_OP_F_LD;
+	s.rec = &rec;
+	assert_int_equal(pmt_export_sample(x, &s), 0);
+	/* the same record's memory sample: only the event differs */
+	s.event = PMT_SPE_SE_MEMORY;
+	assert_int_equal(pmt_export_sample(x, &s), 0);
+	/* a branch of another record with a branch stack and no data source */
+	rec.offset = 0x200;
+	bs.e[0] = (struct pmt_branch_entry){ .from = 0x10, .to = 0x20, .cycles = 6,
+					    .type = PMT_BR_COND, .flags = PMT_BRF_PREDICTED };
+	bs.e[1] = (struct pmt_branch_entry){ .from = 0, .to = 0x30 };
+	s.event = PMT_SPE_SE_BRANCH;
+	s.tid = 43;
+	s.ip = 0x10;
+	s.addr = 0x20;
+	s.data_src = 0;
+	s.op = PMT_SPE_OP_F_BRANCH;
+	s.flags = PMT_IP_FLAG_BRANCH | PMT_IP_FLAG_CONDITIONAL;
+	s.brstack = &bs;
+	assert_int_equal(pmt_export_sample(x, &s), 0);
+	assert_int_equal(pmt_export_finish(x, &st, 1u << PMT_SPE_SE_L1D_ACCESS, &d), 3);
+	pmt_export_free(x);
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	query_eq(db, "SELECT count(*) FROM samples", "3");
+	query_eq(db, "SELECT printf('%x', ip) FROM samples WHERE id = 1", "ffff800008001234");
+	query_eq(db, "SELECT ip < 0 FROM samples WHERE id = 1", "1");
+	query_eq(db, "SELECT group_concat(event_id || ':' || cpu || ':' || pid || ':' || tid || ':' "
+		     "|| time || ':' || weight || ':' || issue_lat || ':' || xlat_lat || ':' || "
+		     "aux_offset, ' ') FROM samples",
+		 "1:3:-1:42:1000:14:8:1:448 8:3:-1:42:1000:14:8:1:448 6:3:-1:43:1000:14:8:1:512");
+	query_eq(db, "SELECT mem_op || '|' || mem_lvl || '|' || mem_snoop || '|' || mem_tlb || "
+		     "'|' || op FROM samples WHERE id = 2", "LOAD|L1 or L1 hit|None|Walker hit|LD");
+	query_eq(db, "SELECT coalesce(mem_op, mem_lvl, mem_snoop, mem_tlb) FROM samples WHERE id = 3",
+		 "NULL");
+	query_eq(db, "SELECT op || ':' || flags || ':' || addr FROM samples WHERE id = 3", "BR:9:32");
+	query_eq(db, "SELECT group_concat(sample_id || ':' || idx || ':' || from_ip || ':' || to_ip "
+		     "|| ':' || cycles || ':' || branch_type || ':' || branch_flags, ' ') "
+		     "FROM branch_entries", "3:0:16:32:6:1:2 3:1:0:48:0:0:0");
+	query_eq(db, "SELECT group_concat(pid || ':' || tid || ':' || samples, ' ') FROM threads",
+		 "-1:42:2 -1:43:1");
+	/* enabled l1d-access, seen branch and memory; 6.1 names the branch event branch-miss */
+	query_eq(db, "SELECT group_concat(id || ':' || name, ' ') FROM events",
+		 "1:l1d-access 6:branch-miss 8:memory");
+	query_eq(db, "SELECT records || ':' || bytes_skipped || ':' || bad_ranges || ':' || "
+		     "records_dropped || ':' || first_bad_offset FROM aux_loss", "3:2:1:1:649");
+	query_eq(db, "SELECT trace || ':' || command || ':' || perf_compat || ':' || "
+		     "pmutrace_version FROM runs", want_run);
+	query_eq(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name LIKE "
+		     "'samples_%'", "4");
+	sqlite3_close(db);
+	unlink(path);
+	free(path);
+}
+
+static void test_opts_and_errors(void **state)
+{
+	struct pmt_export *x = (struct pmt_export *)1;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_export_opts o = { 0 };
+
+	(void)state;
+	/* sz 0: an options struct the library cannot read */
+	assert_int_equal(pmt_export_sqlite_new("/tmp/x.db", &o, &x, &d), -PMT_EINVAL);
+	o.sz = sizeof(o);
+	d = (struct pmt_diag)PMT_DIAG_INIT;
+	assert_int_equal(pmt_export_sqlite_new("/nonexistent-dir/x.db", &o, &x, &d), -PMT_EIO);
+	assert_null(x);
+	assert_non_null(strstr(d.msg, "SQLite: cannot open"));
+	pmt_export_free(NULL);
+	assert_non_null(strstr(pmt_export_sqlite_schema(), "CREATE TABLE samples ("));
+}
+
+static void test_empty(void **state)
+{
+	char *path = tmp_db();
+	struct pmt_export *x;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .compat = PMT_PERF_NEWEST);
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(pmt_export_sqlite_new(path, &o, &x, &d), 0);
+	assert_int_equal(pmt_export_finish(x, NULL, 0, &d), 0);
+	pmt_export_free(x);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	query_eq(db, "SELECT count(*) FROM samples", "0");
+	query_eq(db, "SELECT count(*) FROM threads", "0");
+	query_eq(db, "SELECT bytes_skipped || ':' || coalesce(first_bad_offset, 'none') FROM aux_loss",
+		 "0:none");
+	query_eq(db, "SELECT coalesce(command, hostname, 'none') FROM runs", "none");
+	sqlite3_close(db);
+	unlink(path);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_opts_and_errors),
+		cmocka_unit_test(test_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
