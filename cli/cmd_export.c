@@ -1,5 +1,5 @@
 /* pmutrace export FORMAT TRACE -o FILE: the samples of a trace, decoded as script decodes them
- * (spe_decode_consume: the same options), into a database. SQLite only so far. */
+ * (spe_decode_consume: the same options), into a database (SQLite) or a profile (pprof). */
 #include <stdlib.h>
 
 #include "commands.h"
@@ -11,16 +11,25 @@ static const char export_usage[] =
 	"         [--perf-compat=VER] [--symfs DIR]\n"
 	"         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%-B%]\n"
 	"         [--raw [--midr X] [--cpu N] [--tid T]]\n"
+	"       pmutrace export pprof [-i] [FILE] -o OUT.pb.gz [same decode options]\n"
 	"  Writes the samples script --csv prints into a new SQLite database OUT.db (tables\n"
 	"  samples, events, threads, comms, dsos, symbols, branch_entries, runs, aux_loss;\n"
 	"  decode/export/SCHEMA.md).\n"
-	"  -o, --output OUT.db: the database; written beside OUT.db and renamed when complete.\n"
-	"  --no-index: no indexes on samples (for files merged and indexed later).\n"
-	"  Formats: sqlite.\n";
+	"  pprof writes Google's profile.proto, gzip'd: samples aggregated by location, event,\n"
+	"  data-source level, cpu, pid and tid, with sample types samples, total_latency,\n"
+	"  issue_latency and translation_latency; functions, lines and mappings (build-ids).\n"
+	"  -o, --output OUT: the database or profile; written beside OUT and renamed when\n"
+	"      complete (pprof: - writes stdout).\n"
+	"  --no-index: no indexes on samples (sqlite; for files merged and indexed later).\n"
+	"  Formats: sqlite, pprof.\n";
 
 enum { OPT_NO_INDEX = 1000 };
 
+enum export_format { FMT_SQLITE, FMT_PPROF };
+static const char *const format_names[] = { "sqlite", "pprof" };
+
 struct export_ctx {
+	enum export_format fmt;
 	const char *output;
 	bool no_index;
 	char *command; /* runs.command */
@@ -53,18 +62,26 @@ static int export_begin(void *ctx, const char *path, const struct pmt_trace_meta
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const char *inputs[] = { path };
 
+	int rc;
+
 	if (!e->output)
-		return pmt_cli_usage_fail("export", "no output: -o FILE.db names the database");
-	if (!strcmp(e->output, "-"))
+		return pmt_cli_usage_fail("export", "no output: %s",
+					  e->fmt == FMT_SQLITE ? "-o FILE.db names the database"
+							       : "-o FILE.pb.gz names the profile");
+	if (!strcmp(e->output, "-") && e->fmt == FMT_SQLITE)
 		return pmt_cli_usage_fail("export", "-o -: a database is a file, not a stream");
 	if (pmt_out_file_open(&e->of, e->output, inputs, 1, &d) < 0)
 		return pmt_cli_fail_diag("export", &d);
-	if (!e->of.tmp) {
+	if (!e->of.tmp && e->fmt == FMT_SQLITE) {
 		pmt_out_file_abort(&e->of);
 		return pmt_cli_usage_fail("export", "-o %s: a database needs a regular file",
 					  e->output);
 	}
-	if (pmt_export_sqlite_new(e->of.tmp, &o, &e->x, &d) < 0) {
+	if (e->fmt == FMT_PPROF)
+		rc = pmt_export_pprof_new(e->of.tmp ? e->of.tmp : "-", &o, &e->x, &d);
+	else
+		rc = pmt_export_sqlite_new(e->of.tmp, &o, &e->x, &d);
+	if (rc < 0) {
 		pmt_out_file_abort(&e->of);
 		d.file = e->output;
 		return pmt_cli_fail_diag("export", &d);
@@ -79,6 +96,14 @@ static int export_sample(const struct pmt_spe_sample *s, void *ctx)
 
 	e->sample_failed |= rc < 0;
 	return rc;
+}
+
+static int export_event(void *ctx, const struct pmt_trace_event *ev)
+{
+	struct export_ctx *e = ctx;
+
+	/* --time A%-B% reads the trace once for its span before begin(): no export yet */
+	return e->x ? pmt_export_event(e->x, ev) : 0;
 }
 
 static int export_end(void *ctx, int rc, const struct pmt_spe_rec_stats *st, uint32_t enabled)
@@ -113,7 +138,8 @@ int cmd_export(int argc, char **argv)
 	struct export_ctx e = { 0 };
 	struct spe_consumer c = {
 		.usage = export_usage, .opts = opts, .shortopts = "o:", .opt = export_opt,
-		.begin = export_begin, .sample = export_sample, .end = export_end, .ctx = &e,
+		.begin = export_begin, .sample = export_sample, .event = export_event,
+		.end = export_end, .ctx = &e,
 	};
 	size_t len = 0;
 	char **args;
@@ -130,9 +156,12 @@ int cmd_export(int argc, char **argv)
 		return pmt_cli_usage_fail("export", "the format comes first: pmutrace export "
 					  "sqlite TRACE -o FILE.db");
 	}
-	if (strcmp(argv[1], "sqlite")) {
+	while (e.fmt < sizeof(format_names) / sizeof(format_names[0]) &&
+	       strcmp(argv[1], format_names[e.fmt]))
+		e.fmt++;
+	if (e.fmt == sizeof(format_names) / sizeof(format_names[0])) {
 		fputs(export_usage, stderr);
-		return pmt_cli_usage_fail("export", "unknown format '%s' (formats: sqlite)",
+		return pmt_cli_usage_fail("export", "unknown format '%s' (formats: sqlite, pprof)",
 					  argv[1]);
 	}
 	for (int i = 0; i < argc; i++)

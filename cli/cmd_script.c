@@ -250,6 +250,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 struct sideband {
 	struct pmt_symbols *syms;
 	uint64_t lost_samples;
+	const struct spe_consumer *cons; /* export: sees the records too */
 };
 
 static int feed_symbols(const struct pmt_trace_event *ev, void *ctx)
@@ -258,6 +259,12 @@ static int feed_symbols(const struct pmt_trace_event *ev, void *ctx)
 
 	if (ev->type == PMT_REC_LOST_SAMPLES)
 		sb->lost_samples += ev->u.lost.lost;
+	if (sb->cons && sb->cons->event) {
+		int rc = sb->cons->event(sb->cons->ctx, ev);
+
+		if (rc < 0)
+			return rc;
+	}
 	return pmt_symbols_add_event(sb->syms, ev);
 }
 
@@ -419,6 +426,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 							 tm->build_ids[i].id, tm->build_ids[i].size);
 		}
 		sb.syms = syms;
+		sb.cons = cons;
 		so.run.event_fn = feed_symbols;
 		so.run.event_ctx = &sb;
 		if (so.sort) {

@@ -36,6 +36,8 @@ struct spe_consumer {
 	int (*begin)(void *ctx, const char *path, const struct pmt_trace_meta *meta, int compat,
 		     struct pmt_symbols *syms);
 	pmt_spe_sample_fn sample;   /* every sample the filters keep, with ctx */
+	/* every sideband record (MMAP, COMM, ...) before the symbols take it; NULL: none */
+	int (*event)(void *ctx, const struct pmt_trace_event *ev);
 	/* decoding ended with rc (< 0: failed): finish or remove the output; the exit status */
 	int (*end)(void *ctx, int rc, const struct pmt_spe_rec_stats *st, uint32_t enabled);
 	void *ctx;

@@ -12,20 +12,7 @@ command -v sqlite3 >/dev/null 2>&1 || { echo "SKIP: the sqlite3 CLI is not insta
 . "$SRC/tests/tools/symbols_fixture.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fixture_build "$T/fx"
-APP=0xaaaad0000000 LIB=0xffff80000000
-set -- $(text_load "$T/fx/app")
-"$pmt" synth --records 3000 --seed 41 --kernel-pct 4 --text $((APP)),$(($3)) -o "$T/app.spe" || fail synth
-set -- $(text_load "$T/fx/libfix.so")
-"$pmt" synth --records 2000 --seed 42 --kernel-pct 4 --text $((LIB)),$(($3)) -o "$T/lib.spe" || fail synth
-cat "$T/app.spe" "$T/lib.spe" >"$T/all.spe"
-"$pmt" convert --raw "$T/all.spe" --midr 0x410fd0c0 --pid 4242 --comm app \
-	--mmap "$APP,0x10000,0,/usr/bin/app,$(bid "$T/fx/app")" \
-	--mmap "$LIB,0x10000,0,/usr/lib/libfix.so,$(bid "$T/fx/libfix.so")" -o "$T/a.data" ||
-	fail convert
-mkdir -p "$T/symfs/usr/bin" "$T/symfs/usr/lib"
-cp "$T/fx/app" "$T/symfs/usr/bin/app"
-cp "$T/fx/libfix.so" "$T/symfs/usr/lib/libfix.so"
+fixture_trace "$T"
 
 "$pmt" script "$T/a.data" --symfs "$T/symfs" -F comm,tid,ip,sym,symoff,dso |
 	awk '{ $1 = $1; print }' >"$T/want" || fail script

@@ -9,6 +9,7 @@
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/symbols.h"
 #include "pmutrace/export.h"
+#include "backend.h"
 
 /* Keep in step with SCHEMA.md (the test cli.export_sqlite compares the two). */
 static const char schema_tables[] =
@@ -169,7 +170,8 @@ struct id_map {
 	bool by_text;
 };
 
-struct pmt_export {
+struct sq_export {
+	struct pmt_export base; /* first: the handle */
 	sqlite3 *db;
 	sqlite3_stmt *st[S_NSTMT];
 	int compat;
@@ -191,14 +193,14 @@ struct pmt_export {
 	struct dsrc_slot dsrc[DSRC_SLOTS];
 };
 
-static int db_fail(struct pmt_export *x, struct pmt_diag *diag, const char *path,
+static int db_fail(struct sq_export *x, struct pmt_diag *diag, const char *path,
 		   const char *what)
 {
 	return pmt_diag_set(diag, -PMT_EIO, path, PMT_DIAG_NO_OFFSET, "SQLite: %s: %s", what,
 			    x->db ? sqlite3_errmsg(x->db) : "out of memory");
 }
 
-static int exec(struct pmt_export *x, const char *sql)
+static int exec(struct sq_export *x, const char *sql)
 {
 	return sqlite3_exec(x->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -PMT_EIO;
 }
@@ -211,7 +213,7 @@ static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-static int insert_run(struct pmt_export *x, const struct pmt_export_opts *o)
+static int insert_run(struct sq_export *x, const struct pmt_export_opts *o)
 {
 	const struct pmt_trace_meta *m = PMT_OPTS_HAS(o, meta) ? o->meta : NULL;
 	sqlite3_stmt *st;
@@ -240,10 +242,17 @@ static int insert_run(struct pmt_export *x, const struct pmt_export_opts *o)
 	return rc;
 }
 
+static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s);
+static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
+			 uint32_t enabled, struct pmt_diag *diag);
+static void sq_free(struct pmt_export *base);
+static const struct export_ops sq_ops = { .sample = sq_sample, .finish = sq_finish,
+					 .free = sq_free };
+
 int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opts,
 			  struct pmt_export **out, struct pmt_diag *diag)
 {
-	struct pmt_export *x;
+	struct sq_export *x;
 
 	if (!db_path || !out || !PMT_OPTS_HAS(opts, compat))
 		return pmt_diag_set(diag, -PMT_EINVAL, db_path, PMT_DIAG_NO_OFFSET,
@@ -252,6 +261,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return pmt_diag_set(diag, -PMT_ENOMEM, db_path, PMT_DIAG_NO_OFFSET, "out of memory");
+	x->base.ops = &sq_ops;
 	x->compat = opts->compat;
 	x->batch = PMT_OPTS_HAS(opts, batch) ? opts->batch : 0;
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
@@ -261,7 +271,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	    SQLITE_OK) {
 		int rc = db_fail(x, diag, db_path, "cannot open");
 
-		pmt_export_free(x);
+		sq_free(&x->base);
 		return rc;
 	}
 	/* bulk load: no rollback journal, no fsync (the caller renames a complete file) */
@@ -271,7 +281,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	    exec(x, schema_tables) || insert_run(x, opts)) {
 		int rc = db_fail(x, diag, db_path, "cannot create the schema");
 
-		pmt_export_free(x);
+		sq_free(&x->base);
 		return rc;
 	}
 	for (int i = 0; i < S_NSTMT; i++) {
@@ -279,21 +289,21 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 				       &x->st[i], NULL) != SQLITE_OK) {
 			int rc = db_fail(x, diag, db_path, "cannot prepare");
 
-			pmt_export_free(x);
+			sq_free(&x->base);
 			return rc;
 		}
 	}
 	if (exec(x, "BEGIN")) {
 		int rc = db_fail(x, diag, db_path, "BEGIN");
 
-		pmt_export_free(x);
+		sq_free(&x->base);
 		return rc;
 	}
-	*out = x;
+	*out = &x->base;
 	return 0;
 }
 
-static const struct dsrc_slot *dsrc_text(struct pmt_export *x, uint64_t data_src)
+static const struct dsrc_slot *dsrc_text(struct sq_export *x, uint64_t data_src)
 {
 	struct dsrc_slot *c = &x->dsrc[(data_src * 0x9e3779b97f4a7c15ULL) >> 58];
 
@@ -308,18 +318,8 @@ static const struct dsrc_slot *dsrc_text(struct pmt_export *x, uint64_t data_src
 	return c;
 }
 
-/* script --csv's op column: the operation class of the record */
-static const char *op_name(uint32_t op)
-{
-	if (op & PMT_SPE_OP_F_LDST)
-		return (op & PMT_SPE_OP_F_ST) ? "ST" : "LD";
-	if (op & PMT_SPE_OP_F_BRANCH)
-		return "BR";
-	return (op & PMT_SPE_OP_F_OTHER) ? "OTHER" : "";
-}
-
 /* a step that fails keeps the first message; the load goes on failing fast */
-static int step(struct pmt_export *x, sqlite3_stmt *st)
+static int step(struct sq_export *x, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
 
@@ -332,7 +332,7 @@ static int step(struct pmt_export *x, sqlite3_stmt *st)
 	return -PMT_EIO;
 }
 
-static int insert_branches(struct pmt_export *x, const struct pmt_spe_brstack *b)
+static int insert_branches(struct sq_export *x, const struct pmt_spe_brstack *b)
 {
 	sqlite3_stmt *st = x->st[S_BRANCH];
 
@@ -360,7 +360,7 @@ static struct thread_count *thr_slot(struct thread_count *t, size_t cap, int32_t
 	return &t[i];
 }
 
-static int count_thread(struct pmt_export *x, int32_t pid, int32_t tid)
+static int count_thread(struct sq_export *x, int32_t pid, int32_t tid)
 {
 	struct thread_count *c;
 
@@ -464,7 +464,7 @@ static void id_map_free(struct id_map *m)
 
 /* comm_id, dso_id, symbol_id and sym_offset of a sample (a new comm, dso or symbol gets its
  * row first); NULL where the trace does not say */
-static int bind_symbols(struct pmt_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
+static int bind_symbols(struct sq_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
 {
 	const char *comm = pmt_symbols_comm(x->syms, s->tid);
 	struct pmt_sym_loc loc;
@@ -517,7 +517,7 @@ static int bind_symbols(struct pmt_export *x, sqlite3_stmt *st, const struct pmt
 }
 
 /* Do a and b share the columns of one record (so the bindings of a can stay)? */
-static int same_record(const struct pmt_export *x, const struct pmt_spe_sample *s)
+static int same_record(const struct sq_export *x, const struct pmt_spe_sample *s)
 {
 	const struct pmt_spe_sample *a = &x->last;
 
@@ -530,7 +530,7 @@ static int same_record(const struct pmt_export *x, const struct pmt_spe_sample *
 
 /* the columns of the sample's record (64-bit unsigned values as their bit pattern: SQLite
  * integers are signed) */
-static int bind_record(struct pmt_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
+static int bind_record(struct sq_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
 {
 	x->last = *s;
 	x->last_offset = s->rec ? s->rec->offset : 0;
@@ -554,14 +554,15 @@ static int bind_record(struct pmt_export *x, sqlite3_stmt *st, const struct pmt_
 		for (int i = 0; i < 4; i++)
 			sqlite3_bind_null(st, P_MEM_OP + i);
 	}
-	sqlite3_bind_text(st, P_OP, op_name(s->op), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, P_OP, export_op_name(s->op), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, P_OP_BITS, s->op);
 	sqlite3_bind_int64(st, P_OFFSET, (sqlite3_int64)x->last_offset);
 	return x->syms ? bind_symbols(x, st, s) : 0;
 }
 
-int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s)
+static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 {
+	struct sq_export *x = (struct sq_export *)base;
 	sqlite3_stmt *st = x->st[S_SAMPLE];
 
 	if (x->failed)
@@ -603,12 +604,7 @@ int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s)
 	return 0;
 }
 
-int pmt_export_sample_fn(const struct pmt_spe_sample *s, void *ctx)
-{
-	return pmt_export_sample(ctx, s);
-}
-
-static int insert_events(struct pmt_export *x, uint32_t events)
+static int insert_events(struct sq_export *x, uint32_t events)
 {
 	sqlite3_stmt *st;
 	int rc = 0;
@@ -637,7 +633,7 @@ static int cmp_thread(const void *a, const void *b)
 }
 
 /* every (pid, tid) with its sample count, by pid and tid */
-static int insert_threads(struct pmt_export *x)
+static int insert_threads(struct sq_export *x)
 {
 	sqlite3_stmt *st;
 	size_t n = 0;
@@ -667,7 +663,7 @@ static int insert_threads(struct pmt_export *x)
 	return rc;
 }
 
-static int insert_loss(struct pmt_export *x, const struct pmt_spe_rec_stats *s)
+static int insert_loss(struct sq_export *x, const struct pmt_spe_rec_stats *s)
 {
 	static const struct pmt_spe_rec_stats none;
 	sqlite3_stmt *st;
@@ -691,9 +687,11 @@ static int insert_loss(struct pmt_export *x, const struct pmt_spe_rec_stats *s)
 	return rc;
 }
 
-int64_t pmt_export_finish(struct pmt_export *x, const struct pmt_spe_rec_stats *stats,
-			  uint32_t enabled, struct pmt_diag *diag)
+static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
+			 uint32_t enabled, struct pmt_diag *diag)
 {
+	struct sq_export *x = (struct sq_export *)base;
+
 	if (x->failed)
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
 				    "SQLite: cannot insert a sample: %s", x->errmsg);
@@ -703,8 +701,10 @@ int64_t pmt_export_finish(struct pmt_export *x, const struct pmt_spe_rec_stats *
 	return x->nsamples;
 }
 
-void pmt_export_free(struct pmt_export *x)
+static void sq_free(struct pmt_export *base)
 {
+	struct sq_export *x = (struct sq_export *)base;
+
 	if (!x)
 		return;
 	for (int i = 0; i < S_NSTMT; i++)

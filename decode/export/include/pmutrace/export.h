@@ -1,5 +1,5 @@
-/* pmutrace decode/export: decoded samples into a database (SQLite today; the schema is
- * decode/export/SCHEMA.md). */
+/* pmutrace decode/export: decoded samples into a database (SQLite; the schema is
+ * decode/export/SCHEMA.md) or a pprof profile (profile.proto, gzip'd). */
 #ifndef PMUTRACE_EXPORT_H
 #define PMUTRACE_EXPORT_H
 
@@ -24,20 +24,33 @@ struct pmt_export_opts {
 	struct pmt_symbols *symbols;
 };
 
-/* One export into one new database. Samples go in through prepared statements inside
- * transactions; indexes are built by pmt_export_finish() after the bulk load. */
+/* One export into one new database or file; the calls below take every kind. */
 struct pmt_export;
 /* Create the schema in the SQLite file db_path (it should be new or empty: the caller
- * writes it at a temporary path and renames it when finish succeeded). */
+ * writes it at a temporary path and renames it when finish succeeded). Samples go in
+ * through prepared statements inside transactions; indexes are built by
+ * pmt_export_finish() after the bulk load. */
 PMT_API int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opts,
 				  struct pmt_export **out, struct pmt_diag *diag);
+/* A pprof profile (Google's profile.proto), gzip'd, written to path ("-": stdout) by
+ * pmt_export_finish(). Identical (location, event, data-source level, cpu, pid, tid)
+ * samples are one Sample with values: samples (count), total, issue and translation
+ * latency (cycles). Locations carry their function and source line (opts->symbols),
+ * mappings the file name and the build-id (hex) of the trace's MMAP/MMAP2 records
+ * (pmt_export_event) or of opts->meta's build-id table. */
+PMT_API int pmt_export_pprof_new(const char *path, const struct pmt_export_opts *opts,
+				 struct pmt_export **out, struct pmt_diag *diag);
+/* A sideband record of the trace (MMAP/MMAP2 give pprof's mapping sizes and build-ids;
+ * others are ignored). 0 or -PMT_ENOMEM. */
+PMT_API int pmt_export_event(struct pmt_export *x, const struct pmt_trace_event *ev);
 /* One sample; no allocation. Returns 0 or -PMT_EIO (details for pmt_export_finish()). */
 PMT_API int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s);
 /* pmt_spe_sample_fn shape: ctx is the struct pmt_export. */
 PMT_API int pmt_export_sample_fn(const struct pmt_spe_sample *s, void *ctx);
-/* The decode's damage counts (aux_loss) and the event kinds decoding could make (bit per
+/* The decode's damage counts (SQLite: aux_loss) and the event kinds decoding could make (bit per
  * enum pmt_spe_event; events seen in samples are added too); then commit and index.
- * stats may be NULL. Returns the number of samples written or -PMT_E* with diag set. */
+ * stats may be NULL. pprof: the profile is encoded and written. Returns the number of
+ * samples written or -PMT_E* with diag set. */
 PMT_API int64_t pmt_export_finish(struct pmt_export *x, const struct pmt_spe_rec_stats *stats,
 				  uint32_t enabled, struct pmt_diag *diag);
 PMT_API void pmt_export_free(struct pmt_export *x); /* NULL is a no-op; closes the db */
