@@ -10,6 +10,7 @@
 #include "pmutrace/symbols.h"
 #include "pmutrace/export.h"
 #include "backend.h"
+#include "rows.h"
 
 /* Keep in step with SCHEMA.md (the test cli.export_sqlite compares the two). */
 static const char schema_tables[] =
@@ -144,32 +145,6 @@ enum {
 	P_FLAGS, P_OFFSET, P_COMM, P_DSO, P_SYMBOL, P_SYMOFF,
 };
 
-/* data_src decoded into perf's four texts, once per distinct value (a trace has few) */
-#define DSRC_SLOTS 64
-struct dsrc_slot {
-	uint64_t key;
-	uint8_t valid;
-	uint8_t len[4];
-	char text[4][48];
-};
-
-/* samples per (pid, tid), counted during the load: open addressing, grown at half full
- * (an allocation per new thread at most, never per sample) */
-struct thread_count {
-	int32_t pid, tid;
-	uint64_t n; /* 0: free slot */
-};
-
-/* comms, dsos and symbols get row ids by their identity: a dso's and a symbol's is the
- * pointer pmt_symbols gives it, a comm's its text (a thread's comm string is freed when it
- * changes). Open addressing, grown at half full: an allocation per new one at most. */
-struct id_map {
-	const void **key; /* by_text: our copies of the strings */
-	int64_t *id;
-	size_t cap, used;
-	bool by_text;
-};
-
 struct sq_export {
 	struct pmt_export base; /* first: the handle */
 	sqlite3 *db;
@@ -181,15 +156,12 @@ struct sq_export {
 	bool no_index;
 	char errmsg[256];
 	uint32_t seen_events;
-	struct thread_count *thr;
-	size_t thr_cap, thr_used;
-	int32_t last_pid, last_tid; /* the samples of a record share their thread */
-	struct thread_count *last_thr;
+	struct export_threads threads;
 	struct pmt_spe_sample last; /* the sample whose record columns are bound */
 	uint64_t last_offset;
 	int have_last;
 	struct pmt_symbols *syms;
-	struct id_map comms, dsos, symbols;
+	struct export_ids ids;
 	struct dsrc_slot dsrc[DSRC_SLOTS];
 };
 
@@ -265,7 +237,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	x->compat = opts->compat;
 	x->batch = PMT_OPTS_HAS(opts, batch) ? opts->batch : 0;
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
-	x->comms.by_text = true;
+	export_ids_init(&x->ids);
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
@@ -303,21 +275,6 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	return 0;
 }
 
-static const struct dsrc_slot *dsrc_text(struct sq_export *x, uint64_t data_src)
-{
-	struct dsrc_slot *c = &x->dsrc[(data_src * 0x9e3779b97f4a7c15ULL) >> 58];
-
-	if (c->valid && c->key == data_src)
-		return c;
-	c->len[0] = (uint8_t)pmt_mem_op_str(data_src, c->text[0], sizeof(c->text[0]));
-	c->len[1] = (uint8_t)pmt_mem_lvl_str(data_src, x->compat, c->text[1], sizeof(c->text[1]));
-	c->len[2] = (uint8_t)pmt_mem_snoop_str(data_src, c->text[2], sizeof(c->text[2]));
-	c->len[3] = (uint8_t)pmt_mem_tlb_str(data_src, c->text[3], sizeof(c->text[3]));
-	c->key = data_src;
-	c->valid = 1;
-	return c;
-}
-
 /* a step that fails keeps the first message; the load goes on failing fast */
 static int step(struct sq_export *x, sqlite3_stmt *st)
 {
@@ -350,169 +307,51 @@ static int insert_branches(struct sq_export *x, const struct pmt_spe_brstack *b)
 	return 0;
 }
 
-static struct thread_count *thr_slot(struct thread_count *t, size_t cap, int32_t pid,
-				     int32_t tid)
-{
-	size_t i = (((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid) * 0x9e3779b97f4a7c15ULL) >> 20;
-
-	for (i &= cap - 1; t[i].n && (t[i].pid != pid || t[i].tid != tid); i = (i + 1) & (cap - 1))
-		;
-	return &t[i];
-}
-
-static int count_thread(struct sq_export *x, int32_t pid, int32_t tid)
-{
-	struct thread_count *c;
-
-	if (x->last_thr && x->last_pid == pid && x->last_tid == tid) {
-		x->last_thr->n++;
-		return 0;
-	}
-	if (2 * (x->thr_used + 1) > x->thr_cap) {
-		size_t cap = x->thr_cap ? 2 * x->thr_cap : 256;
-		struct thread_count *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return -PMT_ENOMEM;
-		for (size_t i = 0; i < x->thr_cap; i++)
-			if (x->thr[i].n)
-				*thr_slot(t, cap, x->thr[i].pid, x->thr[i].tid) = x->thr[i];
-		free(x->thr);
-		x->thr = t;
-		x->thr_cap = cap;
-	}
-	c = thr_slot(x->thr, x->thr_cap, pid, tid);
-	if (!c->n) {
-		c->pid = pid;
-		c->tid = tid;
-		x->thr_used++;
-	}
-	c->n++;
-	x->last_thr = c;
-	x->last_pid = pid;
-	x->last_tid = tid;
-	return 0;
-}
-
-static uint64_t key_hash(const struct id_map *m, const void *key)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	if (!m->by_text)
-		return (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL >> 17;
-	for (const unsigned char *p = key; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
-	return h;
-}
-
-static size_t key_slot(const struct id_map *m, const void *key)
-{
-	size_t i = (size_t)key_hash(m, key) & (m->cap - 1);
-
-	while (m->key[i] && (m->by_text ? strcmp(m->key[i], key) : m->key[i] != key))
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-/* key's row id (> 0); *is_new when it was not there. -PMT_ENOMEM on failure. */
-static int64_t id_of(struct id_map *m, const void *key, bool *is_new)
-{
-	size_t i;
-
-	*is_new = false;
-	if (2 * (m->used + 1) > m->cap) {
-		struct id_map g = { .cap = m->cap ? 2 * m->cap : 64, .used = m->used,
-				    .by_text = m->by_text };
-
-		g.key = calloc(g.cap, sizeof(*g.key));
-		g.id = calloc(g.cap, sizeof(*g.id));
-		if (!g.key || !g.id) {
-			free(g.key);
-			free(g.id);
-			return -PMT_ENOMEM;
-		}
-		for (size_t j = 0; j < m->cap; j++) {
-			if (m->key[j]) {
-				size_t k = key_slot(&g, m->key[j]);
-
-				g.key[k] = m->key[j];
-				g.id[k] = m->id[j];
-			}
-		}
-		free(m->key);
-		free(m->id);
-		*m = g;
-	}
-	i = key_slot(m, key);
-	if (!m->key[i]) {
-		m->key[i] = m->by_text ? strdup(key) : key;
-		if (!m->key[i])
-			return -PMT_ENOMEM;
-		m->id[i] = (int64_t)++m->used;
-		*is_new = true;
-	}
-	return m->id[i];
-}
-
-static void id_map_free(struct id_map *m)
-{
-	for (size_t i = 0; m->by_text && i < m->cap; i++)
-		free((void *)m->key[i]);
-	free(m->key);
-	free(m->id);
-}
-
 /* comm_id, dso_id, symbol_id and sym_offset of a sample (a new comm, dso or symbol gets its
  * row first); NULL where the trace does not say */
 static int bind_symbols(struct sq_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
 {
-	const char *comm = pmt_symbols_comm(x->syms, s->tid);
-	struct pmt_sym_loc loc;
-	int64_t id, dso = 0;
-	bool is_new;
+	struct sample_ids o;
+	int rc = export_ids_of(&x->ids, x->syms, s, &o);
 
-	sqlite3_bind_null(st, P_COMM);
-	sqlite3_bind_null(st, P_DSO);
-	sqlite3_bind_null(st, P_SYMBOL);
-	sqlite3_bind_null(st, P_SYMOFF);
-	if (comm) {
-		if ((id = id_of(&x->comms, comm, &is_new)) < 0)
-			return (int)id;
-		if (is_new) {
-			sqlite3_bind_int64(x->st[S_COMM], 1, id);
-			sqlite3_bind_text(x->st[S_COMM], 2, comm, -1, SQLITE_STATIC);
-			if (step(x, x->st[S_COMM]))
-				return -PMT_EIO;
-		}
-		sqlite3_bind_int64(st, P_COMM, id);
+	if (rc < 0)
+		return rc;
+	if (o.new_comm) {
+		sqlite3_bind_int64(x->st[S_COMM], 1, o.comm_id);
+		sqlite3_bind_text(x->st[S_COMM], 2, o.comm, -1, SQLITE_STATIC);
+		if (step(x, x->st[S_COMM]))
+			return -PMT_EIO;
 	}
-	memset(&loc, 0, sizeof(loc));
-	if (pmt_symbols_resolve(x->syms, s->pid, s->ip, s->time, &loc) < 0 || !loc.dso)
-		return 0;
-	if ((dso = id_of(&x->dsos, loc.dso_id, &is_new)) < 0)
-		return (int)dso;
-	if (is_new) {
-		sqlite3_bind_int64(x->st[S_DSO], 1, dso);
-		sqlite3_bind_text(x->st[S_DSO], 2, loc.dso_short, -1, SQLITE_STATIC);
-		sqlite3_bind_text(x->st[S_DSO], 3, loc.dso, -1, SQLITE_STATIC);
+	if (o.new_dso) {
+		sqlite3_bind_int64(x->st[S_DSO], 1, o.dso_id);
+		sqlite3_bind_text(x->st[S_DSO], 2, o.loc.dso_short, -1, SQLITE_STATIC);
+		sqlite3_bind_text(x->st[S_DSO], 3, o.loc.dso, -1, SQLITE_STATIC);
 		if (step(x, x->st[S_DSO]))
 			return -PMT_EIO;
 	}
-	sqlite3_bind_int64(st, P_DSO, dso);
-	if (!loc.sym)
-		return 0;
-	if ((id = id_of(&x->symbols, loc.sym_id, &is_new)) < 0)
-		return (int)id;
-	if (is_new) {
-		sqlite3_bind_int64(x->st[S_SYMBOL], 1, id);
-		sqlite3_bind_int64(x->st[S_SYMBOL], 2, dso);
-		sqlite3_bind_int64(x->st[S_SYMBOL], 3, (sqlite3_int64)loc.sym_start);
-		sqlite3_bind_text(x->st[S_SYMBOL], 4, loc.sym, -1, SQLITE_STATIC);
+	if (o.new_sym) {
+		sqlite3_bind_int64(x->st[S_SYMBOL], 1, o.sym_id);
+		sqlite3_bind_int64(x->st[S_SYMBOL], 2, o.dso_id);
+		sqlite3_bind_int64(x->st[S_SYMBOL], 3, (sqlite3_int64)o.loc.sym_start);
+		sqlite3_bind_text(x->st[S_SYMBOL], 4, o.loc.sym, -1, SQLITE_STATIC);
 		if (step(x, x->st[S_SYMBOL]))
 			return -PMT_EIO;
 	}
-	sqlite3_bind_int64(st, P_SYMBOL, id);
-	sqlite3_bind_int64(st, P_SYMOFF, (sqlite3_int64)loc.symoff);
+	if (o.comm_id)
+		sqlite3_bind_int64(st, P_COMM, o.comm_id);
+	else
+		sqlite3_bind_null(st, P_COMM);
+	if (o.dso_id)
+		sqlite3_bind_int64(st, P_DSO, o.dso_id);
+	else
+		sqlite3_bind_null(st, P_DSO);
+	if (o.sym_id) {
+		sqlite3_bind_int64(st, P_SYMBOL, o.sym_id);
+		sqlite3_bind_int64(st, P_SYMOFF, (sqlite3_int64)o.loc.symoff);
+	} else {
+		sqlite3_bind_null(st, P_SYMBOL);
+		sqlite3_bind_null(st, P_SYMOFF);
+	}
 	return 0;
 }
 
@@ -546,7 +385,7 @@ static int bind_record(struct sq_export *x, sqlite3_stmt *st, const struct pmt_s
 	sqlite3_bind_int(st, P_XLAT, s->xlat_lat);
 	sqlite3_bind_int64(st, P_DSRC, (sqlite3_int64)s->data_src);
 	if (s->data_src) {
-		const struct dsrc_slot *d = dsrc_text(x, s->data_src);
+		const struct dsrc_slot *d = export_dsrc_text(x->dsrc, s->data_src, x->compat);
 
 		for (int i = 0; i < 4; i++)
 			sqlite3_bind_text(st, P_MEM_OP + i, d->text[i], d->len[i], SQLITE_STATIC);
@@ -567,7 +406,7 @@ static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 
 	if (x->failed)
 		return -PMT_EIO;
-	if (count_thread(x, s->pid, s->tid)) {
+	if (export_threads_count(&x->threads, s->pid, s->tid)) {
 		snprintf(x->errmsg, sizeof(x->errmsg), "out of memory");
 		x->failed = 1;
 		return -PMT_ENOMEM;
@@ -623,43 +462,25 @@ static int insert_events(struct sq_export *x, uint32_t events)
 	return rc;
 }
 
-static int cmp_thread(const void *a, const void *b)
-{
-	const struct thread_count *p = a, *q = b;
-
-	if (p->pid != q->pid)
-		return p->pid < q->pid ? -1 : 1;
-	return p->tid < q->tid ? -1 : p->tid > q->tid;
-}
-
 /* every (pid, tid) with its sample count, by pid and tid */
 static int insert_threads(struct sq_export *x)
 {
+	struct thread_count *t = x->threads.thr;
+	size_t n = export_threads_sorted(&x->threads);
 	sqlite3_stmt *st;
-	size_t n = 0;
 	int rc = 0;
 
-	for (size_t i = 0; i < x->thr_cap; i++)
-		if (x->thr[i].n)
-			x->thr[n++] = x->thr[i];
-	x->last_thr = NULL;
-	if (n)
-		qsort(x->thr, n, sizeof(*x->thr), cmp_thread);
 	if (sqlite3_prepare_v2(x->db, "INSERT INTO threads VALUES (?,?,?,?)", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return -PMT_EIO;
 	for (size_t i = 0; i < n && !rc; i++) {
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i + 1);
-		sqlite3_bind_int(st, 2, x->thr[i].pid);
-		sqlite3_bind_int(st, 3, x->thr[i].tid);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)x->thr[i].n);
+		sqlite3_bind_int(st, 2, t[i].pid);
+		sqlite3_bind_int(st, 3, t[i].tid);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)t[i].n);
 		rc = step(x, st);
 	}
 	sqlite3_finalize(st);
-	/* the table is compacted: counting again would need it rebuilt */
-	if (x->thr)
-		memset(x->thr, 0, x->thr_cap * sizeof(*x->thr));
-	x->thr_used = 0;
 	return rc;
 }
 
@@ -710,9 +531,7 @@ static void sq_free(struct pmt_export *base)
 	for (int i = 0; i < S_NSTMT; i++)
 		sqlite3_finalize(x->st[i]);
 	sqlite3_close(x->db);
-	free(x->thr);
-	id_map_free(&x->comms);
-	id_map_free(&x->dsos);
-	id_map_free(&x->symbols);
+	free(x->threads.thr);
+	export_ids_fini(&x->ids);
 	free(x);
 }

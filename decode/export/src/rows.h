@@ -1,0 +1,63 @@
+/* What the database exports (SQLite, PostgreSQL) compute alike for a sample's row: the
+ * data-source texts, the thread counts, and the row ids of comms, dsos and symbols. */
+#ifndef PMUTRACE_EXPORT_ROWS_H
+#define PMUTRACE_EXPORT_ROWS_H
+
+#include "pmutrace/spe_decode.h"
+#include "pmutrace/symbols.h"
+
+/* data_src decoded into perf's four texts (mem_op, mem_lvl, mem_snoop, mem_tlb), once per
+ * distinct value (a trace has few): a direct-mapped cache of DSRC_SLOTS */
+#define DSRC_SLOTS 64
+struct dsrc_slot {
+	uint64_t key;
+	uint8_t valid;
+	uint8_t len[4];
+	char text[4][48];
+};
+const struct dsrc_slot *export_dsrc_text(struct dsrc_slot cache[DSRC_SLOTS], uint64_t data_src,
+					 int compat);
+
+/* samples per (pid, tid), counted during the load: open addressing, grown at half full
+ * (an allocation per new thread at most, never per sample) */
+struct thread_count {
+	int32_t pid, tid;
+	uint64_t n; /* 0: free slot */
+};
+struct export_threads {
+	struct thread_count *thr;
+	size_t cap, used;
+	int32_t last_pid, last_tid; /* the samples of a record share their thread */
+	struct thread_count *last;
+};
+int export_threads_count(struct export_threads *t, int32_t pid, int32_t tid);
+/* The threads by pid and tid in thr[0..n): the table is compacted (and emptied for a new
+ * count, so read thr before counting again). */
+size_t export_threads_sorted(struct export_threads *t);
+
+/* comms, dsos and symbols get row ids by their identity: a dso's and a symbol's is the
+ * pointer pmt_symbols gives it, a comm's its text (a thread's comm string is freed when it
+ * changes). Open addressing, grown at half full: an allocation per new one at most. */
+struct id_map {
+	const void **key; /* by_text: our copies of the strings */
+	int64_t *id;
+	size_t cap, used;
+	bool by_text;
+};
+struct export_ids {
+	struct id_map comms, dsos, symbols;
+};
+/* a sample's comm, file and symbol with their row ids (0: none, the column is NULL);
+ * new_*: the id is new, its row is to be written */
+struct sample_ids {
+	const char *comm;
+	struct pmt_sym_loc loc;
+	int64_t comm_id, dso_id, sym_id;
+	bool new_comm, new_dso, new_sym;
+};
+void export_ids_init(struct export_ids *ids);
+int export_ids_of(struct export_ids *ids, struct pmt_symbols *syms,
+		  const struct pmt_spe_sample *s, struct sample_ids *out); /* 0 or -PMT_ENOMEM */
+void export_ids_fini(struct export_ids *ids);
+
+#endif
