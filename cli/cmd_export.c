@@ -12,25 +12,32 @@ static const char export_usage[] =
 	"         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%-B%]\n"
 	"         [--raw [--midr X] [--cpu N] [--tid T]]\n"
 	"       pmutrace export pprof [-i] [FILE] -o OUT.pb.gz [same decode options]\n"
+	"       pmutrace export postgresql [-i] [FILE] --db CONNINFO [--no-index]\n"
+	"         [same decode options]\n"
 	"  Writes the samples script --csv prints into a new SQLite database OUT.db (tables\n"
 	"  samples, events, threads, comms, dsos, symbols, branch_entries, runs, aux_loss;\n"
 	"  decode/export/SCHEMA.md).\n"
 	"  pprof writes Google's profile.proto, gzip'd: samples aggregated by location, event,\n"
 	"  data-source level, cpu, pid and tid, with sample types samples, total_latency,\n"
 	"  issue_latency and translation_latency; functions, lines and mappings (build-ids).\n"
+	"  postgresql adds the trace as a new run (runs.id) to the database CONNINFO names\n"
+	"  (libpq: \"dbname=D host=H\" or postgresql://...); the tables (SQLite's with a\n"
+	"  run_id) are created when missing; the run is committed when complete.\n"
+	"  --db CONNINFO: the PostgreSQL database (postgresql only).\n"
 	"  -o, --output OUT: the database or profile; written beside OUT and renamed when\n"
 	"      complete (pprof: - writes stdout).\n"
 	"  --no-index: no indexes on samples (sqlite; for files merged and indexed later).\n"
-	"  Formats: sqlite, pprof.\n";
+	"  Formats: sqlite, pprof, postgresql.\n";
 
-enum { OPT_NO_INDEX = 1000 };
+enum { OPT_NO_INDEX = 1000, OPT_DB };
 
-enum export_format { FMT_SQLITE, FMT_PPROF };
-static const char *const format_names[] = { "sqlite", "pprof" };
+enum export_format { FMT_SQLITE, FMT_PPROF, FMT_POSTGRESQL };
+static const char *const format_names[] = { "sqlite", "pprof", "postgresql" };
 
 struct export_ctx {
 	enum export_format fmt;
 	const char *output;
+	const char *conninfo; /* --db */
 	bool no_index;
 	char *command; /* runs.command */
 	struct pmt_out_file of;
@@ -44,6 +51,8 @@ static int export_opt(void *ctx, int c, const char *arg)
 
 	if (c == OPT_NO_INDEX)
 		e->no_index = true;
+	else if (c == OPT_DB)
+		e->conninfo = arg;
 	else if (c == 'o')
 		e->output = arg;
 	else
@@ -64,6 +73,19 @@ static int export_begin(void *ctx, const char *path, const struct pmt_trace_meta
 
 	int rc;
 
+	if (e->fmt == FMT_POSTGRESQL) {
+		if (e->output)
+			return pmt_cli_usage_fail("export", "-o: postgresql writes to the "
+						  "database --db names");
+		if (!e->conninfo)
+			return pmt_cli_usage_fail("export", "no database: --db CONNINFO names it");
+		if (pmt_export_postgresql_new(e->conninfo, &o, &e->x, &d) < 0)
+			return pmt_cli_fail_diag("export", &d);
+		return 0;
+	}
+	if (e->conninfo)
+		return pmt_cli_usage_fail("export", "--db: only postgresql takes a database "
+					  "connection");
 	if (!e->output)
 		return pmt_cli_usage_fail("export", "no output: %s",
 					  e->fmt == FMT_SQLITE ? "-o FILE.db names the database"
@@ -117,13 +139,14 @@ static int export_end(void *ctx, int rc, const struct pmt_spe_rec_stats *st, uin
 	pmt_export_free(e->x);
 	e->x = NULL;
 	if (n < 0) {
-		pmt_out_file_abort(&e->of);
+		if (e->fmt != FMT_POSTGRESQL)
+			pmt_out_file_abort(&e->of);
 		if (!d.code)
 			return pmt_cli_fail("export", "%s", pmt_errstr((int)n));
 		d.file = e->output;
 		return pmt_cli_fail_diag("export", &d);
 	}
-	if (pmt_out_file_commit(&e->of, &d) < 0)
+	if (e->fmt != FMT_POSTGRESQL && pmt_out_file_commit(&e->of, &d) < 0)
 		return pmt_cli_fail_diag("export", &d);
 	return 0;
 }
@@ -133,6 +156,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
+		{ "db", required_argument, NULL, OPT_DB },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct export_ctx e = { 0 };
@@ -161,11 +185,12 @@ int cmd_export(int argc, char **argv)
 		e.fmt++;
 	if (e.fmt == sizeof(format_names) / sizeof(format_names[0])) {
 		fputs(export_usage, stderr);
-		return pmt_cli_usage_fail("export", "unknown format '%s' (formats: sqlite, pprof)",
+		return pmt_cli_usage_fail("export", "unknown format '%s' (formats: sqlite, pprof, "
+					  "postgresql)",
 					  argv[1]);
 	}
 	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
+		len += strlen(argv[i]) + 1 + sizeof("--db=CONNINFO"); /* room for the stand-in */
 	args = malloc((size_t)argc * sizeof(*args));
 	e.command = malloc(len + sizeof("pmutrace "));
 	if (!args || !e.command) {
@@ -174,8 +199,11 @@ int cmd_export(int argc, char **argv)
 		return pmt_cli_fail("export", "out of memory");
 	}
 	strcpy(e.command, "pmutrace");
+	/* runs.command: the connection string may hold a password, so it is left out */
 	for (int i = 0; i < argc; i++)
-		strcat(strcat(e.command, " "), argv[i]);
+		strcat(strcat(e.command, " "), i && !strcmp(argv[i - 1], "--db") ? "CONNINFO"
+					       : !strncmp(argv[i], "--db=", 5) ? "--db=CONNINFO"
+					       : argv[i]);
 	/* "export" stays the command name in messages; the format is consumed */
 	args[0] = argv[0];
 	for (int i = 2; i < argc; i++)

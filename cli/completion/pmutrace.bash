@@ -11,7 +11,7 @@ _pmutrace() {
 		return
 	fi
 	if [ "$cmd" = export ] && [ "$COMP_CWORD" -eq 2 ]; then
-		COMPREPLY=($(compgen -W "sqlite" -- "$cur"))
+		COMPREPLY=($(compgen -W "sqlite pprof postgresql" -- "$cur"))
 		return
 	fi
 	if [[ $cur == -* ]]; then

@@ -180,7 +180,7 @@ usage() {
 	[ $rc = 129 ] || fail "export $*: exit $rc, want 129"
 	grep -q -- "$want" "$T/u.err" || fail "export $*: $(cat "$T/u.err")"
 }
-usage "unknown format 'csv' (formats: sqlite, pprof)" csv "$T/a.perf.data" -o "$T/x.db"
+usage "unknown format 'csv' (formats: sqlite, pprof, postgresql)" csv "$T/a.perf.data" -o "$T/x.db"
 usage "no output: -o FILE.db" sqlite "$T/a.perf.data"
 usage "a database is a file" sqlite "$T/a.perf.data" -o -
 usage "the format comes first" -o "$T/x.db" sqlite "$T/a.perf.data"

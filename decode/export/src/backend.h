@@ -18,6 +18,13 @@ struct pmt_export {
 	const struct export_ops *ops;
 };
 
+/* A backend's struct of size bytes into *self (zeroed, ops set, its first member a struct
+ * pmt_export) after the arguments were checked (*out = NULL until the backend is ready);
+ * 0 or -PMT_E* with diag set. */
+int export_alloc(size_t size, const struct export_ops *ops, const char *where,
+		 const struct pmt_export_opts *opts, struct pmt_export **out, void **self,
+		 struct pmt_diag *diag);
+
 /* script --csv's op column: the operation class of a record's op bits */
 const char *export_op_name(uint32_t op);
 

@@ -1,4 +1,6 @@
 /* The calls every export takes, passed to its backend (backend.h). */
+#include <stdlib.h>
+
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/export.h"
@@ -40,4 +42,23 @@ const char *export_op_name(uint32_t op)
 	if (op & PMT_SPE_OP_F_BRANCH)
 		return "BR";
 	return (op & PMT_SPE_OP_F_OTHER) ? "OTHER" : "";
+}
+
+int export_alloc(size_t size, const struct export_ops *ops, const char *where,
+		 const struct pmt_export_opts *opts, struct pmt_export **out, void **self,
+		 struct pmt_diag *diag)
+{
+	struct pmt_export *x;
+
+	if (out)
+		*out = NULL;
+	if (!where || !out || !PMT_OPTS_HAS(opts, compat))
+		return pmt_diag_set(diag, -PMT_EINVAL, where, PMT_DIAG_NO_OFFSET,
+				    "invalid export options");
+	x = calloc(1, size);
+	if (!x)
+		return pmt_diag_set(diag, -PMT_ENOMEM, where, PMT_DIAG_NO_OFFSET, "out of memory");
+	x->ops = ops;
+	*self = x;
+	return 0;
 }

@@ -696,15 +696,10 @@ int pmt_export_pprof_new(const char *path, const struct pmt_export_opts *opts,
 {
 	struct pp_export *x;
 	char comment[512];
+	int err = export_alloc(sizeof(*x), &pp_ops, path, opts, out, (void **)&x, diag);
 
-	if (!path || !out || !PMT_OPTS_HAS(opts, compat))
-		return pmt_diag_set(diag, -PMT_EINVAL, path, PMT_DIAG_NO_OFFSET,
-				    "invalid export options");
-	*out = NULL;
-	x = calloc(1, sizeof(*x));
-	if (!x)
-		return pmt_diag_set(diag, -PMT_ENOMEM, path, PMT_DIAG_NO_OFFSET, "out of memory");
-	x->base.ops = &pp_ops;
+	if (err < 0)
+		return err;
 	x->compat = opts->compat;
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
 	x->meta = PMT_OPTS_HAS(opts, meta) ? opts->meta : NULL;

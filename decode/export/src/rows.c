@@ -1,9 +1,11 @@
 /* Row values the database exports share (rows.h). */
 #include <stdlib.h>
+#include <time.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/symbols.h"
+#include "pmutrace/export.h"
 #include "rows.h"
 
 const struct dsrc_slot *export_dsrc_text(struct dsrc_slot cache[DSRC_SLOTS], uint64_t data_src,
@@ -187,4 +189,26 @@ int export_ids_of(struct export_ids *ids, struct pmt_symbols *syms,
 	if (o->loc.sym && (o->sym_id = id_of(&ids->symbols, o->loc.sym_id, &o->new_sym)) < 0)
 		return (int)o->sym_id;
 	return 0;
+}
+
+void export_run_values(const struct pmt_export_opts *o, char when[32], char compat[16],
+		       const char *v[RUN_COLUMNS])
+{
+	const struct pmt_trace_meta *m = PMT_OPTS_HAS(o, meta) ? o->meta : NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(when, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	snprintf(compat, 16, "%d", o->compat);
+	v[0] = o->trace_path ? o->trace_path : "";
+	v[1] = when;
+	v[2] = pmt_version();
+	v[3] = PMT_OPTS_HAS(o, command) ? o->command : NULL;
+	v[4] = compat;
+	v[5] = m ? m->hostname : NULL;
+	v[6] = m ? m->osrelease : NULL;
+	v[7] = m ? m->version : NULL;
+	v[8] = m ? m->arch : NULL;
+	v[9] = m ? m->cpuid : NULL;
+	v[10] = m ? m->cmdline : NULL;
 }

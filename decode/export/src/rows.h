@@ -5,6 +5,7 @@
 
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/symbols.h"
+#include "pmutrace/export.h"
 
 /* data_src decoded into perf's four texts (mem_op, mem_lvl, mem_snoop, mem_tlb), once per
  * distinct value (a trace has few): a direct-mapped cache of DSRC_SLOTS */
@@ -59,5 +60,12 @@ void export_ids_init(struct export_ids *ids);
 int export_ids_of(struct export_ids *ids, struct pmt_symbols *syms,
 		  const struct pmt_spe_sample *s, struct sample_ids *out); /* 0 or -PMT_ENOMEM */
 void export_ids_fini(struct export_ids *ids);
+
+/* The runs row after its id, as texts in the table's column order (NULL: NULL): trace,
+ * exported_at (UTC now, written into when[32]), pmutrace_version, command, perf_compat
+ * (into compat[16]), hostname, os_release, perf_version, arch, cpuid, record_cmdline. */
+#define RUN_COLUMNS 11
+void export_run_values(const struct pmt_export_opts *o, char when[32], char compat[16],
+		       const char *v[RUN_COLUMNS]);
 
 #endif

@@ -187,28 +187,21 @@ static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
 
 static int insert_run(struct sq_export *x, const struct pmt_export_opts *o)
 {
-	const struct pmt_trace_meta *m = PMT_OPTS_HAS(o, meta) ? o->meta : NULL;
+	const char *v[RUN_COLUMNS];
+	char when[32], compat[16];
 	sqlite3_stmt *st;
-	char when[32];
-	time_t now = time(NULL);
-	struct tm tm;
 	int rc;
 
 	if (sqlite3_prepare_v2(x->db, "INSERT INTO runs VALUES (1,?,?,?,?,?,?,?,?,?,?,?)", -1,
 			       &st, NULL) != SQLITE_OK)
 		return -PMT_EIO;
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	bind_text_or_null(st, 1, o->trace_path ? o->trace_path : "");
-	bind_text_or_null(st, 2, when);
-	bind_text_or_null(st, 3, pmt_version());
-	bind_text_or_null(st, 4, PMT_OPTS_HAS(o, command) ? o->command : NULL);
-	sqlite3_bind_int(st, 5, x->compat);
-	bind_text_or_null(st, 6, m ? m->hostname : NULL);
-	bind_text_or_null(st, 7, m ? m->osrelease : NULL);
-	bind_text_or_null(st, 8, m ? m->version : NULL);
-	bind_text_or_null(st, 9, m ? m->arch : NULL);
-	bind_text_or_null(st, 10, m ? m->cpuid : NULL);
-	bind_text_or_null(st, 11, m ? m->cmdline : NULL);
+	export_run_values(o, when, compat, v);
+	for (int i = 0; i < RUN_COLUMNS; i++) {
+		if (i == 4)
+			sqlite3_bind_int(st, i + 1, x->compat);
+		else
+			bind_text_or_null(st, i + 1, v[i]);
+	}
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -PMT_EIO;
 	sqlite3_finalize(st);
 	return rc;
@@ -225,15 +218,10 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 			  struct pmt_export **out, struct pmt_diag *diag)
 {
 	struct sq_export *x;
+	int err = export_alloc(sizeof(*x), &sq_ops, db_path, opts, out, (void **)&x, diag);
 
-	if (!db_path || !out || !PMT_OPTS_HAS(opts, compat))
-		return pmt_diag_set(diag, -PMT_EINVAL, db_path, PMT_DIAG_NO_OFFSET,
-				    "invalid export options");
-	*out = NULL;
-	x = calloc(1, sizeof(*x));
-	if (!x)
-		return pmt_diag_set(diag, -PMT_ENOMEM, db_path, PMT_DIAG_NO_OFFSET, "out of memory");
-	x->base.ops = &sq_ops;
+	if (err < 0)
+		return err;
 	x->compat = opts->compat;
 	x->batch = PMT_OPTS_HAS(opts, batch) ? opts->batch : 0;
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;

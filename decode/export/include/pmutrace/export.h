@@ -40,6 +40,12 @@ PMT_API int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_o
  * (pmt_export_event) or of opts->meta's build-id table. */
 PMT_API int pmt_export_pprof_new(const char *path, const struct pmt_export_opts *opts,
 				 struct pmt_export **out, struct pmt_diag *diag);
+/* The same schema in a PostgreSQL database (libpq's conninfo: "dbname=x host=y" or a
+ * postgresql:// URI), with a run_id column in every table: the tables are created when
+ * missing, the run gets the next runs.id, its samples go in with COPY as they come, and
+ * pmt_export_finish() adds the rest and commits (a run is all there or not at all). */
+PMT_API int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts *opts,
+				      struct pmt_export **out, struct pmt_diag *diag);
 /* A sideband record of the trace (MMAP/MMAP2 give pprof's mapping sizes and build-ids;
  * others are ignored). 0 or -PMT_ENOMEM. */
 PMT_API int pmt_export_event(struct pmt_export *x, const struct pmt_trace_event *ev);
