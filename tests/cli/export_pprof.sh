@@ -9,8 +9,11 @@
 #   event,tid,ip,sym,dso` counted the same way (diff.symbols checks script against perf);
 # - a location's line equals script -F srcline's; mappings carry the fixtures' build-ids;
 # - identical samples are aggregated (fewer Sample messages than samples).
-# Then the same for a synthetic trace without symbols. pprof -top reads the file too when a
-# pprof binary is installed.   export_pprof.sh PMUTRACE SOURCE_DIR
+# Then the same for a synthetic trace without symbols. pprof -top and -tags read the file
+# too when a pprof binary is on PATH (Debian packages only pprof's Go source: apt-get
+# install golang-go golang-github-google-pprof-dev, then GOPATH=/usr/share/gocode
+# GO111MODULE=off go build -o DIR/pprof github.com/google/pprof).
+#   export_pprof.sh PMUTRACE SOURCE_DIR
 set -u
 pmt=$1 SRC=$2
 fail() { echo "FAIL: $*"; exit 1; }
@@ -143,7 +146,13 @@ cmp -s "$T/want_tot" "$T/got_tot" ||
 if command -v pprof >/dev/null 2>&1; then
 	pprof -top -sample_index=samples "$T/a.pb.gz" >"$T/top" 2>&1 || fail "pprof -top: $(head -3 "$T/top")"
 	grep -q 'work_' "$T/top" || fail "pprof -top names no function: $(head -12 "$T/top")"
-	echo "pprof -top reads it"
+	grep -q "Build ID: $(bid "$T/fx/app")" "$T/top" || fail "pprof -top: no build-id: $(head -3 "$T/top")"
+	# every sample has its cpu, pid and tid (pprof drops numeric labels of 0 without a unit)
+	pprof -tags "$T/a.pb.gz" >"$T/tags" 2>&1 || fail "pprof -tags: $(head -3 "$T/tags")"
+	for k in cpu pid tid event; do
+		grep -q "^ *$k: Total $ntot\.0\$" "$T/tags" || fail "pprof -tags: $k: $(grep -A2 "$k:" "$T/tags")"
+	done
+	echo "pprof -top and -tags read it"
 else
 	echo "(no pprof binary: pprof -top not tried)"
 fi

@@ -456,12 +456,12 @@ static void msgs_free(struct pp_msgs *m)
 	free(m->fnp);
 }
 
-enum { L_EVENT, L_LVL, L_CPU, L_PID, L_TID, L_N };
+enum { L_EVENT, L_LVL, L_CPU, L_PID, L_TID, L_UNIT, L_N };
 
 /* the string indexes every profile needs (label keys, units, sample types) */
 static int fixed_strings(struct pp_export *x, int64_t key[L_N], int64_t vt[V_N][2])
 {
-	static const char *const names[L_N] = { "event", "mem_lvl", "cpu", "pid", "tid" };
+	static const char *const names[L_N] = { "event", "mem_lvl", "cpu", "pid", "tid", "id" };
 
 	for (int i = 0; i < L_N; i++)
 		if ((key[i] = str_id(x, names[i])) < 0)
@@ -532,11 +532,16 @@ static int build(struct pp_export *x, Perftools__Profiles__Profile *p, struct pp
 			l[k].key = key[L_LVL];
 			l[k++].str = a->k.lvl;
 		}
+		/* numbers with a unit: pprof drops a numeric label of 0 without one (cpu 0,
+		 * the idle task's pid and tid 0) */
 		l[k].key = key[L_CPU];
+		l[k].num_unit = key[L_UNIT];
 		l[k++].num = a->k.cpu;
 		l[k].key = key[L_PID];
+		l[k].num_unit = key[L_UNIT];
 		l[k++].num = a->k.pid;
 		l[k].key = key[L_TID];
+		l[k].num_unit = key[L_UNIT];
 		l[k++].num = a->k.tid;
 		s->n_label = k;
 		s->label = &m->labp[nlab];
@@ -708,7 +713,7 @@ int pmt_export_pprof_new(const char *path, const struct pmt_export_opts *opts,
 	x->locs = (struct itab)ITAB(loc_ent);
 	x->fns = (struct itab)ITAB(fn_ent);
 	x->maps = (struct itab)ITAB(map_ent);
-	snprintf(comment, sizeof(comment), "pmutrace %s: %s", pmt_version(),
+	snprintf(comment, sizeof(comment), "%s: %s", pmt_version(),
 		 PMT_OPTS_HAS(opts, command) && opts->command ? opts->command
 			 : opts->trace_path ? opts->trace_path : "");
 	x->path = strdup(path);
