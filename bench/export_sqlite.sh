@@ -18,32 +18,19 @@ trap 'rm -rf "$T"' EXIT
 "$PMUTRACE" convert --raw "$T/a.spe" --midr 0x410fd0c0 -o "$T/a.perf.data"
 echo "input: $RECORDS SPE records, $(wc -c <"$T/a.perf.data") bytes of perf.data"
 
-# timed NAME CMD...: "wall user sys maxrss_kb" into $T/NAME.t
-timed() {
-	name=$1
-	shift
-	/usr/bin/time -f "%e %U %S %M" -o "$T/$name.t" "$@" >"$T/$name.out" 2>"$T/$name.err" ||
-		{ echo "$name failed: $(tail -3 "$T/$name.err")"; return 1; }
-}
-# report NAME ROWS DB
-report() {
-	read -r wall user sys rss <"$T/$1.t"
-	awk -v n="$1" -v r="$2" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" -v b="$(wc -c <"$3")" \
-		'BEGIN { printf "%-10s %8d rows  %7.2f s wall  %7.2f s CPU  %9.0f rows/s  %6.0f MB RSS  %6.0f MB db\n",
-			n, r, w, u + s, (w > 0 ? r / w : 0), m / 1024, b / 1e6 }'
-}
+. "$(dirname "$0")/export_lib.sh"
 
 timed pmutrace "$PMUTRACE" export sqlite "$T/a.perf.data" --itrace=bfmtaM --perf-compat=6.1 \
 	-o "$T/pmt.db"
 rows=$(sqlite3 "$T/pmt.db" "SELECT count(*) FROM samples")
-report pmutrace "$rows" "$T/pmt.db"
+report pmutrace "$rows" "$(wc -c <"$T/pmt.db")"
 # the load alone: perf's script builds no index on samples
 timed noindex "$PMUTRACE" export sqlite "$T/a.perf.data" --itrace=bfmtaM --perf-compat=6.1 \
 	--no-index -o "$T/noidx.db"
-report noindex "$rows" "$T/noidx.db"
+report noindex "$rows" "$(wc -c <"$T/noidx.db")"
 # the default decode (newest perf: instructions samples too, 2.5x the rows)
 timed newest "$PMUTRACE" export sqlite "$T/a.perf.data" -o "$T/new.db"
-report newest "$(sqlite3 "$T/new.db" "SELECT count(*) FROM samples")" "$T/new.db"
+report newest "$(sqlite3 "$T/new.db" "SELECT count(*) FROM samples")" "$(wc -c <"$T/new.db")"
 
 if ! command -v "$PERF" >/dev/null 2>&1 || [ ! -f "$SCRIPT" ]; then
 	echo "perf's export-to-sqlite.py: not run ($PERF or $SCRIPT missing)"
@@ -56,7 +43,7 @@ if ! /usr/bin/python3 -c 'import PySide2.QtSql' 2>/dev/null; then
 fi
 timed perf "$PERF" script -i "$T/a.perf.data" --itrace=bfmtaM -s "$SCRIPT" "$T/perf.db"
 prow=$(sqlite3 "$T/perf.db" "SELECT count(*) FROM samples WHERE id > 0")
-report perf "$prow" "$T/perf.db"
+report perf "$prow" "$(wc -c <"$T/perf.db")"
 awk -v a="$(cut -d' ' -f1 "$T/perf.t")" -v b="$(cut -d' ' -f1 "$T/pmutrace.t")" \
 	-v c="$(cut -d' ' -f1 "$T/noindex.t")" \
 	'BEGIN { printf "pmutrace is %.1fx faster (wall), %.1fx without its indexes\n", a / b, a / c }'

@@ -12,27 +12,12 @@ pmt=$1 SRC=$2
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 command -v sqlite3 >/dev/null 2>&1 || skip "the sqlite3 CLI is not installed"
-command -v psql >/dev/null 2>&1 || skip "psql is not installed (apt-get install postgresql)"
-bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-[ -n "$bin" ] && [ -x "$bin/initdb" ] || bin=$(dirname "$(command -v initdb 2>/dev/null || echo /x/x)")
-[ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ] || skip "no PostgreSQL server (apt-get install postgresql)"
+. "$SRC/tests/tools/pg_server.sh"
 T=$(mktemp -d)
-as=""
-if [ "$(id -u)" = 0 ]; then
-	for u in postgres nobody; do
-		id "$u" >/dev/null 2>&1 && command -v runuser >/dev/null 2>&1 && { as="runuser -u $u --"; break; }
-	done
-	[ -n "$as" ] || { rm -rf "$T"; skip "running as root without a postgres or nobody user to run the server"; }
-	chown "$u" "$T" || { rm -rf "$T"; skip "cannot give $T to $u"; }
-fi
-PG=$T/pg
-stop() { $as "$bin/pg_ctl" -D "$PG" -m immediate -w stop >/dev/null 2>&1; rm -rf "$T"; }
+stop() { pg_stop "$T"; rm -rf "$T"; }
 trap stop EXIT
-$as "$bin/initdb" -D "$PG" -A trust -U pmt >"$T/initdb.log" 2>&1 ||
-	{ cat "$T/initdb.log"; skip "initdb failed (above)"; }
-$as "$bin/pg_ctl" -D "$PG" -o "-k $T -p 54329 -c listen_addresses=''" -l "$T/server.log" -w start \
-	>/dev/null 2>&1 || { cat "$T/server.log"; skip "the server did not start (above)"; }
-DB="host=$T port=54329 user=pmt dbname=postgres"
+pg_start "$T" >"$T/why" 2>&1 || { head -n -1 "$T/why"; skip "$(tail -1 "$T/why")"; }
+DB=$PMT_PG
 pq() { psql -X -q -A -t -F, -v ON_ERROR_STOP=1 "$DB" -c "$1"; }
 sq() { sqlite3 -batch -noheader -list -separator , "$@"; }
 

@@ -425,248 +425,236 @@ oom:
 	return -PMT_ENOMEM;
 }
 
-/* the profile's message arrays, allocated once by finish */
-struct pp_msgs {
-	Perftools__Profiles__ValueType vt[V_N + 1], *vtp[V_N];
-	Perftools__Profiles__Sample *smp, **smpp;
-	Perftools__Profiles__Label *lab, **labp;
-	uint64_t *loc_ids;
-	int64_t *values;
-	Perftools__Profiles__Mapping *map, **mapp;
-	Perftools__Profiles__Location *loc, **locp;
-	Perftools__Profiles__Line *line, **linep;
-	Perftools__Profiles__Function *fn, **fnp;
-};
-
-static void msgs_free(struct pp_msgs *m)
-{
-	free(m->smp);
-	free(m->smpp);
-	free(m->lab);
-	free(m->labp);
-	free(m->loc_ids);
-	free(m->values);
-	free(m->map);
-	free(m->mapp);
-	free(m->loc);
-	free(m->locp);
-	free(m->line);
-	free(m->linep);
-	free(m->fn);
-	free(m->fnp);
-}
-
 enum { L_EVENT, L_LVL, L_CPU, L_PID, L_TID, L_UNIT, L_N };
 
-/* the string indexes every profile needs (label keys, units, sample types) */
-static int fixed_strings(struct pp_export *x, int64_t key[L_N], int64_t vt[V_N][2])
-{
-	static const char *const names[L_N] = { "event", "mem_lvl", "cpu", "pid", "tid", "id" };
+/* The profile is written as it is encoded: a Profile message is its fields one after the
+ * other, and a repeated field may come in pieces, so the scalar fields go first (packed by
+ * protobuf-c), then each Sample, Mapping, Location and Function as a field of its own
+ * (packed one at a time into a reused buffer), then the string table. Memory stays that of
+ * the tables, not of a second copy of the profile. */
+struct pp_writer {
+	gzFile gz;
+	uint8_t *buf;
+	size_t cap;
+	bool ok;
+	int64_t key[L_N];
+};
 
-	for (int i = 0; i < L_N; i++)
-		if ((key[i] = str_id(x, names[i])) < 0)
-			return -PMT_ENOMEM;
-	for (int i = 0; i < V_N; i++)
-		for (int j = 0; j < 2; j++)
-			if ((vt[i][j] = str_id(x, value_type[i][j])) < 0)
-				return -PMT_ENOMEM;
-	return 0;
+static void put_raw(struct pp_writer *w, const void *p, size_t n)
+{
+	while (w->ok && n) {
+		unsigned k = n > (1u << 30) ? 1u << 30 : (unsigned)n;
+
+		w->ok = gzwrite(w->gz, p, k) == (int)k;
+		p = (const uint8_t *)p + k;
+		n -= k;
+	}
 }
 
-static int build(struct pp_export *x, Perftools__Profiles__Profile *p, struct pp_msgs *m)
+/* a length-delimited field: key (field number, wire type 2), length, bytes */
+static void put_field(struct pp_writer *w, unsigned field, const void *p, size_t n)
 {
-	size_t ns = x->agg.n, nl = x->locs.n, nm = x->maps.n, nf = x->fns.n;
-	int64_t key[L_N], vt[V_N][2];
-	size_t nlab = 0;
+	uint8_t hdr[11];
+	size_t h = 0;
+	uint64_t v = n;
 
-	if (fixed_strings(x, key, vt) < 0)
-		return -PMT_ENOMEM;
-	m->smp = calloc(ns + 1, sizeof(*m->smp));
-	m->smpp = calloc(ns + 1, sizeof(*m->smpp));
-	m->lab = calloc(L_N * ns + 1, sizeof(*m->lab));
-	m->labp = calloc(L_N * ns + 1, sizeof(*m->labp));
-	m->loc_ids = calloc(ns + 1, sizeof(*m->loc_ids));
-	m->values = calloc(V_N * ns + 1, sizeof(*m->values));
-	m->map = calloc(nm + 1, sizeof(*m->map));
-	m->mapp = calloc(nm + 1, sizeof(*m->mapp));
-	m->loc = calloc(nl + 1, sizeof(*m->loc));
-	m->locp = calloc(nl + 1, sizeof(*m->locp));
-	m->line = calloc(nl + 1, sizeof(*m->line));
-	m->linep = calloc(nl + 1, sizeof(*m->linep));
-	m->fn = calloc(nf + 1, sizeof(*m->fn));
-	m->fnp = calloc(nf + 1, sizeof(*m->fnp));
-	if (!m->smp || !m->smpp || !m->lab || !m->labp || !m->loc_ids || !m->values || !m->map ||
-	    !m->mapp || !m->loc || !m->locp || !m->line || !m->linep || !m->fn || !m->fnp)
-		return -PMT_ENOMEM;
-	for (int i = 0; i < V_N; i++) {
-		perftools__profiles__value_type__init(&m->vt[i]);
-		m->vt[i].type = vt[i][0];
-		m->vt[i].unit = vt[i][1];
-		m->vtp[i] = &m->vt[i];
+	hdr[h++] = (uint8_t)(field << 3 | 2);
+	do {
+		hdr[h] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		hdr[h++] |= v ? 0x80 : 0;
+	} while (v);
+	put_raw(w, hdr, h);
+	put_raw(w, p, n);
+}
+
+/* one sub-message packed into the reused buffer and written as field `field` */
+static void put_msg(struct pp_writer *w, unsigned field, const ProtobufCMessage *m)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+
+	if (!w->ok)
+		return;
+	if (n > w->cap) {
+		uint8_t *b = realloc(w->buf, n);
+
+		if (!b) {
+			w->ok = false;
+			return;
+		}
+		w->buf = b;
+		w->cap = n;
 	}
-	perftools__profiles__value_type__init(&m->vt[V_N]);
-	m->vt[V_N].type = vt[V_SAMPLES][0];
-	m->vt[V_N].unit = vt[V_SAMPLES][1];
-	p->n_sample_type = V_N;
-	p->sample_type = m->vtp;
-	p->period_type = &m->vt[V_N];
-	p->default_sample_type = vt[V_SAMPLES][0];
-	for (size_t i = 0; i < ns; i++) {
+	protobuf_c_message_pack(m, w->buf);
+	put_field(w, field, w->buf, n);
+}
+
+/* the scalar fields and sample types (string indexes: the fixed strings are added here) */
+static void put_header(struct pp_export *x, struct pp_writer *w)
+{
+	static const char *const names[L_N] = { "event", "mem_lvl", "cpu", "pid", "tid", "id" };
+	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[V_N + 1], *vtp[V_N];
+	int64_t comment = x->comment ? str_id(x, x->comment) : 0;
+	size_t n;
+	uint8_t *b;
+
+	w->ok = comment >= 0;
+	for (int i = 0; i < L_N; i++)
+		w->ok = w->ok && (w->key[i] = str_id(x, names[i])) >= 0;
+	for (int i = 0; i <= V_N; i++) {
+		int t = i < V_N ? i : V_SAMPLES; /* the period type: samples/count */
+		int64_t type = str_id(x, value_type[t][0]), unit = str_id(x, value_type[t][1]);
+
+		perftools__profiles__value_type__init(&vt[i]);
+		vt[i].type = type;
+		vt[i].unit = unit;
+		w->ok = w->ok && type >= 0 && unit >= 0;
+		if (i < V_N)
+			vtp[i] = &vt[i];
+	}
+	if (!w->ok)
+		return;
+	p.n_sample_type = V_N;
+	p.sample_type = vtp;
+	p.period_type = &vt[V_N];
+	p.default_sample_type = vt[V_SAMPLES].type;
+	if (comment) {
+		p.n_comment = 1;
+		p.comment = &comment;
+	}
+	if (x->nsamples)
+		p.duration_nanos = (int64_t)(x->last_time - x->first_time);
+	n = perftools__profiles__profile__get_packed_size(&p);
+	b = malloc(n ? n : 1);
+	if (!b) {
+		w->ok = false;
+		return;
+	}
+	perftools__profiles__profile__pack(&p, b);
+	put_raw(w, b, n);
+	free(b);
+}
+
+static void put_samples(const struct pp_export *x, struct pp_writer *w)
+{
+	for (size_t i = 0; i < x->agg.n && w->ok; i++) {
 		const struct agg_ent *a = itab_ent(&x->agg, i);
-		Perftools__Profiles__Sample *s = &m->smp[i];
-		Perftools__Profiles__Label *l = &m->lab[nlab];
+		Perftools__Profiles__Sample s = PERFTOOLS__PROFILES__SAMPLE__INIT;
+		Perftools__Profiles__Label l[L_N], *lp[L_N];
+		uint64_t loc = a->k.loc;
+		int64_t v[V_N];
 		size_t k = 0;
 
-		perftools__profiles__sample__init(s);
-		m->loc_ids[i] = a->k.loc;
-		s->n_location_id = 1;
-		s->location_id = &m->loc_ids[i];
-		memcpy(&m->values[V_N * i], a->v, sizeof(a->v));
-		s->n_value = V_N;
-		s->value = &m->values[V_N * i];
-		for (int j = 0; j < L_N; j++)
+		memcpy(v, a->v, sizeof(v));
+		s.n_location_id = 1;
+		s.location_id = &loc;
+		s.n_value = V_N;
+		s.value = v;
+		for (int j = 0; j < L_N; j++) {
 			perftools__profiles__label__init(&l[j]);
-		l[k].key = key[L_EVENT];
+			lp[j] = &l[j];
+		}
+		l[k].key = w->key[L_EVENT];
 		l[k++].str = a->k.event < 32 ? x->event_str[a->k.event] : 0;
 		if (a->k.lvl) {
-			l[k].key = key[L_LVL];
+			l[k].key = w->key[L_LVL];
 			l[k++].str = a->k.lvl;
 		}
 		/* numbers with a unit: pprof drops a numeric label of 0 without one (cpu 0,
 		 * the idle task's pid and tid 0) */
-		l[k].key = key[L_CPU];
-		l[k].num_unit = key[L_UNIT];
+		l[k].key = w->key[L_CPU];
+		l[k].num_unit = w->key[L_UNIT];
 		l[k++].num = a->k.cpu;
-		l[k].key = key[L_PID];
-		l[k].num_unit = key[L_UNIT];
+		l[k].key = w->key[L_PID];
+		l[k].num_unit = w->key[L_UNIT];
 		l[k++].num = a->k.pid;
-		l[k].key = key[L_TID];
-		l[k].num_unit = key[L_UNIT];
+		l[k].key = w->key[L_TID];
+		l[k].num_unit = w->key[L_UNIT];
 		l[k++].num = a->k.tid;
-		s->n_label = k;
-		s->label = &m->labp[nlab];
-		for (size_t j = 0; j < k; j++)
-			m->labp[nlab + j] = &l[j];
-		nlab += k;
-		m->smpp[i] = s;
+		s.n_label = k;
+		s.label = lp;
+		put_msg(w, 2, &s.base);
 	}
-	p->n_sample = ns;
-	p->sample = m->smpp;
-	for (size_t i = 0; i < nm; i++) {
-		const struct map_ent *e = itab_ent(&x->maps, i);
-		Perftools__Profiles__Mapping *o = &m->map[i];
-
-		perftools__profiles__mapping__init(o);
-		o->id = i + 1;
-		o->memory_start = e->k.start;
-		o->memory_limit = e->limit;
-		o->file_offset = e->offset;
-		o->filename = e->filename;
-		o->build_id = e->build_id;
-		o->has_functions = e->functions;
-		o->has_filenames = e->lines;
-		o->has_line_numbers = e->lines;
-		m->mapp[i] = o;
-	}
-	p->n_mapping = nm;
-	p->mapping = m->mapp;
-	for (size_t i = 0; i < nl; i++) {
-		const struct loc_ent *e = itab_ent(&x->locs, i);
-		Perftools__Profiles__Location *o = &m->loc[i];
-
-		perftools__profiles__location__init(o);
-		o->id = i + 1;
-		o->mapping_id = e->k.mapping;
-		o->address = e->k.address;
-		if (e->function) {
-			perftools__profiles__line__init(&m->line[i]);
-			m->line[i].function_id = e->function;
-			m->line[i].line = e->line;
-			m->linep[i] = &m->line[i];
-			o->n_line = 1;
-			o->line = &m->linep[i];
-		}
-		m->locp[i] = o;
-	}
-	p->n_location = nl;
-	p->location = m->locp;
-	for (size_t i = 0; i < nf; i++) {
-		const struct fn_ent *e = itab_ent(&x->fns, i);
-		Perftools__Profiles__Function *o = &m->fn[i];
-
-		perftools__profiles__function__init(o);
-		o->id = i + 1;
-		o->name = e->name;
-		o->system_name = e->name;
-		o->filename = e->filename;
-		m->fnp[i] = o;
-	}
-	p->n_function = nf;
-	p->function = m->fnp;
-	if (x->nsamples)
-		p->duration_nanos = (int64_t)(x->last_time - x->first_time);
-	return 0;
 }
 
-/* the packed profile through gzip into path */
-static int write_gz(const char *path, const uint8_t *buf, size_t len, struct pmt_diag *diag)
+static void put_tables(const struct pp_export *x, struct pp_writer *w)
 {
-	int fd = strcmp(path, "-") ? -1 : dup(STDOUT_FILENO);
-	gzFile gz = fd >= 0 ? gzdopen(fd, "wb") : gzopen(path, "wb");
-	int ok = gz != NULL;
+	for (size_t i = 0; i < x->maps.n && w->ok; i++) {
+		const struct map_ent *e = itab_ent(&x->maps, i);
+		Perftools__Profiles__Mapping o = PERFTOOLS__PROFILES__MAPPING__INIT;
 
-	if (!gz && fd >= 0)
-		close(fd);
-	while (ok && len) {
-		unsigned n = len > (1u << 30) ? 1u << 30 : (unsigned)len;
-
-		ok = gzwrite(gz, buf, n) == (int)n;
-		buf += n;
-		len -= n;
+		o.id = i + 1;
+		o.memory_start = e->k.start;
+		o.memory_limit = e->limit;
+		o.file_offset = e->offset;
+		o.filename = e->filename;
+		o.build_id = e->build_id;
+		o.has_functions = e->functions;
+		o.has_filenames = e->lines;
+		o.has_line_numbers = e->lines;
+		put_msg(w, 3, &o.base);
 	}
-	if (gz && gzclose(gz) != Z_OK)
-		ok = 0;
-	return ok ? 0 : pmt_diag_set(diag, -PMT_EIO, path, PMT_DIAG_NO_OFFSET,
-				     "cannot write the gzip'd profile");
+	for (size_t i = 0; i < x->locs.n && w->ok; i++) {
+		const struct loc_ent *e = itab_ent(&x->locs, i);
+		Perftools__Profiles__Location o = PERFTOOLS__PROFILES__LOCATION__INIT;
+		Perftools__Profiles__Line line = PERFTOOLS__PROFILES__LINE__INIT, *lp = &line;
+
+		o.id = i + 1;
+		o.mapping_id = e->k.mapping;
+		o.address = e->k.address;
+		if (e->function) {
+			line.function_id = e->function;
+			line.line = e->line;
+			o.n_line = 1;
+			o.line = &lp;
+		}
+		put_msg(w, 4, &o.base);
+	}
+	for (size_t i = 0; i < x->fns.n && w->ok; i++) {
+		const struct fn_ent *e = itab_ent(&x->fns, i);
+		Perftools__Profiles__Function o = PERFTOOLS__PROFILES__FUNCTION__INIT;
+
+		o.id = i + 1;
+		o.name = e->name;
+		o.system_name = e->name;
+		o.filename = e->filename;
+		put_msg(w, 5, &o.base);
+	}
+	for (size_t i = 0; i < x->nstr && w->ok; i++)
+		put_field(w, 6, x->str[i], strlen(x->str[i]));
 }
 
 static int64_t pp_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
 			 uint32_t enabled, struct pmt_diag *diag)
 {
 	struct pp_export *x = (struct pp_export *)base;
-	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	struct pp_msgs m;
-	int64_t comment = 0;
-	uint8_t *buf = NULL;
-	size_t len;
-	int rc;
+	struct pp_writer w = { .ok = true };
+	int fd;
 
-	memset(&m, 0, sizeof(m));
-	if (x->oom || (x->comment && (comment = str_id(x, x->comment)) < 0) ||
-	    build(x, &p, &m) < 0) {
-		msgs_free(&m);
+	if (x->oom)
 		return pmt_diag_set(diag, -PMT_ENOMEM, x->path, PMT_DIAG_NO_OFFSET,
 				    "out of memory building the profile");
+	fd = strcmp(x->path, "-") ? -1 : dup(STDOUT_FILENO);
+	/* level 1: a third of level 6's time for a file 17% larger (1M distinct samples) */
+	w.gz = fd >= 0 ? gzdopen(fd, "wb1") : gzopen(x->path, "wb1");
+	if (!w.gz) {
+		if (fd >= 0)
+			close(fd);
+		return pmt_diag_set(diag, -PMT_EIO, x->path, PMT_DIAG_NO_OFFSET,
+				    "cannot open the profile for writing");
 	}
-	if (comment) {
-		p.n_comment = 1;
-		p.comment = &comment;
-	}
-	/* the string table last: building added its strings */
-	p.n_string_table = x->nstr;
-	p.string_table = x->str;
-	len = perftools__profiles__profile__get_packed_size(&p);
-	buf = malloc(len ? len : 1);
-	if (!buf) {
-		msgs_free(&m);
-		return pmt_diag_set(diag, -PMT_ENOMEM, x->path, PMT_DIAG_NO_OFFSET,
-				    "out of memory packing the profile");
-	}
-	perftools__profiles__profile__pack(&p, buf);
-	msgs_free(&m);
-	rc = write_gz(x->path, buf, len, diag);
-	free(buf);
-	return rc < 0 ? rc : x->nsamples;
+	gzbuffer(w.gz, 1u << 20);
+	put_header(x, &w);
+	put_samples(x, &w);
+	put_tables(x, &w); /* the strings last: the header added its own */
+	free(w.buf);
+	if (gzclose(w.gz) != Z_OK)
+		w.ok = false;
+	if (!w.ok)
+		return pmt_diag_set(diag, -PMT_EIO, x->path, PMT_DIAG_NO_OFFSET,
+				    "cannot write the gzip'd profile");
+	return x->nsamples;
 }
 
 static void pp_free(struct pmt_export *base)
