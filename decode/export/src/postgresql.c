@@ -1,6 +1,6 @@
 /* Samples into PostgreSQL through libpq: SQLite's schema (SCHEMA.md) with a run_id in every
  * table, so many recordings share one database. The run is one transaction: its runs row
- * (the id from the database's identity column), the samples streamed with COPY (text
+ * (the id from the database's identity column), the samples streamed with COPY (binary
  * format) as they are decoded, then the comms, dsos, symbols and branch stacks (kept in
  * memory while the samples' COPY runs), events, threads and aux_loss. Nothing of a run is
  * visible before its COMMIT, and a failed export leaves nothing. */
@@ -220,6 +220,42 @@ static void sep(struct rowbuf *b, char c)
 	b->p[b->len++] = c;
 }
 
+/* COPY's binary form (the samples): per field a big-endian length, then the value in the
+ * column type's own binary form (int4, int8 big-endian; text as is); -1: NULL */
+static void be(struct rowbuf *b, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--)
+		b->p[b->len++] = (char)(v >> (8 * i));
+}
+
+static void bin_i4(struct rowbuf *b, int64_t v)
+{
+	be(b, 4, 4);
+	be(b, (uint64_t)v, 4);
+}
+
+static void bin_i8(struct rowbuf *b, uint64_t v)
+{
+	be(b, 8, 4);
+	be(b, v, 8);
+}
+
+static void bin_text(struct rowbuf *b, const char *s, size_t n)
+{
+	be(b, n, 4);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void bin_null(struct rowbuf *b)
+{
+	be(b, UINT32_MAX, 4);
+}
+
+/* the file header: signature, flags, no extension */
+static const char copy_bin_header[19] = "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0";
+#define SAMPLE_COLUMNS 27
+
 /* a row of integers and texts: fmt has 'i' (int64_t), 's' (const char *, NULL: \N) per
  * column */
 static bool put_row(struct rowbuf *b, const char *fmt, ...)
@@ -373,7 +409,10 @@ int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts
 		   /* one schema creation at a time ("pmt1" as a number) */
 		   exec(x, "SELECT pg_advisory_xact_lock(1886221361)") && exec(x, pg_schema) &&
 		   exec(x, "COMMIT") && exec(x, "BEGIN") && insert_run(x, opts) &&
-		   copy_start(x, "COPY samples FROM STDIN")) {
+		   copy_start(x, "COPY samples FROM STDIN (FORMAT binary)") &&
+		   reserve(&x->samples, sizeof(copy_bin_header))) {
+		memcpy(x->samples.p, copy_bin_header, sizeof(copy_bin_header));
+		x->samples.len = sizeof(copy_bin_header);
 		*out = &x->base;
 		return 0;
 	}
@@ -414,52 +453,50 @@ static int pg_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 	if (!reserve(b, ROW_MAX + 4 * 2 * 48))
 		goto oom;
 	/* the columns in the table's order; 64-bit unsigned values as their bit pattern */
-	put_i64(b, x->run_id), sep(b, '\t');
-	put_i64(b, x->nsamples), sep(b, '\t');
-	put_u64(b, s->event), sep(b, '\t');
-	put_u64(b, s->cpu), sep(b, '\t');
-	put_i64(b, s->pid), sep(b, '\t');
-	put_i64(b, s->tid), sep(b, '\t');
-	put_i64(b, (int64_t)s->time), sep(b, '\t');
-	put_i64(b, (int64_t)s->ip), sep(b, '\t');
-	put_i64(b, (int64_t)s->addr), sep(b, '\t');
-	put_i64(b, (int64_t)s->phys_addr), sep(b, '\t');
-	put_i64(b, (int64_t)s->period), sep(b, '\t');
-	put_i64(b, (int64_t)s->weight), sep(b, '\t');
-	put_u64(b, s->issue_lat), sep(b, '\t');
-	put_u64(b, s->xlat_lat), sep(b, '\t');
-	put_i64(b, (int64_t)s->data_src), sep(b, '\t');
+	be(b, SAMPLE_COLUMNS, 2);
+	bin_i8(b, (uint64_t)x->run_id);
+	bin_i8(b, (uint64_t)x->nsamples);
+	bin_i4(b, s->event);
+	bin_i4(b, s->cpu);
+	bin_i4(b, s->pid);
+	bin_i4(b, s->tid);
+	bin_i8(b, s->time);
+	bin_i8(b, s->ip);
+	bin_i8(b, s->addr);
+	bin_i8(b, s->phys_addr);
+	bin_i8(b, s->period);
+	bin_i8(b, s->weight);
+	bin_i4(b, s->issue_lat);
+	bin_i4(b, s->xlat_lat);
+	bin_i8(b, s->data_src);
 	if (s->data_src) {
 		const struct dsrc_slot *d = export_dsrc_text(x->dsrc, s->data_src, x->compat);
 
 		for (int i = 0; i < 4; i++)
-			put_text(b, d->text[i], d->len[i]), sep(b, '\t');
+			bin_text(b, d->text[i], d->len[i]);
 	} else {
 		for (int i = 0; i < 4; i++)
-			put_null(b), sep(b, '\t');
+			bin_null(b);
 	}
-	put_text(b, export_op_name(s->op), strlen(export_op_name(s->op))), sep(b, '\t');
-	put_u64(b, s->op), sep(b, '\t');
-	put_u64(b, s->flags), sep(b, '\t');
-	put_i64(b, s->rec ? (int64_t)s->rec->offset : 0), sep(b, '\t');
+	bin_text(b, export_op_name(s->op), strlen(export_op_name(s->op)));
+	bin_i8(b, s->op);
+	bin_i8(b, s->flags);
+	bin_i8(b, s->rec ? s->rec->offset : 0);
 	if (ids.comm_id)
-		put_i64(b, ids.comm_id);
+		bin_i8(b, (uint64_t)ids.comm_id);
 	else
-		put_null(b);
-	sep(b, '\t');
+		bin_null(b);
 	if (ids.dso_id)
-		put_i64(b, ids.dso_id);
+		bin_i8(b, (uint64_t)ids.dso_id);
 	else
-		put_null(b);
-	sep(b, '\t');
+		bin_null(b);
 	if (ids.sym_id) {
-		put_i64(b, ids.sym_id), sep(b, '\t');
-		put_i64(b, (int64_t)ids.loc.symoff);
+		bin_i8(b, (uint64_t)ids.sym_id);
+		bin_i8(b, ids.loc.symoff);
 	} else {
-		put_null(b), sep(b, '\t');
-		put_null(b);
+		bin_null(b);
+		bin_null(b);
 	}
-	sep(b, '\n');
 	for (uint32_t i = 0; s->brstack && i < s->brstack->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
 		const struct pmt_spe_brstack *bs = s->brstack;
 
@@ -519,6 +556,10 @@ static int64_t pg_finish(struct pmt_export *base, const struct pmt_spe_rec_stats
 {
 	struct pg_export *x = (struct pg_export *)base;
 
+	if (!x->failed && !reserve(&x->samples, 2))
+		set_err(x, "export", "out of memory");
+	if (!x->failed)
+		be(&x->samples, 0xffff, 2); /* the trailer */
 	if (x->failed || !copy_send(x, &x->samples) || !copy_end(x) ||
 	    !copy_buf(x, "COPY comms FROM STDIN", &x->comms) ||
 	    !copy_buf(x, "COPY dsos FROM STDIN", &x->dsos) ||
