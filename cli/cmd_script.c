@@ -355,7 +355,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	bool brstack;
 	struct pmt_spe_sink_opts sink_opts = { .sz = sizeof(sink_opts) };
 	char line[256];
-	int rc, begin_rc;
+	int rc, begin_rc, cons_rc = 0;
 
 	rc = parse_args(&so, argc, argv, cons);
 	if (rc)
@@ -498,6 +498,9 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		rc = -PMT_EIO;
 	if (pmt_spe_rec_stats_str(&st, line, sizeof(line)) > 0)
 		pmt_cli_warn(so.cmd, "%s", line);
+	/* the consumer ends while the address spaces and the trace are still there */
+	if (cons)
+		cons_rc = begin_rc ? begin_rc : cons->end(cons->ctx, rc, &st, enabled);
 	pmt_spe_report_free(ctx.rep);
 	pmt_hist_free(ctx.hist);
 	pmt_spe_sink_free(ctx.sink);
@@ -506,7 +509,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (so.raw)
 		pmt_file_unmap(&map);
 	if (cons)
-		return begin_rc ? begin_rc : cons->end(cons->ctx, rc, &st, enabled);
+		return cons_rc;
 	if (rc < 0)
 		return pmt_cli_fail(so.cmd, "%s", pmt_errstr(rc));
 	return 0;

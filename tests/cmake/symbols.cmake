@@ -7,3 +7,7 @@ add_test(NAME symbols.srcline
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/srcline_vs_addr2line.sh $<TARGET_FILE:pmutrace>
   ${PROJECT_SOURCE_DIR})
 set_tests_properties(symbols.srcline PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME symbols.annotate
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/annotate_vs_objdump.sh $<TARGET_FILE:pmutrace>
+  ${PROJECT_SOURCE_DIR})
+set_tests_properties(symbols.annotate PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120)

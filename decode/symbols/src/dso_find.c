@@ -52,6 +52,8 @@ static int try_path(const char *path, const struct dso_want *w, struct elf_symta
 		return 0;
 	}
 	snprintf(found->path, sizeof(found->path), "%s", path);
+	if (plt) /* a runtime file, not a debug one: it has the code */
+		snprintf(found->runtime, sizeof(found->runtime), "%s", path);
 	return 1;
 }
 
@@ -134,8 +136,10 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 				(probe.build_id_size >= w->build_id_size &&
 				 !memcmp(probe.build_id, w->build_id, w->build_id_size)));
 		}
-		if (have)
+		if (have) {
 			elf_symtab_add_plt(rt, t, w->load_flags);
+			snprintf(found->runtime, sizeof(found->runtime), "%s", rt);
+		}
 		return 1;
 	}
 	if (!t->has_symtab && t->debuglink[0]) {

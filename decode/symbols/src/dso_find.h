@@ -16,6 +16,7 @@ struct dso_want {
 
 struct dso_found {
 	char path[PATH_MAX];       /* the file the symbols came from */
+	char runtime[PATH_MAX];    /* the file with the code bytes ("" when none was found) */
 	uint8_t mismatch;          /* a file of that name with another build-id was seen */
 	char mismatch_path[PATH_MAX];
 	char error[256];           /* a file that was there but could not be read */

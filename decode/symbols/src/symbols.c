@@ -1,4 +1,5 @@
 /* Address spaces from the sideband, and the files behind them, read once each. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ struct dso {
 	uint64_t text_addr;    /* kernel: where its map says _text is (perf's ref_reloc_sym) */
 	struct elf_symtab tab;
 	char *sym_path;        /* the file the symbols (and lines) come from */
+	char *code_path;       /* the file with the code (NULL: none found) */
 	struct srcline lines;
 	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
 	struct dso *next;      /* hash chain */
@@ -130,6 +132,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 			elf_symtab_fini(&d->tab);
 			srcline_close(&d->lines);
 			free(d->sym_path);
+			free(d->code_path);
 			free(d->name);
 			free(d);
 		}
@@ -480,6 +483,8 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 	if (dso_find_and_load(&w, &d->tab, &found)) {
 		d->state = 1;
 		d->sym_path = strdup(found.path);
+		if (found.runtime[0])
+			d->code_path = strdup(found.runtime);
 		return;
 	}
 	if (found.mismatch)
@@ -555,4 +560,38 @@ int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 		}
 	}
 	return d->lines_state > 0 && srcline_find(&d->lines, va, file, line);
+}
+
+int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc, uint8_t **buf,
+			 size_t *len, uint64_t *vaddr, uint16_t *machine)
+{
+	const struct dso *d = loc->dso_id;
+	const struct sym_entry *e = loc->sym_id;
+	uint64_t n;
+	FILE *fp;
+	uint8_t *b;
+
+	(void)s;
+	*buf = NULL;
+	if (!d || !e || d->kernel || !d->code_path || e->end <= e->start)
+		return 0;
+	n = e->end - e->start;
+	if (n > (64u << 20))
+		return 0;
+	b = malloc(n);
+	if (!b)
+		return -PMT_ENOMEM;
+	fp = fopen(d->code_path, "rb");
+	if (!fp || fseeko(fp, (off_t)e->start, SEEK_SET) || fread(b, 1, n, fp) != n) {
+		if (fp)
+			fclose(fp);
+		free(b);
+		return 0;
+	}
+	fclose(fp);
+	*buf = b;
+	*len = n;
+	*vaddr = elf_symtab_vaddr(&d->tab, e->start);
+	*machine = d->tab.machine;
+	return 1;
 }

@@ -67,6 +67,12 @@ PMT_API int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip,
  * (p_vaddr) space, UINT64_MAX when there is none. */
 PMT_API int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 				const char **file, unsigned *line, uint64_t *vaddr);
+/* The code of the symbol pmt_symbols_resolve() found for loc, read from the mapped file
+ * (not a debug file, which has none): 1 with *buf (malloc'd; the caller frees it), *len,
+ * the symbol's ELF address and the file's e_machine; 0 when there is no such code (the
+ * kernel, no file, an empty symbol); -PMT_ENOMEM. */
+PMT_API int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+				 uint8_t **buf, size_t *len, uint64_t *vaddr, uint16_t *machine);
 /* The comm (command name) of a thread at the latest COMM record ("swapper" for the idle
  * task, as perf), or NULL. */
 PMT_API const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid);
