@@ -414,6 +414,15 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		if (src) {
 			const struct pmt_trace_meta *tm = pmt_source_meta(src);
 
+			/* a container's own copies of its files come first */
+			if (pmt_symbols_add_source_files(syms, src) < 0) {
+				pmt_symbols_free(syms);
+				pmt_spe_report_free(ctx.rep);
+				pmt_source_close(src);
+				pmt_out_fini(&out);
+				return pmt_cli_fail(so.cmd, "out of memory");
+			}
+
 			for (uint32_t i = 0; i < tm->nr_build_ids; i++)
 				pmt_symbols_add_build_id(syms, tm->build_ids[i].filename,
 							 tm->build_ids[i].id, tm->build_ids[i].size);
