@@ -2,7 +2,8 @@
 # Self-contained recordings: a container that carries its ELF files and kallsyms
 # (convert --container --bundle) decodes on a machine without them exactly as the original
 # perf.data decodes with the files given (--symfs, --kallsyms): pmutrace's own output, and
-# perf's (newest perf there is) on the original; zstd -dc still gives perf the trace; a
+# perf's (newest perf there is) on the original; zstd -dc still gives perf the trace;
+# bundle add carries files in an existing container afterwards; a
 # carried file whose build-id is not the recording's is not used; info lists the files.
 #   [PERF=CMD] bundle.sh PMUTRACE SOURCE_DIR
 set -eu
@@ -59,6 +60,23 @@ fi
 	{ echo "FAIL: a carried file with another build-id was used"; exit 1; }
 "$P" info "$T/t.pmt" | grep -q '^embedded: ELF /usr/bin/app, [0-9]* bytes .*build-id [0-9a-f]\{40\}$' &&
 	"$P" info "$T/t.pmt" | grep -q '^embedded: kallsyms ' || { echo "FAIL: info: $("$P" info "$T/t.pmt")"; exit 1; }
+# bundle add: files carried by an existing container afterwards
+"$P" convert "$T/t.data" --container -o "$T/later.pmt"
+"$P" bundle add "$T/later.pmt" "$T/fx/app=/usr/bin/app" "$T/fx/libfix.so=/usr/lib/libfix.so" \
+	--kallsyms "$T/kallsyms" || { echo "FAIL: bundle add exited $?"; exit 1; }
+"$P" script "$T/t.pmt" -F $F >"$T/want"
+"$P" script "$T/later.pmt" -F $F >"$T/got"
+cmp -s "$T/want" "$T/got" || { echo "FAIL: bundle add: decodes differently"; exit 1; }
+[ "$("$P" info "$T/later.pmt" | grep -c '^embedded: ')" = 3 ] || { echo "FAIL: bundle add: $("$P" info "$T/later.pmt")"; exit 1; }
+# a file that is no ELF: refused, the container untouched
+cp "$T/later.pmt" "$T/keep.pmt"
+rc=0
+"$P" bundle add "$T/later.pmt" "$T/kallsyms" 2>"$T/err" || rc=$?
+[ $rc = 1 ] && grep -q "not an ELF file" "$T/err" && cmp -s "$T/later.pmt" "$T/keep.pmt" ||
+	{ echo "FAIL: bundle add of a non-ELF: exit $rc, $(cat "$T/err")"; exit 1; }
+rc=0
+"$P" bundle add "$T/t.data" "$T/fx/app" 2>"$T/err" || rc=$?
+[ $rc = 1 ] && grep -q "not a pmutrace container" "$T/err" || { echo "FAIL: bundle add to perf.data: exit $rc"; exit 1; }
 # --bundle without --container is a usage error
 rc=0
 "$P" convert "$T/t.data" --bundle "$T/fx/app" -o "$T/x.data" 2>/dev/null || rc=$?

@@ -89,3 +89,48 @@ int pmt_ctr_file_read(const struct pmt_ctr_file *f, void **out, size_t *len)
 	*len = n;
 	return 0;
 }
+
+static int copy_file(const struct pmt_ctr_file *f, void *ctx)
+{
+	struct pmt_ctr_writer *w = ctx;
+	void *p;
+	size_t n;
+	int rc = pmt_ctr_file_read(f, &p, &n);
+
+	if (rc < 0)
+		return rc;
+	rc = pmt_ctr_add_file(w, f, p, n);
+	free(p);
+	return rc;
+}
+
+int pmt_ctr_copy(const void *buf, size_t len, const char *name, struct pmt_ctr_writer *w,
+		 struct pmt_diag *diag)
+{
+	struct pmt_ctr_reader *r;
+	struct pmt_ctr_frame f;
+	int rc, n = 0;
+
+	rc = pmt_ctr_reader_new(buf, len, name, &r, diag);
+	if (rc < 0)
+		return rc;
+	while ((rc = pmt_ctr_next(r, &f, diag)) > 0) {
+		rc = pmt_ctr_write(w, f.data, f.size);
+		if (rc >= 0)
+			rc = pmt_ctr_flush(w);
+		if (rc < 0) {
+			pmt_diag_set(diag, rc, name, f.offset, "copying data frame %u: %s", f.index,
+				     pmt_errstr(rc));
+			break;
+		}
+		n++;
+	}
+	pmt_ctr_reader_free(r);
+	if (rc < 0)
+		return rc;
+	rc = pmt_ctr_files(buf, len, copy_file, w);
+	if (rc < 0)
+		return pmt_diag_set(diag, rc, name, PMT_DIAG_NO_OFFSET, "copying its embedded files: %s",
+				    pmt_errstr(rc));
+	return n;
+}

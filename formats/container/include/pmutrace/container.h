@@ -69,6 +69,12 @@ PMT_API int pmt_ctr_files(const void *buf, size_t len,
  * decompress to its size) or -PMT_ENOMEM. */
 PMT_API int pmt_ctr_file_read(const struct pmt_ctr_file *f, void **out, size_t *len);
 
+/* Copy a container's records (frame by frame) and embedded files into w, to add files or
+ * recompress it. A damaged frame stops the copy (-PMT_ECORRUPT with diag: nothing of a
+ * recording is dropped silently). Returns the data frames copied. */
+PMT_API int pmt_ctr_copy(const void *buf, size_t len, const char *name,
+			 struct pmt_ctr_writer *w, struct pmt_diag *diag);
+
 /* ---- reader ---- */
 struct pmt_ctr_frame {
 	uint32_t index;        /* data frame number, from 0 */
