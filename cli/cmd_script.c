@@ -77,6 +77,7 @@ static const struct option report_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "sort", required_argument, NULL, 's' },
+	{ "csv", no_argument, NULL, OPT_CSV },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -93,7 +94,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
-			    "         [-s|--sort sym,dso,comm,cpu [--symfs DIR]]  (perf report --stdio --sort)\n"
+			    "         [-s|--sort sym,dso,comm,cpu [--csv] [--symfs DIR]]  (perf report --sort)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
@@ -203,6 +204,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			return PMT_EXIT_USAGE;
 		}
 	}
+	if (strcmp(so->cmd, "script") && so->fmt == PMT_SINK_CSV && !so->sort)
+		return pmt_cli_usage_fail(so->cmd, "--csv writes the --sort table: give --sort");
 	if (so->fields && so->fmt != PMT_SINK_TEXT)
 		return pmt_cli_usage_fail(so->cmd, "-F selects text fields; --csv and --jsonl "
 					  "write every column");
@@ -500,7 +503,9 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	else
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
 	if (ctx.hist)
-		pmt_hist_print(ctx.hist, &out, so.run.compat, sb.lost_samples);
+		pmt_hist_print_as(ctx.hist, &out, so.run.compat, sb.lost_samples,
+				  so.json ? PMT_SINK_JSONL : so.fmt == PMT_SINK_CSV ? PMT_SINK_CSV
+										 : PMT_SINK_TEXT);
 	else if (is_report)
 		pmt_spe_report_print(ctx.rep, &out, so.json, so.top, so.run.compat, enabled);
 	if (pmt_out_fini(&out) < 0 && rc >= 0)

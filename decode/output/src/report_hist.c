@@ -510,14 +510,44 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	pmt_out_str(out, "\n\n");
 }
 
-int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t lost_samples)
+/* one entry's key values as JSON members or CSV cells */
+static void put_keys(const struct pmt_hist *h, const struct hent *e, unsigned ev,
+		     struct pmt_out *out, int json)
+{
+	char buf[4096];
+
+	for (unsigned c = 0; c < h->nkeys; c++) {
+		cell(h, e, h->keys[c], ev, buf, sizeof(buf));
+		if (json) {
+			pmt_out_printf(out, ",\"%s\":", key_names[h->keys[c]]);
+			if (h->keys[c] == KEY_CPU)
+				pmt_out_printf(out, "%u", e->cpu);
+			else
+				pmt_out_json_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
+			if (h->keys[c] == KEY_SYM)
+				pmt_out_printf(out, ",\"kernel\":%s", e->kernel ? "true" : "false");
+		} else {
+			pmt_out_char(out, ',');
+			pmt_out_csv_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
+			if (h->keys[c] == KEY_SYM)
+				pmt_out_str(out, e->kernel ? ",1" : ",0");
+		}
+	}
+}
+
+/* the entries of every event, sorted as perf sorts them: fn(event, sorted entries, n) */
+static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigned ev,
+						     struct hent **v, size_t n, void *ctx),
+		      void *ctx)
 {
 	struct hent **v = malloc((h->n ? h->n : 1) * sizeof(*v));
+	struct hent **w = malloc((h->n ? h->n : 1) * sizeof(*w));
 	struct ranked *r = malloc((h->n ? h->n : 1) * sizeof(*r));
 	size_t n = 0;
 
-	if (!v || !r) {
+	if (!v || !w || !r) {
 		free(v);
+		free(w);
 		free(r);
 		return -PMT_ENOMEM;
 	}
@@ -529,10 +559,6 @@ int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t
 	qsort(v, n, sizeof(*v), cmp_keys);
 	for (size_t i = 0; i < n; i++)
 		v[i]->rank = (uint32_t)i;
-	pmt_out_str(out, "# To display the perf.data header info, please use "
-			 "--header/--header-only options.\n#\n#\n");
-	pmt_out_printf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", lost_samples);
-	/* the events in perf's order */
 	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
 		size_t m = 0;
 
@@ -542,21 +568,95 @@ int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t
 			if (v[i]->nr[ev])
 				r[m++] = (struct ranked){ v[i]->period[ev], v[i]->rank, v[i] };
 		qsort(r, m, sizeof(*r), cmp_ranked);
-		{
-			struct hent **w = (struct hent **)malloc((m ? m : 1) * sizeof(*w));
-
-			if (!w) {
-				free(v);
-				free(r);
-				return -PMT_ENOMEM;
-			}
-			for (size_t i = 0; i < m; i++)
-				w[i] = r[i].e;
-			print_event(h, out, ev, compat, w, m);
-			free(w);
-		}
+		for (size_t i = 0; i < m; i++)
+			w[i] = r[i].e;
+		fn(h, ev, w, m, ctx);
 	}
 	free(v);
+	free(w);
 	free(r);
 	return 0;
+}
+
+struct print_ctx {
+	struct pmt_out *out;
+	int compat;
+	enum pmt_sink_format fmt;
+	unsigned nev;
+};
+
+static void print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+{
+	struct print_ctx *c = vctx;
+
+	print_event(h, c->out, ev, c->compat, v, n);
+}
+
+static void print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+{
+	struct print_ctx *c = vctx;
+	const char *name = pmt_spe_event_name(ev, c->compat);
+	uint64_t total = h->total_period[ev];
+	int json = c->fmt == PMT_SINK_JSONL;
+
+	if (json) {
+		pmt_out_str(c->out, c->nev++ ? ",\n{\"event\":" : "\n{\"event\":");
+		pmt_out_json_str(c->out, name);
+		pmt_out_printf(c->out, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[",
+			       h->nr_samples[ev], total);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double pct = total ? 100.0 * (double)v[i]->period[ev] / (double)total : 0;
+
+		if (json) {
+			pmt_out_printf(c->out, "%s{\"overhead\":%.4f,\"period\":%" PRIu64
+				       ",\"samples\":%u", i ? ",\n " : "\n ", pct, v[i]->period[ev],
+				       v[i]->nr[ev]);
+			put_keys(h, v[i], ev, c->out, 1);
+			pmt_out_char(c->out, '}');
+		} else {
+			pmt_out_csv_str(c->out, name);
+			pmt_out_printf(c->out, ",%.4f,%" PRIu64 ",%u", pct, v[i]->period[ev],
+				       v[i]->nr[ev]);
+			put_keys(h, v[i], ev, c->out, 0);
+			pmt_out_char(c->out, '\n');
+		}
+	}
+	if (json)
+		pmt_out_str(c->out, "]}");
+}
+
+int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t lost_samples)
+{
+	return pmt_hist_print_as(h, out, compat, lost_samples, PMT_SINK_TEXT);
+}
+
+int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
+		      uint64_t lost_samples, enum pmt_sink_format fmt)
+{
+	struct print_ctx c = { out, compat, fmt, 0 };
+	int rc;
+
+	if (fmt == PMT_SINK_TEXT) {
+		pmt_out_str(out, "# To display the perf.data header info, please use "
+				 "--header/--header-only options.\n#\n#\n");
+		pmt_out_printf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", lost_samples);
+		return each_event(h, print_text, &c);
+	}
+	if (fmt == PMT_SINK_JSONL) {
+		pmt_out_printf(out, "{\"lost_samples\":%" PRIu64 ",\"sort\":[", lost_samples);
+		for (unsigned k = 0; k < h->nkeys; k++)
+			pmt_out_printf(out, "%s\"%s\"", k ? "," : "", key_names[h->keys[k]]);
+		pmt_out_str(out, "],\"events\":[");
+	} else {
+		pmt_out_str(out, "event,overhead,period,samples");
+		for (unsigned k = 0; k < h->nkeys; k++)
+			pmt_out_printf(out, ",%s%s", key_names[h->keys[k]],
+				       h->keys[k] == KEY_SYM ? ",kernel" : "");
+		pmt_out_char(out, '\n');
+	}
+	rc = each_event(h, print_data, &c);
+	if (fmt == PMT_SINK_JSONL)
+		pmt_out_str(out, "]}\n");
+	return rc;
 }

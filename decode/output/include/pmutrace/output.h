@@ -86,6 +86,11 @@ PMT_API void pmt_hist_free(struct pmt_hist *h); /* NULL is a no-op */
 PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
 PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 			   uint64_t lost_samples);
+/* The same entries, in the same order, as one JSON document ({"lost_samples", "events":
+ * [{"event", "samples", "period", "entries": [{"overhead", "period", "samples", and each
+ * key's value}]}]}) or as CSV (a header row: event, overhead, period, samples, the keys). */
+PMT_API int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
+			      uint64_t lost_samples, enum pmt_sink_format fmt);
 
 #ifdef __cplusplus
 }
