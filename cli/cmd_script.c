@@ -23,6 +23,7 @@ struct script_opts {
 	uint32_t fields; /* script -F: PMT_FIELD_* */
 	const char *symfs, *kallsyms;
 	const char *sort; /* report --sort keys */
+	int mem;          /* report --mem: perf mem report */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
 	const struct spe_consumer *consumer; /* export: its options, and it takes the samples */
@@ -45,7 +46,7 @@ static int parse_compat(const char *s, int *out)
 enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
        OPT_PID, OPT_TIME,
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
-       OPT_KALLSYMS };
+       OPT_KALLSYMS, OPT_MEM };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -78,6 +79,7 @@ static const struct option report_opts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "sort", required_argument, NULL, 's' },
 	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "mem", no_argument, NULL, OPT_MEM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -94,7 +96,8 @@ static void usage(const char *cmd, FILE *fp)
 			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
-			    "         [-s|--sort sym,dso,comm,cpu [--csv] [--symfs DIR]]  (perf report --sort)\n"
+			    "         [-s|--sort sym,dso,comm,cpu,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
+			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
@@ -186,6 +189,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case OPT_SYMFS: so->symfs = optarg; break;
 		case OPT_KALLSYMS: so->kallsyms = optarg; break;
 		case 's': so->sort = optarg; break;
+		case OPT_MEM: so->mem = 1; break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, err, sizeof(err)))
 				return pmt_cli_usage_fail(so->cmd, "%s", err);
@@ -204,6 +208,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			return PMT_EXIT_USAGE;
 		}
 	}
+	if (so->mem && !so->sort)
+		so->sort = "mem,sym,dso,snoop,tlb";
 	if (strcmp(so->cmd, "script") && so->fmt == PMT_SINK_CSV && !so->sort)
 		return pmt_cli_usage_fail(so->cmd, "--csv writes the --sort table: give --sort");
 	if (so->fields && so->fmt != PMT_SINK_TEXT)
@@ -437,6 +443,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			char err[160];
 
 			rc = pmt_hist_new(so.sort, syms, &ctx.hist, err, sizeof(err));
+			if (rc >= 0)
+				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
 			if (rc < 0) {
 				pmt_symbols_free(syms);
 				pmt_spe_report_free(ctx.rep);

@@ -29,3 +29,10 @@ text_trace() {
 	cp "$1/app" "$1/fs/usr/bin/app"
 	cp "$1/libfix.so" "$1/fs/usr/lib/libfix.so"
 }
+# perf_oracle: the perf to compare with (PERF, default perf) and the --perf-compat level
+# that reproduces it (COMPAT, default 6.1); exit 77 when that perf does not run.
+perf_oracle() {
+	PERF=${PERF:-perf}
+	COMPAT=${COMPAT:-6.1}
+	$PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run"; exit 77; }
+}

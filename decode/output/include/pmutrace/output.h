@@ -83,6 +83,10 @@ struct pmt_hist;
 PMT_API int pmt_hist_new(const char *sort_keys, struct pmt_symbols *syms,
 			 struct pmt_hist **out, char *err, size_t errcap);
 PMT_API void pmt_hist_free(struct pmt_hist *h); /* NULL is a no-op */
+/* The perf version whose data-source texts to print (mem, snoop, tlb keys), and with mem
+ * set perf mem report's layout: overhead of the samples' weight (SPE: total latency), a
+ * Samples column, "Total weight" and "Sort order" lines. Call before adding samples. */
+PMT_API int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem);
 PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
 PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 			   uint64_t lost_samples);
