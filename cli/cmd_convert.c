@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "pmutrace/common.h"
 #include "pmutrace/perfdata.h"
+#include "pmutrace/symbols.h"
 #include "pmutrace/container.h"
 
 #define SPE_DEFAULT_PMU_TYPE 8 /* as in the shared perf 6.1 references */
@@ -16,6 +17,9 @@ struct convert_opts {
 	const char *in, *out, *comm;
 	uint64_t kernel_start, kernel_len; /* --kernel-mmap; len 0: none */
 	bool build_id_feature; /* build-ids in HEADER_BUILD_ID, plain MMAP2 records */
+	unsigned nbundle;      /* --bundle LOCAL[=NAME] */
+	const char *bundle[64];
+	const char *bundle_kallsyms;
 	unsigned nmaps;
 	struct raw_map {
 		char *arg;        /* private copy of the option; path points into it */
@@ -48,6 +52,9 @@ static int usage(FILE *fp)
 		"      --comm NAME        write a COMM record for pid/tid\n"
 		"      --mmap START,LEN,PGOFF,PATH[,BUILDID]  an MMAP2 record for pid/tid (up to 16;\n"
 		"                         BUILDID in hex makes it a build-id MMAP2)\n"
+		"      --bundle FILE[=NAME]  with --container: carry FILE (an ELF file) as the file\n"
+		"                         the trace maps as NAME (default FILE), found by build-id\n"
+		"      --bundle-kallsyms FILE  with --container: carry the kernel's symbols\n"
 		"      --build-id-feature  the --mmap build-ids in the HEADER_BUILD_ID table (as perf\n"
 		"                         record's default), plain MMAP2 records (file mode)\n"
 		"      --kernel-mmap START,LEN  the kernel's text map as perf record writes it\n"
@@ -215,6 +222,50 @@ static int output_open(const struct convert_opts *o, struct output *out)
 }
 
 /* Finish the writer; keep the file only when everything was written. */
+/* One local file into the container as what the trace calls NAME (its build-id read from
+ * it), or kallsyms. */
+static int bundle_one(struct pmt_ctr_writer *ctr, const char *local, const char *name,
+		      uint32_t kind)
+{
+	struct pmt_ctr_file f = { .kind = kind };
+	struct pmt_file_map m = { 0 };
+	struct pmt_diag d = PMT_DIAG_INIT;
+	size_t n = 0;
+	int rc;
+
+	if (kind == PMT_CTR_FILE_ELF &&
+	    pmt_symbols_file_build_id(local, f.build_id, &n) < 0) {
+		pmt_cli_warn("convert", "--bundle %s: not an ELF file", local);
+		return -PMT_EFORMAT;
+	}
+	f.build_id_size = (uint8_t)n;
+	snprintf(f.name, sizeof(f.name), "%s", name);
+	if (pmt_file_map(local, &m, &d) < 0) {
+		pmt_diag_print(&d);
+		return -PMT_EIO;
+	}
+	rc = pmt_ctr_add_file(ctr, &f, m.data, m.size);
+	pmt_file_unmap(&m);
+	return rc;
+}
+
+static int add_bundle(const struct convert_opts *o, struct pmt_ctr_writer *ctr)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; rc >= 0 && i < o->nbundle; i++) {
+		const char *eq = strchr(o->bundle[i], '=');
+		char local[4096];
+
+		snprintf(local, sizeof(local), "%.*s", eq ? (int)(eq - o->bundle[i]) : 4095,
+			 o->bundle[i]);
+		rc = bundle_one(ctr, local, eq ? eq + 1 : local, PMT_CTR_FILE_ELF);
+	}
+	if (rc >= 0 && o->bundle_kallsyms)
+		rc = bundle_one(ctr, o->bundle_kallsyms, "/proc/kallsyms", PMT_CTR_FILE_KALLSYMS);
+	return rc;
+}
+
 static int output_close(const struct convert_opts *o, struct output *out, int rc)
 {
 	struct pmt_diag d = PMT_DIAG_INIT;
@@ -228,6 +279,8 @@ static int output_close(const struct convert_opts *o, struct output *out, int rc
 			rc = -PMT_EIO;
 		out->ctr_stream = NULL;
 	}
+	if (out->ctr && rc >= 0)
+		rc = add_bundle(o, out->ctr);
 	if (out->ctr) {
 		rc2 = pmt_ctr_writer_close(out->ctr, &d);
 		out->ctr = NULL;
@@ -472,7 +525,7 @@ int cmd_convert(int argc, char **argv)
 {
 	enum { O_RAW = 256, O_CPU, O_TID, O_PID, O_COMM, O_MIDR, O_TIMELESS, O_TIME_CONV,
 	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT, O_CONTAINER, O_LEVEL,
-	       O_KMMAP, O_BIDFEAT };
+	       O_KMMAP, O_BIDFEAT, O_BUNDLE, O_BUNDLE_KSYMS };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", no_argument, NULL, O_RAW },
@@ -483,6 +536,8 @@ int cmd_convert(int argc, char **argv)
 		{ "mmap", required_argument, NULL, O_MMAP },
 		{ "kernel-mmap", required_argument, NULL, O_KMMAP },
 		{ "build-id-feature", no_argument, NULL, O_BIDFEAT },
+		{ "bundle", required_argument, NULL, O_BUNDLE },
+		{ "bundle-kallsyms", required_argument, NULL, O_BUNDLE_KSYMS },
 		{ "midr", required_argument, NULL, O_MIDR },
 		{ "timeless", no_argument, NULL, O_TIMELESS },
 		{ "time-conv", required_argument, NULL, O_TIME_CONV },
@@ -515,6 +570,12 @@ int cmd_convert(int argc, char **argv)
 			bad = parse_mmap(optarg, &o) < 0;
 			break;
 		case O_BIDFEAT: o.build_id_feature = true; break;
+		case O_BUNDLE:
+			bad = o.nbundle == sizeof(o.bundle) / sizeof(o.bundle[0]);
+			if (!bad)
+				o.bundle[o.nbundle++] = optarg;
+			break;
+		case O_BUNDLE_KSYMS: o.bundle_kallsyms = optarg; break;
 		case O_KMMAP: {
 			char *comma = strchr(optarg, ',');
 
@@ -566,6 +627,11 @@ int cmd_convert(int argc, char **argv)
 	if (o.timeless && o.has_time_conv) {
 		free_maps(&o);
 		return pmt_cli_fail("convert", "--timeless and --time-conv exclude each other");
+	}
+	if ((o.nbundle || o.bundle_kallsyms) && !o.container) {
+		free_maps(&o);
+		return pmt_cli_usage_fail("convert", "--bundle needs --container (perf.data has "
+					  "no place for files)");
 	}
 	if (!strcmp(o.out, "-") || o.container)
 		o.wo.pipe = 1;

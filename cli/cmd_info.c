@@ -19,6 +19,20 @@ static int usage(FILE *fp)
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
+static int print_file(const struct pmt_ctr_file *f, void *ctx)
+{
+	(void)ctx;
+	printf("embedded: %s %s, %" PRIu64 " bytes (%zu compressed)", f->kind == PMT_CTR_FILE_ELF ? "ELF" :
+	       f->kind == PMT_CTR_FILE_KALLSYMS ? "kallsyms" : "file", f->name, f->size, f->zsize);
+	if (f->build_id_size) {
+		printf(", build-id ");
+		for (unsigned i = 0; i < f->build_id_size; i++)
+			printf("%02x", f->build_id[i]);
+	}
+	printf("\n");
+	return 0;
+}
+
 static void container_info(const char *path, const struct pmt_file_map *m)
 {
 	struct pmt_ctr_reader *r;
@@ -46,6 +60,7 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 	       st->bytes_out, st->bytes_in ? (double)st->bytes_out / (double)st->bytes_in : 0.0);
 	printf("finished: %s\n", st->has_index ? "yes (index and seek table present)"
 					       : "no (cut short or killed: frames walked)");
+	pmt_ctr_files(m->data, m->size, print_file, NULL);
 	if (st->lost_bytes || st->truncated)
 		printf("lost: %" PRIu64 " bytes of the file%s\n", st->lost_bytes,
 		       st->truncated ? ", including a frame the file ends inside" : "");

@@ -31,6 +31,8 @@ static int usage(FILE *fp)
 		"  -o, --output FILE    the container (default perf.data; an existing file is kept\n"
 		"                       as FILE.old); - writes it to stdout\n"
 		"  -z, --compression-level N  zstd level (default 3)\n"
+		"      --bundle[=full]      carry the mapped executable files and /proc/kallsyms in\n"
+		"                           the container, so it decodes on any machine\n"
 		"      --duration SEC   stop after SEC seconds (also SIGINT, SIGTERM, workload exit)\n"
 		"      --dry-run        open nothing; with -v print every attr that would be opened\n"
 		"                       (perf record -vv's layout) for the PMUs in $SYSFS_PATH or /sys\n"
@@ -79,7 +81,7 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 	return 0;
 }
 
-enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION };
+enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE };
 
 static volatile int stop_requested, snapshot_requested;
 
@@ -112,6 +114,14 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 		fprintf(stderr, " (%.3f MB, ratio %.2f)", (double)st->out_bytes / 1e6,
 			st->out_bytes ? mb * 1e6 / (double)st->out_bytes : 0.0);
 	fprintf(stderr, " ]\n");
+	if (st->bundle_files || st->bundle_skipped || st->bundle_kallsyms_hidden)
+		fprintf(stderr, "[ bundled: %u files, %.3f MB before compression%s%s%s ]\n",
+			st->bundle_files, (double)st->bundle_bytes / 1e6,
+			st->bundle_skipped ? "; some mapped files could not be read" : "",
+			st->bundle_kallsyms_hidden ? "; kallsyms left out: kptr_restrict hides "
+						     "its addresses (run as root or set "
+						     "kernel.kptr_restrict=0)" : "",
+			"");
 	if (lost || st->aux_truncated || st->aux_collision) {
 		fprintf(stderr, "[ lost: %llu samples (LOST %llu, LOST_SAMPLES %llu), AUX: %llu "
 				"truncated, %llu partial, %llu collisions; per ring:",
@@ -147,6 +157,8 @@ int cmd_record(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, O_DRY_RUN },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "compression-level", required_argument, NULL, 'z' },
+		{ "bundle", optional_argument, NULL, O_BUNDLE },
+		{ "no-bundle", no_argument, NULL, O_NO_BUNDLE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -238,6 +250,17 @@ int cmd_record(int argc, char **argv)
 							  "(a size in bytes)", optarg);
 			break;
 		case O_DRY_RUN: dry_run = 1; break;
+		case O_BUNDLE:
+			if (optarg && !strcmp(optarg, "symbols"))
+				return pmt_cli_usage_fail("record", "--bundle=symbols (symbol and line "
+							  "tables only) is not built yet; "
+							  "--bundle=full carries the whole files");
+			if (optarg && strcmp(optarg, "full"))
+				return pmt_cli_usage_fail("record", "--bundle=%s: want full (or "
+							  "--no-bundle)", optarg);
+			ro.bundle = true;
+			break;
+		case O_NO_BUNDLE: ro.bundle = false; break;
 		case 'v': verbose++; break;
 		case 'q': verbose = -1; break;
 		case 'h': return usage(stdout);

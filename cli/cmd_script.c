@@ -23,6 +23,7 @@ struct script_opts {
 	uint32_t fields; /* script -F: PMT_FIELD_* */
 	const char *symfs, *kallsyms;
 	const char *sort; /* report --sort keys */
+	int mem;          /* report --mem: perf mem report */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
 	const struct spe_consumer *consumer; /* export: its options, and it takes the samples */
@@ -45,7 +46,7 @@ static int parse_compat(const char *s, int *out)
 enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
        OPT_PID, OPT_TIME,
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
-       OPT_KALLSYMS };
+       OPT_KALLSYMS, OPT_MEM };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -77,6 +78,8 @@ static const struct option report_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "sort", required_argument, NULL, 's' },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "mem", no_argument, NULL, OPT_MEM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -93,7 +96,8 @@ static void usage(const char *cmd, FILE *fp)
 			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
-			    "         [-s|--sort sym,dso,comm,cpu [--symfs DIR]]  (perf report --stdio --sort)\n"
+			    "         [-s|--sort sym,dso,comm,cpu,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
+			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
@@ -185,6 +189,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case OPT_SYMFS: so->symfs = optarg; break;
 		case OPT_KALLSYMS: so->kallsyms = optarg; break;
 		case 's': so->sort = optarg; break;
+		case OPT_MEM: so->mem = 1; break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, err, sizeof(err)))
 				return pmt_cli_usage_fail(so->cmd, "%s", err);
@@ -203,6 +208,10 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			return PMT_EXIT_USAGE;
 		}
 	}
+	if (so->mem && !so->sort)
+		so->sort = "mem,sym,dso,snoop,tlb";
+	if (strcmp(so->cmd, "script") && so->fmt == PMT_SINK_CSV && !so->sort)
+		return pmt_cli_usage_fail(so->cmd, "--csv writes the --sort table: give --sort");
 	if (so->fields && so->fmt != PMT_SINK_TEXT)
 		return pmt_cli_usage_fail(so->cmd, "-F selects text fields; --csv and --jsonl "
 					  "write every column");
@@ -362,7 +371,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	bool brstack;
 	struct pmt_spe_sink_opts sink_opts = { .sz = sizeof(sink_opts) };
 	char line[256];
-	int rc, begin_rc;
+	int rc, begin_rc, cons_rc = 0;
 
 	rc = parse_args(&so, argc, argv, cons);
 	if (rc)
@@ -421,6 +430,15 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		if (src) {
 			const struct pmt_trace_meta *tm = pmt_source_meta(src);
 
+			/* a container's own copies of its files come first */
+			if (pmt_symbols_add_source_files(syms, src) < 0) {
+				pmt_symbols_free(syms);
+				pmt_spe_report_free(ctx.rep);
+				pmt_source_close(src);
+				pmt_out_fini(&out);
+				return pmt_cli_fail(so.cmd, "out of memory");
+			}
+
 			for (uint32_t i = 0; i < tm->nr_build_ids; i++)
 				pmt_symbols_add_build_id(syms, tm->build_ids[i].filename,
 							 tm->build_ids[i].id, tm->build_ids[i].size);
@@ -433,6 +451,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			char err[160];
 
 			rc = pmt_hist_new(so.sort, syms, &ctx.hist, err, sizeof(err));
+			if (rc >= 0)
+				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
 			if (rc < 0) {
 				pmt_symbols_free(syms);
 				pmt_spe_report_free(ctx.rep);
@@ -499,13 +519,18 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	else
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
 	if (ctx.hist)
-		pmt_hist_print(ctx.hist, &out, so.run.compat, sb.lost_samples);
+		pmt_hist_print_as(ctx.hist, &out, so.run.compat, sb.lost_samples,
+				  so.json ? PMT_SINK_JSONL : so.fmt == PMT_SINK_CSV ? PMT_SINK_CSV
+										 : PMT_SINK_TEXT);
 	else if (is_report)
 		pmt_spe_report_print(ctx.rep, &out, so.json, so.top, so.run.compat, enabled);
 	if (pmt_out_fini(&out) < 0 && rc >= 0)
 		rc = -PMT_EIO;
 	if (pmt_spe_rec_stats_str(&st, line, sizeof(line)) > 0)
 		pmt_cli_warn(so.cmd, "%s", line);
+	/* the consumer ends while the address spaces and the trace are still there */
+	if (cons)
+		cons_rc = begin_rc ? begin_rc : cons->end(cons->ctx, rc, &st, enabled);
 	pmt_spe_report_free(ctx.rep);
 	pmt_hist_free(ctx.hist);
 	pmt_spe_sink_free(ctx.sink);
@@ -514,7 +539,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (so.raw)
 		pmt_file_unmap(&map);
 	if (cons)
-		return begin_rc ? begin_rc : cons->end(cons->ctx, rc, &st, enabled);
+		return cons_rc;
 	if (rc < 0)
 		return pmt_cli_fail(so.cmd, "%s", pmt_errstr(rc));
 	return 0;

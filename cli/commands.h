@@ -18,6 +18,8 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
+int cmd_bundle(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
 /* script and report: decode a trace into samples (report: into counts). */

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "calibrate", cmd_calibrate, "retire-latency distributions from PEBS samples" },
 	{ "info", cmd_info, "what a trace holds: events, samples, frames, losses" },
 	{ "record", cmd_record, "record events into a container (perf record syntax)" },
+	{ "annotate", cmd_annotate, "hot functions' instructions with samples and latencies" },
+	{ "bundle", cmd_bundle, "carry ELF files and kallsyms in a container (bundle add)" },
 	{ "symbols", cmd_symbols, "list ELF files' symbols as samples are attributed to them" },
 	{ "export", cmd_export, "samples into a database (sqlite)" },
 	{ NULL, NULL, NULL },

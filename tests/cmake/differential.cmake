@@ -130,16 +130,23 @@ add_test(NAME oracle.record_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles
 set_tests_properties(oracle.record_attrs73 PROPERTIES LABELS "differential;perf73;record"
   TIMEOUT 300 SKIP_RETURN_CODE 77)
 
+# A script run against perf 6.1 (diff.NAME) and against perf 7.3 (diff.NAME73), on the
+# project's fixtures (the script takes the pmutrace binary and the source folder).
+function(pmt_perf_pair name script)
+  add_test(NAME diff.${name} COMMAND sh ${PMT_DIFF_DIR}/${script} $<TARGET_FILE:pmutrace>
+    ${PROJECT_SOURCE_DIR})
+  set_tests_properties(diff.${name} PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 300)
+  add_test(NAME diff.${name}73 COMMAND sh ${PMT_DIFF_DIR}/${script} $<TARGET_FILE:pmutrace>
+    ${PROJECT_SOURCE_DIR})
+  set_tests_properties(diff.${name}73 PROPERTIES LABELS differential SKIP_RETURN_CODE 77
+    TIMEOUT 300 ENVIRONMENT "PERF=${PMT_PERF73};COMPAT=7.3")
+endfunction()
 # symbolized script fields and report --sort against perf on AArch64 fixtures, with the files
 # found under --symfs, by debuglink, in the debug directory, in the build-id cache
-add_test(NAME diff.symbols COMMAND sh ${PMT_DIFF_DIR}/symbols_vs_perf.sh $<TARGET_FILE:pmutrace>
-  ${PROJECT_SOURCE_DIR})
-set_tests_properties(diff.symbols PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 300)
-add_test(NAME diff.symbols73 COMMAND sh ${PMT_DIFF_DIR}/symbols_vs_perf.sh $<TARGET_FILE:pmutrace>
-  ${PROJECT_SOURCE_DIR})
-set_tests_properties(diff.symbols73 PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 300
-  ENVIRONMENT "PERF=${PMT_PERF73};COMPAT=7.3")
+pmt_perf_pair(symbols symbols_vs_perf.sh)
+# report --mem against perf mem report (memory-access, snoop and TLB columns)
+pmt_perf_pair(mem mem_vs_perf.sh)
 
-# pmutrace export sqlite against perf 6.1's export-to-sqlite.py (needs PySide2)
 add_test(NAME diff.export_sqlite61 COMMAND sh ${PMT_DIFF_DIR}/export_sqlite_vs_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.export_sqlite61 PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)
+

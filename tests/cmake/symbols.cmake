@@ -7,3 +7,15 @@ add_test(NAME symbols.srcline
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/srcline_vs_addr2line.sh $<TARGET_FILE:pmutrace>
   ${PROJECT_SOURCE_DIR})
 set_tests_properties(symbols.srcline PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME symbols.annotate
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/annotate_vs_objdump.sh $<TARGET_FILE:pmutrace>
+  ${PROJECT_SOURCE_DIR})
+set_tests_properties(symbols.annotate PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME symbols.bundle
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/bundle.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(symbols.bundle PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120
+  ENVIRONMENT "PERF=${PMT_PERF73}")
+add_test(NAME symbols.report_formats
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_formats.sh $<TARGET_FILE:pmutrace>
+  ${PROJECT_SOURCE_DIR})
+set_tests_properties(symbols.report_formats PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -20,10 +20,8 @@
 set -eu
 P=$1
 SRC=$2
-PERF=${PERF:-perf}
-COMPAT=${COMPAT:-6.1}
-$PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run"; exit 77; }
 . "$SRC/tests/tools/symbols_fixture.sh"
+perf_oracle
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fixture_build "$T/fx"

@@ -7,6 +7,21 @@
 #include "pmutrace/common.h"
 #include "pmutrace/container.h"
 
+/* embedded files: their frames parsed and their bytes decompressed */
+static int touch_file(const struct pmt_ctr_file *f, void *ctx)
+{
+	volatile uint64_t *sink = ctx;
+	void *p;
+	size_t n;
+
+	if (f->size < (1u << 24) && pmt_ctr_file_read(f, &p, &n) == 0) {
+		*sink += n ? ((const uint8_t *)p)[n - 1] : 0;
+		free(p);
+	}
+	*sink += f->kind + f->build_id_size + (uint8_t)f->name[0];
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pmt_ctr_reader *r;
@@ -26,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink += pmt_ctr_stats(r)->frames;
 		pmt_ctr_reader_free(r);
 	}
+	pmt_ctr_files(copy, size, touch_file, (void *)&sink);
 	free(copy);
 	return (int)(sink & 0);
 }

@@ -85,6 +85,25 @@ cp "$T/w.data" "$T/keep.data"
 "$P" record -q -e cpu-clock -o "$T/keep.data" -- true 2>/dev/null
 cmp -s "$T/w.data" "$T/keep.data.old" || bad "the previous recording was not kept as .old"
 
+# --bundle: the workload's mapped files (by their build-ids) and kallsyms ride along; perf
+# still reads the records through zstd -dc
+"$P" record -q -e cpu-clock -c 100000 --bundle -o "$T/b.pmt" -- sh -c "$loop" 2>/dev/null
+"$P" info "$T/b.pmt" >"$T/binfo"
+sh_path=$(readlink -f "$(command -v sh)")
+want=$(readelf -nW "$sh_path" | sed -n 's/.*Build ID: //p')
+grep -q "^embedded: ELF $sh_path, [0-9]* bytes ([0-9]* compressed), build-id $want\$" "$T/binfo" ||
+	bad "--bundle: $sh_path (build-id $want) not carried: $(grep embedded "$T/binfo")"
+libc=$(grep -o 'embedded: ELF [^,]*libc\.so\.6' "$T/binfo" | sed 's/embedded: ELF //')
+[ -n "$libc" ] && grep -q "build-id $(readelf -nW "$libc" | sed -n 's/.*Build ID: //p')\$" "$T/binfo" ||
+	bad "--bundle: libc not carried with its build-id"
+if [ "$(id -u)" = 0 ]; then
+	grep -q '^embedded: kallsyms /proc/kallsyms' "$T/binfo" || bad "--bundle: kallsyms not carried"
+fi
+[ "$(count_perf "$T/b.pmt" cpu-clock)" = "$(count_info "$T/b.pmt" cpu-clock)" ] ||
+	bad "--bundle: perf reads $(count_perf "$T/b.pmt" cpu-clock) samples, pmutrace $(count_info "$T/b.pmt" cpu-clock)"
+"$P" record -e cpu-clock --bundle=symbols -o "$T/x.pmt" -- true 2>"$T/err"
+[ $? = 129 ] && grep -q "not built yet" "$T/err" || bad "--bundle=symbols: $(cat "$T/err")"
+
 # errors that name the cause
 "$P" record -e cpu-clock -o "$T/x.data" -- /nonexistent/cmd 2>"$T/err"
 [ $? = 1 ] && grep -q "cannot run '/nonexistent/cmd'" "$T/err" || bad "missing workload: $(cat "$T/err")"
@@ -93,4 +112,4 @@ grep -q "no such process\|no process" "$T/err" || bad "missing pid: $(cat "$T/er
 "$P" record -e nosuchpmu// -- true 2>"$T/err"
 [ $? = 129 ] && grep -q "no PMU 'nosuchpmu'" "$T/err" || bad "missing PMU: $(cat "$T/err")"
 [ "$fail" = 0 ] || exit 1
-echo "OK: workload ($n samples), -C, -a, -p, --per-thread, SIGINT, SIGKILL, .old and errors; perf reads the same"
+echo "OK: workload ($n samples), -C, -a, -p, --per-thread, SIGINT, SIGKILL, .old, --bundle and errors; perf reads the same"

@@ -11,18 +11,11 @@ SRC=$2
 command -v aarch64-linux-gnu-addr2line >/dev/null || { echo "SKIP: binutils-aarch64-linux-gnu missing"; exit 77; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-sh "$SRC/fixtures/symbols/build.sh" aarch64 "$T/fx" >/dev/null || exit $?
-RE=aarch64-linux-gnu-readelf
+. "$SRC/tests/tools/symbols_fixture.sh"
+fixture_build "$T/fx"
 # the PCs: .text (code; binutils also answers data addresses with a variable's line)
-text() { $RE -SW "$1" | awk '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == ".text" { print "0x" $3, "0x" $5 }'; }
-APP=0xaaaad0000000 LIB=0xffff80000000
-set -- $(text "$T/fx/app")
-"$P" synth --records 6000 --seed 51 --kernel-pct 0 --text $((APP + $1)),$(($2)) -o "$T/a.spe"
-set -- $(text "$T/fx/libfix.so")
-"$P" synth --records 3000 --seed 52 --kernel-pct 0 --text $((LIB + $1)),$(($2)) -o "$T/l.spe"
-cat "$T/a.spe" "$T/l.spe" >"$T/all.spe"
-"$P" convert --raw "$T/all.spe" --midr 0x410fd0c0 --pid 4242 --comm app \
-	--mmap $APP,0x10000,0,/usr/bin/app --mmap $LIB,0x10000,0,/usr/lib/libfix.so -o "$T/t.data"
+text_trace "$T/fx" 51 9000 "$T/t.data"
+APP=$FIX_APP LIB=$FIX_LIB
 checked=0
 for layout in plain debuglink; do
 	fs=$T/fs-$layout

@@ -30,3 +30,30 @@ fixture_trace() {
 	cp "$1/fx/app" "$1/symfs/usr/bin/app"
 	cp "$1/fx/libfix.so" "$1/symfs/usr/lib/libfix.so"
 }
+# text_section FILE: the address and size of its .text
+text_section() { $RE -SW "$1" | awk '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == ".text" { print "0x" $3, "0x" $5 }'; }
+# text_trace FXDIR SEED RECORDS OUT: a trace (perf.data) whose PCs fall in the .text of app
+# (2/3) and libfix.so (1/3), mapped at FIX_APP and FIX_LIB by plain MMAP2 records of pid
+# 4242 (comm app); FXDIR/fs is a --symfs with both at their paths. Needs $P.
+FIX_APP=0xaaaad0000000 FIX_LIB=0xffff80000000
+text_trace() {
+	set -- "$1" "$2" "$3" "$4" $(text_section "$1/app") $(text_section "$1/libfix.so")
+	"$P" synth --records $(($3 * 2 / 3)) --seed "$2" --kernel-pct 0 \
+		--text $((FIX_APP + $5)),$(($6)) -o "$1/a.spe"
+	"$P" synth --records $(($3 / 3)) --seed $(($2 + 1)) --kernel-pct 0 \
+		--text $((FIX_LIB + $7)),$(($8)) -o "$1/l.spe"
+	cat "$1/a.spe" "$1/l.spe" >"$1/all.spe"
+	"$P" convert --raw "$1/all.spe" --midr 0x410fd0c0 --pid 4242 --comm app \
+		--mmap $FIX_APP,0x10000,0,/usr/bin/app --mmap $FIX_LIB,0x10000,0,/usr/lib/libfix.so \
+		-o "$4"
+	mkdir -p "$1/fs/usr/bin" "$1/fs/usr/lib"
+	cp "$1/app" "$1/fs/usr/bin/app"
+	cp "$1/libfix.so" "$1/fs/usr/lib/libfix.so"
+}
+# perf_oracle: the perf to compare with (PERF, default perf) and the --perf-compat level
+# that reproduces it (COMPAT, default 6.1); exit 77 when that perf does not run.
+perf_oracle() {
+	PERF=${PERF:-perf}
+	COMPAT=${COMPAT:-6.1}
+	$PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run"; exit 77; }
+}

@@ -7,10 +7,15 @@
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
 
-enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_COUNT };
-static const char *const key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu" };
+enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY_COUNT };
+static const char *const key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu", "mem", "snoop",
+						  "tlb" };
 static const char *const key_headers[KEY_COUNT] = { "Symbol", "Shared Object", "Command",
-						    "CPU" };
+						    "CPU", "Memory access", "Snoop",
+						    "TLB access" };
+/* perf's fixed widths of the memory columns (hists__calc_col_len) */
+static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22 };
+#define MEM_KEYS ((1u << KEY_MEM) | (1u << KEY_SNOOP) | (1u << KEY_TLB))
 
 /* One key tuple with its counts in every event: the samples of a record (one per event)
  * share the entry, so a record costs one lookup. */
@@ -21,12 +26,17 @@ struct hent {
 	const void *dso_id;
 	const char *sym, *dso; /* names owned by the pmt_symbols */
 	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
+	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
+	uint64_t dsrc_ev[PMT_SPE_SE_COUNT]; /* the data source of the entry's first sample
+					     * in each event: its texts are printed */
 	uint8_t kernel, object;
 	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
 	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
 	uint64_t objoff_ev[PMT_SPE_SE_COUNT]; /* of the entry's first sample in each event,
 					       * as perf keeps it */
+	uint64_t dsrc;         /* this sample's data source (while adding) */
 	uint64_t period[PMT_SPE_SE_COUNT];
+	uint64_t weight[PMT_SPE_SE_COUNT];
 	uint32_t nr[PMT_SPE_SE_COUNT];
 	uint32_t seq;          /* first seen: the order of entries equal in every key */
 	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
@@ -43,6 +53,9 @@ struct pmt_hist {
 	char *comms;           /* interned comm strings: a thread's COMM can change later */
 	size_t comms_len, comms_cap;
 	uint64_t total_period[PMT_SPE_SE_COUNT], nr_samples[PMT_SPE_SE_COUNT];
+	uint64_t total_weight[PMT_SPE_SE_COUNT];
+	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
+	int compat;
 	uint32_t seq;
 	const char *last_comm;  /* the samples of a thread come in runs: its last comm */
 	uint32_t last_comm_off;
@@ -50,7 +63,7 @@ struct pmt_hist {
 	 * event is worked out once */
 	size_t last_slot;
 	uint8_t last_nosym;    /* the record's address had no symbol */
-	uint64_t last_objoff;
+	uint64_t last_objoff, last_dsrc;
 	uint64_t last_ip, last_time;
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;
@@ -58,6 +71,13 @@ struct pmt_hist {
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
 	char pct_text[PMT_SPE_SE_COUNT][64][24];
 };
+
+int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
+{
+	h->mem_mode = mem;
+	h->compat = compat;
+	return 0;
+}
 
 int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **out, char *err,
 		 size_t errcap)
@@ -80,7 +100,8 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 				break;
 		if (k == KEY_COUNT || (h->used_keys & (1u << k))) {
 			snprintf(err, errcap, k == KEY_COUNT ? "--sort: unknown key '%.*s' (keys: sym "
-				 "dso comm cpu)" : "--sort: key '%.*s' given twice", (int)n, p);
+				 "dso comm cpu mem snoop tlb)" : "--sort: key '%.*s' given twice",
+				 (int)n, p);
 			free(h);
 			return -PMT_EPARSE;
 		}
@@ -91,7 +112,7 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 			p++;
 	}
 	if (!h->nkeys) {
-		snprintf(err, errcap, "--sort: no keys (keys: sym dso comm cpu)");
+		snprintf(err, errcap, "--sort: no keys (keys: sym dso comm cpu mem snoop tlb)");
 		free(h);
 		return -PMT_EPARSE;
 	}
@@ -163,6 +184,8 @@ static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 		return 0;
 	if ((keys & (1u << KEY_CPU)) && a->cpu != b->cpu)
 		return 0;
+	if ((keys & MEM_KEYS) && memcmp(a->mem_f, b->mem_f, sizeof(a->mem_f)))
+		return 0;
 	return 1;
 }
 
@@ -232,6 +255,18 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 		k->cpu = s->cpu;
 		hv = mix(hv, s->cpu);
 	}
+	/* perf's sort__lvl_cmp, sort__snoop_cmp, sort__tlb_cmp compare one field of
+	 * perf_mem_data_src each: mem_lvl (bits 5-18), mem_snoop (19-23), mem_dtlb (26-32);
+	 * entries equal there print the text of their first sample's whole data source */
+	k->dsrc = s->data_src;
+	for (unsigned m = 0; m < 3; m++) {
+		static const unsigned shift[3] = { 5, 19, 26 }, bits[3] = { 14, 5, 7 };
+
+		if (!(h->used_keys & (1u << (KEY_MEM + m))))
+			continue;
+		k->mem_f[m] = (uint32_t)((s->data_src >> shift[m]) & ((1u << bits[m]) - 1));
+		hv = mix(hv, k->mem_f[m] + ((uint64_t)(m + 1) << 32));
+	}
 	k->hash = hv;
 	return 0;
 }
@@ -272,6 +307,7 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	if (s->event >= PMT_SPE_SE_COUNT)
 		return 0;
 	h->total_period[s->event] += s->period;
+	h->total_weight[s->event] += s->weight;
 	h->nr_samples[s->event]++;
 	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
@@ -280,6 +316,7 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		rc = make_key(h, s, &k);
 		h->last_nosym = !k.sym;
 		h->last_objoff = k.objoff;
+		h->last_dsrc = k.dsrc;
 		if (rc >= 0)
 			rc = find_or_add(h, &k, &h->last_slot);
 		if (rc < 0) {
@@ -298,8 +335,10 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		if (h->last_nosym)
 			e->nosym_first |= (uint16_t)(1u << s->event);
 		e->objoff_ev[s->event] = h->last_objoff;
+		e->dsrc_ev[s->event] = h->last_dsrc;
 	}
 	e->period[s->event] += s->period;
+	e->weight[s->event] += s->weight;
 	e->nr[s->event]++;
 	return 0;
 }
@@ -335,6 +374,14 @@ static int cmp_keys(const void *pa, const void *pb)
 		case KEY_CPU:
 			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
 			break;
+		case KEY_MEM:
+		case KEY_SNOOP:
+		case KEY_TLB: {
+			uint32_t x = a->mem_f[h->keys[i] - KEY_MEM], y = b->mem_f[h->keys[i] - KEY_MEM];
+
+			c = x < y ? -1 : x > y;
+			break;
+		}
 		default:
 			break;
 		}
@@ -408,6 +455,15 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 	case KEY_CPU:
 		p += snprintf(p, cap, "%03u", e->cpu);
 		break;
+	case KEY_MEM:
+		p += pmt_mem_lvl_str(e->dsrc_ev[ev], h->compat, p, (size_t)(end - p) + 1);
+		break;
+	case KEY_SNOOP:
+		p += pmt_mem_snoop_str(e->dsrc_ev[ev], p, (size_t)(end - p) + 1);
+		break;
+	case KEY_TLB:
+		p += pmt_mem_tlb_str(e->dsrc_ev[ev], p, (size_t)(end - p) + 1);
+		break;
 	default:
 		break;
 	}
@@ -423,7 +479,10 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, enum key k,
 			  unsigned ev)
 {
-	size_t w = strlen(key_headers[k]);
+	/* the memory-access column: 24 wide in perf 6.1, 39 in 7.3 (the release between
+	 * that widened it for the level numbers and hops is not pinned here) */
+	size_t min = k == KEY_MEM && h->compat < 700 ? 24 : key_min_width[k];
+	size_t w = strlen(key_headers[k]) > min ? strlen(key_headers[k]) : min;
 	char buf[4096];
 
 	for (size_t i = 0; i < n; i++) {
@@ -460,13 +519,22 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	}
 	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", nr, unit,
 		       pmt_spe_event_name(ev, compat));
-	pmt_out_printf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
-	pmt_out_str(out, "# Children      Self");
+	if (h->mem_mode) {
+		/* perf mem report: overhead of the weight (SPE's total latency), and samples */
+		total = h->total_weight[ev];
+		pmt_out_printf(out, "# Total weight : %" PRIu64 "\n# Sort order   : ", total);
+		for (unsigned k = 0; k < h->nkeys; k++)
+			pmt_out_printf(out, "%s%s", k ? "," : "", key_names[h->keys[k]]);
+		pmt_out_str(out, "\n#\n# Overhead       Samples");
+	} else {
+		pmt_out_printf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
+		pmt_out_str(out, "# Children      Self");
+	}
 	for (unsigned i = 0; i < h->nkeys; i++) {
 		width[i] = col_width(h, v, n, h->keys[i], ev);
 		pmt_out_printf(out, "  %-*s", width[i], key_headers[h->keys[i]]);
 	}
-	pmt_out_str(out, "\n# ........  ........");
+	pmt_out_str(out, h->mem_mode ? "\n# ........  ............" : "\n# ........  ........");
 	for (unsigned i = 0; i < h->nkeys; i++) {
 		pmt_out_str(out, "  ");
 		for (unsigned j = 0; j < width[i]; j++)
@@ -474,11 +542,15 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	}
 	pmt_out_str(out, "\n#\n");
 	for (size_t i = 0; i < n; i++) {
-		uint64_t p = v[i]->period[ev];
-		char pb[24];
+		uint64_t p = h->mem_mode ? v[i]->weight[ev] : v[i]->period[ev];
+		char pb[40];
 		const char *pt = pb;
 
-		if (p < 64 && h->pct_text[ev][p][0]) {
+		if (h->mem_mode) {
+			double pct = total ? 100.0 * (double)p / (double)total : 0;
+
+			snprintf(pb, sizeof(pb), "  %7.2f%%  %12u", pct, v[i]->nr[ev]);
+		} else if (p < 64 && h->pct_text[ev][p][0]) {
 			pt = h->pct_text[ev][p];
 		} else {
 			double pct = total ? 100.0 * (double)p / (double)total : 0;
@@ -510,14 +582,44 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	pmt_out_str(out, "\n\n");
 }
 
-int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t lost_samples)
+/* one entry's key values as JSON members or CSV cells */
+static void put_keys(const struct pmt_hist *h, const struct hent *e, unsigned ev,
+		     struct pmt_out *out, int json)
+{
+	char buf[4096];
+
+	for (unsigned c = 0; c < h->nkeys; c++) {
+		cell(h, e, h->keys[c], ev, buf, sizeof(buf));
+		if (json) {
+			pmt_out_printf(out, ",\"%s\":", key_names[h->keys[c]]);
+			if (h->keys[c] == KEY_CPU)
+				pmt_out_printf(out, "%u", e->cpu);
+			else
+				pmt_out_json_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
+			if (h->keys[c] == KEY_SYM)
+				pmt_out_printf(out, ",\"kernel\":%s", e->kernel ? "true" : "false");
+		} else {
+			pmt_out_char(out, ',');
+			pmt_out_csv_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
+			if (h->keys[c] == KEY_SYM)
+				pmt_out_str(out, e->kernel ? ",1" : ",0");
+		}
+	}
+}
+
+/* the entries of every event, sorted as perf sorts them: fn(event, sorted entries, n) */
+static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigned ev,
+						     struct hent **v, size_t n, void *ctx),
+		      void *ctx)
 {
 	struct hent **v = malloc((h->n ? h->n : 1) * sizeof(*v));
+	struct hent **w = malloc((h->n ? h->n : 1) * sizeof(*w));
 	struct ranked *r = malloc((h->n ? h->n : 1) * sizeof(*r));
 	size_t n = 0;
 
-	if (!v || !r) {
+	if (!v || !w || !r) {
 		free(v);
+		free(w);
 		free(r);
 		return -PMT_ENOMEM;
 	}
@@ -529,10 +631,6 @@ int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t
 	qsort(v, n, sizeof(*v), cmp_keys);
 	for (size_t i = 0; i < n; i++)
 		v[i]->rank = (uint32_t)i;
-	pmt_out_str(out, "# To display the perf.data header info, please use "
-			 "--header/--header-only options.\n#\n#\n");
-	pmt_out_printf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", lost_samples);
-	/* the events in perf's order */
 	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
 		size_t m = 0;
 
@@ -540,23 +638,99 @@ int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t
 			continue;
 		for (size_t i = 0; i < n; i++)
 			if (v[i]->nr[ev])
-				r[m++] = (struct ranked){ v[i]->period[ev], v[i]->rank, v[i] };
+				r[m++] = (struct ranked){ h->mem_mode ? v[i]->weight[ev]
+								      : v[i]->period[ev],
+							  v[i]->rank, v[i] };
 		qsort(r, m, sizeof(*r), cmp_ranked);
-		{
-			struct hent **w = (struct hent **)malloc((m ? m : 1) * sizeof(*w));
-
-			if (!w) {
-				free(v);
-				free(r);
-				return -PMT_ENOMEM;
-			}
-			for (size_t i = 0; i < m; i++)
-				w[i] = r[i].e;
-			print_event(h, out, ev, compat, w, m);
-			free(w);
-		}
+		for (size_t i = 0; i < m; i++)
+			w[i] = r[i].e;
+		fn(h, ev, w, m, ctx);
 	}
 	free(v);
+	free(w);
 	free(r);
 	return 0;
+}
+
+struct print_ctx {
+	struct pmt_out *out;
+	int compat;
+	enum pmt_sink_format fmt;
+	unsigned nev;
+};
+
+static void print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+{
+	struct print_ctx *c = vctx;
+
+	print_event(h, c->out, ev, c->compat, v, n);
+}
+
+static void print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+{
+	struct print_ctx *c = vctx;
+	const char *name = pmt_spe_event_name(ev, c->compat);
+	uint64_t total = h->total_period[ev];
+	int json = c->fmt == PMT_SINK_JSONL;
+
+	if (json) {
+		pmt_out_str(c->out, c->nev++ ? ",\n{\"event\":" : "\n{\"event\":");
+		pmt_out_json_str(c->out, name);
+		pmt_out_printf(c->out, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[",
+			       h->nr_samples[ev], total);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double pct = total ? 100.0 * (double)v[i]->period[ev] / (double)total : 0;
+
+		if (json) {
+			pmt_out_printf(c->out, "%s{\"overhead\":%.4f,\"period\":%" PRIu64
+				       ",\"samples\":%u", i ? ",\n " : "\n ", pct, v[i]->period[ev],
+				       v[i]->nr[ev]);
+			put_keys(h, v[i], ev, c->out, 1);
+			pmt_out_char(c->out, '}');
+		} else {
+			pmt_out_csv_str(c->out, name);
+			pmt_out_printf(c->out, ",%.4f,%" PRIu64 ",%u", pct, v[i]->period[ev],
+				       v[i]->nr[ev]);
+			put_keys(h, v[i], ev, c->out, 0);
+			pmt_out_char(c->out, '\n');
+		}
+	}
+	if (json)
+		pmt_out_str(c->out, "]}");
+}
+
+int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t lost_samples)
+{
+	return pmt_hist_print_as(h, out, compat, lost_samples, PMT_SINK_TEXT);
+}
+
+int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
+		      uint64_t lost_samples, enum pmt_sink_format fmt)
+{
+	struct print_ctx c = { out, compat, fmt, 0 };
+	int rc;
+
+	if (fmt == PMT_SINK_TEXT) {
+		pmt_out_str(out, "# To display the perf.data header info, please use "
+				 "--header/--header-only options.\n#\n#\n");
+		pmt_out_printf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", lost_samples);
+		return each_event(h, print_text, &c);
+	}
+	if (fmt == PMT_SINK_JSONL) {
+		pmt_out_printf(out, "{\"lost_samples\":%" PRIu64 ",\"sort\":[", lost_samples);
+		for (unsigned k = 0; k < h->nkeys; k++)
+			pmt_out_printf(out, "%s\"%s\"", k ? "," : "", key_names[h->keys[k]]);
+		pmt_out_str(out, "],\"events\":[");
+	} else {
+		pmt_out_str(out, "event,overhead,period,samples");
+		for (unsigned k = 0; k < h->nkeys; k++)
+			pmt_out_printf(out, ",%s%s", key_names[h->keys[k]],
+				       h->keys[k] == KEY_SYM ? ",kernel" : "");
+		pmt_out_char(out, '\n');
+	}
+	rc = each_event(h, print_data, &c);
+	if (fmt == PMT_SINK_JSONL)
+		pmt_out_str(out, "]}\n");
+	return rc;
 }

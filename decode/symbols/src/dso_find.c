@@ -52,6 +52,8 @@ static int try_path(const char *path, const struct dso_want *w, struct elf_symta
 		return 0;
 	}
 	snprintf(found->path, sizeof(found->path), "%s", path);
+	if (plt) /* a runtime file, not a debug one: it has the code */
+		snprintf(found->runtime, sizeof(found->runtime), "%s", path);
 	return 1;
 }
 
@@ -82,6 +84,17 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 	int ok = 0, debug_only = 0;
 
 	memset(found, 0, sizeof(*found));
+	/* the trace's own copy: by build-id, or by name when the mapping has none */
+	for (size_t i = 0; !ok && i < w->nbundled; i++) {
+		const struct bundled *b = &w->bundled[i];
+
+		if (w->build_id_size ? b->id_size >= w->build_id_size &&
+					       !memcmp(b->id, w->build_id, w->build_id_size)
+				     : !strcmp(b->name, w->path))
+			ok = try_path(b->path, w, t, found, 1);
+	}
+	if (ok)
+		goto loaded;
 	if (w->build_id_size) {
 		hex(w->build_id, w->build_id_size, bid);
 		if (w->buildid_dir && *w->buildid_dir) {
@@ -134,10 +147,13 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 				(probe.build_id_size >= w->build_id_size &&
 				 !memcmp(probe.build_id, w->build_id, w->build_id_size)));
 		}
-		if (have)
+		if (have) {
 			elf_symtab_add_plt(rt, t, w->load_flags);
+			snprintf(found->runtime, sizeof(found->runtime), "%s", rt);
+		}
 		return 1;
 	}
+loaded:
 	if (!t->has_symtab && t->debuglink[0]) {
 		/* a stripped file: its symbols are in the debug file it names */
 		struct elf_symtab dbg = { 0 };

@@ -12,10 +12,22 @@ struct dso_want {
 	const char *symfs;         /* NULL: / */
 	const char *buildid_dir;   /* NULL or "": no build-id cache */
 	unsigned load_flags;       /* ELF_LOAD_* for the perf version to follow */
+	/* files the trace carries (a container's embedded ELF files): looked at first */
+	const struct bundled *bundled;
+	size_t nbundled;
+};
+
+struct bundled {
+	char *name;                /* the path the trace's mappings name */
+	uint8_t id[PMT_BUILD_ID_MAX], id_size;
+	char path[32];             /* where its bytes are: /proc/self/fd/N of a memfd */
+	int fd;
+	uint64_t size;
 };
 
 struct dso_found {
 	char path[PATH_MAX];       /* the file the symbols came from */
+	char runtime[PATH_MAX];    /* the file with the code bytes ("" when none was found) */
 	uint8_t mismatch;          /* a file of that name with another build-id was seen */
 	char mismatch_path[PATH_MAX];
 	char error[256];           /* a file that was there but could not be read */

@@ -604,3 +604,16 @@ int pmt_symbols_list_file(const char *path,
 	elf_symtab_fini(&t);
 	return rc;
 }
+
+int pmt_symbols_file_build_id(const char *path, uint8_t *id, size_t *size)
+{
+	struct elf_symtab t = { 0 };
+	int rc = elf_read_ids(path, &t);
+
+	*size = 0;
+	if (rc < 0)
+		return rc;
+	memcpy(id, t.build_id, t.build_id_size);
+	*size = t.build_id_size;
+	return 0;
+}

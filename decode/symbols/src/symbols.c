@@ -1,6 +1,10 @@
 /* Address spaces from the sideband, and the files behind them, read once each. */
+#define _GNU_SOURCE /* memfd_create */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "dso_find.h"
 #include "srcline.h"
@@ -16,6 +20,7 @@ struct dso {
 	uint64_t text_addr;    /* kernel: where its map says _text is (perf's ref_reloc_sym) */
 	struct elf_symtab tab;
 	char *sym_path;        /* the file the symbols (and lines) come from */
+	char *code_path;       /* the file with the code (NULL: none found) */
 	struct srcline lines;
 	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
 	struct dso *next;      /* hash chain */
@@ -47,6 +52,8 @@ struct pmt_symbols {
 	struct proc *procs;    /* open addressing by pid; pid INT32_MIN marks a free slot */
 	size_t proc_cap, nprocs;
 	struct thread *threads;/* open addressing by tid; tid INT32_MIN free */
+	struct bundled *bundled; /* files the trace carries */
+	size_t nbundled;
 	struct known_bid {     /* the trace's build-id table */
 		char *name;
 		uint8_t id[PMT_BUILD_ID_MAX], size;
@@ -130,6 +137,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 			elf_symtab_fini(&d->tab);
 			srcline_close(&d->lines);
 			free(d->sym_path);
+			free(d->code_path);
 			free(d->name);
 			free(d);
 		}
@@ -140,6 +148,11 @@ void pmt_symbols_free(struct pmt_symbols *s)
 	for (size_t i = 0; i < s->thr_cap; i++)
 		if (s->threads[i].tid != FREE_ID)
 			free(s->threads[i].comm);
+	for (size_t i = 0; i < s->nbundled; i++) {
+		free(s->bundled[i].name);
+		close(s->bundled[i].fd);
+	}
+	free(s->bundled);
 	for (size_t i = 0; i < s->nbids; i++)
 		free(s->bids[i].name);
 	free(s->bids);
@@ -457,7 +470,7 @@ static const struct map *find_map(const struct proc *p, uint64_t ip, uint64_t ti
 static void load_dso(struct pmt_symbols *s, struct dso *d)
 {
 	struct dso_want w = { d->name, d->build_id, d->build_id_size, s->symfs, s->buildid_dir,
-			      s->load_flags };
+			      s->load_flags, s->bundled, s->nbundled };
 	struct dso_found found;
 
 	d->state = -1;
@@ -480,6 +493,8 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 	if (dso_find_and_load(&w, &d->tab, &found)) {
 		d->state = 1;
 		d->sym_path = strdup(found.path);
+		if (found.runtime[0])
+			d->code_path = strdup(found.runtime);
 		return;
 	}
 	if (found.mismatch)
@@ -555,4 +570,107 @@ int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 		}
 	}
 	return d->lines_state > 0 && srcline_find(&d->lines, va, file, line);
+}
+
+int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc, uint8_t **buf,
+			 size_t *len, uint64_t *vaddr, uint16_t *machine)
+{
+	const struct dso *d = loc->dso_id;
+	const struct sym_entry *e = loc->sym_id;
+	uint64_t n;
+	FILE *fp;
+	uint8_t *b;
+
+	(void)s;
+	*buf = NULL;
+	if (!d || !e || d->kernel || !d->code_path || e->end <= e->start)
+		return 0;
+	n = e->end - e->start;
+	if (n > (64u << 20))
+		return 0;
+	b = malloc(n);
+	if (!b)
+		return -PMT_ENOMEM;
+	fp = fopen(d->code_path, "rb");
+	if (!fp || fseeko(fp, (off_t)e->start, SEEK_SET) || fread(b, 1, n, fp) != n) {
+		if (fp)
+			fclose(fp);
+		free(b);
+		return 0;
+	}
+	fclose(fp);
+	*buf = b;
+	*len = n;
+	*vaddr = elf_symtab_vaddr(&d->tab, e->start);
+	*machine = d->tab.machine;
+	return 1;
+}
+
+/* One embedded file into a memfd, so libelf, libdw and the code reader take it by path. */
+static int add_bundled(const struct pmt_ctr_file *f, void *ctx)
+{
+	struct pmt_symbols *s = ctx;
+	struct bundled *b;
+	void *data;
+	size_t len;
+	int fd, rc;
+
+	if (f->kind != PMT_CTR_FILE_ELF && f->kind != PMT_CTR_FILE_KALLSYMS)
+		return 0;
+	rc = pmt_ctr_file_read(f, &data, &len);
+	if (rc < 0) {
+		pmt_warn("embedded file %s at offset 0x%llx: %s; not used", f->name,
+			 (unsigned long long)f->offset, pmt_errstr(rc));
+		return 0;
+	}
+	fd = memfd_create("pmutrace-bundled", MFD_CLOEXEC);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
+		if (fd >= 0)
+			close(fd);
+		free(data);
+		pmt_warn("embedded file %s: cannot hold it in memory (%m); not used", f->name);
+		return 0;
+	}
+	free(data);
+	if (f->kind == PMT_CTR_FILE_KALLSYMS) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (!s->kallsyms && !(s->kallsyms = strdup(path))) {
+			close(fd);
+			return -PMT_ENOMEM;
+		}
+		/* the fd stays open with the session: keep it in the list, unnamed */
+	}
+	b = realloc(s->bundled, (s->nbundled + 1) * sizeof(*b));
+	if (!b) {
+		close(fd);
+		return -PMT_ENOMEM;
+	}
+	s->bundled = b;
+	b += s->nbundled;
+	memset(b, 0, sizeof(*b));
+	b->fd = fd;
+	b->size = f->size;
+	snprintf(b->path, sizeof(b->path), "/proc/self/fd/%d", fd);
+	/* kallsyms is no ELF: a name no mapping has keeps it out of the lookups */
+	b->name = strdup(f->kind == PMT_CTR_FILE_ELF ? f->name : "\001kallsyms");
+	if (!b->name) {
+		close(fd);
+		return -PMT_ENOMEM;
+	}
+	b->id_size = f->build_id_size;
+	memcpy(b->id, f->build_id, f->build_id_size);
+	s->nbundled++;
+	return 0;
+}
+
+int pmt_symbols_add_source_files(struct pmt_symbols *s, struct pmt_source *src)
+{
+	int rc;
+
+	if (!s || !src)
+		return -PMT_EINVAL;
+	rc = pmt_source_files(src, add_bundled, s);
+	return rc < 0 ? rc : (int)s->nbundled;
 }

@@ -10,6 +10,7 @@
 #define SKIP_HEADER 0x184D2A50u  /* skippable frame: pmutrace file header */
 #define SKIP_INDEX 0x184D2A51u   /* skippable frame: pmutrace frame index */
 #define SKIP_SEEK 0x184D2A5Eu    /* skippable frame: zstd seekable-format seek table */
+#define SKIP_FILE 0x184D2A52u    /* skippable frame: an embedded file (files.c reads them) */
 #define SEEKABLE_MAGIC 0x8F92EAB1u
 #define HEADER_SIZE 80           /* magic 8, version 4, flags 4, writer 64 */
 #define FRAME_MAX (1u << 30)     /* the most a data frame may hold (one huge record) */
@@ -30,6 +31,7 @@ struct pmt_ctr_writer {
 	struct frame_ent *ent;
 	size_t nr_ent, cap_ent;
 	int err;
+	int level;
 };
 
 static void put32(uint8_t *p, uint32_t v) { pmt_put_le32(p, v); }
@@ -78,6 +80,7 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
+	w->level = level;
 	{
 		/* zstd's own workers compress each frame in 1 MiB jobs: a frame stays one
 		 * independent frame, its jobs run in parallel (a libzstd without threads
@@ -171,6 +174,43 @@ int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 		return w->err;
 	w->len += len;
 	return 0;
+}
+
+int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, const void *data,
+		     size_t len)
+{
+	size_t nl, bound, hl, z;
+	uint8_t *p;
+
+	if (!w || !f || (!data && len) || f->build_id_size > 20 ||
+	    (nl = strnlen(f->name, sizeof(f->name))) >= sizeof(f->name))
+		return -PMT_EINVAL;
+	end_frame(w);
+	/* "PMTFILE\0", u32 kind, u8 build-id size, build-id[20], 3 zero bytes, u16 name length,
+	 * the name, u64 size, then one zstd frame of the bytes */
+	hl = 8 + 4 + 1 + 20 + 3 + 2 + nl + 8;
+	bound = ZSTD_compressBound(len);
+	if (hl + bound > UINT32_MAX)
+		return -PMT_EINVAL;
+	p = calloc(1, hl + bound);
+	if (!p)
+		return -PMT_ENOMEM;
+	memcpy(p, "PMTFILE", 8);
+	put32(p + 8, f->kind);
+	p[12] = f->build_id_size;
+	memcpy(p + 13, f->build_id, f->build_id_size);
+	p[36] = (uint8_t)nl;
+	p[37] = (uint8_t)(nl >> 8);
+	memcpy(p + 38, f->name, nl);
+	pmt_put_le64(p + 38 + nl, len);
+	z = ZSTD_compress(p + hl, bound, data, len, w->level);
+	if (ZSTD_isError(z)) {
+		free(p);
+		return -PMT_ECOMPRESS;
+	}
+	skippable(w, SKIP_FILE, p, hl + z);
+	free(p);
+	return w->err;
 }
 
 int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)

@@ -406,3 +406,11 @@ void pmt_source_close(struct pmt_source *s)
 		pmt_file_unmap(&s->map);
 	free(s);
 }
+
+int pmt_source_files(struct pmt_source *s, int (*fn)(const struct pmt_ctr_file *f, void *ctx),
+		     void *ctx)
+{
+	if (!s || !s->ctr || !s->map.mapped)
+		return 0;
+	return pmt_ctr_files(s->map.data, s->map.size, fn, ctx);
+}

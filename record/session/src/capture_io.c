@@ -181,6 +181,10 @@ int cap_output_close(struct cap *c, int rc, struct pmt_diag *diag)
 	if (c->stream && fclose(c->stream) && rc2 >= 0)
 		rc2 = -PMT_EIO;
 	c->stream = NULL;
+	/* the carried files go after the records, before the index */
+	if (c->ctr && rc2 >= 0)
+		rc2 = cap_bundle_write(c);
+	cap_bundle_free(c);
 	if (c->ctr) {
 		int rc3 = pmt_ctr_writer_close(c->ctr, diag);
 
@@ -255,6 +259,7 @@ static int on_record(void *ctx, const void *rec, size_t size)
 	}
 	c->st->records++;
 	c->st->bytes += size;
+	cap_bundle_note_record(c, r, size);
 	return pmt_perf_writer_write_record(c->w, rec, size);
 }
 

@@ -39,6 +39,8 @@ struct cap {
 	struct pmt_ctr_writer *ctr;
 	struct pmt_perf_writer *w;
 	int progress_shown;
+	char **bundle;               /* --bundle: the mapped files to carry */
+	size_t nbundle, bundle_cap;
 };
 #define FD_IX(c, s, t, e) (((size_t)(s) * (size_t)(c)->nthreads + (size_t)(t)) * \
 			   (c)->plan->ev.nr + (e))
@@ -53,4 +55,9 @@ int cap_drain_all(struct cap *c, struct pmt_diag *diag);
 int cap_loop(struct cap *c, struct pmt_diag *diag);
 int cap_synthesize(struct cap *c);
 int cap_snapshot(struct cap *c, struct pmt_diag *diag);
+/* --bundle (bundle.c): note a mapped file (or an MMAP/MMAP2 record's), write them all */
+void cap_bundle_note(struct cap *c, const char *path);
+void cap_bundle_note_record(struct cap *c, const uint8_t *rec, size_t size);
+int cap_bundle_write(struct cap *c);
+void cap_bundle_free(struct cap *c);
 #endif

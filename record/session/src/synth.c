@@ -42,6 +42,7 @@ static int synth_maps(struct cap *c, int pid, const struct pmt_sample_id *sid)
 		file[strcspn(file, "\n")] = 0;
 		if (!file[0])
 			snprintf(file, sizeof(file), "//anon");
+		cap_bundle_note(c, file);
 		rc = pmt_perf_writer_write_mmap2(c->w, (uint32_t)pid, (uint32_t)pid, start,
 						 end - start, pgoff,
 						 (perms[0] == 'r' ? 1u : 0u) |

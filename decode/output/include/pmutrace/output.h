@@ -57,6 +57,25 @@ PMT_API int pmt_spe_report_add(struct pmt_spe_report *r, const struct pmt_spe_sa
 PMT_API void pmt_spe_report_print(struct pmt_spe_report *r, struct pmt_out *out, int json,
 				  unsigned top, int compat, const uint32_t enabled);
 
+/* ---- annotate ---------------------------------------------------------------------------*/
+/* Hot functions disassembled (capstone; AArch64 and x86-64 chosen from the ELF) with each
+ * instruction's samples of one event, its SPE latencies (total, issue, translation) and the
+ * source lines interleaved. syms must outlive it. */
+struct pmt_annotate_opts {
+	size_t sz;            /* sizeof(struct pmt_annotate_opts) */
+	const char *symbol;   /* only this function (NULL: the hottest) */
+	const char *event;    /* the event counted (NULL: instructions, else the most sampled) */
+	unsigned top;         /* how many functions without a symbol (0: 5) */
+};
+struct pmt_annotate;
+PMT_API int pmt_annotate_new(struct pmt_symbols *syms, const struct pmt_annotate_opts *o,
+			     struct pmt_annotate **out);
+PMT_API void pmt_annotate_free(struct pmt_annotate *a); /* NULL is a no-op */
+PMT_API int pmt_annotate_add(struct pmt_annotate *a, const struct pmt_spe_sample *s);
+/* 0, or -PMT_ENOT_FOUND (err says: no such event, no samples in a symbol), -PMT_ENOMEM */
+PMT_API int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat,
+			       char *err, size_t cap);
+
 /* ---- perf report --sort ----------------------------------------------------------------*/
 /* Samples counted per synthetic event and per sort-key tuple, printed as perf report
  * --stdio prints them. Keys (perf's names): sym, dso, comm, cpu. syms must outlive it. */
@@ -64,9 +83,18 @@ struct pmt_hist;
 PMT_API int pmt_hist_new(const char *sort_keys, struct pmt_symbols *syms,
 			 struct pmt_hist **out, char *err, size_t errcap);
 PMT_API void pmt_hist_free(struct pmt_hist *h); /* NULL is a no-op */
+/* The perf version whose data-source texts to print (mem, snoop, tlb keys), and with mem
+ * set perf mem report's layout: overhead of the samples' weight (SPE: total latency), a
+ * Samples column, "Total weight" and "Sort order" lines. Call before adding samples. */
+PMT_API int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem);
 PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
 PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 			   uint64_t lost_samples);
+/* The same entries, in the same order, as one JSON document ({"lost_samples", "events":
+ * [{"event", "samples", "period", "entries": [{"overhead", "period", "samples", and each
+ * key's value}]}]}) or as CSV (a header row: event, overhead, period, samples, the keys). */
+PMT_API int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
+			      uint64_t lost_samples, enum pmt_sink_format fmt);
 
 #ifdef __cplusplus
 }

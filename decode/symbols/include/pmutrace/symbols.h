@@ -52,6 +52,11 @@ PMT_API int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_
  * the events. 0 or -PMT_ENOMEM. */
 PMT_API int pmt_symbols_add_build_id(struct pmt_symbols *s, const char *filename,
 				     const uint8_t *build_id, size_t build_id_size);
+/* The files a container carries (its embedded ELF files and kallsyms): looked for first,
+ * by build-id (or by name for a mapping without one); an embedded kallsyms is the kernel's
+ * symbols unless opts.kallsyms named a file. Held in memory files until the pmt_symbols
+ * is freed. Returns how many, 0 for a perf.data, or -PMT_ENOMEM. */
+PMT_API int pmt_symbols_add_source_files(struct pmt_symbols *s, struct pmt_source *src);
 /* A mapping by hand (e.g. a raw buffer's binary): pid -1 = the kernel's. */
 PMT_API int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start,
 				uint64_t len, uint64_t pgoff, const char *filename,
@@ -67,10 +72,19 @@ PMT_API int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip,
  * (p_vaddr) space, UINT64_MAX when there is none. */
 PMT_API int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 				const char **file, unsigned *line, uint64_t *vaddr);
+/* The code of the symbol pmt_symbols_resolve() found for loc, read from the mapped file
+ * (not a debug file, which has none): 1 with *buf (malloc'd; the caller frees it), *len,
+ * the symbol's ELF address and the file's e_machine; 0 when there is no such code (the
+ * kernel, no file, an empty symbol); -PMT_ENOMEM. */
+PMT_API int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+				 uint8_t **buf, size_t *len, uint64_t *vaddr, uint16_t *machine);
 /* The comm (command name) of a thread at the latest COMM record ("swapper" for the idle
  * task, as perf), or NULL. */
 PMT_API const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid);
 
+/* The GNU build-id of an ELF file (up to 20 bytes into id, *size 0 when it has none):
+ * 0, or -PMT_EIO / -PMT_EFORMAT. */
+PMT_API int pmt_symbols_file_build_id(const char *path, uint8_t *id, size_t *size);
 /* One ELF's symbols as they are used (for tests and `pmutrace symbols`): calls fn with
  * each symbol's start (file offset space), end and name in address order. Returns the
  * count or a negative error with msg saying why. */

@@ -39,6 +39,42 @@ PMT_API int pmt_ctr_flush(struct pmt_ctr_writer *w);
  * first error. */
 PMT_API int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag);
 
+/* ---- embedded files ---- */
+/* Files a recording carries so it can be read anywhere: the ELF files of the mapped
+ * binaries (keyed by build-id) and the kernel's kallsyms. Each is a skippable frame of its
+ * own (0x184D2A52, FORMAT.md), its bytes zstd-compressed inside, so zstd -dc and perf never
+ * see it. */
+enum { PMT_CTR_FILE_ELF = 1, PMT_CTR_FILE_KALLSYMS = 2 };
+struct pmt_ctr_file {
+	uint32_t kind;            /* PMT_CTR_FILE_* */
+	uint8_t build_id[20];
+	uint8_t build_id_size;    /* 0: none (kallsyms, or a file without one) */
+	char name[4096];          /* the path the trace's MMAP records name */
+	uint64_t size;            /* uncompressed bytes */
+	/* reader: where the compressed bytes are in the container's buffer */
+	uint64_t offset;          /* file offset of the frame */
+	const uint8_t *zdata;
+	size_t zsize;
+};
+/* Write data as an embedded file (between data frames: the current one is ended first).
+ * 0, -PMT_EINVAL (name too long, build-id over 20 bytes), -PMT_ENOMEM, -PMT_ECOMPRESS or
+ * -PMT_EIO. */
+PMT_API int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f,
+			     const void *data, size_t len);
+/* Call fn for every embedded file of a container in memory, in file order; fn < 0 stops.
+ * Damaged or cut frames end the walk. Returns the count, or fn's value. */
+PMT_API int pmt_ctr_files(const void *buf, size_t len,
+			  int (*fn)(const struct pmt_ctr_file *f, void *ctx), void *ctx);
+/* The bytes of an embedded file (malloc'd, *len = f->size): 0, -PMT_ECORRUPT (does not
+ * decompress to its size) or -PMT_ENOMEM. */
+PMT_API int pmt_ctr_file_read(const struct pmt_ctr_file *f, void **out, size_t *len);
+
+/* Copy a container's records (frame by frame) and embedded files into w, to add files or
+ * recompress it. A damaged frame stops the copy (-PMT_ECORRUPT with diag: nothing of a
+ * recording is dropped silently). Returns the data frames copied. */
+PMT_API int pmt_ctr_copy(const void *buf, size_t len, const char *name,
+			 struct pmt_ctr_writer *w, struct pmt_diag *diag);
+
 /* ---- reader ---- */
 struct pmt_ctr_frame {
 	uint32_t index;        /* data frame number, from 0 */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "pmutrace/common.h"
+#include "pmutrace/container.h"
 #include "pmutrace/perf_abi.h"
 
 #ifdef __cplusplus
@@ -195,6 +196,10 @@ PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
 /* What the trace holds, in one line: "cpu-clock: 46755 samples; 0 bytes of AUX data" (each
  * attr's samples, the AUX bytes). Reads the source to its end. Returns 0 or -PMT_ENOMEM. */
 PMT_API int pmt_source_describe(struct pmt_source *src, char *out, size_t cap);
+/* The files a container carries (pmt_ctr_files): fn for each, in file order. Returns the
+ * count (0 for a perf.data or a streamed input), or fn's negative value. */
+PMT_API int pmt_source_files(struct pmt_source *src,
+			     int (*fn)(const struct pmt_ctr_file *f, void *ctx), void *ctx);
 
 /* =====================================================================================
  * perf.data writer

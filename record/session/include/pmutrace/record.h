@@ -73,6 +73,7 @@ struct pmt_record_run_opts {
 	bool progress;                 /* a status line on stderr (a terminal) */
 	int argc_cmdline;              /* the recorder's own command line, for CMDLINE */
 	const char *const *argv_cmdline;
+	bool bundle;                   /* --bundle=full: carry the mapped files and kallsyms */
 };
 #define PMT_RECORD_MAX_SLOTS 4096
 struct pmt_record_stats {
@@ -87,6 +88,10 @@ struct pmt_record_stats {
 	int workload_status;                /* waitpid status of the workload, -1 none */
 	uint32_t slots;                     /* rings: CPUs, or threads with --per-thread */
 	uint64_t *lost_per_slot;            /* [slots]: LOST + truncated AUX per ring */
+	uint32_t bundle_files;              /* --bundle: files carried, their bytes */
+	uint64_t bundle_bytes;
+	uint32_t bundle_skipped;            /* mapped files that could not be read */
+	uint8_t bundle_kallsyms_hidden;     /* kptr_restrict: kallsyms not carried */
 	int32_t *slot_cpu;                  /* [slots]: the CPU, -1 for a thread's ring */
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the

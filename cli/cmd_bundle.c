@@ -1,0 +1,103 @@
+/* pmutrace bundle add TRACE FILE[=NAME]...: carry files in an existing container (the
+ * recording is copied with them into a new file that replaces it when complete). */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "pmutrace/common.h"
+#include "pmutrace/container.h"
+#include "pmutrace/symbols.h"
+
+static int usage(FILE *fp)
+{
+	fprintf(fp, "usage: pmutrace bundle add TRACE.pmt FILE[=NAME]... [--kallsyms FILE]\n"
+		    "  Carry ELF files (as the file the trace maps as NAME, default FILE; found by\n"
+		    "  build-id when decoding) and the kernel's kallsyms in a pmutrace container,\n"
+		    "  so it decodes on any machine. The container is rewritten: the old one stays\n"
+		    "  until the new one is complete.\n");
+	fputs(pmt_cli_exit_help, fp);
+	return fp == stdout ? 0 : PMT_EXIT_USAGE;
+}
+
+static int add_one(struct pmt_ctr_writer *w, const char *spec, uint32_t kind)
+{
+	const char *eq = kind == PMT_CTR_FILE_ELF ? strchr(spec, '=') : NULL;
+	struct pmt_ctr_file f = { .kind = kind };
+	struct pmt_file_map m = { 0 };
+	struct pmt_diag d = PMT_DIAG_INIT;
+	char local[4096];
+	size_t n = 0;
+	int rc;
+
+	snprintf(local, sizeof(local), "%.*s", eq ? (int)(eq - spec) : 4095, spec);
+	snprintf(f.name, sizeof(f.name), "%s", kind == PMT_CTR_FILE_KALLSYMS ? "/proc/kallsyms"
+						 : eq ? eq + 1 : local);
+	if (kind == PMT_CTR_FILE_ELF && pmt_symbols_file_build_id(local, f.build_id, &n) < 0)
+		return pmt_cli_fail("bundle", "%s: not an ELF file", local);
+	f.build_id_size = (uint8_t)n;
+	if (pmt_file_map(local, &m, &d) < 0)
+		return pmt_cli_fail_diag("bundle", &d);
+	rc = pmt_ctr_add_file(w, &f, m.data, m.size);
+	pmt_file_unmap(&m);
+	return rc < 0 ? pmt_cli_fail("bundle", "adding %s: %s", local, pmt_errstr(rc)) : 0;
+}
+
+int cmd_bundle(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *kallsyms = NULL, *trace;
+	struct pmt_file_map in = { 0 };
+	struct pmt_out_file of;
+	struct pmt_ctr_writer *w = NULL;
+	struct pmt_ctr_writer_opts wo = { .sz = sizeof(wo) };
+	struct pmt_diag d = PMT_DIAG_INIT;
+	int c, rc = 0;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k': kallsyms = optarg; break;
+		case 'h': return usage(stdout);
+		default: return usage(stderr);
+		}
+	}
+	if (argc - optind < 2 || strcmp(argv[optind], "add") ||
+	    (argc - optind < 3 && !kallsyms))
+		return usage(stderr);
+	trace = argv[optind + 1];
+	if (pmt_file_map(trace, &in, &d) < 0)
+		return pmt_cli_fail_diag("bundle", &d);
+	if (!pmt_ctr_is_container(in.data, in.size)) {
+		pmt_file_unmap(&in);
+		return pmt_cli_fail("bundle", "%s is not a pmutrace container (perf.data has no "
+				    "place for files: convert it with --container first)", trace);
+	}
+	/* the trace itself is the target: replaced only when the copy is complete */
+	if (pmt_out_file_open(&of, trace, NULL, 0, &d) < 0) {
+		pmt_file_unmap(&in);
+		return pmt_cli_fail_diag("bundle", &d);
+	}
+	if (pmt_ctr_writer_new(of.fp, &wo, &w, &d) < 0 || pmt_ctr_copy(in.data, in.size, trace, w, &d) < 0) {
+		pmt_ctr_writer_close(w, NULL);
+		pmt_out_file_abort(&of);
+		pmt_file_unmap(&in);
+		return pmt_cli_fail_diag("bundle", &d);
+	}
+	for (int i = optind + 2; rc == 0 && i < argc; i++)
+		rc = add_one(w, argv[i], PMT_CTR_FILE_ELF);
+	if (rc == 0 && kallsyms)
+		rc = add_one(w, kallsyms, PMT_CTR_FILE_KALLSYMS);
+	pmt_file_unmap(&in);
+	if (pmt_ctr_writer_close(w, &d) < 0 && rc == 0)
+		rc = pmt_cli_fail_diag("bundle", &d);
+	if (rc) {
+		pmt_out_file_abort(&of);
+		return rc;
+	}
+	if (pmt_out_file_commit(&of, &d) < 0)
+		return pmt_cli_fail_diag("bundle", &d);
+	return 0;
+}

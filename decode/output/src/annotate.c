@@ -1,0 +1,326 @@
+/* Annotate: hot functions disassembled (capstone, AArch64 or x86-64 as the ELF says) with
+ * each instruction's samples of one event, the average total, issue and translation
+ * latency of its SPE samples, and the source line where it changes. */
+#include <capstone/capstone.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/output.h"
+
+#define EM_X86_64_ 62
+#define EM_AARCH64_ 183
+
+struct ins_stat {
+	const void *sym;          /* NULL: empty slot */
+	uint64_t off;             /* the instruction's file offset (the samples' map_ip) */
+	uint32_t nr[PMT_SPE_SE_COUNT];
+	/* latency sums: [0] of the instruction samples (one per record), [1] of the memory
+	 * samples (when instructions are not sampled) */
+	uint64_t lat[2], issue[2], xlat[2];
+	uint32_t nlat[2];
+};
+
+struct sym_stat {
+	const void *sym;          /* NULL: empty slot */
+	struct pmt_sym_loc loc;   /* of its first sample: names, file, map */
+	uint64_t nr[PMT_SPE_SE_COUNT];
+};
+
+struct pmt_annotate {
+	struct pmt_symbols *syms;
+	struct pmt_annotate_opts o;
+	struct ins_stat *ins;
+	size_t ins_cap, ins_n;
+	struct sym_stat *sy;
+	size_t sy_cap, sy_n;
+	uint64_t total[PMT_SPE_SE_COUNT];
+	/* the samples of a record share ip: resolved once */
+	uint64_t last_ip, last_time;
+	int32_t last_pid;
+	int last_valid;
+	struct pmt_sym_loc last;
+};
+
+static uint64_t hash2(const void *p, uint64_t v)
+{
+	uint64_t h = ((uintptr_t)p ^ (v * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+
+	return h ^ (h >> 31);
+}
+
+int pmt_annotate_new(struct pmt_symbols *syms, const struct pmt_annotate_opts *o,
+		     struct pmt_annotate **out)
+{
+	struct pmt_annotate *a;
+
+	if (!syms || !out || !PMT_OPTS_HAS(o, top))
+		return -PMT_EINVAL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -PMT_ENOMEM;
+	a->syms = syms;
+	memcpy(&a->o, o, o->sz < sizeof(a->o) ? o->sz : sizeof(a->o));
+	a->ins_cap = 4096;
+	a->sy_cap = 256;
+	a->ins = calloc(a->ins_cap, sizeof(*a->ins));
+	a->sy = calloc(a->sy_cap, sizeof(*a->sy));
+	if (!a->ins || !a->sy) {
+		pmt_annotate_free(a);
+		return -PMT_ENOMEM;
+	}
+	*out = a;
+	return 0;
+}
+
+void pmt_annotate_free(struct pmt_annotate *a)
+{
+	if (!a)
+		return;
+	free(a->ins);
+	free(a->sy);
+	free(a);
+}
+
+/* open addressing over `size`-byte slots whose first field is the key pointer */
+static struct ins_stat *ins_slot(struct ins_stat *t, size_t cap, const void *sym, uint64_t off)
+{
+	for (size_t i = hash2(sym, off) & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (!t[i].sym || (t[i].sym == sym && t[i].off == off))
+			return &t[i];
+}
+
+static struct sym_stat *sym_slot(struct sym_stat *t, size_t cap, const void *sym)
+{
+	for (size_t i = hash2(sym, 0) & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (!t[i].sym || t[i].sym == sym)
+			return &t[i];
+}
+
+static int grow(struct pmt_annotate *a)
+{
+	if (a->ins_n * 4 >= a->ins_cap * 3) {
+		size_t cap = a->ins_cap * 2;
+		struct ins_stat *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -PMT_ENOMEM;
+		for (size_t i = 0; i < a->ins_cap; i++)
+			if (a->ins[i].sym)
+				*ins_slot(t, cap, a->ins[i].sym, a->ins[i].off) = a->ins[i];
+		free(a->ins);
+		a->ins = t;
+		a->ins_cap = cap;
+	}
+	if (a->sy_n * 4 >= a->sy_cap * 3) {
+		size_t cap = a->sy_cap * 2;
+		struct sym_stat *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -PMT_ENOMEM;
+		for (size_t i = 0; i < a->sy_cap; i++)
+			if (a->sy[i].sym)
+				*sym_slot(t, cap, a->sy[i].sym) = a->sy[i];
+		free(a->sy);
+		a->sy = t;
+		a->sy_cap = cap;
+	}
+	return 0;
+}
+
+int pmt_annotate_add(struct pmt_annotate *a, const struct pmt_spe_sample *s)
+{
+	struct ins_stat *is;
+	struct sym_stat *ss;
+
+	if (s->event >= PMT_SPE_SE_COUNT)
+		return 0;
+	a->total[s->event]++;
+	if (!a->last_valid || s->ip != a->last_ip || s->pid != a->last_pid ||
+	    s->time != a->last_time) {
+		pmt_symbols_resolve(a->syms, s->pid, s->ip, s->time, &a->last);
+		a->last_ip = s->ip;
+		a->last_pid = s->pid;
+		a->last_time = s->time;
+		a->last_valid = 1;
+	}
+	if (!a->last.sym_id)
+		return 0;
+	if (a->o.symbol && strcmp(a->o.symbol, a->last.sym))
+		return 0;
+	is = ins_slot(a->ins, a->ins_cap, a->last.sym_id, a->last.map_ip);
+	if (!is->sym) {
+		is->sym = a->last.sym_id;
+		is->off = a->last.map_ip;
+		a->ins_n++;
+	}
+	is->nr[s->event]++;
+	/* a record's latencies (total = the sample's weight) once: from its instruction
+	 * sample, or its memory sample when instructions are not sampled */
+	if (s->event == PMT_SPE_SE_INSN || s->event == PMT_SPE_SE_MEMORY) {
+		int k = s->event == PMT_SPE_SE_MEMORY;
+
+		is->lat[k] += s->weight;
+		is->issue[k] += s->issue_lat;
+		is->xlat[k] += s->xlat_lat;
+		is->nlat[k]++;
+	}
+	ss = sym_slot(a->sy, a->sy_cap, a->last.sym_id);
+	if (!ss->sym) {
+		ss->sym = a->last.sym_id;
+		ss->loc = a->last;
+		a->sy_n++;
+	}
+	ss->nr[s->event]++;
+	return grow(a);
+}
+
+/* the event to count: the one named, else instructions, else the most sampled */
+static int pick_event(const struct pmt_annotate *a, int compat, char *err, size_t cap)
+{
+	int best = -1;
+
+	if (a->o.event) {
+		for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++)
+			if (!strcmp(pmt_spe_event_name(ev, compat), a->o.event))
+				return (int)ev;
+		snprintf(err, cap, "--event %s: no such event (the trace's events are those "
+			 "report lists)", a->o.event);
+		return -1;
+	}
+	if (a->total[PMT_SPE_SE_INSN])
+		return PMT_SPE_SE_INSN;
+	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++)
+		if (a->total[ev] && (best < 0 || a->total[ev] > a->total[best]))
+			best = (int)ev;
+	if (best < 0)
+		snprintf(err, cap, "no samples to annotate");
+	return best;
+}
+
+static const struct pmt_annotate *cmp_ctx;
+static unsigned cmp_ev;
+
+static int cmp_syms(const void *pa, const void *pb)
+{
+	const struct sym_stat *a = *(const struct sym_stat *const *)pa;
+	const struct sym_stat *b = *(const struct sym_stat *const *)pb;
+
+	if (a->nr[cmp_ev] != b->nr[cmp_ev])
+		return a->nr[cmp_ev] > b->nr[cmp_ev] ? -1 : 1;
+	(void)cmp_ctx;
+	return strcmp(a->loc.sym, b->loc.sym);
+}
+
+static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const struct sym_stat *ss,
+			 unsigned ev, int compat, csh cs_arm, csh cs_x86)
+{
+	uint8_t *code;
+	size_t len, n;
+	uint64_t vaddr;
+	uint16_t machine;
+	cs_insn *insn;
+	const char *last_file = NULL;
+	unsigned last_line = 0;
+	int rc = pmt_symbols_sym_code(a->syms, &ss->loc, &code, &len, &vaddr, &machine);
+
+	pmt_out_printf(out, " Percent |  Samples   Lat  Issue   Xlat | Source code & Disassembly "
+			    "of %s for %s (%" PRIu64 " samples, %.2f%% of them)\n",
+		       ss->loc.dso_short, pmt_spe_event_name(ev, compat), ss->nr[ev],
+		       a->total[ev] ? 100.0 * (double)ss->nr[ev] / (double)a->total[ev] : 0.0);
+	pmt_out_str(out, "-------------------------------------------------------------------"
+			 "-------------\n");
+	pmt_out_printf(out, "         :                                 %s() %s\n", ss->loc.sym,
+		       ss->loc.dso);
+	if (rc <= 0 || (machine != EM_AARCH64_ && machine != EM_X86_64_)) {
+		pmt_out_printf(out, "         :  (no code: %s)\n\n",
+			       rc < 0 ? "out of memory"
+			       : rc == 0 ? "the mapped file was not found"
+					 : "not an AArch64 or x86-64 file");
+		free(code);
+		return;
+	}
+	n = cs_disasm(machine == EM_AARCH64_ ? cs_arm : cs_x86, code, len, vaddr, 0, &insn);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = ss->loc.sym_start + (insn[i].address - vaddr);
+		const struct ins_stat *is = ins_slot(a->ins, a->ins_cap, ss->sym, off);
+		struct pmt_sym_loc l = ss->loc;
+		const char *file;
+		unsigned line;
+		uint64_t va;
+
+		l.map_ip = off;
+		if (pmt_symbols_srcline(a->syms, &l, &file, &line, &va) &&
+		    (!last_file || line != last_line || strcmp(file, last_file))) {
+			const char *slash = strrchr(file, '/');
+
+			pmt_out_printf(out, "         :                                 %s:%u\n",
+				       slash ? slash + 1 : file, line);
+			last_file = file;
+			last_line = line;
+		}
+		if (is->sym && is->nr[ev])
+			pmt_out_printf(out, "%8.2f : %8u", 100.0 * is->nr[ev] / (double)ss->nr[ev],
+				       is->nr[ev]);
+		else
+			pmt_out_str(out, "         :         ");
+		if (is->sym && (is->nlat[0] || is->nlat[1])) {
+			int k = !is->nlat[0];
+
+			pmt_out_printf(out, " %5.1f %6.1f %6.1f :", (double)is->lat[k] / is->nlat[k],
+				       (double)is->issue[k] / is->nlat[k],
+				       (double)is->xlat[k] / is->nlat[k]);
+		} else
+			pmt_out_str(out, "                      :");
+		pmt_out_printf(out, " %8" PRIx64 ":  %-7s %s\n", insn[i].address, insn[i].mnemonic,
+			       insn[i].op_str);
+	}
+	if (n < len / (machine == EM_AARCH64_ ? 4 : 16))
+		pmt_out_printf(out, "         :  (disassembly stopped after %zu instructions)\n", n);
+	pmt_out_char(out, '\n');
+	cs_free(insn, n);
+	free(code);
+}
+
+int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat, char *err,
+		       size_t cap)
+{
+	struct sym_stat **v;
+	size_t n = 0;
+	int ev = pick_event(a, compat, err, cap);
+	csh cs_arm, cs_x86;
+
+	if (ev < 0)
+		return -PMT_ENOT_FOUND;
+	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs_arm) != CS_ERR_OK) {
+		snprintf(err, cap, "capstone: no AArch64 support");
+		return -PMT_EUNSUPPORTED;
+	}
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs_x86) != CS_ERR_OK) {
+		cs_close(&cs_arm);
+		snprintf(err, cap, "capstone: no x86-64 support");
+		return -PMT_EUNSUPPORTED;
+	}
+	v = malloc((a->sy_n ? a->sy_n : 1) * sizeof(*v));
+	if (!v) {
+		cs_close(&cs_arm);
+		cs_close(&cs_x86);
+		return -PMT_ENOMEM;
+	}
+	for (size_t i = 0; i < a->sy_cap; i++)
+		if (a->sy[i].sym && a->sy[i].nr[ev])
+			v[n++] = &a->sy[i];
+	cmp_ctx = a;
+	cmp_ev = (unsigned)ev;
+	qsort(v, n, sizeof(*v), cmp_syms);
+	if (!n)
+		snprintf(err, cap, a->o.symbol ? "no %s samples in a symbol named %s"
+					       : "no %s samples fall in a known symbol",
+			 pmt_spe_event_name((unsigned)ev, compat), a->o.symbol ? a->o.symbol : "");
+	for (size_t i = 0; i < n && (a->o.symbol || i < (a->o.top ? a->o.top : 5)); i++)
+		print_symbol(a, out, v[i], (unsigned)ev, compat, cs_arm, cs_x86);
+	free(v);
+	cs_close(&cs_arm);
+	cs_close(&cs_x86);
+	return n ? 0 : -PMT_ENOT_FOUND;
+}
