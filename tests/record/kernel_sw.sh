@@ -57,6 +57,12 @@ zstd -dc "$T/a.data" | perf script -i - -F comm,pid 2>/dev/null | awk -v p="$BUS
 zstd -dc "$T/p.data" | perf script -i - -F pid 2>/dev/null | sort -u >"$T/pids"
 [ "$(tr -d ' ' <"$T/pids")" = "$BUSY" ] || bad "-p $BUSY recorded pids $(tr '\n' ' ' <"$T/pids")"
 [ -s "$T/pids" ] || bad "-p: no samples of a busy process"
+# its mappings, synthesized from /proc, carry their files' build-ids (perf reads them)
+exe=$(readlink -f "/proc/$BUSY/exe")
+want=$(readelf -nW "$exe" | sed -n 's/.*Build ID: //p')
+zstd -dc "$T/p.data" | perf script -i - --show-mmap-events 2>/dev/null | grep "PERF_RECORD_MMAP2 $BUSY/" >"$T/mmaps"
+[ -z "$want" ] || grep -q "<$want>\]: r-xp $exe\$" "$T/mmaps" ||
+	bad "-p: the MMAP2 of $exe does not carry build-id $want: $(head -2 "$T/mmaps")"
 
 # per thread: no CPU rings; perf reads it
 "$P" record -q -e cpu-clock --per-thread -c 100000 -o "$T/t.data" -- sh -c "$loop" 2>"$T/err" || bad "--per-thread: $(cat "$T/err")"

@@ -176,6 +176,50 @@ static int add_one(struct cap *c, const char *path, uint32_t kind)
 	return rc;
 }
 
+/* A mapped file's build-id, read once per file (the mappings of a system share a few
+ * hundred files); 0 when it has none or cannot be read. */
+size_t cap_build_id(struct cap *c, const char *path, uint8_t *id)
+{
+	struct stat sb;
+	uint8_t *p;
+	size_t n = 0;
+	int fd;
+
+	if (path[0] != '/')
+		return 0;
+	for (size_t i = 0; i < c->nbid; i++) {
+		if (!strcmp(c->bid[i].path, path)) {
+			memcpy(id, c->bid[i].id, c->bid[i].size);
+			return c->bid[i].size;
+		}
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 64 &&
+	    (uint64_t)sb.st_size <= BUNDLE_MAX_FILE) {
+		p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			n = elf_build_id(p, (size_t)sb.st_size, id);
+			munmap(p, (size_t)sb.st_size);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (c->nbid < 4096) {
+		void *v = realloc(c->bid, (c->nbid + 1) * sizeof(*c->bid));
+
+		if (v) {
+			c->bid = v;
+			c->bid[c->nbid].path = strdup(path);
+			if (c->bid[c->nbid].path) {
+				memcpy(c->bid[c->nbid].id, id, n);
+				c->bid[c->nbid].size = (uint8_t)n;
+				c->nbid++;
+			}
+		}
+	}
+	return n;
+}
+
 int cap_bundle_write(struct cap *c)
 {
 	int rc = 0;
@@ -191,6 +235,11 @@ int cap_bundle_write(struct cap *c)
 
 void cap_bundle_free(struct cap *c)
 {
+	for (size_t i = 0; i < c->nbid; i++)
+		free(c->bid[i].path);
+	free(c->bid);
+	c->bid = NULL;
+	c->nbid = 0;
 	for (size_t i = 0; i < c->nbundle; i++)
 		free(c->bundle[i]);
 	free(c->bundle);

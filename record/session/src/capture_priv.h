@@ -41,6 +41,8 @@ struct cap {
 	int progress_shown;
 	char **bundle;               /* --bundle: the mapped files to carry */
 	size_t nbundle, bundle_cap;
+	struct { char *path; uint8_t id[20], size; } *bid; /* build-ids read so far */
+	size_t nbid;
 };
 #define FD_IX(c, s, t, e) (((size_t)(s) * (size_t)(c)->nthreads + (size_t)(t)) * \
 			   (c)->plan->ev.nr + (e))
@@ -59,5 +61,6 @@ int cap_snapshot(struct cap *c, struct pmt_diag *diag);
 void cap_bundle_note(struct cap *c, const char *path);
 void cap_bundle_note_record(struct cap *c, const uint8_t *rec, size_t size);
 int cap_bundle_write(struct cap *c);
+size_t cap_build_id(struct cap *c, const char *path, uint8_t *id);
 void cap_bundle_free(struct cap *c);
 #endif

@@ -30,6 +30,9 @@ static int synth_maps(struct cap *c, int pid, const struct pmt_sample_id *sid)
 	while (rc >= 0 && fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff;
 		char perms[8], file[4096];
+		uint8_t bid[20];
+		size_t bid_size;
+		uint32_t prot, flags;
 		int n = 0;
 
 		file[0] = 0;
@@ -43,11 +46,18 @@ static int synth_maps(struct cap *c, int pid, const struct pmt_sample_id *sid)
 		if (!file[0])
 			snprintf(file, sizeof(file), "//anon");
 		cap_bundle_note(c, file);
-		rc = pmt_perf_writer_write_mmap2(c->w, (uint32_t)pid, (uint32_t)pid, start,
-						 end - start, pgoff,
-						 (perms[0] == 'r' ? 1u : 0u) |
-							 (perms[1] == 'w' ? 2u : 0u) | 4u,
-						 perms[3] == 's' ? 1u : 2u, file, sid);
+		prot = (perms[0] == 'r' ? 1u : 0u) | (perms[1] == 'w' ? 2u : 0u) | 4u;
+		flags = perms[3] == 's' ? 1u : 2u;
+		/* the file's build-id in the record (perf's --buildid-mmap form), so a decoder
+		 * elsewhere finds the right file and refuses another */
+		bid_size = cap_build_id(c, file, bid);
+		rc = bid_size ? pmt_perf_writer_write_mmap2_build_id(c->w, (uint32_t)pid,
+								     (uint32_t)pid, start, end - start,
+								     pgoff, prot, flags, bid, bid_size,
+								     file, sid)
+			      : pmt_perf_writer_write_mmap2(c->w, (uint32_t)pid, (uint32_t)pid,
+							    start, end - start, pgoff, prot, flags,
+							    file, sid);
 	}
 	fclose(f);
 	return rc;
