@@ -567,7 +567,6 @@ void elf_symtab_fini(struct elf_symtab *t)
 const struct sym_entry *elf_symtab_find(const struct elf_symtab *t, uint64_t off)
 {
 	size_t lo = 0, hi = t->n;
-	const struct sym_entry *best = NULL;
 
 	/* past the last symbol starting at or below off */
 	while (lo < hi) {
@@ -586,7 +585,7 @@ const struct sym_entry *elf_symtab_find(const struct elf_symtab *t, uint64_t off
 		if (off < s->end || off == s->start)
 			return s;
 	}
-	return best;
+	return NULL;
 }
 
 int pmt_symbols_list_file(const char *path,
