@@ -56,6 +56,8 @@ struct pmt_evsel *pmt_evlist_add(struct pmt_evlist *l)
 	}
 	memset(&l->ev[l->nr], 0, sizeof(l->ev[0]));
 	l->ev[l->nr].attr.size = PMT_ATTR_SIZE_VER9;
+	l->ev[l->nr].leader = l->nr;
+	l->ev[l->nr].nr_members = 1;
 	return &l->ev[l->nr++];
 }
 
@@ -68,6 +70,12 @@ void pmt_evlist_to_front(struct pmt_evlist *l, uint32_t i)
 	e = l->ev[i];
 	memmove(&l->ev[1], &l->ev[0], i * sizeof(e));
 	l->ev[0] = e;
+	/* indices below i moved up by one; i itself is now 0 */
+	for (uint32_t k = 0; k < l->nr; k++) {
+		uint32_t *ld = &l->ev[k].leader;
+
+		*ld = *ld == i ? 0 : *ld < i ? *ld + 1 : *ld;
+	}
 }
 
 void pmt_evlist_fini(struct pmt_evlist *l)

@@ -28,6 +28,12 @@ struct pmt_evsel {
 	bool excl_mods;             /* u/k/h given */
 	bool tracking;              /* carries the sideband (mmap, comm, task, ...) */
 	bool added;                 /* made by the recorder (a tracking dummy), not by -e */
+	/* Groups ({a,b}): every member names its leader's index in the list; an event outside
+	 * a group is its own leader with nr_members 1. Indices stay valid only while the list
+	 * is not reordered (pmt_evlist_to_front fixes them up). */
+	uint32_t leader;
+	uint32_t nr_members;        /* leader only: the group's size, itself included */
+	bool sample_read;           /* :S, leader sampling: members read, not sampled */
 };
 struct pmt_evlist {
 	struct pmt_evsel *ev;
