@@ -17,6 +17,7 @@ int cmd_metrics(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 int cmd_symbols(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_bundle(int argc, char **argv);

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "calibrate", cmd_calibrate, "retire-latency distributions from PEBS samples" },
 	{ "info", cmd_info, "what a trace holds: events, samples, frames, losses" },
 	{ "record", cmd_record, "record events into a container (perf record syntax)" },
+	{ "stat", cmd_stat, "count events (perf stat syntax and layouts; -o keeps the counts)" },
 	{ "annotate", cmd_annotate, "hot functions' instructions with samples and latencies" },
 	{ "bundle", cmd_bundle, "carry ELF files and kallsyms in a container (bundle add)" },
 	{ "symbols", cmd_symbols, "list ELF files' symbols as samples are attributed to them" },

@@ -3,11 +3,11 @@
 _pmutrace() {
 	local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "dump script report convert synth metrics calibrate info record symbols annotate bundle export help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "dump script report convert synth metrics calibrate info record stat symbols annotate bundle export help --help --version" -- "$cur"))
 		return
 	fi
 	if [ "$cmd" = help ]; then
-		COMPREPLY=($(compgen -W "dump script report convert synth metrics calibrate info record symbols annotate bundle export" -- "$cur"))
+		COMPREPLY=($(compgen -W "dump script report convert synth metrics calibrate info record stat symbols annotate bundle export" -- "$cur"))
 		return
 	fi
 	if [ "$cmd" = export ] && [ "$COMP_CWORD" -eq 2 ]; then

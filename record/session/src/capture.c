@@ -18,6 +18,7 @@
 
 #include "capture_priv.h"
 #include "pmutrace/container.h"
+#include "pmutrace/counting.h"
 
 /* linux/perf_event.h ioctls, spelled out so the build does not need kernel headers */
 #define IOC_ENABLE 0x2400
@@ -113,62 +114,27 @@ static int target_threads(struct cap *c, struct pmt_diag *diag)
 	return 0;
 }
 
-/* perf's evlist__prepare_workload(): the child waits for "go", then execs */
+/* perf's evlist__prepare_workload(), shared with stat (pmutrace/counting.h) */
 static int fork_workload(struct cap *c, struct pmt_diag *diag)
 {
-	int go[2], err[2];
+	struct pmt_workload w;
+	int rc = pmt_workload_prepare(&w, c->ro->argv, diag);
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
-		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET, "pipe: %s",
-				    strerror(errno));
-	c->child = fork();
-	if (c->child < 0)
-		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET, "fork: %s",
-				    strerror(errno));
-	if (c->child == 0) {
-		char b;
-		int e;
-
-		close(go[1]);
-		close(err[0]);
-		if (read(go[0], &b, 1) != 1)
-			_exit(127);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(c->ro->argv[0], c->ro->argv);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(err[1]);
-	c->go_fd = go[1];
-	c->err_fd = err[0];
-	return 0;
+	c->child = w.pid;
+	c->go_fd = w.go_fd;
+	c->err_fd = w.err_fd;
+	return rc;
 }
 
 static int start_workload(struct cap *c, struct pmt_diag *diag)
 {
-	int e = 0;
-	ssize_t n;
+	struct pmt_workload w = { .pid = c->child, .go_fd = c->go_fd, .err_fd = c->err_fd };
+	int rc = pmt_workload_start(&w, c->ro->argv[0], diag);
 
-	if (write(c->go_fd, "g", 1) != 1)
-		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
-				    "starting the workload: %s", strerror(errno));
-	close(c->go_fd);
-	c->go_fd = -1;
-	/* closed by a successful exec (O_CLOEXEC): 0 bytes */
-	n = read(c->err_fd, &e, sizeof(e));
-	close(c->err_fd);
-	c->err_fd = -1;
-	if (n == (ssize_t)sizeof(e)) {
-		waitpid(c->child, NULL, 0);
-		c->child = -1;
-		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
-				    "cannot run '%s': %s", c->ro->argv[0], strerror(e));
-	}
-	return 0;
+	c->child = w.pid;
+	c->go_fd = w.go_fd;
+	c->err_fd = w.err_fd;
+	return rc;
 }
 
 static int open_all(struct cap *c, struct pmt_diag *diag)

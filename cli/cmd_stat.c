@@ -1,0 +1,494 @@
+/* pmutrace stat: perf stat's command line. Counts printed in perf 7.3's layouts (text on
+ * stderr as perf does, -x SEP, -j), metrics computed live from them (-M), and -o FILE
+ * keeps the counts in a container as perf stat record's records. */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "pmutrace/common.h"
+#include "pmutrace/counting.h"
+#include "pmutrace/events.h"
+#include "pmutrace/metrics.h"
+#include "pmutrace/pmu.h"
+
+static int usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: pmutrace stat [-e EVENT]... [-a | -C CPUS | -p PID | -t TID | -- CMD ARGS]\n"
+		"                     [-A | --per-core | --per-socket] [-I MS] [-x SEP | -j]\n"
+		"                     [-M METRIC --metrics FILE] [-o FILE] [--no-inherit]\n"
+		"                     [--dry-run] [-v]\n"
+		"  -e, --event EVENT    perf's syntax (default: task-clock, context-switches,\n"
+		"                       cpu-migrations, page-faults)\n"
+		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
+		"  -p, --pid PID / -t, --tid TID   an existing process (its threads) / thread\n"
+		"  -A, --no-aggr        one line per CPU;  --per-core, --per-socket: per core/socket\n"
+		"                       (devices/system/cpu/cpuN/topology)\n"
+		"  -I, --interval-print MS   print (and record) the counts of every MS milliseconds\n"
+		"  -x, --field-separator SEP perf stat's CSV columns;  -j, --json-output: JSON lines\n"
+		"  -M, --metrics-select NAME  metrics (or groups) computed from the counts, with\n"
+		"      --metrics FILE   perf pmu-events or Intel perfmon metric JSON\n"
+		"  -o, --output FILE    also keep the counts in a container (perf stat record's\n"
+		"                       records: zstd -dc FILE | perf stat report -i -)\n"
+		"  -i, --no-inherit     children of the workload are not counted\n"
+		"      --dry-run        open nothing; with -v print every attr (perf stat -vv)\n"
+		"      --topdown        not built yet (the topdown group of PERF_METRICS PMUs)\n"
+		"The counts go to stderr, as perf stat's do.\n");
+	fputs(pmt_cli_exit_help, fp);
+	return fp == stdout ? 0 : PMT_EXIT_USAGE;
+}
+
+enum { O_DRY_RUN = 256, O_PER_CORE, O_PER_SOCKET, O_METRICS, O_TOPDOWN };
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct run {
+	struct pmt_count_plan plan;
+	struct pmt_counter *ctr;
+	struct pmt_stat *stat;
+	struct pmt_stat_file *file;
+	struct pmt_workload wl;
+	int32_t *threads;
+	int nthreads;
+	enum pmt_aggr aggr;
+	uint64_t interval_ms;
+	struct pmt_stat_print_opts po;
+	FILE *out;
+	/* -M */
+	struct pmt_metric_set ms;
+	struct pmt_metric_plan *mplan;
+	const char *sel[64];
+	size_t nsel;
+	const char *metrics_file;
+};
+
+static const struct pmt_count_value *get_value(void *ctx, uint32_t e, uint32_t ci, uint32_t ti)
+{
+	return pmt_counter_value(ctx, e, ci, ti);
+}
+
+/* the metrics of -M over this read's units, after the counts */
+static void print_metrics(struct run *r)
+{
+	struct pmt_counts *c;
+	size_t nm;
+	double *val;
+	int8_t *th;
+	const char **missing;
+
+	if (!r->mplan || pmt_counts_new(&c) < 0)
+		return;
+	for (uint32_t u = 0; u < pmt_stat_nr_units(r->stat); u++) {
+		int unit = pmt_counts_unit(c, NULL, pmt_stat_unit_name(r->stat, u));
+
+		for (uint32_t e = 0; e < r->plan.ev.nr; e++) {
+			const struct pmt_stat_cell *cell = pmt_stat_cell(r->stat, u, e);
+
+			pmt_counts_add(c, unit, pmt_counts_event(c, r->plan.ev.ev[e].name),
+				       cell->counted ? cell->val : NAN);
+		}
+	}
+	nm = pmt_metric_plan_nr_metrics(r->mplan);
+	val = calloc(nm + 1, sizeof(*val));
+	th = calloc(nm + 1, sizeof(*th));
+	missing = calloc(nm + 1, sizeof(*missing));
+	pmt_metric_plan_bind(r->mplan, c);
+	for (size_t u = 0; val && th && missing && u < pmt_counts_nr_units(c); u++) {
+		pmt_metric_plan_eval(r->mplan, c, u, val, th);
+		pmt_metric_plan_missing(r->mplan, missing);
+		for (size_t i = 0; i < nm; i++) {
+			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
+			const char *ag = pmt_counts_unit_aggr(c, u);
+
+			if (r->po.format == PMT_STAT_CSV)
+				fprintf(r->out, "%s%s%s%s%.6g%s%s\n", ag, *ag ? r->po.sep : "", m->name,
+					r->po.sep, missing[i] ? NAN : val[i], r->po.sep,
+					m->unit ? m->unit : "");
+			else if (missing[i])
+				fprintf(r->out, "%-8s %18s %-s (%s not counted)\n", ag,
+					"<not counted>", m->name, missing[i]);
+			else
+				fprintf(r->out, "%-8s %18.2f %-10s %s\n", ag, val[i],
+					m->unit ? m->unit : "", m->name);
+		}
+	}
+	free(val);
+	free(th);
+	free(missing);
+	pmt_counts_free(c);
+}
+
+static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
+{
+	int rc = pmt_counter_read(r->ctr);
+
+	if (rc < 0)
+		return pmt_cli_fail("stat", "reading the counters failed");
+	pmt_stat_update(r->stat, get_value, r->ctr, r->interval_ms != 0);
+	if (r->file && pmt_stat_file_round(r->file, t, final) < 0)
+		return pmt_cli_fail("stat", "writing the counts to the container failed");
+	r->po.time_ns = t;
+	r->po.header = *first;
+	*first = false;
+	pmt_stat_print(r->out, r->stat, &r->po);
+	print_metrics(r);
+	return 0;
+}
+
+static void banner(struct run *r, const struct pmt_count_opts *o, char **argv, int argc,
+		   int32_t pid)
+{
+	fputs("\n Performance counter stats for ", r->out);
+	if (o->target == PMT_COUNT_SYSTEM) {
+		fputs("'system wide'", r->out);
+	} else if (o->target == PMT_COUNT_CPUS) {
+		fputs("'CPU(s) ", r->out);
+		for (uint32_t i = 0; i < r->plan.nr_cpus; i++)
+			fprintf(r->out, "%s%d", i ? "," : "", r->plan.cpu[i]);
+		fputc('\'', r->out);
+	} else if (o->target == PMT_COUNT_PID) {
+		fprintf(r->out, "process id '%d'", (int)pid);
+	} else if (o->target == PMT_COUNT_TID) {
+		fprintf(r->out, "thread id '%d'", (int)pid);
+	} else {
+		fputc('\'', r->out);
+		for (int i = 0; i < argc; i++)
+			fprintf(r->out, "%s%s", i ? " " : "", argv[i]);
+		fputc('\'', r->out);
+	}
+	fputs(":\n\n", r->out);
+}
+
+static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int argc,
+		 int32_t pid, int cli_argc, char **cli_argv, const char *outpath)
+{
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct sigaction sa = { .sa_handler = on_signal }, sc = { .sa_handler = on_child };
+	uint64_t t0, next, t;
+	int status = 0, rc = PMT_EXIT_OK;
+	bool first = true, running;
+	struct rusage ru = { 0 };
+
+	r->wl.pid = -1;
+	if (argc > 0 && pmt_workload_prepare(&r->wl, argv, &d) < 0)
+		return pmt_cli_fail_diag("stat", &d);
+	if (o->target == PMT_COUNT_WORKLOAD) {
+		r->threads = malloc(sizeof(*r->threads));
+		if (!r->threads)
+			return PMT_EXIT_ERROR;
+		r->threads[0] = r->wl.pid;
+		r->nthreads = 1;
+	} else if (o->target == PMT_COUNT_PID) {
+		r->nthreads = pmt_count_task_threads(pid, &r->threads, &d);
+		if (r->nthreads < 0)
+			return pmt_cli_fail_diag("stat", &d);
+	} else if (o->target == PMT_COUNT_TID) {
+		r->threads = malloc(sizeof(*r->threads));
+		if (!r->threads)
+			return PMT_EXIT_ERROR;
+		r->threads[0] = pid;
+		r->nthreads = 1;
+	}
+	if (pmt_counter_open(&r->plan, r->threads, (uint32_t)r->nthreads, true, &r->ctr, &d) < 0) {
+		if (argc > 0)
+			pmt_workload_abort(&r->wl);
+		return pmt_cli_fail_diag("stat", &d);
+	}
+	if (pmt_stat_new(&r->plan, pmt_counter_nr_threads(r->ctr), r->aggr, NULL, &r->stat) < 0)
+		return PMT_EXIT_ERROR;
+	for (uint32_t e = 0; e < r->plan.ev.nr; e++)
+		pmt_stat_set_supported(r->stat, e, pmt_counter_supported(r->ctr, e));
+	if (outpath &&
+	    pmt_stat_file_open(outpath, &r->plan, r->ctr, r->threads, r->aggr, r->interval_ms,
+			       cli_argc, (const char *const *)cli_argv, &r->file, &d) < 0) {
+		if (argc > 0)
+			pmt_workload_abort(&r->wl);
+		return pmt_cli_fail_diag("stat", &d);
+	}
+	/* no SA_RESTART: the sleep returns and the loop sees the flag; the workload gets
+	 * the terminal's SIGINT itself, as under perf */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sc, NULL);
+	t0 = now_ns();
+	/* a workload's own counters start at its exec (enable_on_exec); CPUs now */
+	if (o->target != PMT_COUNT_WORKLOAD && pmt_counter_enable(r->ctr, true) < 0) {
+		if (argc > 0)
+			pmt_workload_abort(&r->wl);
+		rc = pmt_cli_fail("stat", "enabling the counters failed");
+		goto out;
+	}
+	if (argc > 0 && pmt_workload_start(&r->wl, argv[0], &d) < 0) {
+		rc = pmt_cli_fail_diag("stat", &d);
+		goto out;
+	}
+	next = t0 + r->interval_ms * 1000000ull;
+	running = true;
+	while (running) {
+		uint64_t wait = 1000000000ull;
+		struct timespec ts;
+
+		if (argc > 0 && wait4(r->wl.pid, &status, WNOHANG, &ru) > 0) {
+			r->wl.pid = -1;
+			running = false;
+		}
+		if (stop_requested)
+			running = false;
+		t = now_ns();
+		if (r->interval_ms && running && t >= next) {
+			if (read_and_print(r, t - t0, false, &first))
+				goto out_err;
+			next += r->interval_ms * 1000000ull;
+		}
+		/* woken early by SIGCHLD (the workload ended) or SIGINT */
+		if (r->interval_ms)
+			wait = next > t ? next - t : 0;
+		ts.tv_sec = (time_t)(wait / 1000000000ull);
+		ts.tv_nsec = (long)(wait % 1000000000ull);
+		if (running && wait)
+			nanosleep(&ts, NULL);
+	}
+	t = now_ns();
+	if (r->interval_ms) {
+		/* perf's last interval: the time to the end, no summary */
+		if (read_and_print(r, t - t0, true, &first))
+			goto out_err;
+	} else {
+		if (r->po.format == PMT_STAT_TEXT)
+			banner(r, o, argv, argc, pid);
+		if (read_and_print(r, t - t0, true, &first))
+			goto out_err;
+		if (r->po.format == PMT_STAT_TEXT) {
+			fprintf(r->out, "\n %17.9f seconds time elapsed\n\n", (double)(t - t0) / 1e9);
+			if (o->target == PMT_COUNT_WORKLOAD)
+				fprintf(r->out, " %17.9f seconds user\n %17.9f seconds sys\n\n",
+					(double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+					(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+		}
+	}
+	goto out;
+out_err:
+	rc = PMT_EXIT_ERROR;
+out:
+	if (argc > 0 && r->wl.pid > 0) {
+		kill(r->wl.pid, SIGTERM);
+		waitpid(r->wl.pid, &status, 0);
+	}
+	if (r->file && pmt_stat_file_close(r->file, rc == PMT_EXIT_OK, &d) < 0)
+		rc = pmt_cli_fail_diag("stat", &d);
+	r->file = NULL;
+	if (rc == PMT_EXIT_OK && argc > 0 && WIFEXITED(status) &&
+	    WEXITSTATUS(status))
+		rc = WEXITSTATUS(status); /* perf stat returns the workload's status */
+	return rc;
+}
+
+static int setup_metrics(struct run *r)
+{
+	struct pmt_expr_ctx ctx;
+	char err[256];
+
+	if (!r->nsel)
+		return 0;
+	if (!r->metrics_file)
+		return pmt_cli_usage_fail("stat", "-M needs --metrics FILE (a perf pmu-events or "
+					  "Intel perfmon metric table)");
+	if (pmt_metric_set_load(&r->ms, r->metrics_file) < 0)
+		return PMT_EXIT_ERROR;
+	pmt_expr_ctx_default(&ctx);
+	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, err, sizeof(err)) < 0)
+		return pmt_cli_fail("stat", "%s", err);
+	return 0;
+}
+
+/* -M without -e: the events the metrics read, as perf stat -M opens them */
+static int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *pmus,
+			 struct pmt_diag *d)
+{
+	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++) {
+		struct pmt_metric_input *in = pmt_metric_plan_input(r->mplan, i);
+		int rc;
+
+		if (in->kind != PMT_MIN_COUNT)
+			continue;
+		rc = pmt_events_parse(ev, pmus, in->id, d);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "no-aggr", no_argument, NULL, 'A' },
+		{ "per-core", no_argument, NULL, O_PER_CORE },
+		{ "per-socket", no_argument, NULL, O_PER_SOCKET },
+		{ "interval-print", required_argument, NULL, 'I' },
+		{ "field-separator", required_argument, NULL, 'x' },
+		{ "json-output", no_argument, NULL, 'j' },
+		{ "metrics-select", required_argument, NULL, 'M' },
+		{ "metrics", required_argument, NULL, O_METRICS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "dry-run", no_argument, NULL, O_DRY_RUN },
+		{ "topdown", no_argument, NULL, O_TOPDOWN },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pmt_count_opts o = { .sz = sizeof(o) };
+	struct run r = { .po = { .sz = sizeof(r.po) }, .out = stderr };
+	struct pmt_pmus pmus;
+	struct pmt_evlist events = { 0 };
+	struct pmt_diag d = PMT_DIAG_INIT;
+	const char *evstr[64], *outpath = NULL;
+	unsigned nev = 0, targets = 0, aggrs = 0;
+	int c, verbose = 0, dry_run = 0, rc;
+	int32_t pid = 0;
+	uint64_t v;
+
+	while ((c = getopt_long(argc, argv, "+he:aC:p:t:AI:x:jM:o:iv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (nev == sizeof(evstr) / sizeof(evstr[0]))
+				return pmt_cli_usage_fail("stat", "too many -e options");
+			evstr[nev++] = optarg;
+			break;
+		case 'a': o.target = PMT_COUNT_SYSTEM; targets++; break;
+		case 'C':
+			if (pmt_cpumask_parse(optarg, &o.cpus) < 0 || !pmt_cpumask_count(&o.cpus))
+				return pmt_cli_usage_fail("stat", "bad value '%s' for -C (a CPU list "
+							  "such as 0-3,8)", optarg);
+			o.target = PMT_COUNT_CPUS;
+			targets++;
+			break;
+		case 'p':
+		case 't':
+			if (pmt_parse_u64(optarg, &v) < 0 || !v || v > INT32_MAX)
+				return pmt_cli_usage_fail("stat", "bad value '%s' for -%c (a process "
+							  "or thread id)", optarg, c);
+			o.target = c == 'p' ? PMT_COUNT_PID : PMT_COUNT_TID;
+			pid = (int32_t)v;
+			targets++;
+			break;
+		case 'A': r.aggr = PMT_AGGR_CPU; aggrs++; break;
+		case O_PER_CORE: r.aggr = PMT_AGGR_CORE; aggrs++; break;
+		case O_PER_SOCKET: r.aggr = PMT_AGGR_SOCKET; aggrs++; break;
+		case 'I':
+			/* perf's floor: shorter intervals cost more than they show */
+			if (pmt_parse_u64(optarg, &r.interval_ms) < 0 || r.interval_ms < 10)
+				return pmt_cli_usage_fail("stat", "bad value '%s' for -I (milliseconds, "
+							  "at least 10)", optarg);
+			break;
+		case 'x':
+			r.po.format = PMT_STAT_CSV;
+			r.po.sep = optarg;
+			break;
+		case 'j': r.po.format = PMT_STAT_JSON; break;
+		case 'M':
+			if (r.nsel == sizeof(r.sel) / sizeof(r.sel[0]))
+				return pmt_cli_usage_fail("stat", "too many -M options");
+			r.sel[r.nsel++] = optarg;
+			break;
+		case O_METRICS: r.metrics_file = optarg; break;
+		case 'o': outpath = optarg; o.record_pipe = true; break;
+		case 'i': o.no_inherit = true; break;
+		case O_DRY_RUN: dry_run = 1; break;
+		case O_TOPDOWN:
+			return pmt_cli_usage_fail("stat", "--topdown is not built yet; count slots "
+						  "and PERF_METRICS with -e and decode them with "
+						  "pmutrace metrics --topdown");
+		case 'v': verbose++; break;
+		case 'h': return usage(stdout);
+		default: return usage(stderr);
+		}
+	}
+	if (targets > 1)
+		return pmt_cli_usage_fail("stat", "choose one of -a, -C, -p and -t");
+	if (aggrs > 1)
+		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core and --per-socket");
+	if (targets && optind < argc && o.target != PMT_COUNT_SYSTEM && o.target != PMT_COUNT_CPUS)
+		return pmt_cli_usage_fail("stat", "a workload (-- CMD) and -p/-t exclude each "
+					  "other");
+	if (!targets && optind >= argc)
+		return pmt_cli_usage_fail("stat", "nothing to count: give -- CMD ARGS, -a, -C, -p "
+					  "or -t");
+	r.po.interval = r.interval_ms != 0;
+	rc = setup_metrics(&r);
+	if (rc)
+		goto done_early;
+	rc = pmt_pmus_load(&pmus, NULL, &d);
+	if (rc < 0) {
+		pmt_diag_print(&d);
+		rc = PMT_EXIT_ERROR;
+		goto done_early;
+	}
+	if (!nev && r.mplan) {
+		rc = metric_events(&r, &events, &pmus, &d);
+	} else {
+		if (!nev)
+			evstr[nev++] = "task-clock,context-switches,cpu-migrations,page-faults";
+		rc = 0;
+		for (unsigned i = 0; i < nev && rc >= 0; i++)
+			rc = pmt_events_parse(&events, &pmus, evstr[i], &d);
+	}
+	/* -a or -C with a workload: the workload runs, the CPUs are counted (perf's way) */
+	if (rc >= 0)
+		rc = pmt_count_plan_build(&r.plan, &events, &pmus, &o, &d);
+	else
+		pmt_evlist_fini(&events);
+	if (rc < 0) {
+		pmt_diag_print(&d);
+		pmt_pmus_fini(&pmus);
+		rc = PMT_EXIT_USAGE;
+		goto done_early;
+	}
+	if (verbose > 0)
+		pmt_count_plan_print(stdout, &r.plan, o.target == PMT_COUNT_WORKLOAD ? 0 : pid);
+	if (dry_run) {
+		rc = PMT_EXIT_OK;
+	} else {
+		rc = count(&r, &o, argv + optind, argc - optind, pid, argc, argv, outpath);
+	}
+	pmt_stat_free(r.stat);
+	pmt_counter_free(r.ctr);
+	free(r.threads);
+	pmt_count_plan_fini(&r.plan);
+	pmt_pmus_fini(&pmus);
+done_early:
+	pmt_metric_plan_free(r.mplan);
+	pmt_metric_set_fini(&r.ms);
+	return rc;
+}

@@ -1,0 +1,197 @@
+/* pmutrace record/counting: counting events as perf 7.3's `perf stat` opens, reads, scales,
+ * aggregates and prints them (builtin-stat.c, util/stat.c, util/stat-display.c), and the
+ * counts kept as `perf stat record` keeps them (STAT_CONFIG, THREAD_MAP, CPU_MAP,
+ * EVENT_UPDATE, STAT, STAT_ROUND records), so `zstd -dc FILE | perf stat report -i -` reads
+ * a container. Three steps, each usable alone:
+ *   plan    parsed events -> attrs (read_format, disabled/enable_on_exec, inherit), CPUs
+ *   counter open per CPU or per thread with group leaders, enable, read (group reads)
+ *   stat    reads -> per-interval deltas, multiplex scaling, aggregation units, perf's
+ *           text/CSV layouts, and the STAT records of a recording
+ * Counting groups next to sampling events (record --count, TPEBS): build a plan from the
+ * counting events, open it with the recording's target, and give each read to
+ * pmt_stat_write_round() on the recording's perf writer; pmt_stat_write_header() goes before
+ * the first read, after the recording's own attrs (its ids must not collide: pass
+ * id_base). */
+#ifndef PMUTRACE_COUNTING_H
+#define PMUTRACE_COUNTING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/events.h"
+#include "pmutrace/perfdata.h"
+#include "pmutrace/pmu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- plan ------------------------------------------------------------------------------ */
+enum pmt_count_target {
+	PMT_COUNT_WORKLOAD = 0, /* -- CMD: enabled on exec, children inherit */
+	PMT_COUNT_SYSTEM,       /* -a: every online CPU */
+	PMT_COUNT_CPUS,         /* -C LIST */
+	PMT_COUNT_PID,          /* -p PID: each of its threads */
+	PMT_COUNT_TID,          /* -t TID */
+};
+struct pmt_count_opts {
+	size_t sz;                 /* sizeof(struct pmt_count_opts) */
+	enum pmt_count_target target;
+	struct pmt_cpumask cpus;   /* -C */
+	bool no_inherit;           /* -i / --no-inherit */
+	bool record_pipe;          /* -o: counts into a recording (a pipe-mode perf.data, where
+				    * perf stat record leaves sample_type 0) */
+};
+struct pmt_count_plan {
+	struct pmt_evlist ev;      /* the events, group members after their leader */
+	bool per_cpu;              /* opened per CPU (pid -1), else per thread (cpu -1) */
+	uint32_t nr_cpus;
+	int32_t *cpu;              /* [nr_cpus] the CPU numbers (per thread: one entry, -1) */
+	double *scale;             /* [ev.nr] perf's event scale (1e-6 for the clocks) */
+	const char **unit;         /* [ev.nr] "msec" for the clocks, "" for the others */
+};
+/* Take the parsed events (moved into plan->ev) and configure them as perf stat does:
+ * read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING (|ID|GROUP in a group), sample_type
+ * IDENTIFIER, disabled on leaders, enable_on_exec for a workload, inherit unless
+ * no_inherit. Errors name the option. */
+PMT_API int pmt_count_plan_build(struct pmt_count_plan *plan, struct pmt_evlist *events,
+				 const struct pmt_pmus *pmus, const struct pmt_count_opts *o,
+				 struct pmt_diag *diag);
+PMT_API void pmt_count_plan_fini(struct pmt_count_plan *plan);
+/* the attrs in perf stat -vv's layout, one per event and CPU as perf opens them; pid is
+ * the workload's or target's (-1 for CPUs) */
+PMT_API void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *plan, int pid);
+/* perf's scale of an event: 1e-6 and "msec" for cpu-clock and task-clock */
+PMT_API double pmt_count_scale(const struct pmt_evsel *e, const char **unit);
+
+/* ---- counter: the open file descriptors ---------------------------------------------- */
+struct pmt_count_value {
+	uint64_t val, ena, run;    /* PERF_FORMAT_TOTAL_TIME_ENABLED/RUNNING */
+};
+struct pmt_counter;
+/* Open every event on every CPU of the plan (threads: NULL/0 when per CPU) or every thread
+ * (per thread), group members with their leader's fd. Events stay disabled until
+ * pmt_counter_enable() (or the workload's exec: enable_on_exec). An event the kernel does
+ * not support is kept as "<not supported>" (perf's way) when `keep_unsupported`;
+ * otherwise its error names the event, CPU and cause. */
+PMT_API int pmt_counter_open(const struct pmt_count_plan *plan, const int32_t *threads,
+			     uint32_t nr_threads, bool keep_unsupported, struct pmt_counter **out,
+			     struct pmt_diag *diag);
+PMT_API int pmt_counter_enable(struct pmt_counter *c, bool on);
+/* Read every counter (a group with one read of its leader). Values are cumulative. */
+PMT_API int pmt_counter_read(struct pmt_counter *c);
+PMT_API uint32_t pmt_counter_nr_threads(const struct pmt_counter *c);
+/* value and kernel id of event e on cpu index ci, thread index ti; supported() is false
+ * for an event that could not be opened */
+PMT_API const struct pmt_count_value *pmt_counter_value(const struct pmt_counter *c, uint32_t e,
+							uint32_t ci, uint32_t ti);
+PMT_API uint64_t pmt_counter_id(const struct pmt_counter *c, uint32_t e, uint32_t ci,
+				uint32_t ti);
+PMT_API bool pmt_counter_supported(const struct pmt_counter *c, uint32_t e);
+PMT_API void pmt_counter_free(struct pmt_counter *c);
+
+/* ---- stat: scaling, aggregation, printing ---------------------------------------------- */
+enum pmt_aggr {
+	PMT_AGGR_GLOBAL = 0, /* one total (perf stat's default) */
+	PMT_AGGR_CPU,        /* -A / --no-aggr */
+	PMT_AGGR_CORE,       /* --per-core: S<socket>-D<die>-C<core> */
+	PMT_AGGR_SOCKET,     /* --per-socket: S<socket> */
+};
+/* where each CPU sits (devices/system/cpu/cpuN/topology under the sysfs root) */
+struct pmt_cpu_topo {
+	int32_t socket, die, core;
+};
+/* Read the topology of `nr` CPUs (NULL root: pmt_sysfs_root()); a CPU without the files
+ * is socket 0, die 0, core = its number. */
+PMT_API int pmt_cpu_topo_load(const char *root, const int32_t *cpus, uint32_t nr,
+			      struct pmt_cpu_topo *out);
+
+/* One counter's read, scaled as perf_counts_values__scale() does: val * ena / run when
+ * run < ena; 0 with `counted` false when it never ran. pct = 100 * run / ena. */
+struct pmt_stat_cell {
+	double val;          /* scaled count, perf's scale (msec) applied */
+	uint64_t ena, run;
+	uint32_t nr;         /* counters summed (perf's "ctrs" column) */
+	bool counted, supported;
+};
+struct pmt_stat;
+/* aggregation over a plan's events with the CPUs' topology (NULL: read from sysfs); the
+ * thread count is the counter's */
+PMT_API int pmt_stat_new(const struct pmt_count_plan *plan, uint32_t nr_threads,
+			 enum pmt_aggr aggr, const struct pmt_cpu_topo *topo, struct pmt_stat **out);
+/* Give one read of every counter (values[e][ci][ti] as pmt_counter_value returns them, or
+ * a recording's STAT values); a delta against the previous read when interval is set.
+ * Returns 0 or -PMT_EINVAL. */
+typedef const struct pmt_count_value *(*pmt_count_get_fn)(void *ctx, uint32_t e, uint32_t ci,
+							  uint32_t ti);
+PMT_API int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool interval);
+PMT_API void pmt_stat_set_supported(struct pmt_stat *s, uint32_t e, bool supported);
+PMT_API uint32_t pmt_stat_nr_units(const struct pmt_stat *s);
+/* the unit's name as perf prints it ("CPU3", "S0-D0-C1", "S0", "" for the total) */
+PMT_API const char *pmt_stat_unit_name(const struct pmt_stat *s, uint32_t u);
+PMT_API const struct pmt_stat_cell *pmt_stat_cell(const struct pmt_stat *s, uint32_t u,
+						  uint32_t e);
+PMT_API enum pmt_aggr pmt_stat_aggr(const struct pmt_stat *s);
+PMT_API const struct pmt_count_plan *pmt_stat_plan(const struct pmt_stat *s);
+PMT_API void pmt_stat_free(struct pmt_stat *s);
+
+enum pmt_stat_format { PMT_STAT_TEXT = 0, PMT_STAT_CSV, PMT_STAT_JSON };
+struct pmt_stat_print_opts {
+	size_t sz;                 /* sizeof(struct pmt_stat_print_opts) */
+	enum pmt_stat_format format;
+	const char *sep;           /* -x SEP */
+	bool interval;             /* -I: time column */
+	uint64_t time_ns;          /* -I: time since start */
+	bool header;               /* -I text: print the "#  time ..." header */
+};
+/* The counts of every unit and event in perf stat's layout (perf 7.3). */
+PMT_API void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po);
+
+/* ---- the counts in a recording (perf stat record's records) ---------------------------- */
+/* HEADER_ATTRs are the caller's (pmt_perf_writer_add_attr with pmt_counter_id() ids, one
+ * per CPU and thread, before any record); this writes EVENT_UPDATE (unit, scale, name,
+ * cpus), THREAD_MAP, CPU_MAP and STAT_CONFIG (aggregation mode and interval as perf 7.3
+ * numbers them). */
+PMT_API int pmt_stat_write_header(struct pmt_perf_writer *w, const struct pmt_count_plan *plan,
+				  const struct pmt_counter *c, const int32_t *threads,
+				  enum pmt_aggr aggr, uint64_t interval_ms);
+/* STAT for every counter (cumulative values, as perf writes them) and a STAT_ROUND:
+ * `final` for the last one of a non-interval run; time_ns since the start. */
+PMT_API int pmt_stat_write_round(struct pmt_perf_writer *w, const struct pmt_count_plan *plan,
+				 const struct pmt_counter *c, uint64_t time_ns, bool final);
+
+/* The counts of one run into a container of their own (-o FILE): the attrs with the
+ * counters' ids, pmt_stat_write_header(), then one round per read; written beside the
+ * target and renamed into place at pmt_stat_file_close(commit). */
+struct pmt_stat_file;
+PMT_API int pmt_stat_file_open(const char *path, const struct pmt_count_plan *plan,
+			       const struct pmt_counter *c, const int32_t *threads,
+			       enum pmt_aggr aggr, uint64_t interval_ms, int argc,
+			       const char *const *argv, struct pmt_stat_file **out,
+			       struct pmt_diag *diag);
+PMT_API int pmt_stat_file_round(struct pmt_stat_file *f, uint64_t time_ns, bool final);
+/* commit false: remove the file (an error happened); returns 0 or the first error */
+PMT_API int pmt_stat_file_close(struct pmt_stat_file *f, bool commit, struct pmt_diag *diag);
+/* the threads of process pid (/proc/PID/task), malloc'd into *out: their count or an error */
+PMT_API int pmt_count_task_threads(int32_t pid, int32_t **out, struct pmt_diag *diag);
+
+/* ---- a workload started as perf's evlist__prepare_workload() does ---------------------
+ * forked and held before exec until started, so its counters (enable_on_exec) see only the
+ * program itself */
+struct pmt_workload {
+	int32_t pid;
+	int go_fd, err_fd;
+};
+PMT_API int pmt_workload_prepare(struct pmt_workload *w, char *const *argv,
+				 struct pmt_diag *diag);
+/* let it exec; an exec failure is an error naming the program */
+PMT_API int pmt_workload_start(struct pmt_workload *w, const char *name, struct pmt_diag *diag);
+/* kill a workload that was prepared but not started */
+PMT_API void pmt_workload_abort(struct pmt_workload *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,253 @@
+/* The counting file descriptors: one per event and CPU (or thread), group members opened
+ * with their leader's fd and read through it (read_format GROUP|ID), as perf stat does. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pmutrace/counting.h"
+
+/* linux/perf_event.h, spelled out so the build does not need kernel headers */
+#define IOC_ENABLE 0x2400
+#define IOC_DISABLE 0x2401
+#define IOC_ID 0x80082407
+#define FLAG_FD_CLOEXEC (1UL << 3)
+
+struct pmt_counter {
+	const struct pmt_count_plan *plan;
+	uint32_t nr_ev, nr_cpus, nr_threads;
+	int *fd;                        /* [ev][cpu][thread], -1 when not open */
+	uint64_t *id;
+	struct pmt_count_value *val;
+	bool *supported;                /* [ev] */
+	uint64_t *buf;                  /* one group read */
+	size_t buf_words;
+};
+
+static size_t ix(const struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
+{
+	return ((size_t)e * c->nr_cpus + ci) * c->nr_threads + ti;
+}
+
+static bool is_leader(const struct pmt_count_plan *p, uint32_t e)
+{
+	return p->ev.ev[e].leader == e || p->ev.ev[e].leader >= p->ev.nr;
+}
+
+static int open_error(const struct pmt_evsel *e, int cpu, int pid, int err,
+		      struct pmt_diag *diag)
+{
+	if (err == EACCES || err == EPERM)
+		return pmt_diag_set(diag, -PMT_EPERM, NULL, PMT_DIAG_NO_OFFSET,
+				    "%s: no permission to count (see "
+				    "/proc/sys/kernel/perf_event_paranoid): run as root, give the "
+				    "binary CAP_PERFMON, or count your own workload (-- CMD)",
+				    e->name);
+	if (err == ESRCH)
+		return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
+				    "no process or thread %d", pid);
+	if (err == EMFILE)
+		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
+				    "too many open files: raise ulimit -n (one per event, CPU "
+				    "and thread)");
+	return pmt_diag_set(diag, err == ENOENT || err == EOPNOTSUPP || err == ENODEV
+					  ? -PMT_EUNSUPPORTED : -PMT_EIO,
+			    NULL, PMT_DIAG_NO_OFFSET,
+			    "%s (cpu %d, pid %d): perf_event_open: %s (--dry-run -v shows the "
+			    "attr)", e->name, cpu, pid, strerror(err));
+}
+
+static bool unsupported_errno(int err)
+{
+	/* perf stat's stat_handle_error(): the event is "<not supported>", the run goes on */
+	return err == ENOENT || err == ENXIO || err == EOPNOTSUPP || err == ENODEV ||
+	       err == EINVAL;
+}
+
+int pmt_counter_open(const struct pmt_count_plan *p, const int32_t *threads,
+		     uint32_t nr_threads, bool keep_unsupported, struct pmt_counter **out,
+		     struct pmt_diag *diag)
+{
+	struct pmt_counter *c = calloc(1, sizeof(*c));
+	static const int32_t any = -1;
+	size_t n;
+	int rc = 0;
+
+	*out = NULL;
+	if (!c)
+		return -PMT_ENOMEM;
+	if (p->per_cpu || !nr_threads) {
+		threads = &any;
+		nr_threads = 1;
+	}
+	c->plan = p;
+	c->nr_ev = p->ev.nr;
+	c->nr_cpus = p->nr_cpus;
+	c->nr_threads = nr_threads;
+	n = (size_t)c->nr_ev * c->nr_cpus * c->nr_threads;
+	c->fd = malloc(n * sizeof(*c->fd));
+	c->id = calloc(n, sizeof(*c->id));
+	c->val = calloc(n, sizeof(*c->val));
+	c->supported = calloc(c->nr_ev, sizeof(*c->supported));
+	c->buf_words = 3 + 2 * (size_t)c->nr_ev;
+	c->buf = malloc(c->buf_words * sizeof(*c->buf));
+	if (!c->fd || !c->id || !c->val || !c->supported || !c->buf) {
+		pmt_counter_free(c);
+		return -PMT_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		c->fd[i] = -1;
+	for (uint32_t e = 0; e < c->nr_ev && rc >= 0; e++) {
+		const struct pmt_evsel *ev = &p->ev.ev[e];
+
+		c->supported[e] = true;
+		for (uint32_t ci = 0; ci < c->nr_cpus && rc >= 0; ci++) {
+			for (uint32_t ti = 0; ti < c->nr_threads; ti++) {
+				int group = is_leader(p, e) ? -1 : c->fd[ix(c, ev->leader, ci, ti)];
+				int fd;
+
+				if (!is_leader(p, e) && group < 0) {
+					c->supported[e] = false; /* its leader failed */
+					continue;
+				}
+				fd = (int)syscall(SYS_perf_event_open, &ev->attr, threads[ti],
+						  p->cpu[ci], group, FLAG_FD_CLOEXEC);
+				if (fd < 0) {
+					int err = errno;
+
+					if (keep_unsupported && unsupported_errno(err)) {
+						c->supported[e] = false;
+						continue;
+					}
+					rc = open_error(ev, p->cpu[ci], threads[ti], err, diag);
+					break;
+				}
+				c->fd[ix(c, e, ci, ti)] = fd;
+				if (ioctl(fd, IOC_ID, &c->id[ix(c, e, ci, ti)]) < 0)
+					c->id[ix(c, e, ci, ti)] = 0;
+			}
+		}
+	}
+	if (rc < 0) {
+		pmt_counter_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+int pmt_counter_enable(struct pmt_counter *c, bool on)
+{
+	size_t n = (size_t)c->nr_ev * c->nr_cpus * c->nr_threads;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t e = (uint32_t)(i / ((size_t)c->nr_cpus * c->nr_threads));
+
+		/* a leader's ioctl switches its whole group */
+		if (c->fd[i] >= 0 && is_leader(c->plan, e) &&
+		    ioctl(c->fd[i], on ? IOC_ENABLE : IOC_DISABLE, 0) < 0)
+			return -PMT_EIO;
+	}
+	return 0;
+}
+
+static int read_group(struct pmt_counter *c, uint32_t leader, uint32_t ci, uint32_t ti)
+{
+	const struct pmt_count_plan *p = c->plan;
+	ssize_t got = read(c->fd[ix(c, leader, ci, ti)], c->buf, c->buf_words * sizeof(*c->buf));
+	uint64_t nr;
+
+	if (got < 24)
+		return -PMT_EIO;
+	nr = c->buf[0];
+	if (nr > c->nr_ev || (size_t)got < (3 + 2 * nr) * sizeof(uint64_t))
+		return -PMT_EIO;
+	/* members in the kernel's order, told apart by id */
+	for (uint64_t k = 0; k < nr; k++) {
+		uint64_t id = c->buf[3 + 2 * k + 1];
+
+		for (uint32_t e = leader; e < c->nr_ev; e++) {
+			if ((e != leader && p->ev.ev[e].leader != leader) ||
+			    c->id[ix(c, e, ci, ti)] != id)
+				continue;
+			c->val[ix(c, e, ci, ti)] = (struct pmt_count_value){
+				.val = c->buf[3 + 2 * k], .ena = c->buf[1], .run = c->buf[2] };
+			break;
+		}
+	}
+	return 0;
+}
+
+int pmt_counter_read(struct pmt_counter *c)
+{
+	const struct pmt_count_plan *p = c->plan;
+
+	for (uint32_t e = 0; e < c->nr_ev; e++) {
+		bool grouped = p->ev.ev[e].attr.read_format & PMT_READ_GROUP;
+
+		if (grouped && !is_leader(p, e))
+			continue; /* read with its leader */
+		for (uint32_t ci = 0; ci < c->nr_cpus; ci++) {
+			for (uint32_t ti = 0; ti < c->nr_threads; ti++) {
+				int fd = c->fd[ix(c, e, ci, ti)];
+				uint64_t v[3];
+
+				if (fd < 0)
+					continue;
+				if (grouped) {
+					if (read_group(c, e, ci, ti) < 0)
+						return -PMT_EIO;
+					continue;
+				}
+				if (read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+					return -PMT_EIO;
+				c->val[ix(c, e, ci, ti)] =
+					(struct pmt_count_value){ .val = v[0], .ena = v[1], .run = v[2] };
+			}
+		}
+	}
+	return 0;
+}
+
+uint32_t pmt_counter_nr_threads(const struct pmt_counter *c)
+{
+	return c->nr_threads;
+}
+
+const struct pmt_count_value *pmt_counter_value(const struct pmt_counter *c, uint32_t e,
+						uint32_t ci, uint32_t ti)
+{
+	return &c->val[ix(c, e, ci, ti)];
+}
+
+uint64_t pmt_counter_id(const struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
+{
+	return c->id[ix(c, e, ci, ti)];
+}
+
+bool pmt_counter_supported(const struct pmt_counter *c, uint32_t e)
+{
+	return c->supported[e];
+}
+
+void pmt_counter_free(struct pmt_counter *c)
+{
+	if (!c)
+		return;
+	if (c->fd) {
+		size_t n = (size_t)c->nr_ev * c->nr_cpus * c->nr_threads;
+
+		for (size_t i = 0; i < n; i++)
+			if (c->fd[i] >= 0)
+				close(c->fd[i]);
+	}
+	free(c->fd);
+	free(c->id);
+	free(c->val);
+	free(c->supported);
+	free(c->buf);
+	free(c);
+}

@@ -1,0 +1,137 @@
+/* What perf 7.3's `perf stat` opens for a command line: create_perf_stat_counter() in
+ * builtin-stat.c, checked against `perf stat -vv` (tests/oracles/stat_attrs.sh). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutrace/counting.h"
+
+double pmt_count_scale(const struct pmt_evsel *e, const char **unit)
+{
+	/* perf's software clocks count nanoseconds and print milliseconds (perf_event__sw
+	 * "msec" alias scale 1e-6) */
+	bool clock = e->attr.type == PMT_TYPE_SOFTWARE &&
+		     (e->attr.config == PMT_SW_CPU_CLOCK || e->attr.config == PMT_SW_TASK_CLOCK);
+
+	if (unit)
+		*unit = clock ? "msec" : "";
+	return clock ? 1e-6 : 1.0;
+}
+
+static int cpus_of(struct pmt_count_plan *p, const struct pmt_pmus *pmus,
+		   const struct pmt_count_opts *o, struct pmt_diag *diag)
+{
+	struct pmt_cpumask m;
+	unsigned n;
+
+	if (o->target == PMT_COUNT_SYSTEM)
+		m = pmus->online;
+	else
+		m = o->cpus;
+	n = pmt_cpumask_count(&m);
+	if (!n)
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    o->target == PMT_COUNT_SYSTEM
+					    ? "no online CPUs in %s/devices/system/cpu/online"
+					    : "-C: no CPU given%s", pmus->root);
+	p->cpu = calloc(n, sizeof(*p->cpu));
+	if (!p->cpu)
+		return -PMT_ENOMEM;
+	for (int c = pmt_cpumask_next(&m, 0); c >= 0; c = pmt_cpumask_next(&m, (unsigned)c + 1)) {
+		if (o->target == PMT_COUNT_CPUS && !pmt_cpumask_has(&pmus->online, (unsigned)c)) {
+			free(p->cpu);
+			p->cpu = NULL;
+			return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+					    "-C: CPU %d is not online (online CPUs in "
+					    "%s/devices/system/cpu/online)", c, pmus->root);
+		}
+		p->cpu[p->nr_cpus++] = c;
+	}
+	return 0;
+}
+
+int pmt_count_plan_build(struct pmt_count_plan *p, struct pmt_evlist *events,
+			 const struct pmt_pmus *pmus, const struct pmt_count_opts *o,
+			 struct pmt_diag *diag)
+{
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (!o || o->sz < sizeof(*o) || !events || !pmus)
+		return -PMT_EINVAL;
+	if (!events->nr)
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET, "no events");
+	p->per_cpu = o->target == PMT_COUNT_SYSTEM || o->target == PMT_COUNT_CPUS;
+	if (p->per_cpu) {
+		rc = cpus_of(p, pmus, o, diag);
+		if (rc < 0)
+			return rc;
+	} else {
+		p->cpu = calloc(1, sizeof(*p->cpu));
+		if (!p->cpu)
+			return -PMT_ENOMEM;
+		p->cpu[0] = -1;
+		p->nr_cpus = 1;
+	}
+	p->ev = *events;
+	memset(events, 0, sizeof(*events));
+	p->scale = calloc(p->ev.nr, sizeof(*p->scale));
+	p->unit = calloc(p->ev.nr, sizeof(*p->unit));
+	if (!p->scale || !p->unit) {
+		pmt_count_plan_fini(p);
+		return -PMT_ENOMEM;
+	}
+	for (uint32_t i = 0; i < p->ev.nr; i++) {
+		struct pmt_evsel *e = &p->ev.ev[i];
+		const struct pmt_evsel *leader = &p->ev.ev[e->leader < p->ev.nr ? e->leader : i];
+		bool is_leader = e->leader == i || e->leader >= p->ev.nr;
+
+		p->scale[i] = pmt_count_scale(e, &p->unit[i]);
+		e->attr.read_format = PMT_READ_TOTAL_ENABLED | PMT_READ_TOTAL_RUNNING;
+		if (leader->nr_members > 1)
+			e->attr.read_format |= PMT_READ_ID | PMT_READ_GROUP;
+		/* counting, not sampling: perf clears what the parser set for record */
+		e->attr.sample_period = 0;
+		e->attr.sample_type = o->record_pipe ? 0 : PMT_SAMPLE_IDENTIFIER;
+		e->attr.flags &= ~(PMT_ATTR_FLAG_FREQ | PMT_ATTR_FLAG_DISABLED |
+				   PMT_ATTR_FLAG_ENABLE_ON_EXEC | PMT_ATTR_FLAG_INHERIT);
+		if (!o->no_inherit)
+			e->attr.flags |= PMT_ATTR_FLAG_INHERIT;
+		if (is_leader) {
+			e->attr.flags |= PMT_ATTR_FLAG_DISABLED;
+			if (o->target == PMT_COUNT_WORKLOAD)
+				e->attr.flags |= PMT_ATTR_FLAG_ENABLE_ON_EXEC;
+		}
+	}
+	return 0;
+}
+
+void pmt_count_plan_fini(struct pmt_count_plan *p)
+{
+	pmt_evlist_fini(&p->ev);
+	free(p->cpu);
+	free(p->scale);
+	free(p->unit);
+	memset(p, 0, sizeof(*p));
+}
+
+void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, int pid)
+{
+	static const char dashes[] =
+		"------------------------------------------------------------\n";
+
+	/* perf opens event by event, each on every CPU: the attr is printed before each
+	 * open */
+	for (uint32_t i = 0; i < p->ev.nr; i++) {
+		for (uint32_t c = 0; c < p->nr_cpus; c++) {
+			const struct pmt_evsel *e = &p->ev.ev[i];
+
+			fputs(dashes, fp);
+			fputs("perf_event_attr:\n", fp);
+			pmt_perf_attr_print(fp, &e->attr, e->pmu ? e->pmu->name : NULL);
+			fputs(dashes, fp);
+			fprintf(fp, "sys_perf_event_open: pid %d  cpu %d  group_fd %s  flags 0x8\n",
+				p->per_cpu ? -1 : pid, p->cpu[c],
+				e->leader == i || e->leader >= p->ev.nr ? "-1" : "LEADER");
+		}
+	}
+}

@@ -1,0 +1,146 @@
+/* perf 7.3's stat-display.c layouts: the text columns (COUNTS_LEN 18, unit width >= 4,
+ * EVNAME_LEN 32, METRIC_LEN 38, the aggregation prefix widths of aggr_header_lens[]),
+ * -x SEP (CSV) and -j (JSON lines). */
+#include <math.h>
+#include <string.h>
+
+#include "pmutrace/counting.h"
+
+#define COUNTS_LEN 18
+#define EVNAME_LEN 32
+#define METRIC_LEN 38
+
+static const char *aggr_key(enum pmt_aggr a)
+{
+	return a == PMT_AGGR_CPU ? "cpu" : a == PMT_AGGR_CORE ? "core"
+				     : a == PMT_AGGR_SOCKET ? "socket" : NULL;
+}
+
+static void header(FILE *fp, enum pmt_aggr a)
+{
+	fputs("#           time", fp);
+	if (a == PMT_AGGR_CPU)
+		fputs(" cpu   ", fp);
+	else if (a == PMT_AGGR_CORE)
+		fputs(" core               ctrs", fp);
+	else if (a == PMT_AGGR_SOCKET)
+		fputs(" socket ctrs", fp);
+	fputs("             counts unit events\n", fp);
+}
+
+static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, int uw,
+		      const char *prefix)
+{
+	const struct pmt_count_plan *p = pmt_stat_plan(s);
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	double sc = p->scale[e];
+
+	fputs(prefix, fp);
+	switch (pmt_stat_aggr(s)) {
+	case PMT_AGGR_CPU:
+		fprintf(fp, "CPU%-3s ", pmt_stat_unit_name(s, u) + 3);
+		break;
+	case PMT_AGGR_CORE:
+		fprintf(fp, "%-18s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		break;
+	case PMT_AGGR_SOCKET:
+		fprintf(fp, "%-6s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		break;
+	default:
+		break;
+	}
+	if (c->counted)
+		fprintf(fp, floor(sc) != sc ? "%*.2f " : "%*.0f ", COUNTS_LEN, c->val);
+	else
+		fprintf(fp, "%*s ", COUNTS_LEN, c->supported ? "<not counted>" : "<not supported>");
+	fprintf(fp, "%-*s %-*s%-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name, METRIC_LEN, "");
+	if (c->run != c->ena && c->ena)
+		fprintf(fp, "  (%.2f%%)", 100.0 * (double)c->run / (double)c->ena);
+	fputc('\n', fp);
+}
+
+static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, const char *sep,
+		     const char *prefix)
+{
+	const struct pmt_count_plan *p = pmt_stat_plan(s);
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	double sc = p->scale[e];
+
+	fputs(prefix, fp);
+	if (pmt_stat_aggr(s) == PMT_AGGR_CPU)
+		fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
+	else if (pmt_stat_aggr(s) != PMT_AGGR_GLOBAL)
+		fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep, c->nr, sep);
+	if (c->counted)
+		fprintf(fp, floor(sc) != sc ? "%.2f%s" : "%.0f%s", c->val, sep);
+	else
+		fprintf(fp, "%s%s", c->supported ? "<not counted>" : "<not supported>", sep);
+	fprintf(fp, "%s%s%s%s%llu%s%.2f%s%s\n", p->unit[e], sep, p->ev.ev[e].name, sep,
+		(unsigned long long)c->run, sep,
+		c->run != c->ena && c->ena ? 100.0 * (double)c->run / (double)c->ena : 100.0,
+		sep, sep);
+}
+
+static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
+		      const struct pmt_stat_print_opts *po)
+{
+	const struct pmt_count_plan *p = pmt_stat_plan(s);
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	enum pmt_aggr a = pmt_stat_aggr(s);
+
+	fputc('{', fp);
+	if (po->interval)
+		fprintf(fp, "\"interval\" : %llu.%09llu, ",
+			(unsigned long long)(po->time_ns / 1000000000ull),
+			(unsigned long long)(po->time_ns % 1000000000ull));
+	if (a == PMT_AGGR_CPU)
+		fprintf(fp, "\"cpu\" : \"%s\", ", pmt_stat_unit_name(s, u) + 3);
+	else if (a != PMT_AGGR_GLOBAL)
+		fprintf(fp, "\"%s\" : \"%s\", \"counters\" : %u, ", aggr_key(a),
+			pmt_stat_unit_name(s, u), c->nr);
+	if (c->counted)
+		fprintf(fp, "\"counter-value\" : \"%f\", ", c->val);
+	else
+		fprintf(fp, "\"counter-value\" : \"%s\", ",
+			c->supported ? "<not counted>" : "<not supported>");
+	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", \"event-runtime\" : %llu, "
+		    "\"pcnt-running\" : %.2f}\n",
+		p->unit[e], p->ev.ev[e].name, (unsigned long long)c->run,
+		c->run != c->ena && c->ena ? 100.0 * (double)c->run / (double)c->ena : 100.0);
+}
+
+void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po)
+{
+	const struct pmt_count_plan *p = pmt_stat_plan(s);
+	const char *sep = po->sep ? po->sep : ",";
+	char prefix[64] = "";
+	int uw = 4;
+	/* perf prints -A event by event, the other aggregations unit by unit */
+	bool event_major = pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_GLOBAL;
+	uint32_t nu = pmt_stat_nr_units(s), ne = p->ev.nr;
+
+	for (uint32_t e = 0; e < ne; e++)
+		if ((int)strlen(p->unit[e]) > uw)
+			uw = (int)strlen(p->unit[e]);
+	if (po->interval)
+		snprintf(prefix, sizeof(prefix), "%6llu.%09llu%s",
+			 (unsigned long long)(po->time_ns / 1000000000ull),
+			 (unsigned long long)(po->time_ns % 1000000000ull),
+			 po->format == PMT_STAT_CSV ? sep : " ");
+	if (po->format == PMT_STAT_TEXT && po->interval && po->header)
+		header(fp, pmt_stat_aggr(s));
+	if (po->format == PMT_STAT_CSV && po->interval)
+		snprintf(prefix, sizeof(prefix), "%llu.%09llu%s",
+			 (unsigned long long)(po->time_ns / 1000000000ull),
+			 (unsigned long long)(po->time_ns % 1000000000ull), sep);
+	for (uint32_t i = 0; i < nu * ne; i++) {
+		uint32_t u = event_major ? i % nu : i / ne, e = event_major ? i / nu : i % ne;
+
+		if (po->format == PMT_STAT_CSV)
+			line_csv(fp, s, u, e, sep, prefix);
+		else if (po->format == PMT_STAT_JSON)
+			line_json(fp, s, u, e, po);
+		else
+			line_text(fp, s, u, e, uw, prefix);
+	}
+}

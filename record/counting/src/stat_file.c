@@ -1,0 +1,164 @@
+/* A counting run's own container (stat -o FILE): pipe-mode perf.data records in container
+ * frames, so `zstd -dc FILE | perf stat report -i -` reads it. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "pmutrace/container.h"
+#include "pmutrace/counting.h"
+
+struct pmt_stat_file {
+	struct pmt_out_file of;
+	struct pmt_ctr_writer *ctr;
+	FILE *stream;
+	struct pmt_perf_writer *w;
+	const struct pmt_count_plan *plan;
+	const struct pmt_counter *c;
+	int err;
+};
+
+static int add_attrs(struct pmt_stat_file *f)
+{
+	const struct pmt_count_plan *p = f->plan;
+	uint32_t nt = pmt_counter_nr_threads(f->c), n = p->nr_cpus * nt;
+	uint64_t *ids = calloc(n ? n : 1, sizeof(*ids));
+	int rc = 0;
+
+	if (!ids)
+		return -PMT_ENOMEM;
+	for (uint32_t e = 0; rc >= 0 && e < p->ev.nr; e++) {
+		uint32_t k = 0;
+
+		for (uint32_t ci = 0; ci < p->nr_cpus; ci++)
+			for (uint32_t ti = 0; ti < nt; ti++)
+				if (pmt_counter_id(f->c, e, ci, ti))
+					ids[k++] = pmt_counter_id(f->c, e, ci, ti);
+		rc = pmt_perf_writer_add_attr(f->w, &p->ev.ev[e].attr, PMT_ATTR_SIZE_MAX,
+					      ids, k, p->ev.ev[e].name);
+	}
+	free(ids);
+	return rc;
+}
+
+int pmt_stat_file_open(const char *path, const struct pmt_count_plan *plan,
+		       const struct pmt_counter *c, const int32_t *threads, enum pmt_aggr aggr,
+		       uint64_t interval_ms, int argc, const char *const *argv,
+		       struct pmt_stat_file **out, struct pmt_diag *diag)
+{
+	struct pmt_stat_file *f = calloc(1, sizeof(*f));
+	struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .threads = 1 };
+	struct pmt_perf_writer_opts wo = { .pipe = 1 };
+	struct utsname u;
+	int rc;
+
+	*out = NULL;
+	if (!f)
+		return -PMT_ENOMEM;
+	f->plan = plan;
+	f->c = c;
+	rc = pmt_out_file_open(&f->of, path, NULL, 0, diag);
+	if (rc < 0) {
+		free(f);
+		return rc;
+	}
+	rc = pmt_ctr_writer_new(f->of.fp, &co, &f->ctr, diag);
+	if (rc >= 0) {
+		f->stream = pmt_perf_container_stream(f->ctr);
+		rc = f->stream ? pmt_perf_writer_new(f->stream, &wo, &f->w) : -PMT_ENOMEM;
+	}
+	if (rc >= 0)
+		rc = add_attrs(f);
+	if (rc >= 0 && uname(&u) == 0) {
+		rc = pmt_perf_writer_set_feature_str(f->w, PMT_FEAT_HOSTNAME, u.nodename);
+		if (rc >= 0)
+			rc = pmt_perf_writer_set_feature_str(f->w, PMT_FEAT_OSRELEASE, u.release);
+		if (rc >= 0)
+			rc = pmt_perf_writer_set_feature_str(f->w, PMT_FEAT_ARCH, u.machine);
+	}
+	if (rc >= 0)
+		rc = pmt_perf_writer_set_feature_str(f->w, PMT_FEAT_VERSION, pmt_version());
+	if (rc >= 0 && argv)
+		rc = pmt_perf_writer_set_cmdline(f->w, argc, argv);
+	if (rc >= 0)
+		rc = pmt_stat_write_header(f->w, plan, c, threads, aggr, interval_ms);
+	if (rc < 0) {
+		if (!diag || !diag->code)
+			pmt_diag_set(diag, rc, path, PMT_DIAG_NO_OFFSET,
+				     "writing the counts' header: %s", pmt_errstr(rc));
+		pmt_stat_file_close(f, false, NULL);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+int pmt_stat_file_round(struct pmt_stat_file *f, uint64_t time_ns, bool final)
+{
+	int rc = pmt_stat_write_round(f->w, f->plan, f->c, time_ns, final);
+
+	/* a round per frame at most every few: the container flushes by size; a killed run
+	 * keeps what reached a frame */
+	if (rc < 0 && !f->err)
+		f->err = rc;
+	return rc;
+}
+
+int pmt_stat_file_close(struct pmt_stat_file *f, bool commit, struct pmt_diag *diag)
+{
+	int rc = f->err;
+
+	if (f->w) {
+		int r = pmt_perf_writer_close(f->w);
+
+		rc = rc < 0 ? rc : r;
+	}
+	if (f->stream && fclose(f->stream) && rc >= 0)
+		rc = -PMT_EIO;
+	if (f->ctr) {
+		int r = pmt_ctr_writer_close(f->ctr, diag);
+
+		rc = rc < 0 ? rc : r;
+	}
+	if (commit && rc >= 0)
+		rc = pmt_out_file_commit(&f->of, diag);
+	else
+		pmt_out_file_abort(&f->of);
+	free(f);
+	return rc;
+}
+
+int pmt_count_task_threads(int32_t pid, int32_t **out, struct pmt_diag *diag)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	int32_t *t = NULL;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
+				    "-p %d: no such process", (int)pid);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (n == cap) {
+			int32_t *nt = realloc(t, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*t));
+
+			if (!nt) {
+				free(t);
+				closedir(d);
+				return -PMT_ENOMEM;
+			}
+			t = nt;
+		}
+		t[n++] = atoi(de->d_name);
+	}
+	closedir(d);
+	*out = t;
+	return n;
+}
