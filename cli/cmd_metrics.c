@@ -221,6 +221,7 @@ static int run(struct opts *op)
 	struct pmt_metric_set ms = { 0 };
 	struct pmt_metric_plan *plan = NULL;
 	struct pmt_counts *c = NULL;
+	struct pmt_counts_trace *ct = NULL;
 	struct pmt_retlat_samples smp = { 0 };
 	struct pmt_diag diag = PMT_DIAG_INIT;
 	struct pmt_retlat_table tab = { 0 };
@@ -263,7 +264,17 @@ static int run(struct opts *op)
 		goto out;
 	if (op->counts && pmt_counts_load(c, op->counts) < 0)
 		goto out;
-	if (!pmt_counts_nr_units(c))
+	/* a recording with counts (stat -o, perf stat record) is read round by round */
+	if (!op->counts && op->trace) {
+		int r = pmt_counts_trace_open(op->trace, c, &ct, &diag);
+
+		if (r < 0 && r != -PMT_ENOT_FOUND) {
+			pmt_cli_fail_diag("metrics", &diag);
+			goto out;
+		}
+		diag = (struct pmt_diag)PMT_DIAG_INIT;
+	}
+	if (!ct && !pmt_counts_nr_units(c))
 		pmt_counts_unit(c, NULL, NULL);
 	if (op->trace && pmt_retlat_samples_from_trace(&smp, op->trace, &diag) < 0) {
 		pmt_cli_fail_diag("metrics", &diag);
@@ -278,6 +289,8 @@ static int run(struct opts *op)
 		rc = 0;
 		goto out;
 	}
+	if (ct && pmt_counts_trace_next(ct, c) < 0)
+		goto out;
 	pmt_metric_plan_bind(plan, c);
 	pmt_metric_plan_fill_retlat(plan, c, op->trace ? &smp : NULL, &tab, stat, pct);
 	val = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*val));
@@ -291,13 +304,15 @@ static int run(struct opts *op)
 	pmt_out_init(&o, stdout, 1 << 16);
 	if (op->fmt == OUT_CSV)
 		pmt_out_str(&o, "interval,aggr,pmu,metric,value,unit,threshold\n");
-	for (size_t u = 0; u < pmt_counts_nr_units(c); u++) {
-		if (pmt_metric_plan_eval(plan, c, u, val, th) > 0)
-			pmt_warn("unit %zu: a metric divided modulo by zero (value nan)", u);
-		if (pmt_metric_plan_missing(plan, missing) < 0)
-			break;
-		print_rows(&o, plan, c, u, val, th, missing, warned, op->fmt, &nrows);
-	}
+	do {
+		for (size_t u = 0; u < pmt_counts_nr_units(c); u++) {
+			if (pmt_metric_plan_eval(plan, c, u, val, th) > 0)
+				pmt_warn("unit %zu: a metric divided modulo by zero (value nan)", u);
+			if (pmt_metric_plan_missing(plan, missing) < 0)
+				break;
+			print_rows(&o, plan, c, u, val, th, missing, warned, op->fmt, &nrows);
+		}
+	} while (ct && pmt_counts_trace_next(ct, c) > 0);
 	json_end(&o, op->fmt, nrows);
 	rc = pmt_out_fini(&o) < 0;
 out:
@@ -306,6 +321,7 @@ out:
 	free(missing);
 	free(warned);
 	pmt_metric_plan_free(plan);
+	pmt_counts_trace_close(ct);
 	pmt_counts_free(c);
 	pmt_retlat_samples_fini(&smp);
 	pmt_retlat_table_fini(&tab);

@@ -287,7 +287,7 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 		if (r->po.format == PMT_STAT_TEXT) {
 			fprintf(r->out, "\n %17.9f seconds time elapsed\n\n", (double)(t - t0) / 1e9);
 			if (o->target == PMT_COUNT_WORKLOAD)
-				fprintf(r->out, " %17.9f seconds user\n %17.9f seconds sys\n\n",
+				fprintf(r->out, " %17.9f seconds user\n %17.9f seconds sys\n\n\n",
 					(double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 					(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 		}
@@ -439,9 +439,7 @@ int cmd_stat(int argc, char **argv)
 		return pmt_cli_usage_fail("stat", "choose one of -a, -C, -p and -t");
 	if (aggrs > 1)
 		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core and --per-socket");
-	if (targets && optind < argc && o.target != PMT_COUNT_SYSTEM && o.target != PMT_COUNT_CPUS)
-		return pmt_cli_usage_fail("stat", "a workload (-- CMD) and -p/-t exclude each "
-					  "other");
+	/* with -a, -C, -p or -t a workload only sets how long they are counted (perf's way) */
 	if (!targets && optind >= argc)
 		return pmt_cli_usage_fail("stat", "nothing to count: give -- CMD ARGS, -a, -C, -p "
 					  "or -t");

@@ -331,3 +331,18 @@ int pmt_counts_find(const struct pmt_counts *c, const char *id)
 	}
 	return best;
 }
+
+void pmt_counts_clear_units(struct pmt_counts *c)
+{
+	for (size_t u = 0; u < c->nr_units; u++) {
+		free(c->units[u].interval);
+		free(c->units[u].aggr);
+		for (size_t e = 0; e < c->nr_events; e++) {
+			c->val[u * c->ecap + e] = NAN;
+			c->src[u * c->ecap + e] = 0;
+		}
+	}
+	c->nr_units = 0;
+	if (c->uhash)
+		memset(c->uhash, 0, c->uhcap * sizeof(*c->uhash));
+}

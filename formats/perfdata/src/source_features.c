@@ -259,7 +259,8 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 		s->meta.comp_type = rd32(s, p + 4);
 		s->meta.comp_level = rd32(s, p + 8);
 		s->meta.comp_mmap_len = rd32(s, p + 16);
-		if (s->meta.comp_type != 1)
+		/* perf stat record writes the feature with PERF_COMP_NONE (0) */
+		if (s->meta.comp_type > 1)
 			src_warn(s, "compression type %u is not zstd", s->meta.comp_type);
 		break;
 	default:

@@ -119,10 +119,10 @@ void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, int pid)
 	static const char dashes[] =
 		"------------------------------------------------------------\n";
 
-	/* perf opens event by event, each on every CPU: the attr is printed before each
-	 * open */
-	for (uint32_t i = 0; i < p->ev.nr; i++) {
-		for (uint32_t c = 0; c < p->nr_cpus; c++) {
+	/* perf 7.3 opens CPU by CPU, every event on each (evlist__for_each_cpu), and prints
+	 * the attr before each open */
+	for (uint32_t c = 0; c < p->nr_cpus; c++) {
+		for (uint32_t i = 0; i < p->ev.nr; i++) {
 			const struct pmt_evsel *e = &p->ev.ev[i];
 
 			fputs(dashes, fp);

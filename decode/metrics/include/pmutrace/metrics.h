@@ -110,6 +110,35 @@ PMT_API int pmt_counts_load(struct pmt_counts *c, const char *path);
 PMT_API int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len,
 				const char *what);
 
+/* Drop every unit (events and their columns stay): the next round of a streamed trace. */
+PMT_API void pmt_counts_clear_units(struct pmt_counts *c);
+/* Counts a recording keeps as perf stat record does (STAT_CONFIG, CPU_MAP, THREAD_MAP,
+ * EVENT_UPDATE names and scales, STAT, STAT_ROUND; `pmutrace stat -o` and `perf stat
+ * record` write them): each STAT_ROUND gives the units perf stat -x would have printed for
+ * it, values scaled (count x enabled / running per counter, then the event's scale) and,
+ * in interval mode, the differences to the round before; the interval is the round's time
+ * ("%llu.%09llu" seconds), the aggregation "CPU<n>" (recorded with -A; --per-core and
+ * --per-socket recordings too: the topology is not recorded) or "" (the total). Events
+ * that never ran in a unit are NaN, as perf's "<not counted>". */
+struct pmt_counts_trace;
+/* Open a trace; -PMT_ENOT_FOUND (with diag) when it holds no counts. Every event of the
+ * trace is added to c now, so the columns do not change between rounds. */
+PMT_API int pmt_counts_trace_open(const char *path, struct pmt_counts *c,
+				  struct pmt_counts_trace **out, struct pmt_diag *diag);
+/* The same over a trace in memory (buf outlives the reader); name is for messages. */
+PMT_API int pmt_counts_trace_open_mem(const void *buf, size_t len, const char *name,
+				      struct pmt_counts *c, struct pmt_counts_trace **out,
+				      struct pmt_diag *diag);
+/* The next round's units into c (its units cleared first): 1, 0 at the end, or < 0.
+ * Damaged records are skipped with a warning naming the offset. */
+PMT_API int pmt_counts_trace_next(struct pmt_counts_trace *t, struct pmt_counts *c);
+/* rounds and STAT records read, and the records skipped as damaged */
+PMT_API void pmt_counts_trace_stats(const struct pmt_counts_trace *t, uint64_t *rounds,
+				    uint64_t *stats, uint64_t *skipped);
+PMT_API void pmt_counts_trace_close(struct pmt_counts_trace *t);
+/* Every round of a trace into c (one unit set per round). Returns the rounds, or < 0. */
+PMT_API int pmt_counts_load_trace(struct pmt_counts *c, const char *path, struct pmt_diag *diag);
+
 /* ---- retire latency -------------------------------------------------------------------- */
 enum pmt_retlat_stat {
 	PMT_RETLAT_MEAN = 0, PMT_RETLAT_MIN, PMT_RETLAT_MAX, PMT_RETLAT_LAST, PMT_RETLAT_MEDIAN,

@@ -1,0 +1,513 @@
+/* Counts from a recording's STAT records (perf stat record's, and pmutrace stat -o's):
+ * tools/lib/perf/include/perf/event.h for the layouts, util/stat.c for the arithmetic
+ * (deltas between interval rounds, perf_counts_values__scale per counter, sums per
+ * aggregation unit). Streamed round by round, so memory does not grow with the rounds. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
+
+enum { REC_THREAD_MAP = 73, REC_CPU_MAP = 74, REC_STAT_CONFIG = 75, REC_STAT = 76,
+       REC_STAT_ROUND = 77, REC_EVENT_UPDATE = 78 };
+enum { UPDATE_SCALE = 1, UPDATE_NAME = 2 };
+enum { CONFIG_AGGR_MODE = 0, CONFIG_INTERVAL = 1 };
+enum { PERF_AGGR_NONE = 0, PERF_AGGR_GLOBAL = 1 };
+#define MAX_CPUS 4096
+
+struct id_ent {
+	uint64_t id;
+	uint32_t attr;
+};
+struct cval {
+	uint64_t val, ena, run;
+	uint8_t set;
+};
+struct usum {
+	double val;
+	uint64_t ena, run;
+	uint8_t set;
+};
+
+struct pmt_counts_trace {
+	struct pmt_source *src;
+	const char *path;
+	bool swapped;
+	uint32_t nattr;
+	char (*name)[160];
+	double *scale;
+	int *col;                   /* [attr] the counts' event column */
+	struct id_ent *ids;
+	size_t nids;
+	int32_t cpu[MAX_CPUS];
+	uint32_t ncpu, nthr;
+	uint64_t aggr_mode, interval_ms;
+	struct cval *cur, *prev;    /* [attr][cpu][thread] */
+	struct usum *sum;           /* [unit][attr] */
+	bool have_pending;          /* a STAT read while opening */
+	uint64_t rounds, stats, skipped, unknown_ids;
+	bool warned_aggr, warned_ids, at_end;
+};
+
+static uint16_t r16(const struct pmt_counts_trace *t, const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return t->swapped ? __builtin_bswap16(v) : v;
+}
+
+static uint32_t r32(const struct pmt_counts_trace *t, const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return t->swapped ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t r64(const struct pmt_counts_trace *t, const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return t->swapped ? __builtin_bswap64(v) : v;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct id_ent *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int find_attr(const struct pmt_counts_trace *t, uint64_t id)
+{
+	struct id_ent key = { .id = id }, *e;
+
+	e = bsearch(&key, t->ids, t->nids, sizeof(*t->ids), id_cmp);
+	return e ? (int)e->attr : -1;
+}
+
+static void damaged(struct pmt_counts_trace *t, const struct pmt_trace_event *ev, const char *what)
+{
+	/* the first names the problem; close() counts the rest in one line */
+	if (t->skipped++)
+		return;
+	pmt_warn("%s: offset 0x%llx: %s record of %u bytes is damaged (%s); skipped", t->path,
+		 (unsigned long long)ev->file_offset, pmt_perf_record_name(ev->type),
+		 ev->raw_size, what);
+}
+
+static bool parse_cpu_map(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+{
+	const uint8_t *r = ev->raw;
+	uint32_t sz = ev->raw_size;
+	uint16_t type;
+
+	if (sz < 12)
+		return damaged(t, ev, "no map type"), false;
+	type = r16(t, r + 8);
+	t->ncpu = 0;
+	if (type == 0) { /* PERF_CPU_MAP__CPUS: u16 nr, u16 cpu[nr] */
+		uint16_t nr = r16(t, r + 10);
+
+		if (12 + 2 * (size_t)nr > sz || nr > MAX_CPUS)
+			return damaged(t, ev, "more CPUs than the record holds"), false;
+		for (uint16_t i = 0; i < nr; i++) {
+			uint16_t c = r16(t, r + 12 + 2 * i);
+
+			t->cpu[t->ncpu++] = c == 0xffff ? -1 : c;
+		}
+	} else if (type == 1) { /* PERF_CPU_MAP__MASK: u16 nr, u16 long_size, masks */
+		uint16_t nr = sz >= 14 ? r16(t, r + 10) : 0, ls = sz >= 14 ? r16(t, r + 12) : 0;
+		size_t off = ls == 8 ? 18 : 14;
+
+		if ((ls != 4 && ls != 8) || off + (size_t)nr * ls > sz)
+			return damaged(t, ev, "bad mask size"), false;
+		for (uint32_t w = 0; w < nr; w++) {
+			uint64_t m = ls == 8 ? r64(t, r + off + 8 * w) : r32(t, r + off + 4 * w);
+
+			for (uint32_t b = 0; b < ls * 8u; b++)
+				if ((m >> b & 1) && t->ncpu < MAX_CPUS)
+					t->cpu[t->ncpu++] = (int32_t)(w * ls * 8 + b);
+		}
+	} else if (type == 2) { /* PERF_CPU_MAP__RANGE_CPUS: any_cpu, pad, start, end */
+		uint16_t lo, hi;
+
+		if (sz < 16)
+			return damaged(t, ev, "short range"), false;
+		lo = r16(t, r + 12);
+		hi = r16(t, r + 14);
+		if (hi < lo || hi >= MAX_CPUS)
+			return damaged(t, ev, "bad range"), false;
+		if (r[10])
+			t->cpu[t->ncpu++] = -1;
+		for (uint32_t c = lo; c <= hi; c++)
+			t->cpu[t->ncpu++] = (int32_t)c;
+	} else {
+		return damaged(t, ev, "unknown map type"), false;
+	}
+	return true;
+}
+
+/* a damaged map leaves the one before (the default: one CPU, -1) */
+static void cpu_map(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+{
+	uint32_t keep = t->ncpu;
+
+	if (!parse_cpu_map(t, ev))
+		t->ncpu = keep;
+}
+
+static void event_update(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+{
+	const uint8_t *r = ev->raw;
+	uint64_t type;
+	int a;
+
+	if (ev->raw_size < 24)
+		return damaged(t, ev, "no type and id");
+	type = r64(t, r + 8);
+	a = find_attr(t, r64(t, r + 16));
+	if (a < 0)
+		return; /* an id no attr has: perf ignores it too */
+	if (type == UPDATE_NAME) {
+		size_t n = strnlen((const char *)r + 24, ev->raw_size - 24);
+
+		if (n && n < sizeof(t->name[0])) {
+			memcpy(t->name[a], r + 24, n);
+			t->name[a][n] = 0;
+		}
+	} else if (type == UPDATE_SCALE && ev->raw_size >= 32) {
+		uint64_t bits = r64(t, r + 24);
+		double d;
+
+		memcpy(&d, &bits, 8);
+		if (d > 0 && isfinite(d))
+			t->scale[a] = d;
+	}
+}
+
+static void stat_config(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+{
+	uint64_t nr = ev->raw_size >= 16 ? r64(t, ev->raw + 8) : 0;
+
+	if (ev->raw_size < 16 || nr > (ev->raw_size - 16) / 16)
+		return damaged(t, ev, "more terms than the record holds");
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t tag = r64(t, ev->raw + 16 + 16 * i), v = r64(t, ev->raw + 24 + 16 * i);
+
+		if (tag == CONFIG_AGGR_MODE)
+			t->aggr_mode = v;
+		else if (tag == CONFIG_INTERVAL)
+			t->interval_ms = v;
+	}
+}
+
+/* sized at the first STAT, when the maps are known */
+static int alloc_values(struct pmt_counts_trace *t)
+{
+	size_t n = (size_t)t->nattr * t->ncpu * t->nthr;
+
+	t->cur = calloc(n ? n : 1, sizeof(*t->cur));
+	t->prev = calloc(n ? n : 1, sizeof(*t->prev));
+	t->sum = calloc((size_t)t->ncpu * t->nattr + 1, sizeof(*t->sum));
+	return t->cur && t->prev && t->sum ? 0 : -PMT_ENOMEM;
+}
+
+static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+{
+	uint32_t ci, ti;
+	int a;
+	struct cval *v;
+
+	if (!t->cur && alloc_values(t) < 0)
+		return -PMT_ENOMEM;
+	if (ev->raw_size < 48)
+		return damaged(t, ev, "shorter than 48 bytes"), 0;
+	a = find_attr(t, r64(t, ev->raw + 8));
+	ci = r32(t, ev->raw + 16);
+	ti = r32(t, ev->raw + 20);
+	if (a < 0) {
+		if (!t->warned_ids)
+			pmt_warn("%s: offset 0x%llx: STAT of id %llu, which no attr has; such "
+				 "counts are left out", t->path, (unsigned long long)ev->file_offset,
+				 (unsigned long long)r64(t, ev->raw + 8));
+		t->warned_ids = true;
+		t->unknown_ids++;
+		return 0;
+	}
+	if (ci >= t->ncpu || ti >= t->nthr)
+		return damaged(t, ev, "CPU or thread index outside the maps"), 0;
+	v = &t->cur[((size_t)a * t->ncpu + ci) * t->nthr + ti];
+	v->val = r64(t, ev->raw + 24);
+	v->ena = r64(t, ev->raw + 32);
+	v->run = r64(t, ev->raw + 40);
+	v->set = 1;
+	t->stats++;
+	return 0;
+}
+
+static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t time_ns)
+{
+	bool per_cpu = t->aggr_mode != PERF_AGGR_GLOBAL;
+	uint32_t nu = per_cpu ? t->ncpu : 1;
+	char iv[48];
+	const char *ivp = NULL;
+
+	if (t->aggr_mode != PERF_AGGR_GLOBAL && t->aggr_mode != PERF_AGGR_NONE && !t->warned_aggr) {
+		pmt_warn("%s: recorded per core or socket (aggregation mode %llu), which needs the "
+			 "CPU topology the recording lacks: the counts are given per CPU", t->path,
+			 (unsigned long long)t->aggr_mode);
+		t->warned_aggr = true;
+	}
+	if (t->interval_ms) {
+		snprintf(iv, sizeof(iv), "%llu.%09llu", (unsigned long long)(time_ns / 1000000000ull),
+			 (unsigned long long)(time_ns % 1000000000ull));
+		ivp = iv;
+	}
+	pmt_counts_clear_units(c);
+	if (!t->cur)
+		return 0; /* a round before any STAT */
+	memset(t->sum, 0, (size_t)nu * t->nattr * sizeof(*t->sum));
+	for (uint32_t a = 0; a < t->nattr; a++) {
+		for (uint32_t ci = 0; ci < t->ncpu; ci++) {
+			struct usum *s = &t->sum[(size_t)(per_cpu ? ci : 0) * t->nattr + a];
+
+			for (uint32_t ti = 0; ti < t->nthr; ti++) {
+				size_t k = ((size_t)a * t->ncpu + ci) * t->nthr + ti;
+				struct cval d = t->cur[k];
+
+				if (!d.set)
+					continue;
+				if (t->interval_ms) {
+					d.val -= t->prev[k].val;
+					d.ena -= t->prev[k].ena;
+					d.run -= t->prev[k].run;
+				}
+				t->prev[k] = t->cur[k];
+				t->cur[k].set = 0;
+				if (d.run && d.run < d.ena)
+					s->val += (double)(uint64_t)((double)d.val * (double)d.ena /
+								     (double)d.run);
+				else if (d.run)
+					s->val += (double)d.val;
+				s->ena += d.ena;
+				s->run += d.run;
+				s->set = 1;
+			}
+		}
+	}
+	for (uint32_t u = 0; u < nu; u++) {
+		char ag[24] = "";
+		int unit;
+
+		if (per_cpu && t->cpu[u] >= 0)
+			snprintf(ag, sizeof(ag), "CPU%d", t->cpu[u]);
+		unit = pmt_counts_unit(c, ivp, ag);
+		if (unit < 0)
+			return unit;
+		for (uint32_t a = 0; a < t->nattr; a++) {
+			const struct usum *s = &t->sum[(size_t)u * t->nattr + a];
+
+			if (s->set)
+				pmt_counts_add(c, unit, t->col[a],
+					       s->run && s->ena ? s->val * t->scale[a] : NAN);
+		}
+	}
+	t->rounds++;
+	return 1;
+}
+
+/* Records up to the next round (1) or the end (0). */
+static int pump(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
+{
+	struct pmt_trace_event ev;
+	int rc;
+
+	while (!t->at_end) {
+		rc = pmt_source_next(t->src, &ev);
+		if (rc == -PMT_EEOS) {
+			t->at_end = true;
+			break;
+		}
+		if (rc < 0)
+			continue; /* the source warned and skipped it */
+		if (ev.kind != PMT_TEV_RECORD)
+			continue;
+		switch (ev.type) {
+		case REC_EVENT_UPDATE: event_update(t, &ev); break;
+		case REC_CPU_MAP:
+			if (!t->cur)
+				cpu_map(t, &ev);
+			break;
+		case REC_THREAD_MAP:
+			if (!t->cur && ev.raw_size >= 16) {
+				uint64_t n = r64(t, ev.raw + 8);
+
+				t->nthr = n && n <= (ev.raw_size - 16) / 24 ? (uint32_t)n : 1;
+			}
+			break;
+		case REC_STAT_CONFIG: stat_config(t, &ev); break;
+		case REC_STAT:
+			rc = stat_rec(t, &ev);
+			if (rc < 0)
+				return rc;
+			if (opening)
+				return 1;
+			break;
+		case REC_STAT_ROUND:
+			if (opening)
+				return 1;
+			if (ev.raw_size < 24) {
+				damaged(t, &ev, "shorter than 24 bytes");
+				break;
+			}
+			return round_units(t, c, r64(t, ev.raw + 16));
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* takes the source (closed with the reader, or on failure) */
+static int trace_open(struct pmt_source *src, const char *path, struct pmt_counts *c,
+		      struct pmt_counts_trace **out, struct pmt_diag *diag)
+{
+	struct pmt_counts_trace *t = calloc(1, sizeof(*t));
+	const struct pmt_trace_meta *m;
+	int rc;
+
+	*out = NULL;
+	if (!t) {
+		pmt_source_close(src);
+		return -PMT_ENOMEM;
+	}
+	t->path = path;
+	t->src = src;
+	m = pmt_source_meta(t->src);
+	t->swapped = m->swapped;
+	t->nattr = m->nr_attrs;
+	t->name = calloc(t->nattr + 1, sizeof(*t->name));
+	t->scale = calloc(t->nattr + 1, sizeof(*t->scale));
+	t->col = calloc(t->nattr + 1, sizeof(*t->col));
+	for (uint32_t a = 0; a < t->nattr; a++)
+		t->nids += m->attrs[a].nr_ids;
+	t->ids = calloc(t->nids + 1, sizeof(*t->ids));
+	if (!t->name || !t->scale || !t->col || !t->ids) {
+		pmt_counts_trace_close(t);
+		return -PMT_ENOMEM;
+	}
+	t->nids = 0;
+	for (uint32_t a = 0; a < t->nattr; a++) {
+		t->scale[a] = 1.0;
+		snprintf(t->name[a], sizeof(t->name[a]), "%s",
+			 m->attrs[a].name ? m->attrs[a].name : "");
+		for (uint32_t i = 0; i < m->attrs[a].nr_ids; i++)
+			t->ids[t->nids++] = (struct id_ent){ m->attrs[a].ids[i], a };
+	}
+	qsort(t->ids, t->nids, sizeof(*t->ids), id_cmp);
+	t->cpu[0] = -1;
+	t->ncpu = t->nthr = 1;
+	t->aggr_mode = PERF_AGGR_GLOBAL;
+	rc = pump(t, c, true);
+	if (rc <= 0) {
+		pmt_counts_trace_close(t);
+		return rc < 0 ? rc : pmt_diag_set(diag, -PMT_ENOT_FOUND, path, PMT_DIAG_NO_OFFSET,
+						  "no counts (STAT records) in the trace");
+	}
+	for (uint32_t a = 0; a < t->nattr; a++) {
+		if (!t->name[a][0])
+			snprintf(t->name[a], sizeof(t->name[a]), "attr%u", a);
+		t->col[a] = pmt_counts_event(c, t->name[a]);
+		if (t->col[a] < 0) {
+			pmt_counts_trace_close(t);
+			return -PMT_ENOMEM;
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+int pmt_counts_trace_open(const char *path, struct pmt_counts *c, struct pmt_counts_trace **out,
+			  struct pmt_diag *diag)
+{
+	struct pmt_source *src;
+	int rc = pmt_source_open(path, &src, diag);
+
+	*out = NULL;
+	return rc < 0 ? rc : trace_open(src, path, c, out, diag);
+}
+
+int pmt_counts_trace_open_mem(const void *buf, size_t len, const char *name,
+			      struct pmt_counts *c, struct pmt_counts_trace **out,
+			      struct pmt_diag *diag)
+{
+	struct pmt_source *src;
+	int rc = pmt_source_open_mem(buf, len, &src, diag);
+
+	*out = NULL;
+	return rc < 0 ? rc : trace_open(src, name, c, out, diag);
+}
+
+int pmt_counts_trace_next(struct pmt_counts_trace *t, struct pmt_counts *c)
+{
+	return pump(t, c, false);
+}
+
+void pmt_counts_trace_stats(const struct pmt_counts_trace *t, uint64_t *rounds, uint64_t *stats,
+			    uint64_t *skipped)
+{
+	*rounds = t->rounds;
+	*stats = t->stats;
+	*skipped = t->skipped + t->unknown_ids;
+}
+
+void pmt_counts_trace_close(struct pmt_counts_trace *t)
+{
+	if (!t)
+		return;
+	if (t->skipped > 1)
+		pmt_warn("%s: %llu damaged count records skipped in all", t->path,
+			 (unsigned long long)t->skipped);
+	pmt_source_close(t->src);
+	free(t->name);
+	free(t->scale);
+	free(t->col);
+	free(t->ids);
+	free(t->cur);
+	free(t->prev);
+	free(t->sum);
+	free(t);
+}
+
+int pmt_counts_load_trace(struct pmt_counts *c, const char *path, struct pmt_diag *diag)
+{
+	struct pmt_counts_trace *t = NULL;
+	struct pmt_counts *round;
+	int rc = pmt_counts_new(&round);
+
+	if (rc < 0)
+		return rc;
+	rc = pmt_counts_trace_open(path, round, &t, diag);
+	while (rc >= 0 && (rc = pmt_counts_trace_next(t, round)) > 0) {
+		for (size_t u = 0; u < pmt_counts_nr_units(round); u++) {
+			int cu = pmt_counts_unit(c, pmt_counts_unit_interval(round, u),
+						 pmt_counts_unit_aggr(round, u));
+
+			for (size_t e = 0; cu >= 0 && e < pmt_counts_nr_events(round); e++) {
+				int ce = pmt_counts_event(c, pmt_counts_event_name(round, e));
+
+				if (ce >= 0 && pmt_counts_sources(round, u, e))
+					pmt_counts_add(c, cu, ce, pmt_counts_get(round, u, e));
+			}
+		}
+	}
+	if (rc >= 0)
+		rc = (int)t->rounds;
+	pmt_counts_trace_close(t);
+	pmt_counts_free(round);
+	return rc;
+}

@@ -1,0 +1,13 @@
+# pmutrace stat (issue 11 c): software events on the real kernel against perf 7.3's layouts
+# and perf 6.1's columns, the counts of -o read back by both perfs' stat report, and
+# pmutrace metrics on a recording equal to metrics on the same counts as CSV
+add_test(NAME stat.kernel COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/kernel_stat.sh
+  $<TARGET_FILE:pmutrace> ${PMT_PERF73})
+set_tests_properties(stat.kernel PROPERTIES LABELS "record;perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
+# stat --dry-run -v against x86 perf 7.3's stat -vv: software events and a fake GNR PMU
+add_test(NAME oracle.stat_attrs73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/stat_attrs.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+set_tests_properties(oracle.stat_attrs73 PROPERTIES LABELS "perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77)

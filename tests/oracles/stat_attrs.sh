@@ -1,0 +1,101 @@
+#!/bin/sh
+# Attr oracle for counting (issue 11 a, stat half): `pmutrace stat --dry-run -v` prints the
+# perf_event_attrs x86 perf 7.3's `perf stat -vv` opens for the same command line, on the
+# host's software PMU and on a fake Granite Rapids 'cpu' PMU (tests/oracles/fake_intel_sysfs.sh)
+# with perf's feature probes answered by tests/pmusim/probe_ok.c. perf gives up on an event
+# after its first failed open (the fake PMU has no kernel driver), so attrs are compared
+# with repeats collapsed, and where every open succeeds (software events) the open lines'
+# pid, cpu and group leader too.
+#   stat_attrs.sh PMUTRACE ORACLES_DIR
+set -eu
+P=$1 ORC=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+X86=$ORC/bin/perf-7.3
+[ -x "$X86" ] || { echo "SKIP: perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
+T=$(mktemp -d)
+sleep 120 &
+LIVE=$!
+trap 'kill $LIVE 2>/dev/null; rm -rf "$T"' EXIT
+cc -shared -fPIC -O2 -o "$T/probe.so" "$HERE/../pmusim/probe_ok.c" -ldl
+sh "$HERE/fake_intel_sysfs.sh" "$T/gnr" gnr >/dev/null
+
+# attr blocks, one "--" after each, consecutive repeats collapsed; the numbers are compared,
+# not the annotations in parentheses (pmutrace names a PMU type by its PERF_TYPE_*)
+blocks() {
+	awk '/^perf_event_attr:/ { p = 1; b = ""; next }
+	     /^-----/ { if (p) { if (b != last) printf "%s--\n", b; last = b } p = 0; next }
+	     p { sub(/ \(.*\)$/, ""); b = b $0 "\n" }' "$1"
+}
+# the open lines: pid (a workload's is PID: pmutrace --dry-run forks none and prints 0),
+# cpu, and whether a group member
+opens() {
+	sed -n 's/^sys_perf_event_open: pid \([-0-9]*\)  cpu \([-0-9]*\)  group_fd \([-0-9A-Z]*\).*/\1 \2 \3/p' "$1" |
+		awk -v live="$LIVE" '{ pid = ($1 > 0 && $1 != live) || $1 == "0" ? "PID" : $1; print pid, $2, ($3 == "-1" ? "leader" : "member") }'
+}
+n=0 fail=0
+check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open lines
+	fs=$1 cmp_opens=$2
+	shift 2
+	args=$(echo "$*" | sed "s/@PID/$LIVE/g")
+	n=$((n + 1))
+	sysfs=/sys cpuid=
+	[ "$fs" = gnr ] && sysfs=$T/gnr cpuid=GenuineIntel-6-AD-0
+	# shellcheck disable=SC2086
+	env SYSFS_PATH="$sysfs" ${cpuid:+PERF_CPUID=$cpuid} LD_PRELOAD="$T/probe.so" timeout 60 \
+		"$X86" stat -vv $args >"$T/perf.out" 2>&1 || true
+	# shellcheck disable=SC2086
+	if ! SYSFS_PATH=$sysfs "$P" stat --dry-run -v $args >"$T/pmt.out" 2>"$T/pmt.err"; then
+		echo "FAIL [$fs] $args: pmutrace refused it:"; cat "$T/pmt.err"
+		fail=$((fail + 1))
+		return
+	fi
+	blocks "$T/perf.out" >"$T/perf.attrs"
+	blocks "$T/pmt.out" | grep -v '^  config[34] ' >"$T/pmt.attrs"
+	if [ ! -s "$T/perf.attrs" ]; then
+		echo "FAIL [$fs] $args: perf printed no attrs:"; grep -v "^ *-\|^$" "$T/perf.out" | head -5
+		fail=$((fail + 1))
+	elif ! cmp -s "$T/perf.attrs" "$T/pmt.attrs"; then
+		echo "FAIL [$fs] $args: attrs differ (perf < > pmutrace)"
+		diff "$T/perf.attrs" "$T/pmt.attrs" | head -20
+		fail=$((fail + 1))
+	elif [ "$cmp_opens" = yes ]; then
+		opens "$T/perf.out" >"$T/perf.opens"
+		opens "$T/pmt.out" >"$T/pmt.opens"
+		if ! cmp -s "$T/perf.opens" "$T/pmt.opens"; then
+			echo "FAIL [$fs] $args: opens differ (perf < > pmutrace)"
+			diff "$T/perf.opens" "$T/pmt.opens" | head -10
+			fail=$((fail + 1))
+		fi
+	fi
+}
+
+# software events: every target, inherit, intervals, aggregation, modifiers
+check host yes -e task-clock -- /bin/true
+check host yes -e task-clock,page-faults,context-switches,cpu-migrations -- /bin/true
+check host yes -e cpu-clock -e page-faults -a
+check host yes -e task-clock -a -- /bin/true
+check host yes -e page-faults -C 1
+check host yes -e page-faults,context-switches -C 0,1 -A
+check host yes -e task-clock -t @PID -- /bin/sleep 0.1
+check host yes -e context-switches -t @PID -- /bin/sleep 0.1
+check host yes -i -e task-clock -- /bin/true
+check host yes --no-inherit -e page-faults -a
+check host yes -I 100 -a -e cpu-clock
+check host yes -I 100 -e task-clock,page-faults -- /bin/true
+check host yes -a --per-core -e task-clock
+check host yes -a --per-socket -e task-clock
+check host yes -x, -e task-clock -- /bin/true
+check host yes -e cpu-clock:u -- /bin/true
+check host yes -e task-clock:k -a
+check host yes -e page-faults:uk -t @PID -- /bin/sleep 0.1
+check host yes -e dummy -- /bin/true
+check host yes -e minor-faults,major-faults -- /bin/true
+# a raw event of the fake Granite Rapids core PMU through its format files
+check gnr no -e cpu/event=0xc0,umask=0x1/ -a
+check gnr no -e cpu/event=0xc0,umask=0x1/ -- /bin/true
+check gnr no -e cpu/event=0xa3,umask=0x14,cmask=0x14/ -C 2
+check gnr no -e cpu/event=0xc2,umask=0x2,inv,cmask=1/u -a
+check gnr no -e cpu/event=0x3c,edge/k -- /bin/true
+
+echo "$n command lines, $fail differ"
+[ "$fail" = 0 ]
