@@ -298,8 +298,10 @@ static int prescan_record(struct pmt_source *s, const uint8_t *r, uint32_t size,
 			s->max_aux_cpu = rd32(s, r + 40) < PMT_MAX_CPUS ? rd32(s, r + 40) : 0;
 		return 1;
 	default:
+		/* counts (STAT, STAT_ROUND) are data too: a stat recording has no kernel
+		 * record, and a pipe would otherwise be held whole in the window */
 		if (type < PMT_REC_HEADER_ATTR || type == PMT_REC_COMPRESSED ||
-		    type == PMT_REC_COMPRESSED2)
+		    type == PMT_REC_COMPRESSED2 || type == PMT_REC_STAT || type == PMT_REC_STAT_ROUND)
 			return 1;
 	}
 	return 0;
