@@ -24,6 +24,8 @@ struct pmt_symbols_opts {
 				  * pinned) */
 	const char *kallsyms;    /* perf's --kallsyms: the kernel's symbols, for addresses in
 				  * the trace's [kernel.kallsyms] map */
+	const char *debuginfod;  /* perf's --debuginfod: servers asked by build-id for a file
+				  * found nowhere else. NULL: $DEBUGINFOD_URLS; "": none */
 };
 
 /* Where an address was. Strings stay valid until the pmt_symbols is freed. */
