@@ -100,6 +100,12 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 	s->load_flags = ELF_LOAD_PLT;
 	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 602)
 		s->load_flags |= ELF_LOAD_PLT_HEADER | ELF_LOAD_BOTH;
+	if (!o || !PMT_OPTS_HAS(o, no_demangle) || !o->no_demangle)
+		s->load_flags |= ELF_LOAD_DEMANGLE;
+	/* perf 6.1 checked (bare names), 7.3 checked (signatures); the switch to
+	 * abi::__cxa_demangle came in between and is not pinned: taken as 6.2's */
+	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 602)
+		s->load_flags |= ELF_LOAD_DEMANGLE_PARAMS;
 	s->dso_hash = calloc(s->dso_cap, sizeof(*s->dso_hash));
 	if (o && o->symfs && *o->symfs) {
 		/* perf strips a trailing slash so symfs + "/usr/..." stays one path */
