@@ -415,6 +415,35 @@ PMT_API int pmt_out_file_open(struct pmt_out_file *f, const char *path,
 PMT_API int pmt_out_file_commit(struct pmt_out_file *f, struct pmt_diag *diag);
 PMT_API void pmt_out_file_abort(struct pmt_out_file *f);
 
+/* ---- progress line ----------------------------------------------------------------------
+ * A status line on a terminal while a long decode runs: bytes read (of the input's size,
+ * with the share and an ETA when the size is known), samples, rates. The caller counts
+ * samples with pmt_progress_add(), which reads the clock only every PMT_PROGRESS_EVERY
+ * samples; the line is redrawn at most 5 times a second and cleared by fini. Caller-owned:
+ * fields are public for the inline check, set by init. */
+#define PMT_PROGRESS_EVERY 4096
+struct pmt_progress {
+	FILE *fp;              /* NULL: off (every call is a no-op) */
+	const char *what;      /* the line's prefix, e.g. the command */
+	uint64_t total;        /* input bytes; 0: not known (no share, no ETA) */
+	uint64_t (*pos)(void *ctx); /* bytes read so far */
+	void *pos_ctx;
+	uint64_t samples, next_check;
+	uint64_t t0, last;     /* CLOCK_MONOTONIC ns: start, last redraw */
+	int shown;             /* a line is on the terminal */
+};
+PMT_API void pmt_progress_init(struct pmt_progress *p, FILE *fp, const char *what,
+			       uint64_t total, uint64_t (*pos)(void *ctx), void *pos_ctx);
+/* every PMT_PROGRESS_EVERY samples: redraw when 200 ms have passed */
+PMT_API void pmt_progress_tick(struct pmt_progress *p);
+static inline void pmt_progress_add(struct pmt_progress *p, uint64_t n)
+{
+	p->samples += n;
+	if (p->samples >= p->next_check)
+		pmt_progress_tick(p);
+}
+PMT_API void pmt_progress_fini(struct pmt_progress *p); /* clears the line */
+
 /* ---- CLI helpers -----------------------------------------------------------------------*/
 /* Strict number parsing: the whole string must be a number (decimal, 0x hex, or with k/M/G
  * suffix for _size). Return 0 or -PMT_EPARSE. */

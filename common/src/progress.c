@@ -1,0 +1,83 @@
+/* The progress line of long decodes (script, report, export) on a terminal. */
+#include <time.h>
+
+#include "pmutrace/common.h"
+
+#define REDRAW_NS 200000000ull /* at most 5 lines a second: readable, and cheap */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void pmt_progress_init(struct pmt_progress *p, FILE *fp, const char *what, uint64_t total,
+		       uint64_t (*pos)(void *ctx), void *pos_ctx)
+{
+	memset(p, 0, sizeof(*p));
+	p->fp = fp;
+	p->what = what;
+	p->total = total;
+	p->pos = pos;
+	p->pos_ctx = pos_ctx;
+	/* a disabled line never reads the clock: the check never passes */
+	p->next_check = fp ? PMT_PROGRESS_EVERY : UINT64_MAX;
+	if (fp)
+		p->t0 = p->last = now_ns();
+}
+
+static void mb(char *buf, size_t cap, double bytes)
+{
+	if (bytes >= 1e9)
+		snprintf(buf, cap, "%.2f GB", bytes / 1e9);
+	else
+		snprintf(buf, cap, "%.1f MB", bytes / 1e6);
+}
+
+void pmt_progress_tick(struct pmt_progress *p)
+{
+	uint64_t now, pos;
+	double el, rate;
+	char done[32], all[32], eta[48] = "";
+
+	p->next_check = p->samples + PMT_PROGRESS_EVERY;
+	if (!p->fp)
+		return;
+	now = now_ns();
+	if (now - p->last < REDRAW_NS)
+		return;
+	p->last = now;
+	pos = p->pos ? p->pos(p->pos_ctx) : 0;
+	el = (double)(now - p->t0) / 1e9;
+	rate = el > 0 ? (double)pos / el : 0;
+	mb(done, sizeof(done), (double)pos);
+	if (p->total && pos <= p->total) {
+		mb(all, sizeof(all), (double)p->total);
+		if (rate > 0)
+			snprintf(eta, sizeof(eta), ", ETA %.0f s",
+				 (double)(p->total - pos) / rate + 0.5);
+		fprintf(p->fp, "\r\033[K%s: %s of %s (%.0f%%), %llu samples, %.1f MB/s, %.0f "
+			       "samples/s%s", p->what, done, all, 100.0 * (double)pos /
+			(double)p->total, (unsigned long long)p->samples, rate / 1e6,
+			el > 0 ? (double)p->samples / el : 0.0, eta);
+	} else {
+		fprintf(p->fp, "\r\033[K%s: %s, %llu samples, %.1f MB/s, %.0f samples/s", p->what,
+			done, (unsigned long long)p->samples, rate / 1e6,
+			el > 0 ? (double)p->samples / el : 0.0);
+	}
+	fflush(p->fp);
+	p->shown = 1;
+}
+
+void pmt_progress_fini(struct pmt_progress *p)
+{
+	if (p->fp && p->shown) {
+		fputs("\r\033[K", p->fp);
+		fflush(p->fp);
+	}
+	p->shown = 0;
+	p->fp = NULL;
+	p->next_check = UINT64_MAX;
+}
