@@ -321,16 +321,21 @@ struct sink_ctx {
 	struct pmt_html *html;
 	const struct pmt_sample_filter *filter; /* NULL: every sample */
 	const struct spe_consumer *cons;        /* export: takes every sample */
+	/* the progress line's position: the trace's read position, or (one AUXTRACE chunk
+	 * may hold much of a trace) the AUX bytes decoded: each CPU's stream offset as last
+	 * seen when the line was due, summed */
 	struct pmt_progress progress;
-	struct pmt_source *src;                 /* the progress line's position */
-	uint64_t raw_pos;                       /* --raw: offset of a recent record */
+	struct pmt_source *src;
+	uint64_t *aux_pos;                      /* [PMT_MAX_CPUS] */
+	uint64_t aux_sum;
 };
 
 static uint64_t decoded_bytes(void *ctx)
 {
 	struct sink_ctx *c = ctx;
+	uint64_t at = c->src ? pmt_source_offset(c->src) : 0;
 
-	return c->src ? pmt_source_offset(c->src) : c->raw_pos;
+	return at > c->aux_sum ? at : c->aux_sum;
 }
 
 /* the input's size for the progress line's share; 0 (none) for a pipe or a container,
@@ -354,8 +359,11 @@ static uint64_t input_size(const char *path)
 
 static void count_progress(struct sink_ctx *c, const struct pmt_spe_sample *s, int n)
 {
-	if (c->progress.samples + (uint64_t)n >= c->progress.next_check && s->rec)
-		c->raw_pos = s->rec->offset;
+	if (c->progress.samples + (uint64_t)n >= c->progress.next_check && s->rec && c->aux_pos &&
+	    s->cpu < PMT_MAX_CPUS && s->rec->offset > c->aux_pos[s->cpu]) {
+		c->aux_sum += s->rec->offset - c->aux_pos[s->cpu];
+		c->aux_pos[s->cpu] = s->rec->offset;
+	}
 	pmt_progress_add(&c->progress, (uint64_t)n);
 }
 
@@ -615,7 +623,9 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (so.progress < 0)
 		so.progress = isatty(STDERR_FILENO) && (is_report || cons || !isatty(STDOUT_FILENO));
 	ctx.src = src;
-	pmt_progress_init(&ctx.progress, so.progress ? stderr : NULL, so.cmd,
+	if (so.progress)
+		ctx.aux_pos = calloc(PMT_MAX_CPUS, sizeof(*ctx.aux_pos));
+	pmt_progress_init(&ctx.progress, ctx.aux_pos ? stderr : NULL, so.cmd,
 			  so.raw ? map.size : input_size(so.path), decoded_bytes, &ctx);
 	if (begin_rc)
 		rc = 0;
@@ -624,6 +634,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	else
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
 	pmt_progress_fini(&ctx.progress);
+	free(ctx.aux_pos);
 	if (ctx.html) {
 		struct pmt_out page;
 		struct pmt_diag diag = PMT_DIAG_INIT;
