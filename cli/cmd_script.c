@@ -321,11 +321,11 @@ struct sink_ctx {
 	struct pmt_html *html;
 	const struct pmt_sample_filter *filter; /* NULL: every sample */
 	const struct spe_consumer *cons;        /* export: takes every sample */
-	/* the progress line's position: the trace's read position, or (one AUXTRACE chunk
-	 * may hold much of a trace) the AUX bytes decoded: each CPU's stream offset as last
-	 * seen when the line was due, summed */
+	/* the progress line's position: the AUX bytes decoded (each CPU's stream offset as
+	 * last seen when the line was due, summed), nearly all of an SPE trace; not the
+	 * trace's read position, which runs ahead of the decode (chunks are queued) or
+	 * stands still (one AUXTRACE record may hold the whole trace) */
 	struct pmt_progress progress;
-	struct pmt_source *src;
 	uint64_t *aux_pos;                      /* [PMT_MAX_CPUS] */
 	uint64_t aux_sum;
 };
@@ -333,9 +333,8 @@ struct sink_ctx {
 static uint64_t decoded_bytes(void *ctx)
 {
 	struct sink_ctx *c = ctx;
-	uint64_t at = c->src ? pmt_source_offset(c->src) : 0;
 
-	return at > c->aux_sum ? at : c->aux_sum;
+	return c->aux_sum;
 }
 
 /* the input's size for the progress line's share; 0 (none) for a pipe or a container,
@@ -622,7 +621,6 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	/* on a terminal, unless script's rows go to that terminal too */
 	if (so.progress < 0)
 		so.progress = isatty(STDERR_FILENO) && (is_report || cons || !isatty(STDOUT_FILENO));
-	ctx.src = src;
 	if (so.progress)
 		ctx.aux_pos = calloc(PMT_MAX_CPUS, sizeof(*ctx.aux_pos));
 	pmt_progress_init(&ctx.progress, ctx.aux_pos ? stderr : NULL, so.cmd,

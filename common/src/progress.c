@@ -3,7 +3,20 @@
 
 #include "pmutrace/common.h"
 
+#include "progress_priv.h"
+
 #define REDRAW_NS 200000000ull /* at most 5 lines a second: readable, and cheap */
+
+/* the line on the terminal now: a log message clears it first (one decode at a time) */
+static struct pmt_progress *shown_line;
+
+void progress_interrupt(void)
+{
+	if (shown_line && shown_line->shown) {
+		fputs("\r\033[K", shown_line->fp);
+		shown_line->shown = 0; /* the next tick draws it again, under the message */
+	}
+}
 
 static uint64_t now_ns(void)
 {
@@ -69,6 +82,7 @@ void pmt_progress_tick(struct pmt_progress *p)
 	}
 	fflush(p->fp);
 	p->shown = 1;
+	shown_line = p;
 }
 
 void pmt_progress_fini(struct pmt_progress *p)
@@ -77,6 +91,8 @@ void pmt_progress_fini(struct pmt_progress *p)
 		fputs("\r\033[K", p->fp);
 		fflush(p->fp);
 	}
+	if (shown_line == p)
+		shown_line = NULL;
 	p->shown = 0;
 	p->fp = NULL;
 	p->next_check = UINT64_MAX;
