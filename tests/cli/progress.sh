@@ -1,7 +1,7 @@
 #!/bin/sh
 # Progress lines (issue 13 item 5): script, report and export draw one on stderr when it is
-# a terminal (util-linux's `script` gives them a pty), with the bytes read of the trace's
-# size and its share, samples, MB/s, samples/s and an ETA; the line is cleared at the end;
+# a terminal (util-linux's `script` gives them a pty), with the AUX bytes decoded of the
+# trace's size and its share, samples, MB/s, samples/s and an ETA; the line is cleared at the end;
 # nothing is drawn when stderr is a file, unless --progress asks, and --no-progress keeps
 # a terminal quiet.
 #   progress.sh PMUTRACE

@@ -416,7 +416,7 @@ PMT_API int pmt_out_file_commit(struct pmt_out_file *f, struct pmt_diag *diag);
 PMT_API void pmt_out_file_abort(struct pmt_out_file *f);
 
 /* ---- progress line ----------------------------------------------------------------------
- * A status line on a terminal while a long decode runs: bytes read (of the input's size,
+ * A status line on a terminal while a long decode runs: bytes decoded (of the input's size,
  * with the share and an ETA when the size is known), samples, rates. The caller counts
  * samples with pmt_progress_add(), which reads the clock only every PMT_PROGRESS_EVERY
  * samples; the line is redrawn at most 5 times a second and cleared by fini. Caller-owned:
@@ -426,7 +426,7 @@ struct pmt_progress {
 	FILE *fp;              /* NULL: off (every call is a no-op) */
 	const char *what;      /* the line's prefix, e.g. the command */
 	uint64_t total;        /* input bytes; 0: not known (no share, no ETA) */
-	uint64_t (*pos)(void *ctx); /* bytes read so far */
+	uint64_t (*pos)(void *ctx); /* bytes decoded so far */
 	void *pos_ctx;
 	uint64_t samples, next_check;
 	uint64_t t0, last;     /* CLOCK_MONOTONIC ns: start, last redraw */
