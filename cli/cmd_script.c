@@ -22,6 +22,7 @@ struct script_opts {
 	int raw;
 	int json;
 	unsigned top;
+	int top_given;
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
 	const char *symfs, *kallsyms;
@@ -200,6 +201,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			if (pmt_parse_u64(optarg, &v) || v > 1000000)
 				return pmt_cli_usage_fail(so->cmd, "bad --top '%s'", optarg);
 			so->top = (unsigned)v;
+			so->top_given = 1;
 			break;
 		case OPT_COMPAT:
 			if (parse_compat(optarg, &so->run.compat))
@@ -575,6 +577,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		/* the page's file is made before the decode: a bad path fails at once */
 		struct pmt_html_opts ho = PMT_OPTS_INIT(pmt_html_opts, .compat = so.run.compat,
 							.symbols = syms, .title = so.path,
+							.top = so.top_given ? so.top : 0,
 							.meta = src ? pmt_source_meta(src) : NULL);
 		struct pmt_diag diag = PMT_DIAG_INIT;
 		const char *inputs[] = { so.path };

@@ -124,6 +124,16 @@ if command -v aarch64-linux-gnu-readelf >/dev/null; then
 	page "$T/fx/a.data" "$T/fx.html" --symfs "$T/fx/symfs"
 	check "$T/fx/a.data" "$T/fx.html" --symfs "$T/fx/symfs"
 	grep -q 'data-sym="[a-z_]' "$T/fx.html" || fail "fixture: no symbol name in the page"
+	# --top N: N entries per event (fewer where the event has fewer)
+	page "$T/fx/a.data" "$T/top.html" --symfs "$T/fx/symfs" --top 3
+	python3 - "$T/top.html" <<'PY' || fail "--top 3"
+import re, sys
+t = open(sys.argv[1]).read()
+want = sum(min(3, int(n)) for n in re.findall(r'<details[^>]* data-entries="(\d+)"', t))
+got = t.count('<g class="row sym"')
+if not want or got != want:
+    sys.exit(f'{got} rows, want {want}')
+PY
 else
 	echo "note: binutils-aarch64-linux-gnu missing: the symbol fixture is not checked"
 fi

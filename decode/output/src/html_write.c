@@ -157,8 +157,9 @@ static int bar_row(void *ctx, const struct hist_row *r)
 			if ((int)r->event == b->open_event || r->event == PMT_SPE_SE_INSN)
 				pmt_out_str(o, " open");
 			pmt_out_printf(o, " data-event=\"%s\" data-samples=\"%" PRIu64 "\" data-entries="
-				       "\"%zu\"><summary>%s: %" PRIu64 " samples, %zu symbols</summary>\n",
-				       name, r->event_samples, r->n, name, r->event_samples, r->n);
+				       "\"%zu\"><summary>%s: %" PRIu64 " sample%s, %zu entr%s</summary>\n",
+				       name, r->event_samples, r->n, name, r->event_samples,
+				       r->event_samples == 1 ? "" : "s", r->n, r->n == 1 ? "y" : "ies");
 		}
 		pmt_out_printf(o, "<svg class=\"chart %s\" data-event=\"%s\" viewBox=\"0 0 1000 %zu\" "
 			       "role=\"img\" aria-label=\"%s %s\">\n", b->kind, name,
