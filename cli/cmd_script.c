@@ -323,21 +323,11 @@ struct sink_ctx {
 	struct pmt_html *html;
 	const struct pmt_sample_filter *filter; /* NULL: every sample */
 	const struct spe_consumer *cons;        /* export: takes every sample */
-	/* the progress line's position: the AUX bytes decoded (each CPU's stream offset as
-	 * last seen when the line was due, summed), nearly all of an SPE trace; not the
-	 * trace's read position, which runs ahead of the decode (chunks are queued) or
-	 * stands still (one AUXTRACE record may hold the whole trace) */
+	/* the progress line: its position is the AUX bytes decoded, nearly all of an SPE
+	 * trace; not the trace's read position, which runs ahead of the decode (chunks are
+	 * queued) or stands still (one AUXTRACE record may hold the whole trace) */
 	struct pmt_progress progress;
-	uint64_t *aux_pos;                      /* [PMT_MAX_CPUS] */
-	uint64_t aux_sum;
 };
-
-static uint64_t decoded_bytes(void *ctx)
-{
-	struct sink_ctx *c = ctx;
-
-	return c->aux_sum;
-}
 
 /* the input's size for the progress line's share; 0 (none) for a pipe or a container,
  * whose position counts the uncompressed stream */
@@ -360,11 +350,8 @@ static uint64_t input_size(const char *path)
 
 static void count_progress(struct sink_ctx *c, const struct pmt_spe_sample *s, int n)
 {
-	if (c->progress.samples + (uint64_t)n >= c->progress.next_check && s->rec && c->aux_pos &&
-	    s->cpu < PMT_MAX_CPUS && s->rec->offset > c->aux_pos[s->cpu]) {
-		c->aux_sum += s->rec->offset - c->aux_pos[s->cpu];
-		c->aux_pos[s->cpu] = s->rec->offset;
-	}
+	if (pmt_progress_due(&c->progress, (uint64_t)n) && s->rec)
+		pmt_progress_stream(&c->progress, s->cpu, s->rec->offset);
 	pmt_progress_add(&c->progress, (uint64_t)n);
 }
 
@@ -624,10 +611,9 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	/* on a terminal, unless script's rows go to that terminal too */
 	if (so.progress < 0)
 		so.progress = isatty(STDERR_FILENO) && (is_report || cons || !isatty(STDOUT_FILENO));
-	if (so.progress)
-		ctx.aux_pos = calloc(PMT_MAX_CPUS, sizeof(*ctx.aux_pos));
-	pmt_progress_init(&ctx.progress, ctx.aux_pos ? stderr : NULL, so.cmd,
-			  so.raw ? map.size : input_size(so.path), decoded_bytes, &ctx);
+	if (pmt_progress_init(&ctx.progress, so.progress ? stderr : NULL, so.cmd,
+			      so.raw ? map.size : input_size(so.path)) < 0)
+		pmt_cli_warn(so.cmd, "no progress line: out of memory");
 	if (begin_rc)
 		rc = 0;
 	else if (so.raw)
@@ -635,7 +621,6 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	else
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
 	pmt_progress_fini(&ctx.progress);
-	free(ctx.aux_pos);
 	if (ctx.html) {
 		struct pmt_out page;
 		struct pmt_diag diag = PMT_DIAG_INIT;

@@ -1,4 +1,5 @@
 /* The progress line of long decodes (script, report, export) on a terminal. */
+#include <stdlib.h>
 #include <time.h>
 
 #include "pmutrace/common.h"
@@ -26,19 +27,30 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void pmt_progress_init(struct pmt_progress *p, FILE *fp, const char *what, uint64_t total,
-		       uint64_t (*pos)(void *ctx), void *pos_ctx)
+int pmt_progress_init(struct pmt_progress *p, FILE *fp, const char *what, uint64_t total)
 {
 	memset(p, 0, sizeof(*p));
+	/* a disabled line never reads the clock: the check never passes */
+	p->next_check = UINT64_MAX;
+	if (!fp)
+		return 0;
+	p->stream_pos = calloc(PMT_PROGRESS_STREAMS, sizeof(*p->stream_pos));
+	if (!p->stream_pos)
+		return -PMT_ENOMEM;
 	p->fp = fp;
 	p->what = what;
 	p->total = total;
-	p->pos = pos;
-	p->pos_ctx = pos_ctx;
-	/* a disabled line never reads the clock: the check never passes */
-	p->next_check = fp ? PMT_PROGRESS_EVERY : UINT64_MAX;
-	if (fp)
-		p->t0 = p->last = now_ns();
+	p->next_check = PMT_PROGRESS_EVERY;
+	p->t0 = p->last = now_ns();
+	return 0;
+}
+
+void pmt_progress_stream(struct pmt_progress *p, uint32_t stream, uint64_t offset)
+{
+	if (!p->stream_pos || stream >= PMT_PROGRESS_STREAMS || offset <= p->stream_pos[stream])
+		return;
+	p->pos += offset - p->stream_pos[stream];
+	p->stream_pos[stream] = offset;
 }
 
 static void mb(char *buf, size_t cap, double bytes)
@@ -62,7 +74,7 @@ void pmt_progress_tick(struct pmt_progress *p)
 	if (now - p->last < REDRAW_NS)
 		return;
 	p->last = now;
-	pos = p->pos ? p->pos(p->pos_ctx) : 0;
+	pos = p->pos;
 	el = (double)(now - p->t0) / 1e9;
 	rate = el > 0 ? (double)pos / el : 0;
 	mb(done, sizeof(done), (double)pos);
@@ -70,7 +82,7 @@ void pmt_progress_tick(struct pmt_progress *p)
 		mb(all, sizeof(all), (double)p->total);
 		if (rate > 0)
 			snprintf(eta, sizeof(eta), ", ETA %.0f s",
-				 (double)(p->total - pos) / rate + 0.5);
+				 (double)(p->total - pos) / rate);
 		fprintf(p->fp, "\r\033[K%s: %s of %s (%.0f%%), %llu samples, %.1f MB/s, %.0f "
 			       "samples/s%s", p->what, done, all, 100.0 * (double)pos /
 			(double)p->total, (unsigned long long)p->samples, rate / 1e6,
@@ -93,6 +105,8 @@ void pmt_progress_fini(struct pmt_progress *p)
 	}
 	if (shown_line == p)
 		shown_line = NULL;
+	free(p->stream_pos);
+	p->stream_pos = NULL;
 	p->shown = 0;
 	p->fp = NULL;
 	p->next_check = UINT64_MAX;
