@@ -57,3 +57,6 @@ set_tests_properties(cli.export_pprof PROPERTIES LABELS cli TIMEOUT 120 SKIP_RET
 add_test(NAME cli.export_postgresql COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_postgresql.sh
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.export_postgresql PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77)
+add_test(NAME cli.container_columns COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_columns.sh
+  $<TARGET_FILE:pmutrace> ${PMT_SHARED_DIR})
+set_tests_properties(cli.container_columns PROPERTIES LABELS cli TIMEOUT 180)
