@@ -22,6 +22,7 @@ static int usage(FILE *fp)
 		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
 		"  -e, --event EVENT    perf's syntax: cpu-clock, dummy:u, arm_spe_0/load_filter=1/u,\n"
 		"                       arm_spe// (every arm_spe_N); terms from the PMU's format files\n"
+		"      --pfm-events EVS libpfm4 event strings (INST_RETIRED:u,{A,B}), as perf's\n"
 		"  -c, --count PERIOD   sample period of every event;  -F, --freq FREQ (not for SPE)\n"
 		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
 		"  -p, --pid PID / -t, --tid TID   an existing process / thread\n"
@@ -81,7 +82,8 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 	return 0;
 }
 
-enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE };
+enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
+       O_PFM_EVENTS };
 
 static volatile int stop_requested, snapshot_requested;
 
@@ -143,6 +145,7 @@ int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "pfm-events", required_argument, NULL, O_PFM_EVENTS },
 		{ "count", required_argument, NULL, 'c' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -170,6 +173,7 @@ int cmd_record(int argc, char **argv)
 	struct pmt_record_plan plan;
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const char *evstr[64];
+	bool pfm[64] = { false }; /* evstr[i] is a --pfm-events string: -e order kept */
 	unsigned nev = 0, targets = 0;
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
@@ -186,6 +190,12 @@ int cmd_record(int argc, char **argv)
 		case 'e':
 			if (nev == sizeof(evstr) / sizeof(evstr[0]))
 				return pmt_cli_usage_fail("record", "too many -e options");
+			evstr[nev++] = optarg;
+			break;
+		case O_PFM_EVENTS:
+			if (nev == sizeof(evstr) / sizeof(evstr[0]))
+				return pmt_cli_usage_fail("record", "too many -e options");
+			pfm[nev] = true;
 			evstr[nev++] = optarg;
 			break;
 		case 'c':
@@ -283,7 +293,8 @@ int cmd_record(int argc, char **argv)
 		return PMT_EXIT_ERROR;
 	}
 	for (unsigned i = 0; i < nev && rc >= 0; i++)
-		rc = pmt_events_parse(&events, &pmus, evstr[i], &d);
+		rc = pfm[i] ? pmt_events_parse_pfm(&events, &pmus, evstr[i], &d)
+			    : pmt_events_parse(&events, &pmus, evstr[i], &d);
 	if (rc >= 0)
 		rc = pmt_record_plan_build(&plan, &events, &pmus, &o, &d);
 	else

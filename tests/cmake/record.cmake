@@ -11,3 +11,8 @@ add_test(NAME record.pmusim_spe COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/pm
 # (a sanitizer build is preloaded after the simulator: asan must not insist on coming first)
 set_tests_properties(record.pmusim_spe PROPERTIES LABELS "record;perf73" TIMEOUT 300
   RUN_SERIAL TRUE ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+
+# --pfm-events through libpfm4 (knl model) on the command line: attrs, order, refusals
+add_test(NAME record.pfm_events COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/pfm_events.sh
+  $<TARGET_FILE:pmutrace>)
+set_tests_properties(record.pfm_events PROPERTIES LABELS "record" TIMEOUT 60)

@@ -1,0 +1,71 @@
+#!/bin/sh
+# --pfm-events through the CLI (issue 11 d): libpfm4 as the knl model (LIBPFM_FORCE_PMU),
+# `pmutrace record --dry-run -v` prints the attrs. Expected values by hand from the
+# libpfm_intel_knl(3) page and Intel's PERFEVTSEL layout (tests/unit/session/
+# test_pfm_events.c has the derivation); the evsel__config rules are perf 7.3's (a period
+# from libpfm4 wins over -c, --pfm-events and -e keep their order, no default cycles).
+# perf itself cannot be the oracle: Debian's perf 6.1 and the perf 7.3 oracle are both
+# built without libpfm4 (HAVE_LIBPFM OFF: "unknown option `pfm-events'").
+#   pfm_events.sh PMUTRACE
+set -u
+P=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export LIBPFM_FORCE_PMU=knl
+fail=0
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+# "field value" lines of attr block N (1-based) of a -v printout
+# ("{ sample_period, sample_freq } 5000" as "{ 5000")
+attr() { awk -v n="$2" '/^perf_event_attr:/ { b++; next } /^-----/ { next } b == n { print $1, ($1 == "{" ? $NF : $2) }' "$1"; }
+has() { attr "$1" "$2" | grep -qx "$3" || bad "$4: attr $2 has no '$3': $(attr "$1" "$2" | tr '\n' ';')"; }
+hasnt() { attr "$1" "$2" | grep -q "^$3 " && bad "$4: attr $2 has $3"; }
+
+cd "$T" || exit 1
+# a group of the page's modifier and offcore examples, with -c
+"$P" record --dry-run -v -c 10007 --pfm-events '{INST_RETIRED:i:e:c=3:u,OFFCORE_RESPONSE_0:ANY_RFO:DDR_NEAR}' -- true >o1 2>e1 || bad "group: exit $?: $(cat e1)"
+[ "$(grep -c '^perf_event_attr:' o1)" = 2 ] || bad "group: $(grep -c '^perf_event_attr:' o1) attrs, want 2 (no default cycles)"
+has o1 1 "type 4" group
+has o1 1 "config 0x38400c0" group          # 0xc0 | E 1<<18 | INV 1<<23 | CMASK 3<<24
+has o1 1 "exclude_kernel 1" group          # :u
+hasnt o1 1 exclude_user group
+has o1 1 "exclude_guest 1" group           # libpfm4's perf_event default
+has o1 1 "{ 10007" group                   # -c: sample_period, not freq
+hasnt o1 1 freq group
+has o1 1 "mmap 1" group                    # the first event tracks (a workload)
+has o1 2 "config 0x1b7" group              # OFFCORE_RESPONSE_0: 0xB7, umask 1
+has o1 2 "{ 0x80800022" group              # config1: ANY_RFO 1|5, DDR_NEAR 23|31
+hasnt o1 2 exclude_kernel group
+
+# libpfm4's period= is the event's: -c does not replace it (perf's is_libpfm_event)
+"$P" record --dry-run -v -c 10007 --pfm-events 'INST_RETIRED:period=5000,UNHALTED_CORE_CYCLES:t' -- true >o2 2>e2 || bad "period: exit $?: $(cat e2)"
+has o2 1 "{ 5000" period
+has o2 2 "{ 10007" period
+has o2 2 "config 0x20003c" period          # t: ANY bit 21 on 0x3C
+
+# -e and --pfm-events in command-line order; precise from libpfm4
+"$P" record --dry-run -v -e cpu-clock --pfm-events 'INST_RETIRED:precise=2' -e task-clock -- true >o3 2>e3 || bad "order: exit $?: $(cat e3)"
+has o3 1 "type 1" order
+has o3 2 "type 4" order
+has o3 2 "precise_ip 2" order
+has o3 3 "type 1" order
+has o3 3 "config 0x1" order           # task-clock
+
+# refusals: usage status, the event named, libpfm4's message
+refuse() { # STRING BAD_EVENT LIBPFM_MESSAGE
+	"$P" record --dry-run -v --pfm-events "$1" -- true >/dev/null 2>err
+	rc=$?
+	[ $rc = 129 ] || bad "'$1' exited $rc, want 129"
+	grep -qF "event '$2'" err || bad "'$1': the message does not name '$2': $(cat err)"
+	grep -qF "libpfm4: $3" err || bad "'$1': not libpfm4's '$3': $(cat err)"
+}
+refuse 'OFFCORE_RESPONSE_0:ANY_RFO:DDR_NEAR:ANY_RESPONSE' 'OFFCORE_RESPONSE_0:ANY_RFO:DDR_NEAR:ANY_RESPONSE' 'invalid combination of model specific features'
+refuse 'INST_RETIRED,INST_RETIRED:c=256' 'INST_RETIRED:c=256' 'invalid event attribute value'
+refuse 'INST_RETIRED:t' 'INST_RETIRED:t' 'invalid event attribute'
+refuse 'INST_RETIRED:e' 'INST_RETIRED:e' 'invalid event attribute'
+refuse 'OFFCORE_RESPONSE_1:DMND_DATA_RD:OUTSTANDING' 'OFFCORE_RESPONSE_1:DMND_DATA_RD:OUTSTANDING' 'invalid event attribute'
+refuse 'NO_SUCH_EVENT' 'NO_SUCH_EVENT' 'event not found'
+"$P" record --dry-run --pfm-events '{INST_RETIRED,{INST_RETIRED}}' -- true 2>err >/dev/null
+grep -q "nested event groups not supported" err || bad "nested group: $(cat err)"
+
+[ $fail = 0 ] && echo "pfm_events: all checks passed"
+exit $((fail != 0))
