@@ -16,3 +16,9 @@ set_tests_properties(record.pmusim_spe PROPERTIES LABELS "record;perf73" TIMEOUT
 add_test(NAME record.pfm_events COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/pfm_events.sh
   $<TARGET_FILE:pmutrace>)
 set_tests_properties(record.pfm_events PROPERTIES LABELS "record" TIMEOUT 60)
+
+# perf_event_open refusals (errno chosen by tests/pmusim/fail_open.c): event and reason named
+add_test(NAME record.open_errors COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/open_errors.sh
+  $<TARGET_FILE:pmutrace>)
+set_tests_properties(record.open_errors PROPERTIES LABELS "record" TIMEOUT 120
+  SKIP_RETURN_CODE 77)
