@@ -183,6 +183,8 @@ int open_error_explain(const struct pmt_evsel *e, int cpu, int pid, int err,
 
 	if (cpu >= 0)
 		snprintf(where, sizeof(where), " on CPU %d", cpu);
+	uint64_t max_precise;
+
 	switch (err) {
 	case EACCES:
 	case EPERM:
@@ -190,6 +192,15 @@ int open_error_explain(const struct pmt_evsel *e, int cpu, int pid, int err,
 	case ENOENT:
 	case ENODEV:
 	case EOPNOTSUPP:
+		/* the kernel's own limit, when the sysfs tree says it */
+		if (precise && err == EOPNOTSUPP && e->pmu &&
+		    pmt_pmu_cap_u64(e->pmu, "max_precise", &max_precise) == 0 &&
+		    precise > max_precise)
+			return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+					    "%s%s: PEBS/precise sampling not supported for this "
+					    "event at precise_ip %u: %s allows at most %llu "
+					    "(caps/max_precise)", e->name, where, precise,
+					    e->pmu->name, (unsigned long long)max_precise);
 		if (precise && err == EOPNOTSUPP)
 			return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
 					    "%s%s: PEBS/precise sampling not supported for this "

@@ -75,6 +75,19 @@ static void unsupported_says_pmu_or_pebs(void **state)
 	pebs.pmu = &cpu;
 	says(&pebs, -1, 1, ENOENT, &base, -PMT_ENO_PMU, "PMU cpu",
 	     "PEBS/precise sampling not supported");
+	{
+		struct pmt_pmu_cap max = { "max_precise", "1" };
+
+		cpu.caps = &max;
+		cpu.nr_caps = 1;
+		says(&pebs, -1, 1, EOPNOTSUPP, &base, -PMT_EUNSUPPORTED,
+		     "not supported for this event at precise_ip 2",
+		     "cpu allows at most 1 (caps/max_precise)");
+		snprintf(max.value, sizeof(max.value), "3");
+		says(&pebs, -1, 1, EOPNOTSUPP, &base, -PMT_EUNSUPPORTED,
+		     "choose a PEBS event", NULL);
+		cpu.nr_caps = 0;
+	}
 	says(&hw, 7, -1, ENODEV, &base, -PMT_ENO_PMU, "CPU 7", "offline or outside");
 }
 
