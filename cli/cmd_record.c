@@ -141,6 +141,20 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 	}
 }
 
+/* more events than counters: the kernel time-shares them, and says so in the times */
+static void multiplex_note(const struct pmt_record_plan *plan, const struct pmt_record_stats *st)
+{
+	uint32_t s = st->least_running_slot;
+
+	if (!st->multiplexed || s >= st->slots || !plan->ev.nr)
+		return;
+	fprintf(stderr, "[ multiplexed: %s ran %.1f%% of its enabled time on %s %d (%u of %u "
+			"rings): more events than counters; its samples cover that share ]\n",
+		plan->ev.ev[0].name, 100.0 * st->least_running,
+		st->slot_cpu[s] < 0 ? "ring" : "CPU", st->slot_cpu[s] < 0 ? (int)s : st->slot_cpu[s],
+		st->multiplexed, st->slots);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -330,6 +344,8 @@ int cmd_record(int argc, char **argv)
 			rc = PMT_EXIT_ERROR;
 		} else {
 			summary(out, &st, verbose);
+			if (verbose >= 0)
+				multiplex_note(&plan, &st);
 			/* data loss is never silent: the recording is complete but not whole */
 			rc = st.lost || st.lost_samples || st.aux_truncated ? PMT_EXIT_DAMAGED
 									    : PMT_EXIT_OK;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 11, item 7 at open time: what `pmutrace record` says when the kernel refuses an
-# event. tests/pmusim/fail_open.c (LD_PRELOAD) makes perf_event_open fail with a chosen
+# event, and when it multiplexes one. tests/pmusim/fail_open.c (LD_PRELOAD) makes perf_event_open fail with a chosen
 # errno (and uname report a chosen release); each message must name the event and the
 # reason, and the recording must end (exit 1) with no workload left waiting.
 #   open_errors.sh PMUTRACE
@@ -53,6 +53,18 @@ expect 16 "nmi_watchdog" -- -e cpu-clock:D -- true
 (ulimit -n 64 && expect 24 "too many open files: the limit is 64 (ulimit -n)" -- -e cpu-clock -- true; exit $fail) || fail=$((fail + 1))
 expect 3 "no process or thread" -- -e cpu-clock -p 1 --duration 0.1
 expect 14 "perf_event_open: Bad address" -- -e cpu-clock -- true
+
+# multiplexing: the kernel's user page says the ring owner ran 40% of its enabled time
+# (tests/pmusim/pmusim.c plays the kernel); on the real kernel software events never are
+cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/../pmusim/pmusim.c" -ldl -lpthread || exit 1
+PMUSIM_RUNNING_PCT=40 LD_PRELOAD="$T/sim.so" timeout 20 "$P" record -e cpu-clock -C 0 --duration 0.2 -o "$T/m.data" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc = 0 ] || bad "multiplexed: exit $rc, want 0 (a note, nothing lost): $(cat "$T/err")"
+grep -qF "[ multiplexed: cpu-clock ran 40.0% of its enabled time on CPU 0 (1 of 1 rings)" "$T/err" ||
+	bad "multiplexed: no note: $(cat "$T/err")"
+if timeout 20 "$P" record -e cpu-clock -C 0 --duration 0.2 -o "$T/k.data" >/dev/null 2>"$T/err"; then
+	grep -q "multiplexed" "$T/err" && bad "real kernel: cpu-clock said to be multiplexed: $(cat "$T/err")"
+fi
 
 [ $fail = 0 ] && echo "open_errors: all checks passed"
 exit $((fail != 0))

@@ -35,6 +35,25 @@ uint64_t cap_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The kernel reports multiplexing only to readers of TOTAL_TIME_*, which perf record's
+ * attrs do not ask for; the ring owner's user page has the times anyway. */
+static void note_multiplexing(struct cap *c)
+{
+	c->st->least_running = 1.0;
+	for (uint32_t s = 0; s < c->nslots; s++) {
+		uint64_t enabled, running;
+
+		pmt_ring_times(&c->rings[s], &enabled, &running);
+		if (!enabled || running >= enabled)
+			continue;
+		c->st->multiplexed++;
+		if ((double)running / (double)enabled < c->st->least_running) {
+			c->st->least_running = (double)running / (double)enabled;
+			c->st->least_running_slot = s;
+		}
+	}
+}
+
 /* threads of -p PID (/proc/PID/task), or the one target */
 static int target_threads(struct cap *c, struct pmt_diag *diag)
 {
@@ -355,6 +374,7 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 			rc = rc2;
 	}
 	st->wall_ns = cap_now_ns() - c.t0;
+	note_multiplexing(&c);
 	{
 		int rc2 = cap_output_close(&c, rc, diag);
 

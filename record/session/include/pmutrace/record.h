@@ -93,6 +93,11 @@ struct pmt_record_stats {
 	uint32_t bundle_skipped;            /* mapped files that could not be read */
 	uint8_t bundle_kallsyms_hidden;     /* kptr_restrict: kallsyms not carried */
 	int32_t *slot_cpu;                  /* [slots]: the CPU, -1 for a thread's ring */
+	/* rings whose owner (the plan's first event) the kernel multiplexed: time_running <
+	 * time_enabled in its user page; the least running share and its ring */
+	uint32_t multiplexed;
+	double least_running;
+	uint32_t least_running_slot;
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the
  * container is complete and indexed whenever this returns (also after a stop). */
