@@ -5,11 +5,13 @@
  *    c t and their rules (e needs c >= 1, c in [0:255], t only on the fixed-counter
  *    events), the OFFCORE_RESPONSE_0/1 examples and the illegal one, the average latency
  *    mode (OUTSTANDING on _0 with request types only), ANY_RESPONSE as the default;
- *  - Intel's IA32_PERFEVTSELx layout (SDM vol. 3, 20.2.1): event 7:0, umask 15:8, USR 16,
- *    OS 17, E 18, INT 20, ANY 21, EN 22, INV 23, CMASK 31:24. libpfm_perf_event_encoding(3)
+ *  - Intel's IA32_PERFEVTSELx layout (SDM vol. 3B, architectural performance
+ *    monitoring): event 7:0, umask 15:8, USR 16,
+ *    OS 17, E 18, INT 20, ANY 21, EN 22, INV 23, CMASK 31:24. pfm_get_perf_event_encoding(3)
  *    leaves USR/OS/EN/INT to perf_event (exclude_* and the kernel), so config holds the
  *    rest, and PERF_TYPE_RAW (4) is the type on a core PMU;
- *  - Knights Landing's events (Intel's KNL event list): INST_RETIRED.ANY_P 0xC0/0x00,
+ *  - Knights Landing's event codes and offcore bits as Intel documents them (the seed page
+ *    has none; libpfm4's intel_knl_events.h tabulates the same): INST_RETIRED.ANY_P 0xC0/0x00,
  *    UNHALTED_CORE_CYCLES 0x3C/0x00, UNHALTED_REFERENCE_CYCLES 0x00/0x03 (the fixed
  *    counter's pseudo-encoding), OFFCORE_RESPONSE_0 0xB7/0x01 and _1 0xB7/0x02 with the
  *    MSR_OFFCORE_RSP_x value in config1: request bits DMND_DATA_RD 0, DMND_RFO 1,
@@ -88,7 +90,7 @@ static void modifiers_of_the_knl_page(void **state)
 	one("UNHALTED_CORE_CYCLES:t", 0x20003c, 0, EXCL_G);
 	one("INSTRUCTIONS_RETIRED:t", 0x2000c0, 0, EXCL_G);
 	one("UNHALTED_REFERENCE_CYCLES:t", 0x200300, 0, EXCL_G);
-	/* perf_event's own modifiers (libpfm_perf_event_encoding(3)) */
+	/* perf_event's own modifiers (pfm_get_perf_event_encoding(3)) */
 	one("INST_RETIRED:precise=2", 0xc0, 0, EXCL_G | 2ULL << PMT_ATTR_PRECISE_SHIFT);
 	one("INST_RETIRED:mg", 0xc0, 0, PMT_ATTR_FLAG_EXCLUDE_HOST);
 	one("INST_RETIRED:pinned", 0xc0, 0, EXCL_G | PMT_ATTR_FLAG_PINNED);
