@@ -95,6 +95,14 @@ static void too_new(const struct pmt_perf_attr *a, const struct open_error_env *
 	buf[0] = 0;
 	if (!env->kmajor)
 		return;
+	/* a combination rather than a field: per-task leader sampling (:S) */
+	if ((a->flags & PMT_ATTR_FLAG_INHERIT) && (a->sample_type & PMT_SAMPLE_READ) &&
+	    (env->kmajor < 6 || (env->kmajor == 6 && env->kminor < 12))) {
+		snprintf(buf, n, "inherit with sample_type READ (leader sampling of a workload or "
+			 "-p) needs Linux 6.12 or later and this kernel is %u.%u: record with -a "
+			 "or -C, or --no-inherit", env->kmajor, env->kminor);
+		return;
+	}
 	for (size_t i = 0; i < sizeof(newer) / sizeof(newer[0]); i++) {
 		if (!(attr_word(a, newer[i].word) & newer[i].bits))
 			continue;

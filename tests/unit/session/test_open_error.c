@@ -108,6 +108,15 @@ static void einval_names_the_field_the_kernel_is_too_old_for(void **state)
 	says(&e, -1, 1, EINVAL, &env, -PMT_EUNSUPPORTED, "WEIGHT_STRUCT needs Linux 5.12", NULL);
 	env.kminor = 13;
 	says(&e, -1, 1, EINVAL, &env, -PMT_EINVAL, "sample_type=0x1000003", "per-thread");
+	/* leader sampling per task: allowed from 6.12 */
+	e.attr.flags |= PMT_ATTR_FLAG_INHERIT;
+	e.attr.sample_type |= PMT_SAMPLE_READ;
+	env.kmajor = 6, env.kminor = 11;
+	says(&e, -1, 1, EINVAL, &env, -PMT_EUNSUPPORTED, "inherit with sample_type READ",
+	     "needs Linux 6.12 or later and this kernel is 6.11");
+	env.kminor = 12;
+	says(&e, -1, 1, EINVAL, &env, -PMT_EINVAL, "invalid argument (EINVAL): the PMU refuses",
+	     NULL);
 	/* a kernel new enough for everything: the unusual fields are listed */
 	e = ev("INST_RETIRED:precise=2", 4,
 	       2ULL << PMT_ATTR_PRECISE_SHIFT | PMT_ATTR_FLAG_EXCLUDE_GUEST);
