@@ -219,6 +219,12 @@ int open_error_explain(const struct pmt_evsel *e, int cpu, int pid, int err,
 			return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
 					    "%s%s: the PMU does not support branch stack sampling "
 					    "(EOPNOTSUPP)", e->name, where);
+		if (cpu >= 0 && e->pmu && e->pmu->has_cpus &&
+		    !pmt_cpumask_has(&e->pmu->cpus, (unsigned)cpu))
+			return pmt_diag_set(diag, -PMT_ENO_PMU, NULL, PMT_DIAG_NO_OFFSET,
+					    "%s%s: CPU %d is outside PMU %s's CPUs (its cpumask or "
+					    "cpus file; %s): record with -C on its CPUs", e->name,
+					    where, cpu, pmu, strerror(err));
 		if (err == ENODEV && cpu >= 0)
 			return pmt_diag_set(diag, -PMT_ENO_PMU, NULL, PMT_DIAG_NO_OFFSET,
 					    "%s%s: no such device: the CPU is offline or outside the "
@@ -230,6 +236,7 @@ int open_error_explain(const struct pmt_evsel *e, int cpu, int pid, int err,
 				    pmu ? ", PMU " : "", pmu ? pmu : "",
 				    precise ? "; PEBS/precise sampling not supported for this event"
 					      "? try without the p modifiers"
+					    : pmu ? "; or the PMU's driver is not loaded"
 					    : e->attr.type == PMT_TYPE_HARDWARE
 					    ? "; no hardware PMU here (a VM without a virtual PMU?): "
 					      "software events such as cpu-clock still work"

@@ -89,6 +89,17 @@ static void unsupported_says_pmu_or_pebs(void **state)
 		cpu.nr_caps = 0;
 	}
 	says(&hw, 7, -1, ENODEV, &base, -PMT_ENO_PMU, "CPU 7", "offline or outside");
+	{
+		struct pmt_pmu spe = { .name = "arm_spe_0", .type = 8, .has_cpus = true };
+		struct pmt_evsel s = ev("arm_spe_0//", 8, 0);
+
+		s.pmu = &spe;
+		spe.cpus.bits[0] = 0x3;
+		says(&s, 2, -1, ENOENT, &base, -PMT_ENO_PMU,
+		     "CPU 2 is outside PMU arm_spe_0's CPUs", "record with -C");
+		says(&s, 1, -1, ENOENT, &base, -PMT_ENO_PMU, "PMU arm_spe_0",
+		     "driver is not loaded");
+	}
 }
 
 static void einval_names_the_field_the_kernel_is_too_old_for(void **state)
