@@ -32,8 +32,14 @@ static int usage(FILE *fp)
 		"  -o, --output FILE    the container (default perf.data; an existing file is kept\n"
 		"                       as FILE.old); - writes it to stdout\n"
 		"  -z, --compression-level N  zstd level (default 3)\n"
-		"      --bundle[=full]      carry the mapped executable files and /proc/kallsyms in\n"
-		"                           the container, so it decodes on any machine\n"
+		"      --bundle[=symbols|full]  carry the mapped executables' symbol and line tables\n"
+		"                       (symbols, the default) or whole files (full, for annotate)\n"
+		"                       and /proc/kallsyms in the container, so it decodes on any\n"
+		"                       machine;  --no-bundle: nothing\n"
+		"      --events FILE    named events from a JSON table (perf pmu-events or Intel\n"
+		"                       perfmon; a folder: every *.json); repeatable. Default:\n"
+		"                       $PMUTRACE_EVENTS_PATH, else $XDG_DATA_HOME/pmutrace/events\n"
+		"      --cputype core|atom  hybrid: events without a PMU open on that one only\n"
 		"      --duration SEC   stop after SEC seconds (also SIGINT, SIGTERM, workload exit)\n"
 		"      --dry-run        open nothing; with -v print every attr that would be opened\n"
 		"                       (perf record -vv's layout) for the PMUs in $SYSFS_PATH or /sys\n"
@@ -83,7 +89,7 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 }
 
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
-       O_PFM_EVENTS };
+       O_CPUTYPE, O_EVENTS, O_PFM_EVENTS };
 
 static volatile int stop_requested, snapshot_requested;
 
@@ -119,11 +125,12 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 	if (st->bundle_files || st->bundle_skipped || st->bundle_kallsyms_hidden)
 		fprintf(stderr, "[ bundled: %u files, %.3f MB before compression%s%s%s ]\n",
 			st->bundle_files, (double)st->bundle_bytes / 1e6,
+			st->bundle_source_bytes > st->bundle_bytes ? " (their symbol and line "
+								      "tables)" : "",
 			st->bundle_skipped ? "; some mapped files could not be read" : "",
 			st->bundle_kallsyms_hidden ? "; kallsyms left out: kptr_restrict hides "
 						     "its addresses (run as root or set "
-						     "kernel.kptr_restrict=0)" : "",
-			"");
+						     "kernel.kptr_restrict=0)" : "");
 	if (lost || st->aux_truncated || st->aux_collision) {
 		fprintf(stderr, "[ lost: %llu samples (LOST %llu, LOST_SAMPLES %llu), AUX: %llu "
 				"truncated, %llu partial, %llu collisions; per ring:",
@@ -146,11 +153,11 @@ static void multiplex_note(const struct pmt_record_plan *plan, const struct pmt_
 {
 	uint32_t s = st->least_running_slot;
 
-	if (!st->multiplexed || s >= st->slots || !plan->ev.nr)
+	if (!st->multiplexed || s >= st->slots || st->least_running_event >= plan->ev.nr)
 		return;
 	fprintf(stderr, "[ multiplexed: %s ran %.1f%% of its enabled time on %s %d (%u of %u "
 			"rings): more events than counters; its samples cover that share ]\n",
-		plan->ev.ev[0].name, 100.0 * st->least_running,
+		plan->ev.ev[st->least_running_event].name, 100.0 * st->least_running,
 		st->slot_cpu[s] < 0 ? "ring" : "CPU", st->slot_cpu[s] < 0 ? (int)s : st->slot_cpu[s],
 		st->multiplexed, st->slots);
 }
@@ -176,6 +183,8 @@ int cmd_record(int argc, char **argv)
 		{ "compression-level", required_argument, NULL, 'z' },
 		{ "bundle", optional_argument, NULL, O_BUNDLE },
 		{ "no-bundle", no_argument, NULL, O_NO_BUNDLE },
+		{ "cputype", required_argument, NULL, O_CPUTYPE },
+		{ "events", required_argument, NULL, O_EVENTS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -186,13 +195,17 @@ int cmd_record(int argc, char **argv)
 	struct pmt_evlist events = { 0 };
 	struct pmt_record_plan plan;
 	struct pmt_diag d = PMT_DIAG_INIT;
-	const char *evstr[64];
+	const char *evstr[64], *tables[16];
 	bool pfm[64] = { false }; /* evstr[i] is a --pfm-events string: -e order kept */
+	unsigned ntables = 0;
+	struct pmt_events_opts eo = { .sz = sizeof(eo) };
+	struct pmt_event_table *table = NULL;
 	unsigned nev = 0, targets = 0;
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
 	const char *out = "perf.data";
-	struct pmt_record_run_opts ro = { .sz = sizeof(ro) };
+	/* a recording decodes anywhere unless told otherwise: its symbols travel with it */
+	struct pmt_record_run_opts ro = { .sz = sizeof(ro), .bundle = true };
 	struct pmt_record_stats st;
 	double secs;
 
@@ -275,16 +288,19 @@ int cmd_record(int argc, char **argv)
 			break;
 		case O_DRY_RUN: dry_run = 1; break;
 		case O_BUNDLE:
-			if (optarg && !strcmp(optarg, "symbols"))
-				return pmt_cli_usage_fail("record", "--bundle=symbols (symbol and line "
-							  "tables only) is not built yet; "
-							  "--bundle=full carries the whole files");
-			if (optarg && strcmp(optarg, "full"))
-				return pmt_cli_usage_fail("record", "--bundle=%s: want full (or "
-							  "--no-bundle)", optarg);
+			if (optarg && strcmp(optarg, "full") && strcmp(optarg, "symbols"))
+				return pmt_cli_usage_fail("record", "--bundle=%s: want symbols or "
+							  "full (or --no-bundle)", optarg);
 			ro.bundle = true;
+			ro.bundle_full = optarg && !strcmp(optarg, "full");
 			break;
 		case O_NO_BUNDLE: ro.bundle = false; break;
+		case O_CPUTYPE: eo.cputype = optarg; break;
+		case O_EVENTS:
+			if (ntables == sizeof(tables) / sizeof(tables[0]))
+				return pmt_cli_usage_fail("record", "too many --events files");
+			tables[ntables++] = optarg;
+			break;
 		case 'v': verbose++; break;
 		case 'q': verbose = -1; break;
 		case 'h': return usage(stdout);
@@ -306,9 +322,16 @@ int cmd_record(int argc, char **argv)
 		pmt_diag_print(&d);
 		return PMT_EXIT_ERROR;
 	}
+	pmt_pmus_probe_extended_type(&pmus);
+	for (unsigned i = 0; i < ntables && rc >= 0; i++)
+		rc = pmt_event_table_load(&table, tables[i], &d);
+	if (rc >= 0 && !ntables)
+		rc = pmt_event_table_load_default(&table, &d);
+	eo.table = table;
 	for (unsigned i = 0; i < nev && rc >= 0; i++)
 		rc = pfm[i] ? pmt_events_parse_pfm(&events, &pmus, evstr[i], &d)
-			    : pmt_events_parse(&events, &pmus, evstr[i], &d);
+			    : pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
+	pmt_event_table_free(table);
 	if (rc >= 0)
 		rc = pmt_record_plan_build(&plan, &events, &pmus, &o, &d);
 	else
