@@ -80,6 +80,11 @@ elif command -v perf >/dev/null && command -v zstd >/dev/null; then
 	zstd -dc k.data | perf script -i - -F period 2>/dev/null | sort | uniq -c >k.periods
 	[ "$(awk '{ print $2 }' k.periods)" = 100000 ] || bad "real kernel: periods $(tr '\n' ' ' <k.periods), want only 100000"
 	[ "$(awk '{ print $1 }' k.periods)" -gt 10 ] 2>/dev/null || bad "real kernel: only $(awk '{ print $1 }' k.periods) samples"
+	# a group opens (its member with the leader's fd) and both sample at their periods
+	env -u LIBPFM_FORCE_PMU "$P" record -q --pfm-events '{perf::PERF_COUNT_SW_CPU_CLOCK:period=100000,perf::PERF_COUNT_SW_TASK_CLOCK:period=200000}' -o g.data -- sh -c "$loop" 2>e5 ||
+		bad "real kernel group: exit $?: $(cat e5)"
+	zstd -dc g.data | perf script -i - -F period 2>/dev/null | awk '{ print $1 }' | sort -u | tr '\n' ' ' >g.periods
+	[ "$(cat g.periods)" = "100000 200000 " ] || bad "real kernel group: periods '$(cat g.periods)', want 100000 and 200000"
 fi
 
 [ $fail = 0 ] && echo "pfm_events: all checks passed"
