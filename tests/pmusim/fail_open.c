@@ -1,7 +1,8 @@
 /* LD_PRELOAD that makes perf_event_open fail, to see what pmutrace says for each refusal
  * the kernel can give. PMT_FAIL_OPEN_ERRNO=N fails every open with errno N (only those of
  * attr.type PMT_FAIL_OPEN_TYPE when that is set); PMT_FAKE_KERNEL=X.Y.Z makes uname()
- * report that release, for the "needs Linux X.Y" explanations. */
+ * report that release, for the "needs Linux X.Y" explanations. PMT_OPEN_LOG=FILE appends
+ * one line per open that reaches the kernel: "type config cpu group_fd -> fd". */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,6 +30,22 @@ long syscall(long nr, ...)
 	}
 	if (!real)
 		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	if (nr == SYS_perf_event_open && getenv("PMT_OPEN_LOG")) {
+		long fd = real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		int saved = errno;
+		FILE *f = fopen(getenv("PMT_OPEN_LOG"), "a");
+		uint64_t config;
+
+		memcpy(&config, (const char *)a[0] + 8, 8);
+		if (f) {
+			/* cpu and group_fd are ints: the upper half of their words is junk */
+			fprintf(f, "%u %#llx %d %d -> %ld\n", *(const uint32_t *)a[0],
+				(unsigned long long)config, (int)a[2], (int)a[3], fd);
+			fclose(f);
+		}
+		errno = saved;
+		return fd;
+	}
 	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 

@@ -9,6 +9,7 @@
 #   pfm_events.sh PMUTRACE
 set -u
 P=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export LIBPFM_FORCE_PMU=knl
@@ -85,6 +86,14 @@ elif command -v perf >/dev/null && command -v zstd >/dev/null; then
 		bad "real kernel group: exit $?: $(cat e5)"
 	zstd -dc g.data | perf script -i - -F period 2>/dev/null | awk '{ print $1 }' | sort -u | tr '\n' ' ' >g.periods
 	[ "$(cat g.periods)" = "100000 200000 " ] || bad "real kernel group: periods '$(cat g.periods)', want 100000 and 200000"
+	# the member is opened with its leader's fd, per CPU (tests/pmusim/fail_open.c logs)
+	if cc -shared -fPIC -O2 -o fail.so "$HERE/../pmusim/fail_open.c" -ldl; then
+		env -u LIBPFM_FORCE_PMU PMT_OPEN_LOG="$PWD/opens" LD_PRELOAD="$PWD/fail.so" "$P" record -q -C 0 --duration 0.1 \
+			--pfm-events '{perf::PERF_COUNT_SW_CPU_CLOCK,perf::PERF_COUNT_SW_TASK_CLOCK}' -o o.data 2>e6 || bad "group opens: $(cat e6)"
+		leader=$(awk '$1 == 1 && $2 == 0 && $4 == -1 { print $6 }' opens)
+		member=$(awk '$1 == 1 && $2 == "0x1" { print $4 }' opens)
+		[ -n "$leader" ] && [ "$member" = "$leader" ] || bad "group opens: member's group_fd '$member', leader's fd '$leader': $(cat opens)"
+	fi
 fi
 
 [ $fail = 0 ] && echo "pfm_events: all checks passed"
