@@ -95,6 +95,15 @@ static void too_new(const struct pmt_perf_attr *a, const struct open_error_env *
 	buf[0] = 0;
 	if (!env->kmajor)
 		return;
+	/* hybrid: the PMU type in config[63:32] of a generic event (perf's extended type) */
+	if ((a->type == PMT_TYPE_HARDWARE || a->type == 3 /* PERF_TYPE_HW_CACHE */) &&
+	    (a->config >> 32) &&
+	    (env->kmajor < 5 || (env->kmajor == 5 && env->kminor < 13))) {
+		snprintf(buf, n, "a generic event with its PMU type in config[63:32] (hybrid "
+			 "cpu_core/cpu_atom) needs Linux 5.13 or later and this kernel is %u.%u",
+			 env->kmajor, env->kminor);
+		return;
+	}
 	/* a combination rather than a field: per-task leader sampling (:S) */
 	if ((a->flags & PMT_ATTR_FLAG_INHERIT) && (a->sample_type & PMT_SAMPLE_READ) &&
 	    (env->kmajor < 6 || (env->kmajor == 6 && env->kminor < 12))) {
@@ -281,6 +290,13 @@ int open_error_explain(const struct pmt_evsel *e, int cpu, int pid, int err,
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
 				    "%s%s: too many open files (%s): raise ulimit -n (one per "
 				    "event, CPU and thread)", e->name, where, strerror(err));
+	case ENODATA:
+		/* Intel's load latency event on Sapphire Rapids and later (perf's message) */
+		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+				    "%s%s: cannot collect data source with the load latency event "
+				    "alone (ENODATA): put the auxiliary event in front of it in a "
+				    "group, e.g. {cpu/mem-loads-aux/,cpu/mem-loads,ldlat=30/P}:S",
+				    e->name, where);
 	case ESRCH:
 		return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
 				    "%s: no process or thread %d", e->name, pid);

@@ -119,6 +119,19 @@ static void einval_names_the_field_the_kernel_is_too_old_for(void **state)
 	says(&e, -1, 1, EINVAL, &env, -PMT_EUNSUPPORTED, "WEIGHT_STRUCT needs Linux 5.12", NULL);
 	env.kminor = 13;
 	says(&e, -1, 1, EINVAL, &env, -PMT_EINVAL, "sample_type=0x1000003", "per-thread");
+	/* hybrid cycles on cpu_atom (type 10 << 32): extended types came with 5.13 */
+	{
+		struct pmt_evsel h = ev("cpu_atom/cycles/", 0, 0);
+		struct open_error_env old = base;
+
+		h.attr.config = 0xa00000000ULL;
+		h.attr.read_format = PMT_READ_ID;
+		old.kminor = 10, old.kmajor = 5;
+		says(&h, 8, -1, EINVAL, &old, -PMT_EUNSUPPORTED, "config[63:32]",
+		     "needs Linux 5.13 or later and this kernel is 5.10");
+		old.kminor = 13;
+		says(&h, 8, -1, EINVAL, &old, -PMT_EINVAL, "the PMU refuses", NULL);
+	}
 	/* leader sampling per task: allowed from 6.12 */
 	e.attr.flags |= PMT_ATTR_FLAG_INHERIT;
 	e.attr.sample_type |= PMT_SAMPLE_READ;
@@ -157,6 +170,8 @@ static void busy_and_file_limits(void **state)
 	env.nofile = 0;
 	says(&e, 0, -1, EMFILE, &env, -PMT_EIO, "too many open files", "ulimit -n");
 	says(&e, -1, 4242, ESRCH, &env, -PMT_ENOT_FOUND, "no process or thread 4242", NULL);
+	says(&e, 0, -1, ENODATA, &env, -PMT_EUNSUPPORTED,
+	     "cannot collect data source with the load latency event alone", "mem-loads-aux");
 	says(&e, -1, 4242, EFAULT, &env, -PMT_EIO, "perf_event_open: Bad address", NULL);
 }
 
