@@ -308,6 +308,9 @@ int open_error_explain(const struct pmt_evsel *e, int cpu, int pid, int err,
 	}
 }
 
+/* perf 7.3 does not check this (x86's arch_evsel__set_sample_weight() sets WEIGHT_STRUCT
+ * whatever the CPU); the kernel fills var3_w only when this bit set PMU_FL_RETIRE_LATENCY
+ * in intel_pmu_init(), and the bit is in no sysfs file, so only the MSR can tell. */
 int open_error_pebs_timing(const char *dev_cpu, int cpu)
 {
 	char path[256];
