@@ -28,3 +28,9 @@ add_test(NAME record.open_errors COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/o
   $<TARGET_FILE:pmutrace>)
 set_tests_properties(record.open_errors PROPERTIES LABELS "record" TIMEOUT 120
   SKIP_RETURN_CODE 77)
+
+# --pfm-events attrs against x86 perf 7.3 given the same encodings as raw events (fake GNR)
+add_test(NAME oracle.pfm_attrs73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/pfm_attrs.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+set_tests_properties(oracle.pfm_attrs73 PROPERTIES LABELS "differential;perf73;record"
+  TIMEOUT 300 SKIP_RETURN_CODE 77)
