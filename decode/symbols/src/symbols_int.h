@@ -30,7 +30,12 @@ struct elf_symtab {
 	/* the PT_LOADs, to turn a file offset into the address the debug info uses */
 	struct { uint64_t off, vaddr, size; } loads[16];
 	unsigned nloads;
+	uint8_t loads_given;          /* loads came from the runtime file, not this one */
 };
+/* Take the PT_LOADs from `runtime` (the file that was mapped) before loading a separate
+ * debug file into t: a debug file's program headers may have its offsets zeroed (Debian's
+ * do), and perf adjusts symbols by the runtime file's. 0, or < 0 when it cannot be read. */
+int elf_symtab_loads_from(struct elf_symtab *t, const char *runtime);
 /* The ELF address (p_vaddr space) of a file offset, or UINT64_MAX. */
 uint64_t elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off);
 
