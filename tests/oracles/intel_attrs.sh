@@ -176,5 +176,10 @@ refuse gnr "groups do not nest" -e '{cycles,{instructions}}' -- true
 refuse gnr "closing '}'" -e '{cycles,instructions' -- true
 refuse gnr "--cputype core: no PMU cpu_core" --cputype core -e cycles -- true
 refuse gnr "named events need an event table" -e inst_retired.any -- true
+# a group of two PMUs is split, and said as perf says it
+n=$((n + 1))
+SYSFS_PATH=$T/hybrid "$P" record --dry-run -e '{cpu_core/cycles/,cpu_atom/instructions/}' \
+	-- true >/dev/null 2>"$T/err" && grep -q "regrouped to match PMUs" "$T/err" ||
+	{ echo "FAIL: no regrouping note for a group of two PMUs: $(cat "$T/err")"; fail=$((fail + 1)); }
 [ "$fail" = 0 ] || { echo "FAIL: $fail of $n cases"; exit 1; }
 echo "OK: $n command lines: the same attrs as x86 perf 7.3 on GNR and hybrid trees, refusals named"

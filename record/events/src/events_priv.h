@@ -13,9 +13,10 @@ bool pmt_legacy_find(const char *name, size_t n, uint32_t *type, uint64_t *confi
 /* a hardware cache event name (L1-dcache-load-misses, ...): its PERF_TYPE_HW_CACHE config */
 bool pmt_cache_find(const char *name, size_t n, uint64_t *config);
 /* "; did you mean a, b?" (or "") for an unknown name: the nearest built-in, cache, PMU,
- * sysfs alias and table names */
+ * sysfs alias and table names, and terms_of's format terms when given */
 void pmt_events_suggest(const char *want, const struct pmt_pmus *pmus,
-			const struct pmt_event_table *table, char *out, size_t cap);
+			const struct pmt_event_table *table, const struct pmt_pmu *terms_of,
+			char *out, size_t cap);
 
 /* a named event of a table: the PMU it is for (NULL: every core PMU) and its terms in
  * perf's syntax for that PMU's format files ("event=0xc0,umask=0x1") */

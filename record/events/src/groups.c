@@ -110,7 +110,6 @@ int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt
 	memcpy(ev, sorted, n * sizeof(*sorted));
 	free(sorted);
 	free(k);
-	if (regrouped)
-		pmt_info("WARNING: events were regrouped to match PMUs");
+	l->regrouped |= regrouped;
 	return 0;
 }

@@ -99,7 +99,7 @@ static int unknown_term(struct ctx *c, const struct pmt_pmu *pmu, const char *t,
 		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s,",
 					pmu->formats[i].name);
 	snprintf(want, sizeof(want), "%.*s", (int)n, t);
-	pmt_events_suggest(want, c->pmus, c->table, near, sizeof(near));
+	pmt_events_suggest(want, c->pmus, c->table, pmu, near, sizeof(near));
 	return FAIL(c, -PMT_EPARSE, "event '%s': unknown term '%.*s' for PMU '%s'%s; valid terms: "
 		    "%s%s, or an event of the PMU", c->event, (int)n, t, pmu->name, near, valid,
 		    perf_terms);
@@ -310,7 +310,7 @@ static int pmu_event(struct ctx *c, const char *ev, size_t len)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? " " : "",
 					      pmus->pmu[i].name);
 		snprintf(want, sizeof(want), "%.*s", (int)pl, ev);
-		pmt_events_suggest(want, pmus, NULL, near, sizeof(near));
+		pmt_events_suggest(want, pmus, NULL, NULL, near, sizeof(near));
 		return FAIL(c, -PMT_ENO_PMU, "event '%s': no PMU '%.*s' in "
 			    "%s/bus/event_source/devices (there: %s)%s%s", c->event, (int)pl, ev,
 			    pmus->root, n ? names : "none", near,
@@ -422,7 +422,7 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 		char near[320], want[96];
 
 		snprintf(want, sizeof(want), "%.*s", (int)nl, ev);
-		pmt_events_suggest(want, pmus, c->table, near, sizeof(near));
+		pmt_events_suggest(want, pmus, c->table, NULL, near, sizeof(near));
 		return FAIL(c, -PMT_ENOT_FOUND, "event '%s': no event '%.*s' (not a built-in, "
 			    "cache or raw event, no PMU's events/ alias%s)%s%s", c->event, (int)nl, ev,
 			    pmt_event_table_size(c->table) ? ", not in the event tables" : "", near,

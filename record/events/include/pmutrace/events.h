@@ -51,6 +51,9 @@ struct pmt_evsel {
 struct pmt_evlist {
 	struct pmt_evsel *ev;
 	uint32_t nr, cap;
+	/* a group written with events of several PMUs (a hybrid event in a group) was split
+	 * into one group per PMU; perf says "WARNING: events were regrouped to match PMUs" */
+	bool regrouped;
 };
 
 /* Named events loaded from JSON tables: perf's pmu-events JSON (EventCode, UMask, ...
