@@ -149,6 +149,36 @@ check hybrid -e '{cpu_core/cycles/,cpu_atom/instructions/}' -- true
 check hybrid -e topdown-retiring -- true
 check hybrid --cputype core -e cycles -- true
 check hybrid --cputype atom -e cycles -- true
+# options with groups and :R; the :R event goes after the others of its group (perf 7.3);
+# a software event stays with its group
+check gnr -e '{cycles,instructions}:S' -a
+check gnr -e '{cycles,instructions}:S' -c 10000 -- true
+check gnr -e '{cycles,instructions}' -F 999 -- true
+check gnr -e '{cycles,instructions}:S' --per-thread -- true
+check gnr -e '{cycles,instructions}:S' --no-inherit -- true
+check gnr -e '{cycles}:S' -- true
+check gnr -e cpu/event=0xc2,umask=0x2/R -- true
+check gnr -e cpu/event=0xc2,umask=0x2/ppR -c 1000 -- true
+check gnr -e cycles:R -a
+check gnr -e '{cycles:R,instructions}:S' -- true
+check gnr -e 'cycles,cpu-clock' -- true
+check gnr -e '{cpu-clock,cycles}:S' -- true
+check gnr -e 'cpu/cycles/u,cpu/branch-misses/k' -- true
+check gnr -e 'cpu/L1-dcache-load-misses/' -- true
+check gnr -e 'cpu/cycles,name=foo/' -- true
+check gnr -e 'cycles:uk' -- true
+check gnr -e 'cycles:ukpp' -p 1
+check gnr -e 'ref-cycles:S' -t 1
+check hybrid -e cycles -C 8
+check hybrid -e cycles -C 0,8
+check hybrid -e cycles --per-thread -- true
+check hybrid -e '{cycles,instructions}:S' -a
+check hybrid -e 'cpu_core/topdown-retiring/' -- true
+check hybrid -e 'topdown-retiring,cpu_atom/cycles/' -- true
+check hybrid -e 'L1-dcache-load-misses:u' -p 1
+check hybrid -e 'cpu_core/event=0xc2,umask=0x2/pp,cpu_atom/event=0xc2,umask=0x0/p' -- true
+check hybrid -e mem-loads -- true
+check hybrid -e '{cpu_core/slots/,cpu_core/topdown-retiring/,cpu_core/topdown-bad-spec/}' -a
 
 # refusals and hints
 refuse() { # FS PATTERN ARGS...

@@ -150,6 +150,18 @@ static void groups_and_topdown(void **state)
 	assert_true(l.ev[0].attr.config == 0x400 && l.ev[1].attr.config == 0xc0);
 	assert_int_equal(l.ev[0].nr_members, 3);
 	pmt_evlist_fini(&l);
+	/* perf 7.3 moves a group's :R events after the others (and says it regrouped) */
+	assert_int_equal(parse(&gnr, "{cycles:R,instructions}:S", &l, NULL, &d), 0);
+	assert_true(l.ev[0].attr.config == 0xc0 && l.ev[1].retire_lat);
+	assert_int_equal(l.ev[0].nr_members, 2);
+	assert_true(l.regrouped);
+	pmt_evlist_fini(&l);
+	/* a software leader keeps its group with a hardware member */
+	assert_int_equal(parse(&gnr, "{cpu-clock,cycles}:S", &l, NULL, &d), 0);
+	assert_int_equal(l.ev[0].attr.type, PMT_TYPE_SOFTWARE);
+	assert_int_equal(l.ev[0].nr_members, 2);
+	assert_false(l.regrouped);
+	pmt_evlist_fini(&l);
 	assert_int_equal(parse(&gnr, "{cycles,instructions}:W,cycles:R", &l, NULL, &d), 0);
 	assert_true(l.ev[0].weak_group && l.ev[2].retire_lat && !l.ev[0].retire_lat);
 	pmt_evlist_fini(&l);

@@ -96,6 +96,8 @@ PMT_API int pmt_events_parse_opts(struct pmt_evlist *l, const struct pmt_pmus *p
 PMT_API struct pmt_evsel *pmt_evlist_add(struct pmt_evlist *l);
 /* move event i to the front (perf's evlist__to_front) */
 PMT_API void pmt_evlist_to_front(struct pmt_evlist *l, uint32_t i);
+/* drop event i (its group goes on without it; later indices move down by one) */
+PMT_API void pmt_evlist_remove(struct pmt_evlist *l, uint32_t i);
 PMT_API void pmt_evlist_fini(struct pmt_evlist *l);
 /* Set a format term the user did not set (perf's evsel__set_config_if_unset); no-op when
  * the PMU has no such format. */
