@@ -6,9 +6,11 @@
 # perf's feature probes and the fake PMUs' opens are answered by tests/pmusim/probe_ok.c
 # (PROBE_OK_TYPES), so perf opens every event and prints every attr. perf's parenthesised
 # annotations are dropped; the extended-type probes (pid 0, cpu -1) are not events.
-#   intel_attrs.sh PMUTRACE ORACLES_DIR
+# With SHARED_DIR, Intel's perfmon GNR excerpt (data/tpebs) is read with --events and each of
+# its events compared with perf 7.3's built-in GNR table.
+#   intel_attrs.sh PMUTRACE ORACLES_DIR [SHARED_DIR]
 set -eu
-P=$1 ORC=$2
+P=$1 ORC=$2 SHARED=${3:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 X86=$ORC/bin/perf-7.3
 [ -x "$X86" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
@@ -18,6 +20,7 @@ cc -shared -fPIC -O2 -o "$T/probe.so" "$HERE/../pmusim/probe_ok.c" -ldl
 sh "$HERE/fake_intel_sysfs.sh" "$T/gnr" gnr
 sh "$HERE/fake_intel_sysfs.sh" "$T/hybrid" hybrid
 TABLE=$HERE/../../fixtures/events/gnr_small.json
+PERFMON=$SHARED/data/tpebs/GNR_events_graniterapids_core.EXCERPT.json
 
 # attr blocks without annotations, "--" after each; blocks whose open is perf's probe
 # (pid 0, cpu -1) dropped. perf may probe while it prints an attr (the annotation of a
@@ -42,8 +45,8 @@ check() { # FS ARGS...   (FS: gnr or hybrid; @TABLE is the fixture table)
 	cpuid=GenuineIntel-6-AD-0
 	[ "$fs" = hybrid ] && cpuid=GenuineIntel-6-97-0
 	n=$((n + 1))
-	perfargs=$(echo "$*" | sed -e 's/--events @TABLE//' -e 's/--cputype \([a-z]*\)//')
-	pmtargs=$(echo "$*" | sed "s|@TABLE|$TABLE|")
+	perfargs=$(echo "$*" | sed -e 's/--events @[A-Z]*//' -e 's/--cputype \([a-z]*\)//')
+	pmtargs=$(echo "$*" | sed -e "s|@TABLE|$TABLE|" -e "s|@PERFMON|$PERFMON|")
 	# perf record has no --cputype: cpu_core/EVENT/ is what it means
 	case "$*" in
 	*"--cputype core"*) perfargs=$(echo "$perfargs" | sed 's|-e \([a-z-]*\)|-e cpu_core/\1/|g') ;;
@@ -179,6 +182,15 @@ check hybrid -e 'L1-dcache-load-misses:u' -p 1
 check hybrid -e 'cpu_core/event=0xc2,umask=0x2/pp,cpu_atom/event=0xc2,umask=0x0/p' -- true
 check hybrid -e mem-loads -- true
 check hybrid -e '{cpu_core/slots/,cpu_core/topdown-retiring/,cpu_core/topdown-bad-spec/}' -a
+
+# Intel's own perfmon JSON (fixed counters rewritten as perf's converter does)
+if [ -r "$PERFMON" ]; then
+	for ev in $(sed -n 's/.*"EventName": *"\([^"]*\)".*/\1/p' "$PERFMON"); do
+		check gnr --events @PERFMON -e "$ev:p" -- true
+	done
+else
+	echo "note: no $PERFMON: the perfmon table cases are left out"
+fi
 
 # refusals and hints
 refuse() { # FS PATTERN ARGS...

@@ -72,13 +72,29 @@ static const char *const msrs[][2] = {
 	{ "0x3F7", "frontend" },
 };
 
+/* Intel perfmon writes fixed-counter events with the pseudo encodings event 0 umask 1
+ * (instructions) and 2 (core cycles); perf's converter (perfmon's create_perf_json.py)
+ * gives them the general-counter codes the kernel schedules on the fixed counters */
+static void perfmon_fixed(json_t *ev, unsigned long long *code, const char **umask)
+{
+	const char *counter = field(ev, "Counter");
+	unsigned long long u = *umask ? strtoull(*umask, NULL, 0) : 0;
+
+	if (!counter || strncasecmp(counter, "Fixed counter", 13) || *code)
+		return;
+	if (u == 1 || u == 2) {
+		*code = u == 1 ? 0xc0 : 0x3c;
+		*umask = NULL;
+	}
+}
+
 static int add_event(struct pmt_event_table *t, json_t *ev, const char *path, size_t at,
-		     struct pmt_diag *diag)
+		     bool perfmon, struct pmt_diag *diag)
 {
 	const char *name = field(ev, "EventName"), *code = field(ev, "EventCode");
 	const char *cfg = field(ev, "ConfigCode"), *unit = field(ev, "Unit");
 	const char *msr = field(ev, "MSRIndex"), *msrval = field(ev, "MSRValue");
-	const char *ext = field(ev, "ExtSel"), *filter = field(ev, "Filter");
+	const char *ext = field(ev, "ExtSel"), *filter = field(ev, "Filter"), *umask;
 	char terms[512], *lname;
 	size_t len;
 	unsigned long long evcode = 0;
@@ -97,10 +113,13 @@ static int add_event(struct pmt_event_table *t, json_t *ev, const char *path, si
 	}
 	if (ext)
 		evcode |= strtoull(ext, NULL, 0) << 8;
+	umask = field(ev, "UMask");
+	if (perfmon)
+		perfmon_fixed(ev, &evcode, &umask);
 	len = cfg ? (size_t)snprintf(terms, sizeof(terms), "config=%s", cfg)
 		  : (size_t)snprintf(terms, sizeof(terms), "event=%#llx", evcode);
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		const char *v = field(ev, fields[i][0]);
+		const char *v = strcmp(fields[i][0], "UMask") ? field(ev, fields[i][0]) : umask;
 
 		if (v && strcmp(v, "0") && len < sizeof(terms))
 			len += (size_t)snprintf(terms + len, sizeof(terms) - len, ",%s=%s",
@@ -173,7 +192,7 @@ static int load_file(struct pmt_event_table *t, const char *path, struct pmt_dia
 					  "event %zu is not a JSON object", i);
 			break;
 		}
-		if ((rc = add_event(t, ev, path, i, diag)) < 0)
+		if ((rc = add_event(t, ev, path, i, events != root, diag)) < 0)
 			break;
 	}
 	json_decref(root);

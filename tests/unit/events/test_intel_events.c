@@ -248,10 +248,16 @@ static void tables_map_fields_as_jevents(void **state)
 	      "\"UMask\": \"0x08\", \"EventName\": \"MEM_LOAD_RETIRED.L1_MISS\", "
 	      "\"CounterMask\": \"0\", \"Invert\": \"0\", \"EdgeDetect\": \"0\", "
 	      "\"MSRIndex\": \"0x00\", \"MSRValue\": \"0x00\", \"SampleAfterValue\": "
-	      "\"1000003\"}]}");
+	      "\"1000003\"}, {\"EventCode\": \"0x00\", \"UMask\": \"0x01\", \"EventName\": "
+	      "\"INST_RETIRED.ANY\", \"Counter\": \"Fixed counter 0\"}]}");
 	assert_int_equal(pmt_event_table_load(&t, path, &d), 1);
 	assert_int_equal(parse(&gnr, "mem_load_retired.l1_miss", &l, &o, &d), 0);
 	assert_true(l.ev[0].attr.config == 0x8d1 && l.ev[0].attr.sample_period == 1000003);
+	pmt_evlist_fini(&l);
+	/* perfmon's fixed-counter pseudo code, as perf's converter rewrites it (the file
+	 * loaded last wins over gnr_small.json's inst_retired.any) */
+	assert_int_equal(parse(&gnr, "inst_retired.any", &l, &o, &d), 0);
+	assert_true(l.ev[0].attr.config == 0xc0 && !l.ev[0].period_set);
 	pmt_evlist_fini(&l);
 	/* an unknown name suggests the nearest table names */
 	assert_int_equal(parse(&gnr, "inst_retired.anyy", &l, &o, &d), -PMT_ENOT_FOUND);
