@@ -46,7 +46,8 @@ check() { # FS ARGS...   (FS: gnr or hybrid; @TABLE is the fixture table)
 	[ "$fs" = hybrid ] && cpuid=GenuineIntel-6-97-0
 	n=$((n + 1))
 	perfargs=$(echo "$*" | sed -e 's/--events @[A-Z]*//' -e 's/--cputype \([a-z]*\)//')
-	pmtargs=$(echo "$*" | sed -e "s|@TABLE|$TABLE|" -e "s|@PERFMON|$PERFMON|")
+	pmtargs=$(echo "$*" | sed -e "s|@TABLE|$TABLE|" -e "s|@PERFMONDIR|$T/perfmon|" \
+		-e "s|@PERFMON|$PERFMON|")
 	# perf record has no --cputype: cpu_core/EVENT/ is what it means
 	case "$*" in
 	*"--cputype core"*) perfargs=$(echo "$perfargs" | sed 's|-e \([a-z-]*\)|-e cpu_core/\1/|g') ;;
@@ -57,7 +58,8 @@ check() { # FS ARGS...   (FS: gnr or hybrid; @TABLE is the fixture table)
 		timeout 60 "$X86" record -vv -o "$T/perf.data" $perfargs >"$T/perf.out" 2>&1 || true
 	blocks "$T/perf.out" >"$T/perf.attrs"
 	# shellcheck disable=SC2086
-	if ! SYSFS_PATH=$T/$fs PMUTRACE_EVENTS_PATH=/nonexistent LD_PRELOAD=$T/probe.so \
+	if ! SYSFS_PATH=$T/$fs PERF_CPUID=$cpuid PMUTRACE_EVENTS_PATH=/nonexistent \
+		LD_PRELOAD=$T/probe.so \
 		"$P" record --dry-run -v $pmtargs >"$T/pmt.out" 2>"$T/pmt.err"; then
 		echo "FAIL [$fs] $*: pmutrace refused it:"; cat "$T/pmt.err"
 		fail=$((fail + 1))
@@ -188,6 +190,12 @@ if [ -r "$PERFMON" ]; then
 	for ev in $(sed -n 's/.*"EventName": *"\([^"]*\)".*/\1/p' "$PERFMON"); do
 		check gnr --events @PERFMON -e "$ev:p" -- true
 	done
+	# a perfmon tree: mapfile.csv picks the GNR file for PERF_CPUID GenuineIntel-6-AD-0
+	mkdir -p "$T/perfmon/GNR/events"
+	cp "$SHARED/data/tpebs/mapfile.csv" "$T/perfmon/"
+	cp "$PERFMON" "$T/perfmon/GNR/events/graniterapids_core.json"
+	check gnr --events @PERFMONDIR -e cpu_clk_unhalted.thread,frontend_retired.l2_miss:pp -- true
+	check gnr --events @PERFMONDIR -e '{topdown.slots,mem_load_retired.l3_hit}:S' -a
 else
 	echo "note: no $PERFMON: the perfmon table cases are left out"
 fi

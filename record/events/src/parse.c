@@ -136,8 +136,8 @@ static int event_term(struct ctx *c, struct pmt_evsel *e, const char *t, size_t 
 
 	if (a)
 		return terms(c, e, a->terms, strlen(a->terms), depth + 1);
-	te = c->table ? pmt_event_table_find(c->table, t, n) : NULL;
-	if (te && (te->pmu ? !strcmp(te->pmu, e->pmu->name) : e->pmu->core))
+	te = c->table ? pmt_event_table_find(c->table, t, n, e->pmu) : NULL;
+	if (te)
 		return terms(c, e, te->terms, strlen(te->terms), depth + 1);
 	if (e->pmu->core && hardware_name(c->pmus, e->pmu, t, n, &type, &config)) {
 		e->attr.type = type;
@@ -350,7 +350,6 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 	size_t nl = colon ? (size_t)(colon - ev) : len, ml = colon ? len - nl - 1 : 0;
 	const char *m = colon ? colon + 1 : "";
 	const struct pmt_pmus *pmus = c->pmus;
-	const struct pmt_table_event *te = NULL;
 	uint32_t type, added = 0, ncore = 0, first = c->out->nr;
 	uint64_t config, raw;
 	struct pmt_evsel *e;
@@ -378,8 +377,6 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 	}
 	if (pmt_legacy_find(ev, nl, &type, &config) && type == PMT_TYPE_SOFTWARE)
 		return pmu_less_event(c, type, config, m, ml);
-	if (c->table)
-		te = pmt_event_table_find(c->table, ev, nl);
 	/* perf 7.3 looks the name up in every PMU first: a sysfs alias or a table event of the
 	 * PMU wins over the built-in hardware event of the same name */
 	for (uint32_t i = 0; i < pmus->nr; i++) {
@@ -390,8 +387,11 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 		if (pmu->core && !wanted_core(c, pmu))
 			continue;
 		ncore += pmu->core;
-		if (!t && te && (te->pmu ? !strcmp(te->pmu, pmu->name) : pmu->core))
-			t = te->terms;
+		if (!t && c->table) {
+			const struct pmt_table_event *te = pmt_event_table_find(c->table, ev, nl, pmu);
+
+			t = te ? te->terms : NULL;
+		}
 		if (!t)
 			continue;
 		if (!(e = new_event(c, pmu)))

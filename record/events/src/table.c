@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "events_priv.h"
 
@@ -28,12 +29,17 @@ const char *pmt_event_table_name(const struct pmt_event_table *t, uint32_t i)
 }
 
 const struct pmt_table_event *pmt_event_table_find(const struct pmt_event_table *t,
-						   const char *name, size_t n)
+						   const char *name, size_t n,
+						   const struct pmt_pmu *pmu)
 {
 	/* the last file given wins, as a later definition overrides */
-	for (uint32_t i = t ? t->nr : 0; i-- > 0;)
-		if (strlen(t->ev[i].name) == n && !strncasecmp(t->ev[i].name, name, n))
-			return &t->ev[i];
+	for (uint32_t i = t ? t->nr : 0; i-- > 0;) {
+		const struct pmt_table_event *te = &t->ev[i];
+
+		if (strlen(te->name) == n && !strncasecmp(te->name, name, n) &&
+		    (te->pmu ? !strcmp(te->pmu, pmu->name) : pmu->core))
+			return te;
+	}
 	return NULL;
 }
 
@@ -89,7 +95,7 @@ static void perfmon_fixed(json_t *ev, unsigned long long *code, const char **uma
 }
 
 static int add_event(struct pmt_event_table *t, json_t *ev, const char *path, size_t at,
-		     bool perfmon, struct pmt_diag *diag)
+		     bool perfmon, const char *default_pmu, struct pmt_diag *diag)
 {
 	const char *name = field(ev, "EventName"), *code = field(ev, "EventCode");
 	const char *cfg = field(ev, "ConfigCode"), *unit = field(ev, "Unit");
@@ -151,7 +157,9 @@ static int add_event(struct pmt_event_table *t, json_t *ev, const char *path, si
 	te = &t->ev[t->nr];
 	lname = strdup(name);
 	te->terms = strdup(terms);
-	/* no Unit: every core PMU (jevents' default_core) */
+	/* no Unit: every core PMU (jevents' default_core), or the mapfile's core type */
+	if (!unit)
+		unit = default_pmu;
 	te->pmu = unit && strcasecmp(unit, "cpu") ? strdup(unit) : NULL;
 	if (!lname || !te->terms || (unit && strcasecmp(unit, "cpu") && !te->pmu)) {
 		free(lname);
@@ -167,7 +175,8 @@ static int add_event(struct pmt_event_table *t, json_t *ev, const char *path, si
 	return 0;
 }
 
-static int load_file(struct pmt_event_table *t, const char *path, struct pmt_diag *diag)
+int pmt_event_table_load_json(struct pmt_event_table *t, const char *path,
+			      const char *default_pmu, struct pmt_diag *diag)
 {
 	json_error_t err;
 	json_t *root = json_load_file(path, 0, &err), *events;
@@ -175,6 +184,8 @@ static int load_file(struct pmt_event_table *t, const char *path, struct pmt_dia
 	json_t *ev;
 	int rc = 0;
 
+	if (!root && err.line < 0)
+		return pmt_diag_set(diag, -PMT_EIO, path, PMT_DIAG_NO_OFFSET, "%s", err.text);
 	if (!root)
 		return pmt_diag_set(diag, -PMT_EPARSE, path, (uint64_t)err.line,
 				    "not a JSON event table: %s (line %d, column %d)", err.text,
@@ -192,7 +203,7 @@ static int load_file(struct pmt_event_table *t, const char *path, struct pmt_dia
 					  "event %zu is not a JSON object", i);
 			break;
 		}
-		if ((rc = add_event(t, ev, path, i, events != root, diag)) < 0)
+		if ((rc = add_event(t, ev, path, i, events != root, default_pmu, diag)) < 0)
 			break;
 	}
 	json_decref(root);
@@ -240,7 +251,7 @@ static int load_dir(struct pmt_event_table *t, const char *dir, int *files, stru
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		rc = load_file(t, path, diag);
+		rc = pmt_event_table_load_json(t, path, NULL, diag);
 		*files += rc >= 0;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -260,13 +271,18 @@ int pmt_event_table_load(struct pmt_event_table **tp, const char *path, struct p
 	if (!*tp && !(*tp = calloc(1, sizeof(**tp))))
 		return -PMT_ENOMEM;
 	if (S_ISDIR(st.st_mode)) {
+		char map[4096];
+
+		snprintf(map, sizeof(map), "%s/mapfile.csv", path);
+		if (access(map, R_OK) == 0)
+			return pmt_event_table_load_mapfile(*tp, path, diag);
 		rc = load_dir(*tp, path, &files, diag);
 		if (rc >= 0 && !files)
 			return pmt_diag_set(diag, -PMT_ENOT_FOUND, path, PMT_DIAG_NO_OFFSET,
 					    "no *.json event tables in the folder");
 		return rc < 0 ? rc : files;
 	}
-	rc = load_file(*tp, path, diag);
+	rc = pmt_event_table_load_json(*tp, path, NULL, diag);
 	return rc < 0 ? rc : 1;
 }
 

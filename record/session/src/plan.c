@@ -263,9 +263,15 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 		if (a->flags & PMT_ATTR_FLAG_FREQ)
 			a->sample_type |= PMT_SAMPLE_PERIOD;
 		if (e->leader != i && leader->sample_read) {
-			/* leader sampling: members are read into the leader's samples */
-			a->flags &= ~(PMT_ATTR_FLAG_FREQ | PMT_ATTR_FLAG_WRITE_BACKWARD);
-			a->sample_period = 0;
+			/* leader sampling: members are read into the leader's samples; a
+			 * member's own period= or freq= term still applies, as perf applies
+			 * config terms after this (evsel__apply_config_terms) */
+			bool keep = e->period_set || e->freq_set;
+
+			a->flags &= ~(PMT_ATTR_FLAG_WRITE_BACKWARD |
+				      (keep ? 0 : PMT_ATTR_FLAG_FREQ));
+			if (!keep)
+				a->sample_period = 0;
 			a->sample_type = leader->attr.sample_type;
 		}
 		if (p->per_cpu)

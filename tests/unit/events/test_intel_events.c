@@ -283,6 +283,60 @@ static void tables_map_fields_as_jevents(void **state)
 	pmt_event_table_free(t);
 }
 
+/* a perfmon tree: mapfile.csv rows (a regular expression with stepping, hybrid core
+ * types, a metrics row) pick the files of PERF_CPUID's CPU */
+static void mapfile_picks_the_cpu(void **state)
+{
+	struct pmt_event_table *t = NULL;
+	struct pmt_evlist l;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_events_opts o = { .sz = sizeof(o) };
+	char dir[128], path[512];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/perfmon", root);
+	snprintf(path, sizeof(path), "mkdir -p %s/SKX/events %s/ADL/events", dir, dir);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/mapfile.csv", dir);
+	write_file(path, "Family-model,Version,Filename,EventType,Core Type,Native Model ID,"
+			 "Core Role Name\n"
+			 "GenuineIntel-6-55-[01234],V1.37,/SKX/events/skx_core.json,core,,,\n"
+			 "GenuineIntel-6-97,V1.40,/ADL/events/atom.json,hybridcore,0x20,0x000001,"
+			 "Atom\n"
+			 "GenuineIntel-6-97,V1.40,/ADL/events/core.json,hybridcore,0x40,0x000001,"
+			 "Core\n"
+			 "GenuineIntel-6-97,V1.1,/ADL/metrics/none.json,metrics,0x40,0x000001,Core\n");
+	snprintf(path, sizeof(path), "%s/SKX/events/skx_core.json", dir);
+	write_file(path, "{\"Events\": [{\"EventName\": \"SKX.ONLY\", \"EventCode\": \"0x3c\"}]}");
+	snprintf(path, sizeof(path), "%s/ADL/events/atom.json", dir);
+	write_file(path, "{\"Events\": [{\"EventName\": \"X.Y\", \"EventCode\": \"0x11\"}]}");
+	snprintf(path, sizeof(path), "%s/ADL/events/core.json", dir);
+	write_file(path, "{\"Events\": [{\"EventName\": \"X.Y\", \"EventCode\": \"0x22\"}]}");
+
+	setenv("PERF_CPUID", "GenuineIntel-6-55-3", 1);
+	assert_int_equal(pmt_event_table_load(&t, dir, &d), 1);
+	assert_int_equal(pmt_event_table_size(t), 1);
+	pmt_event_table_free(t);
+	t = NULL;
+	/* stepping 7 is not in [01234] */
+	setenv("PERF_CPUID", "GenuineIntel-6-55-7", 1);
+	assert_int_equal(pmt_event_table_load(&t, dir, &d), -PMT_ENOT_FOUND);
+	assert_non_null(strstr(d.msg, "no event files for CPU GenuineIntel-6-55-7"));
+	pmt_event_table_free(t);
+	t = NULL;
+	/* no stepping in the row: any; the metrics row is no event file */
+	setenv("PERF_CPUID", "GenuineIntel-6-97-2", 1);
+	assert_int_equal(pmt_event_table_load(&t, dir, &d), 2);
+	unsetenv("PERF_CPUID");
+	o.table = t;
+	assert_int_equal(parse(&hybrid, "x.y", &l, &o, &d), 0);
+	assert_int_equal(l.nr, 2);
+	assert_true(l.ev[0].attr.type == 10 && l.ev[0].attr.config == 0x11);
+	assert_true(l.ev[1].attr.type == 4 && l.ev[1].attr.config == 0x22);
+	pmt_evlist_fini(&l);
+	pmt_event_table_free(t);
+}
+
 static void near_names_and_refusals(void **state)
 {
 	struct pmt_evlist l;
@@ -318,6 +372,7 @@ int main(void)
 		cmocka_unit_test(groups_and_topdown),
 		cmocka_unit_test(hybrid_events_per_core_pmu),
 		cmocka_unit_test(tables_map_fields_as_jevents),
+		cmocka_unit_test(mapfile_picks_the_cpu),
 		cmocka_unit_test(near_names_and_refusals),
 	};
 
