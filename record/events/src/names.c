@@ -171,7 +171,8 @@ static void consider(struct near *nr, const char *want, const char *name)
 {
 	unsigned d = distance(want, name);
 
-	if (d > nr->limit)
+	/* a name is near when it keeps more of the given one than it changes */
+	if (d > nr->limit || d >= strlen(want))
 		return;
 	for (int i = 0; i < 3; i++) {
 		if (nr->names[i][0] && !strcasecmp(nr->names[i], name))

@@ -447,6 +447,9 @@ static int one_event(struct ctx *c, const char *ev, size_t len)
 	snprintf(c->event, sizeof(c->event), "%.*s", (int)len, ev);
 	if (!len)
 		return FAIL(c, -PMT_EPARSE, "empty event");
+	if (memchr(ev, '{', len) || memchr(ev, '}', len))
+		return FAIL(c, -PMT_EPARSE, "event '%s': a '{' or '}' out of place (a group is "
+			    "{EVENT,EVENT,...}[:MODIFIERS], not nested)", c->event);
 	return memchr(ev, '/', len) ? pmu_event(c, ev, len) : name_event(c, ev, len);
 }
 
