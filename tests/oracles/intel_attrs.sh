@@ -199,6 +199,16 @@ if [ -r "$PERFMON" ]; then
 else
 	echo "note: no $PERFMON: the perfmon table cases are left out"
 fi
+check gnr -e '{cycles:u,instructions:k}' --per-thread -- true
+check gnr -e '{cycles,cycles}' -c 1000 -- true
+check gnr -e '{dummy,cycles}:S' -- true
+check gnr -e '{cycles,instructions}:D' -- true
+check gnr -e '{cycles,instructions}:e' -- true
+check gnr -e '{cycles,instructions:D}' -- true
+check gnr -e '{cpu/cycles,period=100/,instructions}:S' -c 1000 -- true
+check gnr -e '{cycles,instructions}:H' -a
+check hybrid -e '{cpu_core/cycles/,cpu_core/instructions/}:S' -C 0-3
+check hybrid -e '{slots,topdown-retiring}' -- true
 
 # refusals and hints
 refuse() { # FS PATTERN ARGS...

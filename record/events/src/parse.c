@@ -497,9 +497,16 @@ static int group(struct ctx *c, const char *p, const char **end)
 			    "'%.*s'", (int)ml, m);
 	snprintf(c->event, sizeof(c->event), "%.*s", (int)(m + ml - start), start);
 	for (uint32_t i = first; i < c->out->nr; i++) {
+		const uint64_t sched = PMT_ATTR_FLAG_PINNED | PMT_ATTR_FLAG_EXCLUSIVE;
+		uint64_t own = c->out->ev[i].attr.flags & sched;
+
 		c->out->ev[i].leader = first;
 		if ((rc = modifiers(c, &c->out->ev[i], m, ml, true)) < 0)
 			return rc;
+		/* perf: a group's D and e pin and reserve the leader (the kernel schedules the
+		 * group by it); a member keeps only its own */
+		if (i != first)
+			c->out->ev[i].attr.flags = (c->out->ev[i].attr.flags & ~sched) | own;
 	}
 	c->out->ev[first].nr_members = c->out->nr - first;
 	*end = m + ml;
