@@ -332,6 +332,9 @@ int cmd_record(int argc, char **argv)
 		rc = pfm[i] ? pmt_events_parse_pfm(&events, &pmus, evstr[i], &d)
 			    : pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
 	pmt_event_table_free(table);
+	if (events.regrouped && verbose >= 0)
+		fprintf(stderr, "pmutrace record: events were regrouped to match PMUs (a group "
+				"opens on one PMU; one group per PMU now)\n");
 	if (rc >= 0)
 		rc = pmt_record_plan_build(&plan, &events, &pmus, &o, &d);
 	else

@@ -130,7 +130,7 @@ add_test(NAME oracle.record_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles
 set_tests_properties(oracle.record_attrs73 PROPERTIES LABELS "differential;perf73;record"
   TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_test(NAME oracle.intel_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles/intel_attrs.sh
-  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR})
 set_tests_properties(oracle.intel_attrs73 PROPERTIES LABELS "differential;perf73;record"
   TIMEOUT 600 SKIP_RETURN_CODE 77)
 

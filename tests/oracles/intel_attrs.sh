@@ -6,12 +6,15 @@
 # perf's feature probes and the fake PMUs' opens are answered by tests/pmusim/probe_ok.c
 # (PROBE_OK_TYPES), so perf opens every event and prints every attr. perf's parenthesised
 # annotations are dropped; the extended-type probes (pid 0, cpu -1) are not events.
-#   intel_attrs.sh PMUTRACE ORACLES_DIR
+# With SHARED_DIR, Intel's perfmon GNR excerpt (data/tpebs) is read with --events and each of
+# its events compared with perf 7.3's built-in GNR table.
+#   intel_attrs.sh PMUTRACE ORACLES_DIR [SHARED_DIR]
 set -eu
-P=$1 ORC=$2
+P=$1 ORC=$2 SHARED=${3:-}
 . "$(dirname "$0")/x86_perf73_setup.sh"
 sh "$HERE/fake_intel_sysfs.sh" "$T/hybrid" hybrid
 TABLE=$HERE/../../fixtures/events/gnr_small.json
+PERFMON=$SHARED/data/tpebs/GNR_events_graniterapids_core.EXCERPT.json
 
 # attr blocks without annotations, "--" after each; blocks whose open is perf's probe
 # (pid 0, cpu -1) dropped. perf may probe while it prints an attr (the annotation of a
@@ -36,8 +39,9 @@ check() { # FS ARGS...   (FS: gnr or hybrid; @TABLE is the fixture table)
 	cpuid=GenuineIntel-6-AD-0
 	[ "$fs" = hybrid ] && cpuid=GenuineIntel-6-97-0
 	n=$((n + 1))
-	perfargs=$(echo "$*" | sed -e 's/--events @TABLE//' -e 's/--cputype \([a-z]*\)//')
-	pmtargs=$(echo "$*" | sed "s|@TABLE|$TABLE|")
+	perfargs=$(echo "$*" | sed -e 's/--events @[A-Z]*//' -e 's/--cputype \([a-z]*\)//')
+	pmtargs=$(echo "$*" | sed -e "s|@TABLE|$TABLE|" -e "s|@PERFMONDIR|$T/perfmon|" \
+		-e "s|@PERFMON|$PERFMON|")
 	# perf record has no --cputype: cpu_core/EVENT/ is what it means
 	case "$*" in
 	*"--cputype core"*) perfargs=$(echo "$perfargs" | sed 's|-e \([a-z-]*\)|-e cpu_core/\1/|g') ;;
@@ -48,7 +52,8 @@ check() { # FS ARGS...   (FS: gnr or hybrid; @TABLE is the fixture table)
 		timeout 60 "$X86" record -vv -o "$T/perf.data" $perfargs >"$T/perf.out" 2>&1 || true
 	blocks "$T/perf.out" >"$T/perf.attrs"
 	# shellcheck disable=SC2086
-	if ! SYSFS_PATH=$T/$fs PMUTRACE_EVENTS_PATH=/nonexistent LD_PRELOAD=$T/probe.so \
+	if ! SYSFS_PATH=$T/$fs PERF_CPUID=$cpuid PMUTRACE_EVENTS_PATH=/nonexistent \
+		LD_PRELOAD=$T/probe.so \
 		"$P" record --dry-run -v $pmtargs >"$T/pmt.out" 2>"$T/pmt.err"; then
 		echo "FAIL [$fs] $*: pmutrace refused it:"; cat "$T/pmt.err"
 		fail=$((fail + 1))
@@ -143,6 +148,61 @@ check hybrid -e '{cpu_core/cycles/,cpu_atom/instructions/}' -- true
 check hybrid -e topdown-retiring -- true
 check hybrid --cputype core -e cycles -- true
 check hybrid --cputype atom -e cycles -- true
+# options with groups and :R; the :R event goes after the others of its group (perf 7.3);
+# a software event stays with its group
+check gnr -e '{cycles,instructions}:S' -a
+check gnr -e '{cycles,instructions}:S' -c 10000 -- true
+check gnr -e '{cycles,instructions}' -F 999 -- true
+check gnr -e '{cycles,instructions}:S' --per-thread -- true
+check gnr -e '{cycles,instructions}:S' --no-inherit -- true
+check gnr -e '{cycles}:S' -- true
+check gnr -e cpu/event=0xc2,umask=0x2/R -- true
+check gnr -e cpu/event=0xc2,umask=0x2/ppR -c 1000 -- true
+check gnr -e cycles:R -a
+check gnr -e '{cycles:R,instructions}:S' -- true
+check gnr -e 'cycles,cpu-clock' -- true
+check gnr -e '{cpu-clock,cycles}:S' -- true
+check gnr -e 'cpu/cycles/u,cpu/branch-misses/k' -- true
+check gnr -e 'cpu/L1-dcache-load-misses/' -- true
+check gnr -e 'cpu/cycles,name=foo/' -- true
+check gnr -e 'cycles:uk' -- true
+check gnr -e 'cycles:ukpp' -p 1
+check gnr -e 'ref-cycles:S' -t 1
+check hybrid -e cycles -C 8
+check hybrid -e cycles -C 0,8
+check hybrid -e cycles --per-thread -- true
+check hybrid -e '{cycles,instructions}:S' -a
+check hybrid -e 'cpu_core/topdown-retiring/' -- true
+check hybrid -e 'topdown-retiring,cpu_atom/cycles/' -- true
+check hybrid -e 'L1-dcache-load-misses:u' -p 1
+check hybrid -e 'cpu_core/event=0xc2,umask=0x2/pp,cpu_atom/event=0xc2,umask=0x0/p' -- true
+check hybrid -e mem-loads -- true
+check hybrid -e '{cpu_core/slots/,cpu_core/topdown-retiring/,cpu_core/topdown-bad-spec/}' -a
+
+# Intel's own perfmon JSON (fixed counters rewritten as perf's converter does)
+if [ -r "$PERFMON" ]; then
+	for ev in $(sed -n 's/.*"EventName": *"\([^"]*\)".*/\1/p' "$PERFMON"); do
+		check gnr --events @PERFMON -e "$ev:p" -- true
+	done
+	# a perfmon tree: mapfile.csv picks the GNR file for PERF_CPUID GenuineIntel-6-AD-0
+	mkdir -p "$T/perfmon/GNR/events"
+	cp "$SHARED/data/tpebs/mapfile.csv" "$T/perfmon/"
+	cp "$PERFMON" "$T/perfmon/GNR/events/graniterapids_core.json"
+	check gnr --events @PERFMONDIR -e cpu_clk_unhalted.thread,frontend_retired.l2_miss:pp -- true
+	check gnr --events @PERFMONDIR -e '{topdown.slots,mem_load_retired.l3_hit}:S' -a
+else
+	echo "note: no $PERFMON: the perfmon table cases are left out"
+fi
+check gnr -e '{cycles:u,instructions:k}' --per-thread -- true
+check gnr -e '{cycles,cycles}' -c 1000 -- true
+check gnr -e '{dummy,cycles}:S' -- true
+check gnr -e '{cycles,instructions}:D' -- true
+check gnr -e '{cycles,instructions}:e' -- true
+check gnr -e '{cycles,instructions:D}' -- true
+check gnr -e '{cpu/cycles,period=100/,instructions}:S' -c 1000 -- true
+check gnr -e '{cycles,instructions}:H' -a
+check hybrid -e '{cpu_core/cycles/,cpu_core/instructions/}:S' -C 0-3
+check hybrid -e '{slots,topdown-retiring}' -- true
 
 # refusals and hints
 refuse() { # FS PATTERN ARGS...
@@ -170,5 +230,10 @@ refuse gnr "groups do not nest" -e '{cycles,{instructions}}' -- true
 refuse gnr "closing '}'" -e '{cycles,instructions' -- true
 refuse gnr "--cputype core: no PMU cpu_core" --cputype core -e cycles -- true
 refuse gnr "named events need an event table" -e inst_retired.any -- true
+# a group of two PMUs is split, and said as perf says it
+n=$((n + 1))
+SYSFS_PATH=$T/hybrid "$P" record --dry-run -e '{cpu_core/cycles/,cpu_atom/instructions/}' \
+	-- true >/dev/null 2>"$T/err" && grep -q "regrouped to match PMUs" "$T/err" ||
+	{ echo "FAIL: no regrouping note for a group of two PMUs: $(cat "$T/err")"; fail=$((fail + 1)); }
 [ "$fail" = 0 ] || { echo "FAIL: $fail of $n cases"; exit 1; }
 echo "OK: $n command lines: the same attrs as x86 perf 7.3 on GNR and hybrid trees, refusals named"

@@ -55,6 +55,29 @@ struct pmt_evsel *pmt_evlist_insert(struct pmt_evlist *l, uint32_t at)
 	return &l->ev[at];
 }
 
+void pmt_evlist_remove(struct pmt_evlist *l, uint32_t i)
+{
+	struct pmt_evsel *e;
+
+	if (i >= l->nr)
+		return;
+	e = &l->ev[i];
+	/* a leader leaves its group to the next member */
+	if (e->leader == i && e->nr_members > 1) {
+		for (uint32_t k = i + 1; k < l->nr; k++)
+			if (l->ev[k].leader == i)
+				l->ev[k].leader = i + 1;
+		l->ev[i + 1].nr_members = e->nr_members - 1;
+	} else if (e->leader != i) {
+		l->ev[e->leader].nr_members--;
+	}
+	memmove(e, e + 1, (l->nr - i - 1) * sizeof(*e));
+	l->nr--;
+	for (uint32_t k = 0; k < l->nr; k++)
+		if (l->ev[k].leader > i)
+			l->ev[k].leader--;
+}
+
 void pmt_evlist_fini(struct pmt_evlist *l)
 {
 	free(l->ev);

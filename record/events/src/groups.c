@@ -28,6 +28,10 @@ static int cmp(const struct pmt_evsel *ev, const struct key *a, const struct key
 	/* groups do not span PMUs */
 	if (a->grouped && b->grouped && (r = strcmp(a->pmu, b->pmu)))
 		return r;
+	/* perf 7.3 puts a group's retire-latency (:R) events after the others, so a :R
+	 * event does not lead its group */
+	if (a->grouped && b->grouped && ea->retire_lat != eb->retire_lat)
+		return ea->retire_lat ? 1 : -1;
 	/* the topdown metrics need slots as their leader */
 	if (ea->topdown || eb->topdown) {
 		if (pmt_evsel_is_slots(ea) != pmt_evsel_is_slots(eb))
@@ -36,11 +40,29 @@ static int cmp(const struct pmt_evsel *ev, const struct key *a, const struct key
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+static bool is_software(const struct pmt_evsel *e)
+{
+	return !e->pmu && e->attr.type == PMT_TYPE_SOFTWARE;
+}
+
 static const char *pmu_name(const struct pmt_evsel *e)
 {
 	if (e->pmu)
 		return e->pmu->name;
-	return e->attr.type == PMT_TYPE_SOFTWARE ? "software" : "cpu";
+	return is_software(e) ? "software" : "cpu";
+}
+
+/* perf's evsel__group_pmu_name: a software event goes with the first event of its group
+ * (from the leader on) that is not software, so it stays in the group */
+static const char *group_pmu_name(const struct pmt_evlist *l, const struct pmt_evsel *e)
+{
+	const struct pmt_evsel *leader = &l->ev[e->leader];
+
+	if (is_software(e))
+		for (uint32_t m = 0; m < leader->nr_members; m++)
+			if (!is_software(leader + m))
+				return pmu_name(leader + m);
+	return pmu_name(e);
 }
 
 int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt_pmus *pmus,
@@ -68,11 +90,7 @@ int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt
 		k[i].idx = i;
 		k[i].gkey = ev[i].leader - first;
 		k[i].grouped = leader->nr_members > 1;
-		/* a software event follows its group leader's PMU (perf's group_pmu_name) */
-		k[i].pmu = !ev[i].pmu && ev[i].attr.type == PMT_TYPE_SOFTWARE &&
-					   !(!leader->pmu && leader->attr.type == PMT_TYPE_SOFTWARE)
-				   ? pmu_name(leader)
-				   : pmu_name(&ev[i]);
+		k[i].pmu = group_pmu_name(l, &ev[i]);
 		if (ev[i].topdown && !k[i].grouped && force == UINT32_MAX)
 			force = i;
 	}
@@ -98,6 +116,9 @@ int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt
 			    !strcmp(k[i].pmu, k[i - 1].pmu);
 
 		sorted[i] = ev[k[i].idx];
+		/* perf warns when a group was split or its order changed */
+		if (k[i].idx != i && k[i].grouped)
+			regrouped = true;
 		if (!same) {
 			if (i && k[i].grouped && k[i - 1].grouped && k[i].gkey == k[i - 1].gkey)
 				regrouped = true;
@@ -110,7 +131,6 @@ int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt
 	memcpy(ev, sorted, n * sizeof(*sorted));
 	free(sorted);
 	free(k);
-	if (regrouped)
-		pmt_info("WARNING: events were regrouped to match PMUs");
+	l->regrouped |= regrouped;
 	return 0;
 }

@@ -171,7 +171,8 @@ static void consider(struct near *nr, const char *want, const char *name)
 {
 	unsigned d = distance(want, name);
 
-	if (d > nr->limit)
+	/* a name is near when it keeps more of the given one than it changes */
+	if (d > nr->limit || d >= strlen(want))
 		return;
 	for (int i = 0; i < 3; i++) {
 		if (nr->names[i][0] && !strcasecmp(nr->names[i], name))
@@ -191,7 +192,8 @@ static void consider(struct near *nr, const char *want, const char *name)
 }
 
 void pmt_events_suggest(const char *want, const struct pmt_pmus *pmus,
-			const struct pmt_event_table *table, char *out, size_t cap)
+			const struct pmt_event_table *table, const struct pmt_pmu *terms_of,
+			char *out, size_t cap)
 {
 	struct near nr = { .limit = strlen(want) > 8 ? (unsigned)strlen(want) / 4 : 2 };
 	char buf[96];
@@ -215,6 +217,8 @@ void pmt_events_suggest(const char *want, const struct pmt_pmus *pmus,
 		for (uint32_t a = 0; a < pmus->pmu[p].nr_aliases; a++)
 			consider(&nr, want, pmus->pmu[p].aliases[a].name);
 	}
+	for (uint32_t f = 0; terms_of && f < terms_of->nr_formats; f++)
+		consider(&nr, want, terms_of->formats[f].name);
 	for (uint32_t i = 0; table && i < pmt_event_table_size(table); i++)
 		consider(&nr, want, pmt_event_table_name(table, i));
 	out[0] = 0;

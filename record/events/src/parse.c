@@ -99,7 +99,7 @@ static int unknown_term(struct ctx *c, const struct pmt_pmu *pmu, const char *t,
 		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s,",
 					pmu->formats[i].name);
 	snprintf(want, sizeof(want), "%.*s", (int)n, t);
-	pmt_events_suggest(want, c->pmus, c->table, near, sizeof(near));
+	pmt_events_suggest(want, c->pmus, c->table, pmu, near, sizeof(near));
 	return FAIL(c, -PMT_EPARSE, "event '%s': unknown term '%.*s' for PMU '%s'%s; valid terms: "
 		    "%s%s, or an event of the PMU", c->event, (int)n, t, pmu->name, near, valid,
 		    perf_terms);
@@ -136,8 +136,8 @@ static int event_term(struct ctx *c, struct pmt_evsel *e, const char *t, size_t 
 
 	if (a)
 		return terms(c, e, a->terms, strlen(a->terms), depth + 1);
-	te = c->table ? pmt_event_table_find(c->table, t, n) : NULL;
-	if (te && (te->pmu ? !strcmp(te->pmu, e->pmu->name) : e->pmu->core))
+	te = c->table ? pmt_event_table_find(c->table, t, n, e->pmu) : NULL;
+	if (te)
 		return terms(c, e, te->terms, strlen(te->terms), depth + 1);
 	if (e->pmu->core && hardware_name(c->pmus, e->pmu, t, n, &type, &config)) {
 		e->attr.type = type;
@@ -310,7 +310,7 @@ static int pmu_event(struct ctx *c, const char *ev, size_t len)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? " " : "",
 					      pmus->pmu[i].name);
 		snprintf(want, sizeof(want), "%.*s", (int)pl, ev);
-		pmt_events_suggest(want, pmus, NULL, near, sizeof(near));
+		pmt_events_suggest(want, pmus, NULL, NULL, near, sizeof(near));
 		return FAIL(c, -PMT_ENO_PMU, "event '%s': no PMU '%.*s' in "
 			    "%s/bus/event_source/devices (there: %s)%s%s", c->event, (int)pl, ev,
 			    pmus->root, n ? names : "none", near,
@@ -350,7 +350,6 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 	size_t nl = colon ? (size_t)(colon - ev) : len, ml = colon ? len - nl - 1 : 0;
 	const char *m = colon ? colon + 1 : "";
 	const struct pmt_pmus *pmus = c->pmus;
-	const struct pmt_table_event *te = NULL;
 	uint32_t type, added = 0, ncore = 0, first = c->out->nr;
 	uint64_t config, raw;
 	struct pmt_evsel *e;
@@ -378,8 +377,6 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 	}
 	if (pmt_legacy_find(ev, nl, &type, &config) && type == PMT_TYPE_SOFTWARE)
 		return pmu_less_event(c, type, config, m, ml);
-	if (c->table)
-		te = pmt_event_table_find(c->table, ev, nl);
 	/* perf 7.3 looks the name up in every PMU first: a sysfs alias or a table event of the
 	 * PMU wins over the built-in hardware event of the same name */
 	for (uint32_t i = 0; i < pmus->nr; i++) {
@@ -390,8 +387,11 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 		if (pmu->core && !wanted_core(c, pmu))
 			continue;
 		ncore += pmu->core;
-		if (!t && te && (te->pmu ? !strcmp(te->pmu, pmu->name) : pmu->core))
-			t = te->terms;
+		if (!t && c->table) {
+			const struct pmt_table_event *te = pmt_event_table_find(c->table, ev, nl, pmu);
+
+			t = te ? te->terms : NULL;
+		}
 		if (!t)
 			continue;
 		if (!(e = new_event(c, pmu)))
@@ -422,7 +422,7 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 		char near[320], want[96];
 
 		snprintf(want, sizeof(want), "%.*s", (int)nl, ev);
-		pmt_events_suggest(want, pmus, c->table, near, sizeof(near));
+		pmt_events_suggest(want, pmus, c->table, NULL, near, sizeof(near));
 		return FAIL(c, -PMT_ENOT_FOUND, "event '%s': no event '%.*s' (not a built-in, "
 			    "cache or raw event, no PMU's events/ alias%s)%s%s", c->event, (int)nl, ev,
 			    pmt_event_table_size(c->table) ? ", not in the event tables" : "", near,
@@ -447,6 +447,9 @@ static int one_event(struct ctx *c, const char *ev, size_t len)
 	snprintf(c->event, sizeof(c->event), "%.*s", (int)len, ev);
 	if (!len)
 		return FAIL(c, -PMT_EPARSE, "empty event");
+	if (memchr(ev, '{', len) || memchr(ev, '}', len))
+		return FAIL(c, -PMT_EPARSE, "event '%s': a '{' or '}' out of place (a group is "
+			    "{EVENT,EVENT,...}[:MODIFIERS], not nested)", c->event);
 	return memchr(ev, '/', len) ? pmu_event(c, ev, len) : name_event(c, ev, len);
 }
 
@@ -494,9 +497,16 @@ static int group(struct ctx *c, const char *p, const char **end)
 			    "'%.*s'", (int)ml, m);
 	snprintf(c->event, sizeof(c->event), "%.*s", (int)(m + ml - start), start);
 	for (uint32_t i = first; i < c->out->nr; i++) {
+		const uint64_t sched = PMT_ATTR_FLAG_PINNED | PMT_ATTR_FLAG_EXCLUSIVE;
+		uint64_t own = c->out->ev[i].attr.flags & sched;
+
 		c->out->ev[i].leader = first;
 		if ((rc = modifiers(c, &c->out->ev[i], m, ml, true)) < 0)
 			return rc;
+		/* perf: a group's D and e pin and reserve the leader (the kernel schedules the
+		 * group by it); a member keeps only its own */
+		if (i != first)
+			c->out->ev[i].attr.flags = (c->out->ev[i].attr.flags & ~sched) | own;
 	}
 	c->out->ev[first].nr_members = c->out->nr - first;
 	*end = m + ml;

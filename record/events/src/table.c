@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "events_priv.h"
 
@@ -28,12 +29,17 @@ const char *pmt_event_table_name(const struct pmt_event_table *t, uint32_t i)
 }
 
 const struct pmt_table_event *pmt_event_table_find(const struct pmt_event_table *t,
-						   const char *name, size_t n)
+						   const char *name, size_t n,
+						   const struct pmt_pmu *pmu)
 {
 	/* the last file given wins, as a later definition overrides */
-	for (uint32_t i = t ? t->nr : 0; i-- > 0;)
-		if (strlen(t->ev[i].name) == n && !strncasecmp(t->ev[i].name, name, n))
-			return &t->ev[i];
+	for (uint32_t i = t ? t->nr : 0; i-- > 0;) {
+		const struct pmt_table_event *te = &t->ev[i];
+
+		if (strlen(te->name) == n && !strncasecmp(te->name, name, n) &&
+		    (te->pmu ? !strcmp(te->pmu, pmu->name) : pmu->core))
+			return te;
+	}
 	return NULL;
 }
 
@@ -72,13 +78,29 @@ static const char *const msrs[][2] = {
 	{ "0x3F7", "frontend" },
 };
 
+/* Intel perfmon writes fixed-counter events with the pseudo encodings event 0 umask 1
+ * (instructions) and 2 (core cycles); perf's converter (perfmon's create_perf_json.py)
+ * gives them the general-counter codes the kernel schedules on the fixed counters */
+static void perfmon_fixed(json_t *ev, unsigned long long *code, const char **umask)
+{
+	const char *counter = field(ev, "Counter");
+	unsigned long long u = *umask ? strtoull(*umask, NULL, 0) : 0;
+
+	if (!counter || strncasecmp(counter, "Fixed counter", 13) || *code)
+		return;
+	if (u == 1 || u == 2) {
+		*code = u == 1 ? 0xc0 : 0x3c;
+		*umask = NULL;
+	}
+}
+
 static int add_event(struct pmt_event_table *t, json_t *ev, const char *path, size_t at,
-		     struct pmt_diag *diag)
+		     bool perfmon, const char *default_pmu, struct pmt_diag *diag)
 {
 	const char *name = field(ev, "EventName"), *code = field(ev, "EventCode");
 	const char *cfg = field(ev, "ConfigCode"), *unit = field(ev, "Unit");
 	const char *msr = field(ev, "MSRIndex"), *msrval = field(ev, "MSRValue");
-	const char *ext = field(ev, "ExtSel"), *filter = field(ev, "Filter");
+	const char *ext = field(ev, "ExtSel"), *filter = field(ev, "Filter"), *umask;
 	char terms[512], *lname;
 	size_t len;
 	unsigned long long evcode = 0;
@@ -97,10 +119,13 @@ static int add_event(struct pmt_event_table *t, json_t *ev, const char *path, si
 	}
 	if (ext)
 		evcode |= strtoull(ext, NULL, 0) << 8;
+	umask = field(ev, "UMask");
+	if (perfmon)
+		perfmon_fixed(ev, &evcode, &umask);
 	len = cfg ? (size_t)snprintf(terms, sizeof(terms), "config=%s", cfg)
 		  : (size_t)snprintf(terms, sizeof(terms), "event=%#llx", evcode);
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		const char *v = field(ev, fields[i][0]);
+		const char *v = strcmp(fields[i][0], "UMask") ? field(ev, fields[i][0]) : umask;
 
 		if (v && strcmp(v, "0") && len < sizeof(terms))
 			len += (size_t)snprintf(terms + len, sizeof(terms) - len, ",%s=%s",
@@ -132,7 +157,9 @@ static int add_event(struct pmt_event_table *t, json_t *ev, const char *path, si
 	te = &t->ev[t->nr];
 	lname = strdup(name);
 	te->terms = strdup(terms);
-	/* no Unit: every core PMU (jevents' default_core) */
+	/* no Unit: every core PMU (jevents' default_core), or the mapfile's core type */
+	if (!unit)
+		unit = default_pmu;
 	te->pmu = unit && strcasecmp(unit, "cpu") ? strdup(unit) : NULL;
 	if (!lname || !te->terms || (unit && strcasecmp(unit, "cpu") && !te->pmu)) {
 		free(lname);
@@ -148,7 +175,8 @@ static int add_event(struct pmt_event_table *t, json_t *ev, const char *path, si
 	return 0;
 }
 
-static int load_file(struct pmt_event_table *t, const char *path, struct pmt_diag *diag)
+int pmt_event_table_load_json(struct pmt_event_table *t, const char *path,
+			      const char *default_pmu, struct pmt_diag *diag)
 {
 	json_error_t err;
 	json_t *root = json_load_file(path, 0, &err), *events;
@@ -156,6 +184,8 @@ static int load_file(struct pmt_event_table *t, const char *path, struct pmt_dia
 	json_t *ev;
 	int rc = 0;
 
+	if (!root && err.line < 0)
+		return pmt_diag_set(diag, -PMT_EIO, path, PMT_DIAG_NO_OFFSET, "%s", err.text);
 	if (!root)
 		return pmt_diag_set(diag, -PMT_EPARSE, path, (uint64_t)err.line,
 				    "not a JSON event table: %s (line %d, column %d)", err.text,
@@ -173,7 +203,7 @@ static int load_file(struct pmt_event_table *t, const char *path, struct pmt_dia
 					  "event %zu is not a JSON object", i);
 			break;
 		}
-		if ((rc = add_event(t, ev, path, i, diag)) < 0)
+		if ((rc = add_event(t, ev, path, i, events != root, default_pmu, diag)) < 0)
 			break;
 	}
 	json_decref(root);
@@ -221,7 +251,7 @@ static int load_dir(struct pmt_event_table *t, const char *dir, int *files, stru
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		rc = load_file(t, path, diag);
+		rc = pmt_event_table_load_json(t, path, NULL, diag);
 		*files += rc >= 0;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -241,13 +271,18 @@ int pmt_event_table_load(struct pmt_event_table **tp, const char *path, struct p
 	if (!*tp && !(*tp = calloc(1, sizeof(**tp))))
 		return -PMT_ENOMEM;
 	if (S_ISDIR(st.st_mode)) {
+		char map[4096];
+
+		snprintf(map, sizeof(map), "%s/mapfile.csv", path);
+		if (access(map, R_OK) == 0)
+			return pmt_event_table_load_mapfile(*tp, path, diag);
 		rc = load_dir(*tp, path, &files, diag);
 		if (rc >= 0 && !files)
 			return pmt_diag_set(diag, -PMT_ENOT_FOUND, path, PMT_DIAG_NO_OFFSET,
 					    "no *.json event tables in the folder");
 		return rc < 0 ? rc : files;
 	}
-	rc = load_file(*tp, path, diag);
+	rc = pmt_event_table_load_json(*tp, path, NULL, diag);
 	return rc < 0 ? rc : 1;
 }
 

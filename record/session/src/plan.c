@@ -144,6 +144,22 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 						    "-C: none of those CPUs is online");
 		}
 	}
+	/* -C on a hybrid machine: a core PMU's event without one of those CPUs is not opened
+	 * (perf's evlist__create_maps leaves it no CPU) */
+	for (uint32_t i = p->ev.nr; o->target == PMT_TARGET_CPUS && i-- > 0;) {
+		const struct pmt_pmu *pmu = p->ev.ev[i].pmu;
+		bool any = false;
+
+		if (!pmu || !pmu->core || !pmu->has_cpus)
+			continue;
+		for (int c = -1; !any && (c = pmt_cpumask_next(&p->cpus, (unsigned)(c + 1))) >= 0;)
+			any = pmt_cpumask_has(&pmu->cpus, (unsigned)c);
+		if (!any)
+			pmt_evlist_remove(&p->ev, i);
+	}
+	if (!p->ev.nr)
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    "-C: no event's PMU covers those CPUs");
 	for (uint32_t i = 0; i < p->ev.nr; i++) {
 		const struct pmt_evsel *e = &p->ev.ev[i];
 
@@ -247,9 +263,15 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 		if (a->flags & PMT_ATTR_FLAG_FREQ)
 			a->sample_type |= PMT_SAMPLE_PERIOD;
 		if (e->leader != i && leader->sample_read) {
-			/* leader sampling: members are read into the leader's samples */
-			a->flags &= ~(PMT_ATTR_FLAG_FREQ | PMT_ATTR_FLAG_WRITE_BACKWARD);
-			a->sample_period = 0;
+			/* leader sampling: members are read into the leader's samples; a
+			 * member's own period= or freq= term still applies, as perf applies
+			 * config terms after this (evsel__apply_config_terms) */
+			bool keep = e->period_set || e->freq_set;
+
+			a->flags &= ~(PMT_ATTR_FLAG_WRITE_BACKWARD |
+				      (keep ? 0 : PMT_ATTR_FLAG_FREQ));
+			if (!keep)
+				a->sample_period = 0;
 			a->sample_type = leader->attr.sample_type;
 		}
 		if (p->per_cpu)

@@ -51,6 +51,9 @@ struct pmt_evsel {
 struct pmt_evlist {
 	struct pmt_evsel *ev;
 	uint32_t nr, cap;
+	/* a group written with events of several PMUs (a hybrid event in a group) was split
+	 * into one group per PMU; perf says "WARNING: events were regrouped to match PMUs" */
+	bool regrouped;
 };
 
 /* Named events loaded from JSON tables: perf's pmu-events JSON (EventCode, UMask, ...
@@ -101,6 +104,8 @@ PMT_API int pmt_events_parse_pfm(struct pmt_evlist *l, const struct pmt_pmus *pm
 PMT_API struct pmt_evsel *pmt_evlist_add(struct pmt_evlist *l);
 /* move event i to the front (perf's evlist__to_front) */
 PMT_API void pmt_evlist_to_front(struct pmt_evlist *l, uint32_t i);
+/* drop event i (its group goes on without it; later indices move down by one) */
+PMT_API void pmt_evlist_remove(struct pmt_evlist *l, uint32_t i);
 PMT_API void pmt_evlist_fini(struct pmt_evlist *l);
 /* Set a format term the user did not set (perf's evsel__set_config_if_unset); no-op when
  * the PMU has no such format. */
