@@ -16,13 +16,15 @@
 static int usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace record [-e EVENT]... [-c PERIOD | -F FREQ] [-a | -C CPUS | -p PID |\n"
+		"usage: pmutrace record [-e EVENT]... [-c PERIOD | -F FREQ] [-W] [-a | -C CPUS | -p PID |\n"
 		"                       -t TID | [--per-thread] -- CMD ARGS] [-o FILE|-]\n"
 		"                       [-m PAGES[,AUXPAGES]] [-S|--snapshot[=SIZE]] [--no-inherit]\n"
 		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
 		"  -e, --event EVENT    perf's syntax: cpu-clock, dummy:u, arm_spe_0/load_filter=1/u,\n"
 		"                       arm_spe// (every arm_spe_N); terms from the PMU's format files\n"
 		"  -c, --count PERIOD   sample period of every event;  -F, --freq FREQ (not for SPE)\n"
+		"  -W, --weight         sample the weight (x86: WEIGHT_STRUCT, the PEBS retire\n"
+		"                       latency in var3_w; give the event :p, :pp or :ppp)\n"
 		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
 		"  -p, --pid PID / -t, --tid TID   an existing process / thread\n"
 		"      --per-thread     one buffer per thread, no per-CPU events\n"
@@ -151,6 +153,7 @@ int cmd_record(int argc, char **argv)
 		{ "tid", required_argument, NULL, 't' },
 		{ "per-thread", no_argument, NULL, O_PER_THREAD },
 		{ "no-inherit", no_argument, NULL, O_NO_INHERIT },
+		{ "weight", no_argument, NULL, 'W' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "snapshot", optional_argument, NULL, 'S' },
@@ -181,7 +184,7 @@ int cmd_record(int argc, char **argv)
 	o.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	o.privileged = privileged();
 	/* '+': options stop at the workload's name, as perf's */
-	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:W", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == sizeof(evstr) / sizeof(evstr[0]))
@@ -219,6 +222,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case O_PER_THREAD: o.per_thread = true; break;
 		case O_NO_INHERIT: o.no_inherit = true; break;
+		case 'W': o.sample_weight = true; break;
 		case 'o': out = optarg; break;
 		case 'z':
 			if (pmt_parse_u64(optarg, &v) < 0 || v < 1 || v > 22)

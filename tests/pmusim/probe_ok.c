@@ -4,12 +4,15 @@
  * fails, so perf would print the attrs of an old kernel. This answers opens of the
  * software and hardware types, which the probes use, with a file descriptor, and leaves
  * every other open to the kernel: an event of a fake sysfs PMU fails after perf printed
- * its attr, which is what the oracle reads. */
+ * its attr, which is what the oracle reads. PROBE_OK_TYPES=4,10 answers those PMU types
+ * too: perf then keeps every event (a failed one is removed and its tracking moves to the
+ * next, which changes that one's attr) and stops at the mmap, after printing them all. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,8 +29,17 @@ long syscall(long nr, ...)
 	if (nr == SYS_perf_event_open) {
 		uint32_t type = *(const uint32_t *)a[0]; /* perf_event_attr.type */
 
+		const char *more = getenv("PROBE_OK_TYPES");
+
 		if (type <= 1) /* PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE */
 			return open("/dev/null", O_RDONLY | O_CLOEXEC);
+		while (more && *more) {
+			char *end;
+
+			if (strtoul(more, &end, 0) == type && end != more)
+				return open("/dev/null", O_RDONLY | O_CLOEXEC);
+			more = *end == ',' ? end + 1 : "";
+		}
 	}
 	if (!real)
 		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");

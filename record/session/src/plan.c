@@ -106,6 +106,18 @@ static struct pmt_evsel *add_dummy(struct pmt_evlist *l, const char *name, uint6
 	return d;
 }
 
+/* arch_evsel__set_sample_weight(): x86 perf asks for the struct form, since the kernel
+ * puts PEBS's retire latency (var3_w) and instruction latency (var2_w) there and nowhere
+ * else; other architectures keep the plain u64 weight */
+static uint64_t weight_bit(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return PMT_SAMPLE_WEIGHT_STRUCT;
+#else
+	return PMT_SAMPLE_WEIGHT;
+#endif
+}
+
 static const uint64_t tracking_flags = PMT_ATTR_FLAG_MMAP | PMT_ATTR_FLAG_COMM |
 				       PMT_ATTR_FLAG_TASK | PMT_ATTR_FLAG_MMAP2 |
 				       PMT_ATTR_FLAG_COMM_EXEC | PMT_ATTR_FLAG_KSYMBOL |
@@ -121,7 +133,7 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 	int rc = 0;
 	struct pmt_evsel *spe_dummy = NULL;
 
-	if (!PMT_OPTS_HAS(o, page_size))
+	if (!PMT_OPTS_HAS(o, sample_weight))
 		return -PMT_EINVAL;
 	memset(p, 0, sizeof(*p));
 	p->ev = *events;
@@ -237,6 +249,9 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 			a->sample_type |= PMT_SAMPLE_TIME;
 		if (has_cpu)
 			a->sample_type |= PMT_SAMPLE_CPU;
+		/* perf sets it on every evsel, the sideband dummy too */
+		if (o->sample_weight)
+			a->sample_type |= weight_bit();
 		a->read_format |= PMT_READ_ID | PMT_READ_LOST;
 		a->flags |= PMT_ATTR_FLAG_SAMPLE_ID_ALL;
 		if (e->tracking)

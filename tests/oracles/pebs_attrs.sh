@@ -1,0 +1,80 @@
+#!/bin/sh
+# Attr oracle for PEBS sampling (issue 11 item 4): `pmutrace record --dry-run -v` prints the
+# perf_event_attrs that x86 perf 7.3's `perf record -vv` prints for the same command line on
+# a fake Granite Rapids sysfs tree (tests/oracles/fake_intel_sysfs.sh gnr, PERF_CPUID
+# GenuineIntel-6-AD-0): precise_ip from :p/:pp/:ppp, -W's WEIGHT_STRUCT on every evsel,
+# fixed periods (-c, period=), frequencies, per CPU (-a, -C) and per task (workload, -p, -t,
+# --per-thread). perf's feature probes and the cpu PMU's opens are answered by
+# tests/pmusim/probe_ok.c (PROBE_OK_TYPES=4), so perf keeps every event. The
+# annotations in parentheses (perf names the event from its tables) are left out.
+#   pebs_attrs.sh PMUTRACE ORACLES_DIR
+set -eu
+P=$1 ORC=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+X86=$ORC/bin/perf-7.3
+[ -x "$X86" ] || { echo "SKIP: perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
+T=$(mktemp -d)
+sleep 120 &
+LIVE=$!
+trap 'kill $LIVE 2>/dev/null; rm -rf "$T"' EXIT
+cc -shared -fPIC -O2 -o "$T/probe.so" "$HERE/../pmusim/probe_ok.c" -ldl
+sh "$HERE/fake_intel_sysfs.sh" "$T/gnr" gnr
+
+# the attr blocks of perf -vv (or of pmutrace), one "--" line after each, annotations cut
+blocks() {
+	awk '/^perf_event_attr:/ { p = 1; next } /^-----/ { if (p) print "--"; p = 0 } p' "$1" |
+		sed 's/ (.*)$//'
+}
+n=0 fail=0
+check() { # ARGS...
+	args=$(echo "$*" | sed "s/@PID/$LIVE/g")
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 PROBE_OK_TYPES=4 LD_PRELOAD=$T/probe.so timeout 60 \
+		"$X86" record -vv -o "$T/perf.data" $args >"$T/perf.out" 2>&1 || true
+	# perf's side-band dummy for BPF events (watermark) is not part of a recording's data
+	blocks "$T/perf.out" | awk 'BEGIN { RS = "--\n"; ORS = "" }
+		!/watermark/ && NF { print $0 "--\n" }' >"$T/perf.attrs"
+	# shellcheck disable=SC2086
+	if ! SYSFS_PATH=$T/gnr "$P" record --dry-run -v $args >"$T/pmt.out" 2>"$T/pmt.err"; then
+		echo "FAIL $args: pmutrace refused it:"; cat "$T/pmt.err"
+		fail=$((fail + 1))
+		return
+	fi
+	blocks "$T/pmt.out" | grep -v '^  config[34] ' >"$T/pmt.attrs"
+	if [ ! -s "$T/perf.attrs" ]; then
+		echo "FAIL $args: perf printed no attrs:"; tail -5 "$T/perf.out"
+		fail=$((fail + 1))
+	elif ! cmp -s "$T/perf.attrs" "$T/pmt.attrs"; then
+		echo "FAIL $args: attrs differ (perf < > pmutrace)"
+		diff "$T/perf.attrs" "$T/pmt.attrs" | head -20
+		fail=$((fail + 1))
+	fi
+}
+
+# precise levels, with and without the weight
+check -e cpu/event=0xc2,umask=0x2/p -- true
+check -e cpu/event=0xc2,umask=0x2/pp -W -c 1000003 -- true
+check -e cpu/event=0xd0,umask=0x81/ppp -W -a
+check -e cpu/event=0xc2,umask=0x2/ppu -W -- true
+check -e cpu/event=0xc4/pp -W -F 999 -- true
+# SampleAfterValue as a period= term (what jevents makes of it), config1 terms
+check -e cpu/event=0xd0,umask=0x21,period=100007/p -W -a
+check -e cpu/event=0xd1,umask=0x4,period=100021/pp -W -C 0-3
+check -e cpu/event=0xc6,umask=0x3,frontend=0x13/p -W -a
+check -e cpu/event=0xcd,umask=0x1,ldlat=30/pp -W -- true
+check -e cpu/event=0xc2,umask=0x2/pp -W -c 1000003 -C 1
+# several events: ids on every sample (IDENTIFIER where the sample types differ)
+check -W -e cpu/event=0xc2,umask=0x2/pp -e cpu/event=0xd0,umask=0x81/p -c 10007 -a
+check -W -e cpu/event=0xc2,umask=0x2/pp -e cpu/event=0xd0,umask=0x81,period=2003/p -- true
+check -e cpu/event=0xd0,umask=0x81/pp -e cpu-clock -W -- true
+# per task
+check -e cpu/event=0xc4,umask=0x0/ppp -W -p @PID
+check -e cpu/event=0xc4/pp -W -t @PID
+check -e cpu/event=0xc2,umask=0x2/pp -W --per-thread -- true
+check -e cpu/event=0xc2,umask=0x2/pp -W --no-inherit -- true
+# generic events and the weight alone
+check -e cycles:pp -W -- true
+check -e cpu-clock -W -a
+[ "$fail" = 0 ] || { echo "FAIL: $fail of $n cases"; exit 1; }
+echo "OK: $n PEBS command lines: the same attrs as x86 perf 7.3 on a fake GNR tree"
