@@ -17,7 +17,8 @@
  *   PMUSIM_DONE_SIGNAL=N    send signal N to the process when every byte was produced
  *                           (benchmarks: the recorder stops once it has all of them)
  * The SPE records are split across the events in CPU order, so with one event per CPU
- * each CPU gets a share in turn. */
+ * each CPU gets a share in turn. pebs.c adds an Intel core PMU (PMUSIM_PEBS_TYPE): PEBS
+ * samples with retire latencies and counting reads; build both files into the preload. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,36 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_EV 256
-#define IOC_ENABLE 0x2400
-#define IOC_DISABLE 0x2401
-#define IOC_SET_OUTPUT 0x2405
-#define IOC_ID 0x80082407
-enum { S_IP = 1, S_TID = 2, S_TIME = 4, S_ID = 64, S_CPU = 128, S_STREAM = 512,
-       S_IDENTIFIER = 65536 };
+#include "pmusim.h"
 
-struct ev {
-	int fd, cpu, pid, used, spe;
-	uint32_t type;
-	uint64_t sample_type, id, flags;
-	volatile int enabled;
-	uint8_t *base;       /* user page + data ring */
-	size_t base_len;
-	uint64_t data_size;
-	uint8_t *aux;
-	uint64_t aux_size;
-	int overwrite;
-	uint64_t lost_pending;
-	pthread_t thr;
-	pthread_mutex_t busy;  /* held while the producer writes: a disable waits for it, as the
-				* kernel stops the event before the ioctl returns */
-	int thr_started;
-	volatile int stop;
-	uint64_t produced, dropped, truncated, aux_records, data_lost, collisions;
-	int itrace_sent;
-};
-static struct ev evs[MAX_EV];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+struct ev evs[MAX_EV];
+pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *spe_bytes;
 static size_t spe_len, spe_pos;
 static uint32_t *rec_end; /* end offset of each whole record, found once at load */
@@ -91,7 +66,7 @@ static void init_real(void)
 	real_poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
 }
 
-static struct ev *find(int fd)
+struct ev *find(int fd)
 {
 	for (int i = 0; i < MAX_EV; i++)
 		if (evs[i].used && evs[i].fd == fd)
@@ -99,7 +74,7 @@ static struct ev *find(int fd)
 	return NULL;
 }
 
-static uint64_t now_ns(void)
+uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -107,7 +82,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void simlog(const char *fmt, ...)
+void simlog(const char *fmt, ...)
 {
 	const char *path = getenv("PMUSIM_LOG");
 	va_list ap;
@@ -221,14 +196,14 @@ static size_t take_records(size_t max, const uint8_t **out)
 	return max;
 }
 
-static uint64_t *up64(struct ev *e, size_t off)
+uint64_t *up64(struct ev *e, size_t off)
 {
 	return (uint64_t *)(void *)(e->base + off);
 }
 
 /* a record into the data ring as perf_output_begin/end: LOST first when records were
  * dropped, nothing when there is no room (counted as lost) */
-static void sid_trailer(struct ev *e, uint8_t *p, size_t *n)
+void sid_trailer(struct ev *e, uint8_t *p, size_t *n)
 {
 	uint64_t v;
 
@@ -263,7 +238,7 @@ static void sid_trailer(struct ev *e, uint8_t *p, size_t *n)
 	}
 }
 
-static int data_put(struct ev *e, const uint8_t *rec, size_t size)
+int data_put(struct ev *e, const uint8_t *rec, size_t size)
 {
 	uint64_t head = *up64(e, 1024), tail = __atomic_load_n(up64(e, 1032), __ATOMIC_ACQUIRE);
 	uint8_t lost[64];
@@ -430,7 +405,7 @@ static void start_producer(struct ev *e)
 	}
 }
 
-long syscall(long nr, ...)
+SIM_EXPORT long syscall(long nr, ...)
 {
 	va_list ap;
 	long a[6];
@@ -472,6 +447,7 @@ long syscall(long nr, ...)
 			e->enabled = !(e->flags & 1) || (e->flags & (1ULL << 12));
 			e->id = next_id++;
 			pthread_mutex_init(&e->busy, NULL);
+			pebs_open(e, attr, (int)a[3]);
 			if (e->spe)
 				nspe++;
 		}
@@ -486,7 +462,7 @@ long syscall(long nr, ...)
 	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+SIM_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	struct ev *e;
 
@@ -517,6 +493,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 			memcpy(m + 50, &shift, 2);
 			memcpy(m + 52, &mult, 4);
 		}
+		pebs_start(e);
 		return m;
 	}
 	if (e->base) {
@@ -536,12 +513,12 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 }
 
 /* perf is built with 64-bit file offsets and calls mmap64 */
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+SIM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	return mmap(addr, len, prot, flags, fd, off);
 }
 
-int ioctl(int fd, unsigned long req, ...)
+SIM_EXPORT int ioctl(int fd, unsigned long req, ...)
 {
 	va_list ap;
 	unsigned long arg;
@@ -567,14 +544,24 @@ int ioctl(int fd, unsigned long req, ...)
 	case IOC_ID:
 		memcpy((void *)arg, &e->id, 8);
 		return 0;
-	case IOC_SET_OUTPUT:
-		return find((int)arg) ? 0 : (errno = EINVAL, -1);
+	case IOC_SET_OUTPUT: {
+		struct ev *to = find((int)arg);
+
+		if (!to)
+			return errno = EINVAL, -1;
+		e->out = to;
+		pebs_start(e);
+		return 0;
+	}
+	case IOC_RESET:
+		pebs_reset(e);
+		return 0;
 	default:
 		return 0;
 	}
 }
 
-int poll(struct pollfd *fds, nfds_t n, int timeout)
+SIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	int ready = 0;
 
@@ -594,7 +581,20 @@ int poll(struct pollfd *fds, nfds_t n, int timeout)
 	return 0;
 }
 
-int close(int fd)
+/* counting reads of the core PMU's events; the others' descriptors are eventfds */
+SIM_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	static ssize_t (*real_read)(int, void *, size_t);
+	struct ev *e = fd >= 0 ? find(fd) : NULL;
+
+	if (e && e->pebs)
+		return pebs_read(e, buf, n);
+	if (!real_read)
+		real_read = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	return real_read(fd, buf, n);
+}
+
+SIM_EXPORT int close(int fd)
 {
 	struct ev *e;
 
@@ -604,6 +604,8 @@ int close(int fd)
 		e->stop = 1;
 		if (e->thr_started)
 			pthread_join(e->thr, NULL);
+		if (e->pebs)
+			pebs_close(e);
 		if (e->spe)
 			simlog("cpu %d produced %llu dropped %llu truncated %llu aux_records %llu "
 			     "data_lost %llu collisions %llu\n", e->cpu, (unsigned long long)e->produced,

@@ -197,10 +197,7 @@ static int term(struct pmt_evsel *e, const char *event, const char *t, size_t n,
 		return unknown_term(e->pmu, event, t, kl, diag);
 	memcpy(key, t, kl);
 	key[kl] = 0;
-	if (eq && parse_value(eq + 1, n - kl - 1, &v) < 0)
-		return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-				    "event '%s': term %s: '%.*s' is not a number", event, key,
-				    (int)(n - kl - 1), eq + 1);
+	/* a name is text, not a number */
 	if (!strcmp(key, "name")) {
 		if (!eq)
 			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
@@ -208,6 +205,10 @@ static int term(struct pmt_evsel *e, const char *event, const char *t, size_t n,
 		snprintf(e->name, sizeof(e->name), "%.*s", (int)(n - kl - 1), eq + 1);
 		return 0;
 	}
+	if (eq && parse_value(eq + 1, n - kl - 1, &v) < 0)
+		return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
+				    "event '%s': term %s: '%.*s' is not a number", event, key,
+				    (int)(n - kl - 1), eq + 1);
 	if (!strcmp(key, "period")) {
 		e->attr.sample_period = v;
 		e->attr.flags &= ~PMT_ATTR_FLAG_FREQ;

@@ -1,0 +1,109 @@
+#!/bin/sh
+# Issue 11 test b: PEBS sampling with retire latency on the simulated Intel core PMU
+# (tests/pmusim/pebs.c in the pmusim preload, a fake GNR sysfs tree). Each config yields
+# PMUSIM_PEBS_SAMPLES samples with the same retire latencies whoever records them. Checks:
+#  1. pmutrace record -W -a keeps every produced sample (producer log, container summary);
+#  2. pmutrace calibrate of the container prints the statistics that an awk over x86 perf
+#     7.3's `perf script -F event,retire_lat` of the same container (zstd -dc | perf)
+#     computes: count, mean, median, min, max, p90, p99, mode;
+#  3. perf 7.3 recording the same simulated PMU gets the same distributions (perf script of
+#     both files), and pmutrace calibrate reads perf's file to the same table;
+#  4. a per-task recording (workload) keeps every sample too;
+#  5. counting reads: perf 7.3 stat -A of a group and a single event under multiplexing
+#     (PMUSIM_RUNNING_PCT=50) prints, per CPU, what the producer says it counted, scaled.
+#   pmusim_pebs.sh PMUTRACE [ORACLES_DIR]
+set -u
+P=$1 ORC=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+X86=$ORC/bin/perf-7.3
+[ -n "$ORC" ] && [ -x "$X86" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
+command -v zstd >/dev/null || { echo "SKIP: no zstd"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/../pmusim/pmusim.c" "$HERE/../pmusim/pebs.c" \
+	-ldl -lpthread || exit 1
+sh "$HERE/../oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
+N=20000
+# MEM_INST_RETIRED.LOCK_LOADS and MEM_LOAD_RETIRED.L3_HIT (GNR's event JSON), named as
+# perf's tpebs names its events
+EV1=cpu/event=0xd0,umask=0x21,name=MEM_INST_RETIRED.LOCK_LOADS/pp
+EV2=cpu/event=0xd1,umask=0x4,name=MEM_LOAD_RETIRED.L3_HIT/p
+
+sim() { # LOG SAMPLES -- command: SIGINT once every sample was written
+	log=$1 n=$2
+	shift 2
+	rm -f "$log"
+	env SYSFS_PATH="$T/gnr" PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4 \
+		PMUSIM_PEBS_SAMPLES="$n" PMUSIM_PEBS_SEED=11 PMUSIM_LOG="$log" \
+		PMUSIM_DONE_SIGNAL=2 LD_PRELOAD="$T/sim.so" "$@"
+}
+produced() { awk -v c="$2" '$1 == "pebs" && $5 == c { s += $7 } END { print s + 0 }' "$1"; }
+# perf script lines "NAME: LAT" into calibrate's table: name count mean median min max p90
+# p99 mode (median and pNN the sorted value at floor(NN/100 x count), the smallest mode)
+stats() {
+	sed -n 's/^ *\([^ :]*\): *\([0-9][0-9]*\)$/\1 \2/p' | sort -k1,1 -k2,2n | awk '
+	function flush() {
+		if (!n) return
+		m = 0; mode = 0
+		for (i = 0; i < n; i++) if (cnt[v[i]] > m) { m = cnt[v[i]]; mode = v[i] }
+		printf "%s %d %.2f %d %d %d %d %d %d\n", name, n, sum / n, v[int(n / 2)], v[0],
+			v[n - 1], v[int(0.9 * n)], v[int(0.99 * n)], mode
+		n = 0; sum = 0; split("", cnt)
+	}
+	{ $1 = tolower($1) }
+	$1 != name { flush(); name = $1 }
+	{ v[n++] = $2; sum += $2; cnt[$2]++ }
+	END { flush() }'
+}
+calib() { # TRACE: calibrate's table without its header
+	"$P" calibrate "$1" -o "$T/cal.json" | awk 'NR > 1 { print $1, $2, $3, $4, $5, $6, $7, $8, $9 }' | sort
+}
+
+# 1. system-wide, two events, a fixed period
+sim "$T/r.log" $N "$P" record -q -W -e "$EV1" -e "$EV2" -c 1009 -a --duration 30 \
+	-o "$T/r.pmt" 2>"$T/err" || bad "record: exit $?: $(cat "$T/err")"
+for c in 0x21d0 0x4d1; do
+	[ "$(produced "$T/r.log" $c)" = $N ] || bad "record: config $c produced $(produced "$T/r.log" $c) of $N"
+done
+"$P" info "$T/r.pmt" | grep -q "MEM_INST_RETIRED.LOCK_LOADS: $N samples; MEM_LOAD_RETIRED.L3_HIT: $N samples" ||
+	bad "record: the container holds '$("$P" info "$T/r.pmt" | grep holds)', want $N of each"
+
+# 2. calibrate against perf's reading of the same container
+zstd -dc "$T/r.pmt" | "$X86" script -i - -F event,retire_lat 2>/dev/null | stats >"$T/perf_r.txt"
+calib "$T/r.pmt" >"$T/cal_r.txt"
+[ "$(wc -l <"$T/perf_r.txt")" = 2 ] && cmp -s "$T/perf_r.txt" "$T/cal_r.txt" ||
+	{ bad "calibrate differs from perf 7.3 script's statistics (perf < > calibrate)"; diff "$T/perf_r.txt" "$T/cal_r.txt"; }
+
+# 3. perf 7.3 records the same simulated PMU
+sim "$T/p.log" $N timeout 60 "$X86" record -q -W -e "$EV1" -e "$EV2" -c 1009 -a \
+	-o "$T/p.data" -- sleep 30 >"$T/perr" 2>&1
+for c in 0x21d0 0x4d1; do
+	[ "$(produced "$T/p.log" $c)" = $N ] || bad "perf 7.3: config $c produced $(produced "$T/p.log" $c) of $N: $(tail -3 "$T/perr")"
+done
+"$X86" script -i "$T/p.data" -F event,retire_lat 2>/dev/null | stats >"$T/perf_p.txt"
+cmp -s "$T/perf_p.txt" "$T/perf_r.txt" ||
+	{ bad "perf 7.3's recording and pmutrace's differ (perf's < > pmutrace's)"; diff "$T/perf_p.txt" "$T/perf_r.txt"; }
+calib "$T/p.data" | cmp -s - "$T/perf_p.txt" || bad "calibrate reads perf 7.3's recording differently"
+
+# 4. per task: the workload's events (enable on exec, inherited)
+sim "$T/w.log" 5000 "$P" record -q -W -e "$EV2" -o "$T/w.pmt" -- sleep 1 2>"$T/err" ||
+	bad "workload: exit $?: $(cat "$T/err")"
+"$P" info "$T/w.pmt" | grep -q "MEM_LOAD_RETIRED.L3_HIT: 5000 samples" ||
+	bad "workload: '$("$P" info "$T/w.pmt" | grep holds)', want 5000 samples"
+
+# 5. counting reads with GROUP and multiplexing, as perf 7.3 scales them
+rm -f "$T/c.log"
+SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4 PMUSIM_RUNNING_PCT=50 \
+	PMUSIM_LOG=$T/c.log LD_PRELOAD=$T/sim.so timeout 60 "$X86" stat -x, -A -a \
+	-e '{cpu/event=0xc0/,cpu/event=0x3c/}' -e cpu/event=0xc4/ -- true 2>"$T/stat.csv" >/dev/null
+awk -F, '/^CPU/ { sub("CPU", "", $1); e = $4; sub(/.*event=/, "", e); sub("/", "", e)
+	printf "%d %s %s %s\n", $1, e, $2, $6 }' "$T/stat.csv" | sort >"$T/stat.txt"
+awk '$1 == "count" { c = $5; sub("0x", "", c)
+	printf "%d 0x%s %d %.2f\n", $3, c, $9 * $11 / $13, 100 * $13 / $11 }' "$T/c.log" | sort >"$T/want.txt"
+[ "$(wc -l <"$T/stat.txt")" = 24 ] && cmp -s "$T/stat.txt" "$T/want.txt" ||
+	{ bad "perf 7.3 stat's counts are not the producer's (perf < > producer)"; diff "$T/stat.txt" "$T/want.txt" | head; }
+
+[ "$fail" = 0 ] || exit 1
+echo "OK: $N samples x 2 events recorded whole by pmutrace and perf 7.3, calibrate = perf script statistics ($(tr '\n' ';' <"$T/cal_r.txt")), 24 counts read as perf 7.3 reads them"
