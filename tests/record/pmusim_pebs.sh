@@ -10,7 +10,9 @@
 #     both files), and pmutrace calibrate reads perf's file to the same table;
 #  4. a per-task recording (workload) keeps every sample too;
 #  5. counting reads: perf 7.3 stat -A of a group and a single event under multiplexing
-#     (PMUSIM_RUNNING_PCT=50) prints, per CPU, what the producer says it counted, scaled.
+#     (PMUSIM_RUNNING_PCT=50) prints, per CPU, what the producer says it counted, scaled;
+#  6. record --tpebs -M: the metrics' :R events sampled whole, calibrate as in 2, and
+#     pmutrace metrics TRACE applies rint(mean) of perf's reading of the samples.
 #   pmusim_pebs.sh PMUTRACE [ORACLES_DIR]
 set -u
 P=$1 ORC=${2:-}
@@ -104,6 +106,35 @@ awk '$1 == "count" { c = $5; sub("0x", "", c)
 	printf "%d 0x%s %d %.2f\n", $3, c, $9 * $11 / $13, 100 * $13 / $11 }' "$T/c.log" | sort >"$T/want.txt"
 [ "$(wc -l <"$T/stat.txt")" = 24 ] && cmp -s "$T/stat.txt" "$T/want.txt" ||
 	{ bad "perf 7.3 stat's counts are not the producer's (perf < > producer)"; diff "$T/stat.txt" "$T/want.txt" | head; }
+
+# 6. record --tpebs: the metrics' :R events sampled whole; calibrate equals perf's statistics
+# of the container, and metrics TRACE applies rint(mean) of perf's reading of the samples
+M=$HERE/../../fixtures/metrics/tpebs-raw-metrics.json
+sim "$T/t.log" $N "$P" record -q --tpebs -M tma_L4_group --metrics "$M" -a --duration 30 \
+	-o "$T/t.pmt" 2>"$T/err"
+rc=$?
+# 2: the metrics' counted events are not recorded yet, and it says so
+[ $rc = 2 ] && grep -q "counted events .* are not recorded" "$T/err" ||
+	bad "tpebs: exit $rc: $(cat "$T/err")"
+"$P" info "$T/t.pmt" | grep -q "cpu/event=0xd0,umask=0x21,period=100007/p: $N samples; cpu/event=0xd1,umask=0x4,period=100021/p: $N samples" ||
+	bad "tpebs: the container holds '$("$P" info "$T/t.pmt" | grep holds)'"
+zstd -dc "$T/t.pmt" | "$X86" script -i - -F event,retire_lat 2>/dev/null |
+	sed 's|cpu/\(event=[^/]*\)/p:|\1:|' | stats >"$T/perf_t.txt"
+calib "$T/t.pmt" >"$T/cal_t.txt"
+[ "$(wc -l <"$T/perf_t.txt")" = 2 ] && cmp -s "$T/perf_t.txt" "$T/cal_t.txt" ||
+	{ bad "tpebs: calibrate differs from perf 7.3 script's statistics"; diff "$T/perf_t.txt" "$T/cal_t.txt"; }
+# tma_lock_latency = 100 * LOCK_LOADS * LOCK_LOADS:R / clks, with :R = rint(mean) (perf's
+# tpebs mean); perf stat -x';' counts, since the raw names hold commas
+printf '%s\n' "1000000;;cpu/event=0xd0,umask=0x21,period=100007/;1000000;100.00;;" \
+	"1000000;;cpu/event=0xd1,umask=0x4,period=100021/;1000000;100.00;;" \
+	"2000000000;;cpu/event=0x3c/;1000000;100.00;;" >"$T/counts.csv"
+"$P" metrics "$T/t.pmt" --metrics "$M" --counts "$T/counts.csv" -M tma_L4_group --csv \
+	2>"$T/err" | awk -F, 'NR > 1 { print $4, $5 }' | sort >"$T/met.txt"
+awk '{ m = $3; r = int(m + 0.5); if (r - m == 0.5 && r % 2) r--
+	n = $1 ~ /0xd0/ ? "tma_lock_latency" : "tma_l3_hit_latency"
+	printf "%s %.6f\n", n, 100 * 1000000 * r / 2000000000 }' "$T/perf_t.txt" | sort >"$T/met_want.txt"
+cmp -s "$T/met.txt" "$T/met_want.txt" ||
+	{ bad "metrics TRACE: (perf-derived < > pmutrace)"; diff "$T/met_want.txt" "$T/met.txt"; cat "$T/err"; }
 
 [ "$fail" = 0 ] || exit 1
 echo "OK: $N samples x 2 events recorded whole by pmutrace and perf 7.3, calibrate = perf script statistics ($(tr '\n' ';' <"$T/cal_r.txt")), 24 counts read as perf 7.3 reads them"

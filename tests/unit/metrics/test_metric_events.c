@@ -1,0 +1,101 @@
+/* pmt_metric_plan_events: the events record --tpebs opens for metrics, written as perf's
+ * metricgroup and intel-tpebs.c write them (tpebs.md section 2: "EV:R" is sampled as
+ * "EV:p", "pmu@terms@R" as "pmu/terms/p"; counted IDs as they are, pmu@..@ as pmu/../);
+ * and the near names of an unknown metric. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmutrace/metrics.h"
+
+static struct pmt_metric_plan *plan_of(struct pmt_metric_set *ms, const char *sel, char *err)
+{
+	struct pmt_expr_ctx ctx;
+	struct pmt_metric_plan *p = NULL;
+	const char *s[1] = { sel };
+
+	pmt_expr_ctx_default(&ctx);
+	if (pmt_metric_plan_new(ms, s, 1, &ctx, &p, err, 256) < 0)
+		return NULL;
+	return p;
+}
+
+static void tpebs_events_are_perfs_strings(void **state)
+{
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_metric_events ev;
+	struct pmt_metric_plan *p;
+	char err[256];
+
+	(void)state;
+	assert_true(pmt_metric_set_add(&ms, "tma_lock_latency",
+				       "MEM_INST_RETIRED.LOCK_LOADS * MEM_INST_RETIRED.LOCK_LOADS:R"
+				       " / tma_info_thread_clks", "100%", NULL) >= 0);
+	assert_true(pmt_metric_set_add(&ms, "tma_info_thread_clks", "CPU_CLK_UNHALTED.THREAD",
+				       NULL, NULL) >= 0);
+	assert_true(pmt_metric_set_add(&ms, "raw_r",
+				       "cpu@event\\=0xd0\\,umask\\=0x21@R * cpu_core@mem_load_retired"
+				       ".l2_hit@R / (tma_info_thread_clks * duration_time)", NULL,
+				       NULL) >= 0);
+	p = plan_of(&ms, "tma_lock_latency", err);
+	assert_non_null(p);
+	assert_int_equal(pmt_metric_plan_events(p, &ev), 0);
+	assert_int_equal(ev.nr_sampled, 1);
+	assert_string_equal(ev.sampled[0], "MEM_INST_RETIRED.LOCK_LOADS:p");
+	assert_int_equal(ev.nr_counted, 2);
+	assert_string_equal(ev.counted[0], "MEM_INST_RETIRED.LOCK_LOADS");
+	assert_string_equal(ev.counted[1], "CPU_CLK_UNHALTED.THREAD");
+	pmt_metric_events_fini(&ev);
+	pmt_metric_plan_free(p);
+
+	p = plan_of(&ms, "raw_r", err);
+	assert_non_null(p);
+	assert_int_equal(pmt_metric_plan_events(p, &ev), 0);
+	assert_int_equal(ev.nr_sampled, 2);
+	assert_string_equal(ev.sampled[0], "cpu/event=0xd0,umask=0x21/p");
+	assert_string_equal(ev.sampled[1], "cpu_core/mem_load_retired.l2_hit/p");
+	/* duration_time is a tool event: nothing to open */
+	assert_int_equal(ev.nr_counted, 1);
+	assert_string_equal(ev.counted[0], "CPU_CLK_UNHALTED.THREAD");
+	pmt_metric_events_fini(&ev);
+	pmt_metric_plan_free(p);
+	pmt_metric_set_fini(&ms);
+}
+
+static void unknown_metric_names_near_ones(void **state)
+{
+	struct pmt_metric_set ms = { 0 };
+	char err[256];
+
+	(void)state;
+	assert_true(pmt_metric_set_add(&ms, "tma_lock_latency", "1", NULL, NULL) >= 0);
+	assert_true(pmt_metric_set_add(&ms, "tma_split_loads", "1", NULL, NULL) >= 0);
+	assert_true(pmt_metric_set_add(&ms, "tma_split_stores", "1", NULL, NULL) >= 0);
+	assert_true(pmt_metric_set_add(&ms, "ipc", "1", NULL, NULL) >= 0);
+	assert_null(plan_of(&ms, "tma_split_load", err));
+	assert_string_equal(err, "no metric or metric group named 'tma_split_load'; near names: "
+				 "tma_split_loads");
+	assert_null(plan_of(&ms, "tma_split_stors", err));
+	assert_string_equal(err, "no metric or metric group named 'tma_split_stors'; near names: "
+				 "tma_split_stores, tma_split_loads");
+	assert_null(plan_of(&ms, "LOCK", err));
+	assert_string_equal(err, "no metric or metric group named 'LOCK'; near names: "
+				 "tma_lock_latency");
+	assert_null(plan_of(&ms, "zzzzzzzzzzzzzzzzzzzz", err));
+	assert_string_equal(err, "no metric or metric group named 'zzzzzzzzzzzzzzzzzzzz'");
+	pmt_metric_set_fini(&ms);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(tpebs_events_are_perfs_strings),
+		cmocka_unit_test(unknown_metric_names_near_ones),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
