@@ -22,6 +22,8 @@ struct script_opts {
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
 	const char *symfs, *kallsyms;
+	const char *debuginfod; /* NULL: $DEBUGINFOD_URLS; "": --no-debuginfod */
+	int no_demangle;
 	const char *sort; /* report --sort keys */
 	int mem;          /* report --mem: perf mem report */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
@@ -46,7 +48,7 @@ static int parse_compat(const char *s, int *out)
 enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
        OPT_PID, OPT_TIME,
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
-       OPT_KALLSYMS, OPT_MEM };
+       OPT_KALLSYMS, OPT_MEM, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD, OPT_NO_DEMANGLE };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -62,6 +64,9 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "input", required_argument, NULL, 'i' },                                       \
 	{ "symfs", required_argument, NULL, OPT_SYMFS },                                 \
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },                           \
+	{ "debuginfod", optional_argument, NULL, OPT_DEBUGINFOD },                       \
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },                       \
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },                           \
 	{ "help", no_argument, NULL, 'h' }
 static const struct option script_opts[] = {
 	COMMON_OPTS,
@@ -112,7 +117,10 @@ static void usage(const char *cmd, FILE *fp)
 		    "  with --raw, --cpu N and --tid T are the buffer's CPU and thread.\n"
 		    "  --symfs DIR: the traced files under DIR; also perf's build-id cache\n"
 		    "  ($HOME/.debug), /usr/lib/debug and .gnu_debuglink, by build-id.\n"
-		    "  --kallsyms FILE: the kernel's symbols (/proc/kallsyms of the recording machine).\n");
+		    "  --kallsyms FILE: the kernel's symbols (/proc/kallsyms of the recording machine).\n"
+		    "  --debuginfod[=URLS]: servers asked by build-id for files found nowhere else\n"
+		    "  (default and without URLS: $DEBUGINFOD_URLS); --no-debuginfod: none.\n"
+		    "  --no-demangle: C++ symbol names as the files spell them.\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -188,6 +196,9 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case 'i': so->path = optarg; break;
 		case OPT_SYMFS: so->symfs = optarg; break;
 		case OPT_KALLSYMS: so->kallsyms = optarg; break;
+		case OPT_DEBUGINFOD: so->debuginfod = optarg; break;
+		case OPT_NO_DEBUGINFOD: so->debuginfod = ""; break;
+		case OPT_NO_DEMANGLE: so->no_demangle = 1; break;
 		case 's': so->sort = optarg; break;
 		case OPT_MEM: so->mem = 1; break;
 		case 'F':
@@ -417,7 +428,9 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort || cons) {
 		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
 						     .compat = so.run.compat,
-						     .kallsyms = so.kallsyms };
+						     .kallsyms = so.kallsyms,
+						     .debuginfod = so.debuginfod,
+						     .no_demangle = so.no_demangle };
 
 		if (pmt_symbols_new(&sym_opts, &syms) < 0) {
 			pmt_spe_report_free(ctx.rep);

@@ -126,6 +126,16 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 		snprintf(p, sizeof(p), "%s/usr/lib/debug%s", symfs, w->path);
 		ok = debug_only = try_path(p, w, t, found, 0);
 	}
+	/* a server by build-id only when nothing here has the file: a download is slow, and
+	 * the build-id makes any copy found locally the same file */
+	if (!ok && w->fetch && w->build_id_size) {
+		if (w->fetch(w->fetch_ctx, w->build_id, w->build_id_size, 0, p, sizeof(p),
+			     found->fetch_error, sizeof(found->fetch_error)))
+			ok = debug_only = try_path(p, w, t, found, 0);
+		if (!ok && w->fetch(w->fetch_ctx, w->build_id, w->build_id_size, 1, p, sizeof(p),
+				    found->fetch_error, sizeof(found->fetch_error)))
+			ok = try_path(p, w, t, found, 1);
+	}
 	if (!ok)
 		return 0;
 	if (debug_only) {
@@ -146,6 +156,13 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 			       (!w->build_id_size ||
 				(probe.build_id_size >= w->build_id_size &&
 				 !memcmp(probe.build_id, w->build_id, w->build_id_size)));
+		}
+		/* the code bytes (.plt names, annotate) are in the executable, not the debug file */
+		if (!have && w->fetch && w->build_id_size) {
+			char why[320];
+
+			have = w->fetch(w->fetch_ctx, w->build_id, w->build_id_size, 1, rt,
+					sizeof(rt), why, sizeof(why));
 		}
 		if (have) {
 			elf_symtab_add_plt(rt, t, w->load_flags);

@@ -282,8 +282,9 @@ static int is_arm_mapping_symbol(const char *n)
 
 /* One symbol table (.symtab or .dynsym) into t, as dso__load_sym_internal */
 static int load_table(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *tsh,
-		      struct elf_symtab *t)
+		      struct elf_symtab *t, unsigned flags)
 {
+	char demangled[1024];
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t n = tsh->sh_entsize ? tsh->sh_size / tsh->sh_entsize : 0;
 	int arm = f->eh.e_machine == EM_ARM || f->eh.e_machine == EM_AARCH64;
@@ -329,7 +330,8 @@ static int load_table(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *tsh,
 			sym.st_value -= bias;
 		else
 			sym.st_value -= sh.sh_addr - sh.sh_offset;
-		rc = elf_symtab_add(t, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info), type, name);
+		rc = elf_symtab_add(t, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info), type,
+				    elf_demangle(name, flags, demangled, sizeof(demangled)));
 		if (rc < 0)
 			return rc;
 	}
@@ -346,7 +348,7 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 	uint64_t hdr, ent, off, nr;
 	int x86 = f->eh.e_machine == EM_X86_64 || f->eh.e_machine == EM_386, lazy, rc;
 	size_t plt_sym;
-	char name[1024];
+	char name[1100], demangled[1024];
 
 	/* a debug file keeps .plt's header but not its bytes: no entries to name there */
 	if (!section_by_name(f, ".plt", &plt, NULL) || plt.sh_type == SHT_NOBITS)
@@ -437,7 +439,8 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 		if (gelf_getsym(sd, (int)GELF_R_SYM(info), &sym))
 			sn = elf_strptr(f->elf, dsym.sh_link, sym.st_name);
 		if (sn && *sn)
-			snprintf(name, sizeof(name), "%s@plt", sn);
+			snprintf(name, sizeof(name), "%s@plt",
+				 elf_demangle(sn, flags, demangled, sizeof(demangled)));
 		else
 			snprintf(name, sizeof(name), "offset_%#llx@plt", (unsigned long long)off);
 		rc = elf_symtab_add(t, off, ent, STB_GLOBAL, STT_FUNC, name);
@@ -525,9 +528,9 @@ int elf_symtab_load(const char *path, struct elf_symtab *t, unsigned flags, char
 		dyn = NULL;
 	t->has_symtab = sym != NULL;
 	if (sym)
-		rc = load_table(&f, sym, &symsh, t);
+		rc = load_table(&f, sym, &symsh, t, flags);
 	if (rc >= 0 && dyn && (!sym || (flags & ELF_LOAD_BOTH)))
-		rc = load_table(&f, dyn, &dynsh, t);
+		rc = load_table(&f, dyn, &dynsh, t, flags);
 	if (rc >= 0 && dyn && (flags & ELF_LOAD_PLT))
 		rc = synthesize_plt(&f, t, flags);
 	if (rc < 0)

@@ -44,7 +44,11 @@ enum {
 	ELF_LOAD_PLT = 1,        /* .plt entries as NAME@plt */
 	ELF_LOAD_PLT_HEADER = 2, /* and a ".plt" symbol for its header (perf 6.2 on) */
 	ELF_LOAD_BOTH = 4,       /* .dynsym's symbols too when there is a .symtab (newer perf) */
+	ELF_LOAD_DEMANGLE = 8,   /* C++ names demangled */
+	ELF_LOAD_DEMANGLE_PARAMS = 16, /* with return type, parameters and qualifiers (newer perf) */
 };
+/* name demangled as flags say, in buf; or name itself when it is no C++ name */
+const char *elf_demangle(const char *name, unsigned flags, char *buf, size_t cap);
 int elf_symtab_load(const char *path, struct elf_symtab *t, unsigned flags, char *msg,
 		    size_t cap);
 /* The .plt entries of the runtime file `path` into t (symbols read from a debug file,

@@ -24,6 +24,11 @@ struct pmt_symbols_opts {
 				  * pinned) */
 	const char *kallsyms;    /* perf's --kallsyms: the kernel's symbols, for addresses in
 				  * the trace's [kernel.kallsyms] map */
+	const char *debuginfod;  /* perf's --debuginfod: servers asked by build-id for a file
+				  * found nowhere else. NULL: $DEBUGINFOD_URLS; "": none */
+	int no_demangle;         /* perf's --no-demangle: C++ names as the file spells them.
+				  * Else demangled as compat's perf does: 6.1 the bare name,
+				  * newer the whole signature (abi::__cxa_demangle's text) */
 };
 
 /* Where an address was. Strings stay valid until the pmt_symbols is freed. */
