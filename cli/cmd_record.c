@@ -18,7 +18,7 @@ static int usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pmutrace record [-e EVENT]... [--tpebs -M METRIC --metrics FILE]\n"
-		"                       [-c PERIOD | -F FREQ] [-W] [-a | -C CPUS | -p PID |\n"
+		"                       [-c PERIOD | -F FREQ] [-W] [-d] [-P] [-a | -C CPUS | -p PID |\n"
 		"                       -t TID | [--per-thread] -- CMD ARGS] [-o FILE|-]\n"
 		"                       [-m PAGES[,AUXPAGES]] [-S|--snapshot[=SIZE]] [--no-inherit]\n"
 		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
@@ -27,6 +27,8 @@ static int usage(FILE *fp)
 		"  -c, --count PERIOD   sample period of every event;  -F, --freq FREQ (not for SPE)\n"
 		"  -W, --weight         sample the weight (x86: WEIGHT_STRUCT, the PEBS retire\n"
 		"                       latency in var3_w; give the event :p, :pp or :ppp)\n"
+		"  -d, --data           data address and source;  -P, --period: period in samples\n"
+		"      --phys-data, --data-page-size, --code-page-size, --sample-cpu  more fields\n"
 		"      --tpebs -M METRIC[,GROUP] --metrics FILE  sample every retire-latency\n"
 		"                       (EVENT:R) event of those metrics with PEBS (as perf stat\n"
 		"                       --record-tpebs does), for pmutrace calibrate/metrics TRACE\n"
@@ -89,7 +91,7 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 }
 
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
-       O_TPEBS, O_METRICS };
+       O_TPEBS, O_METRICS, O_PHYS_DATA, O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU };
 
 #define MAX_EVENT_OPTS 64
 
@@ -215,6 +217,12 @@ int cmd_record(int argc, char **argv)
 		{ "per-thread", no_argument, NULL, O_PER_THREAD },
 		{ "no-inherit", no_argument, NULL, O_NO_INHERIT },
 		{ "weight", no_argument, NULL, 'W' },
+		{ "data", no_argument, NULL, 'd' },
+		{ "period", no_argument, NULL, 'P' },
+		{ "phys-data", no_argument, NULL, O_PHYS_DATA },
+		{ "data-page-size", no_argument, NULL, O_DATA_PAGE_SIZE },
+		{ "code-page-size", no_argument, NULL, O_CODE_PAGE_SIZE },
+		{ "sample-cpu", no_argument, NULL, O_SAMPLE_CPU },
 		{ "tpebs", no_argument, NULL, O_TPEBS },
 		{ "metrics", required_argument, NULL, O_METRICS },
 		{ "metric", required_argument, NULL, 'M' },
@@ -251,7 +259,7 @@ int cmd_record(int argc, char **argv)
 	o.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	o.privileged = privileged();
 	/* '+': options stop at the workload's name, as perf's */
-	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:dP", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == MAX_EVENT_OPTS)
@@ -290,6 +298,12 @@ int cmd_record(int argc, char **argv)
 		case O_PER_THREAD: o.per_thread = true; break;
 		case O_NO_INHERIT: o.no_inherit = true; break;
 		case 'W': o.sample_weight = true; break;
+		case 'd': o.sample_addr = true; break;
+		case 'P': o.sample_period = true; break;
+		case O_PHYS_DATA: o.sample_phys_addr = true; break;
+		case O_DATA_PAGE_SIZE: o.sample_data_page_size = true; break;
+		case O_CODE_PAGE_SIZE: o.sample_code_page_size = true; break;
+		case O_SAMPLE_CPU: o.sample_cpu = true; break;
 		case O_TPEBS: tpebs = true; break;
 		case O_METRICS: metric_table = optarg; break;
 		case 'M': metric_select = optarg; break;

@@ -71,6 +71,14 @@ check -e cpu/event=0xd1,umask=0x4,period=100021/pp -W -C 0-3
 check -e cpu/event=0xc6,umask=0x3,frontend=0x13/p -W -a
 check -e cpu/event=0xcd,umask=0x1,ldlat=30/pp -W -- true
 check -e cpu/event=0xc2,umask=0x2/pp -W -c 1000003 -C 1
+# the memory-sampling fields (perf mem record's): data address and source, period,
+# physical address, page sizes, CPU
+check -e cpu/event=0xcd,umask=0x1,ldlat=30/pp -W -d -- true
+check -e cpu/event=0xcd,umask=0x1,ldlat=30/pp -W -d -a
+check -e cpu/event=0xd0,umask=0x81/pp -W -P -c 1000 -- true
+check -e cpu/event=0xd0,umask=0x81/pp -W -d --phys-data --data-page-size --code-page-size -C 2
+check -e cpu/event=0xd0,umask=0x81/pp --sample-cpu -- true
+check -e cpu/event=0xcd,umask=0x1,ldlat=30/pp -e cpu/event=0xd0,umask=0x82/pp -W -d -- true
 # several events: ids on every sample (IDENTIFIER where the sample types differ)
 check -W -e cpu/event=0xc2,umask=0x2/pp -e cpu/event=0xd0,umask=0x81/p -c 10007 -a
 check -W -e cpu/event=0xc2,umask=0x2/pp -e cpu/event=0xd0,umask=0x81,period=2003/p -- true

@@ -7,7 +7,8 @@
 #     7.3's `perf script -F event,retire_lat` of the same container (zstd -dc | perf)
 #     computes: count, mean, median, min, max, p90, p99, mode;
 #  3. perf 7.3 recording the same simulated PMU gets the same distributions (perf script of
-#     both files), and pmutrace calibrate reads perf's file to the same table;
+#     both files), and pmutrace calibrate reads perf's file to the same table; with -d,
+#     --phys-data and --data-page-size both files hold the same samples field by field;
 #  4. a per-task recording (workload) keeps every sample too;
 #  5. counting reads: perf 7.3 stat -A of a group and a single event under multiplexing
 #     (PMUSIM_RUNNING_PCT=50) prints, per CPU, what the producer says it counted, scaled;
@@ -106,6 +107,18 @@ awk '$1 == "count" { c = $5; sub("0x", "", c)
 	printf "%d 0x%s %d %.2f\n", $3, c, $9 * $11 / $13, 100 * $13 / $11 }' "$T/c.log" | sort >"$T/want.txt"
 [ "$(wc -l <"$T/stat.txt")" = 24 ] && cmp -s "$T/stat.txt" "$T/want.txt" ||
 	{ bad "perf 7.3 stat's counts are not the producer's (perf < > producer)"; diff "$T/stat.txt" "$T/want.txt" | head; }
+
+# 3b. with -d --phys-data --data-page-size the recordings hold the same samples field by
+# field (sample k of a config has the same values whoever records it)
+F=event,ip,addr,phys_addr,data_page_size,weight,ins_lat,retire_lat
+sim "$T/d.log" 3000 "$P" record -q -W -d --phys-data --data-page-size -e "$EV1" -c 1009 -a \
+	--duration 30 -o "$T/d.pmt" 2>"$T/err" || bad "record -d: exit $?: $(cat "$T/err")"
+sim "$T/pd.log" 3000 timeout 60 "$X86" record -q -W -d --phys-data --data-page-size -e "$EV1" \
+	-c 1009 -a -o "$T/pd.data" -- sleep 30 >"$T/perr" 2>&1
+zstd -dc "$T/d.pmt" | "$X86" script -i - -F $F 2>/dev/null | sort >"$T/d_pmt.txt"
+"$X86" script -i "$T/pd.data" -F $F 2>/dev/null | sort >"$T/d_perf.txt"
+[ "$(wc -l <"$T/d_pmt.txt")" = 3000 ] && cmp -s "$T/d_pmt.txt" "$T/d_perf.txt" ||
+	{ bad "record -d: pmutrace's $(wc -l <"$T/d_pmt.txt") samples and perf 7.3's $(wc -l <"$T/d_perf.txt") differ"; diff "$T/d_pmt.txt" "$T/d_perf.txt" | head -5; }
 
 # 6. record --tpebs: the metrics' :R events sampled whole; calibrate equals perf's statistics
 # of the container, and metrics TRACE applies rint(mean) of perf's reading of the samples
