@@ -17,7 +17,10 @@
  * value = rate * ticks * pct / 100, time_enabled = ticks * 1e6, time_running = that *
  * pct / 100 (a multiplexed counter; scaled back, value * enabled / running = rate * ticks).
  *
- * Environment: PMUSIM_PEBS_TYPE=4[,T...], PMUSIM_PEBS_SAMPLES=N, PMUSIM_PEBS_SEED=S,
+ * Topdown metric events in a slots group read as PERF_METRICS fractions of the slots
+ * (topdown_value()).
+ *
+ * Environment: PMUSIM_PEBS_TYPE=4[,T...], PMUSIM_PERF_METRICS=0x..., PMUSIM_RATES=C:R,..., PMUSIM_PEBS_SAMPLES=N, PMUSIM_PEBS_SEED=S,
  * PMUSIM_PEBS_RATE=SAMPLES/S per event (default: as fast as the rings take them),
  * PMUSIM_RUNNING_PCT=P, PMUSIM_DONE_SIGNAL=SIG (sent once every config has all its samples
  * written), PMUSIM_LOG (one line per event at close). */
@@ -164,16 +167,65 @@ static struct ev *leader_of(struct ev *e)
 	return l ? l : e;
 }
 
+/* PMUSIM_RATES=CONFIG:RATE,... fixes the per-tick count of those configs (0 is allowed) */
+static int rate_override(uint64_t config, uint64_t *r)
+{
+	const char *s = getenv("PMUSIM_RATES");
+
+	while (s && *s) {
+		char *end;
+		uint64_t c = strtoull(s, &end, 0);
+
+		if (end == s || *end != ':')
+			return 0;
+		s = end + 1;
+		*r = strtoull(s, &end, 0);
+		if (c == config)
+			return 1;
+		s = *end == ',' ? end + 1 : "";
+	}
+	return 0;
+}
+
 static uint64_t rate(const struct ev *e)
 {
+	uint64_t r;
+
+	if (rate_override(e->config, &r))
+		return r;
 	return 1000 + mix(seed() ^ e->config) % 9000 + (uint64_t)(e->cpu > 0 ? e->cpu : 0);
+}
+
+/* The topdown metric events (event 0x00, umask 0x80-0x87) of a group led by slots (umask
+ * 0x04) read as the kernel computes them from PERF_METRICS: slots * byte_i / 0xff, with
+ * byte i of PMUSIM_PERF_METRICS (default tpebs.md's test vector 0x40300C085F501040:
+ * retiring 25.1%, bad speculation 6.27%, frontend bound 31.4%, backend bound 37.3%). */
+static uint64_t topdown_value(const struct ev *e, uint64_t slots)
+{
+	uint64_t metrics = env_u64("PMUSIM_PERF_METRICS", 0x40300C085F501040ull);
+	unsigned i = (unsigned)((e->config >> 8) & 0xff) - 0x80;
+
+	return slots * ((metrics >> (8 * i)) & 0xff) / 0xff;
+}
+
+static int is_topdown_metric(const struct ev *e)
+{
+	return (e->config & 0xff) == 0 && ((e->config >> 8) & 0xf8) == 0x80;
+}
+
+static int is_slots(const struct ev *e)
+{
+	return (e->config & 0xffff) == 0x0400;
 }
 
 static void one_value(const struct ev *e, uint64_t rf, uint8_t *p, size_t *n)
 {
-	uint64_t pct = running_pct();
+	uint64_t pct = running_pct(), v = rate(e) * e->ticks * pct / 100;
+	struct ev *l = is_topdown_metric(e) && e->group_fd >= 0 ? find(e->group_fd) : NULL;
 
-	put64(p, n, rate(e) * e->ticks * pct / 100);
+	if (l && is_slots(l))
+		v = topdown_value(e, rate(l) * e->ticks * pct / 100);
+	put64(p, n, v);
 	if (!(rf & RF_GROUP)) {
 		if (rf & RF_ENABLED)
 			put64(p, n, e->ticks * 1000000);

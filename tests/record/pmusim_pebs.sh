@@ -12,6 +12,8 @@
 #  4. a per-task recording (workload) keeps every sample too;
 #  5. counting reads: perf 7.3 stat -A of a group and a single event under multiplexing
 #     (PMUSIM_RUNNING_PCT=50) prints, per CPU, what the producer says it counted, scaled;
+#  5b. topdown groups read PERF_METRICS fractions (perf 7.3's TopdownL1 = topdown.txt's
+#     test vector);
 #  6. record --tpebs -M: the metrics' :R events sampled whole, calibrate as in 2, and
 #     pmutrace metrics TRACE applies rint(mean) of perf's reading of the samples.
 #   pmusim_pebs.sh PMUTRACE [ORACLES_DIR]
@@ -119,6 +121,18 @@ zstd -dc "$T/d.pmt" | "$X86" script -i - -F $F 2>/dev/null | sort >"$T/d_pmt.txt
 "$X86" script -i "$T/pd.data" -F $F 2>/dev/null | sort >"$T/d_perf.txt"
 [ "$(wc -l <"$T/d_pmt.txt")" = 3000 ] && cmp -s "$T/d_pmt.txt" "$T/d_perf.txt" ||
 	{ bad "record -d: pmutrace's $(wc -l <"$T/d_pmt.txt") samples and perf 7.3's $(wc -l <"$T/d_perf.txt") differ"; diff "$T/d_pmt.txt" "$T/d_perf.txt" | head -5; }
+
+# 5b. topdown: a slots group reads PERF_METRICS fractions; perf 7.3's TopdownL1 on them is
+# topdown.txt's test vector 0x40300C085F501040 (tpebs.md section 4: retiring 25.1%, bad
+# speculation 6.3%, frontend bound 31.4%, backend bound 37.3%), with INT_MISC.UOP_DROPPING
+# (config 0x10ad) counting nothing
+SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4 \
+	PMUSIM_RATES=0x10ad:0,0x400:1000000 LD_PRELOAD=$T/sim.so timeout 60 "$X86" stat \
+	-M TopdownL1 -a -x, -- true 2>"$T/td.csv" >/dev/null
+awk -F, '$7 ~ /tma_/ { sub(/^%  */, "", $7); print $7, $6 }' "$T/td.csv" | sort >"$T/td.txt"
+printf '%s\n' "tma_backend_bound 37.3" "tma_bad_speculation 6.3" "tma_frontend_bound 31.4" \
+	"tma_retiring 25.1" | cmp -s - "$T/td.txt" ||
+	{ bad "topdown: perf 7.3's TopdownL1 on the simulated PERF_METRICS: $(tr '\n' ';' <"$T/td.txt")"; }
 
 # 6. record --tpebs: the metrics' :R events sampled whole; calibrate equals perf's statistics
 # of the container, and metrics TRACE applies rint(mean) of perf's reading of the samples
