@@ -50,6 +50,52 @@ enum { RF_ENABLED = 1, RF_RUNNING = 2, RF_ID = 4, RF_GROUP = 8, RF_LOST = 16 };
 #define ATTR_FREQ (1ULL << 10)
 #define MAX_CONFIGS 64
 
+/* PMUSIM_PEBS_COMM=NAME PMUSIM_PEBS_PIDFILE=FILE: a process of that name (a workload, which
+ * loads the preload too) writes its pid to FILE; system-wide and per-CPU events then
+ * produce nothing until it exists and attribute their samples to it, as if it were the
+ * only task running (perf's tpebs keeps only the workload's samples) */
+__attribute__((constructor)) static void note_workload(void)
+{
+	const char *comm = getenv("PMUSIM_PEBS_COMM"), *file = getenv("PMUSIM_PEBS_PIDFILE");
+	char self[64] = "";
+	FILE *f;
+
+	if (!comm || !file)
+		return;
+	f = fopen("/proc/self/comm", "r");
+	if (f) {
+		if (!fgets(self, sizeof(self), f))
+			self[0] = 0;
+		fclose(f);
+	}
+	self[strcspn(self, "\n")] = 0;
+	if (strcmp(self, comm))
+		return;
+	f = fopen(file, "w");
+	if (f) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
+}
+
+/* the pid system-wide samples carry: the workload's once it runs; 0 while it is awaited */
+static int32_t workload_pid(void)
+{
+	const char *file = getenv("PMUSIM_PEBS_PIDFILE");
+	int pid = 0;
+	FILE *f;
+
+	if (!getenv("PMUSIM_PEBS_COMM") || !file)
+		return getpid();
+	f = fopen(file, "r");
+	if (f) {
+		if (fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	return pid;
+}
+
 static struct {
 	uint64_t config, next;
 } claims[MAX_CONFIGS];
@@ -295,7 +341,7 @@ static size_t sample_values(struct ev *e, uint64_t k, uint8_t *p)
 	uint64_t c = e->config, h = mix(seed() ^ mix(c * 31 + 7) ^ k), st = e->sample_type;
 	uint64_t ip = 0x401000 + (h % 1024) * 4, addr = 0x7f5a00000000ull + ((h >> 12) % 65536) * 64;
 	uint16_t retlat = retire_latency(c, k);
-	uint32_t pid = (uint32_t)(e->pid > 0 ? e->pid : getpid());
+	uint32_t pid = (uint32_t)(e->pid > 0 ? e->pid : e->task_pid);
 	size_t n = 8;
 
 	memset(p, 0, 8);
@@ -397,6 +443,10 @@ static void *producer(void *arg)
 		struct ev *ring = e->out ? e->out : e;
 		int rc;
 
+		if (e->pid <= 0 && !e->task_pid && !(e->task_pid = workload_pid())) {
+			usleep(1000); /* the workload has not started */
+			continue;
+		}
 		if (!e->enabled || !ring->base ||
 		    (per_s > 0 && (double)e->samples > per_s * (double)(now_ns() - t0) / 1e9)) {
 			usleep(500);

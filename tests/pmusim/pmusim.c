@@ -561,24 +561,53 @@ SIM_EXPORT int ioctl(int fd, unsigned long req, ...)
 	}
 }
 
-SIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+/* POLLIN on the simulated descriptors whose ring holds data; *others: real descriptors */
+static int sim_ready(struct pollfd *fds, nfds_t n, nfds_t *others)
 {
 	int ready = 0;
 
-	init_real();
+	*others = 0;
 	for (nfds_t i = 0; i < n; i++) {
 		struct ev *e = find(fds[i].fd);
 
+		if (!e) {
+			*others += fds[i].fd >= 0;
+			continue;
+		}
 		fds[i].revents = 0;
-		if (e && e->base && *up64(e, 1024) != *up64(e, 1032)) {
+		if (e->base && *up64(e, 1024) != *up64(e, 1032)) {
 			fds[i].revents = POLLIN;
 			ready++;
 		}
 	}
-	if (ready)
+	return ready;
+}
+
+SIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	nfds_t others;
+	int ready, r;
+
+	init_real();
+	ready = sim_ready(fds, n, &others);
+	if (!ready && others == n)
+		return real_poll(fds, n, timeout); /* nothing simulated: the caller's timeout */
+	if (!others) {
+		if (!ready)
+			usleep(timeout > 0 && timeout < 5 ? (unsigned)timeout * 1000 : 5000);
 		return ready;
-	usleep(timeout > 0 && timeout < 5 ? (unsigned)timeout * 1000 : 5000);
-	return 0;
+	}
+	/* the real descriptors (perf's --control pipe, a workload's) go to the kernel, the
+	 * simulated ones hidden from it as negative descriptors, which poll skips */
+	for (nfds_t i = 0; i < n; i++)
+		if (find(fds[i].fd))
+			fds[i].fd = -fds[i].fd - 1;
+	r = real_poll(fds, n, ready ? 0 : timeout >= 0 && timeout < 5 ? timeout : 5);
+	for (nfds_t i = 0; i < n; i++)
+		if (fds[i].fd < 0 && find(-fds[i].fd - 1))
+			fds[i].fd = -fds[i].fd - 1;
+	ready = sim_ready(fds, n, &others);
+	return r < 0 ? (ready ? ready : r) : ready + r;
 }
 
 /* counting reads of the core PMU's events; the others' descriptors are eventfds */

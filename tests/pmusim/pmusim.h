@@ -50,6 +50,7 @@ struct ev {
 				   * one ring through SET_OUTPUT) */
 	uint64_t ticks;           /* counting: reads so far (one tick each) */
 	uint64_t samples;         /* sampling: samples written */
+	int32_t task_pid;         /* the pid of a system-wide event's samples (pebs.c) */
 };
 
 extern struct ev evs[MAX_EV];

@@ -15,7 +15,9 @@
 #  5b. topdown groups read PERF_METRICS fractions (perf 7.3's TopdownL1 = topdown.txt's
 #     test vector);
 #  6. record --tpebs -M: the metrics' :R events sampled whole, calibrate as in 2, and
-#     pmutrace metrics TRACE applies rint(mean) of perf's reading of the samples.
+#     pmutrace metrics TRACE applies rint(mean) of perf's reading of the samples;
+#  7. perf 7.3 stat --record-tpebs -M tma_lock_latency on the same simulated PMU prints the
+#     :R value and metric that pmutrace's --tpebs recording and metrics TRACE give.
 #   pmusim_pebs.sh PMUTRACE [ORACLES_DIR]
 set -u
 P=$1 ORC=${2:-}
@@ -163,5 +165,28 @@ awk '{ m = $3; r = int(m + 0.5); if (r - m == 0.5 && r % 2) r--
 cmp -s "$T/met.txt" "$T/met_want.txt" ||
 	{ bad "metrics TRACE: (perf-derived < > pmutrace)"; diff "$T/met_want.txt" "$T/met.txt"; cat "$T/err"; }
 
+# 7. against perf 7.3's own TPEBS: `perf stat --record-tpebs -M tma_lock_latency` (its record
+# child sampling the simulated PMU, the workload's samples kept) prints LOCK_LOADS:R and the
+# metric; pmutrace's --tpebs recording of the same hardware with perf's counts (renamed to
+# the raw table's events) gives the same metric. perf runs its child as "perf" from
+# PERF_EXEC_PATH: a shim there runs the oracle
+mkdir -p "$T/shim"
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$X86" >"$T/shim/perf"
+chmod +x "$T/shim/perf"
+rm -f "$T/pidfile"
+PERF_EXEC_PATH=$T/shim SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4 \
+	PMUSIM_PEBS_SAMPLES=$N PMUSIM_PEBS_SEED=11 PMUSIM_PEBS_COMM=sleep \
+	PMUSIM_PEBS_PIDFILE=$T/pidfile LD_PRELOAD=$T/sim.so timeout 60 "$X86" stat --record-tpebs \
+	-M tma_lock_latency -a -x';' -- sleep 1 2>"$T/ts.csv" >/dev/null
+want=$(awk -F';' '$7 ~ /tma_lock_latency/ { print $6 }' "$T/ts.csv")
+r73=$(awk -F';' '$3 == "MEM_INST_RETIRED.LOCK_LOADS:R" { print $1 }' "$T/ts.csv")
+grep ';;' "$T/ts.csv" | grep -v ':R;' | sed -e 's|;MEM_INST_RETIRED.LOCK_LOADS;|;cpu/event=0xd0,umask=0x21,period=100007/;|' \
+	-e 's|;CPU_CLK_UNHALTED.THREAD;|;cpu/event=0x3c/;|' >"$T/ts_raw.csv"
+got=$("$P" metrics "$T/t.pmt" --metrics "$M" --counts "$T/ts_raw.csv" -M tma_lock_latency \
+	--csv 2>/dev/null | awk -F, '$4 == "tma_lock_latency" { printf "%.1f", $5 }')
+mean=$(awk '$1 ~ /0xd0/ { printf "%.0f", $3 }' "$T/perf_t.txt")
+[ -n "$want" ] && [ "$got" = "$want" ] && [ "$r73" = "$mean" ] ||
+	bad "perf 7.3 stat --record-tpebs: tma_lock_latency ${want:-none} (:R ${r73:-none}), pmutrace metrics of its --tpebs recording ${got:-none} (:R mean $mean): $(tail -3 "$T/ts.csv")"
+
 [ "$fail" = 0 ] || exit 1
-echo "OK: $N samples x 2 events recorded whole by pmutrace and perf 7.3, calibrate = perf script statistics ($(tr '\n' ';' <"$T/cal_r.txt")), 24 counts read as perf 7.3 reads them"
+echo "OK: tma_lock_latency $got% as perf 7.3 stat --record-tpebs (:R $r73); $N samples x 2 events recorded whole by pmutrace and perf 7.3, calibrate = perf script statistics ($(tr '\n' ';' <"$T/cal_r.txt")), 24 counts read as perf 7.3 reads them"
