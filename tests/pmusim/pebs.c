@@ -22,7 +22,7 @@
  *
  * Environment: PMUSIM_PEBS_TYPE=4[,T...], PMUSIM_PERF_METRICS=0x..., PMUSIM_RATES=C:R,..., PMUSIM_PEBS_SAMPLES=N, PMUSIM_PEBS_SEED=S,
  * PMUSIM_PEBS_RATE=SAMPLES/S per event (default: as fast as the rings take them),
- * PMUSIM_RUNNING_PCT=P, PMUSIM_DONE_SIGNAL=SIG (sent once every config has all its samples
+ * PMUSIM_RUNNING_PCT=P, PMUSIM_ATTR_LOG=FILE (every core PMU open), PMUSIM_DONE_SIGNAL=SIG (sent once every config has all its samples
  * written), PMUSIM_LOG (one line per event at close). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -324,6 +324,30 @@ static size_t read_values(struct ev *e, int tick, uint8_t *p, size_t cap)
 	return n;
 }
 
+/* PMUSIM_ATTR_LOG=FILE: one line per open of a core PMU event, the attr's fields that say
+ * what is counted and sampled (how a recorder's opens can be compared with another's) */
+static void log_attr(const struct ev *e, const uint8_t *attr)
+{
+	const char *path = getenv("PMUSIM_ATTR_LOG");
+	uint64_t f[9];
+	FILE *fp;
+
+	if (!path)
+		return;
+	memcpy(f, attr + 8, 6 * 8);   /* config, period, sample_type, read_format, flags, wakeup */
+	memcpy(f + 6, attr + 56, 16); /* config1, config2 */
+	fp = fopen(path, "a"); /* the caller holds `lock` */
+	if (fp) {
+		fprintf(fp, "type %u config %#llx period %llu sample_type %#llx read_format %#llx "
+			"flags %#llx config1 %#llx config2 %#llx cpu %d\n", e->type,
+			(unsigned long long)f[0], (unsigned long long)f[1],
+			(unsigned long long)f[2], (unsigned long long)f[3],
+			(unsigned long long)f[4], (unsigned long long)f[6],
+			(unsigned long long)f[7], e->cpu);
+		fclose(fp);
+	}
+}
+
 void pebs_open(struct ev *e, const uint8_t *attr, int group_fd)
 {
 	memcpy(&e->config, attr + 8, 8);
@@ -333,6 +357,8 @@ void pebs_open(struct ev *e, const uint8_t *attr, int group_fd)
 	e->group_fd = group_fd;
 	e->pebs = pebs_type(e->type);
 	pthread_mutex_init(&e->wlock, NULL);
+	if (e->pebs)
+		log_attr(e, attr);
 }
 
 /* The values of sample k of config c (independent of which event or CPU writes it). */
