@@ -23,6 +23,7 @@ static int print_file(const struct pmt_ctr_file *f, void *ctx)
 {
 	(void)ctx;
 	printf("embedded: %s %s, %" PRIu64 " bytes (%zu compressed)", f->kind == PMT_CTR_FILE_ELF ? "ELF" :
+	       f->kind == PMT_CTR_FILE_ELF_SYMBOLS ? "ELF symbols" :
 	       f->kind == PMT_CTR_FILE_KALLSYMS ? "kallsyms" : "file", f->name, f->size, f->zsize);
 	if (f->build_id_size) {
 		printf(", build-id ");

@@ -40,8 +40,10 @@ static int usage(FILE *fp)
 		"  -o, --output FILE    the container (default perf.data; an existing file is kept\n"
 		"                       as FILE.old); - writes it to stdout\n"
 		"  -z, --compression-level N  zstd level (default 3)\n"
-		"      --bundle[=full]      carry the mapped executable files and /proc/kallsyms in\n"
-		"                           the container, so it decodes on any machine\n"
+		"      --bundle[=symbols|full]  carry the mapped executables' symbol and line tables\n"
+		"                       (symbols, the default) or whole files (full, for annotate)\n"
+		"                       and /proc/kallsyms in the container, so it decodes on any\n"
+		"                       machine;  --no-bundle: nothing\n"
 		"      --duration SEC   stop after SEC seconds (also SIGINT, SIGTERM, workload exit)\n"
 		"      --dry-run        open nothing; with -v print every attr that would be opened\n"
 		"                       (perf record -vv's layout) for the PMUs in $SYSFS_PATH or /sys\n"
@@ -182,11 +184,12 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 	if (st->bundle_files || st->bundle_skipped || st->bundle_kallsyms_hidden)
 		fprintf(stderr, "[ bundled: %u files, %.3f MB before compression%s%s%s ]\n",
 			st->bundle_files, (double)st->bundle_bytes / 1e6,
+			st->bundle_source_bytes > st->bundle_bytes ? " (their symbol and line "
+								      "tables)" : "",
 			st->bundle_skipped ? "; some mapped files could not be read" : "",
 			st->bundle_kallsyms_hidden ? "; kallsyms left out: kptr_restrict hides "
 						     "its addresses (run as root or set "
-						     "kernel.kptr_restrict=0)" : "",
-			"");
+						     "kernel.kptr_restrict=0)" : "");
 	if (lost || st->aux_truncated || st->aux_collision) {
 		fprintf(stderr, "[ lost: %llu samples (LOST %llu, LOST_SAMPLES %llu), AUX: %llu "
 				"truncated, %llu partial, %llu collisions; per ring:",
@@ -252,7 +255,8 @@ int cmd_record(int argc, char **argv)
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
 	const char *out = "perf.data";
-	struct pmt_record_run_opts ro = { .sz = sizeof(ro) };
+	/* a recording decodes anywhere unless told otherwise: its symbols travel with it */
+	struct pmt_record_run_opts ro = { .sz = sizeof(ro), .bundle = true };
 	struct pmt_record_stats st;
 	double secs;
 
@@ -339,14 +343,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		case O_DRY_RUN: dry_run = 1; break;
 		case O_BUNDLE:
-			if (optarg && !strcmp(optarg, "symbols"))
-				return pmt_cli_usage_fail("record", "--bundle=symbols (symbol and line "
-							  "tables only) is not built yet; "
-							  "--bundle=full carries the whole files");
-			if (optarg && strcmp(optarg, "full"))
-				return pmt_cli_usage_fail("record", "--bundle=%s: want full (or "
-							  "--no-bundle)", optarg);
+			if (optarg && strcmp(optarg, "full") && strcmp(optarg, "symbols"))
+				return pmt_cli_usage_fail("record", "--bundle=%s: want symbols or "
+							  "full (or --no-bundle)", optarg);
 			ro.bundle = true;
+			ro.bundle_full = optarg && !strcmp(optarg, "full");
 			break;
 		case O_NO_BUNDLE: ro.bundle = false; break;
 		case 'v': verbose++; break;

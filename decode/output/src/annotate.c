@@ -234,7 +234,11 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 		       ss->loc.dso);
 	if (rc <= 0 || (machine != EM_AARCH64_ && machine != EM_X86_64_)) {
 		pmt_out_printf(out, "         :  (no code: %s)\n\n",
-			       rc < 0 ? "out of memory"
+			       rc == -PMT_ENOT_FOUND
+				       ? "the recording carries this file's symbols only "
+					 "(--bundle=symbols): give the file with --symfs, or "
+					 "record with --bundle=full"
+			       : rc < 0 ? "out of memory"
 			       : rc == 0 ? "the mapped file was not found"
 					 : "not an AArch64 or x86-64 file");
 		free(code);

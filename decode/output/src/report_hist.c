@@ -556,8 +556,9 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 			double pct = total ? 100.0 * (double)p / (double)total : 0;
 
 			snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%", pct, pct);
-			if (p < 64)
-				memcpy(h->pct_text[ev][p], pb, sizeof(pb));
+			/* a cached text is at most 21 bytes: "  %7.2f%%  %7.2f%%" of <= 100% */
+			if (p < 64 && strlen(pb) < sizeof(h->pct_text[ev][p]))
+				memcpy(h->pct_text[ev][p], pb, strlen(pb) + 1);
 		}
 		pmt_out_str(out, pt);
 		for (unsigned c = 0; c < h->nkeys; c++) {

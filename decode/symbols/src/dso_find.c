@@ -77,6 +77,28 @@ static int try_debuglink(const char *runtime, const struct dso_want *w, const ch
 	return try_path(p, w, t, found, 0);
 }
 
+/* The file with the code bytes (.plt entries, annotate) when the symbols came from a file
+ * without them: the build-id cache's elf, the path itself with the same build-id, then a
+ * debuginfod server's executable. bid: the build-id in hex, NULL when unknown. */
+static int find_runtime(const struct dso_want *w, const char *bid, char *rt, size_t cap)
+{
+	struct elf_symtab probe = { 0 };
+	char why[320];
+
+	if (bid && w->buildid_dir && *w->buildid_dir) {
+		snprintf(rt, cap, "%s/.build-id/%.2s/%s/elf", w->buildid_dir, bid, bid + 2);
+		if (is_file(rt))
+			return 1;
+	}
+	snprintf(rt, cap, "%s%s", w->symfs ? w->symfs : "", w->path);
+	if (is_file(rt) && elf_read_ids(rt, &probe) == 0 &&
+	    (!w->build_id_size || (probe.build_id_size >= w->build_id_size &&
+				   !memcmp(probe.build_id, w->build_id, w->build_id_size))))
+		return 1;
+	return bid && w->fetch &&
+	       w->fetch(w->fetch_ctx, w->build_id, w->build_id_size, 1, rt, cap, why, sizeof(why));
+}
+
 int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso_found *found)
 {
 	char bid[2 * PMT_BUILD_ID_MAX + 1], p[PATH_MAX];
@@ -84,14 +106,30 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 	int ok = 0, debug_only = 0;
 
 	memset(found, 0, sizeof(*found));
-	/* the trace's own copy: by build-id, or by name when the mapping has none */
-	for (size_t i = 0; !ok && i < w->nbundled; i++) {
-		const struct bundled *b = &w->bundled[i];
+	/* the trace's own copy: by build-id, or by name when the mapping has none; a whole
+	 * file before a symbols-only one of the same build-id */
+	for (int pass = 0; !ok && pass < 2; pass++) {
+		for (size_t i = 0; !ok && i < w->nbundled; i++) {
+			const struct bundled *b = &w->bundled[i];
 
-		if (w->build_id_size ? b->id_size >= w->build_id_size &&
-					       !memcmp(b->id, w->build_id, w->build_id_size)
-				     : !strcmp(b->name, w->path))
-			ok = try_path(b->path, w, t, found, 1);
+			if (b->symbols_only != pass)
+				continue;
+			if (w->build_id_size ? b->id_size >= w->build_id_size &&
+						       !memcmp(b->id, w->build_id, w->build_id_size)
+					     : !strcmp(b->name, w->path))
+				ok = try_path(b->path, w, t, found, 1);
+		}
+		if (ok && pass) {
+			/* its symbols and .plt are there, its code is not: take the code
+			 * bytes from a file with the same build-id if one is here */
+			found->runtime[0] = 0;
+			found->symbols_only = 1;
+			if (w->build_id_size)
+				hex(w->build_id, w->build_id_size, bid);
+			if (find_runtime(w, w->build_id_size ? bid : NULL, p, sizeof(p)))
+				snprintf(found->runtime, sizeof(found->runtime), "%s", p);
+			return 1;
+		}
 	}
 	if (ok)
 		goto loaded;
@@ -141,30 +179,9 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 	if (debug_only) {
 		/* a debug file's .plt has no bytes: perf names the entries from the runtime
 		 * file (runtime_ss), found where the file itself would be */
-		struct elf_symtab probe = { 0 };
 		char rt[PATH_MAX];
-		int have = 0;
 
-		if (w->build_id_size && w->buildid_dir && *w->buildid_dir) {
-			snprintf(rt, sizeof(rt), "%s/.build-id/%.2s/%s/elf", w->buildid_dir, bid,
-				 bid + 2);
-			have = is_file(rt);
-		}
-		if (!have) {
-			snprintf(rt, sizeof(rt), "%s%s", symfs, w->path);
-			have = is_file(rt) && elf_read_ids(rt, &probe) == 0 &&
-			       (!w->build_id_size ||
-				(probe.build_id_size >= w->build_id_size &&
-				 !memcmp(probe.build_id, w->build_id, w->build_id_size)));
-		}
-		/* the code bytes (.plt names, annotate) are in the executable, not the debug file */
-		if (!have && w->fetch && w->build_id_size) {
-			char why[320];
-
-			have = w->fetch(w->fetch_ctx, w->build_id, w->build_id_size, 1, rt,
-					sizeof(rt), why, sizeof(why));
-		}
-		if (have) {
+		if (find_runtime(w, w->build_id_size ? bid : NULL, rt, sizeof(rt))) {
 			elf_symtab_add_plt(rt, t, w->load_flags);
 			snprintf(found->runtime, sizeof(found->runtime), "%s", rt);
 		}

@@ -27,6 +27,7 @@ struct bundled {
 	char path[32];             /* where its bytes are: /proc/self/fd/N of a memfd */
 	int fd;
 	uint64_t size;
+	int symbols_only;          /* --bundle=symbols: no code bytes in it */
 };
 
 struct dso_found {
@@ -36,6 +37,7 @@ struct dso_found {
 	char mismatch_path[PATH_MAX];
 	char error[256];           /* a file that was there but could not be read */
 	char fetch_error[320];     /* why the build-id's server had nothing */
+	uint8_t symbols_only;      /* the symbols came from a copy without code (--bundle=symbols) */
 };
 
 /* 1: symbols loaded into t (found says from where); 0: nothing usable (found says why). */

@@ -22,6 +22,7 @@ struct dso {
 	struct elf_symtab tab;
 	char *sym_path;        /* the file the symbols (and lines) come from */
 	char *code_path;       /* the file with the code (NULL: none found) */
+	uint8_t symbols_only;  /* the symbols came from a copy without code */
 	struct srcline lines;
 	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
 	struct dso *next;      /* hash chain */
@@ -511,6 +512,7 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 	if (dso_find_and_load(&w, &d->tab, &found)) {
 		d->state = 1;
 		d->sym_path = strdup(found.path);
+		d->symbols_only = found.symbols_only;
 		if (found.runtime[0])
 			d->code_path = strdup(found.runtime);
 		return;
@@ -602,6 +604,8 @@ int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc, u
 
 	(void)s;
 	*buf = NULL;
+	if (d && e && !d->kernel && !d->code_path && d->symbols_only)
+		return -PMT_ENOT_FOUND;
 	if (!d || !e || d->kernel || !d->code_path || e->end <= e->start)
 		return 0;
 	n = e->end - e->start;
@@ -634,7 +638,8 @@ static int add_bundled(const struct pmt_ctr_file *f, void *ctx)
 	size_t len;
 	int fd, rc;
 
-	if (f->kind != PMT_CTR_FILE_ELF && f->kind != PMT_CTR_FILE_KALLSYMS)
+	if (f->kind != PMT_CTR_FILE_ELF && f->kind != PMT_CTR_FILE_KALLSYMS &&
+	    f->kind != PMT_CTR_FILE_ELF_SYMBOLS)
 		return 0;
 	rc = pmt_ctr_file_read(f, &data, &len);
 	if (rc < 0) {
@@ -673,7 +678,8 @@ static int add_bundled(const struct pmt_ctr_file *f, void *ctx)
 	b->size = f->size;
 	snprintf(b->path, sizeof(b->path), "/proc/self/fd/%d", fd);
 	/* kallsyms is no ELF: a name no mapping has keeps it out of the lookups */
-	b->name = strdup(f->kind == PMT_CTR_FILE_ELF ? f->name : "\001kallsyms");
+	b->name = strdup(f->kind != PMT_CTR_FILE_KALLSYMS ? f->name : "\001kallsyms");
+	b->symbols_only = f->kind == PMT_CTR_FILE_ELF_SYMBOLS;
 	if (!b->name) {
 		close(fd);
 		return -PMT_ENOMEM;

@@ -44,7 +44,11 @@ PMT_API int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag
  * binaries (keyed by build-id) and the kernel's kallsyms. Each is a skippable frame of its
  * own (0x184D2A52, FORMAT.md), its bytes zstd-compressed inside, so zstd -dc and perf never
  * see it. */
-enum { PMT_CTR_FILE_ELF = 1, PMT_CTR_FILE_KALLSYMS = 2 };
+enum {
+	PMT_CTR_FILE_ELF = 1,          /* the whole file */
+	PMT_CTR_FILE_KALLSYMS = 2,
+	PMT_CTR_FILE_ELF_SYMBOLS = 3,  /* its symbol and line tables only: no code bytes */
+};
 struct pmt_ctr_file {
 	uint32_t kind;            /* PMT_CTR_FILE_* */
 	uint8_t build_id[20];
@@ -61,6 +65,17 @@ struct pmt_ctr_file {
  * -PMT_EIO. */
 PMT_API int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f,
 			     const void *data, size_t len);
+/* --bundle=symbols: an ELF file reduced to what symbols and source lines need (symbol
+ * tables, notes, .plt and its relocations, the debug sections lines use; every other
+ * section SHT_NOBITS, headers kept). *out is malloc'd. 0, -PMT_EFORMAT (not ELF; msg says
+ * what libelf said), -PMT_EIO or -PMT_ENOMEM. */
+PMT_API int pmt_ctr_elf_symbols_only(const void *elf, size_t len, void **out, size_t *out_len,
+				     char *msg, size_t cap);
+/* pmt_ctr_elf_symbols_only, then pmt_ctr_add_file as PMT_CTR_FILE_ELF_SYMBOLS (f->kind is
+ * set); *stored (may be NULL) gets the reduced size. Errors as both, msg says which. */
+PMT_API int pmt_ctr_add_elf_symbols(struct pmt_ctr_writer *w, struct pmt_ctr_file *f,
+				    const void *elf, size_t len, uint64_t *stored, char *msg,
+				    size_t cap);
 /* Call fn for every embedded file of a container in memory, in file order; fn < 0 stops.
  * Damaged or cut frames end the walk. Returns the count, or fn's value. */
 PMT_API int pmt_ctr_files(const void *buf, size_t len,

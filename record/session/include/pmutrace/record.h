@@ -80,7 +80,9 @@ struct pmt_record_run_opts {
 	bool progress;                 /* a status line on stderr (a terminal) */
 	int argc_cmdline;              /* the recorder's own command line, for CMDLINE */
 	const char *const *argv_cmdline;
-	bool bundle;                   /* --bundle=full: carry the mapped files and kallsyms */
+	bool bundle;                   /* --bundle: carry the mapped files and kallsyms */
+	bool bundle_full;              /* --bundle=full: whole files; else (--bundle=symbols)
+					* their symbol and line tables only */
 };
 #define PMT_RECORD_MAX_SLOTS 4096
 struct pmt_record_stats {
@@ -100,6 +102,8 @@ struct pmt_record_stats {
 	uint32_t bundle_skipped;            /* mapped files that could not be read */
 	uint8_t bundle_kallsyms_hidden;     /* kptr_restrict: kallsyms not carried */
 	int32_t *slot_cpu;                  /* [slots]: the CPU, -1 for a thread's ring */
+	uint64_t bundle_source_bytes;       /* the carried files' own sizes (bundle_bytes is
+					     * what went in: less with --bundle=symbols) */
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the
  * container is complete and indexed whenever this returns (also after a stop). */
