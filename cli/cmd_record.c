@@ -44,6 +44,10 @@ static int usage(FILE *fp)
 		"                       (symbols, the default) or whole files (full, for annotate)\n"
 		"                       and /proc/kallsyms in the container, so it decodes on any\n"
 		"                       machine;  --no-bundle: nothing\n"
+		"      --events FILE    named events from a JSON table (perf pmu-events or Intel\n"
+		"                       perfmon; a folder: every *.json); repeatable. Default:\n"
+		"                       $PMUTRACE_EVENTS_PATH, else $XDG_DATA_HOME/pmutrace/events\n"
+		"      --cputype core|atom  hybrid: events without a PMU open on that one only\n"
 		"      --duration SEC   stop after SEC seconds (also SIGINT, SIGTERM, workload exit)\n"
 		"      --dry-run        open nothing; with -v print every attr that would be opened\n"
 		"                       (perf record -vv's layout) for the PMUs in $SYSFS_PATH or /sys\n"
@@ -93,7 +97,8 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 }
 
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
-       O_TPEBS, O_METRICS, O_PHYS_DATA, O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU };
+       O_CPUTYPE, O_EVENTS, O_TPEBS, O_METRICS, O_PHYS_DATA, O_DATA_PAGE_SIZE,
+       O_CODE_PAGE_SIZE, O_SAMPLE_CPU };
 
 #define MAX_EVENT_OPTS 64
 
@@ -237,6 +242,8 @@ int cmd_record(int argc, char **argv)
 		{ "compression-level", required_argument, NULL, 'z' },
 		{ "bundle", optional_argument, NULL, O_BUNDLE },
 		{ "no-bundle", no_argument, NULL, O_NO_BUNDLE },
+		{ "cputype", required_argument, NULL, O_CPUTYPE },
+		{ "events", required_argument, NULL, O_EVENTS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -247,10 +254,13 @@ int cmd_record(int argc, char **argv)
 	struct pmt_evlist events = { 0 };
 	struct pmt_record_plan plan;
 	struct pmt_diag d = PMT_DIAG_INIT;
-	const char *evstr[MAX_EVENT_OPTS], *metric_table = NULL;
+	const char *evstr[MAX_EVENT_OPTS], *metric_table = NULL, *tables[16];
 	const char *metric_select = NULL;
 	bool tpebs = false;
 	struct pmt_metric_events tev = { 0 };
+	unsigned ntables = 0;
+	struct pmt_events_opts eo = { .sz = sizeof(eo) };
+	struct pmt_event_table *table = NULL;
 	unsigned nev = 0, targets = 0;
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
@@ -350,6 +360,12 @@ int cmd_record(int argc, char **argv)
 			ro.bundle_full = optarg && !strcmp(optarg, "full");
 			break;
 		case O_NO_BUNDLE: ro.bundle = false; break;
+		case O_CPUTYPE: eo.cputype = optarg; break;
+		case O_EVENTS:
+			if (ntables == sizeof(tables) / sizeof(tables[0]))
+				return pmt_cli_usage_fail("record", "too many --events files");
+			tables[ntables++] = optarg;
+			break;
 		case 'v': verbose++; break;
 		case 'q': verbose = -1; break;
 		case 'h': return usage(stdout);
@@ -382,8 +398,15 @@ int cmd_record(int argc, char **argv)
 		pmt_metric_events_fini(&tev);
 		return PMT_EXIT_ERROR;
 	}
+	pmt_pmus_probe_extended_type(&pmus);
+	for (unsigned i = 0; i < ntables && rc >= 0; i++)
+		rc = pmt_event_table_load(&table, tables[i], &d);
+	if (rc >= 0 && !ntables)
+		rc = pmt_event_table_load_default(&table, &d);
+	eo.table = table;
 	for (unsigned i = 0; i < nev && rc >= 0; i++)
-		rc = pmt_events_parse(&events, &pmus, evstr[i], &d);
+		rc = pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
+	pmt_event_table_free(table);
 	if (rc >= 0)
 		rc = pmt_record_plan_build(&plan, &events, &pmus, &o, &d);
 	else

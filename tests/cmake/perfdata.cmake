@@ -1,4 +1,4 @@
-# perf.data reader/writer: differential tests against Debian's perf 6.1 (helper "pdata").
+# perf.data reader/writer: differential tests against Debian's perf 6.1 and perf 7.3.
 add_test(NAME perfdata.perf61_spe
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/perf61_spe.sh $<TARGET_FILE:pmutrace>
     ${PMT_SHARED_DIR})
@@ -10,6 +10,16 @@ add_test(NAME perfdata.auxtrace_feature
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/auxtrace_feature.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(perfdata.auxtrace_feature PROPERTIES LABELS "perfdata" SKIP_RETURN_CODE 77
   TIMEOUT 60)
+# the same two against perf 7.3 reading (perf 6.1 records: the 7.3 wrapper cannot start a
+# host workload)
+add_test(NAME perfdata.convert_perf73
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/convert_perf.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(perfdata.convert_perf73 PROPERTIES LABELS "perfdata;perf73" SKIP_RETURN_CODE 77
+  ENVIRONMENT "PERF=${PMT_PERF73};RECPERF=perf;COMPAT=7.3")
+add_test(NAME perfdata.auxtrace_feature73
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/auxtrace_feature.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(perfdata.auxtrace_feature73 PROPERTIES LABELS "perfdata;perf73" SKIP_RETURN_CODE 77
+  TIMEOUT 60 ENVIRONMENT "PERF=${PMT_PERF73};COMPAT=7.3")
 add_test(NAME perfdata.stdin_stream
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/stdin_stream.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(perfdata.stdin_stream PROPERTIES LABELS "perfdata" TIMEOUT 120)

@@ -184,9 +184,18 @@ static int open_all(struct cap *c, struct pmt_diag *diag)
 				int fd, *slot = &c->fds[FD_IX(c, s, t, e)];
 				uint64_t id = 0;
 
+				int group_fd = ev->leader == e ? -1
+							       : c->fds[FD_IX(c, s, t, ev->leader)];
+
 				if (!p->per_cpu && t)
 					continue; /* per thread: a slot is a thread */
-				fd = (int)syscall(SYS_perf_event_open, &ev->attr, pid, cpu, -1,
+				/* a hybrid core PMU's event counts on its own CPUs only */
+				if (cpu >= 0 && ev->pmu && ev->pmu->core && ev->pmu->has_cpus &&
+				    !pmt_cpumask_has(&ev->pmu->cpus, (unsigned)cpu))
+					continue;
+				if (ev->leader != e && group_fd < 0)
+					continue; /* its leader is not on this CPU either */
+				fd = (int)syscall(SYS_perf_event_open, &ev->attr, pid, cpu, group_fd,
 						  FLAG_FD_CLOEXEC);
 				if (fd < 0)
 					return open_errmsg(c, ev, cpu, pid, errno, diag);
@@ -205,7 +214,12 @@ static int map_all(struct cap *c, struct pmt_diag *diag)
 	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	for (uint32_t s = 0; s < c->nslots; s++) {
-		int leader = c->fds[FD_IX(c, s, 0, 0)];
+		int leader = -1;
+
+		/* the ring belongs to the slot's first open event (a hybrid CPU has only its
+		 * own PMU's) */
+		for (size_t i = FD_IX(c, s, 0, 0); leader < 0 && i < FD_IX(c, s + 1, 0, 0); i++)
+			leader = c->fds[i];
 		bool aux = p->full_auxtrace && p->aux_pages && p->ev.ev[0].pmu;
 		int rc = pmt_ring_map(&c->rings[s], leader, p->mmap_pages, aux ? p->aux_pages : 0,
 				      p->snapshot_size != 0, page);
@@ -404,6 +418,12 @@ out:
 	if (c.child > 0) {
 		int status;
 
+		/* a child still waiting for "go" reads EOF and exits: the SIGTERM may come
+		 * before its read, when the handler it inherited only sets a flag */
+		if (c.go_fd >= 0) {
+			close(c.go_fd);
+			c.go_fd = -1;
+		}
 		if (rc < 0)
 			kill(c.child, SIGTERM);
 		if (waitpid(c.child, &status, 0) == c.child)
