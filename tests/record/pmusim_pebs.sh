@@ -140,8 +140,8 @@ printf '%s\n' "tma_backend_bound 37.3" "tma_bad_speculation 6.3" "tma_frontend_b
 # 6. record --tpebs: the metrics' :R events sampled whole; calibrate equals perf's statistics
 # of the container, and metrics TRACE applies rint(mean) of perf's reading of the samples
 M=$HERE/../../fixtures/metrics/tpebs-raw-metrics.json
-sim "$T/t.log" $N env PMUSIM_ATTR_LOG="$T/t_attrs.log" "$P" record -q --tpebs -M tma_L4_group \
-	--metrics "$M" -a --duration 30 -o "$T/t.pmt" 2>"$T/err"
+sim "$T/t.log" $N "$P" record -q --tpebs -M tma_L4_group --metrics "$M" -a --duration 30 \
+	-o "$T/t.pmt" 2>"$T/err"
 rc=$?
 # 2: the metrics' counted events are not recorded yet, and it says so
 [ $rc = 2 ] && grep -q "counted events .* are not recorded" "$T/err" ||
@@ -166,11 +166,13 @@ awk '{ m = $3; r = int(m + 0.5); if (r - m == 0.5 && r % 2) r--
 cmp -s "$T/met.txt" "$T/met_want.txt" ||
 	{ bad "metrics TRACE: (perf-derived < > pmutrace)"; diff "$T/met_want.txt" "$T/met.txt"; cat "$T/err"; }
 
-# 7. against perf 7.3's own TPEBS (its events from its built-in GNR tables): `perf stat --record-tpebs -M tma_lock_latency` (its record
-# child sampling the simulated PMU, the workload's samples kept) prints LOCK_LOADS:R and the
-# metric; pmutrace's --tpebs recording of the same hardware with perf's counts (renamed to
-# the raw table's events) gives the same metric. perf runs its child as "perf" from
-# PERF_EXEC_PATH: a shim there runs the oracle
+# 7. against perf 7.3's own TPEBS (its events from its built-in GNR tables): `perf stat
+# --record-tpebs -M tma_lock_latency` (its record child sampling the simulated PMU, the
+# workload's samples kept) prints LOCK_LOADS:R and the metric; pmutrace record --tpebs with
+# the same metric (tiny-metrics.json: upstream's formula) and the events' JSON
+# (fixtures/events/gnr_tpebs.json) records the same hardware, and metrics TRACE with perf's
+# own counts gives the same metric. perf runs its child as "perf" from PERF_EXEC_PATH: a
+# shim there runs the oracle
 mkdir -p "$T/shim"
 printf '#!/bin/sh\nexec "%s" "$@"\n' "$X86" >"$T/shim/perf"
 chmod +x "$T/shim/perf"
@@ -178,23 +180,26 @@ rm -f "$T/pidfile"
 PERF_EXEC_PATH=$T/shim SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4 \
 	PMUSIM_PEBS_SAMPLES=$N PMUSIM_PEBS_SEED=11 PMUSIM_PEBS_COMM=sleep \
 	PMUSIM_PEBS_PIDFILE=$T/pidfile PMUSIM_ATTR_LOG=$T/ts_attrs.log LD_PRELOAD=$T/sim.so \
-	timeout 60 "$X86" stat --record-tpebs \
-	-M tma_lock_latency -a -x';' -- sleep 1 2>"$T/ts.csv" >/dev/null
-want=$(awk -F';' '$7 ~ /tma_lock_latency/ { print $6 }' "$T/ts.csv")
-r73=$(awk -F';' '$3 == "MEM_INST_RETIRED.LOCK_LOADS:R" { print $1 }' "$T/ts.csv")
-grep ';;' "$T/ts.csv" | grep -v ':R;' | sed -e 's|;MEM_INST_RETIRED.LOCK_LOADS;|;cpu/event=0xd0,umask=0x21,period=100007/;|' \
-	-e 's|;CPU_CLK_UNHALTED.THREAD;|;cpu/event=0x3c/;|' >"$T/ts_raw.csv"
-got=$("$P" metrics "$T/t.pmt" --metrics "$M" --counts "$T/ts_raw.csv" -M tma_lock_latency \
+	timeout 60 "$X86" stat --record-tpebs -M tma_lock_latency -a -x, -- sleep 1 \
+	2>"$T/ts.out" >/dev/null
+grep '^[0-9]*,,' "$T/ts.out" | grep -v ':R,' >"$T/ts.csv"
+want=$(awk -F, '$7 ~ /tma_lock_latency/ { print $6 }' "$T/ts.csv")
+r73=$(awk -F, '$3 == "MEM_INST_RETIRED.LOCK_LOADS:R" { print $1 }' "$T/ts.out")
+TM=$HERE/../../fixtures/metrics/tiny-metrics.json EVJ=$HERE/../../fixtures/events/gnr_tpebs.json
+sim "$T/n.log" $N env PMUSIM_ATTR_LOG="$T/n_attrs.log" "$P" record -q --tpebs \
+	-M tma_lock_latency --metrics "$TM" --events "$EVJ" -a --duration 30 -o "$T/n.pmt" 2>"$T/err"
+"$P" info "$T/n.pmt" | grep -q "MEM_INST_RETIRED.LOCK_LOADS:p: $N samples" ||
+	bad "tpebs (named): the container holds '$("$P" info "$T/n.pmt" | grep holds)': $(cat "$T/err")"
+got=$("$P" metrics "$T/n.pmt" --metrics "$TM" --counts "$T/ts.csv" -M tma_lock_latency \
 	--csv 2>/dev/null | awk -F, '$4 == "tma_lock_latency" { printf "%.1f", $5 }')
 mean=$(awk '$1 ~ /0xd0/ { printf "%.0f", $3 }' "$T/perf_t.txt")
 [ -n "$want" ] && [ "$got" = "$want" ] && [ "$r73" = "$mean" ] ||
-	bad "perf 7.3 stat --record-tpebs: tma_lock_latency ${want:-none} (:R ${r73:-none}), pmutrace metrics of its --tpebs recording ${got:-none} (:R mean $mean): $(tail -3 "$T/ts.csv")"
-
+	bad "perf 7.3 stat --record-tpebs: tma_lock_latency ${want:-none} (:R ${r73:-none}), pmutrace metrics of its --tpebs recording ${got:-none} (:R mean $mean): $(tail -3 "$T/ts.out")"
 # and its record child opened LOCK_LOADS for sampling as pmutrace --tpebs opened it (the
 # simulator's log of every open: config, period, sample_type, read_format, flags, per CPU)
 grep 'config 0x21d0 period [1-9]' "$T/ts_attrs.log" | sort >"$T/ts_sampled.txt"
-grep 'config 0x21d0 period [1-9]' "$T/t_attrs.log" | sort >"$T/t_sampled.txt"
-[ "$(wc -l <"$T/ts_sampled.txt")" = 8 ] && cmp -s "$T/ts_sampled.txt" "$T/t_sampled.txt" ||
-	{ bad "perf 7.3's tpebs child and pmutrace --tpebs open LOCK_LOADS differently (perf < > pmutrace)"; diff "$T/ts_sampled.txt" "$T/t_sampled.txt" | head -4; }
+grep 'config 0x21d0 period [1-9]' "$T/n_attrs.log" | sort >"$T/n_sampled.txt"
+[ "$(wc -l <"$T/ts_sampled.txt")" = 8 ] && cmp -s "$T/ts_sampled.txt" "$T/n_sampled.txt" ||
+	{ bad "perf 7.3's tpebs child and pmutrace --tpebs open LOCK_LOADS differently (perf < > pmutrace)"; diff "$T/ts_sampled.txt" "$T/n_sampled.txt" | head -4; }
 [ "$fail" = 0 ] || exit 1
 echo "OK: tma_lock_latency $got% as perf 7.3 stat --record-tpebs (:R $r73); $N samples x 2 events recorded whole by pmutrace and perf 7.3, calibrate = perf script statistics ($(tr '\n' ';' <"$T/cal_r.txt")), 24 counts read as perf 7.3 reads them"
