@@ -105,8 +105,8 @@ enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_B
 /* --tpebs -M METRIC[,GROUP] --metrics FILE: the metrics' :R events to sample (perf's tpebs
  * record child: -W, each event with p for R) appended to the -e list; the metrics' other
  * events go to ev->counted. Returns 0 or an exit status. */
-static int tpebs_events(const char *table, const char *select, struct pmt_metric_events *ev,
-			const char **evstr, unsigned *nev)
+static int tpebs_events(const char *table, const char *select, const char *core_pmu,
+			struct pmt_metric_events *ev, const char **evstr, unsigned *nev)
 {
 	struct pmt_metric_set ms = { 0 };
 	struct pmt_metric_plan *plan = NULL;
@@ -133,7 +133,7 @@ static int tpebs_events(const char *table, const char *select, struct pmt_metric
 		pmt_metric_set_fini(&ms);
 		return pmt_cli_usage_fail("record", "-M: %s (in %s)", err, table);
 	}
-	rc = pmt_metric_plan_events(plan, ev);
+	rc = pmt_metric_plan_events(plan, core_pmu, ev);
 	pmt_metric_plan_free(plan);
 	pmt_metric_set_fini(&ms);
 	if (rc < 0)
@@ -383,15 +383,7 @@ int cmd_record(int argc, char **argv)
 	if (tpebs != (metric_select && metric_table))
 		return pmt_cli_usage_fail("record", "--tpebs takes -M METRIC[,GROUP] and --metrics "
 					  "FILE, and they need --tpebs");
-	if (tpebs) {
-		rc = tpebs_events(metric_table, metric_select, &tev, evstr, &nev);
-		if (rc)
-			return rc;
-		/* the retire latency is only in WEIGHT_STRUCT's var3_w (perf's child runs -W) */
-		o.sample_weight = true;
-	}
-	if (!nev)
-		evstr[nev++] = "cycles";
+
 	rc = pmt_pmus_load(&pmus, NULL, &d);
 	if (rc < 0) {
 		pmt_diag_print(&d);
@@ -399,6 +391,20 @@ int cmd_record(int argc, char **argv)
 		return PMT_EXIT_ERROR;
 	}
 	pmt_pmus_probe_extended_type(&pmus);
+	if (tpebs) {
+		/* on hybrid parts perf's tpebs samples the P-cores' PMU only (tpebs.md) */
+		rc = tpebs_events(metric_table, metric_select,
+				  pmt_pmus_find(&pmus, "cpu_core") ? "cpu_core" : NULL, &tev, evstr,
+				  &nev);
+		if (rc) {
+			pmt_pmus_fini(&pmus);
+			return rc;
+		}
+		/* the retire latency is only in WEIGHT_STRUCT's var3_w (perf's child runs -W) */
+		o.sample_weight = true;
+	}
+	if (!nev)
+		evstr[nev++] = "cycles";
 	for (unsigned i = 0; i < ntables && rc >= 0; i++)
 		rc = pmt_event_table_load(&table, tables[i], &d);
 	if (rc >= 0 && !ntables)

@@ -14,8 +14,10 @@ static int is_tool_event(const char *id)
 	       !strcmp(id, "system_time");
 }
 
-/* id into an event string; retlat: the R modifier becomes p (precise sampling) */
-static int event_string(const char *id, int retlat, char *out, size_t cap)
+/* id into an event string; retlat: the R modifier becomes p (precise sampling), and an
+ * event without a PMU goes to core_pmu when one is given */
+static int event_string(const char *id, int retlat, const char *core_pmu, char *out,
+			size_t cap)
 {
 	size_t n = strlen(id);
 	char *r;
@@ -24,7 +26,15 @@ static int event_string(const char *id, int retlat, char *out, size_t cap)
 		return -PMT_ERANGE;
 	memcpy(out, id, n + 1);
 	r = strchr(out, '@');
-	if (r) {
+	if (!r && retlat && core_pmu) {
+		/* EV:mods -> pmu/EV/mods */
+		const char *colon = strchr(id, ':');
+		size_t el = colon ? (size_t)(colon - id) : n;
+
+		if ((size_t)snprintf(out, cap, "%s/%.*s/%s", core_pmu, (int)el, id,
+				     colon ? colon + 1 : "") >= cap)
+			return -PMT_ERANGE;
+	} else if (r) {
 		/* pmu@terms@mods */
 		*r = '/';
 		r = strchr(r + 1, '@');
@@ -59,7 +69,8 @@ static int add_unique(char ***list, size_t *nr, const char *s)
 	return 1;
 }
 
-int pmt_metric_plan_events(struct pmt_metric_plan *p, struct pmt_metric_events *ev)
+int pmt_metric_plan_events(struct pmt_metric_plan *p, const char *core_pmu,
+			   struct pmt_metric_events *ev)
 {
 	size_t nin = pmt_metric_plan_nr_inputs(p);
 	int rc = 0;
@@ -72,7 +83,7 @@ int pmt_metric_plan_events(struct pmt_metric_plan *p, struct pmt_metric_events *
 		if (in->kind == PMT_MIN_DURATION || in->kind == PMT_MIN_HAS_EVENT ||
 		    is_tool_event(in->id))
 			continue;
-		rc = event_string(in->id, in->kind == PMT_MIN_RETLAT, buf, sizeof(buf));
+		rc = event_string(in->id, in->kind == PMT_MIN_RETLAT, core_pmu, buf, sizeof(buf));
 		if (rc < 0) {
 			snprintf(ev->bad, sizeof(ev->bad), "%s", in->id);
 			break;

@@ -43,7 +43,7 @@ static void tpebs_events_are_perfs_strings(void **state)
 				       NULL) >= 0);
 	p = plan_of(&ms, "tma_lock_latency", err);
 	assert_non_null(p);
-	assert_int_equal(pmt_metric_plan_events(p, &ev), 0);
+	assert_int_equal(pmt_metric_plan_events(p, NULL, &ev), 0);
 	assert_int_equal(ev.nr_sampled, 1);
 	assert_string_equal(ev.sampled[0], "MEM_INST_RETIRED.LOCK_LOADS:p");
 	assert_int_equal(ev.nr_counted, 2);
@@ -54,13 +54,28 @@ static void tpebs_events_are_perfs_strings(void **state)
 
 	p = plan_of(&ms, "raw_r", err);
 	assert_non_null(p);
-	assert_int_equal(pmt_metric_plan_events(p, &ev), 0);
+	assert_int_equal(pmt_metric_plan_events(p, NULL, &ev), 0);
 	assert_int_equal(ev.nr_sampled, 2);
 	assert_string_equal(ev.sampled[0], "cpu/event=0xd0,umask=0x21/p");
 	assert_string_equal(ev.sampled[1], "cpu_core/mem_load_retired.l2_hit/p");
 	/* duration_time is a tool event: nothing to open */
 	assert_int_equal(ev.nr_counted, 1);
 	assert_string_equal(ev.counted[0], "CPU_CLK_UNHALTED.THREAD");
+	pmt_metric_events_fini(&ev);
+
+	/* hybrid: perf's tpebs samples cpu_core only; an event with a PMU keeps it */
+	assert_int_equal(pmt_metric_plan_events(p, "cpu_core", &ev), 0);
+	assert_int_equal(ev.nr_sampled, 2);
+	assert_string_equal(ev.sampled[0], "cpu/event=0xd0,umask=0x21/p");
+	assert_string_equal(ev.counted[0], "CPU_CLK_UNHALTED.THREAD");
+	pmt_metric_events_fini(&ev);
+	pmt_metric_plan_free(p);
+	p = plan_of(&ms, "tma_lock_latency", err);
+	assert_non_null(p);
+	assert_int_equal(pmt_metric_plan_events(p, "cpu_core", &ev), 0);
+	assert_int_equal(ev.nr_sampled, 1);
+	assert_string_equal(ev.sampled[0], "cpu_core/MEM_INST_RETIRED.LOCK_LOADS/p");
+	assert_string_equal(ev.counted[0], "MEM_INST_RETIRED.LOCK_LOADS");
 	pmt_metric_events_fini(&ev);
 	pmt_metric_plan_free(p);
 	pmt_metric_set_fini(&ms);
