@@ -24,12 +24,31 @@ static struct pmt_metric_plan *plan_of(struct pmt_metric_set *ms, const char *se
 	return p;
 }
 
-static void tpebs_events_are_perfs_strings(void **state)
+/* the plan of metric `sel` gives exactly these sampled and counted events (NULL-ended) */
+static void expect_events(struct pmt_metric_set *ms, const char *sel, const char *core_pmu,
+			  const char *const *sampled, const char *const *counted)
 {
-	struct pmt_metric_set ms = { 0 };
 	struct pmt_metric_events ev;
 	struct pmt_metric_plan *p;
 	char err[256];
+	size_t n;
+
+	p = plan_of(ms, sel, err);
+	assert_non_null(p);
+	assert_int_equal(pmt_metric_plan_events(p, core_pmu, &ev), 0);
+	for (n = 0; sampled[n]; n++)
+		assert_string_equal(ev.sampled[n], sampled[n]);
+	assert_int_equal(ev.nr_sampled, n);
+	for (n = 0; counted[n]; n++)
+		assert_string_equal(ev.counted[n], counted[n]);
+	assert_int_equal(ev.nr_counted, n);
+	pmt_metric_events_fini(&ev);
+	pmt_metric_plan_free(p);
+}
+
+static void tpebs_events_are_perfs_strings(void **state)
+{
+	struct pmt_metric_set ms = { 0 };
 
 	(void)state;
 	assert_true(pmt_metric_set_add(&ms, "tma_lock_latency",
@@ -41,43 +60,24 @@ static void tpebs_events_are_perfs_strings(void **state)
 				       "cpu@event\\=0xd0\\,umask\\=0x21@R * cpu_core@mem_load_retired"
 				       ".l2_hit@R / (tma_info_thread_clks * duration_time)", NULL,
 				       NULL) >= 0);
-	p = plan_of(&ms, "tma_lock_latency", err);
-	assert_non_null(p);
-	assert_int_equal(pmt_metric_plan_events(p, NULL, &ev), 0);
-	assert_int_equal(ev.nr_sampled, 1);
-	assert_string_equal(ev.sampled[0], "MEM_INST_RETIRED.LOCK_LOADS:p");
-	assert_int_equal(ev.nr_counted, 2);
-	assert_string_equal(ev.counted[0], "MEM_INST_RETIRED.LOCK_LOADS");
-	assert_string_equal(ev.counted[1], "CPU_CLK_UNHALTED.THREAD");
-	pmt_metric_events_fini(&ev);
-	pmt_metric_plan_free(p);
-
-	p = plan_of(&ms, "raw_r", err);
-	assert_non_null(p);
-	assert_int_equal(pmt_metric_plan_events(p, NULL, &ev), 0);
-	assert_int_equal(ev.nr_sampled, 2);
-	assert_string_equal(ev.sampled[0], "cpu/event=0xd0,umask=0x21/p");
-	assert_string_equal(ev.sampled[1], "cpu_core/mem_load_retired.l2_hit/p");
+	expect_events(&ms, "tma_lock_latency", NULL,
+		      (const char *[]){ "MEM_INST_RETIRED.LOCK_LOADS:p", NULL },
+		      (const char *[]){ "MEM_INST_RETIRED.LOCK_LOADS", "CPU_CLK_UNHALTED.THREAD",
+					NULL });
 	/* duration_time is a tool event: nothing to open */
-	assert_int_equal(ev.nr_counted, 1);
-	assert_string_equal(ev.counted[0], "CPU_CLK_UNHALTED.THREAD");
-	pmt_metric_events_fini(&ev);
-
+	expect_events(&ms, "raw_r", NULL,
+		      (const char *[]){ "cpu/event=0xd0,umask=0x21/p",
+					"cpu_core/mem_load_retired.l2_hit/p", NULL },
+		      (const char *[]){ "CPU_CLK_UNHALTED.THREAD", NULL });
 	/* hybrid: perf's tpebs samples cpu_core only; an event with a PMU keeps it */
-	assert_int_equal(pmt_metric_plan_events(p, "cpu_core", &ev), 0);
-	assert_int_equal(ev.nr_sampled, 2);
-	assert_string_equal(ev.sampled[0], "cpu/event=0xd0,umask=0x21/p");
-	assert_string_equal(ev.counted[0], "CPU_CLK_UNHALTED.THREAD");
-	pmt_metric_events_fini(&ev);
-	pmt_metric_plan_free(p);
-	p = plan_of(&ms, "tma_lock_latency", err);
-	assert_non_null(p);
-	assert_int_equal(pmt_metric_plan_events(p, "cpu_core", &ev), 0);
-	assert_int_equal(ev.nr_sampled, 1);
-	assert_string_equal(ev.sampled[0], "cpu_core/MEM_INST_RETIRED.LOCK_LOADS/p");
-	assert_string_equal(ev.counted[0], "MEM_INST_RETIRED.LOCK_LOADS");
-	pmt_metric_events_fini(&ev);
-	pmt_metric_plan_free(p);
+	expect_events(&ms, "raw_r", "cpu_core",
+		      (const char *[]){ "cpu/event=0xd0,umask=0x21/p",
+					"cpu_core/mem_load_retired.l2_hit/p", NULL },
+		      (const char *[]){ "CPU_CLK_UNHALTED.THREAD", NULL });
+	expect_events(&ms, "tma_lock_latency", "cpu_core",
+		      (const char *[]){ "cpu_core/MEM_INST_RETIRED.LOCK_LOADS/p", NULL },
+		      (const char *[]){ "MEM_INST_RETIRED.LOCK_LOADS", "CPU_CLK_UNHALTED.THREAD",
+					NULL });
 	pmt_metric_set_fini(&ms);
 }
 
