@@ -391,6 +391,12 @@ int cmd_record(int argc, char **argv)
 		return PMT_EXIT_ERROR;
 	}
 	pmt_pmus_probe_extended_type(&pmus);
+	if (tpebs && !pmt_pmus_nr_core(&pmus)) {
+		pmt_pmus_fini(&pmus);
+		return pmt_cli_fail("record", "--tpebs: no CPU core PMU (cpu, cpu_core) in "
+				    "%s/bus/event_source/devices: retire latencies come from Intel "
+				    "PEBS, which this machine (or VM) does not expose", pmt_sysfs_root());
+	}
 	if (tpebs) {
 		/* on hybrid parts perf's tpebs samples the P-cores' PMU only (tpebs.md) */
 		rc = tpebs_events(metric_table, metric_select,

@@ -106,7 +106,7 @@ refuse() { # PATTERN ARGS...
 	pat=$1
 	shift
 	n=$((n + 1))
-	if SYSFS_PATH=$T/gnr "$P" record --dry-run -v "$@" >/dev/null 2>"$T/err"; then
+	if SYSFS_PATH=${RFS:-$T/gnr} "$P" record --dry-run -v "$@" >/dev/null 2>"$T/err"; then
 		echo "FAIL: pmutrace record $* was accepted"; fail=$((fail + 1))
 	elif ! grep -q -- "$pat" "$T/err"; then
 		echo "FAIL: pmutrace record $*: no '$pat' in:"; cat "$T/err"; fail=$((fail + 1))
@@ -116,5 +116,8 @@ refuse "no metric of -M tma_info_thread_clks uses a retire latency" --tpebs -M t
 refuse "no metric or metric group named 'tma_lock_latncy'; near names: tma_lock_latency" --tpebs -M tma_lock_latncy --metrics "$M" -a
 refuse "the metric table does not load" --tpebs -M tma_lock_latency --metrics "$HERE/pebs_attrs.sh" -a
 refuse "takes -M METRIC" --tpebs --metrics "$M" -a
+# a machine without a core PMU (this VM's /sys, an Arm tree)
+sh "$HERE/../pmusim/fake_sysfs.sh" "$T/arm" 2 arm_spe_0:8:0-1:1024
+RFS=$T/arm refuse "no CPU core PMU (cpu, cpu_core)" --tpebs -M tma_lock_latency --metrics "$M" -a
 [ "$fail" = 0 ] || { echo "FAIL: $fail of $n cases"; exit 1; }
 echo "OK: $n PEBS command lines (and --tpebs against perf's tpebs record arguments): the same attrs as x86 perf 7.3 on a fake GNR tree; --tpebs refusals named"
