@@ -83,6 +83,12 @@ check -e cpu/event=0xcd,umask=0x1,ldlat=30/pp -e cpu/event=0xd0,umask=0x82/pp -W
 check -W -e cpu/event=0xc2,umask=0x2/pp -e cpu/event=0xd0,umask=0x81/p -c 10007 -a
 check -W -e cpu/event=0xc2,umask=0x2/pp -e cpu/event=0xd0,umask=0x81,period=2003/p -- true
 check -e cpu/event=0xd0,umask=0x81/pp -e cpu-clock -W -- true
+# groups with the weight (leader sampling reads the members), and :R (perf >= 6.16 gives
+# the weight to an :R event without -W)
+check -W -e {cpu/event=0xd0,umask=0x21/pp,cpu/event=0x3c/}:S -- true
+check -W -e {cpu/event=0xd0,umask=0x21/pp,cpu/event=0x3c/} -a
+check -e cpu/event=0xd0,umask=0x21/R -- true
+check -e cpu/event=0xd0,umask=0x21/ppR -a
 # per task
 check -e cpu/event=0xc4,umask=0x0/ppp -W -p @PID
 check -e cpu/event=0xc4/pp -W -t @PID
