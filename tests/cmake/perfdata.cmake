@@ -57,3 +57,14 @@ set_tests_properties(cli.export_pprof PROPERTIES LABELS cli TIMEOUT 120 SKIP_RET
 add_test(NAME cli.export_postgresql COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_postgresql.sh
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.export_postgresql PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77)
+# report --html: the page's figures against the report's text outputs, and Chromium's
+# rendering of it with the network cut
+foreach(mode content render)
+  add_test(NAME html.${mode} COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/report_html.sh
+    $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${mode})
+  # (the recordings preload the simulated PMU before a sanitizer build's runtime)
+  set_tests_properties(html.${mode} PROPERTIES LABELS html SKIP_RETURN_CODE 77 TIMEOUT 300
+    ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+endforeach()
+add_test(NAME cli.progress COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/progress.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.progress PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
