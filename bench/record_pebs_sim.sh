@@ -11,7 +11,7 @@ P=$1 N=${2:-500000} ORC=${3:-/var/cache/pmutrace-oracles}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/tests/pmusim/pmusim.c" "$HERE/tests/pmusim/pebs.c" -ldl -lpthread
+cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/tests/pmusim/pmusim.c" -ldl -lpthread
 sh "$HERE/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
 EV="-W -e cpu/event=0xd0,umask=0x21/pp -e cpu/event=0xd1,umask=0x4/p -c 1009 -a"
 run() { # LABEL OUTPUT command...

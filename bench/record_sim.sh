@@ -8,7 +8,7 @@ P=$1 MB=${2:-512}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/tests/pmusim/pmusim.c" "$HERE/tests/pmusim/pebs.c" -ldl -lpthread
+cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/tests/pmusim/pmusim.c" -ldl -lpthread
 sh "$HERE/tests/pmusim/fake_sysfs.sh" "$T/fs" 1 arm_spe_0:8:0:1024
 "$P" synth --records $((MB * 16384)) --seed 1 --mix n1 -o "$T/a.spe"
 run() { # LABEL ENV... -- record args

@@ -23,7 +23,9 @@
  * Environment: PMUSIM_PEBS_TYPE=4[,T...], PMUSIM_PERF_METRICS=0x..., PMUSIM_RATES=C:R,..., PMUSIM_PEBS_SAMPLES=N, PMUSIM_PEBS_SEED=S,
  * PMUSIM_PEBS_RATE=SAMPLES/S per event (default: as fast as the rings take them),
  * PMUSIM_RUNNING_PCT=P, PMUSIM_ATTR_LOG=FILE (every core PMU open), PMUSIM_DONE_SIGNAL=SIG (sent once every config has all its samples
- * written), PMUSIM_LOG (one line per event at close). */
+ * written), PMUSIM_LOG (one line per event at close).
+ *
+ * pmusim.c includes this file: the preload stays one file to build (cc -shared pmusim.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -459,7 +461,7 @@ static int produce_sample(struct ev *e, struct ev *ring)
 	return rc;
 }
 
-static void *producer(void *arg)
+static void *pebs_producer(void *arg)
 {
 	struct ev *e = arg;
 	double per_s = (double)env_u64("PMUSIM_PEBS_RATE", 0);
@@ -500,7 +502,7 @@ void pebs_start(struct ev *e)
 		return;
 	}
 	e->thr_started = 1;
-	pthread_create(&e->thr, NULL, producer, e);
+	pthread_create(&e->thr, NULL, pebs_producer, e);
 }
 
 ssize_t pebs_read(struct ev *e, void *buf, size_t n)

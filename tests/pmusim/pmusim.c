@@ -18,7 +18,8 @@
  *                           (benchmarks: the recorder stops once it has all of them)
  * The SPE records are split across the events in CPU order, so with one event per CPU
  * each CPU gets a share in turn. pebs.c adds an Intel core PMU (PMUSIM_PEBS_TYPE): PEBS
- * samples with retire latencies and counting reads; build both files into the preload. */
+ * samples with retire latencies and counting reads; it is included at the end, so the
+ * preload is still built from this one file. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -645,3 +646,6 @@ SIM_EXPORT int close(int fd)
 	}
 	return real_close(fd);
 }
+
+/* the Intel core PMU: a file of its own, built into this one */
+#include "pebs.c"

@@ -30,7 +30,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/../pmusim/pmusim.c" "$HERE/../pmusim/pebs.c" \
+cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/../pmusim/pmusim.c" \
 	-ldl -lpthread || exit 1
 sh "$HERE/../oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
 N=20000

@@ -14,7 +14,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/../pmusim/pmusim.c" "$HERE/../pmusim/pebs.c" -ldl -lpthread || exit 1
+cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/../pmusim/pmusim.c" -ldl -lpthread || exit 1
 sh "$HERE/../pmusim/fake_sysfs.sh" "$T/fs" 2 arm_spe_0:8:0-1:1024
 "$P" synth --records 20000 --seed 3 --mix n1 -o "$T/a.spe"
 SPE_BYTES=$(wc -c <"$T/a.spe")
@@ -96,7 +96,7 @@ sort "$T/raw.csv" >"$T/raw.sorted"
 # 6. arm64 perf 7.3 on the same simulated PMU: the same samples
 ARM=$ORC/bin/perf-7.3-arm64 X86=$ORC/bin/perf-7.3
 if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-gnu-gcc >/dev/null; then
-	aarch64-linux-gnu-gcc -shared -fPIC -O2 -o "$T/sim64.so" "$HERE/../pmusim/pmusim.c" "$HERE/../pmusim/pebs.c" -ldl -lpthread
+	aarch64-linux-gnu-gcc -shared -fPIC -O2 -o "$T/sim64.so" "$HERE/../pmusim/pmusim.c" -ldl -lpthread
 	rm -f "$T/p.log"
 	SYSFS_PATH=$T/fs PERF_CPUID=0x410fd0c0 PMUSIM_TYPE=8 PMUSIM_SPE=$T/a.spe PMUSIM_LOG=$T/p.log \
 		QEMU_SET_ENV=LD_PRELOAD=$T/sim64.so timeout 120 "$ARM" record -e arm_spe_0// -a \
