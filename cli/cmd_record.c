@@ -24,6 +24,7 @@ static int usage(FILE *fp)
 		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
 		"  -e, --event EVENT    perf's syntax: cpu-clock, dummy:u, arm_spe_0/load_filter=1/u,\n"
 		"                       arm_spe// (every arm_spe_N); terms from the PMU's format files\n"
+		"      --pfm-events EVS libpfm4 event strings (INST_RETIRED:u,{A,B}), as perf's\n"
 		"  -c, --count PERIOD   sample period of every event;  -F, --freq FREQ (not for SPE)\n"
 		"  -W, --weight         sample the weight (x86: WEIGHT_STRUCT, the PEBS retire\n"
 		"                       latency in var3_w; give the event :p, :pp or :ppp)\n"
@@ -97,8 +98,8 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 }
 
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
-       O_CPUTYPE, O_EVENTS, O_TPEBS, O_METRICS, O_PHYS_DATA, O_DATA_PAGE_SIZE,
-       O_CODE_PAGE_SIZE, O_SAMPLE_CPU };
+       O_CPUTYPE, O_EVENTS, O_PFM_EVENTS, O_TPEBS, O_METRICS, O_PHYS_DATA,
+       O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU };
 
 #define MAX_EVENT_OPTS 64
 
@@ -212,10 +213,25 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 	}
 }
 
+/* more events than counters: the kernel time-shares them, and says so in the times */
+static void multiplex_note(const struct pmt_record_plan *plan, const struct pmt_record_stats *st)
+{
+	uint32_t s = st->least_running_slot;
+
+	if (!st->multiplexed || s >= st->slots || st->least_running_event >= plan->ev.nr)
+		return;
+	fprintf(stderr, "[ multiplexed: %s ran %.1f%% of its enabled time on %s %d (%u of %u "
+			"rings): more events than counters; its samples cover that share ]\n",
+		plan->ev.ev[st->least_running_event].name, 100.0 * st->least_running,
+		st->slot_cpu[s] < 0 ? "ring" : "CPU", st->slot_cpu[s] < 0 ? (int)s : st->slot_cpu[s],
+		st->multiplexed, st->slots);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "pfm-events", required_argument, NULL, O_PFM_EVENTS },
 		{ "count", required_argument, NULL, 'c' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -255,6 +271,7 @@ int cmd_record(int argc, char **argv)
 	struct pmt_record_plan plan;
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const char *evstr[MAX_EVENT_OPTS], *metric_table = NULL, *tables[16];
+	bool pfm[MAX_EVENT_OPTS] = { false }; /* evstr[i] is a --pfm-events string: -e order kept */
 	const char *metric_select = NULL;
 	bool tpebs = false;
 	struct pmt_metric_events tev = { 0 };
@@ -278,6 +295,12 @@ int cmd_record(int argc, char **argv)
 		case 'e':
 			if (nev == MAX_EVENT_OPTS)
 				return pmt_cli_usage_fail("record", "too many -e options");
+			evstr[nev++] = optarg;
+			break;
+		case O_PFM_EVENTS:
+			if (nev == MAX_EVENT_OPTS)
+				return pmt_cli_usage_fail("record", "too many -e options");
+			pfm[nev] = true;
 			evstr[nev++] = optarg;
 			break;
 		case 'c':
@@ -417,7 +440,8 @@ int cmd_record(int argc, char **argv)
 		rc = pmt_event_table_load_default(&table, &d);
 	eo.table = table;
 	for (unsigned i = 0; i < nev && rc >= 0; i++)
-		rc = pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
+		rc = pfm[i] ? pmt_events_parse_pfm(&events, &pmus, evstr[i], &d)
+			    : pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
 	pmt_event_table_free(table);
 	if (rc >= 0)
 		rc = pmt_record_plan_build(&plan, &events, &pmus, &o, &d);
@@ -460,6 +484,8 @@ int cmd_record(int argc, char **argv)
 			rc = PMT_EXIT_ERROR;
 		} else {
 			summary(out, &st, verbose);
+			if (verbose >= 0)
+				multiplex_note(&plan, &st);
 			/* data loss is never silent: the recording is complete but not whole */
 			rc = st.lost || st.lost_samples || st.aux_truncated ? PMT_EXIT_DAMAGED
 									    : PMT_EXIT_OK;

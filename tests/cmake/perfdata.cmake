@@ -68,3 +68,6 @@ foreach(mode content render)
 endforeach()
 add_test(NAME cli.progress COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/progress.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.progress PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
+add_test(NAME cli.container_columns COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_columns.sh
+  $<TARGET_FILE:pmutrace> ${PMT_SHARED_DIR})
+set_tests_properties(cli.container_columns PROPERTIES LABELS cli TIMEOUT 180)

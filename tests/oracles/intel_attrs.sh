@@ -9,13 +9,7 @@
 #   intel_attrs.sh PMUTRACE ORACLES_DIR
 set -eu
 P=$1 ORC=$2
-HERE=$(cd "$(dirname "$0")" && pwd)
-X86=$ORC/bin/perf-7.3
-[ -x "$X86" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/probe.so" "$HERE/../pmusim/probe_ok.c" -ldl
-sh "$HERE/fake_intel_sysfs.sh" "$T/gnr" gnr
+. "$(dirname "$0")/x86_perf73_setup.sh"
 sh "$HERE/fake_intel_sysfs.sh" "$T/hybrid" hybrid
 TABLE=$HERE/../../fixtures/events/gnr_small.json
 

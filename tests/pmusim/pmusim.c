@@ -494,6 +494,14 @@ SIM_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 			memcpy(m + 50, &shift, 2);
 			memcpy(m + 52, &mult, 4);
 		}
+		/* PMUSIM_RUNNING_PCT=N: the event ran N% of its enabled time (multiplexed) */
+		if (getenv("PMUSIM_RUNNING_PCT")) {
+			uint64_t enabled = 1000000000, running;
+
+			running = enabled / 100 * strtoull(getenv("PMUSIM_RUNNING_PCT"), NULL, 0);
+			memcpy(m + 24, &enabled, 8);
+			memcpy(m + 32, &running, 8);
+		}
 		pebs_start(e);
 		return m;
 	}

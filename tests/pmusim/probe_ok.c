@@ -10,23 +10,20 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload_syscall.h"
+
 long syscall(long nr, ...)
 {
 	static long (*real)(long, ...);
-	va_list ap;
 	long a[6];
 
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
+	PRELOAD_SYSCALL_ARGS(nr, a);
 	if (nr == SYS_perf_event_open) {
 		uint32_t type = *(const uint32_t *)a[0]; /* perf_event_attr.type */
 		const char *more = getenv("PROBE_OK_TYPES");

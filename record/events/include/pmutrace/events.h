@@ -89,6 +89,14 @@ PMT_API int pmt_events_parse(struct pmt_evlist *l, const struct pmt_pmus *pmus, 
 PMT_API int pmt_events_parse_opts(struct pmt_evlist *l, const struct pmt_pmus *pmus,
 				  const char *str, const struct pmt_events_opts *o,
 				  struct pmt_diag *diag);
+/* Append the events of a --pfm-events string, encoded by libpfm4 as perf's --pfm-events
+ * does (tools/perf/util/pfm.c): comma-separated libpfm4 event strings
+ * ("INST_RETIRED:ANY_P:u", "knl::OFFCORE_RESPONSE_0:ANY_RFO:DDR_NEAR"), groups in {}; each
+ * at user and kernel level unless its own u/k modifiers say otherwise. LIBPFM_FORCE_PMU and
+ * LIBPFM_VERBOSE work as in libpfm4. An event libpfm4 refuses fails with libpfm4's message
+ * naming that event; a period= or freq= modifier wins over -c and -F, as in perf. */
+PMT_API int pmt_events_parse_pfm(struct pmt_evlist *l, const struct pmt_pmus *pmus,
+				 const char *str, struct pmt_diag *diag);
 /* one more event built by the caller; returns it, or NULL without memory */
 PMT_API struct pmt_evsel *pmt_evlist_add(struct pmt_evlist *l);
 /* move event i to the front (perf's evlist__to_front) */
