@@ -10,13 +10,15 @@
 #include "commands.h"
 #include "pmutrace/common.h"
 #include "pmutrace/events.h"
+#include "pmutrace/metrics.h"
 #include "pmutrace/pmu.h"
 #include "pmutrace/record.h"
 
 static int usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace record [-e EVENT]... [-c PERIOD | -F FREQ] [-a | -C CPUS | -p PID |\n"
+		"usage: pmutrace record [-e EVENT]... [--tpebs -M METRIC --metrics FILE]\n"
+		"                       [-c PERIOD | -F FREQ] [-W] [-d] [-P] [-a | -C CPUS | -p PID |\n"
 		"                       -t TID | [--per-thread] -- CMD ARGS] [-o FILE|-]\n"
 		"                       [-m PAGES[,AUXPAGES]] [-S|--snapshot[=SIZE]] [--no-inherit]\n"
 		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
@@ -24,6 +26,13 @@ static int usage(FILE *fp)
 		"                       arm_spe// (every arm_spe_N); terms from the PMU's format files\n"
 		"      --pfm-events EVS libpfm4 event strings (INST_RETIRED:u,{A,B}), as perf's\n"
 		"  -c, --count PERIOD   sample period of every event;  -F, --freq FREQ (not for SPE)\n"
+		"  -W, --weight         sample the weight (x86: WEIGHT_STRUCT, the PEBS retire\n"
+		"                       latency in var3_w; give the event :p, :pp or :ppp)\n"
+		"  -d, --data           data address and source;  -P, --period: period in samples\n"
+		"      --phys-data, --data-page-size, --code-page-size, --sample-cpu  more fields\n"
+		"      --tpebs -M METRIC[,GROUP] --metrics FILE  sample every retire-latency\n"
+		"                       (EVENT:R) event of those metrics with PEBS (as perf stat\n"
+		"                       --record-tpebs does), for pmutrace calibrate/metrics TRACE\n"
 		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
 		"  -p, --pid PID / -t, --tid TID   an existing process / thread\n"
 		"      --per-thread     one buffer per thread, no per-CPU events\n"
@@ -89,7 +98,63 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 }
 
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
-       O_CPUTYPE, O_EVENTS, O_PFM_EVENTS };
+       O_CPUTYPE, O_EVENTS, O_PFM_EVENTS, O_TPEBS, O_METRICS, O_PHYS_DATA,
+       O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU };
+
+#define MAX_EVENT_OPTS 64
+
+/* --tpebs -M METRIC[,GROUP] --metrics FILE: the metrics' :R events to sample (perf's tpebs
+ * record child: -W, each event with p for R) appended to the -e list; the metrics' other
+ * events go to ev->counted. Returns 0 or an exit status. */
+static int tpebs_events(const char *table, const char *select, const char *core_pmu,
+			struct pmt_metric_events *ev, const char **evstr, unsigned *nev)
+{
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_metric_plan *plan = NULL;
+	struct pmt_expr_ctx ctx;
+	const char *names[64];
+	size_t nsel = 0;
+	char err[512], list[512];
+	int rc;
+
+	snprintf(list, sizeof(list), "%s", select);
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
+		if (nsel < sizeof(names) / sizeof(names[0]))
+			names[nsel++] = tok;
+	if (!nsel)
+		return pmt_cli_usage_fail("record", "-M: name a metric or metric group");
+	if (pmt_metric_set_load(&ms, table) < 0) {
+		pmt_metric_set_fini(&ms);
+		return pmt_cli_fail("record", "--metrics %s: the metric table does not load (perf "
+				    "pmu-events or Intel perfmon metric JSON)", table);
+	}
+	pmt_expr_ctx_default(&ctx);
+	rc = pmt_metric_plan_new(&ms, names, nsel, &ctx, &plan, err, sizeof(err));
+	if (rc < 0) {
+		pmt_metric_set_fini(&ms);
+		return pmt_cli_usage_fail("record", "-M: %s (in %s)", err, table);
+	}
+	rc = pmt_metric_plan_events(plan, core_pmu, ev);
+	pmt_metric_plan_free(plan);
+	pmt_metric_set_fini(&ms);
+	if (rc < 0)
+		return pmt_cli_fail("record", "--tpebs: metric event '%s' cannot be written as an "
+				    "event to open", ev->bad);
+	if (!ev->nr_sampled) {
+		pmt_metric_events_fini(ev);
+		return pmt_cli_usage_fail("record", "--tpebs: no metric of -M %s uses a retire "
+					  "latency (an EVENT:R term): nothing to sample", select);
+	}
+	for (size_t i = 0; i < ev->nr_sampled; i++) {
+		if (*nev == MAX_EVENT_OPTS) {
+			pmt_metric_events_fini(ev);
+			return pmt_cli_usage_fail("record", "too many events (at most %d)",
+						  MAX_EVENT_OPTS);
+		}
+		evstr[(*nev)++] = ev->sampled[i];
+	}
+	return 0;
+}
 
 static volatile int stop_requested, snapshot_requested;
 
@@ -175,6 +240,16 @@ int cmd_record(int argc, char **argv)
 		{ "tid", required_argument, NULL, 't' },
 		{ "per-thread", no_argument, NULL, O_PER_THREAD },
 		{ "no-inherit", no_argument, NULL, O_NO_INHERIT },
+		{ "weight", no_argument, NULL, 'W' },
+		{ "data", no_argument, NULL, 'd' },
+		{ "period", no_argument, NULL, 'P' },
+		{ "phys-data", no_argument, NULL, O_PHYS_DATA },
+		{ "data-page-size", no_argument, NULL, O_DATA_PAGE_SIZE },
+		{ "code-page-size", no_argument, NULL, O_CODE_PAGE_SIZE },
+		{ "sample-cpu", no_argument, NULL, O_SAMPLE_CPU },
+		{ "tpebs", no_argument, NULL, O_TPEBS },
+		{ "metrics", required_argument, NULL, O_METRICS },
+		{ "metric", required_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "snapshot", optional_argument, NULL, 'S' },
@@ -195,8 +270,11 @@ int cmd_record(int argc, char **argv)
 	struct pmt_evlist events = { 0 };
 	struct pmt_record_plan plan;
 	struct pmt_diag d = PMT_DIAG_INIT;
-	const char *evstr[64], *tables[16];
-	bool pfm[64] = { false }; /* evstr[i] is a --pfm-events string: -e order kept */
+	const char *evstr[MAX_EVENT_OPTS], *metric_table = NULL, *tables[16];
+	bool pfm[MAX_EVENT_OPTS] = { false }; /* evstr[i] is a --pfm-events string: -e order kept */
+	const char *metric_select = NULL;
+	bool tpebs = false;
+	struct pmt_metric_events tev = { 0 };
 	unsigned ntables = 0;
 	struct pmt_events_opts eo = { .sz = sizeof(eo) };
 	struct pmt_event_table *table = NULL;
@@ -212,15 +290,15 @@ int cmd_record(int argc, char **argv)
 	o.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	o.privileged = privileged();
 	/* '+': options stop at the workload's name, as perf's */
-	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:dP", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (nev == sizeof(evstr) / sizeof(evstr[0]))
+			if (nev == MAX_EVENT_OPTS)
 				return pmt_cli_usage_fail("record", "too many -e options");
 			evstr[nev++] = optarg;
 			break;
 		case O_PFM_EVENTS:
-			if (nev == sizeof(evstr) / sizeof(evstr[0]))
+			if (nev == MAX_EVENT_OPTS)
 				return pmt_cli_usage_fail("record", "too many -e options");
 			pfm[nev] = true;
 			evstr[nev++] = optarg;
@@ -256,6 +334,16 @@ int cmd_record(int argc, char **argv)
 			break;
 		case O_PER_THREAD: o.per_thread = true; break;
 		case O_NO_INHERIT: o.no_inherit = true; break;
+		case 'W': o.sample_weight = true; break;
+		case 'd': o.sample_addr = true; break;
+		case 'P': o.sample_period = true; break;
+		case O_PHYS_DATA: o.sample_phys_addr = true; break;
+		case O_DATA_PAGE_SIZE: o.sample_data_page_size = true; break;
+		case O_CODE_PAGE_SIZE: o.sample_code_page_size = true; break;
+		case O_SAMPLE_CPU: o.sample_cpu = true; break;
+		case O_TPEBS: tpebs = true; break;
+		case O_METRICS: metric_table = optarg; break;
+		case 'M': metric_select = optarg; break;
 		case 'o': out = optarg; break;
 		case 'z':
 			if (pmt_parse_u64(optarg, &v) < 0 || v < 1 || v > 22)
@@ -315,14 +403,37 @@ int cmd_record(int argc, char **argv)
 	if (!targets && optind >= argc)
 		return pmt_cli_usage_fail("record", "nothing to record: give -- CMD ARGS, -a, -C, "
 					  "-p or -t");
-	if (!nev)
-		evstr[nev++] = "cycles";
+	if (tpebs != (metric_select && metric_table))
+		return pmt_cli_usage_fail("record", "--tpebs takes -M METRIC[,GROUP] and --metrics "
+					  "FILE, and they need --tpebs");
+
 	rc = pmt_pmus_load(&pmus, NULL, &d);
 	if (rc < 0) {
 		pmt_diag_print(&d);
+		pmt_metric_events_fini(&tev);
 		return PMT_EXIT_ERROR;
 	}
 	pmt_pmus_probe_extended_type(&pmus);
+	if (tpebs && !pmt_pmus_nr_core(&pmus)) {
+		pmt_pmus_fini(&pmus);
+		return pmt_cli_fail("record", "--tpebs: no CPU core PMU (cpu, cpu_core) in "
+				    "%s/bus/event_source/devices: retire latencies come from Intel "
+				    "PEBS, which this machine (or VM) does not expose", pmt_sysfs_root());
+	}
+	if (tpebs) {
+		/* on hybrid parts perf's tpebs samples the P-cores' PMU only (tpebs.md) */
+		rc = tpebs_events(metric_table, metric_select,
+				  pmt_pmus_find(&pmus, "cpu_core") ? "cpu_core" : NULL, &tev, evstr,
+				  &nev);
+		if (rc) {
+			pmt_pmus_fini(&pmus);
+			return rc;
+		}
+		/* the retire latency is only in WEIGHT_STRUCT's var3_w (perf's child runs -W) */
+		o.sample_weight = true;
+	}
+	if (!nev)
+		evstr[nev++] = "cycles";
 	for (unsigned i = 0; i < ntables && rc >= 0; i++)
 		rc = pmt_event_table_load(&table, tables[i], &d);
 	if (rc >= 0 && !ntables)
@@ -342,8 +453,14 @@ int cmd_record(int argc, char **argv)
 	if (rc < 0) {
 		pmt_diag_print(&d);
 		pmt_pmus_fini(&pmus);
+		pmt_metric_events_fini(&tev);
 		return PMT_EXIT_USAGE;
 	}
+	if (tev.nr_counted)
+		pmt_cli_warn("record", "--tpebs: the metrics' %zu counted events (%s%s) are not "
+			     "recorded: counting groups in a container are not built yet; give "
+			     "their counts to pmutrace metrics --counts", tev.nr_counted,
+			     tev.counted[0], tev.nr_counted > 1 ? ", ..." : "");
 	if (verbose > 0)
 		pmt_record_plan_print(stdout, &plan);
 	if (dry_run) {
@@ -380,5 +497,6 @@ int cmd_record(int argc, char **argv)
 	}
 	pmt_record_plan_fini(&plan);
 	pmt_pmus_fini(&pmus);
+	pmt_metric_events_fini(&tev);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* The attrs perf 7.3's `perf record` opens for the same command line: evsel__config() and
  * evlist__config() for every event, arm64's arm_spe_recording_options() for SPE, checked
  * against arm64 and x86 perf 7.3 (tests/oracles/record_attrs.sh). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,6 +107,30 @@ static struct pmt_evsel *add_dummy(struct pmt_evlist *l, const char *name, uint6
 	return d;
 }
 
+/* arch_evsel__set_sample_weight(): x86 perf asks for the struct form, since the kernel
+ * puts PEBS's retire latency (var3_w) and instruction latency (var2_w) there and nowhere
+ * else; other architectures keep the plain u64 weight */
+static uint64_t weight_bit(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return PMT_SAMPLE_WEIGHT_STRUCT;
+#else
+	return PMT_SAMPLE_WEIGHT;
+#endif
+}
+
+/* options that add one sample field to every evsel (-P, --phys-data, ...) */
+static const struct {
+	size_t opt;   /* offset of the bool in pmt_record_opts */
+	uint64_t bit;
+} sample_opts[] = {
+	{ offsetof(struct pmt_record_opts, sample_period), PMT_SAMPLE_PERIOD },
+	{ offsetof(struct pmt_record_opts, sample_phys_addr), PMT_SAMPLE_PHYS_ADDR },
+	{ offsetof(struct pmt_record_opts, sample_data_page_size), PMT_SAMPLE_DATA_PAGE_SIZE },
+	{ offsetof(struct pmt_record_opts, sample_code_page_size), PMT_SAMPLE_CODE_PAGE_SIZE },
+	{ offsetof(struct pmt_record_opts, sample_cpu), PMT_SAMPLE_CPU },
+};
+
 static const uint64_t tracking_flags = PMT_ATTR_FLAG_MMAP | PMT_ATTR_FLAG_COMM |
 				       PMT_ATTR_FLAG_TASK | PMT_ATTR_FLAG_MMAP2 |
 				       PMT_ATTR_FLAG_COMM_EXEC | PMT_ATTR_FLAG_KSYMBOL |
@@ -121,7 +146,7 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 	int rc = 0;
 	struct pmt_evsel *spe_dummy = NULL;
 
-	if (!PMT_OPTS_HAS(o, page_size))
+	if (!PMT_OPTS_HAS(o, sample_cpu))
 		return -PMT_EINVAL;
 	memset(p, 0, sizeof(*p));
 	p->ev = *events;
@@ -257,9 +282,10 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 			if (leader->nr_members > 1)
 				a->read_format |= PMT_READ_GROUP;
 		}
-		/* :R: the PEBS retire latency arrives in WEIGHT_STRUCT's var3_w */
+		/* :R: the PEBS retire latency arrives in WEIGHT_STRUCT's var3_w (perf >= 6.16
+		 * calls arch_evsel__set_sample_weight() for it, as for -W) */
 		if (e->retire_lat)
-			a->sample_type |= PMT_SAMPLE_WEIGHT_STRUCT;
+			a->sample_type |= weight_bit();
 		if (a->flags & PMT_ATTR_FLAG_FREQ)
 			a->sample_type |= PMT_SAMPLE_PERIOD;
 		if (e->leader != i && leader->sample_read) {
@@ -278,6 +304,17 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 			a->sample_type |= PMT_SAMPLE_TIME;
 		if (has_cpu)
 			a->sample_type |= PMT_SAMPLE_CPU;
+		/* perf sets these on every evsel, the sideband dummy too */
+		if (o->sample_weight)
+			a->sample_type |= weight_bit();
+		if (o->sample_addr) {
+			a->sample_type |= PMT_SAMPLE_ADDR | PMT_SAMPLE_DATA_SRC;
+			if (e->tracking)
+				a->flags |= PMT_ATTR_FLAG_MMAP_DATA;
+		}
+		for (size_t k = 0; k < sizeof(sample_opts) / sizeof(sample_opts[0]); k++)
+			if (*(const bool *)((const char *)o + sample_opts[k].opt))
+				a->sample_type |= sample_opts[k].bit;
 		a->read_format |= PMT_READ_ID | PMT_READ_LOST;
 		a->flags |= PMT_ATTR_FLAG_SAMPLE_ID_ALL;
 		if (e->tracking)

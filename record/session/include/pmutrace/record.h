@@ -40,6 +40,13 @@ struct pmt_record_opts {
 	uint64_t snapshot_size;    /* 0: the AUX buffer's size */
 	bool privileged;           /* perf_event_paranoid -1 or CAP_PERFMON: bigger defaults */
 	uint32_t page_size;        /* 0: the host's */
+	bool sample_weight;        /* -W: the sample's weight (on x86 WEIGHT_STRUCT, whose
+				    * var3_w is the retire latency; elsewhere WEIGHT) */
+	bool sample_addr;          /* -d: data address and source (PEBS memory events) */
+	bool sample_period;        /* -P: the period in every sample */
+	bool sample_phys_addr;     /* --phys-data */
+	bool sample_data_page_size, sample_code_page_size; /* --data/code-page-size */
+	bool sample_cpu;           /* --sample-cpu */
 };
 
 struct pmt_record_plan {
