@@ -17,6 +17,11 @@ static const char *const key_headers[KEY_COUNT] = { "Symbol", "Shared Object", "
 static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22 };
 #define MEM_KEYS ((1u << KEY_MEM) | (1u << KEY_SNOOP) | (1u << KEY_TLB))
 
+/* Events are counted in slots: SPE's synthetic kinds in their own (slot = event), the
+ * trace's own events in the slots after them, in the order they first come. */
+#define HIST_SLOTS 16
+_Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first bits");
+
 /* One key tuple with its counts in every event: the samples of a record (one per event)
  * share the entry, so a record costs one lookup. */
 struct hent {
@@ -27,17 +32,17 @@ struct hent {
 	const char *sym, *dso; /* names owned by the pmt_symbols */
 	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
 	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
-	uint64_t dsrc_ev[PMT_SPE_SE_COUNT]; /* the data source of the entry's first sample
+	uint64_t dsrc_ev[HIST_SLOTS]; /* the data source of the entry's first sample
 					     * in each event: its texts are printed */
 	uint8_t kernel, object;
 	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
 	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
-	uint64_t objoff_ev[PMT_SPE_SE_COUNT]; /* of the entry's first sample in each event,
+	uint64_t objoff_ev[HIST_SLOTS]; /* of the entry's first sample in each event,
 					       * as perf keeps it */
 	uint64_t dsrc;         /* this sample's data source (while adding) */
-	uint64_t period[PMT_SPE_SE_COUNT];
-	uint64_t weight[PMT_SPE_SE_COUNT];
-	uint32_t nr[PMT_SPE_SE_COUNT];
+	uint64_t period[HIST_SLOTS];
+	uint64_t weight[HIST_SLOTS];
+	uint32_t nr[HIST_SLOTS];
 	uint32_t seq;          /* first seen: the order of entries equal in every key */
 	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
 	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
@@ -52,8 +57,8 @@ struct pmt_hist {
 	size_t cap, n;
 	char *comms;           /* interned comm strings: a thread's COMM can change later */
 	size_t comms_len, comms_cap;
-	uint64_t total_period[PMT_SPE_SE_COUNT], nr_samples[PMT_SPE_SE_COUNT];
-	uint64_t total_weight[PMT_SPE_SE_COUNT];
+	uint64_t total_period[HIST_SLOTS], nr_samples[HIST_SLOTS];
+	uint64_t total_weight[HIST_SLOTS];
 	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
 	int compat;
 	uint32_t seq;
@@ -68,9 +73,50 @@ struct pmt_hist {
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;
 	uint8_t last_valid;
+	const struct pmt_trace_meta *meta; /* names of the trace's own events */
+	uint32_t slot_ev[HIST_SLOTS];      /* the event of each slot from PMT_SPE_SE_COUNT */
+	unsigned nslots;                   /* slots in use from PMT_SPE_SE_COUNT on */
+	uint8_t slots_full;                /* an event found no slot (said once) */
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
-	char pct_text[PMT_SPE_SE_COUNT][64][24];
+	char pct_text[HIST_SLOTS][64][24];
 };
+
+int pmt_hist_set_trace(struct pmt_hist *h, const struct pmt_trace_meta *m)
+{
+	h->meta = m;
+	return 0;
+}
+
+/* The slot of an event, or -1 when all are taken */
+static int slot_of(struct pmt_hist *h, uint32_t ev)
+{
+	unsigned i;
+
+	if (ev < PMT_SPE_SE_COUNT)
+		return (int)ev;
+	for (i = PMT_SPE_SE_COUNT; i < PMT_SPE_SE_COUNT + h->nslots; i++)
+		if (h->slot_ev[i] == ev)
+			return (int)i;
+	if (i < HIST_SLOTS) {
+		h->slot_ev[i] = ev;
+		h->nslots++;
+		return (int)i;
+	}
+	if (!h->slots_full)
+		pmt_warn("report: more than %u events with samples; the samples of the others "
+			 "are not counted", HIST_SLOTS - PMT_SPE_SE_COUNT);
+	h->slots_full = 1;
+	return -1;
+}
+
+static const char *slot_name(const struct pmt_hist *h, unsigned slot, int compat, char *buf,
+			     size_t cap)
+{
+	if (slot < PMT_SPE_SE_COUNT)
+		return pmt_spe_event_name(slot, compat);
+	pmt_trace_event_name(h->meta, h->slot_ev[slot], compat, buf, cap);
+	return buf;
+}
 
 int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
 {
@@ -302,13 +348,13 @@ static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 {
 	struct hent *e;
-	int rc;
+	int rc, slot = slot_of(h, s->event);
 
-	if (s->event >= PMT_SPE_SE_COUNT)
+	if (slot < 0)
 		return 0;
-	h->total_period[s->event] += s->period;
-	h->total_weight[s->event] += s->weight;
-	h->nr_samples[s->event]++;
+	h->total_period[slot] += s->period;
+	h->total_weight[slot] += s->weight;
+	h->nr_samples[slot]++;
 	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
 		struct hent k;
@@ -331,15 +377,15 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		h->last_valid = 1;
 	}
 	e = &h->e[h->last_slot];
-	if (!e->nr[s->event]) {
+	if (!e->nr[slot]) {
 		if (h->last_nosym)
-			e->nosym_first |= (uint16_t)(1u << s->event);
-		e->objoff_ev[s->event] = h->last_objoff;
-		e->dsrc_ev[s->event] = h->last_dsrc;
+			e->nosym_first |= (uint16_t)(1u << slot);
+		e->objoff_ev[slot] = h->last_objoff;
+		e->dsrc_ev[slot] = h->last_dsrc;
 	}
-	e->period[s->event] += s->period;
-	e->weight[s->event] += s->weight;
-	e->nr[s->event]++;
+	e->period[slot] += s->period;
+	e->weight[slot] += s->weight;
+	e->nr[slot]++;
 	return 0;
 }
 
@@ -507,7 +553,10 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	unsigned width[KEY_COUNT];
 	uint64_t nr = h->nr_samples[ev], total = h->total_period[ev];
 	char unit = ' ';
-	char buf[4096];
+	char buf[4096], name[128];
+	/* SPE's synthetic samples have perf report's children column, samples without a
+	 * callchain not */
+	const bool children = ev < PMT_SPE_SE_COUNT;
 
 	if (nr > 1000) {
 		nr /= 1000;
@@ -518,7 +567,7 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		unit = 'M';
 	}
 	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", nr, unit,
-		       pmt_spe_event_name(ev, compat));
+		       slot_name(h, ev, compat, name, sizeof(name)));
 	if (h->mem_mode) {
 		/* perf mem report: overhead of the weight (SPE's total latency), and samples */
 		total = h->total_weight[ev];
@@ -528,13 +577,14 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		pmt_out_str(out, "\n#\n# Overhead       Samples");
 	} else {
 		pmt_out_printf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
-		pmt_out_str(out, "# Children      Self");
+		pmt_out_str(out, children ? "# Children      Self" : "# Overhead");
 	}
 	for (unsigned i = 0; i < h->nkeys; i++) {
 		width[i] = col_width(h, v, n, h->keys[i], ev);
 		pmt_out_printf(out, "  %-*s", width[i], key_headers[h->keys[i]]);
 	}
-	pmt_out_str(out, h->mem_mode ? "\n# ........  ............" : "\n# ........  ........");
+	pmt_out_str(out, h->mem_mode ? "\n# ........  ............"
+				     : children ? "\n# ........  ........" : "\n# ........");
 	for (unsigned i = 0; i < h->nkeys; i++) {
 		pmt_out_str(out, "  ");
 		for (unsigned j = 0; j < width[i]; j++)
@@ -555,7 +605,10 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		} else {
 			double pct = total ? 100.0 * (double)p / (double)total : 0;
 
-			snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%", pct, pct);
+			if (children)
+				snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%", pct, pct);
+			else
+				snprintf(pb, sizeof(pb), "  %7.2f%%", pct);
 			/* a cached text is at most 21 bytes: "  %7.2f%%  %7.2f%%" of <= 100% */
 			if (p < 64 && strlen(pb) < sizeof(h->pct_text[ev][p]))
 				memcpy(h->pct_text[ev][p], pb, strlen(pb) + 1);
@@ -632,7 +685,23 @@ static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigne
 	qsort(v, n, sizeof(*v), cmp_keys);
 	for (size_t i = 0; i < n; i++)
 		v[i]->rank = (uint32_t)i;
-	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
+	/* perf's evlist order: the trace's own events (attr order), then the synthetic ones
+	 * it adds */
+	unsigned order[HIST_SLOTS], no = 0;
+
+	for (unsigned k = 0; k < h->nslots; k++) {
+		unsigned j = no++;
+
+		while (j && h->slot_ev[order[j - 1]] > h->slot_ev[PMT_SPE_SE_COUNT + k]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = PMT_SPE_SE_COUNT + k;
+	}
+	for (unsigned k = 0; k < PMT_SPE_SE_COUNT; k++)
+		order[no++] = k;
+	for (unsigned k = 0; k < no; k++) {
+		unsigned ev = order[k];
 		size_t m = 0;
 
 		if (!h->nr_samples[ev])
@@ -670,7 +739,8 @@ static void print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t 
 static void print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
 {
 	struct print_ctx *c = vctx;
-	const char *name = pmt_spe_event_name(ev, c->compat);
+	char nb[128];
+	const char *name = slot_name(h, ev, c->compat, nb, sizeof(nb));
 	uint64_t total = h->total_period[ev];
 	int json = c->fmt == PMT_SINK_JSONL;
 

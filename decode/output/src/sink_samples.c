@@ -6,6 +6,72 @@
 #include "pmutrace/output.h"
 #include "sink_priv.h"
 
+/* perf script's default fields for an attr's samples (builtin-script.c output[]: every
+ * type prints comm tid cpu time event ip sym symoff dso period; PERF_TYPE_RAW, which
+ * Intel's core PMU has, adds the memory and latency fields), less those the attr does not
+ * sample, as perf drops them (evsel__check_attr) */
+static uint32_t default_fields(const struct pmt_trace_attr *a, int compat)
+{
+	const uint64_t st = a->sample_type;
+	uint32_t f = PMT_FIELD_COMM | PMT_FIELD_EVENT | PMT_FIELD_PERIOD;
+
+	if (st & PMT_SAMPLE_TID)
+		f |= PMT_FIELD_TID;
+	if (st & PMT_SAMPLE_CPU)
+		f |= PMT_FIELD_CPU;
+	if (st & PMT_SAMPLE_TIME)
+		f |= PMT_FIELD_TIME;
+	if (st & PMT_SAMPLE_IP)
+		f |= PMT_FIELD_IP | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO;
+	if (a->type != PMT_TYPE_RAW)
+		return f;
+	if (st & PMT_SAMPLE_ADDR)
+		f |= PMT_FIELD_ADDR;
+	if (st & PMT_SAMPLE_DATA_SRC)
+		f |= PMT_FIELD_DATA_SRC;
+	if (st & (PMT_SAMPLE_WEIGHT | PMT_SAMPLE_WEIGHT_STRUCT))
+		f |= PMT_FIELD_WEIGHT;
+	if (st & PMT_SAMPLE_PHYS_ADDR)
+		f |= PMT_FIELD_PHYS_ADDR;
+	/* perf 6.1 has no retire_lat field (checked: 6.1 prints ins_lat only, 7.3 both) */
+	if (st & PMT_SAMPLE_WEIGHT_STRUCT)
+		f |= PMT_FIELD_INS_LAT | (compat >= 700 ? PMT_FIELD_RETIRE_LAT : 0);
+	return f;
+}
+
+/* each event's name (CSV: quoted when it needs it; JSONL: '{"event":NAME') and fields */
+static int make_heads(struct pmt_spe_sink *k, const struct pmt_trace_meta *m)
+{
+	k->nev = pmt_trace_nr_events(m);
+	k->head_len = calloc(k->nev, sizeof(*k->head_len));
+	k->head = calloc(k->nev, sizeof(*k->head));
+	k->ev_fields = calloc(k->nev, sizeof(*k->ev_fields));
+	if (!k->head_len || !k->head || !k->ev_fields)
+		return -PMT_ENOMEM;
+	for (unsigned ev = 0; ev < k->nev; ev++) {
+		struct pmt_out o = { .buf = k->head[ev], .cap = sizeof(k->head[ev]) - 32 };
+		const struct pmt_trace_attr *a = pmt_trace_event_attr(m, ev);
+		char name[PMT_SINK_HEAD_MAX - 48];
+
+		pmt_trace_event_name(m, ev, k->compat, name, sizeof(name));
+		if (k->fmt == PMT_SINK_JSONL) {
+			pmt_out_str(&o, "{\"event\":");
+			pmt_out_json_str(&o, name);
+		} else if (k->fmt == PMT_SINK_CSV && a) {
+			pmt_out_csv_str(&o, name);
+		} else {
+			pmt_out_str(&o, name);
+		}
+		k->head_len[ev] = (uint8_t)o.len;
+		if (a) {
+			k->ev_fields[ev] = default_fields(a, k->compat);
+			if (a->sample_type & PMT_SAMPLE_WEIGHT_STRUCT)
+				k->lat_cols = 1;
+		}
+	}
+	return 0;
+}
+
 int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
 		     struct pmt_spe_sink **sink)
 {
@@ -30,16 +96,11 @@ int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
 		free(k);
 		return -PMT_EINVAL;
 	}
-	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
-		struct pmt_out o = { .buf = k->head[ev], .cap = sizeof(k->head[ev]) };
-
-		if (fmt == PMT_SINK_JSONL)
-			pmt_out_str(&o, "{\"event\":");
-		if (fmt == PMT_SINK_JSONL)
-			pmt_out_json_str(&o, pmt_spe_event_name(ev, compat));
-		else
-			pmt_out_str(&o, pmt_spe_event_name(ev, compat));
-		k->head_len[ev] = (uint8_t)o.len;
+	(void)fmt;
+	(void)compat;
+	if (make_heads(k, PMT_OPTS_HAS(opts, meta) ? opts->meta : NULL) < 0) {
+		pmt_spe_sink_free(k);
+		return -PMT_ENOMEM;
 	}
 	*sink = k;
 	return 0;
@@ -64,6 +125,11 @@ static const char csv_cols[] =
 
 void pmt_spe_sink_free(struct pmt_spe_sink *k)
 {
+	if (!k)
+		return;
+	free(k->head_len);
+	free(k->head);
+	free(k->ev_fields);
 	free(k);
 }
 
@@ -73,6 +139,8 @@ void pmt_spe_sink_header(struct pmt_spe_sink *k)
 		return;
 	/* the brstack column exists only when branch stacks are made */
 	pmt_out_mem(k->out, csv_cols, sizeof(csv_cols) - 2);
+	if (k->lat_cols)
+		pmt_out_str(k->out, ",ins_lat,retire_lat");
 	pmt_out_str(k->out, k->brstack ? ",brstack\n" : "\n");
 }
 
@@ -220,6 +288,7 @@ static const struct {
 	{ "weight", PMT_FIELD_WEIGHT }, { "ip", PMT_FIELD_IP }, { "phys_addr", PMT_FIELD_PHYS_ADDR },
 	{ "brstack", PMT_FIELD_BRSTACK }, { "comm", PMT_FIELD_COMM }, { "sym", PMT_FIELD_SYM },
 	{ "symoff", PMT_FIELD_SYMOFF }, { "dso", PMT_FIELD_DSO }, { "srcline", PMT_FIELD_SRCLINE },
+	{ "ins_lat", PMT_FIELD_INS_LAT }, { "retire_lat", PMT_FIELD_RETIRE_LAT },
 };
 
 int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen)
@@ -247,8 +316,8 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 		}
 		if (!found) {
 			snprintf(err, errlen, "-F: unknown field '%.*s' (fields: comm pid tid cpu "
-				 "time period event addr data_src weight ip sym symoff dso srcline "
-				 "phys_addr brstack)", (int)n, p);
+				 "time period event addr data_src weight ins_lat retire_lat ip sym "
+				 "symoff dso srcline phys_addr brstack)", (int)n, p);
 			return -PMT_EPARSE;
 		}
 		p += n;
@@ -273,11 +342,10 @@ static void text_line_end(struct pmt_out *o, const struct pmt_spe_brstack *bs)
 	pmt_out_char(o, '\n');
 }
 
-/* perf script -F: the chosen fields, each in perf's format and perf's order */
-static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+/* perf script -F: the chosen fields f, each in perf's format and perf's order */
+static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
 {
 	struct pmt_out *o = k->out;
-	const uint32_t f = k->fields;
 	const struct pmt_spe_dsrc_text *ds = NULL;
 	uint32_t dl = 0;
 	char *p;
@@ -296,6 +364,8 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	char srcline[4200];
 
 	srcline[0] = 0;
+	if (!k->symbols)
+		f &= ~(uint32_t)PMT_FIELDS_SYMBOLS;
 	if ((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP)) {
 		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
@@ -353,8 +423,8 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	}
 	if (f & PMT_FIELD_EVENT) {
 		static const char unknown[32] = "unknown";
-		const char *name = s->event < PMT_SPE_SE_COUNT ? k->head[s->event] : unknown;
-		size_t nl = s->event < PMT_SPE_SE_COUNT ? k->head_len[s->event] : 7;
+		const char *name = s->event < k->nev ? k->head[s->event] : unknown;
+		size_t nl = s->event < k->nev ? k->head_len[s->event] : 7;
 
 		if (nl < k->name_width)
 			p = put_spaces(p, k->name_width - nl);
@@ -372,6 +442,10 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	}
 	if (f & PMT_FIELD_WEIGHT)
 		p = put_dec_w(p, s->weight, 16);
+	if (f & PMT_FIELD_INS_LAT)
+		p = put_dec_w(p, s->ins_lat, 16);
+	if (f & PMT_FIELD_RETIRE_LAT)
+		p = put_dec_w(p, s->retire_lat, 16);
 	if (f & PMT_FIELD_IP) {
 		*p++ = ' ';
 		p = put_hex_w(p, s->ip, 16);
@@ -407,8 +481,8 @@ static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 {
 	struct pmt_out *o = k->out;
 	static const char unknown[32] = "unknown";
-	const char *name = s->event < PMT_SPE_SE_COUNT ? k->head[s->event] : unknown;
-	size_t nl = s->event < PMT_SPE_SE_COUNT ? k->head_len[s->event] : 7;
+	const char *name = s->event < k->nev ? k->head[s->event] : unknown;
+	size_t nl = s->event < k->nev ? k->head_len[s->event] : 7;
 	const struct pmt_spe_dsrc_text *ds = dsrc_text(k, s->data_src);
 	uint32_t dl = ds->len + 17u;
 	char *p;
@@ -642,6 +716,12 @@ static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, str
 	p = pmt_fmt_0x(p, s->flags);
 	*p++ = ',';
 	p = pmt_fmt_0x(p, s->rec ? s->rec->offset : 0);
+	if (k->lat_cols) {
+		*p++ = ',';
+		p = pmt_fmt_u64(p, s->ins_lat);
+		*p++ = ',';
+		p = pmt_fmt_u64(p, s->retire_lat);
+	}
 	o->len = (size_t)(p - o->buf);
 	if (k->brstack) {
 		char bs[2 * 96];
@@ -747,6 +827,12 @@ static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, st
 	p = put_json_hex(p, s->flags);
 	p = PUT_LIT(p, ",\"offset\":");
 	p = put_json_hex(p, s->rec ? s->rec->offset : 0);
+	if (k->lat_cols) {
+		p = PUT_LIT(p, ",\"ins_lat\":");
+		p = pmt_fmt_u64(p, s->ins_lat);
+		p = PUT_LIT(p, ",\"retire_lat\":");
+		p = pmt_fmt_u64(p, s->retire_lat);
+	}
 	o->len = (size_t)(p - o->buf);
 	if (k->brstack && s->brstack)
 		json_brstack(o, s->brstack);
@@ -761,7 +847,8 @@ static int same_tail(const struct pmt_spe_sample *a, const struct pmt_spe_sample
 	       a->ip == b->ip && a->phys_addr == b->phys_addr &&
 	       a->period == b->period && a->weight == b->weight &&
 	       a->data_src == b->data_src && a->issue_lat == b->issue_lat &&
-	       a->xlat_lat == b->xlat_lat && a->brstack == b->brstack;
+	       a->xlat_lat == b->xlat_lat && a->brstack == b->brstack &&
+	       a->ins_lat == b->ins_lat && a->retire_lat == b->retire_lat;
 }
 
 /* CSV and JSONL: the event's precomputed head, then the columns after the event name,
@@ -780,7 +867,7 @@ static void write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, in
 	size_t hl;
 	char *p;
 
-	if (s->event < PMT_SPE_SE_COUNT) {
+	if (s->event < k->nev) {
 		head = k->head[s->event];
 		hl = k->head_len[s->event];
 	} else {
@@ -827,7 +914,9 @@ void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	switch (k->fmt) {
 	case PMT_SINK_TEXT:
 		if (k->fields)
-			write_fields(k, s);
+			write_fields(k, s, k->fields);
+		else if (s->event >= PMT_SPE_SE_COUNT && s->event < k->nev)
+			write_fields(k, s, k->ev_fields[s->event]);
 		else
 			write_text(k, s);
 		break;
