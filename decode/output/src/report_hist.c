@@ -6,6 +6,7 @@
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
+#include "event_slots.h"
 
 enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY_COUNT };
 static const char *const key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu", "mem", "snoop",
@@ -17,9 +18,8 @@ static const char *const key_headers[KEY_COUNT] = { "Symbol", "Shared Object", "
 static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22 };
 #define MEM_KEYS ((1u << KEY_MEM) | (1u << KEY_SNOOP) | (1u << KEY_TLB))
 
-/* Events are counted in slots: SPE's synthetic kinds in their own (slot = event), the
- * trace's own events in the slots after them, in the order they first come. */
-#define HIST_SLOTS 16
+/* events are counted in slots (event_slots.h) */
+#define HIST_SLOTS PMT_EV_SLOTS
 _Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first bits");
 
 /* One key tuple with its counts in every event: the samples of a record (one per event)
@@ -73,49 +73,15 @@ struct pmt_hist {
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;
 	uint8_t last_valid;
-	const struct pmt_trace_meta *meta; /* names of the trace's own events */
-	uint32_t slot_ev[HIST_SLOTS];      /* the event of each slot from PMT_SPE_SE_COUNT */
-	unsigned nslots;                   /* slots in use from PMT_SPE_SE_COUNT on */
-	uint8_t slots_full;                /* an event found no slot (said once) */
+	struct pmt_ev_slots slots;
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
 	char pct_text[HIST_SLOTS][64][24];
 };
 
 int pmt_hist_set_trace(struct pmt_hist *h, const struct pmt_trace_meta *m)
 {
-	h->meta = m;
+	h->slots.meta = m;
 	return 0;
-}
-
-/* The slot of an event, or -1 when all are taken */
-static int slot_of(struct pmt_hist *h, uint32_t ev)
-{
-	unsigned i;
-
-	if (ev < PMT_SPE_SE_COUNT)
-		return (int)ev;
-	for (i = PMT_SPE_SE_COUNT; i < PMT_SPE_SE_COUNT + h->nslots; i++)
-		if (h->slot_ev[i] == ev)
-			return (int)i;
-	if (i < HIST_SLOTS) {
-		h->slot_ev[i] = ev;
-		h->nslots++;
-		return (int)i;
-	}
-	if (!h->slots_full)
-		pmt_warn("report: more than %u events with samples; the samples of the others "
-			 "are not counted", HIST_SLOTS - PMT_SPE_SE_COUNT);
-	h->slots_full = 1;
-	return -1;
-}
-
-static const char *slot_name(const struct pmt_hist *h, unsigned slot, int compat, char *buf,
-			     size_t cap)
-{
-	if (slot < PMT_SPE_SE_COUNT)
-		return pmt_spe_event_name(slot, compat);
-	pmt_trace_event_name(h->meta, h->slot_ev[slot], compat, buf, cap);
-	return buf;
 }
 
 int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
@@ -348,7 +314,7 @@ static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 {
 	struct hent *e;
-	int rc, slot = slot_of(h, s->event);
+	int rc, slot = pmt_ev_slot(&h->slots, s->event, "report");
 
 	if (slot < 0)
 		return 0;
@@ -567,7 +533,7 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		unit = 'M';
 	}
 	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", nr, unit,
-		       slot_name(h, ev, compat, name, sizeof(name)));
+		       pmt_ev_slot_name(&h->slots, ev, compat, name, sizeof(name)));
 	if (h->mem_mode) {
 		/* perf mem report: overhead of the weight (SPE's total latency), and samples */
 		total = h->total_weight[ev];
@@ -685,21 +651,8 @@ static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigne
 	qsort(v, n, sizeof(*v), cmp_keys);
 	for (size_t i = 0; i < n; i++)
 		v[i]->rank = (uint32_t)i;
-	/* perf's evlist order: the trace's own events (attr order), then the synthetic ones
-	 * it adds */
-	unsigned order[HIST_SLOTS], no = 0;
+	unsigned order[HIST_SLOTS], no = pmt_ev_slot_order(&h->slots, order);
 
-	for (unsigned k = 0; k < h->nslots; k++) {
-		unsigned j = no++;
-
-		while (j && h->slot_ev[order[j - 1]] > h->slot_ev[PMT_SPE_SE_COUNT + k]) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = PMT_SPE_SE_COUNT + k;
-	}
-	for (unsigned k = 0; k < PMT_SPE_SE_COUNT; k++)
-		order[no++] = k;
 	for (unsigned k = 0; k < no; k++) {
 		unsigned ev = order[k];
 		size_t m = 0;
@@ -740,7 +693,7 @@ static void print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t 
 {
 	struct print_ctx *c = vctx;
 	char nb[128];
-	const char *name = slot_name(h, ev, c->compat, nb, sizeof(nb));
+	const char *name = pmt_ev_slot_name(&h->slots, ev, c->compat, nb, sizeof(nb));
 	uint64_t total = h->total_period[ev];
 	int json = c->fmt == PMT_SINK_JSONL;
 

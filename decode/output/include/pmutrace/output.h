@@ -70,6 +70,7 @@ struct pmt_annotate_opts {
 	const char *symbol;   /* only this function (NULL: the hottest) */
 	const char *event;    /* the event counted (NULL: instructions, else the most sampled) */
 	unsigned top;         /* how many functions without a symbol (0: 5) */
+	const struct pmt_trace_meta *meta; /* names of the trace's own events (may be NULL) */
 };
 struct pmt_annotate;
 PMT_API int pmt_annotate_new(struct pmt_symbols *syms, const struct pmt_annotate_opts *o,
