@@ -337,22 +337,6 @@ static int note_span(const struct pmt_spe_sample *s, void *ctx)
 	return 0;
 }
 
-/* Has the trace events of its own whose samples print symbols by default (not SPE's
- * event, which makes none, nor perf's dummy)? */
-static bool has_own_samples(const struct pmt_trace_meta *m)
-{
-	for (uint32_t i = 0; i < m->nr_attrs; i++) {
-		const struct pmt_trace_attr *a = &m->attrs[i];
-
-		if ((m->has_auxtrace_info && a->type == m->spe_pmu_type) ||
-		    (a->type == PMT_TYPE_SOFTWARE && a->config == PMT_SW_DUMMY))
-			continue;
-		if (a->sample_type & PMT_SAMPLE_IP)
-			return true;
-	}
-	return false;
-}
-
 /* perf prints event names right-aligned to the longest name in the evlist */
 static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int compat)
 {
@@ -422,9 +406,20 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		}
 		if (is_report && !so.sort && !pmt_source_meta(src)->has_auxtrace_info)
 			so.sort = "comm,dso,sym"; /* perf report's default */
+		if (so.fields) {
+			char err[256];
+
+			if (pmt_spe_fields_check(pmt_source_meta(src), so.fields, err,
+						 sizeof(err)) < 0) {
+				pmt_source_close(src);
+				pmt_spe_report_free(ctx.rep);
+				pmt_out_fini(&out);
+				return pmt_cli_fail(so.cmd, "%s: %s", so.path, err);
+			}
+		}
 	}
 	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort || cons ||
-	    (src && has_own_samples(pmt_source_meta(src)))) {
+	    (src && pmt_trace_has_own_samples(pmt_source_meta(src)))) {
 		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
 						     .compat = so.run.compat,
 						     .kallsyms = so.kallsyms,

@@ -52,3 +52,9 @@ target_link_libraries(pebs_like PRIVATE pmutrace_perfdata pmutrace_options)
 add_test(NAME diff.pebs_like COMMAND sh ${PMT_DIFF_DIR}/pebs_vs_perf.sh $<TARGET_FILE:pmutrace>
   $<TARGET_FILE:pebs_like> ${PMT_PERF73})
 set_tests_properties(diff.pebs_like PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 60)
+# SPE AUX data and a cpu-clock event's samples in one file, merged in time order as perf does
+add_executable(spe_mix ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/spe_mix.c)
+target_link_libraries(spe_mix PRIVATE pmutrace_perfdata pmutrace_spe pmutrace_options)
+add_test(NAME diff.spe_mix COMMAND sh ${PMT_DIFF_DIR}/spe_mix_vs_perf.sh $<TARGET_FILE:pmutrace>
+  $<TARGET_FILE:spe_mix> ${PMT_PERF73})
+set_tests_properties(diff.spe_mix PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 60)

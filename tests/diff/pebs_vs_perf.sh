@@ -55,4 +55,11 @@ if [ -n "$p73" ] && [ -x "$p73" ]; then
 	same "--csv ins_lat, retire_lat vs $p73"
 fi
 "$pmt" script "$tmp/p.data" --csv | head -1 | grep -q ',ins_lat,retire_lat$' || fail "--csv header"
+# -F fields an event does not sample: refused as perf refuses them (exit 1, perf's words)
+rc=0
+"$pmt" script "$tmp/p.data" -F ip,addr >/dev/null 2>"$tmp/err" || rc=$?
+[ $rc = 1 ] || fail "-F addr with cpu-clock: exit $rc, want 1"
+perf script -i "$tmp/p.data" -F ip,addr 2>&1 >/dev/null | grep -o "Samples for 'cpu-clock'.*field." >"$tmp/want"
+grep -o "Samples for 'cpu-clock'.*field." "$tmp/err" >"$tmp/got"
+same "-F addr refusal vs perf"
 echo "OK: PEBS-shaped samples as perf $n version(s) print and count them"

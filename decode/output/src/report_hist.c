@@ -520,9 +520,10 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	uint64_t nr = h->nr_samples[ev], total = h->total_period[ev];
 	char unit = ' ';
 	char buf[4096], name[128];
-	/* SPE's synthetic samples have perf report's children column, samples without a
-	 * callchain not */
-	const bool children = ev < PMT_SPE_SE_COUNT;
+	/* perf report's children column: SPE's synthetic samples have it when they are the
+	 * trace's only samples (checked with perf 6.1 and 7.3), samples without a callchain
+	 * not */
+	const bool children = ev < PMT_SPE_SE_COUNT && !pmt_trace_has_own_samples(h->slots.meta);
 
 	if (nr > 1000) {
 		nr /= 1000;

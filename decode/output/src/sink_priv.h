@@ -51,6 +51,7 @@ struct pmt_spe_sink {
 	char (*head)[PMT_SINK_HEAD_MAX];
 	uint32_t *ev_fields;  /* text: perf script's default fields per event of the trace */
 	uint8_t lat_cols;     /* CSV/JSONL: ins_lat and retire_lat (a WEIGHT_STRUCT attr) */
+	uint32_t spe_fields;  /* text: SPE's samples in these fields (0: SPE's own layout) */
 };
 
 #endif

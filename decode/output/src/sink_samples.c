@@ -43,6 +43,12 @@ static uint32_t default_fields(const struct pmt_trace_attr *a, int compat)
 static int make_heads(struct pmt_spe_sink *k, const struct pmt_trace_meta *m)
 {
 	k->nev = pmt_trace_nr_events(m);
+	/* perf's defaults for the synthetic events' type (PERF_TYPE_HARDWARE), which no
+	 * event of the trace narrows (checked with perf 6.1 and 7.3) */
+	if (pmt_trace_has_own_samples(m))
+		k->spe_fields = PMT_FIELD_COMM | PMT_FIELD_TID | PMT_FIELD_CPU | PMT_FIELD_TIME |
+				PMT_FIELD_PERIOD | PMT_FIELD_EVENT | PMT_FIELD_IP | PMT_FIELD_SYM |
+				PMT_FIELD_SYMOFF | PMT_FIELD_DSO;
 	k->head_len = calloc(k->nev, sizeof(*k->head_len));
 	k->head = calloc(k->nev, sizeof(*k->head));
 	k->ev_fields = calloc(k->nev, sizeof(*k->ev_fields));
@@ -325,6 +331,50 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 			p++;
 	}
 	return *fields ? 0 : -PMT_EPARSE;
+}
+
+int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *err,
+			 size_t errlen)
+{
+	/* builtin-script.c evsel__check_attr(), in its order */
+	static const struct {
+		uint32_t field;
+		uint64_t need;
+		const char *attr, *name;
+		bool aux_ok;
+	} rules[] = {
+		{ PMT_FIELD_IP, PMT_SAMPLE_IP, "IP", "ip", false },
+		{ PMT_FIELD_ADDR, PMT_SAMPLE_ADDR, "ADDR", "addr", true },
+		{ PMT_FIELD_DATA_SRC, PMT_SAMPLE_DATA_SRC, "DATA_SRC", "data_src", true },
+		{ PMT_FIELD_WEIGHT, PMT_SAMPLE_WEIGHT | PMT_SAMPLE_WEIGHT_STRUCT, "WEIGHT", "weight",
+		  true },
+		{ PMT_FIELD_PID | PMT_FIELD_TID, PMT_SAMPLE_TID, "TID", "tid", false },
+		{ PMT_FIELD_TIME, PMT_SAMPLE_TIME, "TIME", "time", false },
+		{ PMT_FIELD_CPU, PMT_SAMPLE_CPU, "CPU", "cpu", true },
+		{ PMT_FIELD_PHYS_ADDR, PMT_SAMPLE_PHYS_ADDR, "PHYS_ADDR", "phys_addr", true },
+		{ PMT_FIELD_INS_LAT, PMT_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", "ins_lat", false },
+		{ PMT_FIELD_RETIRE_LAT, PMT_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", "retire_lat",
+		  false },
+	};
+
+	for (uint32_t i = 0; m && i < m->nr_attrs; i++) {
+		const struct pmt_trace_attr *a = &m->attrs[i];
+		char name[128];
+
+		if ((m->has_auxtrace_info && a->type == m->spe_pmu_type) ||
+		    (a->type == PMT_TYPE_SOFTWARE && a->config == PMT_SW_DUMMY))
+			continue;
+		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+			if (!(fields & rules[r].field) || (a->sample_type & rules[r].need) ||
+			    (rules[r].aux_ok && m->has_auxtrace_index))
+				continue;
+			pmt_trace_event_name(m, PMT_EV_ATTR(i), PMT_PERF_NEWEST, name, sizeof(name));
+			snprintf(err, errlen, "Samples for '%s' event do not have %s attribute set. "
+				 "Cannot print '%s' field.", name, rules[r].attr, rules[r].name);
+			return -PMT_EINVAL;
+		}
+	}
+	return 0;
 }
 
 /* the line's end: perf_sample__fprintf_brstack() prints " 0x..." per entry, each flags
@@ -917,6 +967,8 @@ void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 			write_fields(k, s, k->fields);
 		else if (s->event >= PMT_SPE_SE_COUNT && s->event < k->nev)
 			write_fields(k, s, k->ev_fields[s->event]);
+		else if (k->spe_fields)
+			write_fields(k, s, k->spe_fields);
 		else
 			write_text(k, s);
 		break;

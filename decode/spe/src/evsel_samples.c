@@ -15,6 +15,20 @@ unsigned pmt_trace_nr_events(const struct pmt_trace_meta *m)
 	return PMT_SPE_SE_COUNT + (m ? m->nr_attrs : 0);
 }
 
+bool pmt_trace_has_own_samples(const struct pmt_trace_meta *m)
+{
+	for (uint32_t i = 0; m && i < m->nr_attrs; i++) {
+		const struct pmt_trace_attr *a = &m->attrs[i];
+
+		if ((m->has_auxtrace_info && a->type == m->spe_pmu_type) ||
+		    (a->type == PMT_TYPE_SOFTWARE && a->config == PMT_SW_DUMMY))
+			continue;
+		if (a->sample_type & PMT_SAMPLE_IP)
+			return true;
+	}
+	return false;
+}
+
 const struct pmt_trace_attr *pmt_trace_event_attr(const struct pmt_trace_meta *m, unsigned ev)
 {
 	if (!m || ev < PMT_SPE_SE_COUNT || ev - PMT_SPE_SE_COUNT >= m->nr_attrs)

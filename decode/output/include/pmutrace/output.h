@@ -31,6 +31,13 @@ enum {
  * naming the field and the ones there are (fields not done yet, such as srcline, are named
  * as such). */
 PMT_API int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen);
+/* perf script's refusal of -F fields an event of the trace does not sample (its own
+ * events; perf's dummy is exempt, and with an AUX index addr, data_src, weight, cpu and
+ * phys_addr are allowed, as perf allows them for synthesized samples). Returns 0, or
+ * -PMT_EINVAL with err saying, as perf, "Samples for 'EV' event do not have X attribute
+ * set. Cannot print 'x' field." */
+PMT_API int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *err,
+				 size_t errlen);
 
 struct pmt_spe_sink_opts {
 	size_t sz;            /* sizeof(struct pmt_spe_sink_opts) */

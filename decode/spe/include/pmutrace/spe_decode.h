@@ -234,6 +234,10 @@ PMT_API unsigned pmt_trace_nr_events(const struct pmt_trace_meta *m);
  * before 7.x, "unknown event PMU=N config=0xC" in 7.3). Returns the length. */
 PMT_API int pmt_trace_event_name(const struct pmt_trace_meta *m, unsigned ev, int compat,
 				 char *buf, size_t cap);
+/* Has the trace sampling events of its own (not SPE's event, which samples nothing itself,
+ * nor perf's dummy)? perf script then prints SPE's synthetic samples in the default
+ * layout of its other events too (comm, tid, cpu, time, period, event, ip, sym, dso). */
+PMT_API bool pmt_trace_has_own_samples(const struct pmt_trace_meta *m);
 /* The attr of an event of the table, NULL for SPE's synthetic ones. */
 PMT_API const struct pmt_trace_attr *pmt_trace_event_attr(const struct pmt_trace_meta *m,
 							  unsigned ev);
