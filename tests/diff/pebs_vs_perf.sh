@@ -9,16 +9,9 @@ set -u
 pmt=$1
 gen=$2
 p73=${3:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v perf >/dev/null 2>&1 || { echo "SKIP: perf not installed"; exit 77; }
+. "$(dirname "$0")/own_samples_lib.sh"
 "$gen" "$tmp/p.data" || fail "pebs_like"
 "$gen" "$tmp/only.data" pebs-only || fail "pebs_like pebs-only"
-same() { # WHAT: compare want and got
-	cmp -s "$tmp/want" "$tmp/got" || { diff "$tmp/want" "$tmp/got" | head; fail "$1"; }
-	[ -s "$tmp/got" ] || fail "$1: empty"
-}
 check() { # PERF FIELDS COMPAT-ARGS...
 	perf=$1 F=$2
 	shift 2

@@ -11,10 +11,7 @@
 set -u
 pmt=$1
 p73=${2:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v perf >/dev/null 2>&1 || { echo "SKIP: perf not installed"; exit 77; }
+. "$(dirname "$0")/own_samples_lib.sh"
 command -v zstd >/dev/null 2>&1 || { echo "SKIP: zstd not installed"; exit 77; }
 loop='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'
 perf record -q -e cpu-clock,task-clock -c 100000 -o "$tmp/p.data" -- sh -c "$loop" \
@@ -30,17 +27,16 @@ check() { # FILE PERF COMPAT-ARGS...
 	F=comm,tid,time,period,event,ip,dso
 	$perf script -i "$f" -F $F >"$tmp/want" 2>/dev/null || fail "$perf script -F $F $f"
 	"$pmt" script "$f" -F $F "$@" >"$tmp/got" 2>"$tmp/err" || fail "script -F $F $f: $(cat "$tmp/err")"
-	cmp -s "$tmp/want" "$tmp/got" || { diff "$tmp/want" "$tmp/got" | head; fail "script -F $F $f $* vs $perf"; }
-	[ -s "$tmp/got" ] || fail "no samples in $f"
+	same "script -F $F $f $* vs $perf"
 	$perf script -i "$f" 2>/dev/null | nosym >"$tmp/want"
 	"$pmt" script "$f" "$@" 2>/dev/null | nosym >"$tmp/got"
-	cmp -s "$tmp/want" "$tmp/got" || { diff "$tmp/want" "$tmp/got" | head; fail "script $f $* vs $perf"; }
+	same "script $f $* vs $perf"
 	$perf report -i "$f" --stdio --sort dso,comm 2>/dev/null | grep -v -e 'Tip' -e '^#$' >"$tmp/want"
 	"$pmt" report "$f" --stdio --sort dso,comm "$@" 2>/dev/null | grep -v -e 'Tip' -e '^#$' >"$tmp/got"
-	cmp -s "$tmp/want" "$tmp/got" || { diff "$tmp/want" "$tmp/got" | head; fail "report --sort dso,comm $f $* vs $perf"; }
+	same "report --sort dso,comm $f $* vs $perf"
 	$perf report -i "$f" --stdio --sort sym,dso 2>/dev/null | grep -e '^# Samples' -e '^# Event count' -e '^# Total' >"$tmp/want"
 	"$pmt" report "$f" --stdio --sort sym,dso "$@" 2>/dev/null | grep -e '^# Samples' -e '^# Event count' -e '^# Total' >"$tmp/got"
-	cmp -s "$tmp/want" "$tmp/got" || { diff "$tmp/want" "$tmp/got" | head; fail "report --sort sym,dso headers $f $* vs $perf"; }
+	same "report --sort sym,dso headers $f $* vs $perf"
 }
 n=0
 for f in "$tmp/p.data" "$tmp/r.data"; do

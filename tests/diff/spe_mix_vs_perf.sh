@@ -8,15 +8,8 @@ set -u
 pmt=$1
 gen=$2
 p73=${3:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v perf >/dev/null 2>&1 || { echo "SKIP: perf not installed"; exit 77; }
+. "$(dirname "$0")/own_samples_lib.sh"
 "$gen" "$tmp/m.data" || fail "spe_mix"
-same() {
-	cmp -s "$tmp/want" "$tmp/got" || { diff "$tmp/want" "$tmp/got" | head; fail "$1"; }
-	[ -s "$tmp/got" ] || fail "$1: empty"
-}
 check() { # PERF ITRACE COMPAT-ARGS...
 	perf=$1 it=$2
 	shift 2
