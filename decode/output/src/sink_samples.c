@@ -392,6 +392,30 @@ static void text_line_end(struct pmt_out *o, const struct pmt_spe_brstack *bs)
 	pmt_out_char(o, '\n');
 }
 
+/* s in w columns at p, right-aligned ("%*s") or left-aligned; returns the end */
+static char *put_str_w(char *p, const char *s, size_t w, bool left)
+{
+	size_t n = strlen(s);
+
+	if (!left && n < w)
+		p = put_spaces(p, w - n);
+	memcpy(p, s, n);
+	p += n;
+	if (left && n < w)
+		p = put_spaces(p, w - n);
+	return p;
+}
+
+/* "%*d" (or "%-*d" when left) of v at p; returns the end */
+static char *put_int_w(char *p, int32_t v, size_t w, bool left)
+{
+	char t[24];
+	size_t n = (size_t)(pmt_fmt_i64(t, v) - t);
+
+	t[n] = 0;
+	return put_str_w(p, t, w, left);
+}
+
 /* perf script -F: the chosen fields f, each in perf's format and perf's order */
 static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
 {
@@ -448,24 +472,47 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	}
 	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 640 + extra);
 	p = o->buf + o->len;
-	if (f & PMT_FIELD_COMM)
-		p += sprintf(p, "%16s ", comm);
+	if (f & PMT_FIELD_COMM) {
+		p = put_str_w(p, comm, 16, false);
+		*p++ = ' ';
+	}
 	/* perf 6.5 widened pid and tid from 5 to 7 columns (patch of May 2023; 6.1 and 7.3 are
 	 * what runs here) */
 	const int idw = k->compat >= 605 ? 7 : 5;
 
 	if ((f & PMT_FIELD_PID) && (f & PMT_FIELD_TID)) {
-		p += sprintf(p, "%*d/%-*d ", idw, (int)s->pid, idw, (int)s->tid);
+		p = put_int_w(p, s->pid, (size_t)idw, false);
+		*p++ = '/';
+		p = put_int_w(p, s->tid, (size_t)idw, true);
+		*p++ = ' ';
 	} else if (f & (PMT_FIELD_PID | PMT_FIELD_TID)) {
-		p += sprintf(p, "%*d ", idw, (int)(f & PMT_FIELD_PID ? s->pid : s->tid));
+		p = put_int_w(p, f & PMT_FIELD_PID ? s->pid : s->tid, (size_t)idw, false);
+		*p++ = ' ';
 	}
-	if (f & PMT_FIELD_CPU)
-		p += sprintf(p, "[%03u] ", s->cpu);
+	if (f & PMT_FIELD_CPU) {
+		/* "[%03u] " */
+		char t[24], *e = pmt_fmt_u64(t, s->cpu);
+		size_t n = (size_t)(e - t);
+
+		*p++ = '[';
+		for (; n < 3; n++)
+			*p++ = '0';
+		memcpy(p, t, (size_t)(e - t));
+		p += e - t;
+		memcpy(p, "] ", 2);
+		p += 2;
+	}
 	if ((f & PMT_FIELD_TIME) && k->show_time) {
+		/* "%5llu.%06llu: " of seconds and microseconds */
 		uint64_t us = s->time / 1000;
 
-		p += sprintf(p, "%5llu.%06llu: ", (unsigned long long)(us / 1000000),
-			     (unsigned long long)(us % 1000000));
+		p = put_dec_w(p, us / 1000000, 5);
+		/* six digits with leading zeros: 10^6 + usecs with its '1' made the '.' */
+		pmt_fmt_u64(p, 1000000 + us % 1000000);
+		*p = '.';
+		p += 7;
+		memcpy(p, ": ", 2);
+		p += 2;
 	}
 	if (f & PMT_FIELD_PERIOD) {
 		p = put_dec_w(p, s->period, 10);
@@ -501,16 +548,22 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		p = put_hex_w(p, s->ip, 16);
 		/* perf prints sym and dso with the ip only */
 		if (f & PMT_FIELD_SYM) {
+			*p++ = ' ';
 			if (loc.sym) {
-				p += sprintf(p, " %s", loc.sym);
-				if (f & PMT_FIELD_SYMOFF)
-					p += sprintf(p, "+0x%llx", (unsigned long long)loc.symoff);
+				p = put_str_w(p, loc.sym, 0, false);
+				if (f & PMT_FIELD_SYMOFF) {
+					memcpy(p, "+0x", 3);
+					p = pmt_fmt_hex(p + 3, loc.symoff);
+				}
 			} else {
-				p += sprintf(p, " [unknown]");
+				p = put_str_w(p, "[unknown]", 0, false);
 			}
 		}
-		if (f & PMT_FIELD_DSO)
-			p += sprintf(p, " (%s)", loc.dso ? loc.dso : "[unknown]");
+		if (f & PMT_FIELD_DSO) {
+			memcpy(p, " (", 2);
+			p = put_str_w(p + 2, loc.dso ? loc.dso : "[unknown]", 0, false);
+			*p++ = ')';
+		}
 		if (f & PMT_FIELD_SRCLINE) {
 			size_t sl = strlen(srcline);
 

@@ -89,20 +89,35 @@ static void to_sample(const struct pmt_trace_meta *m, const struct pmt_sample *s
 	}
 }
 
+static int cmp_idx(const void *pa, const void *pb)
+{
+	const struct evsel_key *a = pa, *b = pb;
+
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* The samples not yet emitted to the front of the array, in file order. */
+static void compact(struct evsel_samples *b)
+{
+	size_t j = 0;
+
+	/* keys [next, nk) by position: moving down in that order never overwrites one
+	 * still to move */
+	qsort(b->k + b->next, b->nk - b->next, sizeof(*b->k), cmp_idx);
+	for (size_t i = b->next; i < b->nk; i++)
+		b->s[j++] = b->s[b->k[i].idx];
+	b->n = j;
+	b->nk = b->next = 0;
+	b->sorted = 0;
+}
+
 int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
 		      const struct pmt_trace_event *ev)
 {
-	struct pmt_spe_sample s;
-	size_t i;
-
 	if (!ev->u.sample.attr)
 		return 0;
-	to_sample(m, &ev->u.sample, &s);
-	if (b->next && b->next * 2 >= b->n) {
-		memmove(b->s, b->s + b->next, (b->n - b->next) * sizeof(*b->s));
-		b->n -= b->next;
-		b->next = 0;
-	}
+	if (b->sorted)
+		compact(b);
 	if (b->n == b->cap) {
 		size_t nc = b->cap ? b->cap * 2 : 4096;
 		struct pmt_spe_sample *ns = realloc(b->s, nc * sizeof(*ns));
@@ -112,33 +127,65 @@ int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
 		b->s = ns;
 		b->cap = nc;
 	}
-	/* rings of several CPUs interleave in short runs: an insertion from the back moves
-	 * few samples, and keeps file order among equal times as perf's ordered events */
-	for (i = b->n; i > b->next && b->s[i - 1].time > s.time; i--)
-		;
-	memmove(b->s + i + 1, b->s + i, (b->n - i) * sizeof(*b->s));
-	b->s[i] = s;
-	b->n++;
+	to_sample(m, &ev->u.sample, &b->s[b->n++]);
+	return 0;
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct evsel_key *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int sort_keys(struct evsel_samples *b)
+{
+	if (b->n > b->kcap) {
+		struct evsel_key *nk = realloc(b->k, b->cap * sizeof(*nk));
+
+		if (!nk)
+			return -PMT_ENOMEM;
+		b->k = nk;
+		b->kcap = b->cap;
+	}
+	for (size_t i = 0; i < b->n; i++)
+		b->k[i] = (struct evsel_key){ b->s[i].time, i };
+	/* rings read in rounds: mostly sorted runs, which qsort's merge sort takes fast */
+	qsort(b->k, b->n, sizeof(*b->k), cmp_key);
+	b->nk = b->n;
+	b->next = 0;
+	b->sorted = 1;
 	return 0;
 }
 
 int evsel_samples_flush(struct evsel_samples *b, uint64_t upto,
 			const struct pmt_spe_run_opts *o, pmt_spe_sample_fn fn, void *ctx)
 {
-	while (b->next < b->n && b->s[b->next].time <= upto) {
-		const struct pmt_spe_sample *s = &b->s[b->next++];
-		int rc = o->record_fn ? o->record_fn(s, 1, ctx) : fn(s, ctx);
+	int rc;
 
+	if (!b->n)
+		return 0;
+	if (!b->sorted && (rc = sort_keys(b)) < 0)
+		return rc;
+	while (b->next < b->nk && b->k[b->next].time <= upto) {
+		const struct pmt_spe_sample *s = &b->s[b->k[b->next++].idx];
+
+		rc = o->record_fn ? o->record_fn(s, 1, ctx) : fn(s, ctx);
 		if (rc < 0)
 			return rc;
 	}
-	if (b->next == b->n)
-		b->next = b->n = 0;
+	if (b->next == b->nk) {
+		b->n = b->nk = b->next = 0;
+		b->sorted = 0;
+	}
 	return 0;
 }
 
 void evsel_samples_fini(struct evsel_samples *b)
 {
 	free(b->s);
+	free(b->k);
 	memset(b, 0, sizeof(*b));
 }

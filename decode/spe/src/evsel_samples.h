@@ -5,9 +5,19 @@
 
 #include "pmutrace/spe_decode.h"
 
+/* Samples are appended in file order; a flush sorts the keys (time, position) of those
+ * not yet emitted once, then walks them. Adding after a flush first moves the samples
+ * still waiting to the front, in file order, so equal times keep it. */
+struct evsel_key {
+	uint64_t time;
+	size_t idx;
+};
 struct evsel_samples {
-	struct pmt_spe_sample *s; /* [next, n) not yet emitted, sorted by time, stable */
-	size_t n, cap, next;
+	struct pmt_spe_sample *s; /* [0, n) in file order */
+	size_t n, cap;
+	struct evsel_key *k;      /* [next, nk) sorted, waiting; valid while sorted */
+	size_t nk, next, kcap;
+	uint8_t sorted;
 };
 
 /* The SAMPLE record ev as a sample, inserted in time order. 0, or -PMT_ENOMEM. A record

@@ -97,7 +97,7 @@ static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_rec
 
 	if (r->slot_of_queue)
 		apply_switches(r, (struct queue_slot *)q, rec);
-	if (r->evs.n > r->evs.next && !r->s.timeless) {
+	if (r->evs.n && !r->s.timeless) {
 		/* the trace's own samples up to this record's time go first */
 		uint64_t t = r->s.have_time_conv ? pmt_time_conv_to_perf(&r->s.tc, rec->timestamp)
 						 : rec->timestamp;
