@@ -47,6 +47,14 @@ for f in "$tmp/p.data" "$tmp/r.data"; do
 		n=$((n + 1))
 	fi
 done
+# without PERF_SAMPLE_TIME (perf record --no-timestamp): the file's order
+if perf record -q -e cpu-clock -c 100000 --no-timestamp -o "$tmp/nt.data" -- sh -c "$loop" \
+	>/dev/null 2>&1; then
+	F=comm,tid,period,event,ip,dso
+	perf script -i "$tmp/nt.data" -F $F >"$tmp/want" 2>/dev/null
+	"$pmt" script "$tmp/nt.data" -F $F --perf-compat=6.1 >"$tmp/got" 2>/dev/null
+	same "script -F $F of a timeless recording vs perf"
+fi
 # the container itself gives what its perf.data gives
 "$pmt" script "$tmp/r.pmt" 2>/dev/null | nosym >"$tmp/a"
 "$pmt" script "$tmp/r.data" 2>/dev/null | nosym >"$tmp/b"

@@ -460,7 +460,8 @@ static void free_slot(struct run *r, struct queue_slot *sl)
 
 /* A SAMPLE record joins the held samples. Without AUX data nothing else orders them, so a
  * FINISHED_ROUND lets out what the round before the last one saw: perf record writes one
- * after each pass over every ring, so no later sample is older than that. */
+ * after each pass over every ring, so no later sample is older than that; without times
+ * the file's order is the order. */
 static int own_sample(struct run *r, const struct pmt_trace_meta *m,
 		      const struct pmt_trace_event *ev)
 {
@@ -469,7 +470,10 @@ static int own_sample(struct run *r, const struct pmt_trace_meta *m,
 	if (ev->type == PMT_REC_SAMPLE) {
 		if (ev->u.sample.time > r->round_max)
 			r->round_max = ev->u.sample.time;
-		return evsel_samples_add(&r->evs, m, ev);
+		rc = evsel_samples_add(&r->evs, m, ev);
+		if (rc >= 0 && m->timeless && !m->has_auxtrace_info)
+			rc = evsel_samples_flush(&r->evs, UINT64_MAX, r->o, r->fn, r->ctx);
+		return rc;
 	}
 	if (ev->type != PMT_REC_FINISHED_ROUND || m->has_auxtrace_info || m->timeless)
 		return 0;
