@@ -47,6 +47,16 @@ for f in "$tmp/p.data" "$tmp/r.data"; do
 		n=$((n + 1))
 	fi
 done
+# annotate counts the cpu-clock samples of its hottest function: as many as script places
+# in that function, and its instruction lines add up to them
+"$pmt" annotate "$tmp/p.data" --event cpu-clock >"$tmp/ann" 2>/dev/null || fail "annotate --event cpu-clock"
+sym=$(sed -n 3p "$tmp/ann" | sed -E 's/^ *: +([^ ]+)\(\) .*/\1/')
+n_ann=$(sed -n 1p "$tmp/ann" | sed -E 's/.*for cpu-clock \(([0-9]+) samples.*/\1/')
+n_scr=$("$pmt" script "$tmp/p.data" -F event,ip,sym 2>/dev/null | grep ' cpu-clock: ' |
+	awk -v s="$sym" '$3 == s' | wc -l)
+n_ins=$(awk '/^ Percent/ { n++ } n == 1 && /^ +[0-9.]+ : +[0-9]+ / { t += $3 } END { print t + 0 }' "$tmp/ann")
+[ -n "$sym" ] && [ "$n_ann" = "$n_scr" ] && [ "$n_ann" = "$n_ins" ] ||
+	fail "annotate $sym: $n_ann samples, script $n_scr, instruction lines $n_ins"
 # without PERF_SAMPLE_TIME (perf record --no-timestamp): the file's order
 if perf record -q -e cpu-clock -c 100000 --no-timestamp -o "$tmp/nt.data" -- sh -c "$loop" \
 	>/dev/null 2>&1; then
