@@ -16,6 +16,10 @@ command -v zstd >/dev/null 2>&1 || { echo "SKIP: zstd not installed"; exit 77; }
 loop='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'
 perf record -q -e cpu-clock,task-clock -c 100000 -o "$tmp/p.data" -- sh -c "$loop" \
 	>/dev/null 2>&1 || { echo "SKIP: perf record not permitted"; exit 77; }
+# three processes at once: the pid key's threads (-B: perf 6.1's build-id pass at the end
+# of such a recording can abort)
+perf record -q -B -e cpu-clock -c 100000 -o "$tmp/m.data" -- sh -c "sh -c '$loop' & sh -c '$loop' & sh -c '$loop'; wait" \
+	>/dev/null 2>&1 || fail "perf record of three processes"
 "$pmt" record -e cpu-clock -c 100000 -o "$tmp/r.pmt" -- sh -c "$loop" >/dev/null 2>&1 ||
 	fail "pmutrace record"
 zstd -qdc "$tmp/r.pmt" >"$tmp/r.data" || fail "zstd -dc"
@@ -31,15 +35,17 @@ check() { # FILE PERF COMPAT-ARGS...
 	$perf script -i "$f" 2>/dev/null | nosym >"$tmp/want"
 	"$pmt" script "$f" "$@" 2>/dev/null | nosym >"$tmp/got"
 	same "script $f $* vs $perf"
-	$perf report -i "$f" --stdio --sort dso,comm 2>/dev/null | grep -v -e 'Tip' -e '^#$' >"$tmp/want"
-	"$pmt" report "$f" --stdio --sort dso,comm "$@" 2>/dev/null | grep -v -e 'Tip' -e '^#$' >"$tmp/got"
-	same "report --sort dso,comm $f $* vs $perf"
+	for keys in dso,comm pid,dso comm,pid,cpu; do
+		$perf report -i "$f" --stdio --sort $keys 2>/dev/null | grep -v -e 'Tip' -e '^#$' >"$tmp/want"
+		"$pmt" report "$f" --stdio --sort $keys "$@" 2>/dev/null | grep -v -e 'Tip' -e '^#$' >"$tmp/got"
+		same "report --sort $keys $f $* vs $perf"
+	done
 	$perf report -i "$f" --stdio --sort sym,dso 2>/dev/null | grep -e '^# Samples' -e '^# Event count' -e '^# Total' >"$tmp/want"
 	"$pmt" report "$f" --stdio --sort sym,dso "$@" 2>/dev/null | grep -e '^# Samples' -e '^# Event count' -e '^# Total' >"$tmp/got"
 	same "report --sort sym,dso headers $f $* vs $perf"
 }
 n=0
-for f in "$tmp/p.data" "$tmp/r.data"; do
+for f in "$tmp/p.data" "$tmp/r.data" "$tmp/m.data"; do
 	check "$f" perf --perf-compat=6.1
 	n=$((n + 1))
 	if [ -n "$p73" ] && [ -x "$p73" ]; then

@@ -8,14 +8,15 @@
 #include "pmutrace/output.h"
 #include "event_slots.h"
 
-enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY_COUNT };
+enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY_PID,
+	   KEY_COUNT };
 static const char *const key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu", "mem", "snoop",
-						  "tlb" };
+						  "tlb", "pid" };
 static const char *const key_headers[KEY_COUNT] = { "Symbol", "Shared Object", "Command",
 						    "CPU", "Memory access", "Snoop",
-						    "TLB access" };
+						    "TLB access", "    Pid:Command" };
 /* perf's fixed widths of the memory columns (hists__calc_col_len) */
-static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22 };
+static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22, 0 };
 #define MEM_KEYS ((1u << KEY_MEM) | (1u << KEY_SNOOP) | (1u << KEY_TLB))
 
 /* events are counted in slots (event_slots.h) */
@@ -27,6 +28,7 @@ _Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first b
 struct hent {
 	uint64_t hash;         /* 0: empty slot */
 	uint32_t cpu;
+	int32_t tid;           /* the pid key's thread */
 	const void *sym_id;    /* NULL: no symbol; then `ip` tells entries apart */
 	const void *dso_id;
 	const char *sym, *dso; /* names owned by the pmt_symbols */
@@ -112,7 +114,7 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 				break;
 		if (k == KEY_COUNT || (h->used_keys & (1u << k))) {
 			snprintf(err, errcap, k == KEY_COUNT ? "--sort: unknown key '%.*s' (keys: sym "
-				 "dso comm cpu mem snoop tlb)" : "--sort: key '%.*s' given twice",
+				 "dso comm cpu pid mem snoop tlb)" : "--sort: key '%.*s' given twice",
 				 (int)n, p);
 			free(h);
 			return -PMT_EPARSE;
@@ -124,7 +126,7 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 			p++;
 	}
 	if (!h->nkeys) {
-		snprintf(err, errcap, "--sort: no keys (keys: sym dso comm cpu mem snoop tlb)");
+		snprintf(err, errcap, "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb)");
 		free(h);
 		return -PMT_EPARSE;
 	}
@@ -196,6 +198,8 @@ static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 		return 0;
 	if ((keys & (1u << KEY_CPU)) && a->cpu != b->cpu)
 		return 0;
+	if ((keys & (1u << KEY_PID)) && a->tid != b->tid)
+		return 0;
 	if ((keys & MEM_KEYS) && memcmp(a->mem_f, b->mem_f, sizeof(a->mem_f)))
 		return 0;
 	return 1;
@@ -250,7 +254,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 		if (h->used_keys & (1u << KEY_DSO))
 			hv = mix(hv, (uintptr_t)k->dso_id);
 	}
-	if (h->used_keys & (1u << KEY_COMM)) {
+	if (h->used_keys & ((1u << KEY_COMM) | (1u << KEY_PID))) {
 		const char *c = pmt_symbols_comm(h->syms, s->tid);
 		char tidname[16];
 
@@ -261,7 +265,13 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 		k->comm = intern_comm(h, c);
 		if (k->comm == UINT32_MAX)
 			return -PMT_ENOMEM;
-		hv = mix(hv, k->comm);
+		if (h->used_keys & (1u << KEY_COMM))
+			hv = mix(hv, k->comm);
+	}
+	if (h->used_keys & (1u << KEY_PID)) {
+		/* perf's thread key: the sample's thread, shown with its command */
+		k->tid = s->tid;
+		hv = mix(hv, (uint32_t)s->tid);
 	}
 	if (h->used_keys & (1u << KEY_CPU)) {
 		k->cpu = s->cpu;
@@ -386,6 +396,9 @@ static int cmp_keys(const void *pa, const void *pb)
 		case KEY_CPU:
 			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
 			break;
+		case KEY_PID:
+			c = a->tid < b->tid ? -1 : a->tid > b->tid;
+			break;
 		case KEY_MEM:
 		case KEY_SNOOP:
 		case KEY_TLB: {
@@ -465,7 +478,14 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 		p = put_str(p, h->comms + e->comm, end);
 		break;
 	case KEY_CPU:
-		p += snprintf(p, cap, "%03u", e->cpu);
+		/* perf's "%*.*d" of width 3: a sample without a CPU is -1, "-001", wider than
+		 * the column, which perf does not widen for it */
+		p += snprintf(p, cap, "%.3d", (int)e->cpu);
+		break;
+	case KEY_PID:
+		/* perf's "%7d:%-*.*s": the padding is every column's */
+		p += snprintf(p, cap, "%7d:", (int)e->tid);
+		p = put_str(p, h->comms + e->comm, end);
 		break;
 	case KEY_MEM:
 		p += pmt_mem_lvl_str(e->dsrc_ev[ev], h->compat, p, (size_t)(end - p) + 1);
@@ -500,7 +520,9 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 	for (size_t i = 0; i < n; i++) {
 		size_t l;
 
-		if (k == KEY_SYM)
+		if (k == KEY_CPU)
+			l = 3;
+		else if (k == KEY_SYM)
 			l = v[i]->sym ? strlen(v[i]->sym) + 4 : 22;
 		else if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)))
 			l = 16 > (size_t)cell(h, v[i], k, ev, buf, sizeof(buf))
@@ -614,11 +636,15 @@ static void put_keys(const struct pmt_hist *h, const struct hent *e, unsigned ev
 		if (json) {
 			pmt_out_printf(out, ",\"%s\":", key_names[h->keys[c]]);
 			if (h->keys[c] == KEY_CPU)
-				pmt_out_printf(out, "%u", e->cpu);
+				pmt_out_printf(out, "%d", (int)e->cpu);
+			else if (h->keys[c] == KEY_PID)
+				pmt_out_printf(out, "%d", (int)e->tid);
 			else
 				pmt_out_json_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
 			if (h->keys[c] == KEY_SYM)
 				pmt_out_printf(out, ",\"kernel\":%s", e->kernel ? "true" : "false");
+		} else if (h->keys[c] == KEY_PID) {
+			pmt_out_printf(out, ",%d", (int)e->tid);
 		} else {
 			pmt_out_char(out, ',');
 			pmt_out_csv_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);

@@ -759,7 +759,7 @@ static char *csv_pre(struct pmt_spe_sink *k, char *p, const struct pmt_spe_sampl
 		char *q = k->pre;
 
 		*q++ = ',';
-		q = pmt_fmt_u64(q, s->cpu);
+		q = pmt_fmt_i64(q, (int32_t)s->cpu); /* -1: the sample has no CPU */
 		*q++ = ',';
 		q = pmt_fmt_i64(q, s->pid);
 		*q++ = ',';
@@ -895,7 +895,7 @@ static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, st
 	pmt_out_reserve(o, 450);
 	p = o->buf + o->len;
 	p = PUT_LIT(p, ",\"cpu\":");
-	p = pmt_fmt_u64(p, s->cpu);
+	p = pmt_fmt_i64(p, (int32_t)s->cpu);
 	p = PUT_LIT(p, ",\"pid\":");
 	p = pmt_fmt_i64(p, s->pid);
 	p = PUT_LIT(p, ",\"tid\":");

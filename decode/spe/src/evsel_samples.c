@@ -68,7 +68,7 @@ static void to_sample(const struct pmt_trace_meta *m, const struct pmt_sample *s
 		s->pid = (int32_t)smp->pid;
 		s->tid = (int32_t)smp->tid;
 	}
-	s->cpu = (st & PMT_SAMPLE_CPU) ? smp->cpu : 0;
+	s->cpu = (st & PMT_SAMPLE_CPU) ? smp->cpu : UINT32_MAX; /* perf's (u32)-1 */
 	s->time = smp->time;
 	s->ip = smp->ip;
 	s->addr = smp->addr;

@@ -282,7 +282,7 @@ PMT_API const char *pmt_branch_type_name(unsigned type);
 
 /* A sample of any kind: SPE's synthetic ones and a trace's own PERF_RECORD_SAMPLEs
  * (event PMT_EV_ATTR(attr index); rec and brstack NULL; fields the attr does not sample
- * are 0, pid/tid -1, period the attr's sample_period). */
+ * are 0, pid/tid -1, cpu UINT32_MAX (perf's -1), period the attr's sample_period). */
 struct pmt_spe_sample {
 	uint32_t event;   /* enum pmt_spe_event, or PMT_EV_ATTR(i) */
 	uint32_t cpu;
