@@ -364,7 +364,7 @@ static int bind_record(struct sq_export *x, sqlite3_stmt *st, const struct pmt_s
 	x->last = *s;
 	x->last_offset = s->rec ? s->rec->offset : 0;
 	x->have_last = 1;
-	sqlite3_bind_int64(st, P_CPU, s->cpu);
+	sqlite3_bind_int64(st, P_CPU, (int32_t)s->cpu); /* -1: no CPU sampled */
 	sqlite3_bind_int(st, P_PID, s->pid);
 	sqlite3_bind_int(st, P_TID, s->tid);
 	sqlite3_bind_int64(st, P_TIME, (sqlite3_int64)s->time);
