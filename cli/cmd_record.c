@@ -22,6 +22,7 @@ static int usage(FILE *fp)
 		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
 		"  -e, --event EVENT    perf's syntax: cpu-clock, dummy:u, arm_spe_0/load_filter=1/u,\n"
 		"                       arm_spe// (every arm_spe_N); terms from the PMU's format files\n"
+		"      --pfm-events EVS libpfm4 event strings (INST_RETIRED:u,{A,B}), as perf's\n"
 		"  -c, --count PERIOD   sample period of every event;  -F, --freq FREQ (not for SPE)\n"
 		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
 		"  -p, --pid PID / -t, --tid TID   an existing process / thread\n"
@@ -35,6 +36,10 @@ static int usage(FILE *fp)
 		"                       (symbols, the default) or whole files (full, for annotate)\n"
 		"                       and /proc/kallsyms in the container, so it decodes on any\n"
 		"                       machine;  --no-bundle: nothing\n"
+		"      --events FILE    named events from a JSON table (perf pmu-events or Intel\n"
+		"                       perfmon; a folder: every *.json); repeatable. Default:\n"
+		"                       $PMUTRACE_EVENTS_PATH, else $XDG_DATA_HOME/pmutrace/events\n"
+		"      --cputype core|atom  hybrid: events without a PMU open on that one only\n"
 		"      --duration SEC   stop after SEC seconds (also SIGINT, SIGTERM, workload exit)\n"
 		"      --dry-run        open nothing; with -v print every attr that would be opened\n"
 		"                       (perf record -vv's layout) for the PMUs in $SYSFS_PATH or /sys\n"
@@ -83,7 +88,8 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 	return 0;
 }
 
-enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE };
+enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
+       O_CPUTYPE, O_EVENTS, O_PFM_EVENTS };
 
 static volatile int stop_requested, snapshot_requested;
 
@@ -142,10 +148,25 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 	}
 }
 
+/* more events than counters: the kernel time-shares them, and says so in the times */
+static void multiplex_note(const struct pmt_record_plan *plan, const struct pmt_record_stats *st)
+{
+	uint32_t s = st->least_running_slot;
+
+	if (!st->multiplexed || s >= st->slots || st->least_running_event >= plan->ev.nr)
+		return;
+	fprintf(stderr, "[ multiplexed: %s ran %.1f%% of its enabled time on %s %d (%u of %u "
+			"rings): more events than counters; its samples cover that share ]\n",
+		plan->ev.ev[st->least_running_event].name, 100.0 * st->least_running,
+		st->slot_cpu[s] < 0 ? "ring" : "CPU", st->slot_cpu[s] < 0 ? (int)s : st->slot_cpu[s],
+		st->multiplexed, st->slots);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "pfm-events", required_argument, NULL, O_PFM_EVENTS },
 		{ "count", required_argument, NULL, 'c' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -162,6 +183,8 @@ int cmd_record(int argc, char **argv)
 		{ "compression-level", required_argument, NULL, 'z' },
 		{ "bundle", optional_argument, NULL, O_BUNDLE },
 		{ "no-bundle", no_argument, NULL, O_NO_BUNDLE },
+		{ "cputype", required_argument, NULL, O_CPUTYPE },
+		{ "events", required_argument, NULL, O_EVENTS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -172,7 +195,11 @@ int cmd_record(int argc, char **argv)
 	struct pmt_evlist events = { 0 };
 	struct pmt_record_plan plan;
 	struct pmt_diag d = PMT_DIAG_INIT;
-	const char *evstr[64];
+	const char *evstr[64], *tables[16];
+	bool pfm[64] = { false }; /* evstr[i] is a --pfm-events string: -e order kept */
+	unsigned ntables = 0;
+	struct pmt_events_opts eo = { .sz = sizeof(eo) };
+	struct pmt_event_table *table = NULL;
 	unsigned nev = 0, targets = 0;
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
@@ -190,6 +217,12 @@ int cmd_record(int argc, char **argv)
 		case 'e':
 			if (nev == sizeof(evstr) / sizeof(evstr[0]))
 				return pmt_cli_usage_fail("record", "too many -e options");
+			evstr[nev++] = optarg;
+			break;
+		case O_PFM_EVENTS:
+			if (nev == sizeof(evstr) / sizeof(evstr[0]))
+				return pmt_cli_usage_fail("record", "too many -e options");
+			pfm[nev] = true;
 			evstr[nev++] = optarg;
 			break;
 		case 'c':
@@ -262,6 +295,12 @@ int cmd_record(int argc, char **argv)
 			ro.bundle_full = optarg && !strcmp(optarg, "full");
 			break;
 		case O_NO_BUNDLE: ro.bundle = false; break;
+		case O_CPUTYPE: eo.cputype = optarg; break;
+		case O_EVENTS:
+			if (ntables == sizeof(tables) / sizeof(tables[0]))
+				return pmt_cli_usage_fail("record", "too many --events files");
+			tables[ntables++] = optarg;
+			break;
 		case 'v': verbose++; break;
 		case 'q': verbose = -1; break;
 		case 'h': return usage(stdout);
@@ -283,8 +322,16 @@ int cmd_record(int argc, char **argv)
 		pmt_diag_print(&d);
 		return PMT_EXIT_ERROR;
 	}
+	pmt_pmus_probe_extended_type(&pmus);
+	for (unsigned i = 0; i < ntables && rc >= 0; i++)
+		rc = pmt_event_table_load(&table, tables[i], &d);
+	if (rc >= 0 && !ntables)
+		rc = pmt_event_table_load_default(&table, &d);
+	eo.table = table;
 	for (unsigned i = 0; i < nev && rc >= 0; i++)
-		rc = pmt_events_parse(&events, &pmus, evstr[i], &d);
+		rc = pfm[i] ? pmt_events_parse_pfm(&events, &pmus, evstr[i], &d)
+			    : pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
+	pmt_event_table_free(table);
 	if (rc >= 0)
 		rc = pmt_record_plan_build(&plan, &events, &pmus, &o, &d);
 	else
@@ -320,6 +367,8 @@ int cmd_record(int argc, char **argv)
 			rc = PMT_EXIT_ERROR;
 		} else {
 			summary(out, &st, verbose);
+			if (verbose >= 0)
+				multiplex_note(&plan, &st);
 			/* data loss is never silent: the recording is complete but not whole */
 			rc = st.lost || st.lost_samples || st.aux_truncated ? PMT_EXIT_DAMAGED
 									    : PMT_EXIT_OK;

@@ -129,6 +129,10 @@ add_test(NAME oracle.record_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(oracle.record_attrs73 PROPERTIES LABELS "differential;perf73;record"
   TIMEOUT 300 SKIP_RETURN_CODE 77)
+add_test(NAME oracle.intel_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles/intel_attrs.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+set_tests_properties(oracle.intel_attrs73 PROPERTIES LABELS "differential;perf73;record"
+  TIMEOUT 600 SKIP_RETURN_CODE 77)
 
 # A script run against perf 6.1 (diff.NAME) and against perf 7.3 (diff.NAME73), on the
 # project's fixtures (the script takes the pmutrace binary and the source folder).

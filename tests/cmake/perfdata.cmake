@@ -1,4 +1,4 @@
-# perf.data reader/writer: differential tests against Debian's perf 6.1 (helper "pdata").
+# perf.data reader/writer: differential tests against Debian's perf 6.1 and perf 7.3.
 add_test(NAME perfdata.perf61_spe
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/perf61_spe.sh $<TARGET_FILE:pmutrace>
     ${PMT_SHARED_DIR})
@@ -10,6 +10,16 @@ add_test(NAME perfdata.auxtrace_feature
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/auxtrace_feature.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(perfdata.auxtrace_feature PROPERTIES LABELS "perfdata" SKIP_RETURN_CODE 77
   TIMEOUT 60)
+# the same two against perf 7.3 reading (perf 6.1 records: the 7.3 wrapper cannot start a
+# host workload)
+add_test(NAME perfdata.convert_perf73
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/convert_perf.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(perfdata.convert_perf73 PROPERTIES LABELS "perfdata;perf73" SKIP_RETURN_CODE 77
+  ENVIRONMENT "PERF=${PMT_PERF73};RECPERF=perf;COMPAT=7.3")
+add_test(NAME perfdata.auxtrace_feature73
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/auxtrace_feature.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(perfdata.auxtrace_feature73 PROPERTIES LABELS "perfdata;perf73" SKIP_RETURN_CODE 77
+  TIMEOUT 60 ENVIRONMENT "PERF=${PMT_PERF73};COMPAT=7.3")
 add_test(NAME perfdata.stdin_stream
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/stdin_stream.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(perfdata.stdin_stream PROPERTIES LABELS "perfdata" TIMEOUT 120)
@@ -58,3 +68,17 @@ target_link_libraries(spe_mix PRIVATE pmutrace_perfdata pmutrace_spe pmutrace_op
 add_test(NAME diff.spe_mix COMMAND sh ${PMT_DIFF_DIR}/spe_mix_vs_perf.sh $<TARGET_FILE:pmutrace>
   $<TARGET_FILE:spe_mix> ${PMT_PERF73})
 set_tests_properties(diff.spe_mix PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 60)
+# report --html: the page's figures against the report's text outputs, and Chromium's
+# rendering of it with the network cut
+foreach(mode content render)
+  add_test(NAME html.${mode} COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/report_html.sh
+    $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${mode})
+  # (the recordings preload the simulated PMU before a sanitizer build's runtime)
+  set_tests_properties(html.${mode} PROPERTIES LABELS html SKIP_RETURN_CODE 77 TIMEOUT 300
+    ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+endforeach()
+add_test(NAME cli.progress COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/progress.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.progress PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
+add_test(NAME cli.container_columns COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_columns.sh
+  $<TARGET_FILE:pmutrace> ${PMT_SHARED_DIR})
+set_tests_properties(cli.container_columns PROPERTIES LABELS cli TIMEOUT 180)

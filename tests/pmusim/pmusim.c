@@ -517,6 +517,14 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 			memcpy(m + 50, &shift, 2);
 			memcpy(m + 52, &mult, 4);
 		}
+		/* PMUSIM_RUNNING_PCT=N: the event ran N% of its enabled time (multiplexed) */
+		if (getenv("PMUSIM_RUNNING_PCT")) {
+			uint64_t enabled = 1000000000, running;
+
+			running = enabled / 100 * strtoull(getenv("PMUSIM_RUNNING_PCT"), NULL, 0);
+			memcpy(m + 24, &enabled, 8);
+			memcpy(m + 32, &running, 8);
+		}
 		return m;
 	}
 	if (e->base) {

@@ -8,6 +8,8 @@
 #include "pmutrace/output.h"
 #include "event_slots.h"
 
+#include "hist_priv.h"
+
 enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY_PID,
 	   KEY_COUNT };
 static const char *const key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu", "mem", "snoop",
@@ -654,15 +656,17 @@ static void put_keys(const struct pmt_hist *h, const struct hent *e, unsigned ev
 	}
 }
 
-/* the entries of every event, sorted as perf sorts them: fn(event, sorted entries, n) */
-static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigned ev,
-						     struct hent **v, size_t n, void *ctx),
+/* the entries of every event, sorted as perf sorts them: fn(event, sorted entries, n);
+ * fn returning < 0 stops */
+static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned ev,
+						    struct hent **v, size_t n, void *ctx),
 		      void *ctx)
 {
 	struct hent **v = malloc((h->n ? h->n : 1) * sizeof(*v));
 	struct hent **w = malloc((h->n ? h->n : 1) * sizeof(*w));
 	struct ranked *r = malloc((h->n ? h->n : 1) * sizeof(*r));
 	size_t n = 0;
+	int rc = 0;
 
 	if (!v || !w || !r) {
 		free(v);
@@ -680,7 +684,7 @@ static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigne
 		v[i]->rank = (uint32_t)i;
 	unsigned order[HIST_SLOTS], no = pmt_ev_slot_order(&h->slots, order);
 
-	for (unsigned k = 0; k < no; k++) {
+	for (unsigned k = 0; k < no && rc >= 0; k++) {
 		unsigned ev = order[k];
 		size_t m = 0;
 
@@ -694,12 +698,12 @@ static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigne
 		qsort(r, m, sizeof(*r), cmp_ranked);
 		for (size_t i = 0; i < m; i++)
 			w[i] = r[i].e;
-		fn(h, ev, w, m, ctx);
+		rc = fn(h, ev, w, m, ctx);
 	}
 	free(v);
 	free(w);
 	free(r);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 struct print_ctx {
@@ -709,14 +713,15 @@ struct print_ctx {
 	unsigned nev;
 };
 
-static void print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+static int print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
 {
 	struct print_ctx *c = vctx;
 
 	print_event(h, c->out, ev, c->compat, v, n);
+	return 0;
 }
 
-static void print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
 {
 	struct print_ctx *c = vctx;
 	char nb[128];
@@ -749,6 +754,44 @@ static void print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t 
 	}
 	if (json)
 		pmt_out_str(c->out, "]}");
+	return 0;
+}
+
+struct visit_ctx {
+	size_t max_rows;
+	int (*fn)(void *ctx, const struct hist_row *r);
+	void *ctx;
+};
+
+static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+{
+	struct visit_ctx *c = vctx;
+	char text[HIST_ROW_KEYS][1024];
+	struct hist_row r = { .event = ev, .n = n, .event_samples = h->nr_samples[ev],
+			      .event_period = h->total_period[ev],
+			      .event_weight = h->total_weight[ev] };
+
+	for (size_t i = 0; i < n && i < c->max_rows; i++) {
+		r.rank = i;
+		r.period = v[i]->period[ev];
+		r.weight = v[i]->weight[ev];
+		r.samples = v[i]->nr[ev];
+		r.kernel = v[i]->kernel;
+		for (unsigned k = 0; k < h->nkeys && k < HIST_ROW_KEYS; k++) {
+			cell(h, v[i], h->keys[k], ev, text[k], sizeof(text[k]));
+			r.key[k] = h->keys[k] == KEY_SYM ? text[k] + 4 : text[k];
+		}
+		PMT_FORWARD_IF_ERROR(c->fn(c->ctx, &r));
+	}
+	return 0;
+}
+
+int hist_visit(struct pmt_hist *h, size_t max_rows,
+	       int (*fn)(void *ctx, const struct hist_row *r), void *ctx)
+{
+	struct visit_ctx c = { max_rows, fn, ctx };
+
+	return each_event(h, visit_event, &c);
 }
 
 int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t lost_samples)

@@ -201,7 +201,9 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 	}
 	if (spe_dummy) {
 		/* the SPE dummy tracks */
-	} else if (has_cpu) {
+	} else if (has_cpu || pmt_pmus_nr_core(pmus) > 1) {
+		/* record__config: also on a hybrid machine, whose events cover only their
+		 * PMU's CPUs: the sideband comes from a dummy of its own */
 		/* evlist__add_aux_dummy(system_wide): sideband of every CPU, on at once */
 		if (!add_dummy(&p->ev, "dummy:u",
 			       PMT_ATTR_FLAG_EXCLUDE_KERNEL | PMT_ATTR_FLAG_EXCLUDE_HV |
@@ -218,7 +220,8 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 	for (uint32_t i = 0; i < p->ev.nr; i++) {
 		struct pmt_evsel *e = &p->ev.ev[i];
 		struct pmt_perf_attr *a = &e->attr;
-		const bool immediate = e->added && has_cpu;
+		const struct pmt_evsel *leader = &p->ev.ev[e->leader];
+		const bool immediate = e->added && (has_cpu || pmt_pmus_nr_core(pmus) > 1);
 
 		a->size = PMT_ATTR_SIZE_VER9;
 		a->sample_type |= PMT_SAMPLE_IP | PMT_SAMPLE_TID;
@@ -231,8 +234,24 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 			a->sample_period = o->freq_set ? o->freq : PERF_DEFAULT_FREQ;
 			a->flags |= PMT_ATTR_FLAG_FREQ;
 		}
+		if (e->sample_read) {
+			/* the ID even of a single event: the values read are per event */
+			a->sample_type |= PMT_SAMPLE_READ | PMT_SAMPLE_ID;
+			a->read_format |= PMT_READ_ID;
+			if (leader->nr_members > 1)
+				a->read_format |= PMT_READ_GROUP;
+		}
+		/* :R: the PEBS retire latency arrives in WEIGHT_STRUCT's var3_w */
+		if (e->retire_lat)
+			a->sample_type |= PMT_SAMPLE_WEIGHT_STRUCT;
 		if (a->flags & PMT_ATTR_FLAG_FREQ)
 			a->sample_type |= PMT_SAMPLE_PERIOD;
+		if (e->leader != i && leader->sample_read) {
+			/* leader sampling: members are read into the leader's samples */
+			a->flags &= ~(PMT_ATTR_FLAG_FREQ | PMT_ATTR_FLAG_WRITE_BACKWARD);
+			a->sample_period = 0;
+			a->sample_type = leader->attr.sample_type;
+		}
 		if (p->per_cpu)
 			a->sample_type |= PMT_SAMPLE_TIME;
 		if (has_cpu)
@@ -241,12 +260,12 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 		a->flags |= PMT_ATTR_FLAG_SAMPLE_ID_ALL;
 		if (e->tracking)
 			a->flags |= tracking_flags;
-		if (!o->no_inherit && !has_cpu && !o->per_thread && o->target != PMT_TARGET_TID &&
-		    !immediate)
+		if (!o->no_inherit && !has_cpu && !o->per_thread && o->target != PMT_TARGET_TID)
 			a->flags |= PMT_ATTR_FLAG_INHERIT;
-		if (!immediate)
+		/* a group is enabled through its leader */
+		if (!immediate && e->leader == i)
 			a->flags |= PMT_ATTR_FLAG_DISABLED;
-		if (o->target == PMT_TARGET_WORKLOAD && !immediate)
+		if (o->target == PMT_TARGET_WORKLOAD && !immediate && e->leader == i)
 			a->flags |= PMT_ATTR_FLAG_ENABLE_ON_EXEC;
 	}
 	/* evlist__config(): an AUX recording, or several events, give every sample an id;
@@ -257,9 +276,13 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 		for (uint32_t i = 1; i < p->ev.nr; i++)
 			if (p->ev.ev[i].attr.sample_type != p->ev.ev[0].attr.sample_type)
 				identifier = true;
-		for (uint32_t i = 0; i < p->ev.nr; i++)
-			p->ev.ev[i].attr.sample_type |= identifier ? PMT_SAMPLE_IDENTIFIER
-								   : PMT_SAMPLE_ID;
+		/* evsel__set_sample_id: IDENTIFIER replaces ID (set by :S) */
+		for (uint32_t i = 0; i < p->ev.nr; i++) {
+			uint64_t *st = &p->ev.ev[i].attr.sample_type;
+
+			*st = identifier ? (*st & ~(uint64_t)PMT_SAMPLE_ID) | PMT_SAMPLE_IDENTIFIER
+					 : *st | PMT_SAMPLE_ID;
+		}
 	}
 	return 0;
 }

@@ -111,6 +111,40 @@ PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 PMT_API int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 			      uint64_t lost_samples, enum pmt_sink_format fmt);
 
+/* ---- HTML report ----------------------------------------------------------------------*/
+/* One self-contained page (inline CSS and SVG, no script, nothing fetched): "Available
+ * samples", each event's top symbols (the entries of report --sort sym,dso), latency
+ * histograms (total, issue, translation; one count per SPE record, power-of-two buckets),
+ * data-source and TLB breakdowns (report --sort mem / tlb), a per-CPU timeline of samples
+ * with AUX losses (PERF_RECORD_AUX truncated/partial/collision, LOST, LOST_SAMPLES) and
+ * the metric rows of a TPEBS recording. Every number is also in a data-* attribute. */
+struct pmt_html_opts {
+	size_t sz;            /* sizeof(struct pmt_html_opts) */
+	int compat;           /* perf compatibility level (PMT_PERF_*): names and texts */
+	struct pmt_symbols *symbols; /* required; must outlive the report */
+	const char *title;    /* the trace's name in the page (copied) */
+	const struct pmt_trace_meta *meta; /* NULL (raw buffer): no header lines */
+	unsigned top;         /* symbols per event (0: 15) */
+};
+struct pmt_html;
+PMT_API int pmt_html_new(const struct pmt_html_opts *o, struct pmt_html **out);
+PMT_API void pmt_html_free(struct pmt_html *h); /* NULL is a no-op */
+PMT_API int pmt_html_add(struct pmt_html *h, const struct pmt_spe_sample *s);
+/* a sideband record (the losses are taken from AUX, LOST and LOST_SAMPLES) */
+PMT_API int pmt_html_add_event(struct pmt_html *h, const struct pmt_trace_event *ev);
+/* A metric row of a TPEBS recording (the tree in order: depth 0 for a top-level metric).
+ * Strings are copied. retlat_*: the retire latency (cycles) the value was computed with,
+ * measured in the trace and the default of the metric tables; NAN when not applicable. */
+struct pmt_html_metric {
+	const char *name, *unit;
+	unsigned depth;
+	double value, retlat_measured, retlat_default;
+};
+PMT_API int pmt_html_add_metric(struct pmt_html *h, const struct pmt_html_metric *m);
+/* The page; st: the decoder's damage (NULL: none), enabled: the events perf would list. */
+PMT_API int pmt_html_write(struct pmt_html *h, struct pmt_out *out,
+			   const struct pmt_spe_rec_stats *st, uint32_t enabled);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,8 @@ struct pmt_ctr_writer_opts {
 	const char *writer; /* "pmutrace 0.1.0" by default */
 	uint32_t threads;   /* compression threads (zstd's workers): 0 = one per online CPU,
 			     * 1 = compress on the caller's thread */
+	uint8_t spe_columns;/* frames with AUX bytes as column frames (FORMAT.md): smaller, but
+			     * not readable through zstd -dc; compressed on the caller's thread */
 };
 struct pmt_ctr_writer;
 /* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). */
@@ -100,6 +102,7 @@ struct pmt_ctr_frame {
 };
 struct pmt_ctr_stats {
 	uint32_t frames;       /* data frames read */
+	uint32_t column_frames;/* of them, column frames (their AUX bytes by SPE field) */
 	uint32_t damaged;      /* data frames that failed (checksum, corrupt), skipped */
 	uint64_t bytes_in, bytes_out;
 	uint64_t lost_bytes;   /* compressed bytes of damaged frames and unreadable tails */

@@ -97,6 +97,12 @@ struct pmt_record_stats {
 	int32_t *slot_cpu;                  /* [slots]: the CPU, -1 for a thread's ring */
 	uint64_t bundle_source_bytes;       /* the carried files' own sizes (bundle_bytes is
 					     * what went in: less with --bundle=symbols) */
+	/* rings whose owner (the slot's first open event) the kernel multiplexed:
+	 * time_running < time_enabled in its user page; the least running share, its ring
+	 * and the plan's index of that ring's event */
+	uint32_t multiplexed;
+	double least_running;
+	uint32_t least_running_slot, least_running_event;
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the
  * container is complete and indexed whenever this returns (also after a stop). */
