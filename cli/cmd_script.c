@@ -111,7 +111,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
-			    "         [-s|--sort sym,dso,comm,cpu,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
+			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
 			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
 			    "         [--html OUT.html]  (one self-contained page with charts)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
@@ -405,7 +405,7 @@ static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int
 {
 	size_t w = 0;
 
-	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++)
+	for (unsigned ev = 0; (!m || m->has_auxtrace_info) && ev < PMT_SPE_SE_COUNT; ev++)
 		if (enabled & (1u << ev) && strlen(pmt_spe_event_name(ev, compat)) > w)
 			w = strlen(pmt_spe_event_name(ev, compat));
 	if (!m) {
@@ -413,18 +413,9 @@ static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int
 		return 20;
 	}
 	for (uint32_t i = 0; i < m->nr_attrs; i++) {
-		char buf[64];
-		/* an attr without EVENT_DESC name: perf 6.1 calls it "unknown attr type: N",
-		 * perf 7.3 "unknown event PMU=N config=0xC" (checked with both; the release
-		 * between them that changed it is not pinned) */
-		size_t l = m->attrs[i].name
-				   ? strlen(m->attrs[i].name)
-			   : compat >= 703 ? (size_t)snprintf(buf, sizeof(buf),
-							     "unknown event PMU=%u config=%#llx",
-							     m->attrs[i].type,
-							     (unsigned long long)m->attrs[i].config)
-					   : (size_t)snprintf(buf, sizeof(buf), "unknown attr type: %u",
-							     m->attrs[i].type);
+		char buf[128];
+		size_t l = (size_t)pmt_trace_event_name(m, PMT_EV_ATTR(i), compat, buf, sizeof(buf));
+
 		if (l > w)
 			w = l;
 	}
@@ -477,19 +468,22 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			pmt_out_fini(&out);
 			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
-		if (!pmt_source_meta(src)->has_auxtrace_info) {
-			/* nothing to decode: say what the file holds rather than print nothing */
-			char what[512];
+		if (is_report && !so.sort && !pmt_source_meta(src)->has_auxtrace_info)
+			so.sort = "comm,dso,sym"; /* perf report's default */
+		if (so.fields) {
+			char err[256];
 
-			pmt_source_describe(src, what, sizeof(what));
-			pmt_source_close(src);
-			pmt_spe_report_free(ctx.rep);
-			pmt_out_fini(&out);
-			return pmt_cli_fail(so.cmd, "%s has no AUX area trace (no SPE data) to "
-					    "decode; it holds %s", so.path, what);
+			if (pmt_spe_fields_check(pmt_source_meta(src), so.fields, err,
+						 sizeof(err)) < 0) {
+				pmt_source_close(src);
+				pmt_spe_report_free(ctx.rep);
+				pmt_out_fini(&out);
+				return pmt_cli_fail(so.cmd, "%s: %s", so.path, err);
+			}
 		}
 	}
-	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort || cons || so.html) {
+	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort || cons || so.html ||
+	    (src && pmt_trace_has_own_samples(pmt_source_meta(src)))) {
 		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
 						     .compat = so.run.compat,
 						     .kallsyms = so.kallsyms,
@@ -528,8 +522,11 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			char err[160];
 
 			rc = pmt_hist_new(so.sort, syms, &ctx.hist, err, sizeof(err));
-			if (rc >= 0)
+			if (rc >= 0) {
 				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
+				if (src)
+					pmt_hist_set_trace(ctx.hist, pmt_source_meta(src));
+			}
 			if (rc < 0) {
 				pmt_symbols_free(syms);
 				pmt_spe_report_free(ctx.rep);
@@ -549,6 +546,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	sink_opts.brstack = brstack;
 	sink_opts.fields = so.fields;
 	sink_opts.symbols = syms;
+	sink_opts.meta = src ? pmt_source_meta(src) : NULL;
 	sink_opts.name_width = name_width(src ? pmt_source_meta(src) : NULL, enabled,
 					  so.run.compat);
 	rc = pmt_spe_sink_new(&out, &sink_opts, &ctx.sink);

@@ -150,6 +150,11 @@ endfunction()
 pmt_perf_pair(symbols symbols_vs_perf.sh)
 # report --mem against perf mem report (memory-access, snoop and TLB columns)
 pmt_perf_pair(mem mem_vs_perf.sh)
+# a trace's own samples (cpu-clock, task-clock; no SPE data): script and report against
+# perf 6.1 and 7.3 on a pmutrace record container and a perf 6.1 perf.data
+add_test(NAME diff.plain COMMAND sh ${PMT_DIFF_DIR}/plain_vs_perf.sh $<TARGET_FILE:pmutrace>
+  ${PMT_PERF73})
+set_tests_properties(diff.plain PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
 
 add_test(NAME diff.export_sqlite61 COMMAND sh ${PMT_DIFF_DIR}/export_sqlite_vs_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.export_sqlite61 PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)
