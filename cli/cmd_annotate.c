@@ -41,7 +41,7 @@ static int on_begin(void *vctx, const char *path, const struct pmt_trace_meta *m
 	struct annotate_ctx *ctx = vctx;
 
 	(void)path;
-	(void)meta;
+	ctx->o.meta = meta;
 	ctx->compat = compat;
 	if (!syms)
 		return pmt_cli_fail("annotate", "no address spaces: annotate needs a trace with "

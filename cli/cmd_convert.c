@@ -19,6 +19,7 @@ struct convert_opts {
 	bool build_id_feature; /* build-ids in HEADER_BUILD_ID, plain MMAP2 records */
 	unsigned nbundle;      /* --bundle LOCAL[=NAME] */
 	const char *bundle[64];
+	bool bundle_symbols[64]; /* --bundle-symbols: that one's symbol and line tables only */
 	const char *bundle_kallsyms;
 	unsigned nmaps;
 	struct raw_map {
@@ -30,7 +31,7 @@ struct convert_opts {
 	} maps[16];
 	bool raw, timeless, has_time_conv, has_midr, spe_v2, has_event_filter;
 	uint32_t cpu, tid, pid;
-	bool has_pid, container;
+	bool has_pid, container, spe_columns;
 	int level;
 	uint64_t midr, chunk, pmu_type, event_filter;
 	struct pmt_time_conv tc;
@@ -54,6 +55,8 @@ static int usage(FILE *fp)
 		"                         BUILDID in hex makes it a build-id MMAP2)\n"
 		"      --bundle FILE[=NAME]  with --container: carry FILE (an ELF file) as the file\n"
 		"                         the trace maps as NAME (default FILE), found by build-id\n"
+		"      --bundle-symbols FILE[=NAME]  as --bundle, but only FILE's symbol and line\n"
+		"                         tables (small; annotate then needs the file itself)\n"
 		"      --bundle-kallsyms FILE  with --container: carry the kernel's symbols\n"
 		"      --build-id-feature  the --mmap build-ids in the HEADER_BUILD_ID table (as perf\n"
 		"                         record's default), plain MMAP2 records (file mode)\n"
@@ -72,7 +75,10 @@ static int usage(FILE *fp)
 		"      --swap             opposite byte order\n"
 		"      --container        write a pmutrace container (zstd frames of a pipe-mode\n"
 		"                         perf.data, indexed; `zstd -dc OUT | perf script -i -`)\n"
-		"      --level N          its zstd level (default 3)\n");
+		"      --level N          its zstd level (default 3)\n"
+		"      --spe-columns      with --container: AUX bytes split by SPE packet field\n"
+		"                         before zstd (1.3-1.9x smaller; pmutrace reads it, zstd -dc\n"
+		"                         and so perf do not)\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
@@ -199,7 +205,8 @@ static int output_open(const struct convert_opts *o, struct output *out)
 	}
 	fp = out->file.fp;
 	if (o->container) {
-		struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = o->level };
+		struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = o->level,
+						  .spe_columns = o->spe_columns };
 
 		rc = pmt_ctr_writer_new(fp, &co, &out->ctr, &d);
 		if (rc < 0) {
@@ -225,8 +232,9 @@ static int output_open(const struct convert_opts *o, struct output *out)
 /* One local file into the container as what the trace calls NAME (its build-id read from
  * it), or kallsyms. */
 static int bundle_one(struct pmt_ctr_writer *ctr, const char *local, const char *name,
-		      uint32_t kind)
+		      uint32_t kind, bool symbols_only)
 {
+	char msg[256];
 	struct pmt_ctr_file f = { .kind = kind };
 	struct pmt_file_map m = { 0 };
 	struct pmt_diag d = PMT_DIAG_INIT;
@@ -244,7 +252,13 @@ static int bundle_one(struct pmt_ctr_writer *ctr, const char *local, const char 
 		pmt_diag_print(&d);
 		return -PMT_EIO;
 	}
-	rc = pmt_ctr_add_file(ctr, &f, m.data, m.size);
+	if (symbols_only) {
+		rc = pmt_ctr_add_elf_symbols(ctr, &f, m.data, m.size, NULL, msg, sizeof(msg));
+		if (rc < 0)
+			pmt_cli_warn("convert", "--bundle-symbols %s: %s", local, msg);
+	} else {
+		rc = pmt_ctr_add_file(ctr, &f, m.data, m.size);
+	}
 	pmt_file_unmap(&m);
 	return rc;
 }
@@ -259,10 +273,12 @@ static int add_bundle(const struct convert_opts *o, struct pmt_ctr_writer *ctr)
 
 		snprintf(local, sizeof(local), "%.*s", eq ? (int)(eq - o->bundle[i]) : 4095,
 			 o->bundle[i]);
-		rc = bundle_one(ctr, local, eq ? eq + 1 : local, PMT_CTR_FILE_ELF);
+		rc = bundle_one(ctr, local, eq ? eq + 1 : local, PMT_CTR_FILE_ELF,
+				o->bundle_symbols[i]);
 	}
 	if (rc >= 0 && o->bundle_kallsyms)
-		rc = bundle_one(ctr, o->bundle_kallsyms, "/proc/kallsyms", PMT_CTR_FILE_KALLSYMS);
+		rc = bundle_one(ctr, o->bundle_kallsyms, "/proc/kallsyms", PMT_CTR_FILE_KALLSYMS,
+				false);
 	return rc;
 }
 
@@ -524,8 +540,8 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 int cmd_convert(int argc, char **argv)
 {
 	enum { O_RAW = 256, O_CPU, O_TID, O_PID, O_COMM, O_MIDR, O_TIMELESS, O_TIME_CONV,
-	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT, O_CONTAINER, O_LEVEL,
-	       O_KMMAP, O_BIDFEAT, O_BUNDLE, O_BUNDLE_KSYMS };
+	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT, O_CONTAINER, O_LEVEL, O_SPE_COLUMNS,
+	       O_KMMAP, O_BIDFEAT, O_BUNDLE, O_BUNDLE_KSYMS, O_BUNDLE_SYMS };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", no_argument, NULL, O_RAW },
@@ -537,6 +553,7 @@ int cmd_convert(int argc, char **argv)
 		{ "kernel-mmap", required_argument, NULL, O_KMMAP },
 		{ "build-id-feature", no_argument, NULL, O_BIDFEAT },
 		{ "bundle", required_argument, NULL, O_BUNDLE },
+		{ "bundle-symbols", required_argument, NULL, O_BUNDLE_SYMS },
 		{ "bundle-kallsyms", required_argument, NULL, O_BUNDLE_KSYMS },
 		{ "midr", required_argument, NULL, O_MIDR },
 		{ "timeless", no_argument, NULL, O_TIMELESS },
@@ -549,6 +566,7 @@ int cmd_convert(int argc, char **argv)
 		{ "swap", no_argument, NULL, O_SWAP },
 		{ "container", no_argument, NULL, O_CONTAINER },
 		{ "level", required_argument, NULL, O_LEVEL },
+		{ "spe-columns", no_argument, NULL, O_SPE_COLUMNS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -571,9 +589,12 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case O_BIDFEAT: o.build_id_feature = true; break;
 		case O_BUNDLE:
+		case O_BUNDLE_SYMS:
 			bad = o.nbundle == sizeof(o.bundle) / sizeof(o.bundle[0]);
-			if (!bad)
+			if (!bad) {
+				o.bundle_symbols[o.nbundle] = c == O_BUNDLE_SYMS;
 				o.bundle[o.nbundle++] = optarg;
+			}
 			break;
 		case O_BUNDLE_KSYMS: o.bundle_kallsyms = optarg; break;
 		case O_KMMAP: {
@@ -604,6 +625,7 @@ int cmd_convert(int argc, char **argv)
 		case O_PIPE: o.wo.pipe = 1; break;
 		case O_SWAP: o.wo.swap = 1; break;
 		case O_CONTAINER: o.container = true; break;
+		case O_SPE_COLUMNS: o.spe_columns = true; break;
 		case O_LEVEL:
 			if (pmt_parse_u64(optarg, &v) || v < 1 || v > 19) {
 				free_maps(&o);
@@ -627,6 +649,11 @@ int cmd_convert(int argc, char **argv)
 	if (o.timeless && o.has_time_conv) {
 		free_maps(&o);
 		return pmt_cli_fail("convert", "--timeless and --time-conv exclude each other");
+	}
+	if (o.spe_columns && !o.container) {
+		free_maps(&o);
+		return pmt_cli_usage_fail("convert", "--spe-columns is a container encoding: add "
+					  "--container");
 	}
 	if ((o.nbundle || o.bundle_kallsyms) && !o.container) {
 		free_maps(&o);

@@ -23,6 +23,7 @@ static int print_file(const struct pmt_ctr_file *f, void *ctx)
 {
 	(void)ctx;
 	printf("embedded: %s %s, %" PRIu64 " bytes (%zu compressed)", f->kind == PMT_CTR_FILE_ELF ? "ELF" :
+	       f->kind == PMT_CTR_FILE_ELF_SYMBOLS ? "ELF symbols" :
 	       f->kind == PMT_CTR_FILE_KALLSYMS ? "kallsyms" : "file", f->name, f->size, f->zsize);
 	if (f->build_id_size) {
 		printf(", build-id ");
@@ -56,6 +57,9 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 	st = pmt_ctr_stats(r);
 	printf("container: version %d, written by %s\n", PMT_CTR_VERSION, st->writer);
 	printf("data frames: %" PRIu32 " read, %" PRIu32 " damaged\n", st->frames, st->damaged);
+	if (st->column_frames)
+		printf("column frames: %" PRIu32 " of them (AUX bytes by SPE field: not readable "
+		       "through zstd -dc)\n", st->column_frames);
 	printf("bytes: %" PRIu64 " compressed -> %" PRIu64 " (ratio %.2f)\n", st->bytes_in,
 	       st->bytes_out, st->bytes_in ? (double)st->bytes_out / (double)st->bytes_in : 0.0);
 	printf("finished: %s\n", st->has_index ? "yes (index and seek table present)"

@@ -10,19 +10,29 @@
 #include "commands.h"
 #include "pmutrace/common.h"
 #include "pmutrace/events.h"
+#include "pmutrace/metrics.h"
 #include "pmutrace/pmu.h"
 #include "pmutrace/record.h"
 
 static int usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace record [-e EVENT]... [-c PERIOD | -F FREQ] [-a | -C CPUS | -p PID |\n"
+		"usage: pmutrace record [-e EVENT]... [--tpebs -M METRIC --metrics FILE]\n"
+		"                       [-c PERIOD | -F FREQ] [-W] [-d] [-P] [-a | -C CPUS | -p PID |\n"
 		"                       -t TID | [--per-thread] -- CMD ARGS] [-o FILE|-]\n"
 		"                       [-m PAGES[,AUXPAGES]] [-S|--snapshot[=SIZE]] [--no-inherit]\n"
 		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
 		"  -e, --event EVENT    perf's syntax: cpu-clock, dummy:u, arm_spe_0/load_filter=1/u,\n"
 		"                       arm_spe// (every arm_spe_N); terms from the PMU's format files\n"
+		"      --pfm-events EVS libpfm4 event strings (INST_RETIRED:u,{A,B}), as perf's\n"
 		"  -c, --count PERIOD   sample period of every event;  -F, --freq FREQ (not for SPE)\n"
+		"  -W, --weight         sample the weight (x86: WEIGHT_STRUCT, the PEBS retire\n"
+		"                       latency in var3_w; give the event :p, :pp or :ppp)\n"
+		"  -d, --data           data address and source;  -P, --period: period in samples\n"
+		"      --phys-data, --data-page-size, --code-page-size, --sample-cpu  more fields\n"
+		"      --tpebs -M METRIC[,GROUP] --metrics FILE  sample every retire-latency\n"
+		"                       (EVENT:R) event of those metrics with PEBS (as perf stat\n"
+		"                       --record-tpebs does), for pmutrace calibrate/metrics TRACE\n"
 		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
 		"  -p, --pid PID / -t, --tid TID   an existing process / thread\n"
 		"      --per-thread     one buffer per thread, no per-CPU events\n"
@@ -31,8 +41,14 @@ static int usage(FILE *fp)
 		"  -o, --output FILE    the container (default perf.data; an existing file is kept\n"
 		"                       as FILE.old); - writes it to stdout\n"
 		"  -z, --compression-level N  zstd level (default 3)\n"
-		"      --bundle[=full]      carry the mapped executable files and /proc/kallsyms in\n"
-		"                           the container, so it decodes on any machine\n"
+		"      --bundle[=symbols|full]  carry the mapped executables' symbol and line tables\n"
+		"                       (symbols, the default) or whole files (full, for annotate)\n"
+		"                       and /proc/kallsyms in the container, so it decodes on any\n"
+		"                       machine;  --no-bundle: nothing\n"
+		"      --events FILE    named events from a JSON table (perf pmu-events or Intel\n"
+		"                       perfmon; a folder: every *.json); repeatable. Default:\n"
+		"                       $PMUTRACE_EVENTS_PATH, else $XDG_DATA_HOME/pmutrace/events\n"
+		"      --cputype core|atom  hybrid: events without a PMU open on that one only\n"
 		"      --duration SEC   stop after SEC seconds (also SIGINT, SIGTERM, workload exit)\n"
 		"      --dry-run        open nothing; with -v print every attr that would be opened\n"
 		"                       (perf record -vv's layout) for the PMUs in $SYSFS_PATH or /sys\n"
@@ -81,7 +97,64 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 	return 0;
 }
 
-enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE };
+enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
+       O_CPUTYPE, O_EVENTS, O_PFM_EVENTS, O_TPEBS, O_METRICS, O_PHYS_DATA,
+       O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU };
+
+#define MAX_EVENT_OPTS 64
+
+/* --tpebs -M METRIC[,GROUP] --metrics FILE: the metrics' :R events to sample (perf's tpebs
+ * record child: -W, each event with p for R) appended to the -e list; the metrics' other
+ * events go to ev->counted. Returns 0 or an exit status. */
+static int tpebs_events(const char *table, const char *select, const char *core_pmu,
+			struct pmt_metric_events *ev, const char **evstr, unsigned *nev)
+{
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_metric_plan *plan = NULL;
+	struct pmt_expr_ctx ctx;
+	const char *names[64];
+	size_t nsel = 0;
+	char err[512], list[512];
+	int rc;
+
+	snprintf(list, sizeof(list), "%s", select);
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
+		if (nsel < sizeof(names) / sizeof(names[0]))
+			names[nsel++] = tok;
+	if (!nsel)
+		return pmt_cli_usage_fail("record", "-M: name a metric or metric group");
+	if (pmt_metric_set_load(&ms, table) < 0) {
+		pmt_metric_set_fini(&ms);
+		return pmt_cli_fail("record", "--metrics %s: the metric table does not load (perf "
+				    "pmu-events or Intel perfmon metric JSON)", table);
+	}
+	pmt_expr_ctx_default(&ctx);
+	rc = pmt_metric_plan_new(&ms, names, nsel, &ctx, &plan, err, sizeof(err));
+	if (rc < 0) {
+		pmt_metric_set_fini(&ms);
+		return pmt_cli_usage_fail("record", "-M: %s (in %s)", err, table);
+	}
+	rc = pmt_metric_plan_events(plan, core_pmu, ev);
+	pmt_metric_plan_free(plan);
+	pmt_metric_set_fini(&ms);
+	if (rc < 0)
+		return pmt_cli_fail("record", "--tpebs: metric event '%s' cannot be written as an "
+				    "event to open", ev->bad);
+	if (!ev->nr_sampled) {
+		pmt_metric_events_fini(ev);
+		return pmt_cli_usage_fail("record", "--tpebs: no metric of -M %s uses a retire "
+					  "latency (an EVENT:R term): nothing to sample", select);
+	}
+	for (size_t i = 0; i < ev->nr_sampled; i++) {
+		if (*nev == MAX_EVENT_OPTS) {
+			pmt_metric_events_fini(ev);
+			return pmt_cli_usage_fail("record", "too many events (at most %d)",
+						  MAX_EVENT_OPTS);
+		}
+		evstr[(*nev)++] = ev->sampled[i];
+	}
+	return 0;
+}
 
 static volatile int stop_requested, snapshot_requested;
 
@@ -117,11 +190,12 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 	if (st->bundle_files || st->bundle_skipped || st->bundle_kallsyms_hidden)
 		fprintf(stderr, "[ bundled: %u files, %.3f MB before compression%s%s%s ]\n",
 			st->bundle_files, (double)st->bundle_bytes / 1e6,
+			st->bundle_source_bytes > st->bundle_bytes ? " (their symbol and line "
+								      "tables)" : "",
 			st->bundle_skipped ? "; some mapped files could not be read" : "",
 			st->bundle_kallsyms_hidden ? "; kallsyms left out: kptr_restrict hides "
 						     "its addresses (run as root or set "
-						     "kernel.kptr_restrict=0)" : "",
-			"");
+						     "kernel.kptr_restrict=0)" : "");
 	if (lost || st->aux_truncated || st->aux_collision) {
 		fprintf(stderr, "[ lost: %llu samples (LOST %llu, LOST_SAMPLES %llu), AUX: %llu "
 				"truncated, %llu partial, %llu collisions; per ring:",
@@ -139,10 +213,25 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 	}
 }
 
+/* more events than counters: the kernel time-shares them, and says so in the times */
+static void multiplex_note(const struct pmt_record_plan *plan, const struct pmt_record_stats *st)
+{
+	uint32_t s = st->least_running_slot;
+
+	if (!st->multiplexed || s >= st->slots || st->least_running_event >= plan->ev.nr)
+		return;
+	fprintf(stderr, "[ multiplexed: %s ran %.1f%% of its enabled time on %s %d (%u of %u "
+			"rings): more events than counters; its samples cover that share ]\n",
+		plan->ev.ev[st->least_running_event].name, 100.0 * st->least_running,
+		st->slot_cpu[s] < 0 ? "ring" : "CPU", st->slot_cpu[s] < 0 ? (int)s : st->slot_cpu[s],
+		st->multiplexed, st->slots);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "pfm-events", required_argument, NULL, O_PFM_EVENTS },
 		{ "count", required_argument, NULL, 'c' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -151,6 +240,16 @@ int cmd_record(int argc, char **argv)
 		{ "tid", required_argument, NULL, 't' },
 		{ "per-thread", no_argument, NULL, O_PER_THREAD },
 		{ "no-inherit", no_argument, NULL, O_NO_INHERIT },
+		{ "weight", no_argument, NULL, 'W' },
+		{ "data", no_argument, NULL, 'd' },
+		{ "period", no_argument, NULL, 'P' },
+		{ "phys-data", no_argument, NULL, O_PHYS_DATA },
+		{ "data-page-size", no_argument, NULL, O_DATA_PAGE_SIZE },
+		{ "code-page-size", no_argument, NULL, O_CODE_PAGE_SIZE },
+		{ "sample-cpu", no_argument, NULL, O_SAMPLE_CPU },
+		{ "tpebs", no_argument, NULL, O_TPEBS },
+		{ "metrics", required_argument, NULL, O_METRICS },
+		{ "metric", required_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "snapshot", optional_argument, NULL, 'S' },
@@ -159,6 +258,8 @@ int cmd_record(int argc, char **argv)
 		{ "compression-level", required_argument, NULL, 'z' },
 		{ "bundle", optional_argument, NULL, O_BUNDLE },
 		{ "no-bundle", no_argument, NULL, O_NO_BUNDLE },
+		{ "cputype", required_argument, NULL, O_CPUTYPE },
+		{ "events", required_argument, NULL, O_EVENTS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -169,23 +270,37 @@ int cmd_record(int argc, char **argv)
 	struct pmt_evlist events = { 0 };
 	struct pmt_record_plan plan;
 	struct pmt_diag d = PMT_DIAG_INIT;
-	const char *evstr[64];
+	const char *evstr[MAX_EVENT_OPTS], *metric_table = NULL, *tables[16];
+	bool pfm[MAX_EVENT_OPTS] = { false }; /* evstr[i] is a --pfm-events string: -e order kept */
+	const char *metric_select = NULL;
+	bool tpebs = false;
+	struct pmt_metric_events tev = { 0 };
+	unsigned ntables = 0;
+	struct pmt_events_opts eo = { .sz = sizeof(eo) };
+	struct pmt_event_table *table = NULL;
 	unsigned nev = 0, targets = 0;
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
 	const char *out = "perf.data";
-	struct pmt_record_run_opts ro = { .sz = sizeof(ro) };
+	/* a recording decodes anywhere unless told otherwise: its symbols travel with it */
+	struct pmt_record_run_opts ro = { .sz = sizeof(ro), .bundle = true };
 	struct pmt_record_stats st;
 	double secs;
 
 	o.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	o.privileged = privileged();
 	/* '+': options stop at the workload's name, as perf's */
-	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:dP", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (nev == sizeof(evstr) / sizeof(evstr[0]))
+			if (nev == MAX_EVENT_OPTS)
 				return pmt_cli_usage_fail("record", "too many -e options");
+			evstr[nev++] = optarg;
+			break;
+		case O_PFM_EVENTS:
+			if (nev == MAX_EVENT_OPTS)
+				return pmt_cli_usage_fail("record", "too many -e options");
+			pfm[nev] = true;
 			evstr[nev++] = optarg;
 			break;
 		case 'c':
@@ -219,6 +334,16 @@ int cmd_record(int argc, char **argv)
 			break;
 		case O_PER_THREAD: o.per_thread = true; break;
 		case O_NO_INHERIT: o.no_inherit = true; break;
+		case 'W': o.sample_weight = true; break;
+		case 'd': o.sample_addr = true; break;
+		case 'P': o.sample_period = true; break;
+		case O_PHYS_DATA: o.sample_phys_addr = true; break;
+		case O_DATA_PAGE_SIZE: o.sample_data_page_size = true; break;
+		case O_CODE_PAGE_SIZE: o.sample_code_page_size = true; break;
+		case O_SAMPLE_CPU: o.sample_cpu = true; break;
+		case O_TPEBS: tpebs = true; break;
+		case O_METRICS: metric_table = optarg; break;
+		case 'M': metric_select = optarg; break;
 		case 'o': out = optarg; break;
 		case 'z':
 			if (pmt_parse_u64(optarg, &v) < 0 || v < 1 || v > 22)
@@ -251,16 +376,19 @@ int cmd_record(int argc, char **argv)
 			break;
 		case O_DRY_RUN: dry_run = 1; break;
 		case O_BUNDLE:
-			if (optarg && !strcmp(optarg, "symbols"))
-				return pmt_cli_usage_fail("record", "--bundle=symbols (symbol and line "
-							  "tables only) is not built yet; "
-							  "--bundle=full carries the whole files");
-			if (optarg && strcmp(optarg, "full"))
-				return pmt_cli_usage_fail("record", "--bundle=%s: want full (or "
-							  "--no-bundle)", optarg);
+			if (optarg && strcmp(optarg, "full") && strcmp(optarg, "symbols"))
+				return pmt_cli_usage_fail("record", "--bundle=%s: want symbols or "
+							  "full (or --no-bundle)", optarg);
 			ro.bundle = true;
+			ro.bundle_full = optarg && !strcmp(optarg, "full");
 			break;
 		case O_NO_BUNDLE: ro.bundle = false; break;
+		case O_CPUTYPE: eo.cputype = optarg; break;
+		case O_EVENTS:
+			if (ntables == sizeof(tables) / sizeof(tables[0]))
+				return pmt_cli_usage_fail("record", "too many --events files");
+			tables[ntables++] = optarg;
+			break;
 		case 'v': verbose++; break;
 		case 'q': verbose = -1; break;
 		case 'h': return usage(stdout);
@@ -275,15 +403,49 @@ int cmd_record(int argc, char **argv)
 	if (!targets && optind >= argc)
 		return pmt_cli_usage_fail("record", "nothing to record: give -- CMD ARGS, -a, -C, "
 					  "-p or -t");
-	if (!nev)
-		evstr[nev++] = "cycles";
+	if (tpebs != (metric_select && metric_table))
+		return pmt_cli_usage_fail("record", "--tpebs takes -M METRIC[,GROUP] and --metrics "
+					  "FILE, and they need --tpebs");
+
 	rc = pmt_pmus_load(&pmus, NULL, &d);
 	if (rc < 0) {
 		pmt_diag_print(&d);
+		pmt_metric_events_fini(&tev);
 		return PMT_EXIT_ERROR;
 	}
+	pmt_pmus_probe_extended_type(&pmus);
+	if (tpebs && !pmt_pmus_nr_core(&pmus)) {
+		pmt_pmus_fini(&pmus);
+		return pmt_cli_fail("record", "--tpebs: no CPU core PMU (cpu, cpu_core) in "
+				    "%s/bus/event_source/devices: retire latencies come from Intel "
+				    "PEBS, which this machine (or VM) does not expose", pmt_sysfs_root());
+	}
+	if (tpebs) {
+		/* on hybrid parts perf's tpebs samples the P-cores' PMU only (tpebs.md) */
+		rc = tpebs_events(metric_table, metric_select,
+				  pmt_pmus_find(&pmus, "cpu_core") ? "cpu_core" : NULL, &tev, evstr,
+				  &nev);
+		if (rc) {
+			pmt_pmus_fini(&pmus);
+			return rc;
+		}
+		/* the retire latency is only in WEIGHT_STRUCT's var3_w (perf's child runs -W) */
+		o.sample_weight = true;
+	}
+	if (!nev)
+		evstr[nev++] = "cycles";
+	for (unsigned i = 0; i < ntables && rc >= 0; i++)
+		rc = pmt_event_table_load(&table, tables[i], &d);
+	if (rc >= 0 && !ntables)
+		rc = pmt_event_table_load_default(&table, &d);
+	eo.table = table;
 	for (unsigned i = 0; i < nev && rc >= 0; i++)
-		rc = pmt_events_parse(&events, &pmus, evstr[i], &d);
+		rc = pfm[i] ? pmt_events_parse_pfm(&events, &pmus, evstr[i], &d)
+			    : pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
+	pmt_event_table_free(table);
+	if (events.regrouped && verbose >= 0)
+		fprintf(stderr, "pmutrace record: events were regrouped to match PMUs (a group "
+				"opens on one PMU; one group per PMU now)\n");
 	if (rc >= 0)
 		rc = pmt_record_plan_build(&plan, &events, &pmus, &o, &d);
 	else
@@ -291,8 +453,14 @@ int cmd_record(int argc, char **argv)
 	if (rc < 0) {
 		pmt_diag_print(&d);
 		pmt_pmus_fini(&pmus);
+		pmt_metric_events_fini(&tev);
 		return PMT_EXIT_USAGE;
 	}
+	if (tev.nr_counted)
+		pmt_cli_warn("record", "--tpebs: the metrics' %zu counted events (%s%s) are not "
+			     "recorded: counting groups in a container are not built yet; give "
+			     "their counts to pmutrace metrics --counts", tev.nr_counted,
+			     tev.counted[0], tev.nr_counted > 1 ? ", ..." : "");
 	if (verbose > 0)
 		pmt_record_plan_print(stdout, &plan);
 	if (dry_run) {
@@ -319,6 +487,8 @@ int cmd_record(int argc, char **argv)
 			rc = PMT_EXIT_ERROR;
 		} else {
 			summary(out, &st, verbose);
+			if (verbose >= 0)
+				multiplex_note(&plan, &st);
 			/* data loss is never silent: the recording is complete but not whole */
 			rc = st.lost || st.lost_samples || st.aux_truncated ? PMT_EXIT_DAMAGED
 									    : PMT_EXIT_OK;
@@ -327,5 +497,6 @@ int cmd_record(int argc, char **argv)
 	}
 	pmt_record_plan_fini(&plan);
 	pmt_pmus_fini(&pmus);
+	pmt_metric_events_fini(&tev);
 	return rc;
 }

@@ -3,9 +3,12 @@
 #include <getopt.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "pmutrace/common.h"
+#include "pmutrace/container.h"
 #include "pmutrace/perfdata.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/output.h"
@@ -19,11 +22,16 @@ struct script_opts {
 	int raw;
 	int json;
 	unsigned top;
+	int top_given;
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
 	const char *symfs, *kallsyms;
+	const char *debuginfod; /* NULL: $DEBUGINFOD_URLS; "": --no-debuginfod */
+	int no_demangle;
 	const char *sort; /* report --sort keys */
 	int mem;          /* report --mem: perf mem report */
+	const char *html; /* report --html OUT */
+	int progress;     /* -1: on a terminal, 0: never, 1: always */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
 	const struct spe_consumer *consumer; /* export: its options, and it takes the samples */
@@ -46,7 +54,8 @@ static int parse_compat(const char *s, int *out)
 enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID, OPT_COMPAT,
        OPT_PID, OPT_TIME,
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
-       OPT_KALLSYMS, OPT_MEM };
+       OPT_KALLSYMS, OPT_MEM, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD, OPT_NO_DEMANGLE, OPT_HTML,
+       OPT_PROGRESS, OPT_NO_PROGRESS };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -62,6 +71,11 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "input", required_argument, NULL, 'i' },                                       \
 	{ "symfs", required_argument, NULL, OPT_SYMFS },                                 \
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },                           \
+	{ "debuginfod", optional_argument, NULL, OPT_DEBUGINFOD },                       \
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },                       \
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },                           \
+	{ "progress", no_argument, NULL, OPT_PROGRESS },                                 \
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },                           \
 	{ "help", no_argument, NULL, 'h' }
 static const struct option script_opts[] = {
 	COMMON_OPTS,
@@ -80,6 +94,7 @@ static const struct option report_opts[] = {
 	{ "sort", required_argument, NULL, 's' },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "mem", no_argument, NULL, OPT_MEM },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -96,8 +111,9 @@ static void usage(const char *cmd, FILE *fp)
 			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
-			    "         [-s|--sort sym,dso,comm,cpu,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
+			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
 			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
+			    "         [--html OUT.html]  (one self-contained page with charts)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
@@ -112,7 +128,12 @@ static void usage(const char *cmd, FILE *fp)
 		    "  with --raw, --cpu N and --tid T are the buffer's CPU and thread.\n"
 		    "  --symfs DIR: the traced files under DIR; also perf's build-id cache\n"
 		    "  ($HOME/.debug), /usr/lib/debug and .gnu_debuglink, by build-id.\n"
-		    "  --kallsyms FILE: the kernel's symbols (/proc/kallsyms of the recording machine).\n");
+		    "  --kallsyms FILE: the kernel's symbols (/proc/kallsyms of the recording machine).\n"
+		    "  --debuginfod[=URLS]: servers asked by build-id for files found nowhere else\n"
+		    "  (default and without URLS: $DEBUGINFOD_URLS); --no-debuginfod: none.\n"
+		    "  --no-demangle: C++ symbol names as the files spell them.\n"
+		    "  --progress, --no-progress: a progress line on stderr (default: when stderr\n"
+		    "  is a terminal).\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -140,6 +161,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	so->run.compat = PMT_PERF_NEWEST;
 	so->run.tid = -1;
 	so->top = 10;
+	so->progress = -1;
 	if (cons) {
 		/* the decode options, then the consumer's own (at most 15) */
 		size_t n = sizeof(common_opts) / sizeof(common_opts[0]);
@@ -179,6 +201,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			if (pmt_parse_u64(optarg, &v) || v > 1000000)
 				return pmt_cli_usage_fail(so->cmd, "bad --top '%s'", optarg);
 			so->top = (unsigned)v;
+			so->top_given = 1;
 			break;
 		case OPT_COMPAT:
 			if (parse_compat(optarg, &so->run.compat))
@@ -188,8 +211,14 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case 'i': so->path = optarg; break;
 		case OPT_SYMFS: so->symfs = optarg; break;
 		case OPT_KALLSYMS: so->kallsyms = optarg; break;
+		case OPT_DEBUGINFOD: so->debuginfod = optarg; break;
+		case OPT_NO_DEBUGINFOD: so->debuginfod = ""; break;
+		case OPT_NO_DEMANGLE: so->no_demangle = 1; break;
 		case 's': so->sort = optarg; break;
 		case OPT_MEM: so->mem = 1; break;
+		case OPT_HTML: so->html = optarg; break;
+		case OPT_PROGRESS: so->progress = 1; break;
+		case OPT_NO_PROGRESS: so->progress = 0; break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, err, sizeof(err)))
 				return pmt_cli_usage_fail(so->cmd, "%s", err);
@@ -208,6 +237,9 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			return PMT_EXIT_USAGE;
 		}
 	}
+	if (so->html && (so->sort || so->mem || so->json || so->fmt != PMT_SINK_TEXT))
+		return pmt_cli_usage_fail(so->cmd, "--html writes its own tables: no --sort, --mem, "
+					  "--csv or --json with it");
 	if (so->mem && !so->sort)
 		so->sort = "mem,sym,dso,snoop,tlb";
 	if (strcmp(so->cmd, "script") && so->fmt == PMT_SINK_CSV && !so->sort)
@@ -258,6 +290,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
  * report's "Total Lost Samples" counts LOST_SAMPLES */
 struct sideband {
 	struct pmt_symbols *syms;
+	struct pmt_html *html;
 	uint64_t lost_samples;
 	const struct spe_consumer *cons; /* export: sees the records too */
 };
@@ -268,6 +301,12 @@ static int feed_symbols(const struct pmt_trace_event *ev, void *ctx)
 
 	if (ev->type == PMT_REC_LOST_SAMPLES)
 		sb->lost_samples += ev->u.lost.lost;
+	if (sb->html) {
+		int rc = pmt_html_add_event(sb->html, ev);
+
+		if (rc < 0)
+			return rc;
+	}
 	if (sb->cons && sb->cons->event) {
 		int rc = sb->cons->event(sb->cons->ctx, ev);
 
@@ -281,16 +320,50 @@ struct sink_ctx {
 	struct pmt_spe_sink *sink;
 	struct pmt_spe_report *rep;
 	struct pmt_hist *hist;
+	struct pmt_html *html;
 	const struct pmt_sample_filter *filter; /* NULL: every sample */
 	const struct spe_consumer *cons;        /* export: takes every sample */
+	/* the progress line: its position is the AUX bytes decoded, nearly all of an SPE
+	 * trace; not the trace's read position, which runs ahead of the decode (chunks are
+	 * queued) or stands still (one AUXTRACE record may hold the whole trace) */
+	struct pmt_progress progress;
 };
+
+/* the input's size for the progress line's share; 0 (none) for a pipe or a container,
+ * whose position counts the uncompressed stream */
+static uint64_t input_size(const char *path)
+{
+	uint8_t magic[64];
+	struct stat st;
+	size_t n = 0;
+	FILE *fp;
+
+	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	fp = fopen(path, "rb");
+	if (fp) {
+		n = fread(magic, 1, sizeof(magic), fp);
+		fclose(fp);
+	}
+	return pmt_ctr_is_container(magic, n) ? 0 : (uint64_t)st.st_size;
+}
+
+static void count_progress(struct sink_ctx *c, const struct pmt_spe_sample *s, int n)
+{
+	if (pmt_progress_due(&c->progress, (uint64_t)n) && s->rec)
+		pmt_progress_stream(&c->progress, s->cpu, s->rec->offset);
+	pmt_progress_add(&c->progress, (uint64_t)n);
+}
 
 static int on_sample(const struct pmt_spe_sample *s, void *ctx)
 {
 	struct sink_ctx *c = ctx;
 
+	count_progress(c, s, 1);
 	if (c->filter && !pmt_sample_filter_match(c->filter, s))
 		return 0;
+	if (c->html)
+		return pmt_html_add(c->html, s);
 	if (c->cons)
 		return c->cons->sample(s, c->cons->ctx);
 	if (c->hist)
@@ -305,6 +378,7 @@ static int on_record(const struct pmt_spe_sample *s, int n, void *ctx)
 {
 	struct sink_ctx *c = ctx;
 
+	count_progress(c, s, n);
 	for (int i = 0; i < n; i++)
 		pmt_spe_sink_write(c->sink, &s[i]);
 	return 0;
@@ -331,7 +405,7 @@ static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int
 {
 	size_t w = 0;
 
-	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++)
+	for (unsigned ev = 0; (!m || m->has_auxtrace_info) && ev < PMT_SPE_SE_COUNT; ev++)
 		if (enabled & (1u << ev) && strlen(pmt_spe_event_name(ev, compat)) > w)
 			w = strlen(pmt_spe_event_name(ev, compat));
 	if (!m) {
@@ -339,18 +413,9 @@ static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int
 		return 20;
 	}
 	for (uint32_t i = 0; i < m->nr_attrs; i++) {
-		char buf[64];
-		/* an attr without EVENT_DESC name: perf 6.1 calls it "unknown attr type: N",
-		 * perf 7.3 "unknown event PMU=N config=0xC" (checked with both; the release
-		 * between them that changed it is not pinned) */
-		size_t l = m->attrs[i].name
-				   ? strlen(m->attrs[i].name)
-			   : compat >= 703 ? (size_t)snprintf(buf, sizeof(buf),
-							     "unknown event PMU=%u config=%#llx",
-							     m->attrs[i].type,
-							     (unsigned long long)m->attrs[i].config)
-					   : (size_t)snprintf(buf, sizeof(buf), "unknown attr type: %u",
-							     m->attrs[i].type);
+		char buf[128];
+		size_t l = (size_t)pmt_trace_event_name(m, PMT_EV_ATTR(i), compat, buf, sizeof(buf));
+
 		if (l > w)
 			w = l;
 	}
@@ -370,8 +435,9 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	uint32_t enabled = 0;
 	bool brstack;
 	struct pmt_spe_sink_opts sink_opts = { .sz = sizeof(sink_opts) };
+	struct pmt_out_file html_file = { 0 };
 	char line[256];
-	int rc, begin_rc, cons_rc = 0;
+	int rc, begin_rc, cons_rc = 0, early = 0;
 
 	rc = parse_args(&so, argc, argv, cons);
 	if (rc)
@@ -402,22 +468,27 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			pmt_out_fini(&out);
 			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
-		if (!pmt_source_meta(src)->has_auxtrace_info) {
-			/* nothing to decode: say what the file holds rather than print nothing */
-			char what[512];
+		if (is_report && !so.sort && !pmt_source_meta(src)->has_auxtrace_info)
+			so.sort = "comm,dso,sym"; /* perf report's default */
+		if (so.fields) {
+			char err[256];
 
-			pmt_source_describe(src, what, sizeof(what));
-			pmt_source_close(src);
-			pmt_spe_report_free(ctx.rep);
-			pmt_out_fini(&out);
-			return pmt_cli_fail(so.cmd, "%s has no AUX area trace (no SPE data) to "
-					    "decode; it holds %s", so.path, what);
+			if (pmt_spe_fields_check(pmt_source_meta(src), so.fields, err,
+						 sizeof(err)) < 0) {
+				pmt_source_close(src);
+				pmt_spe_report_free(ctx.rep);
+				pmt_out_fini(&out);
+				return pmt_cli_fail(so.cmd, "%s: %s", so.path, err);
+			}
 		}
 	}
-	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort || cons) {
+	if ((so.fields & PMT_FIELDS_SYMBOLS) || so.sort || cons || so.html ||
+	    (src && pmt_trace_has_own_samples(pmt_source_meta(src)))) {
 		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
 						     .compat = so.run.compat,
-						     .kallsyms = so.kallsyms };
+						     .kallsyms = so.kallsyms,
+						     .debuginfod = so.debuginfod,
+						     .no_demangle = so.no_demangle };
 
 		if (pmt_symbols_new(&sym_opts, &syms) < 0) {
 			pmt_spe_report_free(ctx.rep);
@@ -451,8 +522,11 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			char err[160];
 
 			rc = pmt_hist_new(so.sort, syms, &ctx.hist, err, sizeof(err));
-			if (rc >= 0)
+			if (rc >= 0) {
 				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
+				if (src)
+					pmt_hist_set_trace(ctx.hist, pmt_source_meta(src));
+			}
 			if (rc < 0) {
 				pmt_symbols_free(syms);
 				pmt_spe_report_free(ctx.rep);
@@ -472,6 +546,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	sink_opts.brstack = brstack;
 	sink_opts.fields = so.fields;
 	sink_opts.symbols = syms;
+	sink_opts.meta = src ? pmt_source_meta(src) : NULL;
 	sink_opts.name_width = name_width(src ? pmt_source_meta(src) : NULL, enabled,
 					  so.run.compat);
 	rc = pmt_spe_sink_new(&out, &sink_opts, &ctx.sink);
@@ -482,6 +557,25 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			pmt_file_unmap(&map);
 		pmt_out_fini(&out);
 		return pmt_cli_fail(so.cmd, "%s", pmt_errstr(rc));
+	}
+	if (so.html) {
+		/* the page's file is made before the decode: a bad path fails at once */
+		struct pmt_html_opts ho = PMT_OPTS_INIT(pmt_html_opts, .compat = so.run.compat,
+							.symbols = syms, .title = so.path,
+							.top = so.top_given ? so.top : 0,
+							.meta = src ? pmt_source_meta(src) : NULL);
+		struct pmt_diag diag = PMT_DIAG_INIT;
+		const char *inputs[] = { so.path };
+
+		if (pmt_html_new(&ho, &ctx.html) < 0) {
+			early = pmt_cli_fail(so.cmd, "out of memory");
+			goto release;
+		}
+		sb.html = ctx.html;
+		if (pmt_out_file_open(&html_file, so.html, inputs, 1, &diag) < 0) {
+			early = pmt_cli_fail_diag(so.cmd, &diag);
+			goto release;
+		}
 	}
 	if (so.filter.time_pct) {
 		/* percentages of the trace's span: one pass to find it first */
@@ -512,13 +606,36 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	/* the consumer opens its output only for a trace that could be opened */
 	begin_rc = cons ? cons->begin(cons->ctx, so.path, src ? pmt_source_meta(src) : NULL,
 				      so.run.compat, syms) : 0;
+	/* on a terminal, unless script's rows go to that terminal too */
+	if (so.progress < 0)
+		so.progress = isatty(STDERR_FILENO) && (is_report || cons || !isatty(STDOUT_FILENO));
+	if (pmt_progress_init(&ctx.progress, so.progress ? stderr : NULL, so.cmd,
+			      so.raw ? map.size : input_size(so.path)) < 0)
+		pmt_cli_warn(so.cmd, "no progress line: out of memory");
 	if (begin_rc)
 		rc = 0;
 	else if (so.raw)
 		rc = pmt_spe_run_raw(map.data, map.size, &so.run, on_sample, &ctx, &st, &enabled);
 	else
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
-	if (ctx.hist)
+	pmt_progress_fini(&ctx.progress);
+	if (ctx.html) {
+		struct pmt_out page;
+		struct pmt_diag diag = PMT_DIAG_INIT;
+
+		if (rc >= 0 && pmt_out_init(&page, html_file.fp, 1 << 16) < 0)
+			rc = -PMT_ENOMEM;
+		if (rc >= 0) {
+			int wrc = pmt_html_write(ctx.html, &page, &st, enabled);
+
+			if (pmt_out_fini(&page) < 0 || wrc < 0)
+				rc = wrc < 0 ? wrc : -PMT_EIO;
+		}
+		if (rc < 0)
+			pmt_out_file_abort(&html_file);
+		else if (pmt_out_file_commit(&html_file, &diag) < 0)
+			early = pmt_cli_fail_diag(so.cmd, &diag);
+	} else if (ctx.hist)
 		pmt_hist_print_as(ctx.hist, &out, so.run.compat, sb.lost_samples,
 				  so.json ? PMT_SINK_JSONL : so.fmt == PMT_SINK_CSV ? PMT_SINK_CSV
 										 : PMT_SINK_TEXT);
@@ -531,6 +648,10 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	/* the consumer ends while the address spaces and the trace are still there */
 	if (cons)
 		cons_rc = begin_rc ? begin_rc : cons->end(cons->ctx, rc, &st, enabled);
+release:
+	if (early)
+		pmt_out_fini(&out);
+	pmt_html_free(ctx.html);
 	pmt_spe_report_free(ctx.rep);
 	pmt_hist_free(ctx.hist);
 	pmt_spe_sink_free(ctx.sink);
@@ -538,6 +659,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	pmt_source_close(src);
 	if (so.raw)
 		pmt_file_unmap(&map);
+	if (early)
+		return early;
 	if (cons)
 		return cons_rc;
 	if (rc < 0)

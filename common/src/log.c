@@ -1,5 +1,7 @@
 #include "pmutrace/common.h"
 
+#include "progress_priv.h"
+
 static enum pmt_log_level pmt_log_level = PMT_LOG_WARN;
 static pmt_log_fn pmt_log_sink;
 static void *pmt_log_ctx;
@@ -15,6 +17,7 @@ void pmt_cli_warn(const char *cmd, const char *fmt, ...)
 	va_list ap;
 
 	pmt_log_counts[PMT_LOG_WARN]++;
+	progress_interrupt();
 	fprintf(stderr, "pmutrace %s: warning: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -43,6 +46,7 @@ void pmt_log(enum pmt_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	progress_interrupt();
 	if (pmt_log_sink)
 		pmt_log_sink(level, msg, pmt_log_ctx);
 	else

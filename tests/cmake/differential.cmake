@@ -129,6 +129,10 @@ add_test(NAME oracle.record_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(oracle.record_attrs73 PROPERTIES LABELS "differential;perf73;record"
   TIMEOUT 300 SKIP_RETURN_CODE 77)
+add_test(NAME oracle.intel_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles/intel_attrs.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR})
+set_tests_properties(oracle.intel_attrs73 PROPERTIES LABELS "differential;perf73;record"
+  TIMEOUT 600 SKIP_RETURN_CODE 77)
 
 # A script run against perf 6.1 (diff.NAME) and against perf 7.3 (diff.NAME73), on the
 # project's fixtures (the script takes the pmutrace binary and the source folder).
@@ -146,6 +150,11 @@ endfunction()
 pmt_perf_pair(symbols symbols_vs_perf.sh)
 # report --mem against perf mem report (memory-access, snoop and TLB columns)
 pmt_perf_pair(mem mem_vs_perf.sh)
+# a trace's own samples (cpu-clock, task-clock; no SPE data): script and report against
+# perf 6.1 and 7.3 on a pmutrace record container and a perf 6.1 perf.data
+add_test(NAME diff.plain COMMAND sh ${PMT_DIFF_DIR}/plain_vs_perf.sh $<TARGET_FILE:pmutrace>
+  ${PMT_PERF73})
+set_tests_properties(diff.plain PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
 
 add_test(NAME diff.export_sqlite61 COMMAND sh ${PMT_DIFF_DIR}/export_sqlite_vs_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.export_sqlite61 PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)

@@ -11,3 +11,28 @@ add_test(NAME record.pmusim_spe COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/pm
 # (a sanitizer build is preloaded after the simulator: asan must not insist on coming first)
 set_tests_properties(record.pmusim_spe PROPERTIES LABELS "record;perf73" TIMEOUT 300
   RUN_SERIAL TRUE ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+
+# groups on the real kernel (software events): group_fd, leader sampling read by perf
+add_test(NAME record.kernel_groups COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/kernel_groups.sh
+  $<TARGET_FILE:pmutrace> ${PMT_PERF73})
+set_tests_properties(record.kernel_groups PROPERTIES LABELS "record" TIMEOUT 120
+  SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
+# --pfm-events through libpfm4 (knl model) on the command line: attrs, order, refusals
+add_test(NAME record.pfm_events COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/pfm_events.sh
+  $<TARGET_FILE:pmutrace>)
+# (a sanitizer build runs under fail_open.c's preload: asan must not insist on coming first)
+set_tests_properties(record.pfm_events PROPERTIES LABELS "record" TIMEOUT 60
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0")
+
+# perf_event_open refusals (errno chosen by tests/pmusim/fail_open.c): event and reason named
+add_test(NAME record.open_errors COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/open_errors.sh
+  $<TARGET_FILE:pmutrace>)
+set_tests_properties(record.open_errors PROPERTIES LABELS "record" TIMEOUT 120
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0")
+
+# --pfm-events attrs against x86 perf 7.3 given the same encodings as raw events (fake GNR)
+add_test(NAME oracle.pfm_attrs73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/pfm_attrs.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+set_tests_properties(oracle.pfm_attrs73 PROPERTIES LABELS "differential;perf73;record"
+  TIMEOUT 300 SKIP_RETURN_CODE 77)

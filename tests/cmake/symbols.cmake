@@ -19,3 +19,15 @@ add_test(NAME symbols.report_formats
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_formats.sh $<TARGET_FILE:pmutrace>
   ${PROJECT_SOURCE_DIR})
 set_tests_properties(symbols.report_formats PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME symbols.debuginfod
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/debuginfod.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(symbols.debuginfod PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME symbols.demangle
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/demangle.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.demangle PROPERTIES LABELS "symbols;differential" SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME symbols.bundle_symbols
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/bundle_symbols.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(symbols.bundle_symbols PROPERTIES LABELS symbols SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME symbols.debug_placement
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/debug_placement.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.debug_placement PROPERTIES LABELS "symbols;differential" SKIP_RETURN_CODE 77 TIMEOUT 120)

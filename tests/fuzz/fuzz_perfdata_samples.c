@@ -1,5 +1,6 @@
 /* Fuzz a perf.data through the whole samples path: trace source -> per-CPU SPE queues ->
- * records -> synthetic samples -> every sample writer and the report (the perf.data-only
+ * records -> synthetic samples, and the trace's own SAMPLE records -> every sample writer
+ * (with the trace's event table), the report and the --sort histogram (the perf.data-only
  * targets never reached the sampler, so a corrupt TIME_CONV went unnoticed). The first
  * byte picks the --itrace options and the compat level; the rest is the file. */
 #include <stdint.h>
@@ -11,10 +12,12 @@
 #include "pmutrace/perfdata.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/output.h"
+#include "pmutrace/symbols.h"
 
 struct fctx {
 	struct pmt_spe_sink *sink[3];
 	struct pmt_spe_report *rep;
+	struct pmt_hist *hist;
 };
 
 static void quiet(enum pmt_log_level level, const char *msg, void *ctx) { }
@@ -25,6 +28,8 @@ static int to_all(const struct pmt_spe_sample *s, void *ctx)
 
 	for (int i = 0; i < 3; i++)
 		pmt_spe_sink_write(c->sink[i], s);
+	if (pmt_hist_add(c->hist, s) < 0)
+		return -1;
 	return pmt_spe_report_add(c->rep, s);
 }
 
@@ -33,7 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const itr[] = { "", "bfmtaMi1i", "i1il", "bl", "i3i", "M", "bfmtaMi1il",
 					   "t" };
 	static FILE *devnull;
-	struct fctx c = { { NULL, NULL, NULL }, NULL };
+	struct fctx c = { { NULL, NULL, NULL }, NULL, NULL };
+	struct pmt_symbols_opts syo = { .sz = sizeof(syo), .debuginfod = "" };
+	struct pmt_symbols *syms = NULL;
 	struct pmt_spe_run_opts o;
 	struct pmt_source *src;
 	struct pmt_out out;
@@ -59,16 +66,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < 3; i++) {
 			struct pmt_spe_sink_opts so = { .sz = sizeof(so),
 							.fmt = (enum pmt_sink_format)i,
-							.compat = o.compat, .show_time = true };
+							.compat = o.compat, .show_time = true,
+							.meta = pmt_source_meta(src) };
 
 			if (pmt_spe_sink_new(&out, &so, &c.sink[i]) < 0)
 				goto done;
 		}
-		if (pmt_spe_report_new(&c.rep) < 0)
+		if (pmt_spe_report_new(&c.rep) < 0 || pmt_symbols_new(&syo, &syms) < 0 ||
+		    pmt_hist_new("sym,dso,comm,cpu", syms, &c.hist, NULL, 0) < 0)
 			goto done;
+		pmt_hist_set_trace(c.hist, pmt_source_meta(src));
 		pmt_spe_run_source(src, &o, to_all, &c, NULL, &en);
 		pmt_spe_report_print(c.rep, &out, data[0] >> 7, 3, o.compat, en);
+		pmt_hist_print(c.hist, &out, o.compat, 0);
 done:
+		pmt_hist_free(c.hist);
+		pmt_symbols_free(syms);
 		pmt_spe_report_free(c.rep);
 		for (int i = 0; i < 3; i++)
 			pmt_spe_sink_free(c.sink[i]);

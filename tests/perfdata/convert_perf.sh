@@ -8,27 +8,31 @@
 # (and the context switches, recorded with --switch-events).
 # usage: convert_perf.sh PMUTRACE    (exit 77 = skipped: no perf or no perf_event_open)
 PMUTRACE=$1
-command -v perf >/dev/null 2>&1 || { echo "SKIP: perf missing"; exit 77; }
+PERF=${PERF:-perf}   # the perf to check against (perf 6.1, or perf 7.3's wrapper)
+COMPAT=${COMPAT:-6.1}
+# the perf that records (perf 7.3's loader wrapper cannot start a host workload)
+RECPERF=${RECPERF:-$PERF}
+command -v "$PERF" >/dev/null 2>&1 || { echo "SKIP: perf missing"; exit 77; }
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 1
-perf record -q -e cpu-clock --switch-events -o plain.data -- sh -c 'ls /usr/bin >/dev/null' >/dev/null 2>&1 ||
-	{ echo "SKIP: perf record not permitted"; exit 77; }
-perf record -q -z -e cpu-clock -o z.data -- sh -c 'ls /usr/bin >/dev/null' >/dev/null 2>&1 || exit 1
-perf record -q -e cpu-clock -o - -- sh -c 'ls /usr/bin >/dev/null' 2>/dev/null | cat > p.pipe || exit 1
+$RECPERF record -q -e cpu-clock --switch-events -o plain.data -- sh -c 'ls /usr/bin >/dev/null' >/dev/null 2>&1 ||
+	{ echo "SKIP: $RECPERF record not permitted"; exit 77; }
+$RECPERF record -q -z -e cpu-clock -o z.data -- sh -c 'ls /usr/bin >/dev/null' >/dev/null 2>&1 || exit 1
+$RECPERF record -q -e cpu-clock -o - -- sh -c 'ls /usr/bin >/dev/null' 2>/dev/null | cat > p.pipe || exit 1
 fail=0
 for f in plain.data z.data p.pipe; do
 	"$PMUTRACE" convert "$f" -o "$f.copy" || { echo "FAIL: convert $f"; fail=1; continue; }
-	perf script -i "$f" > "$f.txt" 2>/dev/null
-	perf script -i "$f.copy" > "$f.copy.txt" 2>/dev/null
+	$PERF script -i "$f" > "$f.txt" 2>/dev/null
+	$PERF script -i "$f.copy" > "$f.copy.txt" 2>/dev/null
 	if [ ! -s "$f.txt" ] || ! cmp -s "$f.txt" "$f.copy.txt"; then
-		echo "FAIL: perf script of the converted $f differs"
+		echo "FAIL: $PERF script of the converted $f differs"
 		diff "$f.txt" "$f.copy.txt" | head -5
 		fail=1
 	fi
 done
 counts() {
-	perf report -D -i "$1" 2>/dev/null | sed -n '/^Aggregated stats/,/stats:$/p' |
+	$PERF report -D -i "$1" 2>/dev/null | sed -n '/^Aggregated stats/,/stats:$/p' |
 		grep -E '^ *[A-Z_0-9]+ events:' | grep -v -E '^ *(TOTAL|CPU_MAP|EVENT_UPDATE) ' |
 		awk '$3 > 0 { print $1, $3 }'
 }
@@ -51,16 +55,16 @@ for f in swapped.data back.data; do
 	# (perf_event__switch_swap), so it shows a swapped file's switches with wrong
 	# pids: they are compared on the copy swapped back only
 	sw=; [ $f = back.data ] && sw=--show-switch-events
-	perf script -i plain.data -F $F $sw > a.txt 2>/dev/null
-	perf script -i $f -F $F $sw > b.txt 2>/dev/null
+	$PERF script -i plain.data -F $F $sw > a.txt 2>/dev/null
+	$PERF script -i $f -F $F $sw > b.txt 2>/dev/null
 	if [ ! -s a.txt ] || ! cmp -s a.txt b.txt; then
-		echo "FAIL: perf script of the byte-swapped copy $f differs"
+		echo "FAIL: $PERF script of the byte-swapped copy $f differs"
 		diff a.txt b.txt | head -5
 		fail=1
 	fi
 done
 # the records dropped are counted: perf's CPU_MAP and EVENT_UPDATE records
-nd=$(perf report -D -i plain.data 2>/dev/null | sed -n '/^Aggregated stats/,/stats:$/p' |
+nd=$($PERF report -D -i plain.data 2>/dev/null | sed -n '/^Aggregated stats/,/stats:$/p' |
 	awk '$1 == "CPU_MAP" || $1 == "EVENT_UPDATE" { n += $3 } END { print n + 0 }')
 if [ "$nd" -gt 0 ]; then
 	grep -q "^pmutrace convert: warning: $nd records of kinds that cannot change byte order" swap.err ||

@@ -17,7 +17,9 @@
  *   PMUSIM_DONE_SIGNAL=N    send signal N to the process when every byte was produced
  *                           (benchmarks: the recorder stops once it has all of them)
  * The SPE records are split across the events in CPU order, so with one event per CPU
- * each CPU gets a share in turn. */
+ * each CPU gets a share in turn. pebs.c adds an Intel core PMU (PMUSIM_PEBS_TYPE): PEBS
+ * samples with retire latencies and counting reads; it is included at the end, so the
+ * preload is still built from this one file. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,36 +39,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_EV 256
-#define IOC_ENABLE 0x2400
-#define IOC_DISABLE 0x2401
-#define IOC_SET_OUTPUT 0x2405
-#define IOC_ID 0x80082407
-enum { S_IP = 1, S_TID = 2, S_TIME = 4, S_ID = 64, S_CPU = 128, S_STREAM = 512,
-       S_IDENTIFIER = 65536 };
+#include "pmusim.h"
 
-struct ev {
-	int fd, cpu, pid, used, spe;
-	uint32_t type;
-	uint64_t sample_type, id, flags;
-	volatile int enabled;
-	uint8_t *base;       /* user page + data ring */
-	size_t base_len;
-	uint64_t data_size;
-	uint8_t *aux;
-	uint64_t aux_size;
-	int overwrite;
-	uint64_t lost_pending;
-	pthread_t thr;
-	pthread_mutex_t busy;  /* held while the producer writes: a disable waits for it, as the
-				* kernel stops the event before the ioctl returns */
-	int thr_started;
-	volatile int stop;
-	uint64_t produced, dropped, truncated, aux_records, data_lost, collisions;
-	int itrace_sent;
-};
-static struct ev evs[MAX_EV];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+struct ev evs[MAX_EV];
+pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *spe_bytes;
 static size_t spe_len, spe_pos;
 static uint32_t *rec_end; /* end offset of each whole record, found once at load */
@@ -91,7 +67,7 @@ static void init_real(void)
 	real_poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
 }
 
-static struct ev *find(int fd)
+struct ev *find(int fd)
 {
 	for (int i = 0; i < MAX_EV; i++)
 		if (evs[i].used && evs[i].fd == fd)
@@ -99,7 +75,7 @@ static struct ev *find(int fd)
 	return NULL;
 }
 
-static uint64_t now_ns(void)
+uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -107,7 +83,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void simlog(const char *fmt, ...)
+void simlog(const char *fmt, ...)
 {
 	const char *path = getenv("PMUSIM_LOG");
 	va_list ap;
@@ -221,14 +197,14 @@ static size_t take_records(size_t max, const uint8_t **out)
 	return max;
 }
 
-static uint64_t *up64(struct ev *e, size_t off)
+uint64_t *up64(struct ev *e, size_t off)
 {
 	return (uint64_t *)(void *)(e->base + off);
 }
 
 /* a record into the data ring as perf_output_begin/end: LOST first when records were
  * dropped, nothing when there is no room (counted as lost) */
-static void sid_trailer(struct ev *e, uint8_t *p, size_t *n)
+void sid_trailer(struct ev *e, uint8_t *p, size_t *n)
 {
 	uint64_t v;
 
@@ -263,7 +239,7 @@ static void sid_trailer(struct ev *e, uint8_t *p, size_t *n)
 	}
 }
 
-static int data_put(struct ev *e, const uint8_t *rec, size_t size)
+int data_put(struct ev *e, const uint8_t *rec, size_t size)
 {
 	uint64_t head = *up64(e, 1024), tail = __atomic_load_n(up64(e, 1032), __ATOMIC_ACQUIRE);
 	uint8_t lost[64];
@@ -430,7 +406,7 @@ static void start_producer(struct ev *e)
 	}
 }
 
-long syscall(long nr, ...)
+SIM_EXPORT long syscall(long nr, ...)
 {
 	va_list ap;
 	long a[6];
@@ -472,6 +448,7 @@ long syscall(long nr, ...)
 			e->enabled = !(e->flags & 1) || (e->flags & (1ULL << 12));
 			e->id = next_id++;
 			pthread_mutex_init(&e->busy, NULL);
+			pebs_open(e, attr, (int)a[3]);
 			if (e->spe)
 				nspe++;
 		}
@@ -486,7 +463,7 @@ long syscall(long nr, ...)
 	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+SIM_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	struct ev *e;
 
@@ -517,6 +494,15 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 			memcpy(m + 50, &shift, 2);
 			memcpy(m + 52, &mult, 4);
 		}
+		/* PMUSIM_RUNNING_PCT=N: the event ran N% of its enabled time (multiplexed) */
+		if (getenv("PMUSIM_RUNNING_PCT")) {
+			uint64_t enabled = 1000000000, running;
+
+			running = enabled / 100 * strtoull(getenv("PMUSIM_RUNNING_PCT"), NULL, 0);
+			memcpy(m + 24, &enabled, 8);
+			memcpy(m + 32, &running, 8);
+		}
+		pebs_start(e);
 		return m;
 	}
 	if (e->base) {
@@ -536,12 +522,12 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 }
 
 /* perf is built with 64-bit file offsets and calls mmap64 */
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+SIM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	return mmap(addr, len, prot, flags, fd, off);
 }
 
-int ioctl(int fd, unsigned long req, ...)
+SIM_EXPORT int ioctl(int fd, unsigned long req, ...)
 {
 	va_list ap;
 	unsigned long arg;
@@ -567,34 +553,86 @@ int ioctl(int fd, unsigned long req, ...)
 	case IOC_ID:
 		memcpy((void *)arg, &e->id, 8);
 		return 0;
-	case IOC_SET_OUTPUT:
-		return find((int)arg) ? 0 : (errno = EINVAL, -1);
+	case IOC_SET_OUTPUT: {
+		struct ev *to = find((int)arg);
+
+		if (!to)
+			return errno = EINVAL, -1;
+		e->out = to;
+		pebs_start(e);
+		return 0;
+	}
+	case IOC_RESET:
+		pebs_reset(e);
+		return 0;
 	default:
 		return 0;
 	}
 }
 
-int poll(struct pollfd *fds, nfds_t n, int timeout)
+/* POLLIN on the simulated descriptors whose ring holds data; *others: real descriptors */
+static int sim_ready(struct pollfd *fds, nfds_t n, nfds_t *others)
 {
 	int ready = 0;
 
-	init_real();
+	*others = 0;
 	for (nfds_t i = 0; i < n; i++) {
 		struct ev *e = find(fds[i].fd);
 
+		if (!e) {
+			*others += fds[i].fd >= 0;
+			continue;
+		}
 		fds[i].revents = 0;
-		if (e && e->base && *up64(e, 1024) != *up64(e, 1032)) {
+		if (e->base && *up64(e, 1024) != *up64(e, 1032)) {
 			fds[i].revents = POLLIN;
 			ready++;
 		}
 	}
-	if (ready)
-		return ready;
-	usleep(timeout > 0 && timeout < 5 ? (unsigned)timeout * 1000 : 5000);
-	return 0;
+	return ready;
 }
 
-int close(int fd)
+SIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	nfds_t others;
+	int ready, r;
+
+	init_real();
+	ready = sim_ready(fds, n, &others);
+	if (!ready && others == n)
+		return real_poll(fds, n, timeout); /* nothing simulated: the caller's timeout */
+	if (!others) {
+		if (!ready)
+			usleep(timeout > 0 && timeout < 5 ? (unsigned)timeout * 1000 : 5000);
+		return ready;
+	}
+	/* the real descriptors (perf's --control pipe, a workload's) go to the kernel, the
+	 * simulated ones hidden from it as negative descriptors, which poll skips */
+	for (nfds_t i = 0; i < n; i++)
+		if (find(fds[i].fd))
+			fds[i].fd = -fds[i].fd - 1;
+	r = real_poll(fds, n, ready ? 0 : timeout >= 0 && timeout < 5 ? timeout : 5);
+	for (nfds_t i = 0; i < n; i++)
+		if (fds[i].fd < 0 && find(-fds[i].fd - 1))
+			fds[i].fd = -fds[i].fd - 1;
+	ready = sim_ready(fds, n, &others);
+	return r < 0 ? (ready ? ready : r) : ready + r;
+}
+
+/* counting reads of the core PMU's events; the others' descriptors are eventfds */
+SIM_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	static ssize_t (*real_read)(int, void *, size_t);
+	struct ev *e = fd >= 0 ? find(fd) : NULL;
+
+	if (e && e->pebs)
+		return pebs_read(e, buf, n);
+	if (!real_read)
+		real_read = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	return real_read(fd, buf, n);
+}
+
+SIM_EXPORT int close(int fd)
 {
 	struct ev *e;
 
@@ -604,6 +642,8 @@ int close(int fd)
 		e->stop = 1;
 		if (e->thr_started)
 			pthread_join(e->thr, NULL);
+		if (e->pebs)
+			pebs_close(e);
 		if (e->spe)
 			simlog("cpu %d produced %llu dropped %llu truncated %llu aux_records %llu "
 			     "data_lost %llu collisions %llu\n", e->cpu, (unsigned long long)e->produced,
@@ -614,3 +654,6 @@ int close(int fd)
 	}
 	return real_close(fd);
 }
+
+/* the Intel core PMU: a file of its own, built into this one */
+#include "pebs.c"

@@ -4,29 +4,37 @@
  * fails, so perf would print the attrs of an old kernel. This answers opens of the
  * software and hardware types, which the probes use, with a file descriptor, and leaves
  * every other open to the kernel: an event of a fake sysfs PMU fails after perf printed
- * its attr, which is what the oracle reads. */
+ * its attr, which is what the oracle reads. PROBE_OK_TYPES="3,4,10" answers those types too,
+ * so perf goes on to open every event of a list (a failed open drops an event or stops a
+ * group, and a fallback such as cycles -> task-clock adds attrs of its own). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "preload_syscall.h"
 
 long syscall(long nr, ...)
 {
 	static long (*real)(long, ...);
-	va_list ap;
 	long a[6];
 
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
+	PRELOAD_SYSCALL_ARGS(nr, a);
 	if (nr == SYS_perf_event_open) {
 		uint32_t type = *(const uint32_t *)a[0]; /* perf_event_attr.type */
+		const char *more = getenv("PROBE_OK_TYPES");
+		bool ok = type <= 1; /* PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE */
+		char *end;
 
-		if (type <= 1) /* PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE */
+		while (!ok && more && *more) {
+			ok = strtoul(more, &end, 0) == type;
+			more = *end == ',' ? end + 1 : NULL;
+		}
+		if (ok)
 			return open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
 	if (!real)

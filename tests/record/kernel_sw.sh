@@ -91,9 +91,9 @@ cp "$T/w.data" "$T/keep.data"
 "$P" record -q -e cpu-clock -o "$T/keep.data" -- true 2>/dev/null
 cmp -s "$T/w.data" "$T/keep.data.old" || bad "the previous recording was not kept as .old"
 
-# --bundle: the workload's mapped files (by their build-ids) and kallsyms ride along; perf
-# still reads the records through zstd -dc
-"$P" record -q -e cpu-clock -c 100000 --bundle -o "$T/b.pmt" -- sh -c "$loop" 2>/dev/null
+# --bundle=full: the workload's mapped files (by their build-ids) and kallsyms ride along;
+# perf still reads the records through zstd -dc (the default, symbols only: symbols.bundle_symbols)
+"$P" record -q -e cpu-clock -c 100000 --bundle=full -o "$T/b.pmt" -- sh -c "$loop" 2>/dev/null
 "$P" info "$T/b.pmt" >"$T/binfo"
 sh_path=$(readlink -f "$(command -v sh)")
 want=$(readelf -nW "$sh_path" | sed -n 's/.*Build ID: //p')
@@ -107,8 +107,11 @@ if [ "$(id -u)" = 0 ]; then
 fi
 [ "$(count_perf "$T/b.pmt" cpu-clock)" = "$(count_info "$T/b.pmt" cpu-clock)" ] ||
 	bad "--bundle: perf reads $(count_perf "$T/b.pmt" cpu-clock) samples, pmutrace $(count_info "$T/b.pmt" cpu-clock)"
-"$P" record -e cpu-clock --bundle=symbols -o "$T/x.pmt" -- true 2>"$T/err"
-[ $? = 129 ] && grep -q "not built yet" "$T/err" || bad "--bundle=symbols: $(cat "$T/err")"
+rc=0
+"$P" record -e cpu-clock --bundle=everything -o "$T/x.pmt" -- true 2>"$T/err" || rc=$?
+[ $rc = 129 ] && grep -q "want symbols or full" "$T/err" || bad "--bundle=everything: $(cat "$T/err")"
+"$P" record -q -e cpu-clock --no-bundle -o "$T/x.pmt" -- true 2>/dev/null
+"$P" info "$T/x.pmt" | grep -q '^embedded:' && bad "--no-bundle carried files"
 
 # errors that name the cause
 "$P" record -e cpu-clock -o "$T/x.data" -- /nonexistent/cmd 2>"$T/err"

@@ -13,20 +13,7 @@ PERF=${PERF:-perf}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$SRC/tests/tools/symbols_fixture.sh"
-fixture_build "$T/fx"
-set -- $(text_section "$T/fx/app")
-"$P" synth --records 6000 --seed 71 --kernel-pct 30 --text $((FIX_APP + $1)),$(($2)) -o "$T/a.spe"
-set -- $(text_section "$T/fx/libfix.so")
-"$P" synth --records 3000 --seed 72 --kernel-pct 0 --text $((FIX_LIB + $1)),$(($2)) -o "$T/l.spe"
-cat "$T/a.spe" "$T/l.spe" >"$T/all.spe"
-printf 'ffffffc084190000 T _text\nffffffc084200000 T kfn_a\nffffffc084230000 t kfn_b\nffffffc084300000 W kfn_c\nffffffc084500000 T _etext\n' >"$T/kallsyms"
-"$P" convert --raw "$T/all.spe" --midr 0x410fd0c0 --pid 4242 --comm app \
-	--mmap "$FIX_APP,0x10000,0,/usr/bin/app,$(bid "$T/fx/app")" \
-	--mmap "$FIX_LIB,0x10000,0,/usr/lib/libfix.so,$(bid "$T/fx/libfix.so")" \
-	--kernel-mmap 0xffffffc084190000,0x1000000 -o "$T/t.data"
-mkdir -p "$T/fs/usr/bin" "$T/fs/usr/lib"
-cp "$T/fx/app" "$T/fs/usr/bin/app"
-cp "$T/fx/libfix.so" "$T/fs/usr/lib/libfix.so"
+kernel_trace "$T" 71 30
 "$P" convert "$T/t.data" --container --bundle "$T/fx/app=/usr/bin/app" \
 	--bundle "$T/fx/libfix.so=/usr/lib/libfix.so" --bundle-kallsyms "$T/kallsyms" -o "$T/t.pmt"
 # the files are nowhere else: no --symfs, no build-id cache

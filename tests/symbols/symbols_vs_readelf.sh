@@ -2,7 +2,8 @@
 # pmutrace symbols against binutils' readelf on the project's fixtures (fixtures/symbols),
 # for AArch64 and x86-64: PIE, ET_EXEC, shared library, and a stripped file with its
 # debug file. Every FUNC and OBJECT symbol readelf lists (defined, not ABS) is in the table
-# at its file offset (st_value moved by its PT_LOAD's p_vaddr - p_offset) with its size,
+# at its file offset (st_value moved by its PT_LOAD's p_vaddr - p_offset, a debug file's by
+# the binary's PT_LOADs, which pmutrace has to reconstruct from the debug file alone) with its size,
 # or an alias at the same place stands for it; every entry of the table but the synthesized
 # .plt ones is a symbol readelf lists there.
 #   symbols_vs_readelf.sh PMUTRACE SOURCE_DIR
@@ -24,8 +25,12 @@ for arch in aarch64 x86_64; do
 	for f in app app.nopie libfix.so app.debug; do
 		F=$T/$arch/$f
 		"$P" symbols "$F" >"$T/ours" || { echo "FAIL: pmutrace symbols $F"; exit 1; }
-		# readelf's view: "offset size name" of each FUNC/OBJECT, placed like perf
-		$RE -lW "$F" 2>/dev/null | awk '$1 == "LOAD" { print "L", $2, $3, $6 }' >"$T/loads"
+		# readelf's view: "offset size name" of each FUNC/OBJECT, placed like perf: by the
+		# mapped file's program headers (a debug file's have their offsets zeroed: its
+		# symbols belong where the binary it was split from has them)
+		L=$F
+		[ "$f" = app.debug ] && L=$T/$arch/app
+		$RE -lW "$L" 2>/dev/null | awk '$1 == "LOAD" { print "L", $2, $3, $6 }' >"$T/loads"
 		# (labels, NOTYPE, are marked: perf takes those in text and data sections, so they
 		# may be in the table but need not)
 		$RE -sW "$F" 2>/dev/null | awk '$4 == "FUNC" || $4 == "OBJECT" || $4 == "IFUNC" || $4 == "NOTYPE" {

@@ -4,7 +4,7 @@
 set -u
 top=$1
 rules=$top/tests/tools/layers.txt
-third_party='jansson zstd libelf gelf capstone elfutils sqlite3 libpq-fe protobuf-c zlib pfmlib'
+third_party='jansson zstd libelf gelf capstone elfutils sqlite3 libpq-fe protobuf-c zlib pfmlib perfmon'
 status=0
 cd "$top" || exit 2
 for f in $(find common formats decode record cli bench tests -name '*.[ch]' | sort); do
@@ -39,7 +39,7 @@ for f in $(find common formats decode record cli bench tests -name '*.[ch]' | so
 			esac
 			case "$dir" in tests/unit/*)
 				part=${dir#tests/unit/}
-				for d in tests/unit common/src formats/"$part"/src decode/"$part"/src; do
+				for d in tests/unit common/src formats/"$part"/src decode/"$part"/src record/"$part"/src; do
 					[ -f "$d/$name" ] && found=1
 				done ;;
 			esac

@@ -57,3 +57,22 @@ perf_oracle() {
 	COMPAT=${COMPAT:-6.1}
 	$PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run"; exit 77; }
 }
+# kernel_trace DIR SEED KPCT: DIR/t.data, a trace of pid 4242 ("app") in the fixtures'
+# executable (2/3, KPCT% of it in the kernel) and library (1/3), mapped by build-id MMAP2,
+# with a [kernel.kallsyms] map whose symbols are DIR/kallsyms; DIR/fs holds the files at
+# their recorded paths, DIR/fx the build. Needs $P.
+kernel_trace() {
+	fixture_build "$1/fx"
+	set -- "$1" "$2" "$3" $(text_section "$1/fx/app") $(text_section "$1/fx/libfix.so")
+	"$P" synth --records 6000 --seed "$2" --kernel-pct "$3" --text $((FIX_APP + $4)),$(($5)) -o "$1/a.spe"
+	"$P" synth --records 3000 --seed $(($2 + 1)) --kernel-pct 0 --text $((FIX_LIB + $6)),$(($7)) -o "$1/l.spe"
+	cat "$1/a.spe" "$1/l.spe" >"$1/all.spe"
+	printf 'ffffffc084190000 T _text\nffffffc084200000 T kfn_a\nffffffc084230000 t kfn_b\nffffffc084300000 W kfn_c\nffffffc084500000 T _etext\n' >"$1/kallsyms"
+	"$P" convert --raw "$1/all.spe" --midr 0x410fd0c0 --pid 4242 --comm app \
+		--mmap "$FIX_APP,0x10000,0,/usr/bin/app,$(bid "$1/fx/app")" \
+		--mmap "$FIX_LIB,0x10000,0,/usr/lib/libfix.so,$(bid "$1/fx/libfix.so")" \
+		--kernel-mmap 0xffffffc084190000,0x1000000 -o "$1/t.data"
+	mkdir -p "$1/fs/usr/bin" "$1/fs/usr/lib"
+	cp "$1/fx/app" "$1/fs/usr/bin/app"
+	cp "$1/fx/libfix.so" "$1/fs/usr/lib/libfix.so"
+}

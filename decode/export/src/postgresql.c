@@ -150,6 +150,7 @@ struct pg_export {
 	bool failed; /* errmsg says why */
 	char errmsg[512];
 	uint32_t seen_events;
+	const struct pmt_trace_meta *meta; /* names of the trace's own events */
 	struct pmt_symbols *syms;
 	struct export_threads threads;
 	struct export_ids ids;
@@ -398,6 +399,7 @@ int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts
 	if (err < 0)
 		return err;
 	x->compat = opts->compat;
+	x->meta = PMT_OPTS_HAS(opts, meta) ? opts->meta : NULL;
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	export_ids_init(&x->ids);
@@ -524,10 +526,14 @@ static bool insert_rest(struct pg_export *x, const struct pmt_spe_rec_stats *st,
 
 	if (!st)
 		st = &none;
-	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT && ok; ev++)
-		if (events & (1u << ev))
-			ok = put_row(&b, "iis", x->run_id, (int64_t)ev,
-				     pmt_spe_event_name(ev, x->compat));
+	for (unsigned ev = 0; ev < 32 && ok; ev++) {
+		char name[128];
+
+		if (!(events & (1u << ev)))
+			continue;
+		pmt_trace_event_name(x->meta, ev, x->compat, name, sizeof(name));
+		ok = put_row(&b, "iis", x->run_id, (int64_t)ev, name);
+	}
 	ok = ok && copy_buf(x, "COPY events FROM STDIN", &b);
 	t = x->threads.thr;
 	n = export_threads_sorted(&x->threads);

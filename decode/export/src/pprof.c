@@ -399,9 +399,13 @@ static int pp_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 	}
 	if ((lvl = lvl_str(x, s->data_src)) < 0)
 		goto oom;
-	if (s->event < 32 && !x->event_str[s->event] &&
-	    (x->event_str[s->event] = str_id(x, pmt_spe_event_name(s->event, x->compat))) < 0)
-		goto oom;
+	if (s->event < 32 && !x->event_str[s->event]) {
+		char name[128];
+
+		pmt_trace_event_name(x->meta, s->event, x->compat, name, sizeof(name));
+		if ((x->event_str[s->event] = str_id(x, name)) < 0)
+			goto oom;
+	}
 	ak.loc = ipe->loc;
 	ak.event = s->event;
 	ak.lvl = (uint32_t)lvl;

@@ -156,6 +156,7 @@ struct sq_export {
 	bool no_index;
 	char errmsg[256];
 	uint32_t seen_events;
+	const struct pmt_trace_meta *meta; /* names of the trace's own events */
 	struct export_threads threads;
 	struct pmt_spe_sample last; /* the sample whose record columns are bound */
 	uint64_t last_offset;
@@ -223,6 +224,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	if (err < 0)
 		return err;
 	x->compat = opts->compat;
+	x->meta = PMT_OPTS_HAS(opts, meta) ? opts->meta : NULL;
 	x->batch = PMT_OPTS_HAS(opts, batch) ? opts->batch : 0;
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
 	export_ids_init(&x->ids);
@@ -362,7 +364,7 @@ static int bind_record(struct sq_export *x, sqlite3_stmt *st, const struct pmt_s
 	x->last = *s;
 	x->last_offset = s->rec ? s->rec->offset : 0;
 	x->have_last = 1;
-	sqlite3_bind_int64(st, P_CPU, s->cpu);
+	sqlite3_bind_int64(st, P_CPU, (int32_t)s->cpu); /* -1: no CPU sampled */
 	sqlite3_bind_int(st, P_PID, s->pid);
 	sqlite3_bind_int(st, P_TID, s->tid);
 	sqlite3_bind_int64(st, P_TIME, (sqlite3_int64)s->time);
@@ -439,11 +441,14 @@ static int insert_events(struct sq_export *x, uint32_t events)
 	if (sqlite3_prepare_v2(x->db, "INSERT INTO events VALUES (?,?)", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return -PMT_EIO;
-	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT && !rc; ev++) {
+	for (unsigned ev = 0; ev < 32 && !rc; ev++) {
+		char name[128];
+
 		if (!(events & (1u << ev)))
 			continue;
+		pmt_trace_event_name(x->meta, ev, x->compat, name, sizeof(name));
 		sqlite3_bind_int(st, 1, (int)ev);
-		sqlite3_bind_text(st, 2, pmt_spe_event_name(ev, x->compat), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
 		rc = step(x, st);
 	}
 	sqlite3_finalize(st);

@@ -7,6 +7,7 @@
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
+#include "event_slots.h"
 
 #define EM_X86_64_ 62
 #define EM_AARCH64_ 183
@@ -14,7 +15,7 @@
 struct ins_stat {
 	const void *sym;          /* NULL: empty slot */
 	uint64_t off;             /* the instruction's file offset (the samples' map_ip) */
-	uint32_t nr[PMT_SPE_SE_COUNT];
+	uint32_t nr[PMT_EV_SLOTS];
 	/* latency sums: [0] of the instruction samples (one per record), [1] of the memory
 	 * samples (when instructions are not sampled) */
 	uint64_t lat[2], issue[2], xlat[2];
@@ -24,7 +25,7 @@ struct ins_stat {
 struct sym_stat {
 	const void *sym;          /* NULL: empty slot */
 	struct pmt_sym_loc loc;   /* of its first sample: names, file, map */
-	uint64_t nr[PMT_SPE_SE_COUNT];
+	uint64_t nr[PMT_EV_SLOTS];
 };
 
 struct pmt_annotate {
@@ -34,7 +35,8 @@ struct pmt_annotate {
 	size_t ins_cap, ins_n;
 	struct sym_stat *sy;
 	size_t sy_cap, sy_n;
-	uint64_t total[PMT_SPE_SE_COUNT];
+	uint64_t total[PMT_EV_SLOTS];
+	struct pmt_ev_slots slots;
 	/* the samples of a record share ip: resolved once */
 	uint64_t last_ip, last_time;
 	int32_t last_pid;
@@ -61,6 +63,7 @@ int pmt_annotate_new(struct pmt_symbols *syms, const struct pmt_annotate_opts *o
 		return -PMT_ENOMEM;
 	a->syms = syms;
 	memcpy(&a->o, o, o->sz < sizeof(a->o) ? o->sz : sizeof(a->o));
+	a->slots.meta = PMT_OPTS_HAS(o, meta) ? o->meta : NULL;
 	a->ins_cap = 4096;
 	a->sy_cap = 256;
 	a->ins = calloc(a->ins_cap, sizeof(*a->ins));
@@ -132,10 +135,11 @@ int pmt_annotate_add(struct pmt_annotate *a, const struct pmt_spe_sample *s)
 {
 	struct ins_stat *is;
 	struct sym_stat *ss;
+	int slot = pmt_ev_slot(&a->slots, s->event, "annotate");
 
-	if (s->event >= PMT_SPE_SE_COUNT)
+	if (slot < 0)
 		return 0;
-	a->total[s->event]++;
+	a->total[slot]++;
 	if (!a->last_valid || s->ip != a->last_ip || s->pid != a->last_pid ||
 	    s->time != a->last_time) {
 		pmt_symbols_resolve(a->syms, s->pid, s->ip, s->time, &a->last);
@@ -154,7 +158,7 @@ int pmt_annotate_add(struct pmt_annotate *a, const struct pmt_spe_sample *s)
 		is->off = a->last.map_ip;
 		a->ins_n++;
 	}
-	is->nr[s->event]++;
+	is->nr[slot]++;
 	/* a record's latencies (total = the sample's weight) once: from its instruction
 	 * sample, or its memory sample when instructions are not sampled */
 	if (s->event == PMT_SPE_SE_INSN || s->event == PMT_SPE_SE_MEMORY) {
@@ -171,7 +175,7 @@ int pmt_annotate_add(struct pmt_annotate *a, const struct pmt_spe_sample *s)
 		ss->loc = a->last;
 		a->sy_n++;
 	}
-	ss->nr[s->event]++;
+	ss->nr[slot]++;
 	return grow(a);
 }
 
@@ -179,10 +183,12 @@ int pmt_annotate_add(struct pmt_annotate *a, const struct pmt_spe_sample *s)
 static int pick_event(const struct pmt_annotate *a, int compat, char *err, size_t cap)
 {
 	int best = -1;
+	char name[128];
 
 	if (a->o.event) {
-		for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++)
-			if (!strcmp(pmt_spe_event_name(ev, compat), a->o.event))
+		for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT + a->slots.n; ev++)
+			if (!strcmp(pmt_ev_slot_name(&a->slots, ev, compat, name, sizeof(name)),
+				    a->o.event))
 				return (int)ev;
 		snprintf(err, cap, "--event %s: no such event (the trace's events are those "
 			 "report lists)", a->o.event);
@@ -190,7 +196,7 @@ static int pick_event(const struct pmt_annotate *a, int compat, char *err, size_
 	}
 	if (a->total[PMT_SPE_SE_INSN])
 		return PMT_SPE_SE_INSN;
-	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++)
+	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT + a->slots.n; ev++)
 		if (a->total[ev] && (best < 0 || a->total[ev] > a->total[best]))
 			best = (int)ev;
 	if (best < 0)
@@ -223,10 +229,12 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 	const char *last_file = NULL;
 	unsigned last_line = 0;
 	int rc = pmt_symbols_sym_code(a->syms, &ss->loc, &code, &len, &vaddr, &machine);
+	char name[128];
 
 	pmt_out_printf(out, " Percent |  Samples   Lat  Issue   Xlat | Source code & Disassembly "
 			    "of %s for %s (%" PRIu64 " samples, %.2f%% of them)\n",
-		       ss->loc.dso_short, pmt_spe_event_name(ev, compat), ss->nr[ev],
+		       ss->loc.dso_short, pmt_ev_slot_name(&a->slots, ev, compat, name, sizeof(name)),
+		       ss->nr[ev],
 		       a->total[ev] ? 100.0 * (double)ss->nr[ev] / (double)a->total[ev] : 0.0);
 	pmt_out_str(out, "-------------------------------------------------------------------"
 			 "-------------\n");
@@ -234,7 +242,11 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 		       ss->loc.dso);
 	if (rc <= 0 || (machine != EM_AARCH64_ && machine != EM_X86_64_)) {
 		pmt_out_printf(out, "         :  (no code: %s)\n\n",
-			       rc < 0 ? "out of memory"
+			       rc == -PMT_ENOT_FOUND
+				       ? "the recording carries this file's symbols only "
+					 "(--bundle=symbols): give the file with --symfs, or "
+					 "record with --bundle=full"
+			       : rc < 0 ? "out of memory"
 			       : rc == 0 ? "the mapped file was not found"
 					 : "not an AArch64 or x86-64 file");
 		free(code);
@@ -289,6 +301,7 @@ int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat, 
 	size_t n = 0;
 	int ev = pick_event(a, compat, err, cap);
 	csh cs_arm, cs_x86;
+	char name[128];
 
 	if (ev < 0)
 		return -PMT_ENOT_FOUND;
@@ -316,7 +329,8 @@ int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat, 
 	if (!n)
 		snprintf(err, cap, a->o.symbol ? "no %s samples in a symbol named %s"
 					       : "no %s samples fall in a known symbol",
-			 pmt_spe_event_name((unsigned)ev, compat), a->o.symbol ? a->o.symbol : "");
+			 pmt_ev_slot_name(&a->slots, (unsigned)ev, compat, name, sizeof(name)),
+			 a->o.symbol ? a->o.symbol : "");
 	for (size_t i = 0; i < n && (a->o.symbol || i < (a->o.top ? a->o.top : 5)); i++)
 		print_symbol(a, out, v[i], (unsigned)ev, compat, cs_arm, cs_x86);
 	free(v);

@@ -6,38 +6,47 @@
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
+#include "event_slots.h"
 
-enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY_COUNT };
+#include "hist_priv.h"
+
+enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY_PID,
+	   KEY_COUNT };
 static const char *const key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu", "mem", "snoop",
-						  "tlb" };
+						  "tlb", "pid" };
 static const char *const key_headers[KEY_COUNT] = { "Symbol", "Shared Object", "Command",
 						    "CPU", "Memory access", "Snoop",
-						    "TLB access" };
+						    "TLB access", "    Pid:Command" };
 /* perf's fixed widths of the memory columns (hists__calc_col_len) */
-static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22 };
+static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22, 0 };
 #define MEM_KEYS ((1u << KEY_MEM) | (1u << KEY_SNOOP) | (1u << KEY_TLB))
+
+/* events are counted in slots (event_slots.h) */
+#define HIST_SLOTS PMT_EV_SLOTS
+_Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first bits");
 
 /* One key tuple with its counts in every event: the samples of a record (one per event)
  * share the entry, so a record costs one lookup. */
 struct hent {
 	uint64_t hash;         /* 0: empty slot */
 	uint32_t cpu;
+	int32_t tid;           /* the pid key's thread */
 	const void *sym_id;    /* NULL: no symbol; then `ip` tells entries apart */
 	const void *dso_id;
 	const char *sym, *dso; /* names owned by the pmt_symbols */
 	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
 	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
-	uint64_t dsrc_ev[PMT_SPE_SE_COUNT]; /* the data source of the entry's first sample
+	uint64_t dsrc_ev[HIST_SLOTS]; /* the data source of the entry's first sample
 					     * in each event: its texts are printed */
 	uint8_t kernel, object;
 	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
 	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
-	uint64_t objoff_ev[PMT_SPE_SE_COUNT]; /* of the entry's first sample in each event,
+	uint64_t objoff_ev[HIST_SLOTS]; /* of the entry's first sample in each event,
 					       * as perf keeps it */
 	uint64_t dsrc;         /* this sample's data source (while adding) */
-	uint64_t period[PMT_SPE_SE_COUNT];
-	uint64_t weight[PMT_SPE_SE_COUNT];
-	uint32_t nr[PMT_SPE_SE_COUNT];
+	uint64_t period[HIST_SLOTS];
+	uint64_t weight[HIST_SLOTS];
+	uint32_t nr[HIST_SLOTS];
 	uint32_t seq;          /* first seen: the order of entries equal in every key */
 	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
 	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
@@ -52,8 +61,8 @@ struct pmt_hist {
 	size_t cap, n;
 	char *comms;           /* interned comm strings: a thread's COMM can change later */
 	size_t comms_len, comms_cap;
-	uint64_t total_period[PMT_SPE_SE_COUNT], nr_samples[PMT_SPE_SE_COUNT];
-	uint64_t total_weight[PMT_SPE_SE_COUNT];
+	uint64_t total_period[HIST_SLOTS], nr_samples[HIST_SLOTS];
+	uint64_t total_weight[HIST_SLOTS];
 	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
 	int compat;
 	uint32_t seq;
@@ -68,9 +77,16 @@ struct pmt_hist {
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;
 	uint8_t last_valid;
+	struct pmt_ev_slots slots;
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
-	char pct_text[PMT_SPE_SE_COUNT][64][24];
+	char pct_text[HIST_SLOTS][64][24];
 };
+
+int pmt_hist_set_trace(struct pmt_hist *h, const struct pmt_trace_meta *m)
+{
+	h->slots.meta = m;
+	return 0;
+}
 
 int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
 {
@@ -100,7 +116,7 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 				break;
 		if (k == KEY_COUNT || (h->used_keys & (1u << k))) {
 			snprintf(err, errcap, k == KEY_COUNT ? "--sort: unknown key '%.*s' (keys: sym "
-				 "dso comm cpu mem snoop tlb)" : "--sort: key '%.*s' given twice",
+				 "dso comm cpu pid mem snoop tlb)" : "--sort: key '%.*s' given twice",
 				 (int)n, p);
 			free(h);
 			return -PMT_EPARSE;
@@ -112,7 +128,7 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 			p++;
 	}
 	if (!h->nkeys) {
-		snprintf(err, errcap, "--sort: no keys (keys: sym dso comm cpu mem snoop tlb)");
+		snprintf(err, errcap, "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb)");
 		free(h);
 		return -PMT_EPARSE;
 	}
@@ -184,6 +200,8 @@ static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 		return 0;
 	if ((keys & (1u << KEY_CPU)) && a->cpu != b->cpu)
 		return 0;
+	if ((keys & (1u << KEY_PID)) && a->tid != b->tid)
+		return 0;
 	if ((keys & MEM_KEYS) && memcmp(a->mem_f, b->mem_f, sizeof(a->mem_f)))
 		return 0;
 	return 1;
@@ -238,7 +256,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 		if (h->used_keys & (1u << KEY_DSO))
 			hv = mix(hv, (uintptr_t)k->dso_id);
 	}
-	if (h->used_keys & (1u << KEY_COMM)) {
+	if (h->used_keys & ((1u << KEY_COMM) | (1u << KEY_PID))) {
 		const char *c = pmt_symbols_comm(h->syms, s->tid);
 		char tidname[16];
 
@@ -249,7 +267,13 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 		k->comm = intern_comm(h, c);
 		if (k->comm == UINT32_MAX)
 			return -PMT_ENOMEM;
-		hv = mix(hv, k->comm);
+		if (h->used_keys & (1u << KEY_COMM))
+			hv = mix(hv, k->comm);
+	}
+	if (h->used_keys & (1u << KEY_PID)) {
+		/* perf's thread key: the sample's thread, shown with its command */
+		k->tid = s->tid;
+		hv = mix(hv, (uint32_t)s->tid);
 	}
 	if (h->used_keys & (1u << KEY_CPU)) {
 		k->cpu = s->cpu;
@@ -302,13 +326,13 @@ static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 {
 	struct hent *e;
-	int rc;
+	int rc, slot = pmt_ev_slot(&h->slots, s->event, "report");
 
-	if (s->event >= PMT_SPE_SE_COUNT)
+	if (slot < 0)
 		return 0;
-	h->total_period[s->event] += s->period;
-	h->total_weight[s->event] += s->weight;
-	h->nr_samples[s->event]++;
+	h->total_period[slot] += s->period;
+	h->total_weight[slot] += s->weight;
+	h->nr_samples[slot]++;
 	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
 		struct hent k;
@@ -331,15 +355,15 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		h->last_valid = 1;
 	}
 	e = &h->e[h->last_slot];
-	if (!e->nr[s->event]) {
+	if (!e->nr[slot]) {
 		if (h->last_nosym)
-			e->nosym_first |= (uint16_t)(1u << s->event);
-		e->objoff_ev[s->event] = h->last_objoff;
-		e->dsrc_ev[s->event] = h->last_dsrc;
+			e->nosym_first |= (uint16_t)(1u << slot);
+		e->objoff_ev[slot] = h->last_objoff;
+		e->dsrc_ev[slot] = h->last_dsrc;
 	}
-	e->period[s->event] += s->period;
-	e->weight[s->event] += s->weight;
-	e->nr[s->event]++;
+	e->period[slot] += s->period;
+	e->weight[slot] += s->weight;
+	e->nr[slot]++;
 	return 0;
 }
 
@@ -373,6 +397,9 @@ static int cmp_keys(const void *pa, const void *pb)
 			break;
 		case KEY_CPU:
 			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+			break;
+		case KEY_PID:
+			c = a->tid < b->tid ? -1 : a->tid > b->tid;
 			break;
 		case KEY_MEM:
 		case KEY_SNOOP:
@@ -453,7 +480,14 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 		p = put_str(p, h->comms + e->comm, end);
 		break;
 	case KEY_CPU:
-		p += snprintf(p, cap, "%03u", e->cpu);
+		/* perf's "%*.*d" of width 3: a sample without a CPU is -1, "-001", wider than
+		 * the column, which perf does not widen for it */
+		p += snprintf(p, cap, "%.3d", (int)e->cpu);
+		break;
+	case KEY_PID:
+		/* perf's "%7d:%-*.*s": the padding is every column's */
+		p += snprintf(p, cap, "%7d:", (int)e->tid);
+		p = put_str(p, h->comms + e->comm, end);
 		break;
 	case KEY_MEM:
 		p += pmt_mem_lvl_str(e->dsrc_ev[ev], h->compat, p, (size_t)(end - p) + 1);
@@ -488,7 +522,9 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 	for (size_t i = 0; i < n; i++) {
 		size_t l;
 
-		if (k == KEY_SYM)
+		if (k == KEY_CPU)
+			l = 3;
+		else if (k == KEY_SYM)
 			l = v[i]->sym ? strlen(v[i]->sym) + 4 : 22;
 		else if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)))
 			l = 16 > (size_t)cell(h, v[i], k, ev, buf, sizeof(buf))
@@ -507,7 +543,11 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	unsigned width[KEY_COUNT];
 	uint64_t nr = h->nr_samples[ev], total = h->total_period[ev];
 	char unit = ' ';
-	char buf[4096];
+	char buf[4096], name[128];
+	/* perf report's children column: SPE's synthetic samples have it when they are the
+	 * trace's only samples (checked with perf 6.1 and 7.3), samples without a callchain
+	 * not */
+	const bool children = ev < PMT_SPE_SE_COUNT && !pmt_trace_has_own_samples(h->slots.meta);
 
 	if (nr > 1000) {
 		nr /= 1000;
@@ -518,7 +558,7 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		unit = 'M';
 	}
 	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", nr, unit,
-		       pmt_spe_event_name(ev, compat));
+		       pmt_ev_slot_name(&h->slots, ev, compat, name, sizeof(name)));
 	if (h->mem_mode) {
 		/* perf mem report: overhead of the weight (SPE's total latency), and samples */
 		total = h->total_weight[ev];
@@ -528,13 +568,14 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		pmt_out_str(out, "\n#\n# Overhead       Samples");
 	} else {
 		pmt_out_printf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
-		pmt_out_str(out, "# Children      Self");
+		pmt_out_str(out, children ? "# Children      Self" : "# Overhead");
 	}
 	for (unsigned i = 0; i < h->nkeys; i++) {
 		width[i] = col_width(h, v, n, h->keys[i], ev);
 		pmt_out_printf(out, "  %-*s", width[i], key_headers[h->keys[i]]);
 	}
-	pmt_out_str(out, h->mem_mode ? "\n# ........  ............" : "\n# ........  ........");
+	pmt_out_str(out, h->mem_mode ? "\n# ........  ............"
+				     : children ? "\n# ........  ........" : "\n# ........");
 	for (unsigned i = 0; i < h->nkeys; i++) {
 		pmt_out_str(out, "  ");
 		for (unsigned j = 0; j < width[i]; j++)
@@ -555,9 +596,13 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		} else {
 			double pct = total ? 100.0 * (double)p / (double)total : 0;
 
-			snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%", pct, pct);
-			if (p < 64)
-				memcpy(h->pct_text[ev][p], pb, sizeof(pb));
+			if (children)
+				snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%", pct, pct);
+			else
+				snprintf(pb, sizeof(pb), "  %7.2f%%", pct);
+			/* a cached text is at most 21 bytes: "  %7.2f%%  %7.2f%%" of <= 100% */
+			if (p < 64 && strlen(pb) < sizeof(h->pct_text[ev][p]))
+				memcpy(h->pct_text[ev][p], pb, strlen(pb) + 1);
 		}
 		pmt_out_str(out, pt);
 		for (unsigned c = 0; c < h->nkeys; c++) {
@@ -593,11 +638,15 @@ static void put_keys(const struct pmt_hist *h, const struct hent *e, unsigned ev
 		if (json) {
 			pmt_out_printf(out, ",\"%s\":", key_names[h->keys[c]]);
 			if (h->keys[c] == KEY_CPU)
-				pmt_out_printf(out, "%u", e->cpu);
+				pmt_out_printf(out, "%d", (int)e->cpu);
+			else if (h->keys[c] == KEY_PID)
+				pmt_out_printf(out, "%d", (int)e->tid);
 			else
 				pmt_out_json_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
 			if (h->keys[c] == KEY_SYM)
 				pmt_out_printf(out, ",\"kernel\":%s", e->kernel ? "true" : "false");
+		} else if (h->keys[c] == KEY_PID) {
+			pmt_out_printf(out, ",%d", (int)e->tid);
 		} else {
 			pmt_out_char(out, ',');
 			pmt_out_csv_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
@@ -607,15 +656,17 @@ static void put_keys(const struct pmt_hist *h, const struct hent *e, unsigned ev
 	}
 }
 
-/* the entries of every event, sorted as perf sorts them: fn(event, sorted entries, n) */
-static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigned ev,
-						     struct hent **v, size_t n, void *ctx),
+/* the entries of every event, sorted as perf sorts them: fn(event, sorted entries, n);
+ * fn returning < 0 stops */
+static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned ev,
+						    struct hent **v, size_t n, void *ctx),
 		      void *ctx)
 {
 	struct hent **v = malloc((h->n ? h->n : 1) * sizeof(*v));
 	struct hent **w = malloc((h->n ? h->n : 1) * sizeof(*w));
 	struct ranked *r = malloc((h->n ? h->n : 1) * sizeof(*r));
 	size_t n = 0;
+	int rc = 0;
 
 	if (!v || !w || !r) {
 		free(v);
@@ -631,7 +682,10 @@ static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigne
 	qsort(v, n, sizeof(*v), cmp_keys);
 	for (size_t i = 0; i < n; i++)
 		v[i]->rank = (uint32_t)i;
-	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
+	unsigned order[HIST_SLOTS], no = pmt_ev_slot_order(&h->slots, order);
+
+	for (unsigned k = 0; k < no && rc >= 0; k++) {
+		unsigned ev = order[k];
 		size_t m = 0;
 
 		if (!h->nr_samples[ev])
@@ -644,12 +698,12 @@ static int each_event(struct pmt_hist *h, void (*fn)(struct pmt_hist *h, unsigne
 		qsort(r, m, sizeof(*r), cmp_ranked);
 		for (size_t i = 0; i < m; i++)
 			w[i] = r[i].e;
-		fn(h, ev, w, m, ctx);
+		rc = fn(h, ev, w, m, ctx);
 	}
 	free(v);
 	free(w);
 	free(r);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 struct print_ctx {
@@ -659,17 +713,19 @@ struct print_ctx {
 	unsigned nev;
 };
 
-static void print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+static int print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
 {
 	struct print_ctx *c = vctx;
 
 	print_event(h, c->out, ev, c->compat, v, n);
+	return 0;
 }
 
-static void print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
 {
 	struct print_ctx *c = vctx;
-	const char *name = pmt_spe_event_name(ev, c->compat);
+	char nb[128];
+	const char *name = pmt_ev_slot_name(&h->slots, ev, c->compat, nb, sizeof(nb));
 	uint64_t total = h->total_period[ev];
 	int json = c->fmt == PMT_SINK_JSONL;
 
@@ -698,6 +754,44 @@ static void print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t 
 	}
 	if (json)
 		pmt_out_str(c->out, "]}");
+	return 0;
+}
+
+struct visit_ctx {
+	size_t max_rows;
+	int (*fn)(void *ctx, const struct hist_row *r);
+	void *ctx;
+};
+
+static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+{
+	struct visit_ctx *c = vctx;
+	char text[HIST_ROW_KEYS][1024];
+	struct hist_row r = { .event = ev, .n = n, .event_samples = h->nr_samples[ev],
+			      .event_period = h->total_period[ev],
+			      .event_weight = h->total_weight[ev] };
+
+	for (size_t i = 0; i < n && i < c->max_rows; i++) {
+		r.rank = i;
+		r.period = v[i]->period[ev];
+		r.weight = v[i]->weight[ev];
+		r.samples = v[i]->nr[ev];
+		r.kernel = v[i]->kernel;
+		for (unsigned k = 0; k < h->nkeys && k < HIST_ROW_KEYS; k++) {
+			cell(h, v[i], h->keys[k], ev, text[k], sizeof(text[k]));
+			r.key[k] = h->keys[k] == KEY_SYM ? text[k] + 4 : text[k];
+		}
+		PMT_FORWARD_IF_ERROR(c->fn(c->ctx, &r));
+	}
+	return 0;
+}
+
+int hist_visit(struct pmt_hist *h, size_t max_rows,
+	       int (*fn)(void *ctx, const struct hist_row *r), void *ctx)
+{
+	struct visit_ctx c = { max_rows, fn, ctx };
+
+	return each_event(h, visit_event, &c);
 }
 
 int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t lost_samples)

@@ -5,6 +5,8 @@
 
 #include "pmutrace/output.h"
 
+#define PMT_SINK_HEAD_MAX 96 /* a multiple of 32: heads are copied in 32-byte blocks */
+
 struct pmt_spe_sink {
 	struct pmt_out *out;
 	enum pmt_sink_format fmt;
@@ -42,9 +44,14 @@ struct pmt_spe_sink {
 	uint64_t pre_hi;
 	uint8_t pre_len, pre_valid;
 	char pre[64];
-	/* CSV: the event name, JSONL: '{"event":"NAME"', per event at this compat level */
-	uint8_t head_len[PMT_SPE_SE_COUNT];
-	char head[PMT_SPE_SE_COUNT][32];
+	/* CSV: the event name, JSONL: '{"event":"NAME"', per event of the trace's table at
+	 * this compat level (text: the name alone) */
+	unsigned nev;
+	uint8_t *head_len;
+	char (*head)[PMT_SINK_HEAD_MAX];
+	uint32_t *ev_fields;  /* text: perf script's default fields per event of the trace */
+	uint8_t lat_cols;     /* CSV/JSONL: ins_lat and retire_lat (a WEIGHT_STRUCT attr) */
+	uint32_t spe_fields;  /* text: SPE's samples in these fields (0: SPE's own layout) */
 };
 
 #endif

@@ -6,6 +6,78 @@
 #include "pmutrace/output.h"
 #include "sink_priv.h"
 
+/* perf script's default fields for an attr's samples (builtin-script.c output[]: every
+ * type prints comm tid cpu time event ip sym symoff dso period; PERF_TYPE_RAW, which
+ * Intel's core PMU has, adds the memory and latency fields), less those the attr does not
+ * sample, as perf drops them (evsel__check_attr) */
+static uint32_t default_fields(const struct pmt_trace_attr *a, int compat)
+{
+	const uint64_t st = a->sample_type;
+	uint32_t f = PMT_FIELD_COMM | PMT_FIELD_EVENT | PMT_FIELD_PERIOD;
+
+	if (st & PMT_SAMPLE_TID)
+		f |= PMT_FIELD_TID;
+	if (st & PMT_SAMPLE_CPU)
+		f |= PMT_FIELD_CPU;
+	if (st & PMT_SAMPLE_TIME)
+		f |= PMT_FIELD_TIME;
+	if (st & PMT_SAMPLE_IP)
+		f |= PMT_FIELD_IP | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO;
+	if (a->type != PMT_TYPE_RAW)
+		return f;
+	if (st & PMT_SAMPLE_ADDR)
+		f |= PMT_FIELD_ADDR;
+	if (st & PMT_SAMPLE_DATA_SRC)
+		f |= PMT_FIELD_DATA_SRC;
+	if (st & (PMT_SAMPLE_WEIGHT | PMT_SAMPLE_WEIGHT_STRUCT))
+		f |= PMT_FIELD_WEIGHT;
+	if (st & PMT_SAMPLE_PHYS_ADDR)
+		f |= PMT_FIELD_PHYS_ADDR;
+	/* perf 6.1 has no retire_lat field (checked: 6.1 prints ins_lat only, 7.3 both) */
+	if (st & PMT_SAMPLE_WEIGHT_STRUCT)
+		f |= PMT_FIELD_INS_LAT | (compat >= 700 ? PMT_FIELD_RETIRE_LAT : 0);
+	return f;
+}
+
+/* each event's name (CSV: quoted when it needs it; JSONL: '{"event":NAME') and fields */
+static int make_heads(struct pmt_spe_sink *k, const struct pmt_trace_meta *m)
+{
+	k->nev = pmt_trace_nr_events(m);
+	/* perf's defaults for the synthetic events' type (PERF_TYPE_HARDWARE), which no
+	 * event of the trace narrows (checked with perf 6.1 and 7.3) */
+	if (pmt_trace_has_own_samples(m))
+		k->spe_fields = PMT_FIELD_COMM | PMT_FIELD_TID | PMT_FIELD_CPU | PMT_FIELD_TIME |
+				PMT_FIELD_PERIOD | PMT_FIELD_EVENT | PMT_FIELD_IP | PMT_FIELD_SYM |
+				PMT_FIELD_SYMOFF | PMT_FIELD_DSO;
+	k->head_len = calloc(k->nev, sizeof(*k->head_len));
+	k->head = calloc(k->nev, sizeof(*k->head));
+	k->ev_fields = calloc(k->nev, sizeof(*k->ev_fields));
+	if (!k->head_len || !k->head || !k->ev_fields)
+		return -PMT_ENOMEM;
+	for (unsigned ev = 0; ev < k->nev; ev++) {
+		struct pmt_out o = { .buf = k->head[ev], .cap = sizeof(k->head[ev]) - 32 };
+		const struct pmt_trace_attr *a = pmt_trace_event_attr(m, ev);
+		char name[PMT_SINK_HEAD_MAX - 48];
+
+		pmt_trace_event_name(m, ev, k->compat, name, sizeof(name));
+		if (k->fmt == PMT_SINK_JSONL) {
+			pmt_out_str(&o, "{\"event\":");
+			pmt_out_json_str(&o, name);
+		} else if (k->fmt == PMT_SINK_CSV && a) {
+			pmt_out_csv_str(&o, name);
+		} else {
+			pmt_out_str(&o, name);
+		}
+		k->head_len[ev] = (uint8_t)o.len;
+		if (a) {
+			k->ev_fields[ev] = default_fields(a, k->compat);
+			if (a->sample_type & PMT_SAMPLE_WEIGHT_STRUCT)
+				k->lat_cols = 1;
+		}
+	}
+	return 0;
+}
+
 int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
 		     struct pmt_spe_sink **sink)
 {
@@ -30,16 +102,11 @@ int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
 		free(k);
 		return -PMT_EINVAL;
 	}
-	for (unsigned ev = 0; ev < PMT_SPE_SE_COUNT; ev++) {
-		struct pmt_out o = { .buf = k->head[ev], .cap = sizeof(k->head[ev]) };
-
-		if (fmt == PMT_SINK_JSONL)
-			pmt_out_str(&o, "{\"event\":");
-		if (fmt == PMT_SINK_JSONL)
-			pmt_out_json_str(&o, pmt_spe_event_name(ev, compat));
-		else
-			pmt_out_str(&o, pmt_spe_event_name(ev, compat));
-		k->head_len[ev] = (uint8_t)o.len;
+	(void)fmt;
+	(void)compat;
+	if (make_heads(k, PMT_OPTS_HAS(opts, meta) ? opts->meta : NULL) < 0) {
+		pmt_spe_sink_free(k);
+		return -PMT_ENOMEM;
 	}
 	*sink = k;
 	return 0;
@@ -64,6 +131,11 @@ static const char csv_cols[] =
 
 void pmt_spe_sink_free(struct pmt_spe_sink *k)
 {
+	if (!k)
+		return;
+	free(k->head_len);
+	free(k->head);
+	free(k->ev_fields);
 	free(k);
 }
 
@@ -73,6 +145,8 @@ void pmt_spe_sink_header(struct pmt_spe_sink *k)
 		return;
 	/* the brstack column exists only when branch stacks are made */
 	pmt_out_mem(k->out, csv_cols, sizeof(csv_cols) - 2);
+	if (k->lat_cols)
+		pmt_out_str(k->out, ",ins_lat,retire_lat");
 	pmt_out_str(k->out, k->brstack ? ",brstack\n" : "\n");
 }
 
@@ -220,6 +294,7 @@ static const struct {
 	{ "weight", PMT_FIELD_WEIGHT }, { "ip", PMT_FIELD_IP }, { "phys_addr", PMT_FIELD_PHYS_ADDR },
 	{ "brstack", PMT_FIELD_BRSTACK }, { "comm", PMT_FIELD_COMM }, { "sym", PMT_FIELD_SYM },
 	{ "symoff", PMT_FIELD_SYMOFF }, { "dso", PMT_FIELD_DSO }, { "srcline", PMT_FIELD_SRCLINE },
+	{ "ins_lat", PMT_FIELD_INS_LAT }, { "retire_lat", PMT_FIELD_RETIRE_LAT },
 };
 
 int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen)
@@ -247,8 +322,8 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 		}
 		if (!found) {
 			snprintf(err, errlen, "-F: unknown field '%.*s' (fields: comm pid tid cpu "
-				 "time period event addr data_src weight ip sym symoff dso srcline "
-				 "phys_addr brstack)", (int)n, p);
+				 "time period event addr data_src weight ins_lat retire_lat ip sym "
+				 "symoff dso srcline phys_addr brstack)", (int)n, p);
 			return -PMT_EPARSE;
 		}
 		p += n;
@@ -256,6 +331,50 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 			p++;
 	}
 	return *fields ? 0 : -PMT_EPARSE;
+}
+
+int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *err,
+			 size_t errlen)
+{
+	/* builtin-script.c evsel__check_attr(), in its order */
+	static const struct {
+		uint32_t field;
+		uint64_t need;
+		const char *attr, *name;
+		bool aux_ok;
+	} rules[] = {
+		{ PMT_FIELD_IP, PMT_SAMPLE_IP, "IP", "ip", false },
+		{ PMT_FIELD_ADDR, PMT_SAMPLE_ADDR, "ADDR", "addr", true },
+		{ PMT_FIELD_DATA_SRC, PMT_SAMPLE_DATA_SRC, "DATA_SRC", "data_src", true },
+		{ PMT_FIELD_WEIGHT, PMT_SAMPLE_WEIGHT | PMT_SAMPLE_WEIGHT_STRUCT, "WEIGHT", "weight",
+		  true },
+		{ PMT_FIELD_PID | PMT_FIELD_TID, PMT_SAMPLE_TID, "TID", "tid", false },
+		{ PMT_FIELD_TIME, PMT_SAMPLE_TIME, "TIME", "time", false },
+		{ PMT_FIELD_CPU, PMT_SAMPLE_CPU, "CPU", "cpu", true },
+		{ PMT_FIELD_PHYS_ADDR, PMT_SAMPLE_PHYS_ADDR, "PHYS_ADDR", "phys_addr", true },
+		{ PMT_FIELD_INS_LAT, PMT_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", "ins_lat", false },
+		{ PMT_FIELD_RETIRE_LAT, PMT_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", "retire_lat",
+		  false },
+	};
+
+	for (uint32_t i = 0; m && i < m->nr_attrs; i++) {
+		const struct pmt_trace_attr *a = &m->attrs[i];
+		char name[128];
+
+		if ((m->has_auxtrace_info && a->type == m->spe_pmu_type) ||
+		    (a->type == PMT_TYPE_SOFTWARE && a->config == PMT_SW_DUMMY))
+			continue;
+		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+			if (!(fields & rules[r].field) || (a->sample_type & rules[r].need) ||
+			    (rules[r].aux_ok && m->has_auxtrace_index))
+				continue;
+			pmt_trace_event_name(m, PMT_EV_ATTR(i), PMT_PERF_NEWEST, name, sizeof(name));
+			snprintf(err, errlen, "Samples for '%s' event do not have %s attribute set. "
+				 "Cannot print '%s' field.", name, rules[r].attr, rules[r].name);
+			return -PMT_EINVAL;
+		}
+	}
+	return 0;
 }
 
 /* the line's end: perf_sample__fprintf_brstack() prints " 0x..." per entry, each flags
@@ -273,11 +392,34 @@ static void text_line_end(struct pmt_out *o, const struct pmt_spe_brstack *bs)
 	pmt_out_char(o, '\n');
 }
 
-/* perf script -F: the chosen fields, each in perf's format and perf's order */
-static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
+/* s in w columns at p, right-aligned ("%*s") or left-aligned; returns the end */
+static char *put_str_w(char *p, const char *s, size_t w, bool left)
+{
+	size_t n = strlen(s);
+
+	if (!left && n < w)
+		p = put_spaces(p, w - n);
+	memcpy(p, s, n);
+	p += n;
+	if (left && n < w)
+		p = put_spaces(p, w - n);
+	return p;
+}
+
+/* "%*d" (or "%-*d" when left) of v at p; returns the end */
+static char *put_int_w(char *p, int32_t v, size_t w, bool left)
+{
+	char t[24];
+	size_t n = (size_t)(pmt_fmt_i64(t, v) - t);
+
+	t[n] = 0;
+	return put_str_w(p, t, w, left);
+}
+
+/* perf script -F: the chosen fields f, each in perf's format and perf's order */
+static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
 {
 	struct pmt_out *o = k->out;
-	const uint32_t f = k->fields;
 	const struct pmt_spe_dsrc_text *ds = NULL;
 	uint32_t dl = 0;
 	char *p;
@@ -296,6 +438,8 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	char srcline[4200];
 
 	srcline[0] = 0;
+	if (!k->symbols)
+		f &= ~(uint32_t)PMT_FIELDS_SYMBOLS;
 	if ((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP)) {
 		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
@@ -328,24 +472,47 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	}
 	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 640 + extra);
 	p = o->buf + o->len;
-	if (f & PMT_FIELD_COMM)
-		p += sprintf(p, "%16s ", comm);
+	if (f & PMT_FIELD_COMM) {
+		p = put_str_w(p, comm, 16, false);
+		*p++ = ' ';
+	}
 	/* perf 6.5 widened pid and tid from 5 to 7 columns (patch of May 2023; 6.1 and 7.3 are
 	 * what runs here) */
 	const int idw = k->compat >= 605 ? 7 : 5;
 
 	if ((f & PMT_FIELD_PID) && (f & PMT_FIELD_TID)) {
-		p += sprintf(p, "%*d/%-*d ", idw, (int)s->pid, idw, (int)s->tid);
+		p = put_int_w(p, s->pid, (size_t)idw, false);
+		*p++ = '/';
+		p = put_int_w(p, s->tid, (size_t)idw, true);
+		*p++ = ' ';
 	} else if (f & (PMT_FIELD_PID | PMT_FIELD_TID)) {
-		p += sprintf(p, "%*d ", idw, (int)(f & PMT_FIELD_PID ? s->pid : s->tid));
+		p = put_int_w(p, f & PMT_FIELD_PID ? s->pid : s->tid, (size_t)idw, false);
+		*p++ = ' ';
 	}
-	if (f & PMT_FIELD_CPU)
-		p += sprintf(p, "[%03u] ", s->cpu);
+	if (f & PMT_FIELD_CPU) {
+		/* "[%03u] " */
+		char t[24], *e = pmt_fmt_u64(t, s->cpu);
+		size_t n = (size_t)(e - t);
+
+		*p++ = '[';
+		for (; n < 3; n++)
+			*p++ = '0';
+		memcpy(p, t, (size_t)(e - t));
+		p += e - t;
+		memcpy(p, "] ", 2);
+		p += 2;
+	}
 	if ((f & PMT_FIELD_TIME) && k->show_time) {
+		/* "%5llu.%06llu: " of seconds and microseconds */
 		uint64_t us = s->time / 1000;
 
-		p += sprintf(p, "%5llu.%06llu: ", (unsigned long long)(us / 1000000),
-			     (unsigned long long)(us % 1000000));
+		p = put_dec_w(p, us / 1000000, 5);
+		/* six digits with leading zeros: 10^6 + usecs with its '1' made the '.' */
+		pmt_fmt_u64(p, 1000000 + us % 1000000);
+		*p = '.';
+		p += 7;
+		memcpy(p, ": ", 2);
+		p += 2;
 	}
 	if (f & PMT_FIELD_PERIOD) {
 		p = put_dec_w(p, s->period, 10);
@@ -353,8 +520,8 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	}
 	if (f & PMT_FIELD_EVENT) {
 		static const char unknown[32] = "unknown";
-		const char *name = s->event < PMT_SPE_SE_COUNT ? k->head[s->event] : unknown;
-		size_t nl = s->event < PMT_SPE_SE_COUNT ? k->head_len[s->event] : 7;
+		const char *name = s->event < k->nev ? k->head[s->event] : unknown;
+		size_t nl = s->event < k->nev ? k->head_len[s->event] : 7;
 
 		if (nl < k->name_width)
 			p = put_spaces(p, k->name_width - nl);
@@ -372,21 +539,31 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	}
 	if (f & PMT_FIELD_WEIGHT)
 		p = put_dec_w(p, s->weight, 16);
+	if (f & PMT_FIELD_INS_LAT)
+		p = put_dec_w(p, s->ins_lat, 16);
+	if (f & PMT_FIELD_RETIRE_LAT)
+		p = put_dec_w(p, s->retire_lat, 16);
 	if (f & PMT_FIELD_IP) {
 		*p++ = ' ';
 		p = put_hex_w(p, s->ip, 16);
 		/* perf prints sym and dso with the ip only */
 		if (f & PMT_FIELD_SYM) {
+			*p++ = ' ';
 			if (loc.sym) {
-				p += sprintf(p, " %s", loc.sym);
-				if (f & PMT_FIELD_SYMOFF)
-					p += sprintf(p, "+0x%llx", (unsigned long long)loc.symoff);
+				p = put_str_w(p, loc.sym, 0, false);
+				if (f & PMT_FIELD_SYMOFF) {
+					memcpy(p, "+0x", 3);
+					p = pmt_fmt_hex(p + 3, loc.symoff);
+				}
 			} else {
-				p += sprintf(p, " [unknown]");
+				p = put_str_w(p, "[unknown]", 0, false);
 			}
 		}
-		if (f & PMT_FIELD_DSO)
-			p += sprintf(p, " (%s)", loc.dso ? loc.dso : "[unknown]");
+		if (f & PMT_FIELD_DSO) {
+			memcpy(p, " (", 2);
+			p = put_str_w(p + 2, loc.dso ? loc.dso : "[unknown]", 0, false);
+			*p++ = ')';
+		}
 		if (f & PMT_FIELD_SRCLINE) {
 			size_t sl = strlen(srcline);
 
@@ -407,8 +584,8 @@ static void write_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 {
 	struct pmt_out *o = k->out;
 	static const char unknown[32] = "unknown";
-	const char *name = s->event < PMT_SPE_SE_COUNT ? k->head[s->event] : unknown;
-	size_t nl = s->event < PMT_SPE_SE_COUNT ? k->head_len[s->event] : 7;
+	const char *name = s->event < k->nev ? k->head[s->event] : unknown;
+	size_t nl = s->event < k->nev ? k->head_len[s->event] : 7;
 	const struct pmt_spe_dsrc_text *ds = dsrc_text(k, s->data_src);
 	uint32_t dl = ds->len + 17u;
 	char *p;
@@ -582,7 +759,7 @@ static char *csv_pre(struct pmt_spe_sink *k, char *p, const struct pmt_spe_sampl
 		char *q = k->pre;
 
 		*q++ = ',';
-		q = pmt_fmt_u64(q, s->cpu);
+		q = pmt_fmt_i64(q, (int32_t)s->cpu); /* -1: the sample has no CPU */
 		*q++ = ',';
 		q = pmt_fmt_i64(q, s->pid);
 		*q++ = ',';
@@ -642,6 +819,12 @@ static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, str
 	p = pmt_fmt_0x(p, s->flags);
 	*p++ = ',';
 	p = pmt_fmt_0x(p, s->rec ? s->rec->offset : 0);
+	if (k->lat_cols) {
+		*p++ = ',';
+		p = pmt_fmt_u64(p, s->ins_lat);
+		*p++ = ',';
+		p = pmt_fmt_u64(p, s->retire_lat);
+	}
 	o->len = (size_t)(p - o->buf);
 	if (k->brstack) {
 		char bs[2 * 96];
@@ -712,7 +895,7 @@ static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, st
 	pmt_out_reserve(o, 450);
 	p = o->buf + o->len;
 	p = PUT_LIT(p, ",\"cpu\":");
-	p = pmt_fmt_u64(p, s->cpu);
+	p = pmt_fmt_i64(p, (int32_t)s->cpu);
 	p = PUT_LIT(p, ",\"pid\":");
 	p = pmt_fmt_i64(p, s->pid);
 	p = PUT_LIT(p, ",\"tid\":");
@@ -747,6 +930,12 @@ static void json_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, st
 	p = put_json_hex(p, s->flags);
 	p = PUT_LIT(p, ",\"offset\":");
 	p = put_json_hex(p, s->rec ? s->rec->offset : 0);
+	if (k->lat_cols) {
+		p = PUT_LIT(p, ",\"ins_lat\":");
+		p = pmt_fmt_u64(p, s->ins_lat);
+		p = PUT_LIT(p, ",\"retire_lat\":");
+		p = pmt_fmt_u64(p, s->retire_lat);
+	}
 	o->len = (size_t)(p - o->buf);
 	if (k->brstack && s->brstack)
 		json_brstack(o, s->brstack);
@@ -761,7 +950,8 @@ static int same_tail(const struct pmt_spe_sample *a, const struct pmt_spe_sample
 	       a->ip == b->ip && a->phys_addr == b->phys_addr &&
 	       a->period == b->period && a->weight == b->weight &&
 	       a->data_src == b->data_src && a->issue_lat == b->issue_lat &&
-	       a->xlat_lat == b->xlat_lat && a->brstack == b->brstack;
+	       a->xlat_lat == b->xlat_lat && a->brstack == b->brstack &&
+	       a->ins_lat == b->ins_lat && a->retire_lat == b->retire_lat;
 }
 
 /* CSV and JSONL: the event's precomputed head, then the columns after the event name,
@@ -780,7 +970,7 @@ static void write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, in
 	size_t hl;
 	char *p;
 
-	if (s->event < PMT_SPE_SE_COUNT) {
+	if (s->event < k->nev) {
 		head = k->head[s->event];
 		hl = k->head_len[s->event];
 	} else {
@@ -827,7 +1017,11 @@ void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s)
 	switch (k->fmt) {
 	case PMT_SINK_TEXT:
 		if (k->fields)
-			write_fields(k, s);
+			write_fields(k, s, k->fields);
+		else if (s->event >= PMT_SPE_SE_COUNT && s->event < k->nev)
+			write_fields(k, s, k->ev_fields[s->event]);
+		else if (k->spe_fields)
+			write_fields(k, s, k->spe_fields);
 		else
 			write_text(k, s);
 		break;

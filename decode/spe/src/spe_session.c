@@ -14,6 +14,7 @@
 #include "pmutrace/perfdata.h"
 #include "pmutrace/spe_decode.h"
 #include "threads.h"
+#include "evsel_samples.h"
 
 #define PERF_AUXTRACE_ARM_SPE 4
 #define HOLD_MAX (32u << 20)
@@ -66,6 +67,8 @@ struct run {
 	void *ctx;
 	struct pmt_spe_sample out[PMT_SPE_MAX_SAMPLES_PER_RECORD];
 	uint8_t slot_of_queue; /* queues are the first member of struct queue_slot */
+	struct evsel_samples evs; /* the trace's own samples, waiting for their time */
+	uint64_t round_max, prev_round_max; /* sample times of FINISHED_ROUND rounds */
 };
 
 /* perf without CONTEXT packets: the thread that was switched in last on that CPU at the
@@ -94,6 +97,15 @@ static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_rec
 
 	if (r->slot_of_queue)
 		apply_switches(r, (struct queue_slot *)q, rec);
+	if (r->evs.n && !r->s.timeless) {
+		/* the trace's own samples up to this record's time go first */
+		uint64_t t = r->s.have_time_conv ? pmt_time_conv_to_perf(&r->s.tc, rec->timestamp)
+						 : rec->timestamp;
+		int rc = evsel_samples_flush(&r->evs, t, r->o, r->fn, r->ctx);
+
+		if (rc < 0)
+			return rc;
+	}
 	n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
 	if (r->o->record_fn)
 		return n ? r->o->record_fn(r->out, n, r->ctx) : 0;
@@ -446,6 +458,30 @@ static void free_slot(struct run *r, struct queue_slot *sl)
 	free(sl);
 }
 
+/* A SAMPLE record joins the held samples. Without AUX data nothing else orders them, so a
+ * FINISHED_ROUND lets out what the round before the last one saw: perf record writes one
+ * after each pass over every ring, so no later sample is older than that; without times
+ * the file's order is the order. */
+static int own_sample(struct run *r, const struct pmt_trace_meta *m,
+		      const struct pmt_trace_event *ev)
+{
+	int rc;
+
+	if (ev->type == PMT_REC_SAMPLE) {
+		if (ev->u.sample.time > r->round_max)
+			r->round_max = ev->u.sample.time;
+		rc = evsel_samples_add(&r->evs, m, ev);
+		if (rc >= 0 && m->timeless && !m->has_auxtrace_info)
+			rc = evsel_samples_flush(&r->evs, UINT64_MAX, r->o, r->fn, r->ctx);
+		return rc;
+	}
+	if (ev->type != PMT_REC_FINISHED_ROUND || m->has_auxtrace_info || m->timeless)
+		return 0;
+	rc = evsel_samples_flush(&r->evs, r->prev_round_max, r->o, r->fn, r->ctx);
+	r->prev_round_max = r->round_max;
+	return rc;
+}
+
 int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		       pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
 		       uint32_t *enabled)
@@ -495,6 +531,9 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		if (ev.kind != PMT_TEV_AUXTRACE) {
 			if (o->event_fn && (rc = o->event_fn(&ev, o->event_ctx)) < 0)
 				break;
+			rc = own_sample(&r, m, &ev);
+			if (rc < 0)
+				break;
 			rc = note_thread(&r.threads, &ev);
 			if (rc < 0)
 				break;
@@ -543,6 +582,9 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 	}
 	if (rc >= 0)
 		rc = r.s.timeless ? drain_timeless(&r, tab, true) : merge_queues(&r, tab, true);
+	if (rc >= 0)
+		rc = evsel_samples_flush(&r.evs, UINT64_MAX, o, fn, ctx);
+	evsel_samples_fini(&r.evs);
 	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
 		if (!tab[i])
 			continue;

@@ -25,9 +25,10 @@ static int is_file(const char *p)
 }
 
 /* Try one candidate: it must exist, be ELF, and carry the wanted build-id if one is known.
- * 1 = loaded into t, 0 = not this one. */
+ * 1 = loaded into t, 0 = not this one. A debug file (plt 0) is placed by the program
+ * headers of `runtime`, the mapped file, when one was found (NULL: its own). */
 static int try_path(const char *path, const struct dso_want *w, struct elf_symtab *t,
-		    struct dso_found *found, int plt)
+		    struct dso_found *found, int plt, const char *runtime)
 {
 	char msg[256];
 	struct elf_symtab probe = { 0 };
@@ -44,6 +45,8 @@ static int try_path(const char *path, const struct dso_want *w, struct elf_symta
 			return 0;
 		}
 	}
+	if (!plt && runtime && elf_symtab_loads_from(t, runtime) < 0)
+		elf_symtab_fini(t);
 	if (elf_symtab_load(path, t,
 			    plt ? w->load_flags : w->load_flags & ~(unsigned)(ELF_LOAD_PLT | ELF_LOAD_PLT_HEADER),
 			    msg, sizeof(msg)) < 0) {
@@ -67,14 +70,60 @@ static int try_debuglink(const char *runtime, const struct dso_want *w, const ch
 	int n = slash ? (int)(slash - runtime) : 0, on = oslash ? (int)(oslash - w->path) : 0;
 
 	snprintf(p, sizeof(p), "%.*s/%s", n, runtime, link);
-	if (strcmp(p, runtime) && try_path(p, w, t, found, 0))
+	if (strcmp(p, runtime) && try_path(p, w, t, found, 0, runtime))
 		return 1;
 	snprintf(p, sizeof(p), "%.*s/.debug/%s", n, runtime, link);
-	if (try_path(p, w, t, found, 0))
+	if (try_path(p, w, t, found, 0, runtime))
 		return 1;
 	snprintf(p, sizeof(p), "%s/usr/lib/debug%.*s/%s", w->symfs ? w->symfs : "", on, w->path,
 		 link);
-	return try_path(p, w, t, found, 0);
+	return try_path(p, w, t, found, 0, runtime);
+}
+
+/* The file with the code bytes (.plt entries, annotate) when the symbols came from a file
+ * without them: the build-id cache's elf, the path itself with the same build-id, then a
+ * debuginfod server's executable. bid: the build-id in hex, NULL when unknown. */
+static int find_runtime(const struct dso_want *w, const char *bid, char *rt, size_t cap)
+{
+	struct elf_symtab probe = { 0 };
+	char why[320];
+
+	if (bid && w->buildid_dir && *w->buildid_dir) {
+		snprintf(rt, cap, "%s/.build-id/%.2s/%s/elf", w->buildid_dir, bid, bid + 2);
+		if (is_file(rt))
+			return 1;
+	}
+	snprintf(rt, cap, "%s%s", w->symfs ? w->symfs : "", w->path);
+	if (is_file(rt) && elf_read_ids(rt, &probe) == 0 &&
+	    (!w->build_id_size || (probe.build_id_size >= w->build_id_size &&
+				   !memcmp(probe.build_id, w->build_id, w->build_id_size))))
+		return 1;
+	return bid && w->fetch &&
+	       w->fetch(w->fetch_ctx, w->build_id, w->build_id_size, 1, rt, cap, why, sizeof(why));
+}
+
+/* The mapped file for a debug file's placement: looked for once, when a debug file is */
+struct runtime_once {
+	int tried;
+	char path[PATH_MAX];
+	const char *found; /* path, or NULL */
+};
+
+static const char *runtime_for_debug(const struct dso_want *w, const char *bid,
+				     struct runtime_once *r)
+{
+	if (!r->tried) {
+		r->tried = 1;
+		r->found = find_runtime(w, bid, r->path, sizeof(r->path)) ? r->path : NULL;
+	}
+	return r->found;
+}
+
+/* A debug file, placed by the mapped file's program headers when there is one */
+static int try_debug(const char *p, const struct dso_want *w, struct elf_symtab *t,
+		     struct dso_found *found, const char *bid, struct runtime_once *rt)
+{
+	return is_file(p) && try_path(p, w, t, found, 0, runtime_for_debug(w, bid, rt));
 }
 
 int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso_found *found)
@@ -82,16 +131,36 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 	char bid[2 * PMT_BUILD_ID_MAX + 1], p[PATH_MAX];
 	const char *symfs = w->symfs ? w->symfs : "";
 	int ok = 0, debug_only = 0;
+	struct runtime_once rt = { 0 };
+	const char *bidp = w->build_id_size ? bid : NULL;
 
 	memset(found, 0, sizeof(*found));
-	/* the trace's own copy: by build-id, or by name when the mapping has none */
-	for (size_t i = 0; !ok && i < w->nbundled; i++) {
-		const struct bundled *b = &w->bundled[i];
+	if (w->build_id_size)
+		hex(w->build_id, w->build_id_size, bid);
+	/* the trace's own copy: by build-id, or by name when the mapping has none; a whole
+	 * file before a symbols-only one of the same build-id */
+	for (int pass = 0; !ok && pass < 2; pass++) {
+		for (size_t i = 0; !ok && i < w->nbundled; i++) {
+			const struct bundled *b = &w->bundled[i];
 
-		if (w->build_id_size ? b->id_size >= w->build_id_size &&
-					       !memcmp(b->id, w->build_id, w->build_id_size)
-				     : !strcmp(b->name, w->path))
-			ok = try_path(b->path, w, t, found, 1);
+			if (b->symbols_only != pass)
+				continue;
+			if (w->build_id_size ? b->id_size >= w->build_id_size &&
+						       !memcmp(b->id, w->build_id, w->build_id_size)
+					     : !strcmp(b->name, w->path))
+				ok = try_path(b->path, w, t, found, 1, NULL);
+		}
+		if (ok && pass) {
+			/* its symbols and .plt are there, its code is not: take the code
+			 * bytes from a file with the same build-id if one is here */
+			found->runtime[0] = 0;
+			found->symbols_only = 1;
+			if (w->build_id_size)
+				hex(w->build_id, w->build_id_size, bid);
+			if (find_runtime(w, w->build_id_size ? bid : NULL, p, sizeof(p)))
+				snprintf(found->runtime, sizeof(found->runtime), "%s", p);
+			return 1;
+		}
 	}
 	if (ok)
 		goto loaded;
@@ -101,55 +170,51 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 			/* perf buildid-cache: DIR/.build-id/xx/rest/{elf,debug} */
 			snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/debug", w->buildid_dir, bid,
 				 bid + 2);
-			ok = debug_only = try_path(p, w, t, found, 0);
+			ok = debug_only = try_debug(p, w, t, found, bidp, &rt);
 			if (!ok) {
 				snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/elf", w->buildid_dir,
 					 bid, bid + 2);
-				ok = try_path(p, w, t, found, 1);
+				ok = try_path(p, w, t, found, 1, NULL);
 			}
 		}
 		if (!ok) {
 			snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs,
 				 bid, bid + 2);
-			ok = debug_only = try_path(p, w, t, found, 0);
+			ok = debug_only = try_debug(p, w, t, found, bidp, &rt);
 		}
 	}
 	if (!ok) {
 		snprintf(p, sizeof(p), "%s%s", symfs, w->path);
-		ok = try_path(p, w, t, found, 1);
+		ok = try_path(p, w, t, found, 1, NULL);
 	}
 	if (!ok) {
 		snprintf(p, sizeof(p), "%s/usr/lib/debug%s.debug", symfs, w->path);
-		ok = debug_only = try_path(p, w, t, found, 0);
+		ok = debug_only = try_debug(p, w, t, found, bidp, &rt);
 	}
 	if (!ok) {
 		snprintf(p, sizeof(p), "%s/usr/lib/debug%s", symfs, w->path);
-		ok = debug_only = try_path(p, w, t, found, 0);
+		ok = debug_only = try_debug(p, w, t, found, bidp, &rt);
+	}
+	/* a server by build-id only when nothing here has the file: a download is slow, and
+	 * the build-id makes any copy found locally the same file */
+	if (!ok && w->fetch && w->build_id_size) {
+		if (w->fetch(w->fetch_ctx, w->build_id, w->build_id_size, 0, p, sizeof(p),
+			     found->fetch_error, sizeof(found->fetch_error)))
+			ok = debug_only = try_debug(p, w, t, found, bidp, &rt);
+		if (!ok && w->fetch(w->fetch_ctx, w->build_id, w->build_id_size, 1, p, sizeof(p),
+				    found->fetch_error, sizeof(found->fetch_error)))
+			ok = try_path(p, w, t, found, 1, NULL);
 	}
 	if (!ok)
 		return 0;
 	if (debug_only) {
 		/* a debug file's .plt has no bytes: perf names the entries from the runtime
 		 * file (runtime_ss), found where the file itself would be */
-		struct elf_symtab probe = { 0 };
-		char rt[PATH_MAX];
-		int have = 0;
+		const char *run = runtime_for_debug(w, bidp, &rt);
 
-		if (w->build_id_size && w->buildid_dir && *w->buildid_dir) {
-			snprintf(rt, sizeof(rt), "%s/.build-id/%.2s/%s/elf", w->buildid_dir, bid,
-				 bid + 2);
-			have = is_file(rt);
-		}
-		if (!have) {
-			snprintf(rt, sizeof(rt), "%s%s", symfs, w->path);
-			have = is_file(rt) && elf_read_ids(rt, &probe) == 0 &&
-			       (!w->build_id_size ||
-				(probe.build_id_size >= w->build_id_size &&
-				 !memcmp(probe.build_id, w->build_id, w->build_id_size)));
-		}
-		if (have) {
-			elf_symtab_add_plt(rt, t, w->load_flags);
-			snprintf(found->runtime, sizeof(found->runtime), "%s", rt);
+		if (run) {
+			elf_symtab_add_plt(run, t, w->load_flags);
+			snprintf(found->runtime, sizeof(found->runtime), "%s", run);
 		}
 		return 1;
 	}

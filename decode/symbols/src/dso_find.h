@@ -15,6 +15,10 @@ struct dso_want {
 	/* files the trace carries (a container's embedded ELF files): looked at first */
 	const struct bundled *bundled;
 	size_t nbundled;
+	/* the last resort by build-id (debuginfod): 1 with the file at path, else 0 with why */
+	int (*fetch)(void *ctx, const uint8_t *bid, size_t n, int executable, char *path,
+		     size_t path_size, char *why, size_t why_size);
+	void *fetch_ctx;
 };
 
 struct bundled {
@@ -23,6 +27,7 @@ struct bundled {
 	char path[32];             /* where its bytes are: /proc/self/fd/N of a memfd */
 	int fd;
 	uint64_t size;
+	int symbols_only;          /* --bundle=symbols: no code bytes in it */
 };
 
 struct dso_found {
@@ -31,6 +36,8 @@ struct dso_found {
 	uint8_t mismatch;          /* a file of that name with another build-id was seen */
 	char mismatch_path[PATH_MAX];
 	char error[256];           /* a file that was there but could not be read */
+	char fetch_error[320];     /* why the build-id's server had nothing */
+	uint8_t symbols_only;      /* the symbols came from a copy without code (--bundle=symbols) */
 };
 
 /* 1: symbols loaded into t (found says from where); 0: nothing usable (found says why). */

@@ -254,21 +254,12 @@ void elf_symtab_fixup(struct elf_symtab *t, int kallsyms)
 }
 
 /* p_vaddr - p_offset of the PT_LOAD holding vaddr (perf's elf_read_program_header) */
-static int load_bias(struct elf_file *f, uint64_t vaddr, uint64_t *bias)
+static int load_bias(const struct elf_symtab *t, uint64_t vaddr, uint64_t *bias)
 {
-	size_t n;
-
-	if (elf_getphdrnum(f->elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		uint64_t sz;
-
-		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		sz = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
-		if (sz && vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + sz) {
-			*bias = ph.p_vaddr - ph.p_offset;
+	for (unsigned i = 0; i < t->nloads; i++) {
+		if (t->loads[i].size && vaddr >= t->loads[i].vaddr &&
+		    vaddr - t->loads[i].vaddr < t->loads[i].size) {
+			*bias = t->loads[i].vaddr - t->loads[i].off;
 			return 0;
 		}
 	}
@@ -282,8 +273,9 @@ static int is_arm_mapping_symbol(const char *n)
 
 /* One symbol table (.symtab or .dynsym) into t, as dso__load_sym_internal */
 static int load_table(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *tsh,
-		      struct elf_symtab *t)
+		      struct elf_symtab *t, unsigned flags)
 {
+	char demangled[1024];
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t n = tsh->sh_entsize ? tsh->sh_size / tsh->sh_entsize : 0;
 	int arm = f->eh.e_machine == EM_ARM || f->eh.e_machine == EM_AARCH64;
@@ -325,11 +317,12 @@ static int load_table(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *tsh,
 		if (f->eh.e_machine == EM_ARM && type == STT_FUNC && (sym.st_value & 1))
 			sym.st_value--;
 		/* user-space DSOs: symbols in file offsets (perf's adjust_symbols) */
-		if (load_bias(f, sym.st_value, &bias) == 0)
+		if (load_bias(t, sym.st_value, &bias) == 0)
 			sym.st_value -= bias;
 		else
 			sym.st_value -= sh.sh_addr - sh.sh_offset;
-		rc = elf_symtab_add(t, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info), type, name);
+		rc = elf_symtab_add(t, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info), type,
+				    elf_demangle(name, flags, demangled, sizeof(demangled)));
 		if (rc < 0)
 			return rc;
 	}
@@ -346,7 +339,7 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 	uint64_t hdr, ent, off, nr;
 	int x86 = f->eh.e_machine == EM_X86_64 || f->eh.e_machine == EM_386, lazy, rc;
 	size_t plt_sym;
-	char name[1024];
+	char name[1100], demangled[1024];
 
 	/* a debug file keeps .plt's header but not its bytes: no entries to name there */
 	if (!section_by_name(f, ".plt", &plt, NULL) || plt.sh_type == SHT_NOBITS)
@@ -437,7 +430,8 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 		if (gelf_getsym(sd, (int)GELF_R_SYM(info), &sym))
 			sn = elf_strptr(f->elf, dsym.sh_link, sym.st_name);
 		if (sn && *sn)
-			snprintf(name, sizeof(name), "%s@plt", sn);
+			snprintf(name, sizeof(name), "%s@plt",
+				 elf_demangle(sn, flags, demangled, sizeof(demangled)));
 		else
 			snprintf(name, sizeof(name), "offset_%#llx@plt", (unsigned long long)off);
 		rc = elf_symtab_add(t, off, ent, STB_GLOBAL, STT_FUNC, name);
@@ -460,6 +454,7 @@ void elf_symtab_note_max_len(struct elf_symtab *t)
 
 static void read_loads(struct elf_file *f, struct elf_symtab *t)
 {
+	uint64_t end = 0; /* where the previous segment's bytes would end in the file */
 	size_t n;
 
 	t->nloads = 0;
@@ -467,12 +462,24 @@ static void read_loads(struct elf_file *f, struct elf_symtab *t)
 		return;
 	for (size_t i = 0; i < n && t->nloads < sizeof(t->loads) / sizeof(t->loads[0]); i++) {
 		GElf_Phdr ph;
+		uint64_t off;
 
 		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		t->loads[t->nloads].off = ph.p_offset;
+		off = ph.p_offset;
+		if (!ph.p_filesz && ph.p_memsz) {
+			/* a segment of a separate debug file holds no bytes, and strip tools
+			 * zero or shift its offset. Without the mapped file, rebuild the layout
+			 * a linker makes: after the previous segment, at an offset congruent to
+			 * the address modulo the alignment (a page at least) */
+			uint64_t a = ph.p_align > 4096 ? ph.p_align : 4096;
+
+			off = end + ((ph.p_vaddr % a) - (end % a) + a) % a;
+		}
+		t->loads[t->nloads].off = off;
 		t->loads[t->nloads].vaddr = ph.p_vaddr;
 		t->loads[t->nloads].size = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
+		end = off + t->loads[t->nloads].size;
 		t->nloads++;
 	}
 }
@@ -485,10 +492,24 @@ uint64_t elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off)
 	return UINT64_MAX;
 }
 
+int elf_symtab_loads_from(struct elf_symtab *t, const char *runtime)
+{
+	struct elf_file f;
+	char msg[64];
+
+	if (elf_file_open(runtime, &f, msg, sizeof(msg)) < 0)
+		return -PMT_EIO;
+	read_loads(&f, t);
+	t->loads_given = 1;
+	elf_file_close(&f);
+	return 0;
+}
+
 static void read_ids(struct elf_file *f, struct elf_symtab *t)
 {
 	t->machine = f->eh.e_machine;
-	read_loads(f, t);
+	if (!t->loads_given)
+		read_loads(f, t);
 	read_build_id(f, t);
 	read_debuglink(f, t);
 }
@@ -525,9 +546,9 @@ int elf_symtab_load(const char *path, struct elf_symtab *t, unsigned flags, char
 		dyn = NULL;
 	t->has_symtab = sym != NULL;
 	if (sym)
-		rc = load_table(&f, sym, &symsh, t);
+		rc = load_table(&f, sym, &symsh, t, flags);
 	if (rc >= 0 && dyn && (!sym || (flags & ELF_LOAD_BOTH)))
-		rc = load_table(&f, dyn, &dynsh, t);
+		rc = load_table(&f, dyn, &dynsh, t, flags);
 	if (rc >= 0 && dyn && (flags & ELF_LOAD_PLT))
 		rc = synthesize_plt(&f, t, flags);
 	if (rc < 0)

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "debuginfod.h"
 #include "dso_find.h"
 #include "srcline.h"
 #include "pmutrace/perf_abi.h"
@@ -21,6 +22,7 @@ struct dso {
 	struct elf_symtab tab;
 	char *sym_path;        /* the file the symbols (and lines) come from */
 	char *code_path;       /* the file with the code (NULL: none found) */
+	uint8_t symbols_only;  /* the symbols came from a copy without code */
 	struct srcline lines;
 	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
 	struct dso *next;      /* hash chain */
@@ -46,6 +48,7 @@ struct thread {
 
 struct pmt_symbols {
 	char *symfs, *buildid_dir, *kallsyms;
+	struct dbgd *dbgd;     /* debuginfod servers; NULL: none to ask */
 	unsigned load_flags;
 	struct dso **dso_hash;
 	size_t dso_cap;
@@ -98,6 +101,12 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 	s->load_flags = ELF_LOAD_PLT;
 	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 602)
 		s->load_flags |= ELF_LOAD_PLT_HEADER | ELF_LOAD_BOTH;
+	if (!o || !PMT_OPTS_HAS(o, no_demangle) || !o->no_demangle)
+		s->load_flags |= ELF_LOAD_DEMANGLE;
+	/* perf 6.1 checked (bare names), 7.3 checked (signatures); the switch to
+	 * abi::__cxa_demangle came in between and is not pinned: taken as 6.2's */
+	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 602)
+		s->load_flags |= ELF_LOAD_DEMANGLE_PARAMS;
 	s->dso_hash = calloc(s->dso_cap, sizeof(*s->dso_hash));
 	if (o && o->symfs && *o->symfs) {
 		/* perf strips a trailing slash so symfs + "/usr/..." stays one path */
@@ -123,6 +132,7 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 		pmt_symbols_free(s);
 		return -PMT_ENOMEM;
 	}
+	s->dbgd = dbgd_new(o && PMT_OPTS_HAS(o, debuginfod) ? o->debuginfod : NULL);
 	*out = s;
 	return 0;
 }
@@ -131,6 +141,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 {
 	if (!s)
 		return;
+	dbgd_free(s->dbgd);
 	for (size_t i = 0; i < s->dso_cap; i++) {
 		for (struct dso *d = s->dso_hash[i], *nx; d; d = nx) {
 			nx = d->next;
@@ -467,10 +478,18 @@ static const struct map *find_map(const struct proc *p, uint64_t ip, uint64_t ti
 	return best;
 }
 
+static int fetch(void *ctx, const uint8_t *bid, size_t n, int executable, char *path,
+		 size_t path_size, char *why, size_t why_size)
+{
+	return dbgd_fetch(ctx, bid, n, executable ? DBGD_EXECUTABLE : DBGD_DEBUGINFO, path,
+			  path_size, why, why_size);
+}
+
 static void load_dso(struct pmt_symbols *s, struct dso *d)
 {
 	struct dso_want w = { d->name, d->build_id, d->build_id_size, s->symfs, s->buildid_dir,
-			      s->load_flags, s->bundled, s->nbundled };
+			      s->load_flags, s->bundled, s->nbundled, s->dbgd ? fetch : NULL,
+			      s->dbgd };
 	struct dso_found found;
 
 	d->state = -1;
@@ -493,6 +512,7 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 	if (dso_find_and_load(&w, &d->tab, &found)) {
 		d->state = 1;
 		d->sym_path = strdup(found.path);
+		d->symbols_only = found.symbols_only;
 		if (found.runtime[0])
 			d->code_path = strdup(found.runtime);
 		return;
@@ -503,8 +523,9 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 	else if (found.error[0])
 		pmt_info("no symbols for %s: %s", d->name, found.error);
 	else
-		pmt_info("no symbols for %s: file not found%s%s", d->name,
-			 s->symfs ? " under --symfs " : "", s->symfs ? s->symfs : "");
+		pmt_info("no symbols for %s: file not found%s%s%s%s", d->name,
+			 s->symfs ? " under --symfs " : "", s->symfs ? s->symfs : "",
+			 found.fetch_error[0] ? "; " : "", found.fetch_error);
 }
 
 int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_t time,
@@ -583,6 +604,8 @@ int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc, u
 
 	(void)s;
 	*buf = NULL;
+	if (d && e && !d->kernel && !d->code_path && d->symbols_only)
+		return -PMT_ENOT_FOUND;
 	if (!d || !e || d->kernel || !d->code_path || e->end <= e->start)
 		return 0;
 	n = e->end - e->start;
@@ -615,7 +638,8 @@ static int add_bundled(const struct pmt_ctr_file *f, void *ctx)
 	size_t len;
 	int fd, rc;
 
-	if (f->kind != PMT_CTR_FILE_ELF && f->kind != PMT_CTR_FILE_KALLSYMS)
+	if (f->kind != PMT_CTR_FILE_ELF && f->kind != PMT_CTR_FILE_KALLSYMS &&
+	    f->kind != PMT_CTR_FILE_ELF_SYMBOLS)
 		return 0;
 	rc = pmt_ctr_file_read(f, &data, &len);
 	if (rc < 0) {
@@ -654,7 +678,8 @@ static int add_bundled(const struct pmt_ctr_file *f, void *ctx)
 	b->size = f->size;
 	snprintf(b->path, sizeof(b->path), "/proc/self/fd/%d", fd);
 	/* kallsyms is no ELF: a name no mapping has keeps it out of the lookups */
-	b->name = strdup(f->kind == PMT_CTR_FILE_ELF ? f->name : "\001kallsyms");
+	b->name = strdup(f->kind != PMT_CTR_FILE_KALLSYMS ? f->name : "\001kallsyms");
+	b->symbols_only = f->kind == PMT_CTR_FILE_ELF_SYMBOLS;
 	if (!b->name) {
 		close(fd);
 		return -PMT_ENOMEM;

@@ -30,7 +30,12 @@ struct elf_symtab {
 	/* the PT_LOADs, to turn a file offset into the address the debug info uses */
 	struct { uint64_t off, vaddr, size; } loads[16];
 	unsigned nloads;
+	uint8_t loads_given;          /* loads came from the runtime file, not this one */
 };
+/* Take the PT_LOADs from `runtime` (the file that was mapped) before loading a separate
+ * debug file into t: a debug file's program headers may have its offsets zeroed (Debian's
+ * do), and perf adjusts symbols by the runtime file's. 0, or < 0 when it cannot be read. */
+int elf_symtab_loads_from(struct elf_symtab *t, const char *runtime);
 /* The ELF address (p_vaddr space) of a file offset, or UINT64_MAX. */
 uint64_t elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off);
 
@@ -44,7 +49,11 @@ enum {
 	ELF_LOAD_PLT = 1,        /* .plt entries as NAME@plt */
 	ELF_LOAD_PLT_HEADER = 2, /* and a ".plt" symbol for its header (perf 6.2 on) */
 	ELF_LOAD_BOTH = 4,       /* .dynsym's symbols too when there is a .symtab (newer perf) */
+	ELF_LOAD_DEMANGLE = 8,   /* C++ names demangled */
+	ELF_LOAD_DEMANGLE_PARAMS = 16, /* with return type, parameters and qualifiers (newer perf) */
 };
+/* name demangled as flags say, in buf; or name itself when it is no C++ name */
+const char *elf_demangle(const char *name, unsigned flags, char *buf, size_t cap);
 int elf_symtab_load(const char *path, struct elf_symtab *t, unsigned flags, char *msg,
 		    size_t cap);
 /* The .plt entries of the runtime file `path` into t (symbols read from a debug file,

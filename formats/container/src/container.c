@@ -6,6 +6,8 @@
 
 #include "pmutrace/container.h"
 
+#include "columns.h"
+
 #define ZSTD_MAGIC 0xFD2FB528u
 #define SKIP_HEADER 0x184D2A50u  /* skippable frame: pmutrace file header */
 #define SKIP_INDEX 0x184D2A51u   /* skippable frame: pmutrace frame index */
@@ -18,6 +20,7 @@
 struct frame_ent {
 	uint64_t offset;
 	uint32_t csize, dsize;
+	uint8_t columns;  /* a column frame: in the index, not in zstd's seek table */
 };
 
 struct pmt_ctr_writer {
@@ -32,6 +35,10 @@ struct pmt_ctr_writer {
 	size_t nr_ent, cap_ent;
 	int err;
 	int level;
+	/* spe_columns: the frame's records are kept here and written at its end */
+	uint8_t spe_columns;
+	uint8_t *fbuf;
+	size_t fcap;
 };
 
 static void put32(uint8_t *p, uint32_t v) { pmt_put_le32(p, v); }
@@ -81,6 +88,7 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
 	w->level = level;
+	w->spe_columns = PMT_OPTS_HAS(opts, spe_columns) && opts->spe_columns;
 	{
 		/* zstd's own workers compress each frame in 1 MiB jobs: a frame stays one
 		 * independent frame, its jobs run in parallel (a libzstd without threads
@@ -125,11 +133,32 @@ static int drain(struct pmt_ctr_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective 
 static int end_frame(struct pmt_ctr_writer *w)
 {
 	ZSTD_inBuffer none = { NULL, 0, 0 };
+	uint8_t columns = 0;
 
 	if (!w->len || w->err)
 		return w->err;
-	if (drain(w, &none, ZSTD_e_end) < 0)
+	if (w->spe_columns) {
+		uint8_t *cf;
+		size_t n;
+		int rc = ctr_columns_encode(w->fbuf, w->len, w->level, &cf, &n);
+
+		if (rc < 0)
+			return w->err = rc;
+		if (rc == 0) {
+			skippable(w, SKIP_COLUMNS, cf, n);
+			w->fcsize = 8 + n;
+			columns = 1;
+			free(cf);
+		} else {
+			/* no AUX bytes in it: an ordinary frame */
+			ZSTD_inBuffer in = { w->fbuf, w->len, 0 };
+
+			if (drain(w, &in, ZSTD_e_end) < 0)
+				return w->err;
+		}
+	} else if (drain(w, &none, ZSTD_e_end) < 0) {
 		return w->err;
+	}
 	if (w->nr_ent == w->cap_ent) {
 		size_t cap = w->cap_ent ? 2 * w->cap_ent : 64;
 		struct frame_ent *e = realloc(w->ent, cap * sizeof(*e));
@@ -140,7 +169,7 @@ static int end_frame(struct pmt_ctr_writer *w)
 		w->cap_ent = cap;
 	}
 	w->ent[w->nr_ent++] = (struct frame_ent){ w->fstart, (uint32_t)w->fcsize,
-						   (uint32_t)w->len };
+						   (uint32_t)w->len, columns };
 	/* a frame on disk is a frame a killed writer keeps */
 	if (!w->err && fflush(w->fp))
 		w->err = -PMT_EIO;
@@ -169,6 +198,20 @@ int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 		return w->err;
 	if (!w->len)
 		w->fstart = w->off;
+	if (w->spe_columns) {
+		if (w->len + len > w->fcap) {
+			size_t cap = w->len + len > w->cap ? w->len + len : w->cap;
+			uint8_t *b = realloc(w->fbuf, cap);
+
+			if (!b)
+				return w->err = -PMT_ENOMEM;
+			w->fbuf = b;
+			w->fcap = cap;
+		}
+		memcpy(w->fbuf + w->len, records, len);
+		w->len += len;
+		return 0;
+	}
 	/* zstd's workers compress while the caller goes on */
 	if (drain(w, &in, ZSTD_e_continue) < 0)
 		return w->err;
@@ -238,12 +281,15 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 		skippable(w, SKIP_INDEX, t, n);
 		/* zstd's seekable-format seek table, last in the file: entries of compressed
 		 * and decompressed size, then frame count, descriptor and magic */
+		n = 0;
 		for (size_t i = 0; i < w->nr_ent; i++) {
-			put32(t + 8 * i, w->ent[i].csize);
-			put32(t + 8 * i + 4, w->ent[i].dsize);
+			if (w->ent[i].columns) /* no zstd frame: no seekable reader reads it */
+				continue;
+			put32(t + n, w->ent[i].csize);
+			put32(t + n + 4, w->ent[i].dsize);
+			n += 8;
 		}
-		n = 8 * w->nr_ent;
-		put32(t + n, (uint32_t)w->nr_ent);
+		put32(t + n, (uint32_t)(n / 8));
 		t[n + 4] = 0; /* descriptor: no checksums in the table (each frame has its own) */
 		put32(t + n + 5, SEEKABLE_MAGIC);
 		skippable(w, SKIP_SEEK, t, n + 9);
@@ -254,6 +300,7 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 	rc = w->err;
 	ZSTD_freeCCtx(w->cctx);
 	free(w->zbuf);
+	free(w->fbuf);
 	free(w->ent);
 	free(w);
 	return rc ? pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET, "writing the container: %s",
@@ -377,6 +424,37 @@ static int decompress(struct pmt_ctr_reader *r, size_t at, size_t csize,
 	return 0;
 }
 
+/* A column frame: its records rebuilt into r->out */
+static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_t at, size_t n,
+			struct pmt_diag *diag)
+{
+	uint32_t idx = r->st.frames + r->st.damaged;
+	size_t len = 0;
+	const char *why;
+	int rc = ctr_columns_decode(r->buf + at + 8, n, FRAME_MAX, &r->out, &r->out_cap, &len,
+				    &why);
+
+	if (rc == -PMT_ENOMEM)
+		return pmt_diag_set(diag, rc, r->name, at, "out of memory");
+	if (rc < 0) {
+		r->st.damaged++;
+		r->st.lost_bytes += 8 + n;
+		return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
+				    "data frame %u (columns) is damaged (%s); its records are "
+				    "skipped", idx, why ? why : "corrupt");
+	}
+	f->index = idx;
+	f->offset = at;
+	f->csize = (uint32_t)(8 + n);
+	f->data = r->out;
+	f->size = len;
+	r->st.frames++;
+	r->st.column_frames++;
+	r->st.bytes_in += 8 + n;
+	r->st.bytes_out += len;
+	return 1;
+}
+
 int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_diag *diag)
 {
 	while (r->pos < r->len) {
@@ -407,6 +485,8 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 			if (magic == SKIP_SEEK)
 				r->st.has_index = 1;
 			r->pos = at + 8 + n;
+			if (magic == SKIP_COLUMNS)
+				return column_frame(r, f, at, n, diag);
 			continue;
 		}
 		if (magic != ZSTD_MAGIC) {

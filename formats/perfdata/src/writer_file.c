@@ -220,6 +220,22 @@ int pdw_start(struct pmt_perf_writer *w)
 			put64(w, w->attrs[i].ids[k]);
 		pdw_end_rec(w);
 	}
+	/* perf record's pipe mode names each event in an EVENT_UPDATE record: perf <= 6.x
+	 * reads no EVENT_DESC from a pipe and would make up a name from the attr
+	 * ("cpu-clock:HG") */
+	for (uint32_t i = 0; i < w->nr_attrs; i++) {
+		size_t nl;
+
+		if (!w->attrs[i].name || !w->attrs[i].nr_ids)
+			continue;
+		nl = strlen(w->attrs[i].name) + 1;
+		put_hdr(w, PMT_REC_EVENT_UPDATE, 0);
+		put64(w, PMT_EVENT_UPDATE_NAME);
+		put64(w, w->attrs[i].ids[0]);
+		put(w, w->attrs[i].name, nl);
+		put_zero(w, (8 - nl % 8) % 8);
+		pdw_end_rec(w);
+	}
 	for (unsigned f = 0; f < PMT_FEAT_BITS; f++) {
 		put_hdr(w, PMT_REC_HEADER_FEATURE, 0);
 		put64(w, f);

@@ -1,9 +1,11 @@
 /* Reading PMUs from sysfs (bus/event_source/devices/NAME) under $SYSFS_PATH */
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pmutrace/pmu.h"
 
@@ -120,31 +122,38 @@ static int load_formats(struct pmt_pmu *pmu, const char *dir, struct pmt_diag *d
 	return 0;
 }
 
-static int load_caps(struct pmt_pmu *pmu, const char *dir)
+/* Every file of dir as a (name, first line) entry of an array of structs that start with
+ * char name[name_cap] and hold the line at value_off (caps/ and events/). Names with a dot
+ * are skipped when asked: events/NAME.scale, .unit and the like describe NAME for counting. */
+static int load_named_lines(const char *dir, size_t elem, size_t name_cap, size_t value_off,
+			    size_t value_cap, bool skip_dotted, void **out, uint32_t *nr)
 {
 	char path[4096];
 	size_t n;
-	char **names = list_dir(dir, &n);
+	char **names = list_dir(dir, &n), *arr;
 
+	*nr = 0;
 	if (!n) {
 		free(names);
 		return 0;
 	}
-	pmu->caps = calloc(n, sizeof(*pmu->caps));
-	if (!pmu->caps) {
+	arr = calloc(n, elem);
+	if (!arr) {
 		free_list(names, n);
 		return -PMT_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct pmt_pmu_cap *c = &pmu->caps[pmu->nr_caps];
+		char *entry = arr + *nr * elem;
 
-		if (!join(path, sizeof(path), dir, names[i]) || strlen(names[i]) >= sizeof(c->name) ||
-		    read_line(path, c->value, sizeof(c->value)) < 0)
+		if ((skip_dotted && strchr(names[i], '.')) || strlen(names[i]) >= name_cap ||
+		    !join(path, sizeof(path), dir, names[i]) ||
+		    read_line(path, entry + value_off, value_cap) < 0)
 			continue;
-		strcpy(c->name, names[i]);
-		pmu->nr_caps++;
+		strcpy(entry, names[i]);
+		(*nr)++;
 	}
 	free_list(names, n);
+	*out = arr;
 	return 0;
 }
 
@@ -168,7 +177,11 @@ static int load_pmu(struct pmt_pmu *pmu, const char *dir, const char *name,
 		join(path, sizeof(path), dir, "cpus");
 		if (read_line(path, text, sizeof(text)) < 0)
 			text[0] = 0;
+		else
+			pmu->core = true;
 	}
+	if (!strcmp(name, "cpu"))
+		pmu->core = true;
 	if (text[0]) {
 		if (pmt_cpumask_parse(text, &pmu->cpus) < 0)
 			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
@@ -180,13 +193,22 @@ static int load_pmu(struct pmt_pmu *pmu, const char *dir, const char *name,
 	if (rc < 0)
 		return rc;
 	join(path, sizeof(path), dir, "caps");
-	return load_caps(pmu, path);
+	rc = load_named_lines(path, sizeof(*pmu->caps), sizeof(pmu->caps->name),
+			      offsetof(struct pmt_pmu_cap, value), sizeof(pmu->caps->value), false,
+			      (void **)&pmu->caps, &pmu->nr_caps);
+	if (rc < 0)
+		return rc;
+	join(path, sizeof(path), dir, "events");
+	return load_named_lines(path, sizeof(*pmu->aliases), sizeof(pmu->aliases->name),
+				offsetof(struct pmt_pmu_alias, terms), sizeof(pmu->aliases->terms),
+				true, (void **)&pmu->aliases, &pmu->nr_aliases);
 }
 
 static void pmu_fini(struct pmt_pmu *pmu)
 {
 	free(pmu->formats);
 	free(pmu->caps);
+	free(pmu->aliases);
 }
 
 int pmt_pmus_load(struct pmt_pmus *set, const char *root, struct pmt_diag *diag)
@@ -266,4 +288,23 @@ int pmt_pmu_cap_u64(const struct pmt_pmu *pmu, const char *name, uint64_t *v)
 		}
 	}
 	return -PMT_ENOT_FOUND;
+}
+
+const struct pmt_pmu_alias *pmt_pmu_alias_find(const struct pmt_pmu *pmu, const char *name,
+					       size_t len)
+{
+	for (uint32_t i = 0; i < pmu->nr_aliases; i++)
+		if (strlen(pmu->aliases[i].name) == len &&
+		    !strncasecmp(pmu->aliases[i].name, name, len))
+			return &pmu->aliases[i];
+	return NULL;
+}
+
+uint32_t pmt_pmus_nr_core(const struct pmt_pmus *set)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < set->nr; i++)
+		n += set->pmu[i].core;
+	return n;
 }

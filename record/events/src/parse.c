@@ -1,120 +1,25 @@
-/* perf's event syntax (tools/perf/util/parse-events.{l,y}) for the recorder */
+/* perf 7.3's event syntax (tools/perf/util/parse-events.{l,y}, pmus.c, pmu.c) for the
+ * recorder: events, PMU terms, aliases, modifiers and groups */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmutrace/events.h"
-
-static const struct {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-} generic[] = {
-	{ "cpu-clock", PMT_TYPE_SOFTWARE, PMT_SW_CPU_CLOCK },
-	{ "task-clock", PMT_TYPE_SOFTWARE, PMT_SW_TASK_CLOCK },
-	{ "page-faults", PMT_TYPE_SOFTWARE, PMT_SW_PAGE_FAULTS },
-	{ "faults", PMT_TYPE_SOFTWARE, PMT_SW_PAGE_FAULTS },
-	{ "context-switches", PMT_TYPE_SOFTWARE, PMT_SW_CONTEXT_SWITCHES },
-	{ "cs", PMT_TYPE_SOFTWARE, PMT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PMT_TYPE_SOFTWARE, PMT_SW_CPU_MIGRATIONS },
-	{ "migrations", PMT_TYPE_SOFTWARE, PMT_SW_CPU_MIGRATIONS },
-	{ "minor-faults", PMT_TYPE_SOFTWARE, PMT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PMT_TYPE_SOFTWARE, PMT_SW_PAGE_FAULTS_MAJ },
-	{ "alignment-faults", PMT_TYPE_SOFTWARE, PMT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PMT_TYPE_SOFTWARE, PMT_SW_EMULATION_FAULTS },
-	{ "dummy", PMT_TYPE_SOFTWARE, PMT_SW_DUMMY },
-	{ "bpf-output", PMT_TYPE_SOFTWARE, PMT_SW_BPF_OUTPUT },
-	{ "cgroup-switches", PMT_TYPE_SOFTWARE, PMT_SW_CGROUP_SWITCHES },
-	{ "cycles", PMT_TYPE_HARDWARE, 0 },
-	{ "cpu-cycles", PMT_TYPE_HARDWARE, 0 },
-	{ "instructions", PMT_TYPE_HARDWARE, 1 },
-	{ "cache-references", PMT_TYPE_HARDWARE, 2 },
-	{ "cache-misses", PMT_TYPE_HARDWARE, 3 },
-	{ "branch-instructions", PMT_TYPE_HARDWARE, 4 },
-	{ "branches", PMT_TYPE_HARDWARE, 4 },
-	{ "branch-misses", PMT_TYPE_HARDWARE, 5 },
-	{ "bus-cycles", PMT_TYPE_HARDWARE, 6 },
-	{ "stalled-cycles-frontend", PMT_TYPE_HARDWARE, 7 },
-	{ "stalled-cycles-backend", PMT_TYPE_HARDWARE, 8 },
-	{ "ref-cycles", PMT_TYPE_HARDWARE, 9 },
-};
-#define N_GENERIC (sizeof(generic) / sizeof(generic[0]))
+#include "events_priv.h"
 
 /* perf's own terms, listed after a PMU's formats when a term is unknown */
 static const char perf_terms[] = "config,config1,config2,config3,config4,name,period,freq";
 
-struct pmt_evsel *pmt_evlist_add(struct pmt_evlist *l)
-{
-	if (l->nr == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 8;
-		struct pmt_evsel *n = realloc(l->ev, cap * sizeof(*n));
+struct ctx {
+	const struct pmt_pmus *pmus;
+	const struct pmt_event_table *table;
+	const char *cputype;         /* the core PMU events without a PMU go to, or NULL */
+	struct pmt_evlist *out;      /* events of this string, in the order written */
+	struct pmt_diag *diag;
+	char event[256];             /* the event being parsed, for messages */
+};
 
-		if (!n)
-			return NULL;
-		l->ev = n;
-		l->cap = cap;
-	}
-	memset(&l->ev[l->nr], 0, sizeof(l->ev[0]));
-	l->ev[l->nr].attr.size = PMT_ATTR_SIZE_VER9;
-	l->ev[l->nr].leader = l->nr;
-	l->ev[l->nr].nr_members = 1;
-	return &l->ev[l->nr++];
-}
-
-void pmt_evlist_to_front(struct pmt_evlist *l, uint32_t i)
-{
-	struct pmt_evsel e;
-
-	if (!i || i >= l->nr)
-		return;
-	e = l->ev[i];
-	memmove(&l->ev[1], &l->ev[0], i * sizeof(e));
-	l->ev[0] = e;
-	/* indices below i moved up by one; i itself is now 0 */
-	for (uint32_t k = 0; k < l->nr; k++) {
-		uint32_t *ld = &l->ev[k].leader;
-
-		*ld = *ld == i ? 0 : *ld < i ? *ld + 1 : *ld;
-	}
-}
-
-void pmt_evlist_fini(struct pmt_evlist *l)
-{
-	free(l->ev);
-	memset(l, 0, sizeof(*l));
-}
-
-static uint64_t *config_word(struct pmt_perf_attr *a, unsigned w)
-{
-	switch (w) {
-	case 0: return &a->config;
-	case 1: return &a->config1;
-	case 2: return &a->config2;
-	case 3: return &a->config3;
-	default: return &a->config4;
-	}
-}
-
-void pmt_evsel_set_config_if_unset(struct pmt_evsel *e, const char *term, uint64_t value)
-{
-	const struct pmt_pmu_format *f = e->pmu ? pmt_pmu_format_find(e->pmu, term) : NULL;
-	uint64_t cfg[5];
-
-	if (!f || (e->config_set[f->word] & pmt_pmu_format_mask(f)))
-		return;
-	for (unsigned w = 0; w < 5; w++)
-		cfg[w] = *config_word(&e->attr, w);
-	if (pmt_pmu_format_apply(f, value, cfg, NULL) == 0)
-		*config_word(&e->attr, f->word) = cfg[f->word];
-}
-
-bool pmt_evsel_term_set(const struct pmt_evsel *e, const char *term)
-{
-	const struct pmt_pmu_format *f = e->pmu ? pmt_pmu_format_find(e->pmu, term) : NULL;
-
-	return f && (*config_word((struct pmt_perf_attr *)&e->attr, f->word) &
-		     pmt_pmu_format_mask(f));
-}
+#define FAIL(c, code, ...) pmt_diag_set((c)->diag, code, NULL, PMT_DIAG_NO_OFFSET, __VA_ARGS__)
 
 static int parse_value(const char *s, size_t n, uint64_t *v)
 {
@@ -129,29 +34,42 @@ static int parse_value(const char *s, size_t n, uint64_t *v)
 	return *end || buf[0] == '-' ? -1 : 0;
 }
 
-static int modifiers(struct pmt_evsel *e, const char *event, const char *m,
-		     struct pmt_diag *diag)
+static int modifiers(struct ctx *c, struct pmt_evsel *e, const char *m, size_t n, bool group)
 {
 	bool u = false, k = false, h = false;
 	unsigned precise = 0;
 
-	for (; *m; m++) {
-		switch (*m) {
+	for (size_t i = 0; i < n; i++) {
+		switch (m[i]) {
 		case 'u': u = true; break;
 		case 'k': k = true; break;
 		case 'h': h = true; break;
 		case 'p': precise++; break;
+		case 'P': precise = 3; break; /* perf asks for the most, then falls back */
+		case 'G': e->attr.flags |= PMT_ATTR_FLAG_EXCLUDE_HOST; break;
+		case 'H': e->attr.flags |= PMT_ATTR_FLAG_EXCLUDE_GUEST; break;
 		case 'I': e->attr.flags |= PMT_ATTR_FLAG_EXCLUDE_IDLE; break;
 		case 'D': e->attr.flags |= PMT_ATTR_FLAG_PINNED; break;
+		case 'e': e->attr.flags |= PMT_ATTR_FLAG_EXCLUSIVE; break;
+		case 'S': e->sample_read = true; break;
+		case 'R': e->retire_lat = true; break;
+		case 'b': break; /* perf stat's BPF counters: nothing in the attr */
+		case 'W':
+			/* perf takes W on groups only */
+			if (group) {
+				e->weak_group = true;
+				break;
+			}
+			return FAIL(c, -PMT_EPARSE, "event '%s': W (weak group) is a modifier of "
+				    "groups: {a,b}:W", c->event);
 		default:
-			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-					    "event '%s': unknown modifier '%c' (modifiers: u k h "
-					    "p pp ppp I D)", event, *m);
+			return FAIL(c, -PMT_EPARSE, "event '%s': unknown modifier '%c' (modifiers: "
+				    "u k h p pp ppp P G H I D e S R b, W on a group)", c->event,
+				    m[i]);
 		}
 	}
 	if (precise > 3)
-		return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-				    "event '%s': precise_ip is at most 3 (ppp)", event);
+		return FAIL(c, -PMT_EPARSE, "event '%s': precise_ip is at most 3 (ppp)", c->event);
 	if (u || k || h) {
 		/* perf: naming a privilege level excludes the ones not named */
 		e->excl_mods = true;
@@ -164,47 +82,94 @@ static int modifiers(struct pmt_evsel *e, const char *event, const char *m,
 		if (!h)
 			e->attr.flags |= PMT_ATTR_FLAG_EXCLUDE_HV;
 	}
-	e->attr.flags |= (uint64_t)precise << PMT_ATTR_PRECISE_SHIFT;
+	if (precise) {
+		e->attr.flags &= ~(3ULL << PMT_ATTR_PRECISE_SHIFT);
+		e->attr.flags |= (uint64_t)precise << PMT_ATTR_PRECISE_SHIFT;
+	}
 	return 0;
 }
 
-static int unknown_term(const struct pmt_pmu *pmu, const char *event, const char *t, size_t n,
-			struct pmt_diag *diag)
+static int unknown_term(struct ctx *c, const struct pmt_pmu *pmu, const char *t, size_t n)
 {
-	char valid[1024];
+	char valid[1024], near[320], want[96];
 	size_t len = 0;
 
 	valid[0] = 0;
 	for (uint32_t i = 0; i < pmu->nr_formats && len < sizeof(valid) - 64; i++)
 		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s,",
 					pmu->formats[i].name);
-	return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-			    "event '%s': unknown term '%.*s' for PMU '%s'; valid terms: %s%s", event,
-			    (int)n, t, pmu->name, valid, perf_terms);
+	snprintf(want, sizeof(want), "%.*s", (int)n, t);
+	pmt_events_suggest(want, c->pmus, c->table, pmu, near, sizeof(near));
+	return FAIL(c, -PMT_EPARSE, "event '%s': unknown term '%.*s' for PMU '%s'%s; valid terms: "
+		    "%s%s, or an event of the PMU", c->event, (int)n, t, pmu->name, near, valid,
+		    perf_terms);
+}
+
+/* cycles, L1-dcache-load-misses: the type and config of a built-in hardware event, with the
+ * PMU's type in config[63:32] where the kernel takes it (intel-hybrid.txt) */
+static bool hardware_name(const struct pmt_pmus *pmus, const struct pmt_pmu *pmu,
+			  const char *name, size_t n, uint32_t *type, uint64_t *config)
+{
+	if (pmt_legacy_find(name, n, type, config)) {
+		if (*type != PMT_TYPE_HARDWARE)
+			return false;
+	} else if (pmt_cache_find(name, n, config)) {
+		*type = PMT_TYPE_HW_CACHE;
+	} else {
+		return false;
+	}
+	if (pmu && pmus->extended_type)
+		*config |= (uint64_t)pmu->type << 32;
+	return true;
+}
+
+static int terms(struct ctx *c, struct pmt_evsel *e, const char *t, size_t n, int depth);
+
+/* a term that names an event of the PMU: its sysfs alias, a table event or a hardware
+ * event; 1 when it is none of them */
+static int event_term(struct ctx *c, struct pmt_evsel *e, const char *t, size_t n, int depth)
+{
+	const struct pmt_pmu_alias *a = pmt_pmu_alias_find(e->pmu, t, n);
+	const struct pmt_table_event *te;
+	uint32_t type;
+	uint64_t config;
+
+	if (a)
+		return terms(c, e, a->terms, strlen(a->terms), depth + 1);
+	te = c->table ? pmt_event_table_find(c->table, t, n, e->pmu) : NULL;
+	if (te)
+		return terms(c, e, te->terms, strlen(te->terms), depth + 1);
+	if (e->pmu->core && hardware_name(c->pmus, e->pmu, t, n, &type, &config)) {
+		e->attr.type = type;
+		e->attr.config = config;
+		return 0;
+	}
+	return 1;
 }
 
 /* one term "name=value" or "flag" of a PMU event */
-static int term(struct pmt_evsel *e, const char *event, const char *t, size_t n,
-		struct pmt_diag *diag)
+static int term(struct ctx *c, struct pmt_evsel *e, const char *t, size_t n, int depth)
 {
 	const char *eq = memchr(t, '=', n);
 	size_t kl = eq ? (size_t)(eq - t) : n;
 	uint64_t v = 1, max, cfg[5];
-	char key[48];
+	char key[96];
 	const struct pmt_pmu_format *f;
+	int rc;
 
 	if (!kl || kl >= sizeof(key))
-		return unknown_term(e->pmu, event, t, kl, diag);
+		return unknown_term(c, e->pmu, t, kl);
 	memcpy(key, t, kl);
 	key[kl] = 0;
-	if (eq && parse_value(eq + 1, n - kl - 1, &v) < 0)
-		return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-				    "event '%s': term %s: '%.*s' is not a number", event, key,
-				    (int)(n - kl - 1), eq + 1);
+	if (!eq && !pmt_pmu_format_find(e->pmu, key) && depth < 4 &&
+	    (rc = event_term(c, e, t, n, depth)) <= 0)
+		return rc;
+	if (eq && parse_value(eq + 1, n - kl - 1, &v) < 0 && strcmp(key, "name"))
+		return FAIL(c, -PMT_EPARSE, "event '%s': term %s: '%.*s' is not a number", c->event,
+			    key, (int)(n - kl - 1), eq + 1);
 	if (!strcmp(key, "name")) {
 		if (!eq)
-			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-					    "event '%s': name needs a value", event);
+			return FAIL(c, -PMT_EPARSE, "event '%s': name needs a value", c->event);
 		snprintf(e->name, sizeof(e->name), "%.*s", (int)(n - kl - 1), eq + 1);
 		return 0;
 	}
@@ -225,22 +190,44 @@ static int term(struct pmt_evsel *e, const char *event, const char *t, size_t n,
 						     "config4" };
 
 		if (!strcmp(key, words[w])) {
-			*config_word(&e->attr, w) = v;
+			*pmt_evsel_config_word(&e->attr, w) = v;
 			e->config_set[w] = ~0ULL;
 			return 0;
 		}
 	}
 	f = pmt_pmu_format_find(e->pmu, key);
 	if (!f)
-		return unknown_term(e->pmu, event, t, kl, diag);
+		return unknown_term(c, e->pmu, t, kl);
 	for (unsigned w = 0; w < 5; w++)
-		cfg[w] = *config_word(&e->attr, w);
+		cfg[w] = *pmt_evsel_config_word(&e->attr, w);
 	if (pmt_pmu_format_apply(f, v, cfg, &max) < 0)
-		return pmt_diag_set(diag, -PMT_ERANGE, NULL, PMT_DIAG_NO_OFFSET,
-				    "event '%s': value too big for format (%s), maximum is %llu",
-				    event, key, (unsigned long long)max);
-	*config_word(&e->attr, f->word) = cfg[f->word];
+		return FAIL(c, -PMT_ERANGE, "event '%s': value too big for format (%s), maximum is "
+			    "%llu", c->event, key, (unsigned long long)max);
+	/* perf packs a core PMU's terms over what is there (pmu->perf_event_attr_init_default
+	 * unset: an alias's ldlat=3 and ldlat=30 give 31), other PMUs' replace the bits */
+	if (e->pmu->core)
+		cfg[f->word] |= *pmt_evsel_config_word(&e->attr, f->word);
+	*pmt_evsel_config_word(&e->attr, f->word) = cfg[f->word];
 	e->config_set[f->word] |= pmt_pmu_format_mask(f);
+	return 0;
+}
+
+/* comma-separated terms */
+static int terms(struct ctx *c, struct pmt_evsel *e, const char *t, size_t n, int depth)
+{
+	const char *end = t + n;
+
+	while (t < end) {
+		const char *comma = memchr(t, ',', (size_t)(end - t));
+		size_t tl = comma ? (size_t)(comma - t) : (size_t)(end - t);
+		int rc;
+
+		while (tl && isspace((unsigned char)*t))
+			t++, tl--;
+		if (tl && (rc = term(c, e, t, tl, depth)) < 0)
+			return rc;
+		t += tl + 1;
+	}
 	return 0;
 }
 
@@ -257,144 +244,371 @@ static bool pmu_matches(const char *pmu, const char *name, size_t n)
 	return true;
 }
 
-static int pmu_event(struct pmt_evlist *l, const struct pmt_pmus *pmus, const char *ev,
-		     size_t len, struct pmt_diag *diag)
+static bool is_topdown(const struct pmt_evsel *e, const char *name, size_t n)
+{
+	/* the PERF_METRICS events exist where the PMU lists slots (Ice Lake and later) */
+	return e->pmu && e->pmu->core && pmt_pmu_alias_find(e->pmu, "slots", 5) &&
+	       ((n == 5 && !strncasecmp(name, "slots", 5)) ||
+		(n > 8 && !strncasecmp(name, "topdown-", 8)));
+}
+
+static struct pmt_evsel *new_event(struct ctx *c, const struct pmt_pmu *pmu)
+{
+	struct pmt_evsel *e = pmt_evlist_add(c->out);
+
+	if (e && pmu) {
+		e->pmu = pmu;
+		e->attr.type = pmu->type;
+	}
+	return e;
+}
+
+static int pmu_event(struct ctx *c, const char *ev, size_t len)
 {
 	const char *s1 = memchr(ev, '/', len);
 	const char *s2 = memchr(s1 + 1, '/', len - (size_t)(s1 + 1 - ev));
-	size_t pl = (size_t)(s1 - ev);
-	char event[256], mods[16];
+	size_t pl = (size_t)(s1 - ev), ml;
+	const char *m;
 	bool exact = false;
 	uint32_t found = 0;
+	const struct pmt_pmus *pmus = c->pmus;
 
-	snprintf(event, sizeof(event), "%.*s", (int)len, ev);
 	if (!s2)
-		return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-				    "event '%s': no closing '/' after the terms", event);
-	{
-		const char *m = s2 + 1;
-		size_t ml = len - (size_t)(m - ev);
-
-		if (ml && *m == ':')
-			m++, ml--;
-		if (ml >= sizeof(mods))
-			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-					    "event '%s': too many modifiers", event);
-		memcpy(mods, m, ml);
-		mods[ml] = 0;
-	}
+		return FAIL(c, -PMT_EPARSE, "event '%s': no closing '/' after the terms", c->event);
+	m = s2 + 1;
+	ml = len - (size_t)(m - ev);
+	if (ml && *m == ':')
+		m++, ml--;
 	for (uint32_t i = 0; i < pmus->nr; i++)
 		if (strlen(pmus->pmu[i].name) == pl && !strncmp(pmus->pmu[i].name, ev, pl))
 			exact = true;
 	for (uint32_t i = 0; i < pmus->nr; i++) {
 		const struct pmt_pmu *pmu = &pmus->pmu[i];
+		const char *body = s1 + 1;
+		size_t bl = (size_t)(s2 - s1 - 1);
 		struct pmt_evsel *e;
-		const char *t = s1 + 1;
 		int rc;
 
 		if (exact ? strlen(pmu->name) != pl || strncmp(pmu->name, ev, pl)
 			  : !pmu_matches(pmu->name, ev, pl))
 			continue;
-		e = pmt_evlist_add(l);
-		if (!e)
+		if (!(e = new_event(c, pmu)))
 			return -PMT_ENOMEM;
 		found++;
-		e->pmu = pmu;
-		e->attr.type = pmu->type;
-		snprintf(e->name, sizeof(e->name), "%s/%.*s/%s", pmu->name, (int)(s2 - s1 - 1),
-			 s1 + 1, mods);
-		while (t < s2) {
-			const char *c = memchr(t, ',', (size_t)(s2 - t));
-			size_t tl = c ? (size_t)(c - t) : (size_t)(s2 - t);
-
-			if (tl && (rc = term(e, event, t, tl, diag)) < 0)
-				return rc;
-			t += tl + 1;
-		}
-		if ((rc = modifiers(e, event, mods, diag)) < 0)
+		snprintf(e->name, sizeof(e->name), "%s/%.*s/%.*s", pmu->name, (int)bl, body,
+			 (int)ml, m);
+		if ((rc = terms(c, e, body, bl, 0)) < 0 || (rc = modifiers(c, e, m, ml, false)) < 0)
 			return rc;
+		e->topdown = !memchr(body, ',', bl) && is_topdown(e, body, bl);
 	}
 	if (!found) {
-		char names[1024];
+		char names[1024], near[320], want[96];
 		size_t n = 0;
 
 		names[0] = 0;
 		for (uint32_t i = 0; i < pmus->nr && n < sizeof(names) - 64; i++)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? " " : "",
 					      pmus->pmu[i].name);
-		return pmt_diag_set(diag, -PMT_ENO_PMU, NULL, PMT_DIAG_NO_OFFSET,
-				    "event '%s': no PMU '%.*s' in %s/bus/event_source/devices "
-				    "(there: %s)%s", event, (int)pl, ev, pmus->root,
-				    n ? names : "none",
-				    !strncmp(ev, "arm_spe", 7)
-					    ? ". Arm SPE needs a CPU with SPE (a VM must expose it), "
-					      "a kernel with CONFIG_ARM_SPE_PMU and the arm_spe_pmu "
-					      "module loaded; if dmesg says 'profiling buffer "
-					      "inaccessible', boot with kpti=off"
-					    : "");
+		snprintf(want, sizeof(want), "%.*s", (int)pl, ev);
+		pmt_events_suggest(want, pmus, NULL, NULL, near, sizeof(near));
+		return FAIL(c, -PMT_ENO_PMU, "event '%s': no PMU '%.*s' in "
+			    "%s/bus/event_source/devices (there: %s)%s%s", c->event, (int)pl, ev,
+			    pmus->root, n ? names : "none", near,
+			    !strncmp(ev, "arm_spe", 7)
+				    ? ". Arm SPE needs a CPU with SPE (a VM must expose it), "
+				      "a kernel with CONFIG_ARM_SPE_PMU and the arm_spe_pmu "
+				      "module loaded; if dmesg says 'profiling buffer "
+				      "inaccessible', boot with kpti=off"
+				    : "");
 	}
 	return 0;
 }
 
-static int generic_event(struct pmt_evlist *l, const char *ev, size_t len, struct pmt_diag *diag)
+/* an event of a fixed type without a PMU: software, raw, hardware where sysfs has no core PMU */
+static int pmu_less_event(struct ctx *c, uint32_t type, uint64_t config, const char *m,
+			  size_t ml)
+{
+	struct pmt_evsel *e = new_event(c, NULL);
+
+	if (!e)
+		return -PMT_ENOMEM;
+	e->attr.type = type;
+	e->attr.config = config;
+	snprintf(e->name, sizeof(e->name), "%.*s", (int)sizeof(e->name) - 1, c->event);
+	return modifiers(c, e, m, ml, false);
+}
+
+/* the core PMUs a PMU-less event goes to (all of them, or --cputype's) */
+static bool wanted_core(const struct ctx *c, const struct pmt_pmu *pmu)
+{
+	return pmu->core && (!c->cputype || !strcmp(c->cputype, pmu->name));
+}
+
+static int name_event(struct ctx *c, const char *ev, size_t len)
 {
 	const char *colon = memchr(ev, ':', len);
-	size_t nl = colon ? (size_t)(colon - ev) : len;
-	char event[256], mods[16];
+	size_t nl = colon ? (size_t)(colon - ev) : len, ml = colon ? len - nl - 1 : 0;
+	const char *m = colon ? colon + 1 : "";
+	const struct pmt_pmus *pmus = c->pmus;
+	uint32_t type, added = 0, ncore = 0, first = c->out->nr;
+	uint64_t config, raw;
 	struct pmt_evsel *e;
+	bool hw;
+	int rc;
 
-	snprintf(event, sizeof(event), "%.*s", (int)len, ev);
-	for (size_t i = 0; i < N_GENERIC; i++) {
-		if (strlen(generic[i].name) != nl || strncmp(generic[i].name, ev, nl))
-			continue;
-		if (colon && len - nl - 1 >= sizeof(mods))
-			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-					    "event '%s': too many modifiers", event);
-		snprintf(mods, sizeof(mods), "%.*s", colon ? (int)(len - nl - 1) : 0,
-			 colon ? colon + 1 : "");
-		e = pmt_evlist_add(l);
-		if (!e)
-			return -PMT_ENOMEM;
-		e->attr.type = generic[i].type;
-		e->attr.config = generic[i].config;
-		snprintf(e->name, sizeof(e->name), "%.*s", (int)(sizeof(e->name) - 1), event);
-		return modifiers(e, event, mods, diag);
+	if (!nl)
+		return FAIL(c, -PMT_EPARSE, "event '%s': no event name before ':'", c->event);
+	/* rNNNN: perf's raw event (hex; r0xNNNN taken too) */
+	if (ev[0] == 'r' && nl > 1) {
+		size_t h = nl > 3 && ev[1] == '0' && (ev[2] | 32) == 'x' ? 3 : 1, i = h;
+
+		while (i < nl && isxdigit((unsigned char)ev[i]))
+			i++;
+		if (i == nl && i > h) {
+			char hex[24];
+
+			if (nl - h > 16)
+				return FAIL(c, -PMT_ERANGE, "event '%s': raw config over 64 bits",
+					    c->event);
+			snprintf(hex, sizeof(hex), "%.*s", (int)(nl - h), ev + h);
+			raw = strtoull(hex, NULL, 16);
+			return pmu_less_event(c, PMT_TYPE_RAW, raw, m, ml);
+		}
 	}
-	return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
-			    "event '%s': not a generic event (cpu-clock, task-clock, dummy, "
-			    "cycles, instructions, ...) and no PMU/term/ form", event);
+	if (pmt_legacy_find(ev, nl, &type, &config) && type == PMT_TYPE_SOFTWARE)
+		return pmu_less_event(c, type, config, m, ml);
+	/* perf 7.3 looks the name up in every PMU first: a sysfs alias or a table event of the
+	 * PMU wins over the built-in hardware event of the same name */
+	for (uint32_t i = 0; i < pmus->nr; i++) {
+		const struct pmt_pmu *pmu = &pmus->pmu[i];
+		const struct pmt_pmu_alias *a = pmt_pmu_alias_find(pmu, ev, nl);
+		const char *t = a ? a->terms : NULL;
+
+		if (pmu->core && !wanted_core(c, pmu))
+			continue;
+		ncore += pmu->core;
+		if (!t && c->table) {
+			const struct pmt_table_event *te = pmt_event_table_find(c->table, ev, nl, pmu);
+
+			t = te ? te->terms : NULL;
+		}
+		if (!t)
+			continue;
+		if (!(e = new_event(c, pmu)))
+			return -PMT_ENOMEM;
+		added++;
+		if ((rc = terms(c, e, t, strlen(t), 1)) < 0 ||
+		    (rc = modifiers(c, e, m, ml, false)) < 0)
+			return rc;
+		e->topdown = is_topdown(e, ev, nl);
+	}
+	hw = !added && hardware_name(pmus, NULL, ev, nl, &type, &config);
+	for (uint32_t i = 0; hw && i < pmus->nr; i++) {
+		const struct pmt_pmu *pmu = &pmus->pmu[i];
+
+		if (!wanted_core(c, pmu))
+			continue;
+		if (!(e = new_event(c, pmu)))
+			return -PMT_ENOMEM;
+		added++;
+		hardware_name(pmus, pmu, ev, nl, &e->attr.type, &e->attr.config);
+		if ((rc = modifiers(c, e, m, ml, false)) < 0)
+			return rc;
+	}
+	/* no core PMU in sysfs (a VM): the event as perf opens it without one */
+	if (hw && !added && !ncore)
+		return pmu_less_event(c, type, config, m, ml);
+	if (!added) {
+		char near[320], want[96];
+
+		snprintf(want, sizeof(want), "%.*s", (int)nl, ev);
+		pmt_events_suggest(want, pmus, c->table, NULL, near, sizeof(near));
+		return FAIL(c, -PMT_ENOT_FOUND, "event '%s': no event '%.*s' (not a built-in, "
+			    "cache or raw event, no PMU's events/ alias%s)%s%s", c->event, (int)nl, ev,
+			    pmt_event_table_size(c->table) ? ", not in the event tables" : "", near,
+			    pmt_event_table_size(c->table)
+				    ? ""
+				    : "; named events need an event table (--events FILE)");
+	}
+	/* perf names the copies of a hybrid event after their PMU */
+	for (uint32_t i = first; i < c->out->nr; i++) {
+		e = &c->out->ev[i];
+		if (added > 1 && e->pmu)
+			snprintf(e->name, sizeof(e->name), "%s/%.*s/%.*s", e->pmu->name, (int)nl,
+				 ev, (int)ml, m);
+		else
+			snprintf(e->name, sizeof(e->name), "%.*s", (int)sizeof(e->name) - 1, c->event);
+	}
+	return 0;
+}
+
+static int one_event(struct ctx *c, const char *ev, size_t len)
+{
+	snprintf(c->event, sizeof(c->event), "%.*s", (int)len, ev);
+	if (!len)
+		return FAIL(c, -PMT_EPARSE, "empty event");
+	if (memchr(ev, '{', len) || memchr(ev, '}', len))
+		return FAIL(c, -PMT_EPARSE, "event '%s': a '{' or '}' out of place (a group is "
+			    "{EVENT,EVENT,...}[:MODIFIERS], not nested)", c->event);
+	return memchr(ev, '/', len) ? pmu_event(c, ev, len) : name_event(c, ev, len);
+}
+
+/* the end of the event or group starting at p: the next ',' outside slashes and braces */
+static const char *item_end(const char *p, bool in_group)
+{
+	bool slash = false;
+
+	for (; *p; p++) {
+		if (*p == '/')
+			slash = !slash;
+		else if (!slash && (*p == ',' || (in_group && *p == '}')))
+			break;
+	}
+	return p;
+}
+
+/* {a,b,...}[:mods] from p ('{'); *end gets the character after it */
+static int group(struct ctx *c, const char *p, const char **end)
+{
+	uint32_t first = c->out->nr;
+	const char *q, *m, *start = p;
+	size_t ml;
+	int rc;
+
+	p++;
+	for (;;) {
+		if (*p == '{')
+			return FAIL(c, -PMT_EPARSE, "groups do not nest: '%s'", p);
+		q = item_end(p, true);
+		if ((rc = one_event(c, p, (size_t)(q - p))) < 0)
+			return rc;
+		if (*q == '}')
+			break;
+		if (!*q)
+			return FAIL(c, -PMT_EPARSE, "group without its closing '}'");
+		p = q + 1;
+	}
+	m = q + 1;
+	if (*m == ':')
+		m++;
+	ml = strcspn(m, ",");
+	if (m == q + 1 && ml)
+		return FAIL(c, -PMT_EPARSE, "after a group's '}' comes ',' or ':MODIFIERS', not "
+			    "'%.*s'", (int)ml, m);
+	snprintf(c->event, sizeof(c->event), "%.*s", (int)(m + ml - start), start);
+	for (uint32_t i = first; i < c->out->nr; i++) {
+		const uint64_t sched = PMT_ATTR_FLAG_PINNED | PMT_ATTR_FLAG_EXCLUSIVE;
+		uint64_t own = c->out->ev[i].attr.flags & sched;
+
+		c->out->ev[i].leader = first;
+		if ((rc = modifiers(c, &c->out->ev[i], m, ml, true)) < 0)
+			return rc;
+		/* perf: a group's D and e pin and reserve the leader (the kernel schedules the
+		 * group by it); a member keeps only its own */
+		if (i != first)
+			c->out->ev[i].attr.flags = (c->out->ev[i].attr.flags & ~sched) | own;
+	}
+	c->out->ev[first].nr_members = c->out->nr - first;
+	*end = m + ml;
+	return 0;
+}
+
+/* perf's x86 arch_evlist__add_required_events: the topdown-* metrics are read through
+ * slots, so a list with a metric and no slots of its PMU gets slots, as the leader of the
+ * metric's group (or next to it, grouped later), with the metric's privilege modifiers */
+static int add_slots(struct ctx *c, uint32_t first)
+{
+	for (uint32_t i = first; i < c->out->nr; i++) {
+		const struct pmt_pmu_alias *a;
+		const struct pmt_pmu *pmu = c->out->ev[i].pmu;
+		uint64_t flags = c->out->ev[i].attr.flags &
+				 (PMT_ATTR_FLAG_EXCLUDE_USER | PMT_ATTR_FLAG_EXCLUDE_KERNEL |
+				  PMT_ATTR_FLAG_EXCLUDE_HV | PMT_ATTR_FLAG_EXCLUDE_HOST |
+				  PMT_ATTR_FLAG_EXCLUDE_GUEST);
+		uint32_t leader = c->out->ev[i].leader, at;
+		bool have = false, grouped;
+		struct pmt_evsel *s;
+		int rc;
+
+		if (!c->out->ev[i].topdown || pmt_evsel_is_slots(&c->out->ev[i]))
+			continue;
+		for (uint32_t j = first; j < c->out->nr; j++)
+			have |= c->out->ev[j].pmu == pmu && pmt_evsel_is_slots(&c->out->ev[j]);
+		if (have || !(a = pmt_pmu_alias_find(pmu, "slots", 5)))
+			continue;
+		grouped = c->out->ev[leader].nr_members > 1;
+		at = grouped ? leader : i;
+		if (!(s = pmt_evlist_insert(c->out, at)))
+			return -PMT_ENOMEM;
+		s->pmu = pmu;
+		s->attr.type = pmu->type;
+		s->topdown = true;
+		s->excl_mods = c->out->ev[i + 1].excl_mods;
+		snprintf(s->name, sizeof(s->name), "slots");
+		snprintf(c->event, sizeof(c->event), "slots");
+		if ((rc = terms(c, s, a->terms, strlen(a->terms), 1)) < 0)
+			return rc;
+		s->attr.flags |= flags;
+		if (grouped) {
+			s->nr_members = c->out->ev[at + 1].nr_members + 1;
+			c->out->ev[at + 1].nr_members = 1;
+			for (uint32_t j = at + 1; j < c->out->nr; j++)
+				if (c->out->ev[j].leader == at + 1)
+					c->out->ev[j].leader = at;
+		}
+		i++;
+	}
+	return 0;
+}
+
+int pmt_events_parse_opts(struct pmt_evlist *l, const struct pmt_pmus *pmus, const char *str,
+			  const struct pmt_events_opts *o, struct pmt_diag *diag)
+{
+	struct ctx c = { .pmus = pmus, .out = l, .diag = diag };
+	uint32_t first = l->nr;
+	const char *p = str;
+	int rc = 0;
+
+	if (o && !PMT_OPTS_HAS(o, cputype))
+		return -PMT_EINVAL;
+	if (o) {
+		c.table = o->table;
+		c.cputype = o->cputype;
+		if (c.cputype && (!strcmp(c.cputype, "core") || !strcmp(c.cputype, "atom")))
+			c.cputype = !strcmp(c.cputype, "core") ? "cpu_core" : "cpu_atom";
+		if (c.cputype && !pmt_pmus_find(pmus, c.cputype))
+			return FAIL(&c, -PMT_ENO_PMU, "--cputype %s: no PMU %s in %s/bus/"
+				    "event_source/devices (a hybrid machine has cpu_core and "
+				    "cpu_atom)", o->cputype, c.cputype, pmus->root);
+	}
+	if (!*p)
+		return FAIL(&c, -PMT_EPARSE, "empty event string");
+	while (*p && rc >= 0) {
+		const char *q = p;
+
+		if (*p == '{') {
+			rc = group(&c, p, &q);
+		} else {
+			q = item_end(p, false);
+			rc = one_event(&c, p, (size_t)(q - p));
+		}
+		if (rc >= 0 && *q && *q != ',')
+			rc = FAIL(&c, -PMT_EPARSE, "unexpected '%c' in '%s'", *q, str);
+		if (rc >= 0 && *q == ',' && !q[1])
+			rc = FAIL(&c, -PMT_EPARSE, "empty event at the end of '%s'", str);
+		p = *q ? q + 1 : q;
+	}
+	if (rc >= 0)
+		rc = add_slots(&c, first);
+	if (rc >= 0)
+		rc = pmt_events_fix_groups(l, first, pmus, diag);
+	if (rc < 0)
+		l->nr = first;
+	return rc;
 }
 
 int pmt_events_parse(struct pmt_evlist *l, const struct pmt_pmus *pmus, const char *str,
 		     struct pmt_diag *diag)
 {
-	const char *p = str;
-
-	if (!*p)
-		return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-				    "empty event string");
-	while (*p) {
-		const char *q = p;
-		bool inside = false;
-		int rc;
-
-		/* commas between the slashes separate terms, not events */
-		while (*q && (inside || *q != ',')) {
-			if (*q == '/')
-				inside = !inside;
-			q++;
-		}
-		if (*p == '{' || memchr(p, '{', (size_t)(q - p)))
-			return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
-					    "event groups {...} are not supported yet: '%s'", str);
-		if (q == p)
-			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-					    "empty event in '%s'", str);
-		rc = memchr(p, '/', (size_t)(q - p)) ? pmu_event(l, pmus, p, (size_t)(q - p), diag)
-						     : generic_event(l, p, (size_t)(q - p), diag);
-		if (rc < 0)
-			return rc;
-		p = *q ? q + 1 : q;
-	}
-	return 0;
+	return pmt_events_parse_opts(l, pmus, str, NULL, diag);
 }

@@ -7,7 +7,7 @@
 
 /* struct perf_event_mmap_page offsets (include/uapi/linux/perf_event.h) */
 enum {
-	UP_CAPS = 40, UP_TIME_SHIFT = 50, UP_TIME_MULT = 52, UP_TIME_ZERO = 64,
+	UP_LOCK = 8, UP_TIME_ENABLED = 24, UP_TIME_RUNNING = 32, UP_CAPS = 40, UP_TIME_SHIFT = 50, UP_TIME_MULT = 52, UP_TIME_ZERO = 64,
 	UP_TIME_CYCLES = 80, UP_TIME_MASK = 88, UP_DATA_HEAD = 1024, UP_DATA_TAIL = 1032,
 	UP_DATA_OFFSET = 1040, UP_DATA_SIZE = 1048, UP_AUX_HEAD = 1056, UP_AUX_TAIL = 1064,
 	UP_AUX_OFFSET = 1072, UP_AUX_SIZE = 1080,
@@ -241,4 +241,20 @@ int64_t pmt_ring_aux_snapshot(struct pmt_ring *r, uint64_t *old_head, bool *wrap
 		return rc;
 	r->aux_bytes += len;
 	return (int64_t)len;
+}
+
+void pmt_ring_times(const struct pmt_ring *r, uint64_t *enabled, uint64_t *running)
+{
+	uint32_t seq;
+
+	*enabled = *running = 0;
+	if (!r->base)
+		return;
+	/* the kernel bumps lock around each update (perf_event_update_userpage) */
+	do {
+		seq = __atomic_load_n((uint32_t *)(void *)(r->base + UP_LOCK), __ATOMIC_ACQUIRE);
+		*enabled = __atomic_load_n(u64_at(r, UP_TIME_ENABLED), __ATOMIC_RELAXED);
+		*running = __atomic_load_n(u64_at(r, UP_TIME_RUNNING), __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (__atomic_load_n((uint32_t *)(void *)(r->base + UP_LOCK), __ATOMIC_RELAXED) != seq);
 }

@@ -1,6 +1,7 @@
-/* record --bundle=full: the executable files the recording mapped, and the kernel's
- * kallsyms, carried in the container (its embedded-file frames), so the recording decodes
- * on any machine. Files are noted as their MMAP records pass and read at the end. */
+/* record --bundle: the executable files the recording mapped (whole, or with =symbols
+ * their symbol and line tables only), and the kernel's kallsyms, carried in the
+ * container (its embedded-file frames), so the recording decodes on any machine. Files are
+ * noted as their MMAP records pass and read at the end. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,8 @@ static int add_one(struct cap *c, const char *path, uint32_t kind)
 	struct stat sb;
 	uint8_t *data = NULL;
 	size_t len = 0;
+	uint64_t stored = 0;
+	char msg[256];
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 
 	if (fd < 0 || fstat(fd, &sb) < 0 || (kind == PMT_CTR_FILE_ELF && !S_ISREG(sb.st_mode))) {
@@ -164,10 +167,22 @@ static int add_one(struct cap *c, const char *path, uint32_t kind)
 		return 0;
 	}
 	snprintf(f.name, sizeof(f.name), "%s", path);
-	rc = pmt_ctr_add_file(c->ctr, &f, data, len);
-	if (rc >= 0) {
+	if (kind == PMT_CTR_FILE_ELF && !(PMT_OPTS_HAS(c->ro, bundle_full) && c->ro->bundle_full))
+		rc = pmt_ctr_add_elf_symbols(c->ctr, &f, data, len, &stored, msg, sizeof(msg));
+	if (rc >= 0 && stored) {
 		c->st->bundle_files++;
-		c->st->bundle_bytes += len;
+		c->st->bundle_bytes += stored;
+		c->st->bundle_source_bytes += len;
+	} else if (rc >= 0 || rc == -PMT_EFORMAT) {
+		/* whole: asked for, kallsyms, or an ELF libelf cannot take apart (still the
+		 * recording's file) */
+		f.kind = kind;
+		rc = pmt_ctr_add_file(c->ctr, &f, data, len);
+		if (rc >= 0) {
+			c->st->bundle_files++;
+			c->st->bundle_bytes += len;
+			c->st->bundle_source_bytes += len;
+		}
 	}
 	if (kind == PMT_CTR_FILE_KALLSYMS)
 		free(data);

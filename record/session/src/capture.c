@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capture_priv.h"
+#include "open_error.h"
 #include "pmutrace/container.h"
 #include "pmutrace/counting.h"
 
@@ -35,49 +36,28 @@ uint64_t cap_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int open_errmsg(struct cap *c, const struct pmt_evsel *e, int cpu, pid_t pid, int err,
-		       struct pmt_diag *diag)
+/* The kernel reports multiplexing only to readers of TOTAL_TIME_*, which perf record's
+ * attrs do not ask for; the ring owner's user page has the times anyway. */
+static void note_multiplexing(struct cap *c)
 {
-	int paranoid = 2;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	c->st->least_running = 1.0;
+	for (uint32_t s = 0; s < c->nslots; s++) {
+		uint64_t enabled, running;
 
-	if (f) {
-		if (fscanf(f, "%d", &paranoid) != 1)
-			paranoid = 2;
-		fclose(f);
-	}
-	(void)c;
-	switch (err) {
-	case EACCES:
-	case EPERM:
-		return pmt_diag_set(diag, -PMT_EPERM, NULL, PMT_DIAG_NO_OFFSET,
-				    "%s: no permission (kernel.perf_event_paranoid is %d): run as "
-				    "root, give the binary CAP_PERFMON, or sysctl "
-				    "kernel.perf_event_paranoid=-1%s", e->name, paranoid,
-				    e->pmu && pmt_evsel_term_set(e, "pa_enable")
-					    ? "; pa_enable and pct_enable need CAP_PERFMON too" : "");
-	case ENOENT:
-		return pmt_diag_set(diag, -PMT_ENO_PMU, NULL, PMT_DIAG_NO_OFFSET,
-				    "%s on CPU %d: the kernel has no such event there (ENOENT); "
-				    "a CPU outside the PMU's cpumask, or the driver is not loaded",
-				    e->name, cpu);
-	case ENODEV:
-	case EOPNOTSUPP:
-		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
-				    "%s: not supported by this kernel or PMU (%s)", e->name,
-				    strerror(err));
-	case ESRCH:
-		return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
-				    "no process or thread %d", (int)pid);
-	case EMFILE:
-		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
-				    "too many open files: raise ulimit -n (one per event, CPU "
-				    "and thread)");
-	default:
-		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
-				    "%s on CPU %d, pid %d: perf_event_open: %s (run with "
-				    "--dry-run -v to see the attr)", e->name, cpu, (int)pid,
-				    strerror(err));
+		pmt_ring_times(&c->rings[s], &enabled, &running);
+		if (!enabled || running >= enabled)
+			continue;
+		c->st->multiplexed++;
+		if ((double)running / (double)enabled < c->st->least_running) {
+			uint32_t owner = 0;
+
+			/* the ring is the slot's first open event's (map_all) */
+			while (owner + 1 < c->plan->ev.nr && c->fds[FD_IX(c, s, 0, owner)] < 0)
+				owner++;
+			c->st->least_running = (double)running / (double)enabled;
+			c->st->least_running_slot = s;
+			c->st->least_running_event = owner;
+		}
 	}
 }
 
@@ -141,6 +121,7 @@ static int open_all(struct cap *c, struct pmt_diag *diag)
 {
 	const struct pmt_record_plan *p = c->plan;
 
+	open_error_warn_retire_latency(&p->ev, "/dev/cpu", p->per_cpu ? c->slot_cpu[0] : 0);
 	for (uint32_t s = 0; s < c->nslots; s++) {
 		for (int t = 0; t < c->nthreads; t++) {
 			for (uint32_t e = 0; e < p->ev.nr; e++) {
@@ -150,12 +131,26 @@ static int open_all(struct cap *c, struct pmt_diag *diag)
 				int fd, *slot = &c->fds[FD_IX(c, s, t, e)];
 				uint64_t id = 0;
 
+				int group_fd = ev->leader == e ? -1
+							       : c->fds[FD_IX(c, s, t, ev->leader)];
+
 				if (!p->per_cpu && t)
 					continue; /* per thread: a slot is a thread */
-				fd = (int)syscall(SYS_perf_event_open, &ev->attr, pid, cpu, -1,
+				/* a hybrid core PMU's event counts on its own CPUs only */
+				if (cpu >= 0 && ev->pmu && ev->pmu->core && ev->pmu->has_cpus &&
+				    !pmt_cpumask_has(&ev->pmu->cpus, (unsigned)cpu))
+					continue;
+				if (ev->leader != e && group_fd < 0)
+					continue; /* its leader is not on this CPU either */
+				fd = (int)syscall(SYS_perf_event_open, &ev->attr, pid, cpu, group_fd,
 						  FLAG_FD_CLOEXEC);
-				if (fd < 0)
-					return open_errmsg(c, ev, cpu, pid, errno, diag);
+				if (fd < 0) {
+					int err = errno;
+					struct open_error_env env;
+
+					open_error_env_read(&env, (uint64_t)c->nfds);
+					return open_error_explain(ev, cpu, pid, err, &env, diag);
+				}
 				*slot = fd;
 				if (ioctl(fd, IOC_ID, &id) == 0)
 					c->ids[e][c->nids[e]++] = id;
@@ -171,7 +166,12 @@ static int map_all(struct cap *c, struct pmt_diag *diag)
 	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	for (uint32_t s = 0; s < c->nslots; s++) {
-		int leader = c->fds[FD_IX(c, s, 0, 0)];
+		int leader = -1;
+
+		/* the ring belongs to the slot's first open event (a hybrid CPU has only its
+		 * own PMU's) */
+		for (size_t i = FD_IX(c, s, 0, 0); leader < 0 && i < FD_IX(c, s + 1, 0, 0); i++)
+			leader = c->fds[i];
 		bool aux = p->full_auxtrace && p->aux_pages && p->ev.ev[0].pmu;
 		int rc = pmt_ring_map(&c->rings[s], leader, p->mmap_pages, aux ? p->aux_pages : 0,
 				      p->snapshot_size != 0, page);
@@ -360,6 +360,7 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 			rc = rc2;
 	}
 	st->wall_ns = cap_now_ns() - c.t0;
+	note_multiplexing(&c);
 	{
 		int rc2 = cap_output_close(&c, rc, diag);
 
@@ -370,6 +371,12 @@ out:
 	if (c.child > 0) {
 		int status;
 
+		/* a child still waiting for "go" reads EOF and exits: the SIGTERM may come
+		 * before its read, when the handler it inherited only sets a flag */
+		if (c.go_fd >= 0) {
+			close(c.go_fd);
+			c.go_fd = -1;
+		}
 		if (rc < 0)
 			kill(c.child, SIGTERM);
 		if (waitpid(c.child, &status, 0) == c.child)

@@ -61,6 +61,19 @@ static int write_features(struct cap *c)
 	}
 	if (rc >= 0)
 		rc = pmt_perf_writer_set_feature_str(c->w, PMT_FEAT_VERSION, pmt_version());
+	/* the CPUs opened come from the sysfs tree ($SYSFS_PATH), which may list more than
+	 * this host's; perf clamps a sample's CPU at or above NRCPUS' available count */
+	if (c->plan->per_cpu) {
+		long count = (long)pmt_cpumask_count(&c->plan->cpus), hi = -1;
+		int cpu = -1;
+
+		while ((cpu = pmt_cpumask_next(&c->plan->cpus, (unsigned)(cpu + 1))) >= 0)
+			hi = cpu;
+		if (count > online)
+			online = count;
+		if (hi + 1 > avail)
+			avail = hi + 1;
+	}
 	if (rc >= 0)
 		rc = pmt_perf_writer_set_nrcpus(c->w, (uint32_t)online, (uint32_t)avail);
 	if (rc >= 0 && c->ro->argv_cmdline)

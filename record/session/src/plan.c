@@ -1,6 +1,7 @@
 /* The attrs perf 7.3's `perf record` opens for the same command line: evsel__config() and
  * evlist__config() for every event, arm64's arm_spe_recording_options() for SPE, checked
  * against arm64 and x86 perf 7.3 (tests/oracles/record_attrs.sh). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,6 +107,30 @@ static struct pmt_evsel *add_dummy(struct pmt_evlist *l, const char *name, uint6
 	return d;
 }
 
+/* arch_evsel__set_sample_weight(): x86 perf asks for the struct form, since the kernel
+ * puts PEBS's retire latency (var3_w) and instruction latency (var2_w) there and nowhere
+ * else; other architectures keep the plain u64 weight */
+static uint64_t weight_bit(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return PMT_SAMPLE_WEIGHT_STRUCT;
+#else
+	return PMT_SAMPLE_WEIGHT;
+#endif
+}
+
+/* options that add one sample field to every evsel (-P, --phys-data, ...) */
+static const struct {
+	size_t opt;   /* offset of the bool in pmt_record_opts */
+	uint64_t bit;
+} sample_opts[] = {
+	{ offsetof(struct pmt_record_opts, sample_period), PMT_SAMPLE_PERIOD },
+	{ offsetof(struct pmt_record_opts, sample_phys_addr), PMT_SAMPLE_PHYS_ADDR },
+	{ offsetof(struct pmt_record_opts, sample_data_page_size), PMT_SAMPLE_DATA_PAGE_SIZE },
+	{ offsetof(struct pmt_record_opts, sample_code_page_size), PMT_SAMPLE_CODE_PAGE_SIZE },
+	{ offsetof(struct pmt_record_opts, sample_cpu), PMT_SAMPLE_CPU },
+};
+
 static const uint64_t tracking_flags = PMT_ATTR_FLAG_MMAP | PMT_ATTR_FLAG_COMM |
 				       PMT_ATTR_FLAG_TASK | PMT_ATTR_FLAG_MMAP2 |
 				       PMT_ATTR_FLAG_COMM_EXEC | PMT_ATTR_FLAG_KSYMBOL |
@@ -121,7 +146,7 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 	int rc = 0;
 	struct pmt_evsel *spe_dummy = NULL;
 
-	if (!PMT_OPTS_HAS(o, page_size))
+	if (!PMT_OPTS_HAS(o, sample_cpu))
 		return -PMT_EINVAL;
 	memset(p, 0, sizeof(*p));
 	p->ev = *events;
@@ -144,6 +169,22 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 						    "-C: none of those CPUs is online");
 		}
 	}
+	/* -C on a hybrid machine: a core PMU's event without one of those CPUs is not opened
+	 * (perf's evlist__create_maps leaves it no CPU) */
+	for (uint32_t i = p->ev.nr; o->target == PMT_TARGET_CPUS && i-- > 0;) {
+		const struct pmt_pmu *pmu = p->ev.ev[i].pmu;
+		bool any = false;
+
+		if (!pmu || !pmu->core || !pmu->has_cpus)
+			continue;
+		for (int c = -1; !any && (c = pmt_cpumask_next(&p->cpus, (unsigned)(c + 1))) >= 0;)
+			any = pmt_cpumask_has(&pmu->cpus, (unsigned)c);
+		if (!any)
+			pmt_evlist_remove(&p->ev, i);
+	}
+	if (!p->ev.nr)
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    "-C: no event's PMU covers those CPUs");
 	for (uint32_t i = 0; i < p->ev.nr; i++) {
 		const struct pmt_evsel *e = &p->ev.ev[i];
 
@@ -201,7 +242,9 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 	}
 	if (spe_dummy) {
 		/* the SPE dummy tracks */
-	} else if (has_cpu) {
+	} else if (has_cpu || pmt_pmus_nr_core(pmus) > 1) {
+		/* record__config: also on a hybrid machine, whose events cover only their
+		 * PMU's CPUs: the sideband comes from a dummy of its own */
 		/* evlist__add_aux_dummy(system_wide): sideband of every CPU, on at once */
 		if (!add_dummy(&p->ev, "dummy:u",
 			       PMT_ATTR_FLAG_EXCLUDE_KERNEL | PMT_ATTR_FLAG_EXCLUDE_HV |
@@ -218,7 +261,8 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 	for (uint32_t i = 0; i < p->ev.nr; i++) {
 		struct pmt_evsel *e = &p->ev.ev[i];
 		struct pmt_perf_attr *a = &e->attr;
-		const bool immediate = e->added && has_cpu;
+		const struct pmt_evsel *leader = &p->ev.ev[e->leader];
+		const bool immediate = e->added && (has_cpu || pmt_pmus_nr_core(pmus) > 1);
 
 		a->size = PMT_ATTR_SIZE_VER9;
 		a->sample_type |= PMT_SAMPLE_IP | PMT_SAMPLE_TID;
@@ -231,22 +275,56 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 			a->sample_period = o->freq_set ? o->freq : PERF_DEFAULT_FREQ;
 			a->flags |= PMT_ATTR_FLAG_FREQ;
 		}
+		if (e->sample_read) {
+			/* the ID even of a single event: the values read are per event */
+			a->sample_type |= PMT_SAMPLE_READ | PMT_SAMPLE_ID;
+			a->read_format |= PMT_READ_ID;
+			if (leader->nr_members > 1)
+				a->read_format |= PMT_READ_GROUP;
+		}
+		/* :R: the PEBS retire latency arrives in WEIGHT_STRUCT's var3_w (perf >= 6.16
+		 * calls arch_evsel__set_sample_weight() for it, as for -W) */
+		if (e->retire_lat)
+			a->sample_type |= weight_bit();
 		if (a->flags & PMT_ATTR_FLAG_FREQ)
 			a->sample_type |= PMT_SAMPLE_PERIOD;
+		if (e->leader != i && leader->sample_read) {
+			/* leader sampling: members are read into the leader's samples; a
+			 * member's own period= or freq= term still applies, as perf applies
+			 * config terms after this (evsel__apply_config_terms) */
+			bool keep = e->period_set || e->freq_set;
+
+			a->flags &= ~(PMT_ATTR_FLAG_WRITE_BACKWARD |
+				      (keep ? 0 : PMT_ATTR_FLAG_FREQ));
+			if (!keep)
+				a->sample_period = 0;
+			a->sample_type = leader->attr.sample_type;
+		}
 		if (p->per_cpu)
 			a->sample_type |= PMT_SAMPLE_TIME;
 		if (has_cpu)
 			a->sample_type |= PMT_SAMPLE_CPU;
+		/* perf sets these on every evsel, the sideband dummy too */
+		if (o->sample_weight)
+			a->sample_type |= weight_bit();
+		if (o->sample_addr) {
+			a->sample_type |= PMT_SAMPLE_ADDR | PMT_SAMPLE_DATA_SRC;
+			if (e->tracking)
+				a->flags |= PMT_ATTR_FLAG_MMAP_DATA;
+		}
+		for (size_t k = 0; k < sizeof(sample_opts) / sizeof(sample_opts[0]); k++)
+			if (*(const bool *)((const char *)o + sample_opts[k].opt))
+				a->sample_type |= sample_opts[k].bit;
 		a->read_format |= PMT_READ_ID | PMT_READ_LOST;
 		a->flags |= PMT_ATTR_FLAG_SAMPLE_ID_ALL;
 		if (e->tracking)
 			a->flags |= tracking_flags;
-		if (!o->no_inherit && !has_cpu && !o->per_thread && o->target != PMT_TARGET_TID &&
-		    !immediate)
+		if (!o->no_inherit && !has_cpu && !o->per_thread && o->target != PMT_TARGET_TID)
 			a->flags |= PMT_ATTR_FLAG_INHERIT;
-		if (!immediate)
+		/* a group is enabled through its leader */
+		if (!immediate && e->leader == i)
 			a->flags |= PMT_ATTR_FLAG_DISABLED;
-		if (o->target == PMT_TARGET_WORKLOAD && !immediate)
+		if (o->target == PMT_TARGET_WORKLOAD && !immediate && e->leader == i)
 			a->flags |= PMT_ATTR_FLAG_ENABLE_ON_EXEC;
 	}
 	/* evlist__config(): an AUX recording, or several events, give every sample an id;
@@ -257,9 +335,13 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 		for (uint32_t i = 1; i < p->ev.nr; i++)
 			if (p->ev.ev[i].attr.sample_type != p->ev.ev[0].attr.sample_type)
 				identifier = true;
-		for (uint32_t i = 0; i < p->ev.nr; i++)
-			p->ev.ev[i].attr.sample_type |= identifier ? PMT_SAMPLE_IDENTIFIER
-								   : PMT_SAMPLE_ID;
+		/* evsel__set_sample_id: IDENTIFIER replaces ID (set by :S) */
+		for (uint32_t i = 0; i < p->ev.nr; i++) {
+			uint64_t *st = &p->ev.ev[i].attr.sample_type;
+
+			*st = identifier ? (*st & ~(uint64_t)PMT_SAMPLE_ID) | PMT_SAMPLE_IDENTIFIER
+					 : *st | PMT_SAMPLE_ID;
+		}
 	}
 	return 0;
 }

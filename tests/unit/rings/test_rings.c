@@ -159,12 +159,32 @@ static void aux_bytes_come_in_order_across_the_end(void **state)
 	assert_true(*up(1064) == head + 300);
 }
 
+/* struct perf_event_mmap_page: time_enabled at 24, time_running at 32 */
+static void times_come_from_the_user_page(void **state)
+{
+	struct pmt_ring r, none = { 0 };
+	uint64_t enabled, running;
+
+	(void)state;
+	memset(mem, 0, sizeof(mem));
+	*up(24) = 1000000;
+	*up(32) = 250000;
+	pmt_ring_init_mem(&r, mem, DATA, NULL, 0, false);
+	pmt_ring_times(&r, &enabled, &running);
+	assert_int_equal(enabled, 1000000);
+	assert_int_equal(running, 250000);
+	pmt_ring_times(&none, &enabled, &running);
+	assert_int_equal(enabled, 0);
+	assert_int_equal(running, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(records_wrap_and_the_tail_follows),
 		cmocka_unit_test(a_refused_record_stays_in_the_ring),
 		cmocka_unit_test(aux_bytes_come_in_order_across_the_end),
+		cmocka_unit_test(times_come_from_the_user_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -291,6 +291,23 @@ PMT_API void pmt_metric_plan_fill_retlat(struct pmt_metric_plan *plan, const str
 					 const struct pmt_retlat_samples *smp,
 					 const struct pmt_retlat_table *tab, enum pmt_retlat_stat stat,
 					 double pct);
+/* The events to open for a plan's metrics (record --tpebs). sampled: every :R input once,
+ * as perf's tpebs samples it (the R modifier made p: "MEM_INST_RETIRED.LOCK_LOADS:p",
+ * "cpu/event=0xd0,umask=0x21/p"; with core_pmu, an event without a PMU on that one:
+ * "cpu_core/MEM_INST_RETIRED.LOCK_LOADS/p", as perf samples only cpu_core on hybrid
+ * parts); counted: every counted input once ("pmu@terms@" written "pmu/terms/"); tool
+ * events (duration_time, ...) in neither. Returns 0, -PMT_ENOMEM, or -PMT_EINVAL or
+ * -PMT_ERANGE for an input that makes no event string (named in `bad`). */
+struct pmt_metric_events {
+	char **sampled;
+	size_t nr_sampled;
+	char **counted;
+	size_t nr_counted;
+	char bad[160];
+};
+PMT_API int pmt_metric_plan_events(struct pmt_metric_plan *p, const char *core_pmu,
+				   struct pmt_metric_events *ev);
+PMT_API void pmt_metric_events_fini(struct pmt_metric_events *ev);
 
 /* ---- topdown: SLOTS + PERF_METRICS ---------------------------------------------------------*/
 struct pmt_topdown {

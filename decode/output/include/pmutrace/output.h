@@ -22,6 +22,7 @@ enum {
 	PMT_FIELD_IP = 1u << 9, PMT_FIELD_PHYS_ADDR = 1u << 10, PMT_FIELD_BRSTACK = 1u << 11,
 	PMT_FIELD_COMM = 1u << 12, PMT_FIELD_SYM = 1u << 13, PMT_FIELD_SYMOFF = 1u << 14,
 	PMT_FIELD_DSO = 1u << 15, PMT_FIELD_SRCLINE = 1u << 16,
+	PMT_FIELD_INS_LAT = 1u << 17, PMT_FIELD_RETIRE_LAT = 1u << 18,
 };
 /* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
 #define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO | \
@@ -30,6 +31,13 @@ enum {
  * naming the field and the ones there are (fields not done yet, such as srcline, are named
  * as such). */
 PMT_API int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen);
+/* perf script's refusal of -F fields an event of the trace does not sample (its own
+ * events; perf's dummy is exempt, and with an AUX index addr, data_src, weight, cpu and
+ * phys_addr are allowed, as perf allows them for synthesized samples). Returns 0, or
+ * -PMT_EINVAL with err saying, as perf, "Samples for 'EV' event do not have X attribute
+ * set. Cannot print 'x' field." */
+PMT_API int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *err,
+				 size_t errlen);
 
 struct pmt_spe_sink_opts {
 	size_t sz;            /* sizeof(struct pmt_spe_sink_opts) */
@@ -40,6 +48,9 @@ struct pmt_spe_sink_opts {
 	uint32_t name_width;  /* text: width of the event column; 0 = perf's default 20 */
 	uint32_t fields;      /* text: PMT_FIELD_* as perf script -F; 0 = perf's default set */
 	struct pmt_symbols *symbols; /* comm, sym, symoff, dso (needed for those fields) */
+	/* the trace: names and default fields of its own events (PMT_EV_ATTR); NULL: SPE's
+	 * synthetic events only */
+	const struct pmt_trace_meta *meta;
 };
 struct pmt_spe_sink;
 PMT_API int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
@@ -66,6 +77,7 @@ struct pmt_annotate_opts {
 	const char *symbol;   /* only this function (NULL: the hottest) */
 	const char *event;    /* the event counted (NULL: instructions, else the most sampled) */
 	unsigned top;         /* how many functions without a symbol (0: 5) */
+	const struct pmt_trace_meta *meta; /* names of the trace's own events (may be NULL) */
 };
 struct pmt_annotate;
 PMT_API int pmt_annotate_new(struct pmt_symbols *syms, const struct pmt_annotate_opts *o,
@@ -87,6 +99,9 @@ PMT_API void pmt_hist_free(struct pmt_hist *h); /* NULL is a no-op */
  * set perf mem report's layout: overhead of the samples' weight (SPE: total latency), a
  * Samples column, "Total weight" and "Sort order" lines. Call before adding samples. */
 PMT_API int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem);
+/* The trace whose own events (PMT_EV_ATTR) are counted: their names, as perf's evlist
+ * order puts them before SPE's synthetic events. Call before printing. */
+PMT_API int pmt_hist_set_trace(struct pmt_hist *h, const struct pmt_trace_meta *m);
 PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
 PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 			   uint64_t lost_samples);
@@ -95,6 +110,40 @@ PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
  * key's value}]}]}) or as CSV (a header row: event, overhead, period, samples, the keys). */
 PMT_API int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 			      uint64_t lost_samples, enum pmt_sink_format fmt);
+
+/* ---- HTML report ----------------------------------------------------------------------*/
+/* One self-contained page (inline CSS and SVG, no script, nothing fetched): "Available
+ * samples", each event's top symbols (the entries of report --sort sym,dso), latency
+ * histograms (total, issue, translation; one count per SPE record, power-of-two buckets),
+ * data-source and TLB breakdowns (report --sort mem / tlb), a per-CPU timeline of samples
+ * with AUX losses (PERF_RECORD_AUX truncated/partial/collision, LOST, LOST_SAMPLES) and
+ * the metric rows of a TPEBS recording. Every number is also in a data-* attribute. */
+struct pmt_html_opts {
+	size_t sz;            /* sizeof(struct pmt_html_opts) */
+	int compat;           /* perf compatibility level (PMT_PERF_*): names and texts */
+	struct pmt_symbols *symbols; /* required; must outlive the report */
+	const char *title;    /* the trace's name in the page (copied) */
+	const struct pmt_trace_meta *meta; /* NULL (raw buffer): no header lines */
+	unsigned top;         /* symbols per event (0: 15) */
+};
+struct pmt_html;
+PMT_API int pmt_html_new(const struct pmt_html_opts *o, struct pmt_html **out);
+PMT_API void pmt_html_free(struct pmt_html *h); /* NULL is a no-op */
+PMT_API int pmt_html_add(struct pmt_html *h, const struct pmt_spe_sample *s);
+/* a sideband record (the losses are taken from AUX, LOST and LOST_SAMPLES) */
+PMT_API int pmt_html_add_event(struct pmt_html *h, const struct pmt_trace_event *ev);
+/* A metric row of a TPEBS recording (the tree in order: depth 0 for a top-level metric).
+ * Strings are copied. retlat_*: the retire latency (cycles) the value was computed with,
+ * measured in the trace and the default of the metric tables; NAN when not applicable. */
+struct pmt_html_metric {
+	const char *name, *unit;
+	unsigned depth;
+	double value, retlat_measured, retlat_default;
+};
+PMT_API int pmt_html_add_metric(struct pmt_html *h, const struct pmt_html_metric *m);
+/* The page; st: the decoder's damage (NULL: none), enabled: the events perf would list. */
+PMT_API int pmt_html_write(struct pmt_html *h, struct pmt_out *out,
+			   const struct pmt_spe_rec_stats *st, uint32_t enabled);
 
 #ifdef __cplusplus
 }

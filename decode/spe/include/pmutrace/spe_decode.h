@@ -224,6 +224,24 @@ enum pmt_spe_event {
 /* Event name under a compat level. */
 PMT_API const char *pmt_spe_event_name(unsigned ev, int compat);
 
+/* A trace's event table: SPE's synthetic kinds (enum pmt_spe_event) first, then one entry
+ * per attr of the trace, whose PERF_RECORD_SAMPLEs are samples of that event. */
+#define PMT_EV_ATTR(i) (PMT_SPE_SE_COUNT + (i))
+/* Events of a trace: PMT_SPE_SE_COUNT + m->nr_attrs (m may be NULL: SPE's only). */
+PMT_API unsigned pmt_trace_nr_events(const struct pmt_trace_meta *m);
+/* The event's name as perf prints it at a compat level: SPE's synthetic names, an attr's
+ * name from EVENT_DESC, else perf's text for an unnamed attr ("unknown attr type: N"
+ * before 7.x, "unknown event PMU=N config=0xC" in 7.3). Returns the length. */
+PMT_API int pmt_trace_event_name(const struct pmt_trace_meta *m, unsigned ev, int compat,
+				 char *buf, size_t cap);
+/* Has the trace sampling events of its own (not SPE's event, which samples nothing itself,
+ * nor perf's dummy)? perf script then prints SPE's synthetic samples in the default
+ * layout of its other events too (comm, tid, cpu, time, period, event, ip, sym, dso). */
+PMT_API bool pmt_trace_has_own_samples(const struct pmt_trace_meta *m);
+/* The attr of an event of the table, NULL for SPE's synthetic ones. */
+PMT_API const struct pmt_trace_attr *pmt_trace_event_attr(const struct pmt_trace_meta *m,
+							  unsigned ev);
+
 /* perf's sample flags (PERF_IP_FLAG_*) for branch samples */
 enum {
 	PMT_IP_FLAG_BRANCH = 1u << 0, PMT_IP_FLAG_CALL = 1u << 1, PMT_IP_FLAG_RETURN = 1u << 2,
@@ -262,14 +280,20 @@ PMT_API int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep
 /* perf's branch_type_name(); "" for PMT_BR_UNKNOWN as get_branch_type() */
 PMT_API const char *pmt_branch_type_name(unsigned type);
 
+/* A sample of any kind: SPE's synthetic ones and a trace's own PERF_RECORD_SAMPLEs
+ * (event PMT_EV_ATTR(attr index); rec and brstack NULL; fields the attr does not sample
+ * are 0, pid/tid -1, cpu UINT32_MAX (perf's -1), period the attr's sample_period). */
 struct pmt_spe_sample {
-	uint32_t event;   /* enum pmt_spe_event */
+	uint32_t event;   /* enum pmt_spe_event, or PMT_EV_ATTR(i) */
 	uint32_t cpu;
 	int32_t pid, tid;
 	uint32_t flags;   /* PMT_IP_FLAG_* */
 	uint32_t op;      /* record op bits */
 	uint64_t time, ip, addr, phys_addr, period, weight, data_src;
 	uint16_t issue_lat, xlat_lat;
+	/* PERF_SAMPLE_WEIGHT_STRUCT's var2_w and var3_w: instruction latency and (Intel
+	 * TPEBS) retire latency, as perf's sample->ins_lat and sample->retire_lat */
+	uint16_t ins_lat, retire_lat;
 	const struct pmt_spe_record *rec; /* valid until the next record */
 	/* branch stack (NULL: none, as perf's NULL sample.branch_stack); a fixed array in
 	 * the queue, valid until the next record: samples are copied per event, the array
@@ -364,7 +388,9 @@ struct pmt_spe_run_opts {
 };
 typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 /* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for
- * each sample; fn returning < 0 stops. stats receives the summed damage. */
+ * each sample; fn returning < 0 stops. stats receives the summed damage. The trace's own
+ * PERF_RECORD_SAMPLEs come too (record_fn gets them one at a time), merged with SPE's
+ * samples in time order as perf orders them (file order among equal times). */
 PMT_API int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			       pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
 			       uint32_t *enabled);

@@ -24,6 +24,11 @@ struct pmt_symbols_opts {
 				  * pinned) */
 	const char *kallsyms;    /* perf's --kallsyms: the kernel's symbols, for addresses in
 				  * the trace's [kernel.kallsyms] map */
+	const char *debuginfod;  /* perf's --debuginfod: servers asked by build-id for a file
+				  * found nowhere else. NULL: $DEBUGINFOD_URLS; "": none */
+	int no_demangle;         /* perf's --no-demangle: C++ names as the file spells them.
+				  * Else demangled as compat's perf does: 6.1 the bare name,
+				  * newer the whole signature (abi::__cxa_demangle's text) */
 };
 
 /* Where an address was. Strings stay valid until the pmt_symbols is freed. */
@@ -75,7 +80,9 @@ PMT_API int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc 
 /* The code of the symbol pmt_symbols_resolve() found for loc, read from the mapped file
  * (not a debug file, which has none): 1 with *buf (malloc'd; the caller frees it), *len,
  * the symbol's ELF address and the file's e_machine; 0 when there is no such code (the
- * kernel, no file, an empty symbol); -PMT_ENOMEM. */
+ * kernel, no file, an empty symbol); -PMT_ENOT_FOUND when the symbols came from a copy
+ * the trace carries without code (--bundle=symbols) and no file with the code was found;
+ * -PMT_ENOMEM. */
 PMT_API int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 				 uint8_t **buf, size_t *len, uint64_t *vaddr, uint16_t *machine);
 /* The comm (command name) of a thread at the latest COMM record ("swapper" for the idle

@@ -25,6 +25,8 @@ struct pmt_ctr_writer_opts {
 	const char *writer; /* "pmutrace 0.1.0" by default */
 	uint32_t threads;   /* compression threads (zstd's workers): 0 = one per online CPU,
 			     * 1 = compress on the caller's thread */
+	uint8_t spe_columns;/* frames with AUX bytes as column frames (FORMAT.md): smaller, but
+			     * not readable through zstd -dc; compressed on the caller's thread */
 };
 struct pmt_ctr_writer;
 /* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). */
@@ -44,7 +46,11 @@ PMT_API int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag
  * binaries (keyed by build-id) and the kernel's kallsyms. Each is a skippable frame of its
  * own (0x184D2A52, FORMAT.md), its bytes zstd-compressed inside, so zstd -dc and perf never
  * see it. */
-enum { PMT_CTR_FILE_ELF = 1, PMT_CTR_FILE_KALLSYMS = 2 };
+enum {
+	PMT_CTR_FILE_ELF = 1,          /* the whole file */
+	PMT_CTR_FILE_KALLSYMS = 2,
+	PMT_CTR_FILE_ELF_SYMBOLS = 3,  /* its symbol and line tables only: no code bytes */
+};
 struct pmt_ctr_file {
 	uint32_t kind;            /* PMT_CTR_FILE_* */
 	uint8_t build_id[20];
@@ -61,6 +67,17 @@ struct pmt_ctr_file {
  * -PMT_EIO. */
 PMT_API int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f,
 			     const void *data, size_t len);
+/* --bundle=symbols: an ELF file reduced to what symbols and source lines need (symbol
+ * tables, notes, .plt and its relocations, the debug sections lines use; every other
+ * section SHT_NOBITS, headers kept). *out is malloc'd. 0, -PMT_EFORMAT (not ELF; msg says
+ * what libelf said), -PMT_EIO or -PMT_ENOMEM. */
+PMT_API int pmt_ctr_elf_symbols_only(const void *elf, size_t len, void **out, size_t *out_len,
+				     char *msg, size_t cap);
+/* pmt_ctr_elf_symbols_only, then pmt_ctr_add_file as PMT_CTR_FILE_ELF_SYMBOLS (f->kind is
+ * set); *stored (may be NULL) gets the reduced size. Errors as both, msg says which. */
+PMT_API int pmt_ctr_add_elf_symbols(struct pmt_ctr_writer *w, struct pmt_ctr_file *f,
+				    const void *elf, size_t len, uint64_t *stored, char *msg,
+				    size_t cap);
 /* Call fn for every embedded file of a container in memory, in file order; fn < 0 stops.
  * Damaged or cut frames end the walk. Returns the count, or fn's value. */
 PMT_API int pmt_ctr_files(const void *buf, size_t len,
@@ -85,6 +102,7 @@ struct pmt_ctr_frame {
 };
 struct pmt_ctr_stats {
 	uint32_t frames;       /* data frames read */
+	uint32_t column_frames;/* of them, column frames (their AUX bytes by SPE field) */
 	uint32_t damaged;      /* data frames that failed (checksum, corrupt), skipped */
 	uint64_t bytes_in, bytes_out;
 	uint64_t lost_bytes;   /* compressed bytes of damaged frames and unreadable tails */

@@ -231,6 +231,31 @@ PMT_API int64_t pmt_spe_synth_fill(struct pmt_spe_synth *s, uint8_t *buf, size_t
 PMT_API int pmt_spe_synth_mix_parse(const char *name, uint32_t *mix);
 
 /* =====================================================================================
+ * Columns: SPE bytes split by packet field so zstd compresses them better (the container's
+ * column frames, FORMAT.md). Each chunk is split on its own (deltas restart), its packets
+ * into the columns and whatever does not decode (a bad byte, a packet cut by the chunk's
+ * end) from there on kept as it is, so any bytes come back exactly.
+ * ===================================================================================== */
+enum { PMT_SPE_COL_META, PMT_SPE_COL_HDR, PMT_SPE_COL_PC, PMT_SPE_COL_VA, PMT_SPE_COL_ADDR,
+       PMT_SPE_COL_TS, PMT_SPE_COL_CNT, PMT_SPE_COL_OTHER, PMT_SPE_COL_PAD, PMT_SPE_COL_RAW,
+       PMT_SPE_COLS };
+struct pmt_spe_col {
+	struct pmt_buf buf;
+	size_t rd;           /* reading: next byte */
+};
+struct pmt_spe_columns {
+	struct pmt_spe_col col[PMT_SPE_COLS];
+};
+/* Split one chunk into c's columns (appended). 0 or -PMT_ENOMEM. */
+PMT_API int pmt_spe_columns_put(struct pmt_spe_columns *c, const uint8_t *buf, size_t len);
+/* The next chunk back, exactly len bytes into out: 0, or -PMT_ECORRUPT when the columns
+ * do not hold it (damaged or not made by put). Columns are read from their rd. */
+PMT_API int pmt_spe_columns_get(struct pmt_spe_columns *c, uint8_t *out, size_t len);
+/* Empty every column (buffers kept); fini frees them. */
+PMT_API void pmt_spe_columns_reset(struct pmt_spe_columns *c);
+PMT_API void pmt_spe_columns_fini(struct pmt_spe_columns *c);
+
+/* =====================================================================================
  * Address helpers shared by the decoders
  * ===================================================================================== */
 /* perf's arm_spe_calc_ip(): canonical address from an ADDRESS payload by index. */

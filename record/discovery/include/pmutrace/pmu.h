@@ -37,21 +37,35 @@ struct pmt_pmu_cap {
 	char name[48];
 	char value[80];
 };
+/* events/NAME: a named event of the PMU, its terms as the kernel writes them
+ * ("event=0xcd,umask=0x1,ldlat=3"); perf's sysfs aliases */
+struct pmt_pmu_alias {
+	char name[64];
+	char terms[192];
+};
 struct pmt_pmu {
 	char name[64];
 	uint32_t type;
 	bool has_cpus;              /* a cpumask or cpus file: the PMU covers only those */
+	bool core;                  /* a CPU's own PMU: "cpu", or one with a cpus file (hybrid
+	                             * cpu_core/cpu_atom, Arm's PMUs), as perf's is_pmu_core */
 	struct pmt_cpumask cpus;
 	struct pmt_pmu_format *formats;
 	uint32_t nr_formats;
 	struct pmt_pmu_cap *caps;
 	uint32_t nr_caps;
+	struct pmt_pmu_alias *aliases; /* sorted by name */
+	uint32_t nr_aliases;
 };
 struct pmt_pmus {
 	char root[1024];            /* the sysfs root read */
 	struct pmt_pmu *pmu;        /* sorted by name */
 	uint32_t nr;
 	struct pmt_cpumask online;  /* devices/system/cpu/online */
+	/* Hybrid machines (more than one core PMU): the kernel takes the PMU type in
+	 * config[63:32] of HARDWARE and HW_CACHE events. pmt_pmus_probe_extended_type
+	 * (events.h) sets it as perf does. */
+	bool extended_type;
 };
 
 /* $SYSFS_PATH, else "/sys" */
@@ -61,6 +75,11 @@ PMT_API const char *pmt_sysfs_root(void);
 PMT_API int pmt_pmus_load(struct pmt_pmus *set, const char *root, struct pmt_diag *diag);
 PMT_API void pmt_pmus_fini(struct pmt_pmus *set);
 PMT_API const struct pmt_pmu *pmt_pmus_find(const struct pmt_pmus *set, const char *name);
+
+PMT_API uint32_t pmt_pmus_nr_core(const struct pmt_pmus *set);
+/* events/NAME of the PMU, compared without case as perf does; NULL when absent */
+PMT_API const struct pmt_pmu_alias *pmt_pmu_alias_find(const struct pmt_pmu *pmu,
+							 const char *name, size_t len);
 
 /* Parse a format file's text into f (name left as is): 0 or -PMT_EPARSE */
 PMT_API int pmt_pmu_format_parse(const char *text, struct pmt_pmu_format *f);

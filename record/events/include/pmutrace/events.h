@@ -1,10 +1,19 @@
-/* pmutrace record/events: perf's event syntax into perf_event_attrs.
- *   NAME[:MODS]                    generic events (cycles, cpu-clock, dummy, ...)
- *   PMU/TERM=VALUE,FLAG,.../[MODS] any sysfs PMU: terms through its format files, plus
- *                                  perf's own terms config..config4, period, freq, name
+/* pmutrace record/events: perf 7.3's event syntax into perf_event_attrs.
+ *   NAME[:MODS]                    software and hardware events (cpu-clock, cycles, ...),
+ *                                  cache events (L1-dcache-load-misses, LLC-loads, ...),
+ *                                  a PMU's sysfs events/ alias (slots, topdown-retiring),
+ *                                  a named event of a loaded table (inst_retired.any)
+ *   rHEX[:MODS]                    a raw event (PERF_TYPE_RAW)
+ *   PMU/TERM=VALUE,FLAG,ALIAS,.../[MODS]  terms through the PMU's format files, its
+ *                                  events/ aliases, perf's own terms config..config4,
+ *                                  period, freq, name
+ *   {EVENT,EVENT,...}[:MODS]       a group; the modifiers apply to every member
  * A PMU name without its _N suffix ("arm_spe//") opens the event on every PMU that has it,
- * as perf does. Modifiers: u k h (privilege levels), p pp ppp (precise_ip), I (exclude
- * idle), D (pinned). */
+ * and an event without a PMU opens on every core PMU that has it (cpu_core and cpu_atom of
+ * a hybrid machine), as perf does. Modifiers: u k h (privilege levels), p pp ppp P
+ * (precise_ip), G H (guest/host only), I (exclude idle), D (pinned), e (exclusive),
+ * S (leader sampling), R (retire latency: WEIGHT_STRUCT samples), b (accepted, no effect
+ * on attrs), W (groups: weak). */
 #ifndef PMUTRACE_EVENTS_H
 #define PMUTRACE_EVENTS_H
 
@@ -34,20 +43,69 @@ struct pmt_evsel {
 	uint32_t leader;
 	uint32_t nr_members;        /* leader only: the group's size, itself included */
 	bool sample_read;           /* :S, leader sampling: members read, not sampled */
+	bool retire_lat;            /* :R, the retire latency in var3_w of WEIGHT_STRUCT */
+	bool weak_group;            /* :W on the group: split it when it does not fit */
+	bool topdown;               /* slots or topdown-* of a PERF_METRICS PMU: in a group
+	                             * led by slots, as perf's x86 code puts them */
 };
 struct pmt_evlist {
 	struct pmt_evsel *ev;
 	uint32_t nr, cap;
+	/* a group written with events of several PMUs (a hybrid event in a group) was split
+	 * into one group per PMU; perf says "WARNING: events were regrouped to match PMUs" */
+	bool regrouped;
 };
+
+/* Named events loaded from JSON tables: perf's pmu-events JSON (EventCode, UMask, ...
+ * per event, as in tools/perf/pmu-events/arch) or Intel's perfmon JSON ({"Events": [...]}).
+ * Opaque: a name index. */
+struct pmt_event_table;
+/* Add the events of FILE (a JSON array or perfmon object) or of every *.json in a folder
+ * to *t (created when NULL). Errors name the file and what is wrong. */
+PMT_API int pmt_event_table_load(struct pmt_event_table **t, const char *path,
+				 struct pmt_diag *diag);
+/* Load every table found in the search path: $PMUTRACE_EVENTS_PATH (folders separated by
+ * ':'), else $XDG_DATA_HOME/pmutrace/events (~/.local/share/pmutrace/events); a missing
+ * folder is no error. Returns the number of files loaded. */
+PMT_API int pmt_event_table_load_default(struct pmt_event_table **t, struct pmt_diag *diag);
+PMT_API void pmt_event_table_free(struct pmt_event_table *t);
+/* the number of events in the table */
+PMT_API uint32_t pmt_event_table_size(const struct pmt_event_table *t);
+
+struct pmt_events_opts {
+	size_t sz;                            /* sizeof(struct pmt_events_opts) */
+	const struct pmt_event_table *table;  /* named events, or NULL */
+	const char *cputype;                  /* hybrid: "core"/"atom" (or a PMU name):
+	                                       * events without a PMU open only there */
+};
+
+/* perf_event_open a cycles event with the first core PMU's type in config[63:32] (pid 0,
+ * cpu -1, closed at once) when there is more than one core PMU, and set
+ * pmus->extended_type from the result, as perf_pmus__supports_extended_type does */
+PMT_API void pmt_pmus_probe_extended_type(struct pmt_pmus *pmus);
 
 /* Append the events of a -e string ("a,b/x=1/u") to l. Errors name the event and, for an
  * unknown term, list the valid ones; an unknown PMU lists those that exist. */
 PMT_API int pmt_events_parse(struct pmt_evlist *l, const struct pmt_pmus *pmus, const char *str,
 			     struct pmt_diag *diag);
+/* the same with a table of named events and --cputype (o may be NULL) */
+PMT_API int pmt_events_parse_opts(struct pmt_evlist *l, const struct pmt_pmus *pmus,
+				  const char *str, const struct pmt_events_opts *o,
+				  struct pmt_diag *diag);
+/* Append the events of a --pfm-events string, encoded by libpfm4 as perf's --pfm-events
+ * does (tools/perf/util/pfm.c): comma-separated libpfm4 event strings
+ * ("INST_RETIRED:ANY_P:u", "knl::OFFCORE_RESPONSE_0:ANY_RFO:DDR_NEAR"), groups in {}; each
+ * at user and kernel level unless its own u/k modifiers say otherwise. LIBPFM_FORCE_PMU and
+ * LIBPFM_VERBOSE work as in libpfm4. An event libpfm4 refuses fails with libpfm4's message
+ * naming that event; a period= or freq= modifier wins over -c and -F, as in perf. */
+PMT_API int pmt_events_parse_pfm(struct pmt_evlist *l, const struct pmt_pmus *pmus,
+				 const char *str, struct pmt_diag *diag);
 /* one more event built by the caller; returns it, or NULL without memory */
 PMT_API struct pmt_evsel *pmt_evlist_add(struct pmt_evlist *l);
 /* move event i to the front (perf's evlist__to_front) */
 PMT_API void pmt_evlist_to_front(struct pmt_evlist *l, uint32_t i);
+/* drop event i (its group goes on without it; later indices move down by one) */
+PMT_API void pmt_evlist_remove(struct pmt_evlist *l, uint32_t i);
 PMT_API void pmt_evlist_fini(struct pmt_evlist *l);
 /* Set a format term the user did not set (perf's evsel__set_config_if_unset); no-op when
  * the PMU has no such format. */

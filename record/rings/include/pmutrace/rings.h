@@ -49,6 +49,9 @@ PMT_API void pmt_ring_init_mem(struct pmt_ring *r, void *base, uint64_t data_siz
 			       uint64_t aux_size, bool aux_overwrite);
 PMT_API void pmt_ring_unmap(struct pmt_ring *r);
 PMT_API void pmt_ring_clock(const struct pmt_ring *r, struct pmt_ring_clock *c);
+/* The ring owner's time_enabled and time_running as the kernel last wrote them to the user
+ * page (under its seqlock): running < enabled means the event was multiplexed. */
+PMT_API void pmt_ring_times(const struct pmt_ring *r, uint64_t *enabled, uint64_t *running);
 
 /* Every whole record in the data ring, oldest first; fn returns < 0 to stop (the tail
  * then stays before that record). Returns the records handed out or fn's error;

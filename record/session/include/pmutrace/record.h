@@ -40,6 +40,13 @@ struct pmt_record_opts {
 	uint64_t snapshot_size;    /* 0: the AUX buffer's size */
 	bool privileged;           /* perf_event_paranoid -1 or CAP_PERFMON: bigger defaults */
 	uint32_t page_size;        /* 0: the host's */
+	bool sample_weight;        /* -W: the sample's weight (on x86 WEIGHT_STRUCT, whose
+				    * var3_w is the retire latency; elsewhere WEIGHT) */
+	bool sample_addr;          /* -d: data address and source (PEBS memory events) */
+	bool sample_period;        /* -P: the period in every sample */
+	bool sample_phys_addr;     /* --phys-data */
+	bool sample_data_page_size, sample_code_page_size; /* --data/code-page-size */
+	bool sample_cpu;           /* --sample-cpu */
 };
 
 struct pmt_record_plan {
@@ -73,7 +80,9 @@ struct pmt_record_run_opts {
 	bool progress;                 /* a status line on stderr (a terminal) */
 	int argc_cmdline;              /* the recorder's own command line, for CMDLINE */
 	const char *const *argv_cmdline;
-	bool bundle;                   /* --bundle=full: carry the mapped files and kallsyms */
+	bool bundle;                   /* --bundle: carry the mapped files and kallsyms */
+	bool bundle_full;              /* --bundle=full: whole files; else (--bundle=symbols)
+					* their symbol and line tables only */
 };
 #define PMT_RECORD_MAX_SLOTS 4096
 struct pmt_record_stats {
@@ -93,6 +102,14 @@ struct pmt_record_stats {
 	uint32_t bundle_skipped;            /* mapped files that could not be read */
 	uint8_t bundle_kallsyms_hidden;     /* kptr_restrict: kallsyms not carried */
 	int32_t *slot_cpu;                  /* [slots]: the CPU, -1 for a thread's ring */
+	uint64_t bundle_source_bytes;       /* the carried files' own sizes (bundle_bytes is
+					     * what went in: less with --bundle=symbols) */
+	/* rings whose owner (the slot's first open event) the kernel multiplexed:
+	 * time_running < time_enabled in its user page; the least running share, its ring
+	 * and the plan's index of that ring's event */
+	uint32_t multiplexed;
+	double least_running;
+	uint32_t least_running_slot, least_running_event;
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the
  * container is complete and indexed whenever this returns (also after a stop). */

@@ -1,0 +1,33 @@
+/* A trace's own PERF_RECORD_SAMPLEs as samples, held in time order until the SPE merge
+ * (or the end of the trace) reaches their time. Private to decode/spe. */
+#ifndef PMT_SPE_EVSEL_SAMPLES_H
+#define PMT_SPE_EVSEL_SAMPLES_H
+
+#include "pmutrace/spe_decode.h"
+
+/* Samples are appended in file order; a flush sorts the keys (time, position) of those
+ * not yet emitted once, then walks them. Adding after a flush first moves the samples
+ * still waiting to the front, in file order, so equal times keep it. */
+struct evsel_key {
+	uint64_t time;
+	size_t idx;
+};
+struct evsel_samples {
+	struct pmt_spe_sample *s; /* [0, n) in file order */
+	size_t n, cap;
+	struct evsel_key *k;      /* [next, nk) sorted, waiting; valid while sorted */
+	size_t nk, next, kcap;
+	uint8_t sorted;
+};
+
+/* The SAMPLE record ev as a sample, inserted in time order. 0, or -PMT_ENOMEM. A record
+ * whose id matches no attr is skipped (0). */
+int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
+		      const struct pmt_trace_event *ev);
+/* Hand on every held sample with time <= upto, oldest first: to record_fn (one sample a
+ * call) when set, else to fn. Returns 0 or the callback's negative value. */
+int evsel_samples_flush(struct evsel_samples *b, uint64_t upto,
+			const struct pmt_spe_run_opts *o, pmt_spe_sample_fn fn, void *ctx);
+void evsel_samples_fini(struct evsel_samples *b);
+
+#endif

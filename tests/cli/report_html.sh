@@ -1,0 +1,150 @@
+#!/bin/sh
+# pmutrace report --html: one self-contained page whose figures are the report's.
+#   report_html.sh PMUTRACE SOURCE_DIR content|render
+# content: recordings of a simulated SPE PMU (tests/pmusim; two CPUs, an AUX storm with
+# truncations and collisions, a data-ring overflow with LOST records) and, with the
+# AArch64 cross binutils, the symbol fixtures' trace. Each page must fetch nothing (no
+# scheme, script, import, url(), source or link outside the page), escape the trace's
+# strings (a trace named with markup), and hold the numbers of report --json, report
+# --sort sym,dso / mem / tlb --csv and script --csv of the same trace, and the AUX and
+# LOST records perf 6.1's report -D lists (tests/cli/html_check.py).
+# render: Debian's chromium, headless with the network cut (a proxy that does not exist,
+# every host unresolvable, a net log of what it asked for), loads the page: a screenshot
+# that is not blank, a DOM with the title and every section's heading, and no request
+# but the page itself (tests/cli/html_render_check.py).
+set -u
+pmt=$1 src=$2 mode=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+command -v cc >/dev/null || { echo "SKIP: no C compiler for the simulated PMU"; exit 77; }
+if [ "$mode" = render ]; then
+	CHROMIUM=${CHROMIUM:-chromium}
+	command -v "$CHROMIUM" >/dev/null ||
+		{ echo "SKIP: chromium is not installed (apt-get install chromium)"; exit 77; }
+fi
+
+# sim NAME 'ENV=V ...' 'RECORD OPTIONS': 1 s of the simulated PMU recorded into $T/NAME.data
+sim() {
+	# shellcheck disable=SC2086 # the lists split on purpose
+	env SYSFS_PATH="$T/fs" PMUSIM_TYPE=8 PMUSIM_SPE="$T/a.spe" PMUSIM_LOG="$T/$1.log" $2 \
+		LD_PRELOAD="$T/sim.so" "$pmt" record -q -e arm_spe_0// -a $3 --duration 1 \
+		-o "$T/$1.data" 2>/dev/null
+	[ -s "$T/$1.data" ] || fail "recording $1"
+}
+cc -shared -fPIC -O2 -o "$T/sim.so" "$src/tests/pmusim/pmusim.c" -ldl -lpthread || fail "pmusim"
+sh "$src/tests/pmusim/fake_sysfs.sh" "$T/fs" 2 arm_spe_0:8:0-1:1024
+"$pmt" synth --records 20000 --seed 3 --mix n1 -o "$T/a.spe" || fail synth
+# a name with markup: the page's title and header carry it, escaped
+name='x<b>&"'"'"'.data'
+sim storm "PMUSIM_CHUNK=65536 PMUSIM_COLLIDE=5" "-m 4,2"
+mv "$T/storm.data" "$T/$name"
+
+# page TRACE OUT [OPTIONS]: report --html, and the self-containment checks
+page() {
+	trace=$1 out=$2
+	shift 2
+	"$pmt" report "$trace" --html "$out" "$@" >"$T/stdout" 2>"$T/stderr" ||
+		fail "report --html $trace: exit $?: $(cat "$T/stderr")"
+	[ -s "$T/stdout" ] && fail "report --html wrote to stdout"
+	grep -qi '^<!DOCTYPE html>' "$out" || fail "$out: no doctype"
+	# nothing from elsewhere: no URL scheme, script, stylesheet import, url(), source
+	# attribute, link, frame, object or image; links only to the page's own sections
+	if grep -Eion 'https?:|ftp:|file:|<script|@import|url\(|[^-]src=|<link|<iframe|<object|<embed|<img|href="[^#]' "$out" |
+		head -3 | grep .; then
+		fail "$out fetches or links to something outside itself"
+	fi
+}
+
+if [ "$mode" = render ]; then
+	page "$T/$name" "$T/p.html"
+	run_chromium() {
+		rm -rf "$T/profile"
+		timeout 120 "$CHROMIUM" --headless --disable-gpu --no-sandbox --no-first-run \
+			--disable-extensions --disable-background-networking \
+			--proxy-server=127.0.0.1:9 \
+			--host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir="$T/profile" \
+			--window-size=1200,2600 "$@"
+	}
+	run_chromium --log-net-log="$T/net.json" --screenshot="$T/p.png" "file://$T/p.html" \
+		>"$T/chr.out" 2>&1 || fail "chromium --screenshot: $(tail -3 "$T/chr.out")"
+	[ -s "$T/p.png" ] || fail "chromium wrote no screenshot: $(tail -3 "$T/chr.out")"
+	run_chromium --dump-dom "file://$T/p.html" >"$T/dom.html" 2>"$T/chr.err" ||
+		fail "chromium --dump-dom: $(tail -3 "$T/chr.err")"
+	python3 "$src/tests/cli/html_render_check.py" "$T/p.png" "$T/dom.html" "$T/net.json" ||
+		fail "the rendered page"
+	# the control: the same page with an image and a stylesheet from elsewhere is caught
+	sed 's|<body>|<body><img src="http://example.invalid/x.png"><link rel="stylesheet" href="https://fonts.invalid/x.css">|' \
+		"$T/p.html" >"$T/control.html"
+	run_chromium --log-net-log="$T/control.json" --screenshot="$T/c.png" \
+		"file://$T/control.html" >/dev/null 2>&1
+	[ "$(python3 "$src/tests/cli/html_render_check.py" --requests "$T/control.json" | wc -l)" = 2 ] ||
+		fail "the net log check misses a control page's two requests"
+	echo "ok: rendered ($(wc -c <"$T/p.png") bytes of PNG), no request outside the page"
+	exit 0
+fi
+
+page "$T/$name" "$T/storm.html"
+grep -q 'x&lt;b&gt;&amp;&quot;&#39;.data' "$T/storm.html" || fail "the trace's name is not escaped"
+grep -q 'x<b>&' "$T/storm.html" && fail "the trace's name is in the page unescaped"
+# check TRACE PAGE [DECODE OPTIONS]: the page against the text outputs of the same trace
+check() {
+	trace=$1 html=$2
+	shift 2
+	rm -rf "$T/ref"
+	mkdir -p "$T/ref"
+	"$pmt" report "$trace" --json "$@" >"$T/ref/report.json" 2>/dev/null
+	"$pmt" report "$trace" --sort sym,dso --csv "$@" >"$T/ref/sym.csv" 2>/dev/null
+	"$pmt" report "$trace" --sort mem --csv "$@" >"$T/ref/mem.csv" 2>/dev/null
+	"$pmt" report "$trace" --sort tlb --csv "$@" >"$T/ref/tlb.csv" 2>/dev/null
+	"$pmt" script "$trace" --csv "$@" >"$T/ref/script.csv" 2>/dev/null
+	if perf version >/dev/null 2>&1; then
+		"$pmt" convert "$trace" -o "$T/ref/conv.perf.data" 2>/dev/null &&
+			perf report -D -i "$T/ref/conv.perf.data" 2>/dev/null |
+			grep -E 'PERF_RECORD_(AUX|LOST)[: ]' >"$T/ref/aux.txt"
+	else
+		echo "note: perf 6.1 missing: the losses are not checked against it"
+	fi
+	python3 "$src/tests/cli/html_check.py" "$html" "$T/ref" || fail "$html differs from the report"
+}
+check "$T/$name" "$T/storm.html"
+grep -q 'class="loss" data-kind="AUX' "$T/storm.html" || fail "storm: no AUX loss drawn"
+
+sim overflow "PMUSIM_CHUNK=256" "-m 1,64"
+page "$T/overflow.data" "$T/overflow.html"
+check "$T/overflow.data" "$T/overflow.html"
+grep -q 'data-loss="lost" data-count="[1-9]' "$T/overflow.html" || fail "overflow: no LOST counted"
+
+# the symbol fixtures: names from the ELF files through --symfs
+if command -v aarch64-linux-gnu-readelf >/dev/null; then
+	. "$src/tests/tools/symbols_fixture.sh"
+	SRC=$src
+	fixture_trace "$T/fx"
+	page "$T/fx/a.data" "$T/fx.html" --symfs "$T/fx/symfs"
+	check "$T/fx/a.data" "$T/fx.html" --symfs "$T/fx/symfs"
+	grep -q 'data-sym="[a-z_]' "$T/fx.html" || fail "fixture: no symbol name in the page"
+	# --top N: N entries per event (fewer where the event has fewer)
+	page "$T/fx/a.data" "$T/top.html" --symfs "$T/fx/symfs" --top 3
+	python3 - "$T/top.html" <<'PY' || fail "--top 3"
+import re, sys
+t = open(sys.argv[1]).read()
+want = sum(min(3, int(n)) for n in re.findall(r'<details[^>]* data-entries="(\d+)"', t))
+got = t.count('<g class="row sym"')
+if not want or got != want:
+    sys.exit(f'{got} rows, want {want}')
+PY
+else
+	echo "note: binutils-aarch64-linux-gnu missing: the symbol fixture is not checked"
+fi
+
+# usage: --html takes no --sort; a bad path fails before decoding and leaves nothing
+"$pmt" report "$T/overflow.data" --html "$T/x.html" --sort sym >/dev/null 2>&1
+[ $? = 129 ] || fail "--html with --sort: want usage error 129"
+"$pmt" report "$T/overflow.data" --html "$T/nodir/x.html" >/dev/null 2>"$T/err"
+[ $? = 1 ] && grep -q nodir "$T/err" || fail "--html into a missing folder: $(cat "$T/err")"
+cp "$T/overflow.data" "$T/keep.data"
+"$pmt" report "$T/overflow.data" --html "$T/overflow.data" >/dev/null 2>&1
+[ $? = 1 ] && cmp -s "$T/overflow.data" "$T/keep.data" || fail "--html over its input"
+ls -a "$T" | grep -q '^\.x\.html' && fail "a temporary page was left behind"
+echo "ok: pages self-contained, figures equal the report's"

@@ -1,0 +1,74 @@
+/* The simulated PMU's shared state: one struct ev per perf_event_open, the ring helpers of
+ * pmusim.c (SPE, rings, interposed calls) that pebs.c (the Intel core PMU) writes through.
+ * Everything here is hidden: only the interposed libc calls (SIM_EXPORT) leave the
+ * preload, so no name of ours can stand in for one of the host program's. */
+#ifndef PMUSIM_H
+#define PMUSIM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#pragma GCC visibility push(hidden)
+
+#define SIM_EXPORT __attribute__((visibility("default")))
+#define MAX_EV 256
+#define IOC_ENABLE 0x2400
+#define IOC_DISABLE 0x2401
+#define IOC_RESET 0x2403
+#define IOC_SET_OUTPUT 0x2405
+#define IOC_ID 0x80082407
+enum { S_IP = 1, S_TID = 2, S_TIME = 4, S_ID = 64, S_CPU = 128, S_STREAM = 512,
+       S_IDENTIFIER = 65536 };
+
+struct ev {
+	int fd, cpu, pid, used, spe;
+	uint32_t type;
+	uint64_t sample_type, id, flags;
+	volatile int enabled;
+	uint8_t *base;       /* user page + data ring */
+	size_t base_len;
+	uint64_t data_size;
+	uint8_t *aux;
+	uint64_t aux_size;
+	int overwrite;
+	uint64_t lost_pending;
+	pthread_t thr;
+	pthread_mutex_t busy;  /* held while the producer writes: a disable waits for it, as the
+				* kernel stops the event before the ioctl returns */
+	int thr_started;
+	volatile int stop;
+	uint64_t produced, dropped, truncated, aux_records, data_lost, collisions;
+	int itrace_sent;
+	/* the Intel core PMU (pebs.c) */
+	int pebs;                 /* of a PMUSIM_PEBS_TYPE type */
+	uint64_t config, config1, period, read_format;
+	int group_fd;             /* the leader's descriptor, -1 for a leader */
+	struct ev *out;           /* SET_OUTPUT: the event whose ring gets the records */
+	pthread_mutex_t wlock;    /* ring owner: one writer at a time (several events share
+				   * one ring through SET_OUTPUT) */
+	uint64_t ticks;           /* counting: reads so far (one tick each) */
+	uint64_t samples;         /* sampling: samples written */
+	int32_t task_pid;         /* the pid of a system-wide event's samples (pebs.c) */
+};
+
+extern struct ev evs[MAX_EV];
+extern pthread_mutex_t lock;
+struct ev *find(int fd);
+uint64_t now_ns(void);
+void simlog(const char *fmt, ...);
+uint64_t *up64(struct ev *e, size_t off);
+void sid_trailer(struct ev *e, uint8_t *p, size_t *n);
+int data_put(struct ev *e, const uint8_t *rec, size_t size);
+
+/* pebs.c */
+int pebs_type(uint32_t type);                       /* a PMUSIM_PEBS_TYPE type */
+void pebs_open(struct ev *e, const uint8_t *attr, int group_fd);
+void pebs_start(struct ev *e);                      /* once it has a ring */
+ssize_t pebs_read(struct ev *e, void *buf, size_t n);
+void pebs_reset(struct ev *e);
+void pebs_close(struct ev *e);
+
+#pragma GCC visibility pop
+#endif
