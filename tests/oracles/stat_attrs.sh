@@ -92,6 +92,10 @@ check host yes -e task-clock:k -a
 check host yes -e page-faults:uk -t @PID -- /bin/sleep 0.1
 check host yes -e dummy -- /bin/true
 check host yes -e minor-faults,major-faults -- /bin/true
+# groups: members on their leader's fd, ID|GROUP, only the leader disabled
+check host yes -e {task-clock,page-faults} -- /bin/true
+check host yes -e {cpu-clock,context-switches,page-faults} -a
+check host yes -e {task-clock,page-faults},context-switches -C 1 -- /bin/true
 # a raw event of the fake Granite Rapids core PMU through its format files
 check gnr no -e cpu/event=0xc0,umask=0x1/ -a
 check gnr no -e cpu/event=0xc0,umask=0x1/ -- /bin/true
