@@ -218,6 +218,45 @@ static int cmp_syms(const void *pa, const void *pb)
 	return strcmp(a->loc.sym, b->loc.sym);
 }
 
+/* One instruction's line, after its source line when that changed */
+static void print_insn(struct pmt_annotate *a, struct pmt_out *out, const struct sym_stat *ss,
+		       unsigned ev, const cs_insn *insn, uint64_t vaddr, const char **last_file,
+		       unsigned *last_line)
+{
+	uint64_t off = ss->loc.sym_start + (insn->address - vaddr);
+	const struct ins_stat *is = ins_slot(a->ins, a->ins_cap, ss->sym, off);
+	struct pmt_sym_loc l = ss->loc;
+	const char *file;
+	unsigned line;
+	uint64_t va;
+
+	l.map_ip = off;
+	if (pmt_symbols_srcline(a->syms, &l, &file, &line, &va) &&
+	    (!*last_file || line != *last_line || strcmp(file, *last_file))) {
+		const char *slash = strrchr(file, '/');
+
+		pmt_out_printf(out, "         :                                 %s:%u\n",
+			       slash ? slash + 1 : file, line);
+		*last_file = file;
+		*last_line = line;
+	}
+	if (is->sym && is->nr[ev])
+		pmt_out_printf(out, "%8.2f : %8u", 100.0 * is->nr[ev] / (double)ss->nr[ev],
+			       is->nr[ev]);
+	else
+		pmt_out_str(out, "         :         ");
+	if (is->sym && (is->nlat[0] || is->nlat[1])) {
+		int k = !is->nlat[0];
+
+		pmt_out_printf(out, " %5.1f %6.1f %6.1f :", (double)is->lat[k] / is->nlat[k],
+			       (double)is->issue[k] / is->nlat[k],
+			       (double)is->xlat[k] / is->nlat[k]);
+	} else
+		pmt_out_str(out, "                      :");
+	pmt_out_printf(out, " %8" PRIx64 ":  %-7s %s\n", insn->address, insn->mnemonic,
+		       insn->op_str);
+}
+
 static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const struct sym_stat *ss,
 			 unsigned ev, int compat, csh cs_arm, csh cs_x86)
 {
@@ -252,45 +291,48 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 		free(code);
 		return;
 	}
-	n = cs_disasm(machine == EM_AARCH64_ ? cs_arm : cs_x86, code, len, vaddr, 0, &insn);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t off = ss->loc.sym_start + (insn[i].address - vaddr);
-		const struct ins_stat *is = ins_slot(a->ins, a->ins_cap, ss->sym, off);
-		struct pmt_sym_loc l = ss->loc;
-		const char *file;
-		unsigned line;
-		uint64_t va;
+	/* capstone stops at the first instruction it has no decoder for (capstone 4 knows no
+	 * AVX-512, which libc's string functions use); a sampled address is an instruction
+	 * start, so decoding goes on at the next one, and the bytes between are said (a
+	 * sampled one capstone cannot decode keeps its line and count) */
+	for (size_t pos = 0, gap = SIZE_MAX; pos < len;) {
+		size_t end, next;
 
-		l.map_ip = off;
-		if (pmt_symbols_srcline(a->syms, &l, &file, &line, &va) &&
-		    (!last_file || line != last_line || strcmp(file, last_file))) {
-			const char *slash = strrchr(file, '/');
-
-			pmt_out_printf(out, "         :                                 %s:%u\n",
-				       slash ? slash + 1 : file, line);
-			last_file = file;
-			last_line = line;
+		n = cs_disasm(machine == EM_AARCH64_ ? cs_arm : cs_x86, code + pos, len - pos,
+			      vaddr + pos, 0, &insn);
+		if (n && gap != SIZE_MAX) {
+			pmt_out_printf(out, "         :  (%zu bytes at %" PRIx64 " capstone cannot "
+					    "decode)\n", pos - gap, vaddr + gap);
+			gap = SIZE_MAX;
 		}
-		if (is->sym && is->nr[ev])
-			pmt_out_printf(out, "%8.2f : %8u", 100.0 * is->nr[ev] / (double)ss->nr[ev],
-				       is->nr[ev]);
-		else
-			pmt_out_str(out, "         :         ");
-		if (is->sym && (is->nlat[0] || is->nlat[1])) {
-			int k = !is->nlat[0];
+		for (size_t i = 0; i < n; i++)
+			print_insn(a, out, ss, ev, &insn[i], vaddr, &last_file, &last_line);
+		end = n ? (size_t)(insn[n - 1].address + insn[n - 1].size - vaddr) : pos;
+		cs_free(insn, n);
+		if (!n) {
+			/* a sampled start capstone cannot decode either: its samples still count */
+			cs_insn none = { .address = vaddr + pos, .size = 1 };
 
-			pmt_out_printf(out, " %5.1f %6.1f %6.1f :", (double)is->lat[k] / is->nlat[k],
-				       (double)is->issue[k] / is->nlat[k],
-				       (double)is->xlat[k] / is->nlat[k]);
-		} else
-			pmt_out_str(out, "                      :");
-		pmt_out_printf(out, " %8" PRIx64 ":  %-7s %s\n", insn[i].address, insn[i].mnemonic,
-			       insn[i].op_str);
+			snprintf(none.mnemonic, sizeof(none.mnemonic), "(?)");
+			print_insn(a, out, ss, ev, &none, vaddr, &last_file, &last_line);
+			end = pos + 1;
+		}
+		if (end >= len)
+			break;
+		if (gap == SIZE_MAX)
+			gap = end;
+		for (next = end; next < len; next++) {
+			const struct ins_stat *is = ins_slot(a->ins, a->ins_cap, ss->sym,
+							     ss->loc.sym_start + next);
+
+			if (is->sym && is->nr[ev])
+				break;
+		}
+		if (next == len)
+			pmt_out_printf(out, "         :  (%zu bytes at %" PRIx64 " capstone cannot "
+					    "decode; no samples after them)\n", len - gap, vaddr + gap);
+		pos = next;
 	}
-	if (n < len / (machine == EM_AARCH64_ ? 4 : 16))
-		pmt_out_printf(out, "         :  (disassembly stopped after %zu instructions)\n", n);
-	pmt_out_char(out, '\n');
-	cs_free(insn, n);
 	free(code);
 }
 

@@ -112,7 +112,8 @@ static inline int get(struct pmt_spe_col *c, void *p, size_t n)
 {
 	if (n > c->buf.len - c->rd)
 		return -PMT_ECORRUPT;
-	memcpy(p, c->buf.data + c->rd, n);
+	if (n) /* an empty column has no buffer at all */
+		memcpy(p, c->buf.data + c->rd, n);
 	c->rd += n;
 	return 0;
 }

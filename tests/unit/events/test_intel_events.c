@@ -273,12 +273,22 @@ static void tables_map_fields_as_jevents(void **state)
 	assert_int_equal(pmt_event_table_load(&t, path, &d), -PMT_EPARSE);
 	assert_non_null(strstr(d.file, "perfmon.json"));
 	pmt_event_table_free(t);
-	/* the search path: every *.json of each folder */
+	/* the search path: every *.json of each folder (a folder of its own, so fixtures added
+	 * to fixtures/events later do not change the count) */
 	t = NULL;
-	snprintf(path, sizeof(path), "/nonexistent:%s/fixtures/events", PMT_SOURCE_DIR);
+	{
+		char cmd[1200];
+
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s/tables && cp %s/fixtures/events/gnr_small.json "
+			 "%s/tables/", root, PMT_SOURCE_DIR, root);
+		assert_int_equal(system(cmd), 0);
+	}
+	snprintf(path, sizeof(path), "%s/tables/one.json", root);
+	write_file(path, "[{\"EventName\": \"ONE.EVENT\", \"EventCode\": \"0x11\"}]");
+	snprintf(path, sizeof(path), "/nonexistent:%s/tables", root);
 	setenv("PMUTRACE_EVENTS_PATH", path, 1);
-	assert_int_equal(pmt_event_table_load_default(&t, &d), 1);
-	assert_int_equal(pmt_event_table_size(t), 7);
+	assert_int_equal(pmt_event_table_load_default(&t, &d), 2);
+	assert_int_equal(pmt_event_table_size(t), 7 + 1);
 	unsetenv("PMUTRACE_EVENTS_PATH");
 	pmt_event_table_free(t);
 }
