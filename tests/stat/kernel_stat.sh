@@ -73,6 +73,17 @@ else
 	echo "note: perf 7.3 not built; its layouts not compared"
 fi
 
+# a group counted by the kernel: read through its leader, printed as perf 7.3 prints it
+if [ -n "$P73" ] && [ -x "$P73" ]; then
+	"$P73" stat -e '{task-clock,page-faults},context-switches' -- /bin/ls -R /usr/share 2>"$T/perf.raw" >/dev/null
+	"$P" stat -e '{task-clock,page-faults},context-switches' -- /bin/ls -R /usr/share 2>"$T/pmt.raw" >/dev/null
+	mask <"$T/perf.raw" >"$T/perf.txt"
+	mask <"$T/pmt.raw" >"$T/pmt.txt"
+	cmp -s "$T/perf.txt" "$T/pmt.txt" || { bad "a group's layout differs from perf 7.3:"; diff "$T/perf.txt" "$T/pmt.txt" | head -6; }
+	grep -q "page-faults" "$T/pmt.raw" && ! grep -q "not counted\|not supported" "$T/pmt.raw" ||
+		bad "the group was not counted: $(cat "$T/pmt.raw")"
+fi
+
 # perf 6.1: its text adds a shadow-metric column; the columns before it are the same
 perf stat -e $EV -- true 2>"$T/p61.raw" >/dev/null
 "$P" stat -e $EV -- true 2>"$T/pmt61.raw" >/dev/null
