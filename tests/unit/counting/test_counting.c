@@ -95,6 +95,7 @@ static void test_plan_attrs(void **state)
 	assert_int_equal(pmt_cpumask_parse("7", &o.cpus), 0);
 	assert_int_equal(pmt_count_plan_build(&p, &l, &pmus, &o, &d), -PMT_EINVAL);
 	assert_non_null(strstr(d.msg, "CPU 7 is not online"));
+	pmt_evlist_fini(&l); /* a refused plan leaves the events with the caller */
 }
 
 /* values[e][cpu] of one read, for the fake counter */
