@@ -44,6 +44,7 @@ struct pmt_counts_trace {
 	uint32_t ncpu, nthr;
 	uint64_t aggr_mode, interval_ms;
 	struct cval *cur, *prev;    /* [attr][cpu][thread] */
+	uint32_t v_nattr, v_ncpu, v_nthr; /* the sizes cur, prev and sum were made for */
 	struct usum *sum;           /* [unit][attr] */
 	bool have_pending;          /* a STAT read while opening */
 	uint64_t rounds, stats, skipped, unknown_ids;
@@ -205,14 +206,25 @@ static void stat_config(struct pmt_counts_trace *t, const struct pmt_trace_event
 	}
 }
 
-/* sized at the first STAT, when the maps are known */
+/* sized at the first STAT, when the maps are known; made again (the counts so far
+ * dropped) when a damaged file changes the maps or the attrs after that */
 static int alloc_values(struct pmt_counts_trace *t)
 {
 	size_t n = (size_t)t->nattr * t->ncpu * t->nthr;
 
+	if (t->cur && t->v_nattr == t->nattr && t->v_ncpu == t->ncpu && t->v_nthr == t->nthr)
+		return 0;
+	free(t->cur);
+	free(t->prev);
+	free(t->sum);
+	t->v_nattr = t->nattr;
+	t->v_ncpu = t->ncpu;
+	t->v_nthr = t->nthr;
+
 	t->cur = calloc(n ? n : 1, sizeof(*t->cur));
 	t->prev = calloc(n ? n : 1, sizeof(*t->prev));
-	t->sum = calloc((size_t)t->ncpu * t->nattr + 1, sizeof(*t->sum));
+	/* one unit per CPU, or one for all (also when a damaged file has no CPU) */
+	t->sum = calloc((size_t)(t->ncpu ? t->ncpu : 1) * t->nattr + 1, sizeof(*t->sum));
 	return t->cur && t->prev && t->sum ? 0 : -PMT_ENOMEM;
 }
 
@@ -222,7 +234,7 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	int a;
 	struct cval *v;
 
-	if (!t->cur && alloc_values(t) < 0)
+	if (alloc_values(t) < 0)
 		return -PMT_ENOMEM;
 	if (ev->raw_size < 48)
 		return damaged(t, ev, "shorter than 48 bytes"), 0;
@@ -270,6 +282,8 @@ static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_
 	pmt_counts_clear_units(c);
 	if (!t->cur)
 		return 0; /* a round before any STAT */
+	if (alloc_values(t) < 0)
+		return -PMT_ENOMEM;
 	memset(t->sum, 0, (size_t)nu * t->nattr * sizeof(*t->sum));
 	for (uint32_t a = 0; a < t->nattr; a++) {
 		for (uint32_t ci = 0; ci < t->ncpu; ci++) {
@@ -288,9 +302,13 @@ static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_
 				}
 				t->prev[k] = t->cur[k];
 				t->cur[k].set = 0;
-				if (d.run && d.run < d.ena)
-					s->val += (double)(uint64_t)((double)d.val * (double)d.ena /
-								     (double)d.run);
+				if (d.run && d.run < d.ena) {
+					/* perf's u64 cut of the scaled count; a damaged
+					 * record's beyond 2^64 has no u64 to cut to */
+					double sc = (double)d.val * (double)d.ena / (double)d.run;
+
+					s->val += sc < 0x1p64 ? (double)(uint64_t)sc : sc;
+				}
 				else if (d.run)
 					s->val += (double)d.val;
 				s->ena += d.ena;

@@ -208,9 +208,12 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 				/* perf_counts_values__scale(): a u64 again after scaling */
 				if (d.run == 0)
 					val = 0;
-				else if (d.run < d.ena)
-					val = (double)(uint64_t)((double)d.val * (double)d.ena /
-								 (double)d.run);
+				else if (d.run < d.ena) {
+					double sc = (double)d.val * (double)d.ena / (double)d.run;
+
+					/* past 2^64 (a tiny running time) there is no u64 */
+					val = sc < 0x1p64 ? (double)(uint64_t)sc : sc;
+				}
 				else
 					val = (double)d.val;
 				cell->val += val;
