@@ -55,20 +55,30 @@ static int make_heads(struct pmt_spe_sink *k, const struct pmt_trace_meta *m)
 	if (!k->head_len || !k->head || !k->ev_fields)
 		return -PMT_ENOMEM;
 	for (unsigned ev = 0; ev < k->nev; ev++) {
-		struct pmt_out o = { .buf = k->head[ev], .cap = sizeof(k->head[ev]) - 32 };
+		const size_t cap = sizeof(k->head[ev]) - 32;
 		const struct pmt_trace_attr *a = pmt_trace_event_attr(m, ev);
-		char name[PMT_SINK_HEAD_MAX - 48];
+		char name[PMT_SINK_HEAD_MAX - 48], scratch[8 * PMT_SINK_HEAD_MAX];
+		size_t nl;
+		struct pmt_out o;
 
 		pmt_trace_event_name(m, ev, k->compat, name, sizeof(name));
-		if (k->fmt == PMT_SINK_JSONL) {
-			pmt_out_str(&o, "{\"event\":");
-			pmt_out_json_str(&o, name);
-		} else if (k->fmt == PMT_SINK_CSV && a) {
-			pmt_out_csv_str(&o, name);
-		} else {
-			pmt_out_str(&o, name);
+		/* escaped (up to 6 bytes a byte in JSON) the head must still fit its slot: a
+		 * trace's odd name is shortened, never written past it */
+		for (nl = strlen(name);; name[--nl] = 0) {
+			o = (struct pmt_out){ .buf = scratch, .cap = sizeof(scratch) };
+			if (k->fmt == PMT_SINK_JSONL) {
+				pmt_out_str(&o, "{\"event\":");
+				pmt_out_json_str(&o, name);
+			} else if (k->fmt == PMT_SINK_CSV && a) {
+				pmt_out_csv_str(&o, name);
+			} else {
+				pmt_out_str(&o, name);
+			}
+			if (o.len <= cap || !nl)
+				break;
 		}
-		k->head_len[ev] = (uint8_t)o.len;
+		memcpy(k->head[ev], scratch, o.len <= cap ? o.len : cap);
+		k->head_len[ev] = (uint8_t)(o.len <= cap ? o.len : cap);
 		if (a) {
 			k->ev_fields[ev] = default_fields(a, k->compat);
 			if (a->sample_type & PMT_SAMPLE_WEIGHT_STRUCT)
