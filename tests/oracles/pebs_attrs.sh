@@ -10,15 +10,11 @@
 #   pebs_attrs.sh PMUTRACE ORACLES_DIR
 set -eu
 P=$1 ORC=$2
-HERE=$(cd "$(dirname "$0")" && pwd)
-X86=$ORC/bin/perf-7.3
-[ -x "$X86" ] || { echo "SKIP: perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
-T=$(mktemp -d)
+. "$(dirname "$0")/x86_perf73_setup.sh"
+# a live process for -p/-t
 sleep 120 &
 LIVE=$!
 trap 'kill $LIVE 2>/dev/null; rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/probe.so" "$HERE/../pmusim/probe_ok.c" -ldl
-sh "$HERE/fake_intel_sysfs.sh" "$T/gnr" gnr
 
 # the attr blocks of perf -vv (or of pmutrace), one "--" line after each, annotations cut
 blocks() {
