@@ -1,0 +1,77 @@
+/* A pmt_hist's table: the sort keys, the entries and their counts, shared by the code that
+ * fills it (report_hist.c) and the code that sorts and prints it (report_print.c). Private
+ * to decode/output. */
+#ifndef PMT_OUTPUT_HIST_TABLE_H
+#define PMT_OUTPUT_HIST_TABLE_H
+
+#include "pmutrace/output.h"
+#include "event_slots.h"
+
+enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY_PID,
+	   KEY_COUNT };
+extern const char *const hist_key_names[KEY_COUNT]; /* as --sort names them */
+#define MEM_KEYS ((1u << KEY_MEM) | (1u << KEY_SNOOP) | (1u << KEY_TLB))
+
+/* events are counted in slots (event_slots.h) */
+#define HIST_SLOTS PMT_EV_SLOTS
+_Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first bits");
+
+
+/* One key tuple with its counts in every event: the samples of a record (one per event)
+ * share the entry, so a record costs one lookup. */
+struct hent {
+	uint64_t hash;         /* 0: empty slot */
+	uint32_t cpu;
+	int32_t tid;           /* the pid key's thread */
+	const void *sym_id;    /* NULL: no symbol; then `ip` tells entries apart */
+	const void *dso_id;
+	const char *sym, *dso; /* names owned by the pmt_symbols */
+	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
+	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
+	uint64_t dsrc_ev[HIST_SLOTS]; /* the data source of the entry's first sample
+					     * in each event: its texts are printed */
+	uint8_t kernel, object;
+	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
+	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
+	uint64_t objoff_ev[HIST_SLOTS]; /* of the entry's first sample in each event,
+					       * as perf keeps it */
+	uint64_t dsrc;         /* this sample's data source (while adding) */
+	uint64_t period[HIST_SLOTS];
+	uint64_t weight[HIST_SLOTS];
+	uint32_t nr[HIST_SLOTS];
+	uint32_t seq;          /* first seen: the order of entries equal in every key */
+	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
+	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
+};
+
+struct pmt_hist {
+	struct pmt_symbols *syms;
+	enum key keys[KEY_COUNT];
+	unsigned nkeys;
+	uint32_t used_keys;    /* bit per enum key */
+	struct hent *e;
+	size_t cap, n;
+	char *comms;           /* interned comm strings: a thread's COMM can change later */
+	size_t comms_len, comms_cap;
+	uint64_t total_period[HIST_SLOTS], nr_samples[HIST_SLOTS];
+	uint64_t total_weight[HIST_SLOTS];
+	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
+	int compat;
+	uint32_t seq;
+	const char *last_comm;  /* the samples of a thread come in runs: its last comm */
+	uint32_t last_comm_off;
+	/* the samples of one record share ip, pid, tid, cpu and time: their key but the
+	 * event is worked out once */
+	size_t last_slot;
+	uint8_t last_nosym;    /* the record's address had no symbol */
+	uint64_t last_objoff, last_dsrc;
+	uint64_t last_ip, last_time;
+	int32_t last_pid, last_tid;
+	uint32_t last_cpu;
+	uint8_t last_valid;
+	struct pmt_ev_slots slots;
+	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
+	char pct_text[HIST_SLOTS][64][24];
+};
+
+#endif

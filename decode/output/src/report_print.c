@@ -1,0 +1,479 @@
+/* perf report --stdio's layout of a pmt_hist: entries sorted as perf sorts them, the
+ * columns' widths, the text and the CSV/JSON data (tools/perf/util/sort.c, hist.c,
+ * ui/stdio/hist.c); hist_visit() for the HTML report. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/output.h"
+
+#include "hist_priv.h"
+#include "hist_table.h"
+
+static const char *const key_headers[KEY_COUNT] = { "Symbol", "Shared Object", "Command",
+						    "CPU", "Memory access", "Snoop",
+						    "TLB access", "    Pid:Command" };
+/* perf's fixed widths of the memory columns (hists__calc_col_len) */
+static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22, 0 };
+
+/* perf's output order: period down; then each key's se_sort (named before unnamed, names
+ * and CPUs ascending); then, for entries equal in every key, the address (the order of
+ * perf's input tree, sort__sym_cmp) */
+static const struct pmt_hist *sort_ctx;
+
+static int cmp_null(const void *a, const void *b)
+{
+	return !a && !b ? 0 : !a ? 1 : -1;
+}
+
+static int cmp_keys(const void *pa, const void *pb)
+{
+	const struct hent *a = *(const struct hent *const *)pa, *b = *(const struct hent *const *)pb;
+	const struct pmt_hist *h = sort_ctx;
+
+	for (unsigned i = 0; i < h->nkeys; i++) {
+		int c = 0;
+
+		switch (h->keys[i]) {
+		case KEY_SYM:
+			c = !a->sym || !b->sym ? cmp_null(a->sym, b->sym) : strcmp(a->sym, b->sym);
+			break;
+		case KEY_DSO:
+			c = !a->dso || !b->dso ? cmp_null(a->dso, b->dso) : strcmp(a->dso, b->dso);
+			break;
+		case KEY_COMM:
+			c = strcmp(h->comms + a->comm, h->comms + b->comm);
+			break;
+		case KEY_CPU:
+			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+			break;
+		case KEY_PID:
+			c = a->tid < b->tid ? -1 : a->tid > b->tid;
+			break;
+		case KEY_MEM:
+		case KEY_SNOOP:
+		case KEY_TLB: {
+			uint32_t x = a->mem_f[h->keys[i] - KEY_MEM], y = b->mem_f[h->keys[i] - KEY_MEM];
+
+			c = x < y ? -1 : x > y;
+			break;
+		}
+		default:
+			break;
+		}
+		if (c)
+			return c;
+	}
+	/* perf's _sort__addr_cmp: the sign of the 64-bit difference, so kernel addresses
+	 * (negative as such) come before user ones */
+	if (a->ip != b->ip)
+		return (int64_t)(a->ip - b->ip) < 0 ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* an event's entries: period down, then the keys' order (the rank) */
+struct ranked {
+	uint64_t period;
+	uint32_t rank;
+	struct hent *e;
+};
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+static char *put_str(char *p, const char *s, const char *end)
+{
+	size_t n = strlen(s);
+
+	if (n > (size_t)(end - p))
+		n = (size_t)(end - p);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* the text of one column of an entry (buf has cap >= 64 bytes); returns its length */
+static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsigned ev,
+		char *buf, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *p = buf, *end = buf + cap - 1;
+
+	switch (k) {
+	case KEY_SYM:
+		memcpy(p, e->kernel ? "[k] " : "[.] ", 4);
+		p += 4;
+		if (!e->sym) {
+			/* perf's "%-#.*llx" with 16 digits: no 0x before a zero */
+			if (e->ip) {
+				*p++ = '0';
+				*p++ = 'x';
+			}
+			for (int sh = 60; sh >= 0; sh -= 4)
+				*p++ = hex[(e->ip >> sh) & 15];
+			break;
+		}
+		p = put_str(p, e->sym, end);
+		if (e->object)
+			p += snprintf(p, (size_t)(end - p) + 1, "+0x%" PRIx64, e->objoff_ev[ev]);
+		break;
+	case KEY_DSO:
+		p = put_str(p, e->dso ? e->dso : "[unknown]", end);
+		break;
+	case KEY_COMM:
+		p = put_str(p, h->comms + e->comm, end);
+		break;
+	case KEY_CPU:
+		/* perf's "%*.*d" of width 3: a sample without a CPU is -1, "-001", wider than
+		 * the column, which perf does not widen for it */
+		p += snprintf(p, cap, "%.3d", (int)e->cpu);
+		break;
+	case KEY_PID:
+		/* perf's "%7d:%-*.*s": the padding is every column's */
+		p += snprintf(p, cap, "%7d:", (int)e->tid);
+		p = put_str(p, h->comms + e->comm, end);
+		break;
+	case KEY_MEM:
+		p += pmt_mem_lvl_str(e->dsrc_ev[ev], h->compat, p, (size_t)(end - p) + 1);
+		break;
+	case KEY_SNOOP:
+		p += pmt_mem_snoop_str(e->dsrc_ev[ev], p, (size_t)(end - p) + 1);
+		break;
+	case KEY_TLB:
+		p += pmt_mem_tlb_str(e->dsrc_ev[ev], p, (size_t)(end - p) + 1);
+		break;
+	default:
+		break;
+	}
+	if (p > end)
+		p = end;
+	*p = 0;
+	return (int)(p - buf);
+}
+
+/* hists__calc_col_len: the header, the widest entry (a symbol counts without an object's
+ * offset), 22 for an unresolved symbol, and 16 for the DSO column when an entry's (first)
+ * sample had no symbol, whatever the keys */
+static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, enum key k,
+			  unsigned ev)
+{
+	/* the memory-access column: 24 wide in perf 6.1, 39 in 7.3 (the release between
+	 * that widened it for the level numbers and hops is not pinned here) */
+	size_t min = k == KEY_MEM && h->compat < 700 ? 24 : key_min_width[k];
+	size_t w = strlen(key_headers[k]) > min ? strlen(key_headers[k]) : min;
+	char buf[4096];
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l;
+
+		if (k == KEY_CPU)
+			l = 3;
+		else if (k == KEY_SYM)
+			l = v[i]->sym ? strlen(v[i]->sym) + 4 : 22;
+		else if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)))
+			l = 16 > (size_t)cell(h, v[i], k, ev, buf, sizeof(buf))
+				    ? 16 : (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
+		else
+			l = (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
+		if (l > w)
+			w = l;
+	}
+	return (unsigned)w;
+}
+
+static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, int compat,
+			struct hent **v, size_t n)
+{
+	unsigned width[KEY_COUNT];
+	uint64_t nr = h->nr_samples[ev], total = h->total_period[ev];
+	char unit = ' ';
+	char buf[4096], name[128];
+	/* perf report's children column: SPE's synthetic samples have it when they are the
+	 * trace's only samples (checked with perf 6.1 and 7.3), samples without a callchain
+	 * not */
+	const bool children = ev < PMT_SPE_SE_COUNT && !pmt_trace_has_own_samples(h->slots.meta);
+
+	if (nr > 1000) {
+		nr /= 1000;
+		unit = 'K';
+	}
+	if (nr > 1000) {
+		nr /= 1000;
+		unit = 'M';
+	}
+	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", nr, unit,
+		       pmt_ev_slot_name(&h->slots, ev, compat, name, sizeof(name)));
+	if (h->mem_mode) {
+		/* perf mem report: overhead of the weight (SPE's total latency), and samples */
+		total = h->total_weight[ev];
+		pmt_out_printf(out, "# Total weight : %" PRIu64 "\n# Sort order   : ", total);
+		for (unsigned k = 0; k < h->nkeys; k++)
+			pmt_out_printf(out, "%s%s", k ? "," : "", hist_key_names[h->keys[k]]);
+		pmt_out_str(out, "\n#\n# Overhead       Samples");
+	} else {
+		pmt_out_printf(out, "# Event count (approx.): %" PRIu64 "\n#\n", total);
+		pmt_out_str(out, children ? "# Children      Self" : "# Overhead");
+	}
+	for (unsigned i = 0; i < h->nkeys; i++) {
+		width[i] = col_width(h, v, n, h->keys[i], ev);
+		pmt_out_printf(out, "  %-*s", width[i], key_headers[h->keys[i]]);
+	}
+	pmt_out_str(out, h->mem_mode ? "\n# ........  ............"
+				     : children ? "\n# ........  ........" : "\n# ........");
+	for (unsigned i = 0; i < h->nkeys; i++) {
+		pmt_out_str(out, "  ");
+		for (unsigned j = 0; j < width[i]; j++)
+			pmt_out_char(out, '.');
+	}
+	pmt_out_str(out, "\n#\n");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t p = h->mem_mode ? v[i]->weight[ev] : v[i]->period[ev];
+		char pb[40];
+		const char *pt = pb;
+
+		if (h->mem_mode) {
+			double pct = total ? 100.0 * (double)p / (double)total : 0;
+
+			snprintf(pb, sizeof(pb), "  %7.2f%%  %12u", pct, v[i]->nr[ev]);
+		} else if (p < 64 && h->pct_text[ev][p][0]) {
+			pt = h->pct_text[ev][p];
+		} else {
+			double pct = total ? 100.0 * (double)p / (double)total : 0;
+
+			if (children)
+				snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%", pct, pct);
+			else
+				snprintf(pb, sizeof(pb), "  %7.2f%%", pct);
+			/* a cached text is at most 21 bytes: "  %7.2f%%  %7.2f%%" of <= 100% */
+			if (p < 64 && strlen(pb) < sizeof(h->pct_text[ev][p]))
+				memcpy(h->pct_text[ev][p], pb, strlen(pb) + 1);
+		}
+		pmt_out_str(out, pt);
+		for (unsigned c = 0; c < h->nkeys; c++) {
+			int l = cell(h, v[i], h->keys[c], ev, buf, sizeof(buf));
+			/* perf pads every column but a symbol in the last one */
+			int pad = h->keys[c] == KEY_SYM && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
+
+			if (l >= (int)sizeof(buf))
+				l = (int)sizeof(buf) - 1;
+			pmt_out_reserve(out, (size_t)l + (pad > 0 ? (size_t)pad : 0) + 3);
+			out->buf[out->len++] = ' ';
+			out->buf[out->len++] = ' ';
+			memcpy(out->buf + out->len, buf, (size_t)l);
+			out->len += (size_t)l;
+			if (pad > 0) {
+				memset(out->buf + out->len, ' ', (size_t)pad);
+				out->len += (size_t)pad;
+			}
+		}
+		pmt_out_char(out, '\n');
+	}
+	pmt_out_str(out, "\n\n");
+}
+
+/* one entry's key values as JSON members or CSV cells */
+static void put_keys(const struct pmt_hist *h, const struct hent *e, unsigned ev,
+		     struct pmt_out *out, int json)
+{
+	char buf[4096];
+
+	for (unsigned c = 0; c < h->nkeys; c++) {
+		cell(h, e, h->keys[c], ev, buf, sizeof(buf));
+		if (json) {
+			pmt_out_printf(out, ",\"%s\":", hist_key_names[h->keys[c]]);
+			if (h->keys[c] == KEY_CPU)
+				pmt_out_printf(out, "%d", (int)e->cpu);
+			else if (h->keys[c] == KEY_PID)
+				pmt_out_printf(out, "%d", (int)e->tid);
+			else
+				pmt_out_json_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
+			if (h->keys[c] == KEY_SYM)
+				pmt_out_printf(out, ",\"kernel\":%s", e->kernel ? "true" : "false");
+		} else if (h->keys[c] == KEY_PID) {
+			pmt_out_printf(out, ",%d", (int)e->tid);
+		} else {
+			pmt_out_char(out, ',');
+			pmt_out_csv_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
+			if (h->keys[c] == KEY_SYM)
+				pmt_out_str(out, e->kernel ? ",1" : ",0");
+		}
+	}
+}
+
+/* the entries of every event, sorted as perf sorts them: fn(event, sorted entries, n);
+ * fn returning < 0 stops */
+static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned ev,
+						    struct hent **v, size_t n, void *ctx),
+		      void *ctx)
+{
+	struct hent **v = malloc((h->n ? h->n : 1) * sizeof(*v));
+	struct hent **w = malloc((h->n ? h->n : 1) * sizeof(*w));
+	struct ranked *r = malloc((h->n ? h->n : 1) * sizeof(*r));
+	size_t n = 0;
+	int rc = 0;
+
+	if (!v || !w || !r) {
+		free(v);
+		free(w);
+		free(r);
+		return -PMT_ENOMEM;
+	}
+	/* the keys' order once (strings compared here only), then each event by period */
+	for (size_t i = 0; i < h->cap; i++)
+		if (h->e[i].hash)
+			v[n++] = &h->e[i];
+	sort_ctx = h;
+	qsort(v, n, sizeof(*v), cmp_keys);
+	for (size_t i = 0; i < n; i++)
+		v[i]->rank = (uint32_t)i;
+	unsigned order[HIST_SLOTS], no = pmt_ev_slot_order(&h->slots, order);
+
+	for (unsigned k = 0; k < no && rc >= 0; k++) {
+		unsigned ev = order[k];
+		size_t m = 0;
+
+		if (!h->nr_samples[ev])
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (v[i]->nr[ev])
+				r[m++] = (struct ranked){ h->mem_mode ? v[i]->weight[ev]
+								      : v[i]->period[ev],
+							  v[i]->rank, v[i] };
+		qsort(r, m, sizeof(*r), cmp_ranked);
+		for (size_t i = 0; i < m; i++)
+			w[i] = r[i].e;
+		rc = fn(h, ev, w, m, ctx);
+	}
+	free(v);
+	free(w);
+	free(r);
+	return rc < 0 ? rc : 0;
+}
+
+struct print_ctx {
+	struct pmt_out *out;
+	int compat;
+	enum pmt_sink_format fmt;
+	unsigned nev;
+};
+
+static int print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+{
+	struct print_ctx *c = vctx;
+
+	print_event(h, c->out, ev, c->compat, v, n);
+	return 0;
+}
+
+static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+{
+	struct print_ctx *c = vctx;
+	char nb[128];
+	const char *name = pmt_ev_slot_name(&h->slots, ev, c->compat, nb, sizeof(nb));
+	uint64_t total = h->total_period[ev];
+	int json = c->fmt == PMT_SINK_JSONL;
+
+	if (json) {
+		pmt_out_str(c->out, c->nev++ ? ",\n{\"event\":" : "\n{\"event\":");
+		pmt_out_json_str(c->out, name);
+		pmt_out_printf(c->out, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[",
+			       h->nr_samples[ev], total);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double pct = total ? 100.0 * (double)v[i]->period[ev] / (double)total : 0;
+
+		if (json) {
+			pmt_out_printf(c->out, "%s{\"overhead\":%.4f,\"period\":%" PRIu64
+				       ",\"samples\":%u", i ? ",\n " : "\n ", pct, v[i]->period[ev],
+				       v[i]->nr[ev]);
+			put_keys(h, v[i], ev, c->out, 1);
+			pmt_out_char(c->out, '}');
+		} else {
+			pmt_out_csv_str(c->out, name);
+			pmt_out_printf(c->out, ",%.4f,%" PRIu64 ",%u", pct, v[i]->period[ev],
+				       v[i]->nr[ev]);
+			put_keys(h, v[i], ev, c->out, 0);
+			pmt_out_char(c->out, '\n');
+		}
+	}
+	if (json)
+		pmt_out_str(c->out, "]}");
+	return 0;
+}
+
+struct visit_ctx {
+	size_t max_rows;
+	int (*fn)(void *ctx, const struct hist_row *r);
+	void *ctx;
+};
+
+static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+{
+	struct visit_ctx *c = vctx;
+	char text[HIST_ROW_KEYS][1024];
+	struct hist_row r = { .event = ev, .n = n, .event_samples = h->nr_samples[ev],
+			      .event_period = h->total_period[ev],
+			      .event_weight = h->total_weight[ev] };
+
+	for (size_t i = 0; i < n && i < c->max_rows; i++) {
+		r.rank = i;
+		r.period = v[i]->period[ev];
+		r.weight = v[i]->weight[ev];
+		r.samples = v[i]->nr[ev];
+		r.kernel = v[i]->kernel;
+		for (unsigned k = 0; k < h->nkeys && k < HIST_ROW_KEYS; k++) {
+			cell(h, v[i], h->keys[k], ev, text[k], sizeof(text[k]));
+			r.key[k] = h->keys[k] == KEY_SYM ? text[k] + 4 : text[k];
+		}
+		PMT_FORWARD_IF_ERROR(c->fn(c->ctx, &r));
+	}
+	return 0;
+}
+
+int hist_visit(struct pmt_hist *h, size_t max_rows,
+	       int (*fn)(void *ctx, const struct hist_row *r), void *ctx)
+{
+	struct visit_ctx c = { max_rows, fn, ctx };
+
+	return each_event(h, visit_event, &c);
+}
+
+int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t lost_samples)
+{
+	return pmt_hist_print_as(h, out, compat, lost_samples, PMT_SINK_TEXT);
+}
+
+int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
+		      uint64_t lost_samples, enum pmt_sink_format fmt)
+{
+	struct print_ctx c = { out, compat, fmt, 0 };
+	int rc;
+
+	if (fmt == PMT_SINK_TEXT) {
+		pmt_out_str(out, "# To display the perf.data header info, please use "
+				 "--header/--header-only options.\n#\n#\n");
+		pmt_out_printf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", lost_samples);
+		return each_event(h, print_text, &c);
+	}
+	if (fmt == PMT_SINK_JSONL) {
+		pmt_out_printf(out, "{\"lost_samples\":%" PRIu64 ",\"sort\":[", lost_samples);
+		for (unsigned k = 0; k < h->nkeys; k++)
+			pmt_out_printf(out, "%s\"%s\"", k ? "," : "", hist_key_names[h->keys[k]]);
+		pmt_out_str(out, "],\"events\":[");
+	} else {
+		pmt_out_str(out, "event,overhead,period,samples");
+		for (unsigned k = 0; k < h->nkeys; k++)
+			pmt_out_printf(out, ",%s%s", hist_key_names[h->keys[k]],
+				       h->keys[k] == KEY_SYM ? ",kernel" : "");
+		pmt_out_char(out, '\n');
+	}
+	rc = each_event(h, print_data, &c);
+	if (fmt == PMT_SINK_JSONL)
+		pmt_out_str(out, "]}\n");
+	return rc;
+}
