@@ -1,5 +1,5 @@
 /* pmutrace record: perf record's command line into a pmutrace container. --dry-run -v
- * shows what would be opened (every perf_event_attr in perf record -vv's layout, from the
+ * shows what would be opened (every event's attributes in perf record -vv's layout, from the
  * PMUs of the sysfs tree in $SYSFS_PATH) and opens nothing. */
 #include <getopt.h>
 #include <signal.h>
