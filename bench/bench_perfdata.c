@@ -40,7 +40,7 @@ static void make_attr(uint8_t *attr)
 
 static int write_file(const char *path, uint64_t n, bool swap)
 {
-	struct pmt_perf_writer_opts o = { .swap = swap };
+	struct pmt_perf_writer_opts o = PMT_OPTS_INIT(pmt_perf_writer_opts, .swap = swap);
 	struct pmt_perf_writer *w;
 	uint8_t attr[136];
 	uint64_t id = 7;
@@ -77,7 +77,7 @@ static int write_file(const char *path, uint64_t n, bool swap)
 static int compress_file(const char *in, const char *out)
 {
 	struct pmt_file_map m;
-	struct pmt_perf_writer_opts o = { 0 };
+	struct pmt_perf_writer_opts o = PMT_OPTS_INIT(pmt_perf_writer_opts, .pipe = 0);
 	struct pmt_perf_writer *w;
 	uint8_t attr[136], *rec;
 	uint64_t id = 7, doff, dsz;

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 	struct pmt_metric_plan *plan;
 	struct pmt_expr_ctx ctx;
 	struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = 1, .threads = 0 };
-	struct pmt_perf_writer_opts wo = { .pipe = 1 };
+	struct pmt_perf_writer_opts wo = PMT_OPTS_INIT(pmt_perf_writer_opts, .pipe = 1);
 	struct pmt_ctr_writer *ctr;
 	struct pmt_perf_writer *w;
 	struct pmt_diag d = PMT_DIAG_INIT;

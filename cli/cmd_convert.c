@@ -570,7 +570,8 @@ int cmd_convert(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct convert_opts o = { .tid = 1234, .pmu_type = SPE_DEFAULT_PMU_TYPE };
+	struct convert_opts o = { .tid = 1234, .pmu_type = SPE_DEFAULT_PMU_TYPE,
+				  .wo = PMT_OPTS_INIT(pmt_perf_writer_opts, .pipe = 0) };
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {

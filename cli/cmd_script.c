@@ -156,6 +156,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	const char *itrace = NULL, *msg = NULL;
 
 	memset(so, 0, sizeof(*so));
+	so->run.sz = sizeof(so->run);
 	so->cmd = argv[0];
 	so->consumer = cons;
 	so->run.compat = PMT_PERF_NEWEST;

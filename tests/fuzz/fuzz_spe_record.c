@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	compare_paths(data + 1, size - 1, data[0] & 8, 0);
 	compare_paths(data + 1, size - 1, data[0] & 8, 17 + (data[0] & 0x37));
-	memset(&o, 0, sizeof(o));
+	o = PMT_OPTS_INIT(pmt_spe_run_opts);
 	pmt_itrace_parse(itr[data[0] & 7], &o.itrace, NULL, 0);
 	o.compat = (data[0] & 8) ? PMT_PERF_6_1 : PMT_PERF_NEWEST;
 	o.midr = midrs[(data[0] >> 4) & 3];

@@ -164,6 +164,8 @@ int pmt_spe_run_raw(const uint8_t *buf, size_t len, const struct pmt_spe_run_opt
 	struct pmt_spe_queue q;
 	int rc;
 
+	if (!PMT_OPTS_HAS(o, event_ctx))
+		return -PMT_EINVAL;
 	pmt_spe_sampler_init(&r.s, &o->itrace, o->compat);
 	r.s.timeless = !o->raw_timed;
 	if (enabled)
@@ -492,7 +494,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 	struct pmt_trace_event ev;
 	int rc = 0;
 
-	if (!m)
+	if (!m || !PMT_OPTS_HAS(o, event_ctx))
 		return -PMT_EINVAL;
 	tab = calloc(PMT_MAX_CPUS, sizeof(*tab));
 	r.act = malloc(PMT_MAX_CPUS * sizeof(*r.act));

@@ -255,7 +255,7 @@ int pmt_perf_writer_new(FILE *fp, const struct pmt_perf_writer_opts *opts,
 	uint8_t hdr[PMT_PERF_FILE_HEADER_SIZE] = { 0 };
 
 	*out = NULL;
-	if (!fp)
+	if (!fp || (opts && !PMT_OPTS_HAS(opts, swap)))
 		return -PMT_EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)

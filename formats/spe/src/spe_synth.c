@@ -33,6 +33,7 @@ void pmt_spe_synth_opts_init(struct pmt_spe_synth_opts *o)
 	if (!o)
 		return;
 	memset(o, 0, sizeof(*o));
+	o->sz = sizeof(*o);
 	o->seed = 1;
 	o->mix = PMT_SPE_MIX_N1;
 	o->timestamps = 1;
@@ -42,7 +43,7 @@ void pmt_spe_synth_opts_init(struct pmt_spe_synth_opts *o)
 
 int pmt_spe_synth_init(struct pmt_spe_synth *s, const struct pmt_spe_synth_opts *o)
 {
-	if (!s || !o || o->mix >= PMT_SPE_MIX_COUNT)
+	if (!s || !PMT_OPTS_HAS(o, kernel_pct) || o->mix >= PMT_SPE_MIX_COUNT)
 		return -PMT_EINVAL;
 	if (o->record_size && (o->record_size < 64 || o->record_size > PMT_SPE_SYNTH_RECORD_MAX))
 		return -PMT_EINVAL;

@@ -49,7 +49,7 @@ int pmt_stat_file_open(const char *path, const struct pmt_count_plan *plan,
 {
 	struct pmt_stat_file *f = calloc(1, sizeof(*f));
 	struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .threads = 1 };
-	struct pmt_perf_writer_opts wo = { .pipe = 1 };
+	struct pmt_perf_writer_opts wo = PMT_OPTS_INIT(pmt_perf_writer_opts, .pipe = 1);
 	struct utsname u;
 	int rc;
 

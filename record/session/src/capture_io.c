@@ -134,7 +134,7 @@ int cap_output_open(struct cap *c, struct pmt_diag *diag)
 {
 	const struct pmt_record_plan *p = c->plan;
 	struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = c->ro->level };
-	struct pmt_perf_writer_opts wo = { .pipe = 1 };
+	struct pmt_perf_writer_opts wo = PMT_OPTS_INIT(pmt_perf_writer_opts, .pipe = 1);
 	struct pmt_ring_clock clk;
 	int rc = open_file(c, diag);
 

@@ -72,7 +72,7 @@ static void check_mix(uint32_t mix, const char *itrace, int compat, int grouped)
 	assert_int_equal(pmt_spe_synth_init(&sy, &so), 0);
 	len = pmt_spe_synth_fill(&sy, buf, sizeof(buf));
 	assert_true(len > 0);
-	memset(&o, 0, sizeof(o));
+	o = PMT_OPTS_INIT(pmt_spe_run_opts);
 	assert_int_equal(pmt_itrace_parse(itrace, &o.itrace, err, sizeof(err)), 0);
 	o.compat = compat;
 	o.midr = 0x410fd0c0;
@@ -141,7 +141,7 @@ static char *sink_bytes(const uint8_t *buf, size_t len, enum pmt_sink_format fmt
 	FILE *fp = open_memstream(&text, n);
 
 	assert_non_null(fp);
-	memset(&o, 0, sizeof(o));
+	o = PMT_OPTS_INIT(pmt_spe_run_opts);
 	assert_int_equal(pmt_itrace_parse("bfmtaMi1i", &o.itrace, err, sizeof(err)), 0);
 	o.compat = PMT_PERF_NEWEST;
 	o.midr = 0x410fd0c0;

@@ -138,6 +138,12 @@ static void test_args(void **state)
 	assert_true(pmt_spe_synth_next_record(&s, buf, sizeof(buf)) < 64);
 	assert_int_equal(pmt_spe_synth_next_record(&s, buf, 10), -PMT_EINVAL);
 	assert_int_equal(pmt_spe_synth_init(NULL, &o), -PMT_EINVAL);
+	/* an options struct without its size (a caller that skipped opts_init), or one too
+	 * small to hold the fields this build reads, is refused rather than read past */
+	o.sz = 0;
+	assert_int_equal(pmt_spe_synth_init(&s, &o), -PMT_EINVAL);
+	o.sz = offsetof(struct pmt_spe_synth_opts, kernel_pct);
+	assert_int_equal(pmt_spe_synth_init(&s, &o), -PMT_EINVAL);
 	assert_int_equal(pmt_spe_synth_mix_parse("v2", &mix), 0);
 	assert_int_equal(mix, PMT_SPE_MIX_V2);
 	assert_int_equal(pmt_spe_synth_mix_parse("x", &mix), -PMT_EPARSE);

@@ -55,7 +55,7 @@ static int collect(const struct pmt_spe_sample *s, void *ctx)
 /* quiet: CPU 2 writes one chunk first and all the rest at the very end */
 static void write_trace(const char *path, int pipe_mode, int quiet, uint8_t *buf[NCPU])
 {
-	struct pmt_perf_writer_opts wo = { .pipe = (uint8_t)pipe_mode };
+	struct pmt_perf_writer_opts wo = PMT_OPTS_INIT(pmt_perf_writer_opts, .pipe = (uint8_t)pipe_mode);
 	struct pmt_perf_writer *w;
 	uint8_t attr[136];
 	uint64_t id = 1;
@@ -86,7 +86,7 @@ static void run(const char *path, struct digest *d)
 
 	memset(d, 0, sizeof(*d));
 	d->hash = 0xcbf29ce484222325ULL;
-	memset(&o, 0, sizeof(o));
+	o = PMT_OPTS_INIT(pmt_spe_run_opts);
 	assert_int_equal(pmt_itrace_parse("i1i", &o.itrace, NULL, 0), 0);
 	o.compat = PMT_PERF_6_1;
 	assert_int_equal(pmt_source_open(path, &src, NULL), 0);
@@ -173,6 +173,30 @@ static void check(int quiet)
 	rmdir(dir);
 }
 
+static int count_sample(const struct pmt_spe_sample *s, void *ctx)
+{
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* The run options carry their size: a caller's struct without it (memset to zero, as
+ * before sz existed) or too small for the fields this build reads is refused, not read. */
+static void test_opts_size(void **state)
+{
+	static const uint8_t end[] = { 0x01 }; /* one END packet: one empty record */
+	struct pmt_spe_run_opts o = PMT_OPTS_INIT(pmt_spe_run_opts);
+	int n = 0;
+
+	assert_int_equal(pmt_itrace_parse("", &o.itrace, NULL, 0), 0);
+	assert_true(pmt_spe_run_raw(end, sizeof(end), &o, count_sample, &n, NULL, NULL) >= 0);
+	o.sz = 0;
+	assert_int_equal(pmt_spe_run_raw(end, sizeof(end), &o, count_sample, &n, NULL, NULL),
+			 -PMT_EINVAL);
+	o.sz = offsetof(struct pmt_spe_run_opts, event_ctx);
+	assert_int_equal(pmt_spe_run_raw(end, sizeof(end), &o, count_sample, &n, NULL, NULL),
+			 -PMT_EINVAL);
+}
+
 static void test_balanced(void **state)
 {
 	(void)state;
@@ -188,6 +212,7 @@ static void test_quiet_cpu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_opts_size),
 		cmocka_unit_test(test_balanced),
 		cmocka_unit_test(test_quiet_cpu),
 	};

@@ -86,7 +86,7 @@ static void test_merge(void **state)
 	close(fd);
 	write_trace(path);
 	assert_int_equal(pmt_source_open(path, &src, NULL), 0);
-	memset(&o, 0, sizeof(o));
+	o = PMT_OPTS_INIT(pmt_spe_run_opts);
 	pmt_itrace_parse("bfmtaMi1i", &o.itrace, NULL, 0);
 	o.compat = PMT_PERF_6_1;
 	g.n = 0;

@@ -371,6 +371,7 @@ PMT_API bool pmt_sample_filter_active(const struct pmt_sample_filter *f);
 /* ---- driving a whole trace --------------------------------------------------------------*/
 /* Options for decoding a trace source or a raw buffer into samples. */
 struct pmt_spe_run_opts {
+	size_t sz;           /* sizeof(struct pmt_spe_run_opts) */
 	struct pmt_itrace itrace;
 	int compat;
 	/* raw buffers only */
@@ -397,7 +398,6 @@ PMT_API int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_
 PMT_API int pmt_spe_run_raw(const uint8_t *buf, size_t len, const struct pmt_spe_run_opts *o,
 			    pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
 			    uint32_t *enabled);
-
 
 #ifdef __cplusplus
 }

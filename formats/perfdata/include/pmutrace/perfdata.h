@@ -214,6 +214,7 @@ PMT_API int pmt_source_files(struct pmt_source *src,
  * only with it); pipe mode has none, as with perf. */
 struct pmt_perf_writer;
 struct pmt_perf_writer_opts {
+	size_t sz;    /* sizeof(struct pmt_perf_writer_opts) */
 	uint8_t pipe; /* pipe-mode layout (no seeking; "-" = stdout) */
 	uint8_t swap; /* opposite byte order */
 };
@@ -227,7 +228,8 @@ struct pmt_perf_writer_opts {
 PMT_API void pmt_attr_init_spe(uint8_t *attr, uint32_t pmu_type, bool timed);
 
 /* A writer into fp (the caller's, e.g. a pmt_out_file's; file mode needs it seekable; close
- * does not fclose it). opts may be NULL (file mode, host order). Returns 0, -PMT_EINVAL,
+ * does not fclose it). opts may be NULL (file mode, host order); else its sz must be set
+ * (PMT_OPTS_INIT). Returns 0, -PMT_EINVAL,
  * -PMT_EIO or -PMT_ENOMEM. */
 PMT_API int pmt_perf_writer_new(FILE *fp, const struct pmt_perf_writer_opts *opts,
 				struct pmt_perf_writer **out);

@@ -192,6 +192,7 @@ enum pmt_spe_synth_mix {
 };
 
 struct pmt_spe_synth_opts {
+	size_t sz;           /* sizeof(struct pmt_spe_synth_opts): pmt_spe_synth_opts_init sets it */
 	uint64_t seed;
 	uint32_t mix;        /* enum pmt_spe_synth_mix */
 	uint8_t timestamps;  /* 1: records end in TIMESTAMP (ts_enable=1), 0: in END */
