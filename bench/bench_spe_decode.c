@@ -39,13 +39,16 @@ int main(int argc, char **argv)
 
 			cnt[0] = cnt[1] = 0;
 			if (!cfgs[c][1]) {
-				struct pmt_spe_rec_decoder d;
+				struct pmt_spe_rec_decoder *d;
 				struct pmt_spe_record r;
 
-				pmt_spe_rec_init(&d, buf, len, 0);
-				while (pmt_spe_rec_next(&d, &r) == 1)
+				if (pmt_spe_rec_new(NULL, &d) < 0)
+					return 1;
+				pmt_spe_rec_feed(d, buf, len, 0);
+				while (pmt_spe_rec_next(d, &r) == 1)
 					cnt[1] += r.from_ip ^ r.events;
-				recs = d.stats.records;
+				recs = pmt_spe_rec_stats(d)->records;
+				pmt_spe_rec_free(d);
 			} else {
 				struct pmt_spe_run_opts ro;
 				struct pmt_spe_rec_stats st;

@@ -40,25 +40,27 @@ static int same_record(const struct pmt_spe_record *a, const struct pmt_spe_reco
  * the same records and statistics, in one buffer or fed in chunks of `step` bytes. */
 static void compare_paths(const uint8_t *data, size_t size, int emit_partial, size_t step)
 {
-	struct pmt_spe_rec_decoder d[2];
+	struct pmt_spe_rec_decoder *d[2];
+	const struct pmt_spe_rec_stats *s[2];
 	struct pmt_spe_record r[2];
 	size_t pos = 0;
 
+	for (int i = 0; i < 2; i++) {
+		struct pmt_spe_rec_opts o = PMT_OPTS_INIT(pmt_spe_rec_opts,
+							  .emit_partial = (uint8_t)emit_partial,
+							  .reference = (uint8_t)i);
+
+		if (pmt_spe_rec_new(&o, &d[i]) < 0)
+			abort();
+	}
 	do {
 		size_t n = step && step < size - pos ? step : size - pos;
 
-		for (int i = 0; i < 2; i++) {
-			if (!pos) {
-				pmt_spe_rec_init(&d[i], data, n, 0);
-				d[i].emit_partial = (uint8_t)emit_partial;
-				d[i].reference = (uint8_t)i;
-			} else {
-				pmt_spe_rec_feed(&d[i], data + pos, n, pos);
-			}
-		}
+		for (int i = 0; i < 2; i++)
+			pmt_spe_rec_feed(d[i], data + pos, n, pos);
 		for (;;) {
-			int a = pmt_spe_rec_next(&d[0], &r[0]);
-			int b = pmt_spe_rec_next(&d[1], &r[1]);
+			int a = pmt_spe_rec_next(d[0], &r[0]);
+			int b = pmt_spe_rec_next(d[1], &r[1]);
 
 			if (a != b || (a == 1 && !same_record(&r[0], &r[1])))
 				abort();
@@ -67,13 +69,14 @@ static void compare_paths(const uint8_t *data, size_t size, int emit_partial, si
 		}
 		pos += n;
 	} while (pos < size);
-	if (d[0].stats.records != d[1].stats.records ||
-	    d[0].stats.bytes_skipped != d[1].stats.bytes_skipped ||
-	    d[0].stats.bad_ranges != d[1].stats.bad_ranges ||
-	    d[0].stats.records_dropped != d[1].stats.records_dropped ||
-	    d[0].stats.have_bad != d[1].stats.have_bad ||
-	    d[0].stats.first_bad_offset != d[1].stats.first_bad_offset)
+	s[0] = pmt_spe_rec_stats(d[0]);
+	s[1] = pmt_spe_rec_stats(d[1]);
+	if (s[0]->records != s[1]->records || s[0]->bytes_skipped != s[1]->bytes_skipped ||
+	    s[0]->bad_ranges != s[1]->bad_ranges || s[0]->records_dropped != s[1]->records_dropped ||
+	    s[0]->have_bad != s[1]->have_bad || s[0]->first_bad_offset != s[1]->first_bad_offset)
 		abort();
+	pmt_spe_rec_free(d[0]);
+	pmt_spe_rec_free(d[1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -15,10 +15,12 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/spe.h"
 #include "pmutrace/spe_decode.h"
+#include "spe_record_priv.h"
 
 
 /* Payload slots of the fused path, one per record field. S_SINK takes packets that set no
@@ -234,14 +236,34 @@ static void hot_init(void)
 			op_table[c][p] = op_bits(c, p);
 }
 
-void pmt_spe_rec_init(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
-		      uint64_t base)
+int pmt_spe_rec_new(const struct pmt_spe_rec_opts *opts, struct pmt_spe_rec_decoder **out)
 {
+	struct pmt_spe_rec_decoder *d;
+
+	if (!out || (opts && !PMT_OPTS_HAS(opts, reference)))
+		return -PMT_EINVAL;
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -PMT_ENOMEM;
 	pthread_once(&hot_once, hot_init);
-	memset(d, 0, sizeof(*d));
-	pmt_spe_pkt_iter_init(&d->it, buf, len, base);
-	d->it.coalesce_pad = 1; /* PADs are skipped anyway: fewer iterations */
-	rec_reset(d, base);
+	rec_reset(d, 0);
+	if (opts) {
+		d->emit_partial = opts->emit_partial;
+		d->reference = opts->reference;
+	}
+	*out = d;
+	return 0;
+}
+
+void pmt_spe_rec_free(struct pmt_spe_rec_decoder *d)
+{
+	free(d);
+}
+
+const struct pmt_spe_rec_stats *pmt_spe_rec_stats(const struct pmt_spe_rec_decoder *d)
+{
+	return &d->stats;
 }
 
 void pmt_spe_rec_feed(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
@@ -249,7 +271,7 @@ void pmt_spe_rec_feed(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t 
 {
 	pthread_once(&hot_once, hot_init);
 	pmt_spe_pkt_iter_init(&d->it, buf, len, base);
-	d->it.coalesce_pad = 1;
+	d->it.coalesce_pad = 1; /* PADs are skipped anyway: fewer iterations */
 	if (!d->cur.npackets)
 		d->cur.offset = base;
 }

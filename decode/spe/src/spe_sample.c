@@ -71,17 +71,24 @@ uint32_t pmt_spe_itrace_events(const struct pmt_itrace *it, int compat, bool *br
 	return s.enabled;
 }
 
-void pmt_spe_queue_init(struct pmt_spe_queue *q, uint32_t cpu, int32_t pid, int32_t tid,
-			uint64_t midr, int compat)
+int pmt_spe_queue_init(struct pmt_spe_queue *q, uint32_t cpu, int32_t pid, int32_t tid,
+		       uint64_t midr, int compat)
 {
+	struct pmt_spe_rec_opts ro = PMT_OPTS_INIT(pmt_spe_rec_opts,
+						   .emit_partial = compat < PMT_PERF_NEWEST);
+
 	memset(q, 0, sizeof(*q));
 	q->cpu = cpu;
 	q->pid = pid;
 	q->tid = tid;
 	q->midr = midr;
-	q->dec.emit_partial = compat < PMT_PERF_NEWEST;
-	q->dec.cur.context_id = UINT64_MAX;
-	q->dec.cur.op_class = 0xff;
+	return pmt_spe_rec_new(&ro, &q->dec);
+}
+
+void pmt_spe_queue_fini(struct pmt_spe_queue *q)
+{
+	pmt_spe_rec_free(q->dec);
+	q->dec = NULL;
 }
 
 #define EV(b) (1ULL << PMT_SPE_EV_##b)

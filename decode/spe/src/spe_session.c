@@ -136,7 +136,7 @@ static int drain(struct run *r, struct pmt_spe_queue *q)
 {
 	struct pmt_spe_record rec;
 
-	while (pmt_spe_rec_next(&q->dec, &rec) == 1) {
+	while (pmt_spe_rec_next(q->dec, &rec) == 1) {
 		int rc = emit(r, q, &rec);
 
 		if (rc < 0)
@@ -152,7 +152,7 @@ static int feed(struct run *r, struct pmt_spe_queue *q, const uint8_t *buf, size
 
 	if (rc < 0)
 		return rc;
-	pmt_spe_rec_feed(&q->dec, buf, len, base);
+	pmt_spe_rec_feed(q->dec, buf, len, base);
 	return drain(r, q);
 }
 
@@ -170,10 +170,13 @@ int pmt_spe_run_raw(const uint8_t *buf, size_t len, const struct pmt_spe_run_opt
 	r.s.timeless = !o->raw_timed;
 	if (enabled)
 		*enabled = r.s.enabled;
-	pmt_spe_queue_init(&q, o->cpu, o->tid, o->tid, o->midr, o->compat);
+	rc = pmt_spe_queue_init(&q, o->cpu, o->tid, o->tid, o->midr, o->compat);
+	if (rc < 0)
+		return rc;
 	rc = feed(&r, &q, buf, len, 0);
 	if (stats)
-		*stats = q.dec.stats;
+		*stats = *pmt_spe_rec_stats(q.dec);
+	pmt_spe_queue_fini(&q);
 	return rc;
 }
 
@@ -187,7 +190,11 @@ static struct queue_slot *get_slot(struct queue_slot **tab, uint32_t idx, uint32
 		if (!tab[idx])
 			return NULL;
 		tab[idx]->idx = idx;
-		pmt_spe_queue_init(&tab[idx]->q, cpu, tid, tid, midr, compat);
+		if (pmt_spe_queue_init(&tab[idx]->q, cpu, tid, tid, midr, compat) < 0) {
+			free(tab[idx]);
+			tab[idx] = NULL;
+			return NULL;
+		}
 	}
 	return tab[idx];
 }
@@ -269,7 +276,7 @@ static void feed_next(struct run *r, struct queue_slot *sl)
 	release_fed(r, sl);
 	sl->fed = sl->chunks[sl->next_chunk++];
 	sl->feeding = 1;
-	pmt_spe_rec_feed(&sl->q.dec, sl->fed.data, (size_t)sl->fed.size, sl->fed.offset);
+	pmt_spe_rec_feed(sl->q.dec, sl->fed.data, (size_t)sl->fed.size, sl->fed.offset);
 }
 
 /* Next record of a queue into sl->pending, crossing chunk boundaries. */
@@ -280,7 +287,7 @@ static int pull(struct run *r, struct queue_slot *sl)
 	if (rc < 0)
 		return rc;
 	for (;;) {
-		if (sl->feeding && pmt_spe_rec_next(&sl->q.dec, &sl->pending) == 1) {
+		if (sl->feeding && pmt_spe_rec_next(sl->q.dec, &sl->pending) == 1) {
 			if (sl->pending.timestamp > sl->key)
 				sl->key = sl->pending.timestamp;
 			sl->has_pending = 1;
@@ -457,6 +464,7 @@ static void free_slot(struct run *r, struct queue_slot *sl)
 			free((void *)sl->chunks[c].data);
 	free(sl->chunks);
 	free(sl->sw.e);
+	pmt_spe_queue_fini(&sl->q);
 	free(sl);
 }
 
@@ -591,7 +599,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		if (!tab[i])
 			continue;
 		if (stats)
-			pmt_spe_rec_stats_add(stats, &tab[i]->q.dec.stats);
+			pmt_spe_rec_stats_add(stats, pmt_spe_rec_stats(tab[i]->q.dec));
 		free_slot(&r, tab[i]);
 	}
 	pmt_source_keep_from(src, UINT64_MAX);

@@ -60,8 +60,10 @@ static void run1(struct run *x, const char *itrace, int compat, const struct pmt
 
 	assert_int_equal(pmt_itrace_parse(itrace, &it, NULL, 0), 0);
 	pmt_spe_sampler_init(&x->s, &it, compat);
-	pmt_spe_queue_init(&x->q, 0, 1, 1, 0x410fd0c0, compat);
+	assert_int_equal(pmt_spe_queue_init(&x->q, 0, 1, 1, 0x410fd0c0, compat), 0);
 	x->n = pmt_spe_sampler_run(&x->s, &x->q, r, x->out);
+	/* the samples' branch stack is the queue's own array, not the decoder's */
+	pmt_spe_queue_fini(&x->q);
 }
 
 static const char *str(const struct pmt_spe_sample *s, char *buf, size_t cap)

@@ -68,7 +68,7 @@ static void run6(const char *itrace, int compat, struct tally *t)
 	memset(t, 0, sizeof(*t));
 	assert_int_equal(pmt_itrace_parse(itrace, &it, NULL, 0), 0);
 	pmt_spe_sampler_init(&s, &it, compat);
-	pmt_spe_queue_init(&q, 0, 1, 1, 0x410fd0c0, compat);
+	assert_int_equal(pmt_spe_queue_init(&q, 0, 1, 1, 0x410fd0c0, compat), 0);
 	for (int i = 1; i <= 6; i++) {
 		struct pmt_spe_record r = mk(i);
 		int n = pmt_spe_sampler_run(&s, &q, &r, out);
@@ -80,6 +80,7 @@ static void run6(const char *itrace, int compat, struct tally *t)
 			t->n++;
 		}
 	}
+	pmt_spe_queue_fini(&q);
 }
 
 static void all_periods(const struct tally *t, uint64_t p)

@@ -29,13 +29,25 @@ static const uint8_t rec1[] = {
 	0x71, 0x00, 0x10, 0, 0, 0, 0, 0, 0,
 };
 
+/* A decoder (default options) fed one buffer that starts at stream offset base. */
+static struct pmt_spe_rec_decoder *decoder_over(const uint8_t *buf, size_t len, uint64_t base)
+{
+	struct pmt_spe_rec_decoder *d;
+
+	assert_int_equal(pmt_spe_rec_new(NULL, &d), 0);
+	pmt_spe_rec_feed(d, buf, len, base);
+	return d;
+}
+
 static void test_record_fields(void **state)
 {
-	struct pmt_spe_rec_decoder d;
+	struct pmt_spe_rec_decoder *d = decoder_over(rec1, sizeof(rec1), 0x100), *none;
+	struct pmt_spe_rec_opts bad = { .sz = offsetof(struct pmt_spe_rec_opts, reference) };
 	struct pmt_spe_record r;
 
-	pmt_spe_rec_init(&d, rec1, sizeof(rec1), 0x100);
-	assert_int_equal(pmt_spe_rec_next(&d, &r), 1);
+	/* options without their size (or too short for the fields read) are refused */
+	assert_int_equal(pmt_spe_rec_new(&bad, &none), -PMT_EINVAL);
+	assert_int_equal(pmt_spe_rec_next(d, &r), 1);
 	assert_int_equal(r.offset, 0x100);
 	assert_int_equal(r.from_ip, 0x00ffffc08420e068ULL);
 	assert_int_equal(r.virt_addr, 0x0000ffff00001000ULL);
@@ -47,9 +59,10 @@ static void test_record_fields(void **state)
 	assert_int_equal(r.timestamp, 0x1000);
 	assert_true(r.op & PMT_SPE_OP_F_LDST);
 	assert_true(r.op & PMT_SPE_OP_F_LD);
-	assert_int_equal(pmt_spe_rec_next(&d, &r), -PMT_EEOS);
-	assert_int_equal(d.stats.records, 1);
-	assert_int_equal(d.stats.bytes_skipped, 0);
+	assert_int_equal(pmt_spe_rec_next(d, &r), -PMT_EEOS);
+	assert_int_equal(pmt_spe_rec_stats(d)->records, 1);
+	assert_int_equal(pmt_spe_rec_stats(d)->bytes_skipped, 0);
+	pmt_spe_rec_free(d);
 }
 
 /* N1 (MIDR 0x410fd0c0) L1 load with TLB access: 0x288100142 is what perf 6.1 prints for
@@ -105,7 +118,8 @@ static void test_data_source_text(void **state)
 static void test_bad_byte_resync(void **state)
 {
 	uint8_t buf[sizeof(rec1) * 2 + 1];
-	struct pmt_spe_rec_decoder d;
+	struct pmt_spe_rec_decoder *d;
+	const struct pmt_spe_rec_stats *st;
 	struct pmt_spe_record r;
 	int n = 0;
 
@@ -114,17 +128,19 @@ static void test_bad_byte_resync(void **state)
 	memcpy(buf + sizeof(rec1), rec1, sizeof(rec1));
 	buf[sizeof(rec1) + 9] = 0x03;
 	buf[sizeof(buf) - 1] = 0x01; /* END */
-	pmt_spe_rec_init(&d, buf, sizeof(buf), 0);
-	while (pmt_spe_rec_next(&d, &r) == 1)
+	d = decoder_over(buf, sizeof(buf), 0);
+	while (pmt_spe_rec_next(d, &r) == 1)
 		n++;
+	st = pmt_spe_rec_stats(d);
 	/* record 1; the PC packet of record 2 is dropped with the bad byte; the rest of
 	 * record 2 (from offset sizeof(rec1)+10) ends at its TIMESTAMP; then a lone END */
 	assert_int_equal(n, 3);
 	/* 0x03 and 0x08 start no packet (arm-spe.md header table); the 0x00 after them is PAD */
-	assert_int_equal(d.stats.bytes_skipped, 2);
-	assert_int_equal(d.stats.bad_ranges, 1);
-	assert_int_equal(d.stats.records_dropped, 1);
-	assert_int_equal(d.stats.first_bad_offset, sizeof(rec1) + 9);
+	assert_int_equal(st->bytes_skipped, 2);
+	assert_int_equal(st->bad_ranges, 1);
+	assert_int_equal(st->records_dropped, 1);
+	assert_int_equal(st->first_bad_offset, sizeof(rec1) + 9);
+	pmt_spe_rec_free(d);
 }
 
 static void test_itrace(void **state)
@@ -154,7 +170,7 @@ static void test_itrace(void **state)
 
 static void test_samples(void **state)
 {
-	struct pmt_spe_rec_decoder d;
+	struct pmt_spe_rec_decoder *d = decoder_over(rec1, sizeof(rec1), 0);
 	struct pmt_spe_record r;
 	struct pmt_spe_sampler s;
 	struct pmt_spe_queue q;
@@ -162,11 +178,11 @@ static void test_samples(void **state)
 	struct pmt_itrace it;
 	int n;
 
-	pmt_spe_rec_init(&d, rec1, sizeof(rec1), 0);
-	assert_int_equal(pmt_spe_rec_next(&d, &r), 1);
+	assert_int_equal(pmt_spe_rec_next(d, &r), 1);
+	pmt_spe_rec_free(d);
 	pmt_itrace_parse("bfmtaMi2i", &it, NULL, 0);
 	pmt_spe_sampler_init(&s, &it, PMT_PERF_6_1);
-	pmt_spe_queue_init(&q, 3, 100, 100, 0x410fd0c0, PMT_PERF_6_1);
+	assert_int_equal(pmt_spe_queue_init(&q, 3, 100, 100, 0x410fd0c0, PMT_PERF_6_1), 0);
 	/* EVENTS 0x16: l1d-access, tlb-access, then memory (data_src != 0); instructions is
 	 * decimated by 2, so only every second record makes one */
 	n = pmt_spe_sampler_run(&s, &q, &r, out);
@@ -186,6 +202,7 @@ static void test_samples(void **state)
 	assert_int_equal(out[3].period, 2);
 	assert_string_equal(pmt_spe_event_name(PMT_SPE_SE_BRANCH, PMT_PERF_6_1), "branch-miss");
 	assert_string_equal(pmt_spe_event_name(PMT_SPE_SE_BRANCH, PMT_PERF_NEWEST), "branch");
+	pmt_spe_queue_fini(&q);
 }
 
 int main(void)

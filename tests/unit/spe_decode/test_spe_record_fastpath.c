@@ -1,5 +1,5 @@
 /* The fused record assembler against the reference path (the generic packet iterator,
- * d.reference = 1): both must return identical records and identical skip/drop statistics
+ * pmt_spe_rec_opts.reference = 1): both must return identical records and identical skip/drop statistics
  * for every stream, including damaged ones fed in random chunks. The reference path is the
  * one the golden vectors and the perf 6.1 differential tests check; this test carries that
  * over to the fused path on far more inputs than those. */
@@ -84,7 +84,7 @@ static int same_stats(const struct pmt_spe_rec_stats *a, const struct pmt_spe_re
 static void check_both(const uint8_t *buf, size_t len, uint64_t chunk_seed, int emit_partial,
 		       const char *what)
 {
-	struct pmt_spe_rec_decoder dec[2];
+	struct pmt_spe_rec_decoder *dec[2];
 	struct pmt_spe_record ra, rb;
 	uint64_t rs = chunk_seed;
 	size_t pos = 0, n = 0;
@@ -92,12 +92,11 @@ static void check_both(const uint8_t *buf, size_t len, uint64_t chunk_seed, int 
 	int first = 1;
 
 	for (int i = 0; i < 2; i++) {
-		/* like pmt_spe_queue_init(): a zeroed decoder that is only ever fed */
-		memset(&dec[i], 0, sizeof(dec[i]));
-		dec[i].cur.context_id = UINT64_MAX;
-		dec[i].cur.op_class = 0xff;
-		dec[i].emit_partial = (uint8_t)emit_partial;
-		dec[i].reference = (uint8_t)i;
+		struct pmt_spe_rec_opts o = PMT_OPTS_INIT(pmt_spe_rec_opts,
+							  .emit_partial = (uint8_t)emit_partial,
+							  .reference = (uint8_t)i);
+
+		assert_int_equal(pmt_spe_rec_new(&o, &dec[i]), 0);
 	}
 	while (first || pos < len) {
 		size_t chunk = len - pos;
@@ -109,20 +108,12 @@ static void check_both(const uint8_t *buf, size_t len, uint64_t chunk_seed, int 
 
 			chunk = want < chunk ? want : chunk;
 		}
-		for (int i = 0; i < 2; i++) {
-			if (first && !chunk_seed) {
-				/* pmt_spe_rec_init() clears the flags: set them again */
-				pmt_spe_rec_init(&dec[i], buf + pos, chunk, pos);
-				dec[i].emit_partial = (uint8_t)emit_partial;
-				dec[i].reference = (uint8_t)i;
-			} else {
-				pmt_spe_rec_feed(&dec[i], buf + pos, chunk, pos);
-			}
-		}
+		for (int i = 0; i < 2; i++)
+			pmt_spe_rec_feed(dec[i], buf + pos, chunk, pos);
 		first = 0;
 		for (;;) {
-			int a = pmt_spe_rec_next(&dec[0], &ra);
-			int b = pmt_spe_rec_next(&dec[1], &rb);
+			int a = pmt_spe_rec_next(dec[0], &ra);
+			int b = pmt_spe_rec_next(dec[1], &rb);
 
 			if (a != b)
 				fail_msg("%s: record %zu: fast returns %d, reference %d", what, n, a,
@@ -135,8 +126,10 @@ static void check_both(const uint8_t *buf, size_t len, uint64_t chunk_seed, int 
 		}
 		pos += chunk;
 	}
-	if (!same_stats(&dec[0].stats, &dec[1].stats, why, sizeof(why)))
+	if (!same_stats(pmt_spe_rec_stats(dec[0]), pmt_spe_rec_stats(dec[1]), why, sizeof(why)))
 		fail_msg("%s: %s", what, why);
+	pmt_spe_rec_free(dec[0]);
+	pmt_spe_rec_free(dec[1]);
 }
 
 /* Byte sequences the fused path hands to the reference path, and some it must not trip on. */

@@ -111,41 +111,30 @@ struct pmt_spe_rec_stats {
 	uint8_t have_bad;
 };
 
-/* Private to the record decoder: the byte layout of a record seen before (its header and
- * PAD bytes, packet offsets). A CPU writes few distinct layouts, so most records can be
- * checked against one with a few word compares instead of being walked packet by packet. */
-#define PMT_SPE_REC_SHAPES 8
-struct pmt_spe_rec_shape {
-	uint64_t hmask[8], hval[8]; /* header/PAD bytes of the record's first 64 bytes */
-	uint64_t fmask[12];         /* per record field: payload byte mask, 0 = no packet */
-	uint64_t ctx_none;          /* all ones when no CONTEXT packet */
-	uint8_t foff[12];           /* per record field: payload offset of its last packet */
-	uint8_t npk, end_off, op_hdr;
+/* Pull decoder packets -> records: an opaque handle (its state: the packet iterator, the
+ * record being assembled, the record layouts it has learnt). A record may continue across
+ * pmt_spe_rec_feed() calls (consecutive AUX chunks of one CPU). */
+struct pmt_spe_rec_decoder;
+struct pmt_spe_rec_opts {
+	size_t sz;             /* sizeof(struct pmt_spe_rec_opts) */
+	uint8_t emit_partial;  /* return records cut by bad bytes (perf's behaviour) */
+	uint8_t reference;     /* decode through the generic packet iterator only: the slow
+				* reference the fused path is tested against */
 };
-
-/* Pull decoder packets -> records. Plain struct, no allocation; a record may continue
- * across pmt_spe_rec_feed() calls (consecutive AUX chunks of one CPU). */
-struct pmt_spe_rec_decoder {
-	struct pmt_spe_pkt_iter it;
-	struct pmt_spe_record cur;  /* record being assembled */
-	struct pmt_spe_rec_stats stats;
-	uint8_t emit_partial;       /* return records cut by bad bytes (perf's behaviour) */
-	uint8_t in_bad;             /* previous byte was skipped */
-	uint8_t cur_open;           /* cur holds packets (its count may have wrapped to 0) */
-	uint8_t reference;          /* decode through the generic packet iterator only: the
-				     * slow reference the fused path is tested against */
-	uint8_t nshapes, next_shape;
-	struct pmt_spe_rec_shape shapes[PMT_SPE_REC_SHAPES];
-};
-PMT_API void pmt_spe_rec_init(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
-			      uint64_t base);
+/* A decoder with nothing fed yet (opts may be NULL: the defaults, all 0). Returns 0,
+ * -PMT_EINVAL or -PMT_ENOMEM. */
+PMT_API int pmt_spe_rec_new(const struct pmt_spe_rec_opts *opts,
+			    struct pmt_spe_rec_decoder **out);
+PMT_API void pmt_spe_rec_free(struct pmt_spe_rec_decoder *d);
 /* Continue with the next buffer; the record in progress is kept. */
 PMT_API void pmt_spe_rec_feed(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t len,
 			      uint64_t base);
 /* Next record. Returns 1 with *rec filled, or -PMT_EEOS when the buffer is used up (an
  * unterminated record stays pending for the next feed). Bad bytes are skipped one by one
- * as perf does and counted in d->stats; never returns another error. */
+ * as perf does and counted in the statistics; never returns another error. */
 PMT_API int pmt_spe_rec_next(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec);
+/* The damage seen so far (and the records returned). */
+PMT_API const struct pmt_spe_rec_stats *pmt_spe_rec_stats(const struct pmt_spe_rec_decoder *d);
 /* One-line summary of d's damage ("" when none): "N bytes skipped in M ranges, K partial
  * records dropped, first bad byte at AUX stream offset 0x..". Returns the length. */
 PMT_API int pmt_spe_rec_stats_str(const struct pmt_spe_rec_stats *s, char *out, size_t cap);
@@ -301,9 +290,10 @@ struct pmt_spe_sample {
 	const struct pmt_spe_brstack *brstack;
 };
 
-/* Per-CPU (or per-thread) decode queue with perf's per-queue state. */
+/* Per-CPU (or per-thread) decode queue with perf's per-queue state. Caller-owned:
+ * pmt_spe_queue_init() / pmt_spe_queue_fini(). */
 struct pmt_spe_queue {
-	struct pmt_spe_rec_decoder dec;
+	struct pmt_spe_rec_decoder *dec; /* owned */
 	uint32_t cpu;
 	int32_t pid, tid;
 	uint64_t midr;
@@ -332,8 +322,10 @@ PMT_API void pmt_spe_sampler_init(struct pmt_spe_sampler *s, const struct pmt_it
 /* The sample kinds (bit per enum pmt_spe_event) that itrace options make at a compat level,
  * and whether branch stacks are attached (brstack may be NULL). */
 PMT_API uint32_t pmt_spe_itrace_events(const struct pmt_itrace *it, int compat, bool *brstack);
-PMT_API void pmt_spe_queue_init(struct pmt_spe_queue *q, uint32_t cpu, int32_t pid,
-				int32_t tid, uint64_t midr, int compat);
+/* Returns 0 or -PMT_ENOMEM (then q needs no fini). */
+PMT_API int pmt_spe_queue_init(struct pmt_spe_queue *q, uint32_t cpu, int32_t pid,
+			       int32_t tid, uint64_t midr, int compat);
+PMT_API void pmt_spe_queue_fini(struct pmt_spe_queue *q);
 /* Samples of one record, in perf's order, into out[PMT_SPE_MAX_SAMPLES_PER_RECORD].
  * Returns the count (0..PMT_SPE_MAX_SAMPLES_PER_RECORD). Updates the queue's tid from a
  * CONTEXT packet when decoding is not timeless, as perf does. */
