@@ -1,6 +1,6 @@
 /* Evaluate every metric of the GNR perf table for 10,000 aggregation units.
- * usage: bench_metrics [METRICS.json [UNITS]]; default: ../shared gnr-metrics.json, falling
- * back to the project's fixture when the shared data is absent. */
+ * usage: bench_metrics [METRICS.json [UNITS]]; default: gnr-metrics.json of the shared data
+ * (PMT_SHARED_DIR), falling back to the project's fixture when the shared data is absent. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +9,6 @@
 
 #include "pmutrace/metrics.h"
 
-#ifndef PMT_BENCH_SHARED
-#define PMT_BENCH_SHARED "/work/shared"
-#endif
 
 static double clk(clockid_t id)
 {

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Measure (issue 11): every GNR metric from a recording of INTERVALS x NCPUS (default
 # 3,600 intervals x 64 CPUs, -a -A -I 1000 for an hour): the recording is made by
-# bench_stat_trace from ../shared/data/tpebs/gnr-metrics.json's count events, then
+# bench_stat_trace from SHARED_DIR/data/tpebs/gnr-metrics.json's count events, then
 # `pmutrace metrics TRACE` is timed with /usr/bin/time -v (wall time, max RSS).
-#   sh bench/stat_metrics.sh BUILD_DIR [INTERVALS] [NCPUS] [SHARED_DIR]
+#   sh bench/stat_metrics.sh BUILD_DIR [INTERVALS] [NCPUS] [SHARED_DIR] (default $PMT_SHARED_DIR)
 set -eu
-B=$1 N=${2:-3600} C=${3:-64} S=${4:-$(dirname "$0")/../../shared}
+B=$1 N=${2:-3600} C=${3:-64} S=${4:-${PMT_SHARED_DIR:-}}
 M=$S/data/tpebs/gnr-metrics.json
 [ -f "$M" ] || { echo "SKIP: no $M"; exit 77; }
 T=$(mktemp -d)
