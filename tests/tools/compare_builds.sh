@@ -5,10 +5,10 @@
 # pmutrace built before and the one built after, and compares the two listings line by line.
 # Exit 0 when they are identical, 1 with the differing cases listed.
 #   compare_builds.sh OLD_PMUTRACE NEW_PMUTRACE [SHARED_DIR]
-# e.g. a build of main in a separate folder:
-#   git worktree add /tmp/base main && cmake -S /tmp/base -B /tmp/base/build && \
-#   cmake --build /tmp/base/build --target pmutrace
-#   sh tests/tools/compare_builds.sh /tmp/base/build/cli/pmutrace build/cli/pmutrace /work/shared
+# e.g. with a build of main in a separate folder (CONTRIBUTING.md, "Tests"):
+#   mkdir /tmp/base && git archive main | tar -x -C /tmp/base
+#   cmake -S /tmp/base -B /tmp/base/build && cmake --build /tmp/base/build --target pmutrace
+#   sh tests/tools/compare_builds.sh /tmp/base/build/cli/pmutrace build/cli/pmutrace ../shared
 set -u
 [ $# -ge 2 ] || { echo "usage: compare_builds.sh OLD_PMUTRACE NEW_PMUTRACE [SHARED_DIR]" >&2; exit 129; }
 here=$(cd "$(dirname "$0")" && pwd)
