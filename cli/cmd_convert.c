@@ -316,13 +316,10 @@ static int output_close(const struct convert_opts *o, struct output *out, int rc
 static int set_common_features(struct pmt_perf_writer *w, const struct convert_opts *o,
 			       int argc, char **argv)
 {
-	char cpuid[32];
 	int rc = pmt_perf_writer_set_cmdline(w, argc, (const char *const *)argv);
 
-	if (rc >= 0 && o->has_midr) {
-		snprintf(cpuid, sizeof(cpuid), "0x%016llx", (unsigned long long)o->midr);
-		rc = pmt_perf_writer_set_feature_str(w, PMT_FEAT_CPUID, cpuid);
-	}
+	if (rc >= 0 && o->has_midr)
+		rc = pmt_perf_writer_set_midr(w, o->midr);
 	return rc;
 }
 
@@ -415,69 +412,15 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 	return rc;
 }
 
-/* Copy attrs and header features of the input. */
+/* The input's attrs and header features; --midr replaces its CPUID. */
 static int copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_meta *m,
-		     const struct convert_opts *o, int argc, char **argv)
+		     const struct convert_opts *o)
 {
-	static const struct { unsigned feat; size_t off; } strs[] = {
-		{ PMT_FEAT_HOSTNAME, offsetof(struct pmt_trace_meta, hostname) },
-		{ PMT_FEAT_OSRELEASE, offsetof(struct pmt_trace_meta, osrelease) },
-		{ PMT_FEAT_VERSION, offsetof(struct pmt_trace_meta, version) },
-		{ PMT_FEAT_ARCH, offsetof(struct pmt_trace_meta, arch) },
-		{ PMT_FEAT_CPUID, offsetof(struct pmt_trace_meta, cpuid) },
-	};
-	int rc = 0;
+	int rc = pmt_perf_writer_copy_meta(w, m);
 
-	for (uint32_t i = 0; rc >= 0 && i < m->nr_attrs; i++)
-		rc = pmt_perf_writer_add_attr(w, m->attrs[i].attr, sizeof(m->attrs[i].attr),
-					      m->attrs[i].ids, m->attrs[i].nr_ids,
-					      m->attrs[i].name);
-	for (size_t i = 0; rc >= 0 && i < sizeof(strs) / sizeof(strs[0]); i++) {
-		const char *v = *(const char *const *)((const char *)m + strs[i].off);
-
-		if (v)
-			rc = pmt_perf_writer_set_feature_str(w, strs[i].feat, v);
-	}
-	if (rc >= 0 && (m->nr_cpus_online || m->nr_cpus_avail))
-		rc = pmt_perf_writer_set_nrcpus(w, m->nr_cpus_online, m->nr_cpus_avail);
-	if (rc >= 0 && m->cmdline) {
-		const char *argv1[1] = { m->cmdline };
-
-		rc = pmt_perf_writer_set_cmdline(w, 1, argv1);
-	}
-	if (rc >= 0 && o->has_midr) {
-		char cpuid[32];
-
-		snprintf(cpuid, sizeof(cpuid), "0x%016llx", (unsigned long long)o->midr);
-		rc = pmt_perf_writer_set_feature_str(w, PMT_FEAT_CPUID, cpuid);
-	}
+	if (rc >= 0 && o->has_midr)
+		rc = pmt_perf_writer_set_midr(w, o->midr);
 	return rc;
-}
-
-/* Records that cannot be copied byte for byte (the byte order changes) are re-encoded
- * when pmutrace knows them; returns 1 when the record was dropped. */
-static int write_reencoded(struct pmt_perf_writer *w, const struct pmt_trace_meta *m,
-			   const struct pmt_trace_event *ev, int *rc)
-{
-	switch (ev->type) {
-	case PMT_REC_TIME_CONV:
-		*rc = pmt_perf_writer_write_time_conv(w, &m->time_conv);
-		return 0;
-	case PMT_REC_SAMPLE:
-		*rc = pmt_perf_writer_write_sample(w, &ev->u.sample);
-		if (*rc == -PMT_EUNSUPPORTED) {
-			*rc = 0;
-			return 1;
-		}
-		return 0;
-	default:
-		*rc = pmt_perf_writer_write_record_swapped(w, ev->raw, ev->raw_size);
-		if (*rc == -PMT_EUNSUPPORTED) {
-			*rc = 0;
-			return 1;
-		}
-		return 0;
-	}
 }
 
 static int convert_perf(const struct convert_opts *o, int argc, char **argv)
@@ -500,7 +443,7 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 		return 1;
 	}
 	w = out.w;
-	rc = copy_meta(w, m, o, argc, argv);
+	rc = copy_meta(w, m, o);
 	while (rc >= 0) {
 		int r = pmt_source_next(src, &ev);
 
@@ -510,18 +453,10 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 			bad++;
 			continue;
 		}
-		if (ev.type == PMT_REC_HEADER_ATTR || ev.type == PMT_REC_HEADER_FEATURE)
-			continue; /* re-created from the metadata */
-		if (ev.kind == PMT_TEV_AUXTRACE) {
-			rc = pmt_perf_writer_write_auxtrace(w, ev.u.auxtrace.data, ev.u.auxtrace.size,
-							    ev.u.auxtrace.offset,
-							    ev.u.auxtrace.reference,
-							    ev.u.auxtrace.idx, ev.u.auxtrace.tid,
-							    ev.u.auxtrace.cpu);
-		} else if (m->swapped == o->wo.swap) {
-			rc = pmt_perf_writer_write_record(w, ev.raw, ev.raw_size);
-		} else {
-			dropped += (uint64_t)write_reencoded(w, m, &ev, &rc);
+		rc = pmt_perf_writer_copy_event(w, m, &ev);
+		if (rc == 1) {
+			dropped++;
+			rc = 0;
 		}
 	}
 	rc = output_close(o, &out, rc);

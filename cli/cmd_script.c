@@ -300,8 +300,7 @@ static int feed_symbols(const struct pmt_trace_event *ev, void *ctx)
 {
 	struct sideband *sb = ctx;
 
-	if (ev->type == PMT_REC_LOST_SAMPLES)
-		sb->lost_samples += ev->u.lost.lost;
+	sb->lost_samples += pmt_trace_event_lost_samples(ev);
 	if (sb->html) {
 		int rc = pmt_html_add_event(sb->html, ev);
 

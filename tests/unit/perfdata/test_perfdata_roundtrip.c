@@ -178,6 +178,66 @@ static void test_swapped_bytes(void **state)
 	pmt_file_unmap(&m);
 }
 
+/* A trace copied into the other byte order (what convert --swap does): the metadata and every
+ * record come out equal when read back, the header records are made once (not copied), and
+ * --midr's CPUID replaces the input's. */
+static void test_copy_swapped(void **state)
+{
+	char in[128], out[128];
+	struct pmt_perf_writer_opts o = PMT_OPTS_INIT(pmt_perf_writer_opts, .swap = 1);
+	struct pmt_perf_writer *w;
+	struct pmt_source *a, *b;
+	const struct pmt_trace_meta *ma, *mb;
+	struct pmt_trace_event ea, eb;
+	int n = 0, ra;
+
+	tmp_path(in, sizeof(in), "copy-in.data");
+	tmp_path(out, sizeof(out), "copy-out.data");
+	write_reference(in, NULL);
+	assert_int_equal(pmt_source_open(in, &a, NULL), 0);
+	ma = pmt_source_meta(a);
+	assert_int_equal(pmt_perf_writer_open(out, &o, &w), 0);
+	assert_int_equal(pmt_perf_writer_copy_meta(w, ma), 0);
+	assert_int_equal(pmt_perf_writer_set_midr(w, 0x413fd0c1), 0);
+	while ((ra = pmt_source_next(a, &ea)) == 0)
+		assert_int_equal(pmt_perf_writer_copy_event(w, ma, &ea), 0);
+	assert_int_equal(ra, -PMT_EEOS);
+	assert_int_equal(pmt_perf_writer_close(w), 0);
+	pmt_source_close(a);
+
+	assert_int_equal(pmt_source_open(in, &a, NULL), 0);
+	assert_int_equal(pmt_source_open(out, &b, NULL), 0);
+	ma = pmt_source_meta(a);
+	mb = pmt_source_meta(b);
+	assert_int_equal(mb->swapped, 1);
+	assert_int_equal(mb->nr_attrs, ma->nr_attrs);
+	assert_string_equal(mb->attrs[0].name, ma->attrs[0].name);
+	assert_int_equal(mb->attrs[0].ids[1], ma->attrs[0].ids[1]);
+	assert_string_equal(mb->hostname, ma->hostname);
+	assert_string_equal(mb->cmdline, ma->cmdline);
+	assert_int_equal(mb->nr_cpus_avail, ma->nr_cpus_avail);
+	assert_string_equal(mb->cpuid, "0x00000000413fd0c1");
+	for (;;) {
+		do
+			ra = pmt_source_next(a, &ea);
+		while (ra == 0 && (ea.type == PMT_REC_HEADER_ATTR || ea.type == PMT_REC_HEADER_FEATURE));
+		assert_int_equal(pmt_source_next(b, &eb), ra);
+		if (ra)
+			break;
+		assert_int_equal(eb.type, ea.type);
+		assert_int_equal(eb.raw_size, ea.raw_size);
+		if (ea.type == PMT_REC_SAMPLE) {
+			assert_int_equal(eb.u.sample.ip, ea.u.sample.ip);
+			assert_int_equal(eb.u.sample.time, ea.u.sample.time);
+		}
+		n++;
+	}
+	assert_int_equal(ra, -PMT_EEOS);
+	assert_true(n >= 4);
+	pmt_source_close(a);
+	pmt_source_close(b);
+}
+
 /* The writer's options carry their size: a struct without it (zeroed, as before sz existed)
  * or too small for the fields this build reads is refused, not read; NULL is file mode. */
 static void test_writer_opts_size(void **state)
@@ -208,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_swapped_pipe),
 		cmocka_unit_test(test_swapped_bytes),
 		cmocka_unit_test(test_writer_opts_size),
+		cmocka_unit_test(test_copy_swapped),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);

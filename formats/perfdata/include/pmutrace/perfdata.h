@@ -187,6 +187,12 @@ PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *sr
  * after an error the source has skipped what it could not read and may be called again. */
 PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
 PMT_API uint64_t pmt_source_offset(const struct pmt_source *src);
+/* The samples the kernel says it dropped in this record (LOST_SAMPLES: what perf report
+ * sums as "Total Lost Samples"), 0 for any other record. */
+static inline uint64_t pmt_trace_event_lost_samples(const struct pmt_trace_event *ev)
+{
+	return ev->type == PMT_REC_LOST_SAMPLES ? ev->u.lost.lost : 0;
+}
 /* A decoder that keeps AUX data of a mapped source after pmt_source_next() says from which
  * file offset on it still reads it; pages before min(that, the read position) go back to
  * the kernel so the resident set stays flat (the data stays valid: a page read again is
@@ -254,6 +260,17 @@ PMT_API int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t onlin
 				       uint32_t avail);
 PMT_API int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc,
 					const char *const *argv);
+/* HEADER_CPUID of an Arm CPU as perf writes it: the MIDR as "0x%016llx". */
+PMT_API int pmt_perf_writer_set_midr(struct pmt_perf_writer *w, uint64_t midr);
+/* Copying a trace (m: what pmt_source_meta() gives): its attrs with their ids and names,
+ * hostname, osrelease, version, arch, cpuid, nr_cpus and cmdline. */
+PMT_API int pmt_perf_writer_copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_meta *m);
+/* One record of the trace being copied: AUX data with its payload, records in the output's
+ * byte order as they are, others re-encoded; the header records (attrs, features) are
+ * left out, as pmt_perf_writer_copy_meta() made them. Returns 0, 1 when the record was
+ * dropped (a kind whose byte order pmutrace cannot change), or an error. */
+PMT_API int pmt_perf_writer_copy_event(struct pmt_perf_writer *w, const struct pmt_trace_meta *m,
+				       const struct pmt_trace_event *ev);
 /* HEADER_COMPRESSED {version 0, type zstd, level, ratio, mmap_len}: perf needs it before
  * it can expand COMPRESSED records (mmap_len sizes its decompression buffer). */
 PMT_API int pmt_perf_writer_set_compressed(struct pmt_perf_writer *w, uint32_t level,
