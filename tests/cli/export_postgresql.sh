@@ -57,7 +57,8 @@ for run in 1 2; do
 	for t in "events:id, name" "threads:id, pid, tid, samples" "comms:id, comm" \
 		"dsos:id, short_name, long_name" "symbols:id, dso_id, sym_start, name" \
 		"branch_entries:sample_id, idx, $(hex_sq from_ip), $(hex_sq to_ip), cycles, branch_type, branch_flags" \
-		"aux_loss:records, bytes_skipped, bad_ranges, records_dropped, first_bad_offset"; do
+		"aux_loss:records, bytes_skipped, bad_ranges, records_dropped, first_bad_offset" \
+		"aux_loss_ranges:id, kind, cpu, tid, time, aux_offset, aux_size, flags, lost, file_offset"; do
 		tab=${t%%:*} c=${t#*:}
 		sq "$T/$run.db" "SELECT $c FROM $tab ORDER BY 1, 2" >"$T/sqt"
 		c=$(echo "$c" | sed "s/printf('0x%x', \([a-z_]*\))/'0x' || to_hex(\1)/g")
