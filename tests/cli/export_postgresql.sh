@@ -82,7 +82,9 @@ cmp -s "$T/sqv" "$T/pgv" || fail "samples_view figures differ: $(diff "$T/sqv" "
 awk '/^## PostgreSQL/ { s = 1 } s && /^```$/ { s = 0 } s == 2 { print } s && /^```sql$/ { s = 2 }' \
 	"$SRC/decode/export/SCHEMA.md" >"$T/pgschema"
 awk '/^CREATE TABLE/ { tab = $6; next } /^\)/ { tab = ""; next }
-	tab != "" && $1 != "PRIMARY" { sub(/,$/, "", $2); print tab "." $1 "." tolower($2) }' "$T/pgschema" >"$T/cols.want"
+	tab != "" && $1 != "PRIMARY" { t = $2 # a type of two words: DOUBLE PRECISION
+		if ($2 == "DOUBLE") t = t " " $3
+		sub(/,$/, "", t); print tab "." $1 "." tolower(t) }' "$T/pgschema" >"$T/cols.want"
 [ "$(wc -l <"$T/cols.want")" -gt 60 ] || fail "SCHEMA.md: no PostgreSQL block"
 pq "SELECT c.table_name || '.' || c.column_name || '.' || lower(c.data_type) FROM
 	information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)

@@ -5,6 +5,7 @@
  * memory while the samples' COPY runs), events, threads, aux_loss and aux_loss_ranges. Nothing of a run is
  * visible before its COMMIT, and a failed export leaves nothing. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -132,6 +133,22 @@ static const char pg_schema[] =
 	"\tfile_offset BIGINT NOT NULL,\n"
 	"\tPRIMARY KEY (run_id, id)\n"
 	");\n"
+	"CREATE TABLE IF NOT EXISTS metrics (\n"
+	"\trun_id BIGINT NOT NULL,\n"
+	"\tid BIGINT NOT NULL,\n"
+	"\tinterval TEXT NOT NULL,\n"
+	"\taggr TEXT NOT NULL,\n"
+	"\tpmu TEXT NOT NULL,\n"
+	"\tname TEXT NOT NULL,\n"
+	"\tdepth INTEGER NOT NULL,\n"
+	"\tvalue DOUBLE PRECISION,\n"
+	"\tunit TEXT NOT NULL,\n"
+	"\tthreshold INTEGER,\n"
+	"\tmissing_event TEXT,\n"
+	"\tretlat_measured DOUBLE PRECISION,\n"
+	"\tretlat_default DOUBLE PRECISION,\n"
+	"\tPRIMARY KEY (run_id, id)\n"
+	");\n"
 	"CREATE OR REPLACE VIEW samples_view AS\n"
 	"\tSELECT s.run_id, s.id, e.name AS event, s.cpu, s.pid, s.tid, s.time,\n"
 	"\t\t'0x' || to_hex(s.ip) AS ip, '0x' || to_hex(s.addr) AS addr,\n"
@@ -171,7 +188,8 @@ struct pg_export {
 	struct export_threads threads;
 	struct export_ids ids;
 	struct dsrc_slot dsrc[DSRC_SLOTS];
-	struct rowbuf samples, branches, comms, dsos, symbols;
+	struct rowbuf samples, branches, comms, dsos, symbols, metrics;
+	int64_t nmetrics;
 	struct export_losses losses;
 };
 
@@ -400,11 +418,13 @@ static bool insert_run(struct pg_export *x, const struct pmt_export_opts *o)
 
 static int pg_sample(struct pmt_export *base, const struct pmt_spe_sample *s);
 static int pg_event(struct pmt_export *base, const struct pmt_trace_event *ev);
+static int pg_metric(struct pmt_export *base, const struct pmt_export_metric *m);
 static int64_t pg_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
 			 uint32_t enabled, struct pmt_diag *diag);
 static void pg_free(struct pmt_export *base);
 static const struct export_ops pg_ops = { .sample = pg_sample, .event = pg_event,
-					 .finish = pg_finish, .free = pg_free };
+					 .metric = pg_metric, .finish = pg_finish,
+					 .free = pg_free };
 
 int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts *opts,
 			      struct pmt_export **out, struct pmt_diag *diag)
@@ -547,6 +567,35 @@ static const char *num_or_null(bool have, int64_t v, char buf[24])
 	return buf;
 }
 
+/* a double in COPY's text form: 17 significant digits read back to the same bits */
+static const char *real_or_null(double v, char buf[32])
+{
+	if (isnan(v))
+		return NULL;
+	snprintf(buf, 32, "%.17g", v);
+	return buf;
+}
+
+/* kept until the finish: the COPY of the samples is still open */
+static int pg_metric(struct pmt_export *base, const struct pmt_export_metric *m)
+{
+	struct pg_export *x = (struct pg_export *)base;
+	char v[4][32];
+
+	if (x->failed)
+		return -PMT_EIO;
+	if (!put_row(&x->metrics, "iissssissssss", x->run_id, ++x->nmetrics,
+		     m->interval ? m->interval : "", m->aggr ? m->aggr : "", m->pmu ? m->pmu : "",
+		     m->name ? m->name : "", (int64_t)m->depth,
+		     real_or_null(m->missing ? NAN : m->value, v[0]), m->unit ? m->unit : "",
+		     m->threshold < 0 ? NULL : m->threshold ? "1" : "0", m->missing,
+		     real_or_null(m->retlat_measured, v[2]), real_or_null(m->retlat_default, v[3]))) {
+		set_err(x, "export", "out of memory");
+		return -PMT_ENOMEM;
+	}
+	return 0;
+}
+
 /* the trace's loss records, as SQLite's aux_loss_ranges */
 static bool put_loss_ranges(struct pg_export *x, struct rowbuf *b)
 {
@@ -626,6 +675,7 @@ static int64_t pg_finish(struct pmt_export *base, const struct pmt_spe_rec_stats
 	    !copy_buf(x, "COPY dsos FROM STDIN", &x->dsos) ||
 	    !copy_buf(x, "COPY symbols FROM STDIN", &x->symbols) ||
 	    !copy_buf(x, "COPY branch_entries FROM STDIN", &x->branches) ||
+	    !copy_buf(x, "COPY metrics FROM STDIN", &x->metrics) ||
 	    !insert_rest(x, stats, enabled | x->seen_events) ||
 	    (!x->no_index && !exec(x, pg_indexes)) || !exec(x, "COMMIT"))
 		return fail_diag(x, diag);
@@ -642,6 +692,7 @@ static void pg_free(struct pmt_export *base)
 	free(x->comms.p);
 	free(x->dsos.p);
 	free(x->symbols.p);
+	free(x->metrics.p);
 	free(x->threads.thr);
 	export_ids_fini(&x->ids);
 	free(x->losses.r);
