@@ -349,9 +349,13 @@ struct sink_ctx {
 /* a metric row into the page's tree */
 static int html_metric(const struct pmt_metric_row *r, void *ctx)
 {
+	char where[128];
 	struct pmt_html_metric m = { .name = r->name, .unit = r->unit, .depth = r->depth,
 				     .value = r->value, .retlat_measured = r->retlat_measured,
-				     .retlat_default = r->retlat_default };
+				     .retlat_default = r->retlat_default, .where = where };
+
+	snprintf(where, sizeof(where), "%s%s%s", r->interval, *r->interval && *r->aggr ? " " : "",
+		 r->aggr);
 
 	return pmt_html_add_metric(ctx, &m);
 }

@@ -46,6 +46,17 @@ sq "$T/s.db" "$ROWS" >"$T/s.got"
 [ "$(grep -c cs_per_msec "$T/s.want")" -gt 2 ] || fail "metrics TRACE printed too few rows: $(cat "$T/s.want")"
 cmp -s "$T/s.want" "$T/s.got" || fail "counting: rows differ from pmutrace metrics: $(diff "$T/s.want" "$T/s.got" | head -5)"
 echo "counting: $(wc -l <"$T/s.got") rows equal pmutrace metrics"
+# the page's tree: the same rows, each with its interval and CPU
+"$pmt" report "$T/s.pmt" --html "$T/s.html" --metrics "$TM" -M Software 2>/dev/null
+sq "$T/s.db" "SELECT trim(interval || ' ' || aggr), name, CASE WHEN value IS NULL THEN 'nan'
+	ELSE printf('%.6g', value) END FROM metrics ORDER BY id" >"$T/s.hw"
+python3 - "$T/s.html" >"$T/s.hg" <<'PY'
+import re, sys
+for m in re.finditer(r'<tr class="metric" data-name="([^"]*)" data-value="([^"]*)"[^>]*><td>([^<]*)</td>',
+                     open(sys.argv[1]).read()):
+    print(f"{m.group(3)},{m.group(1)},{m.group(2)}")
+PY
+cmp -s "$T/s.hw" "$T/s.hg" || fail "report --html's metric rows differ: $(diff "$T/s.hw" "$T/s.hg" | head -5)"
 # the metric options without tables are a usage error; so is the tree without --html
 "$pmt" export sqlite "$T/s.pmt" -M Software -o "$T/x.db" >/dev/null 2>&1
 [ $? = 129 ] || fail "-M without --metrics: not a usage error"
@@ -92,7 +103,7 @@ PY
 	python3 - "$T/t.html" "$v" "$want" <<'PY' || fail "report --html: the metric row"
 import re, sys
 page, value, want = open(sys.argv[1]).read(), float(sys.argv[2]), sys.argv[3].split(',')
-m = re.search(r'<tr class="metric" data-name="tma_lock_latency" data-value="([^"]*)">'
+m = re.search(r'<tr class="metric" data-name="tma_lock_latency" data-value="([^"]*)"[^>]*>'
               r'.*?</td><td class="n">[^<]*</td><td>%</td><td class="n">([^<]*)</td>'
               r'<td class="n">([^<]*)</td></tr>', page)
 if not m or abs(float(m.group(1)) - value) > 1e-6 * abs(value) or [m.group(2), m.group(3)] != want:
