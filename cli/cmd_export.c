@@ -19,7 +19,7 @@ static const char export_usage[] =
 	"  samples, events, threads, comms, dsos, symbols, branch_entries, runs, aux_loss,\n"
 	"  aux_loss_ranges, metrics; decode/export/SCHEMA.md).\n"
 	"  pprof writes Google's profile.proto, gzip'd: samples aggregated by location, event,\n"
-	"  data-source level, cpu, pid and tid, with sample types samples, total_latency,\n"
+	"  data source, cpu, pid and tid, with sample types samples, total_latency,\n"
 	"  issue_latency and translation_latency; functions, lines and mappings (build-ids).\n"
 	"  postgresql adds the trace as a new run (runs.id) to the database CONNINFO names\n"
 	"  (libpq: \"dbname=D host=H\" or postgresql://...); the tables (SQLite's with a\n"

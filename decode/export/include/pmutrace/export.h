@@ -33,8 +33,8 @@ struct pmt_export;
 PMT_API int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opts,
 				  struct pmt_export **out, struct pmt_diag *diag);
 /* A pprof profile (Google's profile.proto), gzip'd, written to path ("-": stdout) by
- * pmt_export_finish(). Identical (location, event, data-source level, cpu, pid, tid)
- * samples are one Sample with values: samples (count), total, issue and translation
+ * pmt_export_finish(). Identical (location, event, data source, cpu, pid, tid)
+ * samples are one Sample (labels event, mem_lvl, data_src, cpu, pid, tid) with values: samples (count), total, issue and translation
  * latency (cycles). Locations carry their function and source line (opts->symbols),
  * mappings the file name and the build-id (hex) of the trace's MMAP/MMAP2 records
  * (pmt_export_event) or of opts->meta's build-id table. */
