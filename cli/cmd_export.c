@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "pmutrace/common.h"
 #include "pmutrace/export.h"
+#include "metric_opts.h"
 
 static const char export_usage[] =
 	"usage: pmutrace export sqlite [-i] [FILE] -o OUT.db [--no-index] [--itrace=OPTS]\n"
@@ -15,10 +16,10 @@ static const char export_usage[] =
 	"       pmutrace export postgresql [-i] [FILE] --db CONNINFO [--no-index]\n"
 	"         [same decode options]\n"
 	"  Writes the samples script --csv prints into a new SQLite database OUT.db (tables\n"
-	"  samples, events, threads, comms, dsos, symbols, branch_entries, runs, aux_loss;\n"
-	"  decode/export/SCHEMA.md).\n"
+	"  samples, events, threads, comms, dsos, symbols, branch_entries, runs, aux_loss,\n"
+	"  aux_loss_ranges, metrics; decode/export/SCHEMA.md).\n"
 	"  pprof writes Google's profile.proto, gzip'd: samples aggregated by location, event,\n"
-	"  data-source level, cpu, pid and tid, with sample types samples, total_latency,\n"
+	"  data source, cpu, pid and tid, with sample types samples, total_latency,\n"
 	"  issue_latency and translation_latency; functions, lines and mappings (build-ids).\n"
 	"  postgresql adds the trace as a new run (runs.id) to the database CONNINFO names\n"
 	"  (libpq: \"dbname=D host=H\" or postgresql://...); the tables (SQLite's with a\n"
@@ -27,6 +28,8 @@ static const char export_usage[] =
 	"  -o, --output OUT: the database or profile; written beside OUT and renamed when\n"
 	"      complete (pprof: - writes stdout).\n"
 	"  --no-index: no indexes on samples (sqlite; for files merged and indexed later).\n"
+	METRIC_USAGE
+	"      into the metrics table (sqlite, postgresql).\n"
 	"  Formats: sqlite, pprof, postgresql.\n";
 
 enum { OPT_NO_INDEX = 1000, OPT_DB };
@@ -40,6 +43,8 @@ struct export_ctx {
 	const char *conninfo; /* --db */
 	bool no_index;
 	char *command; /* runs.command */
+	const char *trace; /* as begin() got it: the metric rows read it again */
+	struct metric_opts metrics;
 	struct pmt_out_file of;
 	struct pmt_export *x;
 	int sample_failed; /* the database refused a sample: that stopped the decode */
@@ -48,7 +53,10 @@ struct export_ctx {
 static int export_opt(void *ctx, int c, const char *arg)
 {
 	struct export_ctx *e = ctx;
+	int rc = metric_opt(&e->metrics, "export", c, arg);
 
+	if (rc != 1)
+		return rc;
 	if (c == OPT_NO_INDEX)
 		e->no_index = true;
 	else if (c == OPT_DB)
@@ -70,8 +78,11 @@ static int export_begin(void *ctx, const char *path, const struct pmt_trace_meta
 						 .symbols = syms);
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const char *inputs[] = { path };
-
 	int rc;
+
+	e->trace = path;
+	if ((rc = metric_opts_check(&e->metrics, "export")))
+		return rc;
 
 	if (e->fmt == FMT_POSTGRESQL) {
 		if (e->output)
@@ -128,12 +139,39 @@ static int export_event(void *ctx, const struct pmt_trace_event *ev)
 	return e->x ? pmt_export_event(e->x, ev) : 0;
 }
 
+static int export_metric(const struct pmt_metric_row *r, void *ctx)
+{
+	struct export_ctx *e = ctx;
+	struct pmt_export_metric m = {
+		.interval = r->interval, .aggr = r->aggr, .pmu = r->pmu, .name = r->name,
+		.unit = r->unit, .depth = r->depth, .value = r->value, .missing = r->missing,
+		.threshold = r->threshold, .retlat_measured = r->retlat_measured,
+		.retlat_default = r->retlat_default,
+	};
+	int rc = pmt_export_metric(e->x, &m);
+
+	e->sample_failed |= rc < 0;
+	return rc;
+}
+
 static int export_end(void *ctx, int rc, const struct pmt_spe_rec_stats *st, uint32_t enabled)
 {
 	struct export_ctx *e = ctx;
 	struct pmt_diag d = PMT_DIAG_INIT;
 	int64_t n;
 
+	/* the metric rows before the finish: the databases commit them with the samples */
+	if (rc >= 0 && e->x && e->metrics.ntables) {
+		int mrc = metric_opts_rows(&e->metrics, "export", e->trace, export_metric, e);
+
+		if (mrc && !e->sample_failed) {
+			pmt_export_free(e->x);
+			e->x = NULL;
+			if (e->fmt != FMT_POSTGRESQL)
+				pmt_out_file_abort(&e->of);
+			return mrc;
+		}
+	}
 	/* a sample the database refused stops the decode: finish() names the reason */
 	n = rc < 0 && !e->sample_failed ? rc : pmt_export_finish(e->x, st, enabled, &d);
 	pmt_export_free(e->x);
@@ -157,11 +195,12 @@ int cmd_export(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
 		{ "db", required_argument, NULL, OPT_DB },
+		METRIC_LONG_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct export_ctx e = { 0 };
 	struct spe_consumer c = {
-		.usage = export_usage, .opts = opts, .shortopts = "o:", .opt = export_opt,
+		.usage = export_usage, .opts = opts, .shortopts = "o:M:", .opt = export_opt,
 		.begin = export_begin, .sample = export_sample, .event = export_event,
 		.end = export_end, .ctx = &e,
 	};
@@ -212,5 +251,6 @@ int cmd_export(int argc, char **argv)
 	rc = spe_decode_consume(argc - 1, args, &c);
 	free(args);
 	free(e.command);
+	metric_opts_fini(&e.metrics);
 	return rc;
 }

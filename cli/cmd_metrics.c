@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
+#include "metric_opts.h"
 
 /* --json is one JSON document (an array of row objects), --jsonl one object per line, as
  * in every command */
@@ -329,17 +330,6 @@ out:
 	return rc;
 }
 
-static int push(const char ***arr, size_t *n, const char *s)
-{
-	const char **a = realloc(*arr, (*n + 1) * sizeof(*a));
-
-	if (!a)
-		return -PMT_ENOMEM;
-	a[(*n)++] = s;
-	*arr = a;
-	return 0;
-}
-
 int cmd_metrics(int argc, char **argv)
 {
 	enum { O_METRICS = 256, O_EVENTS, O_COUNTS, O_RETLAT, O_CSV, O_JSON, O_JSONL, O_TOPDOWN, O_SLOTS,
@@ -372,11 +362,11 @@ int cmd_metrics(int argc, char **argv)
 		int bad = 0;
 
 		switch (c) {
-		case O_METRICS: bad = push(&op.metrics, &op.nmetrics, optarg); break;
-		case O_EVENTS: bad = push(&op.events, &op.nevents, optarg); break;
-		case 'M': bad = push(&op.sel, &op.nsel, optarg); break;
+		case O_METRICS: bad = cli_push_arg(&op.metrics, &op.nmetrics, optarg); break;
+		case O_EVENTS: bad = cli_push_arg(&op.events, &op.nevents, optarg); break;
+		case 'M': bad = cli_push_arg(&op.sel, &op.nsel, optarg); break;
 		case O_COUNTS: op.counts = optarg; break;
-		case O_RETLAT: bad = push(&op.retlat, &op.nretlat, optarg); break;
+		case O_RETLAT: bad = cli_push_arg(&op.retlat, &op.nretlat, optarg); break;
 		case O_CSV: op.fmt = OUT_CSV; break;
 		case O_JSON: op.fmt = OUT_JSON; break;
 		case O_JSONL: op.fmt = OUT_JSONL; break;

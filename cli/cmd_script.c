@@ -13,6 +13,8 @@
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/output.h"
 #include "pmutrace/symbols.h"
+#include "pmutrace/metrics.h"
+#include "metric_opts.h"
 
 struct script_opts {
 	const char *cmd;
@@ -35,6 +37,7 @@ struct script_opts {
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
 	const struct spe_consumer *consumer; /* export: its options, and it takes the samples */
+	struct metric_opts metrics; /* report --html: the recording's metric tree */
 };
 
 static int parse_compat(const char *s, int *out)
@@ -95,6 +98,7 @@ static const struct option report_opts[] = {
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "mem", no_argument, NULL, OPT_MEM },
 	{ "html", required_argument, NULL, OPT_HTML },
+	METRIC_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -114,6 +118,8 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
 			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
 			    "         [--html OUT.html]  (one self-contained page with charts)\n"
+			    "         [--metrics FILE [-M NAME|GROUP]... [--events FILE] [--counts FILE]\n"
+			    "          [--retire-latency STAT|TABLE]]  (--html: the metric tree)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
@@ -174,7 +180,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		opts = merged;
 		snprintf(shortopts, sizeof(shortopts), "hi:%s", cons->shortopts);
 	} else {
-		strcpy(shortopts, strcmp(so->cmd, "script") ? "hi:s:" : "hi:F:");
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hi:s:M:" : "hi:F:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
@@ -228,6 +234,12 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			print_usage(so, stdout);
 			return -1;
 		default:
+			/* report's metric options (script's table has none of them) */
+			if (!cons && (rc = metric_opt(&so->metrics, so->cmd, c, optarg)) != 1) {
+				if (rc)
+					return rc;
+				break;
+			}
 			if (cons && c != '?' && c != ':') {
 				rc = cons->opt(cons->ctx, c, optarg);
 				if (rc)
@@ -241,6 +253,11 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	if (so->html && (so->sort || so->mem || so->json || so->fmt != PMT_SINK_TEXT))
 		return pmt_cli_usage_fail(so->cmd, "--html writes its own tables: no --sort, --mem, "
 					  "--csv or --json with it");
+	if ((rc = metric_opts_check(&so->metrics, so->cmd)))
+		return rc;
+	if (so->metrics.ntables && !so->html)
+		return pmt_cli_usage_fail(so->cmd, "--metrics: the metric tree is a part of the "
+					  "--html page; give --html OUT.html");
 	if (so->mem && !so->sort)
 		so->sort = "mem,sym,dso,snoop,tlb";
 	if (strcmp(so->cmd, "script") && so->fmt == PMT_SINK_CSV && !so->sort)
@@ -328,6 +345,20 @@ struct sink_ctx {
 	 * queued) or stands still (one AUXTRACE record may hold the whole trace) */
 	struct pmt_progress progress;
 };
+
+/* a metric row into the page's tree */
+static int html_metric(const struct pmt_metric_row *r, void *ctx)
+{
+	char where[128];
+	struct pmt_html_metric m = { .name = r->name, .unit = r->unit, .depth = r->depth,
+				     .value = r->value, .retlat_measured = r->retlat_measured,
+				     .retlat_default = r->retlat_default, .where = where };
+
+	snprintf(where, sizeof(where), "%s%s%s", r->interval, *r->interval && *r->aggr ? " " : "",
+		 r->aggr);
+
+	return pmt_html_add_metric(ctx, &m);
+}
 
 /* the input's size for the progress line's share; 0 (none) for a pipe or a container,
  * whose position counts the uncompressed stream */
@@ -437,11 +468,13 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	struct pmt_spe_sink_opts sink_opts = { .sz = sizeof(sink_opts) };
 	struct pmt_out_file html_file = { 0 };
 	char line[256];
-	int rc, begin_rc, cons_rc = 0, early = 0;
+	int rc, begin_rc, cons_rc = 0, early = 0, metric_rc = 0;
 
 	rc = parse_args(&so, argc, argv, cons);
-	if (rc)
+	if (rc) {
+		metric_opts_fini(&so.metrics);
 		return rc < 0 ? 0 : rc;
+	}
 	memset(&ctx, 0, sizeof(ctx));
 	memset(&st, 0, sizeof(st));
 	ctx.cons = cons;
@@ -623,6 +656,12 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		struct pmt_out page;
 		struct pmt_diag diag = PMT_DIAG_INIT;
 
+		if (rc >= 0 && so.metrics.ntables) {
+			metric_rc = metric_opts_rows(&so.metrics, so.cmd, so.path, html_metric,
+						     ctx.html);
+			if (metric_rc)
+				rc = -PMT_EIO;
+		}
 		if (rc >= 0 && pmt_out_init(&page, html_file.fp, 1 << 16) < 0)
 			rc = -PMT_ENOMEM;
 		if (rc >= 0) {
@@ -651,6 +690,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 release:
 	if (early)
 		pmt_out_fini(&out);
+	metric_opts_fini(&so.metrics);
 	pmt_html_free(ctx.html);
 	pmt_spe_report_free(ctx.rep);
 	pmt_hist_free(ctx.hist);
@@ -661,6 +701,8 @@ release:
 		pmt_file_unmap(&map);
 	if (early)
 		return early;
+	if (metric_rc)
+		return metric_rc; /* the page was not written; the reason is on stderr */
 	if (cons)
 		return cons_rc;
 	if (rc < 0)

@@ -57,7 +57,8 @@ for run in 1 2; do
 	for t in "events:id, name" "threads:id, pid, tid, samples" "comms:id, comm" \
 		"dsos:id, short_name, long_name" "symbols:id, dso_id, sym_start, name" \
 		"branch_entries:sample_id, idx, $(hex_sq from_ip), $(hex_sq to_ip), cycles, branch_type, branch_flags" \
-		"aux_loss:records, bytes_skipped, bad_ranges, records_dropped, first_bad_offset"; do
+		"aux_loss:records, bytes_skipped, bad_ranges, records_dropped, first_bad_offset" \
+		"aux_loss_ranges:id, kind, cpu, tid, time, aux_offset, aux_size, flags, lost, file_offset"; do
 		tab=${t%%:*} c=${t#*:}
 		sq "$T/$run.db" "SELECT $c FROM $tab ORDER BY 1, 2" >"$T/sqt"
 		c=$(echo "$c" | sed "s/printf('0x%x', \([a-z_]*\))/'0x' || to_hex(\1)/g")
@@ -81,7 +82,9 @@ cmp -s "$T/sqv" "$T/pgv" || fail "samples_view figures differ: $(diff "$T/sqv" "
 awk '/^## PostgreSQL/ { s = 1 } s && /^```$/ { s = 0 } s == 2 { print } s && /^```sql$/ { s = 2 }' \
 	"$SRC/decode/export/SCHEMA.md" >"$T/pgschema"
 awk '/^CREATE TABLE/ { tab = $6; next } /^\)/ { tab = ""; next }
-	tab != "" && $1 != "PRIMARY" { sub(/,$/, "", $2); print tab "." $1 "." tolower($2) }' "$T/pgschema" >"$T/cols.want"
+	tab != "" && $1 != "PRIMARY" { t = $2 # a type of two words: DOUBLE PRECISION
+		if ($2 == "DOUBLE") t = t " " $3
+		sub(/,$/, "", t); print tab "." $1 "." tolower(t) }' "$T/pgschema" >"$T/cols.want"
 [ "$(wc -l <"$T/cols.want")" -gt 60 ] || fail "SCHEMA.md: no PostgreSQL block"
 pq "SELECT c.table_name || '.' || c.column_name || '.' || lower(c.data_type) FROM
 	information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)

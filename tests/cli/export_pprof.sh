@@ -60,14 +60,18 @@ flatten() {
 	blk == "mapping" && $1 == "build_id:" { mbid[mo] = $2 }
 	END {
 		for (i = 1; i <= n["sample"]; i++) {
-			ev = "?"; tid = "?"
+			ev = "?"; tid = "?"; ds = ""
 			split(ls[i], ks, " ")
 			for (k in ks) {
 				key = st[lk[i, ks[k]]]; v = lab[i, ks[k]]
 				split(v, vv, " ")
 				if (key == "event") ev = st[vv[2]]
 				if (key == "tid") tid = (v == 0 ? 0 : vv[2])
+				if (key == "data_src") ds = st[vv[2]]
 			}
+			split(sval[i], sv, " ")
+			if (ds != "")
+				printf "D %s\t%s\t%s\n", ev, ds, sv[1]
 			l = sloc[i]
 			fn = lfn[l] ? st[fname[lfn[l]]] : "[unknown]"
 			mf = lmap[l] ? st[mfile[lmap[l]]] : "[unknown]"
@@ -103,6 +107,17 @@ got_totals >"$T/got_tot"
 [ "$(wc -l <"$T/want_tot")" -ge 5 ] || fail "report names too few events: $(cat "$T/want_tot")"
 cmp -s "$T/want_tot" "$T/got_tot" ||
 	fail "totals per event differ from report/script: $(diff "$T/want_tot" "$T/got_tot" | head -6)"
+
+# data sources: samples per (event, data_src label) as script -F event,data_src prints the
+# text (samples without a data source have no label)
+"$pmt" script "$T/a.data" -F event,data_src | awk '$2 != 0 { sub(/:$/, "", $1)
+	print $1 "\t" substr($0, index($0, "|")) }' | sort | uniq -c |
+	awk '{ n = $1; sub(/^ *[0-9]+ /, ""); print $0 "\t" n }' | sort >"$T/want_ds"
+awk -F'\t' '/^D / { sub(/^D /, ""); c[$1 "\t" $2] += $3 } END { for (k in c) print k "\t" c[k] }' \
+	"$T/flat" | sort >"$T/got_ds"
+[ "$(wc -l <"$T/want_ds")" -ge 3 ] || fail "script printed too few data sources"
+cmp -s "$T/want_ds" "$T/got_ds" ||
+	fail "data_src labels differ from script -F data_src: $(diff "$T/want_ds" "$T/got_ds" | head -6)"
 
 # symbols: (event, tid, ip, sym, dso) counted on both sides
 "$pmt" script "$T/a.data" --symfs "$T/symfs" -F event,tid,ip,sym,dso |

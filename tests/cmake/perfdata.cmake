@@ -82,3 +82,9 @@ set_tests_properties(cli.progress PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIME
 add_test(NAME cli.container_columns COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_columns.sh
   $<TARGET_FILE:pmutrace> ${PMT_SHARED_DIR})
 set_tests_properties(cli.container_columns PROPERTIES LABELS cli TIMEOUT 180)
+add_test(NAME cli.export_losses COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_losses.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.export_losses PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77)
+add_test(NAME cli.export_metrics COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_metrics.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_SHARED_DIR})
+set_tests_properties(cli.export_metrics PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77)

@@ -9,6 +9,8 @@ struct export_ops {
 	int (*sample)(struct pmt_export *x, const struct pmt_spe_sample *s);
 	/* a sideband record (MMAP/MMAP2): NULL when the backend takes none */
 	int (*event)(struct pmt_export *x, const struct pmt_trace_event *ev);
+	/* a metric row: NULL when the backend keeps none */
+	int (*metric)(struct pmt_export *x, const struct pmt_export_metric *m);
 	int64_t (*finish)(struct pmt_export *x, const struct pmt_spe_rec_stats *stats,
 			  uint32_t enabled, struct pmt_diag *diag);
 	void (*free)(struct pmt_export *x);

@@ -23,6 +23,11 @@ int pmt_export_event(struct pmt_export *x, const struct pmt_trace_event *ev)
 	return x->ops->event ? x->ops->event(x, ev) : 0;
 }
 
+int pmt_export_metric(struct pmt_export *x, const struct pmt_export_metric *m)
+{
+	return x->ops->metric ? x->ops->metric(x, m) : 0;
+}
+
 int64_t pmt_export_finish(struct pmt_export *x, const struct pmt_spe_rec_stats *stats,
 			  uint32_t enabled, struct pmt_diag *diag)
 {

@@ -2,8 +2,10 @@
  * table, so many recordings share one database. The run is one transaction: its runs row
  * (the id from the database's identity column), the samples streamed with COPY (binary
  * format) as they are decoded, then the comms, dsos, symbols and branch stacks (kept in
- * memory while the samples' COPY runs), events, threads and aux_loss. Nothing of a run is
+ * memory while the samples' COPY runs), events, threads, aux_loss and aux_loss_ranges. Nothing of a run is
  * visible before its COMMIT, and a failed export leaves nothing. */
+#include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -12,6 +14,7 @@
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/symbols.h"
+#include "pmutrace/perf_abi.h"
 #include "pmutrace/export.h"
 #include "backend.h"
 #include "rows.h"
@@ -116,6 +119,36 @@ static const char pg_schema[] =
 	"\trecords_dropped BIGINT NOT NULL,\n"
 	"\tfirst_bad_offset BIGINT\n"
 	");\n"
+	"CREATE TABLE IF NOT EXISTS aux_loss_ranges (\n"
+	"\trun_id BIGINT NOT NULL,\n"
+	"\tid BIGINT NOT NULL,\n"
+	"\tkind TEXT NOT NULL,\n"
+	"\tcpu INTEGER,\n"
+	"\ttid INTEGER,\n"
+	"\ttime BIGINT,\n"
+	"\taux_offset BIGINT,\n"
+	"\taux_size BIGINT,\n"
+	"\tflags BIGINT,\n"
+	"\tlost BIGINT,\n"
+	"\tfile_offset BIGINT NOT NULL,\n"
+	"\tPRIMARY KEY (run_id, id)\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS metrics (\n"
+	"\trun_id BIGINT NOT NULL,\n"
+	"\tid BIGINT NOT NULL,\n"
+	"\tinterval TEXT NOT NULL,\n"
+	"\taggr TEXT NOT NULL,\n"
+	"\tpmu TEXT NOT NULL,\n"
+	"\tname TEXT NOT NULL,\n"
+	"\tdepth INTEGER NOT NULL,\n"
+	"\tvalue DOUBLE PRECISION,\n"
+	"\tunit TEXT NOT NULL,\n"
+	"\tthreshold INTEGER,\n"
+	"\tmissing_event TEXT,\n"
+	"\tretlat_measured DOUBLE PRECISION,\n"
+	"\tretlat_default DOUBLE PRECISION,\n"
+	"\tPRIMARY KEY (run_id, id)\n"
+	");\n"
 	"CREATE OR REPLACE VIEW samples_view AS\n"
 	"\tSELECT s.run_id, s.id, e.name AS event, s.cpu, s.pid, s.tid, s.time,\n"
 	"\t\t'0x' || to_hex(s.ip) AS ip, '0x' || to_hex(s.addr) AS addr,\n"
@@ -155,7 +188,9 @@ struct pg_export {
 	struct export_threads threads;
 	struct export_ids ids;
 	struct dsrc_slot dsrc[DSRC_SLOTS];
-	struct rowbuf samples, branches, comms, dsos, symbols;
+	struct rowbuf samples, branches, comms, dsos, symbols, metrics;
+	int64_t nmetrics;
+	struct export_losses losses;
 };
 
 static bool reserve(struct rowbuf *b, size_t n)
@@ -382,10 +417,13 @@ static bool insert_run(struct pg_export *x, const struct pmt_export_opts *o)
 }
 
 static int pg_sample(struct pmt_export *base, const struct pmt_spe_sample *s);
+static int pg_event(struct pmt_export *base, const struct pmt_trace_event *ev);
+static int pg_metric(struct pmt_export *base, const struct pmt_export_metric *m);
 static int64_t pg_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
 			 uint32_t enabled, struct pmt_diag *diag);
 static void pg_free(struct pmt_export *base);
-static const struct export_ops pg_ops = { .sample = pg_sample, .finish = pg_finish,
+static const struct export_ops pg_ops = { .sample = pg_sample, .event = pg_event,
+					 .metric = pg_metric, .finish = pg_finish,
 					 .free = pg_free };
 
 int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts *opts,
@@ -515,6 +553,71 @@ oom:
 	return -PMT_ENOMEM;
 }
 
+static int pg_event(struct pmt_export *base, const struct pmt_trace_event *ev)
+{
+	return export_losses_add(&((struct pg_export *)base)->losses, ev);
+}
+
+/* a nullable integer column as put_row's text ('s': NULL is \\N) */
+static const char *num_or_null(bool have, int64_t v, char buf[24])
+{
+	if (!have)
+		return NULL;
+	snprintf(buf, 24, "%" PRId64, v);
+	return buf;
+}
+
+/* a double in COPY's text form: 17 significant digits read back to the same bits */
+static const char *real_or_null(double v, char buf[32])
+{
+	if (isnan(v))
+		return NULL;
+	snprintf(buf, 32, "%.17g", v);
+	return buf;
+}
+
+/* kept until the finish: the COPY of the samples is still open */
+static int pg_metric(struct pmt_export *base, const struct pmt_export_metric *m)
+{
+	struct pg_export *x = (struct pg_export *)base;
+	char v[4][32];
+
+	if (x->failed)
+		return -PMT_EIO;
+	if (!put_row(&x->metrics, "iissssissssss", x->run_id, ++x->nmetrics,
+		     m->interval ? m->interval : "", m->aggr ? m->aggr : "", m->pmu ? m->pmu : "",
+		     m->name ? m->name : "", (int64_t)m->depth,
+		     real_or_null(m->missing ? NAN : m->value, v[0]), m->unit ? m->unit : "",
+		     m->threshold < 0 ? NULL : m->threshold ? "1" : "0", m->missing,
+		     real_or_null(m->retlat_measured, v[2]), real_or_null(m->retlat_default, v[3]))) {
+		set_err(x, "export", "out of memory");
+		return -PMT_ENOMEM;
+	}
+	return 0;
+}
+
+/* the trace's loss records, as SQLite's aux_loss_ranges */
+static bool put_loss_ranges(struct pg_export *x, struct rowbuf *b)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < x->losses.n && ok; i++) {
+		const struct loss_row *r = &x->losses.r[i];
+		bool aux = r->type == PMT_REC_AUX;
+		char kind[40], v[7][24];
+
+		ok = put_row(b, "iissssssssi", x->run_id, (int64_t)i + 1, export_loss_kind(r, kind),
+			     num_or_null(r->has_sid, r->cpu, v[0]),
+			     num_or_null(r->has_sid, r->tid, v[1]),
+			     num_or_null(r->has_sid, (int64_t)r->time, v[2]),
+			     num_or_null(aux, (int64_t)r->aux_offset, v[3]),
+			     num_or_null(aux, (int64_t)r->aux_size, v[4]),
+			     num_or_null(aux, (int64_t)r->flags, v[5]),
+			     num_or_null(!aux, (int64_t)r->lost, v[6]), (int64_t)r->file_offset);
+	}
+	return ok;
+}
+
 static bool insert_rest(struct pg_export *x, const struct pmt_spe_rec_stats *st,
 			uint32_t events)
 {
@@ -551,6 +654,7 @@ static bool insert_rest(struct pg_export *x, const struct pmt_spe_rec_stats *st,
 			     (int64_t)st->records_dropped, (const char *)NULL);
 	}
 	ok = ok && copy_buf(x, "COPY aux_loss FROM STDIN", &b);
+	ok = ok && put_loss_ranges(x, &b) && copy_buf(x, "COPY aux_loss_ranges FROM STDIN", &b);
 	free(b.p);
 	if (!ok)
 		set_err(x, "export", "out of memory");
@@ -571,6 +675,7 @@ static int64_t pg_finish(struct pmt_export *base, const struct pmt_spe_rec_stats
 	    !copy_buf(x, "COPY dsos FROM STDIN", &x->dsos) ||
 	    !copy_buf(x, "COPY symbols FROM STDIN", &x->symbols) ||
 	    !copy_buf(x, "COPY branch_entries FROM STDIN", &x->branches) ||
+	    !copy_buf(x, "COPY metrics FROM STDIN", &x->metrics) ||
 	    !insert_rest(x, stats, enabled | x->seen_events) ||
 	    (!x->no_index && !exec(x, pg_indexes)) || !exec(x, "COMMIT"))
 		return fail_diag(x, diag);
@@ -587,7 +692,9 @@ static void pg_free(struct pmt_export *base)
 	free(x->comms.p);
 	free(x->dsos.p);
 	free(x->symbols.p);
+	free(x->metrics.p);
 	free(x->threads.thr);
 	export_ids_fini(&x->ids);
+	free(x->losses.r);
 	free(x);
 }

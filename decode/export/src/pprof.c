@@ -119,10 +119,11 @@ static void itab_free(struct itab *t)
 }
 
 /* Entries. Ids in the profile are entry index + 1. */
-struct agg_ent {
-	struct { uint32_t loc, event, lvl, cpu; int32_t pid, tid; } k; /* lvl: string index */
+struct agg_ent { /* lvl and dsrc: string indexes */
+	struct { uint32_t loc, event, lvl, dsrc, cpu; int32_t pid, tid; uint32_t pad; } k;
 	int64_t v[V_N];
 };
+_Static_assert(sizeof(((struct agg_ent *)0)->k) % 8 == 0, "itab keys are 8-byte words");
 struct ip_ent { /* (pid, ip) -> location: a cache in front of resolving */
 	struct { int64_t pid; uint64_t ip; } k;
 	uint32_t loc;
@@ -168,7 +169,8 @@ struct pp_export {
 	struct mmap_ent *mm;
 	size_t nmm, mm_cap;
 	int64_t event_str[32];       /* event name string index, 0: not yet */
-	struct { uint64_t key; uint32_t str; uint8_t valid; } dsrc[DSRC_SLOTS];
+	/* a data source's strings: its level and perf's whole text */
+	struct { uint64_t key; uint32_t str, full; uint8_t valid; } dsrc[DSRC_SLOTS];
 	struct ip_ent *last_ip;
 	int64_t nsamples;
 	uint64_t first_time, last_time;
@@ -357,24 +359,31 @@ static int locate(struct pp_export *x, const struct pmt_spe_sample *s, struct ip
 	return 0;
 }
 
-/* string index of the sample's data-source level as perf prints it, 0 ("") for none */
-static int64_t lvl_str(struct pp_export *x, uint64_t data_src)
+/* string indexes of the sample's data-source level and of its whole text ("|OP LOAD|LVL
+ * L1 hit|SNP None|...", as script -F data_src prints it) into *lvl and *full; 0 ("") for
+ * none. 0 or -PMT_ENOMEM */
+static int dsrc_str(struct pp_export *x, uint64_t data_src, uint32_t *lvl, uint32_t *full)
 {
-	char text[64];
-	int64_t id;
+	char text[64], all[160];
+	int64_t id, fid;
 	unsigned i = (unsigned)((data_src * 0x9e3779b97f4a7c15ULL) >> 58);
 
+	*lvl = *full = 0;
 	if (!data_src)
 		return 0;
-	if (x->dsrc[i].valid && x->dsrc[i].key == data_src)
-		return x->dsrc[i].str;
-	pmt_mem_lvl_str(data_src, x->compat, text, sizeof(text));
-	if ((id = str_id(x, text)) < 0)
-		return id;
-	x->dsrc[i].key = data_src;
-	x->dsrc[i].str = (uint32_t)id;
-	x->dsrc[i].valid = 1;
-	return id;
+	if (!x->dsrc[i].valid || x->dsrc[i].key != data_src) {
+		pmt_mem_lvl_str(data_src, x->compat, text, sizeof(text));
+		pmt_mem_data_src_str(data_src, x->compat, all, sizeof(all));
+		if ((id = str_id(x, text)) < 0 || (fid = str_id(x, all)) < 0)
+			return -PMT_ENOMEM;
+		x->dsrc[i].key = data_src;
+		x->dsrc[i].str = (uint32_t)id;
+		x->dsrc[i].full = (uint32_t)fid;
+		x->dsrc[i].valid = 1;
+	}
+	*lvl = x->dsrc[i].str;
+	*full = x->dsrc[i].full;
+	return 0;
 }
 
 static int pp_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
@@ -382,8 +391,7 @@ static int pp_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 	struct pp_export *x = (struct pp_export *)base;
 	struct ip_ent *ipe = x->last_ip;
 	struct agg_ent *a;
-	struct { uint32_t loc, event, lvl, cpu; int32_t pid, tid; } ak;
-	int64_t lvl;
+	struct { uint32_t loc, event, lvl, dsrc, cpu; int32_t pid, tid; uint32_t pad; } ak;
 	bool is_new;
 
 	if (x->oom)
@@ -397,7 +405,7 @@ static int pp_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 			goto oom;
 		x->last_ip = ipe;
 	}
-	if ((lvl = lvl_str(x, s->data_src)) < 0)
+	if (dsrc_str(x, s->data_src, &ak.lvl, &ak.dsrc) < 0)
 		goto oom;
 	if (s->event < 32 && !x->event_str[s->event]) {
 		char name[128];
@@ -408,10 +416,10 @@ static int pp_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 	}
 	ak.loc = ipe->loc;
 	ak.event = s->event;
-	ak.lvl = (uint32_t)lvl;
 	ak.cpu = s->cpu;
 	ak.pid = s->pid;
 	ak.tid = s->tid;
+	ak.pad = 0; /* the key is hashed and compared as bytes, in 8-byte words */
 	if (!(a = itab_get(&x->agg, &ak, &is_new)))
 		goto oom;
 	a->v[V_SAMPLES]++;
@@ -429,7 +437,7 @@ oom:
 	return -PMT_ENOMEM;
 }
 
-enum { L_EVENT, L_LVL, L_CPU, L_PID, L_TID, L_UNIT, L_N };
+enum { L_EVENT, L_LVL, L_DSRC, L_CPU, L_PID, L_TID, L_UNIT, L_N };
 
 /* The profile is written as it is encoded: a Profile message is its fields one after the
  * other, and a repeated field may come in pieces, so the scalar fields go first (packed by
@@ -496,7 +504,8 @@ static void put_msg(struct pp_writer *w, unsigned field, const ProtobufCMessage 
 /* the scalar fields and sample types (string indexes: the fixed strings are added here) */
 static void put_header(struct pp_export *x, struct pp_writer *w)
 {
-	static const char *const names[L_N] = { "event", "mem_lvl", "cpu", "pid", "tid", "id" };
+	static const char *const names[L_N] = { "event", "mem_lvl", "data_src", "cpu", "pid",
+						"tid", "id" };
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType vt[V_N + 1], *vtp[V_N];
 	int64_t comment = x->comment ? str_id(x, x->comment) : 0;
@@ -564,6 +573,8 @@ static void put_samples(const struct pp_export *x, struct pp_writer *w)
 		if (a->k.lvl) {
 			l[k].key = w->key[L_LVL];
 			l[k++].str = a->k.lvl;
+			l[k].key = w->key[L_DSRC];
+			l[k++].str = a->k.dsrc;
 		}
 		/* numbers with a unit: pprof drops a numeric label of 0 without one (cpu 0,
 		 * the idle task's pid and tid 0) */

@@ -5,6 +5,8 @@
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/symbols.h"
+#include "pmutrace/perfdata.h"
+#include "pmutrace/perf_abi.h"
 #include "pmutrace/export.h"
 #include "rows.h"
 
@@ -211,4 +213,54 @@ void export_run_values(const struct pmt_export_opts *o, char when[32], char comp
 	v[8] = m ? m->arch : NULL;
 	v[9] = m ? m->cpuid : NULL;
 	v[10] = m ? m->cmdline : NULL;
+}
+
+int export_losses_add(struct export_losses *l, const struct pmt_trace_event *ev)
+{
+	struct loss_row r = { .file_offset = ev->file_offset, .type = ev->type, .cpu = -1,
+			      .tid = -1 };
+
+	if (ev->kind != PMT_TEV_RECORD)
+		return 0;
+	if (ev->type == PMT_REC_AUX) {
+		if (!(ev->u.aux.flags & (PMT_AUX_FLAG_TRUNCATED | PMT_AUX_FLAG_PARTIAL |
+					 PMT_AUX_FLAG_COLLISION)))
+			return 0;
+		r.aux_offset = ev->u.aux.aux_offset;
+		r.aux_size = ev->u.aux.aux_size;
+		r.flags = ev->u.aux.flags;
+	} else if (ev->type == PMT_REC_LOST || ev->type == PMT_REC_LOST_SAMPLES) {
+		r.lost = ev->u.lost.lost;
+	} else {
+		return 0;
+	}
+	if (ev->sid.valid) {
+		r.has_sid = true;
+		r.cpu = (int32_t)ev->sid.cpu;
+		r.tid = (int32_t)ev->sid.tid;
+		r.time = ev->sid.time;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct loss_row *n = realloc(l->r, cap * sizeof(*n));
+
+		if (!n)
+			return -PMT_ENOMEM;
+		l->r = n;
+		l->cap = cap;
+	}
+	l->r[l->n++] = r;
+	return 0;
+}
+
+const char *export_loss_kind(const struct loss_row *r, char buf[40])
+{
+	if (r->type == PMT_REC_LOST)
+		return "lost";
+	if (r->type == PMT_REC_LOST_SAMPLES)
+		return "lost_samples";
+	snprintf(buf, 40, "%s%s%s", r->flags & PMT_AUX_FLAG_TRUNCATED ? ",truncated" : "",
+		 r->flags & PMT_AUX_FLAG_PARTIAL ? ",partial" : "",
+		 r->flags & PMT_AUX_FLAG_COLLISION ? ",collision" : "");
+	return buf + 1;
 }

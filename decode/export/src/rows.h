@@ -65,6 +65,28 @@ void export_ids_fini(struct export_ids *ids);
  * exported_at (UTC now, written into when[32]), pmutrace_version, command, perf_compat
  * (into compat[16]), hostname, os_release, perf_version, arch, cpuid, record_cmdline. */
 #define RUN_COLUMNS 11
+
+/* The trace's own loss records (aux_loss_ranges): every PERF_RECORD_AUX with a truncated,
+ * partial or collision flag, every LOST and LOST_SAMPLES, in file order. They are few (a
+ * record per AUX buffer wrap at most): kept in a doubling array until the finish. */
+struct loss_row {
+	uint64_t file_offset;
+	uint64_t aux_offset, aux_size, flags; /* AUX */
+	uint64_t lost;                        /* LOST: records, LOST_SAMPLES: samples */
+	uint64_t time;
+	int32_t cpu, tid;
+	uint32_t type;       /* PERF_RECORD_AUX, _LOST or _LOST_SAMPLES */
+	bool has_sid;        /* cpu, tid and time are the record's sample_id */
+};
+struct export_losses {
+	struct loss_row *r;
+	size_t n, cap;
+};
+/* a record of the trace: kept when it tells of a loss; 0 or -PMT_ENOMEM */
+int export_losses_add(struct export_losses *l, const struct pmt_trace_event *ev);
+/* the kind column: "truncated", "partial", "collision" (joined with ',' when an AUX record
+ * has several), "lost" or "lost_samples" */
+const char *export_loss_kind(const struct loss_row *r, char buf[40]);
 void export_run_values(const struct pmt_export_opts *o, char when[32], char compat[16],
 		       const char *v[RUN_COLUMNS]);
 

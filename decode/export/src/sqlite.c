@@ -1,5 +1,6 @@
 /* Samples into SQLite: the schema of SCHEMA.md, one prepared INSERT per table, the bulk load
  * in transactions with the journal and fsyncs off, indexes built after the load. */
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -8,6 +9,7 @@
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/symbols.h"
+#include "pmutrace/perf_abi.h"
 #include "pmutrace/export.h"
 #include "backend.h"
 #include "rows.h"
@@ -99,6 +101,34 @@ static const char schema_tables[] =
 	"\tbad_ranges INTEGER NOT NULL,\n"
 	"\trecords_dropped INTEGER NOT NULL,\n"
 	"\tfirst_bad_offset INTEGER\n"
+	");\n"
+	"CREATE TABLE aux_loss_ranges (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\trun_id INTEGER NOT NULL,\n"
+	"\tkind TEXT NOT NULL,\n"
+	"\tcpu INTEGER,\n"
+	"\ttid INTEGER,\n"
+	"\ttime INTEGER,\n"
+	"\taux_offset INTEGER,\n"
+	"\taux_size INTEGER,\n"
+	"\tflags INTEGER,\n"
+	"\tlost INTEGER,\n"
+	"\tfile_offset INTEGER NOT NULL\n"
+	");\n"
+	"CREATE TABLE metrics (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\trun_id INTEGER NOT NULL,\n"
+	"\tinterval TEXT NOT NULL,\n"
+	"\taggr TEXT NOT NULL,\n"
+	"\tpmu TEXT NOT NULL,\n"
+	"\tname TEXT NOT NULL,\n"
+	"\tdepth INTEGER NOT NULL,\n"
+	"\tvalue REAL,\n"
+	"\tunit TEXT NOT NULL,\n"
+	"\tthreshold INTEGER,\n"
+	"\tmissing_event TEXT,\n"
+	"\tretlat_measured REAL,\n"
+	"\tretlat_default REAL\n"
 	");\n";
 /* the samples as script --csv prints them */
 #define SCHEMA_VIEW                                                                       \
@@ -130,13 +160,14 @@ const char *pmt_export_sqlite_schema(void)
 	return all;
 }
 
-enum { S_SAMPLE, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_NSTMT };
+enum { S_SAMPLE, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_METRIC, S_NSTMT };
 static const char *const stmt_sql[S_NSTMT] = {
 	"INSERT INTO samples VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO branch_entries VALUES (?,?,?,?,?,?,?)",
 	"INSERT INTO comms VALUES (?,?)",
 	"INSERT INTO dsos VALUES (?,?,?)",
 	"INSERT INTO symbols VALUES (?,?,?,?)",
+	"INSERT INTO metrics VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?)",
 };
 /* parameter numbers of the samples INSERT */
 enum {
@@ -151,7 +182,7 @@ struct sq_export {
 	sqlite3_stmt *st[S_NSTMT];
 	int compat;
 	uint64_t batch, in_batch;
-	int64_t nsamples;
+	int64_t nsamples, nmetrics;
 	int failed;          /* a step failed: errmsg says why */
 	bool no_index;
 	char errmsg[256];
@@ -164,6 +195,7 @@ struct sq_export {
 	struct pmt_symbols *syms;
 	struct export_ids ids;
 	struct dsrc_slot dsrc[DSRC_SLOTS];
+	struct export_losses losses;
 };
 
 static int db_fail(struct sq_export *x, struct pmt_diag *diag, const char *path,
@@ -209,10 +241,13 @@ static int insert_run(struct sq_export *x, const struct pmt_export_opts *o)
 }
 
 static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s);
+static int sq_event(struct pmt_export *base, const struct pmt_trace_event *ev);
+static int sq_metric(struct pmt_export *base, const struct pmt_export_metric *m);
 static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
 			 uint32_t enabled, struct pmt_diag *diag);
 static void sq_free(struct pmt_export *base);
-static const struct export_ops sq_ops = { .sample = sq_sample, .finish = sq_finish,
+static const struct export_ops sq_ops = { .sample = sq_sample, .event = sq_event,
+					 .metric = sq_metric, .finish = sq_finish,
 					 .free = sq_free };
 
 int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opts,
@@ -501,6 +536,82 @@ static int insert_loss(struct sq_export *x, const struct pmt_spe_rec_stats *s)
 	return rc;
 }
 
+static int sq_event(struct pmt_export *base, const struct pmt_trace_event *ev)
+{
+	return export_losses_add(&((struct sq_export *)base)->losses, ev);
+}
+
+static void bind_double_or_null(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+static int sq_metric(struct pmt_export *base, const struct pmt_export_metric *m)
+{
+	struct sq_export *x = (struct sq_export *)base;
+	sqlite3_stmt *st = x->st[S_METRIC];
+
+	if (x->failed)
+		return -PMT_EIO;
+	sqlite3_bind_int64(st, 1, ++x->nmetrics);
+	sqlite3_bind_text(st, 2, m->interval ? m->interval : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, m->aggr ? m->aggr : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, m->pmu ? m->pmu : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, m->name ? m->name : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 6, (int)m->depth);
+	bind_double_or_null(st, 7, m->missing ? NAN : m->value);
+	sqlite3_bind_text(st, 8, m->unit ? m->unit : "", -1, SQLITE_TRANSIENT);
+	if (m->threshold < 0)
+		sqlite3_bind_null(st, 9);
+	else
+		sqlite3_bind_int(st, 9, m->threshold);
+	bind_text_or_null(st, 10, m->missing);
+	bind_double_or_null(st, 11, m->retlat_measured);
+	bind_double_or_null(st, 12, m->retlat_default);
+	return step(x, st);
+}
+
+static void bind_u64_or_null(sqlite3_stmt *st, int i, bool have, uint64_t v)
+{
+	if (have)
+		sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* the trace's loss records; the AUX columns are NULL on LOST rows and lost on AUX rows */
+static int insert_loss_ranges(struct sq_export *x)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(x->db, "INSERT INTO aux_loss_ranges VALUES (?,1,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -PMT_EIO;
+	for (size_t i = 0; i < x->losses.n && !rc; i++) {
+		const struct loss_row *r = &x->losses.r[i];
+		bool aux = r->type == PMT_REC_AUX;
+		char kind[40];
+
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)i + 1);
+		sqlite3_bind_text(st, 2, export_loss_kind(r, kind), -1, SQLITE_TRANSIENT);
+		bind_u64_or_null(st, 3, r->has_sid, (uint64_t)(int64_t)r->cpu);
+		bind_u64_or_null(st, 4, r->has_sid, (uint64_t)(int64_t)r->tid);
+		bind_u64_or_null(st, 5, r->has_sid, r->time);
+		bind_u64_or_null(st, 6, aux, r->aux_offset);
+		bind_u64_or_null(st, 7, aux, r->aux_size);
+		bind_u64_or_null(st, 8, aux, r->flags);
+		bind_u64_or_null(st, 9, !aux, r->lost);
+		sqlite3_bind_int64(st, 10, (sqlite3_int64)r->file_offset);
+		rc = step(x, st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
 			 uint32_t enabled, struct pmt_diag *diag)
 {
@@ -510,7 +621,7 @@ static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
 				    "SQLite: cannot insert a sample: %s", x->errmsg);
 	if (insert_events(x, enabled | x->seen_events) || insert_loss(x, stats) ||
-	    insert_threads(x) || exec(x, "COMMIT") || exec(x, x->no_index ? schema_view : schema_indexes))
+	    insert_loss_ranges(x) || insert_threads(x) || exec(x, "COMMIT") || exec(x, x->no_index ? schema_view : schema_indexes))
 		return db_fail(x, diag, NULL, "cannot finish the database");
 	return x->nsamples;
 }
@@ -526,5 +637,6 @@ static void sq_free(struct pmt_export *base)
 	sqlite3_close(x->db);
 	free(x->threads.thr);
 	export_ids_fini(&x->ids);
+	free(x->losses.r);
 	free(x);
 }

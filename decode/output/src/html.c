@@ -48,6 +48,7 @@ void pmt_html_free(struct pmt_html *h)
 	for (size_t i = 0; i < h->nmetric; i++) {
 		free(h->metric[i].name);
 		free(h->metric[i].unit);
+		free(h->metric[i].where);
 	}
 	free(h->metric);
 	free(h->loss);
@@ -303,9 +304,11 @@ int pmt_html_add_metric(struct pmt_html *h, const struct pmt_html_metric *m)
 	r = &h->metric[h->nmetric];
 	r->name = strdup(m->name);
 	r->unit = strdup(m->unit ? m->unit : "");
-	if (!r->name || !r->unit) {
+	r->where = strdup(m->where ? m->where : "");
+	if (!r->name || !r->unit || !r->where) {
 		free(r->name);
 		free(r->unit);
+		free(r->where);
 		return -PMT_ENOMEM;
 	}
 	r->depth = m->depth;

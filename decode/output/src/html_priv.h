@@ -40,7 +40,7 @@ struct cpu_line {
 };
 
 struct html_metric {
-	char *name, *unit;
+	char *name, *unit, *where;
 	unsigned depth;
 	double value, measured, dflt;
 };

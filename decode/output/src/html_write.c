@@ -424,7 +424,7 @@ static void metrics(struct pmt_html *h, struct pmt_out *o)
 			       "rows.</p>\n</section>\n");
 		return;
 	}
-	pmt_out_printf(o, "<table data-metrics=\"%zu\"><tr><th>Metric</th><th class=\"n\">Value"
+	pmt_out_printf(o, "<table data-metrics=\"%zu\"><tr><th>Interval, CPU</th><th>Metric</th><th class=\"n\">Value"
 		       "</th><th>Unit</th><th class=\"n\">Retire latency: measured</th>"
 		       "<th class=\"n\">default</th></tr>\n", h->nmetric);
 	for (size_t i = 0; i < h->nmetric; i++) {
@@ -432,8 +432,14 @@ static void metrics(struct pmt_html *h, struct pmt_out *o)
 
 		pmt_out_str(o, "<tr class=\"metric\" data-name=\"");
 		esc(o, m->name, 0);
-		pmt_out_printf(o, "\" data-value=\"%.6g\"><td style=\"padding-left:%upx\">",
-			       m->value, 10 + 16 * m->depth);
+		pmt_out_printf(o, "\" data-value=\"%.6g\" data-depth=\"%u\"", m->value, m->depth);
+		if (!isnan(m->measured))
+			pmt_out_printf(o, " data-retlat-measured=\"%.6g\"", m->measured);
+		if (!isnan(m->dflt))
+			pmt_out_printf(o, " data-retlat-default=\"%.6g\"", m->dflt);
+		pmt_out_str(o, "><td>");
+		esc(o, m->where, 0);
+		pmt_out_printf(o, "</td><td style=\"padding-left:%upx\">", 10 + 16 * m->depth);
 		esc(o, m->name, 0);
 		pmt_out_printf(o, "</td><td class=\"n\">%.4g</td><td>", m->value);
 		esc(o, m->unit, 0);

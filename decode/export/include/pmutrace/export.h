@@ -33,8 +33,8 @@ struct pmt_export;
 PMT_API int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opts,
 				  struct pmt_export **out, struct pmt_diag *diag);
 /* A pprof profile (Google's profile.proto), gzip'd, written to path ("-": stdout) by
- * pmt_export_finish(). Identical (location, event, data-source level, cpu, pid, tid)
- * samples are one Sample with values: samples (count), total, issue and translation
+ * pmt_export_finish(). Identical (location, event, data source, cpu, pid, tid)
+ * samples are one Sample (labels event, mem_lvl, data_src, cpu, pid, tid) with values: samples (count), total, issue and translation
  * latency (cycles). Locations carry their function and source line (opts->symbols),
  * mappings the file name and the build-id (hex) of the trace's MMAP/MMAP2 records
  * (pmt_export_event) or of opts->meta's build-id table. */
@@ -49,6 +49,19 @@ PMT_API int pmt_export_postgresql_new(const char *conninfo, const struct pmt_exp
 /* A sideband record of the trace (MMAP/MMAP2 give pprof's mapping sizes and build-ids;
  * others are ignored). 0 or -PMT_ENOMEM. */
 PMT_API int pmt_export_event(struct pmt_export *x, const struct pmt_trace_event *ev);
+/* A metric row of the recording (counting or TPEBS; computed by the caller with
+ * decode/metrics' pmt_metric_rows_trace(), which export does not depend on): SQLite and
+ * PostgreSQL keep it in the metrics table, pprof ignores it. Strings are copied. 0 or
+ * -PMT_EIO/-PMT_ENOMEM (details for pmt_export_finish()). */
+struct pmt_export_metric {
+	const char *interval, *aggr, *pmu, *name, *unit; /* "" when none */
+	unsigned depth;          /* in the metric tree, 0: top level */
+	double value;            /* NAN: not computed */
+	const char *missing;     /* the event not counted, or NULL */
+	int threshold;           /* 1 over, 0 not, -1 none */
+	double retlat_measured, retlat_default; /* cycles; NAN: none */
+};
+PMT_API int pmt_export_metric(struct pmt_export *x, const struct pmt_export_metric *m);
 /* One sample; no allocation. Returns 0 or -PMT_EIO (details for pmt_export_finish()). */
 PMT_API int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s);
 /* pmt_spe_sample_fn shape: ctx is the struct pmt_export. */

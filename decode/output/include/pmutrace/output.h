@@ -139,6 +139,8 @@ struct pmt_html_metric {
 	const char *name, *unit;
 	unsigned depth;
 	double value, retlat_measured, retlat_default;
+	/* the counts' unit the value is of ("1.000100 CPU3"; NULL or "": the whole run) */
+	const char *where;
 };
 PMT_API int pmt_html_add_metric(struct pmt_html *h, const struct pmt_html_metric *m);
 /* The page; st: the decoder's damage (NULL: none), enabled: the events perf would list. */
