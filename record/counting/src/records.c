@@ -205,9 +205,13 @@ int pmt_stat_write_round(struct pmt_perf_writer *w, const struct pmt_count_plan 
 
 				if (!id)
 					continue;
+				/* the CPU itself (-1 for a thread's counter), as perf 6.1 and
+				 * 7.3 write and check it, not its index in the CPU map */
+				int32_t cpu = p->cpu[ci];
+
 				hdr(b, REC_STAT, sizeof(b));
 				put64(b + 8, id);
-				memcpy(b + 16, &ci, 4);
+				memcpy(b + 16, &cpu, 4);
 				memcpy(b + 20, &ti, 4);
 				put64(b + 24, v->val);
 				put64(b + 32, v->ena);
