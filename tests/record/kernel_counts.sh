@@ -9,7 +9,8 @@
 #     msec of each interval equal the deltas of perf 7.3's reading of the same records
 #     (to perf's printed precision);
 #  2. a workload: the counters follow it from its exec (enable_on_exec, inherited by its
-#     children): its task-clock is the time its cpu-clock samples cover (samples x period).
+#     children): its task-clock is the time its cpu-clock samples cover (samples x period),
+#     and perf 6.1 and 7.3 stat report read the task-clock pmutrace metrics reads.
 #   kernel_counts.sh PMUTRACE METRICS_DIR [PERF73]
 set -u
 P=$1 MD=$2 P73=${3:-}
@@ -75,5 +76,12 @@ ns=$("$P" info "$T/w.pmt" | sed -n 's/.*cpu-clock: \([0-9]*\) samples.*/\1/p')
 awk -v tc="${tc:-0}" -v ns="${ns:-0}" 'BEGIN { want = ns * 0.1
 	exit !(ns > 100 && tc > 0.85 * want && tc < 1.15 * want) }' ||
 	bad "workload: task-clock ${tc:-none} msec, but $ns cpu-clock samples of 0.1 ms: $(cat "$T/err")"
+# perf 6.1 and 7.3 stat report read the workload's counts as pmutrace metrics does
+for perf in perf "$P73"; do
+	[ -n "$perf" ] && [ -x "$(command -v "$perf")" ] || continue
+	ptc=$(zstd -dc "$T/w.pmt" | "$perf" stat -x, report -i - 2>&1 | awk -F, '$3 == "task-clock" { print $1 }')
+	awk -v a="${ptc:-0}" -v b="${tc:-1}" 'BEGIN { d = a - b; exit !(d < 0.006 && d > -0.006) }' ||
+		bad "$perf stat report of the workload recording: task-clock ${ptc:-none} msec, pmutrace metrics ${tc:-none}"
+done
 [ "$fail" = 0 ] || exit 1
 echo "OK: $n samples read by perf as recorded beside $rounds rounds of counts; workload task-clock $tc msec for $ns samples of 0.1 ms"
