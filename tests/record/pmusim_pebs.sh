@@ -18,7 +18,8 @@
 #     pmutrace metrics TRACE applies rint(mean) of perf's reading of the samples; the
 #     metrics' other events counted into the same container: perf 7.3 stat report reads
 #     the producer's counts from it, and metrics TRACE alone equals metrics --counts on
-#     those counts;
+#     those counts; with per-CPU counts and --retire-latency-per-cpu each CPU's rows use
+#     rint(mean) of that CPU's samples in perf 7.3's reading of the container;
 #  7. perf 7.3 stat --record-tpebs -M tma_lock_latency on the same simulated PMU prints the
 #     :R value and metric that pmutrace's --tpebs recording and metrics TRACE give, and its
 #     record child opens the sampled event per CPU as pmutrace --tpebs does.
@@ -186,6 +187,29 @@ awk '$1 == "count" { s[$5] += $9 } END { for (c in s) print c, s[c] }' "$T/t.log
 	>"$T/met_counts.csv" 2>>"$T/err"
 [ "$(wc -l <"$T/met_trace.csv")" = 3 ] && cmp -s "$T/met_trace.csv" "$T/met_counts.csv" ||
 	{ bad "tpebs: metrics TRACE differs from metrics --counts on perf 7.3's reading of its counts"; diff "$T/met_counts.csv" "$T/met_trace.csv"; }
+
+# 6c. --retire-latency-per-cpu: with per-CPU counts (perf stat -A's layout), each CPU's
+# rows take rint(mean) of that CPU's own samples, as perf 7.3's script -F cpu,event,retire_lat
+# of the container gives them; a CPU without samples of an event takes every CPU's mean
+for c in 0 1 2 3 4 5 6 7; do
+	printf 'CPU%d;1000000;;%s;1000000;100.00;;\n' $c cpu/event=0xd0,umask=0x21,period=100007/ \
+		$c cpu/event=0xd1,umask=0x4,period=100021/
+	printf 'CPU%d;2000000000;;cpu/event=0x3c/;1000000;100.00;;\n' $c
+done >"$T/counts_pc.csv"
+zstd -dc "$T/t.pmt" | SYSFS_PATH=$T/gnr "$X86" script -i - -F cpu,event,retire_lat 2>/dev/null |
+	sed -n 's|^ *\[0*\([0-9][0-9]*\)\] *cpu/\(event=0x..\)[^ ]* *\([0-9][0-9]*\)$|\1 \2 \3|p' >"$T/pc_lat.txt"
+awk 'function rint(m,  r) { r = int(m + 0.5); if (r - m == 0.5 && r % 2) r--; return r }
+	FNR == NR { n = $1 ~ /0xd0/ ? "tma_lock_latency" : "tma_l3_hit_latency"; all[n] = rint($3); next }
+	{ n = $2 == "event=0xd0" ? "tma_lock_latency" : "tma_l3_hit_latency"; s[$1 " " n] += $3; k[$1 " " n]++ }
+	END { for (c = 0; c < 8; c++) for (n in all) { u = c " " n
+		r = k[u] ? rint(s[u] / k[u]) : all[n]
+		printf "CPU%d %s %.6f\n", c, n, 100 * 1000000 * r / 2000000000 } }' \
+	"$T/perf_t.txt" "$T/pc_lat.txt" | sort >"$T/pc_want.txt"
+"$P" metrics "$T/t.pmt" --metrics "$M" --counts "$T/counts_pc.csv" -M tma_L4_group --csv \
+	--retire-latency-per-cpu 2>"$T/err" | awk -F, 'NR > 1 { print $2, $4, $5 }' | sort >"$T/pc.txt"
+[ "$(wc -l <"$T/pc.txt")" = 16 ] && [ "$(wc -l <"$T/pc_lat.txt")" = $((2 * N)) ] &&
+	cmp -s "$T/pc_want.txt" "$T/pc.txt" ||
+	{ bad "metrics --retire-latency-per-cpu: (perf 7.3's per-CPU samples < > pmutrace)"; diff "$T/pc_want.txt" "$T/pc.txt" | head -6; }
 
 # 7. against perf 7.3's own TPEBS (its events from its built-in GNR tables): `perf stat
 # --record-tpebs -M tma_lock_latency` (its record child sampling the simulated PMU, the
