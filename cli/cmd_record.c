@@ -40,6 +40,7 @@ static int usage(FILE *fp)
 		"                       on the recording's target, kept as perf stat record's\n"
 		"                       records beside the samples; repeatable\n"
 		"      --count-interval MS  a round of counts every MS ms (default: one at the end)\n"
+		"      --count-per-cpu  the counts shown per CPU (-a, -C), as perf stat -A\n"
 		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
 		"  -p, --pid PID / -t, --tid TID   an existing process / thread\n"
 		"      --per-thread     one buffer per thread, no per-CPU events\n"
@@ -107,7 +108,7 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
        O_CPUTYPE, O_EVENTS, O_PFM_EVENTS, O_TPEBS, O_METRICS, O_PHYS_DATA,
        O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU, O_COUNT_EVENTS, O_COUNT_INTERVAL,
-       O_SAMPLE_IDENTIFIER };
+       O_SAMPLE_IDENTIFIER, O_COUNT_PER_CPU };
 
 #define MAX_EVENT_OPTS 64
 
@@ -280,6 +281,7 @@ int cmd_record(int argc, char **argv)
 		{ "metric", required_argument, NULL, 'M' },
 		{ "count-events", required_argument, NULL, O_COUNT_EVENTS },
 		{ "count-interval", required_argument, NULL, O_COUNT_INTERVAL },
+		{ "count-per-cpu", no_argument, NULL, O_COUNT_PER_CPU },
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "snapshot", optional_argument, NULL, 'S' },
@@ -383,6 +385,7 @@ int cmd_record(int argc, char **argv)
 				return pmt_cli_usage_fail("record", "too many --count-events options");
 			countstr[ncount++] = optarg;
 			break;
+		case O_COUNT_PER_CPU: ro.counts_per_cpu = true; break;
 		case O_COUNT_INTERVAL:
 			/* perf stat -I's floor */
 			if (pmt_parse_u64(optarg, &ro.counts_interval_ms) < 0 ||

@@ -19,7 +19,9 @@
 #     metrics' other events counted into the same container: perf 7.3 stat report reads
 #     the producer's counts from it, and metrics TRACE alone equals metrics --counts on
 #     those counts; with per-CPU counts and --retire-latency-per-cpu each CPU's rows use
-#     rint(mean) of that CPU's samples in perf 7.3's reading of the container;
+#     rint(mean) of that CPU's samples in perf 7.3's reading of the container, and a
+#     recording with --count-per-cpu gives the same rows alone as with perf's -A report of
+#     its counts;
 #  7. perf 7.3 stat --record-tpebs -M tma_lock_latency on the same simulated PMU prints the
 #     :R value and metric that pmutrace's --tpebs recording and metrics TRACE give, and its
 #     record child opens the sampled event per CPU as pmutrace --tpebs does.
@@ -210,6 +212,20 @@ awk 'function rint(m,  r) { r = int(m + 0.5); if (r - m == 0.5 && r % 2) r--; re
 [ "$(wc -l <"$T/pc.txt")" = 16 ] && [ "$(wc -l <"$T/pc_lat.txt")" = $((2 * N)) ] &&
 	cmp -s "$T/pc_want.txt" "$T/pc.txt" ||
 	{ bad "metrics --retire-latency-per-cpu: (perf 7.3's per-CPU samples < > pmutrace)"; diff "$T/pc_want.txt" "$T/pc.txt" | head -6; }
+
+# and from one recording made with --count-per-cpu: its counts per CPU, each CPU's own :R,
+# the same rows as --counts on perf 7.3's stat -A report of that container
+sim "$T/tp.log" $N "$P" record -q --tpebs -M tma_L4_group --metrics "$M" -a --count-per-cpu \
+	--duration 30 -o "$T/tp.pmt" 2>"$T/err" || bad "tpebs --count-per-cpu: exit $?: $(cat "$T/err")"
+zstd -dc "$T/tp.pmt" | SYSFS_PATH=$T/gnr "$X86" stat -A -x';' report -i - 2>&1 |
+	grep '^CPU[0-9]*;[0-9]' >"$T/rep_pc.csv"
+"$P" metrics "$T/tp.pmt" --metrics "$M" -M tma_L4_group --csv --retire-latency-per-cpu \
+	2>"$T/err" >"$T/mt_pc.csv"
+"$P" metrics "$T/tp.pmt" --metrics "$M" -M tma_L4_group --csv --retire-latency-per-cpu \
+	--counts "$T/rep_pc.csv" 2>/dev/null >"$T/mc_pc.csv"
+[ "$(wc -l <"$T/rep_pc.csv")" = 24 ] && [ "$(wc -l <"$T/mt_pc.csv")" = 17 ] &&
+	cmp -s "$T/mt_pc.csv" "$T/mc_pc.csv" ||
+	{ bad "tpebs --count-per-cpu: metrics TRACE per CPU differs from --counts on perf 7.3's stat -A report"; diff "$T/mc_pc.csv" "$T/mt_pc.csv" | head -6; head -3 "$T/rep_pc.csv"; }
 
 # 7. against perf 7.3's own TPEBS (its events from its built-in GNR tables): `perf stat
 # --record-tpebs -M tma_lock_latency` (its record child sampling the simulated PMU, the

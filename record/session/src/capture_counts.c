@@ -61,9 +61,12 @@ int cap_counts_header(struct cap *c)
 
 	if (!c->counter)
 		return 0;
-	/* the recording keeps every CPU's or thread's counts; metrics and stat report
-	 * aggregate them as perf stat does without -A */
-	return pmt_stat_write_header(c->w, p, c->counter, c->count_threads, PMT_AGGR_GLOBAL,
+	/* the recording keeps every CPU's or thread's counts either way; this only says how
+	 * metrics and stat report show them: per CPU (-A) or their total */
+	bool per_cpu = PMT_OPTS_HAS(c->ro, counts_per_cpu) && c->ro->counts_per_cpu && p->per_cpu;
+
+	return pmt_stat_write_header(c->w, p, c->counter, c->count_threads,
+				     per_cpu ? PMT_AGGR_CPU : PMT_AGGR_GLOBAL,
 				     c->ro->counts_interval_ms);
 }
 

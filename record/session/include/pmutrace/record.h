@@ -95,6 +95,8 @@ struct pmt_record_run_opts {
 	 * record's records in the same stream; NULL: none */
 	const struct pmt_count_plan *counts;
 	uint64_t counts_interval_ms;   /* a round of counts every N ms; 0: one at the end */
+	bool counts_per_cpu;           /* readers show the counts per CPU (perf stat -A's
+					* aggregation in STAT_CONFIG), else their total */
 };
 #define PMT_RECORD_MAX_SLOTS 4096
 struct pmt_record_stats {
