@@ -35,6 +35,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: pmutrace metrics [TRACE] --metrics FILE [--events FILE] [--counts FILE]\n"
 		"         [--retire-latency mean|min|max|last|median|pNN]... [--retire-latency TABLE]...\n"
+		"         [--retire-latency-per-cpu]\n"
 		"         [-M NAME|GROUP]...\n"
 		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json|--jsonl]\n"
 		"       pmutrace metrics --metrics FILE --list [-M NAME|GROUP]...\n"
@@ -42,7 +43,9 @@ static void usage(FILE *fp)
 		"         [--prev-slots N --prev-perf-metrics 0xM] [--csv|--json|--jsonl]\n"
 		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (retire latency = weight\n"
 		"bits 63:48). Without samples for an :R event the table default is used.\n"
-		"pNN is the sorted value at index floor(NN/100 x count): p50 is the MEDIAN.\n");
+		"pNN is the sorted value at index floor(NN/100 x count): p50 is the MEDIAN.\n"
+		"--retire-latency-per-cpu: a CPU's rows (-A counts) take the statistic of that\n"
+		"CPU's own samples (samples with a CPU), else every CPU's, with a warning.\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -121,7 +124,7 @@ struct opts {
 	const char *trace, *counts;
 	const char **metrics, **events, **sel, **retlat;
 	size_t nmetrics, nevents, nsel, nretlat;
-	int fmt, list;
+	int fmt, list, retlat_per_cpu;
 	struct pmt_expr_ctx ctx;
 };
 
@@ -307,6 +310,8 @@ static int run(struct opts *op)
 		pmt_out_str(&o, "interval,aggr,pmu,metric,value,unit,threshold\n");
 	do {
 		for (size_t u = 0; u < pmt_counts_nr_units(c); u++) {
+			if (op->retlat_per_cpu && op->trace)
+				pmt_metric_plan_fill_retlat_unit(plan, c, u, &smp, stat, pct);
 			if (pmt_metric_plan_eval(plan, c, u, val, th) > 0)
 				pmt_warn("unit %zu: a metric divided modulo by zero (value nan)", u);
 			if (pmt_metric_plan_missing(plan, missing) < 0)
@@ -333,12 +338,13 @@ out:
 int cmd_metrics(int argc, char **argv)
 {
 	enum { O_METRICS = 256, O_EVENTS, O_COUNTS, O_RETLAT, O_CSV, O_JSON, O_JSONL, O_TOPDOWN, O_SLOTS,
-	       O_PM, O_PSLOTS, O_PPM, O_LITERAL, O_CPUID, O_LIST };
+	       O_PM, O_PSLOTS, O_PPM, O_LITERAL, O_CPUID, O_LIST, O_RETLAT_PER_CPU };
 	static const struct option lo[] = {
 		{ "metrics", required_argument, NULL, O_METRICS },
 		{ "events", required_argument, NULL, O_EVENTS },
 		{ "counts", required_argument, NULL, O_COUNTS },
 		{ "retire-latency", required_argument, NULL, O_RETLAT },
+		{ "retire-latency-per-cpu", no_argument, NULL, O_RETLAT_PER_CPU },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "jsonl", no_argument, NULL, O_JSONL },
@@ -367,6 +373,7 @@ int cmd_metrics(int argc, char **argv)
 		case 'M': bad = cli_push_arg(&op.sel, &op.nsel, optarg); break;
 		case O_COUNTS: op.counts = optarg; break;
 		case O_RETLAT: bad = cli_push_arg(&op.retlat, &op.nretlat, optarg); break;
+		case O_RETLAT_PER_CPU: op.retlat_per_cpu = 1; break;
 		case O_CSV: op.fmt = OUT_CSV; break;
 		case O_JSON: op.fmt = OUT_JSON; break;
 		case O_JSONL: op.fmt = OUT_JSONL; break;

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "pmutrace/common.h"
+#include "pmutrace/counting.h"
 #include "pmutrace/events.h"
 #include "pmutrace/metrics.h"
 #include "pmutrace/pmu.h"
@@ -29,10 +30,17 @@ static int usage(FILE *fp)
 		"  -W, --weight         sample the weight (x86: WEIGHT_STRUCT, the PEBS retire\n"
 		"                       latency in var3_w; give the event :p, :pp or :ppp)\n"
 		"  -d, --data           data address and source;  -P, --period: period in samples\n"
-		"      --phys-data, --data-page-size, --code-page-size, --sample-cpu  more fields\n"
+		"      --phys-data, --data-page-size, --code-page-size, --sample-cpu,\n"
+		"      --sample-identifier  more fields\n"
 		"      --tpebs -M METRIC[,GROUP] --metrics FILE  sample every retire-latency\n"
 		"                       (EVENT:R) event of those metrics with PEBS (as perf stat\n"
-		"                       --record-tpebs does), for pmutrace calibrate/metrics TRACE\n"
+		"                       --record-tpebs does) and count their other events, for\n"
+		"                       pmutrace calibrate/metrics TRACE\n"
+		"      --count-events EVENTS  count these events (perf stat's syntax, groups too)\n"
+		"                       on the recording's target, kept as perf stat record's\n"
+		"                       records beside the samples; repeatable\n"
+		"      --count-interval MS  a round of counts every MS ms (default: one at the end)\n"
+		"      --count-per-cpu  the counts shown per CPU (-a, -C), as perf stat -A\n"
 		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
 		"  -p, --pid PID / -t, --tid TID   an existing process / thread\n"
 		"      --per-thread     one buffer per thread, no per-CPU events\n"
@@ -99,7 +107,8 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
        O_CPUTYPE, O_EVENTS, O_PFM_EVENTS, O_TPEBS, O_METRICS, O_PHYS_DATA,
-       O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU };
+       O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU, O_COUNT_EVENTS, O_COUNT_INTERVAL,
+       O_SAMPLE_IDENTIFIER, O_COUNT_PER_CPU };
 
 #define MAX_EVENT_OPTS 64
 
@@ -154,6 +163,25 @@ static int tpebs_events(const char *table, const char *select, const char *core_
 		evstr[(*nev)++] = ev->sampled[i];
 	}
 	return 0;
+}
+
+/* --count-events and --tpebs's counted events: counted as perf stat counts them, on the
+ * recording's own target (the workload's threads from its exec, -p's tasks, the CPUs) */
+static int count_plan(struct pmt_count_plan *cplan, struct pmt_evlist *events,
+		      const struct pmt_pmus *pmus, const struct pmt_record_opts *o,
+		      struct pmt_diag *d)
+{
+	static const enum pmt_count_target target[] = {
+		[PMT_TARGET_WORKLOAD] = PMT_COUNT_WORKLOAD, [PMT_TARGET_SYSTEM] = PMT_COUNT_SYSTEM,
+		[PMT_TARGET_CPUS] = PMT_COUNT_CPUS, [PMT_TARGET_PID] = PMT_COUNT_PID,
+		[PMT_TARGET_TID] = PMT_COUNT_TID,
+	};
+	/* perf stat's attrs (sample_type IDENTIFIER): a record's first attr says where
+	 * every record's id is, so the counting attrs' sample_type changes nothing */
+	struct pmt_count_opts co = { .sz = sizeof(co), .target = target[o->target],
+				     .cpus = o->cpus, .no_inherit = o->no_inherit };
+
+	return pmt_count_plan_build(cplan, events, pmus, &co, d);
 }
 
 static volatile int stop_requested, snapshot_requested;
@@ -247,9 +275,13 @@ int cmd_record(int argc, char **argv)
 		{ "data-page-size", no_argument, NULL, O_DATA_PAGE_SIZE },
 		{ "code-page-size", no_argument, NULL, O_CODE_PAGE_SIZE },
 		{ "sample-cpu", no_argument, NULL, O_SAMPLE_CPU },
+		{ "sample-identifier", no_argument, NULL, O_SAMPLE_IDENTIFIER },
 		{ "tpebs", no_argument, NULL, O_TPEBS },
 		{ "metrics", required_argument, NULL, O_METRICS },
 		{ "metric", required_argument, NULL, 'M' },
+		{ "count-events", required_argument, NULL, O_COUNT_EVENTS },
+		{ "count-interval", required_argument, NULL, O_COUNT_INTERVAL },
+		{ "count-per-cpu", no_argument, NULL, O_COUNT_PER_CPU },
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "snapshot", optional_argument, NULL, 'S' },
@@ -278,7 +310,10 @@ int cmd_record(int argc, char **argv)
 	unsigned ntables = 0;
 	struct pmt_events_opts eo = { .sz = sizeof(eo) };
 	struct pmt_event_table *table = NULL;
-	unsigned nev = 0, targets = 0;
+	unsigned nev = 0, targets = 0, ncount = 0;
+	const char *countstr[MAX_EVENT_OPTS];
+	struct pmt_evlist cevents = { 0 };
+	struct pmt_count_plan cplan = { 0 };
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
 	const char *out = "perf.data";
@@ -341,9 +376,24 @@ int cmd_record(int argc, char **argv)
 		case O_DATA_PAGE_SIZE: o.sample_data_page_size = true; break;
 		case O_CODE_PAGE_SIZE: o.sample_code_page_size = true; break;
 		case O_SAMPLE_CPU: o.sample_cpu = true; break;
+		case O_SAMPLE_IDENTIFIER: o.sample_identifier = true; break;
 		case O_TPEBS: tpebs = true; break;
 		case O_METRICS: metric_table = optarg; break;
 		case 'M': metric_select = optarg; break;
+		case O_COUNT_EVENTS:
+			if (ncount == MAX_EVENT_OPTS)
+				return pmt_cli_usage_fail("record", "too many --count-events options");
+			countstr[ncount++] = optarg;
+			break;
+		case O_COUNT_PER_CPU: ro.counts_per_cpu = true; break;
+		case O_COUNT_INTERVAL:
+			/* perf stat -I's floor */
+			if (pmt_parse_u64(optarg, &ro.counts_interval_ms) < 0 ||
+			    ro.counts_interval_ms < 10)
+				return pmt_cli_usage_fail("record", "bad value '%s' for "
+							  "--count-interval (milliseconds, at "
+							  "least 10)", optarg);
+			break;
 		case 'o': out = optarg; break;
 		case 'z':
 			if (pmt_parse_u64(optarg, &v) < 0 || v < 1 || v > 22)
@@ -442,27 +492,45 @@ int cmd_record(int argc, char **argv)
 	for (unsigned i = 0; i < nev && rc >= 0; i++)
 		rc = pfm[i] ? pmt_events_parse_pfm(&events, &pmus, evstr[i], &d)
 			    : pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
+	for (unsigned i = 0; i < ncount && rc >= 0; i++)
+		rc = pmt_events_parse_opts(&cevents, &pmus, countstr[i], &eo, &d);
+	for (size_t i = 0; i < tev.nr_counted && rc >= 0; i++)
+		rc = pmt_events_parse_opts(&cevents, &pmus, tev.counted[i], &eo, &d);
 	pmt_event_table_free(table);
 	if (events.regrouped && verbose >= 0)
 		fprintf(stderr, "pmutrace record: events were regrouped to match PMUs (a group "
 				"opens on one PMU; one group per PMU now)\n");
+	/* the counting events' attrs sit beside the sampled ones: perf and pmutrace find a
+	 * record's event by its id, as when several events are sampled */
+	if (cevents.nr)
+		o.sample_id = true;
 	if (rc >= 0)
 		rc = pmt_record_plan_build(&plan, &events, &pmus, &o, &d);
 	else
 		pmt_evlist_fini(&events);
+	if (rc >= 0 && cevents.nr) {
+		rc = count_plan(&cplan, &cevents, &pmus, &o, &d);
+		if (rc < 0)
+			pmt_record_plan_fini(&plan);
+		else
+			ro.counts = &cplan;
+	}
+	pmt_evlist_fini(&cevents);
 	if (rc < 0) {
 		pmt_diag_print(&d);
 		pmt_pmus_fini(&pmus);
 		pmt_metric_events_fini(&tev);
 		return PMT_EXIT_USAGE;
 	}
-	if (tev.nr_counted)
-		pmt_cli_warn("record", "--tpebs: the metrics' %zu counted events (%s%s) are not "
-			     "recorded: counting groups in a container are not built yet; give "
-			     "their counts to pmutrace metrics --counts", tev.nr_counted,
-			     tev.counted[0], tev.nr_counted > 1 ? ", ..." : "");
-	if (verbose > 0)
+	if (verbose > 0) {
 		pmt_record_plan_print(stdout, &plan);
+		/* the counting events as perf stat -vv prints them, after a line that says so */
+		if (ro.counts) {
+			printf("counting events (perf stat -vv's layout):\n");
+			pmt_count_plan_print(stdout, &cplan, o.target == PMT_TARGET_PID ||
+							     o.target == PMT_TARGET_TID ? ro.pid : 0);
+		}
+	}
 	if (dry_run) {
 		rc = 0;
 	} else {
@@ -489,6 +557,9 @@ int cmd_record(int argc, char **argv)
 			summary(out, &st, verbose);
 			if (verbose >= 0)
 				multiplex_note(&plan, &st);
+			if (verbose > 0 && ro.counts)
+				fprintf(stderr, "[ counts: %u events, %u rounds ]\n", cplan.ev.nr,
+					st.count_rounds);
 			/* data loss is never silent: the recording is complete but not whole */
 			rc = st.lost || st.lost_samples || st.aux_truncated ? PMT_EXIT_DAMAGED
 									    : PMT_EXIT_OK;
@@ -496,6 +567,7 @@ int cmd_record(int argc, char **argv)
 		pmt_record_stats_fini(&st);
 	}
 	pmt_record_plan_fini(&plan);
+	pmt_count_plan_fini(&cplan);
 	pmt_pmus_fini(&pmus);
 	pmt_metric_events_fini(&tev);
 	return rc;

@@ -36,3 +36,10 @@ add_test(NAME oracle.pfm_attrs73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(oracle.pfm_attrs73 PROPERTIES LABELS "differential;perf73;record"
   TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# counting events beside the samples (record --count-events) on the real kernel: perf's
+# readings of the same container, task-clock against time and samples
+add_test(NAME record.kernel_counts COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/kernel_counts.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR}/fixtures/metrics ${PMT_PERF73})
+set_tests_properties(record.kernel_counts PROPERTIES LABELS "record" TIMEOUT 120
+  SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)

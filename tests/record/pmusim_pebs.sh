@@ -15,7 +15,13 @@
 #  5b. topdown groups read PERF_METRICS fractions (perf 7.3's TopdownL1 = topdown.txt's
 #     test vector);
 #  6. record --tpebs -M: the metrics' :R events sampled whole, calibrate as in 2, and
-#     pmutrace metrics TRACE applies rint(mean) of perf's reading of the samples;
+#     pmutrace metrics TRACE applies rint(mean) of perf's reading of the samples; the
+#     metrics' other events counted into the same container: perf 7.3 stat report reads
+#     the producer's counts from it, and metrics TRACE alone equals metrics --counts on
+#     those counts; with per-CPU counts and --retire-latency-per-cpu each CPU's rows use
+#     rint(mean) of that CPU's samples in perf 7.3's reading of the container, and a
+#     recording with --count-per-cpu gives the same rows alone as with perf's -A report of
+#     its counts;
 #  7. perf 7.3 stat --record-tpebs -M tma_lock_latency on the same simulated PMU prints the
 #     :R value and metric that pmutrace's --tpebs recording and metrics TRACE give, and its
 #     record child opens the sampled event per CPU as pmutrace --tpebs does.
@@ -143,12 +149,11 @@ M=$HERE/../../fixtures/metrics/tpebs-raw-metrics.json
 sim "$T/t.log" $N "$P" record -q --tpebs -M tma_L4_group --metrics "$M" -a --duration 30 \
 	-o "$T/t.pmt" 2>"$T/err"
 rc=$?
-# 2: the metrics' counted events are not recorded yet, and it says so
-[ $rc = 2 ] && grep -q "counted events .* are not recorded" "$T/err" ||
-	bad "tpebs: exit $rc: $(cat "$T/err")"
+[ $rc = 0 ] && [ ! -s "$T/err" ] || bad "tpebs: exit $rc: $(cat "$T/err")"
 "$P" info "$T/t.pmt" | grep -q "cpu/event=0xd0,umask=0x21,period=100007/p: $N samples; cpu/event=0xd1,umask=0x4,period=100021/p: $N samples" ||
 	bad "tpebs: the container holds '$("$P" info "$T/t.pmt" | grep holds)'"
-zstd -dc "$T/t.pmt" | "$X86" script -i - -F event,retire_lat 2>/dev/null |
+# perf reads the recording's counts against the CPUs of the sysfs tree it was made on
+zstd -dc "$T/t.pmt" | SYSFS_PATH=$T/gnr "$X86" script -i - -F event,retire_lat 2>/dev/null |
 	sed 's|cpu/\(event=[^/]*\)/p:|\1:|' | stats >"$T/perf_t.txt"
 calib "$T/t.pmt" >"$T/cal_t.txt"
 [ "$(wc -l <"$T/perf_t.txt")" = 2 ] && cmp -s "$T/perf_t.txt" "$T/cal_t.txt" ||
@@ -165,6 +170,62 @@ awk '{ m = $3; r = int(m + 0.5); if (r - m == 0.5 && r % 2) r--
 	printf "%s %.6f\n", n, 100 * 1000000 * r / 2000000000 }' "$T/perf_t.txt" | sort >"$T/met_want.txt"
 cmp -s "$T/met.txt" "$T/met_want.txt" ||
 	{ bad "metrics TRACE: (perf-derived < > pmutrace)"; diff "$T/met_want.txt" "$T/met.txt"; cat "$T/err"; }
+# 6b. the metrics' other events were counted into the same container (perf stat record's
+# records): perf 7.3's stat report of it gives the producer's counts (summed over the CPUs,
+# each read once at the end), and metrics TRACE from the container alone equals metrics
+# --counts on perf's reading of those counts
+zstd -dc "$T/t.pmt" | SYSFS_PATH=$T/gnr "$X86" stat -x';' report -i - 2>&1 |
+	grep -v '^<not counted>' >"$T/rep.csv"
+# the events by the config the producer logs (umask << 8 | event)
+awk -F';' '{ print $3, $1 }' "$T/rep.csv" | sed 's|^cpu/event=0xd0,umask=0x21,[^ ]*|0x21d0|
+	s|^cpu/event=0xd1,umask=0x4,[^ ]*|0x4d1|; s|^cpu/event=0x3c/|0x3c|' | sort >"$T/rep.txt"
+awk '$1 == "count" { s[$5] += $9 } END { for (c in s) print c, s[c] }' "$T/t.log" |
+	sort >"$T/rep_want.txt"
+[ "$(wc -l <"$T/rep.txt")" = 3 ] && cmp -s "$T/rep.txt" "$T/rep_want.txt" ||
+	{ bad "tpebs: perf 7.3 stat report of the container's counts (< producer >)"; diff "$T/rep_want.txt" "$T/rep.txt"; cat "$T/rep.csv"; }
+"$P" metrics "$T/t.pmt" --metrics "$M" -M tma_L4_group --csv >"$T/met_trace.csv" 2>"$T/err" ||
+	bad "metrics TRACE (counts from the container): exit $?: $(cat "$T/err")"
+"$P" metrics "$T/t.pmt" --metrics "$M" -M tma_L4_group --csv --counts "$T/rep.csv" \
+	>"$T/met_counts.csv" 2>>"$T/err"
+[ "$(wc -l <"$T/met_trace.csv")" = 3 ] && cmp -s "$T/met_trace.csv" "$T/met_counts.csv" ||
+	{ bad "tpebs: metrics TRACE differs from metrics --counts on perf 7.3's reading of its counts"; diff "$T/met_counts.csv" "$T/met_trace.csv"; }
+
+# 6c. --retire-latency-per-cpu: with per-CPU counts (perf stat -A's layout), each CPU's
+# rows take rint(mean) of that CPU's own samples, as perf 7.3's script -F cpu,event,retire_lat
+# of the container gives them; a CPU without samples of an event takes every CPU's mean
+for c in 0 1 2 3 4 5 6 7; do
+	printf 'CPU%d;1000000;;%s;1000000;100.00;;\n' $c cpu/event=0xd0,umask=0x21,period=100007/ \
+		$c cpu/event=0xd1,umask=0x4,period=100021/
+	printf 'CPU%d;2000000000;;cpu/event=0x3c/;1000000;100.00;;\n' $c
+done >"$T/counts_pc.csv"
+zstd -dc "$T/t.pmt" | SYSFS_PATH=$T/gnr "$X86" script -i - -F cpu,event,retire_lat 2>/dev/null |
+	sed -n 's|^ *\[0*\([0-9][0-9]*\)\] *cpu/\(event=0x..\)[^ ]* *\([0-9][0-9]*\)$|\1 \2 \3|p' >"$T/pc_lat.txt"
+awk 'function rint(m,  r) { r = int(m + 0.5); if (r - m == 0.5 && r % 2) r--; return r }
+	FNR == NR { n = $1 ~ /0xd0/ ? "tma_lock_latency" : "tma_l3_hit_latency"; all[n] = rint($3); next }
+	{ n = $2 == "event=0xd0" ? "tma_lock_latency" : "tma_l3_hit_latency"; s[$1 " " n] += $3; k[$1 " " n]++ }
+	END { for (c = 0; c < 8; c++) for (n in all) { u = c " " n
+		r = k[u] ? rint(s[u] / k[u]) : all[n]
+		printf "CPU%d %s %.6f\n", c, n, 100 * 1000000 * r / 2000000000 } }' \
+	"$T/perf_t.txt" "$T/pc_lat.txt" | sort >"$T/pc_want.txt"
+"$P" metrics "$T/t.pmt" --metrics "$M" --counts "$T/counts_pc.csv" -M tma_L4_group --csv \
+	--retire-latency-per-cpu 2>"$T/err" | awk -F, 'NR > 1 { print $2, $4, $5 }' | sort >"$T/pc.txt"
+[ "$(wc -l <"$T/pc.txt")" = 16 ] && [ "$(wc -l <"$T/pc_lat.txt")" = $((2 * N)) ] &&
+	cmp -s "$T/pc_want.txt" "$T/pc.txt" ||
+	{ bad "metrics --retire-latency-per-cpu: (perf 7.3's per-CPU samples < > pmutrace)"; diff "$T/pc_want.txt" "$T/pc.txt" | head -6; }
+
+# and from one recording made with --count-per-cpu: its counts per CPU, each CPU's own :R,
+# the same rows as --counts on perf 7.3's stat -A report of that container
+sim "$T/tp.log" $N "$P" record -q --tpebs -M tma_L4_group --metrics "$M" -a --count-per-cpu \
+	--duration 30 -o "$T/tp.pmt" 2>"$T/err" || bad "tpebs --count-per-cpu: exit $?: $(cat "$T/err")"
+zstd -dc "$T/tp.pmt" | SYSFS_PATH=$T/gnr "$X86" stat -A -x';' report -i - 2>&1 |
+	grep '^CPU[0-9]*;[0-9]' >"$T/rep_pc.csv"
+"$P" metrics "$T/tp.pmt" --metrics "$M" -M tma_L4_group --csv --retire-latency-per-cpu \
+	2>"$T/err" >"$T/mt_pc.csv"
+"$P" metrics "$T/tp.pmt" --metrics "$M" -M tma_L4_group --csv --retire-latency-per-cpu \
+	--counts "$T/rep_pc.csv" 2>/dev/null >"$T/mc_pc.csv"
+[ "$(wc -l <"$T/rep_pc.csv")" = 24 ] && [ "$(wc -l <"$T/mt_pc.csv")" = 17 ] &&
+	cmp -s "$T/mt_pc.csv" "$T/mc_pc.csv" ||
+	{ bad "tpebs --count-per-cpu: metrics TRACE per CPU differs from --counts on perf 7.3's stat -A report"; diff "$T/mc_pc.csv" "$T/mt_pc.csv" | head -6; head -3 "$T/rep_pc.csv"; }
 
 # 7. against perf 7.3's own TPEBS (its events from its built-in GNR tables): `perf stat
 # --record-tpebs -M tma_lock_latency` (its record child sampling the simulated PMU, the
@@ -195,6 +256,12 @@ got=$("$P" metrics "$T/n.pmt" --metrics "$TM" --counts "$T/ts.csv" -M tma_lock_l
 mean=$(awk '$1 ~ /0xd0/ { printf "%.0f", $3 }' "$T/perf_t.txt")
 [ -n "$want" ] && [ "$got" = "$want" ] && [ "$r73" = "$mean" ] ||
 	bad "perf 7.3 stat --record-tpebs: tma_lock_latency ${want:-none} (:R ${r73:-none}), pmutrace metrics of its --tpebs recording ${got:-none} (:R mean $mean): $(tail -3 "$T/ts.out")"
+# and from the recording alone: its own counts (each counter read once at the end, as
+# perf stat reads them) with its samples' retire latencies
+alone=$("$P" metrics "$T/n.pmt" --metrics "$TM" -M tma_lock_latency --csv 2>"$T/err" |
+	awk -F, '$4 == "tma_lock_latency" { printf "%.1f", $5 }')
+[ -n "$want" ] && [ "$alone" = "$want" ] ||
+	bad "perf 7.3 stat --record-tpebs: tma_lock_latency ${want:-none}, pmutrace metrics of its --tpebs recording alone ${alone:-none}: $(cat "$T/err")"
 # and its record child opened LOCK_LOADS for sampling as pmutrace --tpebs opened it (the
 # simulator's log of every open: config, period, sample_type, read_format, flags, per CPU)
 grep 'config 0x21d0 period [1-9]' "$T/ts_attrs.log" | sort >"$T/ts_sampled.txt"

@@ -134,6 +134,23 @@ for perf in perf "$P73"; do
 	cmp -s "$T/a.cut" "$T/r.counts" || { bad "$perf stat report of the container differs from stat's output:"; diff "$T/a.cut" "$T/r.counts" | head; }
 done
 
+# a workload's counters (per thread: CPU -1 in perf's STAT records) and the last CPU alone
+# (-C: the CPU, not its index in the map): perf 6.1 and 7.3 stat report read the counts
+last=$(($(getconf _NPROCESSORS_ONLN) - 1))
+for opts in "" "-C $last"; do
+	# shellcheck disable=SC2086
+	"$P" stat $opts -x, -e page-faults,context-switches -o "$T/t.pmt" -- sh -c "$WL" \
+		2>"$T/t.csv" >/dev/null || bad "stat -o $opts: $(tail -3 "$T/t.csv")"
+	awk -F, '{ print $3, $1 }' "$T/t.csv" | sort >"$T/t.want"
+	for perf in perf "$P73"; do
+		[ -x "$(command -v "$perf")" ] || continue
+		zstd -dc "$T/t.pmt" | "$perf" stat -x, report -i - 2>&1 |
+			awk -F, 'NF > 3 { print $3, $1 }' | sort >"$T/t.got"
+		[ -s "$T/t.want" ] && cmp -s "$T/t.want" "$T/t.got" ||
+			{ bad "$perf stat report of stat ${opts:-(workload)} -o: (stat < > report)"; diff "$T/t.want" "$T/t.got" | head -4; }
+	done
+done
+
 # pmutrace metrics on the container = pmutrace metrics on the same counts as stat -x
 # printed them (page-faults and context-switches are integers: exact; task-clock has two
 # decimals in CSV, so its metric is compared to 0.005 ms)
@@ -170,6 +187,13 @@ if [ -n "$P73" ] && [ -x "$P73" ]; then
 	"$P" metrics "$T/r73.data" --metrics "$T/m.json" -M pf -M switches --csv 2>"$T/err" |
 		awk -F, 'NR > 1 { n = $4 == "pf" ? "page-faults" : "context-switches"; printf "%s,%s,%d\n", $2, n, $5 }' | sort >"$T/r73.got"
 	[ -s "$T/r73.want" ] && cmp -s "$T/r73.want" "$T/r73.got" || { bad "perf 7.3 stat record: metrics != stat report"; diff "$T/r73.want" "$T/r73.got" | head; }
+	# a workload's counts: perf 7.3 writes CPU -1 for them
+	"$P73" stat record -o - -e page-faults,context-switches -- sh -c "$WL" 2>/dev/null >"$T/w73.data"
+	"$P73" stat -x, report -i - <"$T/w73.data" 2>&1 | awk -F, 'NF > 3 { print $3 "," $1 }' |
+		sort >"$T/w73.want"
+	"$P" metrics "$T/w73.data" --metrics "$T/m.json" -M pf -M switches --csv 2>"$T/err" |
+		awk -F, 'NR > 1 { n = $4 == "pf" ? "page-faults" : "context-switches"; printf "%s,%d\n", n, $5 }' | sort >"$T/w73.got"
+	[ -s "$T/w73.want" ] && cmp -s "$T/w73.want" "$T/w73.got" || { bad "perf 7.3 stat record of a workload: metrics != stat report"; diff "$T/w73.want" "$T/w73.got" | head; cat "$T/err"; }
 fi
 
 [ $fail = 0 ] && echo "stat on the kernel: layouts, counts, container and metrics agree"

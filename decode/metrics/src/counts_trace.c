@@ -250,6 +250,13 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 		t->unknown_ids++;
 		return 0;
 	}
+	/* perf writes the CPU (-1 for a thread's counter); an index into the CPU map, which
+	 * pmutrace stat -o wrote until it wrote CPUs too, when no CPU of the map matches */
+	for (uint32_t k = 0; k < t->ncpu; k++)
+		if (t->cpu[k] == (int32_t)ci) {
+			ci = k;
+			break;
+		}
 	if (ci >= t->ncpu || ti >= t->nthr)
 		return damaged(t, ev, "CPU or thread index outside the maps"), 0;
 	v = &t->cur[((size_t)a * t->ncpu + ci) * t->nthr + ti];

@@ -99,8 +99,12 @@ int pmt_retlat_samples_add(struct pmt_retlat_samples *s, const char *event, uint
 
 void pmt_retlat_samples_fini(struct pmt_retlat_samples *s)
 {
-	for (size_t i = 0; i < s->nr; i++)
+	for (size_t i = 0; i < s->nr; i++) {
 		free(s->ev[i].hist);
+		for (size_t k = 0; k < s->ev[i].nr_cpu; k++)
+			free(s->ev[i].per_cpu[k].v);
+		free(s->ev[i].per_cpu);
+	}
 	free(s->ev);
 	memset(s, 0, sizeof(*s));
 }
@@ -138,7 +142,11 @@ int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path
 			s->nr_skipped++;
 			continue;
 		}
-		rc = pmt_retlat_samples_add(s, smp->attr->name, (uint16_t)(smp->weight >> 48));
+		rc = smp->sample_type & PMT_SAMPLE_CPU
+			     ? pmt_retlat_samples_add_cpu(s, smp->attr->name, (int32_t)smp->cpu,
+							  (uint16_t)(smp->weight >> 48))
+			     : pmt_retlat_samples_add(s, smp->attr->name,
+						      (uint16_t)(smp->weight >> 48));
 		if (rc < 0)
 			break;
 		used++;

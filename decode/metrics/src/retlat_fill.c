@@ -1,6 +1,7 @@
 /* Retire latencies for a plan's :R inputs: the policy perf's evsel__tpebs_read follows,
  * with the fallbacks a recording made elsewhere needs. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pmutrace/common.h"
@@ -60,5 +61,36 @@ void pmt_metric_plan_fill_retlat(struct pmt_metric_plan *plan, const struct pmt_
 				pmt_warn("no retire-latency samples or table entry for %s: using 0",
 					 in->key.event);
 		}
+		in->value_all = in->value;
+		in->warned_unit = 0;
+	}
+}
+
+void pmt_metric_plan_fill_retlat_unit(struct pmt_metric_plan *plan, const struct pmt_counts *c,
+				      size_t unit, const struct pmt_retlat_samples *smp,
+				      enum pmt_retlat_stat stat, double pct)
+{
+	const char *ag = pmt_counts_unit_aggr(c, unit);
+	int cpu = -1, end = 0;
+
+	/* perf stat -A names a CPU unit "CPU3" */
+	if (!smp || !ag || sscanf(ag, "CPU%d%n", &cpu, &end) != 1 || ag[end] || cpu < 0)
+		return;
+	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(plan); i++) {
+		struct pmt_metric_input *in = pmt_metric_plan_input(plan, i);
+		double v;
+
+		if (in->kind != PMT_MIN_RETLAT)
+			continue;
+		if (pmt_retlat_value_cpu(smp, in->key.event, cpu, stat, pct, &v) == 1) {
+			in->value = v;
+			continue;
+		}
+		in->value = in->value_all;
+		if (!in->warned_unit && pmt_retlat_dist_find(smp, in->key.event) >= 0)
+			pmt_warn("no retire-latency samples of %s on CPU %d (the first CPU "
+				 "without): using the value of every CPU's samples, %g",
+				 in->key.event, cpu, in->value_all);
+		in->warned_unit = 1;
 	}
 }

@@ -93,11 +93,12 @@ void pd_attrs_done(struct pmt_source *s)
 {
 	if (s->nr_ids)
 		qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
-	s->all_identifier = s->nr_attrs > 0;
+	/* perf takes every record's id where the first attr puts it, whatever the others
+	 * sample: a recording's counting attrs (sample_type 0) sit beside IDENTIFIER ones */
+	s->first_identifier = s->nr_attrs > 0 &&
+			      (s->attrs[0].sample_type & PMT_SAMPLE_IDENTIFIER);
 	s->meta.timeless = 1;
 	for (uint32_t i = 0; i < s->nr_attrs; i++) {
-		if (!(s->attrs[i].sample_type & PMT_SAMPLE_IDENTIFIER))
-			s->all_identifier = false;
 		if (s->attrs[i].sample_type & PMT_SAMPLE_TIME)
 			s->meta.timeless = 0;
 	}

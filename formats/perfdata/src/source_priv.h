@@ -44,7 +44,8 @@ struct pmt_source {
 	uint32_t nr_attrs, cap_attrs;
 	struct id_ent *ids;
 	size_t nr_ids, cap_ids;
-	bool all_identifier; /* every attr has PERF_SAMPLE_IDENTIFIER */
+	bool first_identifier; /* the first attr has PERF_SAMPLE_IDENTIFIER: every record's
+				* id is there (perf's evlist__set_id_pos) */
 	uint64_t *cpu_midr;
 	uint64_t *cpu_event_filter;
 	uint32_t max_aux_cpu;

@@ -11,7 +11,7 @@ static struct pmt_trace_attr *attr_of_sample(struct pmt_source *s, const uint8_t
 		return &s->attrs[0];
 	if (s->nr_attrs == 0)
 		return NULL;
-	if (s->all_identifier)
+	if (s->first_identifier)
 		return size >= 16 ? pd_attr_by_id(s, rd64(s, r + 8)) : NULL;
 	st = s->attrs[0].sample_type;
 	if (!(st & PMT_SAMPLE_ID))
@@ -29,7 +29,7 @@ static struct pmt_trace_attr *attr_of_other(struct pmt_source *s, const uint8_t 
 		return &s->attrs[0];
 	if (s->nr_attrs == 0)
 		return NULL;
-	if (s->all_identifier)
+	if (s->first_identifier)
 		return size >= 16 ? pd_attr_by_id(s, rd64(s, r + size - 8)) : NULL;
 	st = s->attrs[0].sample_type;
 	if (!(st & PMT_SAMPLE_ID))
@@ -91,7 +91,7 @@ static int parse_sample(struct pmt_source *s, const uint8_t *r, size_t size, str
 
 	memset(smp, 0, sizeof(*smp));
 	if (!a) {
-		if (size >= 16 && s->all_identifier)
+		if (size >= 16 && s->first_identifier)
 			smp->id = rd64(s, r + 8);
 		return 0;
 	}

@@ -119,6 +119,29 @@ static int thread_map(struct pmt_perf_writer *w, const struct pmt_counter *c,
 	return rc;
 }
 
+int pmt_stat_add_attrs(struct pmt_perf_writer *w, const struct pmt_count_plan *p,
+		       const struct pmt_counter *c)
+{
+	uint32_t nt = pmt_counter_nr_threads(c), n = p->nr_cpus * nt;
+	uint64_t *ids = calloc(n ? n : 1, sizeof(*ids));
+	int rc = 0;
+
+	if (!ids)
+		return -PMT_ENOMEM;
+	for (uint32_t e = 0; rc >= 0 && e < p->ev.nr; e++) {
+		uint32_t k = 0;
+
+		for (uint32_t ci = 0; ci < p->nr_cpus; ci++)
+			for (uint32_t ti = 0; ti < nt; ti++)
+				if (pmt_counter_id(c, e, ci, ti))
+					ids[k++] = pmt_counter_id(c, e, ci, ti);
+		rc = pmt_perf_writer_add_attr(w, &p->ev.ev[e].attr, PMT_ATTR_SIZE_MAX, ids, k,
+					      p->ev.ev[e].name);
+	}
+	free(ids);
+	return rc;
+}
+
 int pmt_stat_write_header(struct pmt_perf_writer *w, const struct pmt_count_plan *p,
 			  const struct pmt_counter *c, const int32_t *threads, enum pmt_aggr aggr,
 			  uint64_t interval_ms)
@@ -182,9 +205,13 @@ int pmt_stat_write_round(struct pmt_perf_writer *w, const struct pmt_count_plan 
 
 				if (!id)
 					continue;
+				/* the CPU itself (-1 for a thread's counter), as perf 6.1 and
+				 * 7.3 write and check it, not its index in the CPU map */
+				int32_t cpu = p->cpu[ci];
+
 				hdr(b, REC_STAT, sizeof(b));
 				put64(b + 8, id);
-				memcpy(b + 16, &ci, 4);
+				memcpy(b + 16, &cpu, 4);
 				memcpy(b + 20, &ti, 4);
 				put64(b + 24, v->val);
 				put64(b + 32, v->ena);

@@ -19,29 +19,6 @@ struct pmt_stat_file {
 	int err;
 };
 
-static int add_attrs(struct pmt_stat_file *f)
-{
-	const struct pmt_count_plan *p = f->plan;
-	uint32_t nt = pmt_counter_nr_threads(f->c), n = p->nr_cpus * nt;
-	uint64_t *ids = calloc(n ? n : 1, sizeof(*ids));
-	int rc = 0;
-
-	if (!ids)
-		return -PMT_ENOMEM;
-	for (uint32_t e = 0; rc >= 0 && e < p->ev.nr; e++) {
-		uint32_t k = 0;
-
-		for (uint32_t ci = 0; ci < p->nr_cpus; ci++)
-			for (uint32_t ti = 0; ti < nt; ti++)
-				if (pmt_counter_id(f->c, e, ci, ti))
-					ids[k++] = pmt_counter_id(f->c, e, ci, ti);
-		rc = pmt_perf_writer_add_attr(f->w, &p->ev.ev[e].attr, PMT_ATTR_SIZE_MAX,
-					      ids, k, p->ev.ev[e].name);
-	}
-	free(ids);
-	return rc;
-}
-
 int pmt_stat_file_open(const char *path, const struct pmt_count_plan *plan,
 		       const struct pmt_counter *c, const int32_t *threads, enum pmt_aggr aggr,
 		       uint64_t interval_ms, int argc, const char *const *argv,
@@ -69,7 +46,7 @@ int pmt_stat_file_open(const char *path, const struct pmt_count_plan *plan,
 		rc = f->stream ? pmt_perf_writer_new(f->stream, &wo, &f->w) : -PMT_ENOMEM;
 	}
 	if (rc >= 0)
-		rc = add_attrs(f);
+		rc = pmt_stat_add_attrs(f->w, plan, c);
 	if (rc >= 0 && uname(&u) == 0) {
 		rc = pmt_perf_writer_set_feature_str(f->w, PMT_FEAT_HOSTNAME, u.nodename);
 		if (rc >= 0)

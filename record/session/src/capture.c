@@ -263,6 +263,7 @@ static void cap_free(struct cap *c)
 	free(c->reenable);
 	free(c->snap_head);
 	free(c->snap_wrapped);
+	cap_counts_free(c);
 	if (c->go_fd >= 0)
 		close(c->go_fd);
 	if (c->err_fd >= 0)
@@ -337,6 +338,8 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 	if (rc >= 0)
 		rc = open_all(&c, diag);
 	if (rc >= 0)
+		rc = cap_counts_open(&c, diag);
+	if (rc >= 0)
 		rc = map_all(&c, diag);
 	if (rc >= 0)
 		rc = cap_output_open(&c, diag);
@@ -345,20 +348,27 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 	c.t0 = cap_now_ns();
 	if (o->target == PMT_TARGET_WORKLOAD)
 		rc = start_workload(&c, diag);
-	else
+	else {
 		cap_enable(&c, true);
+		cap_counts_enable(&c, true);
+	}
 	if (rc >= 0)
 		rc = cap_loop(&c, diag);
 	/* snapshot mode: the area as it is at the end, as perf's --snapshot=e */
 	if (rc >= 0 && plan->snapshot_size)
 		rc = cap_snapshot(&c, diag);
 	cap_enable(&c, false);
+	cap_counts_enable(&c, false);
 	{
 		int rc2 = cap_drain_all(&c, diag);
 
 		if (rc >= 0 && rc2 < 0)
 			rc = rc2;
 	}
+	/* the counts as they stand when the recording stops: the last round */
+	if (rc >= 0 && (rc = cap_counts_round(&c, true)) < 0)
+		pmt_diag_set(diag, rc, ro->out, PMT_DIAG_NO_OFFSET, "reading or writing the "
+			     "counts: %s", pmt_errstr(rc));
 	st->wall_ns = cap_now_ns() - c.t0;
 	note_multiplexing(&c);
 	{

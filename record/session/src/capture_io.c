@@ -151,6 +151,8 @@ int cap_output_open(struct cap *c, struct pmt_diag *diag)
 		rc = pmt_perf_writer_add_attr(c->w, &p->ev.ev[e].attr, PMT_ATTR_SIZE_MAX,
 					      c->ids[e], c->nids[e], p->ev.ev[e].name);
 	if (rc >= 0)
+		rc = cap_counts_add_attrs(c);
+	if (rc >= 0)
 		rc = write_features(c);
 	pmt_ring_clock(&c->rings[0], &clk);
 	if (rc >= 0 && clk.valid) {
@@ -175,6 +177,8 @@ int cap_output_open(struct cap *c, struct pmt_diag *diag)
 		rc = -PMT_ENOMEM;
 	if (rc >= 0)
 		rc = cap_synthesize(c);
+	if (rc >= 0)
+		rc = cap_counts_header(c);
 	if (rc >= 0)
 		rc = flush_frame(c); /* the header and task records get a frame of their own */
 	if (rc < 0)
@@ -404,6 +408,9 @@ int cap_loop(struct cap *c, struct pmt_diag *diag)
 			break;
 		}
 		rc = cap_drain_all(c, diag);
+		if (rc >= 0 && (rc = cap_counts_round(c, false)) < 0)
+			pmt_diag_set(diag, rc, c->ro->out, PMT_DIAG_NO_OFFSET, "reading or "
+				     "writing the counts: %s", pmt_errstr(rc));
 		if (rc >= 0 && c->ro->snapshot && *c->ro->snapshot) {
 			*c->ro->snapshot = 0;
 			if (c->plan->snapshot_size)

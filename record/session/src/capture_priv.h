@@ -43,6 +43,9 @@ struct cap {
 	size_t nbundle, bundle_cap;
 	struct { char *path; uint8_t id[20], size; } *bid; /* build-ids read so far */
 	size_t nbid;
+	struct pmt_counter *counter; /* the run opts' counting plan, opened; NULL none */
+	int32_t *count_threads;      /* its threads when counted per thread */
+	uint64_t count_next;         /* when the next interval's round is due */
 };
 #define FD_IX(c, s, t, e) (((size_t)(s) * (size_t)(c)->nthreads + (size_t)(t)) * \
 			   (c)->plan->ev.nr + (e))
@@ -63,4 +66,14 @@ void cap_bundle_note_record(struct cap *c, const uint8_t *rec, size_t size);
 int cap_bundle_write(struct cap *c);
 size_t cap_build_id(struct cap *c, const char *path, uint8_t *id);
 void cap_bundle_free(struct cap *c);
+/* counting events beside the samples (capture_counts.c): open on the recording's target,
+ * their attrs before the stream starts, perf stat record's header, a round when an
+ * interval is due (or the last one), on/off with the sampling events */
+const struct pmt_count_plan *cap_counts_plan(const struct cap *c);
+int cap_counts_open(struct cap *c, struct pmt_diag *diag);
+int cap_counts_add_attrs(struct cap *c);
+int cap_counts_header(struct cap *c);
+int cap_counts_round(struct cap *c, bool last);
+void cap_counts_enable(struct cap *c, bool on);
+void cap_counts_free(struct cap *c);
 #endif

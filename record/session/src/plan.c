@@ -145,6 +145,7 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 	uint32_t naux = 0;
 	int rc = 0;
 	struct pmt_evsel *spe_dummy = NULL;
+	const bool sample_identifier = PMT_OPTS_HAS(o, sample_identifier) && o->sample_identifier;
 
 	if (!PMT_OPTS_HAS(o, sample_cpu))
 		return -PMT_EINVAL;
@@ -327,10 +328,12 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 		if (o->target == PMT_TARGET_WORKLOAD && !immediate && e->leader == i)
 			a->flags |= PMT_ATTR_FLAG_ENABLE_ON_EXEC;
 	}
-	/* evlist__config(): an AUX recording, or several events, give every sample an id;
-	 * at a fixed place (IDENTIFIER) for AUX recordings and when sample types differ */
-	if (p->full_auxtrace || p->ev.nr > 1) {
-		bool identifier = p->full_auxtrace;
+	/* evlist__config(): an AUX recording, --sample-identifier, or several events, give
+	 * every sample an id; at a fixed place (IDENTIFIER) for AUX recordings, when asked and
+	 * when sample types differ */
+	if (p->full_auxtrace || sample_identifier || p->ev.nr > 1 ||
+	    (PMT_OPTS_HAS(o, sample_id) && o->sample_id)) {
+		bool identifier = p->full_auxtrace || sample_identifier;
 
 		for (uint32_t i = 1; i < p->ev.nr; i++)
 			if (p->ev.ev[i].attr.sample_type != p->ev.ev[0].attr.sample_type)

@@ -170,6 +170,39 @@ static void samples_from_perf_data(void **state)
 }
 
 /* perf's rules: mean = rint(mean) from samples; from tables rint() of the field. */
+/* Per-CPU statistics, by hand: CPU 1 has 10, 31, 20 (mean 20.33 -> 20, median sorted[1]
+ * = 20, last 20), CPU 3 has 7 (all five: mean 17, max 31); CPU 2 has none; a sample without
+ * a CPU counts for all CPUs only. */
+static void per_cpu_values(void **state)
+{
+	struct pmt_retlat_samples s = { 0 };
+	double v = -1;
+
+	(void)state;
+	assert_int_equal(pmt_retlat_samples_add_cpu(&s, "A.B:p", 1, 10), 0);
+	assert_int_equal(pmt_retlat_samples_add_cpu(&s, "A.B:p", 3, 7), 0);
+	assert_int_equal(pmt_retlat_samples_add_cpu(&s, "A.B:p", 1, 31), 0);
+	assert_int_equal(pmt_retlat_samples_add_cpu(&s, "A.B:p", 1, 20), 0);
+	assert_int_equal(pmt_retlat_samples_add(&s, "A.B:p", 17), 0);
+	assert_int_equal(pmt_retlat_value_cpu(&s, "A.B:R", 1, PMT_RETLAT_MEAN, 0, &v), 1);
+	assert_true(v == 20);
+	assert_int_equal(pmt_retlat_value_cpu(&s, "A.B:R", 1, PMT_RETLAT_MEDIAN, 0, &v), 1);
+	assert_true(v == 20);
+	assert_int_equal(pmt_retlat_value_cpu(&s, "A.B:R", 1, PMT_RETLAT_LAST, 0, &v), 1);
+	assert_true(v == 20);
+	assert_int_equal(pmt_retlat_value_cpu(&s, "A.B:R", 3, PMT_RETLAT_MAX, 0, &v), 1);
+	assert_true(v == 7);
+	v = -1;
+	assert_int_equal(pmt_retlat_value_cpu(&s, "A.B:R", 2, PMT_RETLAT_MEAN, 0, &v), 0);
+	assert_true(v == -1);
+	assert_int_equal(pmt_retlat_value_cpu(&s, "C.D:R", 1, PMT_RETLAT_MEAN, 0, &v), 0);
+	assert_int_equal(pmt_retlat_value(&s, NULL, "A.B:R", PMT_RETLAT_MEAN, 0, &v), 1);
+	assert_true(v == 17); /* (10 + 7 + 31 + 20 + 17) / 5 */
+	assert_int_equal(pmt_retlat_value(&s, NULL, "A.B:R", PMT_RETLAT_MAX, 0, &v), 1);
+	assert_true(v == 31);
+	pmt_retlat_samples_fini(&s);
+}
+
 static void value_selection(void **state)
 {
 	struct pmt_retlat_samples s = { 0 };
@@ -374,6 +407,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(samples_from_perf_data),
 		cmocka_unit_test(value_selection),
+		cmocka_unit_test(per_cpu_values),
 		cmocka_unit_test(stat_names),
 		cmocka_unit_test(pmu_tools_table),
 		cmocka_unit_test(shared_tables),

@@ -159,11 +159,19 @@ struct pmt_retlat_stats {
 };
 
 /* Per-event retire-latency histograms built from samples (65536 bins: the field is 16 bit). */
+/* one CPU's retire latencies of an event, in sample order */
+struct pmt_retlat_cpu_vals {
+	int32_t cpu;
+	uint16_t *v;
+	uint64_t n, cap;
+};
 struct pmt_retlat_dist {
 	char name[128];           /* event name without pmu/modifiers, as sampled */
 	uint32_t *hist;           /* [65536] */
 	uint64_t count;
 	uint16_t last;
+	struct pmt_retlat_cpu_vals *per_cpu; /* samples that carried a CPU, per CPU */
+	size_t nr_cpu;
 };
 struct pmt_retlat_samples {
 	struct pmt_retlat_dist *ev;
@@ -172,6 +180,9 @@ struct pmt_retlat_samples {
 };
 PMT_API int pmt_retlat_samples_add(struct pmt_retlat_samples *s, const char *event,
 				   uint16_t retire_latency);
+/* the same, also kept as a sample of `cpu` (>= 0) for per-CPU statistics */
+PMT_API int pmt_retlat_samples_add_cpu(struct pmt_retlat_samples *s, const char *event,
+				       int32_t cpu, uint16_t retire_latency);
 /* Pull every sample of a trace: retire latency = weight bits 63:48 of samples whose attr
  * has PERF_SAMPLE_WEIGHT_STRUCT. Returns the number of samples used; when the trace cannot
  * be opened, diag (may be NULL) says why. */
@@ -207,6 +218,10 @@ PMT_API int pmt_retlat_table_find(const struct pmt_retlat_table *t, const char *
  * 0 = from table, -PMT_ENOT_FOUND = neither (*out = 0, as perf before v6.16). */
 PMT_API int pmt_retlat_value(const struct pmt_retlat_samples *s, const struct pmt_retlat_table *t,
 			     const char *event, enum pmt_retlat_stat stat, double pct, double *out);
+/* The statistic of one CPU's samples of event, by the same rules: 1 with *out set, 0 when
+ * that CPU has none (*out untouched); -PMT_ENOMEM. */
+PMT_API int pmt_retlat_value_cpu(const struct pmt_retlat_samples *s, const char *event,
+				 int32_t cpu, enum pmt_retlat_stat stat, double pct, double *out);
 
 /* Writers for `pmutrace calibrate`: Intel MIN/MAX/MEAN format or pmu-tools format with
  * every statistic (and "Values" when full). */
@@ -248,7 +263,7 @@ enum pmt_metric_input_kind {
 	PMT_MIN_COUNT = 0,   /* an event count from the counts (NaN when absent) */
 	PMT_MIN_SOURCES,     /* source_count(): merged lines of the event */
 	PMT_MIN_HAS_EVENT,   /* has_event(): 1 if the counts have the event */
-	PMT_MIN_RETLAT,      /* an :R value, the same for every unit */
+	PMT_MIN_RETLAT,      /* an :R value, every unit's or a CPU's own */
 	PMT_MIN_DURATION,    /* duration_time scaled by `scale` (perf uses seconds) */
 };
 struct pmt_metric_input {
@@ -256,8 +271,11 @@ struct pmt_metric_input {
 	uint8_t kind;
 	double scale;
 	int count_idx;       /* bound event column, -1 when absent */
-	double value;        /* RETLAT value */
+	double value;        /* RETLAT value (of the unit being evaluated) */
 	struct pmt_event_key key;
+	double value_all;    /* RETLAT value of every unit (fill_retlat); per-CPU values
+			      * replace `value` unit by unit (fill_retlat_unit) */
+	uint8_t warned_unit; /* a unit without samples of its own was named once */
 };
 struct pmt_metric_plan;
 /* select: metric names or group names (a metric is in a group when MetricGroup lists it);
@@ -291,6 +309,13 @@ PMT_API void pmt_metric_plan_fill_retlat(struct pmt_metric_plan *plan, const str
 					 const struct pmt_retlat_samples *smp,
 					 const struct pmt_retlat_table *tab, enum pmt_retlat_stat stat,
 					 double pct);
+/* Per aggregation unit: a CPU unit ("CPU3") of c takes the statistic of that CPU's own
+ * samples for each :R input (its value otherwise stays the one of every unit, and a
+ * warning names the event and CPU once); other units keep fill_retlat's values. */
+PMT_API void pmt_metric_plan_fill_retlat_unit(struct pmt_metric_plan *plan,
+					      const struct pmt_counts *c, size_t unit,
+					      const struct pmt_retlat_samples *smp,
+					      enum pmt_retlat_stat stat, double pct);
 /* The events to open for a plan's metrics (record --tpebs). sampled: every :R input once,
  * as perf's tpebs samples it (the R modifier made p: "MEM_INST_RETIRED.LOCK_LOADS:p",
  * "cpu/event=0xd0,umask=0x21/p"; with core_pmu, an event without a PMU on that one:

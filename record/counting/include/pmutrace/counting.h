@@ -7,11 +7,11 @@
  *   counter open per CPU or per thread with group leaders, enable, read (group reads)
  *   stat    reads -> per-interval deltas, multiplex scaling, aggregation units, perf's
  *           text/CSV layouts, and the STAT records of a recording
- * Counting groups next to sampling events (record --count, TPEBS): build a plan from the
- * counting events, open it with the recording's target, and give each read to
- * pmt_stat_write_round() on the recording's perf writer; pmt_stat_write_header() goes before
- * the first read, after the recording's own attrs (its ids must not collide: pass
- * id_base). */
+ * Counting groups next to sampling events (record --count-events, TPEBS): record/session
+ * opens a plan built from the counting events on the recording's target, adds its attrs
+ * with pmt_stat_add_attrs() after the recording's own (kernel ids: they do not collide),
+ * writes pmt_stat_write_header() before the first read and pmt_stat_write_round() per
+ * read on the recording's perf writer. */
 #ifndef PMUTRACE_COUNTING_H
 #define PMUTRACE_COUNTING_H
 
@@ -150,6 +150,10 @@ struct pmt_stat_print_opts {
 PMT_API void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po);
 
 /* ---- the counts in a recording (perf stat record's records) ---------------------------- */
+/* a HEADER_ATTR per event with the counters' ids (every CPU and thread opened), added
+ * before the writer's first record; a recording adds them after its own */
+PMT_API int pmt_stat_add_attrs(struct pmt_perf_writer *w, const struct pmt_count_plan *plan,
+			       const struct pmt_counter *c);
 /* HEADER_ATTRs are the caller's (pmt_perf_writer_add_attr with pmt_counter_id() ids, one
  * per CPU and thread, before any record); this writes EVENT_UPDATE (unit, scale, name,
  * cpus), THREAD_MAP, CPU_MAP and STAT_CONFIG (aggregation mode and interval as perf 7.3

@@ -16,6 +16,8 @@
 extern "C" {
 #endif
 
+struct pmt_count_plan; /* pmutrace/counting.h */
+
 enum pmt_record_target {
 	PMT_TARGET_WORKLOAD = 0, /* -- CMD: started by the recorder, enabled on exec */
 	PMT_TARGET_SYSTEM,       /* -a */
@@ -47,6 +49,10 @@ struct pmt_record_opts {
 	bool sample_phys_addr;     /* --phys-data */
 	bool sample_data_page_size, sample_code_page_size; /* --data/code-page-size */
 	bool sample_cpu;           /* --sample-cpu */
+	bool sample_identifier;    /* --sample-identifier: every sample's id at a fixed place
+				    * (PERF_SAMPLE_IDENTIFIER) */
+	bool sample_id;            /* an id in every sample even with one event (as perf gives
+				    * several): counting events' attrs sit beside the samples */
 };
 
 struct pmt_record_plan {
@@ -83,6 +89,14 @@ struct pmt_record_run_opts {
 	bool bundle;                   /* --bundle: carry the mapped files and kallsyms */
 	bool bundle_full;              /* --bundle=full: whole files; else (--bundle=symbols)
 					* their symbol and line tables only */
+	/* counting events recorded beside the samples (record --count-events, the counted
+	 * events of --tpebs's metrics): a plan of record/counting built with the
+	 * recording's target, opened on its CPUs or threads and kept as perf stat
+	 * record's records in the same stream; NULL: none */
+	const struct pmt_count_plan *counts;
+	uint64_t counts_interval_ms;   /* a round of counts every N ms; 0: one at the end */
+	bool counts_per_cpu;           /* readers show the counts per CPU (perf stat -A's
+					* aggregation in STAT_CONFIG), else their total */
 };
 #define PMT_RECORD_MAX_SLOTS 4096
 struct pmt_record_stats {
@@ -110,6 +124,8 @@ struct pmt_record_stats {
 	uint32_t multiplexed;
 	double least_running;
 	uint32_t least_running_slot, least_running_event;
+	uint32_t count_rounds;              /* rounds of counts written (run opts' counts) */
+	uint32_t count_unsupported;         /* counting events the kernel refused everywhere */
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the
  * container is complete and indexed whenever this returns (also after a stop). */
