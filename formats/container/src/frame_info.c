@@ -11,6 +11,8 @@
 #define REC_FINISHED_ROUND 68
 #define REC_AUXTRACE 71
 #define AUXTRACE_HDR 48 /* header, size, offset, reference, idx, tid, cpu, reserved */
+#define HDR_END 0x01
+#define HDR_TIMESTAMP 0x71
 
 static uint64_t rd(const struct finfo_acc *a, const uint8_t *p, int n)
 {
@@ -33,45 +35,72 @@ void finfo_reset(struct finfo_acc *a)
 		a->cur.flags |= PMT_CTR_FI_UNPARSED;
 }
 
+static void note_ts(struct finfo_acc *a, uint64_t ts)
+{
+	if (!(a->cur.flags & PMT_CTR_FI_TIMED) || ts < a->cur.ts_lo)
+		a->cur.ts_lo = ts;
+	if (!(a->cur.flags & PMT_CTR_FI_TIMED) || ts > a->cur.ts_hi)
+		a->cur.ts_hi = ts;
+	a->cur.flags |= PMT_CTR_FI_TIMED;
+}
+
 /* The SPE records of one CPU's AUX bytes: their timestamps, and whether the bytes start or
- * end inside a record (the decoder joins a CPU's chunks, so such a record spans frames). */
+ * end inside a record (the decoder joins a CPU's chunks, so such a record spans frames).
+ * This runs on the writer's thread over every AUX byte: short headers straight from the
+ * decoder's table, PAD runs 8 bytes at a time, the full decoder only for the rest. */
 static void scan_aux(struct finfo_acc *a, uint32_t cpu, const uint8_t *p, size_t n)
 {
-	struct pmt_spe_pkt_iter it;
-	struct pmt_spe_packet pkt;
 	uint64_t bit = 1ull << (cpu % 64);
-	int open = (a->open[cpu / 64] >> (cpu % 64)) & 1, rc;
+	int open = (a->open[cpu / 64] >> (cpu % 64)) & 1, untimed = 0;
+	size_t pos = 0;
 
 	if (open)
 		a->cur.cont_mask |= bit;
-	pmt_spe_pkt_iter_init(&it, p, n, 0);
-	while ((rc = pmt_spe_pkt_next_inline(&it, &pkt)) > 0) {
-		switch (pkt.type) {
-		case PMT_SPE_PAD:
-		case PMT_SPE_ALIGN_PAD:
+	while (pos < n) {
+		unsigned h = p[pos], len = pmt_spe_hdr_proto[h].len;
+		struct pmt_spe_packet pkt;
+		int rc;
+
+		if (!h) {
+			for (pos++; n - pos >= 8 && !pmt_le64(p + pos);)
+				pos += 8;
+			continue;
+		}
+		if (len && len <= n - pos) {
+			/* short headers: TIMESTAMP 0x71 and END 0x01 end a record */
+			if (h == HDR_TIMESTAMP) {
+				note_ts(a, pmt_le64(p + pos + 1));
+				open = 0;
+			} else if (h == HDR_END) {
+				untimed |= open; /* a record without a timestamp: time 0 */
+				open = 0;
+			} else {
+				open = 1;
+			}
+			pos += len;
+			continue;
+		}
+		rc = pmt_spe_packet_decode(p + pos, n - pos, pos, &pkt);
+		if (rc <= 0) {
+			/* cut inside a packet, or bytes the decoder resynchronises over: what
+			 * it makes of them is its business, times unknown */
+			untimed = 1;
+			open = 1;
 			break;
-		case PMT_SPE_TIMESTAMP:
-			if (!(a->cur.flags & PMT_CTR_FI_TIMED) || pkt.payload < a->cur.ts_lo)
-				a->cur.ts_lo = pkt.payload;
-			if (!(a->cur.flags & PMT_CTR_FI_TIMED) || pkt.payload > a->cur.ts_hi)
-				a->cur.ts_hi = pkt.payload;
-			a->cur.flags |= PMT_CTR_FI_TIMED;
+		}
+		pos += (size_t)rc;
+		if (pkt.type == PMT_SPE_TIMESTAMP) {
+			note_ts(a, pkt.payload);
 			open = 0;
-			break;
-		case PMT_SPE_END:
-			if (open) /* a record without a timestamp: its time is 0 */
-				a->cur.flags |= PMT_CTR_FI_UNTIMED;
+		} else if (pkt.type == PMT_SPE_END) {
+			untimed |= open;
 			open = 0;
-			break;
-		default:
+		} else if (pkt.type != PMT_SPE_PAD && pkt.type != PMT_SPE_ALIGN_PAD) {
 			open = 1;
 		}
 	}
-	if (rc != -PMT_EEOS) {
-		/* bytes the decoder resynchronises over: what it makes of them is its business */
+	if (untimed)
 		a->cur.flags |= PMT_CTR_FI_UNTIMED;
-		open = 1;
-	}
 	if (open)
 		a->open[cpu / 64] |= bit;
 	else
