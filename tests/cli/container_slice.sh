@@ -63,6 +63,15 @@ for r in 10 20 31; do
 	[ "$skip" -gt 0 ] || fail "c --time=$t,$t: every frame read"
 done
 min_rows=100
+# a COMM record of round 5 (after CPU 1's chunk, in a frame of CPU 1's) gives a thread
+# of CPU 0 its pid: a CPU 0 slice at that thread's times must read that frame too
+"$pmt" script "$tmp/a.data" --csv | awk -F, 'NR > 1 && $3 > 0 { print $5 }' >"$tmp/tp"
+[ -s "$tmp/tp" ] || fail "a: no samples with the pid of the COMM record"
+lo=$(sed -n 1p "$tmp/tp" | sed 's/\(.........\)$/.\1/')
+hi=$(sed -n '$p' "$tmp/tp" | sed 's/\(.........\)$/.\1/')
+check a --cpu=0 --time="$lo,$hi"
+[ "$skip" -gt 0 ] || fail "a --cpu=0 --time=$lo,$hi: every frame read"
+grep -q ',0,[1-9][0-9]*,' "$tmp/got" || fail "a --cpu=0 --time=$lo,$hi: no sample with the COMM's pid"
 # the whole file, no slice: every frame read
 check a
 [ "$skip" = 0 ] || fail "no slice, yet $skip frames passed over"
@@ -79,6 +88,35 @@ cp "$tmp/old.pmt" "$tmp/a.pmt"
 check a --time=16495.45,16495.46
 [ "$skip" = 0 ] && [ "$read_" = "$all" ] || fail "a file without frame infos: $read_ read, $skip skipped"
 "$gen" "$tmp/a.data" && "$pmt" convert "$tmp/a.data" --container --frame-size 64k -o "$tmp/a.pmt" || fail "convert a again"
+# a recording: pmutrace record of the simulated SPE PMU on 2 CPUs (tests/pmusim), whose
+# frames hold AUX and ITRACE_START records besides the AUX data, sliced against the same
+# filter over the recording converted to a perf.data
+here=$(cd "$(dirname "$0")/.." && pwd)
+if cc -shared -fPIC -O2 -o "$tmp/sim.so" "$here/pmusim/pmusim.c" -ldl -lpthread 2>/dev/null; then
+	sh "$here/pmusim/fake_sysfs.sh" "$tmp/fs" 2 arm_spe_0:8:0:1024
+	"$pmt" synth --records 400000 --seed 1 --mix n1 -o "$tmp/r.spe" || fail "synth"
+	env SYSFS_PATH="$tmp/fs" PMUSIM_TYPE=8 PMUSIM_SPE="$tmp/r.spe" PMUSIM_LOG="$tmp/log" \
+		PMUSIM_CHUNK=65536 PMUSIM_DONE_SIGNAL=2 LD_PRELOAD="$tmp/sim.so" \
+		"$pmt" record -q -e arm_spe_0// -a -m 64,1024 --duration 20 -o "$tmp/r.pmt" 2>"$tmp/err" ||
+		[ $? = 2 ] || fail "record: $(cat "$tmp/err")"
+	"$pmt" convert "$tmp/r.pmt" -o "$tmp/r.data" 2>/dev/null || [ $? = 2 ] || fail "convert r.pmt"
+	rskip=0
+	for s in --time=30%-31% --cpu=1 --time=10%-11%,50%-52% "--cpu=0 --time=70%-71%"; do
+		rc=0
+		# shellcheck disable=SC2086
+		"$pmt" script "$tmp/r.pmt" --csv -v $s >"$tmp/got" 2>"$tmp/err" || rc=$?
+		# shellcheck disable=SC2086
+		"$pmt" script "$tmp/r.data" --csv $s >"$tmp/want" 2>/dev/null
+		cmp -s "$tmp/want" "$tmp/got" || fail "recording $s differs from the whole file's"
+		skip=$(sed -n 's/.*: \([0-9]*\) data frames read, \([0-9]*\) passed over/\2/p' "$tmp/err")
+		rskip=$((rskip + ${skip:-0}))
+		echo "recording $s: $(wc -l <"$tmp/got") rows, $(grep 'data frames' "$tmp/err" | sed 's/.*: //')"
+	done
+	# (which CPU a chunk goes to is the simulator's: a slice of one CPU may hold little)
+	[ "$rskip" -gt 0 ] || fail "recording: no slice passed over a frame"
+else
+	echo "no cc: the recording's slices are not checked"
+fi
 # perf 7.3: the samples of the slice (perf orders samples of equal times on different CPUs
 # otherwise than pmutrace, so the rows are compared sorted)
 if [ -n "$p73" ] && [ -x "$p73" ] && command -v zstd >/dev/null 2>&1; then

@@ -29,6 +29,7 @@ int main(int argc, char **argv)
 	uint8_t attr[136] = { 0 };
 	uint64_t aux_off[NCPUS] = { 0 }, spe_id = 1;
 	size_t carry[NCPUS] = { 0 }; /* bytes of a cut record held for the next chunk */
+	uint32_t late_tid = 0;
 	int cut = argc >= 3 && !strcmp(argv[2], "cut");
 	unsigned rounds = argc == 4 ? (unsigned)strtoul(argv[3], NULL, 10) : ROUNDS;
 	int rc = 0;
@@ -84,6 +85,24 @@ int main(int argc, char **argv)
 			}
 			rc |= pmt_perf_writer_write_auxtrace(w, buf[c], send, aux_off[c], 0, c,
 							     (uint32_t)-1, c);
+			if (r == 5 && c == 0) {
+				/* the thread of the round's first CONTEXT packet (not 0) on CPU 0 */
+				struct pmt_spe_pkt_iter it;
+				struct pmt_spe_packet pkt;
+
+				pmt_spe_pkt_iter_init(&it, buf[c], send, 0);
+				while (pmt_spe_pkt_next(&it, &pkt) > 0 &&
+				       (pkt.type != PMT_SPE_CONTEXT || !pkt.payload))
+					;
+				late_tid = (uint32_t)pkt.payload;
+			}
+			if (r == 5 && c == 1) {
+				/* its COMM after CPU 1's chunk, in a frame of CPU 1's: the samples of
+				 * that thread take their pid from it, so a CPU 0 slice that passed
+				 * over the frame would differ */
+				rc |= pmt_perf_writer_write_comm(w, late_tid, late_tid, "spe-late",
+								 false, &sid);
+			}
 			aux_off[c] += send;
 			carry[c] = len - send;
 			memmove(buf[c], buf[c] + send, carry[c]);

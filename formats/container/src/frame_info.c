@@ -8,6 +8,8 @@
 #include "frame_info.h"
 
 #define PIPE_HEADER 16
+#define REC_AUX 11
+#define REC_ITRACE_START 12
 #define REC_FINISHED_ROUND 68
 #define REC_AUXTRACE 71
 #define AUXTRACE_HDR 48 /* header, size, offset, reference, idx, tid, cpu, reserved */
@@ -138,7 +140,9 @@ void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len)
 		type = (uint32_t)rd(a, p, 4);
 		a->cur.records++;
 		if (type != REC_AUXTRACE) {
-			if (type != REC_FINISHED_ROUND)
+			if (type == REC_AUX || type == REC_ITRACE_START)
+				a->cur.flags |= PMT_CTR_FI_AUX_NOTES;
+			else if (type != REC_FINISHED_ROUND)
 				a->cur.flags |= PMT_CTR_FI_SIDEBAND;
 			at += size;
 			continue;

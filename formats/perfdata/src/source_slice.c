@@ -32,6 +32,9 @@ static bool keep_frame(const struct pmt_ctr_frame_info *fi, void *ctx)
 	const struct slice_ctx *c = ctx;
 	uint64_t lo, hi;
 
+	/* the AUX buffers' flags (AUX) and starting threads (ITRACE_START) are no state the
+	 * samples of script and report take (report --html and export, which count them, are
+	 * not sliced); any other record may be */
 	if (fi->flags & (PMT_CTR_FI_UNPARSED | PMT_CTR_FI_SIDEBAND | PMT_CTR_FI_ANY_CPU))
 		return true;
 	if (!fi->auxtraces)

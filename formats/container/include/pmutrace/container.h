@@ -126,12 +126,15 @@ PMT_API const struct pmt_ctr_stats *pmt_ctr_stats(const struct pmt_ctr_reader *r
 
 /* ---- frame info: what a data frame holds, so a slice reads only the frames it needs ---- */
 enum {
-	PMT_CTR_FI_SIDEBAND = 1u << 0,  /* records besides AUXTRACE and FINISHED_ROUND */
+	PMT_CTR_FI_SIDEBAND = 1u << 0,  /* records besides AUXTRACE, FINISHED_ROUND, AUX and
+					 * ITRACE_START */
 	PMT_CTR_FI_TIMED = 1u << 1,     /* ts_lo/ts_hi hold the SPE timestamps of its records */
 	PMT_CTR_FI_UNTIMED = 1u << 2,   /* an SPE record without a timestamp, or bytes that
 					 * are no SPE packets: its times are not known */
 	PMT_CTR_FI_ANY_CPU = 1u << 3,   /* AUX data of no CPU (per-thread) or of CPU >= 4096 */
 	PMT_CTR_FI_UNPARSED = 1u << 4,  /* its records could not be walked: nothing is known */
+	PMT_CTR_FI_AUX_NOTES = 1u << 5, /* AUX or ITRACE_START records: what the kernel says of
+					 * the AUX buffers (flags, the thread that started it) */
 };
 struct pmt_ctr_frame_info {
 	uint32_t index;        /* data frame number, from 0 */
