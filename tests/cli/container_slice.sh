@@ -76,6 +76,10 @@ grep -q ',0,[1-9][0-9]*,' "$tmp/got" || fail "a --cpu=0 --time=$lo,$hi: no sampl
 check a
 [ "$skip" = 0 ] || fail "no slice, yet $skip frames passed over"
 all=$read_
+"$pmt" info "$tmp/a.pmt" >"$tmp/info" || fail "info a.pmt"
+# all but the metadata's frame and the one with the COMM of round 5
+grep -q "^frame infos: $all of $all frames ($((all - 2)) of AUX data only.*; CPUs 0-3; SPE timestamps 0x" "$tmp/info" ||
+	fail "info: $(grep 'frame infos' "$tmp/info")"
 # the frame infos are what a slice reads: without them (an older writer's file) nothing
 # is skipped and the samples are the same
 cp "$tmp/a.pmt" "$tmp/old.pmt"
@@ -87,6 +91,7 @@ done <"$tmp/offs"
 cp "$tmp/old.pmt" "$tmp/a.pmt"
 check a --time=16495.45,16495.46
 [ "$skip" = 0 ] && [ "$read_" = "$all" ] || fail "a file without frame infos: $read_ read, $skip skipped"
+"$pmt" info "$tmp/a.pmt" | grep -q "^frame infos: 0 of $all frames" || fail "info of a file without frame infos"
 "$gen" "$tmp/a.data" && "$pmt" convert "$tmp/a.data" --container --frame-size 64k -o "$tmp/a.pmt" || fail "convert a again"
 # a recording: pmutrace record of the simulated SPE PMU on 2 CPUs (tests/pmusim), whose
 # frames hold AUX and ITRACE_START records besides the AUX data, sliced against the same
