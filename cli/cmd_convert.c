@@ -33,6 +33,7 @@ struct convert_opts {
 	uint32_t cpu, tid, pid;
 	bool has_pid, container, spe_columns;
 	int level;
+	uint32_t frame_size; /* container: uncompressed bytes per data frame */
 	uint64_t midr, chunk, pmu_type, event_filter;
 	struct pmt_time_conv tc;
 	struct pmt_perf_writer_opts wo;
@@ -76,6 +77,9 @@ static int usage(FILE *fp)
 		"      --container        write a pmutrace container (zstd frames of a pipe-mode\n"
 		"                         perf.data, indexed; `zstd -dc OUT | perf script -i -`)\n"
 		"      --level N          its zstd level (default 3)\n"
+		"      --frame-size BYTES  uncompressed bytes per data frame (k/M suffixes,\n"
+		"                         64k..1G, default 4M): smaller frames make --cpu and\n"
+		"                         --time slices read less\n"
 		"      --spe-columns      with --container: AUX bytes split by SPE packet field\n"
 		"                         before zstd (1.3-1.9x smaller; pmutrace reads it, zstd -dc\n"
 		"                         and so perf do not)\n");
@@ -206,7 +210,8 @@ static int output_open(const struct convert_opts *o, struct output *out)
 	fp = out->file.fp;
 	if (o->container) {
 		struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = o->level,
-						  .spe_columns = o->spe_columns };
+						  .spe_columns = o->spe_columns,
+						  .frame_size = o->frame_size };
 
 		rc = pmt_ctr_writer_new(fp, &co, &out->ctr, &d);
 		if (rc < 0) {
@@ -476,6 +481,7 @@ int cmd_convert(int argc, char **argv)
 {
 	enum { O_RAW = 256, O_CPU, O_TID, O_PID, O_COMM, O_MIDR, O_TIMELESS, O_TIME_CONV,
 	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT, O_CONTAINER, O_LEVEL, O_SPE_COLUMNS,
+	       O_FRAME_SIZE,
 	       O_KMMAP, O_BIDFEAT, O_BUNDLE, O_BUNDLE_KSYMS, O_BUNDLE_SYMS };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -501,6 +507,7 @@ int cmd_convert(int argc, char **argv)
 		{ "swap", no_argument, NULL, O_SWAP },
 		{ "container", no_argument, NULL, O_CONTAINER },
 		{ "level", required_argument, NULL, O_LEVEL },
+		{ "frame-size", required_argument, NULL, O_FRAME_SIZE },
 		{ "spe-columns", no_argument, NULL, O_SPE_COLUMNS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -568,6 +575,15 @@ int cmd_convert(int argc, char **argv)
 				return pmt_cli_usage_fail("convert", "--level: 1..19, got '%s'", optarg);
 			}
 			o.level = (int)v;
+			break;
+		case O_FRAME_SIZE:
+			/* below 64 KiB the frame headers and infos cost more than they save */
+			if (pmt_parse_size(optarg, &v) || v < (64u << 10) || v > (1u << 30)) {
+				free_maps(&o);
+				return pmt_cli_usage_fail("convert", "--frame-size: 64k..1G, got "
+							  "'%s'", optarg);
+			}
+			o.frame_size = (uint32_t)v;
 			break;
 		case 'h': free_maps(&o); return usage(stdout);
 		default: free_maps(&o); return usage(stderr);

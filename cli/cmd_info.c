@@ -34,6 +34,32 @@ static int print_file(const struct pmt_ctr_file *f, void *ctx)
 	return 0;
 }
 
+/* what the frame infos say: the frames a --cpu or --time slice can pass over */
+struct infos_sum {
+	uint32_t n, aux_only, timed;
+	uint32_t cpu_lo, cpu_hi;
+	uint64_t ts_lo, ts_hi;
+};
+
+static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
+{
+	struct infos_sum *s = ctx;
+
+	s->n++;
+	if (!(fi->flags & (PMT_CTR_FI_SIDEBAND | PMT_CTR_FI_UNPARSED)) && fi->auxtraces)
+		s->aux_only++;
+	if (fi->auxtraces && !(fi->flags & PMT_CTR_FI_ANY_CPU)) {
+		s->cpu_lo = fi->cpu_lo < s->cpu_lo ? fi->cpu_lo : s->cpu_lo;
+		s->cpu_hi = fi->cpu_hi > s->cpu_hi ? fi->cpu_hi : s->cpu_hi;
+	}
+	if (fi->flags & PMT_CTR_FI_TIMED) {
+		s->ts_lo = !s->timed || fi->ts_lo < s->ts_lo ? fi->ts_lo : s->ts_lo;
+		s->ts_hi = !s->timed || fi->ts_hi > s->ts_hi ? fi->ts_hi : s->ts_hi;
+		s->timed++;
+	}
+	return 0;
+}
+
 static void container_info(const char *path, const struct pmt_file_map *m)
 {
 	struct pmt_ctr_reader *r;
@@ -64,6 +90,19 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 	       st->bytes_out, st->bytes_in ? (double)st->bytes_out / (double)st->bytes_in : 0.0);
 	printf("finished: %s\n", st->has_index ? "yes (index and seek table present)"
 					       : "no (cut short or killed: frames walked)");
+	{
+		struct infos_sum is = { .cpu_lo = UINT32_MAX };
+
+		pmt_ctr_frame_infos(m->data, m->size, sum_info, &is);
+		printf("frame infos: %" PRIu32 " of %" PRIu32 " frames (%" PRIu32
+		       " of AUX data only, which --cpu and --time slices can pass over)",
+		       is.n, st->frames + st->damaged, is.aux_only);
+		if (is.cpu_lo <= is.cpu_hi)
+			printf("; CPUs %" PRIu32 "-%" PRIu32, is.cpu_lo, is.cpu_hi);
+		if (is.timed)
+			printf("; SPE timestamps 0x%" PRIx64 "-0x%" PRIx64, is.ts_lo, is.ts_hi);
+		printf("\n");
+	}
 	pmt_ctr_files(m->data, m->size, print_file, NULL);
 	if (st->lost_bytes || st->truncated)
 		printf("lost: %" PRIu64 " bytes of the file%s\n", st->lost_bytes,

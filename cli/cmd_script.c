@@ -2,6 +2,7 @@
  * (spe_decode_command), export too with samples of its own (spe_decode_consume). */
 #include <getopt.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@ struct script_opts {
 	int mem;          /* report --mem: perf mem report */
 	const char *html; /* report --html OUT */
 	int progress;     /* -1: on a terminal, 0: never, 1: always */
+	int verbose;      /* -v: how many container frames were read and passed over */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
 	const struct spe_consumer *consumer; /* export: its options, and it takes the samples */
@@ -79,6 +81,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },                           \
 	{ "progress", no_argument, NULL, OPT_PROGRESS },                                 \
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },                           \
+	{ "verbose", no_argument, NULL, 'v' },                                           \
 	{ "help", no_argument, NULL, 'h' }
 static const struct option script_opts[] = {
 	COMMON_OPTS,
@@ -139,7 +142,9 @@ static void usage(const char *cmd, FILE *fp)
 		    "  (default and without URLS: $DEBUGINFOD_URLS); --no-debuginfod: none.\n"
 		    "  --no-demangle: C++ symbol names as the files spell them.\n"
 		    "  --progress, --no-progress: a progress line on stderr (default: when stderr\n"
-		    "  is a terminal).\n");
+		    "  is a terminal).\n"
+		    "  -v, --verbose: a container's data frames read and passed over (--cpu and\n"
+		    "  --time read only the frames that can hold those samples).\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -178,9 +183,9 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			merged[n++] = cons->opts[i];
 		memset(&merged[n], 0, sizeof(merged[n]));
 		opts = merged;
-		snprintf(shortopts, sizeof(shortopts), "hi:%s", cons->shortopts);
+		snprintf(shortopts, sizeof(shortopts), "hvi:%s", cons->shortopts);
 	} else {
-		strcpy(shortopts, strcmp(so->cmd, "script") ? "hi:s:M:" : "hi:F:");
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:s:M:" : "hvi:F:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
@@ -226,6 +231,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case OPT_HTML: so->html = optarg; break;
 		case OPT_PROGRESS: so->progress = 1; break;
 		case OPT_NO_PROGRESS: so->progress = 0; break;
+		case 'v': so->verbose = 1; break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, err, sizeof(err)))
 				return pmt_cli_usage_fail(so->cmd, "%s", err);
@@ -431,6 +437,15 @@ static int note_span(const struct pmt_spe_sample *s, void *ctx)
 	return 0;
 }
 
+static int slice_source(struct pmt_source *src, const struct pmt_sample_filter *f)
+{
+	struct pmt_source_slice sl = { .sz = sizeof(sl), .nr_cpus = f->cpus.n,
+				       .cpu_lo = f->cpus.lo, .cpu_hi = f->cpus.hi,
+				       .nr_times = f->nr_time, .t_lo = f->t_lo, .t_hi = f->t_hi };
+
+	return pmt_source_slice(src, &sl);
+}
+
 /* perf prints event names right-aligned to the longest name in the evlist */
 static unsigned name_width(const struct pmt_trace_meta *m, uint32_t enabled, int compat)
 {
@@ -632,6 +647,12 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	}
 	if (pmt_sample_filter_active(&so.filter))
 		ctx.filter = &so.filter;
+	/* the samples of other CPUs and times are not printed: leave their frames unread.
+	 * Not for --html and export, which also count what was decoded. */
+	if (src && ctx.filter && !ctx.html && !cons && slice_source(src, &so.filter) < 0) {
+		early = pmt_cli_fail(so.cmd, "out of memory");
+		goto release;
+	}
 	if (!is_report && !cons)
 		pmt_spe_sink_header(ctx.sink);
 	if (!is_report && !ctx.filter && !cons)
@@ -652,6 +673,13 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	else
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
 	pmt_progress_fini(&ctx.progress);
+	if (so.verbose && src) {
+		uint32_t nread, nskipped;
+
+		pmt_source_frames(src, &nread, &nskipped);
+		fprintf(stderr, "%s: %" PRIu32 " data frames read, %" PRIu32 " passed over\n",
+			so.path, nread, nskipped);
+	}
 	if (ctx.html) {
 		struct pmt_out page;
 		struct pmt_diag diag = PMT_DIAG_INIT;

@@ -88,3 +88,10 @@ set_tests_properties(cli.export_losses PROPERTIES LABELS cli TIMEOUT 180 SKIP_RE
 add_test(NAME cli.export_metrics COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_metrics.sh
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_SHARED_DIR})
 set_tests_properties(cli.export_metrics PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77)
+# --cpu and --time slices of a container read only the frames they need and print what
+# filtering the whole file prints (perf 7.3's script --cpu/--time through zstd -dc too)
+add_executable(spe_cpus ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/spe_cpus.c)
+target_link_libraries(spe_cpus PRIVATE pmutrace_perfdata pmutrace_spe pmutrace_options)
+add_test(NAME cli.container_slice COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_slice.sh
+  $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
+set_tests_properties(cli.container_slice PROPERTIES LABELS cli TIMEOUT 300)

@@ -1,6 +1,9 @@
-/* Fuzz the container reader: open from memory, walk every frame (damaged ones included)
- * and touch the records each gives. Seeds: small containers made by convert --container. */
+/* Fuzz the container reader: open from memory, plan a slice from the frame infos, walk
+ * every frame (damaged ones included) and touch the records each gives; then copy it
+ * through a writer, whose frame infos walk the records and their SPE packets. Seeds: small
+ * containers made by convert --container. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +25,21 @@ static int touch_file(const struct pmt_ctr_file *f, void *ctx)
 	return 0;
 }
 
+static int touch_info(const struct pmt_ctr_frame_info *fi, void *ctx)
+{
+	volatile uint64_t *sink = ctx;
+
+	*sink += fi->flags + fi->cpu_mask + fi->ts_lo;
+	return 0;
+}
+
+/* every other frame, and the CPUs of the low half: a slice that skips some */
+static bool keep_some(const struct pmt_ctr_frame_info *fi, void *ctx)
+{
+	(void)ctx;
+	return (fi->index & 1) || (fi->cpu_mask & 0xffffffffu);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pmt_ctr_reader *r;
@@ -34,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	if (pmt_ctr_reader_new(copy, size, "fuzz", &r, NULL) == 0) {
+		sink += (uint64_t)pmt_ctr_slice(r, keep_some, NULL);
 		/* every call moves on: bounded by the input size */
 		for (size_t n = 0; n <= size && (rc = pmt_ctr_next(r, &f, NULL)) != 0; n++)
 			if (rc > 0 && f.size)
@@ -42,6 +61,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pmt_ctr_reader_free(r);
 	}
 	pmt_ctr_files(copy, size, touch_file, (void *)&sink);
+	pmt_ctr_frame_infos(copy, size, touch_info, (void *)&sink);
+	{
+		struct pmt_ctr_writer_opts o = { .sz = sizeof(o), .level = 1, .threads = 1 };
+		struct pmt_ctr_writer *w;
+		FILE *fp = fopen("/dev/null", "w");
+
+		if (fp && pmt_ctr_writer_new(fp, &o, &w, NULL) == 0) {
+			sink += (uint64_t)pmt_ctr_copy(copy, size, "fuzz", w, NULL);
+			pmt_ctr_writer_close(w, NULL);
+		}
+		if (fp)
+			fclose(fp);
+	}
 	free(copy);
 	return (int)(sink & 0);
 }

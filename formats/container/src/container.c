@@ -7,6 +7,7 @@
 #include "pmutrace/container.h"
 
 #include "columns.h"
+#include "frame_info.h"
 
 #define ZSTD_MAGIC 0xFD2FB528u
 #define SKIP_HEADER 0x184D2A50u  /* skippable frame: pmutrace file header */
@@ -39,6 +40,7 @@ struct pmt_ctr_writer {
 	uint8_t spe_columns;
 	uint8_t *fbuf;
 	size_t fcap;
+	struct finfo_acc fi;    /* what the current frame holds, for its frame-info frame */
 };
 
 static void put32(uint8_t *p, uint32_t v) { pmt_put_le32(p, v); }
@@ -88,6 +90,7 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
 	w->level = level;
+	finfo_reset(&w->fi);
 	w->spe_columns = PMT_OPTS_HAS(opts, spe_columns) && opts->spe_columns;
 	{
 		/* zstd's own workers compress each frame in 1 MiB jobs: a frame stays one
@@ -170,6 +173,17 @@ static int end_frame(struct pmt_ctr_writer *w)
 	}
 	w->ent[w->nr_ent++] = (struct frame_ent){ w->fstart, (uint32_t)w->fcsize,
 						   (uint32_t)w->len, columns };
+	{
+		/* right after its frame, so a cut file keeps the info of every whole frame */
+		uint8_t fi[FINFO_SIZE];
+
+		w->fi.cur.offset = w->fstart;
+		w->fi.cur.size = (uint32_t)w->fcsize;
+		finfo_encode(&w->fi.cur, fi);
+		skippable(w, SKIP_FINFO, fi, sizeof(fi));
+		w->fi.cur.index++;
+		finfo_reset(&w->fi);
+	}
 	/* a frame on disk is a frame a killed writer keeps */
 	if (!w->err && fflush(w->fp))
 		w->err = -PMT_EIO;
@@ -198,6 +212,7 @@ int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 		return w->err;
 	if (!w->len)
 		w->fstart = w->off;
+	finfo_add(&w->fi, records, len);
 	if (w->spe_columns) {
 		if (w->len + len > w->fcap) {
 			size_t cap = w->len + len > w->cap ? w->len + len : w->cap;
@@ -317,6 +332,8 @@ struct pmt_ctr_reader {
 	uint8_t *out;
 	size_t out_cap;
 	struct pmt_ctr_stats st;
+	struct skip_span { uint64_t offset, end; } *skip; /* frames a slice passes over */
+	size_t nskip, skip_at;
 };
 
 bool pmt_ctr_is_container(const void *buf, size_t len)
@@ -469,6 +486,13 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 			return pmt_diag_set(diag, -PMT_ENEED_MORE, r->name, at,
 					    "the file ends inside a frame (%zu bytes)", left);
 		}
+		while (r->skip_at < r->nskip && r->skip[r->skip_at].offset < at)
+			r->skip_at++;
+		if (r->skip_at < r->nskip && r->skip[r->skip_at].offset == at) {
+			r->pos = r->skip[r->skip_at++].end;
+			r->st.skipped++;
+			continue;
+		}
 		magic = pmt_le32(r->buf + at);
 		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
 			size_t n = pmt_le32(r->buf + at + 4);
@@ -548,5 +572,213 @@ void pmt_ctr_reader_free(struct pmt_ctr_reader *r)
 		return;
 	ZSTD_freeDCtx(r->dctx);
 	free(r->out);
+	free(r->skip);
 	free(r);
+}
+
+/* ---- frame infos and slices ---- */
+typedef int (*walk_fn)(void *ctx, size_t at, size_t size, const struct pmt_ctr_frame_info *fi);
+
+/* Every frame from pos on, by its header only: fn for data frames (fi NULL) and frame
+ * infos. Returns fn's negative value, 1 when damage or a cut stops the walk, else 0. */
+static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx)
+{
+	while (pos < len) {
+		size_t left = len - pos, size;
+		uint32_t magic;
+		int rc;
+
+		if (left < 8)
+			return 1;
+		magic = pmt_le32(b + pos);
+		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			struct pmt_ctr_frame_info fi;
+
+			size = pmt_le32(b + pos + 4);
+			if (size > left - 8)
+				return 1;
+			rc = 0;
+			if (magic == SKIP_COLUMNS)
+				rc = fn(ctx, pos, 8 + size, NULL);
+			else if (magic == SKIP_FINFO && !finfo_decode(b + pos + 8, size, &fi))
+				rc = fn(ctx, pos, 8 + size, &fi);
+			if (rc < 0)
+				return rc;
+			pos += 8 + size;
+			continue;
+		}
+		if (magic != ZSTD_MAGIC)
+			return 1;
+		size = ZSTD_findFrameCompressedSize(b + pos, left);
+		if (ZSTD_isError(size))
+			return 1;
+		rc = fn(ctx, pos, size, NULL);
+		if (rc < 0)
+			return rc;
+		pos += size;
+	}
+	return 0;
+}
+
+struct infos_ctx {
+	int (*fn)(const struct pmt_ctr_frame_info *fi, void *ctx);
+	void *ctx;
+	int n;
+};
+
+static int each_info(void *ctx, size_t at, size_t size, const struct pmt_ctr_frame_info *fi)
+{
+	struct infos_ctx *c = ctx;
+	int rc;
+
+	(void)at;
+	(void)size;
+	if (!fi)
+		return 0;
+	rc = c->fn(fi, c->ctx);
+	c->n++;
+	return rc < 0 ? rc : 0;
+}
+
+int pmt_ctr_frame_infos(const void *buf, size_t len,
+			int (*fn)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx)
+{
+	struct infos_ctx c = { fn, ctx, 0 };
+	int rc;
+
+	if (!pmt_ctr_is_container(buf, len))
+		return 0;
+	rc = walk(buf, len, 0, each_info, &c);
+	return rc < 0 ? rc : c.n;
+}
+
+struct plan_frame {
+	uint64_t offset, end;
+	struct pmt_ctr_frame_info fi;
+	uint8_t has_info, keep;
+};
+
+struct plan {
+	struct plan_frame *f;
+	size_t n, cap;
+	int err;
+};
+
+static int plan_add(void *ctx, size_t at, size_t size, const struct pmt_ctr_frame_info *fi)
+{
+	struct plan *p = ctx;
+
+	if (fi) {
+		/* the info of the data frame just before it */
+		if (p->n && p->f[p->n - 1].offset == fi->offset && !p->f[p->n - 1].has_info) {
+			p->f[p->n - 1].fi = *fi;
+			p->f[p->n - 1].has_info = 1;
+		}
+		return 0;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		struct plan_frame *nf = realloc(p->f, cap * sizeof(*nf));
+
+		if (!nf)
+			return p->err = -PMT_ENOMEM;
+		p->f = nf;
+		p->cap = cap;
+	}
+	memset(&p->f[p->n], 0, sizeof(p->f[p->n]));
+	p->f[p->n].offset = at;
+	p->f[p->n].end = at + size;
+	p->n++;
+	return 0;
+}
+
+/* The decoder joins each CPU's AUX bytes across frames, so a record may begin in one frame
+ * and end in the next frame with that CPU (cont_mask says which). A kept frame then needs
+ * the frame its records began in, and the frame its last records end in: without the one
+ * the record is lost, without the other its head joins the next record. Repeated until
+ * nothing changes. Masks are per cpu % 64: a shared bit keeps more frames, never fewer. */
+static int keep_neighbours(struct plan *p)
+{
+	int changed = 0;
+
+	for (size_t i = p->n; i-- > 0;) {
+		uint64_t need = p->f[i].keep ? p->f[i].fi.cont_mask : 0;
+
+		for (size_t j = i; need && j-- > 0;) {
+			const struct pmt_ctr_frame_info *fi = &p->f[j].fi;
+			uint64_t hit = need & fi->cpu_mask;
+
+			if (!hit)
+				continue;
+			need &= ~fi->cpu_mask;
+			need |= fi->cont_mask & hit;
+			changed |= !p->f[j].keep;
+			p->f[j].keep = 1;
+		}
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		uint64_t need = p->f[i].keep ? p->f[i].fi.cpu_mask : 0;
+
+		for (size_t j = i + 1; need && j < p->n; j++) {
+			const struct pmt_ctr_frame_info *fi = &p->f[j].fi;
+			uint64_t hit = need & fi->cpu_mask;
+
+			need &= ~fi->cpu_mask;
+			if (hit & fi->cont_mask) {
+				changed |= !p->f[j].keep;
+				p->f[j].keep = 1;
+			}
+		}
+	}
+	return changed;
+}
+
+int pmt_ctr_slice(struct pmt_ctr_reader *r,
+		  bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx)
+{
+	struct plan p = { 0 };
+	size_t nskip = 0;
+	int rc = walk(r->buf, r->len, r->pos, plan_add, &p);
+
+	free(r->skip);
+	r->skip = NULL;
+	r->nskip = r->skip_at = 0;
+	if (rc < 0 || p.err) {
+		free(p.f);
+		return -PMT_ENOMEM;
+	}
+	for (size_t i = 0; i < p.n; i++) {
+		r->st.frame_infos += p.f[i].has_info;
+		if (!p.f[i].has_info)
+			rc = 1;
+	}
+	/* damage or a frame without its info: what it holds is unknown, read everything */
+	if (rc) {
+		free(p.f);
+		return 0;
+	}
+	for (size_t i = 0; i < p.n; i++)
+		p.f[i].keep = keep(&p.f[i].fi, ctx) ? 1 : 0;
+	while (keep_neighbours(&p))
+		;
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.f[i].keep)
+			continue;
+		/* reuse the plan's own array for the spans: nskip <= i */
+		p.f[nskip].offset = p.f[i].offset;
+		p.f[nskip].end = p.f[i].end;
+		nskip++;
+	}
+	if (nskip) {
+		r->skip = malloc(nskip * sizeof(*r->skip));
+		if (!r->skip) {
+			free(p.f);
+			return -PMT_ENOMEM;
+		}
+		for (size_t i = 0; i < nskip; i++)
+			r->skip[i] = (struct skip_span){ p.f[i].offset, p.f[i].end };
+	}
+	r->nskip = nskip;
+	free(p.f);
+	return (int)nskip;
 }

@@ -109,6 +109,8 @@ struct pmt_ctr_stats {
 	uint8_t truncated;     /* the file ends inside a frame */
 	uint8_t has_index;     /* the writer finished: index and seek table present */
 	char writer[64];
+	uint32_t skipped;      /* data frames a slice (pmt_ctr_slice) passed over unread */
+	uint32_t frame_infos;  /* data frames described by a frame-info frame */
 };
 struct pmt_ctr_reader;
 /* Is this the start of a container (its header frame)? */
@@ -121,6 +123,45 @@ PMT_API int pmt_ctr_reader_new(const void *buf, size_t len, const char *name,
  * (diag names the frame and its offset; the next call goes on with the next frame). */
 PMT_API int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_diag *diag);
 PMT_API const struct pmt_ctr_stats *pmt_ctr_stats(const struct pmt_ctr_reader *r);
+
+/* ---- frame info: what a data frame holds, so a slice reads only the frames it needs ---- */
+enum {
+	PMT_CTR_FI_SIDEBAND = 1u << 0,  /* records besides AUXTRACE, FINISHED_ROUND, AUX and
+					 * ITRACE_START */
+	PMT_CTR_FI_TIMED = 1u << 1,     /* ts_lo/ts_hi hold the SPE timestamps of its records */
+	PMT_CTR_FI_UNTIMED = 1u << 2,   /* an SPE record without a timestamp, or bytes that
+					 * are no SPE packets: its times are not known */
+	PMT_CTR_FI_ANY_CPU = 1u << 3,   /* AUX data of no CPU (per-thread) or of CPU >= 4096 */
+	PMT_CTR_FI_UNPARSED = 1u << 4,  /* its records could not be walked: nothing is known */
+	PMT_CTR_FI_AUX_NOTES = 1u << 5, /* AUX or ITRACE_START records: what the kernel says of
+					 * the AUX buffers (flags, the thread that started it) */
+};
+struct pmt_ctr_frame_info {
+	uint32_t index;        /* data frame number, from 0 */
+	uint64_t offset;       /* file offset of the data frame */
+	uint32_t size;         /* its bytes in the file (the frame, not this info) */
+	uint32_t flags;        /* PMT_CTR_FI_* */
+	uint32_t records, auxtraces;
+	uint64_t aux_bytes;
+	uint32_t cpu_lo, cpu_hi;  /* lowest and highest CPU of its AUXTRACE records */
+	uint64_t cpu_mask;     /* bit cpu % 64 for every CPU of its AUXTRACE records */
+	uint64_t cont_mask;    /* bit cpu % 64: that CPU's first AUX bytes here end an SPE
+				* record an earlier frame began */
+	uint64_t ts_lo, ts_hi; /* SPE timestamps (the counter, before TIME_CONV) */
+};
+/* From the reader's position on, decide frame by frame whether the caller needs it (keep
+ * returns true) from the frame-info frames the writer put after each data frame; later
+ * pmt_ctr_next() calls pass over the others without decompressing them (stats.skipped).
+ * A frame some kept frame depends on (an SPE record it ends began there) is kept too.
+ * Without info for every frame (an older writer, damage) nothing is skipped. Returns the
+ * number of frames that will be skipped, or -PMT_ENOMEM. */
+PMT_API int pmt_ctr_slice(struct pmt_ctr_reader *r,
+			  bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx);
+/* Call fn for every frame info of a container in memory, in file order (fn < 0 stops).
+ * Returns the count or fn's value. */
+PMT_API int pmt_ctr_frame_infos(const void *buf, size_t len,
+				int (*fn)(const struct pmt_ctr_frame_info *fi, void *ctx),
+				void *ctx);
 PMT_API void pmt_ctr_reader_free(struct pmt_ctr_reader *r);
 
 #ifdef __cplusplus

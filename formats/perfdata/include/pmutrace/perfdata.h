@@ -202,6 +202,25 @@ PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
 /* What the trace holds, in one line: "cpu-clock: 46755 samples; 0 bytes of AUX data" (each
  * attr's samples, the AUX bytes). Reads the source to its end. Returns 0 or -PMT_ENOMEM. */
 PMT_API int pmt_source_describe(struct pmt_source *src, char *out, size_t cap);
+/* Only the samples of these CPUs and times will be used (the caller still filters them):
+ * a container then reads only the data frames that can hold them, through the info the
+ * writer put after each frame (pmt_ctr_slice), so the samples that come out are those of
+ * the whole file, minus ones of other CPUs and times. Frames with records other than AUX
+ * data are always read. Ranges are inclusive; no range: any CPU, any time. */
+struct pmt_source_slice {
+	size_t sz;            /* sizeof(struct pmt_source_slice) */
+	unsigned nr_cpus;
+	const uint64_t *cpu_lo, *cpu_hi;
+	unsigned nr_times;
+	const uint64_t *t_lo, *t_hi; /* perf time in ns, as samples carry it */
+};
+/* Call before the first pmt_source_next(). Returns the number of frames that will be
+ * passed over (0 for a perf.data, a trace without SPE data, or a container without frame
+ * infos), -PMT_EINVAL or -PMT_ENOMEM. */
+PMT_API int pmt_source_slice(struct pmt_source *src, const struct pmt_source_slice *sl);
+/* A container's data frames so far: read, and passed over by a slice (0, 0 otherwise). */
+PMT_API void pmt_source_frames(const struct pmt_source *src, uint32_t *read,
+			       uint32_t *skipped);
 /* The files a container carries (pmt_ctr_files): fn for each, in file order. Returns the
  * count (0 for a perf.data or a streamed input), or fn's negative value. */
 PMT_API int pmt_source_files(struct pmt_source *src,

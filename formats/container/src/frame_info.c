@@ -1,0 +1,211 @@
+/* Frame info: the writer walks the records it is given (and the SPE packets of their AUX
+ * bytes, for the timestamps) so that a reader can tell, without decompressing a frame,
+ * which CPUs and which time range it holds. */
+#include <string.h>
+
+#include "pmutrace/spe.h"
+
+#include "frame_info.h"
+
+#define PIPE_HEADER 16
+#define REC_AUX 11
+#define REC_ITRACE_START 12
+#define REC_FINISHED_ROUND 68
+#define REC_AUXTRACE 71
+#define AUXTRACE_HDR 48 /* header, size, offset, reference, idx, tid, cpu, reserved */
+#define HDR_END 0x01
+#define HDR_TIMESTAMP 0x71
+
+static uint64_t rd(const struct finfo_acc *a, const uint8_t *p, int n)
+{
+	uint64_t v = n == 2 ? pmt_le16(p) : n == 4 ? pmt_le32(p) : pmt_le64(p);
+
+	if (a->swap)
+		v = n == 2 ? (uint16_t)__builtin_bswap16((uint16_t)v)
+		    : n == 4 ? __builtin_bswap32((uint32_t)v) : __builtin_bswap64(v);
+	return v;
+}
+
+void finfo_reset(struct finfo_acc *a)
+{
+	uint32_t index = a->cur.index;
+
+	memset(&a->cur, 0, sizeof(a->cur));
+	a->cur.index = index;
+	a->cur.cpu_lo = UINT32_MAX;
+	if (a->unknown)
+		a->cur.flags |= PMT_CTR_FI_UNPARSED;
+}
+
+static void note_ts(struct finfo_acc *a, uint64_t ts)
+{
+	if (!(a->cur.flags & PMT_CTR_FI_TIMED) || ts < a->cur.ts_lo)
+		a->cur.ts_lo = ts;
+	if (!(a->cur.flags & PMT_CTR_FI_TIMED) || ts > a->cur.ts_hi)
+		a->cur.ts_hi = ts;
+	a->cur.flags |= PMT_CTR_FI_TIMED;
+}
+
+/* The SPE records of one CPU's AUX bytes: their timestamps, and whether the bytes start or
+ * end inside a record (the decoder joins a CPU's chunks, so such a record spans frames).
+ * This runs on the writer's thread over every AUX byte: short headers straight from the
+ * decoder's table, PAD runs 8 bytes at a time, the full decoder only for the rest. */
+static void scan_aux(struct finfo_acc *a, uint32_t cpu, const uint8_t *p, size_t n)
+{
+	uint64_t bit = 1ull << (cpu % 64);
+	int open = (a->open[cpu / 64] >> (cpu % 64)) & 1, untimed = 0;
+	size_t pos = 0;
+
+	if (open)
+		a->cur.cont_mask |= bit;
+	while (pos < n) {
+		unsigned h = p[pos], len = pmt_spe_hdr_proto[h].len;
+		struct pmt_spe_packet pkt;
+		int rc;
+
+		if (!h) {
+			for (pos++; n - pos >= 8 && !pmt_le64(p + pos);)
+				pos += 8;
+			continue;
+		}
+		if (len && len <= n - pos) {
+			/* short headers: TIMESTAMP 0x71 and END 0x01 end a record */
+			if (h == HDR_TIMESTAMP) {
+				note_ts(a, pmt_le64(p + pos + 1));
+				open = 0;
+			} else if (h == HDR_END) {
+				untimed |= open; /* a record without a timestamp: time 0 */
+				open = 0;
+			} else {
+				open = 1;
+			}
+			pos += len;
+			continue;
+		}
+		rc = pmt_spe_packet_decode(p + pos, n - pos, pos, &pkt);
+		if (rc <= 0) {
+			/* cut inside a packet, or bytes the decoder resynchronises over: what
+			 * it makes of them is its business, times unknown */
+			untimed = 1;
+			open = 1;
+			break;
+		}
+		pos += (size_t)rc;
+		if (pkt.type == PMT_SPE_TIMESTAMP) {
+			note_ts(a, pkt.payload);
+			open = 0;
+		} else if (pkt.type == PMT_SPE_END) {
+			untimed |= open;
+			open = 0;
+		} else if (pkt.type != PMT_SPE_PAD && pkt.type != PMT_SPE_ALIGN_PAD) {
+			open = 1;
+		}
+	}
+	if (untimed)
+		a->cur.flags |= PMT_CTR_FI_UNTIMED;
+	if (open)
+		a->open[cpu / 64] |= bit;
+	else
+		a->open[cpu / 64] &= ~bit;
+}
+
+void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len)
+{
+	size_t at = 0;
+
+	if (!a->started) {
+		a->started = 1;
+		if (len >= PIPE_HEADER && !memcmp(rec, "PERFILE2", 8)) {
+			a->swap = 0;
+		} else if (len >= PIPE_HEADER && !memcmp(rec, "2ELIFREP", 8)) {
+			a->swap = 1;
+		} else {
+			a->unknown = 1;
+			a->cur.flags |= PMT_CTR_FI_UNPARSED;
+			return;
+		}
+		at = PIPE_HEADER;
+	}
+	if (a->unknown)
+		return;
+	while (at < len) {
+		const uint8_t *p = rec + at;
+		uint32_t type, cpu;
+		uint64_t size, aux;
+
+		if (len - at < 8 || (size = rd(a, p + 6, 2)) < 8 || size > len - at) {
+			a->cur.flags |= PMT_CTR_FI_UNPARSED;
+			return;
+		}
+		type = (uint32_t)rd(a, p, 4);
+		a->cur.records++;
+		if (type != REC_AUXTRACE) {
+			if (type == REC_AUX || type == REC_ITRACE_START)
+				a->cur.flags |= PMT_CTR_FI_AUX_NOTES;
+			else if (type != REC_FINISHED_ROUND)
+				a->cur.flags |= PMT_CTR_FI_SIDEBAND;
+			at += size;
+			continue;
+		}
+		aux = size >= AUXTRACE_HDR ? rd(a, p + 8, 8) : UINT64_MAX;
+		if (aux > len - at - size) {
+			a->cur.flags |= PMT_CTR_FI_UNPARSED;
+			return;
+		}
+		cpu = (uint32_t)rd(a, p + 40, 4);
+		a->cur.auxtraces++;
+		a->cur.aux_bytes += aux;
+		if (cpu >= FINFO_MAX_CPU) {
+			a->cur.flags |= PMT_CTR_FI_ANY_CPU;
+		} else {
+			if (cpu < a->cur.cpu_lo)
+				a->cur.cpu_lo = cpu;
+			if (cpu > a->cur.cpu_hi)
+				a->cur.cpu_hi = cpu;
+			a->cur.cpu_mask |= 1ull << (cpu % 64);
+			scan_aux(a, cpu, p + size, (size_t)aux);
+		}
+		at += size + (size_t)aux;
+	}
+}
+
+void finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out)
+{
+	memset(out, 0, FINFO_SIZE);
+	memcpy(out, "PMTFINFO", 8);
+	pmt_put_le32(out + 8, 1);
+	pmt_put_le32(out + 12, fi->index);
+	pmt_put_le64(out + 16, fi->offset);
+	pmt_put_le32(out + 24, fi->flags);
+	pmt_put_le32(out + 28, fi->records);
+	pmt_put_le32(out + 32, fi->auxtraces);
+	pmt_put_le32(out + 36, fi->cpu_lo);
+	pmt_put_le64(out + 40, fi->aux_bytes);
+	pmt_put_le32(out + 48, fi->cpu_hi);
+	pmt_put_le32(out + 52, fi->size);
+	pmt_put_le64(out + 56, fi->cpu_mask);
+	pmt_put_le64(out + 64, fi->cont_mask);
+	pmt_put_le64(out + 72, fi->ts_lo);
+	pmt_put_le64(out + 80, fi->ts_hi);
+}
+
+int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi)
+{
+	/* a later version may append fields; version 1's stay where they are */
+	if (n < FINFO_SIZE || memcmp(p, "PMTFINFO", 8) || pmt_le32(p + 8) != 1)
+		return -1;
+	fi->index = pmt_le32(p + 12);
+	fi->offset = pmt_le64(p + 16);
+	fi->flags = pmt_le32(p + 24);
+	fi->records = pmt_le32(p + 28);
+	fi->auxtraces = pmt_le32(p + 32);
+	fi->cpu_lo = pmt_le32(p + 36);
+	fi->aux_bytes = pmt_le64(p + 40);
+	fi->cpu_hi = pmt_le32(p + 48);
+	fi->size = pmt_le32(p + 52);
+	fi->cpu_mask = pmt_le64(p + 56);
+	fi->cont_mask = pmt_le64(p + 64);
+	fi->ts_lo = pmt_le64(p + 72);
+	fi->ts_hi = pmt_le64(p + 80);
+	return 0;
+}

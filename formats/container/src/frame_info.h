@@ -1,0 +1,29 @@
+/* Frame info (FORMAT.md): what each data frame holds (CPUs, SPE time range, record counts),
+ * gathered by the writer as records pass and written as a skippable frame after the frame. */
+#ifndef PMT_CTR_FRAME_INFO_H
+#define PMT_CTR_FRAME_INFO_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmutrace/container.h"
+
+#define SKIP_FINFO 0x184D2A54u /* skippable frame: the info of the data frame before it */
+#define FINFO_SIZE 88          /* its content, version 1 */
+#define FINFO_MAX_CPU 4096
+
+struct finfo_acc {
+	uint8_t started;        /* the pipe header went by */
+	uint8_t swap;           /* records in the other byte order */
+	uint8_t unknown;        /* not a pipe-mode perf.data: frames get PMT_CTR_FI_UNPARSED */
+	uint64_t open[FINFO_MAX_CPU / 64]; /* CPUs whose last AUX bytes ended inside a record */
+	struct pmt_ctr_frame_info cur;
+};
+
+void finfo_reset(struct finfo_acc *a);
+/* One or more whole records (or the pipe header) handed to the writer. */
+void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len);
+/* The content of the frame-info frame of the frame just closed (FINFO_SIZE bytes). */
+void finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out);
+/* 0 with *fi from a frame-info frame's content, -1 when it is none this build reads. */
+int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi);
+#endif

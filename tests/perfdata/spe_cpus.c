@@ -1,0 +1,118 @@
+/* Writes a pipe-mode perf.data of a per-CPU SPE recording (perf record -a -e arm_spe//):
+ * ROUNDS rounds, each one AUX chunk per CPU then FINISHED_ROUND, timestamps growing across
+ * rounds, a TIME_CONV that is no identity. With "cut", the chunks of CPU 1 end inside an SPE
+ * record (the next chunk begins with its tail), so a record spans two AUXTRACE records and
+ * often two container frames. The input of tests/cli/container_slice.sh.
+ * Usage: spe_cpus OUT.data [cut|whole [ROUNDS]] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutrace/perfdata.h"
+#include "pmutrace/spe.h"
+
+#define NCPUS 4
+#define ROUNDS 48 /* default; the third argument sets it (the benchmark's larger trace) */
+#define RECORDS 1000 /* per CPU and round */
+#define PID 4321
+
+int main(int argc, char **argv)
+{
+	static const uint8_t fin[8] = { PMT_REC_FINISHED_ROUND, 0, 0, 0, 0, 0, 8, 0 };
+	static uint8_t buf[NCPUS][RECORDS * PMT_SPE_SYNTH_RECORD_MAX + PMT_SPE_SYNTH_RECORD_MAX];
+	struct pmt_time_conv tc = { .time_shift = 2, .time_mult = 5, .time_zero = 1000000,
+				    .cap_user_time_zero = 1 };
+	struct pmt_sample_id sid = { .valid = 1, .pid = PID, .tid = PID, .id = 1 };
+	struct pmt_perf_writer_opts wo = { .pipe = 1 };
+	struct pmt_spe_synth syn[NCPUS];
+	struct pmt_perf_writer *w;
+	uint8_t attr[136] = { 0 };
+	uint64_t aux_off[NCPUS] = { 0 }, spe_id = 1;
+	size_t carry[NCPUS] = { 0 }; /* bytes of a cut record held for the next chunk */
+	uint32_t late_tid = 0;
+	int cut = argc >= 3 && !strcmp(argv[2], "cut");
+	unsigned rounds = argc == 4 ? (unsigned)strtoul(argv[3], NULL, 10) : ROUNDS;
+	int rc = 0;
+
+	if (argc < 2 || argc > 4 || !rounds) {
+		fprintf(stderr, "usage: spe_cpus OUT.data [cut|whole [ROUNDS]]\n");
+		return 2;
+	}
+	for (unsigned c = 0; c < NCPUS; c++) {
+		struct pmt_spe_synth_opts so;
+
+		pmt_spe_synth_opts_init(&so);
+		so.seed = 11 + c;
+		so.context = 1;
+		if (pmt_spe_synth_init(&syn[c], &so) < 0)
+			return 1;
+	}
+	if (pmt_perf_writer_open(argv[1], &wo, &w) < 0)
+		return 1;
+	pmt_attr_init_spe(attr, 8, true);
+	rc |= pmt_perf_writer_add_attr(w, attr, sizeof(attr), &spe_id, 1, "arm_spe_0//");
+	rc |= pmt_perf_writer_set_feature_str(w, PMT_FEAT_CPUID, "0x00000000410fd0c0");
+	rc |= pmt_perf_writer_set_nrcpus(w, NCPUS, NCPUS);
+	rc |= pmt_perf_writer_write_time_conv(w, &tc);
+	rc |= pmt_perf_writer_write_auxtrace_info_spe_v1(w, 8, true);
+	rc |= pmt_perf_writer_write_comm(w, PID, PID, "spe-cpus", false, &sid);
+	for (unsigned r = 0; r < rounds && rc >= 0; r++) {
+		for (unsigned c = 0; c < NCPUS; c++) {
+			size_t len = carry[c], send, last = 0;
+
+			for (unsigned i = 0; i < RECORDS; i++) {
+				int n = pmt_spe_synth_next_record(&syn[c], buf[c] + len,
+								  sizeof(buf[c]) - len);
+
+				if (n < 0)
+					return 1;
+				last = len;
+				len += (size_t)n;
+			}
+			send = len;
+			if (cut && c == 1 && r + 1 < rounds) {
+				/* after the last record's second or third packet: the zeros that pad
+				 * the chunk to 8 bytes are PAD packets inside the record, which
+				 * perf and pmutrace pass over */
+				struct pmt_spe_pkt_iter it;
+				struct pmt_spe_packet pkt;
+
+				pmt_spe_pkt_iter_init(&it, buf[c] + last, len - last, 0);
+				for (unsigned k = 0; k < 2 + r % 2; k++)
+					if (pmt_spe_pkt_next(&it, &pkt) < 0)
+						return 1;
+				send = last + it.pos;
+			}
+			rc |= pmt_perf_writer_write_auxtrace(w, buf[c], send, aux_off[c], 0, c,
+							     (uint32_t)-1, c);
+			if (r == 5 && c == 0) {
+				/* the thread of the round's first CONTEXT packet (not 0) on CPU 0 */
+				struct pmt_spe_pkt_iter it;
+				struct pmt_spe_packet pkt;
+
+				pmt_spe_pkt_iter_init(&it, buf[c], send, 0);
+				while (pmt_spe_pkt_next(&it, &pkt) > 0 &&
+				       (pkt.type != PMT_SPE_CONTEXT || !pkt.payload))
+					;
+				late_tid = (uint32_t)pkt.payload;
+			}
+			if (r == 5 && c == 1) {
+				/* its COMM after CPU 1's chunk, in a frame of CPU 1's: the samples of
+				 * that thread take their pid from it, so a CPU 0 slice that passed
+				 * over the frame would differ */
+				rc |= pmt_perf_writer_write_comm(w, late_tid, late_tid, "spe-late",
+								 false, &sid);
+			}
+			aux_off[c] += send;
+			carry[c] = len - send;
+			memmove(buf[c], buf[c] + send, carry[c]);
+		}
+		rc |= pmt_perf_writer_write_record(w, fin, sizeof(fin));
+	}
+	if (rc < 0) {
+		fprintf(stderr, "spe_cpus: write failed\n");
+		pmt_perf_writer_close(w);
+		return 1;
+	}
+	return pmt_perf_writer_close(w) < 0;
+}
