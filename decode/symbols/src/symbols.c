@@ -564,20 +564,9 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	return 1;
 }
 
-int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
-			const char **file, unsigned *line, uint64_t *vaddr)
+/* The line tables of d's symbol file, opened when first asked: NULL when there are none */
+static struct srcline *dso_lines(struct dso *d)
 {
-	struct dso *d = (struct dso *)loc->dso_id;
-	uint64_t va;
-
-	(void)s;
-	*vaddr = UINT64_MAX;
-	if (!d || d->state <= 0 || d->kernel)
-		return 0;
-	va = elf_symtab_vaddr(&d->tab, loc->map_ip);
-	*vaddr = va;
-	if (va == UINT64_MAX)
-		return 0;
 	if (!d->lines_state) {
 		d->lines_state = -1;
 		if (d->sym_path && srcline_open(&d->lines, d->sym_path) == 0) {
@@ -590,7 +579,41 @@ int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 			d->lines_state = 1;
 		}
 	}
-	return d->lines_state > 0 && srcline_find(&d->lines, va, file, line);
+	return d->lines_state > 0 ? &d->lines : NULL;
+}
+
+/* The ELF address of loc in a file with symbols (not the kernel's), else UINT64_MAX */
+static uint64_t loc_vaddr(const struct pmt_sym_loc *loc)
+{
+	const struct dso *d = loc->dso_id;
+
+	if (!d || d->state <= 0 || d->kernel)
+		return UINT64_MAX;
+	return elf_symtab_vaddr(&d->tab, loc->map_ip);
+}
+
+int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+			const char **file, unsigned *line, uint64_t *vaddr)
+{
+	struct srcline *sl;
+
+	(void)s;
+	*vaddr = loc_vaddr(loc);
+	if (*vaddr == UINT64_MAX || !(sl = dso_lines((struct dso *)loc->dso_id)))
+		return 0;
+	return srcline_find(sl, *vaddr, file, line);
+}
+
+int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+			struct pmt_inline_frame *frames, unsigned max)
+{
+	uint64_t va = loc ? loc_vaddr(loc) : UINT64_MAX;
+	struct srcline *sl;
+
+	(void)s;
+	if (va == UINT64_MAX || !frames || !(sl = dso_lines((struct dso *)loc->dso_id)))
+		return 0;
+	return srcline_inlines(sl, va, frames, max);
 }
 
 int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc, uint8_t **buf,
