@@ -16,6 +16,7 @@
 struct convert_opts {
 	const char *in, *out, *comm;
 	uint64_t kernel_start, kernel_len; /* --kernel-mmap; len 0: none */
+	uint8_t kernel_build_id[20], kernel_build_id_size; /* its build-id: HEADER_BUILD_ID */
 	bool build_id_feature; /* build-ids in HEADER_BUILD_ID, plain MMAP2 records */
 	unsigned nbundle;      /* --bundle LOCAL[=NAME] */
 	const char *bundle[64];
@@ -60,8 +61,9 @@ static int usage(FILE *fp)
 		"      --bundle-kallsyms FILE  with --container: carry the kernel's symbols\n"
 		"      --build-id-feature  the --mmap build-ids in the HEADER_BUILD_ID table (as perf\n"
 		"                         record's default), plain MMAP2 records (file mode)\n"
-		"      --kernel-mmap START,LEN  the kernel's text map as perf record writes it\n"
-		"                         ([kernel.kallsyms]_text, pgoff = START as _text)\n"
+		"      --kernel-mmap START,LEN[,BUILDID]  the kernel's text map as perf record\n"
+		"                         writes it ([kernel.kallsyms]_text, pgoff = START as\n"
+		"                         _text); BUILDID (hex) into HEADER_BUILD_ID\n"
 		"      --midr 0xMIDR      write feature CPUID as \"0x%%016llx\"\n"
 		"      --timeless         no PERF_SAMPLE_TIME\n"
 		"      --time-conv S,M,Z  time_shift,time_mult,time_zero of TIME_CONV (without it\n"
@@ -120,6 +122,23 @@ static int parse_time_conv(const char *s, struct pmt_time_conv *tc)
 	return 0;
 }
 
+/* A build-id in hex, up to 20 bytes: 0 or -PMT_EPARSE */
+static int parse_build_id(const char *hex, uint8_t *id, uint8_t *size)
+{
+	size_t n = strlen(hex);
+
+	if (!n || n % 2 || n > 40 || strspn(hex, "0123456789abcdefABCDEF") != n)
+		return -PMT_EPARSE;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned b;
+
+		sscanf(hex + 2 * i, "%2x", &b);
+		id[i] = (uint8_t)b;
+	}
+	*size = (uint8_t)(n / 2);
+	return 0;
+}
+
 /* START,LEN,PGOFF,PATH[,BUILDID]: BUILDID is hex (up to 20 bytes), so the MMAP2 record
  * carries it as a kernel with build-id mmaps (perf record --buildid-mmap) writes it */
 static int parse_mmap(const char *opt, struct convert_opts *o)
@@ -147,17 +166,8 @@ static int parse_mmap(const char *opt, struct convert_opts *o)
 		return -PMT_EPARSE;
 	bid = strrchr(arg, ',');
 	if (bid) {
-		size_t n = strlen(bid + 1);
-
-		if (!n || n % 2 || n > 40 || strspn(bid + 1, "0123456789abcdefABCDEF") != n)
+		if (parse_build_id(bid + 1, m->build_id, &m->build_id_size) < 0)
 			return -PMT_EPARSE;
-		for (size_t i = 0; i < n / 2; i++) {
-			unsigned b;
-
-			sscanf(bid + 1 + 2 * i, "%2x", &b);
-			m->build_id[i] = (uint8_t)b;
-		}
-		m->build_id_size = (uint8_t)(n / 2);
 		*bid = 0;
 	}
 	m->path = arg;
@@ -358,9 +368,14 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 			rc = pmt_perf_writer_add_build_id(w, (int32_t)(o->has_pid ? o->pid : o->tid),
 							  2 /* user */, o->maps[i].build_id,
 							  o->maps[i].build_id_size, o->maps[i].path);
+	/* the kernel's build-id goes where perf record puts it: HEADER_BUILD_ID, pid -1,
+	 * cpumode kernel, named as the kernel's map */
+	if (rc >= 0 && o->kernel_len && o->kernel_build_id_size)
+		rc = pmt_perf_writer_add_build_id(w, -1, 1 /* kernel */, o->kernel_build_id,
+						  o->kernel_build_id_size, "[kernel.kallsyms]");
 	if (rc == -PMT_EUNSUPPORTED)
-		return pmt_cli_fail("convert", "--build-id-feature needs file mode (no --pipe, "
-				    "--container or -o -)");
+		return pmt_cli_fail("convert", "--build-id-feature and a build-id in --kernel-mmap "
+				    "need file mode (no --pipe, --container or -o -)");
 	if (rc >= 0 && !o->timeless) {
 		/* timestamps exist: perf converts them through TIME_CONV; identity unless given.
 		 * Before AUXTRACE_INFO, as perf record writes it: perf copies the conversion
@@ -600,12 +615,20 @@ int cmd_convert(int argc, char **argv)
 		case O_KMMAP: {
 			char *comma = strchr(optarg, ',');
 
+			char *bid = comma ? strchr(comma + 1, ',') : NULL;
+
 			bad = !comma;
 			if (!bad) {
 				*comma = 0;
+				if (bid)
+					*bid = 0;
 				bad = pmt_parse_u64(optarg, &o.kernel_start) < 0 ||
-				      pmt_parse_u64(comma + 1, &o.kernel_len) < 0 || !o.kernel_len;
+				      pmt_parse_u64(comma + 1, &o.kernel_len) < 0 || !o.kernel_len ||
+				      (bid && parse_build_id(bid + 1, o.kernel_build_id,
+							     &o.kernel_build_id_size) < 0);
 				*comma = ',';
+				if (bid)
+					*bid = ',';
 			}
 			break;
 		}

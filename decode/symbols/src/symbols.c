@@ -19,6 +19,7 @@ struct dso {
 	int8_t state;          /* 0: not looked for yet, 1: symbols read, -1: none */
 	uint8_t kernel;        /* [kernel.kallsyms]: absolute addresses, symbols from kallsyms */
 	uint64_t text_addr;    /* kernel: where its map says _text is (perf's ref_reloc_sym) */
+	uint8_t kernel_bid[PMT_BUILD_ID_MAX], kernel_bid_size; /* kernel: its MMAP2's build-id */
 	struct elf_symtab tab;
 	char *sym_path;        /* the file the symbols (and lines) come from */
 	char *code_path;       /* the file with the code (NULL: none found) */
@@ -47,7 +48,7 @@ struct thread {
 };
 
 struct pmt_symbols {
-	char *symfs, *buildid_dir, *kallsyms;
+	char *symfs, *buildid_dir, *kallsyms, *vmlinux;
 	struct dbgd *dbgd;     /* debuginfod servers; NULL: none to ask */
 	unsigned load_flags;
 	struct dso **dso_hash;
@@ -121,6 +122,10 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 		pmt_symbols_free(s);
 		return -PMT_ENOMEM;
 	}
+	if (o && PMT_OPTS_HAS(o, vmlinux) && o->vmlinux && !(s->vmlinux = strdup(o->vmlinux))) {
+		pmt_symbols_free(s);
+		return -PMT_ENOMEM;
+	}
 	if (o && o->buildid_dir)
 		s->buildid_dir = strdup(o->buildid_dir);
 	else if (home) {
@@ -173,6 +178,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 	free(s->symfs);
 	free(s->buildid_dir);
 	free(s->kallsyms);
+	free(s->vmlinux);
 	free(s);
 }
 
@@ -417,6 +423,10 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 				return -PMT_ENOMEM;
 			d->kernel = 1;
 			d->text_addr = ev->u.mmap.pgoff;
+			if (ev->u.mmap.build_id_size && ev->u.mmap.build_id_size <= PMT_BUILD_ID_MAX) {
+				d->kernel_bid_size = ev->u.mmap.build_id_size;
+				memcpy(d->kernel_bid, ev->u.mmap.build_id, d->kernel_bid_size);
+			}
 			return proc_insert(s, p, &m);
 		}
 		return pmt_symbols_add_map(s, (int32_t)ev->u.mmap.pid, ev->u.mmap.addr,
@@ -485,6 +495,35 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, int executable, char *
 			  path_size, why, why_size);
 }
 
+/* The kernel's symbols as perf's dso__load_kernel_sym looks for them when told where:
+ * --kallsyms first, else --vmlinux (and nothing else when that one is refused). The
+ * kernel's build-id is its MMAP2's, else the trace's build-id table's. */
+static void load_kernel(struct pmt_symbols *s, struct dso *d)
+{
+	const uint8_t *bid = d->kernel_bid;
+	size_t bid_size = d->kernel_bid_size;
+	char msg[512];
+	int rc;
+
+	if (!s->kallsyms && !s->vmlinux)
+		return; /* perf would read this machine's kallsyms: not the recording's */
+	for (size_t i = 0; !bid_size && i < s->nbids; i++) {
+		if (!strcmp(s->bids[i].name, "[kernel.kallsyms]")) {
+			bid = s->bids[i].id;
+			bid_size = s->bids[i].size;
+		}
+	}
+	rc = s->kallsyms ? kallsyms_load(s->kallsyms, d->text_addr, &d->tab, msg, sizeof(msg))
+			 : vmlinux_load(s->vmlinux, d->text_addr, bid, bid_size, s->load_flags,
+					&d->tab, msg, sizeof(msg));
+	if (rc < 0) {
+		pmt_warn("kernel symbols: %s", msg);
+		elf_symtab_fini(&d->tab);
+		return;
+	}
+	d->state = 1;
+}
+
 static void load_dso(struct pmt_symbols *s, struct dso *d)
 {
 	struct dso_want w = { d->name, d->build_id, d->build_id_size, s->symfs, s->buildid_dir,
@@ -494,16 +533,7 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 
 	d->state = -1;
 	if (d->kernel) {
-		char msg[512];
-
-		if (!s->kallsyms)
-			return; /* perf would read this machine's kallsyms: not the recording's */
-		if (kallsyms_load(s->kallsyms, d->text_addr, &d->tab, msg, sizeof(msg)) < 0) {
-			pmt_warn("kernel symbols: %s", msg);
-			elf_symtab_fini(&d->tab);
-			return;
-		}
-		d->state = 1;
+		load_kernel(s, d);
 		return;
 	}
 	/* pseudo files ([vdso], //anon, [heap]) are no paths */

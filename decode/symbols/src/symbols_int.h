@@ -71,6 +71,11 @@ void elf_symtab_note_max_len(struct elf_symtab *t);
  * says _text is (0: unknown), the file's _text gives the relocation. */
 int kallsyms_load(const char *path, uint64_t text_addr, struct elf_symtab *t, char *msg,
 		  size_t cap);
+/* The kernel's symbols from a vmlinux ELF file: placed at the addresses the kernel ran at
+ * (moved by text_addr - the file's _text; text_addr 0: as the file says). A build-id
+ * given must be the file's, else -PMT_ENOT_FOUND with msg saying both. 0 or < 0. */
+int vmlinux_load(const char *path, uint64_t text_addr, const uint8_t *build_id,
+		 size_t build_id_size, unsigned flags, struct elf_symtab *t, char *msg, size_t cap);
 /* The symbol holding `off` (perf's symbols__find), or NULL. */
 const struct sym_entry *elf_symtab_find(const struct elf_symtab *t, uint64_t off);
 

@@ -29,6 +29,10 @@ struct pmt_symbols_opts {
 	int no_demangle;         /* perf's --no-demangle: C++ names as the file spells them.
 				  * Else demangled as compat's perf does: 6.1 the bare name,
 				  * newer the whole signature (abi::__cxa_demangle's text) */
+	const char *vmlinux;     /* perf's --vmlinux: the kernel's symbols from this ELF file,
+				  * only when its build-id is the recording kernel's (if the
+				  * trace has one); kallsyms wins when both are given, as in
+				  * perf */
 };
 
 /* Where an address was. Strings stay valid until the pmt_symbols is freed. */
