@@ -1,14 +1,19 @@
 #!/bin/sh
-# The kernel's symbols from a vmlinux file (--vmlinux), against perf 7.3 on the same
-# traces: an SPE trace of pid 4242 with half its PCs in the kernel, whose map
-# ([kernel.kallsyms]_text) says the kernel ran 0x41f0000 above the fixture's link address
-# (KASLR), so every symbol found proves the relocation by _text. The fixture
-# (fixtures/symbols/vmlinux.c) passes for a kernel: three functions, global, local, weak.
+# The kernel's symbols from a vmlinux file (--vmlinux) and a module's from its .ko, against
+# perf 7.3 on the same traces: an SPE trace of pid 4242 with half its PCs in the kernel,
+# whose map ([kernel.kallsyms]_text) says the kernel ran 0x41f0000 above the fixture's link
+# address (KASLR), so every symbol found proves the relocation by _text. The fixtures
+# (fixtures/symbols/vmlinux.c, kmod.c) pass for a kernel and a module: three functions
+# each, global, local, weak.
 #   bid       the trace's HEADER_BUILD_ID has the kernel's build-id, the file's: used
 #   nobid     no kernel build-id in the trace: used
 #   mismatch  another build-id: not used (a warning naming the file, exit 2), nothing else
 #             is tried: the kernel's samples stay [unknown]
 #   kallsyms  --kallsyms given too: it wins, as in perf
+#   module    the upper half of the kernel PCs in a module's map (MMAP pid -1, its path
+#             under /lib/modules, its build-id in the table), the .ko under --symfs: its
+#             symbols placed from its .text (perf's map pgoff), named [fake_mod] in report
+#   module-mismatch  the .ko under --symfs has another build-id: not used
 # script -F ip,sym,symoff,dso and report --sort sym,dso and dso,sym, byte for byte.
 #   vmlinux.sh PMUTRACE SOURCE_DIR PERF73
 set -eu
@@ -76,4 +81,22 @@ grep -q "vmlinux: build-id $KBID, the recording's kernel has 0011" "$T/pmt.err" 
 compare kallsyms "$T/bid.data" 0 --vmlinux "$VM" --kallsyms "$T/kallsyms"
 "$P" script "$T/bid.data" --vmlinux "$VM" --kallsyms "$T/kallsyms" -F ip,sym | grep -q ' zz_b$' ||
 	fail "kallsyms: not used"
-echo "OK: --vmlinux: $n script lines and report --sort sym,dso / dso,sym equal perf 7.3's (build-id, none, mismatch, with --kallsyms)"
+# modules: the kernel map ends where the module's begins
+MOD=/lib/modules/6.1.0-test/kernel/drivers/fake-mod.ko
+mkdir -p "$T/mfs/lib/modules/6.1.0-test/kernel/drivers" "$T/bad/lib/modules/6.1.0-test/kernel/drivers"
+cp "$T/fx/fake-mod.ko" "$T/mfs$MOD"
+# at the module's path in the other tree, an ELF with another build-id
+cp "$T/fx/libfix.so" "$T/bad$MOD"
+"$P" convert --raw "$T/k.spe" --midr 0x410fd0c0 --pid 4242 --comm app \
+	--mmap $FIX_APP,0x10000,0,/usr/bin/app --kernel-mmap "$KTEXT,0x110000,$KBID" \
+	--module-mmap "0xffffffc084300000,0x100000,$MOD,$(bid "$T/fx/fake-mod.ko")" -o "$T/mod.data"
+compare module "$T/mod.data" 0 --vmlinux "$VM" --symfs "$T/mfs"
+"$P" script "$T/mod.data" --vmlinux "$VM" --symfs "$T/mfs" -F ip,sym >"$T/syms"
+for s in kfn_a mfn_a mfn_b mfn_c; do
+	grep -q " $s\$" "$T/syms" || fail "module: no sample on $s"
+done
+grep -q '\[fake_mod\]' "$T/pmt.txt" || fail "module: report does not call it [fake_mod]"
+compare module-mismatch "$T/mod.data" 0 --vmlinux "$VM" --symfs "$T/bad"
+"$P" script "$T/mod.data" --vmlinux "$VM" --symfs "$T/bad" -F ip,sym 2>/dev/null | grep -q ' mfn_' &&
+	fail "module-mismatch: the file was used"
+echo "OK: --vmlinux and modules: $n script lines and report --sort sym,dso / dso,sym equal perf 7.3's (build-id, none, mismatch, with --kallsyms; a module, its build-id right and wrong)"

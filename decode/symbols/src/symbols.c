@@ -20,6 +20,7 @@ struct dso {
 	uint8_t kernel;        /* [kernel.kallsyms]: absolute addresses, symbols from kallsyms */
 	uint64_t text_addr;    /* kernel: where its map says _text is (perf's ref_reloc_sym) */
 	uint8_t kernel_bid[PMT_BUILD_ID_MAX], kernel_bid_size; /* kernel: its MMAP2's build-id */
+	char *kmod_name;       /* a kernel module: "[name]" as perf calls it (short_name) */
 	struct elf_symtab tab;
 	char *sym_path;        /* the file the symbols (and lines) come from */
 	char *code_path;       /* the file with the code (NULL: none found) */
@@ -154,6 +155,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 			srcline_close(&d->lines);
 			free(d->sym_path);
 			free(d->code_path);
+			free(d->kmod_name);
 			free(d->name);
 			free(d);
 		}
@@ -315,6 +317,19 @@ static int proc_insert(struct pmt_symbols *s, struct proc *p, const struct map *
 	return 0;
 }
 
+/* What the trace's build-id table says name's build-id is (*size stays 0 when it has none) */
+static void recorded_build_id(const struct pmt_symbols *s, const char *name,
+			      const uint8_t **id, size_t *size)
+{
+	for (size_t i = 0; i < s->nbids; i++) {
+		if (!strcmp(s->bids[i].name, name)) {
+			*id = s->bids[i].id;
+			*size = s->bids[i].size;
+			return;
+		}
+	}
+}
+
 int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint64_t len,
 			uint64_t pgoff, const char *filename, const uint8_t *build_id,
 			size_t build_id_size, uint64_t time)
@@ -324,15 +339,8 @@ int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint
 
 	if (!s || !filename || build_id_size > PMT_BUILD_ID_MAX || !len)
 		return -PMT_EINVAL;
-	if (!build_id_size) {
-		for (size_t i = 0; i < s->nbids; i++) {
-			if (!strcmp(s->bids[i].name, filename)) {
-				build_id = s->bids[i].id;
-				build_id_size = s->bids[i].size;
-				break;
-			}
-		}
-	}
+	if (!build_id_size)
+		recorded_build_id(s, filename, &build_id, &build_id_size);
 	m.dso = dso_get(s, filename, build_id, build_id_size);
 	p = proc_get(s, pid);
 	if (!m.dso || !p)
@@ -399,6 +407,43 @@ static int fork_proc(struct pmt_symbols *s, int32_t pid, int32_t ppid)
 	return 0;
 }
 
+/* A kernel map of a module file (perf's is_kernel_module: NAME.ko, also compressed) gets
+ * perf's short name, "[NAME]" with '-' as '_' (kmod_path__parse). 0 or -PMT_ENOMEM. */
+static int mark_module(struct pmt_symbols *s, const char *path, const uint8_t *bid,
+		       size_t bid_size)
+{
+	static const char *const ext[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst", ".ko.bz2" };
+	const char *base = strrchr(path, '/');
+	size_t n, len = strlen(path);
+	struct dso *d;
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		n = strlen(ext[i]);
+		if (len > n && !strcmp(path + len - n, ext[i]) && base < path + len - n)
+			break;
+		n = 0;
+	}
+	if (!n)
+		return 0;
+	if (!bid_size)
+		recorded_build_id(s, path, &bid, &bid_size);
+	d = dso_get(s, path, bid, bid_size);
+	if (!d)
+		return -PMT_ENOMEM;
+	if (d->kmod_name)
+		return 0;
+	d->kmod_name = malloc((size_t)(path + len - n - base) + 3);
+	if (!d->kmod_name)
+		return -PMT_ENOMEM;
+	sprintf(d->kmod_name, "[%.*s]", (int)(path + len - n - base), base);
+	for (char *c = d->kmod_name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	d->short_name = d->kmod_name;
+	return 0;
+}
+
 int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *ev)
 {
 	if (!s || !ev || ev->kind != PMT_TEV_RECORD)
@@ -429,6 +474,10 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 			}
 			return proc_insert(s, p, &m);
 		}
+		if ((int32_t)ev->u.mmap.pid == -1 && mark_module(s, ev->u.mmap.filename,
+								  ev->u.mmap.build_id,
+								  ev->u.mmap.build_id_size) < 0)
+			return -PMT_ENOMEM;
 		return pmt_symbols_add_map(s, (int32_t)ev->u.mmap.pid, ev->u.mmap.addr,
 					   ev->u.mmap.len, ev->u.mmap.pgoff, ev->u.mmap.filename,
 					   ev->u.mmap.build_id, ev->u.mmap.build_id_size,
@@ -507,12 +556,8 @@ static void load_kernel(struct pmt_symbols *s, struct dso *d)
 
 	if (!s->kallsyms && !s->vmlinux)
 		return; /* perf would read this machine's kallsyms: not the recording's */
-	for (size_t i = 0; !bid_size && i < s->nbids; i++) {
-		if (!strcmp(s->bids[i].name, "[kernel.kallsyms]")) {
-			bid = s->bids[i].id;
-			bid_size = s->bids[i].size;
-		}
-	}
+	if (!bid_size)
+		recorded_build_id(s, "[kernel.kallsyms]", &bid, &bid_size);
 	rc = s->kallsyms ? kallsyms_load(s->kallsyms, d->text_addr, &d->tab, msg, sizeof(msg))
 			 : vmlinux_load(s->vmlinux, d->text_addr, bid, bid_size, s->load_flags,
 					&d->tab, msg, sizeof(msg));
@@ -581,9 +626,13 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	out->map_start = m->start;
 	/* the kernel's map is an identity (perf's identity__map_ip): no offset to apply */
 	out->map_pgoff = m->dso->kernel ? m->start : m->pgoff;
-	out->map_ip = m->dso->kernel ? ip : ip - m->start + m->pgoff;
 	if (!m->dso->state)
 		load_dso(s, m->dso);
+	/* a module's map starts at its .text (perf sets the map's pgoff to its offset) */
+	out->map_ip = m->dso->kernel ? ip
+				     : ip - m->start + m->pgoff +
+					       (m->dso->kmod_name && m->dso->state > 0
+							? m->dso->tab.rel_text_off : 0);
 	if (m->dso->state < 0 || !(e = elf_symtab_find(&m->dso->tab, out->map_ip)))
 		return 0;
 	out->sym = m->dso->tab.names + e->name;

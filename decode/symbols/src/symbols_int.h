@@ -31,6 +31,8 @@ struct elf_symtab {
 	struct { uint64_t off, vaddr, size; } loads[16];
 	unsigned nloads;
 	uint8_t loads_given;          /* loads came from the runtime file, not this one */
+	uint64_t rel_text_off;        /* ET_REL (a kernel module): .text's file offset, where
+				       * perf's module map starts (its pgoff); else 0 */
 };
 /* Take the PT_LOADs from `runtime` (the file that was mapped) before loading a separate
  * debug file into t: a debug file's program headers may have its offsets zeroed (Debian's
