@@ -417,6 +417,8 @@ static int mark_module(struct pmt_symbols *s, const char *path, const uint8_t *b
 	size_t n, len = strlen(path);
 	struct dso *d;
 
+	if (bid_size > PMT_BUILD_ID_MAX)
+		return 0; /* pmt_symbols_add_map refuses the map */
 	base = base ? base + 1 : path;
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
 		n = strlen(ext[i]);
