@@ -16,6 +16,8 @@
 struct convert_opts {
 	const char *in, *out, *comm;
 	uint64_t kernel_start, kernel_len; /* --kernel-mmap; len 0: none */
+	uint8_t kernel_build_id[20], kernel_build_id_size; /* its build-id: HEADER_BUILD_ID */
+	unsigned nmods;        /* --module-mmap START,LEN,PATH[,BUILDID] (parsed as --mmap's) */
 	bool build_id_feature; /* build-ids in HEADER_BUILD_ID, plain MMAP2 records */
 	unsigned nbundle;      /* --bundle LOCAL[=NAME] */
 	const char *bundle[64];
@@ -28,7 +30,7 @@ struct convert_opts {
 		uint64_t start, len, pgoff;
 		uint8_t build_id[20];
 		uint8_t build_id_size;
-	} maps[16];
+	} maps[16], mods[8];
 	bool raw, timeless, has_time_conv, has_midr, spe_v2, has_event_filter;
 	uint32_t cpu, tid, pid;
 	bool has_pid, container, spe_columns;
@@ -61,8 +63,11 @@ static int usage(FILE *fp)
 		"      --bundle-kallsyms FILE  with --container: carry the kernel's symbols\n"
 		"      --build-id-feature  the --mmap build-ids in the HEADER_BUILD_ID table (as perf\n"
 		"                         record's default), plain MMAP2 records (file mode)\n"
-		"      --kernel-mmap START,LEN  the kernel's text map as perf record writes it\n"
-		"                         ([kernel.kallsyms]_text, pgoff = START as _text)\n"
+		"      --kernel-mmap START,LEN[,BUILDID]  the kernel's text map as perf record\n"
+		"                         writes it ([kernel.kallsyms]_text, pgoff = START as\n"
+		"                         _text); BUILDID (hex) into HEADER_BUILD_ID\n"
+		"      --module-mmap START,LEN,PATH[,BUILDID]  with --kernel-mmap: a kernel\n"
+		"                         module's map (MMAP, pid -1, as perf record writes it)\n"
 		"      --midr 0xMIDR      write feature CPUID as \"0x%%016llx\"\n"
 		"      --timeless         no PERF_SAMPLE_TIME\n"
 		"      --time-conv S,M,Z  time_shift,time_mult,time_zero of TIME_CONV (without it\n"
@@ -124,22 +129,42 @@ static int parse_time_conv(const char *s, struct pmt_time_conv *tc)
 	return 0;
 }
 
-/* START,LEN,PGOFF,PATH[,BUILDID]: BUILDID is hex (up to 20 bytes), so the MMAP2 record
- * carries it as a kernel with build-id mmaps (perf record --buildid-mmap) writes it */
-static int parse_mmap(const char *opt, struct convert_opts *o)
+/* A build-id in hex, up to 20 bytes: 0 or -PMT_EPARSE */
+static int parse_build_id(const char *hex, uint8_t *id, uint8_t *size)
+{
+	size_t n = strlen(hex);
+
+	if (!n || n % 2 || n > 40 || strspn(hex, "0123456789abcdefABCDEF") != n)
+		return -PMT_EPARSE;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned b;
+
+		sscanf(hex + 2 * i, "%2x", &b);
+		id[i] = (uint8_t)b;
+	}
+	*size = (uint8_t)(n / 2);
+	return 0;
+}
+
+/* START,LEN,PGOFF,PATH[,BUILDID] (a module: START,LEN,PATH[,BUILDID], pgoff 0) into
+ * tab[*n]: BUILDID is hex (up to 20 bytes), so the MMAP2 record carries it as a kernel with
+ * build-id mmaps (perf record --buildid-mmap) writes it */
+static int parse_mmap(const char *opt, struct raw_map *tab, unsigned cap, unsigned *n,
+		      bool module)
 {
 	struct raw_map *m;
 	char *f[3], *arg, *bid;
+	int nf = module ? 2 : 3;
 
-	if (o->nmaps == sizeof(o->maps) / sizeof(o->maps[0]))
+	if (*n == cap)
 		return -PMT_ERANGE;
-	m = &o->maps[o->nmaps];
+	m = &tab[*n];
 	memset(m, 0, sizeof(*m));
 	arg = m->arg = strdup(opt); /* argv stays intact for the CMDLINE feature */
 	if (!arg)
 		return -PMT_ENOMEM;
-	o->nmaps++;
-	for (int i = 0; i < 3; i++) {
+	(*n)++;
+	for (int i = 0; i < nf; i++) {
 		f[i] = arg;
 		arg = strchr(arg, ',');
 		if (!arg)
@@ -147,21 +172,12 @@ static int parse_mmap(const char *opt, struct convert_opts *o)
 		*arg++ = 0;
 	}
 	if (pmt_parse_u64(f[0], &m->start) < 0 || pmt_parse_u64(f[1], &m->len) < 0 ||
-	    pmt_parse_u64(f[2], &m->pgoff) < 0 || !*arg)
+	    (!module && pmt_parse_u64(f[2], &m->pgoff) < 0) || !*arg)
 		return -PMT_EPARSE;
 	bid = strrchr(arg, ',');
 	if (bid) {
-		size_t n = strlen(bid + 1);
-
-		if (!n || n % 2 || n > 40 || strspn(bid + 1, "0123456789abcdefABCDEF") != n)
+		if (parse_build_id(bid + 1, m->build_id, &m->build_id_size) < 0)
 			return -PMT_EPARSE;
-		for (size_t i = 0; i < n / 2; i++) {
-			unsigned b;
-
-			sscanf(bid + 1 + 2 * i, "%2x", &b);
-			m->build_id[i] = (uint8_t)b;
-		}
-		m->build_id_size = (uint8_t)(n / 2);
 		*bid = 0;
 	}
 	m->path = arg;
@@ -172,6 +188,8 @@ static void free_maps(struct convert_opts *o)
 {
 	for (unsigned i = 0; i < o->nmaps; i++)
 		free(o->maps[i].arg);
+	for (unsigned i = 0; i < o->nmods; i++)
+		free(o->mods[i].arg);
 }
 
 /* Where the records go: the output file, through a container when asked. */
@@ -360,9 +378,18 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 			rc = pmt_perf_writer_add_build_id(w, (int32_t)(o->has_pid ? o->pid : o->tid),
 							  2 /* user */, o->maps[i].build_id,
 							  o->maps[i].build_id_size, o->maps[i].path);
+	/* the kernel's build-id goes where perf record puts it: HEADER_BUILD_ID, pid -1,
+	 * cpumode kernel, named as the kernel's map */
+	if (rc >= 0 && o->kernel_len && o->kernel_build_id_size)
+		rc = pmt_perf_writer_add_build_id(w, -1, 1 /* kernel */, o->kernel_build_id,
+						  o->kernel_build_id_size, "[kernel.kallsyms]");
+	for (unsigned i = 0; rc >= 0 && i < o->nmods; i++)
+		if (o->mods[i].build_id_size)
+			rc = pmt_perf_writer_add_build_id(w, -1, 1 /* kernel */, o->mods[i].build_id,
+							  o->mods[i].build_id_size, o->mods[i].path);
 	if (rc == -PMT_EUNSUPPORTED)
-		return pmt_cli_fail("convert", "--build-id-feature needs file mode (no --pipe, "
-				    "--container or -o -)");
+		return pmt_cli_fail("convert", "--build-id-feature and build-ids in --kernel-mmap "
+				    "or --module-mmap need file mode (no --pipe, --container or -o -)");
 	if (rc >= 0 && !o->timeless) {
 		/* timestamps exist: perf converts them through TIME_CONV; identity unless given.
 		 * Before AUXTRACE_INFO, as perf record writes it: perf copies the conversion
@@ -385,6 +412,9 @@ static int convert_raw(const struct convert_opts *o, int argc, char **argv)
 
 		rc = pmt_perf_writer_write_kernel_mmap(w, o->kernel_start, o->kernel_len,
 						       o->kernel_start, &ksid);
+		for (unsigned i = 0; rc >= 0 && i < o->nmods; i++)
+			rc = pmt_perf_writer_write_module_mmap(w, o->mods[i].start, o->mods[i].len,
+							       o->mods[i].path, &ksid);
 	}
 	if (rc >= 0 && (o->comm || o->nmaps)) {
 		struct pmt_sample_id sid = { .valid = 1, .pid = pid, .tid = o->tid,
@@ -482,7 +512,7 @@ int cmd_convert(int argc, char **argv)
 	enum { O_RAW = 256, O_CPU, O_TID, O_PID, O_COMM, O_MIDR, O_TIMELESS, O_TIME_CONV,
 	       O_CHUNK, O_PMU_TYPE, O_PIPE, O_SWAP, O_V2, O_MMAP, O_EVFILT, O_CONTAINER, O_LEVEL, O_SPE_COLUMNS,
 	       O_FRAME_SIZE,
-	       O_KMMAP, O_BIDFEAT, O_BUNDLE, O_BUNDLE_KSYMS, O_BUNDLE_SYMS };
+	       O_KMMAP, O_BIDFEAT, O_BUNDLE, O_BUNDLE_KSYMS, O_BUNDLE_SYMS, O_MODMMAP };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", no_argument, NULL, O_RAW },
@@ -492,6 +522,7 @@ int cmd_convert(int argc, char **argv)
 		{ "comm", required_argument, NULL, O_COMM },
 		{ "mmap", required_argument, NULL, O_MMAP },
 		{ "kernel-mmap", required_argument, NULL, O_KMMAP },
+		{ "module-mmap", required_argument, NULL, O_MODMMAP },
 		{ "build-id-feature", no_argument, NULL, O_BIDFEAT },
 		{ "bundle", required_argument, NULL, O_BUNDLE },
 		{ "bundle-symbols", required_argument, NULL, O_BUNDLE_SYMS },
@@ -528,7 +559,10 @@ int cmd_convert(int argc, char **argv)
 		case O_PID: bad = parse_u32(optarg, &o.pid) < 0; o.has_pid = true; break;
 		case O_COMM: o.comm = optarg; break;
 		case O_MMAP:
-			bad = parse_mmap(optarg, &o) < 0;
+			bad = parse_mmap(optarg, o.maps, 16, &o.nmaps, false) < 0;
+			break;
+		case O_MODMMAP:
+			bad = parse_mmap(optarg, o.mods, 8, &o.nmods, true) < 0;
 			break;
 		case O_BIDFEAT: o.build_id_feature = true; break;
 		case O_BUNDLE:
@@ -543,12 +577,20 @@ int cmd_convert(int argc, char **argv)
 		case O_KMMAP: {
 			char *comma = strchr(optarg, ',');
 
+			char *bid = comma ? strchr(comma + 1, ',') : NULL;
+
 			bad = !comma;
 			if (!bad) {
 				*comma = 0;
+				if (bid)
+					*bid = 0;
 				bad = pmt_parse_u64(optarg, &o.kernel_start) < 0 ||
-				      pmt_parse_u64(comma + 1, &o.kernel_len) < 0 || !o.kernel_len;
+				      pmt_parse_u64(comma + 1, &o.kernel_len) < 0 || !o.kernel_len ||
+				      (bid && parse_build_id(bid + 1, o.kernel_build_id,
+							     &o.kernel_build_id_size) < 0);
 				*comma = ',';
+				if (bid)
+					*bid = ',';
 			}
 			break;
 		}

@@ -28,7 +28,7 @@ struct script_opts {
 	int top_given;
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
-	const char *symfs, *kallsyms;
+	const char *symfs, *kallsyms, *vmlinux;
 	const char *debuginfod; /* NULL: $DEBUGINFOD_URLS; "": --no-debuginfod */
 	int no_demangle;
 	const char *sort; /* report --sort keys */
@@ -76,6 +76,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "input", required_argument, NULL, 'i' },                                       \
 	{ "symfs", required_argument, NULL, OPT_SYMFS },                                 \
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },                           \
+	{ "vmlinux", required_argument, NULL, 'k' },                                     \
 	{ "debuginfod", optional_argument, NULL, OPT_DEBUGINFOD },                       \
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },                       \
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },                           \
@@ -138,6 +139,8 @@ static void usage(const char *cmd, FILE *fp)
 		    "  --symfs DIR: the traced files under DIR; also perf's build-id cache\n"
 		    "  ($HOME/.debug), /usr/lib/debug and .gnu_debuglink, by build-id.\n"
 		    "  --kallsyms FILE: the kernel's symbols (/proc/kallsyms of the recording machine).\n"
+		    "  -k, --vmlinux FILE: the kernel's symbols from its ELF file, used only when its\n"
+		    "  build-id is the recording's kernel's (--kallsyms wins when both are given).\n"
 		    "  --debuginfod[=URLS]: servers asked by build-id for files found nowhere else\n"
 		    "  (default and without URLS: $DEBUGINFOD_URLS); --no-debuginfod: none.\n"
 		    "  --no-demangle: C++ symbol names as the files spell them.\n"
@@ -183,9 +186,9 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			merged[n++] = cons->opts[i];
 		memset(&merged[n], 0, sizeof(merged[n]));
 		opts = merged;
-		snprintf(shortopts, sizeof(shortopts), "hvi:%s", cons->shortopts);
+		snprintf(shortopts, sizeof(shortopts), "hvi:k:%s", cons->shortopts);
 	} else {
-		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:s:M:" : "hvi:F:");
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:" : "hvi:k:F:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
@@ -223,6 +226,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case 'i': so->path = optarg; break;
 		case OPT_SYMFS: so->symfs = optarg; break;
 		case OPT_KALLSYMS: so->kallsyms = optarg; break;
+		case 'k': so->vmlinux = optarg; break;
 		case OPT_DEBUGINFOD: so->debuginfod = optarg; break;
 		case OPT_NO_DEBUGINFOD: so->debuginfod = ""; break;
 		case OPT_NO_DEMANGLE: so->no_demangle = 1; break;
@@ -535,6 +539,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		struct pmt_symbols_opts sym_opts = { .sz = sizeof(sym_opts), .symfs = so.symfs,
 						     .compat = so.run.compat,
 						     .kallsyms = so.kallsyms,
+						     .vmlinux = so.vmlinux,
 						     .debuginfod = so.debuginfod,
 						     .no_demangle = so.no_demangle };
 

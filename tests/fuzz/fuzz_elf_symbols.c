@@ -1,6 +1,8 @@
 /* Fuzz the ELF symbol reader (libelf underneath, then perf's selection rules, .plt naming
- * and the lookup): the bytes go to a memory file that is read as a path. Then the
- * --bundle=symbols reducer on the same bytes, and the reader on what it made. Seeds: a
+ * and the lookup): the bytes go to a memory file that is read as a path. Then the source
+ * lines and inlined calls (libdw) at the file's symbols, mapped as a process's file, and
+ * the file as the kernel's symbols (--vmlinux). Then
+ * the --bundle=symbols reducer on the same bytes, and the reader on what it made. Seeds: a
  * small object file, a small shared library, truncated and corrupted copies. */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -21,6 +23,68 @@ static int touch(uint64_t start, uint64_t end, const char *name, void *ctx)
 	return 0;
 }
 
+struct starts {
+	uint64_t at[16];
+	unsigned n;
+};
+
+static int keep_start(uint64_t start, uint64_t end, const char *name, void *ctx)
+{
+	struct starts *st = ctx;
+
+	(void)name;
+	/* a function's first instruction and one inside, where inlined code often is */
+	if (st->n < 15) {
+		st->at[st->n++] = start;
+		st->at[st->n++] = start + (end - start) / 2;
+	}
+	return 0;
+}
+
+/* Lookups in the file at path: each symbol's start and middle resolved through a mapping
+ * of the file, then its line and its inlined calls (DWARF); then the file read as the
+ * kernel's (vmlinux) */
+static void lookups_in(const char *path)
+{
+	struct pmt_symbols_opts o = PMT_OPTS_INIT(pmt_symbols_opts, .buildid_dir = "",
+						  .debuginfod = "");
+	struct pmt_symbols *s;
+	struct starts st = { .n = 0 };
+	struct pmt_inline_frame fr[8];
+	struct pmt_sym_loc loc;
+	char msg[256];
+	const char *file;
+	unsigned line;
+	uint64_t va;
+
+	if (pmt_symbols_list_file(path, keep_start, &st, msg, sizeof(msg)) <= 0 ||
+	    pmt_symbols_new(&o, &s) < 0)
+		return;
+	if (pmt_symbols_add_map(s, 1, 0x100000, 1ULL << 32, 0, path, NULL, 0, 0) == 0) {
+		for (unsigned i = 0; i < st.n; i++) {
+			if (pmt_symbols_resolve(s, 1, 0x100000 + st.at[i], 0, &loc) < 0)
+				continue;
+			pmt_symbols_srcline(s, &loc, &file, &line, &va);
+			pmt_symbols_inlines(s, &loc, fr, 8);
+		}
+	}
+	pmt_symbols_free(s);
+	/* the same file as the kernel's (--vmlinux), mapped where the trace says _text was */
+	o.vmlinux = path;
+	if (pmt_symbols_new(&o, &s) < 0)
+		return;
+	struct pmt_trace_event ev = { .kind = PMT_TEV_RECORD, .type = PMT_REC_MMAP };
+
+	ev.u.mmap.pid = UINT32_MAX;
+	ev.u.mmap.addr = ev.u.mmap.pgoff = 0xffffffc080000000ULL;
+	ev.u.mmap.len = 1ULL << 32;
+	ev.u.mmap.filename = "[kernel.kallsyms]_text";
+	if (pmt_symbols_add_event(s, &ev) == 0)
+		for (unsigned i = 0; i < st.n; i++)
+			pmt_symbols_resolve(s, -1, 0xffffffc080000000ULL + st.at[i], 0, &loc);
+	pmt_symbols_free(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	volatile uint64_t sink = 0;
@@ -35,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write(fd, data, size) == (ssize_t)size) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		pmt_symbols_list_file(path, touch, (void *)&sink, msg, sizeof(msg));
+		lookups_in(path);
 	}
 	close(fd);
 	if (pmt_ctr_elf_symbols_only(data, size, &small, &n, msg, sizeof(msg)) == 0) {

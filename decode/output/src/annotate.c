@@ -218,27 +218,58 @@ static int cmp_syms(const void *pa, const void *pb)
 	return strcmp(a->loc.sym, b->loc.sym);
 }
 
-/* One instruction's line, after its source line when that changed */
+/* The last part of a path, as the source lines are shown */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Where an instruction is in the source, in lines of `where` (cap bytes): "FILE:LINE", or,
+ * for inlined code, objdump -l --inlines' chain: "FILE:LINE (FUNC)" of the innermost
+ * function, then "inlined by FILE:LINE (FUNC)" for each call around it; "" when unknown. */
+static void source_place(struct pmt_symbols *syms, const struct pmt_sym_loc *l, char *where,
+			 size_t cap)
+{
+	struct pmt_inline_frame fr[16];
+	int n = pmt_symbols_inlines(syms, l, fr, 16);
+	const char *file;
+	unsigned line;
+	uint64_t va;
+	size_t len = 0;
+
+	where[0] = 0;
+	if (n < 2) {
+		if (pmt_symbols_srcline(syms, l, &file, &line, &va))
+			snprintf(where, cap, "%s:%u", base_name(file), line);
+		return;
+	}
+	for (int i = 0; i < n && len < cap; i++)
+		len += (size_t)snprintf(where + len, cap - len, "%s%s%s:%u (%s)", i ? "\n" : "",
+					i ? "inlined by " : "", fr[i].file ? base_name(fr[i].file) : "??",
+					fr[i].line, fr[i].func ? fr[i].func : "??");
+}
+
+/* One instruction's line, after its place in the source when that changed (last, cap
+ * bytes, holds the place shown before) */
 static void print_insn(struct pmt_annotate *a, struct pmt_out *out, const struct sym_stat *ss,
-		       unsigned ev, const cs_insn *insn, uint64_t vaddr, const char **last_file,
-		       unsigned *last_line)
+		       unsigned ev, const cs_insn *insn, uint64_t vaddr, char *last, size_t cap)
 {
 	uint64_t off = ss->loc.sym_start + (insn->address - vaddr);
 	const struct ins_stat *is = ins_slot(a->ins, a->ins_cap, ss->sym, off);
 	struct pmt_sym_loc l = ss->loc;
-	const char *file;
-	unsigned line;
-	uint64_t va;
+	char where[1024];
 
 	l.map_ip = off;
-	if (pmt_symbols_srcline(a->syms, &l, &file, &line, &va) &&
-	    (!*last_file || line != *last_line || strcmp(file, *last_file))) {
-		const char *slash = strrchr(file, '/');
-
-		pmt_out_printf(out, "         :                                 %s:%u\n",
-			       slash ? slash + 1 : file, line);
-		*last_file = file;
-		*last_line = line;
+	source_place(a->syms, &l, where, sizeof(where));
+	if (where[0] && strcmp(where, last)) {
+		for (const char *p = where, *nl; *p; p = nl ? nl + 1 : p + strlen(p)) {
+			nl = strchr(p, '\n');
+			pmt_out_printf(out, "         :                                 %.*s\n",
+				       (int)(nl ? (size_t)(nl - p) : strlen(p)), p);
+		}
+		snprintf(last, cap, "%s", where);
 	}
 	if (is->sym && is->nr[ev])
 		pmt_out_printf(out, "%8.2f : %8u", 100.0 * is->nr[ev] / (double)ss->nr[ev],
@@ -265,8 +296,7 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 	uint64_t vaddr;
 	uint16_t machine;
 	cs_insn *insn;
-	const char *last_file = NULL;
-	unsigned last_line = 0;
+	char last_place[1024] = "";
 	int rc = pmt_symbols_sym_code(a->syms, &ss->loc, &code, &len, &vaddr, &machine);
 	char name[128];
 
@@ -306,7 +336,7 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 			gap = SIZE_MAX;
 		}
 		for (size_t i = 0; i < n; i++)
-			print_insn(a, out, ss, ev, &insn[i], vaddr, &last_file, &last_line);
+			print_insn(a, out, ss, ev, &insn[i], vaddr, last_place, sizeof(last_place));
 		end = n ? (size_t)(insn[n - 1].address + insn[n - 1].size - vaddr) : pos;
 		cs_free(insn, n);
 		if (!n) {
@@ -314,7 +344,7 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 			cs_insn none = { .address = vaddr + pos, .size = 1 };
 
 			snprintf(none.mnemonic, sizeof(none.mnemonic), "(?)");
-			print_insn(a, out, ss, ev, &none, vaddr, &last_file, &last_line);
+			print_insn(a, out, ss, ev, &none, vaddr, last_place, sizeof(last_place));
 			end = pos + 1;
 		}
 		if (end >= len)

@@ -545,6 +545,12 @@ int elf_symtab_load(const char *path, struct elf_symtab *t, unsigned flags, char
 	if (dyn && dynsh.sh_type != SHT_DYNSYM)
 		dyn = NULL;
 	t->has_symtab = sym != NULL;
+	if (f.eh.e_type == ET_REL) {
+		GElf_Shdr tsh;
+
+		if (section_by_name(&f, ".text", &tsh, NULL))
+			t->rel_text_off = tsh.sh_offset;
+	}
 	if (sym)
 		rc = load_table(&f, sym, &symsh, t, flags);
 	if (rc >= 0 && dyn && (!sym || (flags & ELF_LOAD_BOTH)))

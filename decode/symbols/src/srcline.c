@@ -1,5 +1,8 @@
 /* Source lines of addresses (libdw): the file and line of the DWARF line table row that
- * holds an address, as addr2line gives it. One Dwfl per file, opened when first asked. */
+ * holds an address, as addr2line gives it, and the inlined calls the address sits in (as
+ * addr2line -i). One Dwfl per file, opened when first asked. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -50,6 +53,99 @@ int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned
 	*file = f;
 	*line = (unsigned)ln;
 	return 1;
+}
+
+/* A function's name as the source spells it: an inlined instance has none of its own, its
+ * abstract origin (DW_AT_abstract_origin, through DW_AT_specification) does */
+static const char *scope_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
+}
+
+/* The innermost DW_TAG_subprogram or DW_TAG_inlined_subroutine under parent whose ranges
+ * hold pc, into *fn: 1 when found, 0 when not. Depth is bounded so that a damaged DIE tree
+ * cannot recurse without end. */
+static int innermost_function(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *fn)
+{
+	Dwarf_Die stack[64];
+	int depth = 0, found = 0;
+
+	if (dwarf_child(parent, &stack[0]) != 0)
+		return 0;
+	for (;;) {
+		Dwarf_Die *d = &stack[depth];
+		int tag = dwarf_tag(d);
+		int scope = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+			    tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+			    tag == DW_TAG_class_type || tag == DW_TAG_structure_type;
+
+		/* a namespace or class has no pc of its own: its functions are inside */
+		if (scope && (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			      tag == DW_TAG_structure_type || dwarf_haspc(d, pc) > 0)) {
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+				*fn = *d;
+				found = 1;
+			}
+			if (depth + 1 < 64 && dwarf_child(d, &stack[depth + 1]) == 0) {
+				depth++;
+				continue;
+			}
+		}
+		/* next sibling, else back up to a parent's next sibling */
+		while (dwarf_siblingof(&stack[depth], &stack[depth]) != 0) {
+			if (depth-- == 0)
+				return found;
+		}
+	}
+}
+
+int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
+		    unsigned max)
+{
+	Dwarf_Addr bias = 0, addr;
+	Dwarf_Die *cu, *scopes = NULL, inner;
+	Dwarf_Files *files = NULL;
+	const char *file = NULL;
+	unsigned line = 0, n = 0;
+	int nscopes;
+
+	if (!sl->dwfl || !max || !srcline_find(sl, vaddr, &file, &line))
+		return 0;
+	addr = sl->base + vaddr - sl->first_vaddr;
+	cu = dwfl_module_addrdie(sl->mod, addr, &bias);
+	if (!cu)
+		return 0;
+	/* The calls around the innermost function-like scope are its concrete parents
+	 * (dwarf_getscopes_die, as eu-addr2line -i). dwarf_getscopes would find that scope
+	 * too, but leaks its array on damaged DWARF (libdw 0.192, found by fuzz_elf_symbols) */
+	if (innermost_function(cu, addr - bias, &inner) <= 0 ||
+	    (nscopes = dwarf_getscopes_die(&inner, &scopes)) <= 0)
+		return 0;
+	dwarf_getsrcfiles(cu, &files, NULL);
+	for (int i = 0; i < nscopes && n < max; i++) {
+		Dwarf_Attribute at;
+		Dwarf_Word v;
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		fr[n].func = scope_name(&scopes[i]);
+		fr[n].file = file;
+		fr[n].line = line;
+		n++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		file = NULL;
+		line = 0;
+		if (files && dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &at), &v) == 0)
+			file = dwarf_filesrc(files, v, NULL, NULL);
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &at), &v) == 0)
+			line = (unsigned)v;
+	}
+	free(scopes);
+	return (int)n;
 }
 
 void srcline_close(struct srcline *sl)

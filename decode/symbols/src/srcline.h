@@ -3,7 +3,7 @@
 #define PMT_SRCLINE_H
 #include <stdint.h>
 
-#include "pmutrace/common.h"
+#include "pmutrace/symbols.h"
 
 struct Dwfl;
 struct Dwfl_Module;
@@ -18,5 +18,9 @@ struct srcline {
 int srcline_open(struct srcline *sl, const char *path);
 /* 1 with the file and line of vaddr (p_vaddr space), 0 when the debug info has none */
 int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line);
+/* The inlined calls vaddr is in, innermost first, up to max (addr2line -i -f): how many
+ * frames were filled, 0 when the debug info places no function there. */
+int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
+		    unsigned max);
 void srcline_close(struct srcline *sl);
 #endif

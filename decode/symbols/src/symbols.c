@@ -19,6 +19,8 @@ struct dso {
 	int8_t state;          /* 0: not looked for yet, 1: symbols read, -1: none */
 	uint8_t kernel;        /* [kernel.kallsyms]: absolute addresses, symbols from kallsyms */
 	uint64_t text_addr;    /* kernel: where its map says _text is (perf's ref_reloc_sym) */
+	uint8_t kernel_bid[PMT_BUILD_ID_MAX], kernel_bid_size; /* kernel: its MMAP2's build-id */
+	char *kmod_name;       /* a kernel module: "[name]" as perf calls it (short_name) */
 	struct elf_symtab tab;
 	char *sym_path;        /* the file the symbols (and lines) come from */
 	char *code_path;       /* the file with the code (NULL: none found) */
@@ -47,7 +49,7 @@ struct thread {
 };
 
 struct pmt_symbols {
-	char *symfs, *buildid_dir, *kallsyms;
+	char *symfs, *buildid_dir, *kallsyms, *vmlinux;
 	struct dbgd *dbgd;     /* debuginfod servers; NULL: none to ask */
 	unsigned load_flags;
 	struct dso **dso_hash;
@@ -121,6 +123,10 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 		pmt_symbols_free(s);
 		return -PMT_ENOMEM;
 	}
+	if (o && PMT_OPTS_HAS(o, vmlinux) && o->vmlinux && !(s->vmlinux = strdup(o->vmlinux))) {
+		pmt_symbols_free(s);
+		return -PMT_ENOMEM;
+	}
 	if (o && o->buildid_dir)
 		s->buildid_dir = strdup(o->buildid_dir);
 	else if (home) {
@@ -149,6 +155,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 			srcline_close(&d->lines);
 			free(d->sym_path);
 			free(d->code_path);
+			free(d->kmod_name);
 			free(d->name);
 			free(d);
 		}
@@ -173,6 +180,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 	free(s->symfs);
 	free(s->buildid_dir);
 	free(s->kallsyms);
+	free(s->vmlinux);
 	free(s);
 }
 
@@ -309,6 +317,19 @@ static int proc_insert(struct pmt_symbols *s, struct proc *p, const struct map *
 	return 0;
 }
 
+/* What the trace's build-id table says name's build-id is (*size stays 0 when it has none) */
+static void recorded_build_id(const struct pmt_symbols *s, const char *name,
+			      const uint8_t **id, size_t *size)
+{
+	for (size_t i = 0; i < s->nbids; i++) {
+		if (!strcmp(s->bids[i].name, name)) {
+			*id = s->bids[i].id;
+			*size = s->bids[i].size;
+			return;
+		}
+	}
+}
+
 int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint64_t len,
 			uint64_t pgoff, const char *filename, const uint8_t *build_id,
 			size_t build_id_size, uint64_t time)
@@ -318,15 +339,8 @@ int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint
 
 	if (!s || !filename || build_id_size > PMT_BUILD_ID_MAX || !len)
 		return -PMT_EINVAL;
-	if (!build_id_size) {
-		for (size_t i = 0; i < s->nbids; i++) {
-			if (!strcmp(s->bids[i].name, filename)) {
-				build_id = s->bids[i].id;
-				build_id_size = s->bids[i].size;
-				break;
-			}
-		}
-	}
+	if (!build_id_size)
+		recorded_build_id(s, filename, &build_id, &build_id_size);
 	m.dso = dso_get(s, filename, build_id, build_id_size);
 	p = proc_get(s, pid);
 	if (!m.dso || !p)
@@ -393,6 +407,45 @@ static int fork_proc(struct pmt_symbols *s, int32_t pid, int32_t ppid)
 	return 0;
 }
 
+/* A kernel map of a module file (perf's is_kernel_module: NAME.ko, also compressed) gets
+ * perf's short name, "[NAME]" with '-' as '_' (kmod_path__parse). 0 or -PMT_ENOMEM. */
+static int mark_module(struct pmt_symbols *s, const char *path, const uint8_t *bid,
+		       size_t bid_size)
+{
+	static const char *const ext[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst", ".ko.bz2" };
+	const char *base = strrchr(path, '/');
+	size_t n, len = strlen(path);
+	struct dso *d;
+
+	if (bid_size > PMT_BUILD_ID_MAX)
+		return 0; /* pmt_symbols_add_map refuses the map */
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		n = strlen(ext[i]);
+		if (len > n && !strcmp(path + len - n, ext[i]) && base < path + len - n)
+			break;
+		n = 0;
+	}
+	if (!n)
+		return 0;
+	if (!bid_size)
+		recorded_build_id(s, path, &bid, &bid_size);
+	d = dso_get(s, path, bid, bid_size);
+	if (!d)
+		return -PMT_ENOMEM;
+	if (d->kmod_name)
+		return 0;
+	d->kmod_name = malloc((size_t)(path + len - n - base) + 3);
+	if (!d->kmod_name)
+		return -PMT_ENOMEM;
+	sprintf(d->kmod_name, "[%.*s]", (int)(path + len - n - base), base);
+	for (char *c = d->kmod_name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	d->short_name = d->kmod_name;
+	return 0;
+}
+
 int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *ev)
 {
 	if (!s || !ev || ev->kind != PMT_TEV_RECORD)
@@ -417,8 +470,16 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 				return -PMT_ENOMEM;
 			d->kernel = 1;
 			d->text_addr = ev->u.mmap.pgoff;
+			if (ev->u.mmap.build_id_size && ev->u.mmap.build_id_size <= PMT_BUILD_ID_MAX) {
+				d->kernel_bid_size = ev->u.mmap.build_id_size;
+				memcpy(d->kernel_bid, ev->u.mmap.build_id, d->kernel_bid_size);
+			}
 			return proc_insert(s, p, &m);
 		}
+		if ((int32_t)ev->u.mmap.pid == -1 && mark_module(s, ev->u.mmap.filename,
+								  ev->u.mmap.build_id,
+								  ev->u.mmap.build_id_size) < 0)
+			return -PMT_ENOMEM;
 		return pmt_symbols_add_map(s, (int32_t)ev->u.mmap.pid, ev->u.mmap.addr,
 					   ev->u.mmap.len, ev->u.mmap.pgoff, ev->u.mmap.filename,
 					   ev->u.mmap.build_id, ev->u.mmap.build_id_size,
@@ -485,6 +546,31 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, int executable, char *
 			  path_size, why, why_size);
 }
 
+/* The kernel's symbols as perf's dso__load_kernel_sym looks for them when told where:
+ * --kallsyms first, else --vmlinux (and nothing else when that one is refused). The
+ * kernel's build-id is its MMAP2's, else the trace's build-id table's. */
+static void load_kernel(struct pmt_symbols *s, struct dso *d)
+{
+	const uint8_t *bid = d->kernel_bid;
+	size_t bid_size = d->kernel_bid_size;
+	char msg[512];
+	int rc;
+
+	if (!s->kallsyms && !s->vmlinux)
+		return; /* perf would read this machine's kallsyms: not the recording's */
+	if (!bid_size)
+		recorded_build_id(s, "[kernel.kallsyms]", &bid, &bid_size);
+	rc = s->kallsyms ? kallsyms_load(s->kallsyms, d->text_addr, &d->tab, msg, sizeof(msg))
+			 : vmlinux_load(s->vmlinux, d->text_addr, bid, bid_size, s->load_flags,
+					&d->tab, msg, sizeof(msg));
+	if (rc < 0) {
+		pmt_warn("kernel symbols: %s", msg);
+		elf_symtab_fini(&d->tab);
+		return;
+	}
+	d->state = 1;
+}
+
 static void load_dso(struct pmt_symbols *s, struct dso *d)
 {
 	struct dso_want w = { d->name, d->build_id, d->build_id_size, s->symfs, s->buildid_dir,
@@ -494,16 +580,7 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 
 	d->state = -1;
 	if (d->kernel) {
-		char msg[512];
-
-		if (!s->kallsyms)
-			return; /* perf would read this machine's kallsyms: not the recording's */
-		if (kallsyms_load(s->kallsyms, d->text_addr, &d->tab, msg, sizeof(msg)) < 0) {
-			pmt_warn("kernel symbols: %s", msg);
-			elf_symtab_fini(&d->tab);
-			return;
-		}
-		d->state = 1;
+		load_kernel(s, d);
 		return;
 	}
 	/* pseudo files ([vdso], //anon, [heap]) are no paths */
@@ -551,9 +628,13 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	out->map_start = m->start;
 	/* the kernel's map is an identity (perf's identity__map_ip): no offset to apply */
 	out->map_pgoff = m->dso->kernel ? m->start : m->pgoff;
-	out->map_ip = m->dso->kernel ? ip : ip - m->start + m->pgoff;
 	if (!m->dso->state)
 		load_dso(s, m->dso);
+	/* a module's map starts at its .text (perf sets the map's pgoff to its offset) */
+	out->map_ip = m->dso->kernel ? ip
+				     : ip - m->start + m->pgoff +
+					       (m->dso->kmod_name && m->dso->state > 0
+							? m->dso->tab.rel_text_off : 0);
 	if (m->dso->state < 0 || !(e = elf_symtab_find(&m->dso->tab, out->map_ip)))
 		return 0;
 	out->sym = m->dso->tab.names + e->name;
@@ -564,20 +645,9 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	return 1;
 }
 
-int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
-			const char **file, unsigned *line, uint64_t *vaddr)
+/* The line tables of d's symbol file, opened when first asked: NULL when there are none */
+static struct srcline *dso_lines(struct dso *d)
 {
-	struct dso *d = (struct dso *)loc->dso_id;
-	uint64_t va;
-
-	(void)s;
-	*vaddr = UINT64_MAX;
-	if (!d || d->state <= 0 || d->kernel)
-		return 0;
-	va = elf_symtab_vaddr(&d->tab, loc->map_ip);
-	*vaddr = va;
-	if (va == UINT64_MAX)
-		return 0;
 	if (!d->lines_state) {
 		d->lines_state = -1;
 		if (d->sym_path && srcline_open(&d->lines, d->sym_path) == 0) {
@@ -590,7 +660,41 @@ int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 			d->lines_state = 1;
 		}
 	}
-	return d->lines_state > 0 && srcline_find(&d->lines, va, file, line);
+	return d->lines_state > 0 ? &d->lines : NULL;
+}
+
+/* The ELF address of loc in a file with symbols (not the kernel's), else UINT64_MAX */
+static uint64_t loc_vaddr(const struct pmt_sym_loc *loc)
+{
+	const struct dso *d = loc->dso_id;
+
+	if (!d || d->state <= 0 || d->kernel)
+		return UINT64_MAX;
+	return elf_symtab_vaddr(&d->tab, loc->map_ip);
+}
+
+int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+			const char **file, unsigned *line, uint64_t *vaddr)
+{
+	struct srcline *sl;
+
+	(void)s;
+	*vaddr = loc_vaddr(loc);
+	if (*vaddr == UINT64_MAX || !(sl = dso_lines((struct dso *)loc->dso_id)))
+		return 0;
+	return srcline_find(sl, *vaddr, file, line);
+}
+
+int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+			struct pmt_inline_frame *frames, unsigned max)
+{
+	uint64_t va = loc ? loc_vaddr(loc) : UINT64_MAX;
+	struct srcline *sl;
+
+	(void)s;
+	if (va == UINT64_MAX || !frames || !(sl = dso_lines((struct dso *)loc->dso_id)))
+		return 0;
+	return srcline_inlines(sl, va, frames, max);
 }
 
 int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc, uint8_t **buf,

@@ -31,6 +31,8 @@ struct elf_symtab {
 	struct { uint64_t off, vaddr, size; } loads[16];
 	unsigned nloads;
 	uint8_t loads_given;          /* loads came from the runtime file, not this one */
+	uint64_t rel_text_off;        /* ET_REL (a kernel module): .text's file offset, where
+				       * perf's module map starts (its pgoff); else 0 */
 };
 /* Take the PT_LOADs from `runtime` (the file that was mapped) before loading a separate
  * debug file into t: a debug file's program headers may have its offsets zeroed (Debian's
@@ -71,6 +73,11 @@ void elf_symtab_note_max_len(struct elf_symtab *t);
  * says _text is (0: unknown), the file's _text gives the relocation. */
 int kallsyms_load(const char *path, uint64_t text_addr, struct elf_symtab *t, char *msg,
 		  size_t cap);
+/* The kernel's symbols from a vmlinux ELF file: placed at the addresses the kernel ran at
+ * (moved by text_addr - the file's _text; text_addr 0: as the file says). A build-id
+ * given must be the file's, else -PMT_ENOT_FOUND with msg saying both. 0 or < 0. */
+int vmlinux_load(const char *path, uint64_t text_addr, const uint8_t *build_id,
+		 size_t build_id_size, unsigned flags, struct elf_symtab *t, char *msg, size_t cap);
 /* The symbol holding `off` (perf's symbols__find), or NULL. */
 const struct sym_entry *elf_symtab_find(const struct elf_symtab *t, uint64_t off);
 

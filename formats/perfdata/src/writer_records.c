@@ -255,8 +255,9 @@ int pmt_perf_writer_write_mmap2(struct pmt_perf_writer *w, uint32_t pid, uint32_
 	return pdw_end_rec(w);
 }
 
-int pmt_perf_writer_write_kernel_mmap(struct pmt_perf_writer *w, uint64_t start, uint64_t len,
-				      uint64_t text_addr, const struct pmt_sample_id *sid)
+/* A map of the kernel's (PERF_RECORD_MMAP, cpumode kernel, pid -1) */
+static int write_kernel_map(struct pmt_perf_writer *w, uint64_t start, uint64_t len,
+			    uint64_t pgoff, const char *name, const struct pmt_sample_id *sid)
 {
 	PMT_FORWARD_IF_ERROR(pdw_start(w));
 	put_hdr(w, PMT_REC_MMAP, 1 /* PERF_RECORD_MISC_KERNEL */);
@@ -264,10 +265,22 @@ int pmt_perf_writer_write_kernel_mmap(struct pmt_perf_writer *w, uint64_t start,
 	put32(w, 0);
 	put64(w, start);
 	put64(w, len);
-	put64(w, text_addr);
-	put_cstr8(w, "[kernel.kallsyms]_text", 4095);
+	put64(w, pgoff);
+	put_cstr8(w, name, 4095);
 	put_sid(w, sid);
 	return pdw_end_rec(w);
+}
+
+int pmt_perf_writer_write_kernel_mmap(struct pmt_perf_writer *w, uint64_t start, uint64_t len,
+				      uint64_t text_addr, const struct pmt_sample_id *sid)
+{
+	return write_kernel_map(w, start, len, text_addr, "[kernel.kallsyms]_text", sid);
+}
+
+int pmt_perf_writer_write_module_mmap(struct pmt_perf_writer *w, uint64_t start, uint64_t len,
+				      const char *path, const struct pmt_sample_id *sid)
+{
+	return path ? write_kernel_map(w, start, len, 0, path, sid) : -PMT_EINVAL;
 }
 
 int pmt_perf_writer_write_mmap2_build_id(struct pmt_perf_writer *w, uint32_t pid, uint32_t tid,

@@ -29,6 +29,10 @@ struct pmt_symbols_opts {
 	int no_demangle;         /* perf's --no-demangle: C++ names as the file spells them.
 				  * Else demangled as compat's perf does: 6.1 the bare name,
 				  * newer the whole signature (abi::__cxa_demangle's text) */
+	const char *vmlinux;     /* perf's --vmlinux: the kernel's symbols from this ELF file,
+				  * only when its build-id is the recording kernel's (if the
+				  * trace has one); kallsyms wins when both are given, as in
+				  * perf */
 };
 
 /* Where an address was. Strings stay valid until the pmt_symbols is freed. */
@@ -77,6 +81,21 @@ PMT_API int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip,
  * (p_vaddr) space, UINT64_MAX when there is none. */
 PMT_API int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 				const char **file, unsigned *line, uint64_t *vaddr);
+/* One function of the inlined calls an address is in (what addr2line -i -f prints). */
+struct pmt_inline_frame {
+	const char *func; /* the function's name in the source; NULL when the DWARF has none */
+	const char *file; /* frame 0: the file of the address's line; frame k: where frame k-1
+			   * is called from in func (DW_AT_call_file); NULL when unknown */
+	unsigned line;    /* likewise its line (0: unknown) */
+};
+/* The chain of inlined calls an address pmt_symbols_resolve() placed in a file is in,
+ * innermost first and the function that holds them last (libdw's scopes of the address:
+ * DW_TAG_inlined_subroutine, ended by DW_TAG_subprogram), at most max frames. Returns how
+ * many frames were filled: 1 for code that is not inlined, 0 when the debug info has no
+ * line or no function for the address. Strings stay valid until the pmt_symbols is
+ * freed. */
+PMT_API int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+				struct pmt_inline_frame *frames, unsigned max);
 /* The code of the symbol pmt_symbols_resolve() found for loc, read from the mapped file
  * (not a debug file, which has none): 1 with *buf (malloc'd; the caller frees it), *len,
  * the symbol's ELF address and the file's e_machine; 0 when there is no such code (the

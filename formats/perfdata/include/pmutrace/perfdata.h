@@ -321,6 +321,11 @@ PMT_API int pmt_perf_writer_write_mmap2(struct pmt_perf_writer *w, uint32_t pid,
 PMT_API int pmt_perf_writer_write_kernel_mmap(struct pmt_perf_writer *w, uint64_t start,
 					      uint64_t len, uint64_t text_addr,
 					      const struct pmt_sample_id *sid);
+/* A kernel module's map as perf record synthesizes it from /proc/modules: PERF_RECORD_MMAP,
+ * cpumode kernel, pid -1, pgoff 0, the module's path (or "[name]" when not found). */
+PMT_API int pmt_perf_writer_write_module_mmap(struct pmt_perf_writer *w, uint64_t start,
+					      uint64_t len, const char *path,
+					      const struct pmt_sample_id *sid);
 /* The same with the file's build-id in place of device and inode, as a kernel writes it for
  * attr.build_id (PERF_RECORD_MISC_MMAP_BUILD_ID); size <= 20. */
 PMT_API int pmt_perf_writer_write_mmap2_build_id(struct pmt_perf_writer *w, uint32_t pid,
