@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 	struct pmt_time_conv tc = { .time_shift = 2, .time_mult = 5, .time_zero = 1000000,
 				    .cap_user_time_zero = 1 };
 	struct pmt_sample_id sid = { .valid = 1, .pid = PID, .tid = PID, .id = 1 };
-	struct pmt_perf_writer_opts wo = { .pipe = 1 };
+	struct pmt_perf_writer_opts wo = PMT_OPTS_INIT(pmt_perf_writer_opts, .pipe = 1);
 	struct pmt_spe_synth syn[NCPUS];
 	struct pmt_perf_writer *w;
 	uint8_t attr[136] = { 0 };
