@@ -35,6 +35,7 @@ struct hent {
 	const void *dso_id;
 	const char *sym, *dso; /* names owned by the pmt_symbols */
 	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
+	uint32_t comm_width;   /* the length of its first sample's thread's latest comm */
 	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
 	uint64_t dsrc_ev[HIST_SLOTS]; /* the data source of the entry's first sample
 					     * in each event: its texts are printed */
@@ -257,7 +258,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 			hv = mix(hv, (uintptr_t)k->dso_id);
 	}
 	if (h->used_keys & ((1u << KEY_COMM) | (1u << KEY_PID))) {
-		const char *c = pmt_symbols_comm(h->syms, s->tid);
+		const char *c = pmt_symbols_comm(h->syms, s->tid, s->time);
 		char tidname[16];
 
 		if (!c) {
@@ -267,6 +268,14 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 		k->comm = intern_comm(h, c);
 		if (k->comm == UINT32_MAX)
 			return -PMT_ENOMEM;
+		/* perf sizes the column by each entry's thread's comm of now, the latest, and
+		 * cuts the comm of the sample's time to it ("perf-ex" for a workload's
+		 * samples before its exec): hists__calc_col_len, thread__comm_len */
+		{
+			const char *now = pmt_symbols_comm(h->syms, s->tid, 0);
+
+			k->comm_width = (uint32_t)strlen(now ? now : c);
+		}
 		if (h->used_keys & (1u << KEY_COMM))
 			hv = mix(hv, k->comm);
 	}
@@ -526,6 +535,8 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 			l = 3;
 		else if (k == KEY_SYM)
 			l = v[i]->sym ? strlen(v[i]->sym) + 4 : 22;
+		else if (k == KEY_COMM)
+			l = v[i]->comm_width;
 		else if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)))
 			l = 16 > (size_t)cell(h, v[i], k, ev, buf, sizeof(buf))
 				    ? 16 : (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
@@ -608,8 +619,11 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		for (unsigned c = 0; c < h->nkeys; c++) {
 			int l = cell(h, v[i], h->keys[c], ev, buf, sizeof(buf));
 			/* perf pads every column but a symbol in the last one */
-			int pad = h->keys[c] == KEY_SYM && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
+			int pad;
 
+			if (h->keys[c] == KEY_COMM && l > (int)width[c])
+				l = (int)width[c]; /* perf's "%-*.*s" */
+			pad = h->keys[c] == KEY_SYM && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
 			if (l >= (int)sizeof(buf))
 				l = (int)sizeof(buf) - 1;
 			pmt_out_reserve(out, (size_t)l + (pad > 0 ? (size_t)pad : 0) + 3);
