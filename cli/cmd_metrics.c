@@ -96,16 +96,18 @@ static int topdown(uint64_t slots, uint64_t m, uint64_t ps, uint64_t pm, int fmt
 	pmt_out_init(&o, stdout, 1 << 14);
 	if (fmt == OUT_CSV)
 		pmt_out_str(&o, "metric,level,value,unit\n");
+	/* text as perf prints a share (two decimals); CSV and JSON with the six decimals of
+	 * the metric rows, so a reader rounds once, not twice */
 	for (int i = 0; i < 12; i++) {
 		if (fmt == OUT_CSV) {
 			pmt_out_printf(&o, "%s,%d,", rows[i].name, rows[i].level);
-			pmt_out_double(&o, v[i] * 100, 2);
+			pmt_out_double(&o, v[i] * 100, 6);
 			pmt_out_str(&o, ",%\n");
 		} else if (fmt == OUT_JSON || fmt == OUT_JSONL) {
 			json_row_start(&o, fmt, &nrows);
 			pmt_out_printf(&o, "{\"metric\":\"%s\",\"level\":%d,\"value\":", rows[i].name,
 				       rows[i].level);
-			pmt_out_double(&o, v[i] * 100, 2);
+			pmt_out_double(&o, v[i] * 100, 6);
 			pmt_out_str(&o, fmt == OUT_JSON ? ",\"unit\":\"%\"}" : ",\"unit\":\"%\"}\n");
 		} else {
 			pmt_out_printf(&o, "%-26s L%d %7.2f %%\n", rows[i].name, rows[i].level,
@@ -374,7 +376,12 @@ int cmd_metrics(int argc, char **argv)
 		switch (c) {
 		case O_METRICS: bad = push(&op.metrics, &op.nmetrics, optarg); break;
 		case O_EVENTS: bad = push(&op.events, &op.nevents, optarg); break;
-		case 'M': bad = push(&op.sel, &op.nsel, optarg); break;
+		case 'M':
+			/* perf's -M takes a comma-separated list (argv is ours to cut) */
+			for (char *sv, *m = strtok_r(optarg, ",", &sv); m && !bad;
+			     m = strtok_r(NULL, ",", &sv))
+				bad = push(&op.sel, &op.nsel, m);
+			break;
 		case O_COUNTS: op.counts = optarg; break;
 		case O_RETLAT: bad = push(&op.retlat, &op.nretlat, optarg); break;
 		case O_CSV: op.fmt = OUT_CSV; break;

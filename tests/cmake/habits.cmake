@@ -4,3 +4,10 @@ add_test(NAME cli.perf_habits73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/perf_
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(cli.perf_habits73 PROPERTIES LABELS "cli;perf73" TIMEOUT 180
   SKIP_RETURN_CODE 77)
+
+# item 8: perf 7.3's topdown-* counts (stat -M TopdownL1 on the simulated Intel PMU) through
+# perf's and Intel's GNR tables and --topdown give perf's tma_* values
+add_test(NAME metrics.topdown_perf73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/topdown_perf73.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(metrics.topdown_perf73 PROPERTIES LABELS "metrics;perf73" TIMEOUT 120
+  SKIP_RETURN_CODE 77)

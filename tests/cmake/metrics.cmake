@@ -15,7 +15,7 @@ add_test(NAME metrics.cli_lock_latency_table_default
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 
 add_test(NAME metrics.cli_topdown_json
-  COMMAND sh -c "$0 metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --jsonl | grep -qx '{\"metric\":\"tma_retiring\",\"level\":1,\"value\":25.10,\"unit\":\"%\"}' && $0 metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 12 and d[0] == {\"metric\": \"tma_retiring\", \"level\": 1, \"value\": 25.1, \"unit\": \"%\"}))'"
+  COMMAND sh -c "$0 metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --jsonl | grep -qx '{\"metric\":\"tma_retiring\",\"level\":1,\"value\":25.098025,\"unit\":\"%\"}' && $0 metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 12 and d[0] == {\"metric\": \"tma_retiring\", \"level\": 1, \"value\": 25.098025, \"unit\": \"%\"}))'"
   $<TARGET_FILE:pmutrace>)
 
 # errors: a message naming the problem; usage errors exit 129 as perf's do, others 1
