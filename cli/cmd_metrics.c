@@ -32,7 +32,7 @@ static void json_end(struct pmt_out *o, int fmt, int rows)
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace metrics [TRACE] --metrics FILE [--events FILE] [--counts FILE]\n"
+		"usage: pmutrace metrics [[-i] TRACE] --metrics FILE [--events FILE] [--counts FILE]\n"
 		"         [--retire-latency mean|min|max|last|median|pNN]... [--retire-latency TABLE]...\n"
 		"         [-M NAME|GROUP]...\n"
 		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json|--jsonl]\n"
@@ -362,6 +362,7 @@ int cmd_metrics(int argc, char **argv)
 		{ "literal", required_argument, NULL, O_LITERAL },
 		{ "cpuid", required_argument, NULL, O_CPUID },
 		{ "list", no_argument, NULL, O_LIST },
+		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -370,7 +371,7 @@ int cmd_metrics(int argc, char **argv)
 	int td = 0, have_slots = 0, have_pm = 0, c, rc;
 
 	pmt_expr_ctx_default(&op.ctx);
-	while ((c = getopt_long(argc, argv, "M:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "M:hi:", lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (c) {
@@ -394,6 +395,7 @@ int cmd_metrics(int argc, char **argv)
 		case O_PPM: bad = pmt_parse_u64(optarg, &ppm); break;
 		case O_CPUID: op.ctx.cpuid = optarg; break;
 		case O_LIST: op.list = 1; break;
+		case 'i': op.trace = optarg; break;
 		case O_LITERAL:
 			if (set_literal(&op.ctx, optarg) < 0) {
 				rc = pmt_cli_usage_fail("metrics", "bad --literal '%s' (NAME=VALUE, "
@@ -410,7 +412,7 @@ int cmd_metrics(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (optind < argc)
+	if (optind < argc && !op.trace)
 		op.trace = argv[optind++];
 	if (optind < argc) {
 		rc = pmt_cli_usage_fail("metrics", "unexpected argument '%s'", argv[optind]);

@@ -1,5 +1,6 @@
 /* pmutrace script: SPE samples from perf.data or a raw AUX buffer; report shares its decode
  * (spe_decode_command), export too with samples of its own (spe_decode_consume). */
+#include <ctype.h>
 #include <getopt.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -40,12 +41,19 @@ struct script_opts {
 static int parse_compat(const char *s, int *out)
 {
 	unsigned maj, min;
+	int n = 0;
+	const char *z;
 
 	if (!strcmp(s, "newest")) {
 		*out = PMT_PERF_NEWEST;
 		return 0;
 	}
-	if (sscanf(s, "%u.%u", &maj, &min) != 2 || maj > 98 || min > 99)
+	if (!isdigit((unsigned char)s[0]) || sscanf(s, "%u.%u%n", &maj, &min, &n) != 2 ||
+	    maj > 98 || min > 99)
+		return -PMT_EPARSE;
+	/* X.Y, or a stable release X.Y.Z (perf 7.3.4): its Z changes no rule */
+	z = s + n;
+	if (*z && (*z != '.' || !z[1] || strspn(z + 1, "0123456789") != strlen(z + 1)))
 		return -PMT_EPARSE;
 	*out = (int)(maj * 100 + min);
 	return 0;
@@ -60,7 +68,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
 #define COMMON_OPTS                                                                      \
-	{ "itrace", required_argument, NULL, OPT_ITRACE },                               \
+	{ "itrace", optional_argument, NULL, OPT_ITRACE },                               \
 	{ "raw", no_argument, NULL, OPT_RAW },                                           \
 	{ "midr", required_argument, NULL, OPT_MIDR },                                   \
 	{ "cpu", required_argument, NULL, OPT_CPU },                                     \
@@ -76,6 +84,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },                           \
 	{ "progress", no_argument, NULL, OPT_PROGRESS },                                 \
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },                           \
+	{ "verbose", no_argument, NULL, 'v' },                                           \
 	{ "help", no_argument, NULL, 'h' }
 static const struct option script_opts[] = {
 	COMMON_OPTS,
@@ -101,7 +110,7 @@ static const struct option report_opts[] = {
 static void usage(const char *cmd, FILE *fp)
 {
 	if (!strcmp(cmd, "script"))
-		fprintf(fp, "usage: pmutrace script [-i] [FILE] [--itrace=OPTS] [--csv|--jsonl|-F LIST]\n"
+		fprintf(fp, "usage: pmutrace script [-i] [FILE] [--itrace[=OPTS]] [-v] [--csv|--jsonl|-F LIST]\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T] [--raw-timed]]\n"
 			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n"
@@ -110,7 +119,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "  comm pid tid cpu time period event addr data_src weight ip sym symoff dso\n"
 			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
 	else if (!strcmp(cmd, "report"))
-		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
+		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace[=OPTS]] [-v] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
 			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
 			    "         [--html OUT.html]  (one self-contained page with charts)\n"
@@ -121,6 +130,9 @@ static void usage(const char *cmd, FILE *fp)
 		    "  --itrace letters as perf: i[N]i b f m t a M l[N]; default: all but\n"
 		    "  instructions (perf <= 6.17) or all with i1i (perf >= 6.18, newest).\n"
 		    "  l (perf >= 6.15): branch stack of branch/instruction samples (brstack).\n"
+		    "  c, r: branch samples as b (perf's SPE decoder). x w p o e d g G L s q Z A T\n"
+		    "  I y: other decoders' letters, accepted and ignored; -v, --verbose names them.\n"
+		    "  Bare --itrace is the default, as in perf.\n"
 
 		    "  --perf-compat reproduces that perf version's names, rules and quirks.\n"
 		    "  --cpu, --pid, --tid LIST (0-3,7) and --time (perf's START,STOP in seconds,\n"
@@ -150,9 +162,9 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	static const struct option common_opts[] = { COMMON_OPTS };
 	struct option merged[sizeof(common_opts) / sizeof(common_opts[0]) + 16];
 	const struct option *opts = strcmp(argv[0], "script") ? report_opts : script_opts;
-	char err[160], shortopts[40] = "hi:";
+	char err[160], shortopts[40] = "hvi:";
 	uint64_t v;
-	int c, rc;
+	int c, rc, verbose = 0;
 	const char *itrace = NULL, *msg = NULL;
 
 	memset(so, 0, sizeof(*so));
@@ -171,13 +183,14 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			merged[n++] = cons->opts[i];
 		memset(&merged[n], 0, sizeof(merged[n]));
 		opts = merged;
-		snprintf(shortopts, sizeof(shortopts), "hi:%s", cons->shortopts);
+		snprintf(shortopts, sizeof(shortopts), "hvi:%s", cons->shortopts);
 	} else {
-		strcpy(shortopts, strcmp(so->cmd, "script") ? "hi:s:" : "hi:F:");
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:s:" : "hvi:F:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_ITRACE: itrace = optarg; break;
+		case OPT_ITRACE: itrace = optarg; break; /* bare: perf's default, as none */
+		case 'v': verbose = 1; break;
 		case OPT_CSV: so->fmt = PMT_SINK_CSV; break;
 		case OPT_JSONL: so->fmt = PMT_SINK_JSONL; break;
 		case OPT_RAW: so->raw = 1; break;
@@ -205,8 +218,10 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			break;
 		case OPT_COMPAT:
 			if (parse_compat(optarg, &so->run.compat))
-				return pmt_cli_usage_fail(so->cmd, "bad --perf-compat '%s' (want e.g. "
-							  "6.1)", optarg);
+				return pmt_cli_usage_fail(so->cmd, "bad --perf-compat '%s': a perf "
+							  "release X.Y, which means the model of the "
+							  "nearest earlier one of 6.1 6.13 6.15 6.16 "
+							  "6.18 6.19 7.3, or newest", optarg);
 			break;
 		case 'i': so->path = optarg; break;
 		case OPT_SYMFS: so->symfs = optarg; break;
@@ -274,6 +289,10 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	}
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
 		return pmt_cli_fail(so->cmd, "%s", err);
+	if (verbose && so->run.itrace.ignored[0])
+		/* perf takes every decoder's letters and each decoder uses its own */
+		fprintf(stderr, "--itrace letters for other decoders, ignored by Arm SPE: %s\n",
+			so->run.itrace.ignored);
 	rc = pmt_itrace_check(&so->run.itrace, so->run.compat, &msg);
 	if (rc < 0) /* perf >= 6.18 refuses to decode at all; its text without the newline */
 		return pmt_cli_fail(so->cmd, "%.*s", (int)strlen(msg) - 1, msg);

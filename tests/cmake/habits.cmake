@@ -11,3 +11,9 @@ add_test(NAME metrics.topdown_perf73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(metrics.topdown_perf73 PROPERTIES LABELS "metrics;perf73" TIMEOUT 120
   SKIP_RETURN_CODE 77)
+
+# the options perf users reach for: bare --itrace, c/r letters, -v, dump --midr/--cpu/--tid,
+# --perf-compat X.Y, -i everywhere (perf 7.3's counts when the oracle is there)
+add_test(NAME cli.habits COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/habits.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+set_tests_properties(cli.habits PROPERTIES LABELS cli TIMEOUT 120)
