@@ -17,3 +17,10 @@ set_tests_properties(metrics.topdown_perf73 PROPERTIES LABELS "metrics;perf73" T
 add_test(NAME cli.habits COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/habits.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(cli.habits PROPERTIES LABELS cli TIMEOUT 120)
+
+# item 9: perf 6.1's and 7.3's own stat -x, outputs (plain, -I, -A, --per-core, -A -I)
+# made on this machine, read row for row as perf's count columns give them
+add_test(NAME metrics.counts_perf_stat COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/counts_perf_stat.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_ORACLES_DIR})
+set_tests_properties(metrics.counts_perf_stat PROPERTIES LABELS "metrics;perf73" TIMEOUT 120
+  SKIP_RETURN_CODE 77)
