@@ -24,3 +24,7 @@ add_test(NAME metrics.counts_perf_stat COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cl
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_ORACLES_DIR})
 set_tests_properties(metrics.counts_perf_stat PROPERTIES LABELS "metrics;perf73" TIMEOUT 120
   SKIP_RETURN_CODE 77)
+
+# cmake --install: binary, a manual page per command, bash completion that completes
+add_test(NAME cli.install COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/install.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(cli.install PROPERTIES LABELS cli TIMEOUT 120)
