@@ -5,6 +5,7 @@
 #   pmutrace script -i X                                     (perf script's default layout)
 #   pmutrace report -i X --stdio                             (perf report's default sort)
 #   pmutrace script -F time,ip,sym --cpu 0 --time 10%-20%    (fields, CPU and time slices)
+#   --cpu on a recording without CPUs                         (perf's refusal)
 # A process's samples before its exec are named as perf names them, by the comm of their
 # time ("sh" for a subshell that later runs true; "perf-exec" for a workload recorded
 # system-wide, cut in report to the column width of its later name). Kernel symbols: perf reads the running
@@ -60,5 +61,15 @@ grep -q '%' perf_r.txt && diff perf_r.txt pmt_r.txt >rdiff.txt ||
 n=$(wc -l <perf_f.txt)
 [ "$n" -gt 5 ] && cmp -s perf_f.txt pmt_f.txt ||
 	bad "script -F time,ip,sym --cpu 0 --time 10%-20%: $(wc -l <pmt_f.txt) lines, perf 7.3 $n: $(diff perf_f.txt pmt_f.txt | head -4)"
+# 4. --cpu on a recording whose samples carry no CPU (per task, no --sample-cpu): perf
+# refuses rather than print nothing
+perf record -q -e cpu-clock -c 100000 -o y.data -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done' \
+	>/dev/null 2>&1
+"$X" script -i y.data --cpu 0 >/dev/null 2>perf_c.txt && bad "perf 7.3 takes --cpu on y.data"
+for c in script report; do
+	"$P" $c -i y.data --cpu 0 >/dev/null 2>pmt_c.txt && bad "$c --cpu on a file without CPUs: exit 0"
+	grep -q "y.data: $(head -1 perf_c.txt)" pmt_c.txt ||
+		bad "$c --cpu without CPUs: '$(cat pmt_c.txt)', perf 7.3: '$(cat perf_c.txt)'"
+done
 [ $fail = 0 ] || exit 1
 echo "OK: script, report --stdio and script -F time,ip,sym --cpu 0 --time 10%-20% as perf 7.3 ($n lines)"
