@@ -8,8 +8,9 @@
 #   --cpu on a recording without CPUs                         (perf's refusal)
 # A process's samples before its exec are named as perf names them, by the comm of their
 # time ("sh" for a subshell that later runs true; "perf-exec" for a workload recorded
-# system-wide, cut in report to the column width of its later name). Kernel symbols: perf reads the running
-# kernel's, pmutrace is given /proc/kallsyms. perf 7.3's script forgets a thread at its
+# system-wide, cut in report to the column width of its later name). Kernel symbols come,
+# as perf's, from this machine's /proc/kallsyms, which runs the recorded kernel (by
+# build-id): no --kallsyms is given. perf 7.3's script forgets a thread at its
 # EXIT record and names its later samples ":TID" (perf 6.1 and pmutrace keep the name):
 # on those lines, and only those, the comm is left out of the script comparison.
 #   perf_habits73.sh PMUTRACE ORACLES_DIR
@@ -28,13 +29,12 @@ taskset -c 0 perf record -q --sample-cpu -e cpu-clock -c 100000 -o "$T/x.data" -
 	'i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done
 	(j=0; while [ $j -lt 60000 ]; do j=$((j+1)); done; exec true)' >/dev/null 2>"$T/rec.err" ||
 	{ echo "SKIP: perf record does not run here: $(head -1 "$T/rec.err")"; exit 77; }
-K="--kallsyms /proc/kallsyms"
 cd "$T" || exit 1
 
 # 1. script: the default layout, and ./perf.data when no file is given
 noplt() { sed 's/[^ ]*@plt/@plt/'; }
 "$X" script -i x.data 2>/dev/null | noplt >perf.txt
-"$P" script -i x.data $K 2>pmt.err | noplt >pmt.txt
+"$P" script -i x.data 2>pmt.err | noplt >pmt.txt
 [ -s pmt.txt ] && [ ! -s pmt.err ] || bad "script: $(head -2 pmt.err)"
 [ -s perf.txt ] && [ "$(wc -l <perf.txt)" = "$(wc -l <pmt.txt)" ] ||
 	bad "script: $(wc -l <pmt.txt) lines, perf 7.3 $(wc -l <perf.txt)"
@@ -46,18 +46,18 @@ paste -d '\n' perf.txt pmt.txt | awk 'NR % 2 { p = $0; next }
 [ "$(awk '$1 == "sh" { print $2 }' perf.txt | sort -u | wc -l)" = 2 ] ||
 	bad "perf 7.3 names no sample of the subshell sh: the case is not tested"
 cp x.data perf.data
-"$P" script $K 2>/dev/null | noplt >def.txt && cmp -s def.txt pmt.txt || bad "script without FILE is not script -i ./perf.data"
+"$P" script 2>/dev/null | noplt >def.txt && cmp -s def.txt pmt.txt || bad "script without FILE is not script -i ./perf.data"
 
 # 2. report -i X --stdio (perf's random "Tip" block aside)
 "$X" report -i x.data --stdio 2>/dev/null | sed '/^# (Tip:/,$d' | sed '${/^#$/d}' |
 	grep -v '@plt *$' >perf_r.txt
-"$P" report -i x.data --stdio $K 2>/dev/null | sed '${/^#$/d}' | grep -v '@plt *$' >pmt_r.txt
+"$P" report -i x.data --stdio 2>/dev/null | sed '${/^#$/d}' | grep -v '@plt *$' >pmt_r.txt
 grep -q '%' perf_r.txt && diff perf_r.txt pmt_r.txt >rdiff.txt ||
 	bad "report --stdio differs from perf 7.3: $(head -6 rdiff.txt)"
 
 # 3. script -F time,ip,sym --cpu 0 --time 10%-20%
 "$X" script -i x.data -F time,ip,sym --cpu 0 --time 10%-20% 2>/dev/null | noplt >perf_f.txt
-"$P" script -i x.data -F time,ip,sym --cpu 0 --time 10%-20% $K 2>/dev/null | noplt >pmt_f.txt
+"$P" script -i x.data -F time,ip,sym --cpu 0 --time 10%-20% 2>/dev/null | noplt >pmt_f.txt
 n=$(wc -l <perf_f.txt)
 [ "$n" -gt 5 ] && cmp -s perf_f.txt pmt_f.txt ||
 	bad "script -F time,ip,sym --cpu 0 --time 10%-20%: $(wc -l <pmt_f.txt) lines, perf 7.3 $n: $(diff perf_f.txt pmt_f.txt | head -4)"

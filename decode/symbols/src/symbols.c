@@ -537,9 +537,20 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 	if (d->kernel) {
 		char msg[512];
 
-		if (!s->kallsyms)
-			return; /* perf would read this machine's kallsyms: not the recording's */
-		if (kallsyms_load(s->kallsyms, d->text_addr, &d->tab, msg, sizeof(msg)) < 0) {
+		char found_at[PATH_MAX];
+		const char *path = s->kallsyms;
+
+		/* without --kallsyms, as perf: this machine's when it runs the recorded kernel
+		 * (by build-id), or perf's cached copy; no build-id: none (perf would take this
+		 * machine's whatever kernel it runs) */
+		for (size_t i = 0; !path && i < s->nbids; i++)
+			if (!strcmp(s->bids[i].name, "[kernel.kallsyms]") &&
+			    kallsyms_find(s->bids[i].id, s->bids[i].size, s->buildid_dir, found_at,
+					  sizeof(found_at)))
+				path = found_at;
+		if (!path)
+			return;
+		if (kallsyms_load(path, d->text_addr, &d->tab, msg, sizeof(msg)) < 0) {
 			pmt_warn("kernel symbols: %s", msg);
 			elf_symtab_fini(&d->tab);
 			return;
