@@ -551,6 +551,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			rc = pmt_hist_new(so.sort, syms, &ctx.hist, err, sizeof(err));
 			if (rc >= 0) {
 				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
+				pmt_hist_set_time_slices(ctx.hist, so.time);
 				if (src)
 					pmt_hist_set_trace(ctx.hist, pmt_source_meta(src));
 			}

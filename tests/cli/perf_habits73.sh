@@ -4,6 +4,7 @@
 # the CPU sampled: a system-wide one would take in whatever else runs on the machine):
 #   pmutrace script -i X                                     (perf script's default layout)
 #   pmutrace report -i X --stdio                             (perf report's default sort)
+#   pmutrace report -i X --stdio --cpu 0 --time A%-B%,C%-D%  (its filters and header)
 #   pmutrace script -F time,ip,sym --cpu 0 --time 10%-20%    (fields, CPU and time slices)
 #   --cpu on a recording without CPUs                         (perf's refusal)
 # A process's samples before its exec are named as perf names them, by the comm of their
@@ -54,6 +55,14 @@ cp x.data perf.data
 "$P" report -i x.data --stdio 2>/dev/null | sed '${/^#$/d}' | grep -v '@plt *$' >pmt_r.txt
 grep -q '%' perf_r.txt && diff perf_r.txt pmt_r.txt >rdiff.txt ||
 	bad "report --stdio differs from perf 7.3: $(head -6 rdiff.txt)"
+
+# 2b. report with perf's filters: the header names the time slices as perf's does
+"$X" report -i x.data --stdio --cpu 0 --time 10%-20%,50%-60% 2>/dev/null | sed '/^# (Tip:/,$d' |
+	sed '${/^#$/d}' | grep -v '@plt *$' >perf_rt.txt
+"$P" report -i x.data --stdio --cpu 0 --time 10%-20%,50%-60% 2>/dev/null | sed '${/^#$/d}' |
+	grep -v '@plt *$' >pmt_rt.txt
+grep -q 'time slices: 10%-20%,50%-60%' perf_rt.txt && diff perf_rt.txt pmt_rt.txt >rdiff.txt ||
+	bad "report --cpu 0 --time 10%-20%,50%-60% differs from perf 7.3: $(head -6 rdiff.txt)"
 
 # 3. script -F time,ip,sym --cpu 0 --time 10%-20%
 "$X" script -i x.data -F time,ip,sym --cpu 0 --time 10%-20% 2>/dev/null | noplt >perf_f.txt

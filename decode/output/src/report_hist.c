@@ -66,6 +66,7 @@ struct pmt_hist {
 	uint64_t total_weight[HIST_SLOTS];
 	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
 	int compat;
+	const char *time_slices; /* --time as given (the caller's string), or NULL */
 	uint32_t seq;
 	const char *last_comm;  /* the samples of a thread come in runs: its last comm */
 	uint32_t last_comm_off;
@@ -94,6 +95,11 @@ int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
 	h->mem_mode = mem;
 	h->compat = compat;
 	return 0;
+}
+
+void pmt_hist_set_time_slices(struct pmt_hist *h, const char *spec)
+{
+	h->time_slices = spec;
 }
 
 int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **out, char *err,
@@ -568,8 +574,11 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		nr /= 1000;
 		unit = 'M';
 	}
-	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", nr, unit,
-		       pmt_ev_slot_name(&h->slots, ev, compat, name, sizeof(name)));
+	/* perf's hists__fprintf_nr_sample_events() names the --time given */
+	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'%s%s%s\n", nr, unit,
+		       pmt_ev_slot_name(&h->slots, ev, compat, name, sizeof(name)),
+		       h->time_slices ? " (time slices: " : "",
+		       h->time_slices ? h->time_slices : "", h->time_slices ? ")" : "");
 	if (h->mem_mode) {
 		/* perf mem report: overhead of the weight (SPE's total latency), and samples */
 		total = h->total_weight[ev];
