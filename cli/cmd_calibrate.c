@@ -12,9 +12,10 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace calibrate TRACE -o FILE [--format intel|pmu-tools] [--full]\n"
+		"usage: pmutrace calibrate [-i] [TRACE] -o FILE [--format intel|pmu-tools] [--full]\n"
 		"         [--compare TABLE]\n"
-		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (perf record -W).\n"
+		"TRACE (or -i TRACE; default ./perf.data, as perf): perf.data with\n"
+		"PERF_SAMPLE_WEIGHT_STRUCT samples (perf record -W); - is stdin. -o - is stdout.\n"
 		"--full adds the whole histogram as \"Values[N]\": count keys (genretlat's layout).\n"
 		"pNN is the sorted value at index floor(NN/100 x count): p50 is the MEDIAN.\n");
 	fputs(pmt_cli_exit_help, fp);
@@ -70,11 +71,12 @@ int cmd_calibrate(int argc, char **argv)
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "full", no_argument, NULL, O_FULL },
 		{ "compare", required_argument, NULL, O_COMPARE },
+		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum pmt_retlat_format fmt = PMT_RETLAT_FMT_PMU_TOOLS;
-	const char *out = NULL, *compare = NULL, *trace;
+	const char *out = NULL, *compare = NULL, *trace = NULL;
 	struct pmt_retlat_samples s = { 0 };
 	struct pmt_retlat_table cmp = { 0 };
 	struct pmt_diag diag = PMT_DIAG_INIT;
@@ -83,9 +85,10 @@ int cmd_calibrate(int argc, char **argv)
 	struct pmt_out o;
 	int full = 0, c, rc;
 
-	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hi:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
+		case 'i': trace = optarg; break;
 		case O_FORMAT:
 			if (!strcasecmp(optarg, "intel"))
 				fmt = PMT_RETLAT_FMT_INTEL;
@@ -101,11 +104,11 @@ int cmd_calibrate(int argc, char **argv)
 		default: usage(stderr); return PMT_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	trace = pmt_cli_input(trace, argc, argv, optind);
+	if (!trace) {
 		usage(stderr);
-		return pmt_cli_usage_fail("calibrate", "expected exactly one TRACE argument");
+		return pmt_cli_usage_fail("calibrate", "expected one TRACE (or -i TRACE)");
 	}
-	trace = argv[optind];
 	inputs[0] = trace;
 	inputs[1] = compare;
 	if (!out && !compare)

@@ -6,11 +6,13 @@
 #include "commands.h"
 #include "pmutrace/common.h"
 #include "pmutrace/spe.h"
+#include "pmutrace/spe_decode.h"
 #include "pmutrace/perfdata.h"
 
 struct dump_opts {
 	unsigned desc_flags;
 	uint64_t base; /* --base: stream offset of a raw file's first byte */
+	struct pmt_sample_filter filter; /* --cpu, --tid: the AUXTRACE chunks shown */
 	struct pmt_out out;
 };
 
@@ -131,6 +133,14 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			last_err = at;
 			continue;
 		}
+		if (ev.kind == PMT_TEV_AUXTRACE && pmt_sample_filter_active(&d->filter)) {
+			struct pmt_spe_sample chunk = { .cpu = ev.u.auxtrace.cpu,
+							.tid = (int32_t)ev.u.auxtrace.tid,
+							.pid = -1 };
+
+			if (!pmt_sample_filter_match(&d->filter, &chunk))
+				continue;
+		}
 		pmt_out_printf(&d->out, "\n%#llx [%#x]: %s", (unsigned long long)ev.file_offset,
 			       ev.raw_size, pmt_perf_record_name(ev.type));
 		if (ev.kind != PMT_TEV_AUXTRACE) {
@@ -154,13 +164,17 @@ static int dump_trace(struct dump_opts *d, const char *path)
 static int usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace dump [--raw [--base OFFSET]] [--legacy61] [--n1] [-i] [FILE]\n"
+		"usage: pmutrace dump [--raw [--base OFFSET]] [--legacy61] [--n1|--midr MIDR]\n"
+		"         [--cpu LIST] [--tid LIST] [-i] [FILE]\n"
 		"  Print every SPE packet (offset, bytes, fields) as perf report -D does.\n"
 		"  FILE (or -i FILE; default ./perf.data) is a perf.data trace, or with --raw a raw\n"
 		"  SPE AUX buffer ('-' = stdin).\n"
 		"  --base OFFSET  AUX stream offset of the raw file's first byte (alignment pads)\n"
 		"  --legacy61  OP_TYPE/EVENTS text of perf 6.1 instead of the newest perf\n"
-		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1)\n");
+		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1)\n"
+		"  --midr MIDR the CPU's MIDR_EL1, as script takes it: a Neoverse N1 one is --n1\n"
+		"  --cpu LIST, --tid LIST (0-3,7)  only the AUXTRACE chunks of those CPUs or\n"
+		"              threads (the other records are all shown)\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
@@ -172,6 +186,9 @@ int cmd_dump(int argc, char **argv)
 		{ "legacy61", no_argument, NULL, 'L' },
 		{ "n1", no_argument, NULL, 'N' },
 		{ "base", required_argument, NULL, 'b' },
+		{ "midr", required_argument, NULL, 'm' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "tid", required_argument, NULL, 't' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -190,6 +207,26 @@ int cmd_dump(int argc, char **argv)
 			if (pmt_parse_u64(optarg, &d.base) < 0)
 				return pmt_cli_usage_fail("dump", "--base: not a number: '%s'", optarg);
 			break;
+		case 'm': {
+			uint64_t midr;
+
+			if (pmt_parse_u64(optarg, &midr) < 0)
+				return pmt_cli_usage_fail("dump", "bad --midr '%s'", optarg);
+			/* implementer Arm (0x41), part 0xd0c: Neoverse N1 */
+			if ((midr >> 24 & 0xff) == 0x41 && (midr >> 4 & 0xfff) == 0xd0c)
+				d.desc_flags |= PMT_SPE_DESC_N1;
+			break;
+		}
+		case 'c':
+			if (pmt_sample_filter_cpus(&d.filter, optarg) < 0)
+				return pmt_cli_usage_fail("dump", "bad --cpu list '%s' (want e.g. 0-3,7)",
+							  optarg);
+			break;
+		case 't':
+			if (pmt_sample_filter_tids(&d.filter, optarg) < 0)
+				return pmt_cli_usage_fail("dump", "bad --tid list '%s' (want e.g. 0-3,7)",
+							  optarg);
+			break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);
 		}
@@ -197,6 +234,9 @@ int cmd_dump(int argc, char **argv)
 	path = pmt_cli_input(path, argc, argv, optind);
 	if (!path)
 		return usage(stderr);
+	if (raw && pmt_sample_filter_active(&d.filter))
+		return pmt_cli_usage_fail("dump", "--cpu and --tid select a trace's AUXTRACE "
+					  "chunks: a raw buffer has none");
 	if (pmt_out_init(&d.out, stdout, 1 << 16) < 0)
 		return pmt_cli_fail("dump", "out of memory");
 	rc = raw ? dump_raw(&d, path) : dump_trace(&d, path);

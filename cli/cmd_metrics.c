@@ -33,7 +33,7 @@ static void json_end(struct pmt_out *o, int fmt, int rows)
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace metrics [TRACE] --metrics FILE [--events FILE] [--counts FILE]\n"
+		"usage: pmutrace metrics [[-i] TRACE] --metrics FILE [--events FILE] [--counts FILE]\n"
 		"         [--retire-latency mean|min|max|last|median|pNN]... [--retire-latency TABLE]...\n"
 		"         [--retire-latency-per-cpu]\n"
 		"         [-M NAME|GROUP]...\n"
@@ -100,16 +100,18 @@ static int topdown(uint64_t slots, uint64_t m, uint64_t ps, uint64_t pm, int fmt
 	pmt_out_init(&o, stdout, 1 << 14);
 	if (fmt == OUT_CSV)
 		pmt_out_str(&o, "metric,level,value,unit\n");
+	/* text as perf prints a share (two decimals); CSV and JSON with the six decimals of
+	 * the metric rows, so a reader rounds once, not twice */
 	for (int i = 0; i < 12; i++) {
 		if (fmt == OUT_CSV) {
 			pmt_out_printf(&o, "%s,%d,", rows[i].name, rows[i].level);
-			pmt_out_double(&o, v[i] * 100, 2);
+			pmt_out_double(&o, v[i] * 100, 6);
 			pmt_out_str(&o, ",%\n");
 		} else if (fmt == OUT_JSON || fmt == OUT_JSONL) {
 			json_row_start(&o, fmt, &nrows);
 			pmt_out_printf(&o, "{\"metric\":\"%s\",\"level\":%d,\"value\":", rows[i].name,
 				       rows[i].level);
-			pmt_out_double(&o, v[i] * 100, 2);
+			pmt_out_double(&o, v[i] * 100, 6);
 			pmt_out_str(&o, fmt == OUT_JSON ? ",\"unit\":\"%\"}" : ",\"unit\":\"%\"}\n");
 		} else {
 			pmt_out_printf(&o, "%-26s L%d %7.2f %%\n", rows[i].name, rows[i].level,
@@ -356,6 +358,7 @@ int cmd_metrics(int argc, char **argv)
 		{ "literal", required_argument, NULL, O_LITERAL },
 		{ "cpuid", required_argument, NULL, O_CPUID },
 		{ "list", no_argument, NULL, O_LIST },
+		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -364,13 +367,18 @@ int cmd_metrics(int argc, char **argv)
 	int td = 0, have_slots = 0, have_pm = 0, c, rc;
 
 	pmt_expr_ctx_default(&op.ctx);
-	while ((c = getopt_long(argc, argv, "M:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "M:hi:", lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (c) {
 		case O_METRICS: bad = cli_push_arg(&op.metrics, &op.nmetrics, optarg); break;
 		case O_EVENTS: bad = cli_push_arg(&op.events, &op.nevents, optarg); break;
-		case 'M': bad = cli_push_arg(&op.sel, &op.nsel, optarg); break;
+		case 'M':
+			/* perf's -M takes a comma-separated list (argv is ours to cut) */
+			for (char *sv, *m = strtok_r(optarg, ",", &sv); m && !bad;
+			     m = strtok_r(NULL, ",", &sv))
+				bad = cli_push_arg(&op.sel, &op.nsel, m);
+			break;
 		case O_COUNTS: op.counts = optarg; break;
 		case O_RETLAT: bad = cli_push_arg(&op.retlat, &op.nretlat, optarg); break;
 		case O_RETLAT_PER_CPU: op.retlat_per_cpu = 1; break;
@@ -384,6 +392,7 @@ int cmd_metrics(int argc, char **argv)
 		case O_PPM: bad = pmt_parse_u64(optarg, &ppm); break;
 		case O_CPUID: op.ctx.cpuid = optarg; break;
 		case O_LIST: op.list = 1; break;
+		case 'i': op.trace = optarg; break;
 		case O_LITERAL:
 			if (set_literal(&op.ctx, optarg) < 0) {
 				rc = pmt_cli_usage_fail("metrics", "bad --literal '%s' (NAME=VALUE, "
@@ -400,7 +409,7 @@ int cmd_metrics(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (optind < argc)
+	if (optind < argc && !op.trace)
 		op.trace = argv[optind++];
 	if (optind < argc) {
 		rc = pmt_cli_usage_fail("metrics", "unexpected argument '%s'", argv[optind]);

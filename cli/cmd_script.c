@@ -1,5 +1,6 @@
 /* pmutrace script: SPE samples from perf.data or a raw AUX buffer; report shares its decode
  * (spe_decode_command), export too with samples of its own (spe_decode_consume). */
+#include <ctype.h>
 #include <getopt.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -45,12 +46,19 @@ struct script_opts {
 static int parse_compat(const char *s, int *out)
 {
 	unsigned maj, min;
+	int n = 0;
+	const char *z;
 
 	if (!strcmp(s, "newest")) {
 		*out = PMT_PERF_NEWEST;
 		return 0;
 	}
-	if (sscanf(s, "%u.%u", &maj, &min) != 2 || maj > 98 || min > 99)
+	if (!isdigit((unsigned char)s[0]) || sscanf(s, "%u.%u%n", &maj, &min, &n) != 2 ||
+	    maj > 98 || min > 99)
+		return -PMT_EPARSE;
+	/* X.Y, or a stable release X.Y.Z (perf 7.3.4): its Z changes no rule */
+	z = s + n;
+	if (*z && (*z != '.' || !z[1] || strspn(z + 1, "0123456789") != strlen(z + 1)))
 		return -PMT_EPARSE;
 	*out = (int)(maj * 100 + min);
 	return 0;
@@ -65,7 +73,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
 #define COMMON_OPTS                                                                      \
-	{ "itrace", required_argument, NULL, OPT_ITRACE },                               \
+	{ "itrace", optional_argument, NULL, OPT_ITRACE },                               \
 	{ "raw", no_argument, NULL, OPT_RAW },                                           \
 	{ "midr", required_argument, NULL, OPT_MIDR },                                   \
 	{ "cpu", required_argument, NULL, OPT_CPU },                                     \
@@ -109,7 +117,7 @@ static const struct option report_opts[] = {
 static void usage(const char *cmd, FILE *fp)
 {
 	if (!strcmp(cmd, "script"))
-		fprintf(fp, "usage: pmutrace script [-i] [FILE] [--itrace=OPTS] [--csv|--jsonl|-F LIST]\n"
+		fprintf(fp, "usage: pmutrace script [-i] [FILE] [--itrace[=OPTS]] [-v] [--csv|--jsonl|-F LIST]\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T] [--raw-timed]]\n"
 			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n"
@@ -118,7 +126,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "  comm pid tid cpu time period event addr data_src weight ip sym symoff dso\n"
 			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
 	else if (!strcmp(cmd, "report"))
-		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace=OPTS] [--top N]\n"
+		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace[=OPTS]] [-v] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
 			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
 			    "         [--html OUT.html]  (one self-contained page with charts)\n"
@@ -131,6 +139,9 @@ static void usage(const char *cmd, FILE *fp)
 		    "  --itrace letters as perf: i[N]i b f m t a M l[N]; default: all but\n"
 		    "  instructions (perf <= 6.17) or all with i1i (perf >= 6.18, newest).\n"
 		    "  l (perf >= 6.15): branch stack of branch/instruction samples (brstack).\n"
+		    "  c, r: branch samples as b (perf's SPE decoder). x w p o e d g G L s q Z A T\n"
+		    "  I y: other decoders' letters, accepted and ignored; -v, --verbose names them.\n"
+		    "  Bare --itrace is the default, as in perf.\n"
 
 		    "  --perf-compat reproduces that perf version's names, rules and quirks.\n"
 		    "  --cpu, --pid, --tid LIST (0-3,7) and --time (perf's START,STOP in seconds,\n"
@@ -164,9 +175,9 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	static const struct option common_opts[] = { COMMON_OPTS };
 	struct option merged[sizeof(common_opts) / sizeof(common_opts[0]) + 16];
 	const struct option *opts = strcmp(argv[0], "script") ? report_opts : script_opts;
-	char err[160], shortopts[40] = "hi:";
+	char err[160], shortopts[40] = "hvi:";
 	uint64_t v;
-	int c, rc;
+	int c, rc, verbose = 0;
 	const char *itrace = NULL, *msg = NULL;
 
 	memset(so, 0, sizeof(*so));
@@ -192,7 +203,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_ITRACE: itrace = optarg; break;
+		case OPT_ITRACE: itrace = optarg; break; /* bare: perf's default, as none */
+		case 'v': verbose = so->verbose = 1; break;
 		case OPT_CSV: so->fmt = PMT_SINK_CSV; break;
 		case OPT_JSONL: so->fmt = PMT_SINK_JSONL; break;
 		case OPT_RAW: so->raw = 1; break;
@@ -220,8 +232,10 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 			break;
 		case OPT_COMPAT:
 			if (parse_compat(optarg, &so->run.compat))
-				return pmt_cli_usage_fail(so->cmd, "bad --perf-compat '%s' (want e.g. "
-							  "6.1)", optarg);
+				return pmt_cli_usage_fail(so->cmd, "bad --perf-compat '%s': a perf "
+							  "release X.Y, which means the model of the "
+							  "nearest earlier one of 6.1 6.13 6.15 6.16 "
+							  "6.18 6.19 7.3, or newest", optarg);
 			break;
 		case 'i': so->path = optarg; break;
 		case OPT_SYMFS: so->symfs = optarg; break;
@@ -235,7 +249,6 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case OPT_HTML: so->html = optarg; break;
 		case OPT_PROGRESS: so->progress = 1; break;
 		case OPT_NO_PROGRESS: so->progress = 0; break;
-		case 'v': so->verbose = 1; break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, err, sizeof(err)))
 				return pmt_cli_usage_fail(so->cmd, "%s", err);
@@ -302,6 +315,10 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	}
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
 		return pmt_cli_fail(so->cmd, "%s", err);
+	if (verbose && so->run.itrace.ignored[0])
+		/* perf takes every decoder's letters and each decoder uses its own */
+		fprintf(stderr, "--itrace letters for other decoders, ignored by Arm SPE: %s\n",
+			so->run.itrace.ignored);
 	rc = pmt_itrace_check(&so->run.itrace, so->run.compat, &msg);
 	if (rc < 0) /* perf >= 6.18 refuses to decode at all; its text without the newline */
 		return pmt_cli_fail(so->cmd, "%.*s", (int)strlen(msg) - 1, msg);
@@ -513,12 +530,20 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		}
 	} else {
 		struct pmt_diag diag = PMT_DIAG_INIT;
+		char filter_err[128];
 
 		rc = pmt_source_open(so.path, &src, &diag);
 		if (rc < 0) {
 			pmt_spe_report_free(ctx.rep);
 			pmt_out_fini(&out);
 			return pmt_cli_fail_diag(so.cmd, &diag);
+		}
+		if (pmt_sample_filter_check(&so.filter, pmt_source_meta(src), filter_err,
+					    sizeof(filter_err)) < 0) {
+			pmt_source_close(src);
+			pmt_spe_report_free(ctx.rep);
+			pmt_out_fini(&out);
+			return pmt_cli_fail(so.cmd, "%s: %s", so.path, filter_err);
 		}
 		if (is_report && !so.sort && !pmt_source_meta(src)->has_auxtrace_info)
 			so.sort = "comm,dso,sym"; /* perf report's default */
@@ -577,6 +602,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			rc = pmt_hist_new(so.sort, syms, &ctx.hist, err, sizeof(err));
 			if (rc >= 0) {
 				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
+				pmt_hist_set_time_slices(ctx.hist, so.time);
 				if (src)
 					pmt_hist_set_trace(ctx.hist, pmt_source_meta(src));
 			}

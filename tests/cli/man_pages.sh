@@ -1,12 +1,14 @@
 #!/bin/sh
-# Every subcommand has a manual page, and every long option its --help names is described
-# in that page, so the pages cannot fall behind the code. With the pages built (lowdown),
+# Every subcommand `pmutrace help` lists has a manual page, and every long option its
+# --help names is described in that page, so the pages cannot fall behind the code. With the pages built (lowdown),
 # each renders without warnings. `pmutrace help CMD` prints CMD's help.
 #   man_pages.sh PMUTRACE SOURCE_DIR BUILT_MAN_DIR
 set -u
 pmt=$1 src=$2 built=$3
 fail() { echo "FAIL: $*"; exit 1; }
-for cmd in dump script report convert synth metrics calibrate info export; do
+cmds=$("$pmt" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
+[ "$(echo "$cmds" | wc -w)" -ge 14 ] || fail "pmutrace help lists only: $cmds"
+for cmd in $cmds; do
 	page=$src/cli/man/pmutrace-$cmd.1.md
 	[ -f "$page" ] || fail "no manual page for $cmd ($page)"
 	for opt in $("$pmt" "$cmd" --help 2>&1 | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do

@@ -17,9 +17,9 @@ lock_latency_table_default)
 		echo "$out" | grep -q 'warning: no retire-latency samples for mem_inst_retired.lock_loads' ;;
 topdown_json)
 	"$P" metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --jsonl |
-		grep -qx '{"metric":"tma_retiring","level":1,"value":25.10,"unit":"%"}' &&
+		grep -qx '{"metric":"tma_retiring","level":1,"value":25.098025,"unit":"%"}' &&
 		"$P" metrics --topdown --slots 1000000 --perf-metrics 0x40300C085F501040 --json |
-		python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 12 and d[0] == {"metric": "tma_retiring", "level": 1, "value": 25.1, "unit": "%"}))' ;;
+		python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 12 and d[0] == {"metric": "tma_retiring", "level": 1, "value": 25.098025, "unit": "%"}))' ;;
 errors)
 	"$P" metrics --counts x 2>/dev/null
 	[ $? = 129 ] || exit 1

@@ -181,7 +181,7 @@ int export_ids_of(struct export_ids *ids, struct pmt_symbols *syms,
 		  const struct pmt_spe_sample *s, struct sample_ids *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->comm = pmt_symbols_comm(syms, s->tid);
+	o->comm = pmt_symbols_comm(syms, s->tid, s->time);
 	if (o->comm && (o->comm_id = id_of(&ids->comms, o->comm, &o->new_comm)) < 0)
 		return (int)o->comm_id;
 	if (pmt_symbols_resolve(syms, s->pid, s->ip, s->time, &o->loc) < 0 || !o->loc.dso)

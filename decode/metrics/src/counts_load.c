@@ -37,7 +37,8 @@ static int is_num(const char *s, double *v)
 	if (!*s)
 		return 0;
 	d = strtod(s, &end);
-	if (*end)
+	/* perf prints counts as digits: "nan" or "inf" is not one */
+	if (*end || !isfinite(d))
 		return 0;
 	if (v)
 		*v = d;
@@ -96,8 +97,19 @@ static int csv_line(struct pmt_counts *c, char *line, char sep, const char *what
 		if (i + 1 < nf && is_int(f[i]) && value_field(f[i + 1]))
 			i++; /* nr of CPUs in the aggregate */
 	}
-	if (i + 2 >= nf || !value_field(f[i]) || !f[i + 2][0])
+	if (i + 2 >= nf || !value_field(f[i]) || !f[i + 2][0]) {
+		/* a count line (value, unit, event, run time, percentage) whose value is no
+		 * number is damage, not one of perf's messages or metric lines */
+		for (int j = interval[0] ? 1 : 0; j + 4 < nf && j <= (interval[0] ? 3 : 2); j++) {
+			if (!value_field(f[j]) && f[j + 2][0] && is_int(f[j + 3]) &&
+			    is_num(f[j + 4], NULL)) {
+				pmt_error("%s:%zu: count '%s' for %s is not a number", what, lineno,
+					  f[j], f[j + 2]);
+				return -PMT_EPARSE;
+			}
+		}
 		return 1; /* not a count: a message or a continuation line perf printed */
+	}
 	if (!not_counted(f[i]))
 		is_num(f[i], &v);
 	if (v < 0) {

@@ -628,8 +628,11 @@ struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p, size_t
 }
 
 /* Intel perfmon tables name the PERF_METRICS fields as events; perf stat counts them as the
- * topdown-* events (perf's pmu-events converter maps them the same way). */
-static const char *perf_metrics_alias(const char *id)
+ * topdown-* events (perf's pmu-events converter maps them the same way). Their
+ * TOPDOWN.SLOTS:perf_metrics is the slots count the fields are read with: perf stat names
+ * it TOPDOWN.SLOTS (a metric's event) or slots (the topdown group's leader). Returns the
+ * count of the first name the counts hold, or -1. */
+static int perf_metrics_alias(const struct pmt_counts *c, const char *id)
 {
 	static const char *const map[][2] = {
 		{ "PERF_METRICS.RETIRING", "topdown-retiring" },
@@ -640,12 +643,21 @@ static const char *perf_metrics_alias(const char *id)
 		{ "PERF_METRICS.BRANCH_MISPREDICTS", "topdown-br-mispredict" },
 		{ "PERF_METRICS.FETCH_LATENCY", "topdown-fetch-lat" },
 		{ "PERF_METRICS.MEMORY_BOUND", "topdown-mem-bound" },
+		{ "TOPDOWN.SLOTS:perf_metrics", "TOPDOWN.SLOTS" },
+		{ "TOPDOWN.SLOTS:perf_metrics", "slots" },
+		{ "TOPDOWN.SLOTS", "slots" },
 	};
 
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcasecmp(id, map[i][0]))
-			return map[i][1];
-	return NULL;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		int idx;
+
+		if (strcasecmp(id, map[i][0]))
+			continue;
+		idx = pmt_counts_find(c, map[i][1]);
+		if (idx >= 0)
+			return idx;
+	}
+	return -1;
 }
 
 int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c)
@@ -653,11 +665,9 @@ int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c)
 	int bound = 0;
 
 	for (size_t i = 0; i < p->nr_in; i++) {
-		const char *alias;
-
 		p->in[i].count_idx = c ? pmt_counts_find(c, p->in[i].id) : -1;
-		if (c && p->in[i].count_idx < 0 && (alias = perf_metrics_alias(p->in[i].id)))
-			p->in[i].count_idx = pmt_counts_find(c, alias);
+		if (c && p->in[i].count_idx < 0)
+			p->in[i].count_idx = perf_metrics_alias(c, p->in[i].id);
 		if (p->in[i].count_idx < 0)
 			p->in[i].count_idx = -1;
 		else

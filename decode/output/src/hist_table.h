@@ -27,6 +27,7 @@ struct hent {
 	const void *dso_id;
 	const char *sym, *dso; /* names owned by the pmt_symbols */
 	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
+	uint32_t comm_width;   /* the length of its first sample's thread's latest comm */
 	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
 	uint64_t dsrc_ev[HIST_SLOTS]; /* the data source of the entry's first sample
 					     * in each event: its texts are printed */
@@ -57,6 +58,7 @@ struct pmt_hist {
 	uint64_t total_weight[HIST_SLOTS];
 	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
 	int compat;
+	const char *time_slices; /* --time as given (the caller's string), or NULL */
 	uint32_t seq;
 	const char *last_comm;  /* the samples of a thread come in runs: its last comm */
 	uint32_t last_comm_off;

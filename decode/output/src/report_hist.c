@@ -26,6 +26,11 @@ int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
 	return 0;
 }
 
+void pmt_hist_set_time_slices(struct pmt_hist *h, const char *spec)
+{
+	h->time_slices = spec;
+}
+
 int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **out, char *err,
 		 size_t errcap)
 {
@@ -188,7 +193,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 			hv = mix(hv, (uintptr_t)k->dso_id);
 	}
 	if (h->used_keys & ((1u << KEY_COMM) | (1u << KEY_PID))) {
-		const char *c = pmt_symbols_comm(h->syms, s->tid);
+		const char *c = pmt_symbols_comm(h->syms, s->tid, s->time);
 		char tidname[16];
 
 		if (!c) {
@@ -198,6 +203,14 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 		k->comm = intern_comm(h, c);
 		if (k->comm == UINT32_MAX)
 			return -PMT_ENOMEM;
+		/* perf sizes the column by each entry's thread's comm of now, the latest, and
+		 * cuts the comm of the sample's time to it ("perf-ex" for a workload's
+		 * samples before its exec): hists__calc_col_len, thread__comm_len */
+		{
+			const char *now = pmt_symbols_comm(h->syms, s->tid, 0);
+
+			k->comm_width = (uint32_t)strlen(now ? now : c);
+		}
 		if (h->used_keys & (1u << KEY_COMM))
 			hv = mix(hv, k->comm);
 	}

@@ -175,6 +175,8 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 			l = 3;
 		else if (k == KEY_SYM)
 			l = v[i]->sym ? strlen(v[i]->sym) + 4 : 22;
+		else if (k == KEY_COMM)
+			l = v[i]->comm_width;
 		else if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)))
 			l = 16 > (size_t)cell(h, v[i], k, ev, buf, sizeof(buf))
 				    ? 16 : (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
@@ -206,8 +208,11 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		nr /= 1000;
 		unit = 'M';
 	}
-	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", nr, unit,
-		       pmt_ev_slot_name(&h->slots, ev, compat, name, sizeof(name)));
+	/* perf's hists__fprintf_nr_sample_events() names the --time given */
+	pmt_out_printf(out, "# Samples: %" PRIu64 "%c of event '%s'%s%s%s\n", nr, unit,
+		       pmt_ev_slot_name(&h->slots, ev, compat, name, sizeof(name)),
+		       h->time_slices ? " (time slices: " : "",
+		       h->time_slices ? h->time_slices : "", h->time_slices ? ")" : "");
 	if (h->mem_mode) {
 		/* perf mem report: overhead of the weight (SPE's total latency), and samples */
 		total = h->total_weight[ev];
@@ -257,7 +262,11 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		for (unsigned c = 0; c < h->nkeys; c++) {
 			int l = cell(h, v[i], h->keys[c], ev, buf, sizeof(buf));
 			/* perf pads every column but a symbol in the last one */
-			int pad = h->keys[c] == KEY_SYM && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
+			int pad;
+
+			if (h->keys[c] == KEY_COMM && l > (int)width[c])
+				l = (int)width[c]; /* perf's "%-*.*s" */
+			pad = h->keys[c] == KEY_SYM && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
 
 			if (l >= (int)sizeof(buf))
 				l = (int)sizeof(buf) - 1;

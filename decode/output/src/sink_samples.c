@@ -240,7 +240,7 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	}
 	if (f & PMT_FIELD_COMM) {
 		/* perf names a thread without a COMM ":TID" */
-		comm = pmt_symbols_comm(k->symbols, s->tid);
+		comm = pmt_symbols_comm(k->symbols, s->tid, s->time);
 		if (!comm) {
 			snprintf(tidname, sizeof(tidname), ":%d", (int)s->tid);
 			comm = tidname;

@@ -43,6 +43,15 @@ static int fail(char *err, size_t cap, const char *s, const char *p, const char 
 	return -PMT_EPARSE;
 }
 
+/* a letter of another decoder, kept once for -v */
+static void note_ignored(struct pmt_itrace *it, char c)
+{
+	size_t n = strlen(it->ignored);
+
+	if (!strchr(it->ignored, c) && n + 1 < sizeof(it->ignored))
+		it->ignored[n] = c;
+}
+
 int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t errcap)
 {
 	const char *p = s;
@@ -61,10 +70,12 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 		switch (c) {
 		case 'i':
 		case 'y':
-			if (c == 'i')
+			if (c == 'i') {
 				it->flags |= PMT_ITRACE_INSN;
-			else
+			} else {
 				cycles = 1;
+				note_ignored(it, c);
+			}
 			while (*p == ' ' || *p == ',')
 				p++;
 			if (isdigit((unsigned char)*p)) {
@@ -108,6 +119,15 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 			}
 			break;
 		case 'b': it->flags |= PMT_ITRACE_BRANCH; break;
+		case 'c':
+		case 'r':
+			/* perf's calls-only and returns-only branch events set its branches
+			 * option too, and the SPE decoder makes its branch samples from that
+			 * alone: every branch, as 'b' */
+			it->flags |= PMT_ITRACE_BRANCH;
+			while (isdigit((unsigned char)*p))
+				p++;
+			break;
 		case 'f': it->flags |= PMT_ITRACE_FLC; break;
 		case 'm': it->flags |= PMT_ITRACE_LLC; break;
 		case 't': it->flags |= PMT_ITRACE_TLB; break;
@@ -119,6 +139,8 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 		case 'G':
 			if (c == 'l')
 				it->flags |= PMT_ITRACE_LBR;
+			else
+				note_ignored(it, c);
 			if (isdigit((unsigned char)*p)) {
 				char *end;
 				unsigned long v = strtoul(p, &end, 10);
@@ -135,6 +157,7 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 			break;
 		case 'e':
 		case 'd':
+			note_ignored(it, c);
 			/* flags like e+flag / d+flag-flag are for other decoders */
 			while (*p == '+' || *p == '-') {
 				p++;
@@ -142,8 +165,17 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 					p++;
 			}
 			break;
-		case 'c': case 'r': case 'x': case 'w': case 'p': case 'o': case 's':
+		case 's':
+			/* perf's initial skip needs its count */
+			if (!isdigit((unsigned char)*p))
+				return fail(err, errcap, s, p, "s needs the number of events to skip");
+			note_ignored(it, c);
+			while (isdigit((unsigned char)*p))
+				p++;
+			break;
+		case 'x': case 'w': case 'p': case 'o':
 		case 'q': case 'Z': case 'A': case 'T': case 'I':
+			note_ignored(it, c);
 			while (isdigit((unsigned char)*p))
 				p++;
 			break;

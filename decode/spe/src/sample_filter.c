@@ -158,3 +158,27 @@ bool pmt_sample_filter_active(const struct pmt_sample_filter *f)
 {
 	return f->cpus.n || f->pids.n || f->tids.n || f->nr_time;
 }
+
+int pmt_sample_filter_check(const struct pmt_sample_filter *f, const struct pmt_trace_meta *m,
+			    char *err, size_t errlen)
+{
+	bool seen[PMT_TYPE_BREAKPOINT + 1] = { false };
+
+	if (!f->cpus.n || !m)
+		return 0;
+	/* perf_session__cpu_bitmap(): the first event of each generic type must sample its
+	 * CPU, or --cpu could only ever select nothing; PMU types (SPE's) are not checked */
+	for (uint32_t i = 0; i < m->nr_attrs; i++) {
+		const struct pmt_trace_attr *a = &m->attrs[i];
+
+		if (a->type > PMT_TYPE_BREAKPOINT || seen[a->type])
+			continue;
+		seen[a->type] = true;
+		if (!(a->sample_type & PMT_SAMPLE_CPU)) {
+			snprintf(err, errlen, "File does not contain CPU events. Remove -C option "
+				 "to proceed.");
+			return -PMT_EINVAL;
+		}
+	}
+	return 0;
+}

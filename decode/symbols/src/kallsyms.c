@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols_int.h"
 
@@ -88,5 +89,62 @@ int kallsyms_load(const char *path, uint64_t text_addr, struct elf_symtab *t, ch
 	elf_symtab_fixup(t, 1);
 	elf_symtab_note_max_len(t);
 	t->has_symtab = 1;
+	return 0;
+}
+
+/* The running kernel's GNU build-id from its ELF notes in /sys/kernel/notes; 0 if none. */
+static size_t running_build_id(uint8_t *id, size_t cap)
+{
+	uint8_t buf[4096];
+	size_t len, off = 0;
+	FILE *fp = fopen("/sys/kernel/notes", "rb");
+
+	if (!fp)
+		return 0;
+	len = fread(buf, 1, sizeof(buf), fp);
+	fclose(fp);
+	while (off + 12 <= len) {
+		uint32_t namesz, descsz, type;
+		size_t name_at = off + 12, desc_at;
+
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		desc_at = name_at + ((namesz + 3u) & ~3u);
+		if (namesz > len || descsz > len || desc_at + descsz > len)
+			return 0;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
+		    !memcmp(buf + name_at, "GNU", 4) && descsz <= cap) {
+			memcpy(id, buf + desc_at, descsz);
+			return descsz;
+		}
+		off = desc_at + ((descsz + 3u) & ~3u);
+	}
+	return 0;
+}
+
+int kallsyms_find(const uint8_t *bid, size_t n, const char *buildid_dir, char *path,
+		  size_t cap)
+{
+	uint8_t run[64];
+	char hex[2 * 64 + 1];
+	size_t rn;
+
+	if (!bid || !n || n > 64)
+		return 0;
+	rn = running_build_id(run, sizeof(run));
+	/* perf's dso__find_kallsyms(): the running kernel is the recorded one */
+	if (rn == n && !memcmp(run, bid, n) && !access("/proc/kallsyms", R_OK)) {
+		snprintf(path, cap, "/proc/kallsyms");
+		return 1;
+	}
+	/* else the copy perf record keeps in its build-id cache */
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	if (buildid_dir && *buildid_dir) {
+		snprintf(path, cap, "%s/[kernel.kallsyms]/%s/kallsyms", buildid_dir, hex);
+		if (!access(path, R_OK))
+			return 1;
+	}
 	return 0;
 }

@@ -43,9 +43,17 @@ struct proc {
 	uint64_t max_len;      /* the longest map: how far back a lookup has to look */
 };
 
+/* A thread's names in time order: perf names a sample by the COMM in force at its time
+ * (a workload is "perf-exec" until its exec), not by the thread's last one. */
+struct comm_at {
+	uint64_t time;
+	char *name;
+};
+
 struct thread {
 	int32_t tid, pid;
-	char *comm;
+	struct comm_at *comms;
+	uint32_t ncomms, capcomms;
 };
 
 struct pmt_symbols {
@@ -164,8 +172,11 @@ void pmt_symbols_free(struct pmt_symbols *s)
 		if (s->procs[i].pid != FREE_ID)
 			free(s->procs[i].maps);
 	for (size_t i = 0; i < s->thr_cap; i++)
-		if (s->threads[i].tid != FREE_ID)
-			free(s->threads[i].comm);
+		if (s->threads[i].tid != FREE_ID) {
+			for (uint32_t k = 0; k < s->threads[i].ncomms; k++)
+				free(s->threads[i].comms[k].name);
+			free(s->threads[i].comms);
+		}
 	for (size_t i = 0; i < s->nbundled; i++) {
 		free(s->bundled[i].name);
 		close(s->bundled[i].fd);
@@ -368,20 +379,35 @@ int pmt_symbols_add_build_id(struct pmt_symbols *s, const char *filename,
 	return 0;
 }
 
-static int set_comm(struct pmt_symbols *s, int32_t pid, int32_t tid, const char *comm)
+static int set_comm(struct pmt_symbols *s, int32_t pid, int32_t tid, const char *comm,
+		    uint64_t time)
 {
 	struct thread *t = thread_get(s, tid);
+	uint32_t at;
 	char *c;
 
 	if (!t)
 		return -PMT_ENOMEM;
 	t->pid = pid;
-	if (comm) {
-		if (!(c = strdup(comm)))
+	if (!comm)
+		return 0;
+	if (t->ncomms == t->capcomms) {
+		uint32_t cap = t->capcomms ? t->capcomms * 2 : 2;
+		struct comm_at *n = realloc(t->comms, cap * sizeof(*n));
+
+		if (!n)
 			return -PMT_ENOMEM;
-		free(t->comm);
-		t->comm = c;
+		t->comms = n;
+		t->capcomms = cap;
 	}
+	if (!(c = strdup(comm)))
+		return -PMT_ENOMEM;
+	/* after every name of the same time or earlier: the later record wins a tie */
+	for (at = t->ncomms; at > 0 && t->comms[at - 1].time > time; at--)
+		;
+	memmove(t->comms + at + 1, t->comms + at, (t->ncomms - at) * sizeof(*t->comms));
+	t->comms[at] = (struct comm_at){ .time = time, .name = c };
+	t->ncomms++;
 	return 0;
 }
 
@@ -446,6 +472,8 @@ static int mark_module(struct pmt_symbols *s, const char *path, const uint8_t *b
 	return 0;
 }
 
+static const char *comm_at(const struct pmt_symbols *s, int32_t tid, uint64_t time);
+
 int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *ev)
 {
 	if (!s || !ev || ev->kind != PMT_TEV_RECORD)
@@ -486,11 +514,12 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 					   ev->sid.valid ? ev->sid.time : 0);
 	case PMT_REC_COMM:
 		return set_comm(s, (int32_t)ev->u.comm.pid, (int32_t)ev->u.comm.tid,
-				ev->u.comm.comm);
+				ev->u.comm.comm, ev->sid.valid ? ev->sid.time : 0);
 	case PMT_REC_FORK: {
-		struct thread *parent = thread_get(s, (int32_t)ev->u.task.ptid);
-		char *comm = parent && parent->comm ? strdup(parent->comm) : NULL;
-		int rc = set_comm(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.tid, comm);
+		uint64_t time = ev->sid.valid ? ev->sid.time : 0;
+		const char *pc = comm_at(s, (int32_t)ev->u.task.ptid, time);
+		char *comm = pc ? strdup(pc) : NULL;
+		int rc = set_comm(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.tid, comm, time);
 
 		free(comm);
 		return rc < 0 ? rc : fork_proc(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.ppid);
@@ -500,17 +529,29 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 	}
 }
 
-const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid)
+/* The last name given at or before time (0: the latest); a sample before the first COMM
+ * keeps the first name rather than none. */
+static const char *comm_at(const struct pmt_symbols *s, int32_t tid, uint64_t time)
 {
-	struct thread *t = NULL;
+	const struct thread *t;
+	uint32_t i;
 
-	if (s && s->thr_cap) {
-		t = slot_of(s->threads, s->thr_cap, sizeof(*t), tid);
-		if (t->tid == tid && t->comm)
-			return t->comm;
-	}
+	if (!s || !s->thr_cap)
+		return NULL;
+	t = slot_of(s->threads, s->thr_cap, sizeof(*t), tid);
+	if (t->tid != tid || !t->ncomms)
+		return NULL;
+	for (i = t->ncomms - 1; time && i > 0 && t->comms[i].time > time; i--)
+		;
+	return t->comms[i].name;
+}
+
+const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid, uint64_t time)
+{
+	const char *c = comm_at(s, tid, time);
+
 	/* perf's machine__idle_thread() names the idle task */
-	return tid == 0 ? "swapper" : NULL;
+	return c ? c : tid == 0 ? "swapper" : NULL;
 }
 
 /* The newest map holding ip that existed at `time` (0: any) */
@@ -556,11 +597,20 @@ static void load_kernel(struct pmt_symbols *s, struct dso *d)
 	char msg[512];
 	int rc;
 
-	if (!s->kallsyms && !s->vmlinux)
-		return; /* perf would read this machine's kallsyms: not the recording's */
+	char found_at[PATH_MAX];
+	const char *kallsyms = s->kallsyms;
+
 	if (!bid_size)
 		recorded_build_id(s, "[kernel.kallsyms]", &bid, &bid_size);
-	rc = s->kallsyms ? kallsyms_load(s->kallsyms, d->text_addr, &d->tab, msg, sizeof(msg))
+	/* without --kallsyms or --vmlinux, as perf: this machine's kallsyms when it runs the
+	 * recorded kernel (by build-id), or perf's cached copy; no build-id: none (perf would
+	 * take whatever kernel this machine runs, not the recording's) */
+	if (!kallsyms && !s->vmlinux && bid_size &&
+	    kallsyms_find(bid, bid_size, s->buildid_dir, found_at, sizeof(found_at)))
+		kallsyms = found_at;
+	if (!kallsyms && !s->vmlinux)
+		return;
+	rc = kallsyms ? kallsyms_load(kallsyms, d->text_addr, &d->tab, msg, sizeof(msg))
 			 : vmlinux_load(s->vmlinux, d->text_addr, bid, bid_size, s->load_flags,
 					&d->tab, msg, sizeof(msg));
 	if (rc < 0) {

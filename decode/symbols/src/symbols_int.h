@@ -71,6 +71,11 @@ void elf_symtab_fixup(struct elf_symtab *t, int kallsyms);
 void elf_symtab_note_max_len(struct elf_symtab *t);
 /* The kernel's symbols from a kallsyms file; text_addr is where the trace's kernel map
  * says _text is (0: unknown), the file's _text gives the relocation. */
+/* Where perf finds the kallsyms of the kernel with build-id bid when none is given: this
+ * machine's /proc/kallsyms if it runs that kernel, else the build-id cache's copy
+ * (buildid_dir/[kernel.kallsyms]/HEX/kallsyms). 1 with path, 0 when neither. */
+int kallsyms_find(const uint8_t *bid, size_t n, const char *buildid_dir, char *path,
+		  size_t cap);
 int kallsyms_load(const char *path, uint64_t text_addr, struct elf_symtab *t, char *msg,
 		  size_t cap);
 /* The kernel's symbols from a vmlinux ELF file: placed at the addresses the kernel ran at

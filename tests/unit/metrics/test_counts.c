@@ -132,8 +132,9 @@ static void keep_msg(enum pmt_log_level level, const char *msg, void *ctx)
 }
 
 /* What perf stat -x writes besides counts (comments, "Failed to read max cpus", blank and
- * continuation lines) is skipped and said once; negative or non-numeric counter values are
- * errors naming the line; an event repeated for the same unit is summed and said. */
+ * continuation lines) is skipped and said once; negative or non-numeric counter values
+ * (also nan and inf, which perf never prints) are errors naming the line; an event
+ * repeated for the same unit is summed and said. */
 static void bad_input_names_the_line(void **state)
 {
 	static const char text[] = "# started on Mon\n\nFailed to read max cpus, using default of 4096\n"
@@ -141,6 +142,13 @@ static void bad_input_names_the_line(void **state)
 	static const char neg[] = "1,,cycles,1,100.00,,\n-5,,instructions,1,100.00,,\n";
 	static const char dup[] = "1,,cycles,1,100.00,,\n2,,cycles,1,100.00,,\n";
 	static const char js[] = "{\"event\" : \"x\", \"counter-value\" : \"abc\"}\n";
+	static const char *const nonnum[] = {
+		"1,,instructions,1,100.00,,\n12abc,,cycles,1,100.00,,\n",
+		"1,,instructions,1,100.00,,\nnan,,cycles,1,100.00,,\n",
+		"CPU0,1,,instructions,1,100.00,,\nCPU0,x,,cycles,1,100.00,,\n",
+		"S0-D0-C0,1,1,,instructions,1,100.00,,\nS0-D0-C0,1,inf,,cycles,1,100.00,,\n",
+		"0.1,1,,instructions,1,100.00,,\n0.1,abc,,cycles,1,100.00,,\n",
+	};
 	struct pmt_counts *c;
 
 	pmt_log_set_sink(keep_msg, NULL);
@@ -157,6 +165,16 @@ static void bad_input_names_the_line(void **state)
 	assert_string_equal(last_msg, "mem:2: negative count -5 for instructions");
 	pmt_counts_free(c);
 
+	/* a count line whose value is no number (nor <not counted>) is an error, in every
+	 * aggregation layout; perf's messages and metric-only lines are not */
+	for (size_t k = 0; k < sizeof(nonnum) / sizeof(nonnum[0]); k++) {
+		assert_int_equal(pmt_counts_new(&c), 0);
+		assert_int_equal(pmt_counts_load_mem(c, nonnum[k], strlen(nonnum[k]), "mem"),
+				 -PMT_EPARSE);
+		assert_non_null(strstr(last_msg, "mem:2: count '"));
+		assert_non_null(strstr(last_msg, "' for cycles is not a number"));
+		pmt_counts_free(c);
+	}
 	assert_int_equal(pmt_counts_new(&c), 0);
 	assert_int_equal(pmt_counts_load_mem(c, dup, sizeof(dup) - 1, "mem"), 0);
 	assert_true(get(c, 0, "cycles") == 3);

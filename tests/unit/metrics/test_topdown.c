@@ -92,9 +92,9 @@ static void cli_topdown(void **state)
 	fp = popen(cmd, "r");
 	assert_non_null(fp);
 	while (fgets(line, sizeof(line), fp)) {
-		if (!strcmp(line, "tma_retiring,1,25.10,%\n"))
+		if (!strcmp(line, "tma_retiring,1,25.098025,%\n"))
 			found |= 1;
-		if (!strcmp(line, "tma_core_bound,2,12.16,%\n")) /* 121569/999999 */
+		if (!strcmp(line, "tma_core_bound,2,12.156912,%\n")) /* 121569/999999 */
 			found |= 2;
 	}
 	assert_int_equal(pclose(fp), 0);

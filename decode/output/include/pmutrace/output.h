@@ -99,6 +99,9 @@ PMT_API void pmt_hist_free(struct pmt_hist *h); /* NULL is a no-op */
  * set perf mem report's layout: overhead of the samples' weight (SPE: total latency), a
  * Samples column, "Total weight" and "Sort order" lines. Call before adding samples. */
 PMT_API int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem);
+/* The --time the samples were selected with, named in each event's header as perf names
+ * it; the string is kept, not copied (NULL: none). */
+PMT_API void pmt_hist_set_time_slices(struct pmt_hist *h, const char *spec);
 /* The trace whose own events (PMT_EV_ATTR) are counted: their names, as perf's evlist
  * order puts them before SPE's synthetic events. Call before printing. */
 PMT_API int pmt_hist_set_trace(struct pmt_hist *h, const struct pmt_trace_meta *m);

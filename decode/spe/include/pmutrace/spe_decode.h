@@ -181,6 +181,7 @@ struct pmt_itrace {
 	uint8_t insn_rejected; /* 'i' given with a non-instruction period: perf <= 6.17 warns
 				* and drops it, later perf refuses (pmt_itrace_check) */
 	uint8_t defaulted;     /* no --itrace: each perf version picks its own default */
+	char ignored[24];      /* the letters given that only other decoders use (-v says) */
 };
 /* perf's default (no --itrace): every sample kind; instructions with a 100000 ns period,
  * which SPE before 6.18 rejects, so in effect all but instructions. From 6.18 the SPE
@@ -191,8 +192,9 @@ PMT_API void pmt_itrace_default(struct pmt_itrace *it);
  * refuses to decode (non-instruction period, perf >= 6.18), *msg is its error text. The
  * older "Only instruction-based sampling period" warning is the caller's (insn_rejected). */
 PMT_API int pmt_itrace_check(const struct pmt_itrace *it, int compat, const char **msg);
-/* Parse a --itrace string ("" = default). Letters SPE ignores (c r x w p o e d g G L s q
- * Z A T) are accepted. Returns 0 or -PMT_EPARSE with a message in err. */
+/* Parse a --itrace string ("" = default). Letters SPE ignores (x w p o e d g G L s q Z A
+ * T I y) are accepted and kept in it->ignored; c and r are branches, as perf's 'b'.
+ * Returns 0 or -PMT_EPARSE with a message in err. */
 PMT_API int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t errcap);
 
 /* ---- synthetic samples ----------------------------------------------------------------*/
@@ -359,6 +361,10 @@ PMT_API void pmt_sample_filter_set_span(struct pmt_sample_filter *f, uint64_t fi
 PMT_API bool pmt_sample_filter_match(const struct pmt_sample_filter *f,
 				     const struct pmt_spe_sample *s);
 PMT_API bool pmt_sample_filter_active(const struct pmt_sample_filter *f);
+/* Whether the trace's samples can be filtered so: --cpu on a trace whose events do not
+ * sample the CPU is refused with perf's message in err (-PMT_EINVAL); 0 otherwise. */
+PMT_API int pmt_sample_filter_check(const struct pmt_sample_filter *f,
+				    const struct pmt_trace_meta *m, char *err, size_t errlen);
 
 /* ---- driving a whole trace --------------------------------------------------------------*/
 /* Options for decoding a trace source or a raw buffer into samples. */

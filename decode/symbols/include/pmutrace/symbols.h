@@ -104,9 +104,11 @@ PMT_API int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc 
  * -PMT_ENOMEM. */
 PMT_API int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 				 uint8_t **buf, size_t *len, uint64_t *vaddr, uint16_t *machine);
-/* The comm (command name) of a thread at the latest COMM record ("swapper" for the idle
- * task, as perf), or NULL. */
-PMT_API const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid);
+/* The comm (command name) of a thread at `time`, as perf names a sample: the last COMM
+ * record at or before it (time 0: the latest; "swapper" for the idle task, as perf), or
+ * NULL. */
+PMT_API const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid,
+				     uint64_t time);
 
 /* The GNU build-id of an ELF file (up to 20 bytes into id, *size 0 when it has none):
  * 0, or -PMT_EIO / -PMT_EFORMAT. */
