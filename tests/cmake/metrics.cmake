@@ -56,3 +56,11 @@ add_test(NAME metrics.cli_not_counted
   COMMAND sh -c "out=$($0 metrics --metrics $1/tiny-metrics.json --counts $1/perf-percpu.jsonl -M tma_lock_latency --csv 2>&1); [ $? = 2 ] || exit 1; echo \"$out\" | grep -qx ',CPU0,,tma_lock_latency,<not counted>,%,' && echo \"$out\" | grep -q 'metric tma_lock_latency: event MEM_INST_RETIRED.LOCK_LOADS not counted'"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_not_counted PROPERTIES LABELS metrics)
+
+# Hybrid tables: each row is labelled with its PMU and computed from that PMU's counts
+# (perf stat's cpu_atom row divides cpu_atom/instructions/ by cpu_atom/cycles/: 300/600 =
+# 0.5; the counts' PMU-less msr/tsc/ still binds); the cpu_atom rows took cpu_core's counts
+add_test(NAME metrics.cli_hybrid
+  COMMAND sh -c "out=$($0 metrics --metrics $1/hybrid-metrics.json --counts $1/counts-hybrid.csv --csv) || exit 1; echo \"$out\" | grep -qx ',,cpu_core,ipc,2.000000,,' && echo \"$out\" | grep -qx ',,cpu_atom,ipc,0.500000,,' && echo \"$out\" | grep -qx ',,cpu_atom,atom_tsc_ratio,0.500000,,'"
+  $<TARGET_FILE:pmutrace> ${PMT_MFIX})
+set_tests_properties(metrics.cli_hybrid PROPERTIES LABELS metrics)

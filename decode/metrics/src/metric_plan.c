@@ -199,6 +199,28 @@ static int intel_constant(struct pmt_metric_plan *p, const char *name, double *v
 	return PMT_EXPR_CONST;
 }
 
+static int hybrid_core_pmu(const char *pmu)
+{
+	return pmu && (!strcmp(pmu, "cpu_core") || !strcmp(pmu, "cpu_atom"));
+}
+
+/* A hybrid table's metric counts its events on its own core PMU (perf stat evaluates the
+ * cpu_atom row with cpu_atom/instructions/, not with cpu_core's count): "instructions:u"
+ * of a cpu_atom metric is "cpu_atom/instructions/u". :R events stay as written (they are
+ * sampled on cpu_core only, as perf's tpebs does). */
+static const char *own_pmu_event(const struct pmt_metric *m, const char *id, char *buf,
+				 size_t cap)
+{
+	const char *colon = strchr(id, ':');
+	int n;
+
+	if (!hybrid_core_pmu(m->pmu) || strpbrk(id, "/@") || (colon && strchr(colon, 'R')))
+		return id;
+	n = colon ? snprintf(buf, cap, "%s/%.*s/%s", m->pmu, (int)(colon - id), id, colon + 1)
+		  : snprintf(buf, cap, "%s/%s/", m->pmu, id);
+	return n > 0 && (size_t)n < cap ? buf : id;
+}
+
 static int resolve(void *arg, const char *id, enum pmt_expr_ref_kind kind, double *val)
 {
 	struct pmt_metric_plan *p = arg;
@@ -248,7 +270,11 @@ static int resolve(void *arg, const char *id, enum pmt_expr_ref_kind kind, doubl
 		return add_input(p, id, PMT_MIN_HAS_EVENT, 1);
 	if (!strcmp(id, "duration_time"))
 		return add_input(p, id, PMT_MIN_DURATION, 1e-9); /* perf: seconds in metrics */
-	return add_input(p, id, PMT_MIN_COUNT, 1);
+	{
+		char own[sizeof(((struct pmt_event_key *)0)->pmu) + 256];
+
+		return add_input(p, own_pmu_event(m, id, own, sizeof(own)), PMT_MIN_COUNT, 1);
+	}
 }
 
 static int compile_one(struct pmt_metric_plan *p, size_t idx, const char *text, int thresh,
@@ -648,6 +674,22 @@ static const char *perf_metrics_alias(const char *id)
 	return NULL;
 }
 
+/* A hybrid metric's event that the counts name without a PMU (tool events, msr/tsc, counts
+ * of a non-hybrid machine), but never the other core PMU's count of it. */
+static int unqualified_count(const struct pmt_counts *c, const struct pmt_event_key *key)
+{
+	char plain[sizeof(key->event) + sizeof(key->mods) + 2];
+	int idx;
+
+	if (!hybrid_core_pmu(key->pmu))
+		return -1;
+	snprintf(plain, sizeof(plain), "%s%s%s", key->event, key->mods[0] ? ":" : "", key->mods);
+	idx = pmt_counts_find(c, plain);
+	if (idx < 0 || (c->events[idx].key.pmu[0] && strcmp(c->events[idx].key.pmu, key->pmu)))
+		return -1;
+	return idx;
+}
+
 int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c)
 {
 	int bound = 0;
@@ -658,6 +700,8 @@ int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c)
 		p->in[i].count_idx = c ? pmt_counts_find(c, p->in[i].id) : -1;
 		if (c && p->in[i].count_idx < 0 && (alias = perf_metrics_alias(p->in[i].id)))
 			p->in[i].count_idx = pmt_counts_find(c, alias);
+		if (c && p->in[i].count_idx < 0)
+			p->in[i].count_idx = unqualified_count(c, &p->in[i].key);
 		if (p->in[i].count_idx < 0)
 			p->in[i].count_idx = -1;
 		else
