@@ -531,9 +531,10 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 			     "dropped", (unsigned long long)dropped);
 	if (rc)
 		return rc;
+	/* the output holds every readable record: written, but damaged (exit status 2) */
 	if (bad)
-		return pmt_cli_fail("convert", "%llu unreadable records in %s were skipped",
-				    (unsigned long long)bad, o->in);
+		pmt_cli_warn("convert", "%llu unreadable records in %s were skipped",
+			     (unsigned long long)bad, o->in);
 	return 0;
 }
 
@@ -638,7 +639,7 @@ int cmd_convert(int argc, char **argv)
 		}
 		if (bad) {
 			free_maps(&o);
-			return pmt_cli_fail("convert", "bad option value '%s'", optarg);
+			return pmt_cli_usage_fail("convert", "bad option value '%s'", optarg);
 		}
 	}
 	if (optind + 1 != argc || !o.out) {

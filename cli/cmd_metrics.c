@@ -251,12 +251,12 @@ static int run(struct opts *op)
 			if (pmt_retlat_table_load(&tab, arg) < 0)
 				goto out;
 		} else if (r == -PMT_ERANGE) {
-			pmt_cli_fail("metrics", "--retire-latency %s: a percentile must be above 0 "
-				     "and at most 100", arg);
+			rc = pmt_cli_usage_fail("metrics", "--retire-latency %s: a percentile must "
+						"be above 0 and at most 100", arg);
 			goto out;
 		} else {
-			pmt_cli_fail("metrics", "--retire-latency %s: no such file, and not a "
-				     "statistic (mean, min, max, last, median, pNN)", arg);
+			pmt_cli_fail("metrics", "--retire-latency %s: No such file or directory, and "
+				     "not a statistic (mean, min, max, last, median, pNN)", arg);
 			goto out;
 		}
 	}
@@ -272,6 +272,11 @@ static int run(struct opts *op)
 			pmt_cli_fail_diag("metrics", &diag);
 			goto out;
 		}
+		/* only its :R samples count then: say why the rest will be "not counted" */
+		if (r == -PMT_ENOT_FOUND)
+			pmt_cli_warn("metrics", "%s holds no counts (STAT records of pmutrace stat "
+				     "-o or perf stat record); give them with --counts FILE",
+				     op->trace);
 		diag = (struct pmt_diag)PMT_DIAG_INIT;
 	}
 	if (!ct && !pmt_counts_nr_units(c))

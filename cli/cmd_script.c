@@ -273,7 +273,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		return PMT_EXIT_USAGE;
 	}
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
-		return pmt_cli_fail(so->cmd, "%s", err);
+		return pmt_cli_usage_fail(so->cmd, "%s", err);
 	rc = pmt_itrace_check(&so->run.itrace, so->run.compat, &msg);
 	if (rc < 0) /* perf >= 6.18 refuses to decode at all; its text without the newline */
 		return pmt_cli_fail(so->cmd, "%.*s", (int)strlen(msg) - 1, msg);
@@ -644,7 +644,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (pmt_out_fini(&out) < 0 && rc >= 0)
 		rc = -PMT_EIO;
 	if (pmt_spe_rec_stats_str(&st, line, sizeof(line)) > 0)
-		pmt_cli_warn(so.cmd, "%s", line);
+		pmt_cli_warn(so.cmd, "%s: %s", so.path, line);
 	/* the consumer ends while the address spaces and the trace are still there */
 	if (cons)
 		cons_rc = begin_rc ? begin_rc : cons->end(cons->ctx, rc, &st, enabled);

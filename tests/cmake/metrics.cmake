@@ -46,7 +46,7 @@ set_tests_properties(metrics.cli_json PROPERTIES LABELS metrics)
 # --retire-latency: one parser; percentiles outside (0, 100] and names that are neither a
 # statistic nor a file are errors naming the problem (issue 15 item 3)
 add_test(NAME metrics.cli_retlat_arg
-  COMMAND sh -c "for a in p0 p101; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a 2>&1 >/dev/null | grep -q 'percentile must be above 0 and at most 100' || exit 1; done; $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency px 2>&1 >/dev/null | grep -q 'px: no such file, and not a statistic' || exit 1; for a in p100 p99.9999 median; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a -M tma_lock_latency --csv >/dev/null 2>&1; [ $? = 2 ] || exit 1; done"
+  COMMAND sh -c "for a in p0 p101; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a 2>&1 >/dev/null | grep -q 'percentile must be above 0 and at most 100' || exit 1; done; $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency px 2>&1 >/dev/null | grep -q 'px: No such file or directory, and not a statistic' || exit 1; for a in p100 p99.9999 median; do $0 metrics --metrics $1/tiny-metrics.json --counts $1/counts-lock.csv --retire-latency $a -M tma_lock_latency --csv >/dev/null 2>&1; [ $? = 2 ] || exit 1; done"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_retlat_arg PROPERTIES LABELS metrics)
 

@@ -125,7 +125,7 @@ int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path
 		}
 		if (rc < 0) {
 			/* the source skipped the bad record; keep the samples we can read */
-			pmt_warn("%s: offset %llu: %s", path,
+			pmt_warn("%s: offset 0x%llx: %s", path,
 				 (unsigned long long)pmt_source_offset(src), pmt_errstr(rc));
 			if (rc == -PMT_ENOMEM || rc == -PMT_EIO)
 				break;

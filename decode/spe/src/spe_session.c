@@ -523,8 +523,9 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			break;
 		}
 		if (rc < 0) {
-			pmt_warn("trace record at offset 0x%llx: %s; skipped",
-				 (unsigned long long)pmt_source_offset(src), pmt_errstr(rc));
+			pmt_warn("%s: trace record at offset 0x%llx: %s; skipped",
+				 pmt_source_name(src), (unsigned long long)pmt_source_offset(src),
+				 pmt_errstr(rc));
 			rc = 0;
 			continue;
 		}
@@ -554,8 +555,9 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			      cpu == UINT32_MAX ? 0 : cpu, (int32_t)ev.u.auxtrace.tid,
 			      midr_for(m, o, cpu), o->compat);
 		if (!sl) {
-			pmt_warn("AUXTRACE at offset 0x%llx: cpu %u / idx %u out of range; skipped",
-				 (unsigned long long)ev.file_offset, cpu, ev.u.auxtrace.idx);
+			pmt_warn("%s: AUXTRACE at offset 0x%llx: cpu %u / idx %u out of range; "
+				 "skipped", pmt_source_name(src), (unsigned long long)ev.file_offset,
+				 cpu, ev.u.auxtrace.idx);
 			continue;
 		}
 		if (!sl->aux_seen) {

@@ -187,6 +187,8 @@ PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *sr
  * after an error the source has skipped what it could not read and may be called again. */
 PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
 PMT_API uint64_t pmt_source_offset(const struct pmt_source *src);
+/* The input as messages name it: the path given, "stdin" for -. */
+PMT_API const char *pmt_source_name(const struct pmt_source *src);
 /* A decoder that keeps AUX data of a mapped source after pmt_source_next() says from which
  * file offset on it still reads it; pages before min(that, the read position) go back to
  * the kernel so the resident set stays flat (the data stays valid: a page read again is
