@@ -20,7 +20,7 @@ add_test(NAME metrics.cli_topdown_json
 
 # errors: a message naming the problem; usage errors exit 129 as perf's do, others 1
 add_test(NAME metrics.cli_errors
-  COMMAND sh -c "$0 metrics --counts x 2>/dev/null; [ $? = 129 ] || exit 1; $0 metrics --metrics $1/nope.json 2>/dev/null; [ $? = 1 ] || exit 1; $0 metrics --metrics $1/cycle-metrics.json -M m_a 2>&1 | grep -q 'metric m_c: refers back to itself via m_a' || exit 1; $0 metrics --metrics $1/tiny-metrics.json -M nope 2>&1 | grep -q \"no metric or metric group named 'nope'\" || exit 1; $0 calibrate 2>/dev/null; [ $? = 129 ]"
+  COMMAND sh -c "$0 metrics --counts x 2>/dev/null; [ $? = 129 ] || exit 1; $0 metrics --metrics $1/nope.json 2>/dev/null; [ $? = 1 ] || exit 1; $0 metrics --metrics $1/cycle-metrics.json -M m_a 2>&1 | grep -q 'metric m_a: refers to itself: m_a -> m_b -> m_c -> m_a' || exit 1; $0 metrics --metrics $1/tiny-metrics.json -M nope 2>&1 | grep -q \"no metric or metric group named 'nope'\" || exit 1; $0 calibrate 2>/dev/null; [ $? = 129 ]"
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_percpu_csv metrics.cli_lock_latency_table_default
   metrics.cli_topdown_json metrics.cli_errors PROPERTIES LABELS metrics)

@@ -104,6 +104,7 @@ static int add_input(struct pmt_metric_plan *p, const char *id, uint8_t kind, do
 }
 
 static int compile_metric(struct pmt_metric_plan *p, size_t idx);
+static void cycle_error(struct pmt_metric_plan *p, size_t idx);
 
 static uint64_t name_hash(const char *s)
 {
@@ -252,8 +253,7 @@ static int resolve(void *arg, const char *id, enum pmt_expr_ref_kind kind, doubl
 		int save = p->cur_metric, save_th = p->in_threshold;
 
 		if (p->state[j] == ST_BUSY) {
-			snprintf(p->err, p->errlen, "metric %s: refers back to itself via %s",
-				 p->ms->m[save].name, p->ms->m[j].name);
+			cycle_error(p, (size_t)j);
 			p->cause = -1;
 			return -PMT_ECYCLE;
 		}
@@ -309,24 +309,44 @@ static int add_problem(struct pmt_metric_plan *p, int rc)
 	return p->prob[p->nr_prob].msg ? (int)p->nr_prob++ : -1;
 }
 
-/* "m0 -> m1 -> ... -> m999 -> m1000": the chain being compiled, its ends when long. */
+/* "m0 -> m1 -> ... -> m999 -> m1000": the chain being compiled from stack[from] on, then
+ * idx; its ends only when long. */
+static void write_chain(struct pmt_metric_plan *p, size_t from, size_t idx, size_t len)
+{
+	size_t n = p->depth - from;
+
+	for (size_t i = 0; i <= n && len < p->errlen; i++) {
+		size_t at = i < n ? p->stack[from + i] : idx;
+
+		if (n > 6 && i == 3) {
+			len += (size_t)snprintf(p->err + len, p->errlen - len, " -> ...");
+			i = n - 3;
+			continue;
+		}
+		len += (size_t)snprintf(p->err + len, p->errlen - len, "%s%s", i ? " -> " : "",
+					p->ms->m[at].name);
+	}
+}
+
 static void nesting_error(struct pmt_metric_plan *p, size_t idx)
 {
 	size_t len;
 
 	len = (size_t)snprintf(p->err, p->errlen, "metric %s: metrics nested more than %d deep "
 			       "(perf's limit): ", p->ms->m[p->stack[0]].name, METRIC_MAX_NESTING);
-	for (size_t i = 0; i <= p->depth && len < p->errlen; i++) {
-		size_t at = i < p->depth ? p->stack[i] : idx;
+	write_chain(p, 0, idx, len);
+}
 
-		if (p->depth > 6 && i == 3) {
-			len += (size_t)snprintf(p->err + len, p->errlen - len, " -> ...");
-			i = p->depth - 3;
-			continue;
-		}
-		len += (size_t)snprintf(p->err + len, p->errlen - len, "%s%s", i ? " -> " : "",
-					p->ms->m[at].name);
-	}
+/* "metric a: refers to itself: a -> b -> c -> a", from where the cycle starts */
+static void cycle_error(struct pmt_metric_plan *p, size_t idx)
+{
+	size_t from = 0, len;
+
+	while (from < p->depth && p->stack[from] != idx)
+		from++;
+	len = (size_t)snprintf(p->err, p->errlen, "metric %s: refers to itself: ",
+			       p->ms->m[idx].name);
+	write_chain(p, from < p->depth ? from : 0, idx, len);
 }
 
 static int compile_metric(struct pmt_metric_plan *p, size_t idx)
