@@ -118,7 +118,9 @@ static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_rec
 	return 0;
 }
 
-/* perf's timeless decoding samples the zeroed record once before decoding anything */
+/* perf's timeless decoding samples the zeroed record once before decoding anything. The
+ * newest model drops those all-zero samples but keeps the record's place in the --itrace
+ * period, so every later sample is the one perf 7.3 makes (diff.spe_timeless_newest). */
 static int maybe_artefact(struct run *r, struct pmt_spe_queue *q)
 {
 	struct pmt_spe_record zero;
@@ -126,9 +128,13 @@ static int maybe_artefact(struct run *r, struct pmt_spe_queue *q)
 	if (q->started)
 		return 0;
 	q->started = 1;
-	if (!r->s.timeless || r->o->compat >= PMT_PERF_NEWEST)
+	if (!r->s.timeless)
 		return 0;
 	memset(&zero, 0, sizeof(zero));
+	if (r->o->compat >= PMT_PERF_NEWEST) {
+		pmt_spe_sampler_run(&r->s, q, &zero, r->out);
+		return 0;
+	}
 	return emit(r, q, &zero);
 }
 
