@@ -382,9 +382,18 @@ int cmd_metrics(int argc, char **argv)
 		case 'M': bad = push(&op.sel, &op.nsel, optarg); break;
 		case O_COUNTS: op.counts = optarg; break;
 		case O_RETLAT: bad = push(&op.retlat, &op.nretlat, optarg); break;
-		case O_CSV: op.fmt = OUT_CSV; break;
-		case O_JSON: op.fmt = OUT_JSON; break;
-		case O_JSONL: op.fmt = OUT_JSONL; break;
+		case O_CSV: case O_JSON: case O_JSONL: {
+			int f = c == O_CSV ? OUT_CSV : c == O_JSON ? OUT_JSON : OUT_JSONL;
+
+			/* two formats: the last would win and the other be ignored */
+			if (op.fmt && op.fmt != f) {
+				rc = pmt_cli_usage_fail("metrics", "one output format: --csv, "
+							"--json or --jsonl");
+				goto done;
+			}
+			op.fmt = f;
+			break;
+		}
 		case O_TOPDOWN: td = 1; break;
 		case O_SLOTS: bad = pmt_parse_u64(optarg, &slots); have_slots = 1; break;
 		case O_PM: bad = pmt_parse_u64(optarg, &pm); have_pm = 1; break;

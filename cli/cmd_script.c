@@ -153,6 +153,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	char err[160], shortopts[40] = "hi:";
 	uint64_t v;
 	int c, rc;
+	unsigned formats = 0;
 	const char *itrace = NULL, *msg = NULL;
 
 	memset(so, 0, sizeof(*so));
@@ -176,6 +177,13 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		strcpy(shortopts, strcmp(so->cmd, "script") ? "hi:s:" : "hi:F:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		/* two output formats: the last would win and the other be ignored */
+		if (c == OPT_CSV || c == OPT_JSONL || c == OPT_STDIO || c == OPT_JSON) {
+			formats |= c == OPT_CSV ? 1u : c == OPT_JSONL ? 2u : c == OPT_STDIO ? 4u : 8u;
+			if (formats & (formats - 1))
+				return pmt_cli_usage_fail(so->cmd, "one output format: --stdio, --csv, "
+							  "--json or --jsonl");
+		}
 		switch (c) {
 		case OPT_ITRACE: itrace = optarg; break;
 		case OPT_CSV: so->fmt = PMT_SINK_CSV; break;

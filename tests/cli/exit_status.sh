@@ -89,4 +89,10 @@ expect 129 "convert bad value" "$pmt" convert --raw "$tmp/a.spe" --cpu x -o "$tm
 mfix=$(dirname "$0")/../../fixtures/metrics
 expect 129 "metrics percentile out of range" "$pmt" metrics --metrics "$mfix/tiny-metrics.json" \
 	--counts "$mfix/counts-lock.csv" --retire-latency p0
+# two output formats: the last won and the other was ignored
+expect 129 "script two formats" "$pmt" script "$tmp/ok.data" --csv --jsonl
+expect 129 "report two formats" "$pmt" report "$tmp/ok.data" --stdio --json
+expect 129 "report --sort two formats" "$pmt" report "$tmp/ok.data" --sort sym --csv --json
+expect 129 "metrics two formats" "$pmt" metrics --metrics "$mfix/tiny-metrics.json" \
+	--counts "$mfix/counts-lock.csv" --csv --json
 echo "OK: exit statuses 0, 1, 2 and 129 as documented"
