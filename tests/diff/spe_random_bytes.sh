@@ -9,10 +9,7 @@
 #   PERF=perf-7.3 spe_random_bytes.sh PMUTRACE
 set -eu
 P=$1
-PERF=${PERF:-perf}
-$PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run (tests/oracles/setup builds perf 7.3)"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/perf_oracle.sh"
 python3 -c 'import random, sys; r = random.Random(15); sys.stdout.buffer.write(bytes(r.getrandbits(8) for _ in range(262144)))' >"$T/r.spe"
 "$P" convert --raw "$T/r.spe" --midr 0x410fd0c0 -o "$T/r.data"
 $PERF script -i "$T/r.data" -F event,ip,addr 2>/dev/null | awk '{ $1 = $1; print }' >"$T/perf.txt"

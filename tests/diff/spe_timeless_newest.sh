@@ -9,10 +9,7 @@
 #   PERF=perf-7.3 spe_timeless_newest.sh PMUTRACE
 set -eu
 P=$1
-PERF=${PERF:-perf}
-$PERF version >/dev/null 2>&1 || { echo "SKIP: $PERF does not run (tests/oracles/setup builds perf 7.3)"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/perf_oracle.sh"
 fields=tid,period,event,addr,ip
 lines=0
 # n1 and loads: no call/return branches whose SIMD-alias memory samples the newest model
