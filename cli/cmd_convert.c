@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "pmutrace/common.h"
@@ -241,6 +243,10 @@ static int bundle_one(struct pmt_ctr_writer *ctr, const char *local, const char 
 	size_t n = 0;
 	int rc;
 
+	if (access(local, R_OK)) { /* said so, not "not an ELF file" */
+		pmt_cli_warn("convert", "--bundle %s: %s", local, strerror(errno));
+		return -PMT_EIO;
+	}
 	if (kind == PMT_CTR_FILE_ELF &&
 	    pmt_symbols_file_build_id(local, f.build_id, &n) < 0) {
 		pmt_cli_warn("convert", "--bundle %s: not an ELF file", local);

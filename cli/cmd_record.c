@@ -278,6 +278,7 @@ int cmd_record(int argc, char **argv)
 	unsigned ntables = 0;
 	struct pmt_events_opts eo = { .sz = sizeof(eo) };
 	struct pmt_event_table *table = NULL;
+	bool table_failed;
 	unsigned nev = 0, targets = 0;
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
@@ -438,6 +439,7 @@ int cmd_record(int argc, char **argv)
 		rc = pmt_event_table_load(&table, tables[i], &d);
 	if (rc >= 0 && !ntables)
 		rc = pmt_event_table_load_default(&table, &d);
+	table_failed = rc < 0; /* a file that does not read: an error, not a usage error */
 	eo.table = table;
 	for (unsigned i = 0; i < nev && rc >= 0; i++)
 		rc = pfm[i] ? pmt_events_parse_pfm(&events, &pmus, evstr[i], &d)
@@ -454,7 +456,7 @@ int cmd_record(int argc, char **argv)
 		pmt_diag_print(&d);
 		pmt_pmus_fini(&pmus);
 		pmt_metric_events_fini(&tev);
-		return PMT_EXIT_USAGE;
+		return table_failed ? PMT_EXIT_ERROR : PMT_EXIT_USAGE;
 	}
 	if (tev.nr_counted)
 		pmt_cli_warn("record", "--tpebs: the metrics' %zu counted events (%s%s) are not "

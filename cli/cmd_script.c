@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -275,6 +276,11 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	if (so->time && pmt_sample_filter_time(&so->filter, so->time) < 0)
 		return pmt_cli_usage_fail(so->cmd, "bad --time '%s' (perf's START,STOP in "
 					  "seconds, or A%%-B%%[,C%%-D%%])", so->time);
+	/* read only when a sample needs them: a name that is wrong would go unnoticed */
+	if (so->kallsyms && access(so->kallsyms, R_OK))
+		return pmt_cli_fail(so->cmd, "--kallsyms %s: %s", so->kallsyms, strerror(errno));
+	if (so->symfs && access(so->symfs, X_OK))
+		return pmt_cli_fail(so->cmd, "--symfs %s: %s", so->symfs, strerror(errno));
 	so->path = pmt_cli_input(so->path, argc, argv, optind);
 	if (!so->path) {
 		print_usage(so, stderr);

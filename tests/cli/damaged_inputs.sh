@@ -4,7 +4,7 @@
 # - no crash, no hang: the status is 0, 1, 2 or 129;
 # - a line on stderr that says "error" never comes with status 0, nor does any stderr;
 # - 1 and 2 come with a message that names the file at fault (as given), and a missing
-#   file is "No such file or directory";
+#   file (named nope.*) is "No such file or directory", never unnoticed;
 # - 1 means no usable output: nothing on stdout, no output file; 2 means there is output.
 # Usage: damaged_inputs.sh PMUTRACE
 set -u
@@ -30,10 +30,14 @@ check() {
 	esac
 	if [ $rc = 0 ]; then
 		[ -s stderr ] && fail "$what: exit 0 with stderr: $(head -1 stderr)"
+		case $name in *nope*) fail "$what: the missing $name went unnoticed" ;; esac
 		return
 	fi
 	[ -s stderr ] || { fail "$what: exit $rc without a message"; return; }
-	[ $rc = 129 ] && return
+	if [ $rc = 129 ]; then
+		case $name in *nope*) fail "$what: a missing $name is no usage error" ;; esac
+		return
+	fi
 	grep -qF -- "$name" stderr || fail "$what: the message does not name $name: $(head -1 stderr)"
 	case $name in
 	*nope*) grep -q "No such file or directory" stderr ||
@@ -122,6 +126,20 @@ for c in nope.csv empty.data junk.csv dir.data; do
 	check $c - "$pmt" metrics --metrics "$M/tiny-metrics.json" --counts $c \
 		--retire-latency "$M/retlat-intel.json"
 done
+
+# files and folders named by options
+for c in script annotate report; do
+	check nope.txt - "$pmt" $c ok.data --kallsyms nope.txt
+	check nope.dir - "$pmt" $c ok.data --symfs nope.dir
+done
+check nope.txt o.db "$pmt" export sqlite ok.data --kallsyms nope.txt -o o.db
+check nope.elf o.pmt "$pmt" bundle add ok.pmt nope.elf
+check nope.txt o.pmt "$pmt" bundle add ok.pmt --kallsyms nope.txt /bin/true
+check nope.elf o.pmt "$pmt" convert ok.data --container --bundle nope.elf -o o.pmt
+check nope.json - "$pmt" metrics --metrics "$M/tiny-metrics.json" --counts "$M/counts-lock.csv" \
+	--events nope.json
+check nope.json - "$pmt" record --events nope.json --dry-run -e cpu-clock -- true
+check text.data - "$pmt" record --events text.data --dry-run -e cpu-clock -- true
 
 [ $fails = 0 ] || { echo "$fails failures"; exit 1; }
 echo "OK: every command on missing, empty, wrong and damaged inputs keeps the exit-status policy"
