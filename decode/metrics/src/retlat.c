@@ -376,18 +376,18 @@ static int table_from_json(struct pmt_retlat_table *t, json_t *root, const char 
 
 int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path)
 {
-	struct pmt_file_map m;
-	struct pmt_diag d = PMT_DIAG_INIT;
-	/* mapped here: jansson's own open says "nope.json:-1:-1: unable to open ..." */
-	int rc = pmt_file_map(path, &m, &d);
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
 
-	if (rc < 0) {
-		pmt_diag_print(&d);
-		return rc;
+	if (!root) {
+		/* a file that does not open has no line: "unable to open X: No such file ..." */
+		if (jerr.line < 0)
+			pmt_error("%s: %s", path, jerr.text);
+		else
+			pmt_error("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+		return jerr.line < 0 ? -PMT_EIO : -PMT_EPARSE;
 	}
-	rc = pmt_retlat_table_load_mem(t, (const char *)m.data, m.size, path);
-	pmt_file_unmap(&m);
-	return rc;
+	return table_from_json(t, root, path);
 }
 
 int pmt_retlat_table_load_mem(struct pmt_retlat_table *t, const char *json, size_t len,
