@@ -658,7 +658,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (pmt_out_fini(&out) < 0 && rc >= 0)
 		rc = -PMT_EIO;
 	if (pmt_spe_rec_stats_str(&st, line, sizeof(line)) > 0)
-		pmt_cli_warn(so.cmd, "%s: %s", so.path, line);
+		pmt_cli_warn(so.cmd, "%s: %s", strcmp(so.path, "-") ? so.path : "stdin", line);
 	/* the consumer ends while the address spaces and the trace are still there */
 	if (cons)
 		cons_rc = begin_rc ? begin_rc : cons->end(cons->ctx, rc, &st, enabled);
