@@ -108,6 +108,9 @@ for f in nope.data empty.data dir.data; do
 	check $f - "$pmt" symbols $f
 done
 check text.data - "$pmt" symbols text.data
+grep -q "warning" stderr && fail "symbols text.data: exit $rc with a warning, not an error"
+check text.data - "$pmt" symbols /bin/true text.data
+[ $rc = 2 ] || fail "symbols /bin/true text.data: exit $rc, want 2 (the other file is listed)"
 check nope.pmt o.out "$pmt" bundle extract nope.pmt /bin/true -o o.out
 check ok.data o.out "$pmt" bundle extract ok.data /bin/true -o o.out
 check /no/such/dir o.out "$pmt" synth --records 10 -o /no/such/dir/o.out
