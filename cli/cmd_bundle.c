@@ -37,11 +37,14 @@ static int add_one(struct pmt_ctr_writer *w, const char *spec, uint32_t kind, in
 	snprintf(local, sizeof(local), "%.*s", eq ? (int)(eq - spec) : 4095, spec);
 	snprintf(f.name, sizeof(f.name), "%s", kind == PMT_CTR_FILE_KALLSYMS ? "/proc/kallsyms"
 						 : eq ? eq + 1 : local);
-	if (kind == PMT_CTR_FILE_ELF && pmt_symbols_file_build_id(local, f.build_id, &n) < 0)
-		return pmt_cli_fail("bundle", "%s: not an ELF file", local);
-	f.build_id_size = (uint8_t)n;
+	/* mapped first: a file that is not there is said so, not "not an ELF file" */
 	if (pmt_file_map(local, &m, &d) < 0)
 		return pmt_cli_fail_diag("bundle", &d);
+	if (kind == PMT_CTR_FILE_ELF && pmt_symbols_file_build_id(local, f.build_id, &n) < 0) {
+		pmt_file_unmap(&m);
+		return pmt_cli_fail("bundle", "%s: not an ELF file", local);
+	}
+	f.build_id_size = (uint8_t)n;
 	if (kind == PMT_CTR_FILE_ELF && symbols_only) {
 		rc = pmt_ctr_add_elf_symbols(w, &f, m.data, m.size, NULL, msg, sizeof(msg));
 		pmt_file_unmap(&m);

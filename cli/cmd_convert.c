@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "pmutrace/common.h"
@@ -264,6 +266,10 @@ static int bundle_one(struct pmt_ctr_writer *ctr, const char *local, const char 
 	size_t n = 0;
 	int rc;
 
+	if (access(local, R_OK)) { /* said so, not "not an ELF file" */
+		pmt_cli_warn("convert", "--bundle %s: %s", local, strerror(errno));
+		return -PMT_EIO;
+	}
 	if (kind == PMT_CTR_FILE_ELF &&
 	    pmt_symbols_file_build_id(local, f.build_id, &n) < 0) {
 		pmt_cli_warn("convert", "--bundle %s: not an ELF file", local);
@@ -501,9 +507,10 @@ static int convert_perf(const struct convert_opts *o, int argc, char **argv)
 			     "dropped", (unsigned long long)dropped);
 	if (rc)
 		return rc;
+	/* the output holds every readable record: written, but damaged (exit status 2) */
 	if (bad)
-		return pmt_cli_fail("convert", "%llu unreadable records in %s were skipped",
-				    (unsigned long long)bad, o->in);
+		pmt_cli_warn("convert", "%llu unreadable records in %s were skipped",
+			     (unsigned long long)bad, o->in);
 	return 0;
 }
 
@@ -632,7 +639,7 @@ int cmd_convert(int argc, char **argv)
 		}
 		if (bad) {
 			free_maps(&o);
-			return pmt_cli_fail("convert", "bad option value '%s'", optarg);
+			return pmt_cli_usage_fail("convert", "bad option value '%s'", optarg);
 		}
 	}
 	if (optind + 1 != argc || !o.out) {

@@ -134,14 +134,22 @@ int cmd_info(int argc, char **argv)
 	path = pmt_cli_input(path, argc, argv, optind);
 	if (!path)
 		return usage(stderr);
-	printf("file: %s\n", path);
 	if (pmt_file_map(path, &m, &d) < 0)
 		return pmt_cli_fail_diag("info", &d);
-	if (pmt_ctr_is_container(m.data, m.size))
+	/* a file that is no trace at all gets the error alone (exit 1: no output); a
+	 * container tells what it holds even when its perf.data does not open */
+	if (pmt_ctr_is_container(m.data, m.size)) {
+		printf("file: %s\n", path);
 		container_info(path, &m);
-	pmt_file_unmap(&m);
-	if (pmt_source_open(path, &src, &d) < 0)
-		return pmt_cli_fail_diag("info", &d);
+		pmt_file_unmap(&m);
+		if (pmt_source_open(path, &src, &d) < 0)
+			return pmt_cli_fail_diag("info", &d);
+	} else {
+		pmt_file_unmap(&m);
+		if (pmt_source_open(path, &src, &d) < 0)
+			return pmt_cli_fail_diag("info", &d);
+		printf("file: %s\n", path);
+	}
 	printf("perf.data: %s mode, %s byte order\n",
 	       pmt_source_meta(src)->pipe_mode ? "pipe" : "file",
 	       pmt_source_meta(src)->swapped ? "swapped" : "host");

@@ -257,12 +257,12 @@ static int run(struct opts *op)
 			if (pmt_retlat_table_load(&tab, arg) < 0)
 				goto out;
 		} else if (r == -PMT_ERANGE) {
-			pmt_cli_fail("metrics", "--retire-latency %s: a percentile must be above 0 "
-				     "and at most 100", arg);
+			rc = pmt_cli_usage_fail("metrics", "--retire-latency %s: a percentile must "
+						"be above 0 and at most 100", arg);
 			goto out;
 		} else {
-			pmt_cli_fail("metrics", "--retire-latency %s: no such file, and not a "
-				     "statistic (mean, min, max, last, median, pNN)", arg);
+			pmt_cli_fail("metrics", "--retire-latency %s: No such file or directory, and "
+				     "not a statistic (mean, min, max, last, median, pNN)", arg);
 			goto out;
 		}
 	}
@@ -278,6 +278,11 @@ static int run(struct opts *op)
 			pmt_cli_fail_diag("metrics", &diag);
 			goto out;
 		}
+		/* only its :R samples count then: say why the rest will be "not counted" */
+		if (r == -PMT_ENOT_FOUND)
+			pmt_cli_warn("metrics", "%s holds no counts (STAT records of pmutrace stat "
+				     "-o or perf stat record); give them with --counts FILE",
+				     op->trace);
 		diag = (struct pmt_diag)PMT_DIAG_INIT;
 	}
 	if (!ct && !pmt_counts_nr_units(c))
@@ -382,9 +387,18 @@ int cmd_metrics(int argc, char **argv)
 		case O_COUNTS: op.counts = optarg; break;
 		case O_RETLAT: bad = cli_push_arg(&op.retlat, &op.nretlat, optarg); break;
 		case O_RETLAT_PER_CPU: op.retlat_per_cpu = 1; break;
-		case O_CSV: op.fmt = OUT_CSV; break;
-		case O_JSON: op.fmt = OUT_JSON; break;
-		case O_JSONL: op.fmt = OUT_JSONL; break;
+		case O_CSV: case O_JSON: case O_JSONL: {
+			int f = c == O_CSV ? OUT_CSV : c == O_JSON ? OUT_JSON : OUT_JSONL;
+
+			/* two formats: the last would win and the other be ignored */
+			if (op.fmt && op.fmt != f) {
+				rc = pmt_cli_usage_fail("metrics", "one output format: --csv, "
+							"--json or --jsonl");
+				goto done;
+			}
+			op.fmt = f;
+			break;
+		}
 		case O_TOPDOWN: td = 1; break;
 		case O_SLOTS: bad = pmt_parse_u64(optarg, &slots); have_slots = 1; break;
 		case O_PM: bad = pmt_parse_u64(optarg, &pm); have_pm = 1; break;

@@ -314,6 +314,7 @@ int cmd_record(int argc, char **argv)
 	const char *countstr[MAX_EVENT_OPTS];
 	struct pmt_evlist cevents = { 0 };
 	struct pmt_count_plan cplan = { 0 };
+	bool table_failed;
 	int c, verbose = 0, dry_run = 0, rc;
 	uint64_t v;
 	const char *out = "perf.data";
@@ -488,6 +489,7 @@ int cmd_record(int argc, char **argv)
 		rc = pmt_event_table_load(&table, tables[i], &d);
 	if (rc >= 0 && !ntables)
 		rc = pmt_event_table_load_default(&table, &d);
+	table_failed = rc < 0; /* a file that does not read: an error, not a usage error */
 	eo.table = table;
 	for (unsigned i = 0; i < nev && rc >= 0; i++)
 		rc = pfm[i] ? pmt_events_parse_pfm(&events, &pmus, evstr[i], &d)
@@ -520,7 +522,7 @@ int cmd_record(int argc, char **argv)
 		pmt_diag_print(&d);
 		pmt_pmus_fini(&pmus);
 		pmt_metric_events_fini(&tev);
-		return PMT_EXIT_USAGE;
+		return table_failed ? PMT_EXIT_ERROR : PMT_EXIT_USAGE;
 	}
 	if (verbose > 0) {
 		pmt_record_plan_print(stdout, &plan);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -178,6 +179,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	char err[160], shortopts[40] = "hvi:";
 	uint64_t v;
 	int c, rc, verbose = 0;
+	unsigned formats = 0;
 	const char *itrace = NULL, *msg = NULL;
 
 	memset(so, 0, sizeof(*so));
@@ -202,6 +204,13 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:" : "hvi:k:F:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		/* two output formats: the last would win and the other be ignored */
+		if (c == OPT_CSV || c == OPT_JSONL || c == OPT_STDIO || c == OPT_JSON) {
+			formats |= c == OPT_CSV ? 1u : c == OPT_JSONL ? 2u : c == OPT_STDIO ? 4u : 8u;
+			if (formats & (formats - 1))
+				return pmt_cli_usage_fail(so->cmd, "one output format: --stdio, --csv, "
+							  "--json or --jsonl");
+		}
 		switch (c) {
 		case OPT_ITRACE: itrace = optarg; break; /* bare: perf's default, as none */
 		case 'v': verbose = so->verbose = 1; break;
@@ -308,13 +317,18 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	if (so->time && pmt_sample_filter_time(&so->filter, so->time) < 0)
 		return pmt_cli_usage_fail(so->cmd, "bad --time '%s' (perf's START,STOP in "
 					  "seconds, or A%%-B%%[,C%%-D%%])", so->time);
+	/* read only when a sample needs them: a name that is wrong would go unnoticed */
+	if (so->kallsyms && access(so->kallsyms, R_OK))
+		return pmt_cli_fail(so->cmd, "--kallsyms %s: %s", so->kallsyms, strerror(errno));
+	if (so->symfs && access(so->symfs, X_OK))
+		return pmt_cli_fail(so->cmd, "--symfs %s: %s", so->symfs, strerror(errno));
 	so->path = pmt_cli_input(so->path, argc, argv, optind);
 	if (!so->path) {
 		print_usage(so, stderr);
 		return PMT_EXIT_USAGE;
 	}
 	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
-		return pmt_cli_fail(so->cmd, "%s", err);
+		return pmt_cli_usage_fail(so->cmd, "%s", err);
 	if (verbose && so->run.itrace.ignored[0])
 		/* perf takes every decoder's letters and each decoder uses its own */
 		fprintf(stderr, "--itrace letters for other decoders, ignored by Arm SPE: %s\n",
@@ -742,7 +756,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (pmt_out_fini(&out) < 0 && rc >= 0)
 		rc = -PMT_EIO;
 	if (pmt_spe_rec_stats_str(&st, line, sizeof(line)) > 0)
-		pmt_cli_warn(so.cmd, "%s", line);
+		pmt_cli_warn(so.cmd, "%s: %s", strcmp(so.path, "-") ? so.path : "stdin", line);
 	/* the consumer ends while the address spaces and the trace are still there */
 	if (cons)
 		cons_rc = begin_rc ? begin_rc : cons->end(cons->ctx, rc, &st, enabled);

@@ -42,11 +42,14 @@ int cmd_symbols(int argc, char **argv)
 		if (argc - optind > 1)
 			printf("%s%s:\n", i > optind ? "\n" : "", argv[i]);
 		if (pmt_symbols_list_file(argv[i], print_sym, NULL, msg, sizeof(msg)) < 0) {
+			/* one file: an error, nothing listed; of several: the others are (2) */
+			if (argc - optind == 1)
+				return pmt_cli_fail("symbols", "%s", msg);
 			pmt_cli_warn("symbols", "%s", msg);
-			failed = 1;
+			failed++;
 		}
 	}
 	if (fflush(stdout))
 		return pmt_cli_fail("symbols", "writing the list failed");
-	return failed ? PMT_EXIT_ERROR : 0;
+	return failed == argc - optind ? PMT_EXIT_ERROR : 0;
 }

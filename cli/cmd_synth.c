@@ -60,20 +60,20 @@ int cmd_synth(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'n':
 			if (pmt_parse_u64(optarg, &records) < 0)
-				return pmt_cli_fail("synth", "--records: not a number: '%s'", optarg);
+				return pmt_cli_usage_fail("synth", "--records: not a number: '%s'", optarg);
 			break;
 		case 's':
 			if (pmt_parse_size(optarg, &size) < 0)
-				return pmt_cli_fail("synth", "--size: not a size: '%s'", optarg);
+				return pmt_cli_usage_fail("synth", "--size: not a size: '%s'", optarg);
 			break;
 		case 'S':
 			if (pmt_parse_u64(optarg, &so.seed) < 0)
-				return pmt_cli_fail("synth", "--seed: not a number: '%s'", optarg);
+				return pmt_cli_usage_fail("synth", "--seed: not a number: '%s'", optarg);
 			break;
 		case 'm':
 			if (pmt_spe_synth_mix_parse(optarg, &so.mix) < 0)
-				return pmt_cli_fail("synth", "--mix: unknown mix '%s' (n1, v2, loads, "
-						    "stores, branches, other, hip12)", optarg);
+				return pmt_cli_usage_fail("synth", "--mix: unknown mix '%s' (n1, v2, loads, "
+							  "stores, branches, other, hip12)", optarg);
 			break;
 		case 'T': so.timestamps = 0; break;
 		case 'c': so.context = 1; break;
@@ -81,8 +81,8 @@ int cmd_synth(int argc, char **argv)
 		case 'p': so.pa = 1; break;
 		case 'R':
 			if (pmt_parse_u64(optarg, &v) < 0 || (v && (v < 64 || v > PMT_SPE_SYNTH_RECORD_MAX)))
-				return pmt_cli_fail("synth", "--record-size: want 0 or 64..%d, got '%s'",
-						    PMT_SPE_SYNTH_RECORD_MAX, optarg);
+				return pmt_cli_usage_fail("synth", "--record-size: want 0 or 64..%d, got '%s'",
+							  PMT_SPE_SYNTH_RECORD_MAX, optarg);
 			so.record_size = (uint16_t)v;
 			break;
 		case 't': {

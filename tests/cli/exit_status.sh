@@ -76,4 +76,23 @@ expect 129 "unknown command" "$pmt" no-such-command
 expect 129 "script --json" "$pmt" script --json "$tmp/ok.data"
 expect 129 "report --csv" "$pmt" report --csv "$tmp/ok.data"
 expect 129 "report --jsonl" "$pmt" report --jsonl "$tmp/ok.data"
+# a bad option value is a usage error too, as perf's parse_options makes it (perf script
+# --itrace=Q exits 129)
+to_file=
+expect 129 "synth bad number" "$pmt" synth --records abc
+expect 129 "synth bad mix" "$pmt" synth --mix nosuch
+for cmd in script report "export sqlite"; do
+	# shellcheck disable=SC2086
+	expect 129 "$cmd bad --itrace" "$pmt" $cmd "$tmp/ok.data" --itrace=Q -o "$tmp/q.db"
+done
+expect 129 "convert bad value" "$pmt" convert --raw "$tmp/a.spe" --cpu x -o "$tmp/q.data"
+mfix=$(dirname "$0")/../../fixtures/metrics
+expect 129 "metrics percentile out of range" "$pmt" metrics --metrics "$mfix/tiny-metrics.json" \
+	--counts "$mfix/counts-lock.csv" --retire-latency p0
+# two output formats: the last won and the other was ignored
+expect 129 "script two formats" "$pmt" script "$tmp/ok.data" --csv --jsonl
+expect 129 "report two formats" "$pmt" report "$tmp/ok.data" --stdio --json
+expect 129 "report --sort two formats" "$pmt" report "$tmp/ok.data" --sort sym --csv --json
+expect 129 "metrics two formats" "$pmt" metrics --metrics "$mfix/tiny-metrics.json" \
+	--counts "$mfix/counts-lock.csv" --csv --json
 echo "OK: exit statuses 0, 1, 2 and 129 as documented"

@@ -24,6 +24,14 @@ for out in x.data link.data hard.data; do
 	grep -q "same file as the input" "$tmp/err" || fail "convert X -o $out: $(cat "$tmp/err")"
 	same "$tmp/x.data" "$tmp/x.orig" "convert -o $out"
 done
+# the other writers: export's databases and profiles, report's page
+for w in "export sqlite X -o link.data" "export pprof X -o hard.data" "report X --html link.data"; do
+	# shellcheck disable=SC2046
+	set -- $(echo "$w" | sed "s|X|$tmp/x.data|; s| -o | -o $tmp/|; s|--html |--html $tmp/|")
+	"$pmt" "$@" 2>"$tmp/err" && fail "$w succeeded"
+	grep -q "same file as the input" "$tmp/err" || fail "$w: $(cat "$tmp/err")"
+	same "$tmp/x.data" "$tmp/x.orig" "$w"
+done
 "$pmt" convert --raw "$tmp/a.spe" -o "$tmp/a.spe" 2>"$tmp/err" && fail "convert --raw A -o A succeeded"
 grep -q "same file as the input" "$tmp/err" || fail "convert --raw: $(cat "$tmp/err")"
 same "$tmp/a.spe" "$tmp/a.orig" "convert --raw -o itself"

@@ -95,6 +95,17 @@ set_tests_properties(diff.spe_perf61_expected PROPERTIES LABELS differential
 add_test(NAME cli.spe_bad_input COMMAND sh ${PMT_DIFF_DIR}/spe_bad_input.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.spe_bad_input PROPERTIES LABELS cli TIMEOUT 30)
 
+# timeless traces with --itrace periods: --perf-compat=7.3 is perf 7.3; the default is perf
+# 7.3 without the zeroed record's samples, in the same period phase (issue 15 item 5)
+add_test(NAME diff.spe_timeless_newest
+  COMMAND sh ${PMT_DIFF_DIR}/spe_timeless_newest.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(diff.spe_timeless_newest PROPERTIES LABELS differential
+  SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "PERF=${PMT_PERF73}")
+# random bytes: every sample of the default model is one of perf 7.3's, in its order
+add_test(NAME diff.spe_random_bytes
+  COMMAND sh ${PMT_DIFF_DIR}/spe_random_bytes.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(diff.spe_random_bytes PROPERTIES LABELS differential
+  SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "PERF=${PMT_PERF73}")
 add_test(NAME diff.spe_simd_alias COMMAND sh ${PMT_DIFF_DIR}/spe_simd_alias.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.spe_simd_alias PROPERTIES LABELS differential TIMEOUT 60)
 

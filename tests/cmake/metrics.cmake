@@ -47,3 +47,10 @@ set_tests_properties(metrics.cli_retlat_arg PROPERTIES LABELS metrics)
 add_test(NAME metrics.cli_not_counted COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/metrics.sh not_counted
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_not_counted PROPERTIES LABELS metrics)
+
+# Hybrid tables: each row is labelled with its PMU and computed from that PMU's counts
+# (perf stat's cpu_atom row divides cpu_atom/instructions/ by cpu_atom/cycles/: 300/600 =
+# 0.5; the counts' PMU-less msr/tsc/ still binds); the cpu_atom rows took cpu_core's counts
+add_test(NAME metrics.cli_hybrid COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/metrics.sh hybrid
+  $<TARGET_FILE:pmutrace> ${PMT_MFIX})
+set_tests_properties(metrics.cli_hybrid PROPERTIES LABELS metrics)

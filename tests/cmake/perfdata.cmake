@@ -29,6 +29,9 @@ set_tests_properties(cli.safe_output PROPERTIES LABELS cli TIMEOUT 120)
 add_test(NAME cli.exit_status
   COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/exit_status.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.exit_status PROPERTIES LABELS cli TIMEOUT 120)
+add_test(NAME cli.damaged_inputs
+  COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/damaged_inputs.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.damaged_inputs PROPERTIES LABELS cli TIMEOUT 300)
 add_test(NAME cli.time_conv_shift
   COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/time_conv_shift.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.time_conv_shift PROPERTIES LABELS cli TIMEOUT 60)

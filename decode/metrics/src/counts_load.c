@@ -245,7 +245,7 @@ int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, cons
 	free(buf);
 	if (rc < 0)
 		return rc;
-	if (!counted && !json) {
+	if (!counted && json != 1) { /* json < 0: an empty file, or comments only */
 		pmt_error("%s: no perf stat -x counts in it (value,unit,event lines)", what);
 		return -PMT_EFORMAT;
 	}

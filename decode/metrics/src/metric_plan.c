@@ -1,5 +1,5 @@
-/* Metric evaluation plans: compile the selected metrics and everything they reference,
- * bind inputs to a count set, evaluate per aggregation unit without allocating.
+/* Metric evaluation plans: compile the selected metrics and everything they reference
+ * (binding and evaluation: metric_eval.c).
  *
  * Slots: [0, nr_inputs) hold inputs (counts, :R values, tool events); nr_inputs + k holds
  * the value of compiled metric k. Metrics are compiled depth first, so a metric always
@@ -11,6 +11,10 @@
  * problem that caused it, so a table of n metrics costs O(n) compilations whatever its
  * shape (chains, diamonds, cycles), and a problem shared by many metrics (a cycle, a
  * metric that does not parse) is reported once with the number of metrics it took along.
+ * A chain deeper than perf's nesting limit is compiled from its far end first (the C
+ * stack never holds more than that limit), so a metric's nesting, and whether perf would
+ * refuse it, does not depend on the order metrics are compiled in; the metrics unwound
+ * on the way are compiled once more.
  */
 #define _GNU_SOURCE /* strcasestr */
 #include <ctype.h>
@@ -19,55 +23,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "counts_priv.h"
 #include "expr_priv.h"
+#include "metric_plan_priv.h"
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
-
-#define METRIC_REF (1u << 30) /* slot tag for metric references until relocation */
-#define ST_NONE (-1)
-#define ST_BUSY (-2)
-#define ST_FAILED (-3) /* ST_FAILED - k: failed because of problem k */
-/* perf refuses metrics nested deeper than this (RECURSION_ID_MAX in metricgroup.c) */
-#define METRIC_MAX_NESTING 1000
-
-struct plan_problem {
-	char *msg;      /* "metric m: ..." as first reported */
-	int rc;
-	size_t users;   /* metrics left out because of it, the one it is in included */
-};
-
-struct plan_metric {
-	size_t set_idx;
-	struct pmt_expr *expr;
-	struct pmt_expr *thresh;
-};
-
-struct pmt_metric_plan {
-	const struct pmt_metric_set *ms;
-	struct pmt_expr_ctx ctx;
-	struct plan_metric *pm;
-	size_t nr_pm, cap_pm;
-	int *state;                 /* per set metric: plan index, ST_NONE or ST_BUSY */
-	size_t *sel;                /* selected: plan indexes */
-	size_t nr_sel;
-	struct pmt_metric_input *in;
-	size_t nr_in, cap_in;
-	double *slots;
-	uint32_t *taint;            /* per slot: first missing input + 1 (pmt_metric_plan_missing) */
-	char *err;
-	size_t errlen;
-	int cur_metric;             /* set index being compiled, for resolver context */
-	size_t *stack;              /* set indexes of the metrics being compiled, outermost first */
-	size_t depth;
-	int cause;                  /* problem a failing reference brought along, or -1 */
-	struct plan_problem *prob;
-	size_t nr_prob, cap_prob;
-	int *hash;                  /* open addressing over lower-case names: set index + 1 */
-	size_t hash_mask;
-	int lenient;                /* every metric selected: skip the ones that fail */
-	int in_threshold;
-};
 
 static int add_input(struct pmt_metric_plan *p, const char *id, uint8_t kind, double scale)
 {
@@ -104,6 +63,9 @@ static int add_input(struct pmt_metric_plan *p, const char *id, uint8_t kind, do
 }
 
 static int compile_metric(struct pmt_metric_plan *p, size_t idx);
+static bool is_root(const struct pmt_metric_plan *p, size_t idx);
+static int compile_root(struct pmt_metric_plan *p, size_t idx);
+static void cycle_error(struct pmt_metric_plan *p, size_t idx);
 
 static uint64_t name_hash(const char *s)
 {
@@ -199,6 +161,23 @@ static int intel_constant(struct pmt_metric_plan *p, const char *name, double *v
 	return PMT_EXPR_CONST;
 }
 
+/* A hybrid table's metric counts its events on its own core PMU (perf stat evaluates the
+ * cpu_atom row with cpu_atom/instructions/, not with cpu_core's count): "instructions:u"
+ * of a cpu_atom metric is "cpu_atom/instructions/u". :R events stay as written (they are
+ * sampled on cpu_core only, as perf's tpebs does). */
+static const char *own_pmu_event(const struct pmt_metric *m, const char *id, char *buf,
+				 size_t cap)
+{
+	const char *colon = strchr(id, ':');
+	int n;
+
+	if (!hybrid_core_pmu(m->pmu) || strpbrk(id, "/@") || (colon && strchr(colon, 'R')))
+		return id;
+	n = colon ? snprintf(buf, cap, "%s/%.*s/%s", m->pmu, (int)(colon - id), id, colon + 1)
+		  : snprintf(buf, cap, "%s/%s/", m->pmu, id);
+	return n > 0 && (size_t)n < cap ? buf : id;
+}
+
 static int resolve(void *arg, const char *id, enum pmt_expr_ref_kind kind, double *val)
 {
 	struct pmt_metric_plan *p = arg;
@@ -230,8 +209,7 @@ static int resolve(void *arg, const char *id, enum pmt_expr_ref_kind kind, doubl
 		int save = p->cur_metric, save_th = p->in_threshold;
 
 		if (p->state[j] == ST_BUSY) {
-			snprintf(p->err, p->errlen, "metric %s: refers back to itself via %s",
-				 p->ms->m[save].name, p->ms->m[j].name);
+			cycle_error(p, (size_t)j);
 			p->cause = -1;
 			return -PMT_ECYCLE;
 		}
@@ -248,7 +226,11 @@ static int resolve(void *arg, const char *id, enum pmt_expr_ref_kind kind, doubl
 		return add_input(p, id, PMT_MIN_HAS_EVENT, 1);
 	if (!strcmp(id, "duration_time"))
 		return add_input(p, id, PMT_MIN_DURATION, 1e-9); /* perf: seconds in metrics */
-	return add_input(p, id, PMT_MIN_COUNT, 1);
+	{
+		char own[sizeof(((struct pmt_event_key *)0)->pmu) + 256];
+
+		return add_input(p, own_pmu_event(m, id, own, sizeof(own)), PMT_MIN_COUNT, 1);
+	}
 }
 
 static int compile_one(struct pmt_metric_plan *p, size_t idx, const char *text, int thresh,
@@ -283,19 +265,18 @@ static int add_problem(struct pmt_metric_plan *p, int rc)
 	return p->prob[p->nr_prob].msg ? (int)p->nr_prob++ : -1;
 }
 
-/* "m0 -> m1 -> ... -> m999 -> m1000": the chain being compiled, its ends when long. */
-static void nesting_error(struct pmt_metric_plan *p, size_t idx)
+/* "m0 -> m1 -> ... -> m999 -> m1000": the chain being compiled from stack[from] on, then
+ * idx; its ends only when long. */
+static void write_chain(struct pmt_metric_plan *p, size_t from, size_t idx, size_t len)
 {
-	size_t len;
+	size_t n = p->depth - from;
 
-	len = (size_t)snprintf(p->err, p->errlen, "metric %s: metrics nested more than %d deep "
-			       "(perf's limit): ", p->ms->m[p->stack[0]].name, METRIC_MAX_NESTING);
-	for (size_t i = 0; i <= p->depth && len < p->errlen; i++) {
-		size_t at = i < p->depth ? p->stack[i] : idx;
+	for (size_t i = 0; i <= n && len < p->errlen; i++) {
+		size_t at = i < n ? p->stack[from + i] : idx;
 
-		if (p->depth > 6 && i == 3) {
+		if (n > 6 && i == 3) {
 			len += (size_t)snprintf(p->err + len, p->errlen - len, " -> ...");
-			i = p->depth - 3;
+			i = n - 3;
 			continue;
 		}
 		len += (size_t)snprintf(p->err + len, p->errlen - len, "%s%s", i ? " -> " : "",
@@ -303,22 +284,87 @@ static void nesting_error(struct pmt_metric_plan *p, size_t idx)
 	}
 }
 
+static void nesting_error(struct pmt_metric_plan *p, size_t idx)
+{
+	size_t len;
+
+	len = (size_t)snprintf(p->err, p->errlen, "metric %s: metrics nested more than %d deep "
+			       "(perf's limit): ", p->ms->m[p->stack[0]].name, METRIC_MAX_NESTING);
+	write_chain(p, 0, idx, len);
+}
+
+/* "metric a: refers to itself: a -> b -> c -> a", from where the cycle starts */
+static void cycle_error(struct pmt_metric_plan *p, size_t idx)
+{
+	size_t from = 0, len;
+
+	while (from < p->depth && p->stack[from] != idx)
+		from++;
+	len = (size_t)snprintf(p->err, p->errlen, "metric %s: refers to itself: ",
+			       p->ms->m[idx].name);
+	write_chain(p, from < p->depth ? from : 0, idx, len);
+}
+
+/* The metric being compiled refers to compiled metric k. */
+static void note_reference(struct pmt_metric_plan *p, int k)
+{
+	if (p->pm[k].height > p->sub_height) {
+		p->sub_height = p->pm[k].height;
+		p->sub_deepest = k;
+	}
+}
+
+/* The nesting error of a metric whose chain runs through compiled metrics: idx, then the
+ * deepest reference of each, its ends only. */
+static void height_error(struct pmt_metric_plan *p, size_t idx, int deepest)
+{
+	size_t len, n = 0, total = 1;
+
+	for (int k = deepest; k >= 0; k = p->pm[k].deepest)
+		total++;
+	len = (size_t)snprintf(p->err, p->errlen, "metric %s: metrics nested more than %d deep "
+			       "(perf's limit): %s", p->ms->m[idx].name, METRIC_MAX_NESTING,
+			       p->ms->m[idx].name);
+	for (int k = deepest; k >= 0 && len < p->errlen; k = p->pm[k].deepest) {
+		n++;
+		if (n == 3 && total > 7) {
+			len += (size_t)snprintf(p->err + len, p->errlen - len, " -> ...");
+			while (n < total - 4 && p->pm[k].deepest >= 0) {
+				k = p->pm[k].deepest;
+				n++;
+			}
+			continue;
+		}
+		len += (size_t)snprintf(p->err + len, p->errlen - len, " -> %s",
+					p->ms->m[p->pm[k].set_idx].name);
+	}
+}
+
 static int compile_metric(struct pmt_metric_plan *p, size_t idx)
 {
 	const struct pmt_metric *m = &p->ms->m[idx];
 	struct pmt_expr *e = NULL;
-	size_t k;
-	int r;
+	size_t k, height, outer_height;
+	int r, deepest, outer_deepest;
 
-	if (p->state[idx] >= 0)
+	if (p->state[idx] >= 0) {
+		note_reference(p, p->state[idx]);
 		return p->state[idx];
+	}
 	if (p->state[idx] <= ST_FAILED) {
 		int pr = ST_FAILED - p->state[idx];
 
 		p->cause = pr;
 		return p->prob[pr].rc;
 	}
+	if (p->depth == METRIC_MAX_NESTING && !is_root(p, idx)) {
+		/* unwind, compile idx from the bottom of the stack, then come back */
+		p->deeper = true;
+		p->deeper_idx = idx;
+		return -PMT_ERANGE;
+	}
 	if (p->depth == METRIC_MAX_NESTING) {
+		/* idx waits already: the chain through it is too deep, or a cycle */
 		nesting_error(p, idx);
 		p->cause = add_problem(p, -PMT_ERANGE);
 		return p->cause < 0 ? -PMT_ENOMEM : -PMT_ERANGE;
@@ -326,12 +372,27 @@ static int compile_metric(struct pmt_metric_plan *p, size_t idx)
 	p->state[idx] = ST_BUSY;
 	p->stack[p->depth++] = idx;
 	p->cause = -1;
+	outer_height = p->sub_height;
+	outer_deepest = p->sub_deepest;
+	p->sub_height = 0;
+	p->sub_deepest = -1;
 	r = compile_one(p, idx, m->expr, 0, &e);
 	p->depth--;
+	height = p->sub_height + 1;
+	deepest = p->sub_deepest;
+	p->sub_height = outer_height;
+	p->sub_deepest = outer_deepest;
+	if (r >= 0 && height > METRIC_MAX_NESTING) {
+		/* reached through metrics compiled before: as deep as perf refuses */
+		pmt_expr_free(e);
+		height_error(p, idx, deepest);
+		r = -PMT_ERANGE;
+		p->cause = -1;
+	}
 	if (r < 0) {
 		int pr = p->cause;
 
-		if (r == -PMT_ENOMEM) {
+		if (r == -PMT_ENOMEM || p->deeper) {
 			p->state[idx] = ST_NONE;
 			return r;
 		}
@@ -360,8 +421,10 @@ static int compile_metric(struct pmt_metric_plan *p, size_t idx)
 		p->cap_pm = cap;
 	}
 	k = p->nr_pm++;
-	p->pm[k] = (struct plan_metric){ .set_idx = idx, .expr = e };
+	p->pm[k] = (struct plan_metric){ .set_idx = idx, .expr = e, .height = height,
+					 .deepest = deepest };
 	p->state[idx] = (int)k;
+	note_reference(p, (int)k);
 	return (int)k;
 }
 
@@ -378,7 +441,11 @@ static int compile_thresholds(struct pmt_metric_plan *p)
 
 		if (!m->threshold || !*m->threshold || p->pm[k].thresh)
 			continue;
-		r = compile_one(p, p->pm[k].set_idx, m->threshold, 1, &t);
+		/* a metric it names that is deeper than the stack: compiled first, then again */
+		do {
+			p->deeper = false;
+			r = compile_one(p, p->pm[k].set_idx, m->threshold, 1, &t);
+		} while (r < 0 && p->deeper && (r = compile_root(p, p->deeper_idx)) != -PMT_ENOMEM);
 		if (r < 0 && (r == -PMT_ENOMEM || !p->lenient))
 			return r;
 		if (r < 0) {
@@ -422,9 +489,49 @@ static int in_group(const char *groups, const char *g)
 	return 0;
 }
 
+static bool is_root(const struct pmt_metric_plan *p, size_t idx)
+{
+	for (size_t i = 0; i < p->nr_roots; i++)
+		if (p->roots[i] == idx)
+			return true;
+	return false;
+}
+
+/* Compile idx; a chain deeper than the C stack may go is compiled from its far end first
+ * (each metric once: compiled metrics are not compiled again). */
+static int compile_root(struct pmt_metric_plan *p, size_t idx)
+{
+	int k = -PMT_EINTERNAL;
+	size_t next = idx;
+
+	p->nr_roots = 0;
+	for (;;) {
+		if (p->nr_roots == p->cap_roots) {
+			size_t cap = p->cap_roots ? 2 * p->cap_roots : 8;
+			size_t *n = realloc(p->roots, cap * sizeof(*n));
+
+			if (!n)
+				return -PMT_ENOMEM;
+			p->roots = n;
+			p->cap_roots = cap;
+		}
+		p->roots[p->nr_roots++] = next;
+		while (p->nr_roots) {
+			p->deeper = false;
+			k = compile_metric(p, p->roots[p->nr_roots - 1]);
+			if (p->deeper)
+				break;
+			p->nr_roots--;
+		}
+		if (!p->deeper)
+			return k; /* the last one compiled is idx, at the bottom */
+		next = p->deeper_idx;
+	}
+}
+
 static int select_metric(struct pmt_metric_plan *p, size_t idx)
 {
-	int k = compile_metric(p, idx);
+	int k = compile_root(p, idx);
 
 	if (k < 0)
 		return k;
@@ -606,6 +713,7 @@ void pmt_metric_plan_free(struct pmt_metric_plan *p)
 	free(p->slots);
 	free(p->taint);
 	free(p->stack);
+	free(p->roots);
 	free(p->hash);
 	for (size_t k = 0; k < p->nr_prob; k++)
 		free(p->prob[k].msg);
@@ -625,135 +733,4 @@ size_t pmt_metric_plan_nr_inputs(const struct pmt_metric_plan *p) { return p->nr
 struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p, size_t i)
 {
 	return &p->in[i];
-}
-
-/* Intel perfmon tables name the PERF_METRICS fields as events; perf stat counts them as the
- * topdown-* events (perf's pmu-events converter maps them the same way). Their
- * TOPDOWN.SLOTS:perf_metrics is the slots count the fields are read with: perf stat names
- * it TOPDOWN.SLOTS (a metric's event) or slots (the topdown group's leader). Returns the
- * count of the first name the counts hold, or -1. */
-static int perf_metrics_alias(const struct pmt_counts *c, const char *id)
-{
-	static const char *const map[][2] = {
-		{ "PERF_METRICS.RETIRING", "topdown-retiring" },
-		{ "PERF_METRICS.BAD_SPECULATION", "topdown-bad-spec" },
-		{ "PERF_METRICS.FRONTEND_BOUND", "topdown-fe-bound" },
-		{ "PERF_METRICS.BACKEND_BOUND", "topdown-be-bound" },
-		{ "PERF_METRICS.HEAVY_OPERATIONS", "topdown-heavy-ops" },
-		{ "PERF_METRICS.BRANCH_MISPREDICTS", "topdown-br-mispredict" },
-		{ "PERF_METRICS.FETCH_LATENCY", "topdown-fetch-lat" },
-		{ "PERF_METRICS.MEMORY_BOUND", "topdown-mem-bound" },
-		{ "TOPDOWN.SLOTS:perf_metrics", "TOPDOWN.SLOTS" },
-		{ "TOPDOWN.SLOTS:perf_metrics", "slots" },
-		{ "TOPDOWN.SLOTS", "slots" },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		int idx;
-
-		if (strcasecmp(id, map[i][0]))
-			continue;
-		idx = pmt_counts_find(c, map[i][1]);
-		if (idx >= 0)
-			return idx;
-	}
-	return -1;
-}
-
-int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c)
-{
-	int bound = 0;
-
-	for (size_t i = 0; i < p->nr_in; i++) {
-		p->in[i].count_idx = c ? pmt_counts_find(c, p->in[i].id) : -1;
-		if (c && p->in[i].count_idx < 0)
-			p->in[i].count_idx = perf_metrics_alias(c, p->in[i].id);
-		if (p->in[i].count_idx < 0)
-			p->in[i].count_idx = -1;
-		else
-			bound++;
-	}
-	return bound;
-}
-
-int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_counts *c, size_t unit,
-			 double *values, int8_t *thresh)
-{
-	double *s = p->slots;
-	const double *row = c && unit < c->nr_units ? c->val + unit * c->ecap : NULL;
-	const uint32_t *src = row ? c->src + unit * c->ecap : NULL;
-	int failed = 0;
-
-	for (size_t i = 0; i < p->nr_in; i++) {
-		const struct pmt_metric_input *in = &p->in[i];
-		int ci = row ? in->count_idx : -1;
-
-		switch (in->kind) {
-		case PMT_MIN_COUNT:
-			s[i] = ci >= 0 ? row[ci] : NAN;
-			break;
-		case PMT_MIN_SOURCES:
-			s[i] = ci >= 0 ? (double)src[ci] : NAN;
-			break;
-		case PMT_MIN_HAS_EVENT:
-			s[i] = ci >= 0;
-			break;
-		case PMT_MIN_DURATION:
-			s[i] = ci >= 0 ? row[ci] * in->scale : NAN;
-			break;
-		default: /* RETLAT: one value for every unit */
-			s[i] = !isnan(in->value) ? in->value : ci >= 0 ? row[ci] : 0;
-			break;
-		}
-	}
-	for (size_t k = 0; k < p->nr_pm; k++) {
-		double v;
-
-		if (pmt_expr_eval(p->pm[k].expr, s, &v) < 0)
-			failed++;
-		s[p->nr_in + k] = v;
-	}
-	for (size_t i = 0; i < p->nr_sel; i++) {
-		const struct plan_metric *pm = &p->pm[p->sel[i]];
-		double v = s[p->nr_in + p->sel[i]];
-
-		if (values)
-			values[i] = v * p->ms->m[pm->set_idx].scale;
-		if (thresh) {
-			double t;
-
-			thresh[i] = -1;
-			if (pm->thresh && pmt_expr_eval(pm->thresh, s, &t) == 0 && !isnan(t))
-				thresh[i] = fpclassify(t) != FP_ZERO;
-		}
-	}
-	return failed;
-}
-
-int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing)
-{
-	const double *s = p->slots;
-	int n = 0;
-
-	if (!p->taint) {
-		p->taint = calloc(p->nr_in + p->nr_pm + 1, sizeof(*p->taint));
-		if (!p->taint)
-			return -PMT_ENOMEM;
-	}
-	for (size_t i = 0; i < p->nr_in; i++) {
-		uint8_t kind = p->in[i].kind;
-
-		/* retire latencies fall back to defaults and has_event() answers for itself */
-		p->taint[i] = (kind == PMT_MIN_COUNT || kind == PMT_MIN_DURATION ||
-			       kind == PMT_MIN_SOURCES) && isnan(s[i]) ? (uint32_t)i + 1 : 0;
-	}
-	for (size_t k = 0; k < p->nr_pm; k++)
-		p->taint[p->nr_in + k] = expr_taint(p->pm[k].expr, s, p->taint);
-	for (size_t i = 0; i < p->nr_sel; i++) {
-		uint32_t t = p->taint[p->nr_in + p->sel[i]];
-
-		missing[i] = t ? p->in[t - 1].id : NULL;
-		n += t != 0;
-	}
-	return n;
 }

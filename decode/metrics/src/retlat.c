@@ -129,7 +129,7 @@ int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path
 		}
 		if (rc < 0) {
 			/* the source skipped the bad record; keep the samples we can read */
-			pmt_warn("%s: offset %llu: %s", path,
+			pmt_warn("%s: offset 0x%llx: %s", path,
 				 (unsigned long long)pmt_source_offset(src), pmt_errstr(rc));
 			if (rc == -PMT_ENOMEM || rc == -PMT_EIO)
 				break;
@@ -388,8 +388,12 @@ int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path)
 	json_t *root = json_load_file(path, 0, &jerr);
 
 	if (!root) {
-		pmt_error("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-		return -PMT_EPARSE;
+		/* a file that does not open has no line: "unable to open X: No such file ..." */
+		if (jerr.line < 0)
+			pmt_error("%s: %s", path, jerr.text);
+		else
+			pmt_error("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+		return jerr.line < 0 ? -PMT_EIO : -PMT_EPARSE;
 	}
 	return table_from_json(t, root, path);
 }

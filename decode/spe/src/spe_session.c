@@ -118,7 +118,9 @@ static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_rec
 	return 0;
 }
 
-/* perf's timeless decoding samples the zeroed record once before decoding anything */
+/* perf's timeless decoding samples the zeroed record once before decoding anything. The
+ * newest model drops those all-zero samples but keeps the record's place in the --itrace
+ * period, so every later sample is the one perf 7.3 makes (diff.spe_timeless_newest). */
 static int maybe_artefact(struct run *r, struct pmt_spe_queue *q)
 {
 	struct pmt_spe_record zero;
@@ -126,9 +128,13 @@ static int maybe_artefact(struct run *r, struct pmt_spe_queue *q)
 	if (q->started)
 		return 0;
 	q->started = 1;
-	if (!r->s.timeless || r->o->compat >= PMT_PERF_NEWEST)
+	if (!r->s.timeless)
 		return 0;
 	memset(&zero, 0, sizeof(zero));
+	if (r->o->compat >= PMT_PERF_NEWEST) {
+		pmt_spe_sampler_run(&r->s, q, &zero, r->out);
+		return 0;
+	}
 	return emit(r, q, &zero);
 }
 
@@ -533,8 +539,9 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			break;
 		}
 		if (rc < 0) {
-			pmt_warn("trace record at offset 0x%llx: %s; skipped",
-				 (unsigned long long)pmt_source_offset(src), pmt_errstr(rc));
+			pmt_warn("%s: trace record at offset 0x%llx: %s; skipped",
+				 pmt_source_name(src), (unsigned long long)pmt_source_offset(src),
+				 pmt_errstr(rc));
 			rc = 0;
 			continue;
 		}
@@ -564,8 +571,9 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			      cpu == UINT32_MAX ? 0 : cpu, (int32_t)ev.u.auxtrace.tid,
 			      midr_for(m, o, cpu), o->compat);
 		if (!sl) {
-			pmt_warn("AUXTRACE at offset 0x%llx: cpu %u / idx %u out of range; skipped",
-				 (unsigned long long)ev.file_offset, cpu, ev.u.auxtrace.idx);
+			pmt_warn("%s: AUXTRACE at offset 0x%llx: cpu %u / idx %u out of range; "
+				 "skipped", pmt_source_name(src), (unsigned long long)ev.file_offset,
+				 cpu, ev.u.auxtrace.idx);
 			continue;
 		}
 		if (!sl->aux_seen) {

@@ -213,6 +213,15 @@ static int parse_build_ids(struct pmt_source *s, const uint8_t *p, size_t len)
 	return off == len || n ? 0 : -PMT_ECORRUPT;
 }
 
+/* perf's HEADER_* names (util/header.h), so a message says which feature is bad */
+static const char *const feature_names[] = {
+	"RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION", "ARCH",
+	"NRCPUS", "CPUDESC", "CPUID", "TOTAL_MEM", "CMDLINE", "EVENT_DESC", "CPU_TOPOLOGY",
+	"NUMA_TOPOLOGY", "BRANCH_STACK", "PMU_MAPPINGS", "GROUP_DESC", "AUXTRACE", "STAT",
+	"CACHE", "SAMPLE_TIME", "MEM_TOPOLOGY", "CLOCKID", "DIR_FORMAT", "BPF_PROG_INFO",
+	"BPF_BTF", "COMPRESSED", "CPU_PMU_CAPS", "CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS",
+};
+
 int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size_t len)
 {
 	char *str;
@@ -266,7 +275,18 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 	default:
 		break;
 	}
-	if (rc < 0)
-		src_warn(s, "feature %u is malformed (%s); ignored", feat, pmt_errstr(rc));
+	if (rc < 0) {
+		const char *name = feat < sizeof(feature_names) / sizeof(feature_names[0])
+					   ? feature_names[feat] : "unknown";
+
+		/* a file-mode section lies in the mapped file; a pipe's is in a record */
+		if (!s->stream && p >= s->buf && p < s->buf + s->size)
+			src_warn(s, "offset 0x%llx: feature %u (HEADER_%s, %zu bytes) is malformed "
+				 "(%s); ignored", (unsigned long long)(p - s->buf), feat, name, len,
+				 pmt_errstr(rc));
+		else
+			src_warn(s, "feature %u (HEADER_%s, %zu bytes) is malformed (%s); ignored",
+				 feat, name, len, pmt_errstr(rc));
+	}
 	return rc;
 }

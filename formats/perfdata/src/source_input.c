@@ -373,6 +373,8 @@ void pmt_source_keep_from(struct pmt_source *s, uint64_t file_offset)
 
 uint64_t pmt_source_offset(const struct pmt_source *s) { return s->cur_off; }
 
+const char *pmt_source_name(const struct pmt_source *s) { return s->name; }
+
 void pmt_source_close(struct pmt_source *s)
 {
 	if (!s)

@@ -412,6 +412,40 @@ static void nesting_is_capped_like_perf(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* Nesting is the metric's, whatever order the metrics are compiled in: with every metric
+ * selected, a chain of 1001 that refers forward (b0 -> b1 -> ... -> b1000) and one that
+ * refers back (d1000 -> d999 -> ... -> d0) each lose exactly their top metric, as each
+ * would on its own. Compiled in file order, the forward chain lost b0..b999 (its stack
+ * overflowed at b1000) and the backward one kept d1000 (reached through memoized ones). */
+static void nesting_does_not_depend_on_order(void **state)
+{
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_metric_plan *p;
+	char name[32], expr[64], err[300];
+
+	chain(&ms, "b", 1001, 0);
+	assert_true(pmt_metric_set_add(&ms, "d0", "cycles", NULL, NULL) >= 0);
+	for (int i = 1; i <= 1000; i++) {
+		snprintf(name, sizeof(name), "d%d", i);
+		snprintf(expr, sizeof(expr), "d%d + 1", i - 1);
+		assert_true(pmt_metric_set_add(&ms, name, expr, NULL, NULL) >= 0);
+	}
+	pmt_log_set_sink(count_warnings, NULL);
+	nr_warnings = 0;
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, err, sizeof(err)), 0);
+	pmt_log_set_sink(NULL, NULL);
+	assert_int_equal(nr_warnings, 2);
+	assert_int_equal(pmt_metric_plan_nr_metrics(p), 2000);
+	for (size_t i = 0; i < pmt_metric_plan_nr_metrics(p); i++) {
+		assert_string_not_equal(pmt_metric_plan_metric(p, i)->name, "b0");
+		assert_string_not_equal(pmt_metric_plan_metric(p, i)->name, "d1000");
+	}
+	assert_non_null(strstr(last_warning, "metric d1000: metrics nested more than 1000 deep "
+				"(perf's limit): d1000 -> d999 -> d998 -> ... -> d2 -> d1 -> d0"));
+	pmt_metric_plan_free(p);
+	pmt_metric_set_fini(&ms);
+}
+
 /* A cycle through 500 metrics, then 20 metrics that use it, then a metric that does not
  * parse and 10 that use that: every metric is compiled once and each of the two problems
  * is reported once, with how many metrics it took along; the rest of the table works. */
@@ -451,7 +485,9 @@ static void each_problem_reported_once(void **state)
 
 		assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, err, sizeof(err)),
 				 -PMT_ECYCLE);
-		assert_non_null(strstr(err, "refers back to itself via cyc21"));
+		/* the whole cycle, from where the user enters it */
+		assert_string_equal(err, "metric cyc21: refers to itself: cyc21 -> cyc22 -> "
+					 "cyc23 -> ... -> cyc19 -> cyc20 -> cyc21");
 	}
 	pmt_metric_set_fini(&ms);
 }
@@ -611,6 +647,7 @@ int main(void)
 		cmocka_unit_test(groups_cycles_and_errors),
 		cmocka_unit_test(references_are_cached),
 		cmocka_unit_test(nesting_is_capped_like_perf),
+		cmocka_unit_test(nesting_does_not_depend_on_order),
 		cmocka_unit_test(each_problem_reported_once),
 		cmocka_unit_test(fixtures_all_finite),
 		cmocka_unit_test(gnr_perf_metrics),

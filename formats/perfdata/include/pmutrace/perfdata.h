@@ -193,6 +193,8 @@ static inline uint64_t pmt_trace_event_lost_samples(const struct pmt_trace_event
 {
 	return ev->type == PMT_REC_LOST_SAMPLES ? ev->u.lost.lost : 0;
 }
+/* The input as messages name it: the path given, "stdin" for -. */
+PMT_API const char *pmt_source_name(const struct pmt_source *src);
 /* A decoder that keeps AUX data of a mapped source after pmt_source_next() says from which
  * file offset on it still reads it; pages before min(that, the read position) go back to
  * the kernel so the resident set stays flat (the data stays valid: a page read again is

@@ -1,0 +1,159 @@
+/* A metric plan's inputs bound to a count set, and its metrics evaluated per aggregation
+ * unit without allocating (the slots and taints metric_plan.c laid out). */
+#include <math.h>
+#include <strings.h>
+
+#include "counts_priv.h"
+#include "expr_priv.h"
+#include "metric_plan_priv.h"
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
+
+/* Intel perfmon tables name the PERF_METRICS fields as events; perf stat counts them as the
+ * topdown-* events (perf's pmu-events converter maps them the same way). Their
+ * TOPDOWN.SLOTS:perf_metrics is the slots count the fields are read with: perf stat names
+ * it TOPDOWN.SLOTS (a metric's event) or slots (the topdown group's leader). Returns the
+ * count of the first name the counts hold, or -1. */
+static int perf_metrics_alias(const struct pmt_counts *c, const char *id)
+{
+	static const char *const map[][2] = {
+		{ "PERF_METRICS.RETIRING", "topdown-retiring" },
+		{ "PERF_METRICS.BAD_SPECULATION", "topdown-bad-spec" },
+		{ "PERF_METRICS.FRONTEND_BOUND", "topdown-fe-bound" },
+		{ "PERF_METRICS.BACKEND_BOUND", "topdown-be-bound" },
+		{ "PERF_METRICS.HEAVY_OPERATIONS", "topdown-heavy-ops" },
+		{ "PERF_METRICS.BRANCH_MISPREDICTS", "topdown-br-mispredict" },
+		{ "PERF_METRICS.FETCH_LATENCY", "topdown-fetch-lat" },
+		{ "PERF_METRICS.MEMORY_BOUND", "topdown-mem-bound" },
+		{ "TOPDOWN.SLOTS:perf_metrics", "TOPDOWN.SLOTS" },
+		{ "TOPDOWN.SLOTS:perf_metrics", "slots" },
+		{ "TOPDOWN.SLOTS", "slots" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		int idx;
+
+		if (strcasecmp(id, map[i][0]))
+			continue;
+		idx = pmt_counts_find(c, map[i][1]);
+		if (idx >= 0)
+			return idx;
+	}
+	return -1;
+}
+
+/* A hybrid metric's event that the counts name without a PMU (tool events, msr/tsc, counts
+ * of a non-hybrid machine), but never the other core PMU's count of it. */
+static int unqualified_count(const struct pmt_counts *c, const struct pmt_event_key *key)
+{
+	char plain[sizeof(key->event) + sizeof(key->mods) + 2];
+	int idx;
+
+	if (!hybrid_core_pmu(key->pmu))
+		return -1;
+	snprintf(plain, sizeof(plain), "%s%s%s", key->event, key->mods[0] ? ":" : "", key->mods);
+	idx = pmt_counts_find(c, plain);
+	if (idx < 0 || (c->events[idx].key.pmu[0] && strcmp(c->events[idx].key.pmu, key->pmu)))
+		return -1;
+	return idx;
+}
+
+int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c)
+{
+	int bound = 0;
+
+	for (size_t i = 0; i < p->nr_in; i++) {
+		p->in[i].count_idx = c ? pmt_counts_find(c, p->in[i].id) : -1;
+		if (c && p->in[i].count_idx < 0)
+			p->in[i].count_idx = perf_metrics_alias(c, p->in[i].id);
+		if (c && p->in[i].count_idx < 0)
+			p->in[i].count_idx = unqualified_count(c, &p->in[i].key);
+		if (p->in[i].count_idx < 0)
+			p->in[i].count_idx = -1;
+		else
+			bound++;
+	}
+	return bound;
+}
+
+int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_counts *c, size_t unit,
+			 double *values, int8_t *thresh)
+{
+	double *s = p->slots;
+	const double *row = c && unit < c->nr_units ? c->val + unit * c->ecap : NULL;
+	const uint32_t *src = row ? c->src + unit * c->ecap : NULL;
+	int failed = 0;
+
+	for (size_t i = 0; i < p->nr_in; i++) {
+		const struct pmt_metric_input *in = &p->in[i];
+		int ci = row ? in->count_idx : -1;
+
+		switch (in->kind) {
+		case PMT_MIN_COUNT:
+			s[i] = ci >= 0 ? row[ci] : NAN;
+			break;
+		case PMT_MIN_SOURCES:
+			s[i] = ci >= 0 ? (double)src[ci] : NAN;
+			break;
+		case PMT_MIN_HAS_EVENT:
+			s[i] = ci >= 0;
+			break;
+		case PMT_MIN_DURATION:
+			s[i] = ci >= 0 ? row[ci] * in->scale : NAN;
+			break;
+		default: /* RETLAT: one value for every unit */
+			s[i] = !isnan(in->value) ? in->value : ci >= 0 ? row[ci] : 0;
+			break;
+		}
+	}
+	for (size_t k = 0; k < p->nr_pm; k++) {
+		double v;
+
+		if (pmt_expr_eval(p->pm[k].expr, s, &v) < 0)
+			failed++;
+		s[p->nr_in + k] = v;
+	}
+	for (size_t i = 0; i < p->nr_sel; i++) {
+		const struct plan_metric *pm = &p->pm[p->sel[i]];
+		double v = s[p->nr_in + p->sel[i]];
+
+		if (values)
+			values[i] = v * p->ms->m[pm->set_idx].scale;
+		if (thresh) {
+			double t;
+
+			thresh[i] = -1;
+			if (pm->thresh && pmt_expr_eval(pm->thresh, s, &t) == 0 && !isnan(t))
+				thresh[i] = fpclassify(t) != FP_ZERO;
+		}
+	}
+	return failed;
+}
+
+int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing)
+{
+	const double *s = p->slots;
+	int n = 0;
+
+	if (!p->taint) {
+		p->taint = calloc(p->nr_in + p->nr_pm + 1, sizeof(*p->taint));
+		if (!p->taint)
+			return -PMT_ENOMEM;
+	}
+	for (size_t i = 0; i < p->nr_in; i++) {
+		uint8_t kind = p->in[i].kind;
+
+		/* retire latencies fall back to defaults and has_event() answers for itself */
+		p->taint[i] = (kind == PMT_MIN_COUNT || kind == PMT_MIN_DURATION ||
+			       kind == PMT_MIN_SOURCES) && isnan(s[i]) ? (uint32_t)i + 1 : 0;
+	}
+	for (size_t k = 0; k < p->nr_pm; k++)
+		p->taint[p->nr_in + k] = expr_taint(p->pm[k].expr, s, p->taint);
+	for (size_t i = 0; i < p->nr_sel; i++) {
+		uint32_t t = p->taint[p->nr_in + p->sel[i]];
+
+		missing[i] = t ? p->in[t - 1].id : NULL;
+		n += t != 0;
+	}
+	return n;
+}
