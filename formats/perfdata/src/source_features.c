@@ -3,18 +3,28 @@
 #include "source_priv.h"
 
 /* ---- features ------------------------------------------------------------------------- */
-/* perf string: u32 len; char[len] (NUL padded). Returns bytes consumed or < 0. */
-static int get_str(struct pmt_source *s, const uint8_t *p, size_t len, char **out)
+/* Features are metadata, read once: every field goes through the bounds-checked cursor, so
+ * a length that lies stops the parse instead of reading past the section. The cursor reads
+ * little-endian and swaps on request: the other byte order than this (little-endian) host's
+ * is the file's being swapped. */
+static void feat_cursor(const struct pmt_source *s, struct pmt_cursor *c, const uint8_t *p,
+			size_t len)
+{
+	pmt_cursor_init(c, p, len, s->swap ^ (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
+}
+
+/* perf string: u32 len; char[len] (NUL padded). 0 or < 0. */
+static int get_str(struct pmt_cursor *c, char **out)
 {
 	uint32_t n;
 
-	if (len < 4)
+	if (pmt_cursor_u32(c, &n) < 0 || n > pmt_cursor_left(c))
 		return -PMT_ECORRUPT;
-	n = rd32(s, p);
-	if (n > len - 4)
-		return -PMT_ECORRUPT;
-	*out = strndup((const char *)p + 4, n);
-	return *out ? (int)(4 + n) : -PMT_ENOMEM;
+	*out = strndup((const char *)c->buf + c->pos, n);
+	if (!*out)
+		return -PMT_ENOMEM;
+	c->pos += n;
+	return 0;
 }
 
 static void set_str(const char **slot, char *v)
@@ -23,115 +33,109 @@ static void set_str(const char **slot, char *v)
 	*slot = v;
 }
 
+/* "a b c" from CMDLINE's u32 nr; string[nr] */
 static int parse_cmdline(struct pmt_source *s, const uint8_t *p, size_t len)
 {
+	struct pmt_cursor c;
 	struct pmt_buf b = { 0 };
 	uint32_t nr;
-	size_t off = 4;
+	int rc = 0;
 
-	if (len < 4)
+	feat_cursor(s, &c, p, len);
+	if (pmt_cursor_u32(&c, &nr) < 0)
 		return -PMT_ECORRUPT;
-	nr = rd32(s, p);
-	for (uint32_t i = 0; i < nr; i++) {
+	for (uint32_t i = 0; i < nr && rc >= 0; i++) {
 		char *arg;
-		int rc = get_str(s, p + off, len - off, &arg);
 
-		if (rc < 0) {
-			pmt_buf_fini(&b);
-			return rc;
-		}
-		off += (size_t)rc;
+		rc = get_str(&c, &arg);
+		if (rc < 0)
+			break;
 		if ((i && pmt_buf_append(&b, " ", 1) < 0) ||
-		    pmt_buf_append(&b, arg, strlen(arg)) < 0) {
-			free(arg);
-			pmt_buf_fini(&b);
-			return -PMT_ENOMEM;
-		}
+		    pmt_buf_append(&b, arg, strlen(arg)) < 0)
+			rc = -PMT_ENOMEM;
 		free(arg);
 	}
-	if (pmt_buf_append(&b, "", 1) < 0) {
+	if (rc >= 0 && pmt_buf_append(&b, "", 1) < 0)
+		rc = -PMT_ENOMEM;
+	if (rc < 0) {
 		pmt_buf_fini(&b);
-		return -PMT_ENOMEM;
+		return rc;
 	}
 	set_str(&s->meta.cmdline, (char *)b.data);
 	return 0;
 }
 
+/* "type:name,..." from PMU_MAPPINGS' u32 nr; {u32 type; string name}[nr] */
 static int parse_pmu_mappings(struct pmt_source *s, const uint8_t *p, size_t len)
 {
+	struct pmt_cursor c;
 	struct pmt_buf b = { 0 };
 	uint32_t nr;
-	size_t off = 4;
 	char num[16];
+	int rc = 0;
 
-	if (len < 4)
+	feat_cursor(s, &c, p, len);
+	if (pmt_cursor_u32(&c, &nr) < 0)
 		return -PMT_ECORRUPT;
-	nr = rd32(s, p);
-	for (uint32_t i = 0; i < nr; i++) {
+	for (uint32_t i = 0; i < nr && rc >= 0; i++) {
+		uint32_t type;
 		char *name;
-		int rc;
 
-		if (len - off < 4)
-			goto bad;
-		snprintf(num, sizeof(num), "%u:", rd32(s, p + off));
-		off += 4;
-		rc = get_str(s, p + off, len - off, &name);
-		if (rc < 0)
-			goto bad;
-		off += (size_t)rc;
-		if ((i && pmt_buf_append(&b, ",", 1) < 0) || pmt_buf_append(&b, num, strlen(num)) < 0 ||
-		    pmt_buf_append(&b, name, strlen(name)) < 0) {
-			free(name);
-			pmt_buf_fini(&b);
-			return -PMT_ENOMEM;
+		if (pmt_cursor_u32(&c, &type) < 0) {
+			rc = -PMT_ECORRUPT;
+			break;
 		}
+		rc = get_str(&c, &name);
+		if (rc < 0)
+			break;
+		snprintf(num, sizeof(num), "%u:", type);
+		if ((i && pmt_buf_append(&b, ",", 1) < 0) || pmt_buf_append(&b, num, strlen(num)) < 0 ||
+		    pmt_buf_append(&b, name, strlen(name)) < 0)
+			rc = -PMT_ENOMEM;
 		free(name);
 	}
-	if (pmt_buf_append(&b, "", 1) < 0) {
+	if (rc >= 0 && pmt_buf_append(&b, "", 1) < 0)
+		rc = -PMT_ENOMEM;
+	if (rc < 0) {
 		pmt_buf_fini(&b);
-		return -PMT_ENOMEM;
+		return rc;
 	}
 	set_str(&s->meta.pmu_mappings, (char *)b.data);
 	return 0;
-bad:
-	pmt_buf_fini(&b);
-	return -PMT_ECORRUPT;
 }
 
 /* EVENT_DESC: u32 nr, u32 attr_size; per event: attr, u32 nr_ids, string name, u64 ids[]. */
 static int parse_event_desc(struct pmt_source *s, const uint8_t *p, size_t len)
 {
+	struct pmt_cursor c;
 	uint32_t nr, asz;
-	size_t off = 8;
 
-	if (len < 8)
+	feat_cursor(s, &c, p, len);
+	if (pmt_cursor_u32(&c, &nr) < 0 || pmt_cursor_u32(&c, &asz) < 0)
 		return -PMT_ECORRUPT;
-	nr = rd32(s, p);
-	asz = rd32(s, p + 4);
 	for (uint32_t i = 0; i < nr; i++) {
 		uint32_t nids;
+		uint64_t id = 0;
 		char *name;
 		int rc;
 		struct pmt_trace_attr *a = NULL;
 
-		if (len - off < (size_t)asz + 4)
+		if (pmt_cursor_skip(&c, asz) < 0 || pmt_cursor_u32(&c, &nids) < 0)
 			return -PMT_ECORRUPT;
-		off += asz;
-		nids = rd32(s, p + off);
-		off += 4;
-		rc = get_str(s, p + off, len - off, &name);
+		rc = get_str(&c, &name);
 		if (rc < 0)
 			return rc;
-		off += (size_t)rc;
-		if ((len - off) / 8 < nids) {
+		if (pmt_cursor_left(&c) / 8 < nids) {
 			free(name);
 			return -PMT_ECORRUPT;
 		}
-		if (nids)
-			a = pd_attr_by_id(s, rd64(s, p + off));
-		else if (i < s->nr_attrs)
+		if (nids) {
+			pmt_cursor_u64(&c, &id);
+			a = pd_attr_by_id(s, id);
+			pmt_cursor_skip(&c, ((size_t)nids - 1) * 8);
+		} else if (i < s->nr_attrs) {
 			a = &s->attrs[i];
-		off += (size_t)nids * 8;
+		}
 		if (a) {
 			free((char *)a->name);
 			a->name = name;
@@ -147,20 +151,22 @@ static int parse_event_desc(struct pmt_source *s, const uint8_t *p, size_t len)
  * is only checked, so that a file whose index perf would trip over is reported. */
 static int parse_auxtrace_index(struct pmt_source *s, const uint8_t *p, size_t len)
 {
+	struct pmt_cursor c;
 	uint64_t nr, bad = 0, first_bad = 0;
 
-	if (len < 8)
-		return -PMT_ECORRUPT;
-	nr = rd64(s, p);
-	if (nr > (len - 8) / 16)
+	feat_cursor(s, &c, p, len);
+	if (pmt_cursor_u64(&c, &nr) < 0 || nr > pmt_cursor_left(&c) / 16)
 		return -PMT_ECORRUPT;
 	s->meta.has_auxtrace_index = 1;
 	s->meta.nr_auxtrace_index = nr;
 	if (s->meta.pipe_mode)
 		return 0; /* offsets of a file we do not have */
 	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t off = rd64(s, p + 8 + 16 * i);
+		uint64_t off, size;
 
+		pmt_cursor_u64(&c, &off);
+		pmt_cursor_u64(&c, &size);
+		/* the record it names, in the mapped file: its type word */
 		if (off < s->data_start || off > s->data_end || s->data_end - off < 48 ||
 		    rd32(s, s->buf + off) != PMT_REC_AUXTRACE) {
 			if (!bad++)
@@ -175,20 +181,34 @@ static int parse_auxtrace_index(struct pmt_source *s, const uint8_t *p, size_t l
 	return 0;
 }
 
-/* HEADER_BUILD_ID: build_id_event records back to back (see the writer) */
+/* HEADER_BUILD_ID: build_id_event records back to back (see the writer): {u32 type;
+ * u16 misc, size; s32 pid; u8 build_id[20]; u8 size (MISC_BUILD_ID_SIZE); pad[3];
+ * char filename[size - 36]} */
 static int parse_build_ids(struct pmt_source *s, const uint8_t *p, size_t len)
 {
 	struct pmt_build_id_ent *v = NULL;
-	size_t n = 0, off = 0;
+	struct pmt_cursor c;
+	size_t n = 0;
 
-	while (off + 36 <= len) {
-		uint16_t misc = rd16(s, p + off + 4), size = rd16(s, p + off + 6);
+	feat_cursor(s, &c, p, len);
+	while (pmt_cursor_left(&c) >= 36) {
+		size_t at = c.pos;
+		uint16_t misc, size;
+		uint32_t pid;
+		uint8_t id[20], id_size;
 		struct pmt_build_id_ent *e;
-		const uint8_t *name = p + off + 36;
-		size_t nl;
+		const char *name;
 
-		if (size < 36 || size > len - off)
+		pmt_cursor_skip(&c, 4);
+		pmt_cursor_u16(&c, &misc);
+		pmt_cursor_u16(&c, &size);
+		pmt_cursor_u32(&c, &pid);
+		pmt_cursor_bytes(&c, id, sizeof(id));
+		pmt_cursor_u8(&c, &id_size);
+		if (size < 36 || size > len - at) {
+			c.pos = at;
 			break;
+		}
 		e = realloc(v, (n + 1) * sizeof(*v));
 		if (!e) {
 			free(v);
@@ -196,21 +216,23 @@ static int parse_build_ids(struct pmt_source *s, const uint8_t *p, size_t len)
 		}
 		v = e;
 		e = &v[n];
-		e->pid = (int32_t)rd32(s, p + off + 8);
+		e->pid = (int32_t)pid;
 		e->cpumode = misc & 7;
-		memcpy(e->id, p + off + 12, 20);
+		memcpy(e->id, id, sizeof(id));
 		/* PERF_RECORD_MISC_BUILD_ID_SIZE: the size byte is valid; else 20 */
-		e->size = (misc & (1u << 15)) && p[off + 32] <= 20 ? p[off + 32] : 20;
-		nl = strnlen((const char *)name, size - 36);
-		e->filename = strndup((const char *)name, nl);
-		if (!e->filename)
+		e->size = (misc & (1u << 15)) && id_size <= 20 ? id_size : 20;
+		name = (const char *)p + at + 36;
+		e->filename = strndup(name, strnlen(name, size - 36u));
+		if (!e->filename) {
+			c.pos = at;
 			break;
+		}
 		n++;
-		off += size;
+		c.pos = at + size;
 	}
 	s->meta.build_ids = v;
 	s->meta.nr_build_ids = (uint32_t)n;
-	return off == len || n ? 0 : -PMT_ECORRUPT;
+	return c.pos == len || n ? 0 : -PMT_ECORRUPT;
 }
 
 /* perf's HEADER_* names (util/header.h), so a message says which feature is bad */
@@ -224,26 +246,27 @@ static const char *const feature_names[] = {
 
 int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size_t len)
 {
+	struct pmt_cursor c;
 	char *str;
 	int rc = 0;
 
+	feat_cursor(s, &c, p, len);
 	switch (feat) {
 	case PMT_FEAT_HOSTNAME: case PMT_FEAT_OSRELEASE: case PMT_FEAT_VERSION: case PMT_FEAT_ARCH:
 	case PMT_FEAT_CPUID:
-		rc = get_str(s, p, len, &str);
+		rc = get_str(&c, &str);
 		if (rc < 0)
 			break;
-		rc = 0;
 		set_str(feat == PMT_FEAT_HOSTNAME ? &s->meta.hostname :
 			feat == PMT_FEAT_OSRELEASE ? &s->meta.osrelease :
 			feat == PMT_FEAT_VERSION ? &s->meta.version :
 			feat == PMT_FEAT_ARCH ? &s->meta.arch : &s->meta.cpuid, str);
 		break;
 	case PMT_FEAT_NRCPUS:
-		if (len < 8)
+		if (pmt_cursor_left(&c) < 8)
 			return -PMT_ECORRUPT;
-		s->meta.nr_cpus_avail = rd32(s, p);
-		s->meta.nr_cpus_online = rd32(s, p + 4);
+		pmt_cursor_u32(&c, &s->meta.nr_cpus_avail);
+		pmt_cursor_u32(&c, &s->meta.nr_cpus_online);
 		break;
 	case PMT_FEAT_CMDLINE:
 		rc = parse_cmdline(s, p, len);
@@ -263,11 +286,13 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 		break;
 	case PMT_FEAT_COMPRESSED:
 		/* {u32 version, type, level, ratio, mmap_len} */
-		if (len < 20)
+		if (pmt_cursor_left(&c) < 20)
 			return -PMT_ECORRUPT;
-		s->meta.comp_type = rd32(s, p + 4);
-		s->meta.comp_level = rd32(s, p + 8);
-		s->meta.comp_mmap_len = rd32(s, p + 16);
+		pmt_cursor_skip(&c, 4);
+		pmt_cursor_u32(&c, &s->meta.comp_type);
+		pmt_cursor_u32(&c, &s->meta.comp_level);
+		pmt_cursor_skip(&c, 4);
+		pmt_cursor_u32(&c, &s->meta.comp_mmap_len);
 		/* perf stat record writes the feature with PERF_COMP_NONE (0) */
 		if (s->meta.comp_type > 1)
 			src_warn(s, "compression type %u is not zstd", s->meta.comp_type);
