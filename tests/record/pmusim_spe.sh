@@ -133,6 +133,31 @@ if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-g
 		bad "pmutrace reads perf's storm as '$("$P" info "$T/perfs.data" | tail -1)', perf: $ptr truncated, $pco collisions"
 	"$P" info "$T/b.data" | grep -q "($tr truncated, $tr partial, $(sum "$T/b.log" collisions) collisions)" ||
 		bad "pmutrace's storm recording reads as '$("$P" info "$T/b.data" | tail -1)'"
+	# AUXTRACE_INFO v2 as perf 7.3 writes it (arm_spe_save_cpu_header): every CPU asked
+	# for (all online ones for a task) with its MIDR ($PERF_CPUID), and the event's PMU
+	# type, min_interval and event_filter caps where that PMU covers the CPU, -1 and zeros
+	# where it does not; heterogeneous PMUs, -a and --per-thread. perf report -D prints
+	# every u64 of the record, and its size
+	sh "$HERE/../pmusim/fake_sysfs.sh" "$T/fs2" 2 arm_spe_0:8:0:1024:0x3fe arm_spe_1:9:1:256
+	info() { sed -n '/PERF_RECORD_AUXTRACE_INFO/,/^$/p' | sed '1s/.*\(\[0x[0-9a-f]*\]\).*/\1/'; }
+	for args in "arm_spe_0// -a" "arm_spe_1// -a" "arm_spe_0// --per-thread"; do
+		set -- $args
+		type=8
+		[ "$1" = arm_spe_1// ] && type=9
+		# (pmutrace takes no workload with -a: --duration instead)
+		run="--per-thread -- sleep 0.2"
+		[ "$2" = -a ] && run="-a --duration 0.3"
+		env PERF_CPUID=0x410fd490 SYSFS_PATH="$T/fs2" PMUSIM_TYPE=$type PMUSIM_SPE="$T/a.spe" \
+			LD_PRELOAD="$T/sim.so" "$P" record -q -e "$1" -o "$T/i.data" $run ||
+			bad "AUXTRACE_INFO, $args: pmutrace record failed"
+		zstd -qdc "$T/i.data" | "$X86" report -D -i - 2>/dev/null | info >"$T/i.pmt"
+		SYSFS_PATH=$T/fs2 PERF_CPUID=0x410fd490 PMUSIM_TYPE=$type PMUSIM_SPE=$T/a.spe \
+			QEMU_SET_ENV=LD_PRELOAD=$T/sim64.so timeout 120 "$ARM" record -e "$@" \
+			-o "$T/i.perf" -- sleep 0.2 >/dev/null 2>&1
+		"$X86" report -D -i "$T/i.perf" 2>/dev/null | info >"$T/i.p73"
+		grep -q "Event Filter" "$T/i.p73" && cmp -s "$T/i.pmt" "$T/i.p73" ||
+			bad "AUXTRACE_INFO, $args: pmutrace's differs from perf 7.3's: $(diff "$T/i.pmt" "$T/i.p73" | tr '\n' ' ')"
+	done
 else
 	echo "note: arm64 perf 7.3 comparison skipped (tests/oracles/setup, gcc-aarch64-linux-gnu)"
 	n73=skipped

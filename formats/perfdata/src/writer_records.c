@@ -355,6 +355,33 @@ int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w, uint64
 	return pdw_end_rec(w);
 }
 
+int pmt_perf_writer_write_auxtrace_info_spe_cpus(struct pmt_perf_writer *w, uint64_t pmu_type,
+						  uint32_t nr_cpus, const struct pmt_spe_cpu_meta *cpus)
+{
+	PMT_FORWARD_IF_ERROR(pdw_start(w));
+	/* header.size is a u16: 48 bytes of header and info, then 7 u64 per CPU */
+	if (nr_cpus == 0 || nr_cpus > (65535u - 48) / 56)
+		return -PMT_EINVAL;
+	w->has_auxtrace = true;
+	put_hdr(w, PMT_REC_AUXTRACE_INFO, 0);
+	put32(w, PMT_AUXTRACE_ARM_SPE);
+	put32(w, 0);
+	put64(w, 2);
+	put64(w, 4);
+	put64(w, pmu_type);
+	put64(w, nr_cpus);
+	for (uint32_t i = 0; i < nr_cpus; i++) {
+		put64(w, PMT_SPE_V2_MAGIC);
+		put64(w, cpus[i].cpu);
+		put64(w, 4);
+		put64(w, cpus[i].midr);
+		put64(w, cpus[i].pmu_type);
+		put64(w, cpus[i].min_interval);
+		put64(w, cpus[i].event_filter);
+	}
+	return pdw_end_rec(w);
+}
+
 int pmt_perf_writer_write_sample(struct pmt_perf_writer *w, const struct pmt_sample *smp)
 {
 	const struct wattr *a = attr_for_id(w, smp->id);

@@ -81,42 +81,84 @@ static int write_features(struct cap *c)
 	return rc;
 }
 
-/* AUXTRACE_INFO v2 for SPE: the PMU type and each recorded CPU's MIDR (sysfs) */
+/* A CPU's MIDR as perf's get_cpuid_allow_env_override(): $PERF_CPUID for every CPU,
+ * else the CPU's midr_el1 in the sysfs tree; 0 when neither says */
+static uint64_t cpu_midr(uint32_t cpu)
+{
+	const char *env = getenv("PERF_CPUID");
+	unsigned long long v = 0;
+	char path[160];
+	FILE *f;
+
+	if (env && *env)
+		return strtoull(env, NULL, 16);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%u/regs/identification/midr_el1",
+		 pmt_sysfs_root(), cpu);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llx", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* perf's arm_spe_find_cpus(): the CPUs asked for, or for a task every online CPU */
+static int spe_info_cpus(const struct cap *c, struct pmt_cpumask *m)
+{
+	char path[160], line[4096];
+	FILE *f;
+
+	if (c->plan->per_cpu) {
+		*m = c->plan->cpus;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", pmt_sysfs_root());
+	f = fopen(path, "r");
+	if (f && fgets(line, sizeof(line), f) && pmt_cpumask_parse(line, m) == 0) {
+		fclose(f);
+		return 0;
+	}
+	if (f)
+		fclose(f);
+	memset(m, 0, sizeof(*m));
+	for (long i = 0, n = sysconf(_SC_NPROCESSORS_ONLN); i < n && i < PMT_CPUS_MAX; i++)
+		m->bits[i / 64] |= 1ull << (i % 64);
+	return 0;
+}
+
+/* AUXTRACE_INFO v2 as arm64 perf 7.3 writes it, per task too: one block per CPU with its
+ * MIDR and the SPE PMU's caps where that PMU covers the CPU */
 static int write_spe_info(struct cap *c)
 {
-	const struct pmt_record_plan *p = c->plan;
-	uint32_t *cpus = calloc(c->nslots, sizeof(*cpus));
-	uint64_t *midr = calloc(c->nslots, sizeof(*midr));
-	int rc;
+	const struct pmt_evsel *ev = &c->plan->ev.ev[0];
+	const struct pmt_pmu *pmu = ev->pmu;
+	struct pmt_spe_cpu_meta *m;
+	struct pmt_cpumask cpus;
+	uint64_t min_interval = 0, event_filter = 0;
+	uint32_t n = 0;
+	int cpu = -1, rc;
 
-	if (!cpus || !midr) {
-		free(cpus);
-		free(midr);
+	spe_info_cpus(c, &cpus);
+	m = calloc(pmt_cpumask_count(&cpus) + 1, sizeof(*m));
+	if (!m)
 		return -PMT_ENOMEM;
-	}
-	for (uint32_t s = 0; s < c->nslots; s++) {
-		char path[128];
-		FILE *f;
+	if (pmu && pmt_pmu_cap_u64(pmu, "min_interval", &min_interval) < 0)
+		min_interval = 0;
+	if (pmu && pmt_pmu_cap_u64(pmu, "event_filter", &event_filter) < 0)
+		event_filter = 0;
+	while ((cpu = pmt_cpumask_next(&cpus, (unsigned)(cpu + 1))) >= 0) {
+		bool covered = pmu && (!pmu->has_cpus || pmt_cpumask_has(&pmu->cpus, (unsigned)cpu));
 
-		cpus[s] = c->slot_cpu[s] < 0 ? 0 : (uint32_t)c->slot_cpu[s];
-		snprintf(path, sizeof(path),
-			 "%s/devices/system/cpu/cpu%u/regs/identification/midr_el1",
-			 pmt_sysfs_root(), cpus[s]);
-		f = fopen(path, "r");
-		if (f) {
-			unsigned long long v;
-
-			if (fscanf(f, "%llx", &v) == 1)
-				midr[s] = v;
-			fclose(f);
-		}
+		m[n].cpu = (uint32_t)cpu;
+		m[n].midr = cpu_midr((uint32_t)cpu);
+		m[n].pmu_type = covered ? ev->attr.type : UINT64_MAX;
+		m[n].min_interval = covered ? min_interval : 0;
+		m[n].event_filter = covered ? event_filter : 0;
+		n++;
 	}
-	rc = p->per_cpu ? pmt_perf_writer_write_auxtrace_info_spe_v2(c->w, p->ev.ev[0].attr.type,
-								     c->nslots, cpus, midr, NULL)
-			: pmt_perf_writer_write_auxtrace_info_spe_v1(c->w, p->ev.ev[0].attr.type,
-								     false);
-	free(cpus);
-	free(midr);
+	rc = pmt_perf_writer_write_auxtrace_info_spe_cpus(c->w, ev->attr.type, n, m);
+	free(m);
 	return rc;
 }
 

@@ -309,6 +309,16 @@ PMT_API int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w
 							const uint32_t *cpus,
 							const uint64_t *midr,
 							const uint64_t *event_filter);
+/* One CPU's block of SPE's AUXTRACE_INFO v2, all four parameters as perf 7.3's
+ * arm_spe_save_cpu_header() writes them: a CPU without the recorded SPE PMU has pmu_type
+ * UINT64_MAX and zero caps. */
+struct pmt_spe_cpu_meta {
+	uint32_t cpu;
+	uint64_t midr, pmu_type, min_interval, event_filter;
+};
+PMT_API int pmt_perf_writer_write_auxtrace_info_spe_cpus(struct pmt_perf_writer *w,
+							  uint64_t pmu_type, uint32_t nr_cpus,
+							  const struct pmt_spe_cpu_meta *cpus);
 /* PERF_RECORD_SAMPLE laid out per the sample_type of the attr that owns smp->id (or the
  * first attr). Supports IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD WEIGHT
  * WEIGHT_STRUCT DATA_SRC TRANSACTION PHYS_ADDR; other bits give -PMT_EUNSUPPORTED. */
