@@ -187,6 +187,10 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 		fprintf(stderr, " (%.3f MB, ratio %.2f)", (double)st->out_bytes / 1e6,
 			st->out_bytes ? mb * 1e6 / (double)st->out_bytes : 0.0);
 	fprintf(stderr, " ]\n");
+	if (verbose > 0 && st->drain_cpu_ns)
+		fprintf(stderr, "[ drain thread: %.3f CPU s, %.0f MB/s of AUX before compression ]\n",
+			(double)st->drain_cpu_ns / 1e9,
+			(double)st->aux_bytes / 1e6 / ((double)st->drain_cpu_ns / 1e9));
 	if (st->bundle_files || st->bundle_skipped || st->bundle_kallsyms_hidden)
 		fprintf(stderr, "[ bundled: %u files, %.3f MB before compression%s%s%s ]\n",
 			st->bundle_files, (double)st->bundle_bytes / 1e6,

@@ -259,7 +259,6 @@ static void cap_free(struct cap *c)
 	free(c->rings);
 	free(c->ring_fd);
 	free(c->slot_cpu);
-	free(c->aux_join);
 	free(c->reenable);
 	free(c->snap_head);
 	free(c->snap_wrapped);
@@ -299,6 +298,7 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 {
 	struct cap c = { .plan = plan, .o = o, .ro = ro, .st = st, .child = -1, .go_fd = -1,
 			 .err_fd = -1 };
+	struct timespec cpu0, cpu1;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
@@ -343,6 +343,7 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 	if (rc < 0)
 		goto out;
 	c.t0 = cap_now_ns();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 	if (o->target == PMT_TARGET_WORKLOAD)
 		rc = start_workload(&c, diag);
 	else
@@ -360,6 +361,9 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 			rc = rc2;
 	}
 	st->wall_ns = cap_now_ns() - c.t0;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+	st->drain_cpu_ns = (uint64_t)(cpu1.tv_sec - cpu0.tv_sec) * 1000000000ull +
+			   (uint64_t)cpu1.tv_nsec - (uint64_t)cpu0.tv_nsec;
 	note_multiplexing(&c);
 	{
 		int rc2 = cap_output_close(&c, rc, diag);

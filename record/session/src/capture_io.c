@@ -207,11 +207,6 @@ int cap_output_open(struct cap *c, struct pmt_diag *diag)
 	}
 	if (rc >= 0 && p->full_auxtrace && p->aux_pages)
 		rc = write_spe_info(c);
-	if (rc >= 0 && p->full_auxtrace && p->aux_pages) {
-		c->aux_join = malloc((size_t)p->aux_pages * (size_t)sysconf(_SC_PAGESIZE));
-		if (!c->aux_join)
-			rc = -PMT_ENOMEM;
-	}
 	c->st->lost_per_slot = calloc(c->nslots, sizeof(*c->st->lost_per_slot));
 	if (!c->st->lost_per_slot)
 		rc = -PMT_ENOMEM;
@@ -323,22 +318,19 @@ static int on_aux(void *ctx, const void *a, size_t alen, const void *b, size_t b
 {
 	struct cap *c = ctx;
 	const int32_t cpu = c->slot_cpu[c->cur_slot];
-	const void *data = a;
 	struct timespec ts;
 
-	if (blen) {
-		memcpy(c->aux_join, a, alen);
-		memcpy(c->aux_join + alen, b, blen);
-		data = c->aux_join;
-	}
 	/* perf's arm_spe_reference(): CLOCK_MONOTONIC_RAW sec ^ nsec */
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	c->st->aux_bytes += alen + blen;
-	return pmt_perf_writer_write_auxtrace(c->w, data, alen + blen, offset,
-					      (uint64_t)ts.tv_sec ^ (uint64_t)ts.tv_nsec,
-					      c->cur_slot,
-					      cpu < 0 ? (uint32_t)c->threads[c->cur_slot] : UINT32_MAX,
-					      (uint32_t)cpu);
+	/* the ring's bytes go to zstd's window as they lie, wrapped or not: the one copy
+	 * before the ring's pages are handed back by moving aux_tail */
+	return pmt_perf_writer_write_auxtrace_ctr(c->w, c->ctr, a, alen, b, blen, offset,
+						  (uint64_t)ts.tv_sec ^ (uint64_t)ts.tv_nsec,
+						  c->cur_slot,
+						  cpu < 0 ? (uint32_t)c->threads[c->cur_slot]
+							  : UINT32_MAX,
+						  (uint32_t)cpu);
 }
 
 int cap_drain_all(struct cap *c, struct pmt_diag *diag)

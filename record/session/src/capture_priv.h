@@ -32,7 +32,6 @@ struct cap {
 	bool *snap_wrapped;          /* [slot]: the area has wrapped */
 	uint64_t **ids;              /* [event][n] */
 	uint32_t *nids;
-	uint8_t *aux_join;           /* AUX bytes that wrapped, joined (aux_size) */
 	uint32_t cur_slot;           /* the ring being drained */
 	uint64_t t0, last_progress, last_flush;
 	FILE *fp, *stream;           /* the output and the container's record stream */

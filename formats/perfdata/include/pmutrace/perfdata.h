@@ -236,6 +236,15 @@ PMT_API int pmt_perf_writer_new(FILE *fp, const struct pmt_perf_writer_opts *opt
  * fclose() it before closing the container writer. NULL when out of memory. */
 struct pmt_ctr_writer;
 PMT_API FILE *pmt_perf_container_stream(struct pmt_ctr_writer *w);
+/* An AUXTRACE record of a writer whose stream is pmt_perf_container_stream(ctr), its bytes
+ * in one piece or two (a ring that wrapped): the writer's pending records are flushed to
+ * the container first, then header and bytes go to the container, which copies them once
+ * (zstd's window); the stream never sees them. */
+PMT_API int pmt_perf_writer_write_auxtrace_ctr(struct pmt_perf_writer *w,
+					       struct pmt_ctr_writer *ctr, const void *a,
+					       size_t alen, const void *b, size_t blen,
+					       uint64_t offset, uint64_t reference, uint32_t idx,
+					       uint32_t tid, uint32_t cpu);
 /* The same into a file of its own, written safely (pmt_out_file: a temporary file renamed
  * over `path` at a successful close, removed on failure; "-" = stdout). */
 PMT_API int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,
