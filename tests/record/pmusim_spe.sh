@@ -93,6 +93,19 @@ sort "$T/raw.csv" >"$T/raw.sorted"
 [ -s "$T/n.csv" ] && [ "$(comm -23 "$T/n.csv" "$T/raw.sorted" | wc -l)" = 0 ] ||
 	bad "snapshot: $(comm -23 "$T/n.csv" "$T/raw.sorted" | wc -l) samples that were never produced"
 
+# 5b. the status line on a terminal (util-linux's script gives a pty): elapsed, MB
+# captured, MB/s, the ratio of the frames written, samples, losses, twice a second, ended
+# with a newline; nothing of it when stderr is a file
+if command -v script >/dev/null; then
+	script -q -e -c "env SYSFS_PATH='$T/fs' PMUSIM_TYPE=8 PMUSIM_SPE='$T/a.spe' \
+		PMUSIM_RATE=600000 LD_PRELOAD='$T/sim.so' '$P' record -e arm_spe_0// -a \
+		--duration 2.2 -o '$T/st.data'" /dev/null </dev/null | tr '\r' '\n' >"$T/st.tty"
+	n=$(grep -ac '^\[ *[0-9.]* s \] *[0-9.]* MB captured, *[0-9.]* MB/s, ratio [0-9.]*, [0-9]* samples, [0-9]* lost' "$T/st.tty")
+	[ "$n" -ge 2 ] || bad "status line: $n lines with a ratio: $(head -c 400 "$T/st.tty")"
+	sim "$T/st.log" "$P" record -e arm_spe_0// -a --duration 1.2 -o "$T/st.data" 2>"$T/st.err"
+	! grep -q "MB captured," "$T/st.err" || bad "status line drawn into a file: $(cat "$T/st.err")"
+fi
+
 # 6. arm64 perf 7.3 on the same simulated PMU: the same samples
 ARM=$ORC/bin/perf-7.3-arm64 X86=$ORC/bin/perf-7.3
 if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-gnu-gcc >/dev/null; then

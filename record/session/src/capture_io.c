@@ -166,10 +166,16 @@ static int write_spe_info(struct cap *c)
  * can lose is bounded by the time between two of these */
 static int flush_frame(struct cap *c)
 {
+	int rc;
+
 	if (fflush(c->stream))
 		return -PMT_EIO;
 	c->last_flush = cap_now_ns();
-	return pmt_ctr_flush(c->ctr);
+	rc = pmt_ctr_flush(c->ctr);
+	/* a pipe has no position: no ratio on the status line */
+	c->flushed_in = c->st->bytes + c->st->aux_bytes;
+	c->flushed_out = c->fp ? ftell(c->fp) : -1;
+	return rc;
 }
 
 int cap_output_open(struct cap *c, struct pmt_diag *diag)
@@ -397,12 +403,17 @@ static void progress(struct cap *c, bool last)
 {
 	uint64_t now = cap_now_ns(), el = now - c->t0;
 	double mb = (double)(c->st->bytes + c->st->aux_bytes) / 1e6;
+	char ratio[32] = "";
 
 	if (!c->ro->progress || (!last && now - c->last_progress < 500000000ull))
 		return;
 	c->last_progress = now;
-	fprintf(stderr, "\r[ %6.1f s ] %9.1f MB captured, %7.1f MB/s, %llu samples, %llu lost%s",
-		(double)el / 1e9, mb, el ? mb / ((double)el / 1e9) : 0.0,
+	/* the ratio of the frames finished so far (the current one is still in zstd) */
+	if (c->flushed_in && c->flushed_out > 0)
+		snprintf(ratio, sizeof(ratio), ", ratio %.2f",
+			 (double)c->flushed_in / (double)c->flushed_out);
+	fprintf(stderr, "\r[ %6.1f s ] %9.1f MB captured, %7.1f MB/s%s, %llu samples, %llu lost%s",
+		(double)el / 1e9, mb, el ? mb / ((double)el / 1e9) : 0.0, ratio,
 		(unsigned long long)c->st->samples,
 		(unsigned long long)(c->st->lost + c->st->lost_samples + c->st->aux_truncated),
 		last ? "\n" : "  ");

@@ -38,6 +38,8 @@ struct cap {
 	struct pmt_ctr_writer *ctr;
 	struct pmt_perf_writer *w;
 	int progress_shown;
+	uint64_t flushed_in;          /* bytes captured when the last frame ended */
+	long flushed_out;             /* the output's size then (-1: a pipe) */
 	char **bundle;               /* --bundle: the mapped files to carry */
 	size_t nbundle, bundle_cap;
 	struct { char *path; uint8_t id[20], size; } *bid; /* build-ids read so far */
