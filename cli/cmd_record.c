@@ -401,8 +401,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (targets > 1)
 		return pmt_cli_usage_fail("record", "choose one of -a, -C, -p and -t");
-	if (targets && optind < argc)
-		return pmt_cli_usage_fail("record", "a workload (-- CMD) and -a/-C/-p/-t exclude "
+	/* -a/-C with a workload: the CPUs are recorded while it runs, as perf does */
+	if ((o.target == PMT_TARGET_PID || o.target == PMT_TARGET_TID) && optind < argc)
+		return pmt_cli_usage_fail("record", "a workload (-- CMD) and -p/-t exclude "
 					  "each other");
 	if (!targets && optind >= argc)
 		return pmt_cli_usage_fail("record", "nothing to record: give -- CMD ARGS, -a, -C, "

@@ -308,7 +308,11 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 	if (o->target == PMT_TARGET_WORKLOAD && (!ro->argv || !ro->argv[0]))
 		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
 				    "no workload to run");
-	if (o->target == PMT_TARGET_WORKLOAD && (rc = fork_workload(&c, diag)) < 0)
+	/* -a/-C -- CMD: the workload is forked first too, and started once the CPUs record */
+	if ((o->target == PMT_TARGET_WORKLOAD ||
+	     ((o->target == PMT_TARGET_SYSTEM || o->target == PMT_TARGET_CPUS) && ro->argv &&
+	      ro->argv[0])) &&
+	    (rc = fork_workload(&c, diag)) < 0)
 		return rc;
 	rc = target_threads(&c, diag);
 	if (rc < 0)
@@ -344,10 +348,13 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 		goto out;
 	c.t0 = cap_now_ns();
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
-	if (o->target == PMT_TARGET_WORKLOAD)
+	if (o->target == PMT_TARGET_WORKLOAD) {
 		rc = start_workload(&c, diag);
-	else
+	} else {
 		cap_enable(&c, true);
+		if (c.child > 0)
+			rc = start_workload(&c, diag);
+	}
 	if (rc >= 0)
 		rc = cap_loop(&c, diag);
 	/* snapshot mode: the area as it is at the end, as perf's --snapshot=e */
