@@ -158,11 +158,8 @@ if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-g
 		set -- $args
 		type=8
 		[ "$1" = arm_spe_1// ] && type=9
-		# (pmutrace takes no workload with -a: --duration instead)
-		run="--per-thread -- sleep 0.2"
-		[ "$2" = -a ] && run="-a --duration 0.3"
 		env PERF_CPUID=0x410fd490 SYSFS_PATH="$T/fs2" PMUSIM_TYPE=$type PMUSIM_SPE="$T/a.spe" \
-			LD_PRELOAD="$T/sim.so" "$P" record -q -e "$1" -o "$T/i.data" $run ||
+			LD_PRELOAD="$T/sim.so" "$P" record -q -e "$@" -o "$T/i.data" -- sleep 0.2 ||
 			bad "AUXTRACE_INFO, $args: pmutrace record failed"
 		zstd -qdc "$T/i.data" | "$X86" report -D -i - 2>/dev/null | info >"$T/i.pmt"
 		SYSFS_PATH=$T/fs2 PERF_CPUID=0x410fd490 PMUSIM_TYPE=$type PMUSIM_SPE=$T/a.spe \
@@ -183,14 +180,10 @@ if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-g
 	det() { # NAME PMUSIM_SETTINGS RECORD_ARGS
 		name=$1 settings="PMUSIM_SEED=5 PMUSIM_SHARDS=2 $2" args=$3
 		rm -f "$T/$name.log" "$T/$name.plog"
-		# pmutrace takes no workload with -a; the producer's SIGINT ends both
-		case $args in
-		-a*) until="--duration 60" ;;
-		*) until="-- sleep 60" ;;
-		esac
+		# (the producer's SIGINT ends both recordings)
 		env $settings SYSFS_PATH="$T/fs" PMUSIM_TYPE=8 PMUSIM_SPE="$T/a.spe" \
 			PMUSIM_LOG="$T/$name.log" PMUSIM_DONE_SIGNAL=2 LD_PRELOAD="$T/sim.so" \
-			"$P" record -q -e arm_spe_0// $args -o "$T/$name.pmt" $until 2>/dev/null
+			"$P" record -q -e arm_spe_0// $args -o "$T/$name.pmt" -- sleep 60 2>/dev/null
 		env $settings SYSFS_PATH="$T/fs" PERF_CPUID=0x410fd0c0 PMUSIM_TYPE=8 \
 			PMUSIM_SPE="$T/a.spe" PMUSIM_LOG="$T/$name.plog" PMUSIM_DONE_SIGNAL=2 \
 			QEMU_SET_ENV=LD_PRELOAD="$T/sim64.so" timeout 120 "$ARM" record \
