@@ -3,6 +3,7 @@
 # workload's wall time (overhead on it), CPU used by recorder + workload, output size.
 # cpu-clock every PERIOD ns (default 10000: 100k samples/s) of a shell busy loop, per task, 3 runs each
 # (median).   sh bench/record_vs_perf.sh build/cli/pmutrace [PERF...]
+# (x86 perf 7.3: tests/oracles/setup's wrapper of this tree, else its workload never runs)
 set -eu
 P=$1
 shift
@@ -33,3 +34,5 @@ for perf in $PERFS; do
 done
 measure "pmutrace record (-z 3)" "$T/m.data" "$P" record -q -e cpu-clock -c $PERIOD -o "$T/m.data" -- sh -c "$W"
 measure "pmutrace record (-z 1)" "$T/m.data" "$P" record -q -z 1 -e cpu-clock -c $PERIOD -o "$T/m.data" -- sh -c "$W"
+# perf's file carries no binaries: the same without the symbol tables record bundles
+measure "pmutrace record --no-bundle" "$T/m.data" "$P" record -q --no-bundle -e cpu-clock -c $PERIOD -o "$T/m.data" -- sh -c "$W"

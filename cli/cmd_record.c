@@ -215,6 +215,10 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 		fprintf(stderr, " (%.3f MB, ratio %.2f)", (double)st->out_bytes / 1e6,
 			st->out_bytes ? mb * 1e6 / (double)st->out_bytes : 0.0);
 	fprintf(stderr, " ]\n");
+	if (verbose > 0 && st->drain_cpu_ns)
+		fprintf(stderr, "[ drain thread: %.3f CPU s, %.0f MB/s of AUX before compression ]\n",
+			(double)st->drain_cpu_ns / 1e9,
+			(double)st->aux_bytes / 1e6 / ((double)st->drain_cpu_ns / 1e9));
 	if (st->bundle_files || st->bundle_skipped || st->bundle_kallsyms_hidden)
 		fprintf(stderr, "[ bundled: %u files, %.3f MB before compression%s%s%s ]\n",
 			st->bundle_files, (double)st->bundle_bytes / 1e6,
@@ -448,8 +452,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (targets > 1)
 		return pmt_cli_usage_fail("record", "choose one of -a, -C, -p and -t");
-	if (targets && optind < argc)
-		return pmt_cli_usage_fail("record", "a workload (-- CMD) and -a/-C/-p/-t exclude "
+	/* -a/-C with a workload: the CPUs are recorded while it runs, as perf does */
+	if ((o.target == PMT_TARGET_PID || o.target == PMT_TARGET_TID) && optind < argc)
+		return pmt_cli_usage_fail("record", "a workload (-- CMD) and -p/-t exclude "
 					  "each other");
 	if (!targets && optind >= argc)
 		return pmt_cli_usage_fail("record", "nothing to record: give -- CMD ARGS, -a, -C, "

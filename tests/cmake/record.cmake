@@ -9,7 +9,7 @@ set_tests_properties(record.kernel_sw PROPERTIES LABELS "record" TIMEOUT 120
 add_test(NAME record.pmusim_spe COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/pmusim_spe.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 # (a sanitizer build is preloaded after the simulator: asan must not insist on coming first)
-set_tests_properties(record.pmusim_spe PROPERTIES LABELS "record;perf73" TIMEOUT 300
+set_tests_properties(record.pmusim_spe PROPERTIES LABELS "record;perf73" TIMEOUT 900
   RUN_SERIAL TRUE ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
 # groups on the real kernel (software events): group_fd, leader sampling read by perf

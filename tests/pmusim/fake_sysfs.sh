@@ -1,7 +1,7 @@
 #!/bin/sh
 # A sysfs tree with fake Arm SPE PMUs, for SYSFS_PATH (perf and pmutrace read PMUs from it).
-#   fake_sysfs.sh DIR NCPUS [NAME:TYPE:CPUS:MIN_INTERVAL ...]
-# e.g. fake_sysfs.sh /tmp/fs 4 arm_spe_0:8:0-1:1024 arm_spe_1:9:2-3:256
+#   fake_sysfs.sh DIR NCPUS [NAME:TYPE:CPUS:MIN_INTERVAL[:EVENT_FILTER] ...]
+# e.g. fake_sysfs.sh /tmp/fs 4 arm_spe_0:8:0-1:1024 arm_spe_1:9:2-3:256:0x7e
 # Format files are the arm_spe_pmu driver's (drivers/perf/arm_spe_pmu.c, newest kernel).
 set -eu
 dir=$1 ncpus=$2
@@ -19,6 +19,8 @@ for spec in "$@"; do
 	name=${spec%%:*} rest=${spec#*:}
 	type=${rest%%:*} rest=${rest#*:}
 	cpus=${rest%%:*} min=${rest#*:}
+	filter=
+	case $min in *:*) filter=${min#*:} min=${min%%:*} ;; esac
 	d=$dir/bus/event_source/devices/$name
 	mkdir -p "$d/format" "$d/caps"
 	echo "$type" >"$d/type"
@@ -32,4 +34,5 @@ for spec in "$@"; do
 	echo 1 >"$d/caps/ernd"
 	echo 12 >"$d/caps/count_size"
 	[ "$min" = - ] || echo "$min" >"$d/caps/min_interval"
+	[ -z "$filter" ] || echo "$filter" >"$d/caps/event_filter"
 done

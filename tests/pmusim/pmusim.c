@@ -16,6 +16,17 @@
  *   PMUSIM_COLLIDE=N        every Nth AUX record carries COLLISION
  *   PMUSIM_DONE_SIGNAL=N    send signal N to the process when every byte was produced
  *                           (benchmarks: the recorder stops once it has all of them)
+ *   PMUSIM_SEED=S           deterministic producer, for comparing two recorders exactly:
+ *                           record i goes to the event on CPU i % PMUSIM_SHARDS (default
+ *                           1), chunks are whole records up to PMUSIM_CHUNK, the producer
+ *                           waits for room in both rings instead of flagging a full area,
+ *                           and losses come from a per-event PRNG (seeded by S and the
+ *                           CPU), one draw per chunk: with PMUSIM_TRUNCATE=N one chunk in N
+ *                           is dropped with TRUNCATED|PARTIAL (the event stops until
+ *                           enabled), with PMUSIM_LOSE=N one chunk's PERF_RECORD_AUX in N
+ *                           is dropped as from a full data ring (LOST before the next
+ *                           record). Which bytes and records each CPU gets, and every
+ *                           flag, depend only on the stream position, not on timing.
  * The SPE records are split across the events in CPU order, so with one event per CPU
  * each CPU gets a share in turn. pebs.c adds an Intel core PMU (PMUSIM_PEBS_TYPE): PEBS
  * samples with retire latencies and counting reads; it is included at the end, so the
@@ -374,6 +385,119 @@ static void produce_once(struct ev *e, size_t chunk, unsigned collide)
 	e->produced += n;
 }
 
+static uint64_t det_next(struct ev *e)
+{
+	/* xorshift64 */
+	e->det_rng ^= e->det_rng << 13;
+	e->det_rng ^= e->det_rng >> 7;
+	e->det_rng ^= e->det_rng << 17;
+	return e->det_rng;
+}
+
+/* the event's share of the records: indices shard, shard + shards, ... */
+static int det_shard(const struct ev *e, size_t *shards)
+{
+	const char *ss = getenv("PMUSIM_SHARDS");
+
+	*shards = ss && atoi(ss) > 0 ? (size_t)atoi(ss) : 1;
+	return e->cpu < 0 ? 0 : e->cpu % (int)*shards;
+}
+
+/* every mapped SPE event has produced its share (called with lock held) */
+static int det_all_done(void)
+{
+	for (int i = 0; i < MAX_EV; i++)
+		if (evs[i].used && evs[i].spe && evs[i].aux && evs[i].det_rec < nrec)
+			return 0;
+	return 1;
+}
+
+/* One step of the deterministic driver (PMUSIM_SEED). Called with e->busy held. */
+static void produce_det(struct ev *e, size_t chunk, unsigned collide, unsigned trunc,
+			unsigned lose)
+{
+	size_t shards, n = 0, k;
+	uint64_t head, tail, space, dhead, dtail, r;
+	const int shard = det_shard(e, &shards);
+
+	if (!e->det_rec && !e->produced && !e->dropped)
+		e->det_rec = (uint64_t)shard;
+	if (!e->itrace_sent) {
+		itrace_start(e);
+		e->itrace_sent = 1;
+	}
+	/* this chunk: whole records of the event's share, up to chunk bytes (one at least) */
+	for (k = e->det_rec; k < nrec; k += shards) {
+		size_t l = rec_end[k] - (k ? rec_end[k - 1] : 0);
+
+		if (n && n + l > chunk)
+			break;
+		n += l;
+	}
+	if (!n) {
+		static int signalled;
+		const char *sig = getenv("PMUSIM_DONE_SIGNAL");
+
+		pthread_mutex_lock(&lock);
+		if (sig && det_all_done() && !__atomic_exchange_n(&signalled, 1, __ATOMIC_SEQ_CST))
+			kill(getpid(), atoi(sig));
+		pthread_mutex_unlock(&lock);
+		usleep(1000);
+		return;
+	}
+	/* room for the chunk, and for PERF_RECORD_AUX with a LOST before it: else later */
+	head = *up64(e, 1056);
+	tail = __atomic_load_n(up64(e, 1064), __ATOMIC_ACQUIRE);
+	space = e->overwrite ? e->aux_size - 1 : (tail - head - 1) & (e->aux_size - 1);
+	dhead = *up64(e, 1024);
+	dtail = __atomic_load_n(up64(e, 1032), __ATOMIC_ACQUIRE);
+	if (space < n || e->data_size - (dhead - dtail) < 256)
+		return;
+	r = det_next(e);
+	for (uint64_t i = e->det_rec, at = head; i < k; i += shards) {
+		size_t from = i ? rec_end[i - 1] : 0, l = rec_end[i] - from;
+
+		for (size_t b = 0; b < l; b++)
+			e->aux[(at + b) & (e->aux_size - 1)] = spe_bytes[from + b];
+		at += l;
+	}
+	e->det_rec = k;
+	if (trunc && r % trunc == 0) {
+		/* the buffer "filled" after this chunk (PMBSR.DL): the driver ends the AUX
+		 * record with TRUNCATED|PARTIAL and stops; the next chunk's records are the
+		 * ones the hardware could not write. The record carries the chunk, so aux_head
+		 * moves and a recorder reading it re-enables (perf's arm_spe_read_finish runs
+		 * only when there was data) */
+		size_t drop = 0;
+
+		aux_record(e, head, n, 0x1 | 0x4);
+		e->truncated++;
+		for (; k < nrec; k += shards) {
+			size_t l = rec_end[k] - (k ? rec_end[k - 1] : 0);
+
+			if (drop && drop + l > chunk)
+				break;
+			drop += l;
+		}
+		e->det_rec = k;
+		e->dropped += drop;
+		e->enabled = 0;
+		simlog("cpu %d truncated at %llu\n", e->cpu, (unsigned long long)(head + n));
+	} else if (lose && (r >> 32) % lose == 0) {
+		/* the data ring had no room for it (perf_output_begin): counted, LOST next */
+		e->lost_pending++;
+		e->data_lost++;
+		e->aux_records++;
+	} else {
+		aux_record(e, head, n,
+			   (e->overwrite ? 0x2 : 0) |
+				   (collide && (e->aux_records + 1) % collide == 0
+					    ? (e->collisions++, 0x8) : 0));
+	}
+	__atomic_store_n(up64(e, 1056), head + n, __ATOMIC_RELEASE);
+	e->produced += n;
+}
+
 static void *producer(void *arg)
 {
 	struct ev *e = arg;
@@ -382,7 +506,14 @@ static void *producer(void *arg)
 	size_t chunk = cs ? strtoull(cs, NULL, 0) : 4096;
 	double rate = rs ? strtod(rs, NULL) : 0;
 	unsigned collide = co ? (unsigned)atoi(co) : 0;
+	const char *seed = getenv("PMUSIM_SEED"), *tr = getenv("PMUSIM_TRUNCATE");
+	const char *lo = getenv("PMUSIM_LOSE");
+	unsigned trunc = tr ? (unsigned)atoi(tr) : 0, lose = lo ? (unsigned)atoi(lo) : 0;
 	uint64_t t0 = now_ns();
+
+	if (seed)
+		e->det_rng = (strtoull(seed, NULL, 0) + 1) * 0x9e3779b97f4a7c15ull +
+			     (uint64_t)(e->cpu + 2) * 0xbf58476d1ce4e5b9ull;
 
 	while (!e->stop) {
 		if (!e->enabled || !e->aux ||
@@ -391,7 +522,9 @@ static void *producer(void *arg)
 			continue;
 		}
 		pthread_mutex_lock(&e->busy);
-		if (e->enabled)
+		if (e->enabled && seed)
+			produce_det(e, chunk, collide, trunc, lose);
+		else if (e->enabled)
 			produce_once(e, chunk, collide);
 		pthread_mutex_unlock(&e->busy);
 	}

@@ -40,6 +40,7 @@ struct ev {
 	int thr_started;
 	volatile int stop;
 	uint64_t produced, dropped, truncated, aux_records, data_lost, collisions;
+	uint64_t det_rec, det_rng; /* PMUSIM_SEED: the event's next record index, its PRNG */
 	int itrace_sent;
 	/* the Intel core PMU (pebs.c) */
 	int pebs;                 /* of a PMUSIM_PEBS_TYPE type */

@@ -51,6 +51,15 @@ sleep 0.2
 zstd -dc "$T/a.data" | perf script -i - -F comm,pid 2>/dev/null | awk -v p="$BUSY" '$2 == p { print $1 }' | sort -u >"$T/busy"
 [ "$(cat "$T/busy")" = sh ] || bad "-a: the busy loop's samples are named '$(cat "$T/busy")'"
 "$P" info "$T/a.data" | grep -q "dummy:u" || bad "-a: no tracking dummy event"
+# system-wide while a workload runs (perf's -a -- CMD): the recording ends with the
+# workload, which is named, and the busy loop that was there before is recorded too
+"$P" record -q -e cpu-clock -a -o "$T/aw.data" -- sh -c "$loop" 2>"$T/err"
+rc=$?
+zstd -dc "$T/aw.data" | perf script -i - -F comm,pid 2>/dev/null | awk '{ print $1, ($2 == '"$BUSY"') }' |
+	sort -u >"$T/aw"
+[ $rc = 0 ] && grep -q "^sh 0$" "$T/aw" && grep -q "^sh 1$" "$T/aw" &&
+	"$P" info "$T/aw.data" | grep -q "finished: yes" ||
+	bad "-a -- CMD: exit $rc, samples by comm and busy: $(tr '\n' ' ' <"$T/aw") $(cat "$T/err")"
 
 # an existing process: only its samples
 "$P" record -q -e cpu-clock -p "$BUSY" --duration 0.4 -o "$T/p.data" 2>"$T/err" || bad "-p: $(cat "$T/err")"

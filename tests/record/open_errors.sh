@@ -29,6 +29,13 @@ expect() {
 }
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo unknown)
 
+# SPE's privileged terms (a fake arm_spe_0, tests/pmusim/fake_sysfs.sh): the refusal names
+# the term that needs CAP_PERFMON
+sh "$HERE/../pmusim/fake_sysfs.sh" "$T/fs" 2 arm_spe_0:8:0-1:1024
+expect 13 "pct_enable needs CAP_PERFMON too" SYSFS_PATH="$T/fs" -- -e arm_spe_0/pct_enable=1/ -- true
+expect 1 "pa_enable needs CAP_PERFMON too" SYSFS_PATH="$T/fs" -- -e arm_spe_0/pa_enable=1/ -a --duration 0.1
+expect 13 "pa_enable and pct_enable need CAP_PERFMON" SYSFS_PATH="$T/fs" -- -e arm_spe_0/pa_enable=1,pct_enable=1/ -- true
+
 expect 13 "cpu-clock on CPU 0: no permission (kernel.perf_event_paranoid is $paranoid)" -- -e cpu-clock -- true
 expect 13 "CAP_PERFMON" -- -e cpu-clock -- true
 if [ "$paranoid" != unknown ] && [ "$paranoid" -ge 3 ]; then

@@ -198,12 +198,14 @@ int pmt_ctr_flush(struct pmt_ctr_writer *w)
 	return end_frame(w);
 }
 
-int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
+int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n)
 {
-	ZSTD_inBuffer in = { records, len, 0 };
+	size_t len = 0;
 
 	if (w->err)
 		return w->err;
+	for (unsigned i = 0; i < n; i++)
+		len += v[i].len;
 	if (len > FRAME_MAX)
 		return -PMT_ERANGE; /* no reader would take the frame */
 	/* a frame ends before the record that would take it past the frame size; a larger
@@ -223,15 +225,29 @@ int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 			w->fbuf = b;
 			w->fcap = cap;
 		}
-		memcpy(w->fbuf + w->len, records, len);
-		w->len += len;
+		for (unsigned i = 0; i < n; i++) {
+			memcpy(w->fbuf + w->len, v[i].p, v[i].len);
+			w->len += v[i].len;
+		}
 		return 0;
 	}
-	/* zstd's workers compress while the caller goes on */
-	if (drain(w, &in, ZSTD_e_continue) < 0)
-		return w->err;
+	/* zstd takes each piece into its own window (the one copy), and its workers
+	 * compress while the caller goes on */
+	for (unsigned i = 0; i < n; i++) {
+		ZSTD_inBuffer in = { v[i].p, v[i].len, 0 };
+
+		if (v[i].len && drain(w, &in, ZSTD_e_continue) < 0)
+			return w->err;
+	}
 	w->len += len;
 	return 0;
+}
+
+int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
+{
+	struct pmt_ctr_piece one = { records, len };
+
+	return pmt_ctr_writev(w, &one, 1);
 }
 
 int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, const void *data,

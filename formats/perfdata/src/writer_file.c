@@ -12,8 +12,8 @@ void pdw_emit(struct pmt_perf_writer *w, const void *p, size_t n)
 	w->off += n;
 }
 
-/* Patch the size into the record header and write it. */
-int pdw_end_rec(struct pmt_perf_writer *w)
+/* Patch the size into the record header. */
+int pdw_seal_rec(struct pmt_perf_writer *w)
 {
 	uint16_t sz;
 
@@ -25,6 +25,13 @@ int pdw_end_rec(struct pmt_perf_writer *w)
 	if (w->swap)
 		sz = pd_bswap16(sz);
 	memcpy(w->rec.data + 6, &sz, 2);
+	return 0;
+}
+
+/* Patch the size into the record header and write it. */
+int pdw_end_rec(struct pmt_perf_writer *w)
+{
+	PMT_FORWARD_IF_ERROR(pdw_seal_rec(w));
 	pdw_emit(w, w->rec.data, w->rec.len);
 	return w->err;
 }

@@ -105,6 +105,7 @@ static inline void put_fstr(struct pmt_perf_writer *w, const char *s)
 /* writer_file.c */
 void pdw_emit(struct pmt_perf_writer *w, const void *p, size_t n);
 int pdw_start(struct pmt_perf_writer *w);
+int pdw_seal_rec(struct pmt_perf_writer *w);
 int pdw_end_rec(struct pmt_perf_writer *w);
 
 #endif

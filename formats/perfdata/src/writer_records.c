@@ -1,5 +1,6 @@
 /* perf.data writer: records (kernel records with their sample_id trailer, AUXTRACE, SPE
  * AUXTRACE_INFO, TIME_CONV, samples) and copies between byte orders. */
+#include "pmutrace/container.h"
 #include "writer_priv.h"
 
 int pmt_perf_writer_write_record(struct pmt_perf_writer *w, const void *raw, size_t size)
@@ -18,13 +19,10 @@ int pmt_perf_writer_write_record(struct pmt_perf_writer *w, const void *raw, siz
 	return w->err;
 }
 
-int pmt_perf_writer_write_auxtrace(struct pmt_perf_writer *w, const void *data, uint64_t size,
-				   uint64_t offset, uint64_t reference, uint32_t idx,
-				   uint32_t tid, uint32_t cpu)
+/* An AUXTRACE record's header in w->rec, its offset noted for file mode's index */
+static int auxtrace_header(struct pmt_perf_writer *w, uint64_t padded, uint64_t offset,
+			   uint64_t reference, uint32_t idx, uint32_t tid, uint32_t cpu)
 {
-	static const uint8_t zero[8];
-	uint64_t padded = (size + 7) & ~7ULL;
-
 	PMT_FORWARD_IF_ERROR(pdw_start(w));
 	w->has_auxtrace = true;
 	if (!w->pipe) {
@@ -47,9 +45,42 @@ int pmt_perf_writer_write_auxtrace(struct pmt_perf_writer *w, const void *data, 
 	put32(w, tid);
 	put32(w, cpu);
 	put32(w, 0);
-	PMT_FORWARD_IF_ERROR(pdw_end_rec(w));
+	return pdw_seal_rec(w);
+}
+
+int pmt_perf_writer_write_auxtrace(struct pmt_perf_writer *w, const void *data, uint64_t size,
+				   uint64_t offset, uint64_t reference, uint32_t idx,
+				   uint32_t tid, uint32_t cpu)
+{
+	static const uint8_t zero[8];
+	uint64_t padded = (size + 7) & ~7ULL;
+
+	PMT_FORWARD_IF_ERROR(auxtrace_header(w, padded, offset, reference, idx, tid, cpu));
+	pdw_emit(w, w->rec.data, w->rec.len);
 	pdw_emit(w, data, (size_t)size);
 	pdw_emit(w, zero, (size_t)(padded - size));
+	return w->err;
+}
+
+int pmt_perf_writer_write_auxtrace_ctr(struct pmt_perf_writer *w, struct pmt_ctr_writer *ctr,
+				       const void *a, size_t alen, const void *b, size_t blen,
+				       uint64_t offset, uint64_t reference, uint32_t idx,
+				       uint32_t tid, uint32_t cpu)
+{
+	static const uint8_t zero[8];
+	uint64_t padded = (alen + blen + 7) & ~7ULL;
+	struct pmt_ctr_piece v[4];
+
+	PMT_FORWARD_IF_ERROR(auxtrace_header(w, padded, offset, reference, idx, tid, cpu));
+	/* the records before it reach the container first, whole */
+	if (fflush(w->fp))
+		return w->err = -PMT_EIO;
+	v[0] = (struct pmt_ctr_piece){ w->rec.data, w->rec.len };
+	v[1] = (struct pmt_ctr_piece){ a, alen };
+	v[2] = (struct pmt_ctr_piece){ b, blen };
+	v[3] = (struct pmt_ctr_piece){ zero, (size_t)(padded - alen - blen) };
+	w->err = pmt_ctr_writev(ctr, v, 4);
+	w->off += w->rec.len + padded;
 	return w->err;
 }
 
@@ -364,6 +395,33 @@ int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w, uint64
 		put64(w, 0);
 		if (event_filter)
 			put64(w, event_filter[i]);
+	}
+	return pdw_end_rec(w);
+}
+
+int pmt_perf_writer_write_auxtrace_info_spe_cpus(struct pmt_perf_writer *w, uint64_t pmu_type,
+						  uint32_t nr_cpus, const struct pmt_spe_cpu_meta *cpus)
+{
+	PMT_FORWARD_IF_ERROR(pdw_start(w));
+	/* header.size is a u16: 48 bytes of header and info, then 7 u64 per CPU */
+	if (nr_cpus == 0 || nr_cpus > (65535u - 48) / 56)
+		return -PMT_EINVAL;
+	w->has_auxtrace = true;
+	put_hdr(w, PMT_REC_AUXTRACE_INFO, 0);
+	put32(w, PMT_AUXTRACE_ARM_SPE);
+	put32(w, 0);
+	put64(w, 2);
+	put64(w, 4);
+	put64(w, pmu_type);
+	put64(w, nr_cpus);
+	for (uint32_t i = 0; i < nr_cpus; i++) {
+		put64(w, PMT_SPE_V2_MAGIC);
+		put64(w, cpus[i].cpu);
+		put64(w, 4);
+		put64(w, cpus[i].midr);
+		put64(w, cpus[i].pmu_type);
+		put64(w, cpus[i].min_interval);
+		put64(w, cpus[i].event_filter);
 	}
 	return pdw_end_rec(w);
 }

@@ -259,7 +259,6 @@ static void cap_free(struct cap *c)
 	free(c->rings);
 	free(c->ring_fd);
 	free(c->slot_cpu);
-	free(c->aux_join);
 	free(c->reenable);
 	free(c->snap_head);
 	free(c->snap_wrapped);
@@ -300,6 +299,7 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 {
 	struct cap c = { .plan = plan, .o = o, .ro = ro, .st = st, .child = -1, .go_fd = -1,
 			 .err_fd = -1 };
+	struct timespec cpu0, cpu1;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
@@ -309,7 +309,11 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 	if (o->target == PMT_TARGET_WORKLOAD && (!ro->argv || !ro->argv[0]))
 		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
 				    "no workload to run");
-	if (o->target == PMT_TARGET_WORKLOAD && (rc = fork_workload(&c, diag)) < 0)
+	/* -a/-C -- CMD: the workload is forked first too, and started once the CPUs record */
+	if ((o->target == PMT_TARGET_WORKLOAD ||
+	     ((o->target == PMT_TARGET_SYSTEM || o->target == PMT_TARGET_CPUS) && ro->argv &&
+	      ro->argv[0])) &&
+	    (rc = fork_workload(&c, diag)) < 0)
 		return rc;
 	rc = target_threads(&c, diag);
 	if (rc < 0)
@@ -346,11 +350,14 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 	if (rc < 0)
 		goto out;
 	c.t0 = cap_now_ns();
-	if (o->target == PMT_TARGET_WORKLOAD)
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+	if (o->target == PMT_TARGET_WORKLOAD) {
 		rc = start_workload(&c, diag);
-	else {
+	} else {
 		cap_enable(&c, true);
 		cap_counts_enable(&c, true);
+		if (c.child > 0)
+			rc = start_workload(&c, diag);
 	}
 	if (rc >= 0)
 		rc = cap_loop(&c, diag);
@@ -370,6 +377,9 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 		pmt_diag_set(diag, rc, ro->out, PMT_DIAG_NO_OFFSET, "reading or writing the "
 			     "counts: %s", pmt_errstr(rc));
 	st->wall_ns = cap_now_ns() - c.t0;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+	st->drain_cpu_ns = (uint64_t)(cpu1.tv_sec - cpu0.tv_sec) * 1000000000ull +
+			   (uint64_t)cpu1.tv_nsec - (uint64_t)cpu0.tv_nsec;
 	note_multiplexing(&c);
 	{
 		int rc2 = cap_output_close(&c, rc, diag);

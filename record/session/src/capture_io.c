@@ -81,42 +81,84 @@ static int write_features(struct cap *c)
 	return rc;
 }
 
-/* AUXTRACE_INFO v2 for SPE: the PMU type and each recorded CPU's MIDR (sysfs) */
+/* A CPU's MIDR as perf's get_cpuid_allow_env_override(): $PERF_CPUID for every CPU,
+ * else the CPU's midr_el1 in the sysfs tree; 0 when neither says */
+static uint64_t cpu_midr(uint32_t cpu)
+{
+	const char *env = getenv("PERF_CPUID");
+	unsigned long long v = 0;
+	char path[160];
+	FILE *f;
+
+	if (env && *env)
+		return strtoull(env, NULL, 16);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%u/regs/identification/midr_el1",
+		 pmt_sysfs_root(), cpu);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llx", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* perf's arm_spe_find_cpus(): the CPUs asked for, or for a task every online CPU */
+static int spe_info_cpus(const struct cap *c, struct pmt_cpumask *m)
+{
+	char path[160], line[4096];
+	FILE *f;
+
+	if (c->plan->per_cpu) {
+		*m = c->plan->cpus;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", pmt_sysfs_root());
+	f = fopen(path, "r");
+	if (f && fgets(line, sizeof(line), f) && pmt_cpumask_parse(line, m) == 0) {
+		fclose(f);
+		return 0;
+	}
+	if (f)
+		fclose(f);
+	memset(m, 0, sizeof(*m));
+	for (long i = 0, n = sysconf(_SC_NPROCESSORS_ONLN); i < n && i < PMT_CPUS_MAX; i++)
+		m->bits[i / 64] |= 1ull << (i % 64);
+	return 0;
+}
+
+/* AUXTRACE_INFO v2 as arm64 perf 7.3 writes it, per task too: one block per CPU with its
+ * MIDR and the SPE PMU's caps where that PMU covers the CPU */
 static int write_spe_info(struct cap *c)
 {
-	const struct pmt_record_plan *p = c->plan;
-	uint32_t *cpus = calloc(c->nslots, sizeof(*cpus));
-	uint64_t *midr = calloc(c->nslots, sizeof(*midr));
-	int rc;
+	const struct pmt_evsel *ev = &c->plan->ev.ev[0];
+	const struct pmt_pmu *pmu = ev->pmu;
+	struct pmt_spe_cpu_meta *m;
+	struct pmt_cpumask cpus;
+	uint64_t min_interval = 0, event_filter = 0;
+	uint32_t n = 0;
+	int cpu = -1, rc;
 
-	if (!cpus || !midr) {
-		free(cpus);
-		free(midr);
+	spe_info_cpus(c, &cpus);
+	m = calloc(pmt_cpumask_count(&cpus) + 1, sizeof(*m));
+	if (!m)
 		return -PMT_ENOMEM;
-	}
-	for (uint32_t s = 0; s < c->nslots; s++) {
-		char path[128];
-		FILE *f;
+	if (pmu && pmt_pmu_cap_u64(pmu, "min_interval", &min_interval) < 0)
+		min_interval = 0;
+	if (pmu && pmt_pmu_cap_u64(pmu, "event_filter", &event_filter) < 0)
+		event_filter = 0;
+	while ((cpu = pmt_cpumask_next(&cpus, (unsigned)(cpu + 1))) >= 0) {
+		bool covered = pmu && (!pmu->has_cpus || pmt_cpumask_has(&pmu->cpus, (unsigned)cpu));
 
-		cpus[s] = c->slot_cpu[s] < 0 ? 0 : (uint32_t)c->slot_cpu[s];
-		snprintf(path, sizeof(path),
-			 "%s/devices/system/cpu/cpu%u/regs/identification/midr_el1",
-			 pmt_sysfs_root(), cpus[s]);
-		f = fopen(path, "r");
-		if (f) {
-			unsigned long long v;
-
-			if (fscanf(f, "%llx", &v) == 1)
-				midr[s] = v;
-			fclose(f);
-		}
+		m[n].cpu = (uint32_t)cpu;
+		m[n].midr = cpu_midr((uint32_t)cpu);
+		m[n].pmu_type = covered ? ev->attr.type : UINT64_MAX;
+		m[n].min_interval = covered ? min_interval : 0;
+		m[n].event_filter = covered ? event_filter : 0;
+		n++;
 	}
-	rc = p->per_cpu ? pmt_perf_writer_write_auxtrace_info_spe_v2(c->w, p->ev.ev[0].attr.type,
-								     c->nslots, cpus, midr, NULL)
-			: pmt_perf_writer_write_auxtrace_info_spe_v1(c->w, p->ev.ev[0].attr.type,
-								     false);
-	free(cpus);
-	free(midr);
+	rc = pmt_perf_writer_write_auxtrace_info_spe_cpus(c->w, ev->attr.type, n, m);
+	free(m);
 	return rc;
 }
 
@@ -124,10 +166,16 @@ static int write_spe_info(struct cap *c)
  * can lose is bounded by the time between two of these */
 static int flush_frame(struct cap *c)
 {
+	int rc;
+
 	if (fflush(c->stream))
 		return -PMT_EIO;
 	c->last_flush = cap_now_ns();
-	return pmt_ctr_flush(c->ctr);
+	rc = pmt_ctr_flush(c->ctr);
+	/* a pipe has no position: no ratio on the status line */
+	c->flushed_in = c->st->bytes + c->st->aux_bytes;
+	c->flushed_out = c->fp ? ftell(c->fp) : -1;
+	return rc;
 }
 
 int cap_output_open(struct cap *c, struct pmt_diag *diag)
@@ -167,11 +215,6 @@ int cap_output_open(struct cap *c, struct pmt_diag *diag)
 	}
 	if (rc >= 0 && p->full_auxtrace && p->aux_pages)
 		rc = write_spe_info(c);
-	if (rc >= 0 && p->full_auxtrace && p->aux_pages) {
-		c->aux_join = malloc((size_t)p->aux_pages * (size_t)sysconf(_SC_PAGESIZE));
-		if (!c->aux_join)
-			rc = -PMT_ENOMEM;
-	}
 	c->st->lost_per_slot = calloc(c->nslots, sizeof(*c->st->lost_per_slot));
 	if (!c->st->lost_per_slot)
 		rc = -PMT_ENOMEM;
@@ -285,22 +328,19 @@ static int on_aux(void *ctx, const void *a, size_t alen, const void *b, size_t b
 {
 	struct cap *c = ctx;
 	const int32_t cpu = c->slot_cpu[c->cur_slot];
-	const void *data = a;
 	struct timespec ts;
 
-	if (blen) {
-		memcpy(c->aux_join, a, alen);
-		memcpy(c->aux_join + alen, b, blen);
-		data = c->aux_join;
-	}
 	/* perf's arm_spe_reference(): CLOCK_MONOTONIC_RAW sec ^ nsec */
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	c->st->aux_bytes += alen + blen;
-	return pmt_perf_writer_write_auxtrace(c->w, data, alen + blen, offset,
-					      (uint64_t)ts.tv_sec ^ (uint64_t)ts.tv_nsec,
-					      c->cur_slot,
-					      cpu < 0 ? (uint32_t)c->threads[c->cur_slot] : UINT32_MAX,
-					      (uint32_t)cpu);
+	/* the ring's bytes go to zstd's window as they lie, wrapped or not: the one copy
+	 * before the ring's pages are handed back by moving aux_tail */
+	return pmt_perf_writer_write_auxtrace_ctr(c->w, c->ctr, a, alen, b, blen, offset,
+						  (uint64_t)ts.tv_sec ^ (uint64_t)ts.tv_nsec,
+						  c->cur_slot,
+						  cpu < 0 ? (uint32_t)c->threads[c->cur_slot]
+							  : UINT32_MAX,
+						  (uint32_t)cpu);
 }
 
 int cap_drain_all(struct cap *c, struct pmt_diag *diag)
@@ -367,12 +407,17 @@ static void progress(struct cap *c, bool last)
 {
 	uint64_t now = cap_now_ns(), el = now - c->t0;
 	double mb = (double)(c->st->bytes + c->st->aux_bytes) / 1e6;
+	char ratio[32] = "";
 
 	if (!c->ro->progress || (!last && now - c->last_progress < 500000000ull))
 		return;
 	c->last_progress = now;
-	fprintf(stderr, "\r[ %6.1f s ] %9.1f MB captured, %7.1f MB/s, %llu samples, %llu lost%s",
-		(double)el / 1e9, mb, el ? mb / ((double)el / 1e9) : 0.0,
+	/* the ratio of the frames finished so far (the current one is still in zstd) */
+	if (c->flushed_in && c->flushed_out > 0)
+		snprintf(ratio, sizeof(ratio), ", ratio %.2f",
+			 (double)c->flushed_in / (double)c->flushed_out);
+	fprintf(stderr, "\r[ %6.1f s ] %9.1f MB captured, %7.1f MB/s%s, %llu samples, %llu lost%s",
+		(double)el / 1e9, mb, el ? mb / ((double)el / 1e9) : 0.0, ratio,
 		(unsigned long long)c->st->samples,
 		(unsigned long long)(c->st->lost + c->st->lost_samples + c->st->aux_truncated),
 		last ? "\n" : "  ");

@@ -32,13 +32,14 @@ struct cap {
 	bool *snap_wrapped;          /* [slot]: the area has wrapped */
 	uint64_t **ids;              /* [event][n] */
 	uint32_t *nids;
-	uint8_t *aux_join;           /* AUX bytes that wrapped, joined (aux_size) */
 	uint32_t cur_slot;           /* the ring being drained */
 	uint64_t t0, last_progress, last_flush;
 	FILE *fp, *stream;           /* the output and the container's record stream */
 	struct pmt_ctr_writer *ctr;
 	struct pmt_perf_writer *w;
 	int progress_shown;
+	uint64_t flushed_in;          /* bytes captured when the last frame ended */
+	long flushed_out;             /* the output's size then (-1: a pipe) */
 	char **bundle;               /* --bundle: the mapped files to carry */
 	size_t nbundle, bundle_cap;
 	struct { char *path; uint8_t id[20], size; } *bid; /* build-ids read so far */

@@ -166,6 +166,10 @@ static int eperm(const struct pmt_evsel *e, const char *where, int cpu, int pid,
 		 const struct open_error_env *env, struct pmt_diag *diag)
 {
 	const bool kernel = !(e->attr.flags & PMT_ATTR_FLAG_EXCLUDE_KERNEL);
+	/* the arm_spe_pmu driver refuses physical addresses and the physical timer to an
+	 * unprivileged user (perf_allow_kernel) whatever else the event asks */
+	const bool pa = e->pmu && pmt_evsel_term_set(e, "pa_enable");
+	const bool pct = e->pmu && pmt_evsel_term_set(e, "pct_enable");
 	const char *why = "";
 	char level[32] = "unknown";
 
@@ -187,8 +191,9 @@ static int eperm(const struct pmt_evsel *e, const char *where, int cpu, int pid,
 			    "root, give the binary CAP_PERFMON (setcap cap_perfmon,cap_ipc_lock=ep), "
 			    "or sysctl kernel.perf_event_paranoid=-1%s",
 			    e->name, where, level, *why ? "; " : "", why,
-			    e->pmu && pmt_evsel_term_set(e, "pa_enable")
-				    ? "; pa_enable and pct_enable need CAP_PERFMON too" : "");
+			    pa && pct ? "; pa_enable and pct_enable need CAP_PERFMON too (or drop them)"
+			    : pa      ? "; pa_enable needs CAP_PERFMON too (or drop it)"
+			    : pct     ? "; pct_enable needs CAP_PERFMON too (or drop it)" : "");
 }
 
 int open_error_explain(const struct pmt_evsel *e, int cpu, int pid, int err,

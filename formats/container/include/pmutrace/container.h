@@ -34,6 +34,13 @@ PMT_API int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 			       struct pmt_ctr_writer **out, struct pmt_diag *diag);
 /* Whole records (one or more), in order; a record never spans two frames. */
 PMT_API int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len);
+/* One record given in pieces (a header, bytes that wrap around a ring, padding): written
+ * as pmt_ctr_write writes their concatenation, which is never made */
+struct pmt_ctr_piece {
+	const void *p;
+	size_t len;
+};
+PMT_API int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n);
 /* End the current frame here (the metadata records get a small frame of their own, so a
  * file cut inside its first data frame still knows its events). */
 PMT_API int pmt_ctr_flush(struct pmt_ctr_writer *w);

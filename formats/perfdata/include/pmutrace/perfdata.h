@@ -265,6 +265,15 @@ PMT_API int pmt_perf_writer_new(FILE *fp, const struct pmt_perf_writer_opts *opt
  * fclose() it before closing the container writer. NULL when out of memory. */
 struct pmt_ctr_writer;
 PMT_API FILE *pmt_perf_container_stream(struct pmt_ctr_writer *w);
+/* An AUXTRACE record of a writer whose stream is pmt_perf_container_stream(ctr), its bytes
+ * in one piece or two (a ring that wrapped): the writer's pending records are flushed to
+ * the container first, then header and bytes go to the container, which copies them once
+ * (zstd's window); the stream never sees them. */
+PMT_API int pmt_perf_writer_write_auxtrace_ctr(struct pmt_perf_writer *w,
+					       struct pmt_ctr_writer *ctr, const void *a,
+					       size_t alen, const void *b, size_t blen,
+					       uint64_t offset, uint64_t reference, uint32_t idx,
+					       uint32_t tid, uint32_t cpu);
 /* The same into a file of its own, written safely (pmt_out_file: a temporary file renamed
  * over `path` at a successful close, removed on failure; "-" = stdout). */
 PMT_API int pmt_perf_writer_open(const char *path, const struct pmt_perf_writer_opts *opts,
@@ -354,6 +363,16 @@ PMT_API int pmt_perf_writer_write_auxtrace_info_spe_v2(struct pmt_perf_writer *w
 							const uint32_t *cpus,
 							const uint64_t *midr,
 							const uint64_t *event_filter);
+/* One CPU's block of SPE's AUXTRACE_INFO v2, all four parameters as perf 7.3's
+ * arm_spe_save_cpu_header() writes them: a CPU without the recorded SPE PMU has pmu_type
+ * UINT64_MAX and zero caps. */
+struct pmt_spe_cpu_meta {
+	uint32_t cpu;
+	uint64_t midr, pmu_type, min_interval, event_filter;
+};
+PMT_API int pmt_perf_writer_write_auxtrace_info_spe_cpus(struct pmt_perf_writer *w,
+							  uint64_t pmu_type, uint32_t nr_cpus,
+							  const struct pmt_spe_cpu_meta *cpus);
 /* PERF_RECORD_SAMPLE laid out per the sample_type of the attr that owns smp->id (or the
  * first attr). Supports IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD WEIGHT
  * WEIGHT_STRUCT DATA_SRC TRANSACTION PHYS_ADDR; other bits give -PMT_EUNSUPPORTED. */

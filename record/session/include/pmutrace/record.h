@@ -126,6 +126,9 @@ struct pmt_record_stats {
 	uint32_t least_running_slot, least_running_event;
 	uint32_t count_rounds;              /* rounds of counts written (run opts' counts) */
 	uint32_t count_unsupported;         /* counting events the kernel refused everywhere */
+	/* CPU time of the recorder's own thread from the start to the last drain: rings, the
+	 * records' encoding and the container's input side (zstd's workers compress) */
+	uint64_t drain_cpu_ns;
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the
  * container is complete and indexed whenever this returns (also after a stop). */
