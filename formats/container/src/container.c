@@ -214,7 +214,7 @@ int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsi
 		return w->err;
 	if (!w->len)
 		w->fstart = w->off;
-	finfo_add(&w->fi, records, len);
+	finfo_addv(&w->fi, v, n);
 	if (w->spe_columns) {
 		if (w->len + len > w->fcap) {
 			size_t cap = w->len + len > w->cap ? w->len + len : w->cap;

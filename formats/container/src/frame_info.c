@@ -169,6 +169,69 @@ void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len)
 	}
 }
 
+/* padding: a few zero bytes after the AUX bytes (perf pads AUXTRACE data to 8) */
+static int is_pad(const struct pmt_ctr_piece *v)
+{
+	static const uint8_t zero[8];
+
+	return v->len <= sizeof(zero) && !memcmp(v->p, zero, v->len);
+}
+
+void finfo_addv(struct finfo_acc *a, const struct pmt_ctr_piece *v, unsigned n)
+{
+	const uint8_t *p = v[0].p;
+	const struct pmt_ctr_piece *data = NULL;
+	size_t total = 0, split = 0;
+	uint64_t bit, aux;
+	uint32_t cpu;
+
+	if (n == 1 || !a->started || a->unknown) {
+		for (unsigned i = 0; i < n; i++)
+			finfo_add(a, v[i].p, v[i].len);
+		return;
+	}
+	/* an AUXTRACE header, then its AUX bytes in pieces (two where the ring wrapped) */
+	for (unsigned i = 1; i < n; i++) {
+		total += v[i].len;
+		if (!v[i].len || (data && is_pad(&v[i])))
+			continue;
+		split += data != NULL;
+		if (!data)
+			data = &v[i];
+	}
+	if (v[0].len < AUXTRACE_HDR || rd(a, p + 6, 2) != v[0].len ||
+	    rd(a, p, 4) != REC_AUXTRACE || (aux = rd(a, p + 8, 8)) != total) {
+		a->cur.flags |= PMT_CTR_FI_UNPARSED;
+		return;
+	}
+	cpu = (uint32_t)rd(a, p + 40, 4);
+	a->cur.records++;
+	a->cur.auxtraces++;
+	a->cur.aux_bytes += aux;
+	if (cpu >= FINFO_MAX_CPU) {
+		a->cur.flags |= PMT_CTR_FI_ANY_CPU;
+		return;
+	}
+	bit = 1ull << (cpu % 64);
+	if (cpu < a->cur.cpu_lo)
+		a->cur.cpu_lo = cpu;
+	if (cpu > a->cur.cpu_hi)
+		a->cur.cpu_hi = cpu;
+	a->cur.cpu_mask |= bit;
+	if (!split) {
+		if (data)
+			scan_aux(a, cpu, data->p, data->len);
+		return;
+	}
+	/* bytes in two pieces: a packet cut at the first's end would be decoded from its
+	 * middle in the second, so they are not scanned. The frame says its times are unknown
+	 * and the CPU's record open, which makes slices read it and its neighbour. */
+	a->cur.flags |= PMT_CTR_FI_UNTIMED;
+	if ((a->open[cpu / 64] >> (cpu % 64)) & 1)
+		a->cur.cont_mask |= bit;
+	a->open[cpu / 64] |= bit;
+}
+
 void finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out)
 {
 	memset(out, 0, FINFO_SIZE);

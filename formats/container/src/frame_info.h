@@ -22,6 +22,8 @@ struct finfo_acc {
 void finfo_reset(struct finfo_acc *a);
 /* One or more whole records (or the pipe header) handed to the writer. */
 void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len);
+/* The same, for records handed over in pieces (pmt_ctr_writev). */
+void finfo_addv(struct finfo_acc *a, const struct pmt_ctr_piece *v, unsigned n);
 /* The content of the frame-info frame of the frame just closed (FINFO_SIZE bytes). */
 void finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out);
 /* 0 with *fi from a frame-info frame's content, -1 when it is none this build reads. */

@@ -32,7 +32,7 @@ static void out_open(struct out *o)
 {
 	struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = 1, .frame_size = FRAME,
 					  .threads = 1 };
-	struct pmt_perf_writer_opts wo = { .pipe = 1 };
+	struct pmt_perf_writer_opts wo = PMT_OPTS_INIT(pmt_perf_writer_opts, .pipe = 1);
 	struct pmt_diag d = PMT_DIAG_INIT;
 	uint8_t attr[PMT_ATTR_SIZE_MAX];
 	uint64_t id = 7;
