@@ -17,6 +17,20 @@ extern const char *const hist_key_names[KEY_COUNT]; /* as --sort names them */
 _Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first bits");
 
 
+/* An entry's counts in one event. They live in a pool beside the table, chained from the
+ * entry, because most entries have samples in one or two of the 16 event slots: arrays for
+ * every slot in each entry made it ~700 bytes, and the page faults of ~170k such entries
+ * were a good part of a symbolized report's time. */
+struct hent_ev {
+	uint64_t period, weight;
+	uint64_t dsrc;         /* the data source of the entry's first sample in the event:
+				* its texts are printed */
+	uint64_t objoff;       /* of the entry's first sample in the event, as perf keeps it */
+	uint32_t nr;
+	uint32_t next;         /* the pool index of the entry's next event; 0: the last */
+	uint8_t slot;
+};
+
 /* One key tuple with its counts in every event: the samples of a record (one per event)
  * share the entry, so a record costs one lookup. */
 struct hent {
@@ -28,17 +42,11 @@ struct hent {
 	const char *sym, *dso; /* names owned by the pmt_symbols */
 	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
 	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
-	uint64_t dsrc_ev[HIST_SLOTS]; /* the data source of the entry's first sample
-					     * in each event: its texts are printed */
 	uint8_t kernel, object;
 	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
 	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
-	uint64_t objoff_ev[HIST_SLOTS]; /* of the entry's first sample in each event,
-					       * as perf keeps it */
 	uint64_t dsrc;         /* this sample's data source (while adding) */
-	uint64_t period[HIST_SLOTS];
-	uint64_t weight[HIST_SLOTS];
-	uint32_t nr[HIST_SLOTS];
+	uint32_t ev_first;     /* the pool index of its first event's counts; 0: none yet */
 	uint32_t seq;          /* first seen: the order of entries equal in every key */
 	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
 	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
@@ -51,6 +59,10 @@ struct pmt_hist {
 	uint32_t used_keys;    /* bit per enum key */
 	struct hent *e;
 	size_t cap, n;
+	/* every entry's per-event counts; [0] stays zero: the counts of an event an entry
+	 * has no samples in */
+	struct hent_ev *ev;
+	size_t ev_cap, ev_n;
 	char *comms;           /* interned comm strings: a thread's COMM can change later */
 	size_t comms_len, comms_cap;
 	uint64_t total_period[HIST_SLOTS], nr_samples[HIST_SLOTS];
@@ -73,5 +85,15 @@ struct pmt_hist {
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
 	char pct_text[HIST_SLOTS][64][24];
 };
+
+/* an entry's counts in an event slot (zero when it has none there) */
+static inline const struct hent_ev *hent_ev(const struct pmt_hist *h, const struct hent *e,
+					    unsigned slot)
+{
+	for (uint32_t i = e->ev_first; i; i = h->ev[i].next)
+		if (h->ev[i].slot == slot)
+			return &h->ev[i];
+	return &h->ev[0];
+}
 
 #endif
