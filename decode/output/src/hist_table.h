@@ -18,17 +18,22 @@ _Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first b
 
 
 /* An entry's counts in one event. They live in a pool beside the table, chained from the
- * entry, because most entries have samples in one or two of the 16 event slots: arrays for
- * every slot in each entry made it ~700 bytes, and the page faults of ~170k such entries
- * were a good part of a symbolized report's time. */
+ * entry, because an entry has samples in a few of the 16 event slots: arrays for every slot
+ * in each entry made it ~700 bytes, and the page faults of ~170k such entries were a good
+ * part of a symbolized report's time. 32 bytes, so the events of a record, added one after
+ * the other to a new entry, share few cache lines. */
 struct hent_ev {
 	uint64_t period, weight;
-	uint64_t dsrc;         /* the data source of the entry's first sample in the event:
-				* its texts are printed */
-	uint64_t objoff;       /* of the entry's first sample in the event, as perf keeps it */
 	uint32_t nr;
 	uint32_t next;         /* the pool index of the entry's next event; 0: the last */
 	uint8_t slot;
+};
+
+/* what the entry's first sample in an event showed (at the same index as its hent_ev):
+ * written once, read when printing, so kept out of the counts' cache lines */
+struct hent_ev_seen {
+	uint64_t dsrc;         /* its data source: the texts printed for mem, snoop, tlb */
+	uint64_t objoff;       /* its offset in an object symbol, as perf keeps the first */
 };
 
 /* One key tuple with its counts in every event: the samples of a record (one per event)
@@ -62,6 +67,7 @@ struct pmt_hist {
 	/* every entry's per-event counts; [0] stays zero: the counts of an event an entry
 	 * has no samples in */
 	struct hent_ev *ev;
+	struct hent_ev_seen *ev_seen;
 	size_t ev_cap, ev_n;
 	char *comms;           /* interned comm strings: a thread's COMM can change later */
 	size_t comms_len, comms_cap;
@@ -86,14 +92,28 @@ struct pmt_hist {
 	char pct_text[HIST_SLOTS][64][24];
 };
 
-/* an entry's counts in an event slot (zero when it has none there) */
+/* the pool index of an entry's counts in an event slot; 0 (zero counts) when it has none */
+static inline uint32_t hent_ev_at(const struct pmt_hist *h, const struct hent *e,
+				  unsigned slot)
+{
+	uint32_t i;
+
+	for (i = e->ev_first; i; i = h->ev[i].next)
+		if (h->ev[i].slot == slot)
+			break;
+	return i;
+}
+
 static inline const struct hent_ev *hent_ev(const struct pmt_hist *h, const struct hent *e,
 					    unsigned slot)
 {
-	for (uint32_t i = e->ev_first; i; i = h->ev[i].next)
-		if (h->ev[i].slot == slot)
-			return &h->ev[i];
-	return &h->ev[0];
+	return &h->ev[hent_ev_at(h, e, slot)];
+}
+
+static inline const struct hent_ev_seen *hent_ev_seen(const struct pmt_hist *h,
+						      const struct hent *e, unsigned slot)
+{
+	return &h->ev_seen[hent_ev_at(h, e, slot)];
 }
 
 #endif

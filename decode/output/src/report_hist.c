@@ -68,9 +68,11 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 	h->ev_cap = 1024;
 	h->ev_n = 1; /* [0]: the zero counts */
 	h->ev = calloc(h->ev_cap, sizeof(*h->ev));
-	if (!h->e || !h->ev) {
+	h->ev_seen = calloc(h->ev_cap, sizeof(*h->ev_seen));
+	if (!h->e || !h->ev || !h->ev_seen) {
 		free(h->e);
 		free(h->ev);
+		free(h->ev_seen);
 		free(h);
 		return -PMT_ENOMEM;
 	}
@@ -84,6 +86,7 @@ void pmt_hist_free(struct pmt_hist *h)
 		return;
 	free(h->e);
 	free(h->ev);
+	free(h->ev_seen);
 	free(h->comms);
 	free(h);
 }
@@ -264,11 +267,11 @@ static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned slot)
 {
 	struct hent_ev *x;
-	uint32_t i;
+	struct hent_ev_seen *f;
+	uint32_t i = hent_ev_at(h, e, slot);
 
-	for (i = e->ev_first; i; i = h->ev[i].next)
-		if (h->ev[i].slot == slot)
-			return &h->ev[i];
+	if (i)
+		return &h->ev[i];
 	if (h->ev_n == h->ev_cap) {
 		/* indexes, not pointers, chain the counts: they survive the move */
 		if (h->ev_cap >= UINT32_MAX / 2)
@@ -277,16 +280,19 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 		if (!x)
 			return NULL;
 		h->ev = x;
+		f = realloc(h->ev_seen, h->ev_cap * 2 * sizeof(*f));
+		if (!f)
+			return NULL;
+		h->ev_seen = f;
 		h->ev_cap *= 2;
 	}
 	i = (uint32_t)h->ev_n++;
-	x = &h->ev[i];
-	*x = (struct hent_ev){ .slot = (uint8_t)slot, .next = e->ev_first,
-			       .objoff = h->last_objoff, .dsrc = h->last_dsrc };
+	h->ev[i] = (struct hent_ev){ .slot = (uint8_t)slot, .next = e->ev_first };
+	h->ev_seen[i] = (struct hent_ev_seen){ .objoff = h->last_objoff, .dsrc = h->last_dsrc };
 	e->ev_first = i;
 	if (h->last_nosym)
 		e->nosym_first |= (uint16_t)(1u << slot);
-	return x;
+	return &h->ev[i];
 }
 
 int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)

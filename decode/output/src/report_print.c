@@ -121,7 +121,7 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 		p = put_str(p, e->sym, end);
 		if (e->object)
 			p += snprintf(p, (size_t)(end - p) + 1, "+0x%" PRIx64,
-				      hent_ev(h, e, ev)->objoff);
+				      hent_ev_seen(h, e, ev)->objoff);
 		break;
 	case KEY_DSO:
 		p = put_str(p, e->dso ? e->dso : "[unknown]", end);
@@ -140,13 +140,15 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 		p = put_str(p, h->comms + e->comm, end);
 		break;
 	case KEY_MEM:
-		p += pmt_mem_lvl_str(hent_ev(h, e, ev)->dsrc, h->compat, p, (size_t)(end - p) + 1);
+		p += pmt_mem_lvl_str(hent_ev_seen(h, e, ev)->dsrc, h->compat, p,
+				     (size_t)(end - p) + 1);
 		break;
 	case KEY_SNOOP:
-		p += pmt_mem_snoop_str(hent_ev(h, e, ev)->dsrc, p, (size_t)(end - p) + 1);
+		p += pmt_mem_snoop_str(hent_ev_seen(h, e, ev)->dsrc, p,
+				       (size_t)(end - p) + 1);
 		break;
 	case KEY_TLB:
-		p += pmt_mem_tlb_str(hent_ev(h, e, ev)->dsrc, p, (size_t)(end - p) + 1);
+		p += pmt_mem_tlb_str(hent_ev_seen(h, e, ev)->dsrc, p, (size_t)(end - p) + 1);
 		break;
 	default:
 		break;
