@@ -30,7 +30,8 @@ mkdir -p "$T/symfs/usr/bin" "$T/symfs/usr/lib"
 cp "$T/fx/app" "$T/symfs/usr/bin/app"
 cp "$T/fx/libfix.so" "$T/symfs/usr/lib/libfix.so"
 echo "input: $N SPE records ($(wc -c <"$T/all.spe") bytes), $(stat -c %s "$T/a.data") bytes of perf.data"
-# median of 3 runs: "wall user sys maxrss"
+# median of 3 runs by wall: "wall user sys maxrss"; CPU (user + sys) is shown too since the
+# machine is often loaded
 measure() {
 	out=$1
 	shift
@@ -40,8 +41,9 @@ measure() {
 	cat "$T/t1" "$T/t2" "$T/t3" | sort -n | sed -n 2p
 }
 set -- $(measure "$T/pmt.txt" "$P" report "$T/a.data" --symfs "$T/symfs" --sort sym,dso)
-pw=$1 prss=$4
-printf '%-34s %7.2f s  peak RSS %6d MB\n' "pmutrace report --sort sym,dso" "$pw" $((prss / 1024))
+pw=$1 prss=$4 pcpu=$(echo "$2 $3" | awk '{ print $1 + $2 }')
+printf '%-34s %7.2f s  CPU %6.2f s  peak RSS %6d MB\n' "pmutrace report --sort sym,dso" "$pw" \
+	"$pcpu" $((prss / 1024))
 for perf in $PERFS; do
 	$perf version >/dev/null 2>&1 || continue
 	v=$($perf version | awk '{ print $3 }')
@@ -52,6 +54,8 @@ for perf in $PERFS; do
 	case $v in 6.1*) compat=6.1 ;; *) compat=7.3 ;; esac
 	"$P" report "$T/a.data" --symfs "$T/symfs" --sort sym,dso --perf-compat=$compat >"$T/pmt.txt"
 	cmp -s "$T/perf.txt" "$T/pmt.txt" && same="same output" || same="OUTPUT DIFFERS"
-	awk -v l="perf $v report --sort sym,dso" -v w="$1" -v r="$4" -v p="$pw" -v s="$same" \
-		'BEGIN { printf "%-34s %7.2f s  peak RSS %6d MB  pmutrace %.1fx faster, %s\n", l, w, r / 1024, w / p, s }'
+	awk -v l="perf $v report --sort sym,dso" -v w="$1" -v u="$2" -v y="$3" -v r="$4" -v p="$pw" \
+		-v pc="$pcpu" -v s="$same" 'BEGIN { c = u + y; printf "%-34s %7.2f s  CPU %6.2f s  " \
+		"peak RSS %6d MB  pmutrace %.1fx faster (CPU %.1fx), %s\n", l, w, c, r / 1024, w / p,
+		c / pc, s }'
 done

@@ -17,6 +17,25 @@ extern const char *const hist_key_names[KEY_COUNT]; /* as --sort names them */
 _Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first bits");
 
 
+/* An entry's counts in one event. They live in a pool beside the table, chained from the
+ * entry, because an entry has samples in a few of the 16 event slots: arrays for every slot
+ * in each entry made it ~700 bytes, and the page faults of ~170k such entries were a good
+ * part of a symbolized report's time. 32 bytes, so the events of a record, added one after
+ * the other to a new entry, share few cache lines. */
+struct hent_ev {
+	uint64_t period, weight;
+	uint32_t nr;
+	uint32_t next;         /* the pool index of the entry's next event; 0: the last */
+	uint8_t slot;
+};
+
+/* what the entry's first sample in an event showed (at the same index as its hent_ev):
+ * written once, read when printing, so kept out of the counts' cache lines */
+struct hent_ev_seen {
+	uint64_t dsrc;         /* its data source: the texts printed for mem, snoop, tlb */
+	uint64_t objoff;       /* its offset in an object symbol, as perf keeps the first */
+};
+
 /* One key tuple with its counts in every event: the samples of a record (one per event)
  * share the entry, so a record costs one lookup. */
 struct hent {
@@ -29,17 +48,11 @@ struct hent {
 	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
 	uint32_t comm_width;   /* the length of its first sample's thread's latest comm */
 	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
-	uint64_t dsrc_ev[HIST_SLOTS]; /* the data source of the entry's first sample
-					     * in each event: its texts are printed */
 	uint8_t kernel, object;
 	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
 	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
-	uint64_t objoff_ev[HIST_SLOTS]; /* of the entry's first sample in each event,
-					       * as perf keeps it */
 	uint64_t dsrc;         /* this sample's data source (while adding) */
-	uint64_t period[HIST_SLOTS];
-	uint64_t weight[HIST_SLOTS];
-	uint32_t nr[HIST_SLOTS];
+	uint32_t ev_first;     /* the pool index of its first event's counts; 0: none yet */
 	uint32_t seq;          /* first seen: the order of entries equal in every key */
 	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
 	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
@@ -52,6 +65,11 @@ struct pmt_hist {
 	uint32_t used_keys;    /* bit per enum key */
 	struct hent *e;
 	size_t cap, n;
+	/* every entry's per-event counts; [0] stays zero: the counts of an event an entry
+	 * has no samples in */
+	struct hent_ev *ev;
+	struct hent_ev_seen *ev_seen;
+	size_t ev_cap, ev_n;
 	char *comms;           /* interned comm strings: a thread's COMM can change later */
 	size_t comms_len, comms_cap;
 	uint64_t total_period[HIST_SLOTS], nr_samples[HIST_SLOTS];
@@ -75,5 +93,29 @@ struct pmt_hist {
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
 	char pct_text[HIST_SLOTS][64][24];
 };
+
+/* the pool index of an entry's counts in an event slot; 0 (zero counts) when it has none */
+static inline uint32_t hent_ev_at(const struct pmt_hist *h, const struct hent *e,
+				  unsigned slot)
+{
+	uint32_t i;
+
+	for (i = e->ev_first; i; i = h->ev[i].next)
+		if (h->ev[i].slot == slot)
+			break;
+	return i;
+}
+
+static inline const struct hent_ev *hent_ev(const struct pmt_hist *h, const struct hent *e,
+					    unsigned slot)
+{
+	return &h->ev[hent_ev_at(h, e, slot)];
+}
+
+static inline const struct hent_ev_seen *hent_ev_seen(const struct pmt_hist *h,
+						      const struct hent *e, unsigned slot)
+{
+	return &h->ev_seen[hent_ev_at(h, e, slot)];
+}
 
 #endif

@@ -70,7 +70,14 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 	}
 	h->cap = 1024;
 	h->e = calloc(h->cap, sizeof(*h->e));
-	if (!h->e) {
+	h->ev_cap = 1024;
+	h->ev_n = 1; /* [0]: the zero counts */
+	h->ev = calloc(h->ev_cap, sizeof(*h->ev));
+	h->ev_seen = calloc(h->ev_cap, sizeof(*h->ev_seen));
+	if (!h->e || !h->ev || !h->ev_seen) {
+		free(h->e);
+		free(h->ev);
+		free(h->ev_seen);
 		free(h);
 		return -PMT_ENOMEM;
 	}
@@ -83,6 +90,8 @@ void pmt_hist_free(struct pmt_hist *h)
 	if (!h)
 		return;
 	free(h->e);
+	free(h->ev);
+	free(h->ev_seen);
 	free(h->comms);
 	free(h);
 }
@@ -267,9 +276,41 @@ static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 	return 0;
 }
 
+/* the entry's counts in the slot, chained to it on its first sample there */
+static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned slot)
+{
+	struct hent_ev *x;
+	struct hent_ev_seen *f;
+	uint32_t i = hent_ev_at(h, e, slot);
+
+	if (i)
+		return &h->ev[i];
+	if (h->ev_n == h->ev_cap) {
+		/* indexes, not pointers, chain the counts: they survive the move */
+		if (h->ev_cap >= UINT32_MAX / 2)
+			return NULL;
+		x = realloc(h->ev, h->ev_cap * 2 * sizeof(*x));
+		if (!x)
+			return NULL;
+		h->ev = x;
+		f = realloc(h->ev_seen, h->ev_cap * 2 * sizeof(*f));
+		if (!f)
+			return NULL;
+		h->ev_seen = f;
+		h->ev_cap *= 2;
+	}
+	i = (uint32_t)h->ev_n++;
+	h->ev[i] = (struct hent_ev){ .slot = (uint8_t)slot, .next = e->ev_first };
+	h->ev_seen[i] = (struct hent_ev_seen){ .objoff = h->last_objoff, .dsrc = h->last_dsrc };
+	e->ev_first = i;
+	if (h->last_nosym)
+		e->nosym_first |= (uint16_t)(1u << slot);
+	return &h->ev[i];
+}
+
 int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 {
-	struct hent *e;
+	struct hent_ev *x;
 	int rc, slot = pmt_ev_slot(&h->slots, s->event, "report");
 
 	if (slot < 0)
@@ -298,15 +339,11 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		h->last_time = s->time;
 		h->last_valid = 1;
 	}
-	e = &h->e[h->last_slot];
-	if (!e->nr[slot]) {
-		if (h->last_nosym)
-			e->nosym_first |= (uint16_t)(1u << slot);
-		e->objoff_ev[slot] = h->last_objoff;
-		e->dsrc_ev[slot] = h->last_dsrc;
-	}
-	e->period[slot] += s->period;
-	e->weight[slot] += s->weight;
-	e->nr[slot]++;
+	x = entry_event(h, &h->e[h->last_slot], (unsigned)slot);
+	if (!x)
+		return -PMT_ENOMEM;
+	x->period += s->period;
+	x->weight += s->weight;
+	x->nr++;
 	return 0;
 }

@@ -120,7 +120,8 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 		}
 		p = put_str(p, e->sym, end);
 		if (e->object)
-			p += snprintf(p, (size_t)(end - p) + 1, "+0x%" PRIx64, e->objoff_ev[ev]);
+			p += snprintf(p, (size_t)(end - p) + 1, "+0x%" PRIx64,
+				      hent_ev_seen(h, e, ev)->objoff);
 		break;
 	case KEY_DSO:
 		p = put_str(p, e->dso ? e->dso : "[unknown]", end);
@@ -139,13 +140,15 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 		p = put_str(p, h->comms + e->comm, end);
 		break;
 	case KEY_MEM:
-		p += pmt_mem_lvl_str(e->dsrc_ev[ev], h->compat, p, (size_t)(end - p) + 1);
+		p += pmt_mem_lvl_str(hent_ev_seen(h, e, ev)->dsrc, h->compat, p,
+				     (size_t)(end - p) + 1);
 		break;
 	case KEY_SNOOP:
-		p += pmt_mem_snoop_str(e->dsrc_ev[ev], p, (size_t)(end - p) + 1);
+		p += pmt_mem_snoop_str(hent_ev_seen(h, e, ev)->dsrc, p,
+				       (size_t)(end - p) + 1);
 		break;
 	case KEY_TLB:
-		p += pmt_mem_tlb_str(e->dsrc_ev[ev], p, (size_t)(end - p) + 1);
+		p += pmt_mem_tlb_str(hent_ev_seen(h, e, ev)->dsrc, p, (size_t)(end - p) + 1);
 		break;
 	default:
 		break;
@@ -237,14 +240,15 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	}
 	pmt_out_str(out, "\n#\n");
 	for (size_t i = 0; i < n; i++) {
-		uint64_t p = h->mem_mode ? v[i]->weight[ev] : v[i]->period[ev];
+		const struct hent_ev *x = hent_ev(h, v[i], ev);
+		uint64_t p = h->mem_mode ? x->weight : x->period;
 		char pb[40];
 		const char *pt = pb;
 
 		if (h->mem_mode) {
 			double pct = total ? 100.0 * (double)p / (double)total : 0;
 
-			snprintf(pb, sizeof(pb), "  %7.2f%%  %12u", pct, v[i]->nr[ev]);
+			snprintf(pb, sizeof(pb), "  %7.2f%%  %12u", pct, x->nr);
 		} else if (p < 64 && h->pct_text[ev][p][0]) {
 			pt = h->pct_text[ev][p];
 		} else {
@@ -348,11 +352,13 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 
 		if (!h->nr_samples[ev])
 			continue;
-		for (size_t i = 0; i < n; i++)
-			if (v[i]->nr[ev])
-				r[m++] = (struct ranked){ h->mem_mode ? v[i]->weight[ev]
-								      : v[i]->period[ev],
+		for (size_t i = 0; i < n; i++) {
+			const struct hent_ev *x = hent_ev(h, v[i], ev);
+
+			if (x->nr)
+				r[m++] = (struct ranked){ h->mem_mode ? x->weight : x->period,
 							  v[i]->rank, v[i] };
+		}
 		qsort(r, m, sizeof(*r), cmp_ranked);
 		for (size_t i = 0; i < m; i++)
 			w[i] = r[i].e;
@@ -394,18 +400,17 @@ static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n
 			       h->nr_samples[ev], total);
 	}
 	for (size_t i = 0; i < n; i++) {
-		double pct = total ? 100.0 * (double)v[i]->period[ev] / (double)total : 0;
+		const struct hent_ev *x = hent_ev(h, v[i], ev);
+		double pct = total ? 100.0 * (double)x->period / (double)total : 0;
 
 		if (json) {
 			pmt_out_printf(c->out, "%s{\"overhead\":%.4f,\"period\":%" PRIu64
-				       ",\"samples\":%u", i ? ",\n " : "\n ", pct, v[i]->period[ev],
-				       v[i]->nr[ev]);
+				       ",\"samples\":%u", i ? ",\n " : "\n ", pct, x->period, x->nr);
 			put_keys(h, v[i], ev, c->out, 1);
 			pmt_out_char(c->out, '}');
 		} else {
 			pmt_out_csv_str(c->out, name);
-			pmt_out_printf(c->out, ",%.4f,%" PRIu64 ",%u", pct, v[i]->period[ev],
-				       v[i]->nr[ev]);
+			pmt_out_printf(c->out, ",%.4f,%" PRIu64 ",%u", pct, x->period, x->nr);
 			put_keys(h, v[i], ev, c->out, 0);
 			pmt_out_char(c->out, '\n');
 		}
@@ -430,10 +435,12 @@ static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t 
 			      .event_weight = h->total_weight[ev] };
 
 	for (size_t i = 0; i < n && i < c->max_rows; i++) {
+		const struct hent_ev *x = hent_ev(h, v[i], ev);
+
 		r.rank = i;
-		r.period = v[i]->period[ev];
-		r.weight = v[i]->weight[ev];
-		r.samples = v[i]->nr[ev];
+		r.period = x->period;
+		r.weight = x->weight;
+		r.samples = x->nr;
 		r.kernel = v[i]->kernel;
 		for (unsigned k = 0; k < h->nkeys && k < HIST_ROW_KEYS; k++) {
 			cell(h, v[i], h->keys[k], ev, text[k], sizeof(text[k]));
