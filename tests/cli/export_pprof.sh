@@ -9,6 +9,9 @@
 #   event,tid,ip,sym,dso` counted the same way (diff.symbols checks script against perf);
 # - a location's line equals script -F srcline's; mappings carry the fixtures' build-ids;
 # - identical samples are aggregated (fewer Sample messages than samples).
+# Then a trace whose PCs fall in fixtures/symbols/inline.c's outer (-O2: leaf inlined into
+# middle, both into outer): each location's Lines, function and file:line innermost first,
+# equal binutils' addr2line -i -f for its address.
 # Then the same for a synthetic trace without symbols. pprof -top and -tags read the file
 # too when a pprof binary is on PATH (Debian packages only pprof's Go source: apt-get
 # install golang-go golang-github-google-pprof-dev, then GOPATH=/usr/share/gocode
@@ -24,7 +27,10 @@ trap 'rm -rf "$T"' EXIT
 fixture_trace "$T"
 
 # protoc's text form flattened: "S event tid ip function mapping-file samples total issue
-# xlat" per Sample, "L ip file:line" per location with a line, "M file build-id" per mapping
+# xlat" per Sample (the function that holds the code: a location's last Line), "L ip
+# file:line" per location with a line (its first Line: the innermost), "C ip FUNC
+# FILE:LINE|..." per location with Lines (all, innermost first, file names without their
+# folders, line 0 as ?), "M file build-id" per mapping
 flatten() {
 	gunzip -c "$1" >"$T/p.pb" || fail "$1 is not gzip"
 	protoc --decode=perftools.profiles.Profile -I"$SRC/decode/export/proto" profile.proto \
@@ -38,7 +44,8 @@ flatten() {
 	FILENAME != last { last = FILENAME; f++ }
 	f == 1 { hex[$1] = $2; next }
 	/^[a-z_]+ \{$/ { blk = $1; n[blk]++; id = n[blk]; next }
-	/^  [a-z_]+ \{$/ { sub_ = $1; if (sub_ == "label") nl++; next }
+	/^  [a-z_]+ \{$/ { sub_ = $1; if (sub_ == "label") nl++
+		if (sub_ == "line" && blk == "location") nli[lo]++; next }
 	/^  \}$/ { sub_ = ""; next }
 	/^\}$/ { blk = ""; next }
 	/^string_table: / { $1 = ""; st[ns++] = unq(substr($0, 2)); next }
@@ -50,8 +57,10 @@ flatten() {
 	blk == "location" && sub_ == "" && $1 == "id:" { lo = $2 }
 	blk == "location" && sub_ == "" && $1 == "mapping_id:" { lmap[lo] = $2 }
 	blk == "location" && sub_ == "" && $1 == "address:" { laddr[lo] = $2 }
-	blk == "location" && sub_ == "line" && $1 == "function_id:" { lfn[lo] = $2 }
-	blk == "location" && sub_ == "line" && $1 == "line:" { lline[lo] = $2 }
+	blk == "location" && sub_ == "line" && $1 == "function_id:" { lfn[lo] = $2
+		if (nli[lo] == 1) lfn1[lo] = $2; cfn[lo, nli[lo]] = $2 }
+	blk == "location" && sub_ == "line" && $1 == "line:" { if (nli[lo] == 1) lline[lo] = $2
+		cln[lo, nli[lo]] = $2 }
 	blk == "function" && $1 == "id:" { fo = $2 }
 	blk == "function" && $1 == "name:" { fname[fo] = $2 }
 	blk == "function" && $1 == "filename:" { ffile[fo] = $2 }
@@ -79,9 +88,19 @@ flatten() {
 		}
 		for (l in laddr)
 			if (lline[l]) {
-				f = st[ffile[lfn[l]]]; sub(/.*\//, "", f)
+				f = st[ffile[lfn1[l]]]; sub(/.*\//, "", f)
 				printf "L %s %s:%s\n", hex[laddr[l]], f, lline[l]
 			}
+		for (l in laddr) {
+			c = ""
+			for (k = 1; k <= nli[l]; k++) {
+				f = st[ffile[cfn[l, k]]]; sub(/.*\//, "", f)
+				c = c (k > 1 ? "|" : "") st[fname[cfn[l, k]]] " " \
+					(f == "" ? "??" : f) ":" (cln[l, k] ? cln[l, k] : "?")
+			}
+			if (c != "")
+				printf "C %s %s\n", hex[laddr[l]], c
+		}
 		for (m in mfile) printf "M %s %s\n", st[mfile[m]], st[mbid[m]]
 	}' "$T/hex" "$T/p.txt" >"$T/flat" || fail "cannot flatten $1"
 }
@@ -158,6 +177,34 @@ got_totals >"$T/got_tot"
 cmp -s "$T/want_tot" "$T/got_tot" ||
 	fail "synthetic trace: totals differ: $(diff "$T/want_tot" "$T/got_tot" | head -6)"
 
+# inlined code: every location in outer against addr2line -i -f ("FUNC" then "FILE:LINE"
+# per frame, innermost first; a marker address without a line ends each address's frames)
+A2L=aarch64-linux-gnu-addr2line
+command -v $A2L >/dev/null || fail "$A2L missing (binutils-aarch64-linux-gnu gave readelf)"
+set -- $($RE -sW "$T/fx/inline" | awk '$8 == "outer" { print "0x" $2, $3 }')
+[ $# = 2 ] || fail "no symbol outer in the inline fixture"
+"$pmt" synth --records 400 --seed 7 --kernel-pct 0 --text $((0xaaaad0000000 + $1)),$2 \
+	-o "$T/i.spe" || fail synth
+"$pmt" convert --raw "$T/i.spe" --midr 0x410fd0c0 --pid 4242 --comm inline \
+	--mmap 0xaaaad0000000,0x10000,0,/usr/bin/inline -o "$T/i.data" || fail convert
+mkdir -p "$T/symfs/usr/bin"
+cp "$T/fx/inline" "$T/symfs/usr/bin/inline"
+"$pmt" export pprof "$T/i.data" --symfs "$T/symfs" -o "$T/i.pb.gz" || fail "export (inline)"
+flatten "$T/i.pb.gz"
+awk '$1 == "C" { $1 = ""; print substr($0, 2) }' "$T/flat" | sort >"$T/got_inl"
+ninl=$(grep -c '|' "$T/got_inl")
+[ "$ninl" -ge 5 ] || fail "too few locations with inlined frames: $ninl of $(wc -l <"$T/got_inl")"
+cut -d' ' -f1 "$T/got_inl" >"$T/iaddr"
+{ while read -r a; do printf '%x\n0\n' $((0x$a - 0xaaaad0000000)); done <"$T/iaddr"; } |
+	$A2L -i -f -e "$T/fx/inline" | sed 's/ (discriminator [0-9]*)//; s|^/.*/||' |
+	awk '{ fn = $0; getline loc
+	       if (fn == "??" && loc ~ /^\?\?:/) { print c; c = ""; next }
+	       sub(/:0$/, ":?", loc); c = c (c == "" ? "" : "|") fn " " loc }' >"$T/a2l" ||
+	fail "addr2line -i -f"
+paste -d' ' "$T/iaddr" "$T/a2l" >"$T/want_inl"
+cmp -s "$T/want_inl" "$T/got_inl" ||
+	fail "inline chains differ from addr2line -i -f: $(diff "$T/want_inl" "$T/got_inl" | head -6)"
+
 if command -v pprof >/dev/null 2>&1; then
 	pprof -top -sample_index=samples "$T/a.pb.gz" >"$T/top" 2>&1 || fail "pprof -top: $(head -3 "$T/top")"
 	grep -q 'work_' "$T/top" || fail "pprof -top names no function: $(head -12 "$T/top")"
@@ -171,4 +218,4 @@ if command -v pprof >/dev/null 2>&1; then
 else
 	echo "(no pprof binary: pprof -top not tried)"
 fi
-echo "OK: $ntot samples in $nsamp Sample messages: totals, symbols, lines and build-ids equal report/script"
+echo "OK: $ntot samples in $nsamp Sample messages: totals, symbols, lines and build-ids equal report/script; $ninl locations' inline chains equal addr2line -i -f"

@@ -130,11 +130,19 @@ struct ip_ent { /* (pid, ip) -> location: a cache in front of resolving */
 };
 struct loc_ent { /* one location per (mapping, address) */
 	struct { uint64_t mapping, address; } k;
+	uint32_t first_line, n_lines; /* its Lines in pp_export.lines, innermost first */
+};
+/* A Line: a function of the location's inline chain and the line in it */
+struct line_ent {
 	uint64_t function;
 	int64_t line;
 };
+/* Inlined chains deeper than this keep their innermost frames, then the symbol's function */
+#define INLINE_MAX 16
+/* the symbol's function by its identity; an inlined one (sym_id 0), which has no symbol, by
+ * the string indexes of its name and of its file */
 struct fn_ent {
-	struct { uint64_t sym_id; } k;
+	struct { uint64_t sym_id; int64_t name, file; } k;
 	int64_t name, filename;
 };
 struct map_ent {
@@ -166,6 +174,8 @@ struct pp_export {
 	uint32_t *str_slot;
 	size_t str_slots;
 	struct itab agg, ips, locs, fns, maps;
+	struct line_ent *lines;
+	size_t nlines, lines_cap;
 	struct mmap_ent *mm;
 	size_t nmm, mm_cap;
 	int64_t event_str[32];       /* event name string index, 0: not yet */
@@ -306,7 +316,86 @@ static int map_fill(struct pp_export *x, struct map_ent *m, const struct pmt_sym
 	return 0;
 }
 
-/* the location of ip in process pid: its mapping, function and line (one resolve per new
+/* Line n_lines of location l: function f (its fn_ent) at line; 0 or -PMT_ENOMEM */
+static int add_line(struct pp_export *x, struct loc_ent *l, const struct fn_ent *f, int64_t line)
+{
+	if (x->nlines == x->lines_cap) {
+		size_t n = x->lines_cap ? 2 * x->lines_cap : 256;
+		struct line_ent *p = n > UINT32_MAX ? NULL : realloc(x->lines, n * sizeof(*p));
+
+		if (!p)
+			return -PMT_ENOMEM;
+		x->lines = p;
+		x->lines_cap = n;
+	}
+	if (!l->n_lines)
+		l->first_line = (uint32_t)x->nlines;
+	x->lines[x->nlines].function = (uint64_t)(((const unsigned char *)f - x->fns.ent) /
+						  x->fns.esz) + 1;
+	x->lines[x->nlines++].line = line;
+	l->n_lines++;
+	return 0;
+}
+
+/* The function of an inlined frame, keyed by its name and file; NULL: out of memory */
+static struct fn_ent *inline_fn(struct pp_export *x, const struct pmt_inline_frame *fr)
+{
+	struct { uint64_t sym_id; int64_t name, file; } fk = { 0, 0, 0 };
+	struct fn_ent *f;
+	bool is_new;
+
+	/* "??": addr2line's name for a function the DWARF does not name */
+	if ((fk.name = str_id(x, fr->func ? fr->func : "??")) < 0 ||
+	    (fr->file && (fk.file = str_id(x, fr->file)) < 0) || !(f = itab_get(&x->fns, &fk, &is_new)))
+		return NULL;
+	if (is_new)
+		f->name = fk.name, f->filename = fk.file;
+	return f;
+}
+
+/* The Lines of a new location whose address is in symbol loc: the inlined calls it is in
+ * (innermost first, addr2line -i's chain), the symbol's function last with the line of the
+ * call in it; code not inlined gets one Line, the symbol's function at the address's line.
+ * 0 or -PMT_ENOMEM */
+static int loc_lines(struct pp_export *x, struct loc_ent *l, const struct pmt_sym_loc *loc,
+		     struct map_ent *m)
+{
+	struct { uint64_t sym_id; int64_t name, file; } fk = { (uintptr_t)loc->sym_id, 0, 0 };
+	struct pmt_inline_frame fr[INLINE_MAX];
+	int n = pmt_symbols_inlines(x->syms, loc, fr, INLINE_MAX);
+	const char *file = NULL;
+	unsigned line = 0;
+	uint64_t vaddr;
+	struct fn_ent *f;
+	bool is_new;
+
+	/* the holder, the last frame, is the symbol's function (the name script -F sym gives)
+	 * unless the chain was cut at INLINE_MAX: then that frame is inlined too, and the
+	 * symbol follows it at an unknown line */
+	int inlined = n >= 2 ? (n == INLINE_MAX ? n : n - 1) : 0;
+
+	for (int i = 0; i < inlined; i++)
+		if (!(f = inline_fn(x, &fr[i])) || add_line(x, l, f, fr[i].line) < 0)
+			return -PMT_ENOMEM;
+	if (inlined && inlined < n) {
+		file = fr[n - 1].file;
+		line = fr[n - 1].line;
+	} else if (!inlined && pmt_symbols_srcline(x->syms, loc, &file, &line, &vaddr) != 1)
+		file = NULL, line = 0;
+	if (!(f = itab_get(&x->fns, &fk, &is_new)))
+		return -PMT_ENOMEM;
+	if (is_new && (f->name = str_id(x, loc->sym)) < 0)
+		return -PMT_ENOMEM;
+	if (!f->filename && file && (f->filename = str_id(x, file)) < 0)
+		return -PMT_ENOMEM;
+	if (m) {
+		m->functions = true;
+		m->lines = m->lines || line || inlined;
+	}
+	return add_line(x, l, f, line);
+}
+
+/* the location of ip in process pid: its mapping, functions and lines (one resolve per new
  * (pid, ip)); 0 or -PMT_ENOMEM */
 static int locate(struct pp_export *x, const struct pmt_spe_sample *s, struct ip_ent *ipe)
 {
@@ -334,29 +423,7 @@ static int locate(struct pp_export *x, const struct pmt_spe_sample *s, struct ip
 	ipe->loc = (uint32_t)(((unsigned char *)l - x->locs.ent) / x->locs.esz) + 1;
 	if (!is_new || !loc.sym)
 		return 0;
-	{
-		struct { uint64_t sym_id; } fk = { (uintptr_t)loc.sym_id };
-		struct fn_ent *f = itab_get(&x->fns, &fk, &is_new);
-		const char *file = NULL;
-		unsigned line = 0;
-		uint64_t vaddr;
-
-		if (!f)
-			return -PMT_ENOMEM;
-		if (is_new && (f->name = str_id(x, loc.sym)) < 0)
-			return -PMT_ENOMEM;
-		l->function = (uint64_t)(((unsigned char *)f - x->fns.ent) / x->fns.esz) + 1;
-		if (m)
-			m->functions = true;
-		if (pmt_symbols_srcline(x->syms, &loc, &file, &line, &vaddr) == 1) {
-			l->line = line;
-			if (m)
-				m->lines = true;
-			if (!f->filename && file && (f->filename = str_id(x, file)) < 0)
-				return -PMT_ENOMEM;
-		}
-	}
-	return 0;
+	return loc_lines(x, l, &loc, m);
 }
 
 /* string indexes of the sample's data-source level and of its whole text ("|OP LOAD|LVL
@@ -613,17 +680,19 @@ static void put_tables(const struct pp_export *x, struct pp_writer *w)
 	for (size_t i = 0; i < x->locs.n && w->ok; i++) {
 		const struct loc_ent *e = itab_ent(&x->locs, i);
 		Perftools__Profiles__Location o = PERFTOOLS__PROFILES__LOCATION__INIT;
-		Perftools__Profiles__Line line = PERFTOOLS__PROFILES__LINE__INIT, *lp = &line;
+		Perftools__Profiles__Line line[INLINE_MAX + 1], *lp[INLINE_MAX + 1];
 
 		o.id = i + 1;
 		o.mapping_id = e->k.mapping;
 		o.address = e->k.address;
-		if (e->function) {
-			line.function_id = e->function;
-			line.line = e->line;
-			o.n_line = 1;
-			o.line = &lp;
+		for (uint32_t j = 0; j < e->n_lines; j++) {
+			perftools__profiles__line__init(&line[j]);
+			line[j].function_id = x->lines[e->first_line + j].function;
+			line[j].line = x->lines[e->first_line + j].line;
+			lp[j] = &line[j];
 		}
+		o.n_line = e->n_lines;
+		o.line = lp;
 		put_msg(w, 4, &o.base);
 	}
 	for (size_t i = 0; i < x->fns.n && w->ok; i++) {
@@ -686,6 +755,7 @@ static void pp_free(struct pmt_export *base)
 	itab_free(&x->agg);
 	itab_free(&x->ips);
 	itab_free(&x->locs);
+	free(x->lines);
 	itab_free(&x->fns);
 	itab_free(&x->maps);
 	free(x->comment);

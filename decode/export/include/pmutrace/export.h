@@ -35,7 +35,8 @@ PMT_API int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_o
 /* A pprof profile (Google's profile.proto), gzip'd, written to path ("-": stdout) by
  * pmt_export_finish(). Identical (location, event, data source, cpu, pid, tid)
  * samples are one Sample (labels event, mem_lvl, data_src, cpu, pid, tid) with values: samples (count), total, issue and translation
- * latency (cycles). Locations carry their function and source line (opts->symbols),
+ * latency (cycles). Locations carry their function and source line (opts->symbols); in
+ * inlined code one Line per inlined call, innermost first, the symbol's function last;
  * mappings the file name and the build-id (hex) of the trace's MMAP/MMAP2 records
  * (pmt_export_event) or of opts->meta's build-id table. */
 PMT_API int pmt_export_pprof_new(const char *path, const struct pmt_export_opts *opts,
