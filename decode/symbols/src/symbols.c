@@ -1,5 +1,4 @@
 /* Address spaces from the sideband, and the files behind them, read once each. */
-#define _GNU_SOURCE /* memfd_create */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,72 +8,8 @@
 #include "debuginfod.h"
 #include "dso_find.h"
 #include "srcline.h"
+#include "symbols_state.h"
 #include "pmutrace/perf_abi.h"
-
-struct dso {
-	char *name;
-	const char *short_name;
-	uint8_t build_id[PMT_BUILD_ID_MAX];
-	uint8_t build_id_size;
-	int8_t state;          /* 0: not looked for yet, 1: symbols read, -1: none */
-	uint8_t kernel;        /* [kernel.kallsyms]: absolute addresses, symbols from kallsyms */
-	uint64_t text_addr;    /* kernel: where its map says _text is (perf's ref_reloc_sym) */
-	uint8_t kernel_bid[PMT_BUILD_ID_MAX], kernel_bid_size; /* kernel: its MMAP2's build-id */
-	char *kmod_name;       /* a kernel module: "[name]" as perf calls it (short_name) */
-	struct elf_symtab tab;
-	char *sym_path;        /* the file the symbols (and lines) come from */
-	char *code_path;       /* the file with the code (NULL: none found) */
-	uint8_t symbols_only;  /* the symbols came from a copy without code */
-	struct srcline lines;
-	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
-	struct dso *next;      /* hash chain */
-};
-
-struct map {
-	uint64_t start, end, pgoff, time;
-	uint32_t seq;
-	struct dso *dso;
-};
-
-struct proc {
-	int32_t pid;
-	struct map *maps;      /* by start, then seq */
-	size_t n, cap;
-	uint64_t max_len;      /* the longest map: how far back a lookup has to look */
-};
-
-/* A thread's names in time order: perf names a sample by the COMM in force at its time
- * (a workload is "perf-exec" until its exec), not by the thread's last one. */
-struct comm_at {
-	uint64_t time;
-	char *name;
-};
-
-struct thread {
-	int32_t tid, pid;
-	struct comm_at *comms;
-	uint32_t ncomms, capcomms;
-};
-
-struct pmt_symbols {
-	char *symfs, *buildid_dir, *kallsyms, *vmlinux;
-	struct dbgd *dbgd;     /* debuginfod servers; NULL: none to ask */
-	unsigned load_flags;
-	struct dso **dso_hash;
-	size_t dso_cap;
-	struct proc *procs;    /* open addressing by pid; pid INT32_MIN marks a free slot */
-	size_t proc_cap, nprocs;
-	struct thread *threads;/* open addressing by tid; tid INT32_MIN free */
-	struct bundled *bundled; /* files the trace carries */
-	size_t nbundled;
-	struct known_bid {     /* the trace's build-id table */
-		char *name;
-		uint8_t id[PMT_BUILD_ID_MAX], size;
-	} *bids;
-	size_t nbids;
-	size_t thr_cap, nthreads;
-	uint32_t seq;
-};
 
 #define FREE_ID INT32_MIN
 
@@ -781,75 +716,4 @@ int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc, u
 	*vaddr = elf_symtab_vaddr(&d->tab, e->start);
 	*machine = d->tab.machine;
 	return 1;
-}
-
-/* One embedded file into a memfd, so libelf, libdw and the code reader take it by path. */
-static int add_bundled(const struct pmt_ctr_file *f, void *ctx)
-{
-	struct pmt_symbols *s = ctx;
-	struct bundled *b;
-	void *data;
-	size_t len;
-	int fd, rc;
-
-	if (f->kind != PMT_CTR_FILE_ELF && f->kind != PMT_CTR_FILE_KALLSYMS &&
-	    f->kind != PMT_CTR_FILE_ELF_SYMBOLS)
-		return 0;
-	rc = pmt_ctr_file_read(f, &data, &len);
-	if (rc < 0) {
-		pmt_warn("embedded file %s at offset 0x%llx: %s; not used", f->name,
-			 (unsigned long long)f->offset, pmt_errstr(rc));
-		return 0;
-	}
-	fd = memfd_create("pmutrace-bundled", MFD_CLOEXEC);
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
-		if (fd >= 0)
-			close(fd);
-		free(data);
-		pmt_warn("embedded file %s: cannot hold it in memory (%m); not used", f->name);
-		return 0;
-	}
-	free(data);
-	if (f->kind == PMT_CTR_FILE_KALLSYMS) {
-		char path[32];
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		if (!s->kallsyms && !(s->kallsyms = strdup(path))) {
-			close(fd);
-			return -PMT_ENOMEM;
-		}
-		/* the fd stays open with the session: keep it in the list, unnamed */
-	}
-	b = realloc(s->bundled, (s->nbundled + 1) * sizeof(*b));
-	if (!b) {
-		close(fd);
-		return -PMT_ENOMEM;
-	}
-	s->bundled = b;
-	b += s->nbundled;
-	memset(b, 0, sizeof(*b));
-	b->fd = fd;
-	b->size = f->size;
-	snprintf(b->path, sizeof(b->path), "/proc/self/fd/%d", fd);
-	/* kallsyms is no ELF: a name no mapping has keeps it out of the lookups */
-	b->name = strdup(f->kind != PMT_CTR_FILE_KALLSYMS ? f->name : "\001kallsyms");
-	b->symbols_only = f->kind == PMT_CTR_FILE_ELF_SYMBOLS;
-	if (!b->name) {
-		close(fd);
-		return -PMT_ENOMEM;
-	}
-	b->id_size = f->build_id_size;
-	memcpy(b->id, f->build_id, f->build_id_size);
-	s->nbundled++;
-	return 0;
-}
-
-int pmt_symbols_add_source_files(struct pmt_symbols *s, struct pmt_source *src)
-{
-	int rc;
-
-	if (!s || !src)
-		return -PMT_EINVAL;
-	rc = pmt_source_files(src, add_bundled, s);
-	return rc < 0 ? rc : (int)s->nbundled;
 }

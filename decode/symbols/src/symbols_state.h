@@ -1,0 +1,77 @@
+/* The state behind a pmt_symbols handle: the files (dso), the address spaces (proc, map)
+ * and the threads' names, shared by the files of decode/symbols that keep it. */
+#ifndef PMT_SYMBOLS_STATE_H
+#define PMT_SYMBOLS_STATE_H
+#include <stdint.h>
+
+#include "dso_find.h"
+#include "srcline.h"
+#include "symbols_int.h"
+#include "pmutrace/perf_abi.h"
+
+struct dso {
+	char *name;
+	const char *short_name;
+	uint8_t build_id[PMT_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	int8_t state;          /* 0: not looked for yet, 1: symbols read, -1: none */
+	uint8_t kernel;        /* [kernel.kallsyms]: absolute addresses, symbols from kallsyms */
+	uint64_t text_addr;    /* kernel: where its map says _text is (perf's ref_reloc_sym) */
+	uint8_t kernel_bid[PMT_BUILD_ID_MAX], kernel_bid_size; /* kernel: its MMAP2's build-id */
+	char *kmod_name;       /* a kernel module: "[name]" as perf calls it (short_name) */
+	struct elf_symtab tab;
+	char *sym_path;        /* the file the symbols (and lines) come from */
+	char *code_path;       /* the file with the code (NULL: none found) */
+	uint8_t symbols_only;  /* the symbols came from a copy without code */
+	struct srcline lines;
+	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
+	struct dso *next;      /* hash chain */
+};
+
+struct map {
+	uint64_t start, end, pgoff, time;
+	uint32_t seq;
+	struct dso *dso;
+};
+
+struct proc {
+	int32_t pid;
+	struct map *maps;      /* by start, then seq */
+	size_t n, cap;
+	uint64_t max_len;      /* the longest map: how far back a lookup has to look */
+};
+
+/* A thread's names in time order: perf names a sample by the COMM in force at its time
+ * (a workload is "perf-exec" until its exec), not by the thread's last one. */
+struct comm_at {
+	uint64_t time;
+	char *name;
+};
+
+struct thread {
+	int32_t tid, pid;
+	struct comm_at *comms;
+	uint32_t ncomms, capcomms;
+};
+
+struct pmt_symbols {
+	char *symfs, *buildid_dir, *kallsyms, *vmlinux;
+	struct dbgd *dbgd;     /* debuginfod servers; NULL: none to ask */
+	unsigned load_flags;
+	struct dso **dso_hash;
+	size_t dso_cap;
+	struct proc *procs;    /* open addressing by pid; pid INT32_MIN marks a free slot */
+	size_t proc_cap, nprocs;
+	struct thread *threads;/* open addressing by tid; tid INT32_MIN free */
+	struct bundled *bundled; /* files the trace carries */
+	size_t nbundled;
+	struct known_bid {     /* the trace's build-id table */
+		char *name;
+		uint8_t id[PMT_BUILD_ID_MAX], size;
+	} *bids;
+	size_t nbids;
+	size_t thr_cap, nthreads;
+	uint32_t seq;
+};
+
+#endif
