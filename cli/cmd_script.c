@@ -127,7 +127,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "  comm pid tid cpu misc time period event flags addr data_src weight ip sym\n"
 			    "  symoff dso srcline insnlen phys_addr brstack (sym, symoff, dso, srcline\n"
 			    "  follow ip, as in perf); insn callindent ipc iregs synth vcpu machine_pid\n"
-			    "  print nothing on SPE samples, as in perf.\n");
+			    "  trace print nothing on SPE samples, as in perf.\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace[=OPTS]] [-v] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"

@@ -26,8 +26,8 @@ fi
 if $PERF version | grep -q 'version [7-9]'; then
 	FIELDS="$FIELDS event,flags cpu,misc,time,period,event,flags,addr,ip,insnlen,phys_addr
 pid,tid,misc,event,flags,ip,sym,dso,insnlen
-event,ip,insn,callindent,ipc,iregs,synth,vcpu,machine_pid"
-	REFUSED="tod data_page_size code_page_size"
+event,ip,insn,callindent,ipc,iregs,synth,vcpu,machine_pid,trace"
+	REFUSED="tod data_page_size code_page_size cgroup uregs"
 fi
 n=0
 for spe in plain ctx; do

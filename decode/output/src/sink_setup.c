@@ -164,16 +164,16 @@ static const struct {
 	/* perf takes these and prints nothing for them on SPE's synthesized samples (no
 	 * instruction bytes, call depth, registers, guests or IPC counts): no bit */
 	{ "insn", 0 }, { "callindent", 0 }, { "ipc", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
-	{ "iregs", 0 }, { "synth", 0 },
+	{ "iregs", 0 }, { "synth", 0 }, { "trace", 0 }, /* perf: "not valid for hardware events" */
 };
 
 int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen)
 {
 	static const char *const later[] = { "sym_size", "ipsym", "dsoff", "brstacksym",
-					     "brstackinsn", "brstackoff" };
-	/* perf refuses these on SPE traces: the attrs never sample them, or no clock data */
+					     "brstackinsn", "brstackoff", "srccode" };
+	/* perf refuses these on SPE traces: their attrs never sample them */
 	static const char *const refused[] = { "data_page_size", "code_page_size", "cgroup",
-					       "uregs", "srccode", "trace" };
+					       "uregs" };
 	bool any = false;
 	const char *p = list;
 
