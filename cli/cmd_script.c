@@ -125,8 +125,8 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--symfs DIR]\n"
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
 			    "  comm pid tid cpu misc time period event flags addr data_src weight ip sym\n"
-			    "  symoff dso srcline insnlen phys_addr brstack (sym, symoff, dso, srcline\n"
-			    "  follow ip, as in perf); insn callindent ipc iregs synth vcpu machine_pid\n"
+			    "  symoff dso dsoff srcline insnlen phys_addr brstack (sym, symoff, dso, dsoff,\n"
+			    "  srcline follow ip, as in perf); insn callindent ipc iregs synth vcpu machine_pid\n"
 			    "  trace print nothing on SPE samples, as in perf.\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace[=OPTS]] [-v] [--top N]\n"

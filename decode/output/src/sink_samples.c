@@ -351,6 +351,12 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		if (f & PMT_FIELD_DSO) {
 			memcpy(p, " (", 2);
 			p = put_str_w(p + 2, loc.dso ? loc.dso : "[unknown]", 0, false);
+			/* perf 7.3's map__fprintf_dsoname_dsoff(): the file offset, not for the
+			 * kernel's maps */
+			if ((f & PMT_FIELD_DSOFF) && loc.dso && !loc.kernel) {
+				memcpy(p, "+0x", 3);
+				p = pmt_fmt_hex(p + 3, loc.map_ip);
+			}
 			*p++ = ')';
 		}
 		if (f & PMT_FIELD_SRCLINE) {

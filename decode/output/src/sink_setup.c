@@ -160,7 +160,7 @@ static const struct {
 	{ "symoff", PMT_FIELD_SYMOFF }, { "dso", PMT_FIELD_DSO }, { "srcline", PMT_FIELD_SRCLINE },
 	{ "ins_lat", PMT_FIELD_INS_LAT }, { "retire_lat", PMT_FIELD_RETIRE_LAT },
 	{ "misc", PMT_FIELD_MISC }, { "flags", PMT_FIELD_FLAGS }, { "insnlen", PMT_FIELD_INSNLEN },
-	{ "tod", PMT_FIELD_TOD },
+	{ "tod", PMT_FIELD_TOD }, { "dsoff", PMT_FIELD_DSOFF },
 	/* perf takes these and prints nothing for them on SPE's synthesized samples (no
 	 * instruction bytes, call depth, registers, guests or IPC counts): no bit */
 	{ "insn", 0 }, { "callindent", 0 }, { "ipc", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
@@ -169,7 +169,7 @@ static const struct {
 
 int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen)
 {
-	static const char *const later[] = { "sym_size", "ipsym", "dsoff", "brstacksym",
+	static const char *const later[] = { "sym_size", "ipsym", "brstacksym",
 					     "brstackinsn", "brstackoff", "srccode" };
 	/* perf refuses these on SPE traces: their attrs never sample them */
 	static const char *const refused[] = { "data_page_size", "code_page_size", "cgroup",
@@ -206,7 +206,7 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 		if (!found) {
 			snprintf(err, errlen, "-F: unknown field '%.*s' (fields: comm pid tid cpu "
 				 "misc tod time period event flags addr data_src weight ins_lat "
-				 "retire_lat ip sym symoff dso srcline insnlen phys_addr brstack)",
+				 "retire_lat ip sym symoff dso dsoff srcline insnlen phys_addr brstack)",
 				 (int)n, p);
 			return -PMT_EPARSE;
 		}

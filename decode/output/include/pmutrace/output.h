@@ -24,7 +24,7 @@ enum {
 	PMT_FIELD_DSO = 1u << 15, PMT_FIELD_SRCLINE = 1u << 16,
 	PMT_FIELD_INS_LAT = 1u << 17, PMT_FIELD_RETIRE_LAT = 1u << 18,
 	PMT_FIELD_MISC = 1u << 19, PMT_FIELD_FLAGS = 1u << 20, PMT_FIELD_INSNLEN = 1u << 21,
-	PMT_FIELD_TOD = 1u << 22,
+	PMT_FIELD_TOD = 1u << 22, PMT_FIELD_DSOFF = 1u << 23,
 };
 /* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
 #define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO | \
