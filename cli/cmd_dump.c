@@ -13,6 +13,8 @@ struct dump_opts {
 	unsigned desc_flags;
 	uint64_t base; /* --base: stream offset of a raw file's first byte */
 	struct pmt_sample_filter filter; /* --cpu, --tid: the AUXTRACE chunks shown */
+	struct pmt_sample_filter when;   /* --pid, --time: chunks and records shown */
+	struct pmt_spe_threads *threads; /* --pid: a chunk's threads' processes */
 	struct pmt_out out;
 };
 
@@ -101,6 +103,133 @@ static int dump_raw(struct dump_opts *d, const char *path)
 	return 0;
 }
 
+/* Calls fn with the perf time of each TIMESTAMP packet of a chunk (the times script gives
+ * its samples) until fn returns true. */
+static void chunk_times(const struct pmt_trace_meta *m, const struct pmt_trace_event *ev,
+			bool (*fn)(void *ctx, uint64_t t), void *ctx)
+{
+	struct pmt_spe_pkt_iter it;
+	struct pmt_spe_packet pkt;
+
+	pmt_spe_pkt_iter_init(&it, ev->u.auxtrace.data, ev->u.auxtrace.size, ev->u.auxtrace.offset);
+	for (int n; (n = pmt_spe_pkt_next(&it, &pkt)) != -PMT_EEOS;) {
+		if (n < 0) {
+			pmt_spe_pkt_iter_skip(&it, 1);
+			continue;
+		}
+		if (pkt.type == PMT_SPE_TIMESTAMP &&
+		    fn(ctx, m->has_time_conv ? pmt_time_conv_to_perf(&m->time_conv, pkt.payload)
+					     : pkt.payload))
+			return;
+	}
+}
+
+static bool in_time_ranges(const struct pmt_sample_filter *f, uint64_t t)
+{
+	for (unsigned i = 0; i < f->nr_time; i++)
+		if (t >= f->t_lo[i] && t <= f->t_hi[i])
+			return true;
+	return false;
+}
+
+struct time_probe {
+	const struct pmt_sample_filter *f;
+	bool hit;
+};
+
+static bool probe_time(void *ctx, uint64_t t)
+{
+	struct time_probe *p = ctx;
+
+	p->hit = in_time_ranges(p->f, t);
+	return p->hit;
+}
+
+static bool pid_wanted(const struct dump_opts *d, int32_t pid)
+{
+	for (unsigned i = 0; i < d->when.pids.n; i++)
+		if (pid >= 0 && (uint64_t)pid >= d->when.pids.lo[i] &&
+		    (uint64_t)pid <= d->when.pids.hi[i])
+			return true;
+	return false;
+}
+
+/* A chunk holds samples of its own thread's process and of its CONTEXT packets' threads'
+ * (a per-CPU chunk holds many). */
+static bool chunk_has_pid(const struct dump_opts *d, const struct pmt_trace_event *ev)
+{
+	struct pmt_spe_pkt_iter it;
+	struct pmt_spe_packet pkt;
+
+	if (pid_wanted(d, pmt_spe_threads_pid(d->threads, (int32_t)ev->u.auxtrace.tid)))
+		return true;
+	pmt_spe_pkt_iter_init(&it, ev->u.auxtrace.data, ev->u.auxtrace.size, ev->u.auxtrace.offset);
+	for (int n; (n = pmt_spe_pkt_next(&it, &pkt)) != -PMT_EEOS;) {
+		if (n < 0)
+			pmt_spe_pkt_iter_skip(&it, 1);
+		else if (pkt.type == PMT_SPE_CONTEXT &&
+			 pid_wanted(d, pmt_spe_threads_pid(d->threads, (int32_t)pkt.payload)))
+			return true;
+	}
+	return false;
+}
+
+/* --pid and --time as script applies them to samples: a record by its sample id (one
+ * without a sample id is shown), a chunk by its threads' processes and its timestamps. */
+static bool event_wanted(const struct dump_opts *d, const struct pmt_trace_meta *m,
+			 const struct pmt_trace_event *ev)
+{
+	if (ev->kind == PMT_TEV_AUXTRACE) {
+		struct time_probe p = { &d->when, !d->when.nr_time };
+
+		if (d->when.pids.n && !chunk_has_pid(d, ev))
+			return false;
+		if (!p.hit)
+			chunk_times(m, ev, probe_time, &p);
+		return p.hit;
+	}
+	if (!ev->sid.valid)
+		return true;
+	if (d->when.pids.n && !pid_wanted(d, (int32_t)ev->sid.pid))
+		return false;
+	return !d->when.nr_time || in_time_ranges(&d->when, ev->sid.time);
+}
+
+struct span {
+	uint64_t first, last;
+};
+
+static bool widen_span(void *ctx, uint64_t t)
+{
+	struct span *sp = ctx;
+
+	if (t < sp->first)
+		sp->first = t;
+	if (t > sp->last)
+		sp->last = t;
+	return false;
+}
+
+/* --time percentages are of the span of the samples' times, as in script: one pass over
+ * the chunks' timestamps first. */
+static void set_time_span(struct dump_opts *d, const char *path)
+{
+	struct pmt_source *src;
+	struct pmt_trace_event ev;
+	struct span sp = { UINT64_MAX, 0 };
+
+	if (pmt_source_open(path, &src, NULL) < 0)
+		return; /* the dump itself says why */
+	for (int rc; (rc = pmt_source_next(src, &ev)) != -PMT_EEOS;) {
+		if (rc < 0)
+			break;
+		if (ev.kind == PMT_TEV_AUXTRACE)
+			chunk_times(pmt_source_meta(src), &ev, widen_span, &sp);
+	}
+	pmt_source_close(src);
+	pmt_sample_filter_set_span(&d->when, sp.first == UINT64_MAX ? 0 : sp.first, sp.last);
+}
+
 static int dump_trace(struct dump_opts *d, const char *path)
 {
 	struct pmt_source *src;
@@ -133,6 +262,13 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			last_err = at;
 			continue;
 		}
+		if (d->threads && pmt_spe_threads_note(d->threads, &ev) < 0) {
+			pmt_source_close(src);
+			return pmt_cli_fail("dump", "out of memory");
+		}
+		if (pmt_sample_filter_active(&d->when) &&
+		    !event_wanted(d, pmt_source_meta(src), &ev))
+			continue;
 		if (ev.kind == PMT_TEV_AUXTRACE && pmt_sample_filter_active(&d->filter)) {
 			struct pmt_spe_sample chunk = { .cpu = ev.u.auxtrace.cpu,
 							.tid = (int32_t)ev.u.auxtrace.tid,
@@ -165,7 +301,8 @@ static int usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pmutrace dump [--raw [--base OFFSET]] [--legacy61] [--n1|--midr MIDR]\n"
-		"         [--cpu LIST] [--tid LIST] [-i] [FILE]\n"
+		"         [--cpu LIST] [--tid LIST] [--pid LIST] [--time START,STOP|A%%-B%%]\n"
+		"         [-i] [FILE]\n"
 		"  Print every SPE packet (offset, bytes, fields) as perf report -D does.\n"
 		"  FILE (or -i FILE; default ./perf.data) is a perf.data trace, or with --raw a raw\n"
 		"  SPE AUX buffer ('-' = stdin).\n"
@@ -174,7 +311,11 @@ static int usage(FILE *fp)
 		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1)\n"
 		"  --midr MIDR the CPU's MIDR_EL1, as script takes it: a Neoverse N1 one is --n1\n"
 		"  --cpu LIST, --tid LIST (0-3,7)  only the AUXTRACE chunks of those CPUs or\n"
-		"              threads (the other records are all shown)\n");
+		"              threads (the other records are all shown)\n"
+		"  --pid LIST, --time START,STOP|A%%-B%%[,C%%-D%%]  as script's: records by their\n"
+		"              sample id's pid and time (records without one are shown), chunks\n"
+		"              holding samples of those processes (by their thread and CONTEXT\n"
+		"              packets) and with a timestamp in those times\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
@@ -189,6 +330,8 @@ int cmd_dump(int argc, char **argv)
 		{ "midr", required_argument, NULL, 'm' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "tid", required_argument, NULL, 't' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "time", required_argument, NULL, 'T' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -227,6 +370,16 @@ int cmd_dump(int argc, char **argv)
 				return pmt_cli_usage_fail("dump", "bad --tid list '%s' (want e.g. 0-3,7)",
 							  optarg);
 			break;
+		case 'p':
+			if (pmt_sample_filter_pids(&d.when, optarg) < 0)
+				return pmt_cli_usage_fail("dump", "bad --pid list '%s' (want e.g. 0-3,7)",
+							  optarg);
+			break;
+		case 'T':
+			if (pmt_sample_filter_time(&d.when, optarg) < 0)
+				return pmt_cli_usage_fail("dump", "bad --time '%s' (perf's START,STOP in "
+							  "seconds, or A%%-B%%[,C%%-D%%])", optarg);
+			break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);
 		}
@@ -234,13 +387,20 @@ int cmd_dump(int argc, char **argv)
 	path = pmt_cli_input(path, argc, argv, optind);
 	if (!path)
 		return usage(stderr);
-	if (raw && pmt_sample_filter_active(&d.filter))
-		return pmt_cli_usage_fail("dump", "--cpu and --tid select a trace's AUXTRACE "
-					  "chunks: a raw buffer has none");
-	if (pmt_out_init(&d.out, stdout, 1 << 16) < 0)
+	if (raw && (pmt_sample_filter_active(&d.filter) || pmt_sample_filter_active(&d.when)))
+		return pmt_cli_usage_fail("dump", "--cpu, --tid, --pid and --time select a trace's "
+					  "records and AUXTRACE chunks: a raw buffer has none");
+	if (d.when.pids.n && pmt_spe_threads_new(&d.threads) < 0)
 		return pmt_cli_fail("dump", "out of memory");
+	if (d.when.time_pct)
+		set_time_span(&d, path);
+	if (pmt_out_init(&d.out, stdout, 1 << 16) < 0) {
+		pmt_spe_threads_free(d.threads);
+		return pmt_cli_fail("dump", "out of memory");
+	}
 	rc = raw ? dump_raw(&d, path) : dump_trace(&d, path);
 	frc = pmt_out_fini(&d.out);
+	pmt_spe_threads_free(d.threads);
 	if (frc < 0 && !rc)
 		rc = pmt_cli_fail("dump", "writing the output failed: %s", pmt_errstr(frc));
 	return rc;

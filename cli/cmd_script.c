@@ -124,8 +124,10 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n"
 			    "         [--symfs DIR]\n"
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
-			    "  comm pid tid cpu time period event addr data_src weight ip sym symoff dso\n"
-			    "  srcline phys_addr brstack (sym, symoff, dso, srcline follow ip, as in perf).\n");
+			    "  comm pid tid cpu misc time period event flags addr data_src weight ip sym\n"
+			    "  symoff dso dsoff srcline insnlen phys_addr brstack (sym, symoff, dso, dsoff,\n"
+			    "  srcline follow ip, as in perf); insn callindent ipc iregs synth vcpu machine_pid\n"
+			    "  trace print nothing on SPE samples, as in perf.\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace[=OPTS]] [-v] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"

@@ -6,6 +6,10 @@
 #    accepted as perf accepts them (s with its count), silently, and -v names them;
 #  - dump --midr of a Neoverse N1 names EVENTS bit 12 LATE-PREFETCH (as --n1; the vector is
 #    fixtures/spe/events-n1.vec's), another MIDR does not; dump --cpu/--tid pick chunks;
+#  - dump --pid shows the chunks of that process's threads (learned from COMM) and its
+#    records, --time the chunks with a timestamp in the window (worked out from the full
+#    dump's TS packets; with the oracle, every sample time perf 7.3's script --time prints is
+#    a TS of a shown chunk), both refused with --raw;
 #  - --perf-compat takes any X.Y (and X.Y.Z) and refuses junk with the list of models;
 #  - calibrate and metrics take -i TRACE; calibrate defaults to ./perf.data.
 #   habits.sh PMUTRACE [ORACLES_DIR]
@@ -58,6 +62,36 @@ printf '\122\000\020' >ev.spe
 [ "$("$P" dump a.data --cpu 1 | grep -c 'PERF_RECORD_AUXTRACE size')" = 0 ] || bad "dump --cpu 1 shows CPU 0's chunks"
 "$P" dump a.data --cpu 1 | grep -q PERF_RECORD_AUXTRACE_INFO || bad "dump --cpu 1 dropped other records"
 
+# dump --pid/--time on 8 KiB chunks of process 77 (thread 78); identity TIME_CONV: TS = ns
+"$P" convert --raw a.spe --midr 0x410fd0c0 --pid 77 --tid 78 --comm foo --chunk 8192 -o b.data ||
+	bad "making the chunked trace"
+chunks() { grep 'PERF_RECORD_AUXTRACE size' | cut -d' ' -f1 | tr '\n' ' '; }
+all=$("$P" dump b.data | chunks)
+[ "$("$P" dump b.data --pid 77 | chunks)" = "$all" ] || bad "dump --pid 77 lost chunks"
+"$P" dump b.data --pid 77 | grep -q PERF_RECORD_COMM || bad "dump --pid 77 dropped its COMM"
+[ -z "$("$P" dump b.data --pid 5 | chunks)" ] || bad "dump --pid 5 shows process 77's chunks"
+"$P" dump b.data --pid 5 | grep -q PERF_RECORD_AUXTRACE_INFO || bad "dump --pid 5 dropped AUXTRACE_INFO"
+lo=13196305000000 hi=13196306000000
+want=$("$P" dump b.data | awk -v lo=$lo -v hi=$hi '/PERF_RECORD_AUXTRACE size/ { c = $1 }
+	$NF ~ /^[0-9]+$/ && $(NF-1) == "TS" && $NF >= lo && $NF <= hi && !seen[c]++ { printf "%s ", c }')
+got=$("$P" dump b.data --time 13196.305,13196.306 | chunks)
+[ -n "$want" ] && [ "$want" != "$all" ] && [ "$got" = "$want" ] ||
+	bad "dump --time: chunks '$got', their timestamps say '$want'"
+"$P" dump b.data --time 13196.305,13196.306 --pid 5 | grep -q 'AUXTRACE size' && bad "dump --time --pid 5 shows chunks"
+[ "$("$P" dump b.data --time 0%-100% | chunks)" = "$all" ] || bad "dump --time 0%-100% lost chunks"
+[ "$("$P" dump b.data --time 0%-10% | chunks)" = "$(echo "$all" | cut -d' ' -f1-3) " ] ||
+	bad "dump --time 0%-10%: $("$P" dump b.data --time 0%-10% | chunks)"
+"$P" dump --raw a.spe --time 1,2 >/dev/null 2>&1; [ $? = 129 ] || bad "dump --raw --time: not a usage error"
+"$P" dump b.data --pid x >/dev/null 2>&1; [ $? = 129 ] || bad "dump --pid x: not a usage error"
+if [ -x "$X" ]; then
+	"$P" dump b.data --time 13196.305,13196.306 | awk '/PERF_RECORD_AUXTRACE size/ { c = 1 }
+		c && NF > 1 && $(NF-1) == "TS" { print $NF }' | sort -u >ts.txt
+	"$X" script -i b.data --ns -F time --time 13196.305,13196.306 2>/dev/null |
+		tr -d ' .:' | grep -E '^[0-9]+$' | sort -u >perf_ts.txt
+	[ -s perf_ts.txt ] && [ -z "$(comm -13 ts.txt perf_ts.txt)" ] ||
+		bad "dump --time hides chunks of perf 7.3's samples: $(comm -13 ts.txt perf_ts.txt | head -3)"
+fi
+
 # --perf-compat
 for v in 6.14 5.10 7.3.4 8.0 newest; do
 	"$P" script a.data --perf-compat=$v >/dev/null 2>e.txt || bad "--perf-compat=$v: $(cat e.txt)"
@@ -81,4 +115,4 @@ echo '[{"MetricName": "m", "MetricExpr": "cycles * 2"}]' >m.json
 "$P" metrics -i c.csv --metrics m.json --csv >/dev/null 2>e.txt
 grep -q "c.csv: offset 0: not a perf.data file" e.txt || bad "metrics -i does not read the trace: $(cat e.txt)"
 [ $fail = 0 ] || exit 1
-echo "OK: bare --itrace, c/r, -v, dump --midr/--cpu, --perf-compat, -i"
+echo "OK: bare --itrace, c/r, -v, dump --midr/--cpu/--pid/--time, --perf-compat, -i"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # script -F against perf script -F, byte for byte: field lists in several orders and
 # subsets, on traces whose threads perf knows (COMM), does not know (pid -1), or that are
-# the idle task, with and without CONTEXT packets. With perf >= 6.15 also brstack.
+# the idle task, with and without CONTEXT packets. With perf >= 6.15 also brstack; with
+# perf >= 7 flags, misc, insnlen and the fields perf takes but prints nothing for on SPE
+# samples, and perf's refusal of tod and data_page_size.
 #   [PERF=CMD] [COMPAT=VER] spe_fields_vs_perf.sh PMUTRACE
 set -eu
 P=$1
@@ -20,6 +22,12 @@ ITRACE=bfmtaMi1i
 if $PERF version | grep -q 'version [7-9]\|version 6\.1[5-9]'; then
 	FIELDS="$FIELDS event,ip,brstack tid,brstack"
 	ITRACE=bfmtaMi1il
+fi
+if $PERF version | grep -q 'version [7-9]'; then
+	FIELDS="$FIELDS event,flags cpu,misc,time,period,event,flags,addr,ip,insnlen,phys_addr
+pid,tid,misc,event,flags,ip,sym,dso,insnlen
+event,ip,insn,callindent,ipc,iregs,synth,vcpu,machine_pid,trace"
+	REFUSED="tod data_page_size code_page_size cgroup uregs"
 fi
 n=0
 for spe in plain ctx; do
@@ -41,8 +49,21 @@ for spe in plain ctx; do
 	done
 done
 # what -F cannot print yet is refused, naming the field
-if "$P" script "$T/a.data" -F ip,insn >/dev/null 2>"$T/err"; then
-	echo "FAIL: -F ip,insn accepted"; exit 1
+if "$P" script "$T/a.data" -F ip,ipsym >/dev/null 2>"$T/err"; then
+	echo "FAIL: -F ip,ipsym accepted"; exit 1
 fi
-grep -q "insn" "$T/err" || { echo "FAIL: -F ip,insn error does not name insn"; cat "$T/err"; exit 1; }
+grep -q "ipsym" "$T/err" || { echo "FAIL: -F ip,ipsym error does not name ipsym"; cat "$T/err"; exit 1; }
+# what perf refuses on these traces is refused, naming the field (tod: in perf's words)
+for f in ${REFUSED:-}; do
+	$PERF script -i "$T/a.data" -F event,$f >/dev/null 2>"$T/perf_err" && {
+		echo "FAIL: perf printed -F $f"; exit 1; }
+	"$P" script "$T/a.data" -F event,$f >/dev/null 2>"$T/err" && {
+		echo "FAIL: -F event,$f accepted"; exit 1; }
+	grep -q "$f" "$T/err" || { echo "FAIL: -F $f error does not name it: $(cat "$T/err")"; exit 1; }
+done
+if [ -n "${REFUSED:-}" ]; then
+	$PERF script -i "$T/a.data" -F tod 2>&1 | grep "Can't provide 'tod'" >"$T/perf_tod"
+	"$P" script "$T/a.data" -F tod 2>&1 | grep -qF "$(cat "$T/perf_tod")" ||
+		{ echo "FAIL: -F tod: not perf's message '$(cat "$T/perf_tod")'"; exit 1; }
+fi
 echo "OK: $n lines identical to $($PERF version) over $(echo $FIELDS | wc -w) field lists"

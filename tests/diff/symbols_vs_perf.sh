@@ -2,7 +2,7 @@
 # Symbolized samples against perf on the same file: an SPE trace whose PCs fall in the
 # project's AArch64 fixtures (an executable and a shared library, mapped by build-id MMAP2
 # records) and in the kernel. script -F with sym/symoff/dso/comm and report --sort with
-# several keys, byte for byte, where the files are found:
+# several keys, byte for byte (with perf 7.3 also dsoff), where the files are found:
 #   symfs      --symfs with the files at their paths
 #   debuglink  --symfs with the executable stripped, its .gnu_debuglink file beside it
 #   debugdir   --symfs with the executable stripped, its debug file under
@@ -50,6 +50,10 @@ mkfs() { # $1: folder, $2: what app is there
 	cp "$T/fx/libfix.so" "$1/usr/lib/libfix.so"
 }
 FIELDS="comm,tid,ip,sym,symoff,dso ip,sym,dso event,ip,sym tid,ip,dso cpu,event,ip,sym,symoff"
+# dsoff (perf >= 7): the file offset after the dso, none for the kernel's maps
+if $PERF version | grep -q 'version [7-9]'; then
+	FIELDS="$FIELDS ip,sym,symoff,dso,dsoff tid,ip,dso,dsoff"
+fi
 # keys with sym but not dso are left out: perf's comparator orders unresolved addresses
 # of different files by address alone but symbols by file first, so its tree can split
 # one symbol's samples into several entries (seen with perf 7.3: lib_part_11 three times

@@ -59,3 +59,47 @@ int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *
 	out[len] = 0;
 	return len;
 }
+
+size_t pmt_sample_flags_str(uint32_t flags, char *out, size_t cap)
+{
+	/* builtin-script.c sample_flags_to_name() of perf 7.3: the branch kind's name, then
+	 * the branch events as "/miss,not_taken/", then "(x)" for a transaction, right-aligned
+	 * to 21 less the length of the last piece written (perf's arithmetic, kept) */
+	static const struct {
+		uint32_t flags;
+		const char *name;
+	} kinds[] = {
+		{ PMT_IP_FLAG_BRANCH | PMT_IP_FLAG_CALL, "call" },
+		{ PMT_IP_FLAG_BRANCH | PMT_IP_FLAG_RETURN, "return" },
+		{ PMT_IP_FLAG_BRANCH | PMT_IP_FLAG_CONDITIONAL, "jcc" },
+		{ PMT_IP_FLAG_BRANCH, "jmp" },
+	};
+	const uint32_t events = PMT_IP_FLAG_BRANCH_MISS | PMT_IP_FLAG_NOT_TAKEN;
+	uint32_t kind = flags & ~(events | PMT_IP_FLAG_IN_TX);
+	int n = 0, last = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].flags == kind)
+			n = last = snprintf(out, cap, "%s", kinds[i].name);
+	if (flags & events) {
+		n += snprintf(out + n, cap - (size_t)n, "/%s%s%s/",
+			      flags & PMT_IP_FLAG_BRANCH_MISS ? "miss" : "",
+			      (flags & events) == events ? "," : "",
+			      flags & PMT_IP_FLAG_NOT_TAKEN ? "not_taken" : "");
+		last = 1;
+	}
+	if (flags & PMT_IP_FLAG_IN_TX)
+		n += n + 3 < 21 ? snprintf(out + n, cap - (size_t)n, "%*s", 21 - last, "(x)")
+				: snprintf(out + n, cap - (size_t)n, " (x)");
+	if (n == 0) {
+		/* no name: perf's PERF_IP_FLAG_CHARS, a letter per flag bit */
+		static const char chars[] = "bcrosyiABExghDtmn";
+
+		for (unsigned i = 0; i < 32 && (size_t)n + 1 < cap; i++)
+			if (flags & (1u << i))
+				out[n++] = i < sizeof(chars) - 1 ? chars[i] : '?';
+		out[n] = '\0';
+	}
+	return (size_t)n < cap ? (size_t)n : cap - 1;
+}

@@ -279,6 +279,9 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		memcpy(p, "] ", 2);
 		p += 2;
 	}
+	if (f & PMT_FIELD_MISC)
+		p = put_spaces(p, 6); /* perf's cpumode letters of sample->misc, which SPE's
+				       * synthesized samples leave 0, padded to 6 */
 	if ((f & PMT_FIELD_TIME) && k->show_time) {
 		/* "%5llu.%06llu: " of seconds and microseconds */
 		uint64_t us = s->time / 1000;
@@ -305,6 +308,15 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		p = put_blocks(p, name, nl);
 		memcpy(p, ": ", 2);
 		p += 2;
+	}
+	if (f & PMT_FIELD_FLAGS) {
+		char fl[PMT_SAMPLE_FLAGS_MAX];
+		size_t fn = pmt_sample_flags_str(s->flags, fl, sizeof(fl));
+
+		/* perf_sample__fprintf_flags(): "  %-21s " */
+		p = put_spaces(p, 2);
+		memcpy(p, fl, fn);
+		p = put_spaces(p + fn, fn < 21 ? 21 - fn + 1 : 1);
 	}
 	if (f & PMT_FIELD_ADDR)
 		p = put_hex_w(p, s->addr, 16);
@@ -339,6 +351,12 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		if (f & PMT_FIELD_DSO) {
 			memcpy(p, " (", 2);
 			p = put_str_w(p + 2, loc.dso ? loc.dso : "[unknown]", 0, false);
+			/* perf 7.3's map__fprintf_dsoname_dsoff(): the file offset, not for the
+			 * kernel's maps */
+			if ((f & PMT_FIELD_DSOFF) && loc.dso && !loc.kernel) {
+				memcpy(p, "+0x", 3);
+				p = pmt_fmt_hex(p + 3, loc.map_ip);
+			}
 			*p++ = ')';
 		}
 		if (f & PMT_FIELD_SRCLINE) {
@@ -348,6 +366,8 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 			p += sl;
 		}
 	}
+	if (f & PMT_FIELD_INSNLEN)
+		p = put_str_w(p, " ilen: 0", 0, false); /* perf decodes no instruction of an SPE sample */
 	if (f & PMT_FIELD_PHYS_ADDR)
 		p = put_hex_w(p, s->phys_addr, 16);
 	o->len = (size_t)(p - o->buf);

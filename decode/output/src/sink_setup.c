@@ -159,11 +159,22 @@ static const struct {
 	{ "brstack", PMT_FIELD_BRSTACK }, { "comm", PMT_FIELD_COMM }, { "sym", PMT_FIELD_SYM },
 	{ "symoff", PMT_FIELD_SYMOFF }, { "dso", PMT_FIELD_DSO }, { "srcline", PMT_FIELD_SRCLINE },
 	{ "ins_lat", PMT_FIELD_INS_LAT }, { "retire_lat", PMT_FIELD_RETIRE_LAT },
+	{ "misc", PMT_FIELD_MISC }, { "flags", PMT_FIELD_FLAGS }, { "insnlen", PMT_FIELD_INSNLEN },
+	{ "tod", PMT_FIELD_TOD }, { "dsoff", PMT_FIELD_DSOFF },
+	/* perf takes these and prints nothing for them on SPE's synthesized samples (no
+	 * instruction bytes, call depth, registers, guests or IPC counts): no bit */
+	{ "insn", 0 }, { "callindent", 0 }, { "ipc", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
+	{ "iregs", 0 }, { "synth", 0 }, { "trace", 0 }, /* perf: "not valid for hardware events" */
 };
 
 int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen)
 {
-	static const char *const later[] = { "insn", "sym_size", "ipsym", "callindent" };
+	static const char *const later[] = { "sym_size", "ipsym", "brstacksym",
+					     "brstackinsn", "brstackoff", "srccode" };
+	/* perf refuses these on SPE traces: their attrs never sample them */
+	static const char *const refused[] = { "data_page_size", "code_page_size", "cgroup",
+					       "uregs" };
+	bool any = false;
 	const char *p = list;
 
 	*fields = 0;
@@ -174,7 +185,7 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 		for (size_t i = 0; i < sizeof(field_names) / sizeof(field_names[0]); i++) {
 			if (strlen(field_names[i].name) == n && !strncmp(p, field_names[i].name, n)) {
 				*fields |= field_names[i].bit;
-				found = true;
+				found = any = true;
 			}
 		}
 		for (size_t i = 0; !found && i < sizeof(later) / sizeof(later[0]); i++) {
@@ -184,16 +195,28 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 				return -PMT_EPARSE;
 			}
 		}
+		for (size_t i = 0; !found && i < sizeof(refused) / sizeof(refused[0]); i++) {
+			if (strlen(refused[i]) == n && !strncmp(p, refused[i], n)) {
+				snprintf(err, errlen, "-F %.*s: SPE's synthesized samples have no %.*s "
+					 "(perf 7.3 refuses it on these traces too)", (int)n, p,
+					 (int)n, p);
+				return -PMT_EPARSE;
+			}
+		}
 		if (!found) {
 			snprintf(err, errlen, "-F: unknown field '%.*s' (fields: comm pid tid cpu "
-				 "time period event addr data_src weight ins_lat retire_lat ip sym "
-				 "symoff dso srcline phys_addr brstack)", (int)n, p);
+				 "misc tod time period event flags addr data_src weight ins_lat "
+				 "retire_lat ip sym symoff dso dsoff srcline insnlen phys_addr brstack)",
+				 (int)n, p);
 			return -PMT_EPARSE;
 		}
 		p += n;
 		if (*p == ',')
 			p++;
 	}
+	if (!*fields && any)
+		snprintf(err, errlen, "-F %s: perf prints nothing for these fields on SPE "
+			 "samples", list);
 	return *fields ? 0 : -PMT_EPARSE;
 }
 
@@ -221,6 +244,19 @@ int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *
 		  false },
 	};
 
+	if (fields & PMT_FIELD_TOD) {
+		/* perf's words: a pmutrace trace never has perf's clock data feature */
+		snprintf(err, errlen, "Can't provide 'tod' time, missing clock data. Please "
+			 "record with -k/--clockid option.");
+		return -PMT_EINVAL;
+	}
+	if ((fields & (PMT_FIELD_MISC | PMT_FIELD_INSNLEN)) && m && pmt_trace_has_own_samples(m)) {
+		/* their header.misc (perf's K/U/H/G letters) is not kept in the sample yet, and
+		 * perf decodes their instruction's length from the file */
+		snprintf(err, errlen, "-F %s: not available yet for the trace's own samples "
+			 "(only for SPE's)", fields & PMT_FIELD_MISC ? "misc" : "insnlen");
+		return -PMT_EINVAL;
+	}
 	for (uint32_t i = 0; m && i < m->nr_attrs; i++) {
 		const struct pmt_trace_attr *a = &m->attrs[i];
 		char name[128];

@@ -217,21 +217,6 @@ static uint64_t midr_for(const struct pmt_trace_meta *m, const struct pmt_spe_ru
 	return m->cpu_midr[0];
 }
 
-static int note_thread(struct pmt_spe_threads *t, const struct pmt_trace_event *ev)
-{
-	switch (ev->type) {
-	case PMT_REC_COMM:
-		return pmt_spe_threads_put(t, (int32_t)ev->u.comm.pid, (int32_t)ev->u.comm.tid);
-	case PMT_REC_FORK:
-		return pmt_spe_threads_put(t, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.tid);
-	case PMT_REC_MMAP:
-	case PMT_REC_MMAP2:
-		return pmt_spe_threads_put(t, (int32_t)ev->u.mmap.pid, (int32_t)ev->u.mmap.tid);
-	default:
-		return 0;
-	}
-}
-
 static int note_switch(struct queue_slot **tab, const struct pmt_trace_event *ev,
 		       const struct pmt_spe_run_opts *o)
 {
@@ -551,7 +536,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			rc = own_sample(&r, m, &ev);
 			if (rc < 0)
 				break;
-			rc = note_thread(&r.threads, &ev);
+			rc = pmt_spe_threads_note(&r.threads, &ev);
 			if (rc < 0)
 				break;
 			if ((ev.type == PMT_REC_SWITCH || ev.type == PMT_REC_SWITCH_CPU_WIDE) &&

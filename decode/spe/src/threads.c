@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "pmutrace/common.h"
+#include "pmutrace/perf_abi.h"
+#include "pmutrace/spe_decode.h"
 
 static uint32_t slot_of(uint32_t cap, int32_t tid)
 {
@@ -68,4 +70,33 @@ void pmt_spe_threads_fini(struct pmt_spe_threads *t)
 	free(t->tid);
 	free(t->pid);
 	*t = (struct pmt_spe_threads){ 0 };
+}
+
+int pmt_spe_threads_note(struct pmt_spe_threads *t, const struct pmt_trace_event *ev)
+{
+	switch (ev->type) {
+	case PMT_REC_COMM:
+		return pmt_spe_threads_put(t, (int32_t)ev->u.comm.pid, (int32_t)ev->u.comm.tid);
+	case PMT_REC_FORK:
+		return pmt_spe_threads_put(t, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.tid);
+	case PMT_REC_MMAP:
+	case PMT_REC_MMAP2:
+		return pmt_spe_threads_put(t, (int32_t)ev->u.mmap.pid, (int32_t)ev->u.mmap.tid);
+	default:
+		return 0;
+	}
+}
+
+int pmt_spe_threads_new(struct pmt_spe_threads **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -PMT_ENOMEM;
+}
+
+void pmt_spe_threads_free(struct pmt_spe_threads *t)
+{
+	if (!t)
+		return;
+	pmt_spe_threads_fini(t);
+	free(t);
 }

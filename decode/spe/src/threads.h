@@ -12,7 +12,5 @@ struct pmt_spe_threads {
 
 /* 0, or -PMT_ENOMEM (the map keeps what it had) */
 int pmt_spe_threads_put(struct pmt_spe_threads *t, int32_t pid, int32_t tid);
-/* the thread's pid, or -1 when no record named the thread */
-int32_t pmt_spe_threads_pid(const struct pmt_spe_threads *t, int32_t tid);
 void pmt_spe_threads_fini(struct pmt_spe_threads *t);
 #endif

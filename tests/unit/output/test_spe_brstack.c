@@ -239,6 +239,31 @@ static void test_sinks(void **state)
 	free(txt);
 }
 
+/* -F flags: perf 7.3's sample_flags_to_name() (builtin-script.c) worked by hand: the name,
+ * "/miss,not_taken/", and "(x)" in a transaction printed "%*s" with width 21 less the
+ * length of the last piece written ("jcc": 3, so 18; after "/": 1, so 20). The names
+ * without a transaction are also checked against perf 7.3 by diff.spe_fields73. */
+static void test_sample_flags(void **state)
+{
+	const uint32_t br = PMT_IP_FLAG_BRANCH;
+	char out[PMT_SAMPLE_FLAGS_MAX];
+
+	(void)state;
+	assert_int_equal(pmt_sample_flags_str(0, out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	pmt_sample_flags_str(br | PMT_IP_FLAG_CONDITIONAL | PMT_IP_FLAG_NOT_TAKEN |
+			     PMT_IP_FLAG_BRANCH_MISS, out, sizeof(out));
+	assert_string_equal(out, "jcc/miss,not_taken/");
+	pmt_sample_flags_str(br | PMT_IP_FLAG_RETURN | PMT_IP_FLAG_BRANCH_MISS, out, sizeof(out));
+	assert_string_equal(out, "return/miss/");
+	pmt_sample_flags_str(br | PMT_IP_FLAG_CALL, out, sizeof(out));
+	assert_string_equal(out, "call");
+	pmt_sample_flags_str(br | PMT_IP_FLAG_CONDITIONAL | PMT_IP_FLAG_IN_TX, out, sizeof(out));
+	assert_string_equal(out, "jcc               (x)"); /* 3 + 18 */
+	pmt_sample_flags_str(br | PMT_IP_FLAG_BRANCH_MISS | PMT_IP_FLAG_IN_TX, out, sizeof(out));
+	assert_string_equal(out, "jmp/miss/                 (x)"); /* 9 + 20 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_cycles_and_kinds),
 		cmocka_unit_test(test_sinks),
+		cmocka_unit_test(test_sample_flags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,8 @@ enum {
 	PMT_FIELD_COMM = 1u << 12, PMT_FIELD_SYM = 1u << 13, PMT_FIELD_SYMOFF = 1u << 14,
 	PMT_FIELD_DSO = 1u << 15, PMT_FIELD_SRCLINE = 1u << 16,
 	PMT_FIELD_INS_LAT = 1u << 17, PMT_FIELD_RETIRE_LAT = 1u << 18,
+	PMT_FIELD_MISC = 1u << 19, PMT_FIELD_FLAGS = 1u << 20, PMT_FIELD_INSNLEN = 1u << 21,
+	PMT_FIELD_TOD = 1u << 22, PMT_FIELD_DSOFF = 1u << 23,
 };
 /* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
 #define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO | \
@@ -38,6 +40,11 @@ PMT_API int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, 
  * set. Cannot print 'x' field." */
 PMT_API int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *err,
 				 size_t errlen);
+
+/* perf 7.3's text of a sample's flags (PMT_IP_FLAG_*), as -F flags prints it: "jcc",
+ * "jcc/miss,not_taken/", "return/miss/"; "" for no branch. Returns the length. */
+#define PMT_SAMPLE_FLAGS_MAX 48
+PMT_API size_t pmt_sample_flags_str(uint32_t flags, char *out, size_t cap);
 
 struct pmt_spe_sink_opts {
 	size_t sz;            /* sizeof(struct pmt_spe_sink_opts) */

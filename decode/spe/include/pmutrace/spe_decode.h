@@ -305,7 +305,15 @@ struct pmt_spe_queue {
 	struct pmt_spe_brstack brstack; /* perf's speq->last_branch */
 };
 
+/* Which process each thread belongs to, learned from COMM, FORK and MMAP records as perf's
+ * machine does (SPE data and AUXTRACE chunks name threads only). Opaque; new/free. */
 struct pmt_spe_threads;
+PMT_API int pmt_spe_threads_new(struct pmt_spe_threads **out);
+/* Learns from one record (others are ignored): 0, or -PMT_ENOMEM. */
+PMT_API int pmt_spe_threads_note(struct pmt_spe_threads *t, const struct pmt_trace_event *ev);
+/* the thread's pid, or -1 when no record named the thread */
+PMT_API int32_t pmt_spe_threads_pid(const struct pmt_spe_threads *t, int32_t tid);
+PMT_API void pmt_spe_threads_free(struct pmt_spe_threads *t);
 struct pmt_spe_sampler {
 	struct pmt_itrace itrace;
 	const struct pmt_spe_threads *threads; /* pid of a CONTEXT packet's thread; NULL: -1 */
