@@ -52,6 +52,7 @@ struct queue_slot {
 	size_t next_chunk;
 	uint64_t key;         /* latest record timestamp of the queue */
 	uint8_t has_pending;
+	uint8_t headed;       /* a complete record was pulled: perf's queue is set up */
 	struct pmt_spe_record pending;
 };
 
@@ -294,6 +295,11 @@ static int pull(struct run *r, struct queue_slot *sl)
 		return rc;
 	for (;;) {
 		if (sl->feeding && pmt_spe_rec_next(sl->q.dec, &sl->pending) == 1) {
+			/* perf's arm_spe__setup_queue() decodes until the first complete
+			 * record and samples nothing it cut short before it */
+			if (!sl->headed && sl->pending.partial)
+				continue;
+			sl->headed = 1;
 			if (sl->pending.timestamp > sl->key)
 				sl->key = sl->pending.timestamp;
 			sl->has_pending = 1;
