@@ -28,6 +28,8 @@ struct pmt_spe_rec_decoder {
 	uint8_t cur_open;           /* cur holds packets (its count may have wrapped to 0) */
 	uint8_t reference;          /* decode through the generic packet iterator only: the
 				     * slow reference the fused path is tested against */
+	uint8_t events_last;        /* last EVENTS packet wins (perf >= 6.16) */
+	uint8_t op_or;              /* OP_TYPE packets' op bits ORed (perf >= 6.16) */
 	uint8_t nshapes, next_shape;
 	struct pmt_spe_rec_shape shapes[PMT_SPE_REC_SHAPES];
 };
