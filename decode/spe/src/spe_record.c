@@ -287,6 +287,11 @@ void pmt_spe_rec_feed(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t 
 		d->cur.offset = base;
 }
 
+void spe_rec_set_pad_base(struct pmt_spe_rec_decoder *d, uint64_t pad_base)
+{
+	d->it.pad_base = pad_base;
+}
+
 /* pmt_spe_addr_canonical() without branches, for PC, TGT and PBT: perf fills the top byte
  * for non-secure (bit 63) EL1/EL2 (bits 62:61 = 1 or 2) addresses, i.e. bits 63:61 = 5 or 6 */
 static inline uint64_t canon_branch(uint64_t x)

@@ -34,4 +34,8 @@ struct pmt_spe_rec_decoder {
 	struct pmt_spe_rec_shape shapes[PMT_SPE_REC_SHAPES];
 };
 
+/* After pmt_spe_rec_feed(): alignment pads in this buffer measure from pad_base for its
+ * first byte (perf: the buffer's address) instead of its stream offset. */
+void spe_rec_set_pad_base(struct pmt_spe_rec_decoder *d, uint64_t pad_base);
+
 #endif
