@@ -1,12 +1,13 @@
 #!/bin/sh
-# Random bytes as SPE data against perf 7.3 (issue 15 item 5; README "Bad input"). perf
+# Random bytes as SPE data against perf 7.3 and 6.1 (issue 15 item 5; README "Bad input"). perf
 # turns a record cut short by a bad byte into samples and every further bad byte into an
 # all-zero "instructions" sample; the default model prints only what complete records
 # give. Checked here:
 # - the default: each of its samples is one of perf 7.3's, in perf's order (nothing
 #   invented, nothing moved); what it left out is said in one stderr line naming the
 #   file, with exit status 2;
-# - --perf-compat=7.3 equals perf 7.3 sample for sample on random bytes of three seeds
+# - --perf-compat=7.3 equals perf 7.3 sample for sample (event, ip, addr, data_src,
+#   weight) on random bytes of three seeds, and --perf-compat=6.1 perf 6.1 on two
 #   (with alignment pads: perf sizes them from its buffer's address, which pmutrace
 #   follows for mapped perf.data).
 #   PERF=perf-7.3 spe_random_bytes.sh PMUTRACE
@@ -17,18 +18,29 @@ P=$1
 gen() {
 	python3 -c 'import random, sys; r = random.Random(int(sys.argv[1])); sys.stdout.buffer.write(bytes(r.getrandbits(8) for _ in range(int(sys.argv[2]))))' "$@"
 }
-# samples NAME: perf 7.3's and pmutrace's "event ip addr" lines
+# samples NAME PERF MODEL: PERF's and pmutrace --perf-compat=MODEL's samples (NAME.perf,
+# NAME.pmt) with the fields random bytes can change
 samples() {
-	name=$1
-	"$P" convert --raw "$T/$name.spe" --midr 0x410fd0c0 -o "$T/$name.data"
-	$PERF script -i "$T/$name.data" -F event,ip,addr 2>/dev/null |
-		awk '{ $1 = $1; print }' >"$T/$name.perf"
-	"$P" script "$T/$name.data" --perf-compat=7.3 -F event,ip,addr 2>/dev/null |
-		awk '{ $1 = $1; print }' >"$T/$name.p73"
+	"$P" convert --raw "$T/$1.spe" --midr 0x410fd0c0 -o "$T/$1.data"
+	$2 script -i "$T/$1.data" -F event,ip,addr,data_src,weight 2>/dev/null |
+		awk '{ $1 = $1; print }' >"$T/$1.perf"
+	"$P" script "$T/$1.data" --perf-compat=$3 -F event,ip,addr,data_src,weight 2>/dev/null |
+		awk '{ $1 = $1; print }' >"$T/$1.pmt"
+}
+# same NAME PERF MODEL: the two sample lists are equal
+same() {
+	samples "$@"
+	if ! cmp -s "$T/$1.perf" "$T/$1.pmt"; then
+		echo "FAIL: $1: $2 $(wc -l <"$T/$1.perf") samples, --perf-compat=$3 $(wc -l <"$T/$1.pmt")"
+		diff "$T/$1.perf" "$T/$1.pmt" | head -20
+		exit 1
+	fi
+	echo "OK: $1: $(wc -l <"$T/$1.perf") samples, equal to $2's"
 }
 
 gen 15 262144 >"$T/r.spe"
-samples r
+"$P" convert --raw "$T/r.spe" --midr 0x410fd0c0 -o "$T/r.data"
+$PERF script -i "$T/r.data" -F event,ip,addr 2>/dev/null | awk '{ $1 = $1; print }' >"$T/r.perf"
 rc=0
 "$P" script "$T/r.data" -F event,ip,addr 2>"$T/err" | awk '{ $1 = $1; print }' >"$T/new.txt" || rc=$?
 "$P" script "$T/r.data" -F event,ip,addr >/dev/null 2>&1 || rc=$?
@@ -52,11 +64,14 @@ print("OK: %d default samples, all among perf 7.3's %d in order" % (len(new), le
 PY
 for seed in 15 1 2; do
 	gen $seed 262144 >"$T/s$seed.spe"
-	samples s$seed
-	if ! cmp -s "$T/s$seed.perf" "$T/s$seed.p73"; then
-		echo "FAIL: seed $seed: perf 7.3 $(wc -l <"$T/s$seed.perf") samples, --perf-compat=7.3 $(wc -l <"$T/s$seed.p73")"
-		diff "$T/s$seed.perf" "$T/s$seed.p73" | head -20
-		exit 1
-	fi
-	echo "OK: seed $seed: $(wc -l <"$T/s$seed.perf") samples, equal to perf 7.3's"
+	same s$seed "$PERF" 7.3
 done
+# perf 6.1 (perf on PATH) under --perf-compat=6.1, when it runs
+if perf version 2>/dev/null | grep -q "^perf version 6\.1\."; then
+	for seed in 15 1; do
+		cp "$T/s$seed.spe" "$T/o$seed.spe"
+		same o$seed perf 6.1
+	done
+else
+	echo "note: perf 6.1 is not on PATH, --perf-compat=6.1 not checked"
+fi

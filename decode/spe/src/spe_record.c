@@ -539,8 +539,9 @@ static int hot_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 		d->it.pos = (size_t)(start - buf);
 		return 0;
 	}
-	if (a.nop > 1 && d->op_or) {
-		/* one slot keeps only the last OP_TYPE payload: the reference path ORs them */
+	if (a.nop > 1) {
+		/* one slot keeps only the last OP_TYPE payload: the reference path combines
+		 * them as the perf being followed does */
 		d->it.pos = (size_t)(start - buf);
 		return 0;
 	}
@@ -558,13 +559,25 @@ static void finish(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 	rec_reset(d, pmt_spe_pkt_iter_offset(&d->it));
 }
 
+/* perf 6.1's record.op: a load bit (loads and SVE-OTHER) and a store bit */
+static bool load_op_601(const struct pmt_spe_record *r)
+{
+	return (r->op & PMT_SPE_OP_F_LD) ||
+	       (r->op_class == PMT_SPE_OP_OTHER && (r->op_payload & 0x89) == 0x08);
+}
+
+static bool memory_op_601(const struct pmt_spe_record *r)
+{
+	return load_op_601(r) || (r->op & PMT_SPE_OP_F_ST);
+}
+
 /* The reference path: one packet from the generic iterator. Returns 1 with a record, 0 to
  * go on, -PMT_EEOS at the end of the buffer. */
 static int ref_step(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 {
 	struct pmt_spe_record *r = &d->cur;
 	struct pmt_spe_packet pkt;
-	uint32_t prev_op;
+	struct pmt_spe_record prev;
 	int rc = pmt_spe_pkt_next(&d->it, &pkt);
 
 	if (rc == -PMT_EEOS)
@@ -605,13 +618,32 @@ static int ref_step(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 	d->cur_open = 1;
 	if (d->events_last && pkt.type == PMT_SPE_EVENTS)
 		r->events = 0;
-	prev_op = r->op;
+	prev = *r;
 	if (apply(r, pkt.type, pkt.index, pkt.payload)) {
 		finish(d, rec);
 		return 1;
 	}
-	if (d->op_or)
-		r->op |= prev_op;
+	if (pkt.type != PMT_SPE_OP_TYPE)
+		return 0;
+	if (d->op_or) {
+		r->op |= prev.op;
+	} else if (memory_op_601(&prev)) {
+		/* perf 6.1 ORs a load bit (loads, SVE-OTHER) or a store bit into record.op
+		 * and nothing else: a later branch or other OP_TYPE packet leaves it, and a
+		 * record can be both (perf then shows a load with a store's data source;
+		 * measured on 6.1.187) */
+		uint32_t ldst = (prev.op & PMT_SPE_OP_F_ST) |
+				(load_op_601(&prev) ? PMT_SPE_OP_F_LD : 0);
+
+		if (!memory_op_601(r)) {
+			r->op = prev.op;
+			r->op_class = prev.op_class;
+			r->op_payload = prev.op_payload;
+		} else if (load_op_601(r)) {
+			ldst |= PMT_SPE_OP_F_LD;
+		}
+		r->op |= ldst;
+	}
 	return 0;
 }
 
