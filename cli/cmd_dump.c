@@ -52,8 +52,10 @@ static void dump_line(struct dump_opts *d, uint64_t pos, const uint8_t *p, unsig
 	pmt_out_char(o, '\n');
 }
 
-/* Returns the number of bad bytes met. `base` is the stream offset of buf[0]. */
-static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, uint64_t base)
+/* Returns the number of bad bytes met. `base` is the stream offset of buf[0], `pad_base`
+ * where its alignment pads measure from (perf: the buffer's address). */
+static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, uint64_t base,
+			 uint64_t pad_base)
 {
 	struct pmt_spe_pkt_iter it;
 	struct pmt_spe_packet pkt;
@@ -64,6 +66,7 @@ static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, ui
 	pmt_out_printf(&d->out, ". ... ARM SPE data: size %#zx bytes\n", len);
 	pmt_spe_pkt_iter_init(&it, buf, len, base);
 	it.coalesce_pad = 1;
+	it.pad_base = pad_base;
 	for (;;) {
 		size_t pos = it.pos;
 
@@ -93,7 +96,7 @@ static int dump_raw(struct dump_opts *d, const char *path)
 
 	if (pmt_file_map(path, &m, &diag) < 0)
 		return pmt_cli_fail_diag("dump", &diag);
-	bad = dump_spe(d, m.data, m.size, d->base);
+	bad = dump_spe(d, m.data, m.size, d->base, d->base);
 	pmt_file_unmap(&m);
 	if (bad)
 		pmt_cli_warn("dump", "%llu bad byte(s) in %s", (unsigned long long)bad,
@@ -152,7 +155,10 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			       (unsigned long long)ev.u.auxtrace.offset,
 			       (unsigned long long)ev.u.auxtrace.reference, ev.u.auxtrace.idx,
 			       ev.u.auxtrace.tid, (int)ev.u.auxtrace.cpu);
-		bad += dump_spe(d, ev.u.auxtrace.data, ev.u.auxtrace.size, ev.u.auxtrace.offset);
+		/* perf maps the file: a mapped chunk's address has the data's file alignment */
+		bad += dump_spe(d, ev.u.auxtrace.data, ev.u.auxtrace.size, ev.u.auxtrace.offset,
+				ev.u.auxtrace.transient ? ev.u.auxtrace.offset
+							: (uint64_t)(uintptr_t)ev.u.auxtrace.data);
 	}
 	pmt_source_close(src);
 	if (bad)
