@@ -11,6 +11,7 @@
 
 struct dump_opts {
 	unsigned desc_flags;
+	uint8_t cpu_given;  /* --n1 or --midr: else each chunk's CPU from the file decides */
 	uint64_t base; /* --base: stream offset of a raw file's first byte */
 	struct pmt_sample_filter filter; /* --cpu, --tid: the AUXTRACE chunks shown */
 	struct pmt_sample_filter when;   /* --pid, --time: chunks and records shown */
@@ -54,18 +55,21 @@ static void dump_line(struct dump_opts *d, uint64_t pos, const uint8_t *p, unsig
 	pmt_out_char(o, '\n');
 }
 
-/* Returns the number of bad bytes met. `base` is the stream offset of buf[0]. */
-static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, uint64_t base)
+/* Returns the number of bad bytes met. `base` is the stream offset of buf[0], `pad_base`
+ * where its alignment pads measure from (perf: the buffer's address). */
+static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, uint64_t base,
+			 uint64_t pad_base)
 {
 	struct pmt_spe_pkt_iter it;
 	struct pmt_spe_packet pkt;
-	char desc[PMT_SPE_DESC_MAX];
+	char desc[PMT_SPE_DESC_MAX], prev[PMT_SPE_DESC_MAX] = "";
 	uint64_t bad = 0;
 	int n;
 
 	pmt_out_printf(&d->out, ". ... ARM SPE data: size %#zx bytes\n", len);
 	pmt_spe_pkt_iter_init(&it, buf, len, base);
 	it.coalesce_pad = 1;
+	it.pad_base = pad_base;
 	for (;;) {
 		size_t pos = it.pos;
 
@@ -81,6 +85,12 @@ static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, ui
 		}
 		if (pmt_spe_packet_desc_flags(&pkt, d->desc_flags, desc, sizeof(desc)) < 0)
 			desc[0] = '\0';
+		else if (!desc[0] && pkt.type == PMT_SPE_OP_TYPE &&
+			 !(d->desc_flags & PMT_SPE_DESC_LEGACY61))
+			/* perf 7.3 writes nothing for an OTHER payload outside its subclasses
+			 * and prints its description buffer as the packet before left it */
+			memcpy(desc, prev, sizeof(desc));
+		memcpy(prev, desc, sizeof(prev));
 		dump_line(d, pos, buf + pos, (unsigned)n, desc); /* n <= 16 */
 	}
 	return bad;
@@ -95,7 +105,7 @@ static int dump_raw(struct dump_opts *d, const char *path)
 
 	if (pmt_file_map(path, &m, &diag) < 0)
 		return pmt_cli_fail_diag("dump", &diag);
-	bad = dump_spe(d, m.data, m.size, d->base);
+	bad = dump_spe(d, m.data, m.size, d->base, d->base);
 	pmt_file_unmap(&m);
 	if (bad)
 		pmt_cli_warn("dump", "%llu bad byte(s) in %s", (unsigned long long)bad,
@@ -230,12 +240,31 @@ static void set_time_span(struct dump_opts *d, const char *path)
 	pmt_sample_filter_set_span(&d->when, sp.first == UINT64_MAX ? 0 : sp.first, sp.last);
 }
 
+static bool is_n1(uint64_t midr)
+{
+	/* implementer Arm (0x41), part 0xd0c: Neoverse N1 */
+	return (midr >> 24 & 0xff) == 0x41 && (midr >> 4 & 0xfff) == 0xd0c;
+}
+
+/* perf -D names N1's IMPDEF event bit by the file's MIDR (its metadata, else its CPUID) */
+static unsigned chunk_desc_flags(const struct dump_opts *d, const struct pmt_trace_meta *m,
+				 uint32_t cpu)
+{
+	uint64_t midr = 0;
+
+	if (d->cpu_given || !m || !m->cpu_midr || !m->nr_cpus)
+		return d->desc_flags;
+	midr = cpu < m->nr_cpus && m->cpu_midr[cpu] ? m->cpu_midr[cpu] : m->cpu_midr[0];
+	return is_n1(midr) ? d->desc_flags | PMT_SPE_DESC_N1 : d->desc_flags;
+}
+
 static int dump_trace(struct dump_opts *d, const char *path)
 {
 	struct pmt_source *src;
 	struct pmt_trace_event ev;
 	struct pmt_diag diag = PMT_DIAG_INIT;
 	uint64_t bad = 0;
+	unsigned given_flags;
 	int rc;
 
 	rc = pmt_source_open(path, &src, &diag);
@@ -288,7 +317,13 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			       (unsigned long long)ev.u.auxtrace.offset,
 			       (unsigned long long)ev.u.auxtrace.reference, ev.u.auxtrace.idx,
 			       ev.u.auxtrace.tid, (int)ev.u.auxtrace.cpu);
-		bad += dump_spe(d, ev.u.auxtrace.data, ev.u.auxtrace.size, ev.u.auxtrace.offset);
+		/* perf maps the file: a mapped chunk's address has the data's file alignment */
+		given_flags = d->desc_flags;
+		d->desc_flags = chunk_desc_flags(d, pmt_source_meta(src), ev.u.auxtrace.cpu);
+		bad += dump_spe(d, ev.u.auxtrace.data, ev.u.auxtrace.size, ev.u.auxtrace.offset,
+				ev.u.auxtrace.transient ? ev.u.auxtrace.offset
+							: (uint64_t)(uintptr_t)ev.u.auxtrace.data);
+		d->desc_flags = given_flags;
 	}
 	pmt_source_close(src);
 	if (bad)
@@ -308,7 +343,8 @@ static int usage(FILE *fp)
 		"  SPE AUX buffer ('-' = stdin).\n"
 		"  --base OFFSET  AUX stream offset of the raw file's first byte (alignment pads)\n"
 		"  --legacy61  OP_TYPE/EVENTS text of perf 6.1 instead of the newest perf\n"
-		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1)\n"
+		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1; default: the\n"
+		"              file's MIDR decides, as in perf)\n"
 		"  --midr MIDR the CPU's MIDR_EL1, as script takes it: a Neoverse N1 one is --n1\n"
 		"  --cpu LIST, --tid LIST (0-3,7)  only the AUXTRACE chunks of those CPUs or\n"
 		"              threads (the other records are all shown)\n"
@@ -345,7 +381,7 @@ int cmd_dump(int argc, char **argv)
 		case 'i': path = optarg; break;
 		case 'r': raw = 1; break;
 		case 'L': d.desc_flags |= PMT_SPE_DESC_LEGACY61; break;
-		case 'N': d.desc_flags |= PMT_SPE_DESC_N1; break;
+		case 'N': d.desc_flags |= PMT_SPE_DESC_N1; d.cpu_given = 1; break;
 		case 'b':
 			if (pmt_parse_u64(optarg, &d.base) < 0)
 				return pmt_cli_usage_fail("dump", "--base: not a number: '%s'", optarg);
@@ -355,8 +391,8 @@ int cmd_dump(int argc, char **argv)
 
 			if (pmt_parse_u64(optarg, &midr) < 0)
 				return pmt_cli_usage_fail("dump", "bad --midr '%s'", optarg);
-			/* implementer Arm (0x41), part 0xd0c: Neoverse N1 */
-			if ((midr >> 24 & 0xff) == 0x41 && (midr >> 4 & 0xfff) == 0xd0c)
+			d.cpu_given = 1;
+			if (is_n1(midr))
 				d.desc_flags |= PMT_SPE_DESC_N1;
 			break;
 		}

@@ -311,7 +311,10 @@ uint64_t pmt_spe_data_source(const struct pmt_spe_record *r, uint64_t midr, int 
 
 bool pmt_spe_is_mem_op(uint32_t op, int compat)
 {
-	const uint32_t simd = PMT_SPE_OP_F_SIMD_FP | PMT_SPE_OP_F_SVE;
+	/* perf 7.3 makes memory samples for OTHER-class ASE and SME-OTHER records too
+	 * (diff.spe_random_bytes) */
+	const uint32_t simd = PMT_SPE_OP_F_SIMD_FP | PMT_SPE_OP_F_SVE | PMT_SPE_OP_F_SME |
+			      PMT_SPE_OP_F_ASE;
 
 	if (op & PMT_SPE_OP_F_LDST)
 		return true;

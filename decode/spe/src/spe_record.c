@@ -59,11 +59,17 @@ static uint32_t op_bits(unsigned cls, unsigned p)
 				op |= PMT_SPE_OP_F_PRED;
 			if (p & 0x2)
 				op |= PMT_SPE_OP_F_FP;
+		} else if ((p & 0x89) == 0x88) {
+			op |= PMT_SPE_OP_F_SME;
+			if (p & 0x2)
+				op |= PMT_SPE_OP_F_FP;
 		} else if ((p & 0xf8) == 0) {
 			if (p & 0x1)
 				op |= PMT_SPE_OP_F_COND;
 			if (p & 0x2)
 				op |= PMT_SPE_OP_F_FP;
+			if (p & 0x4)
+				op |= PMT_SPE_OP_F_ASE;
 		}
 		break;
 	case PMT_SPE_OP_LDST:
@@ -173,7 +179,8 @@ static inline int apply(struct pmt_spe_record *r, unsigned type, unsigned index,
 		r->op = op_bits(index, (unsigned)payload & 0xff);
 		break;
 	case PMT_SPE_EVENTS:
-		/* perf ORs the event bits of every EVENTS packet of a record */
+		/* perf 6.1 ORs the event bits of every EVENTS packet of a record; later
+		 * perfs keep the last packet's (ref_step() clears them first) */
 		r->events |= payload;
 		break;
 	case PMT_SPE_DATA_SOURCE:
@@ -251,6 +258,10 @@ int pmt_spe_rec_new(const struct pmt_spe_rec_opts *opts, struct pmt_spe_rec_deco
 	if (opts) {
 		d->emit_partial = opts->emit_partial;
 		d->reference = opts->reference;
+		if (PMT_OPTS_HAS(opts, events_last))
+			d->events_last = opts->events_last;
+		if (PMT_OPTS_HAS(opts, op_or))
+			d->op_or = opts->op_or;
 	}
 	*out = d;
 	return 0;
@@ -274,6 +285,11 @@ void pmt_spe_rec_feed(struct pmt_spe_rec_decoder *d, const uint8_t *buf, size_t 
 	d->it.coalesce_pad = 1; /* PADs are skipped anyway: fewer iterations */
 	if (!d->cur.npackets)
 		d->cur.offset = base;
+}
+
+void spe_rec_set_pad_base(struct pmt_spe_rec_decoder *d, uint64_t pad_base)
+{
+	d->it.pad_base = pad_base;
 }
 
 /* pmt_spe_addr_canonical() without branches, for PC, TGT and PBT: perf fills the top byte
@@ -319,6 +335,7 @@ static const uint64_t raw_default[S_NSLOTS] = { [S_CTX] = UINT64_MAX };
 struct hot_acc {
 	uint64_t raw[S_NSLOTS], ev;
 	unsigned op_hdr; /* header of the last OP_TYPE packet; 3 = none (class 3 never gets here) */
+	unsigned nop;    /* OP_TYPE packets seen */
 };
 
 static inline void acc_init(struct hot_acc *a)
@@ -326,6 +343,7 @@ static inline void acc_init(struct hot_acc *a)
 	memcpy(a->raw, raw_default, sizeof(a->raw));
 	a->ev = 0;
 	a->op_hdr = 3;
+	a->nop = 0;
 }
 
 /* One body packet (not PAD, not the end packet) at p; returns its slot. */
@@ -505,8 +523,10 @@ static int hot_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 			p = skip_zeros(p);
 			continue;
 		}
-		if (acc_packet(&a, p, h) == S_OP)
+		if (acc_packet(&a, p, h) == S_OP) {
 			a.op_hdr = h;
+			a.nop++;
+		}
 		/* the layout, for shape_learn() (only records of <= 16 packets are kept) */
 		off[npk & 31] = (uint8_t)(p - start);
 		hdr[npk & 31] = (uint8_t)h;
@@ -519,9 +539,17 @@ static int hot_record(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 		d->it.pos = (size_t)(start - buf);
 		return 0;
 	}
+	if (a.nop > 1) {
+		/* one slot keeps only the last OP_TYPE payload: the reference path combines
+		 * them as the perf being followed does */
+		d->it.pos = (size_t)(start - buf);
+		return 0;
+	}
 	if (p - start < 64)
 		shape_learn(d, off, hdr, npk, (unsigned)(p - start), *p, a.op_hdr);
-	return finish_fields(d, rec, a.raw, a.ev, a.op_hdr, start, p, npk + 1);
+	/* raw[S_EV] holds the last EVENTS payload (0 without one), ev all of them ORed */
+	return finish_fields(d, rec, a.raw, d->events_last ? a.raw[S_EV] : a.ev, a.op_hdr,
+			     start, p, npk + 1);
 }
 
 static void finish(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
@@ -531,12 +559,25 @@ static void finish(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 	rec_reset(d, pmt_spe_pkt_iter_offset(&d->it));
 }
 
+/* perf 6.1's record.op: a load bit (loads and SVE-OTHER) and a store bit */
+static bool load_op_601(const struct pmt_spe_record *r)
+{
+	return (r->op & PMT_SPE_OP_F_LD) ||
+	       (r->op_class == PMT_SPE_OP_OTHER && (r->op_payload & 0x89) == 0x08);
+}
+
+static bool memory_op_601(const struct pmt_spe_record *r)
+{
+	return load_op_601(r) || (r->op & PMT_SPE_OP_F_ST);
+}
+
 /* The reference path: one packet from the generic iterator. Returns 1 with a record, 0 to
  * go on, -PMT_EEOS at the end of the buffer. */
 static int ref_step(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 {
 	struct pmt_spe_record *r = &d->cur;
 	struct pmt_spe_packet pkt;
+	struct pmt_spe_record prev;
 	int rc = pmt_spe_pkt_next(&d->it, &pkt);
 
 	if (rc == -PMT_EEOS)
@@ -575,9 +616,33 @@ static int ref_step(struct pmt_spe_rec_decoder *d, struct pmt_spe_record *rec)
 		return 0;
 	}
 	d->cur_open = 1;
+	if (d->events_last && pkt.type == PMT_SPE_EVENTS)
+		r->events = 0;
+	prev = *r;
 	if (apply(r, pkt.type, pkt.index, pkt.payload)) {
 		finish(d, rec);
 		return 1;
+	}
+	if (pkt.type != PMT_SPE_OP_TYPE)
+		return 0;
+	if (d->op_or) {
+		r->op |= prev.op;
+	} else if (memory_op_601(&prev)) {
+		/* perf 6.1 ORs a load bit (loads, SVE-OTHER) or a store bit into record.op
+		 * and nothing else: a later branch or other OP_TYPE packet leaves it, and a
+		 * record can be both (perf then shows a load with a store's data source;
+		 * measured on 6.1.187) */
+		uint32_t ldst = (prev.op & PMT_SPE_OP_F_ST) |
+				(load_op_601(&prev) ? PMT_SPE_OP_F_LD : 0);
+
+		if (!memory_op_601(r)) {
+			r->op = prev.op;
+			r->op_class = prev.op_class;
+			r->op_payload = prev.op_payload;
+		} else if (load_op_601(r)) {
+			ldst |= PMT_SPE_OP_F_LD;
+		}
+		r->op |= ldst;
 	}
 	return 0;
 }

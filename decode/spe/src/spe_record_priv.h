@@ -28,8 +28,14 @@ struct pmt_spe_rec_decoder {
 	uint8_t cur_open;           /* cur holds packets (its count may have wrapped to 0) */
 	uint8_t reference;          /* decode through the generic packet iterator only: the
 				     * slow reference the fused path is tested against */
+	uint8_t events_last;        /* last EVENTS packet wins (perf >= 6.16) */
+	uint8_t op_or;              /* OP_TYPE packets' op bits ORed (perf >= 6.16) */
 	uint8_t nshapes, next_shape;
 	struct pmt_spe_rec_shape shapes[PMT_SPE_REC_SHAPES];
 };
+
+/* After pmt_spe_rec_feed(): alignment pads in this buffer measure from pad_base for its
+ * first byte (perf: the buffer's address) instead of its stream offset. */
+void spe_rec_set_pad_base(struct pmt_spe_rec_decoder *d, uint64_t pad_base);
 
 #endif

@@ -75,7 +75,9 @@ int pmt_spe_queue_init(struct pmt_spe_queue *q, uint32_t cpu, int32_t pid, int32
 		       uint64_t midr, int compat)
 {
 	struct pmt_spe_rec_opts ro = PMT_OPTS_INIT(pmt_spe_rec_opts,
-						   .emit_partial = compat < PMT_PERF_NEWEST);
+						   .emit_partial = compat < PMT_PERF_NEWEST,
+						   .events_last = compat >= PMT_PERF_6_16,
+						   .op_or = compat >= PMT_PERF_6_16);
 
 	memset(q, 0, sizeof(*q));
 	q->cpu = cpu;

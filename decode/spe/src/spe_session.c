@@ -15,6 +15,7 @@
 #include "pmutrace/spe_decode.h"
 #include "threads.h"
 #include "evsel_samples.h"
+#include "spe_record_priv.h"
 
 #define PERF_AUXTRACE_ARM_SPE 4
 #define HOLD_MAX (32u << 20)
@@ -52,6 +53,7 @@ struct queue_slot {
 	size_t next_chunk;
 	uint64_t key;         /* latest record timestamp of the queue */
 	uint8_t has_pending;
+	uint8_t headed;       /* a complete record was pulled: perf's queue is set up */
 	struct pmt_spe_record pending;
 };
 
@@ -268,6 +270,11 @@ static void feed_next(struct run *r, struct queue_slot *sl)
 	sl->fed = sl->chunks[sl->next_chunk++];
 	sl->feeding = 1;
 	pmt_spe_rec_feed(sl->q.dec, sl->fed.data, (size_t)sl->fed.size, sl->fed.offset);
+	/* perf sizes an alignment pad from the address of its mapping of the file, which
+	 * has the alignment of our mapping (both page aligned) up to the 16 bytes a pad
+	 * can ask for; a copy of streamed data keeps the stream offset */
+	if (!sl->fed.owned)
+		spe_rec_set_pad_base(sl->q.dec, (uint64_t)(uintptr_t)sl->fed.data);
 }
 
 /* Next record of a queue into sl->pending, crossing chunk boundaries. */
@@ -279,6 +286,11 @@ static int pull(struct run *r, struct queue_slot *sl)
 		return rc;
 	for (;;) {
 		if (sl->feeding && pmt_spe_rec_next(sl->q.dec, &sl->pending) == 1) {
+			/* perf's arm_spe__setup_queue() decodes until the first complete
+			 * record and samples nothing it cut short before it */
+			if (!sl->headed && sl->pending.partial)
+				continue;
+			sl->headed = 1;
 			if (sl->pending.timestamp > sl->key)
 				sl->key = sl->pending.timestamp;
 			sl->has_pending = 1;

@@ -173,6 +173,7 @@ void pmt_spe_pkt_iter_init(struct pmt_spe_pkt_iter *it, const uint8_t *buf, size
 	it->len = buf ? len : 0;
 	it->pos = 0;
 	it->base = base;
+	it->pad_base = base;
 	it->coalesce_pad = 0;
 }
 
@@ -191,7 +192,7 @@ int pmt_spe_pkt_next(struct pmt_spe_pkt_iter *it, struct pmt_spe_packet *pkt)
 	n = pmt_spe_pkt_fast_(it, pkt);
 	if (__builtin_expect(n > 0, 1))
 		return n;
-	n = decode_one(p, left, it->base + it->pos, pkt);
+	n = decode_one(p, left, it->pad_base + it->pos, pkt);
 	if (n < 0)
 		return n;
 	if ((pkt->type == PMT_SPE_PAD || pkt->type == PMT_SPE_ALIGN_PAD) && it->coalesce_pad) {

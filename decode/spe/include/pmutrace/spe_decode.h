@@ -28,6 +28,13 @@ extern "C" {
  * perf-tools-next after its "Merge tag 'v6.14-rc1'" (tip post-receive of 2025-04-01), so
  * v6.15. (LLVM BOLT's perf2bolt docs say "since Linux 6.14"; the tree history says 6.15.) */
 #define PMT_PERF_6_15 615
+/* A record's EVENTS bits are its last EVENTS packet's payload (arm_spe_read_record()
+ * assigns record.type where 6.1 ORed bits in), and its op bits are those of all its
+ * OP_TYPE packets ORed (record.op |=): perf 7.3 shows both on records with two such
+ * packets (diff.spe_random_bytes), 6.1 does neither. 6.16 is when record.type became the
+ * raw EV_* bits and op a bit mask (reference/arm-spe.md); that these two rules came with
+ * that change is not verified on a perf between 6.1 and 7.3. */
+#define PMT_PERF_6_16 616
 /* James Clark's "perf arm-spe: Show instruction sample types by default", "Downsample all
  * sample types equally", "Display --itrace period warnings for all sample types": listed
  * in Arnaldo's "[GIT PULL] perf tools changes for v6.18" (tag
@@ -63,6 +70,8 @@ enum {
 	PMT_SPE_OP_F_MEMCPY = 1u << 14,
 	PMT_SPE_OP_F_MEMSET = 1u << 15,
 	PMT_SPE_OP_F_GCS = 1u << 16,
+	PMT_SPE_OP_F_SME = 1u << 17, /* OTHER class only: perf sets it for SME-OTHER */
+	PMT_SPE_OP_F_ASE = 1u << 18, /* OTHER class only: Advanced SIMD */
 	/* modifiers */
 	PMT_SPE_OP_F_LD = 1u << 20,
 	PMT_SPE_OP_F_ST = 1u << 21,
@@ -120,6 +129,10 @@ struct pmt_spe_rec_opts {
 	uint8_t emit_partial;  /* return records cut by bad bytes (perf's behaviour) */
 	uint8_t reference;     /* decode through the generic packet iterator only: the slow
 				* reference the fused path is tested against */
+	uint8_t events_last;   /* a record's last EVENTS packet replaces the earlier ones
+				* (perf >= 6.16) instead of ORing with them (perf 6.1) */
+	uint8_t op_or;         /* the op bits of all OP_TYPE packets of a record are ORed
+				* (perf >= 6.16); else the last packet's */
 };
 /* A decoder with nothing fed yet (opts may be NULL: the defaults, all 0). Returns 0,
  * -PMT_EINVAL or -PMT_ENOMEM. */

@@ -89,6 +89,8 @@ struct pmt_spe_pkt_iter {
 	size_t len;
 	size_t pos;           /* next byte to decode */
 	uint64_t base;        /* stream offset of buf[0] */
+	uint64_t pad_base;    /* where alignment pads measure from for buf[0]: base after
+			       * _init; perf uses the buffer's address in its memory */
 	uint8_t coalesce_pad; /* 1: merge up to 16 PAD bytes into one packet, as perf -D does
 			       * (zeros after an alignment pad join it, also as perf does) */
 };
