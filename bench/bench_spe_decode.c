@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 				struct pmt_spe_rec_stats st;
 
 				ro = PMT_OPTS_INIT(pmt_spe_run_opts);
-				pmt_itrace_parse(cfgs[c][1], &ro.itrace, NULL, 0);
+				pmt_itrace_parse(cfgs[c][1], &ro.itrace, NULL);
 				ro.compat = PMT_PERF_NEWEST;
 				ro.midr = 0x410fd0c0;
 				ro.raw_timed = 1;

@@ -178,7 +178,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	static const struct option common_opts[] = { COMMON_OPTS };
 	struct option merged[sizeof(common_opts) / sizeof(common_opts[0]) + 16];
 	const struct option *opts = strcmp(argv[0], "script") ? report_opts : script_opts;
-	char err[160], shortopts[40] = "hvi:";
+	char shortopts[40] = "hvi:";
+	struct pmt_diag d = PMT_DIAG_INIT;
 	uint64_t v;
 	int c, rc, verbose = 0;
 	unsigned formats = 0;
@@ -261,8 +262,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case OPT_PROGRESS: so->progress = 1; break;
 		case OPT_NO_PROGRESS: so->progress = 0; break;
 		case 'F':
-			if (pmt_spe_fields_parse(optarg, &so->fields, err, sizeof(err)))
-				return pmt_cli_usage_fail(so->cmd, "%s", err);
+			if (pmt_spe_fields_parse(optarg, &so->fields, &d))
+				return pmt_cli_usage_fail(so->cmd, "%s", d.msg);
 			break;
 		case 'h':
 			print_usage(so, stdout);
@@ -329,8 +330,8 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		print_usage(so, stderr);
 		return PMT_EXIT_USAGE;
 	}
-	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, err, sizeof(err)))
-		return pmt_cli_usage_fail(so->cmd, "%s", err);
+	if (pmt_itrace_parse(itrace ? itrace : "", &so->run.itrace, &d))
+		return pmt_cli_usage_fail(so->cmd, "%s", d.msg);
 	if (verbose && so->run.itrace.ignored[0])
 		/* perf takes every decoder's letters and each decoder uses its own */
 		fprintf(stderr, "--itrace letters for other decoders, ignored by Arm SPE: %s\n",
@@ -564,14 +565,13 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		if (is_report && !so.sort && !pmt_source_meta(src)->has_auxtrace_info)
 			so.sort = "comm,dso,sym"; /* perf report's default */
 		if (so.fields) {
-			char err[256];
+			struct pmt_diag d = PMT_DIAG_INIT;
 
-			if (pmt_spe_fields_check(pmt_source_meta(src), so.fields, err,
-						 sizeof(err)) < 0) {
+			if (pmt_spe_fields_check(pmt_source_meta(src), so.fields, &d) < 0) {
 				pmt_source_close(src);
 				pmt_spe_report_free(ctx.rep);
 				pmt_out_fini(&out);
-				return pmt_cli_fail(so.cmd, "%s: %s", so.path, err);
+				return pmt_cli_fail(so.cmd, "%s: %s", so.path, d.msg);
 			}
 		}
 	}
@@ -613,9 +613,9 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		so.run.event_fn = feed_symbols;
 		so.run.event_ctx = &sb;
 		if (so.sort) {
-			char err[160];
+			struct pmt_diag d = PMT_DIAG_INIT;
 
-			rc = pmt_hist_new(so.sort, syms, &ctx.hist, err, sizeof(err));
+			rc = pmt_hist_new(so.sort, syms, &ctx.hist, &d);
 			if (rc >= 0) {
 				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
 				pmt_hist_set_time_slices(ctx.hist, so.time);
@@ -629,7 +629,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 				if (so.raw)
 					pmt_file_unmap(&map);
 				pmt_out_fini(&out);
-				return rc == -PMT_EPARSE ? pmt_cli_usage_fail(so.cmd, "%s", err)
+				return rc == -PMT_EPARSE ? pmt_cli_usage_fail(so.cmd, "%s", d.msg)
 							 : pmt_cli_fail(so.cmd, "out of memory");
 			}
 		}

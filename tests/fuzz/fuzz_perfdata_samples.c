@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memcpy(copy, data + 1, size - 1);
 	o = PMT_OPTS_INIT(pmt_spe_run_opts);
-	pmt_itrace_parse(itr[data[0] & 7], &o.itrace, NULL, 0);
+	pmt_itrace_parse(itr[data[0] & 7], &o.itrace, NULL);
 	o.compat = (data[0] & 8) ? PMT_PERF_6_1 : PMT_PERF_NEWEST;
 	o.tid = -1;
 	if (pmt_source_open_mem(copy, size - 1, &src, NULL) == 0) {
@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				goto done;
 		}
 		if (pmt_spe_report_new(&c.rep) < 0 || pmt_symbols_new(&syo, &syms) < 0 ||
-		    pmt_hist_new("sym,dso,comm,cpu", syms, &c.hist, NULL, 0) < 0)
+		    pmt_hist_new("sym,dso,comm,cpu", syms, &c.hist, NULL) < 0)
 			goto done;
 		pmt_hist_set_trace(c.hist, pmt_source_meta(src));
 		pmt_spe_run_source(src, &o, to_all, &c, NULL, &en);

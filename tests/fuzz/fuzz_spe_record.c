@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	compare_paths(data + 1, size - 1, data[0] & 8, 0);
 	compare_paths(data + 1, size - 1, data[0] & 8, 17 + (data[0] & 0x37));
 	o = PMT_OPTS_INIT(pmt_spe_run_opts);
-	pmt_itrace_parse(itr[data[0] & 7], &o.itrace, NULL, 0);
+	pmt_itrace_parse(itr[data[0] & 7], &o.itrace, NULL);
 	o.compat = (data[0] & 8) ? PMT_PERF_6_1 : PMT_PERF_NEWEST;
 	o.midr = midrs[(data[0] >> 4) & 3];
 	o.raw_timed = (data[0] >> 6) & 1;

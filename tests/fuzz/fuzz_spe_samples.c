@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	o = PMT_OPTS_INIT(pmt_spe_run_opts);
-	pmt_itrace_parse(itr[data[0] & 7], &o.itrace, NULL, 0);
+	pmt_itrace_parse(itr[data[0] & 7], &o.itrace, NULL);
 	o.compat = compat[(data[0] >> 3) & 3];
 	o.midr = midrs[(data[0] >> 5) & 3];
 	o.raw_timed = data[0] >> 7;

@@ -12,7 +12,6 @@
 int pmt_html_new(const struct pmt_html_opts *o, struct pmt_html **out)
 {
 	struct pmt_html *h;
-	char err[160];
 
 	if (!out || !PMT_OPTS_HAS(o, top) || !o->symbols)
 		return -PMT_EINVAL;
@@ -23,9 +22,9 @@ int pmt_html_new(const struct pmt_html_opts *o, struct pmt_html **out)
 	h->top = o->top ? o->top : 15;
 	h->meta = o->meta;
 	h->title = strdup(o->title ? o->title : "");
-	if (!h->title || pmt_hist_new("sym,dso", o->symbols, &h->sym, err, sizeof(err)) ||
-	    pmt_hist_new("mem", o->symbols, &h->mem, err, sizeof(err)) ||
-	    pmt_hist_new("tlb", o->symbols, &h->tlb, err, sizeof(err))) {
+	if (!h->title || pmt_hist_new("sym,dso", o->symbols, &h->sym, NULL) ||
+	    pmt_hist_new("mem", o->symbols, &h->mem, NULL) ||
+	    pmt_hist_new("tlb", o->symbols, &h->tlb, NULL)) {
 		pmt_html_free(h);
 		return -PMT_ENOMEM;
 	}

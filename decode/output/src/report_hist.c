@@ -31,8 +31,8 @@ void pmt_hist_set_time_slices(struct pmt_hist *h, const char *spec)
 	h->time_slices = spec;
 }
 
-int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **out, char *err,
-		 size_t errcap)
+int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **out,
+		 struct pmt_diag *diag)
 {
 	struct pmt_hist *h;
 	const char *p = sort;
@@ -51,11 +51,12 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 			if (strlen(hist_key_names[k]) == n && !strncmp(p, hist_key_names[k], n))
 				break;
 		if (k == KEY_COUNT || (h->used_keys & (1u << k))) {
-			snprintf(err, errcap, k == KEY_COUNT ? "--sort: unknown key '%.*s' (keys: sym "
-				 "dso comm cpu pid mem snoop tlb)" : "--sort: key '%.*s' given twice",
-				 (int)n, p);
 			free(h);
-			return -PMT_EPARSE;
+			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
+					    k == KEY_COUNT ? "--sort: unknown key '%.*s' (keys: sym dso "
+							     "comm cpu pid mem snoop tlb)"
+							   : "--sort: key '%.*s' given twice",
+					    (int)n, p);
 		}
 		h->keys[h->nkeys++] = (enum key)k;
 		h->used_keys |= 1u << k;
@@ -64,9 +65,9 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 			p++;
 	}
 	if (!h->nkeys) {
-		snprintf(err, errcap, "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb)");
 		free(h);
-		return -PMT_EPARSE;
+		return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
+				    "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb)");
 	}
 	h->cap = 1024;
 	h->e = calloc(h->cap, sizeof(*h->e));

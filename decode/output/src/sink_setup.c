@@ -167,7 +167,11 @@ static const struct {
 	{ "iregs", 0 }, { "synth", 0 }, { "trace", 0 }, /* perf: "not valid for hardware events" */
 };
 
-int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen)
+/* -F problems are about the option, not a file */
+#define field_err(diag, code, ...) \
+	pmt_diag_set(diag, code, NULL, PMT_DIAG_NO_OFFSET, __VA_ARGS__)
+
+int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *diag)
 {
 	static const char *const later[] = { "sym_size", "ipsym", "brstacksym",
 					     "brstackinsn", "brstackoff", "srccode" };
@@ -190,22 +194,22 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 		}
 		for (size_t i = 0; !found && i < sizeof(later) / sizeof(later[0]); i++) {
 			if (strlen(later[i]) == n && !strncmp(p, later[i], n)) {
-				snprintf(err, errlen, "-F %.*s: not available yet",
+				field_err(diag, -PMT_EPARSE, "-F %.*s: not available yet",
 					 (int)n, p);
 				return -PMT_EPARSE;
 			}
 		}
 		for (size_t i = 0; !found && i < sizeof(refused) / sizeof(refused[0]); i++) {
 			if (strlen(refused[i]) == n && !strncmp(p, refused[i], n)) {
-				snprintf(err, errlen, "-F %.*s: SPE's synthesized samples have no %.*s "
-					 "(perf 7.3 refuses it on these traces too)", (int)n, p,
+				field_err(diag, -PMT_EPARSE, "-F %.*s: SPE's synthesized samples "
+					  "have no %.*s (perf 7.3 refuses it on these traces too)", (int)n, p,
 					 (int)n, p);
 				return -PMT_EPARSE;
 			}
 		}
 		if (!found) {
-			snprintf(err, errlen, "-F: unknown field '%.*s' (fields: comm pid tid cpu "
-				 "misc tod time period event flags addr data_src weight ins_lat "
+			field_err(diag, -PMT_EPARSE, "-F: unknown field '%.*s' (fields: comm pid "
+				  "tid cpu misc tod time period event flags addr data_src weight ins_lat "
 				 "retire_lat ip sym symoff dso dsoff srcline insnlen phys_addr brstack)",
 				 (int)n, p);
 			return -PMT_EPARSE;
@@ -214,14 +218,14 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t e
 		if (*p == ',')
 			p++;
 	}
-	if (!*fields && any)
-		snprintf(err, errlen, "-F %s: perf prints nothing for these fields on SPE "
-			 "samples", list);
-	return *fields ? 0 : -PMT_EPARSE;
+	if (*fields)
+		return 0;
+	return field_err(diag, -PMT_EPARSE,
+			 any ? "-F %s: perf prints nothing for these fields on SPE samples"
+			     : "-F '%s': no fields", list);
 }
 
-int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *err,
-			 size_t errlen)
+int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, struct pmt_diag *diag)
 {
 	/* builtin-script.c evsel__check_attr(), in its order */
 	static const struct {
@@ -246,14 +250,14 @@ int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *
 
 	if (fields & PMT_FIELD_TOD) {
 		/* perf's words: a pmutrace trace never has perf's clock data feature */
-		snprintf(err, errlen, "Can't provide 'tod' time, missing clock data. Please "
+		field_err(diag, -PMT_EINVAL, "Can't provide 'tod' time, missing clock data. Please "
 			 "record with -k/--clockid option.");
 		return -PMT_EINVAL;
 	}
 	if ((fields & (PMT_FIELD_MISC | PMT_FIELD_INSNLEN)) && m && pmt_trace_has_own_samples(m)) {
 		/* their header.misc (perf's K/U/H/G letters) is not kept in the sample yet, and
 		 * perf decodes their instruction's length from the file */
-		snprintf(err, errlen, "-F %s: not available yet for the trace's own samples "
+		field_err(diag, -PMT_EINVAL, "-F %s: not available yet for the trace's own samples "
 			 "(only for SPE's)", fields & PMT_FIELD_MISC ? "misc" : "insnlen");
 		return -PMT_EINVAL;
 	}
@@ -269,7 +273,7 @@ int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *
 			    (rules[r].aux_ok && m->has_auxtrace_index))
 				continue;
 			pmt_trace_event_name(m, PMT_EV_ATTR(i), PMT_PERF_NEWEST, name, sizeof(name));
-			snprintf(err, errlen, "Samples for '%s' event do not have %s attribute set. "
+			field_err(diag, -PMT_EINVAL, "Samples for '%s' event do not have %s attribute set. "
 				 "Cannot print '%s' field.", name, rules[r].attr, rules[r].name);
 			return -PMT_EINVAL;
 		}

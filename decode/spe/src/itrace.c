@@ -36,11 +36,10 @@ int pmt_itrace_check(const struct pmt_itrace *it, int compat, const char **msg)
 	return 0;
 }
 
-static int fail(char *err, size_t cap, const char *s, const char *p, const char *why)
+static int fail(struct pmt_diag *diag, const char *s, const char *p, const char *why)
 {
-	if (err && cap)
-		snprintf(err, cap, "bad --itrace '%s' at offset %zu: %s", s, (size_t)(p - s), why);
-	return -PMT_EPARSE;
+	return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
+			    "bad --itrace '%s' at offset %zu: %s", s, (size_t)(p - s), why);
 }
 
 /* a letter of another decoder, kept once for -v */
@@ -52,7 +51,7 @@ static void note_ignored(struct pmt_itrace *it, char c)
 		it->ignored[n] = c;
 }
 
-int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t errcap)
+int pmt_itrace_parse(const char *s, struct pmt_itrace *it, struct pmt_diag *diag)
 {
 	const char *p = s;
 	int period_type_set = 0, period_set = 0, cycles = 0;
@@ -83,7 +82,7 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 				unsigned long long v = strtoull(p, &end, 10);
 
 				if (!v)
-					return fail(err, errcap, s, p, "period must be > 0");
+					return fail(diag, s, p, "period must be > 0");
 				p = end;
 				it->period = v;
 				period_set = 1;
@@ -110,7 +109,7 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 					it->period *= 1000;
 				p++;
 				if (*p++ != 's')
-					return fail(err, errcap, s, p - 1, "expected a time unit");
+					return fail(diag, s, p - 1, "expected a time unit");
 				it->period_type = PMT_ITRACE_PERIOD_NS;
 				period_type_set = 1;
 				break;
@@ -147,7 +146,7 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 
 				/* PERF_ITRACE_MAX_{CALLCHAIN,LAST_BRANCH}_SZ: 1024 */
 				if (!v || v > 1024)
-					return fail(err, errcap, s, p, "size must be 1..1024");
+					return fail(diag, s, p, "size must be 1..1024");
 				if (c == 'l')
 					it->last_branch_sz = (uint32_t)v;
 				p = end;
@@ -168,7 +167,7 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 		case 's':
 			/* perf's initial skip needs its count */
 			if (!isdigit((unsigned char)*p))
-				return fail(err, errcap, s, p, "s needs the number of events to skip");
+				return fail(diag, s, p, "s needs the number of events to skip");
 			note_ignored(it, c);
 			while (isdigit((unsigned char)*p))
 				p++;
@@ -183,7 +182,7 @@ int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t err
 		case ',':
 			break;
 		default:
-			return fail(err, errcap, s, p - 1, "unknown option letter");
+			return fail(diag, s, p - 1, "unknown option letter");
 		}
 	}
 	if ((it->flags & PMT_ITRACE_INSN) || cycles) {

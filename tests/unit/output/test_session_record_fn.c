@@ -62,7 +62,6 @@ static void check_mix(uint32_t mix, const char *itrace, int compat, int grouped)
 	struct pmt_spe_synth_opts so;
 	struct pmt_spe_synth sy;
 	struct pmt_spe_run_opts o;
-	char err[128];
 	int64_t len;
 
 	pmt_spe_synth_opts_init(&so);
@@ -73,7 +72,7 @@ static void check_mix(uint32_t mix, const char *itrace, int compat, int grouped)
 	len = pmt_spe_synth_fill(&sy, buf, sizeof(buf));
 	assert_true(len > 0);
 	o = PMT_OPTS_INIT(pmt_spe_run_opts);
-	assert_int_equal(pmt_itrace_parse(itrace, &o.itrace, err, sizeof(err)), 0);
+	assert_int_equal(pmt_itrace_parse(itrace, &o.itrace, NULL), 0);
 	o.compat = compat;
 	o.midr = 0x410fd0c0;
 	o.tid = 1234;
@@ -137,12 +136,12 @@ static char *sink_bytes(const uint8_t *buf, size_t len, enum pmt_sink_format fmt
 {
 	static struct sink_run r;
 	struct pmt_spe_run_opts o;
-	char err[128], *text = NULL;
+	char *text = NULL;
 	FILE *fp = open_memstream(&text, n);
 
 	assert_non_null(fp);
 	o = PMT_OPTS_INIT(pmt_spe_run_opts);
-	assert_int_equal(pmt_itrace_parse("bfmtaMi1i", &o.itrace, err, sizeof(err)), 0);
+	assert_int_equal(pmt_itrace_parse("bfmtaMi1i", &o.itrace, NULL), 0);
 	o.compat = PMT_PERF_NEWEST;
 	o.midr = 0x410fd0c0;
 	o.raw_timed = 1;

@@ -58,7 +58,7 @@ static void run1(struct run *x, const char *itrace, int compat, const struct pmt
 {
 	struct pmt_itrace it;
 
-	assert_int_equal(pmt_itrace_parse(itrace, &it, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse(itrace, &it, NULL), 0);
 	pmt_spe_sampler_init(&x->s, &it, compat);
 	assert_int_equal(pmt_spe_queue_init(&x->q, 0, 1, 1, 0x410fd0c0, compat), 0);
 	x->n = pmt_spe_sampler_run(&x->s, &x->q, r, x->out);

@@ -87,7 +87,7 @@ static void run(const char *path, struct digest *d)
 	memset(d, 0, sizeof(*d));
 	d->hash = 0xcbf29ce484222325ULL;
 	o = PMT_OPTS_INIT(pmt_spe_run_opts);
-	assert_int_equal(pmt_itrace_parse("i1i", &o.itrace, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse("i1i", &o.itrace, NULL), 0);
 	o.compat = PMT_PERF_6_1;
 	assert_int_equal(pmt_source_open(path, &src, NULL), 0);
 	assert_int_equal(pmt_spe_run_source(src, &o, collect, d, &st, NULL), 0);
@@ -187,7 +187,7 @@ static void test_opts_size(void **state)
 	struct pmt_spe_run_opts o = PMT_OPTS_INIT(pmt_spe_run_opts);
 	int n = 0;
 
-	assert_int_equal(pmt_itrace_parse("", &o.itrace, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse("", &o.itrace, NULL), 0);
 	assert_true(pmt_spe_run_raw(end, sizeof(end), &o, count_sample, &n, NULL, NULL) >= 0);
 	o.sz = 0;
 	assert_int_equal(pmt_spe_run_raw(end, sizeof(end), &o, count_sample, &n, NULL, NULL),

@@ -66,7 +66,7 @@ static void run6(const char *itrace, int compat, struct tally *t)
 	struct pmt_itrace it;
 
 	memset(t, 0, sizeof(*t));
-	assert_int_equal(pmt_itrace_parse(itrace, &it, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse(itrace, &it, NULL), 0);
 	pmt_spe_sampler_init(&s, &it, compat);
 	assert_int_equal(pmt_spe_queue_init(&q, 0, 1, 1, 0x410fd0c0, compat), 0);
 	for (int i = 1; i <= 6; i++) {
@@ -176,7 +176,7 @@ static void test_check(void **state)
 	const char *msg = NULL;
 
 	(void)state;
-	assert_int_equal(pmt_itrace_parse("bi10us", &it, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse("bi10us", &it, NULL), 0);
 	assert_int_equal(pmt_itrace_check(&it, PMT_PERF_NEWEST, &msg), -PMT_EINVAL);
 	assert_string_equal(msg, "You must only use i (instructions) --itrace period with Arm "
 				 "SPE. e.g --itrace=i1i\n");
@@ -185,27 +185,27 @@ static void test_check(void **state)
 	assert_int_equal(pmt_itrace_check(&it, 613, &msg), 0);
 	assert_true(it.insn_rejected);
 	/* 'i' without a period type: 100000 ns */
-	assert_int_equal(pmt_itrace_parse("i", &it, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse("i", &it, NULL), 0);
 	assert_int_equal(pmt_itrace_check(&it, PMT_PERF_NEWEST, &msg), -PMT_EINVAL);
-	assert_int_equal(pmt_itrace_parse("i3i", &it, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse("i3i", &it, NULL), 0);
 	assert_int_equal(pmt_itrace_check(&it, PMT_PERF_NEWEST, &msg), 1);
 	assert_string_equal(msg, "Arm SPE has a hardware-based sampling period.\n\n--itrace "
 				 "periods > 1i downsample by an interval of n SPE samples rather "
 				 "than n instructions.\n");
 	assert_int_equal(pmt_itrace_check(&it, 617, &msg), 0);
-	assert_int_equal(pmt_itrace_parse("i1i", &it, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse("i1i", &it, NULL), 0);
 	assert_int_equal(pmt_itrace_check(&it, PMT_PERF_NEWEST, &msg), 0);
 	/* no 'i': period type instructions, period 0 (no warning, no error) */
-	assert_int_equal(pmt_itrace_parse("bM", &it, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse("bM", &it, NULL), 0);
 	assert_int_equal(it.period, 0);
 	assert_int_equal(it.period_type, PMT_ITRACE_PERIOD_INSNS);
 	assert_int_equal(pmt_itrace_check(&it, PMT_PERF_NEWEST, &msg), 0);
 	/* PERF_ITRACE_MAX_LAST_BRANCH_SZ is 1024 */
-	assert_int_equal(pmt_itrace_parse("bl1024", &it, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse("bl1024", &it, NULL), 0);
 	assert_int_equal(it.last_branch_sz, 1024);
-	assert_int_equal(pmt_itrace_parse("bl1025", &it, NULL, 0), -PMT_EPARSE);
+	assert_int_equal(pmt_itrace_parse("bl1025", &it, NULL), -PMT_EPARSE);
 	/* 'l' alone: PERF_ITRACE_DEFAULT_LAST_BRANCH_SZ 64 */
-	assert_int_equal(pmt_itrace_parse("bl", &it, NULL, 0), 0);
+	assert_int_equal(pmt_itrace_parse("bl", &it, NULL), 0);
 	assert_int_equal(it.last_branch_sz, 64);
 }
 

@@ -146,26 +146,29 @@ static void test_bad_byte_resync(void **state)
 static void test_itrace(void **state)
 {
 	struct pmt_itrace it;
-	char err[128];
+	struct pmt_diag d = PMT_DIAG_INIT;
 
-	assert_int_equal(pmt_itrace_parse("bfmtaMi1i", &it, err, sizeof(err)), 0);
+	assert_int_equal(pmt_itrace_parse("bfmtaMi1i", &it, NULL), 0);
 	assert_int_equal(it.flags, PMT_ITRACE_INSN | PMT_ITRACE_BRANCH | PMT_ITRACE_FLC |
 					   PMT_ITRACE_LLC | PMT_ITRACE_TLB | PMT_ITRACE_REMOTE |
 					   PMT_ITRACE_MEM);
 	assert_int_equal(it.period, 1);
 	assert_int_equal(it.period_type, PMT_ITRACE_PERIOD_INSNS);
-	assert_int_equal(pmt_itrace_parse("i100i", &it, err, sizeof(err)), 0);
+	assert_int_equal(pmt_itrace_parse("i100i", &it, NULL), 0);
 	assert_int_equal(it.period, 100);
 	/* a time period is not usable with SPE: perf warns and drops instructions */
-	assert_int_equal(pmt_itrace_parse("i10us", &it, err, sizeof(err)), 0);
+	assert_int_equal(pmt_itrace_parse("i10us", &it, NULL), 0);
 	assert_false(it.flags & PMT_ITRACE_INSN);
 	assert_true(it.insn_rejected);
 	/* default: everything but instructions */
-	assert_int_equal(pmt_itrace_parse("", &it, err, sizeof(err)), 0);
+	assert_int_equal(pmt_itrace_parse("", &it, NULL), 0);
 	assert_false(it.flags & PMT_ITRACE_INSN);
 	assert_true(it.flags & PMT_ITRACE_MEM);
-	assert_int_equal(pmt_itrace_parse("i0i", &it, err, sizeof(err)), -PMT_EPARSE);
-	assert_int_equal(pmt_itrace_parse("bK", &it, err, sizeof(err)), -PMT_EPARSE);
+	assert_int_equal(pmt_itrace_parse("i0i", &it, NULL), -PMT_EPARSE);
+	/* the problem travels in the diagnostic: the option, the offset and why */
+	assert_int_equal(pmt_itrace_parse("bK", &it, &d), -PMT_EPARSE);
+	assert_int_equal(d.code, -PMT_EPARSE);
+	assert_string_equal(d.msg, "bad --itrace 'bK' at offset 1: unknown option letter");
 }
 
 static void test_samples(void **state)
@@ -180,7 +183,7 @@ static void test_samples(void **state)
 
 	assert_int_equal(pmt_spe_rec_next(d, &r), 1);
 	pmt_spe_rec_free(d);
-	pmt_itrace_parse("bfmtaMi2i", &it, NULL, 0);
+	pmt_itrace_parse("bfmtaMi2i", &it, NULL);
 	pmt_spe_sampler_init(&s, &it, PMT_PERF_6_1);
 	assert_int_equal(pmt_spe_queue_init(&q, 3, 100, 100, 0x410fd0c0, PMT_PERF_6_1), 0);
 	/* EVENTS 0x16: l1d-access, tlb-access, then memory (data_src != 0); instructions is

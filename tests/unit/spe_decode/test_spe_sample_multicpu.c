@@ -87,7 +87,7 @@ static void test_merge(void **state)
 	write_trace(path);
 	assert_int_equal(pmt_source_open(path, &src, NULL), 0);
 	o = PMT_OPTS_INIT(pmt_spe_run_opts);
-	pmt_itrace_parse("bfmtaMi1i", &o.itrace, NULL, 0);
+	pmt_itrace_parse("bfmtaMi1i", &o.itrace, NULL);
 	o.compat = PMT_PERF_6_1;
 	g.n = 0;
 	assert_int_equal(pmt_spe_run_source(src, &o, collect, &g, &st, NULL), 0);

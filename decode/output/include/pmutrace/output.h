@@ -29,17 +29,17 @@ enum {
 /* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
 #define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO | \
 			    PMT_FIELD_SRCLINE)
-/* "tid,time,ip" (perf's names) into PMT_FIELD_* bits. Returns 0, or -PMT_EPARSE with err
+/* "tid,time,ip" (perf's names) into PMT_FIELD_* bits. Returns 0, or -PMT_EPARSE with diag
  * naming the field and the ones there are (fields not done yet, such as srcline, are named
  * as such). */
-PMT_API int pmt_spe_fields_parse(const char *list, uint32_t *fields, char *err, size_t errlen);
+PMT_API int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *diag);
 /* perf script's refusal of -F fields an event of the trace does not sample (its own
  * events; perf's dummy is exempt, and with an AUX index addr, data_src, weight, cpu and
  * phys_addr are allowed, as perf allows them for synthesized samples). Returns 0, or
- * -PMT_EINVAL with err saying, as perf, "Samples for 'EV' event do not have X attribute
+ * -PMT_EINVAL with diag saying, as perf, "Samples for 'EV' event do not have X attribute
  * set. Cannot print 'x' field." */
-PMT_API int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, char *err,
-				 size_t errlen);
+PMT_API int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields,
+				 struct pmt_diag *diag);
 
 /* perf 7.3's text of a sample's flags (PMT_IP_FLAG_*), as -F flags prints it: "jcc",
  * "jcc/miss,not_taken/", "return/miss/"; "" for no branch. Returns the length. */
@@ -100,7 +100,7 @@ PMT_API int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int 
  * --stdio prints them. Keys (perf's names): sym, dso, comm, cpu. syms must outlive it. */
 struct pmt_hist;
 PMT_API int pmt_hist_new(const char *sort_keys, struct pmt_symbols *syms,
-			 struct pmt_hist **out, char *err, size_t errcap);
+			 struct pmt_hist **out, struct pmt_diag *diag);
 PMT_API void pmt_hist_free(struct pmt_hist *h); /* NULL is a no-op */
 /* The perf version whose data-source texts to print (mem, snoop, tlb keys), and with mem
  * set perf mem report's layout: overhead of the samples' weight (SPE: total latency), a

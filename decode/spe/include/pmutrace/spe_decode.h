@@ -207,8 +207,8 @@ PMT_API void pmt_itrace_default(struct pmt_itrace *it);
 PMT_API int pmt_itrace_check(const struct pmt_itrace *it, int compat, const char **msg);
 /* Parse a --itrace string ("" = default). Letters SPE ignores (x w p o e d g G L s q Z A
  * T I y) are accepted and kept in it->ignored; c and r are branches, as perf's 'b'.
- * Returns 0 or -PMT_EPARSE with a message in err. */
-PMT_API int pmt_itrace_parse(const char *s, struct pmt_itrace *it, char *err, size_t errcap);
+ * Returns 0 or -PMT_EPARSE, with the message in diag (may be NULL). */
+PMT_API int pmt_itrace_parse(const char *s, struct pmt_itrace *it, struct pmt_diag *diag);
 
 /* ---- synthetic samples ----------------------------------------------------------------*/
 enum pmt_spe_event {
