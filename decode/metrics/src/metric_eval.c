@@ -1,6 +1,7 @@
 /* A metric plan's inputs bound to a count set, and its metrics evaluated per aggregation
  * unit without allocating (the slots and taints metric_plan.c laid out). */
 #include <math.h>
+#include <stdlib.h>
 #include <strings.h>
 
 #include "counts_priv.h"
