@@ -351,8 +351,26 @@ static int fork_proc(struct pmt_symbols *s, int32_t pid, int32_t ppid)
 {
 	struct proc *parent, *child;
 
-	if (pid == ppid || !(parent = proc_find(s, ppid)) || proc_find(s, pid))
+	if (pid == ppid || !(parent = proc_find(s, ppid)))
 		return 0;
+	child = proc_find(s, pid);
+	if (child) {
+		/* the child's own records came first in the file (records of several CPUs
+		 * interleave within a round): it still inherits the parent's maps, with their
+		 * older times and order, so its own later maps win after its exec */
+		for (size_t i = 0; i < parent->n; i++) {
+			struct map m = parent->maps[i];
+			int rc = proc_insert(s, child, &m);
+
+			if (rc < 0)
+				return rc;
+			/* proc_insert gave it the newest seq: it keeps the parent's */
+			for (size_t k = 0; k < child->n; k++)
+				if (child->maps[k].seq == s->seq - 1)
+					child->maps[k].seq = m.seq;
+		}
+		return 0;
+	}
 	child = proc_get(s, pid);
 	parent = proc_find(s, ppid); /* the table may have moved */
 	if (!child || !parent)
