@@ -97,6 +97,14 @@ if [ -n "$PERF" ] && [ -x "$T/x86_64/inline" ] &&
 	"$PERF" script -i "$T/real.data" -F ip,sym,srcline >"$T/perf.txt" 2>/dev/null
 	"$P" script "$T/real.data" -F ip,sym,srcline >"$T/pmt.txt"
 	grep -q 'inline\.c:' "$T/perf.txt" || fail "real recording: perf saw no sample in the fixture"
+	# Where libdw finds no line row (ld.so's _start: its CU's range starts before its line
+	# table), perf 7.3 runs binutils' addr2line, which answers an empty file name that perf
+	# prints as ":0"; pmutrace prints perf's no-line form, DSO[OFFSET]. Such pairs, and only
+	# those, are taken as equal; the ip and sym lines above them are still compared.
+	paste -d '\n' "$T/perf.txt" "$T/pmt.txt" | awk -v out="$T/pmt.norm" '
+		NR % 2 == 1 { theirs = $0; next }
+		{ print (theirs ~ /^  :[0-9]+$/ && $0 ~ /^  [^ ]+\[[0-9a-f]+\]$/ ? theirs : $0) > out }'
+	mv "$T/pmt.norm" "$T/pmt.txt"
 	cmp -s "$T/perf.txt" "$T/pmt.txt" || {
 		echo "FAIL: real recording: script -F ip,sym,srcline differs (perf < > pmutrace)"
 		diff "$T/perf.txt" "$T/pmt.txt" | head -8; exit 1; }
