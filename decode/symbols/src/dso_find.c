@@ -126,6 +126,33 @@ static int try_debug(const char *p, const struct dso_want *w, struct elf_symtab 
 	return is_file(p) && try_path(p, w, t, found, 0, runtime_for_debug(w, bid, rt));
 }
 
+/* The symbols of the file loaded in t (found->path) from a debug file, a .gnu_debuglink
+ * name (link) or a path: t is replaced when that file has a .symtab, and keeps the file's
+ * build-id and .plt entries. */
+static void take_debug_symtab(const struct dso_want *w, struct elf_symtab *t,
+			      struct dso_found *found, const char *debug, int link)
+{
+	struct elf_symtab dbg = { 0 };
+	struct dso_found dfound;
+	char runtime[PATH_MAX];
+	int ok;
+
+	memset(&dfound, 0, sizeof(dfound));
+	snprintf(runtime, sizeof(runtime), "%s", found->path);
+	ok = link ? try_debuglink(runtime, w, debug, &dbg, &dfound)
+		  : is_file(debug) && try_path(debug, w, &dbg, &dfound, 0, runtime);
+	if (!ok || !dbg.has_symtab) {
+		elf_symtab_fini(&dbg);
+		return;
+	}
+	dbg.build_id_size = t->build_id_size;
+	memcpy(dbg.build_id, t->build_id, sizeof(dbg.build_id));
+	elf_symtab_fini(t);
+	*t = dbg;
+	elf_symtab_add_plt(runtime, t, w->load_flags);
+	snprintf(found->path, sizeof(found->path), "%s", dfound.path);
+}
+
 int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso_found *found)
 {
 	char bid[2 * PMT_BUILD_ID_MAX + 1], p[PATH_MAX];
@@ -219,24 +246,21 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 		return 1;
 	}
 loaded:
-	if (!t->has_symtab && t->debuglink[0]) {
-		/* a stripped file: its symbols are in the debug file it names */
-		struct elf_symtab dbg = { 0 };
-		struct dso_found dfound;
-		char runtime[PATH_MAX];
-
-		memset(&dfound, 0, sizeof(dfound));
-		snprintf(runtime, sizeof(runtime), "%s", found->path);
-		if (try_debuglink(runtime, w, t->debuglink, &dbg, &dfound) && dbg.has_symtab) {
-			dbg.build_id_size = t->build_id_size;
-			memcpy(dbg.build_id, t->build_id, sizeof(dbg.build_id));
-			elf_symtab_fini(t);
-			*t = dbg;
-			elf_symtab_add_plt(runtime, t, w->load_flags);
-			snprintf(found->path, sizeof(found->path), "%s", dfound.path);
-		} else {
-			elf_symtab_fini(&dbg);
+	/* a stripped file: its symbols are in the debug file it names, else (perf reads a
+	 * file's own build-id when the trace recorded none) in the one its build-id names */
+	if (!t->has_symtab && t->debuglink[0])
+		take_debug_symtab(w, t, found, t->debuglink, 1);
+	if (!t->has_symtab && t->build_id_size && !w->build_id_size) {
+		hex(t->build_id, t->build_id_size, bid);
+		if (w->buildid_dir && *w->buildid_dir) {
+			snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/debug", w->buildid_dir, bid,
+				 bid + 2);
+			take_debug_symtab(w, t, found, p, 0);
 		}
+		snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs, bid,
+			 bid + 2);
+		if (!t->has_symtab)
+			take_debug_symtab(w, t, found, p, 0);
 	}
 	return 1;
 }
