@@ -30,6 +30,7 @@ struct script_opts {
 	int top_given;
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
+	int hide_callchain; /* script -G */
 	const char *symfs, *kallsyms, *vmlinux;
 	const char *debuginfod; /* NULL: $DEBUGINFOD_URLS; "": --no-debuginfod */
 	int no_demangle;
@@ -100,6 +101,7 @@ static const struct option script_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON }, /* named, or getopt takes it for --jsonl */
 	{ "raw-timed", no_argument, NULL, OPT_TIMED },
 	{ "fields", required_argument, NULL, 'F' },
+	{ "hide-call-graph", no_argument, NULL, 'G' },
 	{ NULL, 0, NULL, 0 },
 };
 static const struct option report_opts[] = {
@@ -122,7 +124,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T] [--raw-timed]]\n"
 			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n"
-			    "         [--symfs DIR]\n"
+			    "         [--symfs DIR] [-G|--hide-call-graph]\n"
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
 			    "  comm pid tid cpu misc time period event flags addr data_src weight ip sym\n"
 			    "  symoff dso dsoff srcline insnlen phys_addr brstack (sym, symoff, dso, dsoff,\n"
@@ -204,7 +206,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		opts = merged;
 		snprintf(shortopts, sizeof(shortopts), "hvi:k:%s", cons->shortopts);
 	} else {
-		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:" : "hvi:k:F:");
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:" : "hvi:k:F:G");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		/* two output formats: the last would win and the other be ignored */
@@ -261,6 +263,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case OPT_HTML: so->html = optarg; break;
 		case OPT_PROGRESS: so->progress = 1; break;
 		case OPT_NO_PROGRESS: so->progress = 0; break;
+		case 'G': so->hide_callchain = 1; break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, &d))
 				return pmt_cli_usage_fail(so->cmd, "%s", d.msg);
@@ -639,6 +642,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	sink_opts.compat = so.run.compat;
 	sink_opts.show_time = so.raw ? so.run.raw_timed : !pmt_source_meta(src)->timeless;
 	sink_opts.brstack = brstack;
+	sink_opts.hide_callchain = so.hide_callchain;
 	sink_opts.fields = so.fields;
 	sink_opts.symbols = syms;
 	sink_opts.meta = src ? pmt_source_meta(src) : NULL;

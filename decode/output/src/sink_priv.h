@@ -52,6 +52,14 @@ struct pmt_spe_sink {
 	uint32_t *ev_fields;  /* text: perf script's default fields per event of the trace */
 	uint8_t lat_cols;     /* CSV/JSONL: ins_lat and retire_lat (a WEIGHT_STRUCT attr) */
 	uint32_t spe_fields;  /* text: SPE's samples in these fields (0: SPE's own layout) */
+	uint8_t hide_callchain; /* perf script -G */
 };
+
+/* callchain_text.c: a sample's srcline as perf script prints it after the dso ("\n  FILE:LINE",
+ * or perf's "\n  DSO[ADDR]" without a line), "" when there is no map; its length */
+int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, char *buf,
+		      size_t cap);
+/* s's call chain as perf script's lines under the sample's line, the fields f of each */
+void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
 
 #endif

@@ -213,28 +213,18 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	size_t extra = 0;
 
 	char srcline[4200];
+	/* perf script shows a sample's call chain with its ip field unless -G */
+	const int chain = s->callchain && (f & PMT_FIELD_IP) && !k->hide_callchain;
 
 	srcline[0] = 0;
 	if (!k->symbols)
 		f &= ~(uint32_t)PMT_FIELDS_SYMBOLS;
-	if ((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP)) {
+	if ((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP) &&
+	    !chain) {
 		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
-		if ((f & PMT_FIELD_SRCLINE) && loc.dso) {
-			/* perf's map__srcline(): "\n  FILE:LINE" (the file's last part), else
-			 * "DSO[ADDR]" as get_srcline() falls back without a symbol */
-			const char *file, *slash;
-			unsigned line;
-			uint64_t va;
-
-			if (pmt_symbols_srcline(k->symbols, &loc, &file, &line, &va)) {
-				slash = strrchr(file, '/');
-				snprintf(srcline, sizeof(srcline), "\n  %s:%u", slash ? slash + 1 : file,
-					 line);
-			} else if (va != UINT64_MAX) {
-				snprintf(srcline, sizeof(srcline), "\n  %s[%llx]", loc.dso_short,
-					 (unsigned long long)va);
-			}
+		if (f & PMT_FIELD_SRCLINE) {
+			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline));
 			extra += strlen(srcline);
 		}
 	}
@@ -250,7 +240,8 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	pmt_out_reserve(o, k->name_width + k->dsrc_maxlen + 640 + extra);
 	p = o->buf + o->len;
 	if (f & PMT_FIELD_COMM) {
-		p = put_str_w(p, comm, 16, false);
+		/* perf: "%s " above a call chain, "%16s " else */
+		p = put_str_w(p, comm, chain ? 0 : 16, false);
 		*p++ = ' ';
 	}
 	/* perf 6.5 widened pid and tid from 5 to 7 columns (patch of May 2023; 6.1 and 7.3 are
@@ -332,7 +323,14 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		p = put_dec_w(p, s->ins_lat, 16);
 	if (f & PMT_FIELD_RETIRE_LAT)
 		p = put_dec_w(p, s->retire_lat, 16);
-	if (f & PMT_FIELD_IP) {
+	if (chain) {
+		/* perf: the chain's lines instead of the ip's, after a line break */
+		*p++ = '\n';
+		o->len = (size_t)(p - o->buf);
+		sink_callchain_text(k, s, f);
+		pmt_out_reserve(o, 640);
+		p = o->buf + o->len;
+	} else if (f & PMT_FIELD_IP) {
 		*p++ = ' ';
 		p = put_hex_w(p, s->ip, 16);
 		/* perf prints sym and dso with the ip only */

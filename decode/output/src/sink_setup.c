@@ -109,6 +109,7 @@ int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
 	k->name_width = opts->name_width ? opts->name_width : 20;
 	k->fields = PMT_OPTS_HAS(opts, fields) ? opts->fields : 0;
 	k->symbols = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
+	k->hide_callchain = PMT_OPTS_HAS(opts, hide_callchain) && opts->hide_callchain;
 	if ((k->fields & PMT_FIELDS_SYMBOLS) && !k->symbols) {
 		free(k);
 		return -PMT_EINVAL;

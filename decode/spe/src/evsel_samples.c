@@ -1,6 +1,8 @@
 /* A trace's own samples (cpu-clock, cycles, PEBS, ...): the event table they share with
  * SPE's synthetic kinds, and their conversion and time ordering. */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/perfdata.h"
@@ -104,11 +106,49 @@ static void compact(struct evsel_samples *b)
 	/* keys [next, nk) by position: moving down in that order never overwrites one
 	 * still to move */
 	qsort(b->k + b->next, b->nk - b->next, sizeof(*b->k), cmp_idx);
-	for (size_t i = b->next; i < b->nk; i++)
+	for (size_t i = b->next; i < b->nk; i++) {
+		b->chain_at[j] = b->chain_at[b->k[i].idx];
 		b->s[j++] = b->s[b->k[i].idx];
+	}
 	b->n = j;
+	/* the waiting samples' chains, in file order too, to the front of the pool */
+	b->chains_len = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		size_t at = b->chain_at[i], len;
+
+		if (at == SIZE_MAX)
+			continue;
+		len = 1 + b->chains[at];
+		memmove(b->chains + b->chains_len, b->chains + at, len * 8);
+		b->chain_at[i] = b->chains_len;
+		b->chains_len += len;
+	}
 	b->nk = b->next = 0;
 	b->sorted = 0;
+}
+
+/* A copy of smp's callchain in host byte order at the pool's end, for sample b->n. */
+static int keep_chain(struct evsel_samples *b, const struct pmt_sample *smp)
+{
+	size_t need = b->chains_len + 1 + (size_t)smp->callchain_nr;
+
+	if (need > b->chains_cap) {
+		size_t nc = b->chains_cap ? b->chains_cap : 4096;
+		uint64_t *np;
+
+		while (nc < need)
+			nc *= 2;
+		if (!(np = realloc(b->chains, nc * sizeof(*np))))
+			return -PMT_ENOMEM;
+		b->chains = np;
+		b->chains_cap = nc;
+	}
+	b->chain_at[b->n] = b->chains_len;
+	b->chains[b->chains_len] = smp->callchain_nr;
+	for (uint64_t i = 0; i < smp->callchain_nr; i++)
+		b->chains[b->chains_len + 1 + i] = pmt_sample_callchain_ip(smp, i);
+	b->chains_len = need;
+	return 0;
 }
 
 int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
@@ -121,11 +161,22 @@ int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
 	if (b->n == b->cap) {
 		size_t nc = b->cap ? b->cap * 2 : 4096;
 		struct pmt_spe_sample *ns = realloc(b->s, nc * sizeof(*ns));
+		size_t *nat;
 
 		if (!ns)
 			return -PMT_ENOMEM;
 		b->s = ns;
+		if (!(nat = realloc(b->chain_at, nc * sizeof(*nat))))
+			return -PMT_ENOMEM;
+		b->chain_at = nat;
 		b->cap = nc;
+	}
+	b->chain_at[b->n] = SIZE_MAX;
+	if (ev->u.sample.callchain) {
+		int rc = keep_chain(b, &ev->u.sample);
+
+		if (rc < 0)
+			return rc;
 	}
 	to_sample(m, &ev->u.sample, &b->s[b->n++]);
 	return 0;
@@ -170,14 +221,18 @@ int evsel_samples_flush(struct evsel_samples *b, uint64_t upto,
 	if (!b->sorted && (rc = sort_keys(b)) < 0)
 		return rc;
 	while (b->next < b->nk && b->k[b->next].time <= upto) {
-		const struct pmt_spe_sample *s = &b->s[b->k[b->next++].idx];
+		size_t idx = b->k[b->next++].idx;
+		struct pmt_spe_sample *s = &b->s[idx];
 
+		if (b->chain_at[idx] != SIZE_MAX)
+			s->callchain = (const struct pmt_callchain *)(b->chains + b->chain_at[idx]);
 		rc = o->record_fn ? o->record_fn(s, 1, ctx) : fn(s, ctx);
 		if (rc < 0)
 			return rc;
 	}
 	if (b->next == b->nk) {
 		b->n = b->nk = b->next = 0;
+		b->chains_len = 0;
 		b->sorted = 0;
 	}
 	return 0;
@@ -187,5 +242,7 @@ void evsel_samples_fini(struct evsel_samples *b)
 {
 	free(b->s);
 	free(b->k);
+	free(b->chain_at);
+	free(b->chains);
 	memset(b, 0, sizeof(*b));
 }

@@ -15,6 +15,12 @@ struct evsel_key {
 struct evsel_samples {
 	struct pmt_spe_sample *s; /* [0, n) in file order */
 	size_t n, cap;
+	/* callchains, copied out of their records (which a pipe or a COMPRESSED record
+	 * reuses): chain_at[i] is sample i's offset in chains (a struct pmt_callchain),
+	 * SIZE_MAX for none; the pointer is set when the sample is handed on */
+	size_t *chain_at;
+	uint64_t *chains;
+	size_t chains_len, chains_cap;
 	struct evsel_key *k;      /* [next, nk) sorted, waiting; valid while sorted */
 	size_t nk, next, kcap;
 	uint8_t sorted;

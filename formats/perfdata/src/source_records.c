@@ -146,6 +146,9 @@ static int parse_sample(struct pmt_source *s, const uint8_t *r, size_t size, str
 		U64(v);
 		if (v > (uint64_t)(end - p) / 8)
 			return -PMT_ECORRUPT;
+		smp->callchain = p;
+		smp->callchain_nr = v;
+		smp->callchain_swap = s->swap;
 		p += v * 8;
 	}
 	if (st & PMT_SAMPLE_RAW) {

@@ -58,6 +58,7 @@ struct pmt_spe_sink_opts {
 	/* the trace: names and default fields of its own events (PMT_EV_ATTR); NULL: SPE's
 	 * synthetic events only */
 	const struct pmt_trace_meta *meta;
+	bool hide_callchain;  /* text: perf script -G, samples without their call chains */
 };
 struct pmt_spe_sink;
 PMT_API int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,

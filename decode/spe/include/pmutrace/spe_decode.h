@@ -287,6 +287,12 @@ PMT_API const char *pmt_branch_type_name(unsigned type);
 /* A sample of any kind: SPE's synthetic ones and a trace's own PERF_RECORD_SAMPLEs
  * (event PMT_EV_ATTR(attr index); rec and brstack NULL; fields the attr does not sample
  * are 0, pid/tid -1, cpu UINT32_MAX (perf's -1), period the attr's sample_period). */
+/* A sample's PERF_SAMPLE_CALLCHAIN in host byte order, PERF_CONTEXT_* markers included. */
+struct pmt_callchain {
+	uint64_t nr;
+	uint64_t ips[];
+};
+
 struct pmt_spe_sample {
 	uint32_t event;   /* enum pmt_spe_event, or PMT_EV_ATTR(i) */
 	uint32_t cpu;
@@ -303,6 +309,9 @@ struct pmt_spe_sample {
 	 * the queue, valid until the next record: samples are copied per event, the array
 	 * is not */
 	const struct pmt_spe_brstack *brstack;
+	/* a trace's own sample's callchain (NULL: the event records none), valid during the
+	 * callback */
+	const struct pmt_callchain *callchain;
 };
 
 /* Per-CPU (or per-thread) decode queue with perf's per-queue state. Caller-owned:

@@ -4,6 +4,7 @@
 #define PMUTRACE_PERFDATA_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/container.h"
@@ -104,7 +105,21 @@ struct pmt_sample {
 	uint64_t id, ip, time, addr, stream_id, period, weight, data_src, phys_addr, transaction;
 	uint32_t pid, tid, cpu;
 	const struct pmt_trace_attr *attr; /* NULL when the id matches no attr */
+	/* PERF_SAMPLE_CALLCHAIN: nr entries of 8 bytes in the record (file byte order:
+	 * read them with pmt_sample_callchain_ip), perf's PERF_CONTEXT_* markers included;
+	 * NULL when the sample has none */
+	const uint8_t *callchain;
+	uint64_t callchain_nr;
+	uint8_t callchain_swap; /* the file's byte order is not the host's */
 };
+/* Entry i of a sample's callchain in host byte order. */
+static inline uint64_t pmt_sample_callchain_ip(const struct pmt_sample *smp, uint64_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, smp->callchain + 8 * i, 8);
+	return smp->callchain_swap ? __builtin_bswap64(v) : v;
+}
 
 /* The sample_id trailer of non-sample records (valid when sample_id_all). */
 struct pmt_sample_id {

@@ -1,0 +1,124 @@
+/* A sample's call chain under its line, as perf script's sample__fprintf_callchain()
+ * prints it, and the srcline text both that and the sample line use. */
+#include <stdio.h>
+#include <string.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/output.h"
+#include "sink_priv.h"
+
+/* PERF_CONTEXT_MAX: entries at or above it mark where kernel, user or guest frames begin */
+#define CONTEXT_MAX ((uint64_t)-4095)
+#define INLINE_MAX 64
+
+int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, char *buf,
+		      size_t cap)
+{
+	const char *file, *slash;
+	unsigned line;
+	uint64_t va;
+
+	buf[0] = 0;
+	if (!loc->dso)
+		return 0;
+	/* perf's map__srcline(): "\n  FILE:LINE" (the file's last part), else "DSO[ADDR]" as
+	 * get_srcline() falls back without a symbol */
+	if (pmt_symbols_srcline(syms, loc, &file, &line, &va)) {
+		slash = strrchr(file, '/');
+		return snprintf(buf, cap, "\n  %s:%u", slash ? slash + 1 : file, line);
+	}
+	if (va != UINT64_MAX)
+		return snprintf(buf, cap, "\n  %s[%llx]", loc->dso_short, (unsigned long long)va);
+	return 0;
+}
+
+/* One entry: "\t%16lx" then " SYM+0xOFF", " (DSO)", the srcline and " (inlined)" as the
+ * fields ask. name NULL: the symbol table's (or [unknown]). */
+static void entry(struct pmt_spe_sink *k, uint64_t addr, const struct pmt_sym_loc *loc,
+		  const char *name, int inlined, const char *srcline, uint32_t f)
+{
+	struct pmt_out *o = k->out;
+	char buf[48];
+
+	pmt_out_char(o, '\t');
+	snprintf(buf, sizeof(buf), "%16llx", (unsigned long long)addr);
+	pmt_out_str(o, buf);
+	if (f & PMT_FIELD_SYM) {
+		pmt_out_char(o, ' ');
+		if (!name)
+			name = loc->sym;
+		if (name) {
+			pmt_out_str(o, name);
+			if (f & PMT_FIELD_SYMOFF) {
+				snprintf(buf, sizeof(buf), "+0x%llx", (unsigned long long)loc->symoff);
+				pmt_out_str(o, buf);
+			}
+		} else {
+			pmt_out_str(o, "[unknown]");
+		}
+	}
+	if ((f & PMT_FIELD_DSO) && !inlined) {
+		pmt_out_str(o, " (");
+		pmt_out_str(o, loc->dso ? loc->dso : "[unknown]");
+		if ((f & PMT_FIELD_DSOFF) && loc->dso && !loc->kernel) {
+			snprintf(buf, sizeof(buf), "+0x%llx", (unsigned long long)loc->map_ip);
+			pmt_out_str(o, buf);
+		}
+		pmt_out_char(o, ')');
+	}
+	if (f & PMT_FIELD_SRCLINE)
+		pmt_out_str(o, srcline);
+	if (inlined)
+		pmt_out_str(o, " (inlined)");
+	pmt_out_char(o, '\n');
+}
+
+void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
+{
+	const struct pmt_callchain *cc = s->callchain;
+	struct pmt_inline_frame fr[INLINE_MAX];
+	char srcline[4200];
+
+	for (uint64_t i = 0; i < cc->nr; i++) {
+		uint64_t ip = cc->ips[i], shown;
+		struct pmt_sym_loc loc;
+		int n = 0;
+
+		if (ip >= CONTEXT_MAX)
+			continue;
+		memset(&loc, 0, sizeof(loc));
+		if (k->symbols)
+			pmt_symbols_resolve(k->symbols, s->pid, ip, s->time, &loc);
+		/* perf 6.1 printed an entry's address in its file (map__map_ip()), perf 7.3
+		 * the address itself (both checked; the release between that changed it is
+		 * not pinned: taken as 6.2's) */
+		shown = k->compat < 602 && loc.dso ? loc.map_ip : ip;
+		srcline[0] = 0;
+		if ((f & PMT_FIELD_SRCLINE) && k->symbols)
+			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline));
+		/* perf 7.3 adds the functions inlined at the address (append_inlines(), from
+		 * libdw), innermost first, each named by its DWARF name; the one whose name is
+		 * the symbol's is the symbol's own line. perf 6.1 added none here. */
+		if (k->compat >= 602 && k->symbols && loc.sym && loc.dso)
+			n = pmt_symbols_inlines(k->symbols, &loc, fr, INLINE_MAX);
+		for (int j = 0; j < n; j++) {
+			int own = fr[j].func && !strcmp(fr[j].func, loc.sym);
+			char place[4200];
+
+			/* each function's own line: the address's in the innermost, where the
+			 * next inner one is called from in the others */
+			if (fr[j].file) {
+				const char *slash = strrchr(fr[j].file, '/');
+
+				snprintf(place, sizeof(place), "\n  %s:%u",
+					 slash ? slash + 1 : fr[j].file, fr[j].line);
+			} else {
+				snprintf(place, sizeof(place), "%s", srcline);
+			}
+			entry(k, shown, &loc, own ? NULL : fr[j].func ? fr[j].func : "??", !own,
+			      place, f);
+		}
+		if (!n)
+			entry(k, shown, &loc, NULL, 0, srcline, f);
+	}
+}
