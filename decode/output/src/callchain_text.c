@@ -97,12 +97,14 @@ void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		if ((f & PMT_FIELD_SRCLINE) && k->symbols)
 			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline));
 		/* perf 7.3 adds the functions inlined at the address (append_inlines(), from
-		 * libdw), innermost first, each named by its DWARF name; the one whose name is
-		 * the symbol's is the symbol's own line. perf 6.1 added none here. */
+		 * libdw), innermost first, each named by its DWARF name, then the symbol's own
+		 * line. perf 6.1 added none here. */
 		if (k->compat >= 602 && k->symbols && loc.sym && loc.dso)
 			n = pmt_symbols_inlines(k->symbols, &loc, fr, INLINE_MAX);
 		for (int j = 0; j < n; j++) {
-			int own = fr[j].func && !strcmp(fr[j].func, loc.sym);
+			/* the outermost is the symbol's own line, by the symbol table's name
+			 * (a clone "f.constprop.0" whose DWARF name is "f" included) */
+			int own = j == n - 1;
 			char place[4200];
 
 			/* each function's own line: the address's in the innermost, where the
