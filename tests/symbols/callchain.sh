@@ -5,7 +5,7 @@
 # mode. pmutrace script equals perf 7.3's script (the default model: absolute addresses,
 # inlined functions as their own lines, each line's srcline) and, with
 # --perf-compat=6.1, perf 6.1's (addresses in the file, no inlined lines), for the
-# default fields, several -F lists and -G.
+# default fields, several -F lists and -G; export pprof's stacks equal perf 7.3's chains.
 #   callchain.sh PMUTRACE SOURCE_DIR [PERF73]
 set -eu
 P=$1
@@ -62,6 +62,23 @@ if [ -x "$PERF73" ]; then
 		same "perf 7.3 script $f" "$T/p73" "$T/m73"
 		checked=$((checked + 1))
 	done
+	# export pprof: each Sample's locations (leaf first, each with its inlined Lines) are
+	# the chain perf 7.3 prints, counted as folded stacks
+	if command -v protoc >/dev/null 2>&1; then
+		"$P" export pprof "$T/cc.data" -o "$T/cc.pb.gz"
+		gunzip -c "$T/cc.pb.gz" | protoc --decode=perftools.profiles.Profile \
+			-I"$SRC/decode/export/proto" profile.proto >"$T/cc.pb.txt" ||
+			fail "protoc cannot decode the profile"
+		"$PERF73" script -i "$T/cc.data" >"$T/p73" 2>/dev/null
+		python3 "$SRC/tests/tools/folded_stacks.py" pprof "$T/cc.pb.txt" >"$T/m.fold"
+		python3 "$SRC/tests/tools/folded_stacks.py" script "$T/p73" >"$T/p.fold"
+		cmp -s "$T/p.fold" "$T/m.fold" || {
+			echo "FAIL: export pprof's stacks differ from perf 7.3 script's chains (perf < > pmutrace)"
+			diff "$T/p.fold" "$T/m.fold" | head -10
+			exit 1
+		}
+		checked=$((checked + 1))
+	fi
 	# a pipe's records are read into a window the next one reuses: the chains are kept
 	"$PERF73" script -i "$T/cc.pipe" >"$T/p73" 2>/dev/null
 	"$P" script "$T/cc.pipe" >"$T/m73"

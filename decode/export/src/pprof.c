@@ -1,5 +1,5 @@
 /* Samples into a pprof profile (Google's profile.proto, decode/export/proto/profile.proto,
- * through protobuf-c), gzip'd with zlib. Identical samples (same location, event,
+ * through protobuf-c), gzip'd with zlib. Identical samples (same stack of locations, event,
  * data-source level, cpu, pid and tid) are aggregated while decoding in hash tables that
  * grow by doubling: no allocation per sample. The profile is built and written once, by
  * finish. */
@@ -16,6 +16,7 @@
 #include "pmutrace/export.h"
 #include "backend.h"
 #include "profile.pb-c.h"
+#include "itab.h"
 
 /* the sample types, in Sample.value order */
 enum { V_SAMPLES, V_TOTAL_LAT, V_ISSUE_LAT, V_XLAT_LAT, V_N };
@@ -26,107 +27,23 @@ static const char *const value_type[V_N][2] = {
 	{ "translation_latency", "cycles" },
 };
 
-/* A table of fixed-size entries found by their key (the first ksz bytes, a multiple of 8,
- * padding zeroed): entries in insertion order in a dense array, open-addressing slots
- * holding entry index + 1. Both grow by doubling. */
-struct itab {
-	uint32_t *slot;
-	size_t cap;        /* slots, a power of two */
-	size_t n;          /* entries */
-	size_t ksz, esz;
-	unsigned char *ent;
-	size_t ent_cap;
-};
-
-static uint64_t key_hash(const void *key, size_t ksz)
-{
-	const unsigned char *p = key;
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
-
-	for (size_t i = 0; i < ksz; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	return h;
-}
-
-static void *itab_ent(const struct itab *t, size_t i)
-{
-	return t->ent + i * t->esz;
-}
-
-static size_t itab_find(const struct itab *t, const void *key, uint64_t h)
-{
-	size_t i = (size_t)h & (t->cap - 1);
-
-	while (t->slot[i] && memcmp(itab_ent(t, t->slot[i] - 1), key, t->ksz))
-		i = (i + 1) & (t->cap - 1);
-	return i;
-}
-
-/* The entry of key (a new one zeroed after its key, *is_new set); NULL: out of memory. */
-static void *itab_get(struct itab *t, const void *key, bool *is_new)
-{
-	uint64_t h = key_hash(key, t->ksz);
-	size_t i;
-	void *e;
-
-	*is_new = false;
-	if (t->cap) {
-		i = itab_find(t, key, h);
-		if (t->slot[i])
-			return itab_ent(t, t->slot[i] - 1);
-	}
-	if (2 * (t->n + 1) > t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		uint32_t *s = calloc(cap, sizeof(*s));
-
-		if (!s || cap > UINT32_MAX)
-			return free(s), NULL;
-		free(t->slot);
-		t->slot = s;
-		t->cap = cap;
-		for (size_t j = 0; j < t->n; j++) {
-			const void *k = itab_ent(t, j);
-
-			t->slot[itab_find(t, k, key_hash(k, t->ksz))] = (uint32_t)j + 1;
-		}
-	}
-	if (t->n == t->ent_cap) {
-		size_t n = t->ent_cap ? 2 * t->ent_cap : 256;
-		unsigned char *p = realloc(t->ent, n * t->esz);
-
-		if (!p)
-			return NULL;
-		t->ent = p;
-		t->ent_cap = n;
-	}
-	e = itab_ent(t, t->n);
-	memset(e, 0, t->esz);
-	memcpy(e, key, t->ksz);
-	t->slot[itab_find(t, key, h)] = (uint32_t)++t->n;
-	*is_new = true;
-	return e;
-}
-
-static void itab_free(struct itab *t)
-{
-	free(t->slot);
-	free(t->ent);
-}
 
 /* Entries. Ids in the profile are entry index + 1. */
-struct agg_ent { /* lvl and dsrc: string indexes */
-	struct { uint32_t loc, event, lvl, dsrc, cpu; int32_t pid, tid; uint32_t pad; } k;
+struct agg_ent { /* stack: its entry + 1; lvl and dsrc: string indexes */
+	struct { uint32_t stack, event, lvl, dsrc, cpu; int32_t pid, tid; uint32_t pad; } k;
 	int64_t v[V_N];
 };
 _Static_assert(sizeof(((struct agg_ent *)0)->k) % 8 == 0, "itab keys are 8-byte words");
 struct ip_ent { /* (pid, ip) -> location: a cache in front of resolving */
 	struct { int64_t pid; uint64_t ip; } k;
 	uint32_t loc;
+	uint32_t stack; /* the stack of this location alone (a sample without a chain); 0: none yet */
+};
+/* A sample's stack: its locations, leaf first (Sample.location_id), in the stack pool. Keyed
+ * by a hash of the locations and a salt that makes a colliding stack's key differ. */
+struct stack_ent {
+	struct { uint64_t hash; uint32_t n, salt; } k;
+	uint32_t first; /* in pp_export.stack_locs */
 };
 struct loc_ent { /* one location per (mapping, address) */
 	struct { uint64_t mapping, address; } k;
@@ -173,7 +90,12 @@ struct pp_export {
 	size_t nstr, str_cap;
 	uint32_t *str_slot;
 	size_t str_slots;
-	struct itab agg, ips, locs, fns, maps;
+	struct itab agg, ips, locs, fns, maps, stacks;
+	uint32_t *stack_locs;  /* every stack's location ids, one after the other */
+	size_t nstack_locs, stack_locs_cap;
+	uint32_t *chain;       /* the sample being added: its stack's locations */
+	size_t chain_cap;
+	size_t max_stack;      /* the deepest stack: put_samples' buffer */
 	struct line_ent *lines;
 	size_t nlines, lines_cap;
 	struct mmap_ent *mm;
@@ -397,23 +319,24 @@ static int loc_lines(struct pp_export *x, struct loc_ent *l, const struct pmt_sy
 
 /* the location of ip in process pid: its mapping, functions and lines (one resolve per new
  * (pid, ip)); 0 or -PMT_ENOMEM */
-static int locate(struct pp_export *x, const struct pmt_spe_sample *s, struct ip_ent *ipe)
+static int locate(struct pp_export *x, int32_t pid, uint64_t ip, uint64_t time,
+		  struct ip_ent *ipe)
 {
 	struct pmt_sym_loc loc;
 	struct map_ent *m = NULL;
 	struct loc_ent *l;
-	struct { uint64_t mapping, address; } lk = { 0, s->ip };
+	struct { uint64_t mapping, address; } lk = { 0, ip };
 	bool is_new;
 
 	memset(&loc, 0, sizeof(loc));
-	if (x->syms && pmt_symbols_resolve(x->syms, s->pid, s->ip, s->time, &loc) >= 0 && loc.dso) {
+	if (x->syms && pmt_symbols_resolve(x->syms, pid, ip, time, &loc) >= 0 && loc.dso) {
 		struct { uint64_t dso_id, start; } mk = { (uintptr_t)loc.dso_id, loc.map_start };
 
 		if (!(m = itab_get(&x->maps, &mk, &is_new)))
 			return -PMT_ENOMEM;
 		if (is_new) {
 			m->k.start = loc.map_start;
-			if (map_fill(x, m, &loc, s->pid, s->ip) < 0)
+			if (map_fill(x, m, &loc, pid, ip) < 0)
 				return -PMT_ENOMEM;
 		}
 		lk.mapping = (uint64_t)(((unsigned char *)m - x->maps.ent) / x->maps.esz) + 1;
@@ -453,24 +376,120 @@ static int dsrc_str(struct pp_export *x, uint64_t data_src, uint32_t *lvl, uint3
 	return 0;
 }
 
+/* the location cache's entry of (pid, ip), located when new; NULL: out of memory */
+static struct ip_ent *ip_entry(struct pp_export *x, int32_t pid, uint64_t ip, uint64_t time)
+{
+	struct { int64_t pid; uint64_t ip; } ik = { pid, ip };
+	struct ip_ent *ipe;
+	bool is_new;
+
+	if (!(ipe = itab_get(&x->ips, &ik, &is_new)))
+		return NULL;
+	if (is_new && locate(x, pid, ip, time, ipe) < 0)
+		return NULL;
+	return ipe;
+}
+
+/* The stack of these n locations (leaf first): its id (entry + 1), 0: out of memory. A
+ * stack seen before is found by its key and checked location by location. */
+static uint32_t stack_id(struct pp_export *x, const uint32_t *locs, size_t n)
+{
+	struct { uint64_t hash; uint32_t n, salt; } k = { 0, (uint32_t)n, 0 };
+	struct stack_ent *e;
+	bool is_new;
+
+	for (;; k.salt++) {
+		k.hash = 0x9e3779b97f4a7c15ULL ^ k.salt;
+		for (size_t i = 0; i < n; i++)
+			k.hash = (k.hash ^ locs[i]) * 0xff51afd7ed558ccdULL;
+		if (!(e = itab_get(&x->stacks, &k, &is_new)))
+			return 0;
+		if (!is_new) {
+			if (!memcmp(x->stack_locs + e->first, locs, n * sizeof(*locs)))
+				break;
+			continue; /* another stack has this hash: the next salt */
+		}
+		if (x->nstack_locs + n > x->stack_locs_cap) {
+			size_t cap = x->stack_locs_cap ? x->stack_locs_cap : 4096;
+			uint32_t *p;
+
+			while (cap < x->nstack_locs + n)
+				cap *= 2;
+			if (cap > UINT32_MAX || !(p = realloc(x->stack_locs, cap * sizeof(*p))))
+				return 0;
+			x->stack_locs = p;
+			x->stack_locs_cap = cap;
+		}
+		e->first = (uint32_t)x->nstack_locs;
+		memcpy(x->stack_locs + x->nstack_locs, locs, n * sizeof(*locs));
+		x->nstack_locs += n;
+		if (n > x->max_stack)
+			x->max_stack = n;
+		break;
+	}
+	return (uint32_t)(((unsigned char *)e - x->stacks.ent) / x->stacks.esz) + 1;
+}
+
+/* PERF_CONTEXT_MAX: chain entries at or above it mark kernel, user or guest frames */
+#define CONTEXT_MAX ((uint64_t)-4095)
+
+/* The stack of a sample's call chain (perf's callchain: the sampled ip first, its callers
+ * after, context markers left out): its id, 0: out of memory */
+static uint32_t chain_stack(struct pp_export *x, const struct pmt_spe_sample *s)
+{
+	const struct pmt_callchain *cc = s->callchain;
+	size_t n = 0;
+
+	if (cc->nr > x->chain_cap) {
+		uint32_t *p = realloc(x->chain, cc->nr * sizeof(*p));
+
+		if (!p)
+			return 0;
+		x->chain = p;
+		x->chain_cap = cc->nr;
+	}
+	for (uint64_t i = 0; i < cc->nr; i++) {
+		struct ip_ent *ipe;
+
+		if (cc->ips[i] >= CONTEXT_MAX)
+			continue;
+		if (!(ipe = ip_entry(x, s->pid, cc->ips[i], s->time)))
+			return 0;
+		x->chain[n++] = ipe->loc;
+	}
+	if (!n) { /* only markers: the sampled ip */
+		struct ip_ent *ipe = ip_entry(x, s->pid, s->ip, s->time);
+
+		if (!ipe)
+			return 0;
+		x->chain[n++] = ipe->loc;
+	}
+	x->last_ip = NULL; /* the location cache may have moved */
+	return stack_id(x, x->chain, n);
+}
+
 static int pp_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 {
 	struct pp_export *x = (struct pp_export *)base;
 	struct ip_ent *ipe = x->last_ip;
 	struct agg_ent *a;
-	struct { uint32_t loc, event, lvl, dsrc, cpu; int32_t pid, tid; uint32_t pad; } ak;
+	struct { uint32_t stack, event, lvl, dsrc, cpu; int32_t pid, tid; uint32_t pad; } ak;
 	bool is_new;
 
 	if (x->oom)
 		return -PMT_ENOMEM;
-	if (!ipe || ipe->k.ip != s->ip || ipe->k.pid != s->pid) {
-		struct { int64_t pid; uint64_t ip; } ik = { s->pid, s->ip };
-
-		if (!(ipe = itab_get(&x->ips, &ik, &is_new)))
+	if (s->callchain && s->callchain->nr) {
+		if ((ak.stack = chain_stack(x, s)) == 0)
 			goto oom;
-		if (is_new && locate(x, s, ipe) < 0)
+	} else {
+		if (!ipe || ipe->k.ip != s->ip || ipe->k.pid != s->pid) {
+			if (!(ipe = ip_entry(x, s->pid, s->ip, s->time)))
+				goto oom;
+			x->last_ip = ipe;
+		}
+		if (!ipe->stack && !(ipe->stack = stack_id(x, &ipe->loc, 1)))
 			goto oom;
-		x->last_ip = ipe;
+		ak.stack = ipe->stack;
 	}
 	if (dsrc_str(x, s->data_src, &ak.lvl, &ak.dsrc) < 0)
 		goto oom;
@@ -481,7 +500,6 @@ static int pp_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 		if ((x->event_str[s->event] = str_id(x, name)) < 0)
 			goto oom;
 	}
-	ak.loc = ipe->loc;
 	ak.event = s->event;
 	ak.cpu = s->cpu;
 	ak.pid = s->pid;
@@ -618,17 +636,23 @@ static void put_header(struct pp_export *x, struct pp_writer *w)
 
 static void put_samples(const struct pp_export *x, struct pp_writer *w)
 {
+	uint64_t *locs = malloc((x->max_stack ? x->max_stack : 1) * sizeof(*locs));
+
+	if (!locs)
+		w->ok = false;
 	for (size_t i = 0; i < x->agg.n && w->ok; i++) {
 		const struct agg_ent *a = itab_ent(&x->agg, i);
+		const struct stack_ent *st = itab_ent(&x->stacks, a->k.stack - 1);
 		Perftools__Profiles__Sample s = PERFTOOLS__PROFILES__SAMPLE__INIT;
 		Perftools__Profiles__Label l[L_N], *lp[L_N];
-		uint64_t loc = a->k.loc;
 		int64_t v[V_N];
 		size_t k = 0;
 
 		memcpy(v, a->v, sizeof(v));
-		s.n_location_id = 1;
-		s.location_id = &loc;
+		for (uint32_t j = 0; j < st->k.n; j++)
+			locs[j] = x->stack_locs[st->first + j];
+		s.n_location_id = st->k.n;
+		s.location_id = locs;
 		s.n_value = V_N;
 		s.value = v;
 		for (int j = 0; j < L_N; j++) {
@@ -658,6 +682,7 @@ static void put_samples(const struct pp_export *x, struct pp_writer *w)
 		s.label = lp;
 		put_msg(w, 2, &s.base);
 	}
+	free(locs);
 }
 
 static void put_tables(const struct pp_export *x, struct pp_writer *w)
@@ -758,6 +783,9 @@ static void pp_free(struct pmt_export *base)
 	free(x->lines);
 	itab_free(&x->fns);
 	itab_free(&x->maps);
+	itab_free(&x->stacks);
+	free(x->stack_locs);
+	free(x->chain);
 	free(x->comment);
 	free(x->path);
 	free(x);
@@ -786,6 +814,7 @@ int pmt_export_pprof_new(const char *path, const struct pmt_export_opts *opts,
 	x->locs = (struct itab)ITAB(loc_ent);
 	x->fns = (struct itab)ITAB(fn_ent);
 	x->maps = (struct itab)ITAB(map_ent);
+	x->stacks = (struct itab)ITAB(stack_ent);
 	snprintf(comment, sizeof(comment), "%s: %s", pmt_version(),
 		 PMT_OPTS_HAS(opts, command) && opts->command ? opts->command
 			 : opts->trace_path ? opts->trace_path : "");
