@@ -19,7 +19,7 @@ static int usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pmutrace record [-e EVENT]... [--tpebs -M METRIC --metrics FILE]\n"
-		"                       [-c PERIOD | -F FREQ] [-W] [-d] [-P] [-a | -C CPUS | -p PID |\n"
+		"                       [-c PERIOD | -F FREQ] [-W] [-d] [-P] [-g] [-a | -C CPUS | -p PID |\n"
 		"                       -t TID | [--per-thread] -- CMD ARGS] [-o FILE|-]\n"
 		"                       [-m PAGES[,AUXPAGES]] [-S|--snapshot[=SIZE]] [--no-inherit]\n"
 		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
@@ -32,6 +32,8 @@ static int usage(FILE *fp)
 		"  -d, --data           data address and source;  -P, --period: period in samples\n"
 		"      --phys-data, --data-page-size, --code-page-size, --sample-cpu,\n"
 		"      --sample-identifier  more fields\n"
+		"  -g, --call-graph fp  the frame-pointer call chain in every sample (dwarf and\n"
+		"                       lbr: not yet)\n"
 		"      --tpebs -M METRIC[,GROUP] --metrics FILE  sample every retire-latency\n"
 		"                       (EVENT:R) event of those metrics with PEBS (as perf stat\n"
 		"                       --record-tpebs does) and count their other events, for\n"
@@ -108,7 +110,7 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
        O_CPUTYPE, O_EVENTS, O_PFM_EVENTS, O_TPEBS, O_METRICS, O_PHYS_DATA,
        O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU, O_COUNT_EVENTS, O_COUNT_INTERVAL,
-       O_SAMPLE_IDENTIFIER, O_COUNT_PER_CPU };
+       O_SAMPLE_IDENTIFIER, O_COUNT_PER_CPU, O_CALL_GRAPH };
 
 #define MAX_EVENT_OPTS 64
 
@@ -276,6 +278,7 @@ int cmd_record(int argc, char **argv)
 		{ "data", no_argument, NULL, 'd' },
 		{ "period", no_argument, NULL, 'P' },
 		{ "phys-data", no_argument, NULL, O_PHYS_DATA },
+		{ "call-graph", required_argument, NULL, O_CALL_GRAPH },
 		{ "data-page-size", no_argument, NULL, O_DATA_PAGE_SIZE },
 		{ "code-page-size", no_argument, NULL, O_CODE_PAGE_SIZE },
 		{ "sample-cpu", no_argument, NULL, O_SAMPLE_CPU },
@@ -330,7 +333,7 @@ int cmd_record(int argc, char **argv)
 	o.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	o.privileged = privileged();
 	/* '+': options stop at the workload's name, as perf's */
-	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:dP", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:dPg", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == MAX_EVENT_OPTS)
@@ -378,6 +381,15 @@ int cmd_record(int argc, char **argv)
 		case 'd': o.sample_addr = true; break;
 		case 'P': o.sample_period = true; break;
 		case O_PHYS_DATA: o.sample_phys_addr = true; break;
+		case 'g': o.callchain = true; break;
+		case O_CALL_GRAPH:
+			/* perf's record modes; pmutrace cannot unwind a dwarf stack copy or read
+			 * LBR call stacks yet, so it records only what it can decode */
+			if (strcmp(optarg, "fp"))
+				return pmt_cli_usage_fail("record", "--call-graph %s: only fp (frame "
+							  "pointers, as -g) is supported yet", optarg);
+			o.callchain = true;
+			break;
 		case O_DATA_PAGE_SIZE: o.sample_data_page_size = true; break;
 		case O_CODE_PAGE_SIZE: o.sample_code_page_size = true; break;
 		case O_SAMPLE_CPU: o.sample_cpu = true; break;

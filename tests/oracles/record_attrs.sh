@@ -113,6 +113,11 @@ check x86 host -e cpu-clock --per-thread -- true
 check x86 host -e context-switches -p @PID
 check x86 host -e page-faults:k -t @PID
 check x86 host -e cpu-clock -e cs -c 3 -- true
+# -g: the frame-pointer call chain on every event but perf's own sideband dummy
+check x86 host -e cpu-clock -g -- true
+check x86 host -e cpu-clock,dummy -g -c 100000 -- true
+check x86 host -e cpu-clock --call-graph fp -a
+check x86 host -e task-clock:u -g --per-thread -- true
 
 # the inverted filters, which perf does not print
 SYSFS_PATH=$T/one "$P" record --dry-run -v -e arm_spe_0/inv_event_filter=0x4/ -- true |
@@ -133,6 +138,7 @@ refuse() { # PATTERN ARGS...
 	fi
 }
 refuse "frequency is not supported" -e arm_spe_0// -F 1000 -- true
+refuse "only fp (frame pointers, as -g) is supported yet" -e cpu-clock --call-graph dwarf -- true
 refuse "valid terms: .*load_filter.*config1" -e arm_spe_0/foo=1/ -- true
 refuse "value too big for format (min_latency), maximum is 4095" -e arm_spe_0/min_latency=5000/ -- true
 refuse "no PMU 'arm_spx'" -e arm_spx// -- true

@@ -5,7 +5,8 @@
 # mode. pmutrace script equals perf 7.3's script (the default model: absolute addresses,
 # inlined functions as their own lines, each line's srcline) and, with
 # --perf-compat=6.1, perf 6.1's (addresses in the file, no inlined lines), for the
-# default fields, several -F lists and -G; export pprof's stacks equal perf 7.3's chains.
+# default fields, several -F lists and -G; export pprof's stacks equal perf 7.3's chains;
+# pmutrace record -g's container read by both perfs through zstd -dc.
 #   callchain.sh PMUTRACE SOURCE_DIR [PERF73]
 set -eu
 P=$1
@@ -84,5 +85,22 @@ if [ -x "$PERF73" ]; then
 	"$P" script "$T/cc.pipe" >"$T/m73"
 	same "perf 7.3 script of a pipe-mode recording" "$T/p73" "$T/m73"
 	checked=$((checked + 1))
+fi
+# pmutrace's own -g recording: its container read by perf through zstd -dc gives the same
+# chains as pmutrace reads from it (files from this machine: --no-bundle)
+if command -v zstd >/dev/null 2>&1; then
+	"$P" record -q --no-bundle -g -e cpu-clock:u -c 200000 -o "$T/own.pmt" -- \
+		"$T/fx/callchain" 1000000 || fail "pmutrace record -g failed where perf record -g worked"
+	"$P" script --perf-compat=6.1 "$T/own.pmt" >"$T/m61"
+	zstd -dc "$T/own.pmt" | perf script -i - >"$T/p61" 2>/dev/null
+	grep -q 'level_top' "$T/m61" || fail "pmutrace record -g: no chain through level_top"
+	same "perf 6.1 script of pmutrace record -g" "$T/p61" "$T/m61"
+	checked=$((checked + 1))
+	if [ -x "$PERF73" ]; then
+		"$P" script "$T/own.pmt" >"$T/m73"
+		zstd -dc "$T/own.pmt" | "$PERF73" script -i - >"$T/p73" 2>/dev/null
+		same "perf 7.3 script of pmutrace record -g" "$T/p73" "$T/m73"
+		checked=$((checked + 1))
+	fi
 fi
 echo "OK: call chains of $n61 cpu-clock samples equal perf's in $checked comparisons"

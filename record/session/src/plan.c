@@ -313,6 +313,10 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 			if (e->tracking)
 				a->flags |= PMT_ATTR_FLAG_MMAP_DATA;
 		}
+		/* perf's evsel__config_callchain(), fp mode: every event but the sideband
+		 * dummy perf adds itself (its no_aux_samples), a dummy the user named too */
+		if (o->callchain && !e->added)
+			a->sample_type |= PMT_SAMPLE_CALLCHAIN;
 		for (size_t k = 0; k < sizeof(sample_opts) / sizeof(sample_opts[0]); k++)
 			if (*(const bool *)((const char *)o + sample_opts[k].opt))
 				a->sample_type |= sample_opts[k].bit;

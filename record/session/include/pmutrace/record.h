@@ -49,6 +49,8 @@ struct pmt_record_opts {
 	bool sample_phys_addr;     /* --phys-data */
 	bool sample_data_page_size, sample_code_page_size; /* --data/code-page-size */
 	bool sample_cpu;           /* --sample-cpu */
+	bool callchain;            /* -g, --call-graph fp: the kernel's frame-pointer call chain
+				    * in every sample */
 	bool sample_identifier;    /* --sample-identifier: every sample's id at a fixed place
 				    * (PERF_SAMPLE_IDENTIFIER) */
 	bool sample_id;            /* an id in every sample even with one event (as perf gives
