@@ -101,6 +101,14 @@ if command -v zstd >/dev/null 2>&1; then
 		zstd -dc "$T/own.pmt" | "$PERF73" script -i - >"$T/p73" 2>/dev/null
 		same "perf 7.3 script of pmutrace record -g" "$T/p73" "$T/m73"
 		checked=$((checked + 1))
+		# with the default bundle (the files' own tables) and, for a stripped library
+		# (libc), the local debug file its build-id names, as perf finds it
+		"$P" record -q -g -e cpu-clock:u -c 200000 -o "$T/bundled.pmt" -- \
+			"$T/fx/callchain" 1000000 || fail "pmutrace record -g (bundled) failed"
+		"$P" script "$T/bundled.pmt" >"$T/m73"
+		zstd -dc "$T/bundled.pmt" | "$PERF73" script -i - >"$T/p73" 2>/dev/null
+		same "perf 7.3 script of a bundled pmutrace record -g" "$T/p73" "$T/m73"
+		checked=$((checked + 1))
 	fi
 fi
 echo "OK: call chains of $n61 cpu-clock samples equal perf's in $checked comparisons"

@@ -153,6 +153,27 @@ static void take_debug_symtab(const struct dso_want *w, struct elf_symtab *t,
 	snprintf(found->path, sizeof(found->path), "%s", dfound.path);
 }
 
+/* A file without a .symtab (stripped, or a copy the trace carries with its own tables only)
+ * takes the one of the debug file its build-id names here: the build-id cache's, then the
+ * distribution's, as perf looks for them */
+static void debug_by_build_id(const struct dso_want *w, struct elf_symtab *t,
+			      struct dso_found *found)
+{
+	char bid[2 * PMT_BUILD_ID_MAX + 1], p[PATH_MAX];
+
+	if (t->has_symtab || !t->build_id_size)
+		return;
+	hex(t->build_id, t->build_id_size, bid);
+	if (w->buildid_dir && *w->buildid_dir) {
+		snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/debug", w->buildid_dir, bid, bid + 2);
+		take_debug_symtab(w, t, found, p, 0);
+	}
+	snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 w->symfs ? w->symfs : "", bid, bid + 2);
+	if (!t->has_symtab)
+		take_debug_symtab(w, t, found, p, 0);
+}
+
 int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso_found *found)
 {
 	char bid[2 * PMT_BUILD_ID_MAX + 1], p[PATH_MAX];
@@ -186,6 +207,7 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 				hex(w->build_id, w->build_id_size, bid);
 			if (find_runtime(w, w->build_id_size ? bid : NULL, p, sizeof(p)))
 				snprintf(found->runtime, sizeof(found->runtime), "%s", p);
+			debug_by_build_id(w, t, found);
 			return 1;
 		}
 	}
@@ -250,17 +272,6 @@ loaded:
 	 * file's own build-id when the trace recorded none) in the one its build-id names */
 	if (!t->has_symtab && t->debuglink[0])
 		take_debug_symtab(w, t, found, t->debuglink, 1);
-	if (!t->has_symtab && t->build_id_size && !w->build_id_size) {
-		hex(t->build_id, t->build_id_size, bid);
-		if (w->buildid_dir && *w->buildid_dir) {
-			snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/debug", w->buildid_dir, bid,
-				 bid + 2);
-			take_debug_symtab(w, t, found, p, 0);
-		}
-		snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs, bid,
-			 bid + 2);
-		if (!t->has_symtab)
-			take_debug_symtab(w, t, found, p, 0);
-	}
+	debug_by_build_id(w, t, found);
 	return 1;
 }
