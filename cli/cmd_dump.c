@@ -16,6 +16,8 @@ struct dump_opts {
 	struct pmt_sample_filter filter; /* --cpu, --tid: the AUXTRACE chunks shown */
 	struct pmt_sample_filter when;   /* --pid, --time: chunks and records shown */
 	struct pmt_spe_threads *threads; /* --pid: a chunk's threads' processes */
+	unsigned jobs;      /* -j: threads (a container's frames are decompressed ahead) */
+	int verbose;        /* -v: a container's data frames read and passed over */
 	struct pmt_out out;
 };
 
@@ -276,6 +278,10 @@ static int dump_trace(struct dump_opts *d, const char *path)
 	}
 	if (rc < 0)
 		return pmt_cli_fail_diag("dump", &diag);
+	if (d->jobs > 1 && pmt_source_threads(src, d->jobs - 1) < 0) {
+		pmt_source_close(src);
+		return pmt_cli_fail("dump", "out of memory");
+	}
 	for (uint64_t last_err = UINT64_MAX;;) {
 		rc = pmt_source_next(src, &ev);
 		if (rc == -PMT_EEOS)
@@ -325,6 +331,12 @@ static int dump_trace(struct dump_opts *d, const char *path)
 							: (uint64_t)(uintptr_t)ev.u.auxtrace.data);
 		d->desc_flags = given_flags;
 	}
+	if (d->verbose) {
+		uint32_t nread, nskipped;
+
+		pmt_source_frames(src, &nread, &nskipped);
+		fprintf(stderr, "%s: %u data frames read, %u passed over\n", path, nread, nskipped);
+	}
 	pmt_source_close(src);
 	if (bad)
 		pmt_cli_warn("dump", "%llu bad byte(s) in %s", (unsigned long long)bad,
@@ -337,6 +349,7 @@ static int usage(FILE *fp)
 	fprintf(fp,
 		"usage: pmutrace dump [--raw [--base OFFSET]] [--legacy61] [--n1|--midr MIDR]\n"
 		"         [--cpu LIST] [--tid LIST] [--pid LIST] [--time START,STOP|A%%-B%%]\n"
+		"         [-j N] [-v]\n"
 		"         [-i] [FILE]\n"
 		"  Print every SPE packet (offset, bytes, fields) as perf report -D does.\n"
 		"  FILE (or -i FILE; default ./perf.data) is a perf.data trace, or with --raw a raw\n"
@@ -351,7 +364,10 @@ static int usage(FILE *fp)
 		"  --pid LIST, --time START,STOP|A%%-B%%[,C%%-D%%]  as script's: records by their\n"
 		"              sample id's pid and time (records without one are shown), chunks\n"
 		"              holding samples of those processes (by their thread and CONTEXT\n"
-		"              packets) and with a timestamp in those times\n");
+		"              packets) and with a timestamp in those times\n"
+		"  -j, --jobs N  threads: a container's frames are decompressed ahead on N - 1\n"
+		"              of them (default: the online CPUs; 1: none); the output is the same\n"
+		"  -v, --verbose  a container's data frames read\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
@@ -369,6 +385,8 @@ int cmd_dump(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "time", required_argument, NULL, 'T' },
 		{ "input", required_argument, NULL, 'i' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -376,9 +394,15 @@ int cmd_dump(int argc, char **argv)
 	const char *path = NULL;
 	int raw = 0, c, rc, frc;
 
-	while ((c = getopt_long(argc, argv, "rhi:", opts, NULL)) != -1) {
+	d.jobs = pmt_cli_jobs_default();
+	while ((c = getopt_long(argc, argv, "rhvi:j:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': path = optarg; break;
+		case 'v': d.verbose = 1; break;
+		case 'j':
+			if (pmt_cli_jobs("dump", optarg, &d.jobs))
+				return PMT_EXIT_USAGE;
+			break;
 		case 'r': raw = 1; break;
 		case 'L': d.desc_flags |= PMT_SPE_DESC_LEGACY61; break;
 		case 'N': d.desc_flags |= PMT_SPE_DESC_N1; d.cpu_given = 1; break;

@@ -39,6 +39,7 @@ struct script_opts {
 	const char *html; /* report --html OUT */
 	int progress;     /* -1: on a terminal, 0: never, 1: always */
 	int verbose;      /* -v: how many container frames were read and passed over */
+	unsigned jobs;    /* -j N: threads (1: all on this one) */
 	const char *cpus, *tids, *pids, *time; /* perf.data: filters; raw: --cpu, --tid describe */
 	struct pmt_sample_filter filter;
 	const struct spe_consumer *consumer; /* export: its options, and it takes the samples */
@@ -102,6 +103,7 @@ static const struct option script_opts[] = {
 	{ "raw-timed", no_argument, NULL, OPT_TIMED },
 	{ "fields", required_argument, NULL, 'F' },
 	{ "hide-call-graph", no_argument, NULL, 'G' },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
 static const struct option report_opts[] = {
@@ -113,6 +115,7 @@ static const struct option report_opts[] = {
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "mem", no_argument, NULL, OPT_MEM },
 	{ "html", required_argument, NULL, OPT_HTML },
+	{ "jobs", required_argument, NULL, 'j' },
 	METRIC_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -129,7 +132,9 @@ static void usage(const char *cmd, FILE *fp)
 			    "  comm pid tid cpu misc time period event flags addr data_src weight ip sym\n"
 			    "  symoff dso dsoff srcline insnlen phys_addr brstack (sym, symoff, dso, dsoff,\n"
 			    "  srcline follow ip, as in perf); insn callindent ipc iregs synth vcpu machine_pid\n"
-			    "  trace print nothing on SPE samples, as in perf.\n");
+			    "  trace print nothing on SPE samples, as in perf.\n"
+			    "  -j, --jobs N: threads (default: the online CPUs; 1: one): rows written on\n"
+			    "  their own thread, a container's frames decompressed ahead; same output.\n");
 	else if (!strcmp(cmd, "report"))
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace[=OPTS]] [-v] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
@@ -138,7 +143,8 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--metrics FILE [-M NAME|GROUP]... [--events FILE] [--counts FILE]\n"
 			    "          [--retire-latency STAT|TABLE]]  (--html: the metric tree)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
-			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n");
+			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n"
+			    "         [-j|--jobs N]  (threads, default the online CPUs; same report)\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
 		    "  per-CPU queues) or with --raw SPE bytes; - is stdin.\n"
 		    "  --itrace letters as perf: i[N]i b f m t a M l[N]; default: all but\n"
@@ -195,6 +201,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 	so->run.tid = -1;
 	so->top = 10;
 	so->progress = -1;
+	so->jobs = pmt_cli_jobs_default();
 	if (cons) {
 		/* the decode options, then the consumer's own (at most 15) */
 		size_t n = sizeof(common_opts) / sizeof(common_opts[0]);
@@ -206,7 +213,7 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		opts = merged;
 		snprintf(shortopts, sizeof(shortopts), "hvi:k:%s", cons->shortopts);
 	} else {
-		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:" : "hvi:k:F:G");
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:j:" : "hvi:k:F:Gj:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		/* two output formats: the last would win and the other be ignored */
@@ -264,6 +271,10 @@ static int parse_args(struct script_opts *so, int argc, char **argv,
 		case OPT_PROGRESS: so->progress = 1; break;
 		case OPT_NO_PROGRESS: so->progress = 0; break;
 		case 'G': so->hide_callchain = 1; break;
+		case 'j':
+			if (pmt_cli_jobs(so->cmd, optarg, &so->jobs))
+				return PMT_EXIT_USAGE;
+			break;
 		case 'F':
 			if (pmt_spe_fields_parse(optarg, &so->fields, &d))
 				return pmt_cli_usage_fail(so->cmd, "%s", d.msg);
@@ -387,6 +398,7 @@ struct sink_ctx {
 	struct pmt_html *html;
 	const struct pmt_sample_filter *filter; /* NULL: every sample */
 	const struct spe_consumer *cons;        /* export: takes every sample */
+	struct pmt_sample_pipe *pipe;           /* -j: the writer's thread */
 	/* the progress line: its position is the AUX bytes decoded, nearly all of an SPE
 	 * trace; not the trace's read position, which runs ahead of the decode (chunks are
 	 * queued) or stands still (one AUXTRACE record may hold the whole trace) */
@@ -433,13 +445,11 @@ static void count_progress(struct sink_ctx *c, const struct pmt_spe_sample *s, i
 	pmt_progress_add(&c->progress, (uint64_t)n);
 }
 
-static int on_sample(const struct pmt_spe_sample *s, void *ctx)
+/* the writer's part of a sample, on the writer's thread with -j */
+static int write_sample(const struct pmt_spe_sample *s, void *ctx)
 {
 	struct sink_ctx *c = ctx;
 
-	count_progress(c, s, 1);
-	if (c->filter && !pmt_sample_filter_match(c->filter, s))
-		return 0;
 	if (c->html)
 		return pmt_html_add(c->html, s);
 	if (c->cons)
@@ -452,11 +462,23 @@ static int on_sample(const struct pmt_spe_sample *s, void *ctx)
 	return 0;
 }
 
+static int on_sample(const struct pmt_spe_sample *s, void *ctx)
+{
+	struct sink_ctx *c = ctx;
+
+	count_progress(c, s, 1);
+	if (c->filter && !pmt_sample_filter_match(c->filter, s))
+		return 0;
+	return c->pipe ? pmt_sample_pipe_put(c->pipe, s, 1) : write_sample(s, c);
+}
+
 static int on_record(const struct pmt_spe_sample *s, int n, void *ctx)
 {
 	struct sink_ctx *c = ctx;
 
 	count_progress(c, s, n);
+	if (c->pipe)
+		return pmt_sample_pipe_put(c->pipe, s, n);
 	for (int i = 0; i < n; i++)
 		pmt_spe_sink_write(c->sink, &s[i]);
 	return 0;
@@ -689,6 +711,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			struct pmt_source *pass;
 
 			if (pmt_source_open(so.path, &pass, &diag) == 0) {
+				pmt_source_threads(pass, so.jobs > 2 ? so.jobs - 2 : so.jobs - 1);
 				pmt_spe_run_source(pass, &o, note_span, &sp, NULL, NULL);
 				pmt_source_close(pass);
 			}
@@ -717,12 +740,26 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (pmt_progress_init(&ctx.progress, so.progress ? stderr : NULL, so.cmd,
 			      so.raw ? map.size : input_size(so.path)) < 0)
 		pmt_cli_warn(so.cmd, "no progress line: out of memory");
+	/* -j: a container's frames are decompressed ahead, and the rows are written on a
+	 * thread of their own unless the writer reads the address spaces, which the decode
+	 * adds to as it reads the trace's records */
+	if (so.jobs > 1 && src && pmt_source_threads(src, so.jobs > 2 ? so.jobs - 2 : 1) < 0)
+		pmt_cli_warn(so.cmd, "-j: no threads to decompress ahead: out of memory");
+	if (so.jobs > 1 && !syms && !ctx.html && !cons && !ctx.hist &&
+	    pmt_sample_pipe_new(write_sample, &ctx, &ctx.pipe) < 0)
+		pmt_cli_warn(so.cmd, "-j: no writer thread: out of memory");
 	if (begin_rc)
 		rc = 0;
 	else if (so.raw)
 		rc = pmt_spe_run_raw(map.data, map.size, &so.run, on_sample, &ctx, &st, &enabled);
 	else
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
+	{
+		int prc = pmt_sample_pipe_free(ctx.pipe);
+
+		if (prc < 0 && rc >= 0)
+			rc = prc;
+	}
 	pmt_progress_fini(&ctx.progress);
 	if (so.verbose && src) {
 		uint32_t nread, nskipped;

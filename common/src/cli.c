@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "pmutrace/common.h"
 
@@ -105,4 +106,21 @@ const char *pmt_cli_input(const char *given, int argc, char **argv, int first)
 	if (first != argc)
 		return NULL;
 	return given ? given : "perf.data";
+}
+
+int pmt_cli_jobs(const char *cmd, const char *arg, unsigned *jobs)
+{
+	uint64_t v;
+
+	if (pmt_parse_u64(arg, &v) < 0 || v < 1 || v > 256)
+		return pmt_cli_usage_fail(cmd, "bad -j '%s' (threads: 1 to 256)", arg);
+	*jobs = (unsigned)v;
+	return 0;
+}
+
+unsigned pmt_cli_jobs_default(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
 }

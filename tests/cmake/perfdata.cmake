@@ -98,3 +98,8 @@ target_link_libraries(spe_cpus PRIVATE pmutrace_perfdata pmutrace_spe pmutrace_o
 add_test(NAME cli.container_slice COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_slice.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
 set_tests_properties(cli.container_slice PROPERTIES LABELS cli TIMEOUT 300)
+# -j N: script, report and dump print what -j 1 prints, on containers, perf.data, slices,
+# damaged files and the shared real buffers
+add_test(NAME cli.parallel_decode COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/parallel_decode.sh
+  $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PROJECT_SOURCE_DIR} ${PMT_SHARED_DIR})
+set_tests_properties(cli.parallel_decode PROPERTIES LABELS cli TIMEOUT 600)

@@ -30,6 +30,10 @@ PMT_API int pmt_cli_usage_fail(const char *cmd, const char *fmt, ...) __attribut
 /* The trace a reading command reads, as perf picks it: -i FILE (given), else the one
  * operand left at argv[first], else "perf.data"; NULL when operands are left over. */
 PMT_API const char *pmt_cli_input(const char *given, int argc, char **argv, int first);
+/* -j N of the decoding commands: N threads, 1..256 ("1" is the one-thread path); a bad
+ * value is a usage error (129, said on stderr). The default is the online CPUs. */
+PMT_API int pmt_cli_jobs(const char *cmd, const char *arg, unsigned *jobs);
+PMT_API unsigned pmt_cli_jobs_default(void);
 PMT_API int pmt_cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same for a diagnostic: "pmutrace CMD: FILE: offset 0x..: MSG"; returns 1. */
 PMT_API int pmt_cli_fail_diag(const char *cmd, const struct pmt_diag *d);

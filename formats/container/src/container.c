@@ -8,15 +8,14 @@
 
 #include "columns.h"
 #include "frame_info.h"
+#include "reader.h"
 
-#define ZSTD_MAGIC 0xFD2FB528u
 #define SKIP_HEADER 0x184D2A50u  /* skippable frame: pmutrace file header */
 #define SKIP_INDEX 0x184D2A51u   /* skippable frame: pmutrace frame index */
 #define SKIP_SEEK 0x184D2A5Eu    /* skippable frame: zstd seekable-format seek table */
 #define SKIP_FILE 0x184D2A52u    /* skippable frame: an embedded file (files.c reads them) */
 #define SEEKABLE_MAGIC 0x8F92EAB1u
 #define HEADER_SIZE 80           /* magic 8, version 4, flags 4, writer 64 */
-#define FRAME_MAX (1u << 30)     /* the most a data frame may hold (one huge record) */
 
 struct frame_ent {
 	uint64_t offset;
@@ -339,19 +338,6 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 }
 
 /* ---- reader ---- */
-struct pmt_ctr_reader {
-	const char *zerr;       /* zstd's word on the last damaged frame */
-	const uint8_t *buf;
-	size_t len, pos;
-	const char *name;
-	ZSTD_DCtx *dctx;
-	uint8_t *out;
-	size_t out_cap;
-	struct pmt_ctr_stats st;
-	struct skip_span { uint64_t offset, end; } *skip; /* frames a slice passes over */
-	size_t nskip, skip_at;
-};
-
 bool pmt_ctr_is_container(const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -378,7 +364,7 @@ int pmt_ctr_reader_new(const void *buf, size_t len, const char *name, struct pmt
 				    "container version %u; this build reads version %u", version,
 				    PMT_CTR_VERSION);
 	r = calloc(1, sizeof(*r));
-	if (!r || !(r->dctx = ZSTD_createDCtx())) {
+	if (!r || !(r->fb.dctx = ZSTD_createDCtx())) {
 		free(r);
 		return pmt_diag_set(diag, -PMT_ENOMEM, name, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
@@ -404,59 +390,6 @@ static size_t resync(const struct pmt_ctr_reader *r, size_t from)
 	return r->len;
 }
 
-/* One frame into r->out: *dsize in, when the header states it, else the frame is streamed
- * into a buffer that grows up to FRAME_MAX. zstd checks the content checksum at the end. */
-static int decompress(struct pmt_ctr_reader *r, size_t at, size_t csize,
-		      unsigned long long *dsize)
-{
-	ZSTD_inBuffer in = { r->buf + at, csize, 0 };
-	size_t ret = 1, got = 0;
-
-	r->zerr = NULL;
-	if (*dsize != ZSTD_CONTENTSIZE_UNKNOWN && *dsize > FRAME_MAX) {
-		r->zerr = "announces more than 1 GiB";
-		return -PMT_ECORRUPT;
-	}
-	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
-	while (ret != 0) {
-		ZSTD_outBuffer out;
-
-		if (got == r->out_cap) {
-			size_t cap = r->out_cap ? 2 * r->out_cap : PMT_CTR_FRAME_DEFAULT;
-			uint8_t *n;
-
-			if (*dsize != ZSTD_CONTENTSIZE_UNKNOWN && *dsize > got)
-				cap = (size_t)*dsize;
-			if (cap > FRAME_MAX) {
-				r->zerr = "holds more than 1 GiB";
-				return -PMT_ECORRUPT;
-			}
-			n = realloc(r->out, cap);
-			if (!n)
-				return -PMT_ENOMEM;
-			r->out = n;
-			r->out_cap = cap;
-		}
-		out = (ZSTD_outBuffer){ r->out, r->out_cap, got };
-		ret = ZSTD_decompressStream(r->dctx, &out, &in);
-		got = out.pos;
-		if (ZSTD_isError(ret)) {
-			r->zerr = ZSTD_getErrorName(ret);
-			return -PMT_ECORRUPT;
-		}
-		if (ret && in.pos == in.size && got < r->out_cap) {
-			r->zerr = "ends early";
-			return -PMT_ECORRUPT;
-		}
-	}
-	if (*dsize != ZSTD_CONTENTSIZE_UNKNOWN && got != *dsize) {
-		r->zerr = "short";
-		return -PMT_ECORRUPT;
-	}
-	*dsize = got;
-	return 0;
-}
-
 /* A column frame: its records rebuilt into r->out */
 static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_t at, size_t n,
 			struct pmt_diag *diag)
@@ -464,7 +397,7 @@ static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_
 	uint32_t idx = r->st.frames + r->st.damaged;
 	size_t len = 0;
 	const char *why;
-	int rc = ctr_columns_decode(r->buf + at + 8, n, FRAME_MAX, &r->out, &r->out_cap, &len,
+	int rc = ctr_columns_decode(r->buf + at + 8, n, FRAME_MAX, &r->fb.out, &r->fb.out_cap, &len,
 				    &why);
 
 	if (rc == -PMT_ENOMEM)
@@ -479,7 +412,7 @@ static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_
 	f->index = idx;
 	f->offset = at;
 	f->csize = (uint32_t)(8 + n);
-	f->data = r->out;
+	f->data = r->fb.out;
 	f->size = len;
 	r->st.frames++;
 	r->st.column_frames++;
@@ -490,6 +423,10 @@ static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_
 
 int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_diag *diag)
 {
+	const struct ctr_frame_buf *fb = &r->fb;
+
+	if (r->pf)
+		ctr_prefetch_release(r->pf);
 	while (r->pos < r->len) {
 		size_t at = r->pos, left = r->len - at, csize;
 		unsigned long long dsize;
@@ -555,7 +492,8 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 		{
 			uint32_t idx = r->st.frames + r->st.damaged;
 			int rc = dsize == ZSTD_CONTENTSIZE_ERROR ? -PMT_ECORRUPT
-							    : decompress(r, at, csize, &dsize);
+				 : r->pf ? ctr_prefetch_take(r, at, csize, &dsize, &fb)
+				 : ctr_frame_decompress(&r->fb, r->buf + at, csize, &dsize);
 
 			if (rc == -PMT_ENOMEM)
 				return pmt_diag_set(diag, rc, r->name, at, "out of memory");
@@ -564,13 +502,15 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 				r->st.lost_bytes += csize;
 				return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
 						    "data frame %u is damaged (%s); its records are "
-						    "skipped", idx, r->zerr ? r->zerr : "corrupt");
+						    "skipped", idx,
+						    dsize == ZSTD_CONTENTSIZE_ERROR || !fb->zerr
+							    ? "corrupt" : fb->zerr);
 			}
 			f->index = idx;
 		}
 		f->offset = at;
 		f->csize = (uint32_t)csize;
-		f->data = r->out;
+		f->data = fb->out;
 		f->size = (size_t)dsize;
 		r->st.frames++;
 		r->st.bytes_in += csize;
@@ -586,8 +526,9 @@ void pmt_ctr_reader_free(struct pmt_ctr_reader *r)
 {
 	if (!r)
 		return;
-	ZSTD_freeDCtx(r->dctx);
-	free(r->out);
+	ctr_prefetch_free(r->pf);
+	ZSTD_freeDCtx(r->fb.dctx);
+	free(r->fb.out);
 	free(r->skip);
 	free(r);
 }

@@ -1,5 +1,6 @@
 /* A slice of a container source: which data frames the samples of some CPUs and times can
- * come from, judged from the frame infos (formats/container) and the trace's TIME_CONV. */
+ * come from, judged from the frame infos (formats/container) and the trace's TIME_CONV;
+ * and the threads that decompress its frames ahead. */
 #include "source_priv.h"
 
 struct slice_ctx {
@@ -69,6 +70,13 @@ int pmt_source_slice(struct pmt_source *s, const struct pmt_source_slice *sl)
 	if (!sl->nr_cpus && !c.by_time)
 		return 0;
 	return pmt_ctr_slice(s->ctr, keep_frame, &c);
+}
+
+int pmt_source_threads(struct pmt_source *s, unsigned n)
+{
+	if (!s)
+		return -PMT_EINVAL;
+	return s->ctr ? pmt_ctr_reader_threads(s->ctr, n) : 0;
 }
 
 void pmt_source_frames(const struct pmt_source *s, uint32_t *read, uint32_t *skipped)

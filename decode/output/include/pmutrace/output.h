@@ -67,6 +67,21 @@ PMT_API void pmt_spe_sink_free(struct pmt_spe_sink *k); /* NULL is a no-op */
 PMT_API void pmt_spe_sink_header(struct pmt_spe_sink *k); /* CSV header row (+ brstack) */
 PMT_API void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s);
 
+/* ---- a writer on its own thread ---------------------------------------------------------*/
+/* Samples handed to fn on a thread of its own, in the order put, while the caller decodes
+ * the next ones (script/report -j). Each put copies the samples with their record and
+ * branch stack, which a decoder reuses; memory stays at a few batches of 4096 samples (put
+ * waits for the writer when they are full). fn must not share state with the caller's
+ * thread (a sink with symbols does: the decoder adds to them). */
+struct pmt_sample_pipe;
+PMT_API int pmt_sample_pipe_new(pmt_spe_sample_fn fn, void *ctx, struct pmt_sample_pipe **out);
+/* n samples (1..4096, e.g. one record's). Returns 0, or fn's first negative value (later
+ * samples are not written), -PMT_EINVAL. */
+PMT_API int pmt_sample_pipe_put(struct pmt_sample_pipe *p, const struct pmt_spe_sample *s,
+				int n);
+/* Writes what was put, ends the thread, and returns 0 or fn's first negative value. */
+PMT_API int pmt_sample_pipe_free(struct pmt_sample_pipe *p);
+
 /* ---- report ----------------------------------------------------------------------------*/
 struct pmt_spe_report;
 PMT_API int pmt_spe_report_new(struct pmt_spe_report **out);

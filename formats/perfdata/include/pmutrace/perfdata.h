@@ -235,6 +235,10 @@ struct pmt_source_slice {
  * passed over (0 for a perf.data, a trace without SPE data, or a container without frame
  * infos), -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_source_slice(struct pmt_source *src, const struct pmt_source_slice *sl);
+/* A container's data frames are decompressed ahead on n threads (pmt_ctr_reader_threads;
+ * 0: none). Events, damage and messages are those without threads. A perf.data is read as
+ * before (0 is returned). Returns 0, -PMT_EINVAL or -PMT_ENOMEM. */
+PMT_API int pmt_source_threads(struct pmt_source *src, unsigned n);
 /* A container's data frames so far: read, and passed over by a slice (0, 0 otherwise). */
 PMT_API void pmt_source_frames(const struct pmt_source *src, uint32_t *read,
 			       uint32_t *skipped);

@@ -1,0 +1,144 @@
+#!/bin/sh
+# -j N (issue 9): script, report and dump print exactly what -j 1 prints (stdout, stderr
+# and exit status) with frames decompressed ahead and rows written on a thread of their
+# own: on every container of the fuzz corpus, a 4-CPU SPE trace as perf.data and as a
+# container of small frames (many frames in flight), one over the decoder's 32 MiB window
+# (merges before the end of the file), --cpu/--time slices, files cut at frame boundaries
+# and inside frames, flipped bits in frame headers and payloads, and the shared real
+# buffers (as containers, and raw) when PMT_SHARED_DIR has them. Run under the load of a
+# full ctest, the threads' timing varies from run to run.
+# Usage: parallel_decode.sh PMUTRACE SPE_CPUS SRC_DIR [SHARED_DIR]
+set -u
+pmt=$1
+gen=$2
+src=$3
+shared=${4:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cases=0
+# FILE CMD ARGS...: the same output and status for -j 1, 2 and 4 and without -j
+same() {
+	f=$1
+	shift
+	rc1=0
+	"$pmt" "$@" -j 1 "$f" >"$tmp/o1" 2>"$tmp/e1" || rc1=$?
+	for j in 2 4 default; do
+		rc=0
+		if [ $j = default ]; then
+			"$pmt" "$@" "$f" >"$tmp/o" 2>"$tmp/e" || rc=$?
+		else
+			"$pmt" "$@" -j $j "$f" >"$tmp/o" 2>"$tmp/e" || rc=$?
+		fi
+		[ $rc = $rc1 ] || fail "$* -j $j $f: exit $rc, -j 1: $rc1"
+		cmp -s "$tmp/o1" "$tmp/o" || fail "$* -j $j $f: stdout differs from -j 1's"
+		cmp -s "$tmp/e1" "$tmp/e" || fail "$* -j $j $f: stderr differs from -j 1's: $(diff "$tmp/e1" "$tmp/e" | head -5)"
+	done
+	cases=$((cases + 1))
+}
+# FILE: every command
+all_commands() {
+	same "$1" script --csv
+	same "$1" script
+	same "$1" script --itrace=i10ibl -F cpu,time,event,ip,addr,brstack
+	same "$1" report --stdio
+	same "$1" dump
+}
+# at least ROWS rows of script --csv (the case is no empty file)
+rows() { [ "$("$pmt" script --csv -j 1 "$1" 2>/dev/null | wc -l)" -ge "$2" ] || fail "$1: fewer than $2 rows"; }
+
+for f in "$src"/tests/fuzz/corpus/container/*; do
+	all_commands "$f"
+done
+"$gen" "$tmp/a.data" whole 16 || fail "spe_cpus"
+"$pmt" convert "$tmp/a.data" --container --frame-size 64k -o "$tmp/a.pmt" || fail "convert"
+rows "$tmp/a.pmt" 100000
+all_commands "$tmp/a.data"
+all_commands "$tmp/a.pmt"
+IFS='|'
+for s in "--cpu=2" "--cpu=1,3" "--time=16495.45,16495.46" "--time=20%-21%,70%-71%" "--cpu=0 --time=16495.41,16495.42"; do
+	unset IFS
+	# shellcheck disable=SC2086
+	same "$tmp/a.pmt" script --csv -v $s
+	# shellcheck disable=SC2086
+	same "$tmp/a.pmt" report --stdio $s
+	# shellcheck disable=SC2086
+	same "$tmp/a.pmt" dump $s
+	IFS='|'
+done
+unset IFS
+# damage: cut at frame boundaries and inside frames, flipped bits in a data frame's header
+# and payload and in the skippable frames after it
+size=$(wc -c <"$tmp/a.pmt")
+bounds=$(zstd -lv "$tmp/a.pmt" >/dev/null 2>&1; python3 - "$tmp/a.pmt" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+pos, out = 0, []
+while pos + 8 <= len(b) and len(out) < 12:
+    m, n = struct.unpack_from('<II', b, pos)
+    if m & 0xFFFFFFF0 == 0x184D2A50:
+        pos += 8 + n
+    else:
+        # a zstd frame: walk its blocks (3-byte headers) after the frame header
+        fhd = b[pos + 4]
+        dict_id = [0, 1, 2, 4][fhd & 3]
+        single = (fhd >> 5) & 1
+        fcs = [0 if not single else 1, 2, 4, 8][fhd >> 6]
+        p = pos + 5 + (0 if single else 1) + dict_id + fcs
+        while True:
+            h = b[p] | b[p + 1] << 8 | b[p + 2] << 16
+            last, typ, bs = h & 1, (h >> 1) & 3, h >> 3
+            p += 3 + (1 if typ == 1 else bs)
+            if last:
+                break
+        p += 4 if fhd & 4 else 0
+        out.append(pos)
+        pos = p
+print(' '.join(str(x) for x in out[3:]))
+PY
+)
+[ -n "$bounds" ] || fail "no frame offsets in $tmp/a.pmt"
+n=0
+for at in $bounds; do
+	n=$((n + 1))
+	head -c "$at" "$tmp/a.pmt" >"$tmp/cut$n.pmt"
+	head -c "$((at + 1000))" "$tmp/a.pmt" >"$tmp/mid$n.pmt"
+	for off in 5 20 700; do
+		python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[int(sys.argv[2])]^=0x10; open(sys.argv[3],'wb').write(b)" \
+			"$tmp/a.pmt" "$((at + off))" "$tmp/flip$n-$off.pmt"
+	done
+	[ $n -lt 4 ] || break
+done
+for f in "$tmp"/cut*.pmt "$tmp"/mid*.pmt "$tmp"/flip*.pmt; do
+	same "$f" script --csv
+	same "$f" report --stdio
+	same "$f" dump
+done
+# a flipped payload bit must have been seen: exit 2 and a message naming the frame
+rc=0
+"$pmt" script --csv -j 2 "$tmp/flip2-700.pmt" >/dev/null 2>"$tmp/e" || rc=$?
+[ $rc = 2 ] && grep -q "data frame" "$tmp/e" || fail "flipped payload: exit $rc: $(cat "$tmp/e")"
+# past the decoder's 32 MiB window: samples are merged before the end of the file
+"$gen" "$tmp/big.data" whole 128 || fail "spe_cpus 128"
+"$pmt" convert "$tmp/big.data" --container -o "$tmp/big.pmt" || fail "convert big"
+same "$tmp/big.pmt" script --csv
+same "$tmp/big.data" script --csv
+if [ -n "$shared" ] && [ -d "$shared/data/spe" ]; then
+	# raw AUX buffers: as containers (timed and timeless, AUXTRACE records of 48 bytes),
+	# and raw
+	for f in "$shared"/data/spe/*.bin "$shared"/data/spe/*.data; do
+		b=$(basename "$f")
+		for t in "" --timeless; do
+			# shellcheck disable=SC2086
+			"$pmt" convert --raw "$f" --container --chunk 48 --midr 0x410fd0c0 $t \
+				-o "$tmp/$b$t.pmt" >/dev/null 2>&1 || fail "convert $f $t"
+			all_commands "$tmp/$b$t.pmt"
+		done
+		same "$f" script --raw --csv
+		same "$f" report --raw --stdio
+		same "$f" dump --raw
+	done
+else
+	echo "note: no shared data: the real buffers were not checked"
+fi
+echo "PASS: $cases cases with the same output for -j 1, 2, 4 and the default"
