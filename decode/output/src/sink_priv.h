@@ -54,4 +54,8 @@ struct pmt_spe_sink {
 	uint32_t spe_fields;  /* text: SPE's samples in these fields (0: SPE's own layout) */
 };
 
+/* perf's print_bstack_flags() of one branch entry: "/P/-/-/CYCLES/TYPE/-", without the
+ * trailing space (brstack_text.c) */
+void pmt_brstack_put_flags(struct pmt_out *o, const struct pmt_branch_entry *e);
+
 #endif
