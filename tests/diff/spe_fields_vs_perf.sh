@@ -49,6 +49,15 @@ for spe in plain ctx; do
 			fi
 			n=$((n + $(wc -l <"$T/perf.txt")))
 		done
+		# the default layout of SPE's samples is perf's -F of these fields, in the
+		# release's widths (pid/tid 5 columns before perf 6.5, 7 from it); without l,
+		# which adds the branch stack
+		F=tid,cpu,time,period,event,addr,data_src,weight,ip,phys_addr
+		$PERF script -i "$T/a.data" --itrace=${ITRACE%l} -F $F >"$T/perf.txt" 2>/dev/null
+		"$P" script "$T/a.data" --itrace=${ITRACE%l} --perf-compat="$COMPAT" >"$T/pmt.txt"
+		cmp -s "$T/perf.txt" "$T/pmt.txt" || {
+			echo "FAIL: default layout on $spe [$threads] is not perf's -F $F (perf < > pmutrace)"
+			diff "$T/perf.txt" "$T/pmt.txt" | head -6; exit 1; }
 	done
 done
 # what -F cannot print yet is refused, naming the field

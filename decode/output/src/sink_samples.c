@@ -114,13 +114,21 @@ static const struct pmt_spe_dsrc_text *dsrc_text(struct pmt_spe_sink *k, uint64_
 }
 
 /* text columns up to the period: tid "%5d ", cpu "[%03d] ", time "%12s: " (< 100 bytes) */
+/* perf 6.5 widened pid and tid from 5 to 7 columns (patch of May 2023; 6.1 and 7.3 are
+ * what runs here) */
+static size_t id_width(const struct pmt_spe_sink *k)
+{
+	return k->compat >= 605 ? 7 : 5;
+}
+
 static char *text_prefix(const struct pmt_spe_sink *k, char *p, const struct pmt_spe_sample *s)
 {
 	if (s->tid < 0) {
-		memcpy(p, "   -1", 5);
-		p += 5;
+		p = put_spaces(p, id_width(k) - 2);
+		memcpy(p, "-1", 2);
+		p += 2;
 	} else {
-		p = put_dec_w(p, (uint64_t)s->tid, 5);
+		p = put_dec_w(p, (uint64_t)s->tid, id_width(k));
 	}
 	memcpy(p, " [", 2);
 	p += 2;
@@ -293,9 +301,7 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		p = put_str_w(p, comm, 16, false);
 		*p++ = ' ';
 	}
-	/* perf 6.5 widened pid and tid from 5 to 7 columns (patch of May 2023; 6.1 and 7.3 are
-	 * what runs here) */
-	const int idw = k->compat >= 605 ? 7 : 5;
+	const int idw = (int)id_width(k);
 
 	if ((f & PMT_FIELD_PID) && (f & PMT_FIELD_TID)) {
 		p = put_int_w(p, s->pid, (size_t)idw, false);
