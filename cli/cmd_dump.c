@@ -19,6 +19,10 @@ struct dump_opts {
 	unsigned jobs;      /* -j: threads (a container's frames are decompressed ahead) */
 	int verbose;        /* -v: a container's data frames read and passed over */
 	struct pmt_out out;
+	/* the last packet text: perf 7.3's arm_spe_dump() prints its uninitialised stack
+	 * buffer for an OTHER payload it does not describe, which still holds the text of
+	 * the last packet described, also one of the chunk before */
+	char prev_desc[PMT_SPE_DESC_MAX];
 };
 
 static void put_hex8(char *p, unsigned v)
@@ -64,7 +68,7 @@ static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, ui
 {
 	struct pmt_spe_pkt_iter it;
 	struct pmt_spe_packet pkt;
-	char desc[PMT_SPE_DESC_MAX], prev[PMT_SPE_DESC_MAX] = "";
+	char desc[PMT_SPE_DESC_MAX];
 	uint64_t bad = 0;
 	int n;
 
@@ -91,8 +95,8 @@ static uint64_t dump_spe(struct dump_opts *d, const uint8_t *buf, size_t len, ui
 			 !(d->desc_flags & PMT_SPE_DESC_LEGACY61))
 			/* perf 7.3 writes nothing for an OTHER payload outside its subclasses
 			 * and prints its description buffer as the packet before left it */
-			memcpy(desc, prev, sizeof(desc));
-		memcpy(prev, desc, sizeof(prev));
+			memcpy(desc, d->prev_desc, sizeof(desc));
+		memcpy(d->prev_desc, desc, sizeof(d->prev_desc));
 		dump_line(d, pos, buf + pos, (unsigned)n, desc); /* n <= 16 */
 	}
 	return bad;
@@ -323,12 +327,10 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			       (unsigned long long)ev.u.auxtrace.offset,
 			       (unsigned long long)ev.u.auxtrace.reference, ev.u.auxtrace.idx,
 			       ev.u.auxtrace.tid, (int)ev.u.auxtrace.cpu);
-		/* perf maps the file: a mapped chunk's address has the data's file alignment */
 		given_flags = d->desc_flags;
 		d->desc_flags = chunk_desc_flags(d, pmt_source_meta(src), ev.u.auxtrace.cpu);
 		bad += dump_spe(d, ev.u.auxtrace.data, ev.u.auxtrace.size, ev.u.auxtrace.offset,
-				ev.u.auxtrace.transient ? ev.u.auxtrace.offset
-							: (uint64_t)(uintptr_t)ev.u.auxtrace.data);
+				ev.u.auxtrace.pad_base);
 		d->desc_flags = given_flags;
 	}
 	if (d->verbose) {

@@ -3,7 +3,8 @@
 # subsets, on traces whose threads perf knows (COMM), does not know (pid -1), or that are
 # the idle task, with and without CONTEXT packets. With perf >= 6.15 also brstack; with
 # perf >= 7 flags, misc, insnlen and the fields perf takes but prints nothing for on SPE
-# samples, and perf's refusal of tod and data_page_size.
+# samples, and perf's refusal of tod and data_page_size; the branch stack between the ip's
+# columns and insnlen/phys_addr, whatever the order -F names them in.
 #   [PERF=CMD] [COMPAT=VER] spe_fields_vs_perf.sh PMUTRACE
 set -eu
 P=$1
@@ -20,13 +21,15 @@ pid,event pid,tid event,data_src,weight pid,tid,cpu,time,period,event,addr,data_
 comm,tid,ip comm,pid,tid,event,ip,sym,symoff,dso"
 ITRACE=bfmtaMi1i
 if $PERF version | grep -q 'version [7-9]\|version 6\.1[5-9]'; then
-	FIELDS="$FIELDS event,ip,brstack tid,brstack"
+	FIELDS="$FIELDS event,ip,brstack tid,brstack ip,sym,dso,brstack brstack,dso"
 	ITRACE=bfmtaMi1il
 fi
 if $PERF version | grep -q 'version [7-9]'; then
 	FIELDS="$FIELDS event,flags cpu,misc,time,period,event,flags,addr,ip,insnlen,phys_addr
 pid,tid,misc,event,flags,ip,sym,dso,insnlen
-event,ip,insn,callindent,ipc,iregs,synth,vcpu,machine_pid,trace"
+event,ip,insn,callindent,ipc,iregs,synth,vcpu,machine_pid,trace
+event,ip,brstack,phys_addr event,brstack,insnlen brstack,phys_addr,insnlen,srcline,ip
+phys_addr,insnlen,brstack,dsoff,dso,symoff,sym,ip,weight,data_src,addr,flags,event,period,time,misc,cpu,tid,pid,comm"
 	REFUSED="tod data_page_size code_page_size cgroup uregs"
 fi
 n=0
@@ -46,6 +49,15 @@ for spe in plain ctx; do
 			fi
 			n=$((n + $(wc -l <"$T/perf.txt")))
 		done
+		# the default layout of SPE's samples is perf's -F of these fields, in the
+		# release's widths (pid/tid 5 columns before perf 6.5, 7 from it); without l,
+		# which adds the branch stack
+		F=tid,cpu,time,period,event,addr,data_src,weight,ip,phys_addr
+		$PERF script -i "$T/a.data" --itrace=${ITRACE%l} -F $F >"$T/perf.txt" 2>/dev/null
+		"$P" script "$T/a.data" --itrace=${ITRACE%l} --perf-compat="$COMPAT" >"$T/pmt.txt"
+		cmp -s "$T/perf.txt" "$T/pmt.txt" || {
+			echo "FAIL: default layout on $spe [$threads] is not perf's -F $F (perf < > pmutrace)"
+			diff "$T/perf.txt" "$T/pmt.txt" | head -6; exit 1; }
 	done
 done
 # what -F cannot print yet is refused, naming the field

@@ -9,7 +9,8 @@
 # - --perf-compat=7.3 equals perf 7.3 sample for sample (event, ip, addr, data_src,
 #   weight) on random bytes of three seeds, and --perf-compat=6.1 perf 6.1 on two
 #   (with alignment pads: perf sizes them from its buffer's address, which pmutrace
-#   follows for mapped perf.data), and every packet line of `dump` is perf 7.3 -D's.
+#   follows for mapped perf.data), and every packet line of `dump` is perf 7.3 -D's;
+# - the same in pipe mode, where perf's buffer is a malloc'd copy of each chunk.
 #   PERF=perf-7.3 spe_random_bytes.sh PMUTRACE
 set -eu
 P=$1
@@ -74,6 +75,31 @@ for seed in 15 1 2; do
 	gen $seed 262144 >"$T/s$seed.spe"
 	same s$seed "$PERF" 7.3
 done
+# pipe mode: perf copies each AUXTRACE chunk into a malloc'd buffer (16-byte aligned) and
+# sizes alignment pads from its start, not from the file or AUX stream offset; chunks of
+# 4101 bytes put most chunk starts off any alignment. Read as perf reads it (stdin), by
+# path, and as a container (zstd frames of the same pipe-mode stream).
+"$P" convert --raw "$T/s15.spe" --midr 0x410fd0c0 --pipe --chunk 4101 -o "$T/p.data"
+"$P" convert --raw "$T/s15.spe" --midr 0x410fd0c0 --container --chunk 4101 -o "$T/p.pmt"
+$PERF script -i - -F event,ip,addr,data_src,weight <"$T/p.data" 2>/dev/null |
+	awk '{ $1 = $1; print }' >"$T/p.perf"
+for how in stdin path container; do
+	case $how in
+	stdin) "$P" script - --perf-compat=7.3 -F event,ip,addr,data_src,weight <"$T/p.data" ;;
+	path) "$P" script "$T/p.data" --perf-compat=7.3 -F event,ip,addr,data_src,weight ;;
+	container) "$P" script "$T/p.pmt" --perf-compat=7.3 -F event,ip,addr,data_src,weight ;;
+	esac 2>/dev/null | awk '{ $1 = $1; print }' >"$T/p.pmt.txt"
+	cmp -s "$T/p.perf" "$T/p.pmt.txt" || {
+		echo "FAIL: pipe mode ($how): $PERF $(wc -l <"$T/p.perf") samples, --perf-compat=7.3 $(wc -l <"$T/p.pmt.txt")"
+		diff "$T/p.perf" "$T/p.pmt.txt" | head -10; exit 1; }
+done
+cmp -s "$T/p.perf" "$T/s15.perf" &&
+	{ echo "FAIL: pipe mode gives the file's samples: the pads are not tested"; exit 1; }
+$PERF report -D -i - <"$T/p.data" 2>/dev/null | grep '^\.  [0-9a-f]\{8\}:' >"$T/perf.dump"
+"$P" dump "$T/p.data" 2>/dev/null | grep '^\.  [0-9a-f]\{8\}:' >"$T/new.dump"
+[ -s "$T/perf.dump" ] && cmp -s "$T/perf.dump" "$T/new.dump" ||
+	{ echo "FAIL: pipe-mode dump differs from perf 7.3 -D:"; diff "$T/perf.dump" "$T/new.dump" | head; exit 1; }
+echo "OK: pipe mode: $(wc -l <"$T/p.perf") samples (stdin, path, container) and $(wc -l <"$T/new.dump") dump lines equal to $PERF's"
 # perf 6.1 (perf on PATH) under --perf-compat=6.1, when it runs
 if perf version 2>/dev/null | grep -q "^perf version 6\.1\."; then
 	for seed in 15 1; do

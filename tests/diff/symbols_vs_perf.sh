@@ -169,4 +169,26 @@ compare kallsyms "$T/kern.data" --symfs "$T/symfs" --kallsyms "$T/kallsyms"
 compare kallsyms_reloc "$T/kern.data" --symfs "$T/symfs" --kallsyms "$T/kallsyms.reloc"
 "$P" script "$T/kern.data" --kallsyms "$T/kallsyms" -F ip,sym,dso | grep -q 'ksym_[0-9]* (\[kernel.kallsyms\])' ||
 	{ echo "FAIL: kallsyms: no kernel sample resolved"; exit 1; }
+# branch stacks (perf >= 7): each entry's from and to followed by its file (and offset),
+# in perf's column order: after the ip's columns, before phys_addr (insnlen is checked by
+# spe_fields_vs_perf.sh: here perf 7.3 reads the instruction from the file and measures it
+# with the host's x86 decoder, "ilen: 2")
+if $PERF version | grep -q 'version [7-9]'; then
+	for f in ip,dso,brstack ip,sym,symoff,dso,dsoff,brstack,phys_addr brstack,dso,dsoff \
+		event,brstack,phys_addr,ip,sym; do
+		for data in "$T/bid.data" "$T/kern.data"; do
+			$PERF script -i "$data" --symfs "$T/symfs" --kallsyms "$T/kallsyms" --itrace=bl -F "$f" \
+				>"$T/perf.txt" 2>/dev/null
+			"$P" script "$data" --symfs "$T/symfs" --kallsyms "$T/kallsyms" --itrace=bl \
+				--perf-compat="$COMPAT" -F "$f" >"$T/pmt.txt"
+			# the entries' files were found (a branch target inside app, with its offset)
+			[ "${f#*dsoff}" = "$f" ] || grep -q '/0x[0-9a-f]* (/usr/bin/app+0x' "$T/perf.txt" ||
+				{ echo "FAIL: brstack: perf found no file for -F $f"; exit 1; }
+			cmp -s "$T/perf.txt" "$T/pmt.txt" || {
+				echo "FAIL: brstack: script -F $f on ${data##*/} differs (perf < > pmutrace)"
+				diff "$T/perf.txt" "$T/pmt.txt" | head -6; exit 1; }
+			n=$((n + $(wc -l <"$T/perf.txt")))
+		done
+	done
+fi
 echo "OK: $n lines identical to $($PERF version) (symfs, debuglink, debugdir, cache, mismatch, nobid, kallsyms)"

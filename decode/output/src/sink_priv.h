@@ -61,5 +61,8 @@ int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, c
 		      size_t cap);
 /* s's call chain as perf script's lines under the sample's line, the fields f of each */
 void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
+/* perf's print_bstack_flags() of one branch entry: "/P/-/-/CYCLES/TYPE/-", without the
+ * trailing space (brstack_text.c) */
+void pmt_brstack_put_flags(struct pmt_out *o, const struct pmt_branch_entry *e);
 
 #endif

@@ -114,13 +114,21 @@ static const struct pmt_spe_dsrc_text *dsrc_text(struct pmt_spe_sink *k, uint64_
 }
 
 /* text columns up to the period: tid "%5d ", cpu "[%03d] ", time "%12s: " (< 100 bytes) */
+/* perf 6.5 widened pid and tid from 5 to 7 columns (patch of May 2023; 6.1 and 7.3 are
+ * what runs here) */
+static size_t id_width(const struct pmt_spe_sink *k)
+{
+	return k->compat >= 605 ? 7 : 5;
+}
+
 static char *text_prefix(const struct pmt_spe_sink *k, char *p, const struct pmt_spe_sample *s)
 {
 	if (s->tid < 0) {
-		memcpy(p, "   -1", 5);
-		p += 5;
+		p = put_spaces(p, id_width(k) - 2);
+		memcpy(p, "-1", 2);
+		p += 2;
 	} else {
-		p = put_dec_w(p, (uint64_t)s->tid, 5);
+		p = put_dec_w(p, (uint64_t)s->tid, id_width(k));
 	}
 	memcpy(p, " [", 2);
 	p += 2;
@@ -167,6 +175,46 @@ static void text_line_end(struct pmt_out *o, const struct pmt_spe_brstack *bs)
 		pmt_out_char(o, ' ');
 	}
 	pmt_out_char(o, '\n');
+}
+
+/* map__fprintf_dsoname_dsoff(): " (DSO)", " (DSO+0xOFF)" with dsoff in a file */
+static void put_branch_dso(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint64_t addr,
+			   bool dsoff)
+{
+	struct pmt_out *o = k->out;
+	struct pmt_sym_loc loc;
+
+	pmt_symbols_resolve(k->symbols, s->pid, addr, s->time, &loc);
+	pmt_out_str(o, " (");
+	pmt_out_str(o, loc.dso ? loc.dso : "[unknown]");
+	if (dsoff && loc.dso && !loc.kernel) {
+		pmt_out_str(o, "+");
+		pmt_out_0x(o, loc.map_ip);
+	}
+	pmt_out_char(o, ')');
+}
+
+/* perf_sample__fprintf_brstack(): " FROM/TO/FLAGS " per entry, each address followed by
+ * its file when dso is printed */
+static void write_brstack(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
+{
+	struct pmt_out *o = k->out;
+	const bool dso = (f & PMT_FIELD_DSO) != 0, dsoff = (f & PMT_FIELD_DSOFF) != 0;
+
+	for (uint32_t i = 0; i < s->brstack->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
+		const struct pmt_branch_entry *e = &s->brstack->e[i];
+
+		pmt_out_char(o, ' ');
+		pmt_out_0x(o, e->from);
+		if (dso)
+			put_branch_dso(k, s, e->from, dsoff);
+		pmt_out_char(o, '/');
+		pmt_out_0x(o, e->to);
+		if (dso)
+			put_branch_dso(k, s, e->to, dsoff);
+		pmt_brstack_put_flags(o, e);
+		pmt_out_char(o, ' ');
+	}
 }
 
 /* s in w columns at p, right-aligned ("%*s") or left-aligned; returns the end */
@@ -244,9 +292,7 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		p = put_str_w(p, comm, chain ? 0 : 16, false);
 		*p++ = ' ';
 	}
-	/* perf 6.5 widened pid and tid from 5 to 7 columns (patch of May 2023; 6.1 and 7.3 are
-	 * what runs here) */
-	const int idw = k->compat >= 605 ? 7 : 5;
+	const int idw = (int)id_width(k);
 
 	if ((f & PMT_FIELD_PID) && (f & PMT_FIELD_TID)) {
 		p = put_int_w(p, s->pid, (size_t)idw, false);
@@ -364,12 +410,19 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 			p += sl;
 		}
 	}
+	o->len = (size_t)(p - o->buf);
+	/* perf's process_event() prints the branch stack after the ip's columns and before
+	 * the instruction and phys_addr */
+	if ((f & PMT_FIELD_BRSTACK) && s->brstack)
+		write_brstack(k, s, f);
+	pmt_out_reserve(o, 64);
+	p = o->buf + o->len;
 	if (f & PMT_FIELD_INSNLEN)
 		p = put_str_w(p, " ilen: 0", 0, false); /* perf decodes no instruction of an SPE sample */
 	if (f & PMT_FIELD_PHYS_ADDR)
 		p = put_hex_w(p, s->phys_addr, 16);
+	*p++ = '\n';
 	o->len = (size_t)(p - o->buf);
-	text_line_end(o, (f & PMT_FIELD_BRSTACK) ? s->brstack : NULL);
 }
 
 /* text mode: k->tail holds the tid/cpu/time columns at 0, those from addr on here */

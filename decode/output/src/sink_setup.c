@@ -211,7 +211,7 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *di
 		if (!found) {
 			field_err(diag, -PMT_EPARSE, "-F: unknown field '%.*s' (fields: comm pid "
 				  "tid cpu misc tod time period event flags addr data_src weight ins_lat "
-				 "retire_lat ip sym symoff dso dsoff srcline insnlen phys_addr brstack)",
+				 "retire_lat ip sym symoff dso dsoff srcline brstack insnlen phys_addr)",
 				 (int)n, p);
 			return -PMT_EPARSE;
 		}

@@ -25,6 +25,7 @@ struct chunk {
 	const uint8_t *data;
 	uint64_t size, offset;
 	uint64_t file_off; /* of the AUXTRACE record (mapped data) */
+	uint64_t pad_base; /* the reader's u.auxtrace.pad_base */
 	uint8_t owned;     /* a copy of transient data, freed once decoded */
 };
 
@@ -270,11 +271,8 @@ static void feed_next(struct run *r, struct queue_slot *sl)
 	sl->fed = sl->chunks[sl->next_chunk++];
 	sl->feeding = 1;
 	pmt_spe_rec_feed(sl->q.dec, sl->fed.data, (size_t)sl->fed.size, sl->fed.offset);
-	/* perf sizes an alignment pad from the address of its mapping of the file, which
-	 * has the alignment of our mapping (both page aligned) up to the 16 bytes a pad
-	 * can ask for; a copy of streamed data keeps the stream offset */
-	if (!sl->fed.owned)
-		spe_rec_set_pad_base(sl->q.dec, (uint64_t)(uintptr_t)sl->fed.data);
+	/* perf sizes an alignment pad from the address of its buffer (see pad_base) */
+	spe_rec_set_pad_base(sl->q.dec, sl->fed.pad_base);
 }
 
 /* Next record of a queue into sl->pending, crossing chunk boundaries. */
@@ -404,7 +402,7 @@ static int drain_timeless(struct run *r, struct queue_slot **tab, bool final)
 static int queue_chunk(struct run *r, struct queue_slot *sl, const struct pmt_trace_event *ev)
 {
 	struct chunk c = { ev->u.auxtrace.data, ev->u.auxtrace.size, ev->u.auxtrace.offset,
-			   ev->file_offset, 0 };
+			   ev->file_offset, ev->u.auxtrace.pad_base, 0 };
 
 	if (sl->next_chunk == sl->nchunks) {
 		sl->next_chunk = sl->nchunks = 0;

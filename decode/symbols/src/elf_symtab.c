@@ -330,6 +330,100 @@ static int load_table(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *tsh,
 	return 0;
 }
 
+struct rela_dyn_ent {
+	uint64_t offset;
+	uint32_t sym;
+};
+
+static int cmp_rela_dyn(const void *a, const void *b)
+{
+	const struct rela_dyn_ent *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The GOT slot an x86-64 .plt.got entry jumps through, as perf's get_x86_64_plt_disp()
+ * finds it: [endbr64] [bnd] jmp *disp32(%rip); 0 when the entry is not that */
+static uint32_t plt_got_disp(const uint8_t *p, size_t len)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t n = 0;
+	uint32_t disp;
+
+	if (len >= 4 && !memcmp(p, endbr64, 4))
+		n += 4;
+	if (n < len && p[n] == 0xf2)
+		n++;
+	if (n + 6 > len || p[n] != 0xff || p[n + 1] != 0x25)
+		return 0;
+	disp = (uint32_t)p[n + 2] | (uint32_t)p[n + 3] << 8 | (uint32_t)p[n + 4] << 16 |
+	       (uint32_t)p[n + 5] << 24;
+	return (uint32_t)(n + 6) + disp; /* perf's u32 arithmetic, from the entry's start */
+}
+
+/* x86's .plt.got entries (dso__synthesize_plt_got_symbols of perf 7.3): each named after
+ * the symbol of the .rela.dyn relocation of the GOT slot it jumps through, "SYM@plt",
+ * else "offset_0xOFF@plt". perf computes the slot from the section's file offset and
+ * looks it up among r_offset values, which are addresses: the same where .plt.got's
+ * offset is its address (shared libraries, PIE), while in a non-PIE executable perf
+ * finds nothing and pmutrace the name. The slot's address is used because a
+ * --symbols-only bundle moves the sections' offsets but keeps their addresses. */
+static int synthesize_plt_got(struct elf_file *f, struct elf_symtab *t, unsigned flags)
+{
+	GElf_Shdr pg, rd, ds;
+	Elf_Scn *pg_scn = section_by_name(f, ".plt.got", &pg, NULL), *rd_scn, *ds_scn;
+	Elf_Data *code = NULL, *rels = NULL, *syms = NULL;
+	struct rela_dyn_ent *v = NULL;
+	size_t nv = 0;
+	char name[1100], demangled[1024];
+	int rc = 0;
+
+	if (!pg_scn || !pg.sh_entsize || pg.sh_type == SHT_NOBITS)
+		return 0;
+	code = elf_getdata(pg_scn, NULL);
+	rd_scn = f->eh.e_machine == EM_X86_64 ? section_by_name(f, ".rela.dyn", &rd, NULL) : NULL;
+	if (code && rd_scn && rd.sh_link && rd.sh_entsize &&
+	    (ds_scn = elf_getscn(f->elf, rd.sh_link)) && gelf_getshdr(ds_scn, &ds) && ds.sh_link &&
+	    (rels = elf_getdata(rd_scn, NULL)) && (syms = elf_getdata(ds_scn, NULL))) {
+		size_t nr = rd.sh_size / rd.sh_entsize;
+
+		v = malloc((nr ? nr : 1) * sizeof(*v));
+		if (!v)
+			return -PMT_ENOMEM;
+		for (size_t i = 0; i < nr; i++) {
+			GElf_Rela r;
+
+			if (gelf_getrela(rels, (int)i, &r) && GELF_R_SYM(r.r_info))
+				v[nv++] = (struct rela_dyn_ent){ r.r_offset, (uint32_t)GELF_R_SYM(r.r_info) };
+		}
+		qsort(v, nv, sizeof(*v), cmp_rela_dyn);
+	}
+	for (uint64_t i = 0; i < pg.sh_size && rc >= 0; i += pg.sh_entsize) {
+		const char *sn = NULL;
+		uint32_t disp = 0;
+
+		if (v && code->d_buf && i < code->d_size)
+			disp = plt_got_disp((const uint8_t *)code->d_buf + i, code->d_size - i);
+		if (disp) {
+			struct rela_dyn_ent key = { pg.sh_addr + (uint64_t)code->d_off + i + disp, 0 };
+			const struct rela_dyn_ent *e = bsearch(&key, v, nv, sizeof(*v), cmp_rela_dyn);
+			GElf_Sym sym;
+
+			if (e && gelf_getsym(syms, (int)e->sym, &sym))
+				sn = elf_strptr(f->elf, ds.sh_link, sym.st_name);
+		}
+		if (sn && *sn)
+			snprintf(name, sizeof(name), "%s@plt",
+				 elf_demangle(sn, flags, demangled, sizeof(demangled)));
+		else
+			snprintf(name, sizeof(name), "offset_%#llx@plt",
+				 (unsigned long long)(pg.sh_offset + i));
+		rc = elf_symtab_add(t, pg.sh_offset + i, pg.sh_entsize, STB_GLOBAL, STT_FUNC, name);
+	}
+	free(v);
+	return rc;
+}
+
 /* The .plt's entries as NAME@plt (dso__synthesize_plt_symbols), for AArch64 and x86 */
 static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned flags)
 {
@@ -440,6 +534,12 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 		off += ent;
 	}
 done:
+	/* perf adds them once .plt's header is in, whatever happens to .plt's entries */
+	if (x86 && (flags & ELF_LOAD_PLT_GOT)) {
+		rc = synthesize_plt_got(f, t, flags);
+		if (rc < 0)
+			return rc;
+	}
 	qsort(t->syms, t->n, sizeof(t->syms[0]), cmp_start);
 	return 0;
 }
@@ -620,8 +720,8 @@ int pmt_symbols_list_file(const char *path,
 			  void *ctx, char *msg, size_t cap)
 {
 	struct elf_symtab t = { 0 };
-	int rc = elf_symtab_load(path, &t, ELF_LOAD_PLT | ELF_LOAD_PLT_HEADER | ELF_LOAD_BOTH,
-				 msg, cap);
+	int rc = elf_symtab_load(path, &t, ELF_LOAD_PLT | ELF_LOAD_PLT_HEADER | ELF_LOAD_BOTH |
+				 ELF_LOAD_PLT_GOT, msg, cap);
 
 	for (size_t i = 0; rc >= 0 && i < t.n; i++)
 		rc = fn(t.syms[i].start, t.syms[i].end, t.names + t.syms[i].name, ctx);

@@ -46,6 +46,10 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 	s->load_flags = ELF_LOAD_PLT;
 	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 602)
 		s->load_flags |= ELF_LOAD_PLT_HEADER | ELF_LOAD_BOTH;
+	/* "perf symbols: Add symbols for .plt.got" came after 6.1 (none) and before 7.3
+	 * (checked: libc's malloc@plt); taken as 6.3's, not pinned to a binary */
+	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 603)
+		s->load_flags |= ELF_LOAD_PLT_GOT;
 	if (!o || !PMT_OPTS_HAS(o, no_demangle) || !o->no_demangle)
 		s->load_flags |= ELF_LOAD_DEMANGLE;
 	/* perf 6.1 checked (bare names), 7.3 checked (signatures); the switch to

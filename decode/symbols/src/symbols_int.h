@@ -53,6 +53,7 @@ enum {
 	ELF_LOAD_BOTH = 4,       /* .dynsym's symbols too when there is a .symtab (newer perf) */
 	ELF_LOAD_DEMANGLE = 8,   /* C++ names demangled */
 	ELF_LOAD_DEMANGLE_PARAMS = 16, /* with return type, parameters and qualifiers (newer perf) */
+	ELF_LOAD_PLT_GOT = 32,   /* x86's .plt.got entries as NAME@plt (perf 6.3 on) */
 };
 /* name demangled as flags say, in buf; or name itself when it is no C++ name */
 const char *elf_demangle(const char *name, unsigned flags, char *buf, size_t cap);

@@ -45,7 +45,9 @@ static int keep_bytes(const GElf_Shdr *sh, const char *name)
 		return 1;
 	case SHT_REL:
 	case SHT_RELA:
-		return !strcmp(name, ".rela.plt") || !strcmp(name, ".rel.plt");
+		/* .rela.dyn names x86-64's .plt.got entries (their GOT slots' symbols) */
+		return !strcmp(name, ".rela.plt") || !strcmp(name, ".rel.plt") ||
+		       !strcmp(name, ".rela.dyn");
 	case SHT_STRTAB:
 		return !strcmp(name, ".dynstr");
 	default:

@@ -263,6 +263,11 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 		ev->u.auxtrace.cpu = rd32(s, r + 40);
 		ev->u.auxtrace.data = r + size;
 		ev->u.auxtrace.transient = s->stream || s->in_comp;
+		/* perf's auxtrace_queues__add_buffer(): a pipe's chunk goes to
+		 * auxtrace_copy_data()'s malloc, a file's is used where it is mapped */
+		ev->u.auxtrace.pad_base = s->meta.pipe_mode ? 0
+					  : ev->u.auxtrace.transient ? ev->u.auxtrace.offset
+					  : (uint64_t)(uintptr_t)ev->u.auxtrace.data;
 		if (sz > payload_avail) {
 			src_error(s, "AUXTRACE at 0x%llx: %llu bytes announced, %zu present",
 				  (unsigned long long)off, (unsigned long long)sz, payload_avail);

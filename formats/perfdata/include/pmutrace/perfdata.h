@@ -151,6 +151,12 @@ struct pmt_trace_event {
 			uint8_t transient; /* 1: data is valid only until the next call (streamed
 					    * pipe, or a record inside a COMPRESSED record);
 					    * 0: valid until the source is closed (mapped) */
+			/* what perf measures SPE alignment pads in these bytes from (a pad
+			 * runs to a boundary of pad_base + position): a pipe-mode perf.data's
+			 * chunk is copied into a malloc'd buffer (16-byte aligned), so 0; a
+			 * mapped file's chunk sits at its file alignment, so its address;
+			 * otherwise (records inside COMPRESSED) the AUX stream offset */
+			uint64_t pad_base;
 		} auxtrace;
 		struct { uint32_t pid, tid; const char *comm; uint8_t exec; } comm;
 		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } task; /* FORK, EXIT */
