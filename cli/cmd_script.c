@@ -124,8 +124,9 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n"
 			    "         [--symfs DIR]\n"
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
-			    "  comm pid tid cpu misc time period event flags addr data_src weight ip sym\n"
-			    "  symoff dso dsoff srcline insnlen phys_addr brstack (sym, symoff, dso, dsoff,\n"
+			    "  comm pid tid cpu misc tod time period event flags addr data_src weight ip sym\n"
+			    "  symoff dso dsoff srcline insnlen phys_addr brstack brstacksym brstackoff\n"
+			    "  (tod: perf record -k's clock data; sym, symoff, dso, dsoff,\n"
 			    "  srcline follow ip, as in perf); insn callindent ipc iregs synth vcpu machine_pid\n"
 			    "  trace print nothing on SPE samples, as in perf.\n");
 	else if (!strcmp(cmd, "report"))

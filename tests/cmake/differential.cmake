@@ -167,6 +167,16 @@ add_test(NAME diff.plain COMMAND sh ${PMT_DIFF_DIR}/plain_vs_perf.sh $<TARGET_FI
   ${PMT_PERF73})
 set_tests_properties(diff.plain PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
 
+# -F misc and tod on a trace's own samples: perf 6.1 and 7.3 recordings made with -k mono
+add_test(NAME diff.own_fields COMMAND sh ${PMT_DIFF_DIR}/own_fields_vs_perf.sh
+  $<TARGET_FILE:pmutrace> ${PMT_PERF73})
+set_tests_properties(diff.own_fields PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
+# -F brstacksym, brstackoff and brstack with dso/dsoff on the AArch64 symbol fixtures
+add_test(NAME diff.brstack_sym73 COMMAND sh ${PMT_DIFF_DIR}/brstack_sym_vs_perf.sh
+  $<TARGET_FILE:pmutrace> ${CMAKE_SOURCE_DIR})
+set_tests_properties(diff.brstack_sym73 PROPERTIES LABELS "differential;perf73" SKIP_RETURN_CODE 77
+  TIMEOUT 120 ENVIRONMENT "PERF=${PMT_PERF73}")
+
 add_test(NAME diff.export_sqlite61 COMMAND sh ${PMT_DIFF_DIR}/export_sqlite_vs_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.export_sqlite61 PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)
 

@@ -52,6 +52,15 @@ struct pmt_spe_sink {
 	uint32_t *ev_fields;  /* text: perf script's default fields per event of the trace */
 	uint8_t lat_cols;     /* CSV/JSONL: ins_lat and retire_lat (a WEIGHT_STRUCT attr) */
 	uint32_t spe_fields;  /* text: SPE's samples in these fields (0: SPE's own layout) */
+	/* -F tod: the trace's HEADER_CLOCK_DATA, and the last second's text */
+	uint8_t has_clock;
+	uint64_t clock_tod_ns, clock_ref_ns;
+	int64_t tod_sec;
+	char tod_text[32];
 };
+
+/* -F brstack, brstacksym or brstackoff (one of them, in that priority, as perf prints
+ * one), each entry's addresses followed by their file with -F dso, into k->out */
+void sink_brstack_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
 
 #endif

@@ -633,6 +633,7 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	out->map_pgoff = m->dso->kernel ? m->start : m->pgoff;
 	if (!m->dso->state)
 		load_dso(s, m->dso);
+	out->dso_loaded = m->dso->state > 0;
 	/* a module's map starts at its .text (perf sets the map's pgoff to its offset) */
 	out->map_ip = m->dso->kernel ? ip
 				     : ip - m->start + m->pgoff +

@@ -46,6 +46,8 @@ struct pmt_sym_loc {
 	const char *dso_short; /* its last path component ("[kernel.kallsyms]" as it is) */
 	uint64_t map_ip;       /* the address in the file's offset space (ip - start + pgoff) */
 	uint64_t map_start, map_pgoff; /* the kernel's map: pgoff = start (an identity) */
+	uint8_t dso_loaded;    /* the file's symbols were read (perf's dso->adjust_symbols of a
+				* user file: its addresses are then taken as they are) */
 	const void *sym_id;    /* identities for grouping: equal for the same symbol / file */
 	const void *dso_id;
 };

@@ -92,6 +92,11 @@ struct pmt_trace_meta {
 	uint64_t nr_auxtrace_index;
 	/* HEADER_COMPRESSED (perf record -z); comp_type 1 = zstd, 0 = feature absent */
 	uint32_t comp_type, comp_level, comp_mmap_len;
+	/* HEADER_CLOCK_DATA (perf record -k/--clockid): one instant read on both clocks, the
+	 * time of day and the sample clock, which perf script -F tod converts by */
+	uint8_t has_clock_data;
+	uint32_t clock_clockid;
+	uint64_t clock_tod_ns, clock_ref_ns;
 	/* HEADER_BUILD_ID: the build-ids perf record collected for the files samples hit
 	 * (file mode; a pipe carries them as records at its end, not read here) */
 	uint32_t nr_build_ids;
