@@ -2,7 +2,8 @@
 # -F misc and tod on a trace's own samples (cpu-clock of a shell loop), against perf 6.1
 # (--perf-compat=6.1) and perf 7.3 on their own recordings: misc's cpumode letters from
 # each record's header.misc, tod from HEADER_CLOCK_DATA (perf record -k mono writes it) in
-# two time zones, and perf's refusal of tod, in its words, on a recording without it.
+# two time zones, and perf's refusal of tod, in its words, on a recording without it;
+# convert's outputs (file, pipe, container) keep the clock data for perf 7.3's -F tod.
 #   own_fields_vs_perf.sh PMUTRACE [PERF73]
 set -u
 pmt=$1
@@ -45,6 +46,24 @@ for f in $files; do
 	done
 done
 grep -q ' U      *[0-9]' "$tmp/got" || fail "no user-mode sample (U) in $f"
+# convert keeps the clock data where perf reads it: a perf.data file, a pipe, a container
+# (perf reads it through zstd -dc)
+if [ -n "$p73" ] && [ -x "$p73" ] && command -v zstd >/dev/null 2>&1; then
+	for f in $files; do
+		TZ=UTC "$p73" script -i "$f" -F tid,tod,time,event >"$tmp/want" 2>/dev/null
+		"$pmt" convert "$f" -o "$tmp/c.data" 2>/dev/null || fail "convert $f"
+		TZ=UTC "$p73" script -i "$tmp/c.data" -F tid,tod,time,event >"$tmp/got" 2>/dev/null
+		same "perf 7.3 -F tod on convert of $f"
+		"$pmt" convert "$f" -o - 2>/dev/null | TZ=UTC "$p73" script -i - -F tid,tod,time,event \
+			>"$tmp/got" 2>/dev/null
+		same "perf 7.3 -F tod on convert -o - of $f"
+		"$pmt" convert "$f" --container -o "$tmp/c.pmt" 2>/dev/null || fail "convert --container $f"
+		zstd -qdc "$tmp/c.pmt" | TZ=UTC "$p73" script -i - -F tid,tod,time,event >"$tmp/got" 2>/dev/null
+		same "perf 7.3 -F tod on convert --container of $f"
+		TZ=UTC "$pmt" script "$tmp/c.pmt" -F tid,tod,time,event >"$tmp/got" 2>/dev/null
+		same "-F tod on convert --container of $f"
+	done
+fi
 # without HEADER_CLOCK_DATA: perf's refusal, in its words
 msg=$(perf script -i "$tmp/n61.data" -F tod 2>&1 | grep "Can't provide 'tod'")
 [ -n "$msg" ] || fail "perf 6.1 printed tod without clock data"
