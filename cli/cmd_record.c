@@ -32,6 +32,8 @@ static int usage(FILE *fp)
 		"  -d, --data           data address and source;  -P, --period: period in samples\n"
 		"      --phys-data, --data-page-size, --code-page-size, --sample-cpu,\n"
 		"      --sample-identifier  more fields\n"
+		"  -k, --clockid CLOCK  the events' clock (mono, raw, real, boot, tai or a number)\n"
+		"                       and its clock data, which script -F tod dates samples by\n"
 		"      --tpebs -M METRIC[,GROUP] --metrics FILE  sample every retire-latency\n"
 		"                       (EVENT:R) event of those metrics with PEBS (as perf stat\n"
 		"                       --record-tpebs does) and count their other events, for\n"
@@ -280,6 +282,7 @@ int cmd_record(int argc, char **argv)
 		{ "code-page-size", no_argument, NULL, O_CODE_PAGE_SIZE },
 		{ "sample-cpu", no_argument, NULL, O_SAMPLE_CPU },
 		{ "sample-identifier", no_argument, NULL, O_SAMPLE_IDENTIFIER },
+		{ "clockid", required_argument, NULL, 'k' },
 		{ "tpebs", no_argument, NULL, O_TPEBS },
 		{ "metrics", required_argument, NULL, O_METRICS },
 		{ "metric", required_argument, NULL, 'M' },
@@ -330,7 +333,7 @@ int cmd_record(int argc, char **argv)
 	o.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	o.privileged = privileged();
 	/* '+': options stop at the workload's name, as perf's */
-	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:dP", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:dPk:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == MAX_EVENT_OPTS)
@@ -382,6 +385,11 @@ int cmd_record(int argc, char **argv)
 		case O_CODE_PAGE_SIZE: o.sample_code_page_size = true; break;
 		case O_SAMPLE_CPU: o.sample_cpu = true; break;
 		case O_SAMPLE_IDENTIFIER: o.sample_identifier = true; break;
+		case 'k':
+			if (pmt_record_parse_clockid(optarg, &o.clockid, &d) < 0)
+				return pmt_cli_usage_fail("record", "%s", d.msg);
+			o.use_clockid = true;
+			break;
 		case O_TPEBS: tpebs = true; break;
 		case O_METRICS: metric_table = optarg; break;
 		case 'M': metric_select = optarg; break;

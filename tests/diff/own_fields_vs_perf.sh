@@ -3,7 +3,8 @@
 # (--perf-compat=6.1) and perf 7.3 on their own recordings: misc's cpumode letters from
 # each record's header.misc, tod from HEADER_CLOCK_DATA (perf record -k mono writes it) in
 # two time zones, and perf's refusal of tod, in its words, on a recording without it;
-# convert's outputs (file, pipe, container) keep the clock data for perf 7.3's -F tod.
+# convert's outputs (file, pipe, container) keep the clock data for perf 7.3's -F tod;
+# pmutrace record -k writes it as perf record does.
 #   own_fields_vs_perf.sh PMUTRACE [PERF73]
 set -u
 pmt=$1
@@ -63,6 +64,20 @@ if [ -n "$p73" ] && [ -x "$p73" ] && command -v zstd >/dev/null 2>&1; then
 		TZ=UTC "$pmt" script "$tmp/c.pmt" -F tid,tod,time,event >"$tmp/got" 2>/dev/null
 		same "-F tod on convert --container of $f"
 	done
+fi
+# pmutrace record -k mono: its clock data dates the samples for perf 7.3 as for pmutrace,
+# and the first one within a minute of the clock on the wall when the recording began
+if [ -n "$p73" ] && [ -x "$p73" ] && command -v zstd >/dev/null 2>&1; then
+	t0=$(date +%s)
+	"$pmt" record -q -k mono -e cpu-clock -c 100000 -o "$tmp/r.pmt" -- sh -c "$loop" \
+		>/dev/null 2>&1 || fail "pmutrace record -k mono"
+	zstd -qdc "$tmp/r.pmt" | TZ=UTC "$p73" script -i - -F tid,tod,time,event >"$tmp/want" 2>/dev/null
+	TZ=UTC "$pmt" script "$tmp/r.pmt" -F tid,tod,time,event >"$tmp/got" 2>/dev/null
+	same "-F tod on pmutrace record -k mono vs perf 7.3"
+	first=$(TZ=UTC date -d "$(awk 'NR == 1 { print $2, $3 }' "$tmp/got")" +%s) ||
+		fail "tod '$(head -1 "$tmp/got")' is no date"
+	[ $((first - t0)) -ge -1 ] && [ $((first - t0)) -le 60 ] ||
+		fail "first sample's tod $first is not within a minute after $t0"
 fi
 # without HEADER_CLOCK_DATA: perf's refusal, in its words
 msg=$(perf script -i "$tmp/n61.data" -F tod 2>&1 | grep "Can't provide 'tod'")

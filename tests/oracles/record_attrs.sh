@@ -113,6 +113,9 @@ check x86 host -e cpu-clock --per-thread -- true
 check x86 host -e context-switches -p @PID
 check x86 host -e page-faults:k -t @PID
 check x86 host -e cpu-clock -e cs -c 3 -- true
+check x86 host -e cpu-clock -k mono -- true
+check x86 host -e cpu-clock,dummy -k CLOCK_TAI -c 1000 -- true
+check x86 host -e cpu-clock -k 7 -a
 
 # the inverted filters, which perf does not print
 SYSFS_PATH=$T/one "$P" record --dry-run -v -e arm_spe_0/inv_event_filter=0x4/ -- true |
