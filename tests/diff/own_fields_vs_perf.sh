@@ -1,7 +1,8 @@
 #!/bin/sh
-# -F misc and tod on a trace's own samples (cpu-clock of a shell loop), against perf 6.1
-# (--perf-compat=6.1) and perf 7.3 on their own recordings: misc's cpumode letters from
-# each record's header.misc, tod from HEADER_CLOCK_DATA (perf record -k mono writes it) in
+# -F misc, tod and insnlen on a trace's own samples (cpu-clock of a shell loop), against
+# perf 6.1 (--perf-compat=6.1) and perf 7.3 on their own recordings: misc's cpumode letters
+# from each record's header.misc, insnlen from the mapped files' bytes (user code; 0 in the
+# kernel, as perf without a vmlinux), tod from HEADER_CLOCK_DATA (perf record -k mono writes it) in
 # two time zones, and perf's refusal of tod, in its words, on a recording without it;
 # convert's outputs (file, pipe, container) keep the clock data for perf 7.3's -F tod;
 # pmutrace record -k writes it as perf record does.
@@ -23,7 +24,7 @@ if [ -n "$p73" ] && [ -x "$p73" ]; then
 fi
 # no sym: libc's and ld.so's symbols are a known difference (plain_vs_perf.sh says why)
 FIELDS="comm,tid,misc,time,ip misc,event tod,time,event tid,misc,tod,ip,dso
-comm,pid,tid,tod,time,period,event,ip,dso,misc"
+comm,pid,tid,tod,time,period,event,ip,dso,misc ip,insnlen comm,misc,ip,dso,insnlen"
 n=0
 for f in $files; do
 	for perf in perf "$p73"; do
@@ -47,6 +48,7 @@ for f in $files; do
 	done
 done
 grep -q ' U      *[0-9]' "$tmp/got" || fail "no user-mode sample (U) in $f"
+grep -q 'ilen: [1-9]' "$tmp/got" || fail "no instruction length decoded in $f"
 # convert keeps the clock data where perf reads it: a perf.data file, a pipe, a container
 # (perf reads it through zstd -dc)
 if [ -n "$p73" ] && [ -x "$p73" ] && command -v zstd >/dev/null 2>&1; then
@@ -71,9 +73,10 @@ if [ -n "$p73" ] && [ -x "$p73" ] && command -v zstd >/dev/null 2>&1; then
 	t0=$(date +%s)
 	"$pmt" record -q -k mono -e cpu-clock -c 100000 -o "$tmp/r.pmt" -- sh -c "$loop" \
 		>/dev/null 2>&1 || fail "pmutrace record -k mono"
-	zstd -qdc "$tmp/r.pmt" | TZ=UTC "$p73" script -i - -F tid,tod,time,event >"$tmp/want" 2>/dev/null
-	TZ=UTC "$pmt" script "$tmp/r.pmt" -F tid,tod,time,event >"$tmp/got" 2>/dev/null
-	same "-F tod on pmutrace record -k mono vs perf 7.3"
+	zstd -qdc "$tmp/r.pmt" | TZ=UTC "$p73" script -i - -F tid,tod,time,event,ip,insnlen \
+		>"$tmp/want" 2>/dev/null
+	TZ=UTC "$pmt" script "$tmp/r.pmt" -F tid,tod,time,event,ip,insnlen >"$tmp/got" 2>/dev/null
+	same "-F tod,insnlen on pmutrace record -k mono vs perf 7.3"
 	first=$(TZ=UTC date -d "$(awk 'NR == 1 { print $2, $3 }' "$tmp/got")" +%s) ||
 		fail "tod '$(head -1 "$tmp/got")' is no date"
 	[ $((first - t0)) -ge -1 ] && [ $((first - t0)) -le 60 ] ||

@@ -57,10 +57,17 @@ struct pmt_spe_sink {
 	uint64_t clock_tod_ns, clock_ref_ns;
 	int64_t tod_sec;
 	char tod_text[32];
+	uint8_t insn_native;  /* -F insnlen: perf would decode the instruction */
 };
 
 /* -F brstack, brstacksym or brstackoff (one of them, in that priority, as perf prints
  * one), each entry's addresses followed by their file with -F dso, into k->out */
 void sink_brstack_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
+
+/* -F insnlen (sink_insn.c): the length of the instruction at s's ip (loc: its resolved
+ * map), 0 where perf prints 0 */
+bool sink_insn_native(const struct pmt_trace_meta *m);
+uint32_t sink_insn_len(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
+		       const struct pmt_sym_loc *loc);
 
 #endif

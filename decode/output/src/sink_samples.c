@@ -260,9 +260,12 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	char srcline[4200];
 
 	srcline[0] = 0;
+	memset(&loc, 0, sizeof(loc));
+	/* (insnlen prints 0 without the trace's maps) */
 	if (!k->symbols)
-		f &= ~(uint32_t)PMT_FIELDS_SYMBOLS;
-	if ((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP)) {
+		f &= ~(uint32_t)(PMT_FIELDS_SYMBOLS & ~PMT_FIELD_INSNLEN);
+	if (((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP)) ||
+	    ((f & PMT_FIELD_INSNLEN) && k->symbols)) {
 		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
 		if ((f & PMT_FIELD_SRCLINE) && loc.dso) {
@@ -416,11 +419,13 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	if (f & (PMT_FIELD_BRSTACK | PMT_FIELD_BRSTACKSYM | PMT_FIELD_BRSTACKOFF)) {
 		o->len = (size_t)(p - o->buf);
 		sink_brstack_fields(k, s, f);
-		pmt_out_reserve(o, 64);
+		pmt_out_reserve(o, 128); /* insnlen, phys_addr and the newline */
 		p = o->buf + o->len;
 	}
-	if (f & PMT_FIELD_INSNLEN)
-		p = put_str_w(p, " ilen: 0", 0, false); /* perf decodes no instruction of an SPE sample */
+	if (f & PMT_FIELD_INSNLEN) {
+		memcpy(p, " ilen: ", 7);
+		p = pmt_fmt_u64(p + 7, sink_insn_len(k, s, &loc));
+	}
 	if (f & PMT_FIELD_PHYS_ADDR)
 		p = put_hex_w(p, s->phys_addr, 16);
 	*p++ = '\n';

@@ -115,6 +115,7 @@ int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
 	}
 	(void)fmt;
 	(void)compat;
+	k->insn_native = sink_insn_native(PMT_OPTS_HAS(opts, meta) ? opts->meta : NULL);
 	if (PMT_OPTS_HAS(opts, meta) && opts->meta && opts->meta->has_clock_data) {
 		k->has_clock = 1;
 		k->clock_tod_ns = opts->meta->clock_tod_ns;
@@ -260,12 +261,6 @@ int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, struct
 		/* perf's words: only perf record -k/--clockid writes HEADER_CLOCK_DATA */
 		field_err(diag, -PMT_EINVAL, "Can't provide 'tod' time, missing clock data. Please "
 			 "record with -k/--clockid option.");
-		return -PMT_EINVAL;
-	}
-	if ((fields & PMT_FIELD_INSNLEN) && m && pmt_trace_has_own_samples(m)) {
-		/* perf decodes their instruction's length from the file's bytes */
-		field_err(diag, -PMT_EINVAL, "-F insnlen: not available yet for the trace's own "
-			 "samples (only for SPE's)");
 		return -PMT_EINVAL;
 	}
 	for (uint32_t i = 0; m && i < m->nr_attrs; i++) {

@@ -96,6 +96,8 @@ void pmt_symbols_free(struct pmt_symbols *s)
 			nx = d->next;
 			elf_symtab_fini(&d->tab);
 			srcline_close(&d->lines);
+			if (d->code_map_state > 0)
+				pmt_file_unmap(&d->code_map);
 			free(d->sym_path);
 			free(d->code_path);
 			free(d->kmod_name);

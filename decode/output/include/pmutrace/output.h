@@ -29,7 +29,8 @@ enum {
 };
 /* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
 #define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO | \
-			    PMT_FIELD_SRCLINE | PMT_FIELD_BRSTACKSYM | PMT_FIELD_BRSTACKOFF)
+			    PMT_FIELD_SRCLINE | PMT_FIELD_BRSTACKSYM | PMT_FIELD_BRSTACKOFF | \
+			    PMT_FIELD_INSNLEN)
 /* "tid,time,ip" (perf's names) into PMT_FIELD_* bits. Returns 0, or -PMT_EPARSE with diag
  * naming the field and the ones there are (fields not done yet, such as srcline, are named
  * as such). */
