@@ -66,6 +66,9 @@ void sink_brstack_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 
 /* -F insnlen (sink_insn.c): the length of the instruction at s's ip (loc: its resolved
  * map), 0 where perf prints 0 */
+/* -F misc and tod (sink_start.c), at p (tod: up to 64 bytes); return the end */
+char *sink_put_misc(char *p, uint16_t misc);
+char *sink_put_tod(struct pmt_spe_sink *k, char *p, uint64_t t);
 bool sink_insn_native(const struct pmt_trace_meta *m);
 uint32_t sink_insn_len(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		       const struct pmt_sym_loc *loc);

@@ -1,7 +1,6 @@
 /* Sample sinks' rows: perf-script-like text, CSV, JSON lines (the hot path: caches shared by a
  * record's samples). Set-up and -F fields: sink_setup.c. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
@@ -194,50 +193,6 @@ static char *put_int_w(char *p, int32_t v, size_t w, bool left)
 	return put_str_w(p, t, w, left);
 }
 
-/* perf_sample__fprintf_start()'s -F misc: a letter per cpumode test as perf tests them,
- * (misc & X) == X over PERF_RECORD_MISC_KERNEL (1), USER (2), HYPERVISOR (3),
- * GUEST_KERNEL (4), GUEST_USER (5) (so a hypervisor sample is "KUH"), padded to 6 */
-static char *put_misc(char *p, uint16_t misc)
-{
-	static const char letters[] = "KUHGg";
-	size_t n = 0;
-
-	for (unsigned mode = 1; mode <= 5; mode++)
-		if ((misc & mode) == mode)
-			p[n++] = letters[mode - 1];
-	return put_spaces(p + n, 6 - n);
-}
-
-/* tod_scnprintf(): the sample's time moved by the clock data's pair of readings, in local
- * time, "%Y-%m-%d %H:%M:%S.%06lu " (the date is formatted once a second) */
-static char *put_tod(struct pmt_spe_sink *k, char *p, uint64_t t)
-{
-	uint64_t ns = k->clock_tod_ns + (t - k->clock_ref_ns); /* perf's u64 arithmetic */
-	int64_t sec = (int64_t)(ns / 1000000000u);
-
-	if (!k->tod_text[0] || sec != k->tod_sec) {
-		time_t tt = (time_t)sec;
-		struct tm tm;
-
-		if (!localtime_r(&tt, &tm))
-			snprintf(k->tod_text, sizeof(k->tod_text), "failed");
-		else
-			strftime(k->tod_text, sizeof(k->tod_text), "%Y-%m-%d %H:%M:%S", &tm);
-		k->tod_sec = sec;
-	}
-	if (!strcmp(k->tod_text, "failed")) {
-		memcpy(p, "failed ", 7);
-		return p + 7;
-	}
-	p = put_str_w(p, k->tod_text, 0, false);
-	/* six digits with leading zeros: 10^6 + usecs with its '1' made the '.' */
-	pmt_fmt_u64(p, 1000000 + (ns % 1000000000u) / 1000);
-	*p = '.';
-	p += 7;
-	*p++ = ' ';
-	return p;
-}
-
 /* perf script -F: the chosen fields f, each in perf's format and perf's order */
 static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
 {
@@ -328,9 +283,9 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		p += 2;
 	}
 	if (f & PMT_FIELD_MISC)
-		p = put_misc(p, s->misc);
+		p = sink_put_misc(p, s->misc);
 	if (f & PMT_FIELD_TOD)
-		p = put_tod(k, p, s->time);
+		p = sink_put_tod(k, p, s->time);
 	if ((f & PMT_FIELD_TIME) && k->show_time) {
 		/* "%5llu.%06llu: " of seconds and microseconds */
 		uint64_t us = s->time / 1000;
