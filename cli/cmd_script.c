@@ -125,7 +125,8 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--symfs DIR]\n"
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
 			    "  comm pid tid cpu misc tod time period event flags addr data_src weight ip sym\n"
-			    "  symoff dso dsoff srcline insnlen phys_addr brstack brstacksym brstackoff\n"
+			    "  symoff dso dsoff srcline srccode insnlen phys_addr brstack brstacksym\n"
+			    "  brstackoff\n"
 			    "  (tod: perf record -k's clock data; sym, symoff, dso, dsoff,\n"
 			    "  srcline follow ip, as in perf); insn callindent ipc iregs synth vcpu machine_pid\n"
 			    "  trace print nothing on SPE samples, as in perf.\n");

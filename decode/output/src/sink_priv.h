@@ -58,6 +58,7 @@ struct pmt_spe_sink {
 	int64_t tod_sec;
 	char tod_text[32];
 	uint8_t insn_native;  /* -F insnlen: perf would decode the instruction */
+	struct sink_srccode *srccode; /* -F srccode: source files and per-thread state */
 };
 
 /* -F brstack, brstacksym or brstackoff (one of them, in that priority, as perf prints
@@ -69,6 +70,11 @@ void sink_brstack_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 /* -F misc and tod (sink_start.c), at p (tod: up to 64 bytes); return the end */
 char *sink_put_misc(char *p, uint16_t misc);
 char *sink_put_tod(struct pmt_spe_sink *k, char *p, uint64_t t);
+/* -F srccode (sink_srccode.c): the sample's source line after its line, as perf */
+struct sink_srccode;
+void sink_srccode(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
+		  const struct pmt_sym_loc *loc);
+void sink_srccode_free(struct sink_srccode *c);
 bool sink_insn_native(const struct pmt_trace_meta *m);
 uint32_t sink_insn_len(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		       const struct pmt_sym_loc *loc);

@@ -220,7 +220,7 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	if (!k->symbols)
 		f &= ~(uint32_t)(PMT_FIELDS_SYMBOLS & ~PMT_FIELD_INSNLEN);
 	if (((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP)) ||
-	    ((f & PMT_FIELD_INSNLEN) && k->symbols)) {
+	    (f & (PMT_FIELD_INSNLEN | PMT_FIELD_SRCCODE))) {
 		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
 		if ((f & PMT_FIELD_SRCLINE) && loc.dso) {
@@ -385,6 +385,8 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		p = put_hex_w(p, s->phys_addr, 16);
 	*p++ = '\n';
 	o->len = (size_t)(p - o->buf);
+	if (f & PMT_FIELD_SRCCODE)
+		sink_srccode(k, s, &loc);
 }
 
 /* text mode: k->tail holds the tid/cpu/time columns at 0, those from addr on here */

@@ -140,6 +140,7 @@ void pmt_spe_sink_free(struct pmt_spe_sink *k)
 	free(k->head_len);
 	free(k->head);
 	free(k->ev_fields);
+	sink_srccode_free(k->srccode);
 	free(k);
 }
 
@@ -168,6 +169,7 @@ static const struct {
 	{ "misc", PMT_FIELD_MISC }, { "flags", PMT_FIELD_FLAGS }, { "insnlen", PMT_FIELD_INSNLEN },
 	{ "tod", PMT_FIELD_TOD }, { "dsoff", PMT_FIELD_DSOFF },
 	{ "brstacksym", PMT_FIELD_BRSTACKSYM }, { "brstackoff", PMT_FIELD_BRSTACKOFF },
+	{ "srccode", PMT_FIELD_SRCCODE },
 	/* perf takes these and prints nothing for them on SPE's synthesized samples (no
 	 * instruction bytes, call depth, registers, guests or IPC counts): no bit */
 	{ "insn", 0 }, { "callindent", 0 }, { "ipc", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
@@ -182,7 +184,7 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *di
 {
 	/* (perf 7.3 has no "ipsym" or "sym_size": "Invalid field requested.", as for any
 	 * unknown name) */
-	static const char *const later[] = { "brstackinsn", "srccode" };
+	static const char *const later[] = { "brstackinsn" };
 	/* perf refuses these on SPE traces: their attrs never sample them */
 	static const char *const refused[] = { "data_page_size", "code_page_size", "cgroup",
 					       "uregs" };
@@ -219,7 +221,7 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *di
 			field_err(diag, -PMT_EPARSE, "-F: unknown field '%.*s' (fields: comm pid "
 				  "tid cpu misc tod time period event flags addr data_src weight ins_lat "
 				 "retire_lat ip sym symoff dso dsoff srcline insnlen phys_addr brstack "
-				 "brstacksym brstackoff)",
+				 "brstacksym brstackoff srccode)",
 				 (int)n, p);
 			return -PMT_EPARSE;
 		}
@@ -257,6 +259,12 @@ int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, struct
 		  false },
 	};
 
+	if ((fields & (PMT_FIELD_SRCLINE | PMT_FIELD_SRCCODE)) && !(fields & PMT_FIELD_IP)) {
+		/* perf_session__check_output_opt(), in its words */
+		field_err(diag, -PMT_EINVAL, "Display of source line number requested but sample "
+			 "IP is not\nselected. Hence, no address to lookup the source line number.");
+		return -PMT_EINVAL;
+	}
 	if ((fields & PMT_FIELD_TOD) && !(m && m->has_clock_data)) {
 		/* perf's words: only perf record -k/--clockid writes HEADER_CLOCK_DATA */
 		field_err(diag, -PMT_EINVAL, "Can't provide 'tod' time, missing clock data. Please "
