@@ -12,7 +12,9 @@ ARM=$ORC/bin/perf-7.3-arm64 X86=$ORC/bin/perf-7.3
 [ -x "$ARM" ] && [ -x "$X86" ] || { echo "SKIP: perf 7.3 oracles not built (tests/oracles/setup)"; exit 77; }
 command -v aarch64-linux-gnu-gcc >/dev/null || { echo "SKIP: no aarch64-linux-gnu-gcc for the probe preload"; exit 77; }
 T=$(mktemp -d)
-sleep 120 &
+# the -p/-t cases' target: alive for the whole run (under load the qemu cases before them
+# took over 120 s, and perf then found no such process); killed at exit
+sleep 900 &
 LIVE=$!
 trap 'kill $LIVE 2>/dev/null; rm -rf "$T"' EXIT
 aarch64-linux-gnu-gcc -shared -fPIC -O2 -o "$T/probe_arm64.so" "$HERE/../pmusim/probe_ok.c" -ldl
