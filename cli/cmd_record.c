@@ -34,6 +34,8 @@ static int usage(FILE *fp)
 		"      --sample-identifier  more fields\n"
 		"  -g, --call-graph fp  the frame-pointer call chain in every sample (dwarf and\n"
 		"                       lbr: not yet)\n"
+		"  -k, --clockid CLOCK  the events' clock (mono, raw, real, boot, tai or a number)\n"
+		"                       and its clock data, which script -F tod dates samples by\n"
 		"      --tpebs -M METRIC[,GROUP] --metrics FILE  sample every retire-latency\n"
 		"                       (EVENT:R) event of those metrics with PEBS (as perf stat\n"
 		"                       --record-tpebs does) and count their other events, for\n"
@@ -283,6 +285,7 @@ int cmd_record(int argc, char **argv)
 		{ "code-page-size", no_argument, NULL, O_CODE_PAGE_SIZE },
 		{ "sample-cpu", no_argument, NULL, O_SAMPLE_CPU },
 		{ "sample-identifier", no_argument, NULL, O_SAMPLE_IDENTIFIER },
+		{ "clockid", required_argument, NULL, 'k' },
 		{ "tpebs", no_argument, NULL, O_TPEBS },
 		{ "metrics", required_argument, NULL, O_METRICS },
 		{ "metric", required_argument, NULL, 'M' },
@@ -333,7 +336,7 @@ int cmd_record(int argc, char **argv)
 	o.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	o.privileged = privileged();
 	/* '+': options stop at the workload's name, as perf's */
-	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:dPg", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:c:F:aC:p:t:o:m:S::vqz:WM:dPgk:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == MAX_EVENT_OPTS)
@@ -394,6 +397,11 @@ int cmd_record(int argc, char **argv)
 		case O_CODE_PAGE_SIZE: o.sample_code_page_size = true; break;
 		case O_SAMPLE_CPU: o.sample_cpu = true; break;
 		case O_SAMPLE_IDENTIFIER: o.sample_identifier = true; break;
+		case 'k':
+			if (pmt_record_parse_clockid(optarg, &o.clockid, &d) < 0)
+				return pmt_cli_usage_fail("record", "%s", d.msg);
+			o.use_clockid = true;
+			break;
 		case O_TPEBS: tpebs = true; break;
 		case O_METRICS: metric_table = optarg; break;
 		case 'M': metric_select = optarg; break;

@@ -161,12 +161,23 @@ endfunction()
 pmt_perf_pair(symbols symbols_vs_perf.sh)
 # report --mem against perf mem report (memory-access, snoop and TLB columns)
 pmt_perf_pair(mem mem_vs_perf.sh)
+# -F srccode on the AArch64 symbol fixtures, whose sources are in the tree
+pmt_perf_pair(srccode srccode_vs_perf.sh)
 # a trace's own samples (cpu-clock, task-clock; no SPE data): script and report against
 # perf 6.1 and 7.3 on a pmutrace record container and a perf 6.1 perf.data
 add_test(NAME diff.plain COMMAND sh ${PMT_DIFF_DIR}/plain_vs_perf.sh $<TARGET_FILE:pmutrace>
   ${PMT_PERF73})
 set_tests_properties(diff.plain PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
 
+# -F misc and tod on a trace's own samples: perf 6.1 and 7.3 recordings made with -k mono
+add_test(NAME diff.own_fields COMMAND sh ${PMT_DIFF_DIR}/own_fields_vs_perf.sh
+  $<TARGET_FILE:pmutrace> ${PMT_PERF73})
+set_tests_properties(diff.own_fields PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
+# -F brstacksym, brstackoff and brstack with dso/dsoff on the AArch64 symbol fixtures
+add_test(NAME diff.brstack_sym73 COMMAND sh ${PMT_DIFF_DIR}/brstack_sym_vs_perf.sh
+  $<TARGET_FILE:pmutrace> ${CMAKE_SOURCE_DIR})
+set_tests_properties(diff.brstack_sym73 PROPERTIES LABELS "differential;perf73" SKIP_RETURN_CODE 77
+  TIMEOUT 120 ENVIRONMENT "PERF=${PMT_PERF73}")
 add_test(NAME diff.export_sqlite61 COMMAND sh ${PMT_DIFF_DIR}/export_sqlite_vs_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.export_sqlite61 PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # script -F against perf script -F, byte for byte: field lists in several orders and
 # subsets, on traces whose threads perf knows (COMM), does not know (pid -1), or that are
-# the idle task, with and without CONTEXT packets. With perf >= 6.15 also brstack; with
+# the idle task, with and without CONTEXT packets. With perf >= 6.15 also brstack,
+# brstacksym and brstackoff (and brstack's place before phys_addr and insnlen); with
 # perf >= 7 flags, misc, insnlen and the fields perf takes but prints nothing for on SPE
 # samples, and perf's refusal of tod and data_page_size; the branch stack between the ip's
 # columns and insnlen/phys_addr, whatever the order -F names them in.
@@ -21,12 +22,14 @@ pid,event pid,tid event,data_src,weight pid,tid,cpu,time,period,event,addr,data_
 comm,tid,ip comm,pid,tid,event,ip,sym,symoff,dso"
 ITRACE=bfmtaMi1i
 if $PERF version | grep -q 'version [7-9]\|version 6\.1[5-9]'; then
-	FIELDS="$FIELDS event,ip,brstack tid,brstack ip,sym,dso,brstack brstack,dso"
+	# brstack before phys_addr; brstacksym names no symbol here (the PCs are in no map)
+	FIELDS="$FIELDS event,ip,brstack tid,brstack ip,sym,dso,brstack brstack,dso event,ip,brstacksym tid,brstackoff
+phys_addr,event,brstack,ip event,ip,dso,brstack"
 	ITRACE=bfmtaMi1il
 fi
 if $PERF version | grep -q 'version [7-9]'; then
 	FIELDS="$FIELDS event,flags cpu,misc,time,period,event,flags,addr,ip,insnlen,phys_addr
-pid,tid,misc,event,flags,ip,sym,dso,insnlen
+pid,tid,misc,event,flags,ip,sym,dso,insnlen insnlen,ip,brstack,phys_addr
 event,ip,insn,callindent,ipc,iregs,synth,vcpu,machine_pid,trace
 event,ip,brstack,phys_addr event,brstack,insnlen brstack,phys_addr,insnlen,srcline,ip
 phys_addr,insnlen,brstack,dsoff,dso,symoff,sym,ip,weight,data_src,addr,flags,event,period,time,misc,cpu,tid,pid,comm"
@@ -60,11 +63,15 @@ for spe in plain ctx; do
 			diff "$T/perf.txt" "$T/pmt.txt" | head -6; exit 1; }
 	done
 done
-# what -F cannot print yet is refused, naming the field
-if "$P" script "$T/a.data" -F ip,ipsym >/dev/null 2>"$T/err"; then
-	echo "FAIL: -F ip,ipsym accepted"; exit 1
-fi
-grep -q "ipsym" "$T/err" || { echo "FAIL: -F ip,ipsym error does not name ipsym"; cat "$T/err"; exit 1; }
+# names perf does not have are refused as perf refuses them ("Invalid field requested."),
+# naming the field
+for f in ipsym sym_size; do
+	$PERF script -i "$T/a.data" -F ip,$f >/dev/null 2>&1 && { echo "FAIL: perf took -F $f"; exit 1; }
+	if "$P" script "$T/a.data" -F ip,$f >/dev/null 2>"$T/err"; then
+		echo "FAIL: -F ip,$f accepted"; exit 1
+	fi
+	grep -q "$f" "$T/err" || { echo "FAIL: -F ip,$f error does not name $f"; cat "$T/err"; exit 1; }
+done
 # what perf refuses on these traces is refused, naming the field (tod: in perf's words)
 for f in ${REFUSED:-}; do
 	$PERF script -i "$T/a.data" -F event,$f >/dev/null 2>"$T/perf_err" && {

@@ -12,7 +12,9 @@ ARM=$ORC/bin/perf-7.3-arm64 X86=$ORC/bin/perf-7.3
 [ -x "$ARM" ] && [ -x "$X86" ] || { echo "SKIP: perf 7.3 oracles not built (tests/oracles/setup)"; exit 77; }
 command -v aarch64-linux-gnu-gcc >/dev/null || { echo "SKIP: no aarch64-linux-gnu-gcc for the probe preload"; exit 77; }
 T=$(mktemp -d)
-sleep 120 &
+# the -p/-t cases' target: alive for the whole run (under load the qemu cases before them
+# took over 120 s, and perf then found no such process); killed at exit
+sleep 900 &
 LIVE=$!
 trap 'kill $LIVE 2>/dev/null; rm -rf "$T"' EXIT
 aarch64-linux-gnu-gcc -shared -fPIC -O2 -o "$T/probe_arm64.so" "$HERE/../pmusim/probe_ok.c" -ldl
@@ -118,6 +120,9 @@ check x86 host -e cpu-clock -g -- true
 check x86 host -e cpu-clock,dummy -g -c 100000 -- true
 check x86 host -e cpu-clock --call-graph fp -a
 check x86 host -e task-clock:u -g --per-thread -- true
+check x86 host -e cpu-clock -k mono -- true
+check x86 host -e cpu-clock,dummy -k CLOCK_TAI -c 1000 -- true
+check x86 host -e cpu-clock -k 7 -a
 
 # the inverted filters, which perf does not print
 SYSFS_PATH=$T/one "$P" record --dry-run -v -e arm_spe_0/inv_event_filter=0x4/ -- true |

@@ -4,7 +4,7 @@
 set -u
 top=$1
 rules=$top/tests/tools/layers.txt
-third_party='jansson zstd libelf gelf capstone elfutils sqlite3 libpq-fe protobuf-c zlib pfmlib perfmon'
+third_party='jansson zstd libelf gelf capstone Zydis elfutils sqlite3 libpq-fe protobuf-c zlib pfmlib perfmon'
 status=0
 cd "$top" || exit 2
 for f in $(find common formats decode record cli bench tests -name '*.[ch]' | sort); do

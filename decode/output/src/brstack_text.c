@@ -1,4 +1,5 @@
-/* Branch stacks as perf script prints them (-F brstack, the text and CSV columns). */
+/* Branch stacks as perf script prints them (-F brstack, brstacksym, brstackoff, the text
+ * and CSV columns). */
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/output.h"
@@ -17,7 +18,8 @@ const char *pmt_branch_type_name(unsigned type)
 	return names[type];
 }
 
-void pmt_brstack_put_flags(struct pmt_out *o, const struct pmt_branch_entry *e)
+/* print_bstack_flags() less its trailing space: "/P/-/-/5/COND/-" */
+static void put_br_flags(struct pmt_out *o, const struct pmt_branch_entry *e)
 {
 	unsigned f = e->flags;
 
@@ -36,6 +38,76 @@ void pmt_brstack_put_flags(struct pmt_out *o, const struct pmt_branch_entry *e)
 	pmt_out_char(o, '/');
 	pmt_out_str(o, pmt_branch_type_name(e->type));
 	pmt_out_str(o, "/-");
+}
+
+/* map__fprintf_dsoname_dsoff(): " (DSO)", with dsoff "+0xOFF" for a file (not the
+ * kernel's maps) */
+static void put_dso(struct pmt_out *o, const struct pmt_sym_loc *l, bool dsoff)
+{
+	pmt_out_str(o, " (");
+	pmt_out_str(o, l->dso ? l->dso : "[unknown]");
+	if (dsoff && l->dso && !l->kernel) {
+		pmt_out_str(o, "+0x");
+		pmt_out_hex(o, l->map_ip);
+	}
+	pmt_out_char(o, ')');
+}
+
+/* symbol__fprintf_symname_offs(): perf prints the offset whatever -F symoff says */
+static void put_sym(struct pmt_out *o, const struct pmt_sym_loc *l)
+{
+	if (!l->sym) {
+		pmt_out_str(o, "[unknown]");
+		return;
+	}
+	pmt_out_str(o, l->sym);
+	pmt_out_str(o, "+0x");
+	pmt_out_hex(o, l->symoff);
+}
+
+void sink_brstack_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
+{
+	const struct pmt_spe_brstack *b = s->brstack;
+	const bool dso = (f & PMT_FIELD_DSO) && k->symbols, dsoff = f & PMT_FIELD_DSOFF;
+	struct pmt_out *o = k->out;
+
+	if (!b || !b->nr)
+		return;
+	for (uint32_t i = 0; i < b->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
+		const struct pmt_branch_entry *e = &b->e[i];
+		struct pmt_sym_loc lf, lt;
+		uint64_t from = e->from, to = e->to;
+
+		if (dso || (f & (PMT_FIELD_BRSTACKSYM | PMT_FIELD_BRSTACKOFF))) {
+			pmt_symbols_resolve(k->symbols, s->pid, from, s->time, &lf);
+			pmt_symbols_resolve(k->symbols, s->pid, to, s->time, &lt);
+		}
+		if (!(f & PMT_FIELD_BRSTACK) && (f & PMT_FIELD_BRSTACKSYM)) {
+			put_sym(o, &lf);
+			if (dso)
+				put_dso(o, &lf, dsoff);
+			pmt_out_char(o, '/');
+			put_sym(o, &lt);
+		} else {
+			/* brstackoff: an address in a mapped file as its offset there, unless
+			 * the file's symbols were read (perf's dso__adjust_symbols(): a user
+			 * ELF file's addresses then stay as they are) */
+			if (!(f & PMT_FIELD_BRSTACK)) {
+				from = lf.dso && !lf.dso_loaded ? lf.map_ip : from;
+				to = lt.dso && !lt.dso_loaded ? lt.map_ip : to;
+			}
+			pmt_out_str(o, " 0x");
+			pmt_out_hex(o, from);
+			if (dso)
+				put_dso(o, &lf, dsoff);
+			pmt_out_str(o, "/0x");
+			pmt_out_hex(o, to);
+		}
+		if (dso)
+			put_dso(o, &lt, dsoff);
+		put_br_flags(o, e);
+		pmt_out_char(o, ' ');
+	}
 }
 
 int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *out,
@@ -59,7 +131,7 @@ int pmt_spe_brstack_str(const struct pmt_spe_brstack *b, const char *sep, char *
 		pmt_out_0x(&o, e->from);
 		pmt_out_char(&o, '/');
 		pmt_out_0x(&o, e->to);
-		pmt_brstack_put_flags(&o, e);
+		put_br_flags(&o, e);
 	}
 	len = (int)(o.len < cap ? o.len : cap - 1);
 	memcpy(out, tmp, (size_t)len);

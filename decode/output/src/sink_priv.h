@@ -53,6 +53,13 @@ struct pmt_spe_sink {
 	uint8_t lat_cols;     /* CSV/JSONL: ins_lat and retire_lat (a WEIGHT_STRUCT attr) */
 	uint32_t spe_fields;  /* text: SPE's samples in these fields (0: SPE's own layout) */
 	uint8_t hide_callchain; /* perf script -G */
+	/* -F tod: the trace's HEADER_CLOCK_DATA, and the last second's text */
+	uint8_t has_clock;
+	uint64_t clock_tod_ns, clock_ref_ns;
+	int64_t tod_sec;
+	char tod_text[32];
+	uint8_t insn_native;  /* -F insnlen: perf would decode the instruction */
+	struct sink_srccode *srccode; /* -F srccode: source files and per-thread state */
 };
 
 /* callchain_text.c: a sample's srcline as perf script prints it after the dso ("\n  FILE:LINE",
@@ -61,8 +68,23 @@ int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, c
 		      size_t cap);
 /* s's call chain as perf script's lines under the sample's line, the fields f of each */
 void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
-/* perf's print_bstack_flags() of one branch entry: "/P/-/-/CYCLES/TYPE/-", without the
- * trailing space (brstack_text.c) */
-void pmt_brstack_put_flags(struct pmt_out *o, const struct pmt_branch_entry *e);
+
+/* -F brstack, brstacksym or brstackoff (one of them, in that priority, as perf prints
+ * one), each entry's addresses followed by their file with -F dso, into k->out */
+void sink_brstack_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
+
+/* -F insnlen (sink_insn.c): the length of the instruction at s's ip (loc: its resolved
+ * map), 0 where perf prints 0 */
+/* -F misc and tod (sink_start.c), at p (tod: up to 64 bytes); return the end */
+char *sink_put_misc(char *p, uint16_t misc);
+char *sink_put_tod(struct pmt_spe_sink *k, char *p, uint64_t t);
+/* -F srccode (sink_srccode.c): the sample's source line after its line, as perf */
+struct sink_srccode;
+void sink_srccode(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
+		  const struct pmt_sym_loc *loc);
+void sink_srccode_free(struct sink_srccode *c);
+bool sink_insn_native(const struct pmt_trace_meta *m);
+uint32_t sink_insn_len(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
+		       const struct pmt_sym_loc *loc);
 
 #endif

@@ -177,46 +177,6 @@ static void text_line_end(struct pmt_out *o, const struct pmt_spe_brstack *bs)
 	pmt_out_char(o, '\n');
 }
 
-/* map__fprintf_dsoname_dsoff(): " (DSO)", " (DSO+0xOFF)" with dsoff in a file */
-static void put_branch_dso(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint64_t addr,
-			   bool dsoff)
-{
-	struct pmt_out *o = k->out;
-	struct pmt_sym_loc loc;
-
-	pmt_symbols_resolve(k->symbols, s->pid, addr, s->time, &loc);
-	pmt_out_str(o, " (");
-	pmt_out_str(o, loc.dso ? loc.dso : "[unknown]");
-	if (dsoff && loc.dso && !loc.kernel) {
-		pmt_out_str(o, "+");
-		pmt_out_0x(o, loc.map_ip);
-	}
-	pmt_out_char(o, ')');
-}
-
-/* perf_sample__fprintf_brstack(): " FROM/TO/FLAGS " per entry, each address followed by
- * its file when dso is printed */
-static void write_brstack(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
-{
-	struct pmt_out *o = k->out;
-	const bool dso = (f & PMT_FIELD_DSO) != 0, dsoff = (f & PMT_FIELD_DSOFF) != 0;
-
-	for (uint32_t i = 0; i < s->brstack->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
-		const struct pmt_branch_entry *e = &s->brstack->e[i];
-
-		pmt_out_char(o, ' ');
-		pmt_out_0x(o, e->from);
-		if (dso)
-			put_branch_dso(k, s, e->from, dsoff);
-		pmt_out_char(o, '/');
-		pmt_out_0x(o, e->to);
-		if (dso)
-			put_branch_dso(k, s, e->to, dsoff);
-		pmt_brstack_put_flags(o, e);
-		pmt_out_char(o, ' ');
-	}
-}
-
 /* s in w columns at p, right-aligned ("%*s") or left-aligned; returns the end */
 static char *put_str_w(char *p, const char *s, size_t w, bool left)
 {
@@ -265,10 +225,12 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	const int chain = s->callchain && (f & PMT_FIELD_IP) && !k->hide_callchain;
 
 	srcline[0] = 0;
+	memset(&loc, 0, sizeof(loc));
+	/* (insnlen prints 0 without the trace's maps) */
 	if (!k->symbols)
-		f &= ~(uint32_t)PMT_FIELDS_SYMBOLS;
-	if ((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP) &&
-	    !chain) {
+		f &= ~(uint32_t)(PMT_FIELDS_SYMBOLS & ~PMT_FIELD_INSNLEN);
+	if (((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP)) ||
+	    (f & (PMT_FIELD_INSNLEN | PMT_FIELD_SRCCODE))) {
 		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
 		if (f & PMT_FIELD_SRCLINE) {
@@ -317,8 +279,9 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		p += 2;
 	}
 	if (f & PMT_FIELD_MISC)
-		p = put_spaces(p, 6); /* perf's cpumode letters of sample->misc, which SPE's
-				       * synthesized samples leave 0, padded to 6 */
+		p = sink_put_misc(p, s->misc);
+	if (f & PMT_FIELD_TOD)
+		p = sink_put_tod(k, p, s->time);
 	if ((f & PMT_FIELD_TIME) && k->show_time) {
 		/* "%5llu.%06llu: " of seconds and microseconds */
 		uint64_t us = s->time / 1000;
@@ -410,19 +373,23 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 			p += sl;
 		}
 	}
-	o->len = (size_t)(p - o->buf);
-	/* perf's process_event() prints the branch stack after the ip's columns and before
-	 * the instruction and phys_addr */
-	if ((f & PMT_FIELD_BRSTACK) && s->brstack)
-		write_brstack(k, s, f);
-	pmt_out_reserve(o, 64);
-	p = o->buf + o->len;
-	if (f & PMT_FIELD_INSNLEN)
-		p = put_str_w(p, " ilen: 0", 0, false); /* perf decodes no instruction of an SPE sample */
+	/* perf prints the branch stack after the ip's columns, before insnlen and phys_addr */
+	if (f & (PMT_FIELD_BRSTACK | PMT_FIELD_BRSTACKSYM | PMT_FIELD_BRSTACKOFF)) {
+		o->len = (size_t)(p - o->buf);
+		sink_brstack_fields(k, s, f);
+		pmt_out_reserve(o, 128); /* insnlen, phys_addr and the newline */
+		p = o->buf + o->len;
+	}
+	if (f & PMT_FIELD_INSNLEN) {
+		memcpy(p, " ilen: ", 7);
+		p = pmt_fmt_u64(p + 7, sink_insn_len(k, s, &loc));
+	}
 	if (f & PMT_FIELD_PHYS_ADDR)
 		p = put_hex_w(p, s->phys_addr, 16);
 	*p++ = '\n';
 	o->len = (size_t)(p - o->buf);
+	if (f & PMT_FIELD_SRCCODE)
+		sink_srccode(k, s, &loc);
 }
 
 /* text mode: k->tail holds the tid/cpu/time columns at 0, those from addr on here */

@@ -116,6 +116,12 @@ int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
 	}
 	(void)fmt;
 	(void)compat;
+	k->insn_native = sink_insn_native(PMT_OPTS_HAS(opts, meta) ? opts->meta : NULL);
+	if (PMT_OPTS_HAS(opts, meta) && opts->meta && opts->meta->has_clock_data) {
+		k->has_clock = 1;
+		k->clock_tod_ns = opts->meta->clock_tod_ns;
+		k->clock_ref_ns = opts->meta->clock_ref_ns;
+	}
 	if (make_heads(k, PMT_OPTS_HAS(opts, meta) ? opts->meta : NULL) < 0) {
 		pmt_spe_sink_free(k);
 		return -PMT_ENOMEM;
@@ -135,6 +141,7 @@ void pmt_spe_sink_free(struct pmt_spe_sink *k)
 	free(k->head_len);
 	free(k->head);
 	free(k->ev_fields);
+	sink_srccode_free(k->srccode);
 	free(k);
 }
 
@@ -162,6 +169,8 @@ static const struct {
 	{ "ins_lat", PMT_FIELD_INS_LAT }, { "retire_lat", PMT_FIELD_RETIRE_LAT },
 	{ "misc", PMT_FIELD_MISC }, { "flags", PMT_FIELD_FLAGS }, { "insnlen", PMT_FIELD_INSNLEN },
 	{ "tod", PMT_FIELD_TOD }, { "dsoff", PMT_FIELD_DSOFF },
+	{ "brstacksym", PMT_FIELD_BRSTACKSYM }, { "brstackoff", PMT_FIELD_BRSTACKOFF },
+	{ "srccode", PMT_FIELD_SRCCODE },
 	/* perf takes these and prints nothing for them on SPE's synthesized samples (no
 	 * instruction bytes, call depth, registers, guests or IPC counts): no bit */
 	{ "insn", 0 }, { "callindent", 0 }, { "ipc", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
@@ -174,8 +183,9 @@ static const struct {
 
 int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *diag)
 {
-	static const char *const later[] = { "sym_size", "ipsym", "brstacksym",
-					     "brstackinsn", "brstackoff", "srccode" };
+	/* (perf 7.3 has no "ipsym" or "sym_size": "Invalid field requested.", as for any
+	 * unknown name) */
+	static const char *const later[] = { "brstackinsn" };
 	/* perf refuses these on SPE traces: their attrs never sample them */
 	static const char *const refused[] = { "data_page_size", "code_page_size", "cgroup",
 					       "uregs" };
@@ -211,7 +221,8 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *di
 		if (!found) {
 			field_err(diag, -PMT_EPARSE, "-F: unknown field '%.*s' (fields: comm pid "
 				  "tid cpu misc tod time period event flags addr data_src weight ins_lat "
-				 "retire_lat ip sym symoff dso dsoff srcline brstack insnlen phys_addr)",
+				 "retire_lat ip sym symoff dso dsoff srcline insnlen phys_addr brstack "
+				 "brstacksym brstackoff srccode)",
 				 (int)n, p);
 			return -PMT_EPARSE;
 		}
@@ -249,17 +260,16 @@ int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields, struct
 		  false },
 	};
 
-	if (fields & PMT_FIELD_TOD) {
-		/* perf's words: a pmutrace trace never has perf's clock data feature */
-		field_err(diag, -PMT_EINVAL, "Can't provide 'tod' time, missing clock data. Please "
-			 "record with -k/--clockid option.");
+	if ((fields & (PMT_FIELD_SRCLINE | PMT_FIELD_SRCCODE)) && !(fields & PMT_FIELD_IP)) {
+		/* perf_session__check_output_opt(), in its words */
+		field_err(diag, -PMT_EINVAL, "Display of source line number requested but sample "
+			 "IP is not\nselected. Hence, no address to lookup the source line number.");
 		return -PMT_EINVAL;
 	}
-	if ((fields & (PMT_FIELD_MISC | PMT_FIELD_INSNLEN)) && m && pmt_trace_has_own_samples(m)) {
-		/* their header.misc (perf's K/U/H/G letters) is not kept in the sample yet, and
-		 * perf decodes their instruction's length from the file */
-		field_err(diag, -PMT_EINVAL, "-F %s: not available yet for the trace's own samples "
-			 "(only for SPE's)", fields & PMT_FIELD_MISC ? "misc" : "insnlen");
+	if ((fields & PMT_FIELD_TOD) && !(m && m->has_clock_data)) {
+		/* perf's words: only perf record -k/--clockid writes HEADER_CLOCK_DATA */
+		field_err(diag, -PMT_EINVAL, "Can't provide 'tod' time, missing clock data. Please "
+			 "record with -k/--clockid option.");
 		return -PMT_EINVAL;
 	}
 	for (uint32_t i = 0; m && i < m->nr_attrs; i++) {

@@ -58,7 +58,7 @@ int pmt_trace_event_name(const struct pmt_trace_meta *m, unsigned ev, int compat
 }
 
 static void to_sample(const struct pmt_trace_meta *m, const struct pmt_sample *smp,
-		      struct pmt_spe_sample *s)
+		      uint16_t misc, struct pmt_spe_sample *s)
 {
 	const struct pmt_trace_attr *a = smp->attr;
 	uint64_t st = smp->sample_type, flags;
@@ -76,6 +76,7 @@ static void to_sample(const struct pmt_trace_meta *m, const struct pmt_sample *s
 	s->addr = smp->addr;
 	s->phys_addr = smp->phys_addr;
 	s->data_src = smp->data_src;
+	s->misc = misc;
 	/* perf: the attr's sample_period unless the sample carries its own */
 	memcpy(&flags, a->attr + ATTR_FLAGS, 8);
 	if (st & PMT_SAMPLE_PERIOD)
@@ -178,7 +179,7 @@ int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
 		if (rc < 0)
 			return rc;
 	}
-	to_sample(m, &ev->u.sample, &b->s[b->n++]);
+	to_sample(m, &ev->u.sample, ev->misc, &b->s[b->n++]);
 	return 0;
 }
 

@@ -100,6 +100,8 @@ void pmt_symbols_free(struct pmt_symbols *s)
 			nx = d->next;
 			elf_symtab_fini(&d->tab);
 			srcline_close(&d->lines);
+			if (d->code_map_state > 0)
+				pmt_file_unmap(&d->code_map);
 			free(d->sym_path);
 			free(d->code_path);
 			free(d->kmod_name);
@@ -637,6 +639,7 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	out->map_pgoff = m->dso->kernel ? m->start : m->pgoff;
 	if (!m->dso->state)
 		load_dso(s, m->dso);
+	out->dso_loaded = m->dso->state > 0;
 	/* a module's map starts at its .text (perf sets the map's pgoff to its offset) */
 	out->map_ip = m->dso->kernel ? ip
 				     : ip - m->start + m->pgoff +

@@ -7,6 +7,7 @@
 #include "dso_find.h"
 #include "srcline.h"
 #include "symbols_int.h"
+#include "pmutrace/files.h"
 #include "pmutrace/perf_abi.h"
 
 struct dso {
@@ -23,6 +24,8 @@ struct dso {
 	char *sym_path;        /* the file the symbols (and lines) come from */
 	char *code_path;       /* the file with the code (NULL: none found) */
 	uint8_t symbols_only;  /* the symbols came from a copy without code */
+	int8_t code_map_state; /* code_path mapped: 0 not yet, 1 mapped, -1 unreadable */
+	struct pmt_file_map code_map;
 	struct srcline lines;
 	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
 	struct dso *next;      /* hash chain */

@@ -297,6 +297,25 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 		if (s->meta.comp_type > 1)
 			src_warn(s, "compression type %u is not zstd", s->meta.comp_type);
 		break;
+	case PMT_FEAT_CLOCKID:
+		if (pmt_cursor_u64(&c, &s->meta.clock_res_ns) < 0)
+			rc = -PMT_ECORRUPT;
+		break;
+	case PMT_FEAT_CLOCK_DATA: {
+		/* {u32 version (1), clockid; u64 tod_ns, clockid_ns}: perf takes nothing from
+		 * another version (process_clock_data) */
+		uint32_t version;
+
+		if (pmt_cursor_left(&c) < 24 || (pmt_cursor_u32(&c, &version), version != 1)) {
+			rc = -PMT_ECORRUPT; /* warned below, naming the offset */
+			break;
+		}
+		pmt_cursor_u32(&c, &s->meta.clock_clockid);
+		pmt_cursor_u64(&c, &s->meta.clock_tod_ns);
+		pmt_cursor_u64(&c, &s->meta.clock_ref_ns);
+		s->meta.has_clock_data = 1;
+		break;
+	}
 	default:
 		break;
 	}

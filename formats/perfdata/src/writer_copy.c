@@ -42,6 +42,10 @@ int pmt_perf_writer_copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_
 
 		rc = pmt_perf_writer_set_cmdline(w, 1, argv1);
 	}
+	/* perf script -F tod needs it: a converted -k recording keeps its time of day */
+	if (rc >= 0 && m->has_clock_data)
+		rc = pmt_perf_writer_set_clock_data(w, m->clock_clockid, m->clock_tod_ns,
+						    m->clock_ref_ns, m->clock_res_ns);
 	return rc;
 }
 

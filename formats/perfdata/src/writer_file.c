@@ -109,6 +109,21 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 		put32(w, w->comp_ratio);
 		put32(w, w->comp_mmap_len);
 		return true;
+	case PMT_FEAT_CLOCKID:
+		/* perf record -k: the clock's resolution (u64 ns), 0 when unknown */
+		if (!w->has_clock)
+			return false;
+		put64(w, w->clock_res_ns);
+		return true;
+	case PMT_FEAT_CLOCK_DATA:
+		/* {u32 version 1, clockid; u64 tod_ns, clockid_ns} (perf's write_clock_data) */
+		if (!w->has_clock)
+			return false;
+		put32(w, 1);
+		put32(w, w->clockid);
+		put64(w, w->clock_tod_ns);
+		put64(w, w->clock_ref_ns);
+		return true;
 	case PMT_FEAT_CMDLINE:
 		if (!w->argv)
 			return false;
@@ -398,6 +413,19 @@ int pmt_perf_writer_set_compressed(struct pmt_perf_writer *w, uint32_t level, ui
 	w->comp_level = level;
 	w->comp_ratio = ratio;
 	w->comp_mmap_len = mmap_len;
+	return 0;
+}
+
+int pmt_perf_writer_set_clock_data(struct pmt_perf_writer *w, uint32_t clockid,
+				   uint64_t tod_ns, uint64_t clockid_ns, uint64_t res_ns)
+{
+	if (w->started)
+		return -PMT_EINVAL;
+	w->has_clock = true;
+	w->clockid = clockid;
+	w->clock_tod_ns = tod_ns;
+	w->clock_ref_ns = clockid_ns;
+	w->clock_res_ns = res_ns;
 	return 0;
 }
 

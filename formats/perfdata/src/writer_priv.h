@@ -28,9 +28,11 @@ struct pmt_perf_writer {
 	struct wattr *attrs;
 	uint32_t nr_attrs;
 	char *str[PMT_FEAT_BITS];
-	bool has_nrcpus, has_comp;
+	bool has_nrcpus, has_comp, has_clock;
 	uint32_t online, avail;
 	uint32_t comp_level, comp_ratio, comp_mmap_len;
+	uint32_t clockid;
+	uint64_t clock_tod_ns, clock_ref_ns, clock_res_ns;
 	char **argv;
 	int argc;
 	/* file mode: offsets of the AUXTRACE records for the HEADER_AUXTRACE index */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +47,26 @@ static int open_file(struct cap *c, struct pmt_diag *diag)
 	return 0;
 }
 
+/* record__init_clock(): the time of day and the events' clock read back to back (perf's
+ * order: gettimeofday first), and the clock's resolution (HEADER_CLOCKID), so that perf
+ * script -F tod can date every sample */
+static int write_clock_data(struct pmt_perf_writer *w, int32_t clockid)
+{
+	struct timeval tod;
+	struct timespec ref, res = { 0, 0 };
+
+	if (gettimeofday(&tod, NULL) || clock_gettime((clockid_t)clockid, &ref))
+		return -PMT_EINVAL;
+	clock_getres((clockid_t)clockid, &res);
+	return pmt_perf_writer_set_clock_data(w, (uint32_t)clockid,
+					      (uint64_t)tod.tv_sec * 1000000000u +
+						      (uint64_t)tod.tv_usec * 1000u,
+					      (uint64_t)ref.tv_sec * 1000000000u +
+						      (uint64_t)ref.tv_nsec,
+					      (uint64_t)res.tv_sec * 1000000000u +
+						      (uint64_t)res.tv_nsec);
+}
+
 static int write_features(struct cap *c)
 {
 	struct utsname u;
@@ -78,6 +99,8 @@ static int write_features(struct cap *c)
 		rc = pmt_perf_writer_set_nrcpus(c->w, (uint32_t)online, (uint32_t)avail);
 	if (rc >= 0 && c->ro->argv_cmdline)
 		rc = pmt_perf_writer_set_cmdline(c->w, c->ro->argc_cmdline, c->ro->argv_cmdline);
+	if (rc >= 0 && PMT_OPTS_HAS(c->o, clockid) && c->o->use_clockid)
+		rc = write_clock_data(c->w, c->o->clockid);
 	return rc;
 }
 

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pmutrace/perfdata.h"
@@ -322,6 +324,10 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 				a->sample_type |= sample_opts[k].bit;
 		a->read_format |= PMT_READ_ID | PMT_READ_LOST;
 		a->flags |= PMT_ATTR_FLAG_SAMPLE_ID_ALL;
+		if (PMT_OPTS_HAS(o, clockid) && o->use_clockid) {
+			a->flags |= PMT_ATTR_FLAG_USE_CLOCKID;
+			a->clockid = o->clockid;
+		}
 		if (e->tracking)
 			a->flags |= tracking_flags;
 		if (!o->no_inherit && !has_cpu && !o->per_thread && o->target != PMT_TARGET_TID)
@@ -370,4 +376,39 @@ void pmt_record_plan_print(FILE *fp, const struct pmt_record_plan *p)
 				    p->ev.ev[i].pmu ? p->ev.ev[i].pmu->name : NULL);
 		fputs(dashes, fp);
 	}
+}
+
+int pmt_record_parse_clockid(const char *s, int32_t *clockid, struct pmt_diag *diag)
+{
+	/* builtin-record.c clockids[] */
+	static const struct {
+		const char *name;
+		int32_t id;
+	} names[] = {
+		{ "monotonic", CLOCK_MONOTONIC }, { "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", CLOCK_REALTIME }, { "boottime", CLOCK_BOOTTIME }, { "tai", CLOCK_TAI },
+		{ "mono", CLOCK_MONOTONIC }, { "raw", CLOCK_MONOTONIC_RAW },
+		{ "real", CLOCK_REALTIME }, { "boot", CLOCK_BOOTTIME },
+	};
+	const char *name = s;
+	char *end;
+	long v;
+
+	/* perf takes a number first (sscanf "%d") */
+	v = strtol(s, &end, 10);
+	if (end != s && !*end && v >= INT32_MIN && v <= INT32_MAX) {
+		*clockid = (int32_t)v;
+		return 0;
+	}
+	if (!strncasecmp(name, "CLOCK_", 6))
+		name += 6;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcasecmp(name, names[i].name)) {
+			*clockid = names[i].id;
+			return 0;
+		}
+	}
+	return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+			    "unknown clockid %s, check man page (mono, monotonic, raw, "
+			    "monotonic_raw, real, realtime, boot, boottime, tai or a number)", s);
 }

@@ -25,10 +25,13 @@ enum {
 	PMT_FIELD_INS_LAT = 1u << 17, PMT_FIELD_RETIRE_LAT = 1u << 18,
 	PMT_FIELD_MISC = 1u << 19, PMT_FIELD_FLAGS = 1u << 20, PMT_FIELD_INSNLEN = 1u << 21,
 	PMT_FIELD_TOD = 1u << 22, PMT_FIELD_DSOFF = 1u << 23,
+	PMT_FIELD_BRSTACKSYM = 1u << 24, PMT_FIELD_BRSTACKOFF = 1u << 25,
+	PMT_FIELD_SRCCODE = 1u << 26,
 };
 /* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
 #define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO | \
-			    PMT_FIELD_SRCLINE)
+			    PMT_FIELD_SRCLINE | PMT_FIELD_BRSTACKSYM | PMT_FIELD_BRSTACKOFF | \
+			    PMT_FIELD_INSNLEN | PMT_FIELD_SRCCODE)
 /* "tid,time,ip" (perf's names) into PMT_FIELD_* bits. Returns 0, or -PMT_EPARSE with diag
  * naming the field and the ones there are (fields not done yet, such as srcline, are named
  * as such). */

@@ -304,6 +304,9 @@ struct pmt_spe_sample {
 	/* PERF_SAMPLE_WEIGHT_STRUCT's var2_w and var3_w: instruction latency and (Intel
 	 * TPEBS) retire latency, as perf's sample->ins_lat and sample->retire_lat */
 	uint16_t ins_lat, retire_lat;
+	/* the record's header.misc (cpumode bits) for a trace's own samples, as perf's
+	 * sample->misc; 0 for SPE's synthesized samples, which perf leaves without one */
+	uint16_t misc;
 	const struct pmt_spe_record *rec; /* valid until the next record */
 	/* branch stack (NULL: none, as perf's NULL sample.branch_stack); a fixed array in
 	 * the queue, valid until the next record: samples are copied per event, the array

@@ -46,6 +46,8 @@ struct pmt_sym_loc {
 	const char *dso_short; /* its last path component ("[kernel.kallsyms]" as it is) */
 	uint64_t map_ip;       /* the address in the file's offset space (ip - start + pgoff) */
 	uint64_t map_start, map_pgoff; /* the kernel's map: pgoff = start (an identity) */
+	uint8_t dso_loaded;    /* the file's symbols were read (perf's dso->adjust_symbols of a
+				* user file: its addresses are then taken as they are) */
 	const void *sym_id;    /* identities for grouping: equal for the same symbol / file */
 	const void *dso_id;
 };
@@ -104,6 +106,12 @@ PMT_API int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc 
  * -PMT_ENOMEM. */
 PMT_API int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 				 uint8_t **buf, size_t *len, uint64_t *vaddr, uint16_t *machine);
+/* Up to cap bytes of the mapped file at loc's address (its map_ip, a file offset), as
+ * perf's thread__memcpy() reads a sample's instruction: the file with the code, mapped
+ * once; *is64 says whether it is an ELFCLASS64 file. Returns the bytes copied, 0 for the
+ * kernel, no map, or no readable file. */
+PMT_API int pmt_symbols_code_at(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+				uint8_t *buf, size_t cap, bool *is64);
 /* The comm (command name) of a thread at `time`, as perf names a sample: the last COMM
  * record at or before it (time 0: the latest; "swapper" for the idle task, as perf), or
  * NULL. */

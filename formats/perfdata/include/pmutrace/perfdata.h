@@ -93,6 +93,12 @@ struct pmt_trace_meta {
 	uint64_t nr_auxtrace_index;
 	/* HEADER_COMPRESSED (perf record -z); comp_type 1 = zstd, 0 = feature absent */
 	uint32_t comp_type, comp_level, comp_mmap_len;
+	/* HEADER_CLOCK_DATA (perf record -k/--clockid): one instant read on both clocks, the
+	 * time of day and the sample clock, which perf script -F tod converts by */
+	uint8_t has_clock_data;
+	uint32_t clock_clockid;
+	uint64_t clock_tod_ns, clock_ref_ns;
+	uint64_t clock_res_ns;    /* HEADER_CLOCKID: the clock's resolution, 0 when absent */
 	/* HEADER_BUILD_ID: the build-ids perf record collected for the files samples hit
 	 * (file mode; a pipe carries them as records at its end, not read here) */
 	uint32_t nr_build_ids;
@@ -315,10 +321,15 @@ PMT_API int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t onlin
 				       uint32_t avail);
 PMT_API int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc,
 					const char *const *argv);
+/* HEADER_CLOCKID (res_ns) and HEADER_CLOCK_DATA, as perf record -k/--clockid writes them:
+ * the time of day and the sample clock read at one instant, which perf script -F tod
+ * converts by. */
+PMT_API int pmt_perf_writer_set_clock_data(struct pmt_perf_writer *w, uint32_t clockid,
+					   uint64_t tod_ns, uint64_t clockid_ns, uint64_t res_ns);
 /* HEADER_CPUID of an Arm CPU as perf writes it: the MIDR as "0x%016llx". */
 PMT_API int pmt_perf_writer_set_midr(struct pmt_perf_writer *w, uint64_t midr);
 /* Copying a trace (m: what pmt_source_meta() gives): its attrs with their ids and names,
- * hostname, osrelease, version, arch, cpuid, nr_cpus and cmdline. */
+ * hostname, osrelease, version, arch, cpuid, nr_cpus, cmdline and the clock data. */
 PMT_API int pmt_perf_writer_copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_meta *m);
 /* One record of the trace being copied: AUX data with its payload, records in the output's
  * byte order as they are, others re-encoded; the header records (attrs, features) are

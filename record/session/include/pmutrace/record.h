@@ -55,7 +55,15 @@ struct pmt_record_opts {
 				    * (PERF_SAMPLE_IDENTIFIER) */
 	bool sample_id;            /* an id in every sample even with one event (as perf gives
 				    * several): counting events' attrs sit beside the samples */
+	bool use_clockid;          /* -k/--clockid: every event's times from this clock, and
+				    * the clock data perf script -F tod needs */
+	int32_t clockid;
 };
+
+/* perf record's -k/--clockid value: a number, or a name (mono, monotonic, raw,
+ * monotonic_raw, real, realtime, boot, boottime, tai, each also as CLOCK_NAME, any
+ * case) into a clock id. 0, or -PMT_EINVAL with diag naming the value and the names. */
+PMT_API int pmt_record_parse_clockid(const char *s, int32_t *clockid, struct pmt_diag *diag);
 
 struct pmt_record_plan {
 	struct pmt_evlist ev;      /* in perf's order: AUX events first, tracking last */
