@@ -1,5 +1,6 @@
 /* The simulated PMU's shared state: one struct ev per perf_event_open, the ring helpers of
- * pmusim.c (SPE, rings, interposed calls) that pebs.c (the Intel core PMU) writes through.
+ * pmusim.c (rings, interposed calls) that spe.c (Arm SPE) and pebs.c (the Intel core PMU)
+ * write through.
  * Everything here is hidden: only the interposed libc calls (SIM_EXPORT) leave the
  * preload, so no name of ours can stand in for one of the host program's. */
 #ifndef PMUSIM_H
@@ -62,6 +63,10 @@ void simlog(const char *fmt, ...);
 uint64_t *up64(struct ev *e, size_t off);
 void sid_trailer(struct ev *e, uint8_t *p, size_t *n);
 int data_put(struct ev *e, const uint8_t *rec, size_t size);
+
+/* spe.c */
+void load_spe(void);                                /* PMUSIM_SPE, once */
+void start_producer(struct ev *e);                  /* once its AUX area is mapped */
 
 /* pebs.c */
 int pebs_type(uint32_t type);                       /* a PMUSIM_PEBS_TYPE type */

@@ -211,6 +211,7 @@ static void for_each_fd(struct cap *c, unsigned long req)
 
 void cap_enable(struct cap *c, bool on)
 {
+	c->stopped = !on;
 	for_each_fd(c, on ? IOC_ENABLE : IOC_DISABLE);
 }
 
@@ -235,7 +236,11 @@ void cap_slot_aux_enable(struct cap *c, uint32_t s, bool on)
 void cap_reenable_slot(struct cap *c, uint32_t s)
 {
 	/* the SPE driver disables the event when the AUX area fills (TRUNCATED): as perf's
-	 * auxtrace_record__read_finish, turn it back on once the tail moved */
+	 * auxtrace_record__read_finish, turn it back on once the tail moved; not after the
+	 * recording stopped (perf's arm_spe_read_finish checks evsel->disabled): the last
+	 * drain would enable events that then write into rings about to be unmapped */
+	if (c->stopped)
+		return;
 	for (int t = 0; t < c->nthreads; t++) {
 		int fd = c->fds[FD_IX(c, s, t, 0)];
 
