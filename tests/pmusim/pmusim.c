@@ -315,6 +315,9 @@ SIM_EXPORT int ioctl(int fd, unsigned long req, ...)
 		/* the kernel stops the event before the ioctl returns: no write after this */
 		e->enabled = 0;
 		pthread_mutex_lock(&e->busy);
+		if (e->spe)
+			spe_stop(e);
+		e->disables++;
 		pthread_mutex_unlock(&e->busy);
 		return 0;
 	case IOC_ID:

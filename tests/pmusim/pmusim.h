@@ -43,6 +43,14 @@ struct ev {
 	uint64_t produced, dropped, truncated, aux_records, data_lost, collisions;
 	uint64_t det_rec, det_rng; /* PMUSIM_SEED: the event's next record index, its PRNG */
 	int itrace_sent;
+	/* snapshot (overwrite) mode, spe.c: the driver's handle->head, PMBPTR and PMBLIMITR
+	 * as offsets in the AUX area, and whether a driver session (begin..end) is open */
+	uint64_t ow_head, ow_ptr, ow_limit;
+	int ow_active;
+	volatile int disables;    /* IOC_DISABLE calls: a snapshot pause waits for one */
+	int snap_paused, snap_req; /* PMUSIM_SNAPSHOT: paused; SIGUSR2 sent for the pause */
+	int snap_disables;        /* disables when SIGUSR2 was sent */
+	uint64_t snap_since;      /* records since the last pause */
 	/* the Intel core PMU (pebs.c) */
 	int pebs;                 /* of a PMUSIM_PEBS_TYPE type */
 	uint64_t config, config1, period, read_format;
@@ -67,6 +75,7 @@ int data_put(struct ev *e, const uint8_t *rec, size_t size);
 /* spe.c */
 void load_spe(void);                                /* PMUSIM_SPE, once */
 void start_producer(struct ev *e);                  /* once its AUX area is mapped */
+void spe_stop(struct ev *e);                        /* IOC_DISABLE (busy held) */
 
 /* pebs.c */
 int pebs_type(uint32_t type);                       /* a PMUSIM_PEBS_TYPE type */

@@ -22,6 +22,11 @@
  *                           is dropped as from a full data ring (LOST before the next
  *                           record). Which bytes and records each CPU gets, and every
  *                           flag, depend only on the stream position, not on timing.
+ *   PMUSIM_SNAPSHOT=N       with PMUSIM_SEED in snapshot mode: after each N records of its
+ *                           share every event waits, and once all do, SIGUSR2 asks the
+ *                           recorder for a snapshot; they go on once it has disabled them
+ * Snapshot mode (an AUX area mapped read-only) follows the driver's snapshot rules: see
+ * ow_begin() below.
  * The SPE records are split across the events in CPU order, so with one event per CPU
  * each CPU gets a share in turn. pmusim.c includes this file: the preload stays one file
  * to build (cc -shared pmusim.c). */
@@ -39,6 +44,7 @@ static uint8_t *spe_bytes;
 static size_t spe_len, spe_pos;
 static uint32_t *rec_end; /* end offset of each whole record, found once at load */
 static size_t nrec, rec_ix;
+static size_t max_record = 64; /* the stream's largest record, at least a PMSIDR.MaxSize of 64 */
 
 static void index_records(void);
 
@@ -100,6 +106,8 @@ static void index_records(void)
 		if (!l)
 			break;
 		pos += l;
+		if (l > max_record)
+			max_record = l;
 		if (nrec == cap) {
 			uint32_t *n = realloc(rec_end, (cap *= 2) * sizeof(*rec_end));
 
@@ -170,6 +178,158 @@ static void itrace_start(struct ev *e)
 	data_put(e, r, n);
 }
 
+/* Snapshot (overwrite) mode, as arm_spe_pmu.c runs it (buf->snapshot) with
+ * perf_aux_output_end()'s rb->aux_overwrite rules: the hardware writes from handle->head
+ * up to a limit at half or at the end of the area and never looks at aux_tail; a
+ * buffer-full interrupt or a stop ends the session with aux_head set to the write pointer
+ * as an offset in the area (not a count: after the end it starts again at 0) and a
+ * PERF_RECORD_AUX whose offset is that new head, flagged OVERWRITE. */
+static void ow_begin(struct ev *e)
+{
+	const uint64_t size = e->aux_size;
+	uint64_t head = e->ow_head & (size - 1), limit = size;
+
+	/* arm_spe_pmu_next_snapshot_off(): records cannot be parsed backwards, so an overwrite
+	 * costs at most half an area of them; too close to the limit for a record, the rest
+	 * is padding (PAD bytes, 0) that no AUX record covers */
+	if (head < limit >> 1)
+		limit >>= 1;
+	if (limit - head < max_record) {
+		memset(e->aux + head, 0, (size_t)(limit - head));
+		head = limit & (size - 1);
+		limit = (size >> 1) + head;
+	}
+	e->ow_head = e->ow_ptr = head;
+	e->ow_limit = limit;
+	e->ow_active = 1;
+}
+
+static void ow_end(struct ev *e, unsigned collide)
+{
+	const uint64_t size = e->ow_ptr - e->ow_head;
+
+	e->ow_active = 0;
+	e->ow_head = e->ow_ptr;
+	/* a record with OVERWRITE alone tells nothing new: the kernel sends none */
+	if (size)
+		aux_record(e, e->ow_ptr, size,
+			   0x2 | (collide && (e->aux_records + 1) % collide == 0
+					  ? (e->collisions++, 0x8) : 0));
+	__atomic_store_n(up64(e, 1056), e->ow_ptr, __ATOMIC_RELEASE);
+}
+
+/* the driver's pmu::stop (IOC_DISABLE; e->busy held): a snapshot mode session ends */
+void spe_stop(struct ev *e)
+{
+	const char *co = getenv("PMUSIM_COLLIDE");
+
+	if (e->overwrite && e->ow_active && e->aux && e->base)
+		ow_end(e, co ? (unsigned)atoi(co) : 0);
+}
+
+/* PMUSIM_SNAPSHOT: records of an event's share between two snapshots, 0 none */
+static long snapshot_every(void)
+{
+	static long every = -1;
+
+	if (every < 0) {
+		const char *sn = getenv("PMUSIM_SNAPSHOT");
+
+		every = sn ? atol(sn) : 0;
+	}
+	return every;
+}
+
+/* One step in snapshot mode: whole records up to the limit (and chunk bytes), from the
+ * event's share (shards > 0, PMUSIM_SEED) or the common stream. Returns 0 when nothing is
+ * left to produce. */
+static int produce_overwrite(struct ev *e, size_t chunk, size_t shards, unsigned collide)
+{
+	const uint8_t *rec;
+	size_t room, n = 0, next;
+
+	if (!e->ow_active)
+		ow_begin(e);
+	room = (size_t)(e->ow_limit - e->ow_ptr);
+	if (room > chunk)
+		room = chunk;
+	if (shards) {
+		uint64_t k;
+
+		for (k = e->det_rec; k < nrec; k += shards) {
+			size_t from = k ? rec_end[k - 1] : 0, l = rec_end[k] - from;
+
+			if (n + l > room ||
+			    (snapshot_every() > 0 && e->snap_since >= (uint64_t)snapshot_every()))
+				break; /* (a snapshot pause comes after exactly N records) */
+			memcpy(e->aux + e->ow_ptr + n, spe_bytes + from, l);
+			n += l;
+			e->snap_since++;
+		}
+		e->det_rec = k;
+		next = k < nrec ? rec_end[k] - (k ? rec_end[k - 1] : 0) : 0;
+	} else {
+		n = take_records(room, &rec);
+		memcpy(e->aux + e->ow_ptr, rec, n);
+		pthread_mutex_lock(&lock);
+		next = next_record_len();
+		pthread_mutex_unlock(&lock);
+	}
+	e->ow_ptr += n;
+	e->produced += n;
+	/* the buffer-full interrupt: the next record does not fit before the limit; the
+	 * handler ends the session and begins the next (the next step) */
+	if (next && next > e->ow_limit - e->ow_ptr)
+		ow_end(e, collide);
+	return n || next;
+}
+
+/* PMUSIM_SNAPSHOT=N (with PMUSIM_SEED, snapshot mode): after each N records of its share
+ * (the last one too) an event stops; once every SPE event has stopped or finished, SIGUSR2 asks the recorder
+ * for a snapshot, and each event goes on after the recorder has disabled it (and enabled
+ * it again). So every snapshot holds the same bytes whatever the timing. Returns 1 while
+ * the event waits. */
+static int snapshot_pause(struct ev *e)
+{
+	const long every = snapshot_every();
+	int paused, all = 1;
+
+	if (every <= 0)
+		return 0;
+	pthread_mutex_lock(&lock);
+	if (!e->snap_paused && e->snap_since >= (uint64_t)every) {
+		e->snap_paused = 1;
+		e->snap_req = 0;
+	}
+	if (e->snap_paused && e->snap_req && e->disables != e->snap_disables && e->enabled) {
+		e->snap_paused = e->snap_req = 0;
+		e->snap_since = 0;
+	}
+	if (e->snap_paused && !e->snap_req) {
+		for (int i = 0; i < MAX_EV; i++) {
+			const struct ev *o = &evs[i];
+
+			if (!o->used || !o->spe || !o->aux || (o->det_rec >= nrec && !o->snap_paused))
+				continue;
+			if (!o->snap_paused || o->snap_req)
+				all = 0;
+		}
+		if (all) {
+			for (int i = 0; i < MAX_EV; i++)
+				if (evs[i].used && evs[i].snap_paused) {
+					evs[i].snap_req = 1;
+					evs[i].snap_disables = evs[i].disables;
+				}
+			kill(getpid(), SIGUSR2);
+		}
+	}
+	paused = e->snap_paused;
+	pthread_mutex_unlock(&lock);
+	if (paused)
+		usleep(1000);
+	return paused;
+}
+
 /* One step of the driver: write what fits, or flag a full area. Called with e->busy held. */
 static void produce_once(struct ev *e, size_t chunk, unsigned collide)
 {
@@ -185,9 +345,9 @@ static void produce_once(struct ev *e, size_t chunk, unsigned collide)
 	tail = __atomic_load_n(up64(e, 1064), __ATOMIC_ACQUIRE);
 	/* CIRC_SPACE(head, tail, size): one byte always kept free */
 	space = (tail - head - 1) & (e->aux_size - 1);
-	if (e->overwrite)
-		space = e->aux_size - 1;
-	n = take_records(space < chunk ? (size_t)space : chunk, &rec);
+	if (e->overwrite && produce_overwrite(e, chunk, 0, collide))
+		return;
+	n = e->overwrite ? 0 : take_records(space < chunk ? (size_t)space : chunk, &rec);
 	if (!n) {
 		size_t want;
 
@@ -225,9 +385,7 @@ static void produce_once(struct ev *e, size_t chunk, unsigned collide)
 	}
 	/* PERF_RECORD_AUX before aux_head moves (perf_aux_output_end) */
 	aux_record(e, head, n,
-		   (e->overwrite ? 0x2 : 0) |
-			   (collide && (e->aux_records + 1) % collide == 0 ? (e->collisions++, 0x8)
-									    : 0));
+		   collide && (e->aux_records + 1) % collide == 0 ? (e->collisions++, 0x8) : 0);
 	__atomic_store_n(up64(e, 1056), head + n, __ATOMIC_RELEASE);
 	e->produced += n;
 }
@@ -254,8 +412,9 @@ static int det_shard(const struct ev *e, size_t *shards)
 static int det_all_done(void)
 {
 	for (int i = 0; i < MAX_EV; i++)
-		if (evs[i].used && evs[i].spe && evs[i].aux && evs[i].det_rec < nrec)
-			return 0;
+		if (evs[i].used && evs[i].spe && evs[i].aux &&
+		    (evs[i].det_rec < nrec || evs[i].snap_paused))
+			return 0; /* (a snapshot asked for comes before the end) */
 	return 1;
 }
 
@@ -273,6 +432,8 @@ static void produce_det(struct ev *e, size_t chunk, unsigned collide, unsigned t
 		itrace_start(e);
 		e->itrace_sent = 1;
 	}
+	if (e->overwrite && (snapshot_pause(e) || produce_overwrite(e, chunk, shards, collide)))
+		return;
 	/* this chunk: whole records of the event's share, up to chunk bytes (one at least) */
 	for (k = e->det_rec; k < nrec; k += shards) {
 		size_t l = rec_end[k] - (k ? rec_end[k - 1] : 0);
@@ -295,7 +456,7 @@ static void produce_det(struct ev *e, size_t chunk, unsigned collide, unsigned t
 	/* room for the chunk, and for PERF_RECORD_AUX with a LOST before it: else later */
 	head = *up64(e, 1056);
 	tail = __atomic_load_n(up64(e, 1064), __ATOMIC_ACQUIRE);
-	space = e->overwrite ? e->aux_size - 1 : (tail - head - 1) & (e->aux_size - 1);
+	space = (tail - head - 1) & (e->aux_size - 1);
 	dhead = *up64(e, 1024);
 	dtail = __atomic_load_n(up64(e, 1032), __ATOMIC_ACQUIRE);
 	if (space < n || e->data_size - (dhead - dtail) < 256)
@@ -337,9 +498,8 @@ static void produce_det(struct ev *e, size_t chunk, unsigned collide, unsigned t
 		e->aux_records++;
 	} else {
 		aux_record(e, head, n,
-			   (e->overwrite ? 0x2 : 0) |
-				   (collide && (e->aux_records + 1) % collide == 0
-					    ? (e->collisions++, 0x8) : 0));
+			   collide && (e->aux_records + 1) % collide == 0 ? (e->collisions++, 0x8)
+									  : 0);
 	}
 	__atomic_store_n(up64(e, 1056), head + n, __ATOMIC_RELEASE);
 	e->produced += n;
