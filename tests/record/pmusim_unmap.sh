@@ -10,7 +10,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 command -v cc >/dev/null || { echo "SKIP: no C compiler for the preload"; exit 77; }
 cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/../pmusim/pmusim.c" -ldl -lpthread || exit 1
-cc -O2 -o "$T/client" "$HERE/pmusim_unmap.c" || exit 1
+cc -O2 -o "$T/client" "$HERE/../pmusim/unmap_client.c" || exit 1
 "$P" synth --records 20000 --seed 1 --mix n1 -o "$T/r.spe" || exit 1
 fail=0
 # with records to write (the area fills and TRUNCATED stops it until the re-enable) and
