@@ -50,3 +50,10 @@ add_test(NAME record.pmusim_unmap COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/
   $<TARGET_FILE:pmutrace>)
 set_tests_properties(record.pmusim_unmap PROPERTIES LABELS "record" TIMEOUT 60
   SKIP_RETURN_CODE 77)
+
+# the locked-memory limit (kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK) on the real kernel,
+# as an unprivileged user: pmutrace's message against perf 6.1 and 7.3 seeing the limit
+add_test(NAME record.mlock_limit COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/mlock_limit.sh
+  $<TARGET_FILE:pmutrace> ${PMT_PERF73})
+set_tests_properties(record.mlock_limit PROPERTIES LABELS "record" TIMEOUT 60
+  SKIP_RETURN_CODE 77)
