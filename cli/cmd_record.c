@@ -21,7 +21,7 @@ static int usage(FILE *fp)
 		"usage: pmutrace record [-e EVENT]... [--tpebs -M METRIC --metrics FILE]\n"
 		"                       [-c PERIOD | -F FREQ] [-W] [-d] [-P] [-g] [-a | -C CPUS | -p PID |\n"
 		"                       -t TID | [--per-thread] -- CMD ARGS] [-o FILE|-]\n"
-		"                       [-m PAGES[,AUXPAGES]] [-S|--snapshot[=SIZE]] [--no-inherit]\n"
+		"                       [-m PAGES[,AUXPAGES]] [-S|--snapshot[=[e]SIZE]] [--no-inherit]\n"
 		"                       [-o FILE|-] [-z LEVEL] [--duration SEC] [--dry-run] [-v] [-q]\n"
 		"  -e, --event EVENT    perf's syntax: cpu-clock, dummy:u, arm_spe_0/load_filter=1/u,\n"
 		"                       arm_spe// (every arm_spe_N); terms from the PMU's format files\n"
@@ -49,7 +49,7 @@ static int usage(FILE *fp)
 		"  -p, --pid PID / -t, --tid TID   an existing process / thread\n"
 		"      --per-thread     one buffer per thread, no per-CPU events\n"
 		"  -m, --mmap-pages N[,M]  data ring and AUX area sizes in pages (powers of 2)\n"
-		"  -S, --snapshot[=SIZE]   AUX snapshot mode (overwrite; SIGUSR2 takes a snapshot)\n"
+		"  -S, --snapshot[=[e]SIZE] AUX snapshot mode (overwrite; SIGUSR2 takes a snapshot)\n"
 		"  -o, --output FILE    the container (default perf.data; an existing file is kept\n"
 		"                       as FILE.old); - writes it to stdout\n"
 		"  -z, --compression-level N  zstd level (default 3)\n"
@@ -445,9 +445,11 @@ int cmd_record(int argc, char **argv)
 		}
 		case 'S':
 			o.snapshot = true;
-			if (optarg && pmt_parse_size(optarg, &o.snapshot_size) < 0)
+			/* perf's 'e' (a snapshot at exit) is what pmutrace always takes */
+			if (optarg && *(optarg + (*optarg == 'e')) &&
+			    pmt_parse_size(optarg + (*optarg == 'e'), &o.snapshot_size) < 0)
 				return pmt_cli_usage_fail("record", "bad value '%s' for --snapshot "
-							  "(a size in bytes)", optarg);
+							  "(e and/or a size in bytes)", optarg);
 			break;
 		case O_DRY_RUN: dry_run = 1; break;
 		case O_BUNDLE:

@@ -43,3 +43,17 @@ add_test(NAME record.kernel_counts COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR}/fixtures/metrics ${PMT_PERF73})
 set_tests_properties(record.kernel_counts PROPERTIES LABELS "record" TIMEOUT 120
   SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
+# the simulated SPE PMU leaves unmapped rings alone, as the kernel does (a recorder unmaps
+# before it closes, and an event may still be enabled then)
+add_test(NAME record.pmusim_unmap COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/pmusim_unmap.sh
+  $<TARGET_FILE:pmutrace>)
+set_tests_properties(record.pmusim_unmap PROPERTIES LABELS "record" TIMEOUT 60
+  SKIP_RETURN_CODE 77)
+
+# the locked-memory limit (kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK) on the real kernel,
+# as an unprivileged user: pmutrace's message against perf 6.1 and 7.3 seeing the limit
+add_test(NAME record.mlock_limit COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/mlock_limit.sh
+  $<TARGET_FILE:pmutrace> ${PMT_PERF73})
+set_tests_properties(record.mlock_limit PROPERTIES LABELS "record" TIMEOUT 60
+  SKIP_RETURN_CODE 77)

@@ -442,6 +442,10 @@ static int produce_sample(struct ev *e, struct ev *ring)
 	int rc = ONCE_WROTE;
 
 	pthread_mutex_lock(&ring->wlock);
+	if (!ring->base) { /* unmapped since the producer looked (detach_ring) */
+		pthread_mutex_unlock(&ring->wlock);
+		return ONCE_FULL;
+	}
 	head = *up64(ring, 1024);
 	tail = __atomic_load_n(up64(ring, 1032), __ATOMIC_ACQUIRE);
 	/* room for the largest sample: a full ring waits (PEBS would drop; see the header) */

@@ -1,5 +1,6 @@
 /* The simulated PMU's shared state: one struct ev per perf_event_open, the ring helpers of
- * pmusim.c (SPE, rings, interposed calls) that pebs.c (the Intel core PMU) writes through.
+ * pmusim.c (rings, interposed calls) that spe.c (Arm SPE) and pebs.c (the Intel core PMU)
+ * write through.
  * Everything here is hidden: only the interposed libc calls (SIM_EXPORT) leave the
  * preload, so no name of ours can stand in for one of the host program's. */
 #ifndef PMUSIM_H
@@ -42,6 +43,14 @@ struct ev {
 	uint64_t produced, dropped, truncated, aux_records, data_lost, collisions;
 	uint64_t det_rec, det_rng; /* PMUSIM_SEED: the event's next record index, its PRNG */
 	int itrace_sent;
+	/* snapshot (overwrite) mode, spe.c: the driver's handle->head, PMBPTR and PMBLIMITR
+	 * as offsets in the AUX area, and whether a driver session (begin..end) is open */
+	uint64_t ow_head, ow_ptr, ow_limit;
+	int ow_active;
+	volatile int disables;    /* IOC_DISABLE calls: a snapshot pause waits for one */
+	int snap_paused, snap_req; /* PMUSIM_SNAPSHOT: paused; SIGUSR2 sent for the pause */
+	int snap_disables;        /* disables when SIGUSR2 was sent */
+	uint64_t snap_since;      /* records since the last pause */
 	/* the Intel core PMU (pebs.c) */
 	int pebs;                 /* of a PMUSIM_PEBS_TYPE type */
 	uint64_t config, config1, period, read_format;
@@ -62,6 +71,11 @@ void simlog(const char *fmt, ...);
 uint64_t *up64(struct ev *e, size_t off);
 void sid_trailer(struct ev *e, uint8_t *p, size_t *n);
 int data_put(struct ev *e, const uint8_t *rec, size_t size);
+
+/* spe.c */
+void load_spe(void);                                /* PMUSIM_SPE, once */
+void start_producer(struct ev *e);                  /* once its AUX area is mapped */
+void spe_stop(struct ev *e);                        /* IOC_DISABLE (busy held) */
 
 /* pebs.c */
 int pebs_type(uint32_t type);                       /* a PMUSIM_PEBS_TYPE type */

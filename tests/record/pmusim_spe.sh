@@ -2,7 +2,7 @@
 # Issue 10 b/c: SPE capture on a simulated PMU (tests/pmusim/pmusim.c, LD_PRELOAD) that
 # plays the arm_spe_pmu driver and the kernel's ring rules with SPE bytes from `pmutrace
 # synth`. Scenarios: steady, buffer-full storms with collisions, data-ring overflow,
-# workload exit mid-burst. Checks: every produced AUX byte is in the container, the
+# workload exit mid-burst, snapshot mode. Checks: every produced AUX byte is in the container, the
 # recording decodes to the samples of the produced bytes, losses are counted as the
 # producer made them; and arm64 perf 7.3 (qemu-user) recording the same simulated PMU
 # decodes (x86 perf 7.3) to the same samples as pmutrace's recording.
@@ -232,6 +232,51 @@ if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-g
 	det storm "PMUSIM_CHUNK=16384 PMUSIM_TRUNCATE=5 PMUSIM_COLLIDE=4" "-a -m 4,8"
 	det overflow "PMUSIM_CHUNK=8192 PMUSIM_LOSE=3" "-a -m 1,8"
 	det per_thread "PMUSIM_CHUNK=16384 PMUSIM_TRUNCATE=6 PMUSIM_LOSE=9" "--per-thread"
+	# Snapshot mode, deterministic: each CPU's producer stops after every 2500 records of
+	# its share (the last too) and asks for a snapshot (SIGUSR2) once all have stopped;
+	# both recorders then take one more at the end (perf with -Se, pmutrace always). The
+	# producer follows the SPE driver's snapshot rules (aux_head an offset in the area,
+	# sessions up to half or the end of it, padding, PERF_RECORD_AUX at the new head
+	# flagged OVERWRITE), the recorders perf's arm_spe_find_snapshot (the bytes since the
+	# last snapshot, or the whole area again once it wrapped, cut to the snapshot size).
+	# Same samples with their CPU, the same PERF_RECORD_AUX and PERF_RECORD_AUXTRACE
+	# (size, offset, mmap index, CPU) as perf 7.3's report -D lists them (sorted: perf
+	# writes a snapshot's AUXTRACE after the AUX records the stop wrote, pmutrace before)
+	snap() { # NAME RECORD_ARGS SNAPSHOTS
+		name=$1 args=$2 want=$3
+		rm -f "$T/$name.log" "$T/$name.plog"
+		set -- PMUSIM_SEED=5 PMUSIM_SHARDS=2 PMUSIM_SNAPSHOT=2500 SYSFS_PATH="$T/fs" \
+			PMUSIM_TYPE=8 PMUSIM_SPE="$T/a.spe" PMUSIM_DONE_SIGNAL=2
+		env "$@" PMUSIM_LOG="$T/$name.log" LD_PRELOAD="$T/sim.so" "$P" record \
+			-e arm_spe_0// $args -o "$T/$name.pmt" 2>"$T/$name.err"
+		env "$@" PMUSIM_LOG="$T/$name.plog" PERF_CPUID=0x410fd0c0 \
+			QEMU_SET_ENV=LD_PRELOAD="$T/sim64.so" timeout 120 "$ARM" record \
+			-e arm_spe_0// $args -o "$T/$name.perf" >/dev/null 2>&1
+		grep -q ", $want snapshots" "$T/$name.err" || bad "$name: $(cat "$T/$name.err")"
+		[ "$(sum "$T/$name.log" produced)" = "$SPE_BYTES" ] &&
+			[ "$(sort "$T/$name.log")" = "$(sort "$T/$name.plog")" ] ||
+			bad "$name: the producers differ: pmutrace's '$(tr '\n' ' ' <"$T/$name.log")', perf's '$(tr '\n' ' ' <"$T/$name.plog")'"
+		"$X86" script -i "$T/$name.perf" -F cpu,time,event,ip,addr 2>/dev/null |
+			sort >"$T/$name.p.txt"
+		"$P" script "$T/$name.pmt" --perf-compat=7.3 -F cpu,time,event,ip,addr 2>/dev/null |
+			sort >"$T/$name.t.txt"
+		[ -s "$T/$name.t.txt" ] && cmp -s "$T/$name.t.txt" "$T/$name.p.txt" ||
+			bad "$name: perf 7.3's snapshots ($(wc -l <"$T/$name.p.txt") samples) and pmutrace's ($(wc -l <"$T/$name.t.txt")) differ"
+		zstd -qdc "$T/$name.pmt" >"$T/$name.pipe"
+		auxes() { "$X86" report -D -i "$1" 2>/dev/null |
+			sed -n 's/^[0-9]* [0-9]* 0x[0-9a-f]* \[0x[0-9a-f]*\]: \(PERF_RECORD_AUX\(TRACE\)* .*\)/\1/p' |
+			sed 's/ref: 0x[0-9a-f]*//' | sort; }
+		auxes "$T/$name.pipe" >"$T/$name.t.aux"
+		auxes "$T/$name.perf" >"$T/$name.p.aux"
+		grep -q AUXTRACE "$T/$name.p.aux" && cmp -s "$T/$name.t.aux" "$T/$name.p.aux" ||
+			bad "$name: AUX and AUXTRACE records differ: $(diff "$T/$name.t.aux" "$T/$name.p.aux" | head -4 | tr '\n' ' ')"
+		echo "$name: $(wc -l <"$T/$name.t.txt") samples, $(grep -c AUXTRACE "$T/$name.t.aux") AUXTRACE, $(grep -c 'AUX offset' "$T/$name.t.aux") AUX records"
+	}
+	# a 16 KiB area that wraps between snapshots, each cut to its last 8 KiB; the last
+	# snapshot has nothing new (perf takes the wrapped area again)
+	snap snap_wrap "-a -m 4,4 -Se8192" 5
+	# a 1 MiB area that never wraps: each snapshot the bytes since the last, the last none
+	snap snap_grow "-a -m 4,256 -Se" 4
 	# the workload exits mid-burst: each CPU's samples, in both recordings, are the
 	# start of that CPU's share of the stream (the cut depends on when each recorder
 	# started the workload)

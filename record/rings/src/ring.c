@@ -212,7 +212,7 @@ static bool has_wrapped(const struct pmt_ring *r, uint64_t head)
 }
 
 int64_t pmt_ring_aux_snapshot(struct pmt_ring *r, uint64_t *old_head, bool *wrapped,
-			      pmt_ring_aux_fn fn, void *ctx)
+			      uint64_t max_len, pmt_ring_aux_fn fn, void *ctx)
 {
 	uint64_t head, old, len;
 	int rc;
@@ -221,10 +221,10 @@ int64_t pmt_ring_aux_snapshot(struct pmt_ring *r, uint64_t *old_head, bool *wrap
 		return 0;
 	head = __atomic_load_n(u64_at(r, UP_AUX_HEAD), __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (head == *old_head)
-		return 0; /* nothing new: perf would copy a wrapped area again */
 	if (!*wrapped && has_wrapped(r, head))
 		*wrapped = true;
+	if (!*wrapped && head == *old_head)
+		return 0; /* nothing new; a wrapped area is taken whole again, as perf does */
 	old = *old_head;
 	*old_head = head;
 	if (*wrapped) {
@@ -236,6 +236,8 @@ int64_t pmt_ring_aux_snapshot(struct pmt_ring *r, uint64_t *old_head, bool *wrap
 	len = head - old;
 	if (len > r->aux_size)
 		len = r->aux_size;
+	if (max_len && len > max_len)
+		len = max_len; /* --snapshot=SIZE: the last SIZE bytes, as perf */
 	rc = hand_out(r, head, len, fn, ctx);
 	if (rc < 0)
 		return rc;

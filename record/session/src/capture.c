@@ -176,14 +176,19 @@ static int map_all(struct cap *c, struct pmt_diag *diag)
 		int rc = pmt_ring_map(&c->rings[s], leader, p->mmap_pages, aux ? p->aux_pages : 0,
 				      p->snapshot_size != 0, page);
 
-		if (rc < 0)
-			return pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET,
-					    "mmap of the %s ring (%u pages%s): %s%s",
-					    c->slot_cpu[s] >= 0 ? "CPU" : "thread", p->mmap_pages,
-					    aux ? " + AUX area" : "", strerror(errno),
-					    rc == -PMT_EPERM ? "; over the locked-memory limit "
-							       "(kernel.perf_event_mlock_kb): use "
-							       "smaller -m pages" : "");
+		if (rc < 0) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "the ring of %s %d (%u pages%s)",
+				 c->slot_cpu[s] >= 0 ? "CPU" : "thread",
+				 c->slot_cpu[s] >= 0 ? c->slot_cpu[s] : c->threads[s],
+				 p->mmap_pages, aux ? " + AUX area" : "");
+			if (rc == -PMT_EPERM)
+				return mmap_error_explain(what, p->mmap_pages, p->aux_pages,
+							  diag);
+			return pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET, "mmap of %s: %s",
+					    what, strerror(errno));
+		}
 		c->ring_fd[s] = leader;
 		for (int t = 0; t < c->nthreads; t++)
 			for (uint32_t e = 0; e < p->ev.nr; e++) {
@@ -211,6 +216,7 @@ static void for_each_fd(struct cap *c, unsigned long req)
 
 void cap_enable(struct cap *c, bool on)
 {
+	c->stopped = !on;
 	for_each_fd(c, on ? IOC_ENABLE : IOC_DISABLE);
 }
 
@@ -235,7 +241,11 @@ void cap_slot_aux_enable(struct cap *c, uint32_t s, bool on)
 void cap_reenable_slot(struct cap *c, uint32_t s)
 {
 	/* the SPE driver disables the event when the AUX area fills (TRUNCATED): as perf's
-	 * auxtrace_record__read_finish, turn it back on once the tail moved */
+	 * auxtrace_record__read_finish, turn it back on once the tail moved; not after the
+	 * recording stopped (perf's arm_spe_read_finish checks evsel->disabled): the last
+	 * drain would enable events that then write into rings about to be unmapped */
+	if (c->stopped)
+		return;
 	for (int t = 0; t < c->nthreads; t++) {
 		int fd = c->fds[FD_IX(c, s, t, 0)];
 

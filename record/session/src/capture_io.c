@@ -414,7 +414,7 @@ int cap_snapshot(struct cap *c, struct pmt_diag *diag)
 		c->cur_slot = s;
 		cap_slot_aux_enable(c, s, false);
 		n = pmt_ring_aux_snapshot(&c->rings[s], &c->snap_head[s], &c->snap_wrapped[s],
-					  on_aux, c);
+					  c->plan->snapshot_size, on_aux, c);
 		cap_slot_aux_enable(c, s, true);
 		if (n < 0)
 			return pmt_diag_set(diag, (int)n, NULL, PMT_DIAG_NO_OFFSET,

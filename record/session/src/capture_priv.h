@@ -28,6 +28,7 @@ struct cap {
 	struct pmt_ring *rings;      /* [slot] */
 	int *ring_fd;                /* [slot]: the fd that owns the ring */
 	uint8_t *reenable;           /* [slot]: AUX TRUNCATED seen, enable after draining */
+	bool stopped;                /* cap_enable(false) ran: nothing turns an event back on */
 	uint64_t *snap_head;         /* [slot]: snapshot mode, aux_head at the last snapshot */
 	bool *snap_wrapped;          /* [slot]: the area has wrapped */
 	uint64_t **ids;              /* [event][n] */

@@ -46,6 +46,31 @@ void open_error_env_read(struct open_error_env *env, uint64_t fds_needed)
 	env->fds_needed = fds_needed;
 }
 
+int mmap_error_explain(const char *what, uint32_t pages, uint32_t aux_pages,
+		       struct pmt_diag *diag)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "r");
+	char kb[32] = "unknown", memlock[32] = "unlimited";
+	struct rlimit rl;
+	long v;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) == 1)
+			snprintf(kb, sizeof(kb), "%ld kB", v);
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(memlock, sizeof(memlock), "%llu kB",
+			 (unsigned long long)(rl.rlim_cur / 1024));
+	return pmt_diag_set(diag, -PMT_EPERM, NULL, PMT_DIAG_NO_OFFSET,
+			    "mmap of %s: permission error mapping pages: the rings are over the "
+			    "locked-memory limit (/proc/sys/kernel/perf_event_mlock_kb: %s per "
+			    "online CPU for this user, then RLIMIT_MEMLOCK: %s): try again with a "
+			    "smaller -m/--mmap-pages value (current value: %u,%u), or increase "
+			    "/proc/sys/kernel/perf_event_mlock_kb or ulimit -l, or run with "
+			    "CAP_IPC_LOCK", what, kb, memlock, pages, aux_pages);
+}
+
 /* the attr fields a kernel before major.minor rejects with EINVAL */
 static const struct {
 	const char *what;

@@ -27,6 +27,14 @@ void open_error_env_read(struct open_error_env *env, uint64_t fds_needed);
 int open_error_explain(const struct pmt_evsel *e, int cpu, int pid, int err,
 		       const struct open_error_env *env, struct pmt_diag *diag);
 
+/* Fill diag for a ring's mmap refused with EPERM, the kernel's locked-memory check
+ * (perf_mmap: kernel.perf_event_mlock_kb per online CPU for the user, then RLIMIT_MEMLOCK,
+ * unless CAP_IPC_LOCK): what was mapped (`what`), both limits with their values, the -m
+ * pages asked for and the fixes, as perf record's "Permission error mapping pages" says
+ * them. Returns -PMT_EPERM. */
+int mmap_error_explain(const char *what, uint32_t pages, uint32_t aux_pages,
+		       struct pmt_diag *diag);
+
 /* IA32_PERF_CAPABILITIES (MSR 0x345) bit 17, PEBS_TIMING_INFO: 1 the CPU records retire
  * latency in PEBS, 0 it does not (samples' weight var3_w would be 0), -1 unknown (no
  * readable DEV_CPU/N/msr: the msr driver, and root, are needed). dev_cpu: "/dev/cpu". */

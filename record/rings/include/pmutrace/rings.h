@@ -67,12 +67,13 @@ typedef int (*pmt_ring_aux_fn)(void *ctx, const void *a, size_t alen, const void
 PMT_API int64_t pmt_ring_drain_aux(struct pmt_ring *r, pmt_ring_aux_fn fn, void *ctx);
 
 /* Snapshot mode (overwrite AUX area, the producer stopped by the caller): the bytes that
- * arrived since *old_head, or the whole area once it has wrapped, as perf's
- * arm_spe_find_snapshot decides it (head past the size, or data in the area's last 512
- * bytes of a fresh, zeroed mapping). *wrapped persists between calls. Returns the bytes
- * handed to fn (0 when nothing new) or fn's error. */
+ * arrived since *old_head, or the whole area once it has wrapped (again at every call, new
+ * bytes or not), as perf's arm_spe_find_snapshot decides it (head past the size, or data in
+ * the area's last 512 bytes of a fresh, zeroed mapping), cut to the last max_len bytes
+ * (0: no cut). *wrapped persists between calls. Returns the bytes handed to fn (0 when
+ * nothing new) or fn's error. */
 PMT_API int64_t pmt_ring_aux_snapshot(struct pmt_ring *r, uint64_t *old_head, bool *wrapped,
-				      pmt_ring_aux_fn fn, void *ctx);
+				      uint64_t max_len, pmt_ring_aux_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }
