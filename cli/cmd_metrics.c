@@ -234,7 +234,6 @@ static int run(struct opts *op)
 	enum pmt_retlat_stat stat = PMT_RETLAT_MEAN;
 	double pct = 0, *val = NULL;
 	int8_t *th = NULL;
-	char err[256];
 	const char **missing = NULL;
 	uint8_t *warned = NULL;
 	int rc = 1, nrows = 0;
@@ -291,8 +290,8 @@ static int run(struct opts *op)
 		pmt_cli_fail_diag("metrics", &diag);
 		goto out;
 	}
-	if (pmt_metric_plan_new(&ms, op->sel, op->nsel, &op->ctx, &plan, err, sizeof(err)) < 0) {
-		pmt_cli_fail("metrics", "%s", err);
+	if (pmt_metric_plan_new(&ms, op->sel, op->nsel, &op->ctx, &plan, &diag) < 0) {
+		pmt_cli_fail_diag("metrics", &diag);
 		goto out;
 	}
 	if (op->list) {

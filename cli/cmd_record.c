@@ -123,7 +123,8 @@ static int tpebs_events(const char *table, const char *select, const char *core_
 	struct pmt_expr_ctx ctx;
 	const char *names[64];
 	size_t nsel = 0;
-	char err[512], list[512];
+	struct pmt_diag diag = PMT_DIAG_INIT;
+	char list[512];
 	int rc;
 
 	snprintf(list, sizeof(list), "%s", select);
@@ -138,10 +139,10 @@ static int tpebs_events(const char *table, const char *select, const char *core_
 				    "pmu-events or Intel perfmon metric JSON)", table);
 	}
 	pmt_expr_ctx_default(&ctx);
-	rc = pmt_metric_plan_new(&ms, names, nsel, &ctx, &plan, err, sizeof(err));
+	rc = pmt_metric_plan_new(&ms, names, nsel, &ctx, &plan, &diag);
 	if (rc < 0) {
 		pmt_metric_set_fini(&ms);
-		return pmt_cli_usage_fail("record", "-M: %s (in %s)", err, table);
+		return pmt_cli_usage_fail("record", "-M: %s (in %s)", diag.msg, table);
 	}
 	rc = pmt_metric_plan_events(plan, core_pmu, ev);
 	pmt_metric_plan_free(plan);

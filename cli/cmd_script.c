@@ -547,7 +547,6 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		}
 	} else {
 		struct pmt_diag diag = PMT_DIAG_INIT;
-		char filter_err[128];
 
 		rc = pmt_source_open(so.path, &src, &diag);
 		if (rc < 0) {
@@ -555,12 +554,12 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			pmt_out_fini(&out);
 			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
-		if (pmt_sample_filter_check(&so.filter, pmt_source_meta(src), filter_err,
-					    sizeof(filter_err)) < 0) {
+		if (pmt_sample_filter_check(&so.filter, pmt_source_meta(src), &diag) < 0) {
 			pmt_source_close(src);
 			pmt_spe_report_free(ctx.rep);
 			pmt_out_fini(&out);
-			return pmt_cli_fail(so.cmd, "%s: %s", so.path, filter_err);
+			diag.file = so.path;
+			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
 		if (is_report && !so.sort && !pmt_source_meta(src)->has_auxtrace_info)
 			so.sort = "comm,dso,sym"; /* perf report's default */

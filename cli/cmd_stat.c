@@ -312,7 +312,7 @@ out:
 static int setup_metrics(struct run *r)
 {
 	struct pmt_expr_ctx ctx;
-	char err[256];
+	struct pmt_diag diag = PMT_DIAG_INIT;
 
 	if (!r->nsel)
 		return 0;
@@ -322,8 +322,8 @@ static int setup_metrics(struct run *r)
 	if (pmt_metric_set_load(&r->ms, r->metrics_file) < 0)
 		return PMT_EXIT_ERROR;
 	pmt_expr_ctx_default(&ctx);
-	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, err, sizeof(err)) < 0)
-		return pmt_cli_fail("stat", "%s", err);
+	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, &diag) < 0)
+		return pmt_cli_fail_diag("stat", &diag);
 	return 0;
 }
 

@@ -104,10 +104,9 @@ static void retlat_of(struct rows_state *s, size_t i, const struct pmt_metric_ro
 	const struct pmt_metric *m = pmt_metric_plan_metric(s->plan, i);
 	const char *name = m->name;
 	struct pmt_metric_plan *one;
-	char err[64];
 
 	s->measured[i] = s->dflt[i] = NAN;
-	if (pmt_metric_plan_new(&s->ms, &name, 1, ctx, &one, err, sizeof(err)) < 0)
+	if (pmt_metric_plan_new(&s->ms, &name, 1, ctx, &one, NULL) < 0)
 		return;
 	for (size_t k = 0; k < pmt_metric_plan_nr_inputs(one); k++) {
 		const struct pmt_metric_input *in = pmt_metric_plan_input(one, k);
@@ -146,7 +145,6 @@ static void state_fini(struct rows_state *s)
 static int setup(struct rows_state *s, const char *trace, const struct pmt_metric_rows_opts *o,
 		 const struct pmt_expr_ctx *ctx, struct pmt_diag *diag)
 {
-	char err[256];
 	int rc;
 
 	for (size_t i = 0; i < o->ntables; i++)
@@ -172,10 +170,11 @@ static int setup(struct rows_state *s, const char *trace, const struct pmt_metri
 		pmt_counts_unit(s->c, NULL, NULL);
 	if ((rc = pmt_retlat_samples_from_trace(&s->smp, trace, diag)) < 0)
 		return rc;
-	if ((rc = pmt_metric_plan_new(&s->ms, o->select, o->nselect, ctx, &s->plan, err,
-				      sizeof(err))) < 0)
-		return pmt_diag_set(diag, rc, o->ntables ? o->tables[0] : trace, PMT_DIAG_NO_OFFSET,
-				    "%s", err);
+	if ((rc = pmt_metric_plan_new(&s->ms, o->select, o->nselect, ctx, &s->plan, diag)) < 0) {
+		if (diag) /* the selection is the table's */
+			diag->file = o->ntables ? o->tables[0] : trace;
+		return rc;
+	}
 	s->n = pmt_metric_plan_nr_metrics(s->plan);
 	s->order = calloc(s->n + 1, sizeof(*s->order));
 	s->depth = calloc(s->n + 1, sizeof(*s->depth));

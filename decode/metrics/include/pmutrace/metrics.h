@@ -279,10 +279,11 @@ struct pmt_metric_input {
 };
 struct pmt_metric_plan;
 /* select: metric names or group names (a metric is in a group when MetricGroup lists it);
- * nsel 0 = every metric. err receives "metric NAME: column N: ..." on failure. */
+ * nsel 0 = every metric. On failure diag (may be NULL) says "metric NAME: column N: ..."
+ * (no file: the caller knows which tables it loaded). */
 PMT_API int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *select,
 				size_t nsel, const struct pmt_expr_ctx *ctx,
-				struct pmt_metric_plan **out, char *err, size_t errlen);
+				struct pmt_metric_plan **out, struct pmt_diag *diag);
 PMT_API void pmt_metric_plan_free(struct pmt_metric_plan *p);
 PMT_API size_t pmt_metric_plan_nr_metrics(const struct pmt_metric_plan *p); /* selected */
 PMT_API const struct pmt_metric *pmt_metric_plan_metric(const struct pmt_metric_plan *p, size_t i);

@@ -91,9 +91,10 @@ PMT_API int pmt_annotate_new(struct pmt_symbols *syms, const struct pmt_annotate
 			     struct pmt_annotate **out);
 PMT_API void pmt_annotate_free(struct pmt_annotate *a); /* NULL is a no-op */
 PMT_API int pmt_annotate_add(struct pmt_annotate *a, const struct pmt_spe_sample *s);
-/* 0, or -PMT_ENOT_FOUND (err says: no such event, no samples in a symbol), -PMT_ENOMEM */
+/* 0, or -PMT_ENOT_FOUND (diag says: no such event, no samples in a symbol),
+ * -PMT_EUNSUPPORTED (capstone lacks an architecture), -PMT_ENOMEM */
 PMT_API int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat,
-			       char *err, size_t cap);
+			       struct pmt_diag *diag);
 
 /* ---- perf report --sort ----------------------------------------------------------------*/
 /* Samples counted per synthetic event and per sort-key tuple, printed as perf report

@@ -383,9 +383,10 @@ PMT_API bool pmt_sample_filter_match(const struct pmt_sample_filter *f,
 				     const struct pmt_spe_sample *s);
 PMT_API bool pmt_sample_filter_active(const struct pmt_sample_filter *f);
 /* Whether the trace's samples can be filtered so: --cpu on a trace whose events do not
- * sample the CPU is refused with perf's message in err (-PMT_EINVAL); 0 otherwise. */
+ * sample the CPU is refused with perf's message in diag (-PMT_EINVAL; no file: the meta
+ * does not know its path); 0 otherwise. */
 PMT_API int pmt_sample_filter_check(const struct pmt_sample_filter *f,
-				    const struct pmt_trace_meta *m, char *err, size_t errlen);
+				    const struct pmt_trace_meta *m, struct pmt_diag *diag);
 
 /* ---- driving a whole trace --------------------------------------------------------------*/
 /* Options for decoding a trace source or a raw buffer into samples. */
