@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	pmt_expr_ctx_default(&ctx);
 	ctx.smt_on = 1;
 	t0 = now();
-	if (pmt_metric_set_load(&ms, path) <= 0 ||
+	if (pmt_metric_set_load(&ms, path, &d) <= 0 ||
 	    pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, &d) < 0) {
 		fprintf(stderr, "bench_metrics: %s: %s\n", path, d.msg);
 		return 1;

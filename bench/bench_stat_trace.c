@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pmt_expr_ctx_default(&ctx);
-	if (pmt_metric_set_load(&ms, argv[1]) < 0 ||
+	if (pmt_metric_set_load(&ms, argv[1], &d) < 0 ||
 	    pmt_metric_plan_new(&ms, NULL, 0, &ctx, &plan, &d) < 0) {
 		fprintf(stderr, "%s: %s\n", argv[1], d.msg);
 		return 1;

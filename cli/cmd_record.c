@@ -133,7 +133,8 @@ static int tpebs_events(const char *table, const char *select, const char *core_
 			names[nsel++] = tok;
 	if (!nsel)
 		return pmt_cli_usage_fail("record", "-M: name a metric or metric group");
-	if (pmt_metric_set_load(&ms, table) < 0) {
+	if (pmt_metric_set_load(&ms, table, &diag) < 0) {
+		pmt_diag_print(&diag);
 		pmt_metric_set_fini(&ms);
 		return pmt_cli_fail("record", "--metrics %s: the metric table does not load (perf "
 				    "pmu-events or Intel perfmon metric JSON)", table);

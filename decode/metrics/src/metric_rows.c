@@ -148,18 +148,15 @@ static int setup(struct rows_state *s, const char *trace, const struct pmt_metri
 	int rc;
 
 	for (size_t i = 0; i < o->ntables; i++)
-		if ((rc = pmt_metric_set_load(&s->ms, o->tables[i])) < 0)
-			return pmt_diag_set(diag, rc, o->tables[i], PMT_DIAG_NO_OFFSET,
-					    "cannot load the metric table");
+		if ((rc = pmt_metric_set_load(&s->ms, o->tables[i], diag)) < 0)
+			return rc;
 	for (size_t i = 0; i < o->nretlat_tables; i++)
-		if ((rc = pmt_retlat_table_load(&s->tab, o->retlat_tables[i])) < 0)
-			return pmt_diag_set(diag, rc, o->retlat_tables[i], PMT_DIAG_NO_OFFSET,
-					    "cannot load the retire-latency table");
+		if ((rc = pmt_retlat_table_load(&s->tab, o->retlat_tables[i], diag)) < 0)
+			return rc;
 	if ((rc = pmt_counts_new(&s->c)) < 0)
 		return pmt_diag_set(diag, rc, trace, PMT_DIAG_NO_OFFSET, "out of memory");
-	if (o->counts && (rc = pmt_counts_load(s->c, o->counts)) < 0)
-		return pmt_diag_set(diag, rc, o->counts, PMT_DIAG_NO_OFFSET,
-				    "cannot load the counts");
+	if (o->counts && (rc = pmt_counts_load(s->c, o->counts, diag)) < 0)
+		return rc;
 	if (!o->counts) {
 		rc = pmt_counts_trace_open(trace, s->c, &s->ct, diag);
 		if (rc < 0 && rc != -PMT_ENOT_FOUND)

@@ -77,10 +77,10 @@ static void lock_latency_worked_example(void **state)
 	int8_t th[4];
 	struct pmt_diag d = PMT_DIAG_INIT;
 
-	assert_int_equal(pmt_metric_set_load(&ms, FIX "tiny-metrics.json"), 4);
-	assert_int_equal(pmt_retlat_table_load(&t, FIX "retlat-intel.json"), 2);
+	assert_int_equal(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL), 4);
+	assert_int_equal(pmt_retlat_table_load(&t, FIX "retlat-intel.json", NULL), 2);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv"), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv", NULL), 0);
 	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, &ctx, &p, &d), 0);
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), 1);
 	pmt_metric_plan_bind(p, c);
@@ -106,9 +106,9 @@ static void retlat_applies_to_every_unit(void **state)
 	double v[1];
 	int8_t th[1];
 
-	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json") > 0);
+	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL) > 0);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "counts-lock-percpu.csv"), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "counts-lock-percpu.csv", NULL), 0);
 	assert_int_equal(pmt_counts_nr_units(c), 2);
 	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
@@ -136,9 +136,9 @@ static void perf_json_counts_match_perf_metric(void **state)
 	double v[1];
 	int8_t th[1];
 
-	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json") > 0);
+	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL) > 0);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "perf-percpu.jsonl"), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "perf-percpu.jsonl", NULL), 0);
 	assert_int_equal(pmt_counts_nr_units(c), 2);
 	assert_string_equal(pmt_counts_unit_aggr(c, 0), "CPU0");
 	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
@@ -164,9 +164,9 @@ static void duration_time_in_seconds(void **state)
 	const char *sel[] = { "cpus_utilized" };
 	double v[1];
 
-	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json") > 0);
+	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL) > 0);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "perf-plain.csv"), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "perf-plain.csv", NULL), 0);
 	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
 	pmt_metric_plan_eval(p, c, 0, v, NULL);
@@ -192,9 +192,9 @@ static void intel_format(void **state)
 	int lock, freq, sec;
 	struct pmt_diag d = PMT_DIAG_INIT;
 
-	assert_int_equal(pmt_metric_set_load(&ms, FIX "tiny-intel-metrics.json"), 3);
+	assert_int_equal(pmt_metric_set_load(&ms, FIX "tiny-intel-metrics.json", NULL), 3);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv"), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv", NULL), 0);
 	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, &d), 0);
 	pmt_metric_plan_bind(p, c);
 	lock = metric_index(p, "tma_lock_latency");
@@ -228,7 +228,7 @@ static void groups_cycles_and_errors(void **state)
 	const char *none[] = { "no_such_metric" }, *ok[] = { "m_ok" };
 	struct pmt_diag d = PMT_DIAG_INIT;
 
-	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json") > 0);
+	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL) > 0);
 	assert_int_equal(pmt_metric_plan_new(&ms, grp, 1, NULL, &p, &d), 0);
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), 2); /* cs_per_msec, cpus_utilized */
 	pmt_metric_plan_free(p);
@@ -239,7 +239,7 @@ static void groups_cycles_and_errors(void **state)
 	assert_non_null(strstr(d.msg, "no_such_metric"));
 	pmt_metric_set_fini(&ms);
 
-	assert_int_equal(pmt_metric_set_load(&ms, FIX "cycle-metrics.json"), 5);
+	assert_int_equal(pmt_metric_set_load(&ms, FIX "cycle-metrics.json", NULL), 5);
 	assert_int_equal(pmt_metric_plan_new(&ms, cyc, 1, NULL, &p, &d),
 			 -PMT_ECYCLE);
 	assert_null(p);
@@ -310,9 +310,9 @@ static void perf_metrics_events_bind_to_topdown_counts(void **state)
 	struct pmt_metric_plan *p;
 	double v[1];
 
-	assert_int_equal(pmt_metric_set_load_mem(&ms, table, sizeof(table) - 1, "t"), 1);
+	assert_int_equal(pmt_metric_set_load_mem(&ms, table, sizeof(table) - 1, "t", NULL), 1);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load_mem(c, counts, sizeof(counts) - 1, "c"), 0);
+	assert_int_equal(pmt_counts_load_mem(c, counts, sizeof(counts) - 1, "c", NULL), 0);
 	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL), 0);
 	assert_int_equal(pmt_metric_plan_bind(p, c), 4);
 	pmt_metric_plan_eval(p, c, 0, v, NULL);
@@ -513,10 +513,10 @@ static void all_metrics_finite(const char *metrics, const char *table)
 		skip();
 		return;
 	}
-	n = pmt_metric_set_load(&ms, metrics);
+	n = pmt_metric_set_load(&ms, metrics, NULL);
 	assert_true(n > 0);
 	if (table)
-		assert_true(pmt_retlat_table_load(&t, table) > 0);
+		assert_true(pmt_retlat_table_load(&t, table, NULL) > 0);
 	if (pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, &d) < 0)
 		fail_msg("%s: %s", metrics, d.msg);
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), (size_t)n);
@@ -607,10 +607,10 @@ static void gnr_lock_latency(void **state)
 		skip();
 		return;
 	}
-	assert_true(pmt_metric_set_load(&ms, TPEBS "gnr-metrics.json") > 0);
-	assert_true(pmt_retlat_table_load(&t, TPEBS "gnr-events-with-RetirementLatency.json") > 0);
+	assert_true(pmt_metric_set_load(&ms, TPEBS "gnr-metrics.json", NULL) > 0);
+	assert_true(pmt_retlat_table_load(&t, TPEBS "gnr-events-with-RetirementLatency.json", NULL) > 0);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv"), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv", NULL), 0);
 	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
 	fill_retlat(p, &t);
@@ -623,8 +623,8 @@ static void gnr_lock_latency(void **state)
 	/* Intel's own GNR file: Lock_Latency = 100 * (a * b) / c with b the
 	 * ":retire_latency" alias; Intel's table MEAN 63.76 -> 64: 3.2 (percent) again */
 	sel[0] = "Lock_Latency";
-	assert_true(pmt_metric_set_load(&ms, TPEBS "GNR_metrics_graniterapids_metrics.json") > 0);
-	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "GNR_metrics_graniterapids_retire_latency.json"),
+	assert_true(pmt_metric_set_load(&ms, TPEBS "GNR_metrics_graniterapids_metrics.json", NULL) > 0);
+	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "GNR_metrics_graniterapids_retire_latency.json", NULL),
 			 26);
 	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
@@ -637,10 +637,70 @@ static void gnr_lock_latency(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* The loaders report through the diagnostic (nothing is logged for an error): file, line and
+ * jansson's column of a JSON error, printed "FILE:LINE:COLUMN: MSG" as before the diag; a
+ * table without metrics loads (0) with the damage left in the diag and logged once. */
+static unsigned nr_logged;
+static void count_log(enum pmt_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)msg;
+	(void)ctx;
+	nr_logged++;
+}
+
+static void loaders_fill_the_diag(void **state)
+{
+	static const char cut[] = "[1,\n{", neither[] = "{\"x\": 1}";
+	static const char no_mean[] = "{\"Data\": {\"E\": {\"MIN\": 1}}}";
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_retlat_table t = { 0 };
+	struct pmt_diag d = PMT_DIAG_INIT;
+	char text[1200];
+
+	(void)state;
+	pmt_log_set_sink(count_log, NULL);
+	nr_logged = 0;
+	assert_int_equal(pmt_metric_set_load_mem(&ms, cut, sizeof(cut) - 1, "m.json", &d),
+			 -PMT_EPARSE);
+	assert_int_equal(d.code, -PMT_EPARSE);
+	assert_string_equal(d.file, "m.json");
+	assert_int_equal(d.line, 2);
+	assert_int_equal(d.column, 1);
+	assert_string_equal(d.msg, "string or '}' expected near end of file");
+	pmt_diag_format(&d, text, sizeof(text));
+	assert_string_equal(text, "m.json:2:1: string or '}' expected near end of file");
+	assert_int_equal(pmt_metric_set_load_mem(&ms, neither, sizeof(neither) - 1, "m.json", &d),
+			 -PMT_EFORMAT);
+	assert_int_equal(d.line, 0);
+	assert_string_equal(d.msg,
+			    "neither a perf metric array nor an Intel {\"Metrics\": [...]} file");
+	assert_int_equal(nr_logged, 0);
+	d = (struct pmt_diag)PMT_DIAG_INIT;
+	assert_int_equal(pmt_metric_set_load_mem(&ms, "[]", 2, "m.json", &d), 0);
+	assert_int_equal(nr_logged, 1);
+	assert_int_equal(d.code, -PMT_EFORMAT);
+	assert_string_equal(d.msg, "no MetricName/MetricExpr entries");
+	assert_int_equal(pmt_metric_set_load(&ms, FIX "no-such.json", &d), -PMT_EIO);
+	assert_string_equal(d.file, FIX "no-such.json");
+
+	assert_int_equal(pmt_retlat_table_load_mem(&t, no_mean, sizeof(no_mean) - 1, "r.json",
+						   &d), -PMT_EFORMAT);
+	assert_string_equal(d.file, "r.json");
+	assert_string_equal(d.msg, "event E has no MEAN");
+	assert_int_equal(pmt_retlat_table_load(&t, FIX "no-such.json", &d), -PMT_EIO);
+	assert_string_equal(d.file, FIX "no-such.json");
+	assert_int_equal(nr_logged, 1);
+	pmt_log_set_sink(NULL, NULL);
+	pmt_retlat_table_fini(&t);
+	pmt_metric_set_fini(&ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lock_latency_worked_example),
+		cmocka_unit_test(loaders_fill_the_diag),
 		cmocka_unit_test(retlat_applies_to_every_unit),
 		cmocka_unit_test(perf_json_counts_match_perf_metric),
 		cmocka_unit_test(duration_time_in_seconds),

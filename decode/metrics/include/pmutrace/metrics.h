@@ -105,10 +105,12 @@ PMT_API unsigned pmt_counts_sources(const struct pmt_counts *c, size_t unit, siz
 /* Best event for a metric ID (pmt_event_key_match), -PMT_ENOT_FOUND when none. */
 PMT_API int pmt_counts_find(const struct pmt_counts *c, const char *id);
 /* perf stat -x<sep> CSV (any aggregation mode, -I) or perf stat -j JSON lines; the format
- * is detected. Errors name the line. */
-PMT_API int pmt_counts_load(struct pmt_counts *c, const char *path);
+ * is detected. 0, or -PMT_E* with diag (may be NULL) naming the file and line. Lines that
+ * are not counts, or repeat one, are logged and the first such summary is left in diag
+ * while the call succeeds. */
+PMT_API int pmt_counts_load(struct pmt_counts *c, const char *path, struct pmt_diag *diag);
 PMT_API int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len,
-				const char *what);
+				const char *what, struct pmt_diag *diag);
 
 /* Drop every unit (events and their columns stay): the next round of a streamed trace. */
 PMT_API void pmt_counts_clear_units(struct pmt_counts *c);
@@ -207,10 +209,13 @@ struct pmt_retlat_table {
 	struct pmt_retlat_entry *e;
 	size_t nr, cap;
 };
-PMT_API int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path);
-/* The same from memory; `name` is used in messages. */
+/* Entries added, or -PMT_EIO/-PMT_EPARSE/-PMT_EFORMAT with diag (may be NULL) naming the
+ * file (and line and column of a JSON error). */
+PMT_API int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path,
+				  struct pmt_diag *diag);
+/* The same from memory; `name` is the diagnostic's file. */
 PMT_API int pmt_retlat_table_load_mem(struct pmt_retlat_table *t, const char *json, size_t len,
-				      const char *name);
+				      const char *name, struct pmt_diag *diag);
 PMT_API void pmt_retlat_table_fini(struct pmt_retlat_table *t);
 PMT_API int pmt_retlat_table_find(const struct pmt_retlat_table *t, const char *event);
 /* perf's evsel__tpebs_read rules: from samples when the event has any (mean = rint(mean)),
@@ -248,10 +253,13 @@ struct pmt_metric_set {
 	size_t nr, cap;
 };
 /* perf pmu-events metric JSON (array) or Intel perfmon metrics JSON ({Header, Metrics});
- * detected from the content. Adds to the set. Returns the number of metrics added. */
-PMT_API int pmt_metric_set_load(struct pmt_metric_set *ms, const char *path);
+ * detected from the content. Adds to the set. Returns the number of metrics added, or
+ * -PMT_EIO/-PMT_EPARSE/-PMT_EFORMAT with diag (may be NULL) naming the file, line and
+ * column; a table without metrics returns 0 with diag saying so (and logged). */
+PMT_API int pmt_metric_set_load(struct pmt_metric_set *ms, const char *path,
+				struct pmt_diag *diag);
 PMT_API int pmt_metric_set_load_mem(struct pmt_metric_set *ms, const char *json, size_t len,
-				    const char *what);
+				    const char *what, struct pmt_diag *diag);
 PMT_API int pmt_metric_set_add(struct pmt_metric_set *ms, const char *name, const char *expr,
 			       const char *scale_unit, const char *threshold);
 PMT_API int pmt_metric_set_find(const struct pmt_metric_set *ms, const char *name);
