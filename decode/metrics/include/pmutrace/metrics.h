@@ -104,10 +104,8 @@ PMT_API double pmt_counts_get(const struct pmt_counts *c, size_t unit, size_t ev
 PMT_API unsigned pmt_counts_sources(const struct pmt_counts *c, size_t unit, size_t event);
 /* Best event for a metric ID (pmt_event_key_match), -PMT_ENOT_FOUND when none. */
 PMT_API int pmt_counts_find(const struct pmt_counts *c, const char *id);
-/* perf stat -x<sep> CSV (any aggregation mode, -I) or perf stat -j JSON lines; the format
- * is detected. 0, or -PMT_E* with diag (may be NULL) naming the file and line. Lines that
- * are not counts, or repeat one, are logged and the first such summary is left in diag
- * while the call succeeds. */
+/* perf stat -x<sep> CSV (any mode, -I) or -j JSON lines, detected. 0 or -PMT_E* with diag
+ * (file, line; may be NULL); skipped or repeated lines are logged, the first kept in diag. */
 PMT_API int pmt_counts_load(struct pmt_counts *c, const char *path, struct pmt_diag *diag);
 PMT_API int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len,
 				const char *what, struct pmt_diag *diag);
@@ -131,8 +129,9 @@ PMT_API int pmt_counts_trace_open(const char *path, struct pmt_counts *c,
 PMT_API int pmt_counts_trace_open_mem(const void *buf, size_t len, const char *name,
 				      struct pmt_counts *c, struct pmt_counts_trace **out,
 				      struct pmt_diag *diag);
-/* The next round's units into c (its units cleared first): 1, 0 at the end, or < 0.
- * Damaged records are skipped with a warning naming the offset. */
+/* The next round's units into c (its units cleared first): 1, 0 at the end, or < 0. Damaged
+ * records are skipped with a warning, the first kept in _damage() (code 0: none). */
+PMT_API const struct pmt_diag *pmt_counts_trace_damage(const struct pmt_counts_trace *t);
 PMT_API int pmt_counts_trace_next(struct pmt_counts_trace *t, struct pmt_counts *c);
 /* rounds and STAT records read, and the records skipped as damaged */
 PMT_API void pmt_counts_trace_stats(const struct pmt_counts_trace *t, uint64_t *rounds,
@@ -209,11 +208,10 @@ struct pmt_retlat_table {
 	struct pmt_retlat_entry *e;
 	size_t nr, cap;
 };
-/* Entries added, or -PMT_EIO/-PMT_EPARSE/-PMT_EFORMAT with diag (may be NULL) naming the
- * file (and line and column of a JSON error). */
+/* Entries added, or -PMT_E* with diag (may be NULL): file, line and column of JSON errors;
+ * _mem: `name` is the diagnostic's file. */
 PMT_API int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path,
 				  struct pmt_diag *diag);
-/* The same from memory; `name` is the diagnostic's file. */
 PMT_API int pmt_retlat_table_load_mem(struct pmt_retlat_table *t, const char *json, size_t len,
 				      const char *name, struct pmt_diag *diag);
 PMT_API void pmt_retlat_table_fini(struct pmt_retlat_table *t);
@@ -253,9 +251,8 @@ struct pmt_metric_set {
 	size_t nr, cap;
 };
 /* perf pmu-events metric JSON (array) or Intel perfmon metrics JSON ({Header, Metrics});
- * detected from the content. Adds to the set. Returns the number of metrics added, or
- * -PMT_EIO/-PMT_EPARSE/-PMT_EFORMAT with diag (may be NULL) naming the file, line and
- * column; a table without metrics returns 0 with diag saying so (and logged). */
+ * detected from the content. Adds to the set. Returns the number of metrics added (0 is
+ * also noted in diag, which may be NULL), or -PMT_E* with diag: file, line, column. */
 PMT_API int pmt_metric_set_load(struct pmt_metric_set *ms, const char *path,
 				struct pmt_diag *diag);
 PMT_API int pmt_metric_set_load_mem(struct pmt_metric_set *ms, const char *json, size_t len,
@@ -287,8 +284,7 @@ struct pmt_metric_input {
 };
 struct pmt_metric_plan;
 /* select: metric names or group names (a metric is in a group when MetricGroup lists it);
- * nsel 0 = every metric. On failure diag (may be NULL) says "metric NAME: column N: ..."
- * (no file: the caller knows which tables it loaded). */
+ * nsel 0 = every metric. On failure diag (may be NULL; no file) says "metric NAME: ..." */
 PMT_API int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *select,
 				size_t nsel, const struct pmt_expr_ctx *ctx,
 				struct pmt_metric_plan **out, struct pmt_diag *diag);
