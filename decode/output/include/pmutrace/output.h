@@ -152,6 +152,10 @@ struct pmt_html_metric {
 	double value, retlat_measured, retlat_default;
 	/* the counts' unit the value is of ("1.000100 CPU3"; NULL or "": the whole run) */
 	const char *where;
+	/* every :R input of the metric (retlat_* repeat the first); with several, each gets
+	 * a line of its own under the metric */
+	const struct pmt_html_retlat { const char *event; double measured, dflt; } *retlat;
+	size_t nr_retlat;
 };
 PMT_API int pmt_html_add_metric(struct pmt_html *h, const struct pmt_html_metric *m);
 /* The page; st: the decoder's damage (NULL: none), enabled: the events perf would list. */
