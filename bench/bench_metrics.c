@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	struct pmt_expr_ctx ctx;
 	double t0, t1, t2, t3, c2, c3, *v, sum = 0;
 	int8_t *th;
-	char err[256];
+	struct pmt_diag d = PMT_DIAG_INIT;
 	size_t n, finite = 0;
 
 	if (access(path, R_OK)) {
@@ -43,9 +43,9 @@ int main(int argc, char **argv)
 	pmt_expr_ctx_default(&ctx);
 	ctx.smt_on = 1;
 	t0 = now();
-	if (pmt_metric_set_load(&ms, path) <= 0 ||
-	    pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, err, sizeof(err)) < 0) {
-		fprintf(stderr, "bench_metrics: %s: %s\n", path, err);
+	if (pmt_metric_set_load(&ms, path, &d) <= 0 ||
+	    pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, &d) < 0) {
+		fprintf(stderr, "bench_metrics: %s: %s\n", path, d.msg);
 		return 1;
 	}
 	t1 = now();

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	struct pmt_ctr_writer *ctr;
 	struct pmt_perf_writer *w;
 	struct pmt_diag d = PMT_DIAG_INIT;
-	char err[256], **names;
+	char **names;
 	uint32_t intervals = argc > 3 ? (uint32_t)atoi(argv[3]) : 3600;
 	uint32_t ncpus = argc > 4 ? (uint32_t)atoi(argv[4]) : 64, nev = 0;
 	uint64_t *cum, seed = 42;
@@ -40,9 +40,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pmt_expr_ctx_default(&ctx);
-	if (pmt_metric_set_load(&ms, argv[1]) < 0 ||
-	    pmt_metric_plan_new(&ms, NULL, 0, &ctx, &plan, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s: %s\n", argv[1], err);
+	if (pmt_metric_set_load(&ms, argv[1], &d) < 0 ||
+	    pmt_metric_plan_new(&ms, NULL, 0, &ctx, &plan, &d) < 0) {
+		fprintf(stderr, "%s: %s\n", argv[1], d.msg);
 		return 1;
 	}
 	names = calloc(pmt_metric_plan_nr_inputs(plan) + 1, sizeof(*names));

@@ -61,15 +61,15 @@ static int on_sample(const struct pmt_spe_sample *s, void *vctx)
 static int on_end(void *vctx, int rc, const struct pmt_spe_rec_stats *st, uint32_t enabled)
 {
 	struct annotate_ctx *ctx = vctx;
-	char err[256];
+	struct pmt_diag diag = PMT_DIAG_INIT;
 	int status = 0;
 
 	(void)st;
 	(void)enabled;
 	if (!ctx->a)
 		return rc < 0 ? PMT_EXIT_ERROR : 0;
-	if (rc >= 0 && pmt_annotate_print(ctx->a, &ctx->out, ctx->compat, err, sizeof(err)) < 0)
-		status = pmt_cli_fail("annotate", "%s", err);
+	if (rc >= 0 && pmt_annotate_print(ctx->a, &ctx->out, ctx->compat, &diag) < 0)
+		status = pmt_cli_fail_diag("annotate", &diag);
 	if (pmt_out_fini(&ctx->out) < 0 && !status)
 		status = pmt_cli_fail("annotate", "writing the output failed");
 	pmt_annotate_free(ctx->a);

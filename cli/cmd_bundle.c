@@ -25,7 +25,6 @@ static int usage(FILE *fp)
 
 static int add_one(struct pmt_ctr_writer *w, const char *spec, uint32_t kind, int symbols_only)
 {
-	char msg[256];
 	const char *eq = kind == PMT_CTR_FILE_ELF ? strchr(spec, '=') : NULL;
 	struct pmt_ctr_file f = { .kind = kind };
 	struct pmt_file_map m = { 0 };
@@ -46,9 +45,9 @@ static int add_one(struct pmt_ctr_writer *w, const char *spec, uint32_t kind, in
 	}
 	f.build_id_size = (uint8_t)n;
 	if (kind == PMT_CTR_FILE_ELF && symbols_only) {
-		rc = pmt_ctr_add_elf_symbols(w, &f, m.data, m.size, NULL, msg, sizeof(msg));
+		rc = pmt_ctr_add_elf_symbols(w, &f, m.data, m.size, NULL, &d);
 		pmt_file_unmap(&m);
-		return rc < 0 ? pmt_cli_fail("bundle", "adding %s: %s", local, msg) : 0;
+		return rc < 0 ? pmt_cli_fail("bundle", "adding %s: %s", local, d.msg) : 0;
 	}
 	rc = pmt_ctr_add_file(w, &f, m.data, m.size);
 	pmt_file_unmap(&m);

@@ -113,8 +113,10 @@ int cmd_calibrate(int argc, char **argv)
 	inputs[1] = compare;
 	if (!out && !compare)
 		return pmt_cli_usage_fail("calibrate", "-o FILE (or --compare TABLE) is required");
-	if (compare && pmt_retlat_table_load(&cmp, compare) < 0)
+	if (compare && pmt_retlat_table_load(&cmp, compare, &diag) < 0) {
+		pmt_diag_print(&diag);
 		return pmt_cli_fail("calibrate", "cannot load table %s", compare);
+	}
 	/* refuse an output that is an input before any work */
 	if (out && pmt_out_file_open(&of, out, inputs, 2, &diag) < 0) {
 		pmt_retlat_table_fini(&cmp);

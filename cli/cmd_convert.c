@@ -259,7 +259,6 @@ static int output_open(const struct convert_opts *o, struct output *out)
 static int bundle_one(struct pmt_ctr_writer *ctr, const char *local, const char *name,
 		      uint32_t kind, bool symbols_only)
 {
-	char msg[256];
 	struct pmt_ctr_file f = { .kind = kind };
 	struct pmt_file_map m = { 0 };
 	struct pmt_diag d = PMT_DIAG_INIT;
@@ -282,9 +281,9 @@ static int bundle_one(struct pmt_ctr_writer *ctr, const char *local, const char 
 		return -PMT_EIO;
 	}
 	if (symbols_only) {
-		rc = pmt_ctr_add_elf_symbols(ctr, &f, m.data, m.size, NULL, msg, sizeof(msg));
+		rc = pmt_ctr_add_elf_symbols(ctr, &f, m.data, m.size, NULL, &d);
 		if (rc < 0)
-			pmt_cli_warn("convert", "--bundle-symbols %s: %s", local, msg);
+			pmt_cli_warn("convert", "--bundle-symbols %s: %s", local, d.msg);
 	} else {
 		rc = pmt_ctr_add_file(ctr, &f, m.data, m.size);
 	}

@@ -146,9 +146,22 @@ static int export_metric(const struct pmt_metric_row *r, void *ctx)
 		.interval = r->interval, .aggr = r->aggr, .pmu = r->pmu, .name = r->name,
 		.unit = r->unit, .depth = r->depth, .value = r->value, .missing = r->missing,
 		.threshold = r->threshold, .retlat_measured = r->retlat_measured,
-		.retlat_default = r->retlat_default,
+		.retlat_default = r->retlat_default, .nr_retlat = r->nr_retlat,
 	};
-	int rc = pmt_export_metric(e->x, &m);
+	/* export does not depend on decode/metrics: its own copy of the :R inputs (a metric
+	 * row, not a sample: no hot path) */
+	struct pmt_export_retlat *rl = calloc(m.nr_retlat + 1, sizeof(*rl));
+	int rc;
+
+	if (!rl)
+		return -PMT_ENOMEM;
+	for (size_t k = 0; k < m.nr_retlat; k++)
+		rl[k] = (struct pmt_export_retlat){ .event = r->retlat[k].event,
+						    .measured = r->retlat[k].measured,
+						    .dflt = r->retlat[k].dflt };
+	m.retlat = rl;
+	rc = pmt_export_metric(e->x, &m);
+	free(rl);
 
 	e->sample_failed |= rc < 0;
 	return rc;

@@ -234,18 +234,17 @@ static int run(struct opts *op)
 	enum pmt_retlat_stat stat = PMT_RETLAT_MEAN;
 	double pct = 0, *val = NULL;
 	int8_t *th = NULL;
-	char err[256];
 	const char **missing = NULL;
 	uint8_t *warned = NULL;
 	int rc = 1, nrows = 0;
 	struct pmt_out o;
 
 	for (size_t i = 0; i < op->nmetrics; i++)
-		if (pmt_metric_set_load(&ms, op->metrics[i]) < 0)
-			goto out;
+		if (pmt_metric_set_load(&ms, op->metrics[i], &diag) < 0)
+			goto out_diag;
 	for (size_t i = 0; i < op->nevents; i++)
-		if (pmt_retlat_table_load(&tab, op->events[i]) < 0)
-			goto out;
+		if (pmt_retlat_table_load(&tab, op->events[i], &diag) < 0)
+			goto out_diag;
 	/* each --retire-latency is a statistic or a table file */
 	for (size_t i = 0; i < op->nretlat; i++) {
 		const char *arg = op->retlat[i];
@@ -254,8 +253,8 @@ static int run(struct opts *op)
 		if (r == 0)
 			continue;
 		if (access(arg, F_OK) == 0) {
-			if (pmt_retlat_table_load(&tab, arg) < 0)
-				goto out;
+			if (pmt_retlat_table_load(&tab, arg, &diag) < 0)
+				goto out_diag;
 		} else if (r == -PMT_ERANGE) {
 			rc = pmt_cli_usage_fail("metrics", "--retire-latency %s: a percentile must "
 						"be above 0 and at most 100", arg);
@@ -268,8 +267,9 @@ static int run(struct opts *op)
 	}
 	if (pmt_counts_new(&c) < 0)
 		goto out;
-	if (op->counts && pmt_counts_load(c, op->counts) < 0)
-		goto out;
+	if (op->counts && pmt_counts_load(c, op->counts, &diag) < 0)
+		goto out_diag;
+	diag = (struct pmt_diag)PMT_DIAG_INIT; /* damage read past was logged */
 	/* a recording with counts (stat -o, perf stat record) is read round by round */
 	if (!op->counts && op->trace) {
 		int r = pmt_counts_trace_open(op->trace, c, &ct, &diag);
@@ -291,8 +291,8 @@ static int run(struct opts *op)
 		pmt_cli_fail_diag("metrics", &diag);
 		goto out;
 	}
-	if (pmt_metric_plan_new(&ms, op->sel, op->nsel, &op->ctx, &plan, err, sizeof(err)) < 0) {
-		pmt_cli_fail("metrics", "%s", err);
+	if (pmt_metric_plan_new(&ms, op->sel, op->nsel, &op->ctx, &plan, &diag) < 0) {
+		pmt_cli_fail_diag("metrics", &diag);
 		goto out;
 	}
 	if (op->list) {
@@ -328,6 +328,9 @@ static int run(struct opts *op)
 	} while (ct && pmt_counts_trace_next(ct, c) > 0);
 	json_end(&o, op->fmt, nrows);
 	rc = pmt_out_fini(&o) < 0;
+	goto out;
+out_diag:
+	pmt_diag_print(&diag);
 out:
 	free(val);
 	free(th);

@@ -127,7 +127,8 @@ static int tpebs_events(const char *table, const char *select, const char *core_
 	struct pmt_expr_ctx ctx;
 	const char *names[64];
 	size_t nsel = 0;
-	char err[512], list[512];
+	struct pmt_diag diag = PMT_DIAG_INIT;
+	char list[512];
 	int rc;
 
 	snprintf(list, sizeof(list), "%s", select);
@@ -136,16 +137,17 @@ static int tpebs_events(const char *table, const char *select, const char *core_
 			names[nsel++] = tok;
 	if (!nsel)
 		return pmt_cli_usage_fail("record", "-M: name a metric or metric group");
-	if (pmt_metric_set_load(&ms, table) < 0) {
+	if (pmt_metric_set_load(&ms, table, &diag) < 0) {
+		pmt_diag_print(&diag);
 		pmt_metric_set_fini(&ms);
 		return pmt_cli_fail("record", "--metrics %s: the metric table does not load (perf "
 				    "pmu-events or Intel perfmon metric JSON)", table);
 	}
 	pmt_expr_ctx_default(&ctx);
-	rc = pmt_metric_plan_new(&ms, names, nsel, &ctx, &plan, err, sizeof(err));
+	rc = pmt_metric_plan_new(&ms, names, nsel, &ctx, &plan, &diag);
 	if (rc < 0) {
 		pmt_metric_set_fini(&ms);
-		return pmt_cli_usage_fail("record", "-M: %s (in %s)", err, table);
+		return pmt_cli_usage_fail("record", "-M: %s (in %s)", diag.msg, table);
 	}
 	rc = pmt_metric_plan_events(plan, core_pmu, ev);
 	pmt_metric_plan_free(plan);

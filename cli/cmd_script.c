@@ -407,20 +407,6 @@ struct sink_ctx {
 	struct pmt_progress progress;
 };
 
-/* a metric row into the page's tree */
-static int html_metric(const struct pmt_metric_row *r, void *ctx)
-{
-	char where[128];
-	struct pmt_html_metric m = { .name = r->name, .unit = r->unit, .depth = r->depth,
-				     .value = r->value, .retlat_measured = r->retlat_measured,
-				     .retlat_default = r->retlat_default, .where = where };
-
-	snprintf(where, sizeof(where), "%s%s%s", r->interval, *r->interval && *r->aggr ? " " : "",
-		 r->aggr);
-
-	return pmt_html_add_metric(ctx, &m);
-}
-
 /* the input's size for the progress line's share; 0 (none) for a pipe or a container,
  * whose position counts the uncompressed stream */
 static uint64_t input_size(const char *path)
@@ -574,7 +560,6 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		}
 	} else {
 		struct pmt_diag diag = PMT_DIAG_INIT;
-		char filter_err[128];
 
 		rc = pmt_source_open(so.path, &src, &diag);
 		if (rc < 0) {
@@ -582,12 +567,12 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			pmt_out_fini(&out);
 			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
-		if (pmt_sample_filter_check(&so.filter, pmt_source_meta(src), filter_err,
-					    sizeof(filter_err)) < 0) {
+		if (pmt_sample_filter_check(&so.filter, pmt_source_meta(src), &diag) < 0) {
 			pmt_source_close(src);
 			pmt_spe_report_free(ctx.rep);
 			pmt_out_fini(&out);
-			return pmt_cli_fail(so.cmd, "%s: %s", so.path, filter_err);
+			diag.file = so.path;
+			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
 		if (is_report && !so.sort && !pmt_source_meta(src)->has_auxtrace_info)
 			so.sort = "comm,dso,sym"; /* perf report's default */
@@ -775,7 +760,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		struct pmt_diag diag = PMT_DIAG_INIT;
 
 		if (rc >= 0 && so.metrics.ntables) {
-			metric_rc = metric_opts_rows(&so.metrics, so.cmd, so.path, html_metric,
+			metric_rc = metric_opts_rows(&so.metrics, so.cmd, so.path, metric_row_to_html,
 						     ctx.html);
 			if (metric_rc)
 				rc = -PMT_EIO;

@@ -312,18 +312,20 @@ out:
 static int setup_metrics(struct run *r)
 {
 	struct pmt_expr_ctx ctx;
-	char err[256];
+	struct pmt_diag diag = PMT_DIAG_INIT;
 
 	if (!r->nsel)
 		return 0;
 	if (!r->metrics_file)
 		return pmt_cli_usage_fail("stat", "-M needs --metrics FILE (a perf pmu-events or "
 					  "Intel perfmon metric table)");
-	if (pmt_metric_set_load(&r->ms, r->metrics_file) < 0)
+	if (pmt_metric_set_load(&r->ms, r->metrics_file, &diag) < 0) {
+		pmt_diag_print(&diag);
 		return PMT_EXIT_ERROR;
+	}
 	pmt_expr_ctx_default(&ctx);
-	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, err, sizeof(err)) < 0)
-		return pmt_cli_fail("stat", "%s", err);
+	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, &diag) < 0)
+		return pmt_cli_fail_diag("stat", &diag);
 	return 0;
 }
 

@@ -37,15 +37,15 @@ int cmd_symbols(int argc, char **argv)
 	if (optind == argc)
 		return usage(stderr);
 	for (int i = optind; i < argc; i++) {
-		char msg[512];
+		struct pmt_diag d = PMT_DIAG_INIT;
 
 		if (argc - optind > 1)
 			printf("%s%s:\n", i > optind ? "\n" : "", argv[i]);
-		if (pmt_symbols_list_file(argv[i], print_sym, NULL, msg, sizeof(msg)) < 0) {
+		if (pmt_symbols_list_file(argv[i], print_sym, NULL, &d) < 0) {
 			/* one file: an error, nothing listed; of several: the others are (2) */
 			if (argc - optind == 1)
-				return pmt_cli_fail("symbols", "%s", msg);
-			pmt_cli_warn("symbols", "%s", msg);
+				return pmt_cli_fail_diag("symbols", &d);
+			pmt_cli_warn("symbols", "%s", d.msg);
 			failed++;
 		}
 	}

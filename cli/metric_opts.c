@@ -1,10 +1,12 @@
 /* The metric options export and report --html share (metric_opts.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
+#include "pmutrace/output.h"
 #include "metric_opts.h"
 
 int cli_push_arg(const char ***arr, size_t *n, const char *s)
@@ -79,4 +81,29 @@ void metric_opts_fini(struct metric_opts *m)
 	free(m->tables);
 	free(m->retlat_tables);
 	free(m->select);
+}
+
+int metric_row_to_html(const struct pmt_metric_row *r, void *ctx)
+{
+	char where[128];
+	struct pmt_html_metric m = { .name = r->name, .unit = r->unit, .depth = r->depth,
+				     .value = r->value, .retlat_measured = r->retlat_measured,
+				     .retlat_default = r->retlat_default, .where = where,
+				     .nr_retlat = r->nr_retlat };
+	/* output does not depend on decode/metrics: its own copy of the :R inputs */
+	struct pmt_html_retlat *rl = calloc(r->nr_retlat + 1, sizeof(*rl));
+	int rc;
+
+	if (!rl)
+		return -PMT_ENOMEM;
+	for (size_t k = 0; k < r->nr_retlat; k++)
+		rl[k] = (struct pmt_html_retlat){ .event = r->retlat[k].event,
+						  .measured = r->retlat[k].measured,
+						  .dflt = r->retlat[k].dflt };
+	m.retlat = rl;
+	snprintf(where, sizeof(where), "%s%s%s", r->interval, *r->interval && *r->aggr ? " " : "",
+		 r->aggr);
+	rc = pmt_html_add_metric(ctx, &m);
+	free(rl);
+	return rc;
 }

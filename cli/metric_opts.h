@@ -36,6 +36,8 @@ int metric_opts_check(const struct metric_opts *m, const char *cmd);
 int metric_opts_rows(const struct metric_opts *m, const char *cmd, const char *trace,
 		     pmt_metric_row_fn fn, void *ctx);
 void metric_opts_fini(struct metric_opts *m);
+/* pmt_metric_row_fn for report --html: the row into the page's tree (ctx: struct pmt_html) */
+int metric_row_to_html(const struct pmt_metric_row *r, void *ctx);
 /* s appended to the growing array *arr of *n: 0 or -PMT_ENOMEM */
 int cli_push_arg(const char ***arr, size_t *n, const char *s);
 

@@ -7,7 +7,8 @@
 #     stat -x counts: tma_lock_latency as `pmutrace metrics` gives it, its retire latency
 #     measured (rint of the samples' mean, which `pmutrace calibrate` prints) beside the
 #     default (rint of the event JSON's RetirementLatencyMean, read here with python);
-#     report --html shows the same row;
+#     report --html shows the same row; a metric of two :R events has both latencies of
+#     each (table metric_retire_latencies, lines under the metric on the page);
 #  3. perf's TMA tables (the shared folder's gnr-metrics.json): the tree, each metric under
 #     the selected metric whose group ("NAME_group") it is in, parent first;
 #  4. PostgreSQL (when a server can be started): the same rows as SQLite.
@@ -110,6 +111,45 @@ if not m or abs(float(m.group(1)) - value) > 1e-6 * abs(value) or [m.group(2), m
     sys.exit(f'page: {m.groups() if m else "no row"}, want {value} {want}')
 PY
 	echo "TPEBS: tma_lock_latency $v %, retire latency measured,default $got (SQLite and HTML)"
+	# a metric of two :R events: each has its measured and default latency (the table
+	# metric_retire_latencies, the page's lines under the metric); L3_HIT has no samples,
+	# so its measured one is NULL and the value takes its default
+	printf '%s\n' '[{"MetricName": "two_r", "MetricExpr":' \
+		'"MEM_INST_RETIRED.LOCK_LOADS:R + MEM_LOAD_RETIRED.L3_HIT:R"}]' >"$T/two.json"
+	opts2="--metrics $T/two.json --events $EVJ --counts $T/c.csv"
+	# shellcheck disable=SC2086
+	"$pmt" metrics "$T/t.pmt" $opts2 --csv 2>/dev/null | tail -n +2 >"$T/r.want"
+	# shellcheck disable=SC2086
+	"$pmt" export sqlite "$T/t.pmt" $opts2 -o "$T/r.db" 2>/dev/null
+	sq "$T/r.db" "$ROWS" >"$T/r.got"
+	cmp -s "$T/r.want" "$T/r.got" || fail "two :R: rows differ from pmutrace metrics: $(diff "$T/r.want" "$T/r.got")"
+	sq "$T/r.db" "SELECT m.name, r.event, CASE WHEN r.retlat_measured IS NULL THEN 'NULL'
+		ELSE printf('%.1f', r.retlat_measured) END,
+		printf('%.1f', r.retlat_default) FROM metric_retire_latencies r JOIN metrics m
+		ON m.id = r.metric_id ORDER BY r.rowid" >"$T/r.lat"
+	python3 - "$T/cal.json" "$EVJ" >"$T/r.latwant" <<'PY'
+import json, sys
+cal = json.load(open(sys.argv[1]))["Data"]
+evs = json.load(open(sys.argv[2]))
+evs = evs["Events"] if isinstance(evs, dict) else evs
+for ev in ("MEM_INST_RETIRED.LOCK_LOADS", "MEM_LOAD_RETIRED.L3_HIT"):
+    m = f"{round(float(cal[ev]['MEAN'])):.1f}" if ev in cal else "NULL"
+    d = [e["RetirementLatencyMean"] for e in evs if e.get("EventName") == ev][0]
+    print(f"two_r,{ev}:R,{m},{round(float(d)):.1f}")
+PY
+	cmp -s "$T/r.latwant" "$T/r.lat" || fail "two :R: latencies $(cat "$T/r.lat"), want $(cat "$T/r.latwant")"
+	# shellcheck disable=SC2086
+	"$pmt" report "$T/t.pmt" --html "$T/r.html" $opts2 2>/dev/null
+	python3 - "$T/r.html" "$T/r.latwant" <<'PY' || fail "report --html: the :R lines"
+import re, sys
+page = open(sys.argv[1]).read()
+for line in open(sys.argv[2]):
+    metric, ev, m, d = line.strip().split(",")
+    mm = f' data-retlat-measured="{float(m):g}"' if m != "NULL" else ""
+    if f'<tr class="retlat" data-metric="{metric}" data-event="{ev}"{mm} data-retlat-default="{float(d):g}">' not in page:
+        sys.exit(f"no line for {ev}")
+PY
+	echo "TPEBS: two :R events, each with its latencies: $(tr '\n' ' ' <"$T/r.lat")"
 else
 	echo "note: no C compiler: the TPEBS recording is not checked"
 fi
@@ -157,6 +197,21 @@ if pg_start "$T" >"$T/why" 2>&1; then
 		retlat_default FROM metrics ORDER BY id" >"$T/s.sq"
 	cmp -s "$T/s.sq" "$T/s.pg" || fail "PostgreSQL's metrics differ from SQLite's: $(diff "$T/s.sq" "$T/s.pg" | head -5)"
 	echo "PostgreSQL: $(wc -l <"$T/s.pg") metric rows equal SQLite's"
+	if [ -f "$T/r.db" ]; then
+		# shellcheck disable=SC2086
+		"$pmt" export postgresql "$T/t.pmt" $opts2 --db "$PMT_PG" 2>"$T/r.pgerr"
+		rc=$? # 2: L3_HIT's default stands in for samples, said as a warning
+		[ $rc = 2 ] || fail "export postgresql of the two :R metric: exit $rc: $(cat "$T/r.pgerr")"
+		psql -X -q -A -t -F, -v ON_ERROR_STOP=1 "$PMT_PG" -c "SELECT metric_id, event,
+			retlat_measured, retlat_default FROM metric_retire_latencies WHERE run_id =
+			(SELECT max(run_id) FROM metric_retire_latencies) ORDER BY event" >"$T/r.pg"
+		# the latencies are whole cycles (rint): %.15g prints them as PostgreSQL does
+		sq "$T/r.db" "SELECT metric_id, event, CASE WHEN retlat_measured IS NOT NULL THEN
+			printf('%.15g', retlat_measured) END, printf('%.15g', retlat_default) FROM
+			metric_retire_latencies ORDER BY event" >"$T/r.sq"
+		cmp -s "$T/r.sq" "$T/r.pg" || fail "PostgreSQL's :R latencies differ: $(diff "$T/r.sq" "$T/r.pg" | tr "\n" " ")"
+		echo "PostgreSQL: $(wc -l <"$T/r.pg") :R latencies equal SQLite's"
+	fi
 else
 	echo "note: no PostgreSQL server ($(tail -1 "$T/why")): its table is not checked"
 fi

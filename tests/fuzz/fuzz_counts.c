@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pmt_log_set_sink(quiet, NULL);
 	if (pmt_counts_new(&c))
 		return 0;
-	pmt_counts_load_mem(c, (const char *)data, size, "fuzz");
+	pmt_counts_load_mem(c, (const char *)data, size, "fuzz", NULL);
 	for (size_t i = 0; i < pmt_counts_nr_events(c); i++)
 		pmt_counts_find(c, pmt_counts_event_name(c, i));
 	pmt_counts_free(c);

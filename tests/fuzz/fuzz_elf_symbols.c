@@ -52,12 +52,11 @@ static void lookups_in(const char *path)
 	struct starts st = { .n = 0 };
 	struct pmt_inline_frame fr[8];
 	struct pmt_sym_loc loc;
-	char msg[256];
 	const char *file;
 	unsigned line;
 	uint64_t va;
 
-	if (pmt_symbols_list_file(path, keep_start, &st, msg, sizeof(msg)) <= 0 ||
+	if (pmt_symbols_list_file(path, keep_start, &st, NULL) <= 0 ||
 	    pmt_symbols_new(&o, &s) < 0)
 		return;
 	if (pmt_symbols_add_map(s, 1, 0x100000, 1ULL << 32, 0, path, NULL, 0, 0) == 0) {
@@ -88,7 +87,7 @@ static void lookups_in(const char *path)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	volatile uint64_t sink = 0;
-	char path[64], msg[256];
+	char path[64];
 	int fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
 
 	if (fd < 0)
@@ -98,15 +97,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (write(fd, data, size) == (ssize_t)size) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		pmt_symbols_list_file(path, touch, (void *)&sink, msg, sizeof(msg));
+		pmt_symbols_list_file(path, touch, (void *)&sink, NULL);
 		lookups_in(path);
 	}
 	close(fd);
-	if (pmt_ctr_elf_symbols_only(data, size, &small, &n, msg, sizeof(msg)) == 0) {
+	if (pmt_ctr_elf_symbols_only(data, size, &small, &n, NULL) == 0) {
 		fd = memfd_create("fuzz-elf-small", MFD_CLOEXEC);
 		if (fd >= 0 && write(fd, small, n) == (ssize_t)n) {
 			snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-			pmt_symbols_list_file(path, touch, (void *)&sink, msg, sizeof(msg));
+			pmt_symbols_list_file(path, touch, (void *)&sink, NULL);
 		}
 		if (fd >= 0)
 			close(fd);

@@ -14,11 +14,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pmt_metric_set ms = { 0 };
 	struct pmt_metric_plan *p;
 	struct pmt_counts *c;
-	char err[128];
 
 	pmt_log_set_sink(quiet, NULL);
-	if (pmt_metric_set_load_mem(&ms, (const char *)data, size, "fuzz") > 0 &&
-	    pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, err, sizeof(err)) == 0) {
+	if (pmt_metric_set_load_mem(&ms, (const char *)data, size, "fuzz", NULL) > 0 &&
+	    pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL) == 0) {
 		size_t n = pmt_metric_plan_nr_metrics(p);
 		double *v = calloc(n + 1, sizeof(*v));
 		int8_t *th = calloc(n + 1, 1);

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	volatile double sink = 0; /* NaN for entries that lack a statistic */
 
 	pmt_log_set_sink(quiet, NULL);
-	if (pmt_retlat_table_load_mem(&t, (const char *)data, size, "fuzz") >= 0)
+	if (pmt_retlat_table_load_mem(&t, (const char *)data, size, "fuzz", NULL) >= 0)
 		for (size_t i = 0; i < t.nr; i++)
 			sink += t.e[i].mean + t.e[i].min + t.e[i].max + t.e[i].median +
 				(double)pmt_retlat_table_find(&t, t.e[i].name);

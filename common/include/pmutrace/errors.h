@@ -53,15 +53,26 @@ struct pmt_diag {
 	uint64_t offset;     /* byte offset in file, PMT_DIAG_NO_OFFSET when none */
 	uint32_t line;       /* 1-based line of a text input, 0 when none */
 	char msg[1024];      /* room for lists: the valid terms of a PMU, the PMUs there are */
+	int32_t column;      /* of `line` as the text's parser counts it, -1 when none */
 };
-#define PMT_DIAG_INIT { 0, NULL, PMT_DIAG_NO_OFFSET, 0, { 0 } }
+#define PMT_DIAG_INIT { 0, NULL, PMT_DIAG_NO_OFFSET, 0, { 0 }, -1 }
 /* Fill d (may be NULL: then only the code is returned) and return code (negative). */
 PMT_API int pmt_diag_set(struct pmt_diag *d, int code, const char *file, uint64_t offset,
 			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* The same for a line of a text input. */
 PMT_API int pmt_diag_set_line(struct pmt_diag *d, int code, const char *file, uint32_t line,
 			      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* "FILE: offset 0x1f0: MSG" / "FILE:12: MSG" / "MSG" into out; returns the length. */
+/* The same for a line and column (a JSON parser's position). */
+PMT_API int pmt_diag_set_column(struct pmt_diag *d, int code, const char *file, uint32_t line,
+				int32_t column, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/* Damage a reader went past (it goes on, so the call succeeds): logged as a warning, and
+ * kept in d (may be NULL) when d holds nothing yet, so the caller sees the first damage
+ * with its file and offset or line (line 0: none). Returns code (negative). */
+PMT_API int pmt_diag_warn(struct pmt_diag *d, int code, const char *file, uint64_t offset,
+			  uint32_t line, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* "FILE: offset 0x1f0: MSG" / "FILE:12: MSG" / "FILE:12:3: MSG" / "MSG" into out; returns
+ * the length. */
 PMT_API int pmt_diag_format(const struct pmt_diag *d, char *out, size_t cap);
 /* Log it as an error ("pmutrace: error: ..."). */
 PMT_API void pmt_diag_print(const struct pmt_diag *d);

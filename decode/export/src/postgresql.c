@@ -149,6 +149,13 @@ static const char pg_schema[] =
 	"\tretlat_default DOUBLE PRECISION,\n"
 	"\tPRIMARY KEY (run_id, id)\n"
 	");\n"
+	"CREATE TABLE IF NOT EXISTS metric_retire_latencies (\n"
+	"\trun_id BIGINT NOT NULL,\n"
+	"\tmetric_id BIGINT NOT NULL,\n"
+	"\tevent TEXT NOT NULL,\n"
+	"\tretlat_measured DOUBLE PRECISION,\n"
+	"\tretlat_default DOUBLE PRECISION\n"
+	");\n"
 	"CREATE OR REPLACE VIEW samples_view AS\n"
 	"\tSELECT s.run_id, s.id, e.name AS event, s.cpu, s.pid, s.tid, s.time,\n"
 	"\t\t'0x' || to_hex(s.ip) AS ip, '0x' || to_hex(s.addr) AS addr,\n"
@@ -188,7 +195,7 @@ struct pg_export {
 	struct export_threads threads;
 	struct export_ids ids;
 	struct dsrc_slot dsrc[DSRC_SLOTS];
-	struct rowbuf samples, branches, comms, dsos, symbols, metrics;
+	struct rowbuf samples, branches, comms, dsos, symbols, metrics, metric_retlat;
 	int64_t nmetrics;
 	struct export_losses losses;
 };
@@ -593,6 +600,13 @@ static int pg_metric(struct pmt_export *base, const struct pmt_export_metric *m)
 		set_err(x, "export", "out of memory");
 		return -PMT_ENOMEM;
 	}
+	for (size_t k = 0; k < m->nr_retlat; k++)
+		if (!put_row(&x->metric_retlat, "iisss", x->run_id, x->nmetrics, m->retlat[k].event,
+			     real_or_null(m->retlat[k].measured, v[2]),
+			     real_or_null(m->retlat[k].dflt, v[3]))) {
+			set_err(x, "export", "out of memory");
+			return -PMT_ENOMEM;
+		}
 	return 0;
 }
 
@@ -676,6 +690,7 @@ static int64_t pg_finish(struct pmt_export *base, const struct pmt_spe_rec_stats
 	    !copy_buf(x, "COPY symbols FROM STDIN", &x->symbols) ||
 	    !copy_buf(x, "COPY branch_entries FROM STDIN", &x->branches) ||
 	    !copy_buf(x, "COPY metrics FROM STDIN", &x->metrics) ||
+	    !copy_buf(x, "COPY metric_retire_latencies FROM STDIN", &x->metric_retlat) ||
 	    !insert_rest(x, stats, enabled | x->seen_events) ||
 	    (!x->no_index && !exec(x, pg_indexes)) || !exec(x, "COMMIT"))
 		return fail_diag(x, diag);
@@ -693,6 +708,7 @@ static void pg_free(struct pmt_export *base)
 	free(x->dsos.p);
 	free(x->symbols.p);
 	free(x->metrics.p);
+	free(x->metric_retlat.p);
 	free(x->threads.thr);
 	export_ids_fini(&x->ids);
 	free(x->losses.r);

@@ -129,6 +129,12 @@ static const char schema_tables[] =
 	"\tmissing_event TEXT,\n"
 	"\tretlat_measured REAL,\n"
 	"\tretlat_default REAL\n"
+	");\n"
+	"CREATE TABLE metric_retire_latencies (\n"
+	"\tmetric_id INTEGER NOT NULL REFERENCES metrics(id),\n"
+	"\tevent TEXT NOT NULL,\n"
+	"\tretlat_measured REAL,\n"
+	"\tretlat_default REAL\n"
 	");\n";
 /* the samples as script --csv prints them */
 #define SCHEMA_VIEW                                                                       \
@@ -160,7 +166,7 @@ const char *pmt_export_sqlite_schema(void)
 	return all;
 }
 
-enum { S_SAMPLE, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_METRIC, S_NSTMT };
+enum { S_SAMPLE, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_METRIC, S_METRIC_RETLAT, S_NSTMT };
 static const char *const stmt_sql[S_NSTMT] = {
 	"INSERT INTO samples VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO branch_entries VALUES (?,?,?,?,?,?,?)",
@@ -168,6 +174,7 @@ static const char *const stmt_sql[S_NSTMT] = {
 	"INSERT INTO dsos VALUES (?,?,?)",
 	"INSERT INTO symbols VALUES (?,?,?,?)",
 	"INSERT INTO metrics VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?)",
+	"INSERT INTO metric_retire_latencies VALUES (?,?,?,?)",
 };
 /* parameter numbers of the samples INSERT */
 enum {
@@ -571,7 +578,18 @@ static int sq_metric(struct pmt_export *base, const struct pmt_export_metric *m)
 	bind_text_or_null(st, 10, m->missing);
 	bind_double_or_null(st, 11, m->retlat_measured);
 	bind_double_or_null(st, 12, m->retlat_default);
-	return step(x, st);
+	if (step(x, st) < 0)
+		return -PMT_EIO;
+	st = x->st[S_METRIC_RETLAT];
+	for (size_t k = 0; k < m->nr_retlat; k++) {
+		sqlite3_bind_int64(st, 1, x->nmetrics);
+		sqlite3_bind_text(st, 2, m->retlat[k].event, -1, SQLITE_TRANSIENT);
+		bind_double_or_null(st, 3, m->retlat[k].measured);
+		bind_double_or_null(st, 4, m->retlat[k].dflt);
+		if (step(x, st) < 0)
+			return -PMT_EIO;
+	}
+	return 0;
 }
 
 static void bind_u64_or_null(sqlite3_stmt *st, int i, bool have, uint64_t v)

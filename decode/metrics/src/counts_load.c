@@ -66,7 +66,7 @@ static int value_field(const char *s)
 }
 
 static int csv_line(struct pmt_counts *c, char *line, char sep, const char *what,
-		    size_t lineno)
+		    size_t lineno, struct pmt_diag *diag)
 {
 	char *f[MAX_FIELDS];
 	int nf = 0, i = 0, u, e;
@@ -103,19 +103,18 @@ static int csv_line(struct pmt_counts *c, char *line, char sep, const char *what
 		for (int j = interval[0] ? 1 : 0; j + 4 < nf && j <= (interval[0] ? 3 : 2); j++) {
 			if (!value_field(f[j]) && f[j + 2][0] && is_int(f[j + 3]) &&
 			    is_num(f[j + 4], NULL)) {
-				pmt_error("%s:%zu: count '%s' for %s is not a number", what, lineno,
-					  f[j], f[j + 2]);
-				return -PMT_EPARSE;
+				return pmt_diag_set_line(diag, -PMT_EPARSE, what, (uint32_t)lineno,
+							 "count '%s' for %s is not a number",
+							 f[j], f[j + 2]);
 			}
 		}
 		return 1; /* not a count: a message or a continuation line perf printed */
 	}
 	if (!not_counted(f[i]))
 		is_num(f[i], &v);
-	if (v < 0) {
-		pmt_error("%s:%zu: negative count %s for %s", what, lineno, f[i], f[i + 2]);
-		return -PMT_EPARSE;
-	}
+	if (v < 0)
+		return pmt_diag_set_line(diag, -PMT_EPARSE, what, (uint32_t)lineno,
+					 "negative count %s for %s", f[i], f[i + 2]);
 	u = pmt_counts_unit(c, interval, aggr);
 	if (u < 0)
 		return u;
@@ -141,7 +140,8 @@ static const char *json_str_or_num(json_t *v, char *buf, size_t cap)
 	return NULL;
 }
 
-static int json_line(struct pmt_counts *c, const char *line, const char *what, size_t lineno)
+static int json_line(struct pmt_counts *c, const char *line, const char *what, size_t lineno,
+		     struct pmt_diag *diag)
 {
 	static const char *const aggr_keys[] = { "cpu", "core", "die", "socket", "node",
 						 "thread", "cache", "cluster" };
@@ -153,7 +153,9 @@ static int json_line(struct pmt_counts *c, const char *line, const char *what, s
 	int u, e, r;
 
 	if (!o || !json_is_object(o)) {
-		pmt_error("%s:%zu: column %d: %s", what, lineno, jerr.column, o ? "not an object" : jerr.text);
+		/* jansson's column of the line alone, said as before: the line is the file's */
+		pmt_diag_set_line(diag, -PMT_EPARSE, what, (uint32_t)lineno, "column %d: %s",
+				  jerr.column, o ? "not an object" : jerr.text);
 		json_decref(o);
 		return -PMT_EPARSE;
 	}
@@ -186,8 +188,9 @@ static int json_line(struct pmt_counts *c, const char *line, const char *what, s
 	}
 	val = json_str_or_num(cv, vbuf, sizeof(vbuf));
 	if (!val || (!not_counted(val) && !is_num(val, &v)) || v < 0) {
-		pmt_error("%s:%zu: bad counter-value %s for %s", what, lineno, val ? val : "",
-			  json_string_value(ev));
+		pmt_diag_set_line(diag, -PMT_EPARSE, what, (uint32_t)lineno,
+				  "bad counter-value %s for %s", val ? val : "",
+				  json_string_value(ev));
 		json_decref(o);
 		return -PMT_EPARSE;
 	}
@@ -203,7 +206,8 @@ static int json_line(struct pmt_counts *c, const char *line, const char *what, s
 	return r;
 }
 
-int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, const char *what)
+int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, const char *what,
+			struct pmt_diag *diag)
 {
 	char *buf = malloc(len + 1), *p, *line;
 	size_t lineno = 0, skipped = 0, first_skipped = 0, counted = 0, merged = 0;
@@ -212,7 +216,7 @@ int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, cons
 	char sep = ',';
 
 	if (!buf)
-		return -PMT_ENOMEM;
+		return pmt_diag_set(diag, -PMT_ENOMEM, what, PMT_DIAG_NO_OFFSET, "out of memory");
 	memcpy(buf, text, len);
 	buf[len] = 0;
 	for (p = buf; p && rc >= 0; lineno++) {
@@ -229,8 +233,8 @@ int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, cons
 			/* perf stat -x takes any separator; take the first usual one seen */
 			sep = (char)(strpbrk(line, ",;|\t") ? *strpbrk(line, ",;|\t") : ',');
 		}
-		rc = json ? json_line(c, line, what, lineno + 1)
-			  : csv_line(c, line, sep, what, lineno + 1);
+		rc = json ? json_line(c, line, what, lineno + 1, diag)
+			  : csv_line(c, line, sep, what, lineno + 1, diag);
 		if (rc == 1) {
 			if (!skipped++)
 				first_skipped = lineno + 1;
@@ -245,34 +249,33 @@ int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len, cons
 	free(buf);
 	if (rc < 0)
 		return rc;
-	if (!counted && json != 1) { /* json < 0: an empty file, or comments only */
-		pmt_error("%s: no perf stat -x counts in it (value,unit,event lines)", what);
-		return -PMT_EFORMAT;
-	}
+	if (!counted && json != 1) /* json < 0: an empty file, or comments only */
+		return pmt_diag_set(diag, -PMT_EFORMAT, what, PMT_DIAG_NO_OFFSET,
+				    "no perf stat -x counts in it (value,unit,event lines)");
+	/* summaries of many lines: the first one is named in the message, not as the line */
 	if (skipped)
-		pmt_warn("%s: %zu %s skipped (first: line %zu)", what, skipped,
-			 skipped > 1 ? "lines that are not counts" : "line that is not a count",
-			 first_skipped);
+		pmt_diag_warn(diag, -PMT_EPARSE, what, PMT_DIAG_NO_OFFSET, 0,
+			      "%zu %s skipped (first: line %zu)", skipped,
+			      skipped > 1 ? "lines that are not counts" : "line that is not a count",
+			      first_skipped);
 	/* perf prints an event once per PMU instance with --no-merge: summed, as perf merges
 	 * them, and used by source_count(); said, since a repeated line may be a mistake */
 	if (merged)
-		pmt_warn("%s: %zu %s an event already counted for the same unit and interval, "
-			 "summed (first: line %zu)", what, merged, merged > 1 ? "lines repeat" :
-			 "line repeats", first_merged);
+		pmt_diag_warn(diag, -PMT_ECORRUPT, what, PMT_DIAG_NO_OFFSET, 0,
+			      "%zu %s an event already counted for the same unit and interval, "
+			      "summed (first: line %zu)", merged, merged > 1 ? "lines repeat" :
+			      "line repeats", first_merged);
 	return 0;
 }
 
-int pmt_counts_load(struct pmt_counts *c, const char *path)
+int pmt_counts_load(struct pmt_counts *c, const char *path, struct pmt_diag *diag)
 {
 	struct pmt_file_map m;
-	struct pmt_diag d = PMT_DIAG_INIT;
-	int rc = pmt_file_map(path, &m, &d);
+	int rc = pmt_file_map(path, &m, diag);
 
-	if (rc < 0) {
-		pmt_diag_print(&d);
+	if (rc < 0)
 		return rc;
-	}
-	rc = pmt_counts_load_mem(c, (const char *)m.data, m.size, path);
+	rc = pmt_counts_load_mem(c, (const char *)m.data, m.size, path, diag);
 	pmt_file_unmap(&m);
 	return rc;
 }

@@ -49,6 +49,7 @@ struct pmt_counts_trace {
 	bool have_pending;          /* a STAT read while opening */
 	uint64_t rounds, stats, skipped, unknown_ids;
 	bool warned_aggr, warned_ids, at_end;
+	struct pmt_diag damage;     /* the first damage read past (pmt_counts_trace_damage) */
 };
 
 static uint16_t r16(const struct pmt_counts_trace *t, const uint8_t *p)
@@ -95,9 +96,9 @@ static void damaged(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	/* the first names the problem; close() counts the rest in one line */
 	if (t->skipped++)
 		return;
-	pmt_warn("%s: offset 0x%llx: %s record of %u bytes is damaged (%s); skipped", t->path,
-		 (unsigned long long)ev->file_offset, pmt_perf_record_name(ev->type),
-		 ev->raw_size, what);
+	pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, ev->file_offset, 0,
+		      "%s record of %u bytes is damaged (%s); skipped",
+		      pmt_perf_record_name(ev->type), ev->raw_size, what);
 }
 
 static bool parse_cpu_map(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
@@ -243,9 +244,9 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	ti = r32(t, ev->raw + 20);
 	if (a < 0) {
 		if (!t->warned_ids)
-			pmt_warn("%s: offset 0x%llx: STAT of id %llu, which no attr has; such "
-				 "counts are left out", t->path, (unsigned long long)ev->file_offset,
-				 (unsigned long long)r64(t, ev->raw + 8));
+			pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, ev->file_offset, 0,
+				      "STAT of id %llu, which no attr has; such counts are left out",
+				      (unsigned long long)r64(t, ev->raw + 8));
 		t->warned_ids = true;
 		t->unknown_ids++;
 		return 0;
@@ -276,9 +277,10 @@ static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_
 	const char *ivp = NULL;
 
 	if (t->aggr_mode != PERF_AGGR_GLOBAL && t->aggr_mode != PERF_AGGR_NONE && !t->warned_aggr) {
-		pmt_warn("%s: recorded per core or socket (aggregation mode %llu), which needs the "
-			 "CPU topology the recording lacks: the counts are given per CPU", t->path,
-			 (unsigned long long)t->aggr_mode);
+		pmt_diag_warn(&t->damage, -PMT_EUNSUPPORTED, t->path, PMT_DIAG_NO_OFFSET, 0,
+			      "recorded per core or socket (aggregation mode %llu), which needs the "
+			      "CPU topology the recording lacks: the counts are given per CPU",
+			      (unsigned long long)t->aggr_mode);
 		t->warned_aggr = true;
 	}
 	if (t->interval_ms) {
@@ -488,6 +490,11 @@ void pmt_counts_trace_stats(const struct pmt_counts_trace *t, uint64_t *rounds, 
 	*rounds = t->rounds;
 	*stats = t->stats;
 	*skipped = t->skipped + t->unknown_ids;
+}
+
+const struct pmt_diag *pmt_counts_trace_damage(const struct pmt_counts_trace *t)
+{
+	return &t->damage;
 }
 
 void pmt_counts_trace_close(struct pmt_counts_trace *t)

@@ -79,7 +79,8 @@ int pmt_metric_set_add(struct pmt_metric_set *ms, const char *name, const char *
 	return (int)ms->nr - 1;
 }
 
-static int load_perf(struct pmt_metric_set *ms, json_t *arr, const char *what)
+static int load_perf(struct pmt_metric_set *ms, json_t *arr, const char *what,
+		     struct pmt_diag *diag)
 {
 	size_t i, n = 0;
 	json_t *o;
@@ -103,7 +104,8 @@ static int load_perf(struct pmt_metric_set *ms, json_t *arr, const char *what)
 		n++;
 	}
 	if (!n)
-		pmt_warn("%s: no MetricName/MetricExpr entries", what);
+		pmt_diag_warn(diag, -PMT_EFORMAT, what, PMT_DIAG_NO_OFFSET, 0,
+			      "no MetricName/MetricExpr entries");
 	return (int)n;
 }
 
@@ -139,7 +141,8 @@ static int alias_list(json_t *arr, const char *name_key, const char *prefix, cha
  * Alias}], Constants:[{Name, Alias}], UnitOfMeasure, Threshold:{Formula,
  * ThresholdMetrics:[{Alias, Value}]}}]}. Aliases are kept and resolved at compile time, so
  * the formula text is never rewritten. Constants are marked with a leading '='. */
-static int load_intel(struct pmt_metric_set *ms, json_t *arr, const char *what)
+static int load_intel(struct pmt_metric_set *ms, json_t *arr, const char *what,
+		      struct pmt_diag *diag)
 {
 	size_t i, n = 0;
 	json_t *o;
@@ -198,45 +201,42 @@ static int load_intel(struct pmt_metric_set *ms, json_t *arr, const char *what)
 		n++;
 	}
 	if (!n)
-		pmt_warn("%s: no metrics with MetricName and Formula", what);
+		pmt_diag_warn(diag, -PMT_EFORMAT, what, PMT_DIAG_NO_OFFSET, 0,
+			      "no metrics with MetricName and Formula");
 	return (int)n;
 }
 
 int pmt_metric_set_load_mem(struct pmt_metric_set *ms, const char *json, size_t len,
-			    const char *what)
+			    const char *what, struct pmt_diag *diag)
 {
 	json_error_t jerr;
 	json_t *root = json_loadb(json, len, 0, &jerr), *x;
 	int rc;
 
-	if (!root) {
-		pmt_error("%s:%d:%d: %s", what, jerr.line, jerr.column, jerr.text);
-		return -PMT_EPARSE;
-	}
+	if (!root)
+		return pmt_diag_set_column(diag, -PMT_EPARSE, what, (uint32_t)jerr.line, jerr.column,
+					   "%s", jerr.text);
 	if (json_is_array(root)) {
-		rc = load_perf(ms, root, what);
+		rc = load_perf(ms, root, what, diag);
 	} else if (json_is_array(x = json_object_get(root, "Metrics"))) {
-		rc = load_intel(ms, x, what);
+		rc = load_intel(ms, x, what, diag);
 	} else {
-		pmt_error("%s: neither a perf metric array nor an Intel {\"Metrics\": [...]} file",
-			  what);
-		rc = -PMT_EFORMAT;
+		rc = pmt_diag_set(diag, -PMT_EFORMAT, what, PMT_DIAG_NO_OFFSET,
+				  "neither a perf metric array nor an Intel {\"Metrics\": [...]} "
+				  "file");
 	}
 	json_decref(root);
 	return rc;
 }
 
-int pmt_metric_set_load(struct pmt_metric_set *ms, const char *path)
+int pmt_metric_set_load(struct pmt_metric_set *ms, const char *path, struct pmt_diag *diag)
 {
 	struct pmt_file_map m;
-	struct pmt_diag d = PMT_DIAG_INIT;
-	int rc = pmt_file_map(path, &m, &d);
+	int rc = pmt_file_map(path, &m, diag);
 
-	if (rc < 0) {
-		pmt_diag_print(&d);
+	if (rc < 0)
 		return rc;
-	}
-	rc = pmt_metric_set_load_mem(ms, (const char *)m.data, m.size, path);
+	rc = pmt_metric_set_load_mem(ms, (const char *)m.data, m.size, path, diag);
 	pmt_file_unmap(&m);
 	return rc;
 }

@@ -244,7 +244,7 @@ static int compile_one(struct pmt_metric_plan *p, size_t idx, const char *text, 
 	p->in_threshold = thresh;
 	r = pmt_expr_compile(text, m->intel ? PMT_EXPR_INTEL : 0, &p->ctx, resolve, p, out, &e);
 	if (r < 0 && r != -PMT_ECYCLE && p->cause < 0) /* else a reference brought its own */
-		snprintf(p->err, p->errlen, "metric %s%s: column %d: %s", m->name,
+		snprintf(p->err, sizeof(p->err), "metric %s%s: column %d: %s", m->name,
 			 thresh ? " (threshold)" : "", e.column, e.msg);
 	return r;
 }
@@ -271,15 +271,15 @@ static void write_chain(struct pmt_metric_plan *p, size_t from, size_t idx, size
 {
 	size_t n = p->depth - from;
 
-	for (size_t i = 0; i <= n && len < p->errlen; i++) {
+	for (size_t i = 0; i <= n && len < sizeof(p->err); i++) {
 		size_t at = i < n ? p->stack[from + i] : idx;
 
 		if (n > 6 && i == 3) {
-			len += (size_t)snprintf(p->err + len, p->errlen - len, " -> ...");
+			len += (size_t)snprintf(p->err + len, sizeof(p->err) - len, " -> ...");
 			i = n - 3;
 			continue;
 		}
-		len += (size_t)snprintf(p->err + len, p->errlen - len, "%s%s", i ? " -> " : "",
+		len += (size_t)snprintf(p->err + len, sizeof(p->err) - len, "%s%s", i ? " -> " : "",
 					p->ms->m[at].name);
 	}
 }
@@ -288,7 +288,7 @@ static void nesting_error(struct pmt_metric_plan *p, size_t idx)
 {
 	size_t len;
 
-	len = (size_t)snprintf(p->err, p->errlen, "metric %s: metrics nested more than %d deep "
+	len = (size_t)snprintf(p->err, sizeof(p->err), "metric %s: metrics nested more than %d deep "
 			       "(perf's limit): ", p->ms->m[p->stack[0]].name, METRIC_MAX_NESTING);
 	write_chain(p, 0, idx, len);
 }
@@ -300,7 +300,7 @@ static void cycle_error(struct pmt_metric_plan *p, size_t idx)
 
 	while (from < p->depth && p->stack[from] != idx)
 		from++;
-	len = (size_t)snprintf(p->err, p->errlen, "metric %s: refers to itself: ",
+	len = (size_t)snprintf(p->err, sizeof(p->err), "metric %s: refers to itself: ",
 			       p->ms->m[idx].name);
 	write_chain(p, from < p->depth ? from : 0, idx, len);
 }
@@ -322,20 +322,20 @@ static void height_error(struct pmt_metric_plan *p, size_t idx, int deepest)
 
 	for (int k = deepest; k >= 0; k = p->pm[k].deepest)
 		total++;
-	len = (size_t)snprintf(p->err, p->errlen, "metric %s: metrics nested more than %d deep "
+	len = (size_t)snprintf(p->err, sizeof(p->err), "metric %s: metrics nested more than %d deep "
 			       "(perf's limit): %s", p->ms->m[idx].name, METRIC_MAX_NESTING,
 			       p->ms->m[idx].name);
-	for (int k = deepest; k >= 0 && len < p->errlen; k = p->pm[k].deepest) {
+	for (int k = deepest; k >= 0 && len < sizeof(p->err); k = p->pm[k].deepest) {
 		n++;
 		if (n == 3 && total > 7) {
-			len += (size_t)snprintf(p->err + len, p->errlen - len, " -> ...");
+			len += (size_t)snprintf(p->err + len, sizeof(p->err) - len, " -> ...");
 			while (n < total - 4 && p->pm[k].deepest >= 0) {
 				k = p->pm[k].deepest;
 				n++;
 			}
 			continue;
 		}
-		len += (size_t)snprintf(p->err + len, p->errlen - len, " -> %s",
+		len += (size_t)snprintf(p->err + len, sizeof(p->err) - len, " -> %s",
 					p->ms->m[p->pm[k].set_idx].name);
 	}
 }
@@ -608,24 +608,16 @@ static void near_names(const struct pmt_metric_set *ms, const char *want, char *
 }
 
 int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *select, size_t nsel,
-			const struct pmt_expr_ctx *ctx, struct pmt_metric_plan **out, char *err,
-			size_t errlen)
+			const struct pmt_expr_ctx *ctx, struct pmt_metric_plan **out,
+			struct pmt_diag *diag)
 {
-	static char dummy[8];
 	struct pmt_metric_plan *p = calloc(1, sizeof(*p));
 	int rc = 0;
 
 	*out = NULL;
-	if (!err || !errlen) {
-		err = dummy;
-		errlen = sizeof(dummy);
-	}
-	err[0] = 0;
 	if (!p)
-		return -PMT_ENOMEM;
+		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	p->ms = ms;
-	p->err = err;
-	p->errlen = errlen;
 	if (ctx)
 		p->ctx = *ctx;
 	else
@@ -636,7 +628,7 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 	p->cause = -1;
 	if (!p->state || !p->sel || !p->stack || index_names(p) < 0) {
 		pmt_metric_plan_free(p);
-		return -PMT_ENOMEM;
+		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
 	for (size_t i = 0; i < ms->nr; i++)
 		p->state[i] = ST_NONE;
@@ -655,7 +647,7 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 			else
 				pmt_warn("%s (left out)", p->prob[k].msg);
 		}
-		err[0] = 0;
+		p->err[0] = 0;
 	}
 	for (size_t s = 0; s < nsel && rc >= 0; s++) {
 		int found = 0;
@@ -666,13 +658,13 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 			found = 1;
 			rc = select_metric(p, i);
 			if (rc < 0 && rc != -PMT_ENOMEM && p->cause >= 0)
-				snprintf(err, errlen, "%s", p->prob[p->cause].msg);
+				snprintf(p->err, sizeof(p->err), "%s", p->prob[p->cause].msg);
 		}
 		if (!found && rc >= 0) {
 			char near[256];
 
 			near_names(ms, select[s], near, sizeof(near));
-			snprintf(err, errlen, "no metric or metric group named '%s'%s%s", select[s],
+			snprintf(p->err, sizeof(p->err), "no metric or metric group named '%s'%s%s", select[s],
 				 near[0] ? "; near names: " : "", near);
 			rc = -PMT_ENOT_FOUND;
 		}
@@ -685,6 +677,8 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 			rc = -PMT_ENOMEM;
 	}
 	if (rc < 0) {
+		/* the compiler's own words, else (out of memory) the code's name */
+		pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET, "%s", p->err);
 		pmt_metric_plan_free(p);
 		return rc;
 	}

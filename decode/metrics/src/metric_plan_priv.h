@@ -44,8 +44,7 @@ struct pmt_metric_plan {
 	size_t nr_in, cap_in;
 	double *slots;
 	uint32_t *taint;            /* per slot: first missing input + 1 (pmt_metric_plan_missing) */
-	char *err;
-	size_t errlen;
+	char err[sizeof(((struct pmt_diag *)0)->msg)]; /* the problem being compiled */
 	int cur_metric;             /* set index being compiled, for resolver context */
 	size_t *stack;              /* set indexes of the metrics being compiled, outermost first */
 	size_t depth;

@@ -19,7 +19,10 @@ struct rows_state {
 	size_t n;          /* selected metrics */
 	size_t *order;     /* the tree, parent first: plan indexes */
 	unsigned *depth;   /* per plan index */
-	double *measured, *dflt; /* per plan index */
+	double *measured, *dflt; /* per plan index: its first :R input's */
+	struct pmt_metric_retlat *rl; /* every :R input of every metric, metric by metric */
+	size_t nr_rl, cap_rl;
+	size_t *rl_first, *rl_n; /* per plan index: its inputs in rl */
 	double *val;
 	int8_t *th;
 	const char **missing;
@@ -96,32 +99,58 @@ static void tree(struct rows_state *s)
 	free(parent);
 }
 
-/* the first :R input of metric i (a plan of that metric alone has exactly its inputs):
- * the samples' value and the table's */
-static void retlat_of(struct rows_state *s, size_t i, const struct pmt_metric_rows_opts *o,
-		      const struct pmt_expr_ctx *ctx)
+/* every :R input of metric i (a plan of that metric alone has exactly its inputs, in the
+ * order the metric names them): the samples' value and the table's. 0 or -PMT_ENOMEM. */
+static int retlat_of(struct rows_state *s, size_t i, const struct pmt_metric_rows_opts *o,
+		     const struct pmt_expr_ctx *ctx)
 {
 	const struct pmt_metric *m = pmt_metric_plan_metric(s->plan, i);
 	const char *name = m->name;
 	struct pmt_metric_plan *one;
-	char err[64];
+	int rc = 0;
 
 	s->measured[i] = s->dflt[i] = NAN;
-	if (pmt_metric_plan_new(&s->ms, &name, 1, ctx, &one, err, sizeof(err)) < 0)
-		return;
-	for (size_t k = 0; k < pmt_metric_plan_nr_inputs(one); k++) {
+	s->rl_first[i] = s->nr_rl;
+	if (pmt_metric_plan_new(&s->ms, &name, 1, ctx, &one, NULL) < 0)
+		return 0;
+	for (size_t k = 0; k < pmt_metric_plan_nr_inputs(one) && rc == 0; k++) {
 		const struct pmt_metric_input *in = pmt_metric_plan_input(one, k);
+		struct pmt_metric_retlat *r;
 		double v;
 
 		if (in->kind != PMT_MIN_RETLAT)
 			continue;
+		if (s->nr_rl == s->cap_rl) {
+			size_t cap = s->cap_rl ? 2 * s->cap_rl : 16;
+			void *n = realloc(s->rl, cap * sizeof(*s->rl));
+
+			if (!n) {
+				rc = -PMT_ENOMEM;
+				break;
+			}
+			s->rl = n;
+			s->cap_rl = cap;
+		}
+		r = &s->rl[s->nr_rl];
+		*r = (struct pmt_metric_retlat){ .event = strdup(in->id), .measured = NAN,
+						 .dflt = NAN };
+		if (!r->event) {
+			rc = -PMT_ENOMEM;
+			break;
+		}
+		s->nr_rl++;
 		if (pmt_retlat_value(&s->smp, NULL, in->id, o->stat, o->pct, &v) == 1)
-			s->measured[i] = v;
+			r->measured = v;
 		if (pmt_retlat_value(NULL, &s->tab, in->id, o->stat, o->pct, &v) == 0)
-			s->dflt[i] = v;
-		break;
+			r->dflt = v;
+	}
+	s->rl_n[i] = s->nr_rl - s->rl_first[i];
+	if (s->rl_n[i]) {
+		s->measured[i] = s->rl[s->rl_first[i]].measured;
+		s->dflt[i] = s->rl[s->rl_first[i]].dflt;
 	}
 	pmt_metric_plan_free(one);
+	return rc;
 }
 
 static void state_fini(struct rows_state *s)
@@ -130,6 +159,11 @@ static void state_fini(struct rows_state *s)
 	free(s->depth);
 	free(s->measured);
 	free(s->dflt);
+	for (size_t k = 0; k < s->nr_rl; k++)
+		free((char *)s->rl[k].event);
+	free(s->rl);
+	free(s->rl_first);
+	free(s->rl_n);
 	free(s->val);
 	free(s->th);
 	free(s->missing);
@@ -146,22 +180,18 @@ static void state_fini(struct rows_state *s)
 static int setup(struct rows_state *s, const char *trace, const struct pmt_metric_rows_opts *o,
 		 const struct pmt_expr_ctx *ctx, struct pmt_diag *diag)
 {
-	char err[256];
 	int rc;
 
 	for (size_t i = 0; i < o->ntables; i++)
-		if ((rc = pmt_metric_set_load(&s->ms, o->tables[i])) < 0)
-			return pmt_diag_set(diag, rc, o->tables[i], PMT_DIAG_NO_OFFSET,
-					    "cannot load the metric table");
+		if ((rc = pmt_metric_set_load(&s->ms, o->tables[i], diag)) < 0)
+			return rc;
 	for (size_t i = 0; i < o->nretlat_tables; i++)
-		if ((rc = pmt_retlat_table_load(&s->tab, o->retlat_tables[i])) < 0)
-			return pmt_diag_set(diag, rc, o->retlat_tables[i], PMT_DIAG_NO_OFFSET,
-					    "cannot load the retire-latency table");
+		if ((rc = pmt_retlat_table_load(&s->tab, o->retlat_tables[i], diag)) < 0)
+			return rc;
 	if ((rc = pmt_counts_new(&s->c)) < 0)
 		return pmt_diag_set(diag, rc, trace, PMT_DIAG_NO_OFFSET, "out of memory");
-	if (o->counts && (rc = pmt_counts_load(s->c, o->counts)) < 0)
-		return pmt_diag_set(diag, rc, o->counts, PMT_DIAG_NO_OFFSET,
-				    "cannot load the counts");
+	if (o->counts && (rc = pmt_counts_load(s->c, o->counts, diag)) < 0)
+		return rc;
 	if (!o->counts) {
 		rc = pmt_counts_trace_open(trace, s->c, &s->ct, diag);
 		if (rc < 0 && rc != -PMT_ENOT_FOUND)
@@ -172,10 +202,11 @@ static int setup(struct rows_state *s, const char *trace, const struct pmt_metri
 		pmt_counts_unit(s->c, NULL, NULL);
 	if ((rc = pmt_retlat_samples_from_trace(&s->smp, trace, diag)) < 0)
 		return rc;
-	if ((rc = pmt_metric_plan_new(&s->ms, o->select, o->nselect, ctx, &s->plan, err,
-				      sizeof(err))) < 0)
-		return pmt_diag_set(diag, rc, o->ntables ? o->tables[0] : trace, PMT_DIAG_NO_OFFSET,
-				    "%s", err);
+	if ((rc = pmt_metric_plan_new(&s->ms, o->select, o->nselect, ctx, &s->plan, diag)) < 0) {
+		if (diag) /* the selection is the table's */
+			diag->file = o->ntables ? o->tables[0] : trace;
+		return rc;
+	}
 	s->n = pmt_metric_plan_nr_metrics(s->plan);
 	s->order = calloc(s->n + 1, sizeof(*s->order));
 	s->depth = calloc(s->n + 1, sizeof(*s->depth));
@@ -185,12 +216,16 @@ static int setup(struct rows_state *s, const char *trace, const struct pmt_metri
 	s->th = calloc(s->n + 1, sizeof(*s->th));
 	s->missing = calloc(s->n + 1, sizeof(*s->missing));
 	s->warned = calloc(s->n + 1, sizeof(*s->warned));
+	s->rl_first = calloc(s->n + 1, sizeof(*s->rl_first));
+	s->rl_n = calloc(s->n + 1, sizeof(*s->rl_n));
 	if (!s->order || !s->depth || !s->measured || !s->dflt || !s->val || !s->th ||
-	    !s->missing || !s->warned)
+	    !s->missing || !s->warned || !s->rl_first || !s->rl_n)
 		return pmt_diag_set(diag, -PMT_ENOMEM, trace, PMT_DIAG_NO_OFFSET, "out of memory");
 	tree(s);
 	for (size_t i = 0; i < s->n; i++)
-		retlat_of(s, i, o, ctx);
+		if (retlat_of(s, i, o, ctx) < 0)
+			return pmt_diag_set(diag, -PMT_ENOMEM, trace, PMT_DIAG_NO_OFFSET,
+					    "out of memory");
 	return 0;
 }
 
@@ -236,6 +271,8 @@ int pmt_metric_rows_trace(const char *trace, const struct pmt_metric_rows_opts *
 					.value = s.missing[i] ? NAN : s.val[i],
 					.missing = s.missing[i],
 					.threshold = s.missing[i] ? -1 : s.th[i],
+					.retlat = s.rl_n[i] ? &s.rl[s.rl_first[i]] : NULL,
+					.nr_retlat = s.rl_n[i],
 					.retlat_measured = s.measured[i], .retlat_default = s.dflt[i],
 				};
 

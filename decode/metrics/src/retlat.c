@@ -129,8 +129,8 @@ int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path
 		}
 		if (rc < 0) {
 			/* the source skipped the bad record; keep the samples we can read */
-			pmt_warn("%s: offset 0x%llx: %s", path,
-				 (unsigned long long)pmt_source_offset(src), pmt_errstr(rc));
+			pmt_diag_warn(diag, rc, path, pmt_source_offset(src), 0, "%s",
+				      pmt_errstr(rc));
 			if (rc == -PMT_ENOMEM || rc == -PMT_EIO)
 				break;
 			continue;
@@ -293,7 +293,8 @@ static int load_event_list(struct pmt_retlat_table *t, json_t *arr)
 	return (int)added;
 }
 
-static int load_data(struct pmt_retlat_table *t, json_t *data, const char *path)
+static int load_data(struct pmt_retlat_table *t, json_t *data, const char *path,
+		     struct pmt_diag *diag)
 {
 	const char *name;
 	json_t *v;
@@ -314,10 +315,9 @@ static int load_data(struct pmt_retlat_table *t, json_t *data, const char *path)
 		e->median = num_or_nan(v, "MEDIAN");
 		e->count = json_is_integer(json_object_get(v, "COUNT"))
 				   ? (uint64_t)json_integer_value(json_object_get(v, "COUNT")) : 0;
-		if (isnan(e->mean)) {
-			pmt_error("%s: event %s has no MEAN", path, name);
-			return -PMT_EFORMAT;
-		}
+		if (isnan(e->mean))
+			return pmt_diag_set(diag, -PMT_EFORMAT, path, PMT_DIAG_NO_OFFSET,
+					    "event %s has no MEAN", name);
 		vals = json_object_get(v, "Values");
 		{
 			/* genretlat writes the histogram as "Values[N]": count keys beside the
@@ -362,7 +362,8 @@ static int load_data(struct pmt_retlat_table *t, json_t *data, const char *path)
 	return added;
 }
 
-static int table_from_json(struct pmt_retlat_table *t, json_t *root, const char *name)
+static int table_from_json(struct pmt_retlat_table *t, json_t *root, const char *name,
+			   struct pmt_diag *diag)
 {
 	json_t *x;
 	int rc;
@@ -372,43 +373,39 @@ static int table_from_json(struct pmt_retlat_table *t, json_t *root, const char 
 	else if (json_is_array(x = json_object_get(root, "Events")))
 		rc = load_event_list(t, x);
 	else if (json_is_object(x = json_object_get(root, "Data")))
-		rc = load_data(t, x, name);
+		rc = load_data(t, x, name, diag);
 	else
-		rc = -PMT_EFORMAT;
+		rc = pmt_diag_set(diag, -PMT_EFORMAT, name, PMT_DIAG_NO_OFFSET,
+				  "not a retire-latency table (event list, Intel Data or "
+				  "pmu-tools Data object)");
 	json_decref(root);
-	if (rc == -PMT_EFORMAT)
-		pmt_error("%s: not a retire-latency table (event list, Intel Data or pmu-tools "
-			  "Data object)", name);
 	return rc;
 }
 
-int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path)
+int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path, struct pmt_diag *diag)
 {
 	json_error_t jerr;
 	json_t *root = json_load_file(path, 0, &jerr);
 
-	if (!root) {
-		/* a file that does not open has no line: "unable to open X: No such file ..." */
-		if (jerr.line < 0)
-			pmt_error("%s: %s", path, jerr.text);
-		else
-			pmt_error("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-		return jerr.line < 0 ? -PMT_EIO : -PMT_EPARSE;
-	}
-	return table_from_json(t, root, path);
+	/* a file that does not open has no line: "unable to open X: No such file ..." */
+	if (!root && jerr.line < 0)
+		return pmt_diag_set(diag, -PMT_EIO, path, PMT_DIAG_NO_OFFSET, "%s", jerr.text);
+	if (!root)
+		return pmt_diag_set_column(diag, -PMT_EPARSE, path, (uint32_t)jerr.line,
+					   jerr.column, "%s", jerr.text);
+	return table_from_json(t, root, path, diag);
 }
 
 int pmt_retlat_table_load_mem(struct pmt_retlat_table *t, const char *json, size_t len,
-			      const char *name)
+			      const char *name, struct pmt_diag *diag)
 {
 	json_error_t jerr;
 	json_t *root = json_loadb(json, len, 0, &jerr);
 
-	if (!root) {
-		pmt_error("%s:%d:%d: %s", name, jerr.line, jerr.column, jerr.text);
-		return -PMT_EPARSE;
-	}
-	return table_from_json(t, root, name);
+	if (!root)
+		return pmt_diag_set_column(diag, -PMT_EPARSE, name, (uint32_t)jerr.line,
+					   jerr.column, "%s", jerr.text);
+	return table_from_json(t, root, name, diag);
 }
 
 void pmt_retlat_table_fini(struct pmt_retlat_table *t)

@@ -180,7 +180,7 @@ int pmt_annotate_add(struct pmt_annotate *a, const struct pmt_spe_sample *s)
 }
 
 /* the event to count: the one named, else instructions, else the most sampled */
-static int pick_event(const struct pmt_annotate *a, int compat, char *err, size_t cap)
+static int pick_event(const struct pmt_annotate *a, int compat, struct pmt_diag *diag)
 {
 	int best = -1;
 	char name[128];
@@ -190,9 +190,9 @@ static int pick_event(const struct pmt_annotate *a, int compat, char *err, size_
 			if (!strcmp(pmt_ev_slot_name(&a->slots, ev, compat, name, sizeof(name)),
 				    a->o.event))
 				return (int)ev;
-		snprintf(err, cap, "--event %s: no such event (the trace's events are those "
-			 "report lists)", a->o.event);
-		return -1;
+		return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
+				    "--event %s: no such event (the trace's events are those "
+				    "report lists)", a->o.event);
 	}
 	if (a->total[PMT_SPE_SE_INSN])
 		return PMT_SPE_SE_INSN;
@@ -200,7 +200,8 @@ static int pick_event(const struct pmt_annotate *a, int compat, char *err, size_
 		if (a->total[ev] && (best < 0 || a->total[ev] > a->total[best]))
 			best = (int)ev;
 	if (best < 0)
-		snprintf(err, cap, "no samples to annotate");
+		return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
+				    "no samples to annotate");
 	return best;
 }
 
@@ -366,31 +367,30 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 	free(code);
 }
 
-int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat, char *err,
-		       size_t cap)
+int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat,
+		       struct pmt_diag *diag)
 {
 	struct sym_stat **v;
 	size_t n = 0;
-	int ev = pick_event(a, compat, err, cap);
+	int ev = pick_event(a, compat, diag);
 	csh cs_arm, cs_x86;
 	char name[128];
 
 	if (ev < 0)
-		return -PMT_ENOT_FOUND;
-	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs_arm) != CS_ERR_OK) {
-		snprintf(err, cap, "capstone: no AArch64 support");
-		return -PMT_EUNSUPPORTED;
-	}
+		return ev;
+	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs_arm) != CS_ERR_OK)
+		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+				    "capstone: no AArch64 support");
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs_x86) != CS_ERR_OK) {
 		cs_close(&cs_arm);
-		snprintf(err, cap, "capstone: no x86-64 support");
-		return -PMT_EUNSUPPORTED;
+		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+				    "capstone: no x86-64 support");
 	}
 	v = malloc((a->sy_n ? a->sy_n : 1) * sizeof(*v));
 	if (!v) {
 		cs_close(&cs_arm);
 		cs_close(&cs_x86);
-		return -PMT_ENOMEM;
+		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
 	for (size_t i = 0; i < a->sy_cap; i++)
 		if (a->sy[i].sym && a->sy[i].nr[ev])
@@ -399,10 +399,11 @@ int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat, 
 	cmp_ev = (unsigned)ev;
 	qsort(v, n, sizeof(*v), cmp_syms);
 	if (!n)
-		snprintf(err, cap, a->o.symbol ? "no %s samples in a symbol named %s"
-					       : "no %s samples fall in a known symbol",
-			 pmt_ev_slot_name(&a->slots, (unsigned)ev, compat, name, sizeof(name)),
-			 a->o.symbol ? a->o.symbol : "");
+		pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
+			     a->o.symbol ? "no %s samples in a symbol named %s"
+					 : "no %s samples fall in a known symbol",
+			     pmt_ev_slot_name(&a->slots, (unsigned)ev, compat, name, sizeof(name)),
+			     a->o.symbol ? a->o.symbol : "");
 	for (size_t i = 0; i < n && (a->o.symbol || i < (a->o.top ? a->o.top : 5)); i++)
 		print_symbol(a, out, v[i], (unsigned)ev, compat, cs_arm, cs_x86);
 	free(v);

@@ -48,6 +48,9 @@ void pmt_html_free(struct pmt_html *h)
 		free(h->metric[i].name);
 		free(h->metric[i].unit);
 		free(h->metric[i].where);
+		for (size_t k = 0; k < h->metric[i].nrl; k++)
+			free((char *)h->metric[i].rl[k].event);
+		free(h->metric[i].rl);
 	}
 	free(h->metric);
 	free(h->loss);
@@ -314,7 +317,20 @@ int pmt_html_add_metric(struct pmt_html *h, const struct pmt_html_metric *m)
 	r->value = m->value;
 	r->measured = m->retlat_measured;
 	r->dflt = m->retlat_default;
+	r->rl = NULL;
+	r->nrl = 0;
 	h->nmetric++;
+	if (!m->nr_retlat)
+		return 0;
+	r->rl = calloc(m->nr_retlat, sizeof(*r->rl));
+	if (!r->rl)
+		return -PMT_ENOMEM;
+	for (size_t k = 0; k < m->nr_retlat; k++, r->nrl++) {
+		r->rl[k] = m->retlat[k];
+		r->rl[k].event = strdup(m->retlat[k].event ? m->retlat[k].event : "");
+		if (!r->rl[k].event)
+			return -PMT_ENOMEM;
+	}
 	return 0;
 }
 

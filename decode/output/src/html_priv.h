@@ -43,6 +43,8 @@ struct html_metric {
 	char *name, *unit, *where;
 	unsigned depth;
 	double value, measured, dflt;
+	struct pmt_html_retlat *rl; /* every :R input; events owned */
+	size_t nrl;
 };
 
 struct pmt_html {

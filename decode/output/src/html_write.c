@@ -415,6 +415,26 @@ static void timeline(struct pmt_html *h, struct pmt_out *o)
 }
 
 /* TPEBS: the metric tree with the retire latencies its values used */
+/* a metric's or an :R event's latencies: data attributes, then the last two cells */
+static void retlat_attrs(struct pmt_out *o, double measured, double dflt)
+{
+	if (!isnan(measured))
+		pmt_out_printf(o, " data-retlat-measured=\"%.6g\"", measured);
+	if (!isnan(dflt))
+		pmt_out_printf(o, " data-retlat-default=\"%.6g\"", dflt);
+}
+
+static void retlat_cells(struct pmt_out *o, double measured, double dflt)
+{
+	pmt_out_str(o, "<td class=\"n\">");
+	if (!isnan(measured))
+		pmt_out_printf(o, "%.1f", measured);
+	pmt_out_str(o, "</td><td class=\"n\">");
+	if (!isnan(dflt))
+		pmt_out_printf(o, "%.1f", dflt);
+	pmt_out_str(o, "</td></tr>\n");
+}
+
 static void metrics(struct pmt_html *h, struct pmt_out *o)
 {
 	pmt_out_str(o, "<section id=\"metrics\">\n<h2>Metrics</h2>\n");
@@ -433,23 +453,31 @@ static void metrics(struct pmt_html *h, struct pmt_out *o)
 		pmt_out_str(o, "<tr class=\"metric\" data-name=\"");
 		esc(o, m->name, 0);
 		pmt_out_printf(o, "\" data-value=\"%.6g\" data-depth=\"%u\"", m->value, m->depth);
-		if (!isnan(m->measured))
-			pmt_out_printf(o, " data-retlat-measured=\"%.6g\"", m->measured);
-		if (!isnan(m->dflt))
-			pmt_out_printf(o, " data-retlat-default=\"%.6g\"", m->dflt);
+		retlat_attrs(o, m->measured, m->dflt);
 		pmt_out_str(o, "><td>");
 		esc(o, m->where, 0);
 		pmt_out_printf(o, "</td><td style=\"padding-left:%upx\">", 10 + 16 * m->depth);
 		esc(o, m->name, 0);
 		pmt_out_printf(o, "</td><td class=\"n\">%.4g</td><td>", m->value);
 		esc(o, m->unit, 0);
-		pmt_out_str(o, "</td><td class=\"n\">");
-		if (!isnan(m->measured))
-			pmt_out_printf(o, "%.1f", m->measured);
-		pmt_out_str(o, "</td><td class=\"n\">");
-		if (!isnan(m->dflt))
-			pmt_out_printf(o, "%.1f", m->dflt);
-		pmt_out_str(o, "</td></tr>\n");
+		pmt_out_str(o, "</td>");
+		retlat_cells(o, m->measured, m->dflt);
+		/* several :R events: each one's latencies on a line of its own, named */
+		for (size_t k = 0; m->nrl > 1 && k < m->nrl; k++) {
+			const struct pmt_html_retlat *r = &m->rl[k];
+
+			pmt_out_str(o, "<tr class=\"retlat\" data-metric=\"");
+			esc(o, m->name, 0);
+			pmt_out_str(o, "\" data-event=\"");
+			esc(o, r->event, 0);
+			pmt_out_str(o, "\"");
+			retlat_attrs(o, r->measured, r->dflt);
+			pmt_out_printf(o, "><td></td><td style=\"padding-left:%upx\">",
+				       26 + 16 * m->depth);
+			esc(o, r->event, 0);
+			pmt_out_str(o, "</td><td></td><td></td>");
+			retlat_cells(o, r->measured, r->dflt);
+		}
 	}
 	pmt_out_str(o, "</table>\n</section>\n");
 }

@@ -160,7 +160,7 @@ bool pmt_sample_filter_active(const struct pmt_sample_filter *f)
 }
 
 int pmt_sample_filter_check(const struct pmt_sample_filter *f, const struct pmt_trace_meta *m,
-			    char *err, size_t errlen)
+			    struct pmt_diag *diag)
 {
 	bool seen[PMT_TYPE_BREAKPOINT + 1] = { false };
 
@@ -174,11 +174,10 @@ int pmt_sample_filter_check(const struct pmt_sample_filter *f, const struct pmt_
 		if (a->type > PMT_TYPE_BREAKPOINT || seen[a->type])
 			continue;
 		seen[a->type] = true;
-		if (!(a->sample_type & PMT_SAMPLE_CPU)) {
-			snprintf(err, errlen, "File does not contain CPU events. Remove -C option "
-				 "to proceed.");
-			return -PMT_EINVAL;
-		}
+		if (!(a->sample_type & PMT_SAMPLE_CPU))
+			return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+					    "File does not contain CPU events. Remove -C option "
+					    "to proceed.");
 	}
 	return 0;
 }

@@ -717,12 +717,15 @@ const struct sym_entry *elf_symtab_find(const struct elf_symtab *t, uint64_t off
 
 int pmt_symbols_list_file(const char *path,
 			  int (*fn)(uint64_t start, uint64_t end, const char *name, void *ctx),
-			  void *ctx, char *msg, size_t cap)
+			  void *ctx, struct pmt_diag *diag)
 {
 	struct elf_symtab t = { 0 };
+	char msg[sizeof(diag->msg)] = "";
 	int rc = elf_symtab_load(path, &t, ELF_LOAD_PLT | ELF_LOAD_PLT_HEADER | ELF_LOAD_BOTH |
-				 ELF_LOAD_PLT_GOT, msg, cap);
+				 ELF_LOAD_PLT_GOT, msg, sizeof(msg));
 
+	if (rc < 0) /* the loader's message names the file already */
+		pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET, "%s", msg);
 	for (size_t i = 0; rc >= 0 && i < t.n; i++)
 		rc = fn(t.syms[i].start, t.syms[i].end, t.names + t.syms[i].name, ctx);
 	if (rc >= 0)

@@ -61,8 +61,8 @@ static int fail(char *msg, size_t cap, const char *what)
 	return -PMT_EFORMAT;
 }
 
-int pmt_ctr_elf_symbols_only(const void *elf, size_t len, void **out, size_t *out_len,
-			     char *msg, size_t cap)
+static int symbols_only(const void *elf, size_t len, void **out, size_t *out_len, char *msg,
+			size_t cap)
 {
 	Elf *in = NULL, *o = NULL;
 	GElf_Ehdr eh;
@@ -201,19 +201,29 @@ out:
 	return rc;
 }
 
+int pmt_ctr_elf_symbols_only(const void *elf, size_t len, void **out, size_t *out_len,
+			     struct pmt_diag *diag)
+{
+	char msg[sizeof(diag->msg)] = "";
+	int rc = symbols_only(elf, len, out, out_len, msg, sizeof(msg));
+
+	/* an image in memory: the caller knows its file */
+	return rc < 0 ? pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET, "%s", msg) : rc;
+}
+
 int pmt_ctr_add_elf_symbols(struct pmt_ctr_writer *w, struct pmt_ctr_file *f, const void *elf,
-			    size_t len, uint64_t *stored, char *msg, size_t cap)
+			    size_t len, uint64_t *stored, struct pmt_diag *diag)
 {
 	void *small;
 	size_t n;
-	int rc = pmt_ctr_elf_symbols_only(elf, len, &small, &n, msg, cap);
+	int rc = pmt_ctr_elf_symbols_only(elf, len, &small, &n, diag);
 
 	if (rc < 0)
 		return rc;
 	f->kind = PMT_CTR_FILE_ELF_SYMBOLS;
 	rc = pmt_ctr_add_file(w, f, small, n);
 	if (rc < 0)
-		snprintf(msg, cap, "%s", pmt_errstr(rc));
+		pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET, "%s", pmt_errstr(rc));
 	else if (stored)
 		*stored = n;
 	free(small);

@@ -174,7 +174,7 @@ static int parse_auxtrace_index(struct pmt_source *s, const uint8_t *p, size_t l
 		}
 	}
 	if (bad)
-		src_warn(s, "%llu of %llu AUXTRACE index entries point at no AUXTRACE "
+		src_warn(s, -PMT_ECORRUPT, first_bad, "%llu of %llu AUXTRACE index entries point at no AUXTRACE "
 			 "record (first: 0x%llx); perf may refuse the file",
 			 (unsigned long long)bad, (unsigned long long)nr,
 			 (unsigned long long)first_bad);
@@ -295,7 +295,7 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 		pmt_cursor_u32(&c, &s->meta.comp_mmap_len);
 		/* perf stat record writes the feature with PERF_COMP_NONE (0) */
 		if (s->meta.comp_type > 1)
-			src_warn(s, "compression type %u is not zstd", s->meta.comp_type);
+			src_warn(s, -PMT_EUNSUPPORTED, PMT_DIAG_NO_OFFSET, "compression type %u is not zstd", s->meta.comp_type);
 		break;
 	case PMT_FEAT_CLOCKID:
 		if (pmt_cursor_u64(&c, &s->meta.clock_res_ns) < 0)
@@ -325,11 +325,11 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 
 		/* a file-mode section lies in the mapped file; a pipe's is in a record */
 		if (!s->stream && p >= s->buf && p < s->buf + s->size)
-			src_warn(s, "offset 0x%llx: feature %u (HEADER_%s, %zu bytes) is malformed "
+			src_warn(s, rc, (uint64_t)(p - s->buf), "offset 0x%llx: feature %u (HEADER_%s, %zu bytes) is malformed "
 				 "(%s); ignored", (unsigned long long)(p - s->buf), feat, name, len,
 				 pmt_errstr(rc));
 		else
-			src_warn(s, "feature %u (HEADER_%s, %zu bytes) is malformed (%s); ignored",
+			src_warn(s, rc, PMT_DIAG_NO_OFFSET, "feature %u (HEADER_%s, %zu bytes) is malformed (%s); ignored",
 				 feat, name, len, pmt_errstr(rc));
 	}
 	return rc;

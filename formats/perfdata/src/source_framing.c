@@ -54,7 +54,7 @@ static int comp_next(struct pmt_source *s, struct pmt_trace_event *ev)
 			need = size;
 			if (size < 8) {
 				s->cur_off = s->zrec_off;
-				src_error(s, "record of size %u inside COMPRESSED record at 0x%llx",
+				src_error(s, -PMT_ECORRUPT, s->zrec_off, "record of size %u inside COMPRESSED record at 0x%llx",
 					  size, (unsigned long long)s->zrec_off);
 				comp_abort(s);
 				return -PMT_ECORRUPT;
@@ -64,7 +64,7 @@ static int comp_next(struct pmt_source *s, struct pmt_trace_event *ev)
 
 				if (psz > ZMAX_RECORD) {
 					s->cur_off = s->zrec_off;
-					src_error(s, "compressed AUXTRACE of %llu bytes at 0x%llx",
+					src_error(s, -PMT_ECORRUPT, s->zrec_off, "compressed AUXTRACE of %llu bytes at 0x%llx",
 						  (unsigned long long)psz,
 						  (unsigned long long)s->zrec_off);
 					comp_abort(s);
@@ -106,7 +106,7 @@ static int comp_next(struct pmt_source *s, struct pmt_trace_event *ev)
 
 			if (ZSTD_isError(zr)) {
 				s->cur_off = s->zrec_off;
-				src_error(s, "zstd error in COMPRESSED record at 0x%llx: %s",
+				src_error(s, -PMT_ECOMPRESS, s->zrec_off, "zstd error in COMPRESSED record at 0x%llx: %s",
 					  (unsigned long long)s->zrec_off, ZSTD_getErrorName(zr));
 				comp_abort(s);
 				return -PMT_ECOMPRESS;
@@ -171,7 +171,7 @@ static int take_record(struct pmt_source *s, const uint8_t *r, uint64_t have,
 
 	if (size > have) {
 		s->done = true;
-		src_error(s, "record at 0x%llx (type %u, size %u) truncated at 0x%llx",
+		src_error(s, -PMT_ENEED_MORE, s->pos, "record at 0x%llx (type %u, size %u) truncated at 0x%llx",
 			  (unsigned long long)s->pos, type, size,
 			  (unsigned long long)(s->pos + have));
 		return -PMT_ENEED_MORE;
@@ -184,7 +184,7 @@ static int take_record(struct pmt_source *s, const uint8_t *r, uint64_t have,
 		s->pos += size;
 		rc = comp_setup(s, r, size, at);
 		if (rc < 0) {
-			src_error(s, "bad COMPRESSED record at 0x%llx", (unsigned long long)at);
+			src_error(s, rc, at, "bad COMPRESSED record at 0x%llx", (unsigned long long)at);
 			return rc;
 		}
 		return 1;
@@ -248,14 +248,14 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 				return rc;
 			if (!have)
 				return -PMT_EEOS;
-			src_error(s, "truncated record header at 0x%llx", (unsigned long long)s->pos);
+			src_error(s, -PMT_ENEED_MORE, s->pos, "truncated record header at 0x%llx", (unsigned long long)s->pos);
 			return -PMT_ENEED_MORE;
 		}
 		type = rd32(s, r);
 		size = rd16(s, r + 6);
 		if (size < 8 && s->stream) {
 			s->done = true;
-			src_error(s, "record at 0x%llx has size %u; a pipe cannot be searched for the "
+			src_error(s, -PMT_ECORRUPT, s->pos, "record at 0x%llx has size %u; a pipe cannot be searched for the "
 				  "next record, stopping", (unsigned long long)s->pos, size);
 			return -PMT_ECORRUPT;
 		}
@@ -265,7 +265,7 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 			/* nothing says where the next record starts: look for one further on
 			 * rather than lose the rest of the file (or loop on this one) */
 			s->pos = resync(s, at + 8);
-			src_error(s, "record at 0x%llx has size %u; %s 0x%llx",
+			src_error(s, -PMT_ECORRUPT, at, "record at 0x%llx has size %u; %s 0x%llx",
 				  (unsigned long long)at, size,
 				  s->pos < s->data_end ? "resuming at" : "nothing readable up to",
 				  (unsigned long long)s->pos);
@@ -277,7 +277,7 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 			payload = rc < 0 || have < 16 ? 0 : rd64(s, r + 8);
 			if (payload > STREAM_RECORD_MAX) {
 				s->done = true;
-				src_error(s, "AUXTRACE at 0x%llx announces %llu bytes; stopping",
+				src_error(s, -PMT_ECORRUPT, s->pos, "AUXTRACE at 0x%llx announces %llu bytes; stopping",
 					  (unsigned long long)s->pos, (unsigned long long)payload);
 				return -PMT_ECORRUPT;
 			}

@@ -99,7 +99,7 @@ int pd_stream_fill(struct pmt_source *s, uint64_t upto)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			src_error(s, "read error on the input: %s", strerror(errno));
+			src_error(s, -PMT_EIO, PMT_DIAG_NO_OFFSET, "read error on the input: %s", strerror(errno));
 			return -PMT_EIO;
 		}
 		if (n == 0)
@@ -372,6 +372,22 @@ void pmt_source_keep_from(struct pmt_source *s, uint64_t file_offset)
 }
 
 uint64_t pmt_source_offset(const struct pmt_source *s) { return s->cur_off; }
+
+void pd_damage(struct pmt_source *s, enum pmt_log_level level, int code, uint64_t off,
+	       const char *fmt, ...)
+{
+	char msg[sizeof(s->damage.msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pmt_log(level, "%s: %s", s->name, msg);
+	if (level == PMT_LOG_ERROR || !s->damage.code)
+		pmt_diag_set(&s->damage, code, s->name, off, "%s", msg);
+}
+
+const struct pmt_diag *pmt_source_damage(const struct pmt_source *s) { return &s->damage; }
 
 const char *pmt_source_name(const struct pmt_source *s) { return s->name; }
 

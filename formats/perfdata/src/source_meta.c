@@ -124,7 +124,7 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 	const uint8_t *priv = r + 16;
 
 	if (size < 16) {
-		src_warn(s, "AUXTRACE_INFO at 0x%llx too short", (unsigned long long)off);
+		src_warn(s, -PMT_ECORRUPT, off, "AUXTRACE_INFO at 0x%llx too short", (unsigned long long)off);
 		return;
 	}
 	npriv = (size - 16) / 8;
@@ -138,13 +138,13 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 		return;
 	}
 	if (npriv < 4) {
-		src_warn(s, "SPE AUXTRACE_INFO at 0x%llx has %zu fields",
+		src_warn(s, -PMT_ECORRUPT, off, "SPE AUXTRACE_INFO at 0x%llx has %zu fields",
 			 (unsigned long long)off, npriv);
 		return;
 	}
 	s->meta.auxtrace_version = (uint32_t)rd64(s, priv);
 	if (s->meta.auxtrace_version != 2) {
-		src_warn(s, "SPE AUXTRACE_INFO version %u unknown",
+		src_warn(s, -PMT_EVERSION, PMT_DIAG_NO_OFFSET, "SPE AUXTRACE_INFO version %u unknown",
 			 s->meta.auxtrace_version);
 		return;
 	}
@@ -156,7 +156,7 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 		s->meta.spe_pmu_type = rd64(s, priv + 16);
 		if (hdr < 4 || hdr > npriv || ncpu == 0 || ncpu > PMT_MAX_CPUS ||
 		    (npriv - hdr) / ncpu < 4) {
-			src_warn(s, "SPE AUXTRACE_INFO v2 at 0x%llx has bad sizes",
+			src_warn(s, -PMT_ECORRUPT, off, "SPE AUXTRACE_INFO v2 at 0x%llx has bad sizes",
 				 (unsigned long long)off);
 			return;
 		}
@@ -172,7 +172,7 @@ void pd_parse_auxtrace_info(struct pmt_source *s, const uint8_t *r, size_t size,
 			uint64_t cpu = rd64(s, b + 8);
 
 			if (rd64(s, b) != PMT_SPE_V2_MAGIC || cpu >= PMT_MAX_CPUS) {
-				src_warn(s, "SPE metadata block %llu bad magic or CPU",
+				src_warn(s, -PMT_ECORRUPT, PMT_DIAG_NO_OFFSET, "SPE metadata block %llu bad magic or CPU",
 					 (unsigned long long)i);
 				continue;
 			}
@@ -202,7 +202,7 @@ void pd_parse_time_conv(struct pmt_source *s, const uint8_t *r, size_t size, uin
 	if (shift >= 64) {
 		/* no conversion can shift a 64-bit counter that far: a damaged field */
 		if (!s->time_conv_refused) /* the metadata scan and the record pass see it */
-			src_warn(s, "TIME_CONV at 0x%llx has time_shift %llu (must be below 64); "
+			src_warn(s, -PMT_ERANGE, off, "TIME_CONV at 0x%llx has time_shift %llu (must be below 64); "
 				 "sample times are the raw counter values",
 				 (unsigned long long)off, (unsigned long long)shift);
 		s->time_conv_refused = true;
@@ -392,11 +392,11 @@ int pd_read_file_header(struct pmt_source *s)
 	s->data_start = doff;
 	if (dsz == 0 && s->size > doff) {
 		/* the header written when recording started: the writer never finished */
-		src_warn(s, "data size 0 in the header: the recording was not finished; reading "
+		src_warn(s, -PMT_ECORRUPT, PMT_DIAG_NO_OFFSET, "data size 0 in the header: the recording was not finished; reading "
 			 "its %zu bytes of data to the end of the file", s->size - (size_t)doff);
 		s->data_end = s->size;
 	} else if (dsz > s->size - doff) {
-		src_warn(s, "data section ends at 0x%llx, beyond the file (%zu bytes); "
+		src_warn(s, -PMT_ECORRUPT, PMT_DIAG_NO_OFFSET, "data section ends at 0x%llx, beyond the file (%zu bytes); "
 			 "reading what is there", (unsigned long long)(doff + dsz), s->size);
 		s->data_end = s->size;
 	} else {
@@ -409,7 +409,7 @@ int pd_read_file_header(struct pmt_source *s)
 			nfeat += (uint64_t)__builtin_popcountll(rd64(s, h + 72 + 8 * w));
 		if (nfeat * 16 > s->size - tab) {
 			if (nfeat)
-				src_warn(s, "feature table at 0x%llx is truncated; features "
+				src_warn(s, -PMT_ECORRUPT, tab, "feature table at 0x%llx is truncated; features "
 					 "ignored", (unsigned long long)tab);
 		} else {
 			uint64_t k = 0;
@@ -423,7 +423,7 @@ int pd_read_file_header(struct pmt_source *s)
 				fs = rd64(s, s->buf + tab + 16 * k + 8);
 				k++;
 				if (fo > s->size || fs > s->size - fo) {
-					src_warn(s, "feature %u section outside the file", f);
+					src_warn(s, -PMT_ECORRUPT, PMT_DIAG_NO_OFFSET, "feature %u section outside the file", f);
 					continue;
 				}
 				pd_parse_feature(s, f, s->buf + fo, (size_t)fs);

@@ -79,6 +79,9 @@ struct pmt_source {
 
 	char comm[STRBUF];
 	char fname[STRBUF];
+	/* pmt_source_damage(): the first damage read past, or the error that stopped the
+	 * latest read; last, away from the fields every record touches */
+	struct pmt_diag damage;
 };
 
 /* ---- byte-order aware loads ---------------------------------------------------------- */
@@ -104,12 +107,18 @@ static inline uint64_t rd64(const struct pmt_source *s, const uint8_t *p)
 	return s->swap ? __builtin_bswap64(v) : v;
 }
 
-/* Messages name the input: "FILE: record at 0x.. ..." */
-#define src_error(s, fmt, ...) pmt_error("%s: " fmt, (s)->name, ##__VA_ARGS__)
+/* Damage is logged in the words the CLI prints ("FILE: record at 0x.. ...") and kept in
+ * s->damage with its code and offset (PMT_DIAG_NO_OFFSET when it has none): an error
+ * replaces what is there, a warning only fills it when it is empty. */
+void pd_damage(struct pmt_source *s, enum pmt_log_level level, int code, uint64_t off,
+	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#define src_error(s, code, off, fmt, ...) \
+	pd_damage((s), PMT_LOG_ERROR, (code), (off), fmt, ##__VA_ARGS__)
 /* Open fails with a diagnostic: returns code */
 #define src_fail(s, code, off, fmt, ...) \
 	pmt_diag_set((s)->diag, (code), (s)->diag_name, (off), fmt, ##__VA_ARGS__)
-#define src_warn(s, fmt, ...) pmt_warn("%s: " fmt, (s)->name, ##__VA_ARGS__)
+#define src_warn(s, code, off, fmt, ...) \
+	pd_damage((s), PMT_LOG_WARN, (code), (off), fmt, ##__VA_ARGS__)
 
 /* source_meta.c: attrs, ids, metadata records, the file header and the pipe prescan */
 struct pmt_trace_attr *pd_attr_by_id(struct pmt_source *s, uint64_t id);

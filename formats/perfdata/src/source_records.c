@@ -242,7 +242,7 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 	if (type == PMT_REC_SAMPLE) {
 		rc = parse_sample(s, r, size, &ev->u.sample);
 		if (rc < 0)
-			src_error(s, "SAMPLE at 0x%llx overruns its size %zu",
+			src_error(s, rc, off, "SAMPLE at 0x%llx overruns its size %zu",
 				  (unsigned long long)off, size);
 		return rc;
 	}
@@ -269,7 +269,7 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 					  : ev->u.auxtrace.transient ? ev->u.auxtrace.offset
 					  : (uint64_t)(uintptr_t)ev->u.auxtrace.data;
 		if (sz > payload_avail) {
-			src_error(s, "AUXTRACE at 0x%llx: %llu bytes announced, %zu present",
+			src_error(s, -PMT_ENEED_MORE, off, "AUXTRACE at 0x%llx: %llu bytes announced, %zu present",
 				  (unsigned long long)off, (unsigned long long)sz, payload_avail);
 			ev->u.auxtrace.truncated = 1;
 			sz = payload_avail;
@@ -365,7 +365,7 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 #undef NEED
 	return rc;
 short_rec:
-	src_error(s, "record type %u at 0x%llx too short (%zu bytes)", type,
+	src_error(s, -PMT_ECORRUPT, off, "record type %u at 0x%llx too short (%zu bytes)", type,
 		  (unsigned long long)off, size);
 	return -PMT_ECORRUPT;
 }

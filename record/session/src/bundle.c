@@ -114,7 +114,6 @@ static int add_one(struct cap *c, const char *path, uint32_t kind)
 	uint8_t *data = NULL;
 	size_t len = 0;
 	uint64_t stored = 0;
-	char msg[256];
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 
 	if (fd < 0 || fstat(fd, &sb) < 0 || (kind == PMT_CTR_FILE_ELF && !S_ISREG(sb.st_mode))) {
@@ -168,7 +167,7 @@ static int add_one(struct cap *c, const char *path, uint32_t kind)
 	}
 	snprintf(f.name, sizeof(f.name), "%s", path);
 	if (kind == PMT_CTR_FILE_ELF && !(PMT_OPTS_HAS(c->ro, bundle_full) && c->ro->bundle_full))
-		rc = pmt_ctr_add_elf_symbols(c->ctr, &f, data, len, &stored, msg, sizeof(msg));
+		rc = pmt_ctr_add_elf_symbols(c->ctr, &f, data, len, &stored, NULL);
 	if (rc >= 0 && stored) {
 		c->st->bundle_files++;
 		c->st->bundle_bytes += stored;

@@ -75,13 +75,13 @@ static void lock_latency_worked_example(void **state)
 	struct pmt_expr_ctx ctx = test_ctx();
 	double v[4];
 	int8_t th[4];
-	char err[200];
+	struct pmt_diag d = PMT_DIAG_INIT;
 
-	assert_int_equal(pmt_metric_set_load(&ms, FIX "tiny-metrics.json"), 4);
-	assert_int_equal(pmt_retlat_table_load(&t, FIX "retlat-intel.json"), 2);
+	assert_int_equal(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL), 4);
+	assert_int_equal(pmt_retlat_table_load(&t, FIX "retlat-intel.json", NULL), 2);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv"), 0);
-	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, &ctx, &p, err, sizeof(err)), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv", NULL), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, &ctx, &p, &d), 0);
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), 1);
 	pmt_metric_plan_bind(p, c);
 	fill_retlat(p, &t);
@@ -106,11 +106,11 @@ static void retlat_applies_to_every_unit(void **state)
 	double v[1];
 	int8_t th[1];
 
-	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json") > 0);
+	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL) > 0);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "counts-lock-percpu.csv"), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "counts-lock-percpu.csv", NULL), 0);
 	assert_int_equal(pmt_counts_nr_units(c), 2);
-	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL, 0), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
 	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(p); i++)
 		if (pmt_metric_plan_input(p, i)->kind == PMT_MIN_RETLAT)
@@ -136,12 +136,12 @@ static void perf_json_counts_match_perf_metric(void **state)
 	double v[1];
 	int8_t th[1];
 
-	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json") > 0);
+	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL) > 0);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "perf-percpu.jsonl"), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "perf-percpu.jsonl", NULL), 0);
 	assert_int_equal(pmt_counts_nr_units(c), 2);
 	assert_string_equal(pmt_counts_unit_aggr(c, 0), "CPU0");
-	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL, 0), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
 	pmt_metric_plan_eval(p, c, 0, v, th);
 	assert_near(v[0], 2.027403, 5e-7);
@@ -164,10 +164,10 @@ static void duration_time_in_seconds(void **state)
 	const char *sel[] = { "cpus_utilized" };
 	double v[1];
 
-	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json") > 0);
+	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL) > 0);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "perf-plain.csv"), 0);
-	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL, 0), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "perf-plain.csv", NULL), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
 	pmt_metric_plan_eval(p, c, 0, v, NULL);
 	assert_near(v[0], 0.94 / 1.594779, 1e-12);
@@ -190,12 +190,12 @@ static void intel_format(void **state)
 	double v[3];
 	int8_t th[3];
 	int lock, freq, sec;
-	char err[200];
+	struct pmt_diag d = PMT_DIAG_INIT;
 
-	assert_int_equal(pmt_metric_set_load(&ms, FIX "tiny-intel-metrics.json"), 3);
+	assert_int_equal(pmt_metric_set_load(&ms, FIX "tiny-intel-metrics.json", NULL), 3);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv"), 0);
-	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, err, sizeof(err)), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv", NULL), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, &d), 0);
 	pmt_metric_plan_bind(p, c);
 	lock = metric_index(p, "tma_lock_latency");
 	freq = metric_index(p, "cpu_operating_frequency");
@@ -226,32 +226,34 @@ static void groups_cycles_and_errors(void **state)
 	struct pmt_metric_plan *p;
 	const char *grp[] = { "Software" }, *cyc[] = { "m_a" }, *bad[] = { "m_bad" };
 	const char *none[] = { "no_such_metric" }, *ok[] = { "m_ok" };
-	char err[200];
+	struct pmt_diag d = PMT_DIAG_INIT;
 
-	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json") > 0);
-	assert_int_equal(pmt_metric_plan_new(&ms, grp, 1, NULL, &p, err, sizeof(err)), 0);
+	assert_true(pmt_metric_set_load(&ms, FIX "tiny-metrics.json", NULL) > 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, grp, 1, NULL, &p, &d), 0);
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), 2); /* cs_per_msec, cpus_utilized */
 	pmt_metric_plan_free(p);
-	assert_int_equal(pmt_metric_plan_new(&ms, none, 1, NULL, &p, err, sizeof(err)),
+	assert_int_equal(pmt_metric_plan_new(&ms, none, 1, NULL, &p, &d),
 			 -PMT_ENOT_FOUND);
-	assert_non_null(strstr(err, "no_such_metric"));
+	assert_int_equal(d.code, -PMT_ENOT_FOUND);
+	assert_null(d.file); /* the caller knows which tables it loaded */
+	assert_non_null(strstr(d.msg, "no_such_metric"));
 	pmt_metric_set_fini(&ms);
 
-	assert_int_equal(pmt_metric_set_load(&ms, FIX "cycle-metrics.json"), 5);
-	assert_int_equal(pmt_metric_plan_new(&ms, cyc, 1, NULL, &p, err, sizeof(err)),
+	assert_int_equal(pmt_metric_set_load(&ms, FIX "cycle-metrics.json", NULL), 5);
+	assert_int_equal(pmt_metric_plan_new(&ms, cyc, 1, NULL, &p, &d),
 			 -PMT_ECYCLE);
 	assert_null(p);
-	assert_non_null(strstr(err, "m_a"));
+	assert_non_null(strstr(d.msg, "m_a"));
 	/* min() takes expr arguments, so an unparenthesised ternary is a syntax error; the
 	 * message names the metric and the column of "if" (1-based: "min(1, 2 if" -> 10) */
-	assert_int_equal(pmt_metric_plan_new(&ms, bad, 1, NULL, &p, err, sizeof(err)),
+	assert_int_equal(pmt_metric_plan_new(&ms, bad, 1, NULL, &p, &d),
 			 -PMT_EPARSE);
-	assert_non_null(strstr(err, "metric m_bad"));
-	assert_non_null(strstr(err, "column 10"));
-	assert_int_equal(pmt_metric_plan_new(&ms, ok, 1, NULL, &p, err, sizeof(err)), 0);
+	assert_int_equal(d.code, -PMT_EPARSE);
+	assert_string_equal(d.msg, "metric m_bad: column 10: expected ')', found 'if'");
+	assert_int_equal(pmt_metric_plan_new(&ms, ok, 1, NULL, &p, &d), 0);
 	pmt_metric_plan_free(p);
 	/* selecting every metric leaves out the ones that fail (with a warning): only m_ok */
-	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, err, sizeof(err)), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, &d), 0);
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), 1);
 	assert_string_equal(pmt_metric_plan_metric(p, 0)->name, "m_ok");
 	pmt_metric_plan_free(p);
@@ -276,7 +278,7 @@ static void references_are_cached(void **state)
 	u = pmt_counts_unit(c, NULL, NULL);
 	e = pmt_counts_event(c, "X");
 	pmt_counts_add(c, u, e, 3);
-	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL, 0), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
 	pmt_metric_plan_eval(p, c, 0, v, NULL);
 	/* d = 6, b = 7, c = 60, a = 67, x100 */
@@ -308,10 +310,10 @@ static void perf_metrics_events_bind_to_topdown_counts(void **state)
 	struct pmt_metric_plan *p;
 	double v[1];
 
-	assert_int_equal(pmt_metric_set_load_mem(&ms, table, sizeof(table) - 1, "t"), 1);
+	assert_int_equal(pmt_metric_set_load_mem(&ms, table, sizeof(table) - 1, "t", NULL), 1);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load_mem(c, counts, sizeof(counts) - 1, "c"), 0);
-	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL, 0), 0);
+	assert_int_equal(pmt_counts_load_mem(c, counts, sizeof(counts) - 1, "c", NULL), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL), 0);
 	assert_int_equal(pmt_metric_plan_bind(p, c), 4);
 	pmt_metric_plan_eval(p, c, 0, v, NULL);
 	assert_near(v[0], 100.0 * 250980 / 999999, 1e-9);
@@ -342,7 +344,7 @@ static void missing_events_are_named(void **state)
 	u = pmt_counts_unit(c, NULL, NULL);
 	e = pmt_counts_event(c, "CYCLES");
 	pmt_counts_add(c, u, e, 10);
-	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL, 0), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
 	pmt_metric_plan_eval(p, c, 0, v, NULL);
 	assert_int_equal(pmt_metric_plan_missing(p, missing), 4);
@@ -396,18 +398,18 @@ static void nesting_is_capped_like_perf(void **state)
 	struct pmt_metric_set ms = { 0 };
 	struct pmt_metric_plan *p;
 	const char *top[] = { "a0" }, *deep[] = { "b0" }, *huge[] = { "c0" };
-	char err[300];
+	struct pmt_diag d = PMT_DIAG_INIT;
 
 	chain(&ms, "a", 1000, 0);
 	chain(&ms, "b", 1001, 0);
 	chain(&ms, "c", 10000, 0);
-	assert_int_equal(pmt_metric_plan_new(&ms, top, 1, NULL, &p, err, sizeof(err)), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, top, 1, NULL, &p, &d), 0);
 	pmt_metric_plan_free(p);
-	assert_int_equal(pmt_metric_plan_new(&ms, deep, 1, NULL, &p, err, sizeof(err)),
+	assert_int_equal(pmt_metric_plan_new(&ms, deep, 1, NULL, &p, &d),
 			 -PMT_ERANGE);
-	assert_string_equal(err, "metric b0: metrics nested more than 1000 deep (perf's limit): "
+	assert_string_equal(d.msg, "metric b0: metrics nested more than 1000 deep (perf's limit): "
 				 "b0 -> b1 -> b2 -> ... -> b998 -> b999 -> b1000");
-	assert_int_equal(pmt_metric_plan_new(&ms, huge, 1, NULL, &p, err, sizeof(err)),
+	assert_int_equal(pmt_metric_plan_new(&ms, huge, 1, NULL, &p, &d),
 			 -PMT_ERANGE);
 	pmt_metric_set_fini(&ms);
 }
@@ -421,7 +423,8 @@ static void nesting_does_not_depend_on_order(void **state)
 {
 	struct pmt_metric_set ms = { 0 };
 	struct pmt_metric_plan *p;
-	char name[32], expr[64], err[300];
+	char name[32], expr[64];
+	struct pmt_diag d = PMT_DIAG_INIT;
 
 	chain(&ms, "b", 1001, 0);
 	assert_true(pmt_metric_set_add(&ms, "d0", "cycles", NULL, NULL) >= 0);
@@ -432,7 +435,7 @@ static void nesting_does_not_depend_on_order(void **state)
 	}
 	pmt_log_set_sink(count_warnings, NULL);
 	nr_warnings = 0;
-	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, err, sizeof(err)), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, &d), 0);
 	pmt_log_set_sink(NULL, NULL);
 	assert_int_equal(nr_warnings, 2);
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), 2000);
@@ -454,7 +457,7 @@ static void each_problem_reported_once(void **state)
 	struct pmt_metric_set ms = { 0 };
 	struct pmt_metric_plan *p;
 	char name[32], expr[64];
-	char err[300];
+	struct pmt_diag d = PMT_DIAG_INIT;
 
 	chain(&ms, "cyc", 500, 1);
 	for (int i = 0; i < 20; i++) {
@@ -471,7 +474,7 @@ static void each_problem_reported_once(void **state)
 	pmt_metric_set_add(&ms, "fine", "cycles / 2", NULL, NULL);
 	nr_warnings = 0;
 	pmt_log_set_sink(count_warnings, NULL);
-	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, err, sizeof(err)), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, &d), 0);
 	pmt_log_set_sink(NULL, NULL);
 	assert_int_equal(nr_warnings, 2);
 	assert_non_null(strstr(last_warning, "metric bad: column 4"));
@@ -483,10 +486,10 @@ static void each_problem_reported_once(void **state)
 	{
 		const char *sel[] = { "user3" };
 
-		assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, err, sizeof(err)),
+		assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, &d),
 				 -PMT_ECYCLE);
 		/* the whole cycle, from where the user enters it */
-		assert_string_equal(err, "metric cyc21: refers to itself: cyc21 -> cyc22 -> "
+		assert_string_equal(d.msg, "metric cyc21: refers to itself: cyc21 -> cyc22 -> "
 					 "cyc23 -> ... -> cyc19 -> cyc20 -> cyc21");
 	}
 	pmt_metric_set_fini(&ms);
@@ -502,7 +505,7 @@ static void all_metrics_finite(const char *metrics, const char *table)
 	struct pmt_metric_plan *p;
 	struct pmt_counts *c;
 	struct pmt_expr_ctx ctx = test_ctx();
-	char err[300];
+	struct pmt_diag d = PMT_DIAG_INIT;
 	double *v;
 	int u, n, bad = 0;
 
@@ -510,12 +513,12 @@ static void all_metrics_finite(const char *metrics, const char *table)
 		skip();
 		return;
 	}
-	n = pmt_metric_set_load(&ms, metrics);
+	n = pmt_metric_set_load(&ms, metrics, NULL);
 	assert_true(n > 0);
 	if (table)
-		assert_true(pmt_retlat_table_load(&t, table) > 0);
-	if (pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, err, sizeof(err)) < 0)
-		fail_msg("%s: %s", metrics, err);
+		assert_true(pmt_retlat_table_load(&t, table, NULL) > 0);
+	if (pmt_metric_plan_new(&ms, NULL, 0, &ctx, &p, &d) < 0)
+		fail_msg("%s: %s", metrics, d.msg);
 	assert_int_equal(pmt_metric_plan_nr_metrics(p), (size_t)n);
 	/* each input once: metrics sharing an event share its slot */
 	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(p); i++)
@@ -604,11 +607,11 @@ static void gnr_lock_latency(void **state)
 		skip();
 		return;
 	}
-	assert_true(pmt_metric_set_load(&ms, TPEBS "gnr-metrics.json") > 0);
-	assert_true(pmt_retlat_table_load(&t, TPEBS "gnr-events-with-RetirementLatency.json") > 0);
+	assert_true(pmt_metric_set_load(&ms, TPEBS "gnr-metrics.json", NULL) > 0);
+	assert_true(pmt_retlat_table_load(&t, TPEBS "gnr-events-with-RetirementLatency.json", NULL) > 0);
 	assert_int_equal(pmt_counts_new(&c), 0);
-	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv"), 0);
-	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL, 0), 0);
+	assert_int_equal(pmt_counts_load(c, FIX "counts-lock.csv", NULL), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
 	fill_retlat(p, &t);
 	pmt_metric_plan_eval(p, c, 0, v, NULL);
@@ -620,10 +623,10 @@ static void gnr_lock_latency(void **state)
 	/* Intel's own GNR file: Lock_Latency = 100 * (a * b) / c with b the
 	 * ":retire_latency" alias; Intel's table MEAN 63.76 -> 64: 3.2 (percent) again */
 	sel[0] = "Lock_Latency";
-	assert_true(pmt_metric_set_load(&ms, TPEBS "GNR_metrics_graniterapids_metrics.json") > 0);
-	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "GNR_metrics_graniterapids_retire_latency.json"),
+	assert_true(pmt_metric_set_load(&ms, TPEBS "GNR_metrics_graniterapids_metrics.json", NULL) > 0);
+	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "GNR_metrics_graniterapids_retire_latency.json", NULL),
 			 26);
-	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL, 0), 0);
+	assert_int_equal(pmt_metric_plan_new(&ms, sel, 1, NULL, &p, NULL), 0);
 	pmt_metric_plan_bind(p, c);
 	fill_retlat(p, &t);
 	pmt_metric_plan_eval(p, c, 0, v, NULL);
@@ -634,10 +637,70 @@ static void gnr_lock_latency(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* The loaders report through the diagnostic (nothing is logged for an error): file, line and
+ * jansson's column of a JSON error, printed "FILE:LINE:COLUMN: MSG" as before the diag; a
+ * table without metrics loads (0) with the damage left in the diag and logged once. */
+static unsigned nr_logged;
+static void count_log(enum pmt_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)msg;
+	(void)ctx;
+	nr_logged++;
+}
+
+static void loaders_fill_the_diag(void **state)
+{
+	static const char cut[] = "[1,\n{", neither[] = "{\"x\": 1}";
+	static const char no_mean[] = "{\"Data\": {\"E\": {\"MIN\": 1}}}";
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_retlat_table t = { 0 };
+	struct pmt_diag d = PMT_DIAG_INIT;
+	char text[1200];
+
+	(void)state;
+	pmt_log_set_sink(count_log, NULL);
+	nr_logged = 0;
+	assert_int_equal(pmt_metric_set_load_mem(&ms, cut, sizeof(cut) - 1, "m.json", &d),
+			 -PMT_EPARSE);
+	assert_int_equal(d.code, -PMT_EPARSE);
+	assert_string_equal(d.file, "m.json");
+	assert_int_equal(d.line, 2);
+	assert_int_equal(d.column, 1);
+	assert_string_equal(d.msg, "string or '}' expected near end of file");
+	pmt_diag_format(&d, text, sizeof(text));
+	assert_string_equal(text, "m.json:2:1: string or '}' expected near end of file");
+	assert_int_equal(pmt_metric_set_load_mem(&ms, neither, sizeof(neither) - 1, "m.json", &d),
+			 -PMT_EFORMAT);
+	assert_int_equal(d.line, 0);
+	assert_string_equal(d.msg,
+			    "neither a perf metric array nor an Intel {\"Metrics\": [...]} file");
+	assert_int_equal(nr_logged, 0);
+	d = (struct pmt_diag)PMT_DIAG_INIT;
+	assert_int_equal(pmt_metric_set_load_mem(&ms, "[]", 2, "m.json", &d), 0);
+	assert_int_equal(nr_logged, 1);
+	assert_int_equal(d.code, -PMT_EFORMAT);
+	assert_string_equal(d.msg, "no MetricName/MetricExpr entries");
+	assert_int_equal(pmt_metric_set_load(&ms, FIX "no-such.json", &d), -PMT_EIO);
+	assert_string_equal(d.file, FIX "no-such.json");
+
+	assert_int_equal(pmt_retlat_table_load_mem(&t, no_mean, sizeof(no_mean) - 1, "r.json",
+						   &d), -PMT_EFORMAT);
+	assert_string_equal(d.file, "r.json");
+	assert_string_equal(d.msg, "event E has no MEAN");
+	assert_int_equal(pmt_retlat_table_load(&t, FIX "no-such.json", &d), -PMT_EIO);
+	assert_string_equal(d.file, FIX "no-such.json");
+	assert_int_equal(nr_logged, 1);
+	pmt_log_set_sink(NULL, NULL);
+	pmt_retlat_table_fini(&t);
+	pmt_metric_set_fini(&ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lock_latency_worked_example),
+		cmocka_unit_test(loaders_fill_the_diag),
 		cmocka_unit_test(retlat_applies_to_every_unit),
 		cmocka_unit_test(perf_json_counts_match_perf_metric),
 		cmocka_unit_test(duration_time_in_seconds),

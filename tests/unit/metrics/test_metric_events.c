@@ -12,14 +12,15 @@
 
 #include "pmutrace/metrics.h"
 
-static struct pmt_metric_plan *plan_of(struct pmt_metric_set *ms, const char *sel, char *err)
+static struct pmt_metric_plan *plan_of(struct pmt_metric_set *ms, const char *sel,
+					  struct pmt_diag *d)
 {
 	struct pmt_expr_ctx ctx;
 	struct pmt_metric_plan *p = NULL;
 	const char *s[1] = { sel };
 
 	pmt_expr_ctx_default(&ctx);
-	if (pmt_metric_plan_new(ms, s, 1, &ctx, &p, err, 256) < 0)
+	if (pmt_metric_plan_new(ms, s, 1, &ctx, &p, d) < 0)
 		return NULL;
 	return p;
 }
@@ -30,10 +31,10 @@ static void expect_events(struct pmt_metric_set *ms, const char *sel, const char
 {
 	struct pmt_metric_events ev;
 	struct pmt_metric_plan *p;
-	char err[256];
+	struct pmt_diag d = PMT_DIAG_INIT;
 	size_t n;
 
-	p = plan_of(ms, sel, err);
+	p = plan_of(ms, sel, &d);
 	assert_non_null(p);
 	assert_int_equal(pmt_metric_plan_events(p, core_pmu, &ev), 0);
 	for (n = 0; sampled[n]; n++)
@@ -84,24 +85,24 @@ static void tpebs_events_are_perfs_strings(void **state)
 static void unknown_metric_names_near_ones(void **state)
 {
 	struct pmt_metric_set ms = { 0 };
-	char err[256];
+	struct pmt_diag d = PMT_DIAG_INIT;
 
 	(void)state;
 	assert_true(pmt_metric_set_add(&ms, "tma_lock_latency", "1", NULL, NULL) >= 0);
 	assert_true(pmt_metric_set_add(&ms, "tma_split_loads", "1", NULL, NULL) >= 0);
 	assert_true(pmt_metric_set_add(&ms, "tma_split_stores", "1", NULL, NULL) >= 0);
 	assert_true(pmt_metric_set_add(&ms, "ipc", "1", NULL, NULL) >= 0);
-	assert_null(plan_of(&ms, "tma_split_load", err));
-	assert_string_equal(err, "no metric or metric group named 'tma_split_load'; near names: "
+	assert_null(plan_of(&ms, "tma_split_load", &d));
+	assert_string_equal(d.msg, "no metric or metric group named 'tma_split_load'; near names: "
 				 "tma_split_loads");
-	assert_null(plan_of(&ms, "tma_split_stors", err));
-	assert_string_equal(err, "no metric or metric group named 'tma_split_stors'; near names: "
+	assert_null(plan_of(&ms, "tma_split_stors", &d));
+	assert_string_equal(d.msg, "no metric or metric group named 'tma_split_stors'; near names: "
 				 "tma_split_stores, tma_split_loads");
-	assert_null(plan_of(&ms, "LOCK", err));
-	assert_string_equal(err, "no metric or metric group named 'LOCK'; near names: "
+	assert_null(plan_of(&ms, "LOCK", &d));
+	assert_string_equal(d.msg, "no metric or metric group named 'LOCK'; near names: "
 				 "tma_lock_latency");
-	assert_null(plan_of(&ms, "zzzzzzzzzzzzzzzzzzzz", err));
-	assert_string_equal(err, "no metric or metric group named 'zzzzzzzzzzzzzzzzzzzz'");
+	assert_null(plan_of(&ms, "zzzzzzzzzzzzzzzzzzzz", &d));
+	assert_string_equal(d.msg, "no metric or metric group named 'zzzzzzzzzzzzzzzzzzzz'");
 	pmt_metric_set_fini(&ms);
 }
 

@@ -180,12 +180,64 @@ static void rows_stop_and_errors(void **state)
 	assert_int_equal(pmt_metric_rows_trace(trace, NULL, take, &g, &d), -PMT_EINVAL);
 }
 
+/* A metric with two :R events: each has its own measured and default latency, in the
+ * order the metric names them. LOCK_LOADS is sampled (mean of 10, 20, 33 = 21; default
+ * rint(63.76) = 64); L3_HIT has no samples (NAN) and its default rint(57.64) = 58 (the event
+ * JSON fixture), which the value then uses: 21 + 58 = 79. */
+struct got_rl {
+	int n;
+	size_t nr;
+	char event[2][64];
+	double measured[2], dflt[2], value, first_measured;
+};
+
+static int take_rl(const struct pmt_metric_row *r, void *ctx)
+{
+	struct got_rl *g = ctx;
+
+	g->n++;
+	g->nr = r->nr_retlat;
+	g->value = r->value;
+	g->first_measured = r->retlat_measured;
+	for (size_t k = 0; k < r->nr_retlat && k < 2; k++) {
+		snprintf(g->event[k], sizeof(g->event[k]), "%s", r->retlat[k].event);
+		g->measured[k] = r->retlat[k].measured;
+		g->dflt[k] = r->retlat[k].dflt;
+	}
+	return 0;
+}
+
+static void rows_every_retlat_event(void **state)
+{
+	char two[128];
+	const char *tables[] = { two }, *rt[] = { EVJ };
+	struct pmt_metric_rows_opts o = PMT_OPTS_INIT(pmt_metric_rows_opts, .tables = tables,
+		.ntables = 1, .retlat_tables = rt, .nretlat_tables = 1, .counts = counts);
+	struct got_rl g = { 0 };
+	struct pmt_diag d = PMT_DIAG_INIT;
+
+	(void)state;
+	snprintf(two, sizeof(two), "%s/two.json", dir);
+	write_file(two, "[{\"MetricName\": \"two_r\", \"MetricExpr\": "
+			"\"MEM_INST_RETIRED.LOCK_LOADS:R + MEM_LOAD_RETIRED.L3_HIT:R\"}]");
+	assert_int_equal(pmt_metric_rows_trace(trace, &o, take_rl, &g, &d), 1);
+	unlink(two);
+	assert_int_equal(g.nr, 2);
+	assert_string_equal(g.event[0], "MEM_INST_RETIRED.LOCK_LOADS:R");
+	assert_string_equal(g.event[1], "MEM_LOAD_RETIRED.L3_HIT:R");
+	assert_true(g.measured[0] == 21 && g.dflt[0] == 64);
+	assert_true(isnan(g.measured[1]) && g.dflt[1] == 58);
+	assert_true(g.first_measured == 21);
+	assert_true(fabs(g.value - 79) < 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rows_tree_and_latencies),
 		cmocka_unit_test(rows_statistic_max),
 		cmocka_unit_test(rows_stop_and_errors),
+		cmocka_unit_test(rows_every_retlat_event),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

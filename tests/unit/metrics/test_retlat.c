@@ -212,7 +212,7 @@ static void value_selection(void **state)
 
 	write_trace(trace_path);
 	assert_true(pmt_retlat_samples_from_trace(&s, trace_path, NULL) > 0);
-	assert_int_equal(pmt_retlat_table_load(&t, FIX "retlat-intel.json"), 2);
+	assert_int_equal(pmt_retlat_table_load(&t, FIX "retlat-intel.json", NULL), 2);
 	assert_int_equal(pmt_retlat_value(&s, &t, "MEM_INST_RETIRED.LOCK_LOADS:R", PMT_RETLAT_MEAN,
 					  0, &v), 1);
 	assert_true(v == rint(e1.mean));
@@ -264,7 +264,7 @@ static void pmu_tools_table(void **state)
 	double v;
 	int i;
 
-	assert_int_equal(pmt_retlat_table_load(&t, FIX "retlat-pmutools.json"), 1);
+	assert_int_equal(pmt_retlat_table_load(&t, FIX "retlat-pmutools.json", NULL), 1);
 	i = pmt_retlat_table_find(&t, "mem_inst_retired.lock_loads");
 	assert_true(i >= 0);
 	assert_true(t.e[i].count == 6 && t.e[i].median == 20 && t.e[i].mean == 26.67);
@@ -288,20 +288,20 @@ static void shared_tables(void **state)
 		return;
 	}
 	/* tpebs.md §5: pmu-tools GNR L3_HIT MEAN 204.01, MEDIAN 2, MAX 65535 */
-	assert_true(pmt_retlat_table_load(&t, TPEBS "gnr-retlat.json") > 20);
+	assert_true(pmt_retlat_table_load(&t, TPEBS "gnr-retlat.json", NULL) > 20);
 	i = pmt_retlat_table_find(&t, "MEM_LOAD_RETIRED.L3_HIT");
 	assert_true(i >= 0);
 	assert_true(t.e[i].mean == 204.01 && t.e[i].median == 2 && t.e[i].max == 65535);
 	pmt_retlat_table_fini(&t);
 	/* Intel: LOCK_LOADS {15, 5156, 63.76}. The file holds 26 events (python3 json: len of
 	 * "Data"); tpebs.md §3 says 25. */
-	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "GNR_metrics_graniterapids_retire_latency.json"),
+	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "GNR_metrics_graniterapids_retire_latency.json", NULL),
 			 26);
 	i = pmt_retlat_table_find(&t, "MEM_INST_RETIRED.LOCK_LOADS");
 	assert_true(t.e[i].min == 15 && t.e[i].max == 5156 && t.e[i].mean == 63.76);
 	pmt_retlat_table_fini(&t);
 	/* event JSON: the 26 events with RetirementLatencyMean/Min/Max */
-	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "gnr-events-with-RetirementLatency.json"),
+	assert_int_equal(pmt_retlat_table_load(&t, TPEBS "gnr-events-with-RetirementLatency.json", NULL),
 			 26);
 	i = pmt_retlat_table_find(&t, "MEM_INST_RETIRED.LOCK_LOADS");
 	assert_true(t.e[i].min == 15 && t.e[i].max == 5156 && t.e[i].mean == 63.76);
@@ -330,7 +330,7 @@ static void calibrate_round_trip(void **state)
 		assert_non_null(fp);
 		assert_int_equal(pmt_retlat_write(&s, (enum pmt_retlat_format)fmt, 1, fp), 0);
 		fclose(fp);
-		assert_int_equal(pmt_retlat_table_load(&t, out), 2);
+		assert_int_equal(pmt_retlat_table_load(&t, out, NULL), 2);
 		i = pmt_retlat_table_find(&t, "MEM_INST_RETIRED.LOCK_LOADS");
 		assert_true(i >= 0);
 		assert_true(fabs(t.e[i].mean - round(e1.mean * 100) / 100) < 1e-9);
@@ -397,7 +397,7 @@ static void cli_metrics_and_calibrate(void **state)
 		 bin, trace_path, out, FIX "retlat-intel.json");
 	/* calibrate says that the trace's plain-WEIGHT samples (id 300) were skipped: exit 2 */
 	assert_int_equal(WEXITSTATUS(system(cmd)), 2);
-	assert_int_equal(pmt_retlat_table_load(&t, out), 2);
+	assert_int_equal(pmt_retlat_table_load(&t, out, NULL), 2);
 	pmt_retlat_table_fini(&t);
 	unlink(out);
 }

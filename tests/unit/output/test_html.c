@@ -2,6 +2,7 @@
  * control bytes), the per-CPU timeline's counts through times out of order, AUX losses
  * placed by stream position whether their AUX record comes before or after the data
  * around them, and the metric rows' hook. */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -190,6 +191,29 @@ static void test_metrics_hook(void **state)
 	assert_non_null(strstr(html, "data-name=\"tma_&lt;retiring&gt;\" data-value=\"25.1\""));
 	assert_non_null(strstr(html, "<td class=\"n\">12.5</td><td class=\"n\">10.0</td>"));
 	free(html);
+	/* two :R events: a line for each, named, with its own latencies; one: none */
+	{
+		const struct pmt_html_retlat rl[2] = { { "A.B:R", 12.5, 10 },
+						       { "C.D:R", NAN, 58 } };
+
+		m.retlat = rl;
+		m.nr_retlat = 1;
+		open_page(&p, "t");
+		assert_int_equal(pmt_html_add_metric(p.h, &m), 0);
+		html = close_page(&p);
+		assert_null(strstr(html, "class=\"retlat\""));
+		free(html);
+		m.nr_retlat = 2;
+		open_page(&p, "t");
+		assert_int_equal(pmt_html_add_metric(p.h, &m), 0);
+		html = close_page(&p);
+		assert_non_null(strstr(html, "<tr class=\"retlat\" data-metric=\"tma_light\" "
+					     "data-event=\"A.B:R\" data-retlat-measured=\"12.5\" "
+					     "data-retlat-default=\"10\">"));
+		assert_non_null(strstr(html, "<tr class=\"retlat\" data-metric=\"tma_light\" "
+					     "data-event=\"C.D:R\" data-retlat-default=\"58\">"));
+		free(html);
+	}
 }
 
 int main(void)

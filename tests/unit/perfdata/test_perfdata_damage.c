@@ -7,7 +7,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "pmutrace/common.h"
@@ -158,11 +160,24 @@ static void test_corrupt_sizes(void **state)
 	at = find_record(c, PMT_REC_COMM);
 	memset(c + at + 6, 0, 2);
 	assert_int_equal(pmt_source_open_mem(c, len, &s, NULL), 0);
+	assert_int_equal(pmt_source_damage(s)->code, 0);
 	do
 		rc = pmt_source_next(s, &ev);
 	while (rc == 0);
 	assert_int_equal(rc, -PMT_ECORRUPT);
 	assert_int_equal(pmt_source_offset(s), at);
+	/* the diagnostic says what the log says, with the code and the record's offset */
+	{
+		const struct pmt_diag *d = pmt_source_damage(s);
+		char want[128];
+
+		assert_int_equal(d->code, -PMT_ECORRUPT);
+		assert_string_equal(d->file, pmt_source_name(s));
+		assert_int_equal(d->offset, at);
+		snprintf(want, sizeof(want), "record at %#zx has size 0; resuming at %#zx", at,
+			 find_record(b, PMT_REC_MMAP2));
+		assert_string_equal(d->msg, want);
+	}
 	assert_int_equal(pmt_source_next(s, &ev), 0);
 	assert_int_equal(ev.type, PMT_REC_MMAP2);
 	assert_string_equal(ev.u.mmap.filename, "/usr/bin/spe-loop");
@@ -239,6 +254,10 @@ static void test_corrupt_sizes(void **state)
 	while (rc == 0 && ev.type != PMT_REC_AUXTRACE);
 	assert_int_equal(rc, 0);
 	assert_int_equal(ev.u.auxtrace.truncated, 1);
+	/* delivered, not failed: the damage is still in the diagnostic */
+	assert_int_equal(pmt_source_damage(s)->code, -PMT_ENEED_MORE);
+	assert_int_equal(pmt_source_damage(s)->offset, at);
+	assert_non_null(strstr(pmt_source_damage(s)->msg, "bytes announced"));
 	assert_true(ev.u.auxtrace.size >= 13 && ev.u.auxtrace.size < len);
 	assert_memory_equal(ev.u.auxtrace.data, aux_payload, 13);
 	assert_int_equal(pmt_source_next(s, &ev), -PMT_EEOS);

@@ -171,6 +171,33 @@ static void test_itrace(void **state)
 	assert_string_equal(d.msg, "bad --itrace 'bK' at offset 1: unknown option letter");
 }
 
+/* --cpu on a trace whose generic events do not sample the CPU: perf's message (perf 7.3
+ * script -C on such a file: "File does not contain CPU events. Remove -C option to
+ * proceed."), through the diagnostic; a PMU event (SPE's type) is not asked */
+static void test_filter_check(void **state)
+{
+	struct pmt_trace_attr attrs[2] = { { .type = 8, .sample_type = 0 },
+					   { .type = 1, .sample_type = PMT_SAMPLE_TIME } };
+	struct pmt_trace_meta m = { .nr_attrs = 1, .attrs = attrs };
+	struct pmt_sample_filter f = { 0 };
+	struct pmt_diag d = PMT_DIAG_INIT;
+
+	(void)state;
+	assert_int_equal(pmt_sample_filter_check(&f, &m, &d), 0); /* no --cpu: nothing asked */
+	assert_int_equal(pmt_sample_filter_cpus(&f, "0"), 0);
+	assert_int_equal(pmt_sample_filter_check(&f, &m, &d), 0);
+	assert_int_equal(d.code, 0);
+	m.nr_attrs = 2;
+	assert_int_equal(pmt_sample_filter_check(&f, &m, &d), -PMT_EINVAL);
+	assert_int_equal(d.code, -PMT_EINVAL);
+	assert_null(d.file);
+	assert_string_equal(d.msg, "File does not contain CPU events. Remove -C option to proceed.");
+	attrs[1].sample_type |= PMT_SAMPLE_CPU;
+	d = (struct pmt_diag)PMT_DIAG_INIT;
+	assert_int_equal(pmt_sample_filter_check(&f, &m, &d), 0);
+	assert_int_equal(d.code, 0);
+}
+
 static void test_samples(void **state)
 {
 	struct pmt_spe_rec_decoder *d = decoder_over(rec1, sizeof(rec1), 0);
@@ -217,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_bad_byte_resync),
 		cmocka_unit_test(test_itrace),
 		cmocka_unit_test(test_samples),
+		cmocka_unit_test(test_filter_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

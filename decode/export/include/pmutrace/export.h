@@ -60,7 +60,10 @@ struct pmt_export_metric {
 	double value;            /* NAN: not computed */
 	const char *missing;     /* the event not counted, or NULL */
 	int threshold;           /* 1 over, 0 not, -1 none */
-	double retlat_measured, retlat_default; /* cycles; NAN: none */
+	double retlat_measured, retlat_default; /* cycles, of the first :R input; NAN: none */
+	/* every :R input (table metric_retire_latencies): event, measured, default */
+	const struct pmt_export_retlat { const char *event; double measured, dflt; } *retlat;
+	size_t nr_retlat;
 };
 PMT_API int pmt_export_metric(struct pmt_export *x, const struct pmt_export_metric *m);
 /* One sample; no allocation. Returns 0 or -PMT_EIO (details for pmt_export_finish()). */

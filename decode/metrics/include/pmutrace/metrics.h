@@ -104,11 +104,11 @@ PMT_API double pmt_counts_get(const struct pmt_counts *c, size_t unit, size_t ev
 PMT_API unsigned pmt_counts_sources(const struct pmt_counts *c, size_t unit, size_t event);
 /* Best event for a metric ID (pmt_event_key_match), -PMT_ENOT_FOUND when none. */
 PMT_API int pmt_counts_find(const struct pmt_counts *c, const char *id);
-/* perf stat -x<sep> CSV (any aggregation mode, -I) or perf stat -j JSON lines; the format
- * is detected. Errors name the line. */
-PMT_API int pmt_counts_load(struct pmt_counts *c, const char *path);
+/* perf stat -x<sep> CSV (any mode, -I) or -j JSON lines, detected. 0 or -PMT_E* with diag
+ * (file, line; may be NULL); skipped or repeated lines are logged, the first kept in diag. */
+PMT_API int pmt_counts_load(struct pmt_counts *c, const char *path, struct pmt_diag *diag);
 PMT_API int pmt_counts_load_mem(struct pmt_counts *c, const char *text, size_t len,
-				const char *what);
+				const char *what, struct pmt_diag *diag);
 
 /* Drop every unit (events and their columns stay): the next round of a streamed trace. */
 PMT_API void pmt_counts_clear_units(struct pmt_counts *c);
@@ -129,8 +129,9 @@ PMT_API int pmt_counts_trace_open(const char *path, struct pmt_counts *c,
 PMT_API int pmt_counts_trace_open_mem(const void *buf, size_t len, const char *name,
 				      struct pmt_counts *c, struct pmt_counts_trace **out,
 				      struct pmt_diag *diag);
-/* The next round's units into c (its units cleared first): 1, 0 at the end, or < 0.
- * Damaged records are skipped with a warning naming the offset. */
+/* The next round's units into c (its units cleared first): 1, 0 at the end, or < 0. Damaged
+ * records are skipped with a warning, the first kept in _damage() (code 0: none). */
+PMT_API const struct pmt_diag *pmt_counts_trace_damage(const struct pmt_counts_trace *t);
 PMT_API int pmt_counts_trace_next(struct pmt_counts_trace *t, struct pmt_counts *c);
 /* rounds and STAT records read, and the records skipped as damaged */
 PMT_API void pmt_counts_trace_stats(const struct pmt_counts_trace *t, uint64_t *rounds,
@@ -207,10 +208,12 @@ struct pmt_retlat_table {
 	struct pmt_retlat_entry *e;
 	size_t nr, cap;
 };
-PMT_API int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path);
-/* The same from memory; `name` is used in messages. */
+/* Entries added, or -PMT_E* with diag (may be NULL): file, line and column of JSON errors;
+ * _mem: `name` is the diagnostic's file. */
+PMT_API int pmt_retlat_table_load(struct pmt_retlat_table *t, const char *path,
+				  struct pmt_diag *diag);
 PMT_API int pmt_retlat_table_load_mem(struct pmt_retlat_table *t, const char *json, size_t len,
-				      const char *name);
+				      const char *name, struct pmt_diag *diag);
 PMT_API void pmt_retlat_table_fini(struct pmt_retlat_table *t);
 PMT_API int pmt_retlat_table_find(const struct pmt_retlat_table *t, const char *event);
 /* perf's evsel__tpebs_read rules: from samples when the event has any (mean = rint(mean)),
@@ -248,10 +251,12 @@ struct pmt_metric_set {
 	size_t nr, cap;
 };
 /* perf pmu-events metric JSON (array) or Intel perfmon metrics JSON ({Header, Metrics});
- * detected from the content. Adds to the set. Returns the number of metrics added. */
-PMT_API int pmt_metric_set_load(struct pmt_metric_set *ms, const char *path);
+ * detected from the content. Adds to the set. Returns the number of metrics added (0 is
+ * also noted in diag, which may be NULL), or -PMT_E* with diag: file, line, column. */
+PMT_API int pmt_metric_set_load(struct pmt_metric_set *ms, const char *path,
+				struct pmt_diag *diag);
 PMT_API int pmt_metric_set_load_mem(struct pmt_metric_set *ms, const char *json, size_t len,
-				    const char *what);
+				    const char *what, struct pmt_diag *diag);
 PMT_API int pmt_metric_set_add(struct pmt_metric_set *ms, const char *name, const char *expr,
 			       const char *scale_unit, const char *threshold);
 PMT_API int pmt_metric_set_find(const struct pmt_metric_set *ms, const char *name);
@@ -279,10 +284,10 @@ struct pmt_metric_input {
 };
 struct pmt_metric_plan;
 /* select: metric names or group names (a metric is in a group when MetricGroup lists it);
- * nsel 0 = every metric. err receives "metric NAME: column N: ..." on failure. */
+ * nsel 0 = every metric. On failure diag (may be NULL; no file) says "metric NAME: ..." */
 PMT_API int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *select,
 				size_t nsel, const struct pmt_expr_ctx *ctx,
-				struct pmt_metric_plan **out, char *err, size_t errlen);
+				struct pmt_metric_plan **out, struct pmt_diag *diag);
 PMT_API void pmt_metric_plan_free(struct pmt_metric_plan *p);
 PMT_API size_t pmt_metric_plan_nr_metrics(const struct pmt_metric_plan *p); /* selected */
 PMT_API const struct pmt_metric *pmt_metric_plan_metric(const struct pmt_metric_plan *p, size_t i);
@@ -350,44 +355,8 @@ PMT_API int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_s
 			       uint64_t prev_metrics, struct pmt_topdown *out);
 
 
-/* ---- metric rows of a recording ----------------------------------------------------------
- * The rows `pmutrace metrics TRACE` prints, for outputs that show them elsewhere (export's
- * databases, report --html): the counts of the trace (its STAT records, round by round) or
- * of a perf stat file, the retire latencies of its samples, the tables' defaults. */
-struct pmt_metric_rows_opts {
-	size_t sz;                      /* sizeof(struct pmt_metric_rows_opts) */
-	const char *const *tables;      /* metric tables (perf or Intel JSON), ntables of them */
-	size_t ntables;
-	const char *const *retlat_tables; /* retire-latency tables, nretlat_tables of them */
-	size_t nretlat_tables;
-	const char *const *select;      /* metric or group names; nselect 0: every metric */
-	size_t nselect;
-	enum pmt_retlat_stat stat;      /* the samples' statistic an :R input takes */
-	double pct;                     /* with PMT_RETLAT_PCT */
-	const char *counts;             /* perf stat -x/-j output; NULL: the trace's counts */
-	const struct pmt_expr_ctx *ctx; /* NULL: pmt_expr_ctx_default() */
-};
-struct pmt_metric_row {
-	const char *interval, *aggr;    /* the counts' unit ("" for a whole-run total) */
-	const char *pmu;                /* hybrid tables' PMU, else "" */
-	const char *name, *unit;
-	/* the tree: a metric in the group "P_group" of a selected metric P is P's child
-	 * (perf's TMA tables), rows come parent first */
-	unsigned depth;
-	double value;                   /* ScaleUnit applied; NAN when not computed */
-	const char *missing;            /* the event the counts lack (value NAN), or NULL */
-	int8_t threshold;               /* 1 over, 0 not, -1 none */
-	/* the retire latency (cycles) of the metric's first :R input: from the trace's
-	 * samples (NAN: none sampled) and the tables' default (NAN: no entry); the value was
-	 * computed with the first of the two there is (then a counts file's, then 0) */
-	double retlat_measured, retlat_default;
-};
-typedef int (*pmt_metric_row_fn)(const struct pmt_metric_row *row, void *ctx);
-/* fn for every row, unit by unit, round by round; fn's negative value stops. Returns the
- * rows or -PMT_E* with diag set (a table or the trace that cannot be read). Substitutions
- * and uncounted events are logged as warnings, as `pmutrace metrics` logs them. */
-PMT_API int pmt_metric_rows_trace(const char *trace, const struct pmt_metric_rows_opts *o,
-				  pmt_metric_row_fn fn, void *ctx, struct pmt_diag *diag);
+/* ---- metric rows of a recording: pmutrace/metric_rows.h -------------------------------- */
+#include "pmutrace/metric_rows.h"
 
 #ifdef __cplusplus
 }

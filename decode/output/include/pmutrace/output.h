@@ -110,9 +110,10 @@ PMT_API int pmt_annotate_new(struct pmt_symbols *syms, const struct pmt_annotate
 			     struct pmt_annotate **out);
 PMT_API void pmt_annotate_free(struct pmt_annotate *a); /* NULL is a no-op */
 PMT_API int pmt_annotate_add(struct pmt_annotate *a, const struct pmt_spe_sample *s);
-/* 0, or -PMT_ENOT_FOUND (err says: no such event, no samples in a symbol), -PMT_ENOMEM */
+/* 0, or -PMT_ENOT_FOUND (diag says: no such event, no samples in a symbol),
+ * -PMT_EUNSUPPORTED (capstone lacks an architecture), -PMT_ENOMEM */
 PMT_API int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat,
-			       char *err, size_t cap);
+			       struct pmt_diag *diag);
 
 /* ---- perf report --sort ----------------------------------------------------------------*/
 /* Samples counted per synthetic event and per sort-key tuple, printed as perf report
@@ -170,6 +171,10 @@ struct pmt_html_metric {
 	double value, retlat_measured, retlat_default;
 	/* the counts' unit the value is of ("1.000100 CPU3"; NULL or "": the whole run) */
 	const char *where;
+	/* every :R input of the metric (retlat_* repeat the first); with several, each gets
+	 * a line of its own under the metric */
+	const struct pmt_html_retlat { const char *event; double measured, dflt; } *retlat;
+	size_t nr_retlat;
 };
 PMT_API int pmt_html_add_metric(struct pmt_html *h, const struct pmt_html_metric *m);
 /* The page; st: the decoder's damage (NULL: none), enabled: the events perf would list. */

@@ -123,11 +123,11 @@ PMT_API const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid,
 PMT_API int pmt_symbols_file_build_id(const char *path, uint8_t *id, size_t *size);
 /* One ELF's symbols as they are used (for tests and `pmutrace symbols`): calls fn with
  * each symbol's start (file offset space), end and name in address order. Returns the
- * count or a negative error with msg saying why. */
+ * count, fn's negative value, or a negative error with diag saying why. */
 PMT_API int pmt_symbols_list_file(const char *path,
 				  int (*fn)(uint64_t start, uint64_t end, const char *name,
 					    void *ctx),
-				  void *ctx, char *msg, size_t cap);
+				  void *ctx, struct pmt_diag *diag);
 
 #ifdef __cplusplus
 }

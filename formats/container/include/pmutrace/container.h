@@ -76,15 +76,16 @@ PMT_API int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file
 			     const void *data, size_t len);
 /* --bundle=symbols: an ELF file reduced to what symbols and source lines need (symbol
  * tables, notes, .plt and its relocations, the debug sections lines use; every other
- * section SHT_NOBITS, headers kept). *out is malloc'd. 0, -PMT_EFORMAT (not ELF; msg says
- * what libelf said), -PMT_EIO or -PMT_ENOMEM. */
+ * section SHT_NOBITS, headers kept). *out is malloc'd. 0, -PMT_EFORMAT (not ELF; diag says
+ * what libelf said), -PMT_EIO or -PMT_ENOMEM. diag (may be NULL) names no file: the image
+ * is in memory. */
 PMT_API int pmt_ctr_elf_symbols_only(const void *elf, size_t len, void **out, size_t *out_len,
-				     char *msg, size_t cap);
+				     struct pmt_diag *diag);
 /* pmt_ctr_elf_symbols_only, then pmt_ctr_add_file as PMT_CTR_FILE_ELF_SYMBOLS (f->kind is
- * set); *stored (may be NULL) gets the reduced size. Errors as both, msg says which. */
+ * set); *stored (may be NULL) gets the reduced size. Errors as both, diag says which. */
 PMT_API int pmt_ctr_add_elf_symbols(struct pmt_ctr_writer *w, struct pmt_ctr_file *f,
-				    const void *elf, size_t len, uint64_t *stored, char *msg,
-				    size_t cap);
+				    const void *elf, size_t len, uint64_t *stored,
+				    struct pmt_diag *diag);
 /* Call fn for every embedded file of a container in memory, in file order; fn < 0 stops.
  * Damaged or cut frames end the walk. Returns the count, or fn's value. */
 PMT_API int pmt_ctr_files(const void *buf, size_t len,

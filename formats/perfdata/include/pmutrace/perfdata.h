@@ -214,6 +214,10 @@ PMT_API const struct pmt_trace_meta *pmt_source_meta(const struct pmt_source *sr
  * after an error the source has skipped what it could not read and may be called again. */
 PMT_API int pmt_source_next(struct pmt_source *src, struct pmt_trace_event *ev);
 PMT_API uint64_t pmt_source_offset(const struct pmt_source *src);
+/* Damage the reader met (also logged, as a warning or an error): the first it read past,
+ * replaced by the error of a failed pmt_source_next(); file, offset (PMT_DIAG_NO_OFFSET
+ * when none) and message as logged. code 0: none. Valid until the source is closed. */
+PMT_API const struct pmt_diag *pmt_source_damage(const struct pmt_source *src);
 /* The samples the kernel says it dropped in this record (LOST_SAMPLES: what perf report
  * sums as "Total Lost Samples"), 0 for any other record. */
 static inline uint64_t pmt_trace_event_lost_samples(const struct pmt_trace_event *ev)
