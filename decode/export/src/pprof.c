@@ -2,11 +2,9 @@
  * through protobuf-c), gzip'd with zlib. Identical samples (same stack of locations, event,
  * data-source level, cpu, pid and tid) are aggregated while decoding in hash tables that
  * grow by doubling: no allocation per sample. The profile is built and written once, by
- * finish. */
+ * finish (pprof_write.c). */
 #include <stdlib.h>
 #include <unistd.h>
-
-#include <zlib.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/perf_abi.h"
@@ -14,100 +12,7 @@
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/symbols.h"
 #include "pmutrace/export.h"
-#include "backend.h"
-#include "profile.pb-c.h"
-#include "itab.h"
-
-/* the sample types, in Sample.value order */
-enum { V_SAMPLES, V_TOTAL_LAT, V_ISSUE_LAT, V_XLAT_LAT, V_N };
-static const char *const value_type[V_N][2] = {
-	{ "samples", "count" },
-	{ "total_latency", "cycles" },
-	{ "issue_latency", "cycles" },
-	{ "translation_latency", "cycles" },
-};
-
-
-/* Entries. Ids in the profile are entry index + 1. */
-struct agg_ent { /* stack: its entry + 1; lvl and dsrc: string indexes */
-	struct { uint32_t stack, event, lvl, dsrc, cpu; int32_t pid, tid; uint32_t pad; } k;
-	int64_t v[V_N];
-};
-_Static_assert(sizeof(((struct agg_ent *)0)->k) % 8 == 0, "itab keys are 8-byte words");
-struct ip_ent { /* (pid, ip) -> location: a cache in front of resolving */
-	struct { int64_t pid; uint64_t ip; } k;
-	uint32_t loc;
-	uint32_t stack; /* the stack of this location alone (a sample without a chain); 0: none yet */
-};
-/* A sample's stack: its locations, leaf first (Sample.location_id), in the stack pool. Keyed
- * by a hash of the locations and a salt that makes a colliding stack's key differ. */
-struct stack_ent {
-	struct { uint64_t hash; uint32_t n, salt; } k;
-	uint32_t first; /* in pp_export.stack_locs */
-};
-struct loc_ent { /* one location per (mapping, address) */
-	struct { uint64_t mapping, address; } k;
-	uint32_t first_line, n_lines; /* its Lines in pp_export.lines, innermost first */
-};
-/* A Line: a function of the location's inline chain and the line in it */
-struct line_ent {
-	uint64_t function;
-	int64_t line;
-};
-/* Inlined chains deeper than this keep their innermost frames, then the symbol's function */
-#define INLINE_MAX 16
-/* the symbol's function by its identity; an inlined one (sym_id 0), which has no symbol, by
- * the string indexes of its name and of its file */
-struct fn_ent {
-	struct { uint64_t sym_id; int64_t name, file; } k;
-	int64_t name, filename;
-};
-struct map_ent {
-	struct { uint64_t dso_id, start; } k;
-	uint64_t limit, offset;
-	int64_t filename, build_id;
-	bool functions, lines;
-};
-/* what MMAP/MMAP2 records said, newest last (looked up once per new mapping) */
-struct mmap_ent {
-	int32_t pid;
-	uint64_t addr, len;
-	char *filename;
-	uint8_t bid_size, bid[20];
-};
-
-#define DSRC_SLOTS 64
-
-struct pp_export {
-	struct pmt_export base; /* first: the handle */
-	char *path;
-	int compat;
-	struct pmt_symbols *syms;
-	const struct pmt_trace_meta *meta;
-	char *comment;
-	/* strings: dense array of our copies, hashed by their text */
-	char **str;
-	size_t nstr, str_cap;
-	uint32_t *str_slot;
-	size_t str_slots;
-	struct itab agg, ips, locs, fns, maps, stacks;
-	uint32_t *stack_locs;  /* every stack's location ids, one after the other */
-	size_t nstack_locs, stack_locs_cap;
-	uint32_t *chain;       /* the sample being added: its stack's locations */
-	size_t chain_cap;
-	size_t max_stack;      /* the deepest stack: put_samples' buffer */
-	struct line_ent *lines;
-	size_t nlines, lines_cap;
-	struct mmap_ent *mm;
-	size_t nmm, mm_cap;
-	int64_t event_str[32];       /* event name string index, 0: not yet */
-	/* a data source's strings: its level and perf's whole text */
-	struct { uint64_t key; uint32_t str, full; uint8_t valid; } dsrc[DSRC_SLOTS];
-	struct ip_ent *last_ip;
-	int64_t nsamples;
-	uint64_t first_time, last_time;
-	bool oom;
-};
+#include "pprof_priv.h"
 
 static uint64_t str_hash(const char *s)
 {
@@ -127,8 +32,7 @@ static size_t str_find(const struct pp_export *x, const char *s, uint64_t h)
 	return i;
 }
 
-/* string_table index of s (added when new); -PMT_ENOMEM */
-static int64_t str_id(struct pp_export *x, const char *s)
+int64_t pp_str_id(struct pp_export *x, const char *s)
 {
 	uint64_t h = str_hash(s);
 	size_t i;
@@ -200,7 +104,7 @@ static int64_t hex_str(struct pp_export *x, const uint8_t *id, size_t n)
 	for (size_t i = 0; i < n && i < 20; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	hex[2 * (n < 20 ? n : 20)] = 0;
-	return str_id(x, hex);
+	return pp_str_id(x, hex);
 }
 
 /* a new mapping's size and build-id: the newest MMAP/MMAP2 of its file holding ip in the
@@ -231,7 +135,7 @@ static int map_fill(struct pp_export *x, struct map_ent *m, const struct pmt_sym
 		}
 	}
 	m->offset = loc->map_pgoff;
-	if ((m->filename = str_id(x, loc->dso)) < 0)
+	if ((m->filename = pp_str_id(x, loc->dso)) < 0)
 		return (int)m->filename;
 	if (bid_size && (m->build_id = hex_str(x, bid, bid_size)) < 0)
 		return (int)m->build_id;
@@ -267,8 +171,8 @@ static struct fn_ent *inline_fn(struct pp_export *x, const struct pmt_inline_fra
 	bool is_new;
 
 	/* "??": addr2line's name for a function the DWARF does not name */
-	if ((fk.name = str_id(x, fr->func ? fr->func : "??")) < 0 ||
-	    (fr->file && (fk.file = str_id(x, fr->file)) < 0) || !(f = itab_get(&x->fns, &fk, &is_new)))
+	if ((fk.name = pp_str_id(x, fr->func ? fr->func : "??")) < 0 ||
+	    (fr->file && (fk.file = pp_str_id(x, fr->file)) < 0) || !(f = itab_get(&x->fns, &fk, &is_new)))
 		return NULL;
 	if (is_new)
 		f->name = fk.name, f->filename = fk.file;
@@ -306,9 +210,9 @@ static int loc_lines(struct pp_export *x, struct loc_ent *l, const struct pmt_sy
 		file = NULL, line = 0;
 	if (!(f = itab_get(&x->fns, &fk, &is_new)))
 		return -PMT_ENOMEM;
-	if (is_new && (f->name = str_id(x, loc->sym)) < 0)
+	if (is_new && (f->name = pp_str_id(x, loc->sym)) < 0)
 		return -PMT_ENOMEM;
-	if (!f->filename && file && (f->filename = str_id(x, file)) < 0)
+	if (!f->filename && file && (f->filename = pp_str_id(x, file)) < 0)
 		return -PMT_ENOMEM;
 	if (m) {
 		m->functions = true;
@@ -364,7 +268,7 @@ static int dsrc_str(struct pp_export *x, uint64_t data_src, uint32_t *lvl, uint3
 	if (!x->dsrc[i].valid || x->dsrc[i].key != data_src) {
 		pmt_mem_lvl_str(data_src, x->compat, text, sizeof(text));
 		pmt_mem_data_src_str(data_src, x->compat, all, sizeof(all));
-		if ((id = str_id(x, text)) < 0 || (fid = str_id(x, all)) < 0)
+		if ((id = pp_str_id(x, text)) < 0 || (fid = pp_str_id(x, all)) < 0)
 			return -PMT_ENOMEM;
 		x->dsrc[i].key = data_src;
 		x->dsrc[i].str = (uint32_t)id;
@@ -497,7 +401,7 @@ static int pp_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 		char name[128];
 
 		pmt_trace_event_name(x->meta, s->event, x->compat, name, sizeof(name));
-		if ((x->event_str[s->event] = str_id(x, name)) < 0)
+		if ((x->event_str[s->event] = pp_str_id(x, name)) < 0)
 			goto oom;
 	}
 	ak.event = s->event;
@@ -520,250 +424,6 @@ oom:
 	x->last_ip = NULL; /* an entry may have moved */
 	x->oom = true;
 	return -PMT_ENOMEM;
-}
-
-enum { L_EVENT, L_LVL, L_DSRC, L_CPU, L_PID, L_TID, L_UNIT, L_N };
-
-/* The profile is written as it is encoded: a Profile message is its fields one after the
- * other, and a repeated field may come in pieces, so the scalar fields go first (packed by
- * protobuf-c), then each Sample, Mapping, Location and Function as a field of its own
- * (packed one at a time into a reused buffer), then the string table. Memory stays that of
- * the tables, not of a second copy of the profile. */
-struct pp_writer {
-	gzFile gz;
-	uint8_t *buf;
-	size_t cap;
-	bool ok;
-	int64_t key[L_N];
-};
-
-static void put_raw(struct pp_writer *w, const void *p, size_t n)
-{
-	while (w->ok && n) {
-		unsigned k = n > (1u << 30) ? 1u << 30 : (unsigned)n;
-
-		w->ok = gzwrite(w->gz, p, k) == (int)k;
-		p = (const uint8_t *)p + k;
-		n -= k;
-	}
-}
-
-/* a length-delimited field: key (field number, wire type 2), length, bytes */
-static void put_field(struct pp_writer *w, unsigned field, const void *p, size_t n)
-{
-	uint8_t hdr[11];
-	size_t h = 0;
-	uint64_t v = n;
-
-	hdr[h++] = (uint8_t)(field << 3 | 2);
-	do {
-		hdr[h] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		hdr[h++] |= v ? 0x80 : 0;
-	} while (v);
-	put_raw(w, hdr, h);
-	put_raw(w, p, n);
-}
-
-/* one sub-message packed into the reused buffer and written as field `field` */
-static void put_msg(struct pp_writer *w, unsigned field, const ProtobufCMessage *m)
-{
-	size_t n = protobuf_c_message_get_packed_size(m);
-
-	if (!w->ok)
-		return;
-	if (n > w->cap) {
-		uint8_t *b = realloc(w->buf, n);
-
-		if (!b) {
-			w->ok = false;
-			return;
-		}
-		w->buf = b;
-		w->cap = n;
-	}
-	protobuf_c_message_pack(m, w->buf);
-	put_field(w, field, w->buf, n);
-}
-
-/* the scalar fields and sample types (string indexes: the fixed strings are added here) */
-static void put_header(struct pp_export *x, struct pp_writer *w)
-{
-	static const char *const names[L_N] = { "event", "mem_lvl", "data_src", "cpu", "pid",
-						"tid", "id" };
-	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType vt[V_N + 1], *vtp[V_N];
-	int64_t comment = x->comment ? str_id(x, x->comment) : 0;
-	size_t n;
-	uint8_t *b;
-
-	w->ok = comment >= 0;
-	for (int i = 0; i < L_N; i++)
-		w->ok = w->ok && (w->key[i] = str_id(x, names[i])) >= 0;
-	for (int i = 0; i <= V_N; i++) {
-		int t = i < V_N ? i : V_SAMPLES; /* the period type: samples/count */
-		int64_t type = str_id(x, value_type[t][0]), unit = str_id(x, value_type[t][1]);
-
-		perftools__profiles__value_type__init(&vt[i]);
-		vt[i].type = type;
-		vt[i].unit = unit;
-		w->ok = w->ok && type >= 0 && unit >= 0;
-		if (i < V_N)
-			vtp[i] = &vt[i];
-	}
-	if (!w->ok)
-		return;
-	p.n_sample_type = V_N;
-	p.sample_type = vtp;
-	p.period_type = &vt[V_N];
-	p.default_sample_type = vt[V_SAMPLES].type;
-	if (comment) {
-		p.n_comment = 1;
-		p.comment = &comment;
-	}
-	if (x->nsamples)
-		p.duration_nanos = (int64_t)(x->last_time - x->first_time);
-	n = perftools__profiles__profile__get_packed_size(&p);
-	b = malloc(n ? n : 1);
-	if (!b) {
-		w->ok = false;
-		return;
-	}
-	perftools__profiles__profile__pack(&p, b);
-	put_raw(w, b, n);
-	free(b);
-}
-
-static void put_samples(const struct pp_export *x, struct pp_writer *w)
-{
-	uint64_t *locs = malloc((x->max_stack ? x->max_stack : 1) * sizeof(*locs));
-
-	if (!locs)
-		w->ok = false;
-	for (size_t i = 0; i < x->agg.n && w->ok; i++) {
-		const struct agg_ent *a = itab_ent(&x->agg, i);
-		const struct stack_ent *st = itab_ent(&x->stacks, a->k.stack - 1);
-		Perftools__Profiles__Sample s = PERFTOOLS__PROFILES__SAMPLE__INIT;
-		Perftools__Profiles__Label l[L_N], *lp[L_N];
-		int64_t v[V_N];
-		size_t k = 0;
-
-		memcpy(v, a->v, sizeof(v));
-		for (uint32_t j = 0; j < st->k.n; j++)
-			locs[j] = x->stack_locs[st->first + j];
-		s.n_location_id = st->k.n;
-		s.location_id = locs;
-		s.n_value = V_N;
-		s.value = v;
-		for (int j = 0; j < L_N; j++) {
-			perftools__profiles__label__init(&l[j]);
-			lp[j] = &l[j];
-		}
-		l[k].key = w->key[L_EVENT];
-		l[k++].str = a->k.event < 32 ? x->event_str[a->k.event] : 0;
-		if (a->k.lvl) {
-			l[k].key = w->key[L_LVL];
-			l[k++].str = a->k.lvl;
-			l[k].key = w->key[L_DSRC];
-			l[k++].str = a->k.dsrc;
-		}
-		/* numbers with a unit: pprof drops a numeric label of 0 without one (cpu 0,
-		 * the idle task's pid and tid 0) */
-		l[k].key = w->key[L_CPU];
-		l[k].num_unit = w->key[L_UNIT];
-		l[k++].num = a->k.cpu;
-		l[k].key = w->key[L_PID];
-		l[k].num_unit = w->key[L_UNIT];
-		l[k++].num = a->k.pid;
-		l[k].key = w->key[L_TID];
-		l[k].num_unit = w->key[L_UNIT];
-		l[k++].num = a->k.tid;
-		s.n_label = k;
-		s.label = lp;
-		put_msg(w, 2, &s.base);
-	}
-	free(locs);
-}
-
-static void put_tables(const struct pp_export *x, struct pp_writer *w)
-{
-	for (size_t i = 0; i < x->maps.n && w->ok; i++) {
-		const struct map_ent *e = itab_ent(&x->maps, i);
-		Perftools__Profiles__Mapping o = PERFTOOLS__PROFILES__MAPPING__INIT;
-
-		o.id = i + 1;
-		o.memory_start = e->k.start;
-		o.memory_limit = e->limit;
-		o.file_offset = e->offset;
-		o.filename = e->filename;
-		o.build_id = e->build_id;
-		o.has_functions = e->functions;
-		o.has_filenames = e->lines;
-		o.has_line_numbers = e->lines;
-		put_msg(w, 3, &o.base);
-	}
-	for (size_t i = 0; i < x->locs.n && w->ok; i++) {
-		const struct loc_ent *e = itab_ent(&x->locs, i);
-		Perftools__Profiles__Location o = PERFTOOLS__PROFILES__LOCATION__INIT;
-		Perftools__Profiles__Line line[INLINE_MAX + 1], *lp[INLINE_MAX + 1];
-
-		o.id = i + 1;
-		o.mapping_id = e->k.mapping;
-		o.address = e->k.address;
-		for (uint32_t j = 0; j < e->n_lines; j++) {
-			perftools__profiles__line__init(&line[j]);
-			line[j].function_id = x->lines[e->first_line + j].function;
-			line[j].line = x->lines[e->first_line + j].line;
-			lp[j] = &line[j];
-		}
-		o.n_line = e->n_lines;
-		o.line = lp;
-		put_msg(w, 4, &o.base);
-	}
-	for (size_t i = 0; i < x->fns.n && w->ok; i++) {
-		const struct fn_ent *e = itab_ent(&x->fns, i);
-		Perftools__Profiles__Function o = PERFTOOLS__PROFILES__FUNCTION__INIT;
-
-		o.id = i + 1;
-		o.name = e->name;
-		o.system_name = e->name;
-		o.filename = e->filename;
-		put_msg(w, 5, &o.base);
-	}
-	for (size_t i = 0; i < x->nstr && w->ok; i++)
-		put_field(w, 6, x->str[i], strlen(x->str[i]));
-}
-
-static int64_t pp_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
-			 uint32_t enabled, struct pmt_diag *diag)
-{
-	struct pp_export *x = (struct pp_export *)base;
-	struct pp_writer w = { .ok = true };
-	int fd;
-
-	if (x->oom)
-		return pmt_diag_set(diag, -PMT_ENOMEM, x->path, PMT_DIAG_NO_OFFSET,
-				    "out of memory building the profile");
-	fd = strcmp(x->path, "-") ? -1 : dup(STDOUT_FILENO);
-	/* level 1: a third of level 6's time for a file 17% larger (1M distinct samples) */
-	w.gz = fd >= 0 ? gzdopen(fd, "wb1") : gzopen(x->path, "wb1");
-	if (!w.gz) {
-		if (fd >= 0)
-			close(fd);
-		return pmt_diag_set(diag, -PMT_EIO, x->path, PMT_DIAG_NO_OFFSET,
-				    "cannot open the profile for writing");
-	}
-	gzbuffer(w.gz, 1u << 20);
-	put_header(x, &w);
-	put_samples(x, &w);
-	put_tables(x, &w); /* the strings last: the header added its own */
-	free(w.buf);
-	if (gzclose(w.gz) != Z_OK)
-		w.ok = false;
-	if (!w.ok)
-		return pmt_diag_set(diag, -PMT_EIO, x->path, PMT_DIAG_NO_OFFSET,
-				    "cannot write the gzip'd profile");
-	return x->nsamples;
 }
 
 static void pp_free(struct pmt_export *base)
@@ -820,7 +480,7 @@ int pmt_export_pprof_new(const char *path, const struct pmt_export_opts *opts,
 			 : opts->trace_path ? opts->trace_path : "");
 	x->path = strdup(path);
 	x->comment = strdup(comment);
-	if (!x->path || !x->comment || str_id(x, "") != 0) {
+	if (!x->path || !x->comment || pp_str_id(x, "") != 0) {
 		pp_free(&x->base);
 		return pmt_diag_set(diag, -PMT_ENOMEM, path, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
