@@ -4,7 +4,6 @@
  * grow by doubling: no allocation per sample. The profile is built and written once, by
  * finish (pprof_write.c). */
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/perf_abi.h"
