@@ -185,7 +185,8 @@ PMT_API int pmt_retlat_samples_add_cpu(struct pmt_retlat_samples *s, const char 
 				       int32_t cpu, uint16_t retire_latency);
 /* Pull every sample of a trace: retire latency = weight bits 63:48 of samples whose attr
  * has PERF_SAMPLE_WEIGHT_STRUCT. Returns the number of samples used; when the trace cannot
- * be opened, diag (may be NULL) says why. */
+ * be opened, diag (may be NULL) says why. A trace no attr of which has WEIGHT_STRUCT is
+ * not read past its header (0 samples, nr_skipped not counted). */
 PMT_API int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path,
 					  struct pmt_diag *diag);
 PMT_API void pmt_retlat_samples_fini(struct pmt_retlat_samples *s);
