@@ -131,16 +131,54 @@ int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_counts *c, 
 	return failed;
 }
 
+/* The slots each metric reads, once per plan: a metric none of whose slots is missing
+ * has no missing event, without the evaluation that carries taints (a tenth of the GNR
+ * bench went to carrying them through metrics that read no missing event). */
+static int index_refs(struct pmt_metric_plan *p)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < p->nr_pm; k++)
+		n += (size_t)p->pm[k].expr->nr_ops;
+	p->ref_slot = malloc((n + 1) * sizeof(*p->ref_slot));
+	p->ref_off = malloc((p->nr_pm + 1) * sizeof(*p->ref_off));
+	if (!p->ref_slot || !p->ref_off) {
+		free(p->ref_slot);
+		free(p->ref_off);
+		p->ref_slot = NULL;
+		p->ref_off = NULL;
+		return -PMT_ENOMEM;
+	}
+	n = 0;
+	for (size_t k = 0; k < p->nr_pm; k++) {
+		const struct pmt_expr *e = p->pm[k].expr;
+
+		p->ref_off[k] = n;
+		for (int i = 0; i < e->nr_ops; i++)
+			if (e->ops[i].op == EOP_SLOT)
+				p->ref_slot[n++] = e->ops[i].slot;
+	}
+	p->ref_off[p->nr_pm] = n;
+	return 0;
+}
+
+static bool reads_missing(const struct pmt_metric_plan *p, size_t k)
+{
+	for (size_t r = p->ref_off[k]; r < p->ref_off[k + 1]; r++)
+		if (p->taint[p->ref_slot[r]])
+			return true;
+	return false;
+}
+
 int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing)
 {
 	const double *s = p->slots;
 	int n = 0;
 
-	if (!p->taint) {
+	if (!p->taint)
 		p->taint = calloc(p->nr_in + p->nr_pm + 1, sizeof(*p->taint));
-		if (!p->taint)
-			return -PMT_ENOMEM;
-	}
+	if (!p->taint || (!p->ref_off && index_refs(p) < 0))
+		return -PMT_ENOMEM;
 	for (size_t i = 0; i < p->nr_in; i++) {
 		uint8_t kind = p->in[i].kind;
 
@@ -149,7 +187,8 @@ int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing)
 			       kind == PMT_MIN_SOURCES) && isnan(s[i]) ? (uint32_t)i + 1 : 0;
 	}
 	for (size_t k = 0; k < p->nr_pm; k++)
-		p->taint[p->nr_in + k] = expr_taint(p->pm[k].expr, s, p->taint);
+		p->taint[p->nr_in + k] = reads_missing(p, k) ? expr_taint(p->pm[k].expr, s, p->taint)
+							     : 0;
 	for (size_t i = 0; i < p->nr_sel; i++) {
 		uint32_t t = p->taint[p->nr_in + p->sel[i]];
 

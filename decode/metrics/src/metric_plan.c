@@ -712,6 +712,8 @@ void pmt_metric_plan_free(struct pmt_metric_plan *p)
 	free(p->sel);
 	free(p->slots);
 	free(p->taint);
+	free(p->ref_slot);
+	free(p->ref_off);
 	free(p->stack);
 	free(p->roots);
 	free(p->hash);

@@ -44,6 +44,9 @@ struct pmt_metric_plan {
 	size_t nr_in, cap_in;
 	double *slots;
 	uint32_t *taint;            /* per slot: first missing input + 1 (pmt_metric_plan_missing) */
+	/* per plan metric k: the slots its expression reads, ref_slot[ref_off[k], ref_off[k+1]) */
+	uint32_t *ref_slot;
+	size_t *ref_off;
 	char *err;
 	size_t errlen;
 	int cur_metric;             /* set index being compiled, for resolver context */
