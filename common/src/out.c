@@ -86,6 +86,21 @@ void pmt_out_printf(struct pmt_out *o, const char *fmt, ...)
 	o->len += (size_t)n;
 }
 
+/* q / 10^prec as "integer.fraction" with prec fraction digits */
+static inline __attribute__((always_inline)) char *put_fixed(char *p, uint64_t q, int prec,
+							     uint64_t pow)
+{
+	uint64_t frac = q % pow;
+
+	p = pmt_fmt_u64(p, q / pow);
+	if (!prec)
+		return p;
+	*p++ = '.';
+	for (int i = prec - 1; i >= 0; i--, frac /= 10)
+		p[i] = (char)('0' + frac % 10);
+	return p + prec;
+}
+
 /* "%.*f" of v without printf, for prec <= 9 and |v| x 10^prec below 2^64: v is m x 2^e
  * exactly, so m x 10^prec (under 2^83) shifted by e gives the digits and the remainder
  * the rounding, half to even as glibc rounds the exact binary value in the default mode.
@@ -131,16 +146,11 @@ static char *fmt_fixed(char *p, double v, int prec)
 	}
 	if (bits >> 63)
 		*p++ = '-'; /* printf keeps the sign of -0.0 and of what rounds to 0 */
-	p = pmt_fmt_u64(p, q / pow10[prec]);
-	if (prec) {
-		uint64_t frac = q % pow10[prec];
-
-		*p++ = '.';
-		for (int i = prec - 1; i >= 0; i--, frac /= 10)
-			p[i] = (char)('0' + frac % 10);
-		p += prec;
+	switch (prec) { /* constant divisors for the common precisions: no div instruction */
+	case 6: return put_fixed(p, q, 6, 1000000);
+	case 1: return put_fixed(p, q, 1, 10);
+	default: return put_fixed(p, q, prec, pow10[prec]);
 	}
-	return p;
 }
 
 void pmt_out_double(struct pmt_out *o, double v, int prec)
