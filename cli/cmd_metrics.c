@@ -15,6 +15,9 @@
 /* --json is one JSON document (an array of row objects), --jsonl one object per line, as
  * in every command */
 enum { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_JSONL };
+/* units evaluated together: a round of a 64-CPU recording (the plan's columns are
+ * (inputs + metrics) x this many values) */
+enum { UNIT_BLOCK = 64 };
 
 /* Before a JSON row: "[" for the first row of a document, "," between rows. */
 static void json_row_start(struct pmt_out *o, int fmt, int *rows)
@@ -322,6 +325,8 @@ static int run(struct opts *op)
 	int rc = 1, nrows = 0;
 	struct pmt_out o;
 	struct row_text rt = { 0 };
+	size_t nm, block;
+	int *failed = NULL, bad = 0;
 
 	for (size_t i = 0; i < op->nmetrics; i++)
 		if (pmt_metric_set_load(&ms, op->metrics[i]) < 0)
@@ -387,9 +392,14 @@ static int run(struct opts *op)
 		goto out;
 	pmt_metric_plan_bind(plan, c);
 	pmt_metric_plan_fill_retlat(plan, c, op->trace ? &smp : NULL, &tab, stat, pct);
-	val = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*val));
-	th = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*th));
-	if (!val || !th)
+	/* units in blocks, each formula evaluated over a block's units at once; per-CPU
+	 * retire latencies change the plan's :R values unit by unit, so those go one by one */
+	nm = pmt_metric_plan_nr_metrics(plan);
+	block = op->retlat_per_cpu && op->trace ? 1 : UNIT_BLOCK;
+	val = calloc(nm * block + 1, sizeof(*val));
+	th = calloc(nm * block + 1, sizeof(*th));
+	failed = calloc(block, sizeof(*failed));
+	if (!val || !th || !failed)
 		goto out;
 	missing = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*missing));
 	warned = calloc(pmt_metric_plan_nr_metrics(plan) + 1, 1);
@@ -401,21 +411,37 @@ static int run(struct opts *op)
 	if (op->fmt == OUT_CSV)
 		pmt_out_str(&o, "interval,aggr,pmu,metric,value,unit,threshold\n");
 	do {
-		for (size_t u = 0; u < pmt_counts_nr_units(c); u++) {
-			if (op->retlat_per_cpu && op->trace)
-				pmt_metric_plan_fill_retlat_unit(plan, c, u, &smp, stat, pct);
-			if (pmt_metric_plan_eval(plan, c, u, val, th) > 0)
-				pmt_warn("unit %zu: a metric divided modulo by zero (value nan)", u);
-			if (pmt_metric_plan_missing(plan, missing) < 0)
+		for (size_t u0 = 0, n; u0 < pmt_counts_nr_units(c) && !bad; u0 += n) {
+			n = pmt_counts_nr_units(c) - u0 < block ? pmt_counts_nr_units(c) - u0 : block;
+			if (block == 1) {
+				if (op->retlat_per_cpu && op->trace)
+					pmt_metric_plan_fill_retlat_unit(plan, c, u0, &smp, stat, pct);
+				failed[0] = pmt_metric_plan_eval(plan, c, u0, val, th);
+			} else if (pmt_metric_plan_eval_units(plan, c, u0, n, val, th, failed) < 0) {
+				bad = 1;
 				break;
-			print_rows(&o, plan, c, u, val, th, missing, warned, op->fmt, &nrows,
-				   &rt);
+			}
+			for (size_t k = 0; k < n; k++) {
+				size_t at = k * nm;
+
+				if (failed[k] > 0)
+					pmt_warn("unit %zu: a metric divided modulo by zero (value nan)",
+						 u0 + k);
+				if ((block == 1 ? pmt_metric_plan_missing(plan, missing)
+						: pmt_metric_plan_missing_at(plan, k, missing)) < 0) {
+					bad = 1;
+					break;
+				}
+				print_rows(&o, plan, c, u0 + k, val + at, th + at, missing, warned,
+					   op->fmt, &nrows, &rt);
+			}
 		}
-	} while (ct && pmt_counts_trace_next(ct, c) > 0);
+	} while (!bad && ct && pmt_counts_trace_next(ct, c) > 0);
 	json_end(&o, op->fmt, nrows);
 	rc = pmt_out_fini(&o) < 0;
 out:
 	row_text_fini(&rt);
+	free(failed);
 	free(val);
 	free(th);
 	free(missing);
