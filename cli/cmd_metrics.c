@@ -146,8 +146,39 @@ struct row_text {
 	struct pmt_out o;
 	char *metrics;         /* per metric: head, then tail (copied out of mem) */
 	size_t *off;           /* [2 x metric + 1]: where each metric's head and tail start */
-	size_t unit_len;       /* the unit's head is mem[0, unit_len) */
+	char *unit;            /* the unit's head (copied out of mem) */
+	size_t unit_len, unit_cap;
 };
+
+/* Pieces are copied PIECE_PAD bytes at a time when they fit (fixed-size copies inline
+ * into a few moves; a libc call per piece cost more than the copy), so every piece
+ * buffer has PIECE_PAD readable bytes after its end. */
+enum { PIECE_PAD = 32 };
+
+static inline void put_piece(struct pmt_out *o, const char *p, size_t n)
+{
+	pmt_out_reserve(o, n + PIECE_PAD);
+	if (n <= PIECE_PAD)
+		memcpy(o->buf + o->len, p, PIECE_PAD);
+	else
+		memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+/* a piece chosen among a few, each in a fixed-size array */
+struct short_text {
+	char s[24];
+	size_t n;
+};
+
+static inline void put_short(struct pmt_out *o, const struct short_text *t)
+{
+	pmt_out_reserve(o, sizeof(t->s));
+	memcpy(o->buf + o->len, t->s, sizeof(t->s));
+	o->len += t->n;
+}
+
+#define SHORT_TEXT(str) { str, sizeof(str) - 1 }
 
 static size_t text_pos(struct row_text *t)
 {
@@ -190,7 +221,7 @@ static int row_text_init(struct row_text *t, struct pmt_metric_plan *plan, int f
 		}
 	}
 	t->off[2 * n] = text_pos(t);
-	t->metrics = malloc(t->off[2 * n] + 1);
+	t->metrics = malloc(t->off[2 * n] + PIECE_PAD);
 	if (!t->metrics || t->o.err)
 		return -PMT_ENOMEM;
 	memcpy(t->metrics, t->mem, t->off[2 * n]);
@@ -215,6 +246,15 @@ static int row_text_unit(struct row_text *t, const char *iv, const char *ag, int
 		pmt_out_char(&t->o, ',');
 	}
 	t->unit_len = text_pos(t);
+	if (t->unit_len + PIECE_PAD > t->unit_cap) {
+		char *u = realloc(t->unit, t->unit_len + PIECE_PAD);
+
+		if (!u)
+			return -PMT_ENOMEM;
+		t->unit = u;
+		t->unit_cap = t->unit_len + PIECE_PAD;
+	}
+	memcpy(t->unit, t->mem, t->unit_len);
 	return t->o.err;
 }
 
@@ -226,6 +266,7 @@ static void row_text_fini(struct row_text *t)
 		fclose(t->fp);
 	free(t->mem);
 	free(t->metrics);
+	free(t->unit);
 	free(t->off);
 }
 
@@ -242,42 +283,57 @@ static void print_rows(struct pmt_out *o, struct pmt_metric_plan *plan,
 
 	if (fmt != OUT_TEXT && row_text_unit(rt, iv, ag, fmt) < 0)
 		o->err = o->err ? o->err : -PMT_EIO;
+	/* [0] not over or no threshold, [1] over, [2] not over */
+	static const struct short_text csv_end[3] = { SHORT_TEXT("\n"), SHORT_TEXT("yes\n"),
+						      SHORT_TEXT("no\n") };
+	static const struct short_text json_th[3] = { SHORT_TEXT("null"), SHORT_TEXT("true"),
+						      SHORT_TEXT("false") };
+	static const struct short_text counted[2] = { SHORT_TEXT(",\"counted\":true"),
+						      SHORT_TEXT(",\"counted\":false") };
+	static const struct short_text not_counted = SHORT_TEXT("<not counted>");
+	static const struct short_text null = SHORT_TEXT("null");
+	static const struct short_text json_end[2] = { SHORT_TEXT("}"), SHORT_TEXT("}\n") };
+
 	for (size_t i = 0; i < pmt_metric_plan_nr_metrics(plan); i++) {
-		const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
-		const char *pmu = m->pmu ? m->pmu : "";
 		/* text rows are formatted whole (no pieces) */
 		const size_t *off = fmt != OUT_TEXT ? rt->off + 2 * i : NULL;
 		const char *head = off ? rt->metrics + off[0] : NULL;
 		const char *tail = off ? rt->metrics + off[1] : NULL;
 		size_t head_len = off ? off[1] - off[0] : 0, tail_len = off ? off[2] - off[1] : 0;
+		int ts = missing[i] || th[i] < 0 ? 0 : th[i] ? 1 : 2;
 
 		if (missing[i] && !warned[i]) {
+			const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
+			const char *pmu = m->pmu ? m->pmu : "";
+
 			pmt_warn("metric %s%s%s: event %s not counted; the metric is not computed",
 				 pmu, *pmu ? "/" : "", m->name, missing[i]);
 			warned[i] = 1;
 		}
 		if (fmt == OUT_CSV) {
-			pmt_out_mem(o, rt->mem, rt->unit_len);
-			pmt_out_mem(o, head, head_len);
+			put_piece(o, rt->unit, rt->unit_len);
+			put_piece(o, head, head_len);
 			if (missing[i])
-				pmt_out_str(o, "<not counted>");
+				put_short(o, &not_counted);
 			else
 				out_num(o, val[i]);
-			pmt_out_mem(o, tail, tail_len);
-			pmt_out_str(o, missing[i] || th[i] < 0 ? "\n" : th[i] ? "yes\n" : "no\n");
+			put_piece(o, tail, tail_len);
+			put_short(o, &csv_end[ts]);
 		} else if (fmt == OUT_JSON || fmt == OUT_JSONL) {
 			json_row_start(o, fmt, nrows);
-			pmt_out_mem(o, rt->mem, rt->unit_len);
-			pmt_out_mem(o, head, head_len);
+			put_piece(o, rt->unit, rt->unit_len);
+			put_piece(o, head, head_len);
 			if (missing[i] || isnan(val[i]) || isinf(val[i]))
-				pmt_out_str(o, "null");
+				put_short(o, &null);
 			else
 				out_num(o, val[i]);
-			pmt_out_str(o, missing[i] ? ",\"counted\":false" : ",\"counted\":true");
-			pmt_out_mem(o, tail, tail_len);
-			pmt_out_str(o, missing[i] || th[i] < 0 ? "null" : th[i] ? "true" : "false");
-			pmt_out_str(o, fmt == OUT_JSON ? "}" : "}\n");
+			put_short(o, &counted[missing[i] != NULL]);
+			put_piece(o, tail, tail_len);
+			put_short(o, &json_th[ts]);
+			put_short(o, &json_end[fmt == OUT_JSONL]);
 		} else {
+			const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
+			const char *pmu = m->pmu ? m->pmu : "";
 			char name[160];
 
 			snprintf(name, sizeof(name), "%s%s%s", pmu, *pmu ? "/" : "", m->name);
