@@ -96,6 +96,14 @@ static inline __attribute__((always_inline)) char *put_fixed(char *p, uint64_t q
 	if (!prec)
 		return p;
 	*p++ = '.';
+	if (prec == 6) { /* three digit pairs, as pmt_fmt_8digits */
+		uint32_t hi = (uint32_t)frac / 10000, lo = (uint32_t)frac % 10000;
+
+		memcpy(p, pmt_digit_pairs + 2 * hi, 2);
+		memcpy(p + 2, pmt_digit_pairs + 2 * (lo / 100), 2);
+		memcpy(p + 4, pmt_digit_pairs + 2 * (lo % 100), 2);
+		return p + 6;
+	}
 	for (int i = prec - 1; i >= 0; i--, frac /= 10)
 		p[i] = (char)('0' + frac % 10);
 	return p + prec;

@@ -1,5 +1,6 @@
 /* Postfix evaluator with perf's expr.y semantics (see tpebs.md §2, "Semantics"). */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "expr_priv.h"
@@ -125,6 +126,25 @@ static inline __attribute__((always_inline)) void op_columns(uint32_t op, double
 	}
 }
 
+static bool binary_op(uint32_t op)
+{
+	return op >= EOP_ADD && op <= EOP_DRATIO && op != EOP_NEG;
+}
+
+/* a[k] = a[k] op b[k] for every unit; -PMT_EINTERNAL for an unknown op */
+static int column_op(uint32_t op, double *a, const double *b, size_t n, uint8_t *failed)
+{
+	switch (op) {
+#define COLUMN_OP(OP) case OP: op_columns(OP, a, b, n, failed); return 0;
+	COLUMN_OP(EOP_ADD) COLUMN_OP(EOP_SUB) COLUMN_OP(EOP_MUL) COLUMN_OP(EOP_DIV)
+	COLUMN_OP(EOP_MOD) COLUMN_OP(EOP_OR) COLUMN_OP(EOP_AND) COLUMN_OP(EOP_XOR)
+	COLUMN_OP(EOP_LT) COLUMN_OP(EOP_GT) COLUMN_OP(EOP_GE) COLUMN_OP(EOP_LE)
+	COLUMN_OP(EOP_EQ) COLUMN_OP(EOP_MIN) COLUMN_OP(EOP_MAX) COLUMN_OP(EOP_DRATIO)
+#undef COLUMN_OP
+	default: return -PMT_EINTERNAL;
+	}
+}
+
 int expr_eval_columns(const struct pmt_expr *e, const double *slots, size_t n, double *stack,
 		      double *out, uint8_t *failed)
 {
@@ -146,6 +166,14 @@ int expr_eval_columns(const struct pmt_expr *e, const double *slots, size_t n, d
 			sp++;
 			continue;
 		case EOP_SLOT:
+			/* a slot that is the right operand goes to the operation in place
+			 * rather than through the stack (most operands are slots) */
+			if (i + 1 < e->nr_ops && sp && binary_op(o[1].op)) {
+				if (column_op(o[1].op, a, slots + (size_t)o->slot * n, n, failed) < 0)
+					return -PMT_EINTERNAL;
+				i++;
+				continue;
+			}
 			memcpy(top, slots + (size_t)o->slot * n, n * sizeof(*top));
 			sp++;
 			continue;
@@ -163,14 +191,10 @@ int expr_eval_columns(const struct pmt_expr *e, const double *slots, size_t n, d
 			sp -= 2;
 			continue;
 		}
-#define COLUMN_OP(OP) case OP: op_columns(OP, top - 2 * n, top - n, n, failed); sp--; continue;
-		COLUMN_OP(EOP_ADD) COLUMN_OP(EOP_SUB) COLUMN_OP(EOP_MUL) COLUMN_OP(EOP_DIV)
-		COLUMN_OP(EOP_MOD) COLUMN_OP(EOP_OR) COLUMN_OP(EOP_AND) COLUMN_OP(EOP_XOR)
-		COLUMN_OP(EOP_LT) COLUMN_OP(EOP_GT) COLUMN_OP(EOP_GE) COLUMN_OP(EOP_LE)
-		COLUMN_OP(EOP_EQ) COLUMN_OP(EOP_MIN) COLUMN_OP(EOP_MAX) COLUMN_OP(EOP_DRATIO)
-#undef COLUMN_OP
 		default:
-			return -PMT_EINTERNAL;
+			if (column_op(o->op, top - 2 * n, top - n, n, failed) < 0)
+				return -PMT_EINTERNAL;
+			sp--;
 		}
 	}
 	for (size_t k = 0; k < n; k++)
