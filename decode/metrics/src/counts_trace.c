@@ -248,7 +248,9 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	int a;
 	struct cval *v;
 
-	if (alloc_values(t) < 0)
+	/* sized once: the call only when the sizes moved */
+	if ((!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu || t->v_nthr != t->nthr) &&
+	    alloc_values(t) < 0)
 		return -PMT_ENOMEM;
 	if (ev->raw_size < 48)
 		return damaged(t, ev, "shorter than 48 bytes"), 0;
