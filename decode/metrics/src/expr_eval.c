@@ -157,7 +157,7 @@ int expr_eval_columns(const struct pmt_expr *e, const double *slots, size_t n, d
 	}
 	for (int i = 0; i < e->nr_ops; i++) {
 		const struct expr_op *o = &e->ops[i];
-		double *top = stack + (size_t)sp * n, *a = top - n;
+		double *top = stack + (size_t)sp * n;
 
 		switch (o->op) {
 		case EOP_CONST:
@@ -169,7 +169,8 @@ int expr_eval_columns(const struct pmt_expr *e, const double *slots, size_t n, d
 			/* a slot that is the right operand goes to the operation in place
 			 * rather than through the stack (most operands are slots) */
 			if (i + 1 < e->nr_ops && sp && binary_op(o[1].op)) {
-				if (column_op(o[1].op, a, slots + (size_t)o->slot * n, n, failed) < 0)
+				if (column_op(o[1].op, top - n, slots + (size_t)o->slot * n, n,
+					      failed) < 0)
 					return -PMT_EINTERNAL;
 				i++;
 				continue;
@@ -177,10 +178,13 @@ int expr_eval_columns(const struct pmt_expr *e, const double *slots, size_t n, d
 			memcpy(top, slots + (size_t)o->slot * n, n * sizeof(*top));
 			sp++;
 			continue;
-		case EOP_NEG:
+		case EOP_NEG: {
+			double *a = top - n;
+
 			for (size_t k = 0; k < n; k++)
 				a[k] = -a[k];
 			continue;
+		}
 		case EOP_SELECT: {
 			/* stack: t c f -> (c == +-0 ? f : t) */
 			double *t = top - 3 * n, *c = top - 2 * n, *f = top - n;
