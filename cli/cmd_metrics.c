@@ -15,6 +15,9 @@
 /* --json is one JSON document (an array of row objects), --jsonl one object per line, as
  * in every command */
 enum { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_JSONL };
+/* units evaluated together: a round of a 64-CPU recording (the plan's columns are
+ * (inputs + metrics) x this many values) */
+enum { UNIT_BLOCK = 64 };
 
 /* Before a JSON row: "[" for the first row of a document, "," between rows. */
 static void json_row_start(struct pmt_out *o, int fmt, int *rows)
@@ -131,6 +134,142 @@ struct opts {
 };
 
 
+/* The text of CSV and JSON rows that does not change from row to row, escaped once: per
+ * metric (pmu, name, unit) when the output starts, per unit (interval, aggregation) when
+ * its rows start. A row is then copies of these around its number: escaping every field
+ * of every row was half of printing 75M rows. Rendered by the writers' own escaping into a
+ * memory stream. */
+struct row_text {
+	FILE *fp;              /* the memory stream the pieces are rendered into */
+	char *mem;
+	size_t size;
+	struct pmt_out o;
+	char *metrics;         /* per metric: head, then tail (copied out of mem) */
+	size_t *off;           /* [2 x metric + 1]: where each metric's head and tail start */
+	char *unit;            /* the unit's head (copied out of mem) */
+	size_t unit_len, unit_cap;
+};
+
+/* Pieces are copied PIECE_PAD bytes at a time when they fit (fixed-size copies inline
+ * into a few moves; a libc call per piece cost more than the copy), so every piece
+ * buffer has PIECE_PAD readable bytes after its end. */
+enum { PIECE_PAD = 32 };
+
+static inline void put_piece(struct pmt_out *o, const char *p, size_t n)
+{
+	pmt_out_reserve(o, n + PIECE_PAD);
+	if (n <= PIECE_PAD)
+		memcpy(o->buf + o->len, p, PIECE_PAD);
+	else
+		memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+/* a piece chosen among a few, each in a fixed-size array */
+struct short_text {
+	char s[24];
+	size_t n;
+};
+
+static inline void put_short(struct pmt_out *o, const struct short_text *t)
+{
+	pmt_out_reserve(o, sizeof(t->s));
+	memcpy(o->buf + o->len, t->s, sizeof(t->s));
+	o->len += t->n;
+}
+
+#define SHORT_TEXT(str) { str, sizeof(str) - 1 }
+
+static size_t text_pos(struct row_text *t)
+{
+	pmt_out_flush(&t->o);
+	return (size_t)ftell(t->fp);
+}
+
+static int row_text_init(struct row_text *t, struct pmt_metric_plan *plan, int fmt)
+{
+	size_t n = pmt_metric_plan_nr_metrics(plan);
+
+	memset(t, 0, sizeof(*t));
+	t->fp = open_memstream(&t->mem, &t->size);
+	t->off = calloc(2 * n + 1, sizeof(*t->off));
+	if (!t->fp || !t->off || pmt_out_init(&t->o, t->fp, 1 << 12) < 0)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
+
+		t->off[2 * i] = text_pos(t);
+		if (fmt == OUT_CSV) {
+			pmt_out_csv_str(&t->o, m->pmu ? m->pmu : "");
+			pmt_out_char(&t->o, ',');
+			pmt_out_csv_str(&t->o, m->name);
+			pmt_out_char(&t->o, ',');
+			t->off[2 * i + 1] = text_pos(t);
+			pmt_out_char(&t->o, ',');
+			pmt_out_csv_str(&t->o, m->unit ? m->unit : "");
+			pmt_out_char(&t->o, ',');
+		} else {
+			pmt_out_str(&t->o, "\"pmu\":");
+			pmt_out_json_str(&t->o, m->pmu ? m->pmu : "");
+			pmt_out_str(&t->o, ",\"metric\":");
+			pmt_out_json_str(&t->o, m->name);
+			pmt_out_str(&t->o, ",\"value\":");
+			t->off[2 * i + 1] = text_pos(t);
+			pmt_out_str(&t->o, ",\"unit\":");
+			pmt_out_json_str(&t->o, m->unit ? m->unit : "");
+			pmt_out_str(&t->o, ",\"threshold\":");
+		}
+	}
+	t->off[2 * n] = text_pos(t);
+	t->metrics = malloc(t->off[2 * n] + PIECE_PAD);
+	if (!t->metrics || t->o.err)
+		return -PMT_ENOMEM;
+	memcpy(t->metrics, t->mem, t->off[2 * n]);
+	return 0;
+}
+
+/* the head of a unit's rows, over the one before */
+static int row_text_unit(struct row_text *t, const char *iv, const char *ag, int fmt)
+{
+	if (fseek(t->fp, 0, SEEK_SET) < 0)
+		return -PMT_EIO;
+	if (fmt == OUT_CSV) {
+		pmt_out_csv_str(&t->o, iv);
+		pmt_out_char(&t->o, ',');
+		pmt_out_csv_str(&t->o, ag);
+		pmt_out_char(&t->o, ',');
+	} else {
+		pmt_out_str(&t->o, "{\"interval\":");
+		pmt_out_json_str(&t->o, iv);
+		pmt_out_str(&t->o, ",\"aggr\":");
+		pmt_out_json_str(&t->o, ag);
+		pmt_out_char(&t->o, ',');
+	}
+	t->unit_len = text_pos(t);
+	if (t->unit_len + PIECE_PAD > t->unit_cap) {
+		char *u = realloc(t->unit, t->unit_len + PIECE_PAD);
+
+		if (!u)
+			return -PMT_ENOMEM;
+		t->unit = u;
+		t->unit_cap = t->unit_len + PIECE_PAD;
+	}
+	memcpy(t->unit, t->mem, t->unit_len);
+	return t->o.err;
+}
+
+static void row_text_fini(struct row_text *t)
+{
+	if (t->o.buf)
+		pmt_out_fini(&t->o);
+	if (t->fp)
+		fclose(t->fp);
+	free(t->mem);
+	free(t->metrics);
+	free(t->unit);
+	free(t->off);
+}
+
 /* One unit's rows. A metric whose result depends on an event the counts lack prints as
  * "<not counted>" (null in JSON), as perf stat prints such events, never as a number; each
  * such metric is named once on stderr with the event. Every row has the same columns, and
@@ -138,61 +277,63 @@ struct opts {
 static void print_rows(struct pmt_out *o, struct pmt_metric_plan *plan,
 		       const struct pmt_counts *c, size_t u, const double *val,
 		       const int8_t *th, const char *const *missing, uint8_t *warned, int fmt,
-		       int *nrows)
+		       int *nrows, struct row_text *rt)
 {
 	const char *iv = pmt_counts_unit_interval(c, u), *ag = pmt_counts_unit_aggr(c, u);
 
+	if (fmt != OUT_TEXT && row_text_unit(rt, iv, ag, fmt) < 0)
+		o->err = o->err ? o->err : -PMT_EIO;
+	/* [0] not over or no threshold, [1] over, [2] not over */
+	static const struct short_text csv_end[3] = { SHORT_TEXT("\n"), SHORT_TEXT("yes\n"),
+						      SHORT_TEXT("no\n") };
+	static const struct short_text json_th[3] = { SHORT_TEXT("null"), SHORT_TEXT("true"),
+						      SHORT_TEXT("false") };
+	static const struct short_text counted[2] = { SHORT_TEXT(",\"counted\":true"),
+						      SHORT_TEXT(",\"counted\":false") };
+	static const struct short_text not_counted = SHORT_TEXT("<not counted>");
+	static const struct short_text null = SHORT_TEXT("null");
+	static const struct short_text json_end[2] = { SHORT_TEXT("}"), SHORT_TEXT("}\n") };
+
 	for (size_t i = 0; i < pmt_metric_plan_nr_metrics(plan); i++) {
-		const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
-		const char *ts = missing[i] || th[i] < 0 ? "" : th[i] ? "yes" : "no";
-		const char *pmu = m->pmu ? m->pmu : "";
+		/* text rows are formatted whole (no pieces) */
+		const size_t *off = fmt != OUT_TEXT ? rt->off + 2 * i : NULL;
+		const char *head = off ? rt->metrics + off[0] : NULL;
+		const char *tail = off ? rt->metrics + off[1] : NULL;
+		size_t head_len = off ? off[1] - off[0] : 0, tail_len = off ? off[2] - off[1] : 0;
+		int ts = missing[i] || th[i] < 0 ? 0 : th[i] ? 1 : 2;
 
 		if (missing[i] && !warned[i]) {
+			const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
+			const char *pmu = m->pmu ? m->pmu : "";
+
 			pmt_warn("metric %s%s%s: event %s not counted; the metric is not computed",
 				 pmu, *pmu ? "/" : "", m->name, missing[i]);
 			warned[i] = 1;
 		}
 		if (fmt == OUT_CSV) {
-			pmt_out_csv_str(o, iv);
-			pmt_out_char(o, ',');
-			pmt_out_csv_str(o, ag);
-			pmt_out_char(o, ',');
-			pmt_out_csv_str(o, pmu);
-			pmt_out_char(o, ',');
-			pmt_out_csv_str(o, m->name);
-			pmt_out_char(o, ',');
+			put_piece(o, rt->unit, rt->unit_len);
+			put_piece(o, head, head_len);
 			if (missing[i])
-				pmt_out_str(o, "<not counted>");
+				put_short(o, &not_counted);
 			else
 				out_num(o, val[i]);
-			pmt_out_char(o, ',');
-			pmt_out_csv_str(o, m->unit ? m->unit : "");
-			pmt_out_char(o, ',');
-			pmt_out_str(o, ts);
-			pmt_out_char(o, '\n');
+			put_piece(o, tail, tail_len);
+			put_short(o, &csv_end[ts]);
 		} else if (fmt == OUT_JSON || fmt == OUT_JSONL) {
 			json_row_start(o, fmt, nrows);
-			pmt_out_str(o, "{\"interval\":");
-			pmt_out_json_str(o, iv);
-			pmt_out_str(o, ",\"aggr\":");
-			pmt_out_json_str(o, ag);
-			pmt_out_str(o, ",\"pmu\":");
-			pmt_out_json_str(o, pmu);
-			pmt_out_str(o, ",\"metric\":");
-			pmt_out_json_str(o, m->name);
-			pmt_out_str(o, ",\"value\":");
+			put_piece(o, rt->unit, rt->unit_len);
+			put_piece(o, head, head_len);
 			if (missing[i] || isnan(val[i]) || isinf(val[i]))
-				pmt_out_str(o, "null");
+				put_short(o, &null);
 			else
 				out_num(o, val[i]);
-			pmt_out_str(o, ",\"counted\":");
-			pmt_out_str(o, missing[i] ? "false" : "true");
-			pmt_out_str(o, ",\"unit\":");
-			pmt_out_json_str(o, m->unit ? m->unit : "");
-			pmt_out_str(o, ",\"threshold\":");
-			pmt_out_str(o, missing[i] || th[i] < 0 ? "null" : th[i] ? "true" : "false");
-			pmt_out_str(o, fmt == OUT_JSON ? "}" : "}\n");
+			put_short(o, &counted[missing[i] != NULL]);
+			put_piece(o, tail, tail_len);
+			put_short(o, &json_th[ts]);
+			put_short(o, &json_end[fmt == OUT_JSONL]);
 		} else {
+			const struct pmt_metric *m = pmt_metric_plan_metric(plan, i);
+			const char *pmu = m->pmu ? m->pmu : "";
 			char name[160];
 
 			snprintf(name, sizeof(name), "%s%s%s", pmu, *pmu ? "/" : "", m->name);
@@ -238,6 +379,9 @@ static int run(struct opts *op)
 	uint8_t *warned = NULL;
 	int rc = 1, nrows = 0;
 	struct pmt_out o;
+	struct row_text rt = { 0 };
+	size_t nm, block;
+	int *failed = NULL, bad = 0;
 
 	for (size_t i = 0; i < op->nmetrics; i++)
 		if (pmt_metric_set_load(&ms, op->metrics[i], &diag) < 0)
@@ -304,34 +448,59 @@ static int run(struct opts *op)
 		goto out;
 	pmt_metric_plan_bind(plan, c);
 	pmt_metric_plan_fill_retlat(plan, c, op->trace ? &smp : NULL, &tab, stat, pct);
-	val = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*val));
-	th = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*th));
-	if (!val || !th)
+	/* units in blocks, each formula evaluated over a block's units at once; per-CPU
+	 * retire latencies change the plan's :R values unit by unit, so those go one by one */
+	nm = pmt_metric_plan_nr_metrics(plan);
+	block = op->retlat_per_cpu && op->trace ? 1 : UNIT_BLOCK;
+	val = calloc(nm * block + 1, sizeof(*val));
+	th = calloc(nm * block + 1, sizeof(*th));
+	failed = calloc(block, sizeof(*failed));
+	if (!val || !th || !failed)
 		goto out;
 	missing = calloc(pmt_metric_plan_nr_metrics(plan) + 1, sizeof(*missing));
 	warned = calloc(pmt_metric_plan_nr_metrics(plan) + 1, 1);
 	if (!missing || !warned)
 		goto out;
+	if (op->fmt != OUT_TEXT && row_text_init(&rt, plan, op->fmt) < 0)
+		goto out;
 	pmt_out_init(&o, stdout, 1 << 16);
 	if (op->fmt == OUT_CSV)
 		pmt_out_str(&o, "interval,aggr,pmu,metric,value,unit,threshold\n");
 	do {
-		for (size_t u = 0; u < pmt_counts_nr_units(c); u++) {
-			if (op->retlat_per_cpu && op->trace)
-				pmt_metric_plan_fill_retlat_unit(plan, c, u, &smp, stat, pct);
-			if (pmt_metric_plan_eval(plan, c, u, val, th) > 0)
-				pmt_warn("unit %zu: a metric divided modulo by zero (value nan)", u);
-			if (pmt_metric_plan_missing(plan, missing) < 0)
+		for (size_t u0 = 0, n; u0 < pmt_counts_nr_units(c) && !bad; u0 += n) {
+			n = pmt_counts_nr_units(c) - u0 < block ? pmt_counts_nr_units(c) - u0 : block;
+			if (block == 1) {
+				if (op->retlat_per_cpu && op->trace)
+					pmt_metric_plan_fill_retlat_unit(plan, c, u0, &smp, stat, pct);
+				failed[0] = pmt_metric_plan_eval(plan, c, u0, val, th);
+			} else if (pmt_metric_plan_eval_units(plan, c, u0, n, val, th, failed) < 0) {
+				bad = 1;
 				break;
-			print_rows(&o, plan, c, u, val, th, missing, warned, op->fmt, &nrows);
+			}
+			for (size_t k = 0; k < n; k++) {
+				size_t at = k * nm;
+
+				if (failed[k] > 0)
+					pmt_warn("unit %zu: a metric divided modulo by zero (value nan)",
+						 u0 + k);
+				if ((block == 1 ? pmt_metric_plan_missing(plan, missing)
+						: pmt_metric_plan_missing_at(plan, k, missing)) < 0) {
+					bad = 1;
+					break;
+				}
+				print_rows(&o, plan, c, u0 + k, val + at, th + at, missing, warned,
+					   op->fmt, &nrows, &rt);
+			}
 		}
-	} while (ct && pmt_counts_trace_next(ct, c) > 0);
+	} while (!bad && ct && pmt_counts_trace_next(ct, c) > 0);
 	json_end(&o, op->fmt, nrows);
 	rc = pmt_out_fini(&o) < 0;
 	goto out;
 out_diag:
 	pmt_diag_print(&diag);
 out:
+	row_text_fini(&rt);
+	free(failed);
 	free(val);
 	free(th);
 	free(missing);

@@ -40,7 +40,9 @@ struct pmt_counts_trace {
 	int *col;                   /* [attr] the counts' event column */
 	struct id_ent *ids;
 	size_t nids;
+	size_t next_id;             /* where the id after the last one found should be */
 	int32_t cpu[MAX_CPUS];
+	int16_t cpu_index[MAX_CPUS]; /* CPU number -> its first place in cpu[], -1: none */
 	uint32_t ncpu, nthr;
 	uint64_t aggr_mode, interval_ms;
 	struct cval *cur, *prev;    /* [attr][cpu][thread] */
@@ -83,12 +85,19 @@ static int id_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int find_attr(const struct pmt_counts_trace *t, uint64_t id)
+/* perf writes the STAT records of a round in id order (counter by counter, CPU by CPU), so
+ * the entry after the last one found is tried before a search: a bsearch per record was
+ * the largest part of reading a 67M-record trace. */
+static int find_attr(struct pmt_counts_trace *t, uint64_t id)
 {
 	struct id_ent key = { .id = id }, *e;
 
-	e = bsearch(&key, t->ids, t->nids, sizeof(*t->ids), id_cmp);
-	return e ? (int)e->attr : -1;
+	if (t->next_id < t->nids && t->ids[t->next_id].id == id)
+		e = &t->ids[t->next_id];
+	else if (!(e = bsearch(&key, t->ids, t->nids, sizeof(*t->ids), id_cmp)))
+		return -1;
+	t->next_id = (size_t)(e - t->ids) + 1 < t->nids ? (size_t)(e - t->ids) + 1 : 0;
+	return (int)e->attr;
 }
 
 static void damaged(struct pmt_counts_trace *t, const struct pmt_trace_event *ev, const char *what)
@@ -222,6 +231,11 @@ static int alloc_values(struct pmt_counts_trace *t)
 	t->v_ncpu = t->ncpu;
 	t->v_nthr = t->nthr;
 
+	/* the maps are fixed from the first STAT on */
+	memset(t->cpu_index, 0xff, sizeof(t->cpu_index));
+	for (uint32_t k = t->ncpu; k-- > 0;)
+		if (t->cpu[k] >= 0 && t->cpu[k] < MAX_CPUS)
+			t->cpu_index[t->cpu[k]] = (int16_t)k;
 	t->cur = calloc(n ? n : 1, sizeof(*t->cur));
 	t->prev = calloc(n ? n : 1, sizeof(*t->prev));
 	/* one unit per CPU, or one for all (also when a damaged file has no CPU) */
@@ -235,7 +249,9 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	int a;
 	struct cval *v;
 
-	if (alloc_values(t) < 0)
+	/* sized once: the call only when the sizes moved */
+	if ((!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu || t->v_nthr != t->nthr) &&
+	    alloc_values(t) < 0)
 		return -PMT_ENOMEM;
 	if (ev->raw_size < 48)
 		return damaged(t, ev, "shorter than 48 bytes"), 0;
@@ -253,11 +269,14 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	}
 	/* perf writes the CPU (-1 for a thread's counter); an index into the CPU map, which
 	 * pmutrace stat -o wrote until it wrote CPUs too, when no CPU of the map matches */
-	for (uint32_t k = 0; k < t->ncpu; k++)
-		if (t->cpu[k] == (int32_t)ci) {
-			ci = k;
-			break;
-		}
+	if (ci < MAX_CPUS && t->cpu_index[ci] >= 0)
+		ci = (uint32_t)t->cpu_index[ci];
+	else if (ci >= MAX_CPUS) /* -1 (a thread's counter), or a damaged map's number */
+		for (uint32_t k = 0; k < t->ncpu; k++)
+			if (t->cpu[k] == (int32_t)ci) {
+				ci = k;
+				break;
+			}
 	if (ci >= t->ncpu || ti >= t->nthr)
 		return damaged(t, ev, "CPU or thread index outside the maps"), 0;
 	v = &t->cur[((size_t)a * t->ncpu + ci) * t->nthr + ti];

@@ -706,6 +706,12 @@ void pmt_metric_plan_free(struct pmt_metric_plan *p)
 	free(p->sel);
 	free(p->slots);
 	free(p->taint);
+	free(p->ref_slot);
+	free(p->ref_off);
+	free(p->col_slots);
+	free(p->col_stack);
+	free(p->col_out);
+	free(p->col_failed);
 	free(p->stack);
 	free(p->roots);
 	free(p->hash);

@@ -45,6 +45,13 @@ struct pmt_metric_plan {
 	double *slots;
 	uint32_t *taint;            /* per slot: first missing input + 1 (pmt_metric_plan_missing) */
 	char err[sizeof(((struct pmt_diag *)0)->msg)]; /* the problem being compiled */
+	/* per plan metric k: the slots its expression reads, ref_slot[ref_off[k], ref_off[k+1]) */
+	uint32_t *ref_slot;
+	size_t *ref_off;
+	/* pmt_metric_plan_eval_units: slot s of unit k at col_slots[s * col_n + k] */
+	double *col_slots, *col_stack, *col_out;
+	uint8_t *col_failed;
+	size_t col_n, col_cap;
 	int cur_metric;             /* set index being compiled, for resolver context */
 	size_t *stack;              /* set indexes of the metrics being compiled, outermost first */
 	size_t depth;

@@ -109,6 +109,14 @@ void pmt_retlat_samples_fini(struct pmt_retlat_samples *s)
 	memset(s, 0, sizeof(*s));
 }
 
+static bool any_weight_struct(const struct pmt_trace_meta *m)
+{
+	for (uint32_t a = 0; a < m->nr_attrs; a++)
+		if (m->attrs[a].sample_type & PMT_SAMPLE_WEIGHT_STRUCT)
+			return true;
+	return false;
+}
+
 int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path,
 				  struct pmt_diag *diag)
 {
@@ -119,6 +127,12 @@ int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path
 
 	if (rc < 0)
 		return rc;
+	/* only an attr with WEIGHT_STRUCT has samples this takes: a trace of counts alone (perf
+	 * stat record's, pmutrace stat -o's) is not read through a second time for none */
+	if (!any_weight_struct(pmt_source_meta(src))) {
+		pmt_source_close(src);
+		return 0;
+	}
 	for (;;) {
 		const struct pmt_sample *smp;
 

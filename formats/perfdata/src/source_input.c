@@ -12,22 +12,29 @@
  */
 #include "source_priv.h"
 
-/* Keep the resident set flat on huge files: pages already read go back to the kernel,
- * except those from keep_from on (AUX data a decoder still holds). The mapping is private
- * and never written, so a later access to a dropped page simply faults it in again from
- * the page cache. */
-void pd_drop_behind(struct pmt_source *s)
+/* Keep the resident set flat on huge files: mapped pages below the file offset `limit` go
+ * back to the kernel, 8 MiB at a time. The mapping is private and never written, so a
+ * later access to a dropped page simply faults it in again from the page cache. */
+static void drop_mapped_below(struct pmt_source *s, uint64_t limit)
 {
 	const uint64_t step = 8u << 20;
-	uint64_t page, upto, limit = s->cur_off < s->keep_from ? s->cur_off : s->keep_from;
+	uint64_t page, upto;
 
-	/* a container maps its compressed bytes but reads from the window: nothing to drop */
-	if (!s->map.mapped || s->stream || limit < s->dropped + step)
+	if (!s->map.mapped || limit < s->dropped + step)
 		return;
 	page = (uint64_t)sysconf(_SC_PAGESIZE);
 	upto = limit & ~(page - 1);
-	madvise((void *)(s->buf + s->dropped), upto - s->dropped, MADV_DONTNEED);
+	madvise((void *)(s->map.data + s->dropped), upto - s->dropped, MADV_DONTNEED);
 	s->dropped = upto;
+}
+
+/* A mapped perf.data: the pages already read, except those from keep_from on (AUX data a
+ * decoder still holds). A container reads from the window; its compressed frames are
+ * dropped as the next one is taken (ctr_read). */
+void pd_drop_behind(struct pmt_source *s)
+{
+	if (!s->stream)
+		drop_mapped_below(s, s->cur_off < s->keep_from ? s->cur_off : s->keep_from);
 }
 
 /* ---- pipe input ------------------------------------------------------------------------ */
@@ -52,6 +59,10 @@ static ssize_t ctr_read(struct pmt_source *s, uint8_t *dst, size_t cap)
 			pmt_diag_format(&d, msg, sizeof(msg));
 			pmt_warn("%s", msg);
 			s->ctr_frame.size = 0;
+		} else {
+			/* the frames before this one are decompressed: a 450 MB container
+			 * was all resident by the end of a read */
+			drop_mapped_below(s, s->ctr_frame.offset);
 		}
 		s->ctr_pos = 0;
 	}

@@ -186,7 +186,7 @@ PMT_API int pmt_retlat_samples_add_cpu(struct pmt_retlat_samples *s, const char 
 				       int32_t cpu, uint16_t retire_latency);
 /* Pull every sample of a trace: retire latency = weight bits 63:48 of samples whose attr
  * has PERF_SAMPLE_WEIGHT_STRUCT. Returns the number of samples used; when the trace cannot
- * be opened, diag (may be NULL) says why. */
+ * be opened, diag (may be NULL) says why. Without a WEIGHT_STRUCT attr: 0, nothing read. */
 PMT_API int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path,
 					  struct pmt_diag *diag);
 PMT_API void pmt_retlat_samples_fini(struct pmt_retlat_samples *s);
@@ -301,6 +301,14 @@ PMT_API int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_cou
  * working slots, so use one plan per thread. */
 PMT_API int pmt_metric_plan_eval(struct pmt_metric_plan *p, const struct pmt_counts *c,
 				 size_t unit, double *values, int8_t *thresh);
+/* The same for units [unit, unit + n), each formula's operation over all n at once: value
+ * i of unit + k at [k * nr_metrics + i], failed[k] its failures; :R values as fill_retlat
+ * set them. 0 or -PMT_ENOMEM. missing_at: pmt_metric_plan_missing() for unit + k. */
+PMT_API int pmt_metric_plan_eval_units(struct pmt_metric_plan *p, const struct pmt_counts *c,
+				       size_t unit, size_t n, double *values, int8_t *thresh,
+				       int *failed);
+PMT_API int pmt_metric_plan_missing_at(struct pmt_metric_plan *p, size_t k,
+				       const char **missing);
 /* After pmt_metric_plan_eval(): for each selected metric, the event whose value its result
  * depends on but the counts lack for that unit (not counted, or not in the file), else
  * NULL. A metric with one is not computed, whatever number the formula gave (max(nan, 0)
