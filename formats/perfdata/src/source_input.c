@@ -397,6 +397,7 @@ void pmt_source_close(struct pmt_source *s)
 	for (uint32_t i = 0; i < s->meta.nr_build_ids; i++)
 		free((char *)s->meta.build_ids[i].filename);
 	free((void *)s->meta.build_ids);
+	pmt_cpu_topology_fini(&s->topology);
 	ZSTD_freeDCtx(s->dctx);
 	free(s->dbuf);
 	free(s->win);

@@ -13,6 +13,7 @@
 
 #include "capture_priv.h"
 #include "pmutrace/container.h"
+#include "pmutrace/counting.h"
 
 /* PERF_RECORD_* the drain looks at */
 enum { REC_LOST = 2, REC_SAMPLE = 9, REC_AUX = 11, REC_LOST_SAMPLES = 13 };
@@ -75,7 +76,7 @@ static int write_features(struct cap *c)
 			avail = hi + 1;
 	}
 	if (rc >= 0)
-		rc = pmt_perf_writer_set_nrcpus(c->w, (uint32_t)online, (uint32_t)avail);
+		rc = pmt_stat_set_topology(c->w, (uint32_t)online, (uint32_t)avail);
 	if (rc >= 0 && c->ro->argv_cmdline)
 		rc = pmt_perf_writer_set_cmdline(c->w, c->ro->argc_cmdline, c->ro->argv_cmdline);
 	return rc;

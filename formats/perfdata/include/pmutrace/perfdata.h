@@ -58,6 +58,17 @@ struct pmt_build_id_ent {
 	const char *filename;
 };
 
+/* HEADER_CPU_TOPOLOGY as perf record writes it (util/header.c write_cpu_topology): the
+ * distinct CPU lists ("0-3") of packages, of cores (SMT siblings) and of dies, then per CPU
+ * 0..nr_cpus-1 (NRCPUS' available count) its ids, -1 when sysfs had none (offline).
+ * die_id is NULL when the file has no die lists (perf before 5.3, or no die files). */
+struct pmt_cpu_topology {
+	uint32_t nr_cpus, nr_packages, nr_cores, nr_dies;
+	char **packages, **cores, **dies;
+	int32_t *core_id, *socket_id, *die_id;
+};
+PMT_API void pmt_cpu_topology_fini(struct pmt_cpu_topology *t);
+
 struct pmt_trace_meta {
 	uint8_t swapped;          /* file byte order differs from host */
 	uint8_t pipe_mode;
@@ -96,6 +107,7 @@ struct pmt_trace_meta {
 	 * (file mode; a pipe carries them as records at its end, not read here) */
 	uint32_t nr_build_ids;
 	const struct pmt_build_id_ent *build_ids;
+	const struct pmt_cpu_topology *topology; /* HEADER_CPU_TOPOLOGY, NULL when absent */
 };
 
 /* Fields of a PERF_RECORD_SAMPLE, parsed per its attr's sample_type. */
@@ -290,10 +302,14 @@ PMT_API int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t onlin
 				       uint32_t avail);
 PMT_API int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc,
 					const char *const *argv);
+/* HEADER_CPU_TOPOLOGY (copied; written only with NRCPUS, whose avail count must be t's
+ * nr_cpus, as perf reads the per-CPU ids by it). */
+PMT_API int pmt_perf_writer_set_cpu_topology(struct pmt_perf_writer *w,
+					     const struct pmt_cpu_topology *t);
 /* HEADER_CPUID of an Arm CPU as perf writes it: the MIDR as "0x%016llx". */
 PMT_API int pmt_perf_writer_set_midr(struct pmt_perf_writer *w, uint64_t midr);
 /* Copying a trace (m: what pmt_source_meta() gives): its attrs with their ids and names,
- * hostname, osrelease, version, arch, cpuid, nr_cpus and cmdline. */
+ * hostname, osrelease, version, arch, cpuid, nr_cpus, the CPU topology and cmdline. */
 PMT_API int pmt_perf_writer_copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_meta *m);
 /* One record of the trace being copied: AUX data with its payload, records in the output's
  * byte order as they are, others re-encoded; the header records (attrs, features) are
