@@ -230,14 +230,18 @@ static void list_metrics(struct pmt_metric_plan *plan)
 /* A recording's unit: its CPUs and, with -I, its interval's samples. */
 static void fill_unit(struct pmt_metric_plan *plan, const struct pmt_counts_trace *ct,
 		      const struct pmt_counts *c, size_t u, const struct pmt_retlat_samples *smp,
-		      enum pmt_retlat_stat stat, double pct)
+		      enum pmt_retlat_stat stat, double pct, int *warned)
 {
 	struct pmt_retlat_sel sel = { 0 };
 	const char *iv = pmt_counts_unit_interval(c, u), *ag = pmt_counts_unit_aggr(c, u);
 	char name[96];
 
 	sel.nr_cpus = pmt_counts_trace_unit_cpus(ct, u, &sel.cpus);
-	pmt_counts_trace_window(ct, &sel.t_after, &sel.t_until);
+	if (pmt_counts_trace_window(ct, &sel.t_after, &sel.t_until) < 0 && !*warned) {
+		pmt_warn("the recording does not place its counting intervals in the samples' "
+			 "time: every interval takes the :R of all its unit's samples");
+		*warned = 1;
+	}
 	if (!sel.nr_cpus && !sel.t_until)
 		return; /* one total: every sample's value stands */
 	snprintf(name, sizeof(name), "%s%s%s", iv, *iv && *ag ? " " : "", ag);
@@ -259,7 +263,7 @@ static int run(struct opts *op)
 	char err[256];
 	const char **missing = NULL;
 	uint8_t *warned = NULL;
-	int rc = 1, nrows = 0;
+	int rc = 1, nrows = 0, warned_clock = 0;
 	struct pmt_out o;
 
 	for (size_t i = 0; i < op->nmetrics; i++)
@@ -347,7 +351,7 @@ static int run(struct opts *op)
 	do {
 		for (size_t u = 0; u < pmt_counts_nr_units(c); u++) {
 			if (op->retlat_per_cpu && ct)
-				fill_unit(plan, ct, c, u, &smp, stat, pct);
+				fill_unit(plan, ct, c, u, &smp, stat, pct, &warned_clock);
 			else if (op->retlat_per_cpu && op->trace)
 				pmt_metric_plan_fill_retlat_unit(plan, c, u, &smp, stat, pct);
 			if (pmt_metric_plan_eval(plan, c, u, val, th) > 0)

@@ -56,6 +56,8 @@ struct pmt_counts_trace {
 	uint32_t unit_first[MAX_CPUS + 1];
 	char (*unit_name)[32];      /* [unit] */
 	uint64_t round_prev, round_time; /* the last round's interval (ns since start) */
+	uint64_t clock_t0;          /* the samples' time of the rounds' 0 */
+	int has_clock;              /* 1: clock_t0 read from the recording */
 	bool have_pending;          /* a STAT read while opening */
 	uint64_t rounds, stats, skipped, unknown_ids;
 	bool warned_aggr, warned_ids, at_end;
@@ -557,6 +559,7 @@ static int trace_open(struct pmt_source *src, const char *path, struct pmt_count
 			t->ids[t->nids++] = (struct id_ent){ m->attrs[a].ids[i], a };
 	}
 	qsort(t->ids, t->nids, sizeof(*t->ids), id_cmp);
+	t->has_clock = pmt_source_count_clock(src, &t->clock_t0);
 	t->cpu[0] = -1;
 	t->ncpu = t->nthr = 1;
 	t->aggr_mode = PERF_AGGR_GLOBAL;
@@ -662,11 +665,17 @@ size_t pmt_counts_trace_unit_cpus(const struct pmt_counts_trace *t, size_t unit,
 	return t->unit_first[unit + 1] - t->unit_first[unit];
 }
 
-void pmt_counts_trace_window(const struct pmt_counts_trace *t, uint64_t *t_after,
-			     uint64_t *t_until)
+int pmt_counts_trace_window(const struct pmt_counts_trace *t, uint64_t *t_after,
+			    uint64_t *t_until)
 {
-	*t_after = t->interval_ms ? t->round_prev : 0;
-	*t_until = t->interval_ms ? t->round_time : 0;
+	*t_after = *t_until = 0;
+	if (!t->interval_ms)
+		return 0;
+	if (t->has_clock <= 0)
+		return -PMT_ENOT_FOUND;
+	*t_after = t->clock_t0 + t->round_prev;
+	*t_until = t->clock_t0 + t->round_time;
+	return 1;
 }
 
 int pmt_counts_load_trace(struct pmt_counts *c, const char *path, struct pmt_diag *diag)

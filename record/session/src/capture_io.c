@@ -244,6 +244,8 @@ int cap_output_close(struct cap *c, int rc, struct pmt_diag *diag)
 	c->stream = NULL;
 	/* the carried files go after the records, before the index */
 	if (c->ctr && rc2 >= 0)
+		rc2 = cap_counts_write_clock(c);
+	if (c->ctr && rc2 >= 0)
 		rc2 = cap_bundle_write(c);
 	cap_bundle_free(c);
 	if (c->ctr) {

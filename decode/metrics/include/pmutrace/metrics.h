@@ -145,12 +145,14 @@ enum pmt_counts_aggr {
 PMT_API int pmt_counts_trace_set_aggr(struct pmt_counts_trace *t, enum pmt_counts_aggr a,
 				      struct pmt_diag *diag);
 /* The CPUs whose counts make unit `unit` of the last round (none for a total or a thread's
- * counts: 0), and the round's interval (t_after, t_until] in the round times of the
- * recording (ns since counting began; both 0 without -I). */
+ * counts: 0). */
 PMT_API size_t pmt_counts_trace_unit_cpus(const struct pmt_counts_trace *t, size_t unit,
 					  const int32_t **cpus);
-PMT_API void pmt_counts_trace_window(const struct pmt_counts_trace *t, uint64_t *t_after,
-				     uint64_t *t_until);
+/* The last round's interval (t_after, t_until] in the samples' clock: 1; 0 (both 0)
+ * without -I; -PMT_ENOT_FOUND when the recording does not say where its rounds' time 0
+ * lies in the samples' clock (perf stat record, pmutrace stat -o: no samples). */
+PMT_API int pmt_counts_trace_window(const struct pmt_counts_trace *t, uint64_t *t_after,
+				    uint64_t *t_until);
 /* rounds and STAT records read, and the records skipped as damaged */
 PMT_API void pmt_counts_trace_stats(const struct pmt_counts_trace *t, uint64_t *rounds,
 				    uint64_t *stats, uint64_t *skipped);

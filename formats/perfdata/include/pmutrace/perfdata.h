@@ -239,6 +239,9 @@ PMT_API void pmt_source_frames(const struct pmt_source *src, uint32_t *read,
  * count (0 for a perf.data or a streamed input), or fn's negative value. */
 PMT_API int pmt_source_files(struct pmt_source *src,
 			     int (*fn)(const struct pmt_ctr_file *f, void *ctx), void *ctx);
+/* A recording's counting clock (PMT_CTR_FILE_COUNT_CLOCK, written with -I counts): the
+ * samples' time of the rounds' time 0. 1 with *t0, 0 when it has none, < 0 damaged. */
+PMT_API int pmt_source_count_clock(struct pmt_source *src, uint64_t *t0);
 
 /* =====================================================================================
  * perf.data writer
