@@ -38,7 +38,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: pmutrace metrics [[-i] TRACE] --metrics FILE [--events FILE] [--counts FILE]\n"
 		"         [--retire-latency mean|min|max|last|median|pNN]... [--retire-latency TABLE]...\n"
-		"         [--retire-latency-per-cpu]\n"
+		"         [--retire-latency-per-unit] [-A|--per-core|--per-die|--per-socket|--global]\n"
 		"         [-M NAME|GROUP]...\n"
 		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json|--jsonl]\n"
 		"       pmutrace metrics --metrics FILE --list [-M NAME|GROUP]...\n"
@@ -47,8 +47,12 @@ static void usage(FILE *fp)
 		"TRACE: perf.data with PERF_SAMPLE_WEIGHT_STRUCT samples (retire latency = weight\n"
 		"bits 63:48). Without samples for an :R event the table default is used.\n"
 		"pNN is the sorted value at index floor(NN/100 x count): p50 is the MEDIAN.\n"
-		"--retire-latency-per-cpu: a CPU's rows (-A counts) take the statistic of that\n"
-		"CPU's own samples (samples with a CPU), else every CPU's, with a warning.\n");
+		"--retire-latency-per-unit (or -per-cpu): each unit's rows (CPU, core, die, socket,\n"
+		"interval) take the statistic of that unit's own samples; a unit without takes\n"
+		"every unit's value (an interval: the table's default), with a warning.\n"
+		"-A, --per-core, --per-die, --per-socket, --global: how a TRACE's counts read per\n"
+		"CPU are summed (perf stat report's options; default: as recorded). Per core, die\n"
+		"or socket needs the recording's CPU topology.\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -130,6 +134,7 @@ struct opts {
 	const char **metrics, **events, **sel, **retlat;
 	size_t nmetrics, nevents, nsel, nretlat;
 	int fmt, list, retlat_per_cpu;
+	enum pmt_counts_aggr aggr;
 	struct pmt_expr_ctx ctx;
 };
 
@@ -363,6 +368,27 @@ static void list_metrics(struct pmt_metric_plan *plan)
 	}
 }
 
+/* A recording's unit: its CPUs and, with -I, its interval's samples. */
+static void fill_unit(struct pmt_metric_plan *plan, const struct pmt_counts_trace *ct,
+		      const struct pmt_counts *c, size_t u, const struct pmt_retlat_samples *smp,
+		      enum pmt_retlat_stat stat, double pct, int *warned)
+{
+	struct pmt_retlat_sel sel = { 0 };
+	const char *iv = pmt_counts_unit_interval(c, u), *ag = pmt_counts_unit_aggr(c, u);
+	char name[96];
+
+	sel.nr_cpus = pmt_counts_trace_unit_cpus(ct, u, &sel.cpus);
+	if (pmt_counts_trace_window(ct, &sel.t_after, &sel.t_until) < 0 && !*warned) {
+		pmt_warn("the recording does not place its counting intervals in the samples' "
+			 "time: every interval takes the :R of all its unit's samples");
+		*warned = 1;
+	}
+	if (!sel.nr_cpus && !sel.t_until)
+		return; /* one total: every sample's value stands */
+	snprintf(name, sizeof(name), "%s%s%s", iv, *iv && *ag ? " " : "", ag);
+	pmt_metric_plan_fill_retlat_sel(plan, &sel, name, smp, stat, pct);
+}
+
 static int run(struct opts *op)
 {
 	struct pmt_metric_set ms = { 0 };
@@ -377,7 +403,7 @@ static int run(struct opts *op)
 	int8_t *th = NULL;
 	const char **missing = NULL;
 	uint8_t *warned = NULL;
-	int rc = 1, nrows = 0;
+	int rc = 1, nrows = 0, warned_clock = 0;
 	struct pmt_out o;
 	struct row_text rt = { 0 };
 	size_t nm, block;
@@ -429,6 +455,13 @@ static int run(struct opts *op)
 				     op->trace);
 		diag = (struct pmt_diag)PMT_DIAG_INIT;
 	}
+	if (ct && op->aggr && pmt_counts_trace_set_aggr(ct, op->aggr, &diag) < 0) {
+		pmt_cli_fail_diag("metrics", &diag);
+		goto out;
+	}
+	if (!ct && op->aggr)
+		pmt_cli_warn("metrics", "-A, --per-core, --per-die, --per-socket and --global "
+			     "apply to the counts of a TRACE, not to --counts");
 	if (!ct && !pmt_counts_nr_units(c))
 		pmt_counts_unit(c, NULL, NULL);
 	if (op->trace && pmt_retlat_samples_from_trace(&smp, op->trace, &diag) < 0) {
@@ -470,7 +503,9 @@ static int run(struct opts *op)
 		for (size_t u0 = 0, n; u0 < pmt_counts_nr_units(c) && !bad; u0 += n) {
 			n = pmt_counts_nr_units(c) - u0 < block ? pmt_counts_nr_units(c) - u0 : block;
 			if (block == 1) {
-				if (op->retlat_per_cpu && op->trace)
+				if (op->retlat_per_cpu && ct)
+					fill_unit(plan, ct, c, u0, &smp, stat, pct, &warned_clock);
+				else if (op->retlat_per_cpu && op->trace)
 					pmt_metric_plan_fill_retlat_unit(plan, c, u0, &smp, stat, pct);
 				failed[0] = pmt_metric_plan_eval(plan, c, u0, val, th);
 			} else if (pmt_metric_plan_eval_units(plan, c, u0, n, val, th, failed) < 0) {
@@ -517,13 +552,20 @@ out:
 int cmd_metrics(int argc, char **argv)
 {
 	enum { O_METRICS = 256, O_EVENTS, O_COUNTS, O_RETLAT, O_CSV, O_JSON, O_JSONL, O_TOPDOWN, O_SLOTS,
-	       O_PM, O_PSLOTS, O_PPM, O_LITERAL, O_CPUID, O_LIST, O_RETLAT_PER_CPU };
+	       O_PM, O_PSLOTS, O_PPM, O_LITERAL, O_CPUID, O_LIST, O_RETLAT_PER_CPU, O_PER_CORE,
+	       O_PER_DIE, O_PER_SOCKET, O_GLOBAL };
 	static const struct option lo[] = {
 		{ "metrics", required_argument, NULL, O_METRICS },
 		{ "events", required_argument, NULL, O_EVENTS },
 		{ "counts", required_argument, NULL, O_COUNTS },
 		{ "retire-latency", required_argument, NULL, O_RETLAT },
 		{ "retire-latency-per-cpu", no_argument, NULL, O_RETLAT_PER_CPU },
+		{ "retire-latency-per-unit", no_argument, NULL, O_RETLAT_PER_CPU },
+		{ "no-aggr", no_argument, NULL, 'A' },
+		{ "per-core", no_argument, NULL, O_PER_CORE },
+		{ "per-die", no_argument, NULL, O_PER_DIE },
+		{ "per-socket", no_argument, NULL, O_PER_SOCKET },
+		{ "global", no_argument, NULL, O_GLOBAL },
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "jsonl", no_argument, NULL, O_JSONL },
@@ -544,7 +586,7 @@ int cmd_metrics(int argc, char **argv)
 	int td = 0, have_slots = 0, have_pm = 0, c, rc;
 
 	pmt_expr_ctx_default(&op.ctx);
-	while ((c = getopt_long(argc, argv, "M:hi:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "AM:hi:", lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (c) {
@@ -559,6 +601,11 @@ int cmd_metrics(int argc, char **argv)
 		case O_COUNTS: op.counts = optarg; break;
 		case O_RETLAT: bad = cli_push_arg(&op.retlat, &op.nretlat, optarg); break;
 		case O_RETLAT_PER_CPU: op.retlat_per_cpu = 1; break;
+		case 'A': op.aggr = PMT_COUNTS_PER_CPU; break;
+		case O_PER_CORE: op.aggr = PMT_COUNTS_PER_CORE; break;
+		case O_PER_DIE: op.aggr = PMT_COUNTS_PER_DIE; break;
+		case O_PER_SOCKET: op.aggr = PMT_COUNTS_PER_SOCKET; break;
+		case O_GLOBAL: op.aggr = PMT_COUNTS_GLOBAL; break;
 		case O_CSV: case O_JSON: case O_JSONL: {
 			int f = c == O_CSV ? OUT_CSV : c == O_JSON ? OUT_JSON : OUT_JSONL;
 

@@ -13,3 +13,10 @@ add_test(NAME record.pmusim_pebs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/p
 set_tests_properties(record.pmusim_pebs PROPERTIES LABELS "record;perf73" TIMEOUT 300
   RUN_SERIAL TRUE SKIP_RETURN_CODE 77
   ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+
+# item 6: :R per core, socket and interval from one recording (HEADER_CPU_TOPOLOGY as perf
+# 7.3 reads it; counts from perf 7.3's stat report, samples from its script, in python)
+add_test(NAME record.pmusim_pebs_units COMMAND sh
+  ${PROJECT_SOURCE_DIR}/tests/record/pmusim_pebs_units.sh $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+set_tests_properties(record.pmusim_pebs_units PROPERTIES LABELS "record;perf73" TIMEOUT 300
+  RUN_SERIAL TRUE SKIP_RETURN_CODE 77)

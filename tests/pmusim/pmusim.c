@@ -251,8 +251,11 @@ SIM_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 		v = 4096;
 		memcpy(m + 1040, &v, 8);
 		memcpy(m + 1048, &e->data_size, 8);
-		/* cap_user_time_zero with the identity conversion: perf time = SPE timestamp */
-		v = 1ULL << 4;
+		/* cap_user_time_zero with the identity conversion: perf time = SPE timestamp;
+		 * PEBS samples carry CLOCK_MONOTONIC times (the simulated perf clock: a
+		 * recorder's measure of it through a dummy event's COMM record finds no record
+		 * here and takes CLOCK_MONOTONIC), which no counter converts to */
+		v = e->pebs ? 0 : 1ULL << 4;
 		memcpy(m + 40, &v, 8);
 		{
 			uint16_t shift = 0;

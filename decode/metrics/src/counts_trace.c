@@ -13,7 +13,10 @@ enum { REC_THREAD_MAP = 73, REC_CPU_MAP = 74, REC_STAT_CONFIG = 75, REC_STAT = 7
        REC_STAT_ROUND = 77, REC_EVENT_UPDATE = 78 };
 enum { UPDATE_SCALE = 1, UPDATE_NAME = 2 };
 enum { CONFIG_AGGR_MODE = 0, CONFIG_INTERVAL = 1 };
-enum { PERF_AGGR_NONE = 0, PERF_AGGR_GLOBAL = 1 };
+/* perf 7.3's enum aggr_mode (perf 6.1 numbers CORE 4 and has no CLUSTER/CACHE: a 6.1
+ * --per-core recording reads as perf 7.3 would read it) */
+enum { PERF_AGGR_NONE = 0, PERF_AGGR_GLOBAL = 1, PERF_AGGR_SOCKET = 2, PERF_AGGR_DIE = 3,
+       PERF_AGGR_CORE = 6 };
 #define MAX_CPUS 4096
 
 struct id_ent {
@@ -48,6 +51,15 @@ struct pmt_counts_trace {
 	struct cval *cur, *prev;    /* [attr][cpu][thread] */
 	uint32_t v_nattr, v_ncpu, v_nthr; /* the sizes cur, prev and sum were made for */
 	struct usum *sum;           /* [unit][attr] */
+	enum pmt_counts_aggr aggr;  /* asked for; AS_RECORDED follows aggr_mode */
+	uint32_t nunits;
+	uint32_t unit_of[MAX_CPUS]; /* [cpu index] its unit */
+	int32_t unit_cpus[MAX_CPUS];/* the CPUs, unit by unit (unit u from unit_first[u]) */
+	uint32_t unit_first[MAX_CPUS + 1];
+	char (*unit_name)[32];      /* [unit] */
+	uint64_t round_prev, round_time; /* the last round's interval (ns since start) */
+	uint64_t clock_t0;          /* the samples' time of the rounds' 0 */
+	int has_clock;              /* 1: clock_t0 read from the recording */
 	bool have_pending;          /* a STAT read while opening */
 	uint64_t rounds, stats, skipped, unknown_ids;
 	bool warned_aggr, warned_ids, at_end;
@@ -288,20 +300,132 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	return 0;
 }
 
+/* the aggregation a recording asks for with its STAT_CONFIG, where it can be had */
+static enum pmt_counts_aggr recorded_aggr(struct pmt_counts_trace *t)
+{
+	const struct pmt_cpu_topology *topo = pmt_source_meta(t->src)->topology;
+
+	switch (t->aggr_mode) {
+	case PERF_AGGR_GLOBAL: return PMT_COUNTS_GLOBAL;
+	case PERF_AGGR_NONE: return PMT_COUNTS_PER_CPU;
+	default: break;
+	}
+	if (topo && (t->aggr_mode == PERF_AGGR_SOCKET || t->aggr_mode == PERF_AGGR_DIE ||
+		     t->aggr_mode == PERF_AGGR_CORE))
+		return t->aggr_mode == PERF_AGGR_SOCKET ? PMT_COUNTS_PER_SOCKET :
+		       t->aggr_mode == PERF_AGGR_DIE ? PMT_COUNTS_PER_DIE : PMT_COUNTS_PER_CORE;
+	if (!t->warned_aggr)
+		pmt_warn("%s: recorded with aggregation mode %llu, which needs %s: the counts are "
+			 "given per CPU", t->path, (unsigned long long)t->aggr_mode,
+			 topo ? "a mode pmutrace does not know (socket 2, die 3, core 6)"
+			      : "the CPU topology the recording lacks");
+	t->warned_aggr = true;
+	return PMT_COUNTS_PER_CPU;
+}
+
+/* A CPU's place in the topology as a sortable key: socket, die, core (the parts the
+ * aggregation leaves out are 0); -1 ids (offline, unknown) sort first. */
+static uint64_t topo_key(const struct pmt_cpu_topology *topo, int32_t cpu,
+			 enum pmt_counts_aggr a, int32_t id[3])
+{
+	bool in = cpu >= 0 && (uint32_t)cpu < topo->nr_cpus;
+
+	id[0] = in ? topo->socket_id[cpu] : -1;
+	/* a file without die lists (perf < 5.3) has one die per socket */
+	id[1] = a == PMT_COUNTS_PER_SOCKET ? 0 : in && topo->die_id ? topo->die_id[cpu] : 0;
+	id[2] = a == PMT_COUNTS_PER_CORE ? (in ? topo->core_id[cpu] : -1) : 0;
+	return (uint64_t)(((uint32_t)id[0] + 1) & 0x1fffff) << 42 |
+	       (uint64_t)(((uint32_t)id[1] + 1) & 0x1fffff) << 21 |
+	       (((uint32_t)id[2] + 1) & 0x1fffff);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Which unit each CPU's counts go to, the units' names and their CPUs, in perf's order
+ * (by socket, die, core; CPUs by their place in the map). */
+static int make_units(struct pmt_counts_trace *t)
+{
+	enum pmt_counts_aggr a = t->aggr == PMT_COUNTS_AS_RECORDED ? recorded_aggr(t) : t->aggr;
+	const struct pmt_cpu_topology *topo = pmt_source_meta(t->src)->topology;
+	bool by_topo = a == PMT_COUNTS_PER_CORE || a == PMT_COUNTS_PER_DIE ||
+		       a == PMT_COUNTS_PER_SOCKET;
+	uint64_t keys[MAX_CPUS];
+	uint32_t n = 0, next[MAX_CPUS];
+	int32_t id[3];
+
+	if (a == PMT_COUNTS_GLOBAL || !t->ncpu || (t->ncpu == 1 && t->cpu[0] < 0) ||
+	    (by_topo && !topo)) {
+		for (uint32_t ci = 0; ci < t->ncpu; ci++)
+			t->unit_of[ci] = 0;
+		n = 1;
+	} else if (!by_topo) {
+		for (uint32_t ci = 0; ci < t->ncpu; ci++)
+			t->unit_of[ci] = ci;
+		n = t->ncpu;
+	} else {
+		for (uint32_t ci = 0; ci < t->ncpu; ci++)
+			keys[ci] = topo_key(topo, t->cpu[ci], a, id);
+		qsort(keys, t->ncpu, sizeof(keys[0]), cmp_u64);
+		for (uint32_t ci = 0; ci < t->ncpu; ci++)
+			if (!n || keys[n - 1] != keys[ci])
+				keys[n++] = keys[ci];
+		for (uint32_t ci = 0; ci < t->ncpu; ci++) {
+			uint64_t k = topo_key(topo, t->cpu[ci], a, id);
+			uint64_t *f = bsearch(&k, keys, n, sizeof(keys[0]), cmp_u64);
+
+			t->unit_of[ci] = (uint32_t)(f - keys);
+		}
+	}
+	free(t->unit_name);
+	t->unit_name = calloc(n, sizeof(*t->unit_name));
+	if (!t->unit_name)
+		return -PMT_ENOMEM;
+	t->nunits = n;
+	/* the CPUs grouped by unit, each unit's in map order (a counting sort) */
+	memset(t->unit_first, 0, sizeof(t->unit_first[0]) * (n + 1));
+	for (uint32_t ci = 0; ci < t->ncpu; ci++)
+		t->unit_first[t->unit_of[ci] + 1]++;
+	for (uint32_t u = 0; u < n; u++)
+		t->unit_first[u + 1] += t->unit_first[u];
+	memcpy(next, t->unit_first, sizeof(next[0]) * n);
+	for (uint32_t ci = 0; ci < t->ncpu; ci++)
+		t->unit_cpus[next[t->unit_of[ci]]++] = t->cpu[ci];
+	/* a total (or a thread's counts) has no name: perf prints none */
+	if (a == PMT_COUNTS_GLOBAL || (t->ncpu && t->cpu[0] < 0) || (by_topo && !topo))
+		return 0;
+	for (uint32_t ci = 0; ci < t->ncpu; ci++) {
+		char *name = t->unit_name[t->unit_of[ci]];
+		size_t cap = sizeof(t->unit_name[0]);
+
+		if (!by_topo) {
+			snprintf(name, cap, "CPU%d", t->cpu[ci]);
+			continue;
+		}
+		topo_key(topo, t->cpu[ci], a, id);
+		if (a == PMT_COUNTS_PER_SOCKET)
+			snprintf(name, cap, "S%d", id[0]);
+		else if (a == PMT_COUNTS_PER_DIE)
+			snprintf(name, cap, "S%d-D%d", id[0], id[1]);
+		else
+			snprintf(name, cap, "S%d-D%d-C%d", id[0], id[1], id[2]);
+	}
+	return 0;
+}
+
 static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t time_ns)
 {
-	bool per_cpu = t->aggr_mode != PERF_AGGR_GLOBAL;
-	uint32_t nu = per_cpu ? t->ncpu : 1;
+	uint32_t nu;
 	char iv[48];
 	const char *ivp = NULL;
+	int rc;
 
-	if (t->aggr_mode != PERF_AGGR_GLOBAL && t->aggr_mode != PERF_AGGR_NONE && !t->warned_aggr) {
-		pmt_diag_warn(&t->damage, -PMT_EUNSUPPORTED, t->path, PMT_DIAG_NO_OFFSET, 0,
-			      "recorded per core or socket (aggregation mode %llu), which needs the "
-			      "CPU topology the recording lacks: the counts are given per CPU",
-			      (unsigned long long)t->aggr_mode);
-		t->warned_aggr = true;
-	}
+	t->round_prev = t->round_time;
+	t->round_time = time_ns;
 	if (t->interval_ms) {
 		snprintf(iv, sizeof(iv), "%llu.%09llu", (unsigned long long)(time_ns / 1000000000ull),
 			 (unsigned long long)(time_ns % 1000000000ull));
@@ -312,10 +436,14 @@ static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_
 		return 0; /* a round before any STAT */
 	if (alloc_values(t) < 0)
 		return -PMT_ENOMEM;
+	rc = make_units(t);
+	if (rc < 0)
+		return rc;
+	nu = t->nunits;
 	memset(t->sum, 0, (size_t)nu * t->nattr * sizeof(*t->sum));
 	for (uint32_t a = 0; a < t->nattr; a++) {
 		for (uint32_t ci = 0; ci < t->ncpu; ci++) {
-			struct usum *s = &t->sum[(size_t)(per_cpu ? ci : 0) * t->nattr + a];
+			struct usum *s = &t->sum[(size_t)t->unit_of[ci] * t->nattr + a];
 
 			for (uint32_t ti = 0; ti < t->nthr; ti++) {
 				size_t k = ((size_t)a * t->ncpu + ci) * t->nthr + ti;
@@ -346,12 +474,8 @@ static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_
 		}
 	}
 	for (uint32_t u = 0; u < nu; u++) {
-		char ag[24] = "";
-		int unit;
+		int unit = pmt_counts_unit(c, ivp, t->unit_name[u]);
 
-		if (per_cpu && t->cpu[u] >= 0)
-			snprintf(ag, sizeof(ag), "CPU%d", t->cpu[u]);
-		unit = pmt_counts_unit(c, ivp, ag);
 		if (unit < 0)
 			return unit;
 		for (uint32_t a = 0; a < t->nattr; a++) {
@@ -455,6 +579,7 @@ static int trace_open(struct pmt_source *src, const char *path, struct pmt_count
 			t->ids[t->nids++] = (struct id_ent){ m->attrs[a].ids[i], a };
 	}
 	qsort(t->ids, t->nids, sizeof(*t->ids), id_cmp);
+	t->has_clock = pmt_source_count_clock(src, &t->clock_t0);
 	t->cpu[0] = -1;
 	t->ncpu = t->nthr = 1;
 	t->aggr_mode = PERF_AGGR_GLOBAL;
@@ -531,7 +656,51 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	free(t->cur);
 	free(t->prev);
 	free(t->sum);
+	free(t->unit_name);
 	free(t);
+}
+
+int pmt_counts_trace_set_aggr(struct pmt_counts_trace *t, enum pmt_counts_aggr a,
+			      struct pmt_diag *diag)
+{
+	static const char *const opt[] = { [PMT_COUNTS_PER_CORE] = "--per-core",
+		[PMT_COUNTS_PER_DIE] = "--per-die", [PMT_COUNTS_PER_SOCKET] = "--per-socket" };
+
+	if (a == PMT_COUNTS_PER_CORE || a == PMT_COUNTS_PER_DIE || a == PMT_COUNTS_PER_SOCKET) {
+		if (!pmt_source_meta(t->src)->topology)
+			return pmt_diag_set(diag, -PMT_EUNSUPPORTED, t->path, PMT_DIAG_NO_OFFSET,
+					    "%s needs the CPU topology (header feature "
+					    "CPU_TOPOLOGY), which this recording lacks", opt[a]);
+		if (t->ncpu == 1 && t->cpu[0] < 0)
+			return pmt_diag_set(diag, -PMT_EUNSUPPORTED, t->path, PMT_DIAG_NO_OFFSET,
+					    "%s needs counts read per CPU; these were read per "
+					    "thread", opt[a]);
+	}
+	t->aggr = a;
+	return 0;
+}
+
+size_t pmt_counts_trace_unit_cpus(const struct pmt_counts_trace *t, size_t unit,
+				  const int32_t **cpus)
+{
+	*cpus = NULL;
+	if (unit >= t->nunits || !t->unit_name || !t->unit_name[unit][0])
+		return 0;
+	*cpus = &t->unit_cpus[t->unit_first[unit]];
+	return t->unit_first[unit + 1] - t->unit_first[unit];
+}
+
+int pmt_counts_trace_window(const struct pmt_counts_trace *t, uint64_t *t_after,
+			    uint64_t *t_until)
+{
+	*t_after = *t_until = 0;
+	if (!t->interval_ms)
+		return 0;
+	if (t->has_clock <= 0)
+		return -PMT_ENOT_FOUND;
+	*t_after = t->clock_t0 + t->round_prev;
+	*t_until = t->clock_t0 + t->round_time;
+	return 1;
 }
 
 int pmt_counts_load_trace(struct pmt_counts *c, const char *path, struct pmt_diag *diag)

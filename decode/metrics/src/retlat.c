@@ -101,8 +101,10 @@ void pmt_retlat_samples_fini(struct pmt_retlat_samples *s)
 {
 	for (size_t i = 0; i < s->nr; i++) {
 		free(s->ev[i].hist);
-		for (size_t k = 0; k < s->ev[i].nr_cpu; k++)
+		for (size_t k = 0; k < s->ev[i].nr_cpu; k++) {
 			free(s->ev[i].per_cpu[k].v);
+			free(s->ev[i].per_cpu[k].t);
+		}
 		free(s->ev[i].per_cpu);
 	}
 	free(s->ev);
@@ -157,8 +159,10 @@ int pmt_retlat_samples_from_trace(struct pmt_retlat_samples *s, const char *path
 			continue;
 		}
 		rc = smp->sample_type & PMT_SAMPLE_CPU
-			     ? pmt_retlat_samples_add_cpu(s, smp->attr->name, (int32_t)smp->cpu,
-							  (uint16_t)(smp->weight >> 48))
+			     ? pmt_retlat_samples_add_at(s, smp->attr->name, (int32_t)smp->cpu,
+							 smp->sample_type & PMT_SAMPLE_TIME
+								 ? smp->time : 0,
+							 (uint16_t)(smp->weight >> 48))
 			     : pmt_retlat_samples_add(s, smp->attr->name,
 						      (uint16_t)(smp->weight >> 48));
 		if (rc < 0)

@@ -63,6 +63,38 @@ void pmt_metric_plan_fill_retlat(struct pmt_metric_plan *plan, const struct pmt_
 		}
 		in->value_all = in->value;
 		in->warned_unit = 0;
+		if (pmt_retlat_value(NULL, tab, in->id, stat, pct, &v) != 0)
+			v = NAN;
+		in->value_default = v;
+	}
+}
+
+void pmt_metric_plan_fill_retlat_sel(struct pmt_metric_plan *plan,
+				     const struct pmt_retlat_sel *sel, const char *unit,
+				     const struct pmt_retlat_samples *smp,
+				     enum pmt_retlat_stat stat, double pct)
+{
+	bool interval = sel->t_until != 0;
+
+	for (size_t i = 0; smp && i < pmt_metric_plan_nr_inputs(plan); i++) {
+		struct pmt_metric_input *in = pmt_metric_plan_input(plan, i);
+		bool table = interval && !isnan(in->value_default);
+		double v;
+
+		if (in->kind != PMT_MIN_RETLAT)
+			continue;
+		if (pmt_retlat_value_sel(smp, in->key.event, sel, stat, pct, &v) == 1) {
+			in->value = v;
+			continue;
+		}
+		in->value = table ? in->value_default : in->value_all;
+		/* an event without samples at all was named by fill_retlat already */
+		if (!in->warned_unit && pmt_retlat_dist_find(smp, in->key.event) >= 0)
+			pmt_warn("no retire-latency samples of %s in %s %s (the first without): "
+				 "using %s, %g", in->key.event, interval ? "interval" : "unit",
+				 unit, table ? "the table's default" : "the value of every "
+				 "unit's samples", in->value);
+		in->warned_unit = 1;
 	}
 }
 
@@ -71,26 +103,12 @@ void pmt_metric_plan_fill_retlat_unit(struct pmt_metric_plan *plan, const struct
 				      enum pmt_retlat_stat stat, double pct)
 {
 	const char *ag = pmt_counts_unit_aggr(c, unit);
-	int cpu = -1, end = 0;
+	int32_t cpu = -1;
+	int end = 0;
+	struct pmt_retlat_sel sel = { .cpus = &cpu, .nr_cpus = 1 };
 
 	/* perf stat -A names a CPU unit "CPU3" */
 	if (!smp || !ag || sscanf(ag, "CPU%d%n", &cpu, &end) != 1 || ag[end] || cpu < 0)
 		return;
-	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(plan); i++) {
-		struct pmt_metric_input *in = pmt_metric_plan_input(plan, i);
-		double v;
-
-		if (in->kind != PMT_MIN_RETLAT)
-			continue;
-		if (pmt_retlat_value_cpu(smp, in->key.event, cpu, stat, pct, &v) == 1) {
-			in->value = v;
-			continue;
-		}
-		in->value = in->value_all;
-		if (!in->warned_unit && pmt_retlat_dist_find(smp, in->key.event) >= 0)
-			pmt_warn("no retire-latency samples of %s on CPU %d (the first CPU "
-				 "without): using the value of every CPU's samples, %g",
-				 in->key.event, cpu, in->value_all);
-		in->warned_unit = 1;
-	}
+	pmt_metric_plan_fill_retlat_sel(plan, &sel, ag, smp, stat, pct);
 }

@@ -12,4 +12,7 @@ static inline uint16_t pd_bswap16(uint16_t v) { return (uint16_t)(v >> 8 | v << 
  * perf_event__attr_swap() does. */
 void pd_attr_swap(uint8_t *attr, size_t size);
 
+/* A deep copy of src into dst (cleared first); on failure dst holds nothing. */
+int pd_cpu_topology_copy(struct pmt_cpu_topology *dst, const struct pmt_cpu_topology *src);
+
 #endif

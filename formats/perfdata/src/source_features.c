@@ -235,6 +235,76 @@ static int parse_build_ids(struct pmt_source *s, const uint8_t *p, size_t len)
 	return c.pos == len || n ? 0 : -PMT_ECORRUPT;
 }
 
+static int get_lists(struct pmt_cursor *c, char ***out, uint32_t *nr)
+{
+	uint32_t n;
+	int rc = 0;
+
+	/* a list is at least its u32 length: a count beyond that lies */
+	if (pmt_cursor_u32(c, &n) < 0 || n > pmt_cursor_left(c) / 4)
+		return -PMT_ECORRUPT;
+	*out = calloc((size_t)n + 1, sizeof(char *));
+	if (!*out)
+		return -PMT_ENOMEM;
+	for (*nr = 0; *nr < n && rc >= 0; ++*nr)
+		rc = get_str(c, &(*out)[*nr]);
+	if (rc < 0)
+		--*nr;
+	return rc;
+}
+
+static int get_ids(struct pmt_cursor *c, int32_t *v, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (pmt_cursor_u32(c, (uint32_t *)&v[i]) < 0)
+			return -PMT_ECORRUPT;
+	return 0;
+}
+
+/* HEADER_CPU_TOPOLOGY as perf's process_cpu_topology() reads it: the lists, then (perf
+ * >= 4.x) core and socket id per CPU of NRCPUS' available count, then (perf >= 5.3) the
+ * die lists and ids; each later part may be missing */
+static int parse_cpu_topology(struct pmt_source *s, const uint8_t *p, size_t len)
+{
+	struct pmt_cpu_topology *t = &s->topology;
+	struct pmt_cursor c;
+	uint32_t n = s->meta.nr_cpus_avail;
+	int rc;
+
+	pmt_cpu_topology_fini(t);
+	s->meta.topology = NULL;
+	feat_cursor(s, &c, p, len);
+	rc = get_lists(&c, &t->packages, &t->nr_packages);
+	if (rc >= 0)
+		rc = get_lists(&c, &t->cores, &t->nr_cores);
+	if (rc >= 0 && pmt_cursor_left(&c)) {
+		/* the ids are read by NRCPUS' count, which comes first in feature order */
+		if (!n || n > pmt_cursor_left(&c) / 8)
+			rc = -PMT_ECORRUPT;
+		t->nr_cpus = n;
+		t->core_id = rc >= 0 ? calloc(n, sizeof(int32_t)) : NULL;
+		t->socket_id = rc >= 0 ? calloc(n, sizeof(int32_t)) : NULL;
+		if (rc >= 0 && (!t->core_id || !t->socket_id))
+			rc = -PMT_ENOMEM;
+		for (uint32_t i = 0; rc >= 0 && i < n; i++)
+			if (pmt_cursor_u32(&c, (uint32_t *)&t->core_id[i]) < 0 ||
+			    pmt_cursor_u32(&c, (uint32_t *)&t->socket_id[i]) < 0)
+				rc = -PMT_ECORRUPT;
+	}
+	if (rc >= 0 && t->nr_cpus && pmt_cursor_left(&c)) {
+		rc = get_lists(&c, &t->dies, &t->nr_dies);
+		t->die_id = rc >= 0 ? calloc(n, sizeof(int32_t)) : NULL;
+		if (rc >= 0)
+			rc = t->die_id ? get_ids(&c, t->die_id, n) : -PMT_ENOMEM;
+	}
+	if (rc < 0) {
+		pmt_cpu_topology_fini(t);
+		return rc;
+	}
+	s->meta.topology = t;
+	return 0;
+}
+
 /* perf's HEADER_* names (util/header.h), so a message says which feature is bad */
 static const char *const feature_names[] = {
 	"RESERVED", "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION", "ARCH",
@@ -267,6 +337,9 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 			return -PMT_ECORRUPT;
 		pmt_cursor_u32(&c, &s->meta.nr_cpus_avail);
 		pmt_cursor_u32(&c, &s->meta.nr_cpus_online);
+		break;
+	case PMT_FEAT_CPU_TOPOLOGY:
+		rc = parse_cpu_topology(s, p, len);
 		break;
 	case PMT_FEAT_CMDLINE:
 		rc = parse_cmdline(s, p, len);

@@ -424,6 +424,7 @@ void pmt_source_close(struct pmt_source *s)
 	for (uint32_t i = 0; i < s->meta.nr_build_ids; i++)
 		free((char *)s->meta.build_ids[i].filename);
 	free((void *)s->meta.build_ids);
+	pmt_cpu_topology_fini(&s->topology);
 	ZSTD_freeDCtx(s->dctx);
 	free(s->dbuf);
 	free(s->win);
@@ -434,6 +435,40 @@ void pmt_source_close(struct pmt_source *s)
 	if (s->own_map)
 		pmt_file_unmap(&s->map);
 	free(s);
+}
+
+struct count_clock {
+	uint64_t t0;
+	int rc;
+};
+
+static int find_count_clock(const struct pmt_ctr_file *f, void *ctx)
+{
+	struct count_clock *cc = ctx;
+	uint8_t *b = NULL;
+	size_t len = 0;
+
+	if (f->kind != PMT_CTR_FILE_COUNT_CLOCK)
+		return 0;
+	cc->rc = pmt_ctr_file_read(f, (void **)&b, &len);
+	if (cc->rc >= 0 && len < 8)
+		cc->rc = -PMT_ECORRUPT;
+	if (cc->rc >= 0) {
+		cc->t0 = pmt_le64(b);
+		cc->rc = 1;
+	}
+	free(b);
+	return -1; /* the first one: stop */
+}
+
+int pmt_source_count_clock(struct pmt_source *s, uint64_t *t0)
+{
+	struct count_clock cc = { 0, 0 };
+
+	pmt_source_files(s, find_count_clock, &cc);
+	if (cc.rc > 0)
+		*t0 = cc.t0;
+	return cc.rc;
 }
 
 int pmt_source_files(struct pmt_source *s, int (*fn)(const struct pmt_ctr_file *f, void *ctx),

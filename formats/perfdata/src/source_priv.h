@@ -29,6 +29,7 @@ struct id_ent {
 };
 
 struct pmt_source {
+	struct pmt_cpu_topology topology; /* meta.topology points here when read */
 	char *name; /* the input as the user named it, for messages ("stdin" for -) */
 	struct pmt_diag *diag; /* where open reports a failure */
 	const char *diag_name; /* the caller's path (or a literal): the diag outlives the source */

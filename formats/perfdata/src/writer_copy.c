@@ -37,6 +37,8 @@ int pmt_perf_writer_copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_
 	}
 	if (rc >= 0 && (m->nr_cpus_online || m->nr_cpus_avail))
 		rc = pmt_perf_writer_set_nrcpus(w, m->nr_cpus_online, m->nr_cpus_avail);
+	if (rc >= 0 && m->topology)
+		rc = pmt_perf_writer_set_cpu_topology(w, m->topology);
 	if (rc >= 0 && m->cmdline) {
 		const char *argv1[1] = { m->cmdline };
 

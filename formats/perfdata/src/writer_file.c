@@ -78,6 +78,32 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 		put32(w, w->avail); /* perf writes nr_cpus_avail first */
 		put32(w, w->online);
 		return true;
+	case PMT_FEAT_CPU_TOPOLOGY: {
+		const struct pmt_cpu_topology *t = &w->topology;
+
+		/* perf reads the per-CPU ids by NRCPUS' available count */
+		if (!t->nr_cpus || !w->has_nrcpus || t->nr_cpus != w->avail)
+			return false;
+		put32(w, t->nr_packages);
+		for (uint32_t i = 0; i < t->nr_packages; i++)
+			put_fstr(w, t->packages[i]);
+		put32(w, t->nr_cores);
+		for (uint32_t i = 0; i < t->nr_cores; i++)
+			put_fstr(w, t->cores[i]);
+		for (uint32_t c = 0; c < t->nr_cpus; c++) {
+			put32(w, (uint32_t)t->core_id[c]);
+			put32(w, (uint32_t)t->socket_id[c]);
+		}
+		/* perf leaves the die part out when sysfs has no die lists */
+		if (!t->nr_dies || !t->die_id)
+			return true;
+		put32(w, t->nr_dies);
+		for (uint32_t i = 0; i < t->nr_dies; i++)
+			put_fstr(w, t->dies[i]);
+		for (uint32_t c = 0; c < t->nr_cpus; c++)
+			put32(w, (uint32_t)t->die_id[c]);
+		return true;
+	}
 	case PMT_FEAT_BUILD_ID:
 		/* build_id_event: header {PERF_RECORD_HEADER_BUILD_ID, misc = cpumode |
 		 * PERF_RECORD_MISC_BUILD_ID_SIZE}, pid, build_id[20], size, 3 reserved, the
@@ -404,6 +430,15 @@ int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t online, uint3
 	return 0;
 }
 
+int pmt_perf_writer_set_cpu_topology(struct pmt_perf_writer *w,
+				     const struct pmt_cpu_topology *t)
+{
+	if (!w || !t || w->started || !t->core_id || !t->socket_id)
+		return -PMT_EINVAL;
+	pmt_cpu_topology_fini(&w->topology);
+	return pd_cpu_topology_copy(&w->topology, t);
+}
+
 int pmt_perf_writer_set_compressed(struct pmt_perf_writer *w, uint32_t level, uint32_t ratio,
 				   uint32_t mmap_len)
 {
@@ -465,6 +500,7 @@ static void free_writer(struct pmt_perf_writer *w)
 	for (size_t i = 0; i < w->nr_bids; i++)
 		free((char *)w->bids[i].filename);
 	free(w->bids);
+	pmt_cpu_topology_fini(&w->topology);
 	pmt_buf_fini(&w->rec);
 	free(w);
 }

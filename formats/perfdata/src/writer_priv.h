@@ -29,6 +29,7 @@ struct pmt_perf_writer {
 	uint32_t nr_attrs;
 	char *str[PMT_FEAT_BITS];
 	bool has_nrcpus, has_comp, has_clock;
+	struct pmt_cpu_topology topology; /* nr_cpus 0: none */
 	uint32_t online, avail;
 	uint32_t comp_level, comp_ratio, comp_mmap_len;
 	uint32_t clockid;

@@ -56,6 +56,14 @@ int pmt_stat_file_open(const char *path, const struct pmt_count_plan *plan,
 	}
 	if (rc >= 0)
 		rc = pmt_perf_writer_set_feature_str(f->w, PMT_FEAT_VERSION, pmt_version());
+	if (rc >= 0) {
+		long online = sysconf(_SC_NPROCESSORS_ONLN), avail = sysconf(_SC_NPROCESSORS_CONF);
+
+		for (uint32_t k = 0; k < plan->nr_cpus; k++)
+			if (plan->cpu[k] >= avail)
+				avail = plan->cpu[k] + 1;
+		rc = pmt_stat_set_topology(f->w, (uint32_t)online, (uint32_t)avail);
+	}
 	if (rc >= 0 && argv)
 		rc = pmt_perf_writer_set_cmdline(f->w, argc, argv);
 	if (rc >= 0)

@@ -360,6 +360,7 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 	if (rc < 0)
 		goto out;
 	c.t0 = cap_now_ns();
+	cap_counts_clock(&c);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 	if (o->target == PMT_TARGET_WORKLOAD) {
 		rc = start_workload(&c, diag);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capture_priv.h"
+#include "pmutrace/container.h"
 #include "pmutrace/counting.h"
 
 const struct pmt_count_plan *cap_counts_plan(const struct cap *c)
@@ -93,6 +94,69 @@ int cap_counts_round(struct cap *c, bool last)
 	if (rc >= 0)
 		c->st->count_rounds++;
 	return rc;
+}
+
+/* The CPU's counter as the kernel's TIME_CONV reads it (TSC, CNTVCT); false elsewhere. */
+static bool cpu_counter(uint64_t *v)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	*v = __builtin_ia32_rdtsc();
+	return true;
+#elif defined(__aarch64__)
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(*v));
+	return true;
+#else
+	(void)v;
+	return false;
+#endif
+}
+
+/* The rounds' times count from t0 (CLOCK_MONOTONIC); the samples' clock is the kernel's
+ * perf clock, which drifts from CLOCK_MONOTONIC (17 ms on a test VM), so t0 is kept in the
+ * samples' clock too, for metrics TRACE to find each interval's samples: through the
+ * rings' TIME_CONV where the kernel gives it, else by the offset measured through a COMM
+ * record, else CLOCK_MONOTONIC. */
+void cap_counts_clock(struct cap *c)
+{
+	struct pmt_ring_clock clk = { 0 };
+	uint64_t cyc, mono = c->t0;
+	int64_t off;
+
+	if (!c->counter)
+		return;
+	if (c->nslots)
+		pmt_ring_clock(&c->rings[0], &clk);
+	c->count_t0_sample = mono;
+	c->count_t0_source = 0;
+	if (clk.valid && cpu_counter(&cyc)) {
+		struct pmt_time_conv tc = {
+			.time_shift = clk.time_shift, .time_mult = clk.time_mult,
+			.time_zero = clk.time_zero, .time_cycles = clk.time_cycles,
+			.time_mask = clk.time_mask, .cap_user_time_zero = 1,
+			.cap_user_time_short = clk.cap_user_time_short,
+		};
+
+		c->count_t0_sample = pmt_time_conv_to_perf(&tc, cyc);
+		c->count_t0_source = 1;
+	} else if (cap_perf_clock_offset(&off)) {
+		c->count_t0_sample = mono + (uint64_t)off;
+		c->count_t0_source = 2;
+	}
+}
+
+int cap_counts_write_clock(struct cap *c)
+{
+	struct pmt_ctr_file f = { .kind = PMT_CTR_FILE_COUNT_CLOCK };
+	uint8_t b[16];
+
+	if (!c->counter || !c->ro->counts_interval_ms)
+		return 0;
+	for (int i = 0; i < 8; i++) {
+		b[i] = (uint8_t)(c->count_t0_sample >> (8 * i));
+		b[8 + i] = (uint8_t)(c->count_t0_source >> (8 * i));
+	}
+	snprintf(f.name, sizeof(f.name), "count-clock");
+	return pmt_ctr_add_file(c->ctr, &f, b, sizeof(b));
 }
 
 void cap_counts_enable(struct cap *c, bool on)

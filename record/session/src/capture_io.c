@@ -14,6 +14,7 @@
 
 #include "capture_priv.h"
 #include "pmutrace/container.h"
+#include "pmutrace/counting.h"
 
 /* PERF_RECORD_* the drain looks at */
 enum { REC_LOST = 2, REC_SAMPLE = 9, REC_AUX = 11, REC_LOST_SAMPLES = 13 };
@@ -96,7 +97,7 @@ static int write_features(struct cap *c)
 			avail = hi + 1;
 	}
 	if (rc >= 0)
-		rc = pmt_perf_writer_set_nrcpus(c->w, (uint32_t)online, (uint32_t)avail);
+		rc = pmt_stat_set_topology(c->w, (uint32_t)online, (uint32_t)avail);
 	if (rc >= 0 && c->ro->argv_cmdline)
 		rc = pmt_perf_writer_set_cmdline(c->w, c->ro->argc_cmdline, c->ro->argv_cmdline);
 	if (rc >= 0 && PMT_OPTS_HAS(c->o, clockid) && c->o->use_clockid)
@@ -265,6 +266,8 @@ int cap_output_close(struct cap *c, int rc, struct pmt_diag *diag)
 		rc2 = -PMT_EIO;
 	c->stream = NULL;
 	/* the carried files go after the records, before the index */
+	if (c->ctr && rc2 >= 0)
+		rc2 = cap_counts_write_clock(c);
 	if (c->ctr && rc2 >= 0)
 		rc2 = cap_bundle_write(c);
 	cap_bundle_free(c);

@@ -48,11 +48,17 @@ struct cap {
 	struct pmt_counter *counter; /* the run opts' counting plan, opened; NULL none */
 	int32_t *count_threads;      /* its threads when counted per thread */
 	uint64_t count_next;         /* when the next interval's round is due */
+	uint64_t count_t0_sample;    /* t0 in the samples' clock (PMT_CTR_FILE_COUNT_CLOCK) */
+	uint64_t count_t0_source;    /* 1: by the rings' TIME_CONV, 0: CLOCK_MONOTONIC */
 };
 #define FD_IX(c, s, t, e) (((size_t)(s) * (size_t)(c)->nthreads + (size_t)(t)) * \
 			   (c)->plan->ev.nr + (e))
 
 uint64_t cap_now_ns(void);
+void cap_counts_clock(struct cap *c);
+/* perf clock - CLOCK_MONOTONIC now, measured (perf_clock.c); false when it cannot be */
+bool cap_perf_clock_offset(int64_t *offset);
+int cap_counts_write_clock(struct cap *c);
 void cap_enable(struct cap *c, bool on);
 void cap_reenable_slot(struct cap *c, uint32_t s);
 void cap_slot_aux_enable(struct cap *c, uint32_t s, bool on);

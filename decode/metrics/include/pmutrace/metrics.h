@@ -117,9 +117,9 @@ PMT_API void pmt_counts_clear_units(struct pmt_counts *c);
  * record` write them): each STAT_ROUND gives the units perf stat -x would have printed for
  * it, values scaled (count x enabled / running per counter, then the event's scale) and,
  * in interval mode, the differences to the round before; the interval is the round's time
- * ("%llu.%09llu" seconds), the aggregation "CPU<n>" (recorded with -A; --per-core and
- * --per-socket recordings too: the topology is not recorded) or "" (the total). Events
- * that never ran in a unit are NaN, as perf's "<not counted>". */
+ * ("%llu.%09llu" seconds), the aggregation "CPU<n>" (recorded with -A), "S<s>-D<d>-C<c>",
+ * "S<s>-D<d>", "S<s>" (per core, die, socket, by the recording's HEADER_CPU_TOPOLOGY) or ""
+ * (the total). Events that never ran in a unit are NaN, as perf's "<not counted>". */
 struct pmt_counts_trace;
 /* Open a trace; -PMT_ENOT_FOUND (with diag) when it holds no counts. Every event of the
  * trace is added to c now, so the columns do not change between rounds. */
@@ -133,6 +133,27 @@ PMT_API int pmt_counts_trace_open_mem(const void *buf, size_t len, const char *n
  * records are skipped with a warning, the first kept in _damage() (code 0: none). */
 PMT_API const struct pmt_diag *pmt_counts_trace_damage(const struct pmt_counts_trace *t);
 PMT_API int pmt_counts_trace_next(struct pmt_counts_trace *t, struct pmt_counts *c);
+/* How the counters of a recording made per CPU are summed into units: as the recording
+ * says (its STAT_CONFIG aggregation mode; per core, die or socket only with a topology),
+ * or as perf stat report's -A, --per-core, --per-die, --per-socket, or one total. */
+enum pmt_counts_aggr {
+	PMT_COUNTS_AS_RECORDED = 0, PMT_COUNTS_PER_CPU, PMT_COUNTS_PER_CORE, PMT_COUNTS_PER_DIE,
+	PMT_COUNTS_PER_SOCKET, PMT_COUNTS_GLOBAL,
+};
+/* Before the first pmt_counts_trace_next(). Per core, die or socket needs counters read
+ * per CPU and the recording's CPU topology: -PMT_EUNSUPPORTED with diag naming what is
+ * missing. */
+PMT_API int pmt_counts_trace_set_aggr(struct pmt_counts_trace *t, enum pmt_counts_aggr a,
+				      struct pmt_diag *diag);
+/* The CPUs whose counts make unit `unit` of the last round (none for a total or a thread's
+ * counts: 0). */
+PMT_API size_t pmt_counts_trace_unit_cpus(const struct pmt_counts_trace *t, size_t unit,
+					  const int32_t **cpus);
+/* The last round's interval (t_after, t_until] in the samples' clock: 1; 0 (both 0)
+ * without -I; -PMT_ENOT_FOUND when the recording does not say where its rounds' time 0
+ * lies in the samples' clock (perf stat record, pmutrace stat -o: no samples). */
+PMT_API int pmt_counts_trace_window(const struct pmt_counts_trace *t, uint64_t *t_after,
+				    uint64_t *t_until);
 /* rounds and STAT records read, and the records skipped as damaged */
 PMT_API void pmt_counts_trace_stats(const struct pmt_counts_trace *t, uint64_t *rounds,
 				    uint64_t *stats, uint64_t *skipped);
@@ -164,6 +185,7 @@ struct pmt_retlat_stats {
 struct pmt_retlat_cpu_vals {
 	int32_t cpu;
 	uint16_t *v;
+	uint64_t *t;              /* [n] the samples' times, 0 for a sample without */
 	uint64_t n, cap;
 };
 struct pmt_retlat_dist {
@@ -184,6 +206,9 @@ PMT_API int pmt_retlat_samples_add(struct pmt_retlat_samples *s, const char *eve
 /* the same, also kept as a sample of `cpu` (>= 0) for per-CPU statistics */
 PMT_API int pmt_retlat_samples_add_cpu(struct pmt_retlat_samples *s, const char *event,
 				       int32_t cpu, uint16_t retire_latency);
+/* the same with the sample's time (0: none), for statistics per interval */
+PMT_API int pmt_retlat_samples_add_at(struct pmt_retlat_samples *s, const char *event,
+				      int32_t cpu, uint64_t time, uint16_t retire_latency);
 /* Pull every sample of a trace: retire latency = weight bits 63:48 of samples whose attr
  * has PERF_SAMPLE_WEIGHT_STRUCT. Returns the number of samples used; when the trace cannot
  * be opened, diag (may be NULL) says why. Without a WEIGHT_STRUCT attr: 0, nothing read. */
@@ -225,6 +250,19 @@ PMT_API int pmt_retlat_value(const struct pmt_retlat_samples *s, const struct pm
  * that CPU has none (*out untouched); -PMT_ENOMEM. */
 PMT_API int pmt_retlat_value_cpu(const struct pmt_retlat_samples *s, const char *event,
 				 int32_t cpu, enum pmt_retlat_stat stat, double pct, double *out);
+/* The samples of one aggregation unit: those of its CPUs (nr_cpus 0: any CPU) whose time
+ * lies in (t_after, t_until] (t_until 0: any time). Samples without a CPU belong to no
+ * unit; with a window, samples without a time belong to none. */
+struct pmt_retlat_sel {
+	const int32_t *cpus;
+	size_t nr_cpus;
+	uint64_t t_after, t_until;
+};
+/* The statistic of the unit's samples as pmt_retlat_value() computes it of all: 1 with
+ * *out set, 0 when the unit has no sample of the event, < 0 on error. */
+PMT_API int pmt_retlat_value_sel(const struct pmt_retlat_samples *s, const char *event,
+				 const struct pmt_retlat_sel *sel, enum pmt_retlat_stat stat,
+				 double pct, double *out);
 
 /* Writers for `pmutrace calibrate`: Intel MIN/MAX/MEAN format or pmu-tools format with
  * every statistic (and "Values" when full). */
@@ -281,6 +319,7 @@ struct pmt_metric_input {
 	double value_all;    /* RETLAT value of every unit (fill_retlat); per-CPU values
 			      * replace `value` unit by unit (fill_retlat_unit) */
 	uint8_t warned_unit; /* a unit without samples of its own was named once */
+	double value_default;/* the table's default (fill_retlat), NaN when it has none */
 };
 struct pmt_metric_plan;
 /* select: metric names or group names (a metric is in a group when MetricGroup lists it);
@@ -329,6 +368,14 @@ PMT_API void pmt_metric_plan_fill_retlat_unit(struct pmt_metric_plan *plan,
 					      const struct pmt_counts *c, size_t unit,
 					      const struct pmt_retlat_samples *smp,
 					      enum pmt_retlat_stat stat, double pct);
+/* The same for a unit given by its CPUs and interval (sel; the counts of a recording say
+ * which: pmt_counts_trace_unit_cpus(), _window()), named `unit` in warnings. An interval
+ * without samples of an event takes the table's default, as perf does without samples
+ * (else every unit's value); a CPU, core, die or socket takes every unit's value. */
+PMT_API void pmt_metric_plan_fill_retlat_sel(struct pmt_metric_plan *plan,
+					     const struct pmt_retlat_sel *sel, const char *unit,
+					     const struct pmt_retlat_samples *smp,
+					     enum pmt_retlat_stat stat, double pct);
 /* The events to open for a plan's metrics (record --tpebs). sampled: every :R input once,
  * as perf's tpebs samples it (the R modifier made p: "MEM_INST_RETIRED.LOCK_LOADS:p",
  * "cpu/event=0xd0,umask=0x21/p"; with core_pmu, an event without a PMU on that one:

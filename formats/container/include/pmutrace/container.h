@@ -57,6 +57,11 @@ enum {
 	PMT_CTR_FILE_ELF = 1,          /* the whole file */
 	PMT_CTR_FILE_KALLSYMS = 2,
 	PMT_CTR_FILE_ELF_SYMBOLS = 3,  /* its symbol and line tables only: no code bytes */
+	/* 16 bytes, little-endian: u64 the samples' clock (ns) when the counting rounds'
+	 * time 0 was taken, u64 how it was had (1: the rings' TIME_CONV from the CPU's
+	 * counter; 2: CLOCK_MONOTONIC plus the perf clock's offset, measured by a COMM
+	 * record's time; 0: CLOCK_MONOTONIC, the samples' clock assumed) */
+	PMT_CTR_FILE_COUNT_CLOCK = 4,
 };
 struct pmt_ctr_file {
 	uint32_t kind;            /* PMT_CTR_FILE_* */

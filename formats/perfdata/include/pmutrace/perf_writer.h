@@ -73,6 +73,10 @@ PMT_API int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc,
  * converts by. */
 PMT_API int pmt_perf_writer_set_clock_data(struct pmt_perf_writer *w, uint32_t clockid,
 					   uint64_t tod_ns, uint64_t clockid_ns, uint64_t res_ns);
+/* HEADER_CPU_TOPOLOGY (copied; written only with NRCPUS, whose avail count must be t's
+ * nr_cpus, as perf reads the per-CPU ids by it). */
+PMT_API int pmt_perf_writer_set_cpu_topology(struct pmt_perf_writer *w,
+					     const struct pmt_cpu_topology *t);
 /* HEADER_CPUID of an Arm CPU as perf writes it: the MIDR as "0x%016llx". */
 PMT_API int pmt_perf_writer_set_midr(struct pmt_perf_writer *w, uint64_t midr);
 /* Copying a trace (m: what pmt_source_meta() gives): its attrs with their ids and names,

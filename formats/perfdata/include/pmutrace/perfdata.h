@@ -59,6 +59,17 @@ struct pmt_build_id_ent {
 	const char *filename;
 };
 
+/* HEADER_CPU_TOPOLOGY as perf record writes it (util/header.c write_cpu_topology): the
+ * distinct CPU lists ("0-3") of packages, of cores (SMT siblings) and of dies, then per CPU
+ * 0..nr_cpus-1 (NRCPUS' available count) its ids, -1 when sysfs had none (offline).
+ * die_id is NULL when the file has no die lists (perf before 5.3, or no die files). */
+struct pmt_cpu_topology {
+	uint32_t nr_cpus, nr_packages, nr_cores, nr_dies;
+	char **packages, **cores, **dies;
+	int32_t *core_id, *socket_id, *die_id;
+};
+PMT_API void pmt_cpu_topology_fini(struct pmt_cpu_topology *t);
+
 struct pmt_trace_meta {
 	uint8_t swapped;          /* file byte order differs from host */
 	uint8_t pipe_mode;
@@ -103,6 +114,7 @@ struct pmt_trace_meta {
 	 * (file mode; a pipe carries them as records at its end, not read here) */
 	uint32_t nr_build_ids;
 	const struct pmt_build_id_ent *build_ids;
+	const struct pmt_cpu_topology *topology; /* HEADER_CPU_TOPOLOGY, NULL when absent */
 };
 
 /* Fields of a PERF_RECORD_SAMPLE, parsed per its attr's sample_type. */
@@ -262,6 +274,10 @@ PMT_API void pmt_source_frames(const struct pmt_source *src, uint32_t *read,
  * count (0 for a perf.data or a streamed input), or fn's negative value. */
 PMT_API int pmt_source_files(struct pmt_source *src,
 			     int (*fn)(const struct pmt_ctr_file *f, void *ctx), void *ctx);
+/* A recording's counting clock (PMT_CTR_FILE_COUNT_CLOCK, written with -I counts): the
+ * samples' time of the rounds' time 0. 1 with *t0, 0 when it has none, < 0 damaged. */
+PMT_API int pmt_source_count_clock(struct pmt_source *src, uint64_t *t0);
+
 
 #ifdef __cplusplus
 }

@@ -166,6 +166,14 @@ PMT_API int pmt_stat_write_header(struct pmt_perf_writer *w, const struct pmt_co
 PMT_API int pmt_stat_write_round(struct pmt_perf_writer *w, const struct pmt_count_plan *plan,
 				 const struct pmt_counter *c, uint64_t time_ns, bool final);
 
+/* The CPU topology of the sysfs tree at root (pmt_sysfs_root()) as perf record and perf stat
+ * record write it in HEADER_CPU_TOPOLOGY: ids for CPUs 0..nr_cpus-1 (NRCPUS' available
+ * count). metrics TRACE aggregates per core, die and socket by it. */
+PMT_API int pmt_cpu_topology_read(const char *root, uint32_t nr_cpus, struct pmt_cpu_topology *t);
+/* NRCPUS and HEADER_CPU_TOPOLOGY of this machine (sysfs at pmt_sysfs_root()), the CPUs
+ * counted in `avail` at least (a fake sysfs tree may list more than the host has). */
+PMT_API int pmt_stat_set_topology(struct pmt_perf_writer *w, uint32_t online, uint32_t avail);
+
 /* The counts of one run into a container of their own (-o FILE): the attrs with the
  * counters' ids, pmt_stat_write_header(), then one round per read; written beside the
  * target and renamed into place at pmt_stat_file_close(commit). */
