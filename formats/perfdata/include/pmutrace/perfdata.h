@@ -288,6 +288,9 @@ PMT_API int pmt_perf_writer_set_feature_str(struct pmt_perf_writer *w, unsigned 
 					    const char *value);
 PMT_API int pmt_perf_writer_set_nrcpus(struct pmt_perf_writer *w, uint32_t online,
 				       uint32_t avail);
+/* HEADER_NUMA_TOPOLOGY: node i holds the CPUs of the i-th ';'-separated list ("0-1;2-3"),
+ * no memory sizes. perf c2c report refuses a file without it ("Failed setup nodes"). */
+PMT_API int pmt_perf_writer_set_numa_nodes(struct pmt_perf_writer *w, const char *cpulists);
 PMT_API int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc,
 					const char *const *argv);
 /* HEADER_CPUID of an Arm CPU as perf writes it: the MIDR as "0x%016llx". */
