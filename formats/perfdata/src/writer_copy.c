@@ -42,6 +42,8 @@ int pmt_perf_writer_copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_
 
 		rc = pmt_perf_writer_set_cmdline(w, 1, argv1);
 	}
+	if (rc >= 0 && m->numa_nodes)
+		rc = pmt_perf_writer_set_numa_nodes(w, m->numa_nodes);
 	return rc;
 }
 

@@ -96,6 +96,9 @@ struct pmt_trace_meta {
 	 * (file mode; a pipe carries them as records at its end, not read here) */
 	uint32_t nr_build_ids;
 	const struct pmt_build_id_ent *build_ids;
+	/* HEADER_NUMA_TOPOLOGY: each node's CPU list, in node order, ';'-separated ("0-1;2-3");
+	 * NULL when absent */
+	const char *numa_nodes;
 };
 
 /* Fields of a PERF_RECORD_SAMPLE, parsed per its attr's sample_type. */
@@ -296,7 +299,7 @@ PMT_API int pmt_perf_writer_set_cmdline(struct pmt_perf_writer *w, int argc,
 /* HEADER_CPUID of an Arm CPU as perf writes it: the MIDR as "0x%016llx". */
 PMT_API int pmt_perf_writer_set_midr(struct pmt_perf_writer *w, uint64_t midr);
 /* Copying a trace (m: what pmt_source_meta() gives): its attrs with their ids and names,
- * hostname, osrelease, version, arch, cpuid, nr_cpus and cmdline. */
+ * hostname, osrelease, version, arch, cpuid, nr_cpus, cmdline and NUMA nodes. */
 PMT_API int pmt_perf_writer_copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_meta *m);
 /* One record of the trace being copied: AUX data with its payload, records in the output's
  * byte order as they are, others re-encoded; the header records (attrs, features) are
