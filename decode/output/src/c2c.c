@@ -13,38 +13,13 @@
 #define CL_SHIFT 6 /* perf's cacheline_size() default; what Neoverse and x86 cores use */
 #define DISPLAY_LINE_LIMIT 0.001
 
-/* perf's struct c2c_stats, in its order; the names are the JSON keys */
-#define C2C_FIELDS(X) X(nr_entries) X(locks) X(store) X(st_uncache) X(st_noadrs)        \
-	X(st_l1hit) X(st_l1miss) X(st_na) X(load) X(ld_excl) X(ld_shared) X(ld_uncache)    \
-	X(ld_io) X(ld_miss) X(ld_noadrs) X(ld_fbhit) X(ld_l1hit) X(ld_l2hit) X(ld_llchit)  \
-	X(lcl_hitm) X(rmt_hitm) X(tot_hitm) X(lcl_peer) X(rmt_peer) X(tot_peer) X(rmt_hit) \
-	X(lcl_dram) X(rmt_dram) X(blk_data) X(blk_addr) X(nomap) X(noparse)
-#define C2C_FIELD(f) uint32_t f;
-struct c2c_stats {
-	C2C_FIELDS(C2C_FIELD)
-};
+#include "c2c_priv.h"
+
 #define C2C_NAME(f) #f,
 static const char *const stat_names[] = { C2C_FIELDS(C2C_NAME) };
 #define C2C_NFIELDS (sizeof(stat_names) / sizeof(stat_names[0]))
 
-struct c2c_line {
-	uint64_t addr;          /* the cache line's address */
-	struct c2c_stats st;
-	uint32_t idx;           /* perf's Index among the lines shown */
-};
-
-struct pmt_c2c {
-	struct pmt_symbols *syms;
-	const struct pmt_trace_meta *meta;
-	int compat, display;
-	struct c2c_stats total;
-	struct c2c_line *lines;
-	uint32_t nlines, cap;
-	uint32_t *slot;         /* open addressing: line index + 1, 0 = empty */
-	uint32_t nslot;         /* a power of two */
-};
-
-static void stats_add(struct c2c_stats *a, const struct c2c_stats *b)
+void c2c_stats_add(struct c2c_stats *a, const struct c2c_stats *b)
 {
 	uint32_t *x = (uint32_t *)a;
 	const uint32_t *y = (const uint32_t *)b;
@@ -198,42 +173,51 @@ void pmt_c2c_free(struct pmt_c2c *c)
 		return;
 	free(c->lines);
 	free(c->slot);
+	free(c->ents);
+	free(c->eslot);
 	free(c);
 }
 
-static uint32_t hash_cl(uint64_t cl)
+uint32_t c2c_hash(uint64_t cl)
 {
 	cl *= 0x9e3779b97f4a7c15ULL;
 	return (uint32_t)(cl >> 32);
 }
 
-static int grow_slots(struct pmt_c2c *c)
+int c2c_grow_slots(const struct pmt_c2c *c, uint32_t **slot, uint32_t *nslot, uint32_t count,
+		   uint64_t (*key)(const struct pmt_c2c *c, uint32_t i))
 {
-	uint32_t n = c->nslot ? c->nslot * 2 : 1024;
+	uint32_t n = *nslot ? *nslot * 2 : 1024;
 	uint32_t *s = calloc(n, sizeof(*s));
 
 	if (!s)
 		return -PMT_ENOMEM;
-	for (uint32_t i = 0; i < c->nlines; i++) {
-		uint32_t h = hash_cl(c->lines[i].addr) & (n - 1);
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t h = c2c_hash(key(c, i)) & (n - 1);
 
 		while (s[h])
 			h = (h + 1) & (n - 1);
 		s[h] = i + 1;
 	}
-	free(c->slot);
-	c->slot = s;
-	c->nslot = n;
+	free(*slot);
+	*slot = s;
+	*nslot = n;
 	return 0;
+}
+
+static uint64_t line_key(const struct pmt_c2c *c, uint32_t i)
+{
+	return c->lines[i].addr;
 }
 
 static struct c2c_line *find_line(struct pmt_c2c *c, uint64_t cl)
 {
 	uint32_t h;
 
-	if ((c->nlines + 1) * 2 > c->nslot && grow_slots(c) < 0)
+	if ((c->nlines + 1) * 2 > c->nslot &&
+	    c2c_grow_slots(c, &c->slot, &c->nslot, c->nlines, line_key) < 0)
 		return NULL;
-	for (h = hash_cl(cl) & (c->nslot - 1); c->slot[h]; h = (h + 1) & (c->nslot - 1))
+	for (h = c2c_hash(cl) & (c->nslot - 1); c->slot[h]; h = (h + 1) & (c->nslot - 1))
 		if (c->lines[c->slot[h] - 1].addr == cl)
 			return &c->lines[c->slot[h] - 1];
 	if (c->nlines == c->cap) {
@@ -267,16 +251,19 @@ int pmt_c2c_add(struct pmt_c2c *c, const struct pmt_spe_sample *s)
 {
 	struct c2c_stats st = { 0 };
 	struct c2c_line *l;
+	struct c2c_ent *e;
 
 	/* perf c2c synthesizes only SPE's memory samples (itrace_synth_opts.mem) */
 	if (s->event != PMT_SPE_SE_MEMORY)
 		return 0;
 	decode_stats(&st, s->data_src, s->addr, both_mapped(c, s));
 	l = find_line(c, s->addr >> CL_SHIFT << CL_SHIFT);
-	if (!l)
+	e = l ? c2c_find_ent(c, (uint32_t)(l - c->lines), s) : NULL;
+	if (!e)
 		return -PMT_ENOMEM;
-	stats_add(&l->st, &st);
-	stats_add(&c->total, &st);
+	c2c_stats_add(&l->st, &st);
+	c2c_stats_add(&c->total, &st);
+	c2c_ent_add(e, &st, s);
 	return 1;
 }
 
@@ -291,13 +278,13 @@ static uint32_t cache_hits(const struct c2c_stats *s)
 	return s->ld_fbhit + s->ld_l1hit + s->ld_l2hit + s->ld_llchit + s->lcl_hitm;
 }
 
-static uint32_t records(const struct c2c_stats *s)
+uint32_t c2c_records(const struct c2c_stats *s)
 {
 	return llc_misses(s) + cache_hits(s) + s->st_l1hit + s->st_l1miss + s->st_na;
 }
 
 /* the count the lines are sorted and filtered on */
-static uint32_t display_count(const struct c2c_stats *s, int display)
+uint32_t c2c_display_count(const struct c2c_stats *s, int display)
 {
 	switch (display) {
 	case PMT_C2C_DISPLAY_LCL: return s->lcl_hitm;
@@ -317,7 +304,7 @@ static int line_cmp(const void *a, const void *b)
 {
 	const struct c2c_line *x = *(const struct c2c_line *const *)a;
 	const struct c2c_line *y = *(const struct c2c_line *const *)b;
-	uint32_t cx = display_count(&x->st, display_g), cy = display_count(&y->st, display_g);
+	uint32_t cx = c2c_display_count(&x->st, display_g), cy = c2c_display_count(&y->st, display_g);
 
 	if (cx != cy)
 		return cx > cy ? -1 : 1;
@@ -341,12 +328,12 @@ static struct c2c_line **shown_lines(struct pmt_c2c *c, struct c2c_stats *shared
 
 		if (s->lcl_hitm || s->rmt_hitm || s->lcl_peer || s->rmt_peer) {
 			(*nshared)++;
-			stats_add(shared, s);
+			c2c_stats_add(shared, s);
 		}
 	}
-	sum = display_count(shared, c->display);
+	sum = c2c_display_count(shared, c->display);
 	for (uint32_t i = 0; i < c->nlines; i++) {
-		uint32_t val = display_count(&c->lines[i].st, c->display);
+		uint32_t val = c2c_display_count(&c->lines[i].st, c->display);
 
 		if (sum && (double)val / sum >= DISPLAY_LINE_LIMIT)
 			v[n++] = &c->lines[i];
@@ -488,14 +475,14 @@ static void print_line_table(struct pmt_c2c *c, struct pmt_out *o, struct c2c_li
 		/* Node and PA cnt come from physical addresses placed by the recording's
 		 * memory topology, which neither perf nor pmutrace finds in an SPE trace */
 		pmt_out_printf(o, "  %5u  %18s  %4s  %6u", v[i]->idx, addr, "N/A", 0);
-		put_pct(o, 7, display_count(s, c->display), display_count(&c->total, c->display));
+		put_pct(o, 7, c2c_display_count(s, c->display), c2c_display_count(&c->total, c->display));
 		if (peer)
 			pmt_out_printf(o, "  %7u  %7u  %7u", s->tot_peer, s->lcl_peer, s->rmt_peer);
 		else
 			pmt_out_printf(o, "  %7u  %7u  %7u", s->lcl_hitm + s->rmt_hitm, s->lcl_hitm,
 				       s->rmt_hitm);
 		pmt_out_printf(o, "  %7u  %7u  %7u  %7u  %7u  %7u  %7u  %7u  %7u  %8u  %7u  %8u"
-			       "  %7u  %8u  %8u\n", records(s), llc_misses(s) + cache_hits(s),
+			       "  %7u  %8u  %8u\n", c2c_records(s), llc_misses(s) + cache_hits(s),
 			       s->store, s->st_l1hit, s->st_l1miss, s->st_na, s->ld_fbhit,
 			       s->ld_l1hit, s->ld_l2hit, s->ld_llchit, s->lcl_hitm, s->rmt_hit,
 			       s->rmt_hitm, s->lcl_dram, s->rmt_dram);
@@ -517,13 +504,19 @@ static void print_text(struct pmt_c2c *c, struct pmt_out *o, struct c2c_line **v
 	pmt_out_str(o, "           Shared Data Cache Line Table          \n");
 	pmt_out_str(o, rule);
 	print_line_table(c, o, v, n);
+	pmt_out_char(o, '\n');
+	pmt_out_str(o, rule);
+	pmt_out_str(o, "      Shared Cache Line Distribution Pareto      \n");
+	pmt_out_str(o, rule);
+	pmt_out_str(o, "#\n");
+	c2c_print_pareto(c, o, v, n);
 }
 
 /* the columns of a line, for CSV and JSON (perf's table, by its dimension names) */
 #define LINE_COLS(X)                                                                     \
 	X("tot_hitm", s->lcl_hitm + s->rmt_hitm) X("lcl_hitm", s->lcl_hitm)               \
 	X("rmt_hitm", s->rmt_hitm) X("tot_peer", s->tot_peer) X("lcl_peer", s->lcl_peer)  \
-	X("rmt_peer", s->rmt_peer) X("tot_recs", records(s))                              \
+	X("rmt_peer", s->rmt_peer) X("tot_recs", c2c_records(s))                              \
 	X("tot_loads", llc_misses(s) + cache_hits(s)) X("tot_stores", s->store)           \
 	X("stores_l1hit", s->st_l1hit) X("stores_l1miss", s->st_l1miss)                   \
 	X("stores_na", s->st_na) X("ld_fbhit", s->ld_fbhit) X("ld_l1hit", s->ld_l1hit)    \
@@ -545,8 +538,8 @@ static void print_csv(struct pmt_c2c *c, struct pmt_out *o, struct c2c_line **v,
 		pmt_out_str(o, ",0x");
 		pmt_out_hex(o, v[i]->addr);
 		pmt_out_char(o, ',');
-		pmt_out_double(o, 100. * display_count(s, c->display) /
-				  (display_count(&c->total, c->display) ? display_count(&c->total, c->display) : 1), 2);
+		pmt_out_double(o, 100. * c2c_display_count(s, c->display) /
+				  (c2c_display_count(&c->total, c->display) ? c2c_display_count(&c->total, c->display) : 1), 2);
 		LINE_COLS(CSV_VAL)
 		pmt_out_char(o, '\n');
 	}
@@ -578,8 +571,8 @@ static void print_json(struct pmt_c2c *c, struct pmt_out *o, struct c2c_line **v
 		s = &v[i]->st;
 		pmt_out_printf(o, "%s{\"index\":%u,\"cacheline\":\"0x%llx\",\"percent\":", i ? "," : "",
 			       v[i]->idx, (unsigned long long)v[i]->addr);
-		pmt_out_double(o, 100. * display_count(s, c->display) /
-				  (display_count(&c->total, c->display) ? display_count(&c->total, c->display) : 1), 2);
+		pmt_out_double(o, 100. * c2c_display_count(s, c->display) /
+				  (c2c_display_count(&c->total, c->display) ? c2c_display_count(&c->total, c->display) : 1), 2);
 		LINE_COLS(JSON_VAL)
 		pmt_out_char(o, '}');
 	}
