@@ -83,11 +83,11 @@ static int c2c_end(void *ctx, int rc, const struct pmt_spe_rec_stats *st, uint32
 	return rc < 0 ? pmt_cli_fail("report", "%s", pmt_errstr(rc)) : 0;
 }
 
-/* --c2c anywhere before a "--" makes the command perf c2c report */
-static bool wants_c2c(int argc, char **argv)
+/* an option anywhere before a "--": --c2c makes the command perf c2c report */
+static bool has_opt(int argc, char **argv, const char *a, const char *b)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--c2c"))
+		if (!strcmp(argv[i], a) || (b && !strcmp(argv[i], b)))
 			return true;
 	return false;
 }
@@ -108,7 +108,12 @@ int cmd_report(int argc, char **argv)
 		.begin = c2c_begin, .sample = c2c_sample, .end = c2c_end, .ctx = &k,
 	};
 
-	if (!wants_c2c(argc, argv))
-		return spe_decode_command(argc, argv, 1);
-	return spe_decode_consume(argc, argv, &c);
+	int rc;
+
+	if (has_opt(argc, argv, "--c2c", NULL))
+		return spe_decode_consume(argc, argv, &c);
+	rc = spe_decode_command(argc, argv, 1);
+	if (has_opt(argc, argv, "--help", "-h"))
+		fputs(c2c_usage, stdout); /* report's other form */
+	return rc;
 }

@@ -178,10 +178,16 @@ void pmt_c2c_free(struct pmt_c2c *c)
 	free(c);
 }
 
-uint32_t c2c_hash(uint64_t cl)
+/* murmur3's finalizer: keys that differ in a few middle bits (code addresses, line
+ * numbers) still spread over the table's low bits */
+uint32_t c2c_hash(uint64_t k)
 {
-	cl *= 0x9e3779b97f4a7c15ULL;
-	return (uint32_t)(cl >> 32);
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return (uint32_t)k;
 }
 
 int c2c_grow_slots(const struct pmt_c2c *c, uint32_t **slot, uint32_t *nslot, uint32_t count,
