@@ -4,9 +4,11 @@
  * lines that several threads and CPUs share (and in lines private to one thread), with
  * every N1 data source (L1D, L2, peer core, local cluster, system cache, peer cluster,
  * remote, DRAM). PCs fall in [TEXT, TEXT+LEN), mapped from the fixture executable by a
- * build-id MMAP2; the data addresses in an anonymous map. The input of
+ * build-id MMAP2; the data addresses in an anonymous map. With "hip12" the CPUs are
+ * HiSilicon HIP12 cores, whose data sources also say HITM (local, peer cluster, remote
+ * socket), so perf c2c's HITM displays have lines to show. The input of
  * tests/diff/c2c_vs_perf.sh. Deterministic for a seed.
- * Usage: c2c_trace OUT.data TEXT LEN BUILDID_HEX [SEED [RECORDS_PER_CPU]] */
+ * Usage: c2c_trace OUT.data TEXT LEN BUILDID_HEX [SEED [RECORDS_PER_CPU [n1|hip12]]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +51,15 @@ static void put(struct rec *r, uint8_t type, uint8_t index, uint8_t size, uint64
 
 /* N1 data-source codes (arm-spe.md), weighted so that peer and remote hits are common
  * enough to make shared lines */
-static const uint8_t sources[] = { 0x0, 0x0, 0x0, 0x0, 0x8, 0x8, 0x9, 0x9, 0x9, 0xa,
-				   0xb, 0xb, 0xc, 0xc, 0xd, 0xd, 0xe };
+static const uint8_t sources_n1[] = { 0x0, 0x0, 0x0, 0x0, 0x8, 0x8, 0x9, 0x9, 0x9, 0xa,
+				      0xb, 0xb, 0xc, 0xc, 0xd, 0xd, 0xe };
+/* HIP12 (perf's arm_spe__synth_data_source_hisi_hip): 18 L1, 16/17 L2 (HITM), 0/1 peer CPU
+ * (HITM), 2/3 L3 (HITM), 4/5 peer cluster (HITM), 6/7 remote socket (HITM), 8/9 local and
+ * remote memory */
+static const uint8_t sources_hip12[] = { 18, 18, 18, 18, 16, 16, 17, 0, 1, 2, 3, 3, 4, 5, 5,
+					 6, 7, 7, 8, 9 };
+static const uint8_t *sources = sources_n1;
+static unsigned nsources = sizeof(sources_n1);
 
 static size_t one_record(uint8_t *buf, unsigned cpu, uint64_t text, uint64_t len, uint64_t *ts)
 {
@@ -59,7 +68,7 @@ static size_t one_record(uint8_t *buf, unsigned cpu, uint64_t text, uint64_t len
 	int store = below(10) < 3;
 	uint64_t va, pc, ev = 1u << PMT_SPE_EV_RETIRED | 1u << PMT_SPE_EV_L1D_ACCESS |
 			      1u << PMT_SPE_EV_TLB_ACCESS;
-	unsigned line = below(SHARED_LINES), ds = sources[below(sizeof(sources))];
+	unsigned line = below(SHARED_LINES), ds = sources[below(nsources)];
 	unsigned tot = 4 + below(8);
 
 	if (below(4) == 0)
@@ -104,13 +113,19 @@ int main(int argc, char **argv)
 	struct pmt_perf_writer_opts wo = PMT_OPTS_INIT(pmt_perf_writer_opts);
 	struct pmt_perf_writer *w;
 	uint8_t attr[136] = { 0 }, bid[20];
-	uint64_t aux_off[NCPUS] = { 0 }, ts[NCPUS], spe_id = 1, text, len;
+	uint64_t aux_off[NCPUS] = { 0 }, ts[NCPUS], spe_id = 1, text, len, midr = 0x410fd0c0;
 	unsigned per_cpu, nbid = 0;
 	int rc = 0;
 
-	if (argc < 5 || argc > 7) {
-		fprintf(stderr, "usage: c2c_trace OUT.data TEXT LEN BUILDID_HEX [SEED [RECORDS]]\n");
+	if (argc < 5 || argc > 8 || (argc == 8 && strcmp(argv[7], "n1") && strcmp(argv[7], "hip12"))) {
+		fprintf(stderr, "usage: c2c_trace OUT.data TEXT LEN BUILDID_HEX [SEED [RECORDS "
+				"[n1|hip12]]]\n");
 		return 2;
+	}
+	if (argc == 8 && !strcmp(argv[7], "hip12")) {
+		sources = sources_hip12;
+		nsources = sizeof(sources_hip12);
+		midr = 0x480fd060; /* implementer 0x48, part 0xd06 */
 	}
 	text = strtoull(argv[2], NULL, 0);
 	len = strtoull(argv[3], NULL, 0);
@@ -131,7 +146,7 @@ int main(int argc, char **argv)
 		return 1;
 	pmt_attr_init_spe(attr, 8, true);
 	rc |= pmt_perf_writer_add_attr(w, attr, sizeof(attr), &spe_id, 1, "arm_spe_0//");
-	rc |= pmt_perf_writer_set_midr(w, 0x410fd0c0);
+	rc |= pmt_perf_writer_set_midr(w, midr);
 	rc |= pmt_perf_writer_set_feature_str(w, PMT_FEAT_ARCH, "aarch64");
 	rc |= pmt_perf_writer_set_nrcpus(w, NCPUS, NCPUS);
 	rc |= pmt_perf_writer_set_numa_nodes(w, "0-1;2-3");

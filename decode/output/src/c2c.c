@@ -29,7 +29,8 @@ void c2c_stats_add(struct c2c_stats *a, const struct c2c_stats *b)
 }
 
 /* perf's c2c_decode_stats(): which counts one sample adds */
-static void decode_stats(struct c2c_stats *st, uint64_t dsrc, uint64_t daddr, bool mapped)
+static void decode_stats(struct c2c_stats *st, uint64_t dsrc, uint64_t daddr, bool mapped,
+			 int compat)
 {
 	uint64_t op = dsrc >> PMT_MEM_OP_SHIFT & 0x1f, lvl = dsrc >> PMT_MEM_LVL_SHIFT & 0x3fff;
 	uint64_t snoop = dsrc >> PMT_MEM_SNOOP_SHIFT & 0x1f, lock = dsrc >> PMT_MEM_LOCK_SHIFT & 3;
@@ -62,7 +63,13 @@ static void decode_stats(struct c2c_stats *st, uint64_t dsrc, uint64_t daddr, bo
 			if (lvl & PMT_MEM_LVL_L1)
 				st->ld_l1hit++;
 			if (lvl & PMT_MEM_LVL_L2) {
-				st->ld_l2hit++;
+				/* perf 7.3 (not 6.1) counts a modified line in a peer's L2 as a
+				 * local HITM, as HiSilicon HIP12 reports it; the release between
+				 * is not pinned: taken as 6.19, with HIP12's table */
+				if ((snoop & PMT_MEM_SNOOP_HITM) && compat >= PMT_PERF_6_19)
+					st->lcl_hitm++, st->tot_hitm++;
+				else
+					st->ld_l2hit++;
 				if (snoopx & PMT_MEM_SNOOPX_PEER)
 					st->lcl_peer++, st->tot_peer++;
 			}
@@ -262,7 +269,7 @@ int pmt_c2c_add(struct pmt_c2c *c, const struct pmt_spe_sample *s)
 	/* perf c2c synthesizes only SPE's memory samples (itrace_synth_opts.mem) */
 	if (s->event != PMT_SPE_SE_MEMORY)
 		return 0;
-	decode_stats(&st, s->data_src, s->addr, both_mapped(c, s));
+	decode_stats(&st, s->data_src, s->addr, both_mapped(c, s), c->compat);
 	l = find_line(c, s->addr >> CL_SHIFT << CL_SHIFT);
 	e = l ? c2c_find_ent(c, (uint32_t)(l - c->lines), s) : NULL;
 	if (!e)

@@ -24,21 +24,25 @@
 #define DS_DRAM LOAD(PMT_MEM_LVL_LOC_RAM | PMT_MEM_LVL_HIT)
 #define DS_HITM (LOAD(PMT_MEM_LVL_L3 | PMT_MEM_LVL_HIT) | \
 		 (uint64_t)PMT_MEM_SNOOP_HITM << PMT_MEM_SNOOP_SHIFT)
+#define DS_L2_HITM (LOAD(PMT_MEM_LVL_L2 | PMT_MEM_LVL_HIT) | \
+		   (uint64_t)PMT_MEM_SNOOP_HITM << PMT_MEM_SNOOP_SHIFT) /* HIP12's code 17 */
 #define DS_STORE_NA ((uint64_t)PMT_MEM_OP_STORE | (uint64_t)PMT_MEM_LVL_NA << PMT_MEM_LVL_SHIFT)
 
-static json_t *run(int display, const char *arch)
+static json_t *run(int display, const char *arch, int compat)
 {
 	/* line 0x1000: peer and remote loads from CPUs 0 and 2 and a store; line 0x2000: L1
-	 * hits and DRAM only (not shared); line 0x3000: one HITM; one sample without data
-	 * address (a load "no mapping") and one branch sample (not counted) */
+	 * hits and DRAM only (not shared); line 0x3000: one HITM; line 0x4000: a HITM in L2;
+	 * one sample without data address (a load "no mapping") and one branch sample (not
+	 * counted) */
 	static const struct { uint32_t cpu; uint64_t addr, dsrc, weight; } in[] = {
 		{ 0, 0x1000, DS_PEER_CORE, 40 }, { 2, 0x1008, DS_PEER_CORE, 50 },
 		{ 2, 0x1000, DS_REMOTE, 400 }, { 0, 0x1010, DS_PEER_CLUSTER, 90 },
 		{ 1, 0x1000, DS_STORE_NA, 0 }, { 0, 0x2000, DS_L1, 4 }, { 1, 0x2008, DS_DRAM, 200 },
-		{ 3, 0x3000, DS_HITM, 80 }, { 0, 0, DS_L1, 4 },
+		{ 3, 0x3000, DS_HITM, 80 }, { 0, 0, DS_L1, 4 }, { 1, 0x4000, DS_L2_HITM, 60 },
 	};
 	struct pmt_trace_meta meta = { .arch = arch };
-	struct pmt_c2c_opts o = PMT_OPTS_INIT(pmt_c2c_opts, .meta = &meta, .display = display);
+	struct pmt_c2c_opts o = PMT_OPTS_INIT(pmt_c2c_opts, .meta = &meta, .display = display,
+					      .compat = compat);
 	struct pmt_c2c *c;
 	struct pmt_out out;
 	char *mem = NULL;
@@ -85,12 +89,12 @@ static long num(json_t *o, const char *k)
 
 static void test_decode_stats(void **state)
 {
-	json_t *j = run(-1, "aarch64"), *t = json_object_get(j, "total");
+	json_t *j = run(-1, "aarch64", PMT_PERF_NEWEST), *t = json_object_get(j, "total");
 
 	(void)state;
 	assert_string_equal(json_string_value(json_object_get(j, "display")), "peer");
-	assert_int_equal(num(t, "nr_entries"), 9);
-	assert_int_equal(num(t, "load"), 8);
+	assert_int_equal(num(t, "nr_entries"), 10);
+	assert_int_equal(num(t, "load"), 9);
 	assert_int_equal(num(t, "store"), 1);
 	assert_int_equal(num(t, "st_na"), 1);
 	assert_int_equal(num(t, "ld_noadrs"), 1);
@@ -105,13 +109,14 @@ static void test_decode_stats(void **state)
 	assert_int_equal(num(t, "rmt_dram"), 0);
 	assert_int_equal(num(t, "ld_excl"), 1);        /* local DRAM, snoop not HIT */
 	assert_int_equal(num(t, "lcl_dram"), 1);
-	assert_int_equal(num(t, "lcl_hitm"), 1);
-	assert_int_equal(num(t, "tot_hitm"), 1);
+	/* L3 HITM, and (perf 7.3, not 6.1) the L2 one */
+	assert_int_equal(num(t, "lcl_hitm"), 2);
+	assert_int_equal(num(t, "tot_hitm"), 2);
 	assert_int_equal(num(t, "tot_peer"), 4);
 	/* no address spaces: every sample with an address and a known op is "no map" */
-	assert_int_equal(num(t, "nomap"), 8);
-	/* shared: 0x1000 (peers) and 0x3000 (HITM), not 0x2000 */
-	assert_int_equal(num(j, "shared_lines"), 2);
+	assert_int_equal(num(t, "nomap"), 9);
+	/* shared: 0x1000 (peers), 0x3000 and 0x4000 (HITM), not 0x2000 */
+	assert_int_equal(num(j, "shared_lines"), 3);
 	assert_int_equal(json_array_size(json_object_get(j, "cachelines")), 1);
 	{
 		json_t *l = json_array_get(json_object_get(j, "cachelines"), 0);
@@ -127,16 +132,23 @@ static void test_decode_stats(void **state)
 
 static void test_display(void **state)
 {
-	json_t *j = run(-1, "x86_64"), *l;
+	json_t *j = run(-1, "x86_64", PMT_PERF_NEWEST), *l;
 
 	(void)state;
-	/* perf's default off arm64: total HITMs; only 0x3000 has one */
+	/* perf's default off arm64: total HITMs; 0x3000 and 0x4000 have one each (equal
+	 * counts: by address) */
 	assert_string_equal(json_string_value(json_object_get(j, "display")), "tot");
-	assert_int_equal(json_array_size(json_object_get(j, "cachelines")), 1);
+	assert_int_equal(json_array_size(json_object_get(j, "cachelines")), 2);
 	l = json_array_get(json_object_get(j, "cachelines"), 0);
 	assert_string_equal(json_string_value(json_object_get(l, "cacheline")), "0x3000");
 	json_decref(j);
-	j = run(PMT_C2C_DISPLAY_RMT, "aarch64");
+	/* perf 6.1: an L2 HITM is an L2 hit, so 0x4000 is not shared */
+	j = run(-1, "x86_64", PMT_PERF_6_1);
+	assert_int_equal(num(json_object_get(j, "total"), "ld_l2hit"), 3);
+	assert_int_equal(num(j, "shared_lines"), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "cachelines")), 1);
+	json_decref(j);
+	j = run(PMT_C2C_DISPLAY_RMT, "aarch64", PMT_PERF_NEWEST);
 	assert_int_equal(json_array_size(json_object_get(j, "cachelines")), 0);
 	json_decref(j);
 	assert_int_equal(pmt_c2c_display_parse("peer"), PMT_C2C_DISPLAY_PEER);
