@@ -11,15 +11,18 @@
 
 static const char c2c_usage[] =
 	"usage: pmutrace report --c2c [-i] [FILE] [--stdio|--csv|--json] [-d tot|lcl|rmt|peer]\n"
+	"         [--stats] [--show-all] [--full-symbols] [--no-source]\n"
 	"         (perf c2c report: cache lines several CPUs and threads load and store, by\n"
 	"         HITM and peer snoops; -d: what lines are sorted on, default peer on arm64)\n";
 
-enum { OPT_C2C = 1000, OPT_STDIO, OPT_CSV, OPT_JSON };
+enum { OPT_C2C = 1000, OPT_STDIO, OPT_CSV, OPT_JSON, OPT_STATS, OPT_SHOW_ALL, OPT_FULL_SYMBOLS,
+       OPT_NO_SOURCE };
 
 struct c2c_cmd {
 	enum pmt_sink_format fmt;
 	unsigned nformats;
 	int display;
+	unsigned flags; /* PMT_C2C_* */
 	struct pmt_c2c *c2c;
 	struct pmt_out out;
 	bool out_open;
@@ -31,6 +34,10 @@ static int c2c_opt(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case OPT_C2C: return 0;
+	case OPT_STATS: k->flags |= PMT_C2C_STATS_ONLY; return 0;
+	case OPT_SHOW_ALL: k->flags |= PMT_C2C_SHOW_ALL; return 0;
+	case OPT_FULL_SYMBOLS: k->flags |= PMT_C2C_FULL_SYMBOLS; return 0;
+	case OPT_NO_SOURCE: k->flags |= PMT_C2C_NO_SOURCE; return 0;
 	case OPT_STDIO: k->fmt = PMT_SINK_TEXT; break;
 	case OPT_CSV: k->fmt = PMT_SINK_CSV; break;
 	case OPT_JSON: k->fmt = PMT_SINK_JSONL; break;
@@ -52,7 +59,7 @@ static int c2c_begin(void *ctx, const char *path, const struct pmt_trace_meta *m
 {
 	struct c2c_cmd *k = ctx;
 	struct pmt_c2c_opts o = PMT_OPTS_INIT(pmt_c2c_opts, .compat = compat, .meta = meta,
-					      .display = k->display);
+					      .display = k->display, .flags = k->flags);
 
 	(void)path;
 	if (pmt_c2c_new(syms, &o, &k->c2c) < 0 || pmt_out_init(&k->out, stdout, 1 << 16) < 0)
@@ -100,6 +107,10 @@ int cmd_report(int argc, char **argv)
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "display", required_argument, NULL, 'd' },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "show-all", no_argument, NULL, OPT_SHOW_ALL },
+		{ "full-symbols", no_argument, NULL, OPT_FULL_SYMBOLS },
+		{ "no-source", no_argument, NULL, OPT_NO_SOURCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct c2c_cmd k = { .fmt = PMT_SINK_TEXT, .display = -1 };

@@ -4,7 +4,8 @@
 # and, on a HIP12 trace, HITM ones,
 # PCs in the AArch64 fixture executable found through perf's build-id cache, data in an
 # anonymous map and outside it): every display (-d peer, the arm64 default, and tot, lcl,
-# rmt) byte for byte, the Pareto section of offsets and code addresses included; CSV and
+# rmt; --stats, --show-all, --no-source, --full-symbols) byte for byte, the Pareto section
+# of offsets and code addresses included; CSV and
 # JSON against the text's numbers. The PCs start at work_01, after crtstuff's code: for code
 # in a unit without line rows perf prints "crtstuff.c:0" and pmutrace "??:0" (a gap of
 # decode/symbols' line lookup that script -F srcline shares: "app[7a8]" there).
@@ -34,10 +35,18 @@ for seed in 1 7 hip12; do
 	mix=n1
 	[ $seed = hip12 ] && mix=hip12 && seed=3
 	"$GEN" "$T/t$seed.data" "$1" "$2" "$(bid "$T/fx/app")" $seed 2000 $mix
-	for d in default peer tot lcl rmt; do
-		opt=; [ $d = default ] || opt="-d $d"
+	for d in default peer tot lcl rmt stats show-all-tot no-source full-symbols; do
+		case $d in
+		default) opt= ;;
+		stats) opt=--stats ;;
+		show-all-tot) opt="--show-all -d tot" ;;
+		no-source|full-symbols) opt=--$d ;;
+		*) opt="-d $d" ;;
+		esac
 		$PERF c2c report -i "$T/t$seed.data" --stdio $opt 2>"$T/perf.err" >"$T/perf"
-		grep -q 'Shared Data Cache Line Table' "$T/perf" ||
+		want="Shared Data Cache Line Table"
+		[ $d = stats ] && want="c2c details"
+		grep -q "$want" "$T/perf" ||
 			{ echo "FAIL: perf printed no table (seed $seed, $d)"; cat "$T/perf.err"; exit 1; }
 		"$P" report --c2c "$T/t$seed.data" $opt $compat >"$T/pmt"
 		cmp -s "$T/perf" "$T/pmt" ||
@@ -74,4 +83,4 @@ if t["nr_entries"] != t["load"] + t["store"] + t["noparse"]:
     print("FAIL: JSON total records are not loads + stores + unparsed"); sys.exit(1)
 EOF
 done
-echo "OK: $n lines identical to $($PERF version) c2c report --stdio (peer, tot, lcl, rmt; N1 and HIP12 traces; Pareto included); CSV and JSON agree"
+echo "OK: $n lines identical to $($PERF version) c2c report --stdio (peer, tot, lcl, rmt, --stats, --show-all, --no-source, --full-symbols; N1 and HIP12 traces; Pareto included); CSV and JSON agree"

@@ -81,7 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{
 			struct pmt_c2c_opts co = PMT_OPTS_INIT(pmt_c2c_opts, .compat = o.compat,
 							       .meta = pmt_source_meta(src),
-							       .display = -1);
+							       .display = -1,
+							       .flags = (unsigned)(data[0] >> 3) & 15);
 
 			if (pmt_c2c_new(syms, &co, &c.c2c) < 0)
 				goto done;

@@ -170,6 +170,7 @@ int pmt_c2c_new(struct pmt_symbols *syms, const struct pmt_c2c_opts *o, struct p
 	c->compat = o->compat;
 	c->meta = PMT_OPTS_HAS(o, meta) ? o->meta : NULL;
 	c->display = o->display < 0 ? default_display(c->meta) : o->display;
+	c->flags = PMT_OPTS_HAS(o, flags) ? o->flags : 0;
 	*out = c;
 	return 0;
 }
@@ -348,7 +349,8 @@ static struct c2c_line **shown_lines(struct pmt_c2c *c, struct c2c_stats *shared
 	for (uint32_t i = 0; i < c->nlines; i++) {
 		uint32_t val = c2c_display_count(&c->lines[i].st, c->display);
 
-		if (sum && (double)val / sum >= DISPLAY_LINE_LIMIT)
+		if ((c->flags & PMT_C2C_SHOW_ALL) ||
+		    (sum && (double)val / sum >= DISPLAY_LINE_LIMIT))
 			v[n++] = &c->lines[i];
 	}
 	display_g = c->display;
@@ -512,6 +514,8 @@ static void print_text(struct pmt_c2c *c, struct pmt_out *o, struct c2c_line **v
 	print_shared_info(o, shared, nshared);
 	pmt_out_char(o, '\n');
 	print_details(c, o);
+	if (c->flags & PMT_C2C_STATS_ONLY)
+		return;
 	pmt_out_char(o, '\n');
 	pmt_out_str(o, rule);
 	pmt_out_str(o, "           Shared Data Cache Line Table          \n");

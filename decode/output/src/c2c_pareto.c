@@ -277,9 +277,10 @@ static void print_line(struct pmt_c2c *c, struct pmt_out *o, const struct c2c_li
 		put_mean(o, &e->mean[peer ? C2C_MEAN_LCL_PEER : C2C_MEAN_LCL_HITM]);
 		put_mean(o, &e->mean[C2C_MEAN_LOAD]);
 		snprintf(cnt, sizeof(cnt), "%d", popcount_cpus(e->cpus));
-		pmt_out_printf(o, "  %7u  %8s  %-*.*s  %-*.*s  %-*.*s  ", c2c_records(s), cnt,
-			       lv->sym_w, lv->sym_w, t->sym, lv->dso_w, lv->dso_w, t->dso,
-			       lv->src_w, lv->src_w, t->src);
+		pmt_out_printf(o, "  %7u  %8s  %-*.*s  %-*.*s  ", c2c_records(s), cnt,
+			       lv->sym_w, lv->sym_w, t->sym, lv->dso_w, lv->dso_w, t->dso);
+		if (!(c->flags & PMT_C2C_NO_SOURCE))
+			pmt_out_printf(o, "%-*.*s  ", lv->src_w, lv->src_w, t->src);
 		for (unsigned k = 0; k < nnodes; k++) {
 			bool any = false;
 
@@ -314,6 +315,8 @@ static void line_widths(struct pmt_c2c *c, struct line_view *lv)
 		if (len > lv->src_w)
 			lv->src_w = len;
 	}
+	if (c->flags & PMT_C2C_FULL_SYMBOLS)
+		return;
 	if (lv->sym_w > 30) /* perf's SYMBOL_WIDTH without --full-symbols */
 		lv->sym_w = 30;
 	if (lv->src_w > 30)
@@ -379,10 +382,19 @@ void c2c_print_pareto(struct pmt_c2c *c, struct pmt_out *o, struct c2c_line **v,
 				{ lv.src_w, NULL, 0, "Source:Line" },
 				{ 4, NULL, 0, "Node" },
 			};
+			int ncols = (int)(sizeof(cols) / sizeof(cols[0]));
+			struct col nosrc[sizeof(cols) / sizeof(cols[0])];
 
 			/* perf's fill_line("Data address", 32): centred in dashes */
 			snprintf(data, sizeof(data), "--------- Data address ---------");
-			print_header(o, cols, (int)(sizeof(cols) / sizeof(cols[0])));
+			if (c->flags & PMT_C2C_NO_SOURCE) {
+				/* the same columns without Source:Line, the one before Node */
+				memcpy(nosrc, cols, sizeof(cols));
+				nosrc[ncols - 2] = cols[ncols - 1];
+				print_header(o, nosrc, ncols - 1);
+			} else {
+				print_header(o, cols, ncols);
+			}
 		} else {
 			pmt_out_char(o, '\n');
 		}

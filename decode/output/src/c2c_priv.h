@@ -49,6 +49,7 @@ struct pmt_c2c {
 	struct pmt_symbols *syms;
 	const struct pmt_trace_meta *meta;
 	int compat, display;
+	unsigned flags;         /* PMT_C2C_* */
 	struct c2c_stats total;
 	struct c2c_line *lines;
 	uint32_t nlines, cap;

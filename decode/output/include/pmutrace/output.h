@@ -135,6 +135,13 @@ struct pmt_c2c_opts {
 	const struct pmt_trace_meta *meta; /* the trace's events and arch (may be NULL) */
 	int display;          /* PMT_C2C_DISPLAY_*, what lines are sorted on; -1: perf's
 			       * default, peer on arm64 (by the trace's arch) and tot elsewhere */
+	unsigned flags;       /* PMT_C2C_* below, perf c2c report's options of those names */
+};
+enum {
+	PMT_C2C_STATS_ONLY = 1u << 0,   /* --stats: the statistics, no tables */
+	PMT_C2C_SHOW_ALL = 1u << 1,     /* --show-all: every line, not only >= 0.1% */
+	PMT_C2C_FULL_SYMBOLS = 1u << 2, /* --full-symbols: symbols and lines not cut at 30 */
+	PMT_C2C_NO_SOURCE = 1u << 3,    /* --no-source: no Source:Line column */
 };
 /* perf c2c's -d names: "tot", "lcl", "rmt", "peer" -> PMT_C2C_DISPLAY_*, or -PMT_EPARSE */
 PMT_API int pmt_c2c_display_parse(const char *s);
