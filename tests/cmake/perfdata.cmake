@@ -103,3 +103,13 @@ set_tests_properties(cli.container_slice PROPERTIES LABELS cli TIMEOUT 300)
 add_test(NAME cli.parallel_decode COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/parallel_decode.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PROJECT_SOURCE_DIR} ${PMT_SHARED_DIR})
 set_tests_properties(cli.parallel_decode PROPERTIES LABELS cli TIMEOUT 600)
+# report --c2c against perf 7.3 c2c report --stdio on a 4-CPU, 2-node SPE trace whose loads
+# and stores share cache lines between threads and CPUs (tests/perfdata/c2c_trace.c)
+add_executable(c2c_trace ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/c2c_trace.c)
+target_link_libraries(c2c_trace PRIVATE pmutrace_perfdata pmutrace_spe pmutrace_options)
+add_test(NAME diff.c2c73 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/diff/c2c_vs_perf.sh $<TARGET_FILE:pmutrace>
+  $<TARGET_FILE:c2c_trace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(diff.c2c73 PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME diff.c2c COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/diff/c2c_vs_perf.sh $<TARGET_FILE:pmutrace>
+  $<TARGET_FILE:c2c_trace> ${PROJECT_SOURCE_DIR} perf)
+set_tests_properties(diff.c2c PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)

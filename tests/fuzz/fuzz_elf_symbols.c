@@ -2,12 +2,15 @@
  * and the lookup): the bytes go to a memory file that is read as a path. Then the source
  * lines and inlined calls (libdw) at the file's symbols, mapped as a process's file, and
  * the file as the kernel's symbols (--vmlinux). Then
- * the --bundle=symbols reducer on the same bytes, and the reader on what it made. Seeds: a
- * small object file, a small shared library, truncated and corrupted copies. */
+ * the --bundle=symbols reducer on the same bytes, and the reader on what it made. Bytes
+ * that start as xz, gzip or zstd data are also read as a compressed module (NAME.ko.xz,
+ * .ko.gz, .ko.zst) found under a --symfs. Seeds: a small object file, a small shared
+ * library, truncated and corrupted copies, the library compressed three ways. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -84,6 +87,54 @@ static void lookups_in(const char *path)
 	pmt_symbols_free(s);
 }
 
+static char dir[64];
+
+static void remove_dir(void)
+{
+	rmdir(dir);
+}
+
+/* the bytes as a compressed module under a --symfs: a new name each time, so that the
+ * reader's cache of decompressed files does not answer */
+static void as_module(const uint8_t *data, size_t size)
+{
+	static unsigned seq;
+	const char *ext = size >= 6 && !memcmp(data, "\xfd" "7zXZ", 6) ? "xz" :
+			  size >= 2 && data[0] == 0x1f && data[1] == 0x8b ? "gz" :
+			  size >= 4 && !memcmp(data, "\x28\xb5\x2f\xfd", 4) ? "zst" : NULL;
+	struct pmt_symbols_opts o = PMT_OPTS_INIT(pmt_symbols_opts, .buildid_dir = "",
+						  .debuginfod = "");
+	struct pmt_symbols *s;
+	struct pmt_sym_loc loc;
+	char name[32], path[128];
+	FILE *fp;
+
+	if (!ext)
+		return;
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/fuzz-kmod.XXXXXX");
+		if (!mkdtemp(dir)) {
+			dir[0] = 0;
+			return;
+		}
+		atexit(remove_dir);
+	}
+	snprintf(name, sizeof(name), "/m%u.ko.%s", seq++, ext);
+	snprintf(path, sizeof(path), "%s%s", dir, name);
+	fp = fopen(path, "wb");
+	if (!fp)
+		return;
+	fwrite(data, 1, size, fp);
+	fclose(fp);
+	o.symfs = dir;
+	if (pmt_symbols_new(&o, &s) == 0) {
+		if (pmt_symbols_add_map(s, 1, 0x100000, 1ULL << 20, 0, name, NULL, 0, 0) == 0)
+			pmt_symbols_resolve(s, 1, 0x100400, 0, &loc);
+		pmt_symbols_free(s);
+	}
+	unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	volatile uint64_t sink = 0;
@@ -101,6 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lookups_in(path);
 	}
 	close(fd);
+	as_module(data, size);
 	if (pmt_ctr_elf_symbols_only(data, size, &small, &n, NULL) == 0) {
 		fd = memfd_create("fuzz-elf-small", MFD_CLOEXEC);
 		if (fd >= 0 && write(fd, small, n) == (ssize_t)n) {

@@ -1,6 +1,7 @@
 /* Fuzz a perf.data through the whole samples path: trace source -> per-CPU SPE queues ->
  * records -> synthetic samples, and the trace's own SAMPLE records -> every sample writer
- * (with the trace's event table), the report and the --sort histogram (the perf.data-only
+ * (with the trace's event table), the report, the --sort histogram and report --c2c's
+ * tables (the trace's NUMA topology read for its Node column) (the perf.data-only
  * targets never reached the sampler, so a corrupt TIME_CONV went unnoticed). The first
  * byte picks the --itrace options and the compat level; the rest is the file. */
 #include <stdint.h>
@@ -18,6 +19,7 @@ struct fctx {
 	struct pmt_spe_sink *sink[3];
 	struct pmt_spe_report *rep;
 	struct pmt_hist *hist;
+	struct pmt_c2c *c2c;
 };
 
 static void quiet(enum pmt_log_level level, const char *msg, void *ctx) { }
@@ -28,7 +30,7 @@ static int to_all(const struct pmt_spe_sample *s, void *ctx)
 
 	for (int i = 0; i < 3; i++)
 		pmt_spe_sink_write(c->sink[i], s);
-	if (pmt_hist_add(c->hist, s) < 0)
+	if (pmt_hist_add(c->hist, s) < 0 || pmt_c2c_add(c->c2c, s) < 0)
 		return -1;
 	return pmt_spe_report_add(c->rep, s);
 }
@@ -38,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const itr[] = { "", "bfmtaMi1i", "i1il", "bl", "i3i", "M", "bfmtaMi1il",
 					   "t" };
 	static FILE *devnull;
-	struct fctx c = { { NULL, NULL, NULL }, NULL, NULL };
+	struct fctx c = { { NULL, NULL, NULL }, NULL, NULL, NULL };
 	struct pmt_symbols_opts syo = { .sz = sizeof(syo), .debuginfod = "" };
 	struct pmt_symbols *syms = NULL;
 	struct pmt_spe_run_opts o;
@@ -76,10 +78,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    pmt_hist_new("sym,dso,comm,cpu", syms, &c.hist, NULL) < 0)
 			goto done;
 		pmt_hist_set_trace(c.hist, pmt_source_meta(src));
+		{
+			struct pmt_c2c_opts co = PMT_OPTS_INIT(pmt_c2c_opts, .compat = o.compat,
+							       .meta = pmt_source_meta(src),
+							       .display = -1,
+							       .flags = (unsigned)(data[0] >> 3) & 15);
+
+			if (pmt_c2c_new(syms, &co, &c.c2c) < 0)
+				goto done;
+		}
 		pmt_spe_run_source(src, &o, to_all, &c, NULL, &en);
 		pmt_spe_report_print(c.rep, &out, data[0] >> 7, 3, o.compat, en);
 		pmt_hist_print(c.hist, &out, o.compat, 0);
+		pmt_c2c_print(c.c2c, &out, (enum pmt_sink_format)((data[0] >> 4) % 3));
 done:
+		pmt_c2c_free(c.c2c);
 		pmt_hist_free(c.hist);
 		pmt_symbols_free(syms);
 		pmt_spe_report_free(c.rep);

@@ -30,11 +30,17 @@ static int is_file(const char *p)
 static int try_path(const char *path, const struct dso_want *w, struct elf_symtab *t,
 		    struct dso_found *found, int plt, const char *runtime)
 {
-	char msg[256];
+	char msg[256], plain[32];
 	struct elf_symtab probe = { 0 };
+	int rc;
 
 	if (!is_file(path))
 		return 0;
+	rc = dso_decompressed(path, plain, sizeof(plain));
+	if (rc < 0)
+		return 0;
+	if (rc)
+		path = plain;
 	if (w->build_id_size) {
 		if (elf_read_ids(path, &probe) < 0)
 			return 0;

@@ -30,6 +30,11 @@ struct bundled {
 	int symbols_only;          /* --bundle=symbols: no code bytes in it */
 };
 
+/* A compressed module (NAME.ko.xz, .ko.zst, .ko.gz) decompressed into a memfd: 1 with its
+ * /proc/self/fd path in out, 0 when path is not one (read it as it is), < 0 when it cannot
+ * be decompressed (a warning names it). decompress.c. */
+int dso_decompressed(const char *path, char *out, size_t cap);
+
 struct dso_found {
 	char path[PATH_MAX];       /* the file the symbols came from */
 	char runtime[PATH_MAX];    /* the file with the code bytes ("" when none was found) */

@@ -65,6 +65,40 @@ static int parse_cmdline(struct pmt_source *s, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* "0-1;2-3", the nodes' CPU lists in order, from NUMA_TOPOLOGY's u32 nr; {u32 node;
+ * u64 mem_total, mem_free; string cpus}[nr] */
+static int parse_numa(struct pmt_source *s, const uint8_t *p, size_t len)
+{
+	struct pmt_cursor c;
+	struct pmt_buf b = { 0 };
+	uint32_t nr;
+	int rc = 0;
+
+	feat_cursor(s, &c, p, len);
+	if (pmt_cursor_u32(&c, &nr) < 0 || nr > pmt_cursor_left(&c) / 24)
+		return -PMT_ECORRUPT;
+	for (uint32_t i = 0; i < nr && rc >= 0; i++) {
+		char *cpus;
+
+		if (pmt_cursor_skip(&c, 20) < 0 || (rc = get_str(&c, &cpus)) < 0) {
+			rc = rc < 0 ? rc : -PMT_ECORRUPT;
+			break;
+		}
+		if ((i && pmt_buf_append(&b, ";", 1) < 0) ||
+		    pmt_buf_append(&b, cpus, strlen(cpus)) < 0)
+			rc = -PMT_ENOMEM;
+		free(cpus);
+	}
+	if (rc >= 0 && pmt_buf_append(&b, "", 1) < 0)
+		rc = -PMT_ENOMEM;
+	if (rc < 0) {
+		pmt_buf_fini(&b);
+		return rc;
+	}
+	set_str(&s->meta.numa_nodes, (char *)b.data);
+	return 0;
+}
+
 /* "type:name,..." from PMU_MAPPINGS' u32 nr; {u32 type; string name}[nr] */
 static int parse_pmu_mappings(struct pmt_source *s, const uint8_t *p, size_t len)
 {
@@ -343,6 +377,9 @@ int pd_parse_feature(struct pmt_source *s, unsigned feat, const uint8_t *p, size
 		break;
 	case PMT_FEAT_CMDLINE:
 		rc = parse_cmdline(s, p, len);
+		break;
+	case PMT_FEAT_NUMA_TOPOLOGY:
+		rc = parse_numa(s, p, len);
 		break;
 	case PMT_FEAT_BUILD_ID:
 		if (!s->meta.build_ids)

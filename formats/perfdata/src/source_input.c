@@ -420,6 +420,7 @@ void pmt_source_close(struct pmt_source *s)
 	free((char *)s->meta.version);
 	free((char *)s->meta.arch);
 	free((char *)s->meta.cmdline);
+	free((char *)s->meta.numa_nodes);
 	free((char *)s->meta.pmu_mappings);
 	for (uint32_t i = 0; i < s->meta.nr_build_ids; i++)
 		free((char *)s->meta.build_ids[i].filename);

@@ -48,6 +48,8 @@ int pmt_perf_writer_copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_
 	if (rc >= 0 && m->has_clock_data)
 		rc = pmt_perf_writer_set_clock_data(w, m->clock_clockid, m->clock_tod_ns,
 						    m->clock_ref_ns, m->clock_res_ns);
+	if (rc >= 0 && m->numa_nodes)
+		rc = pmt_perf_writer_set_numa_nodes(w, m->numa_nodes);
 	return rc;
 }
 

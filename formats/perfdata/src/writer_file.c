@@ -150,6 +150,29 @@ static bool build_feature(struct pmt_perf_writer *w, unsigned f)
 		put64(w, w->clock_tod_ns);
 		put64(w, w->clock_ref_ns);
 		return true;
+	case PMT_FEAT_NUMA_TOPOLOGY: {
+		const char *p = w->str[f];
+		uint32_t nr = 1;
+
+		if (!p)
+			return false;
+		for (const char *q = p; *q; q++)
+			nr += *q == ';';
+		put32(w, nr);
+		for (uint32_t node = 0; node < nr; node++) {
+			const char *end = strchr(p, ';');
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+			char cpus[256];
+
+			snprintf(cpus, sizeof(cpus), "%.*s", (int)n, p);
+			put32(w, node);
+			put64(w, 0); /* mem_total, mem_free: perf c2c reads only the CPUs */
+			put64(w, 0);
+			put_fstr(w, cpus);
+			p += n + (end != NULL);
+		}
+		return true;
+	}
 	case PMT_FEAT_CMDLINE:
 		if (!w->argv)
 			return false;
@@ -417,6 +440,20 @@ int pmt_perf_writer_add_build_id(struct pmt_perf_writer *w, int32_t pid, uint16_
 	if (!(b->filename = strdup(filename)))
 		return -PMT_ENOMEM;
 	w->nr_bids++;
+	return 0;
+}
+
+int pmt_perf_writer_set_numa_nodes(struct pmt_perf_writer *w, const char *cpulists)
+{
+	char *v;
+
+	if (w->started || !cpulists || !*cpulists || strlen(cpulists) > 4000)
+		return -PMT_EINVAL;
+	v = strdup(cpulists);
+	if (!v)
+		return -PMT_ENOMEM;
+	free(w->str[PMT_FEAT_NUMA_TOPOLOGY]);
+	w->str[PMT_FEAT_NUMA_TOPOLOGY] = v;
 	return 0;
 }
 

@@ -141,6 +141,45 @@ PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 PMT_API int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 			      uint64_t lost_samples, enum pmt_sink_format fmt);
 
+/* ---- report --c2c (perf c2c report) ---------------------------------------------------*/
+/* Cache lines that several CPUs and threads touch: SPE's memory samples classified by
+ * their data source as perf's c2c does (HITM, peer snoops, local and remote hits, DRAM),
+ * summed per 64-byte line, the shared ones listed as perf c2c report --stdio lists them
+ * (its Trace Event Information, Global Shared Cache Line Event Information, c2c details
+ * and Shared Data Cache Line Table). */
+enum { PMT_C2C_DISPLAY_TOT = 0, PMT_C2C_DISPLAY_LCL, PMT_C2C_DISPLAY_RMT,
+       PMT_C2C_DISPLAY_PEER };
+struct pmt_c2c_opts {
+	size_t sz;            /* sizeof(struct pmt_c2c_opts) */
+	int compat;           /* perf compatibility level (PMT_PERF_*): event names */
+	const struct pmt_trace_meta *meta; /* the trace's events and arch (may be NULL) */
+	int display;          /* PMT_C2C_DISPLAY_*, what lines are sorted on; -1: perf's
+			       * default, peer on arm64 (by the trace's arch) and tot elsewhere */
+	unsigned flags;       /* PMT_C2C_* below, perf c2c report's options of those names */
+};
+enum {
+	PMT_C2C_STATS_ONLY = 1u << 0,   /* --stats: the statistics, no tables */
+	PMT_C2C_SHOW_ALL = 1u << 1,     /* --show-all: every line, not only >= 0.1% */
+	PMT_C2C_FULL_SYMBOLS = 1u << 2, /* --full-symbols: symbols and lines not cut at 30 */
+	PMT_C2C_NO_SOURCE = 1u << 3,    /* --no-source: no Source:Line column */
+};
+/* perf c2c's -d names: "tot", "lcl", "rmt", "peer" -> PMT_C2C_DISPLAY_*, or -PMT_EPARSE */
+PMT_API int pmt_c2c_display_parse(const char *s);
+struct pmt_c2c;
+/* syms: where the code and data addresses are mapped (perf's "No Page Map Rejects");
+ * may be NULL (then every sample counts as unmapped). It must outlive the report. */
+PMT_API int pmt_c2c_new(struct pmt_symbols *syms, const struct pmt_c2c_opts *o,
+			struct pmt_c2c **out);
+PMT_API void pmt_c2c_free(struct pmt_c2c *c); /* NULL is a no-op */
+/* A sample: SPE's memory samples are counted, others passed over. 1 when counted, 0 when
+ * not, -PMT_ENOMEM. */
+PMT_API int pmt_c2c_add(struct pmt_c2c *c, const struct pmt_spe_sample *s);
+/* The tables (PMT_SINK_TEXT), the shown lines as CSV rows (a header row: index,
+ * cacheline, percent and perf's column names), or one JSON document (PMT_SINK_JSONL:
+ * {"display", "total": {perf's c2c_stats}, "shared_lines", "shared", "cachelines": [...]}).
+ * 0 or -PMT_ENOMEM. */
+PMT_API int pmt_c2c_print(struct pmt_c2c *c, struct pmt_out *out, enum pmt_sink_format fmt);
+
 /* ---- HTML report ----------------------------------------------------------------------*/
 /* One self-contained page (inline CSS and SVG, no script, nothing fetched): "Available
  * samples", each event's top symbols (the entries of report --sort sym,dso), latency

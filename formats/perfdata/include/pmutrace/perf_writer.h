@@ -77,10 +77,14 @@ PMT_API int pmt_perf_writer_set_clock_data(struct pmt_perf_writer *w, uint32_t c
  * nr_cpus, as perf reads the per-CPU ids by it). */
 PMT_API int pmt_perf_writer_set_cpu_topology(struct pmt_perf_writer *w,
 					     const struct pmt_cpu_topology *t);
+/* HEADER_NUMA_TOPOLOGY: node i holds the CPUs of the i-th ';'-separated list ("0-1;2-3"),
+ * no memory sizes. perf c2c report refuses a file without it ("Failed setup nodes"). */
+PMT_API int pmt_perf_writer_set_numa_nodes(struct pmt_perf_writer *w, const char *cpulists);
 /* HEADER_CPUID of an Arm CPU as perf writes it: the MIDR as "0x%016llx". */
 PMT_API int pmt_perf_writer_set_midr(struct pmt_perf_writer *w, uint64_t midr);
 /* Copying a trace (m: what pmt_source_meta() gives): its attrs with their ids and names,
- * hostname, osrelease, version, arch, cpuid, nr_cpus, cmdline and the clock data. */
+ * hostname, osrelease, version, arch, cpuid, nr_cpus, the CPU topology, cmdline, the clock
+ * data and the NUMA nodes. */
 PMT_API int pmt_perf_writer_copy_meta(struct pmt_perf_writer *w, const struct pmt_trace_meta *m);
 /* One record of the trace being copied: AUX data with its payload, records in the output's
  * byte order as they are, others re-encoded; the header records (attrs, features) are

@@ -115,6 +115,9 @@ struct pmt_trace_meta {
 	uint32_t nr_build_ids;
 	const struct pmt_build_id_ent *build_ids;
 	const struct pmt_cpu_topology *topology; /* HEADER_CPU_TOPOLOGY, NULL when absent */
+	/* HEADER_NUMA_TOPOLOGY: each node's CPU list, in node order, ';'-separated ("0-1;2-3");
+	 * NULL when absent */
+	const char *numa_nodes;
 };
 
 /* Fields of a PERF_RECORD_SAMPLE, parsed per its attr's sample_type. */
