@@ -27,9 +27,9 @@ int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, c
 		slash = strrchr(file, '/');
 		return snprintf(buf, cap, "\n  %s:%u", slash ? slash + 1 : file, line);
 	}
-	if (va != UINT64_MAX)
-		return snprintf(buf, cap, "\n  %s[%llx]", loc->dso_short, (unsigned long long)va);
-	return 0;
+	/* a map without an ELF file ([vdso]): perf gives the address in the map */
+	return snprintf(buf, cap, "\n  %s[%llx]", loc->dso_short,
+			(unsigned long long)(va != UINT64_MAX ? va : loc->map_ip));
 }
 
 /* One entry: "\t%16lx" then " SYM+0xOFF", " (DSO)", the srcline and " (inlined)" as the

@@ -359,8 +359,9 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 		rc = cap_output_open(&c, diag);
 	if (rc < 0)
 		goto out;
-	c.t0 = cap_now_ns();
+	/* before time 0: the counters count from it, the rounds' times too */
 	cap_counts_clock(&c);
+	c.t0 = cap_now_ns();
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 	if (o->target == PMT_TARGET_WORKLOAD) {
 		rc = start_workload(&c, diag);

@@ -115,19 +115,20 @@ static bool cpu_counter(uint64_t *v)
  * perf clock, which drifts from CLOCK_MONOTONIC (17 ms on a test VM), so t0 is kept in the
  * samples' clock too, for metrics TRACE to find each interval's samples: through the
  * rings' TIME_CONV where the kernel gives it, else by the offset measured through a COMM
- * record, else CLOCK_MONOTONIC. */
+ * record, else CLOCK_MONOTONIC. Measured before t0 is taken (the COMM record takes a
+ * while, and the counters count from t0): only the offset between the clocks is kept. */
 void cap_counts_clock(struct cap *c)
 {
 	struct pmt_ring_clock clk = { 0 };
-	uint64_t cyc, mono = c->t0;
+	uint64_t cyc, mono;
 	int64_t off;
 
+	c->count_clock_delta = 0;
+	c->count_t0_source = 0;
 	if (!c->counter)
 		return;
 	if (c->nslots)
 		pmt_ring_clock(&c->rings[0], &clk);
-	c->count_t0_sample = mono;
-	c->count_t0_source = 0;
 	if (clk.valid && cpu_counter(&cyc)) {
 		struct pmt_time_conv tc = {
 			.time_shift = clk.time_shift, .time_mult = clk.time_mult,
@@ -136,10 +137,11 @@ void cap_counts_clock(struct cap *c)
 			.cap_user_time_short = clk.cap_user_time_short,
 		};
 
-		c->count_t0_sample = pmt_time_conv_to_perf(&tc, cyc);
+		mono = cap_now_ns();
+		c->count_clock_delta = (int64_t)(pmt_time_conv_to_perf(&tc, cyc) - mono);
 		c->count_t0_source = 1;
 	} else if (cap_perf_clock_offset(&off)) {
-		c->count_t0_sample = mono + (uint64_t)off;
+		c->count_clock_delta = off;
 		c->count_t0_source = 2;
 	}
 }
@@ -152,7 +154,7 @@ int cap_counts_write_clock(struct cap *c)
 	if (!c->counter || !c->ro->counts_interval_ms)
 		return 0;
 	for (int i = 0; i < 8; i++) {
-		b[i] = (uint8_t)(c->count_t0_sample >> (8 * i));
+		b[i] = (uint8_t)((c->t0 + (uint64_t)c->count_clock_delta) >> (8 * i));
 		b[8 + i] = (uint8_t)(c->count_t0_source >> (8 * i));
 	}
 	snprintf(f.name, sizeof(f.name), "count-clock");

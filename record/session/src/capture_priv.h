@@ -48,7 +48,8 @@ struct cap {
 	struct pmt_counter *counter; /* the run opts' counting plan, opened; NULL none */
 	int32_t *count_threads;      /* its threads when counted per thread */
 	uint64_t count_next;         /* when the next interval's round is due */
-	uint64_t count_t0_sample;    /* t0 in the samples' clock (PMT_CTR_FILE_COUNT_CLOCK) */
+	int64_t count_clock_delta;   /* the samples' clock - CLOCK_MONOTONIC: t0 in the samples'
+				      * clock is t0 + this (PMT_CTR_FILE_COUNT_CLOCK) */
 	uint64_t count_t0_source;    /* 1: by the rings' TIME_CONV, 0: CLOCK_MONOTONIC */
 };
 #define FD_IX(c, s, t, e) (((size_t)(s) * (size_t)(c)->nthreads + (size_t)(t)) * \
