@@ -86,6 +86,25 @@ if [ -x "$PERF73" ]; then
 	same "perf 7.3 script of a pipe-mode recording" "$T/p73" "$T/m73"
 	checked=$((checked + 1))
 fi
+# chains through the vdso: its symbols from the image perf record keeps in the build-id
+# cache, found by the build-id perf's table gives [vdso] (against perf 7.3: perf 6.1 names
+# the .plt stub of clock_gettime otherwise, a known difference)
+if [ -x "$PERF73" ] && perf record -q -g -e cpu-clock:u -c 200000 -o "$T/vdso.data" \
+	"$T/fx/vdso_clock" 2000000 >/dev/null 2>&1; then
+	"$PERF73" script -i "$T/vdso.data" >"$T/p73" 2>/dev/null
+	if grep -q '__vdso_clock_gettime' "$T/p73"; then
+		for f in "" "-F tid,ip,sym,srcline"; do
+			# shellcheck disable=SC2086
+			"$PERF73" script -i "$T/vdso.data" $f >"$T/p73" 2>/dev/null
+			# shellcheck disable=SC2086
+			"$P" script "$T/vdso.data" $f >"$T/m73"
+			same "perf 7.3 script $f of chains through the vdso" "$T/p73" "$T/m73"
+			checked=$((checked + 1))
+		done
+	else
+		echo "note: perf 7.3 names no vdso symbol here (no vdso image in its cache): vdso part skipped"
+	fi
+fi
 # pmutrace's own -g recording: its container read by perf through zstd -dc gives the same
 # chains as pmutrace reads from it (files from this machine: --no-bundle)
 if command -v zstd >/dev/null 2>&1; then

@@ -231,6 +231,13 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 					 bid, bid + 2);
 				ok = try_path(p, w, t, found, 1, NULL);
 			}
+			if (!ok) {
+				/* perf record keeps the vdso image it read from its own process
+				 * under this name */
+				snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/vdso", w->buildid_dir,
+					 bid, bid + 2);
+				ok = try_path(p, w, t, found, 1, NULL);
+			}
 		}
 		if (!ok) {
 			snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs,
@@ -238,15 +245,16 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 			ok = debug_only = try_debug(p, w, t, found, bidp, &rt);
 		}
 	}
-	if (!ok) {
+	/* by path: a file's ([vdso] is no path) */
+	if (!ok && w->path[0] == '/') {
 		snprintf(p, sizeof(p), "%s%s", symfs, w->path);
 		ok = try_path(p, w, t, found, 1, NULL);
 	}
-	if (!ok) {
+	if (!ok && w->path[0] == '/') {
 		snprintf(p, sizeof(p), "%s/usr/lib/debug%s.debug", symfs, w->path);
 		ok = debug_only = try_debug(p, w, t, found, bidp, &rt);
 	}
-	if (!ok) {
+	if (!ok && w->path[0] == '/') {
 		snprintf(p, sizeof(p), "%s/usr/lib/debug%s", symfs, w->path);
 		ok = debug_only = try_debug(p, w, t, found, bidp, &rt);
 	}

@@ -592,8 +592,9 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 		load_kernel(s, d);
 		return;
 	}
-	/* pseudo files ([vdso], //anon, [heap]) are no paths */
-	if (d->name[0] != '/')
+	/* pseudo files (//anon, [heap]) are no paths; the vdso is found by its build-id, in
+	 * perf's cache, where perf record puts the image */
+	if (d->name[0] != '/' && (strcmp(d->name, "[vdso]") || !d->build_id_size))
 		return;
 	if (dso_find_and_load(&w, &d->tab, &found)) {
 		d->state = 1;
