@@ -233,7 +233,8 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	    (f & (PMT_FIELD_INSNLEN | PMT_FIELD_SRCCODE))) {
 		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
-		if (f & PMT_FIELD_SRCLINE) {
+		/* above a call chain each entry has its own, printed by the chain */
+		if ((f & PMT_FIELD_SRCLINE) && !chain) {
 			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline));
 			extra += strlen(srcline);
 		}
