@@ -11,18 +11,24 @@
 
 static const char c2c_usage[] =
 	"usage: pmutrace report --c2c [-i] [FILE] [--stdio|--csv|--json] [-d tot|lcl|rmt|peer]\n"
-	"         [--stats] [--show-all] [--full-symbols] [--no-source]\n"
+	"         [--stats] [--show-all] [--full-symbols] [--no-source] [-c tid,pid,iaddr,dso]\n"
+	"         [-N|-NN] [--double-cl]\n"
 	"         (perf c2c report: cache lines several CPUs and threads load and store, by\n"
-	"         HITM and peer snoops; -d: what lines are sorted on, default peer on arm64)\n";
+	"         HITM and peer snoops; -d: what lines are sorted on, default peer on arm64;\n"
+	"         -c/--coalesce: what a line's offsets are told apart by, default iaddr;\n"
+	"         -N/--node-info: CPUs and shares per node, twice: CPU lists; --double-cl:\n"
+	"         128-byte lines, for cores that prefetch the adjacent line)\n";
 
 enum { OPT_C2C = 1000, OPT_STDIO, OPT_CSV, OPT_JSON, OPT_STATS, OPT_SHOW_ALL, OPT_FULL_SYMBOLS,
-       OPT_NO_SOURCE };
+       OPT_NO_SOURCE, OPT_DOUBLE_CL };
 
 struct c2c_cmd {
 	enum pmt_sink_format fmt;
 	unsigned nformats;
 	int display;
 	unsigned flags; /* PMT_C2C_* */
+	const char *coalesce;
+	int node_info;
 	struct pmt_c2c *c2c;
 	struct pmt_out out;
 	bool out_open;
@@ -38,6 +44,18 @@ static int c2c_opt(void *ctx, int c, const char *arg)
 	case OPT_SHOW_ALL: k->flags |= PMT_C2C_SHOW_ALL; return 0;
 	case OPT_FULL_SYMBOLS: k->flags |= PMT_C2C_FULL_SYMBOLS; return 0;
 	case OPT_NO_SOURCE: k->flags |= PMT_C2C_NO_SOURCE; return 0;
+	case OPT_DOUBLE_CL: k->flags |= PMT_C2C_DOUBLE_CL; return 0;
+	case 'N': k->node_info++; return 0;
+	case 'c': {
+		const char *bad;
+		size_t badlen;
+
+		if (pmt_c2c_coalesce_check(arg, &bad, &badlen) < 0)
+			return pmt_cli_usage_fail("report", "unrecognized sort token: %.*s "
+						  "(-c takes tid, pid, iaddr, dso)", (int)badlen, bad);
+		k->coalesce = arg;
+		return 0;
+	}
 	case OPT_STDIO: k->fmt = PMT_SINK_TEXT; break;
 	case OPT_CSV: k->fmt = PMT_SINK_CSV; break;
 	case OPT_JSON: k->fmt = PMT_SINK_JSONL; break;
@@ -59,7 +77,8 @@ static int c2c_begin(void *ctx, const char *path, const struct pmt_trace_meta *m
 {
 	struct c2c_cmd *k = ctx;
 	struct pmt_c2c_opts o = PMT_OPTS_INIT(pmt_c2c_opts, .compat = compat, .meta = meta,
-					      .display = k->display, .flags = k->flags);
+					      .display = k->display, .flags = k->flags,
+					      .coalesce = k->coalesce, .node_info = k->node_info);
 
 	(void)path;
 	if (pmt_c2c_new(syms, &o, &k->c2c) < 0 || pmt_out_init(&k->out, stdout, 1 << 16) < 0)
@@ -111,11 +130,14 @@ int cmd_report(int argc, char **argv)
 		{ "show-all", no_argument, NULL, OPT_SHOW_ALL },
 		{ "full-symbols", no_argument, NULL, OPT_FULL_SYMBOLS },
 		{ "no-source", no_argument, NULL, OPT_NO_SOURCE },
+		{ "coalesce", required_argument, NULL, 'c' },
+		{ "node-info", no_argument, NULL, 'N' },
+		{ "double-cl", no_argument, NULL, OPT_DOUBLE_CL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct c2c_cmd k = { .fmt = PMT_SINK_TEXT, .display = -1 };
 	struct spe_consumer c = {
-		.usage = c2c_usage, .opts = opts, .shortopts = "d:", .opt = c2c_opt,
+		.usage = c2c_usage, .opts = opts, .shortopts = "d:c:N", .opt = c2c_opt,
 		.begin = c2c_begin, .sample = c2c_sample, .end = c2c_end, .ctx = &k,
 	};
 

@@ -109,7 +109,7 @@ add_executable(c2c_trace ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/c2c_trace.c)
 target_link_libraries(c2c_trace PRIVATE pmutrace_perfdata pmutrace_spe pmutrace_options)
 add_test(NAME diff.c2c73 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/diff/c2c_vs_perf.sh $<TARGET_FILE:pmutrace>
   $<TARGET_FILE:c2c_trace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
-set_tests_properties(diff.c2c73 PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
+set_tests_properties(diff.c2c73 PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 300)
 add_test(NAME diff.c2c COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/diff/c2c_vs_perf.sh $<TARGET_FILE:pmutrace>
   $<TARGET_FILE:c2c_trace> ${PROJECT_SOURCE_DIR} perf)
-set_tests_properties(diff.c2c PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
+set_tests_properties(diff.c2c PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -6,7 +6,8 @@
 # anonymous map and outside it): every display (-d peer, the arm64 default, and tot, lcl,
 # rmt; --stats, --show-all, --no-source, --full-symbols) byte for byte, the Pareto section
 # of offsets and code addresses included; CSV and
-# JSON against the text's numbers. The PCs start at work_01, after crtstuff's code: for code
+# JSON against the text's numbers; then two-process traces with -c, -N and --double-cl.
+# The PCs start at work_01, after crtstuff's code: for code
 # in a unit without line rows perf prints "crtstuff.c:0" and pmutrace "??:0" (a gap of
 # decode/symbols' line lookup that script -F srcline shares: "app[7a8]" there).
 #   c2c_vs_perf.sh PMUTRACE C2C_TRACE SOURCE_DIR [PERF]
@@ -29,6 +30,18 @@ work=0x$(${RE%readelf}nm "$T/fx/app" | awk '$3 == "work_01" { print $1 }')
 set -- "$work" $(($1 + $2 - work))
 case $($PERF version) in *" 6.1."*) compat=--perf-compat=6.1 ;; *) compat= ;; esac
 n=0
+# same FILE WANT LABEL OPTIONS...: perf c2c report --stdio (which must print WANT) and
+# report --c2c byte for byte
+same() {
+	f=$1 want=$2 label=$3
+	shift 3
+	$PERF c2c report -i "$f" --stdio "$@" 2>"$T/perf.err" >"$T/perf"
+	grep -q "$want" "$T/perf" || { echo "FAIL: perf printed no '$want' ($label)"; cat "$T/perf.err"; exit 1; }
+	"$P" report --c2c "$f" "$@" $compat >"$T/pmt"
+	cmp -s "$T/perf" "$T/pmt" ||
+		{ echo "FAIL: $label differs (perf < > pmutrace)"; diff "$T/perf" "$T/pmt" | head -8; exit 1; }
+	n=$((n + $(wc -l <"$T/perf")))
+}
 # N1 cores (peer snoops, no HITM) and HiSilicon HIP12 ones (local, peer-cluster and remote
 # HITM), whose table perf 6.1 does not have
 for seed in 1 7 hip12; do
@@ -43,15 +56,9 @@ for seed in 1 7 hip12; do
 		no-source|full-symbols) opt=--$d ;;
 		*) opt="-d $d" ;;
 		esac
-		$PERF c2c report -i "$T/t$seed.data" --stdio $opt 2>"$T/perf.err" >"$T/perf"
 		want="Shared Data Cache Line Table"
 		[ $d = stats ] && want="c2c details"
-		grep -q "$want" "$T/perf" ||
-			{ echo "FAIL: perf printed no table (seed $seed, $d)"; cat "$T/perf.err"; exit 1; }
-		"$P" report --c2c "$T/t$seed.data" $opt $compat >"$T/pmt"
-		cmp -s "$T/perf" "$T/pmt" ||
-			{ echo "FAIL: seed $seed -d $d differs (perf < > pmutrace)"; diff "$T/perf" "$T/pmt" | head -8; exit 1; }
-		n=$((n + $(wc -l <"$T/perf")))
+		same "$T/t$seed.data" "$want" "seed $seed -d $d" $opt
 	done
 	# CSV and JSON: the same lines with the same counts as the text table (peer display)
 	"$P" report --c2c "$T/t$seed.data" >"$T/text"
@@ -83,4 +90,25 @@ if t["nr_entries"] != t["load"] + t["store"] + t["noparse"]:
     print("FAIL: JSON total records are not loads + stores + unparsed"); sys.exit(1)
 EOF
 done
-echo "OK: $n lines identical to $($PERF version) c2c report --stdio (peer, tot, lcl, rmt, --stats, --show-all, --no-source, --full-symbols; N1 and HIP12 traces; Pareto included); CSV and JSON agree"
+# Two processes (C2C_TRACE_PROCS=2: threads 1 and 3 in pid 4000, the executable mapped
+# again as app-copy): perf keeps the cache lines of anonymous private memory apart per
+# process and sorts equal lines by pid; in a private file map named by a build-id
+# (C2C_TRACE_DATA_BID) they are one line for both, whose entries perf 7.3 names by their
+# last sample's map (perf 6.1: the first's). -c/--coalesce chooses the Pareto's entries
+# and columns, -N/-NN the node column, --double-cl 128-byte lines (not in perf 6.1)
+for kind in anon-n1 anon-hip12 bid-n1; do
+	mix=${kind#*-} bidenv=
+	[ "${kind%-*}" = bid ] && bidenv="C2C_TRACE_DATA_BID=1"
+	env C2C_TRACE_PROCS=2 $bidenv "$GEN" "$T/p$kind.data" "$1" "$2" "$(bid "$T/fx/app")" 5 2000 $mix
+	for opt in "" "-c pid" "-c dso" "-c tid" "-c pid,tid" "-c iaddr,pid" "-c tid,pid,dso" "-c dso,iaddr" \
+		"-c pid -d tot" "-N" "-NN" "-N -d tot" "-NN -d lcl" "-c pid,iaddr -N -d rmt" \
+		"--double-cl" "--double-cl -d tot -c tid" "--stats"; do
+		case "$opt" in *double-cl*) [ -n "$compat" ] && continue ;; esac
+		same "$T/p$kind.data" "c2c details" "two processes ($kind) '$opt'" $opt
+	done
+done
+# perf's refusal of a -c key that is none of tid, pid, iaddr, dso
+"$P" report --c2c "$T/t1.data" -c sym >"$T/out" 2>"$T/err" && { echo "FAIL: -c sym accepted"; exit 1; }
+grep -q "unrecognized sort token: sym" "$T/err" && [ ! -s "$T/out" ] ||
+	{ echo "FAIL: -c sym: $(cat "$T/err")"; exit 1; }
+echo "OK: $n lines identical to $($PERF version) c2c report --stdio (peer, tot, lcl, rmt, --stats, --show-all, --no-source, --full-symbols; -c tid/pid/iaddr/dso, -N, -NN, --double-cl; N1 and HIP12 traces, one and two processes, anonymous and build-id data maps; Pareto included); CSV and JSON agree"

@@ -7,8 +7,12 @@
  * build-id MMAP2; the data addresses in an anonymous map. With "hip12" the CPUs are
  * HiSilicon HIP12 cores, whose data sources also say HITM (local, peer cluster, remote
  * socket), so perf c2c's HITM displays have lines to show. The input of
- * tests/diff/c2c_vs_perf.sh. Deterministic for a seed.
+ * tests/diff/c2c_vs_perf.sh. Deterministic for a seed. With C2C_TRACE_PROCS=2 in the
+ * environment, threads 1 and 3 belong to a second process (PID2, a lower pid, so that
+ * orders by pid show) that maps the same executable under another name (app-copy), for
+ * perf c2c's -c pid and -c dso.
  * Usage: c2c_trace OUT.data TEXT LEN BUILDID_HEX [SEED [RECORDS_PER_CPU [n1|hip12]]] */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,7 @@
 #define NCPUS 4
 #define NTHREADS 4
 #define PID 5000
+#define PID2 4000
 #define ROUNDS 8
 #define APP_BASE 0xaaaad0000000ULL
 #define DATA_BASE 0xffff90000000ULL
@@ -115,6 +120,13 @@ int main(int argc, char **argv)
 	uint8_t attr[136] = { 0 }, bid[20];
 	uint64_t aux_off[NCPUS] = { 0 }, ts[NCPUS], spe_id = 1, text, len, midr = 0x410fd0c0;
 	unsigned per_cpu, nbid = 0;
+	const char *procs = getenv("C2C_TRACE_PROCS");
+	bool two = procs && !strcmp(procs, "2");
+	/* C2C_TRACE_DATA_BID=1: the data lies in a private file map named by a build-id
+	 * MMAP2 (no device or inode) instead of anonymous memory */
+	bool data_bid = getenv("C2C_TRACE_DATA_BID") != NULL;
+	static const uint8_t dbid[20] = { 0xda, 0x7a, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+					  13, 14, 15, 16, 17, 18 };
 	int rc = 0;
 
 	if (argc < 5 || argc > 8 || (argc == 8 && strcmp(argv[7], "n1") && strcmp(argv[7], "hip12"))) {
@@ -153,15 +165,30 @@ int main(int argc, char **argv)
 	rc |= pmt_perf_writer_write_time_conv(w, &tc);
 	rc |= pmt_perf_writer_write_auxtrace_info_spe_v1(w, 8, true);
 	for (unsigned t = 0; t < NTHREADS; t++) {
+		sid.pid = two && t % 2 ? PID2 : PID;
 		sid.tid = PID + 1 + t;
-		rc |= pmt_perf_writer_write_comm(w, PID, PID + 1 + t, t ? "c2c-worker" : "c2c-main",
-						 false, &sid);
+		rc |= pmt_perf_writer_write_comm(w, (uint32_t)sid.pid, PID + 1 + t,
+						 t ? "c2c-worker" : "c2c-main", false, &sid);
 	}
+	for (unsigned p = 0; p < (two ? 2u : 1u); p++) {
+		sid.pid = p ? PID2 : PID;
+		sid.tid = PID + 1 + p;
+		rc |= pmt_perf_writer_write_mmap2_build_id(w, (uint32_t)sid.pid, (uint32_t)sid.tid,
+							   APP_BASE, 0x10000, 0, 5, 2, bid, nbid,
+							   p ? "/usr/bin/app-copy" : "/usr/bin/app",
+							   &sid);
+		if (data_bid)
+			rc |= pmt_perf_writer_write_mmap2_build_id(w, (uint32_t)sid.pid,
+								   (uint32_t)sid.tid, DATA_BASE,
+								   0x100000, 0, 3, 0x02, dbid,
+								   sizeof(dbid), "/var/data.bin", &sid);
+		else
+			rc |= pmt_perf_writer_write_mmap2(w, (uint32_t)sid.pid, (uint32_t)sid.tid,
+							  DATA_BASE, 0x100000, 0, 3, 0x22, "//anon",
+							  &sid);
+	}
+	sid.pid = PID;
 	sid.tid = PID + 1;
-	rc |= pmt_perf_writer_write_mmap2_build_id(w, PID, PID + 1, APP_BASE, 0x10000, 0, 5, 2,
-						   bid, nbid, "/usr/bin/app", &sid);
-	rc |= pmt_perf_writer_write_mmap2(w, PID, PID + 1, DATA_BASE, 0x100000, 0, 3, 0x22,
-					  "//anon", &sid);
 	text += APP_BASE;
 	for (unsigned r = 0; r < ROUNDS && rc >= 0; r++) {
 		for (unsigned c = 0; c < NCPUS; c++) {

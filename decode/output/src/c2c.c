@@ -10,7 +10,6 @@
 #include "pmutrace/output.h"
 #include "pmutrace/perf_abi.h"
 
-#define CL_SHIFT 6 /* perf's cacheline_size() default; what Neoverse and x86 cores use */
 #define DISPLAY_LINE_LIMIT 0.001
 
 #include "c2c_priv.h"
@@ -171,6 +170,18 @@ int pmt_c2c_new(struct pmt_symbols *syms, const struct pmt_c2c_opts *o, struct p
 	c->meta = PMT_OPTS_HAS(o, meta) ? o->meta : NULL;
 	c->display = o->display < 0 ? default_display(c->meta) : o->display;
 	c->flags = PMT_OPTS_HAS(o, flags) ? o->flags : 0;
+	c->node_info = PMT_OPTS_HAS(o, node_info) ? o->node_info : 0;
+	/* perf's cacheline_size() default, what Neoverse and x86 cores use; --double-cl for
+	 * cores whose adjacent-line prefetch makes pairs of lines behave as one */
+	c->cl_shift = c->flags & PMT_C2C_DOUBLE_CL ? 7 : 6;
+	if (c2c_set_coalesce(c, PMT_OPTS_HAS(o, coalesce) && o->coalesce ? o->coalesce : "iaddr") < 0) {
+		free(c);
+		return -PMT_EPARSE;
+	}
+	if (c2c_set_nodes(c) < 0) {
+		free(c);
+		return -PMT_ENOMEM;
+	}
 	*out = c;
 	return 0;
 }
@@ -183,6 +194,8 @@ void pmt_c2c_free(struct pmt_c2c *c)
 	free(c->slot);
 	free(c->ents);
 	free(c->eslot);
+	free(c->node_cpus);
+	free(c->node_cnt);
 	free(c);
 }
 
@@ -219,20 +232,34 @@ int c2c_grow_slots(const struct pmt_c2c *c, uint32_t **slot, uint32_t *nslot, ui
 	return 0;
 }
 
-static uint64_t line_key(const struct pmt_c2c *c, uint32_t i)
+static uint64_t key_hash(const struct c2c_line_key *k)
 {
-	return c->lines[i].addr;
+	return k->cl ^ (uint64_t)(uint32_t)k->pid << 40 ^ k->id.ino * 0x9e3779b97f4a7c15ULL ^
+	       ((uint64_t)k->id.maj << 32 | k->id.min) ^ k->id.ino_generation ^
+	       (uint64_t)k->kernel << 63 ^ (uint64_t)k->mapped << 62;
 }
 
-static struct c2c_line *find_line(struct pmt_c2c *c, uint64_t cl)
+static bool key_eq(const struct c2c_line_key *a, const struct c2c_line_key *b)
+{
+	return a->cl == b->cl && a->pid == b->pid && a->kernel == b->kernel &&
+	       a->mapped == b->mapped && a->id.maj == b->id.maj && a->id.min == b->id.min &&
+	       a->id.ino == b->id.ino && a->id.ino_generation == b->id.ino_generation;
+}
+
+static uint64_t line_key(const struct pmt_c2c *c, uint32_t i)
+{
+	return key_hash(&c->lines[i].key);
+}
+
+static struct c2c_line *find_line(struct pmt_c2c *c, const struct c2c_line_key *k, uint64_t addr)
 {
 	uint32_t h;
 
 	if ((c->nlines + 1) * 2 > c->nslot &&
 	    c2c_grow_slots(c, &c->slot, &c->nslot, c->nlines, line_key) < 0)
 		return NULL;
-	for (h = c2c_hash(cl) & (c->nslot - 1); c->slot[h]; h = (h + 1) & (c->nslot - 1))
-		if (c->lines[c->slot[h] - 1].addr == cl)
+	for (h = c2c_hash(key_hash(k)) & (c->nslot - 1); c->slot[h]; h = (h + 1) & (c->nslot - 1))
+		if (key_eq(&c->lines[c->slot[h] - 1].key, k))
 			return &c->lines[c->slot[h] - 1];
 	if (c->nlines == c->cap) {
 		uint32_t cap = c->cap ? c->cap * 2 : 1024;
@@ -245,39 +272,57 @@ static struct c2c_line *find_line(struct pmt_c2c *c, uint64_t cl)
 	}
 	c->slot[h] = c->nlines + 1;
 	memset(&c->lines[c->nlines], 0, sizeof(c->lines[0]));
-	c->lines[c->nlines].addr = cl;
+	c->lines[c->nlines].addr = addr >> c->cl_shift << c->cl_shift;
+	c->lines[c->nlines].key = *k;
 	return &c->lines[c->nlines++];
 }
 
-/* perf's nomap: the data address and the code address must both fall in a map */
-static bool both_mapped(struct pmt_c2c *c, const struct pmt_spe_sample *s)
+/* The sample's line key; *mapped: perf's nomap test, the data address and the code
+ * address must both fall in a map */
+static void line_key_of(struct pmt_c2c *c, const struct pmt_spe_sample *s,
+			struct c2c_line_key *k, bool *mapped)
 {
-	struct pmt_sym_loc loc;
+	struct pmt_sym_loc code, data;
+	uint64_t al = s->addr;
 
-	if (!c->syms)
-		return false;
-	if (pmt_symbols_resolve(c->syms, s->pid, s->ip, s->time, &loc) < 0 || !loc.dso)
-		return false;
-	return pmt_symbols_resolve(c->syms, s->pid, s->addr, s->time, &loc) >= 0 && loc.dso;
+	memset(k, 0, sizeof(*k));
+	*mapped = false;
+	/* perf's arm_spe_cpumode(): the instruction's address says kernel or user */
+	k->kernel = s->ip >> 63;
+	if (c->syms && pmt_symbols_resolve(c->syms, s->pid, s->addr, s->time, &data) >= 0 &&
+	    data.dso) {
+		k->mapped = 1;
+		k->id = data.map_id;
+		k->id.anon = 0;
+		al = data.map_ip;
+		if (!k->kernel && data.map_id.anon)
+			k->pid = s->pid;
+		*mapped = pmt_symbols_resolve(c->syms, s->pid, s->ip, s->time, &code) >= 0 &&
+			  code.dso;
+	}
+	k->cl = al >> c->cl_shift << c->cl_shift;
 }
 
 int pmt_c2c_add(struct pmt_c2c *c, const struct pmt_spe_sample *s)
 {
 	struct c2c_stats st = { 0 };
+	struct c2c_line_key key;
 	struct c2c_line *l;
 	struct c2c_ent *e;
+	bool mapped;
 
 	/* perf c2c synthesizes only SPE's memory samples (itrace_synth_opts.mem) */
 	if (s->event != PMT_SPE_SE_MEMORY)
 		return 0;
-	decode_stats(&st, s->data_src, s->addr, both_mapped(c, s), c->compat);
-	l = find_line(c, s->addr >> CL_SHIFT << CL_SHIFT);
+	line_key_of(c, s, &key, &mapped);
+	decode_stats(&st, s->data_src, s->addr, mapped, c->compat);
+	l = find_line(c, &key, s->addr);
 	e = l ? c2c_find_ent(c, (uint32_t)(l - c->lines), s) : NULL;
 	if (!e)
 		return -PMT_ENOMEM;
 	c2c_stats_add(&l->st, &st);
 	c2c_stats_add(&c->total, &st);
-	c2c_ent_add(e, &st, s);
+	c2c_ent_add(c, e, &st, s);
 	return 1;
 }
 
@@ -313,17 +358,29 @@ static const char *const display_names[] = { "Total HITMs", "Local HITMs", "Remo
 
 static int display_g; /* qsort has no context: the display of the table being sorted */
 
-/* perf's output order: the display count, largest first; equal counts by address */
+#define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
+/* perf's output order: the display count, largest first; equal counts in the order of
+ * its line tree (sort__dcacheline_cmp): kernel code first, unmapped data last, by device
+ * and inode, process, then the line's address in the map */
 static int line_cmp(const void *a, const void *b)
 {
 	const struct c2c_line *x = *(const struct c2c_line *const *)a;
 	const struct c2c_line *y = *(const struct c2c_line *const *)b;
+	const struct c2c_line_key *kx = &x->key, *ky = &y->key;
 	uint32_t cx = c2c_display_count(&x->st, display_g), cy = c2c_display_count(&y->st, display_g);
 
-	if (cx != cy)
-		return cx > cy ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	CMP(cy, cx);
+	CMP(ky->kernel, kx->kernel);
+	CMP(ky->mapped, kx->mapped);
+	CMP(kx->id.maj, ky->id.maj);
+	CMP(kx->id.min, ky->id.min);
+	CMP(kx->id.ino, ky->id.ino);
+	CMP(kx->id.ino_generation, ky->id.ino_generation);
+	CMP(kx->pid, ky->pid);
+	CMP(kx->cl, ky->cl);
+	return 0;
 }
+#undef CMP
 
 /* The shared lines (HITM or peer loads) and their summed counts, and the lines shown
  * (perf's he__display: at least 0.1% of the shared lines' display count), in order. */
@@ -451,7 +508,7 @@ static void print_details(struct pmt_c2c *c, struct pmt_out *o)
 	}
 	pmt_out_printf(o, "%-36s: %s\n", first, pmt_spe_event_name(PMT_SPE_SE_MEMORY, c->compat));
 	pmt_out_printf(o, "  Cachelines sort on                : %s\n", display_names[c->display]);
-	pmt_out_str(o, "  Cacheline data grouping           : offset,iaddr\n");
+	pmt_out_printf(o, "  Cacheline data grouping           : offset,%s\n", c->coalesce);
 }
 
 /* perf's "%.2F%%" in the column's width */
@@ -470,9 +527,11 @@ static void print_line_table(struct pmt_c2c *c, struct pmt_out *o, struct c2c_li
 	static const char *const pct_head[] = { "      Tot", "      Lcl", "      Rmt", "     Peer" };
 
 	pmt_out_str(o, "#\n");
-	pmt_out_printf(o, "#        ----------- Cacheline ----------%s  %s    Total    Total    Total"
+	pmt_out_printf(o, "#        %s%s  %s    Total    Total    Total"
 		       "  --------- Stores --------  ----- Core Load Hit -----  - LLC Load Hit --"
-		       "  - RMT Load Hit --  --- Load Dram ----\n", pct_head[c->display],
+		       "  - RMT Load Hit --  --- Load Dram ----\n",
+		       c->cl_shift == 7 ? "------- Double-Cacheline -------" : "----------- Cacheline ----------",
+		       pct_head[c->display],
 		       peer ? "------- Load Peer -------" : "------- Load Hitm -------");
 	pmt_out_printf(o, "# Index             Address  Node  PA cnt  %s  records    Loads"
 		       "   Stores    L1Hit   L1Miss      N/A       FB       L1       L2    LclHit"

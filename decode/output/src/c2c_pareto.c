@@ -10,30 +10,110 @@
 #define NODES_MAX 64
 #define SRCLINE_MAX 512
 
-/* an entry's hash key: its code address, line and offset */
-static uint64_t ent_key_of(uint64_t iaddr, uint32_t line, uint8_t off)
+static const char *const key_names[C2C_NKEYS] = { "tid", "pid", "iaddr", "dso" };
+
+static int key_of(const char *t, size_t n)
 {
-	return iaddr ^ ((uint64_t)line << 6 | off) << 20;
+	for (int k = 0; k < C2C_NKEYS; k++)
+		if (strlen(key_names[k]) == n && !strncmp(t, key_names[k], n))
+			return k;
+	return -1;
+}
+
+int pmt_c2c_coalesce_check(const char *s, const char **bad, size_t *badlen)
+{
+	while (s && *s) {
+		size_t n = strcspn(s, ",");
+
+		if (n && key_of(s, n) < 0) {
+			*bad = s;
+			*badlen = n;
+			return -PMT_EPARSE;
+		}
+		s += n + (s[n] == ',');
+	}
+	return 0;
+}
+
+int c2c_set_coalesce(struct pmt_c2c *c, const char *list)
+{
+	const char *bad;
+	size_t badlen;
+
+	if (pmt_c2c_coalesce_check(list, &bad, &badlen) < 0)
+		return -PMT_EPARSE;
+	c->coalesce = list;
+	for (const char *s = list; *s;) {
+		size_t n = strcspn(s, ",");
+		int k = n ? key_of(s, n) : -1;
+
+		/* a key given twice sorts where it came first */
+		if (k >= 0 && !(c->keymask & 1u << k)) {
+			c->keys[c->nkeys++] = (uint8_t)k;
+			c->keymask |= 1u << k;
+		}
+		s += n + (s[n] == ',');
+	}
+	return 0;
+}
+
+static bool has_key(const struct pmt_c2c *c, int k)
+{
+	return c->keymask & 1u << k;
+}
+
+/* an entry's hash key: its line, offset and the -c keys' values */
+static uint64_t ent_key_of(const struct pmt_c2c *c, uint64_t iaddr, int32_t tid, int32_t pid,
+			   const void *dso, uint32_t line, uint8_t off)
+{
+	uint64_t k = ((uint64_t)line << 7 | off) << 20;
+
+	if (has_key(c, C2C_KEY_IADDR))
+		k ^= iaddr;
+	if (has_key(c, C2C_KEY_TID))
+		k ^= (uint64_t)(uint32_t)tid * 0x9e3779b97f4a7c15ULL;
+	if (has_key(c, C2C_KEY_PID))
+		k ^= (uint64_t)(uint32_t)pid << 40;
+	if (has_key(c, C2C_KEY_DSO))
+		k ^= (uint64_t)(uintptr_t)dso;
+	return k;
 }
 
 static uint64_t ent_key(const struct pmt_c2c *c, uint32_t i)
 {
-	return ent_key_of(c->ents[i].iaddr, c->ents[i].line, c->ents[i].off);
+	const struct c2c_ent *e = &c->ents[i];
+
+	return ent_key_of(c, e->iaddr, e->tid, e->pid, e->dso_id, e->line, e->off);
+}
+
+static bool ent_is(const struct pmt_c2c *c, const struct c2c_ent *e, uint32_t line, uint8_t off,
+		   const struct pmt_spe_sample *s, const void *dso)
+{
+	return e->line == line && e->off == off &&
+	       (!has_key(c, C2C_KEY_IADDR) || e->iaddr == s->ip) &&
+	       (!has_key(c, C2C_KEY_TID) || e->tid == s->tid) &&
+	       (!has_key(c, C2C_KEY_PID) || e->pid == s->pid) &&
+	       (!has_key(c, C2C_KEY_DSO) || e->dso_id == dso);
 }
 
 struct c2c_ent *c2c_find_ent(struct pmt_c2c *c, uint32_t line, const struct pmt_spe_sample *s)
 {
-	uint8_t off = (uint8_t)(s->addr & 63);
+	uint8_t off = (uint8_t)(s->addr & ((1u << c->cl_shift) - 1));
+	struct pmt_sym_loc loc = { 0 };
 	uint32_t h;
 	struct c2c_ent *e;
 
+	/* the file of the code address: perf's dso sort key (by file, not by symbol) */
+	if (has_key(c, C2C_KEY_DSO) && c->syms &&
+	    pmt_symbols_resolve(c->syms, s->pid, s->ip, s->time, &loc) < 0)
+		memset(&loc, 0, sizeof(loc));
 	if ((c->nents + 1) * 2 > c->neslot &&
 	    c2c_grow_slots(c, &c->eslot, &c->neslot, c->nents, ent_key) < 0)
 		return NULL;
-	h = c2c_hash(ent_key_of(s->ip, line, off)) & (c->neslot - 1);
+	h = c2c_hash(ent_key_of(c, s->ip, s->tid, s->pid, loc.dso_id, line, off)) & (c->neslot - 1);
 	for (; c->eslot[h]; h = (h + 1) & (c->neslot - 1)) {
 		e = &c->ents[c->eslot[h] - 1];
-		if (e->line == line && e->off == off && e->iaddr == s->ip)
+		if (ent_is(c, e, line, off, s, loc.dso_id))
 			return e;
 	}
 	if (c->nents == c->ecap) {
@@ -43,6 +123,15 @@ struct c2c_ent *c2c_find_ent(struct pmt_c2c *c, uint32_t line, const struct pmt_
 		if (!e)
 			return NULL;
 		c->ents = e;
+		if (c->node_info == 1 && c->nnodes) {
+			uint32_t *nc = realloc(c->node_cnt, (size_t)cap * c->nnodes * 2 * sizeof(*nc));
+
+			if (!nc)
+				return NULL;
+			memset(nc + (size_t)c->ecap * c->nnodes * 2, 0,
+			       (size_t)(cap - c->ecap) * c->nnodes * 2 * sizeof(*nc));
+			c->node_cnt = nc;
+		}
 		c->ecap = cap;
 	}
 	c->eslot[h] = c->nents + 1;
@@ -52,31 +141,60 @@ struct c2c_ent *c2c_find_ent(struct pmt_c2c *c, uint32_t line, const struct pmt_
 	e->line = line;
 	e->off = off;
 	e->pid = s->pid;
+	e->tid = s->tid;
+	e->dso_id = loc.dso_id;
+	e->dso_name = loc.dso ? loc.dso_short : NULL;
 	e->time = s->time;
+	e->map_pid = s->pid;
+	e->map_time = s->time;
 	return e;
 }
 
-void c2c_ent_add(struct c2c_ent *e, const struct c2c_stats *st, const struct pmt_spe_sample *s)
+/* the count the display sorts on, as perf's node_entry() shares it out per node */
+static uint32_t node_display_count(const struct c2c_stats *s, int display)
+{
+	return display == PMT_C2C_DISPLAY_PEER ? s->tot_peer :
+	       display == PMT_C2C_DISPLAY_LCL ? s->lcl_hitm :
+	       display == PMT_C2C_DISPLAY_RMT ? s->rmt_hitm : s->tot_hitm;
+}
+
+void c2c_ent_add(struct pmt_c2c *c, struct c2c_ent *e, const struct c2c_stats *st,
+		 const struct pmt_spe_sample *s)
 {
 	int k = st->rmt_hitm ? C2C_MEAN_RMT_HITM : st->lcl_hitm ? C2C_MEAN_LCL_HITM :
 		st->rmt_peer ? C2C_MEAN_RMT_PEER : st->lcl_peer ? C2C_MEAN_LCL_PEER :
 		st->load ? C2C_MEAN_LOAD : -1;
 
 	c2c_stats_add(&e->st, st);
+	/* perf 7.3 names the entry by its last sample's map, 6.1 by its first (the release
+	 * between that changed it is not known here: only those two are checked) */
+	if (c->compat > PMT_PERF_6_1) {
+		e->map_pid = s->pid;
+		e->map_time = s->time;
+	}
 	if (k >= 0) {
 		struct c2c_mean *m = &e->mean[k];
 
 		m->n++;
 		m->mean += ((double)s->weight - m->mean) / m->n;
 	}
-	if (s->cpu < C2C_CPU_WORDS * 64)
+	if (s->cpu < C2C_CPU_WORDS * 64) {
 		e->cpus[s->cpu / 64] |= 1ULL << (s->cpu % 64);
+		if (c->node_cnt && c->cpu_node[s->cpu] != 0xff) {
+			uint32_t *nc = c->node_cnt + ((size_t)(e - c->ents) * c->nnodes +
+						      c->cpu_node[s->cpu]) * 2;
+
+			nc[0] += node_display_count(st, c->display);
+			nc[1] += st->store;
+		}
+	}
 }
 
 /* ---- what an entry prints ------------------------------------------------------------ */
 struct ent_text {
 	char sym[300], dso[256], src[SRCLINE_MAX];
 	int symlen;             /* perf's symbol column length for it (namelen + 4) */
+	const char *comm;       /* the thread's (tid key) */
 };
 
 static void ent_text(struct pmt_c2c *c, const struct c2c_ent *e, struct ent_text *t)
@@ -86,7 +204,8 @@ static void ent_text(struct pmt_c2c *c, const struct c2c_ent *e, struct ent_text
 	unsigned line;
 	uint64_t va;
 
-	if (!c->syms || pmt_symbols_resolve(c->syms, e->pid, e->iaddr, e->time, &loc) < 0)
+	t->comm = c->syms ? pmt_symbols_comm(c->syms, e->tid, 0) : NULL;
+	if (!c->syms || pmt_symbols_resolve(c->syms, e->map_pid, e->iaddr, e->map_time, &loc) < 0)
 		memset(&loc, 0, sizeof(loc));
 	if (loc.sym) {
 		snprintf(t->sym, sizeof(t->sym), "[%c] %s", loc.kernel ? 'k' : '.', loc.sym);
@@ -139,6 +258,22 @@ static unsigned parse_nodes(const char *s, uint64_t (*nodes)[C2C_CPU_WORDS])
 	return n;
 }
 
+int c2c_set_nodes(struct pmt_c2c *c)
+{
+	memset(c->cpu_node, 0xff, sizeof(c->cpu_node));
+	if (!c->meta || !c->meta->numa_nodes)
+		return 0;
+	c->node_cpus = calloc(NODES_MAX, sizeof(*c->node_cpus));
+	if (!c->node_cpus)
+		return -PMT_ENOMEM;
+	c->nnodes = parse_nodes(c->meta->numa_nodes, c->node_cpus);
+	for (unsigned k = c->nnodes; k-- > 0;)
+		for (unsigned cpu = 0; cpu < C2C_CPU_WORDS * 64; cpu++)
+			if (c->node_cpus[k][cpu / 64] >> (cpu % 64) & 1)
+				c->cpu_node[cpu] = (uint8_t)k;
+	return 0;
+}
+
 static int popcount_cpus(const uint64_t *cpus)
 {
 	int n = 0;
@@ -150,6 +285,7 @@ static int popcount_cpus(const uint64_t *cpus)
 
 /* ---- order and header ---------------------------------------------------------------- */
 static int display_g;
+static const struct pmt_c2c *cmp_c;
 
 /* perf's resort keys: offset, then the display's counts (largest first), then the code
  * address */
@@ -170,7 +306,25 @@ static int ent_cmp(const void *a, const void *b)
 	for (int i = 0; i < 2; i++)
 		if (kx[i] != ky[i])
 			return kx[i] > ky[i] ? -1 : 1;
-	return x->iaddr < y->iaddr ? -1 : x->iaddr > y->iaddr;
+	/* ties keep the order of perf's entry tree, sorted by the -c keys in their order:
+	 * code addresses and threads rising (sort__iaddr_cmp, sort__thread_cmp), processes
+	 * falling (c2c's pid_cmp subtracts the other way), files by name, none last */
+	for (unsigned i = 0; i < cmp_c->nkeys; i++) {
+		int r = 0;
+
+		switch (cmp_c->keys[i]) {
+		case C2C_KEY_IADDR: r = (x->iaddr > y->iaddr) - (x->iaddr < y->iaddr); break;
+		case C2C_KEY_TID: r = (x->tid > y->tid) - (x->tid < y->tid); break;
+		case C2C_KEY_PID: r = (x->pid < y->pid) - (x->pid > y->pid); break;
+		case C2C_KEY_DSO:
+			r = !x->dso_name || !y->dso_name ? !x->dso_name - !y->dso_name
+							 : strcmp(x->dso_name, y->dso_name);
+			break;
+		}
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 /* perf's is_valid_hist_entry(): entries with stores or with the display's loads */
@@ -240,11 +394,72 @@ struct line_view {
 	struct c2c_ent **ents; /* the line's entries */
 	uint32_t n;
 	struct ent_text *text;
-	int sym_w, dso_w, src_w;
+	int sym_w, dso_w, src_w, thr_w;
 };
 
+/* perf's node_entry(): the nodes whose CPUs the entry's samples ran on; with -N each
+ * one's CPU count and share of the display's loads and of the stores, with -NN its CPUs */
+static void put_nodes(struct pmt_c2c *c, struct pmt_out *o, const struct c2c_ent *e)
+{
+	bool first = true;
+
+	for (unsigned k = 0; k < c->nnodes; k++) {
+		uint64_t set[C2C_CPU_WORDS];
+		bool any = false;
+
+		for (int w = 0; w < C2C_CPU_WORDS; w++) {
+			set[w] = e->cpus[w] & c->node_cpus[k][w];
+			any |= set[w] != 0;
+		}
+		if (!any) {
+			if (c->node_info == 1)
+				pmt_out_printf(o, "%21s", " ");
+			continue;
+		}
+		if (!first)
+			pmt_out_char(o, ' ');
+		first = false;
+		if (c->node_info == 1) {
+			const uint32_t *nc = c->node_cnt + ((size_t)(e - c->ents) * c->nnodes + k) * 2;
+			uint32_t tot = node_display_count(&e->st, c->display);
+
+			pmt_out_printf(o, "%2u{%2d ", k, popcount_cpus(set));
+			if (tot)
+				pmt_out_printf(o, "%5.1f%% ", 100. * nc[0] / tot);
+			else
+				pmt_out_printf(o, "%6s ", "n/a");
+			if (e->st.store)
+				pmt_out_printf(o, "%5.1f%%}", 100. * nc[1] / e->st.store);
+			else
+				pmt_out_printf(o, "%6s}", "n/a");
+		} else if (c->node_info == 2) {
+			/* the kernel's bitmap list: "0-1,3" */
+			const char *sep = "";
+
+			pmt_out_printf(o, "%2u{", k);
+			for (unsigned cpu = 0; cpu < C2C_CPU_WORDS * 64; cpu++) {
+				unsigned end = cpu;
+
+				if (!(set[cpu / 64] >> (cpu % 64) & 1))
+					continue;
+				while (end + 1 < C2C_CPU_WORDS * 64 && set[(end + 1) / 64] >> ((end + 1) % 64) & 1)
+					end++;
+				if (end > cpu)
+					pmt_out_printf(o, "%s%u-%u", sep, cpu, end);
+				else
+					pmt_out_printf(o, "%s%u", sep, cpu);
+				sep = ",";
+				cpu = end;
+			}
+			pmt_out_char(o, '}');
+		} else {
+			pmt_out_printf(o, "%2u", k);
+		}
+	}
+}
+
 static void print_line(struct pmt_c2c *c, struct pmt_out *o, const struct c2c_line *l,
-		       struct line_view *lv, uint64_t (*nodes)[C2C_CPU_WORDS], unsigned nnodes)
+		       struct line_view *lv)
 {
 	bool peer = c->display == PMT_C2C_DISPLAY_PEER;
 	char addr[24];
@@ -260,7 +475,6 @@ static void print_line(struct pmt_c2c *c, struct pmt_out *o, const struct c2c_li
 		const struct c2c_stats *s = &e->st;
 		const struct ent_text *t = &lv->text[i];
 		char off[8], ia[24], cnt[12];
-		bool first = true;
 
 		if (!ent_shown(e, c->display))
 			continue;
@@ -271,26 +485,33 @@ static void print_line(struct pmt_c2c *c, struct pmt_out *o, const struct c2c_li
 		put_pct(o, s->st_l1miss, l->st.st_l1miss);
 		put_pct(o, s->st_na, l->st.st_na);
 		snprintf(off, sizeof(off), "0x%x", e->off);
-		snprintf(ia, sizeof(ia), "0x%llx", (unsigned long long)e->iaddr);
-		pmt_out_printf(o, "  %18s  %4s  %6u  %18s", off, "N/A", 0, ia);
+		pmt_out_printf(o, "  %18s  %4s  %6u", off, "N/A", 0);
+		if (has_key(c, C2C_KEY_PID))
+			pmt_out_printf(o, "  %7d", e->pid);
+		if (has_key(c, C2C_KEY_TID)) {
+			/* perf's thread column: TID:COMM in the width of the longest comm + 8 */
+			char dflt[16];
+			int w = lv->thr_w > 7 ? lv->thr_w - 8 : 0;
+
+			snprintf(dflt, sizeof(dflt), ":%d", e->tid);
+			pmt_out_printf(o, "  %7d:%-*.*s", e->tid, w, w, t->comm ? t->comm : dflt);
+		}
+		if (has_key(c, C2C_KEY_IADDR)) {
+			snprintf(ia, sizeof(ia), "0x%llx", (unsigned long long)e->iaddr);
+			pmt_out_printf(o, "  %18s", ia);
+		}
 		put_mean(o, &e->mean[peer ? C2C_MEAN_RMT_PEER : C2C_MEAN_RMT_HITM]);
 		put_mean(o, &e->mean[peer ? C2C_MEAN_LCL_PEER : C2C_MEAN_LCL_HITM]);
 		put_mean(o, &e->mean[C2C_MEAN_LOAD]);
 		snprintf(cnt, sizeof(cnt), "%d", popcount_cpus(e->cpus));
-		pmt_out_printf(o, "  %7u  %8s  %-*.*s  %-*.*s  ", c2c_records(s), cnt,
-			       lv->sym_w, lv->sym_w, t->sym, lv->dso_w, lv->dso_w, t->dso);
-		if (!(c->flags & PMT_C2C_NO_SOURCE))
+		pmt_out_printf(o, "  %7u  %8s  ", c2c_records(s), cnt);
+		if (has_key(c, C2C_KEY_IADDR))
+			pmt_out_printf(o, "%-*.*s  ", lv->sym_w, lv->sym_w, t->sym);
+		if (has_key(c, C2C_KEY_IADDR) || has_key(c, C2C_KEY_DSO))
+			pmt_out_printf(o, "%-*.*s  ", lv->dso_w, lv->dso_w, t->dso);
+		if (has_key(c, C2C_KEY_IADDR) && !(c->flags & PMT_C2C_NO_SOURCE))
 			pmt_out_printf(o, "%-*.*s  ", lv->src_w, lv->src_w, t->src);
-		for (unsigned k = 0; k < nnodes; k++) {
-			bool any = false;
-
-			for (int w = 0; w < C2C_CPU_WORDS; w++)
-				any |= (e->cpus[w] & nodes[k][w]) != 0;
-			if (!any)
-				continue;
-			pmt_out_printf(o, "%s%2u", first ? "" : " ", k);
-			first = false;
-		}
+		put_nodes(c, o, e);
 		pmt_out_char(o, '\n');
 	}
 }
@@ -301,11 +522,16 @@ static void line_widths(struct pmt_c2c *c, struct line_view *lv)
 	lv->sym_w = 0;
 	lv->dso_w = 0;
 	lv->src_w = 11; /* strlen("Source:Line") */
+	lv->thr_w = 0;
 	for (uint32_t i = 0; i < lv->n; i++) {
 		struct ent_text *t = &lv->text[i];
 		int len;
 
 		ent_text(c, lv->ents[i], t);
+		/* perf's HISTC_THREAD: the longest comm + 8 (a thread without one is ":TID") */
+		len = t->comm ? (int)strlen(t->comm) : snprintf(NULL, 0, ":%d", lv->ents[i]->tid);
+		if (len + 8 > lv->thr_w)
+			lv->thr_w = len + 8;
 		if (t->symlen > lv->sym_w)
 			lv->sym_w = t->symlen;
 		len = (int)strlen(t->dso);
@@ -323,11 +549,50 @@ static void line_widths(struct pmt_c2c *c, struct line_view *lv)
 		lv->src_w = 30;
 }
 
+/* perf's setup_coalesce() output list: the -c keys choose the entry columns */
+static int pareto_columns(const struct pmt_c2c *c, const struct line_view *lv, const char *data,
+			  struct col *cols)
+{
+	bool peer = c->display == PMT_C2C_DISPLAY_PEER;
+	static const char *const node_head[2][3] = {
+		{ "Node", "Node{cpus %hitms %stores}", "Node{cpu list}" },
+		{ "Node", "Node{cpus %peers %stores}", "Node{cpu list}" },
+	};
+	int n = 0;
+
+	cols[n++] = (struct col){ 5, NULL, 0, "Num" };
+	cols[n++] = (struct col){ 7, peer ? "-- Peer Snoop --" : "----- HITM -----", 1,
+				  peer ? "Rmt" : "RmtHitm" };
+	cols[n++] = (struct col){ 7, NULL, 0, peer ? "Lcl" : "LclHitm" };
+	cols[n++] = (struct col){ 7, "------- Store Refs ------", 2, "L1 Hit" };
+	cols[n++] = (struct col){ 7, NULL, 0, "L1 Miss" };
+	cols[n++] = (struct col){ 7, NULL, 0, "N/A" };
+	cols[n++] = (struct col){ 18, data, 2, "Offset" };
+	cols[n++] = (struct col){ 4, NULL, 0, "Node" };
+	cols[n++] = (struct col){ 6, NULL, 0, "PA cnt" };
+	if (has_key(c, C2C_KEY_PID))
+		cols[n++] = (struct col){ 7, NULL, 0, "Pid" };
+	if (has_key(c, C2C_KEY_TID))
+		cols[n++] = (struct col){ lv->thr_w, NULL, 0, "Tid" };
+	if (has_key(c, C2C_KEY_IADDR))
+		cols[n++] = (struct col){ 18, NULL, 0, "Code address" };
+	cols[n++] = (struct col){ 8, "---------- cycles ----------", 2, peer ? "rmt peer" : "rmt hitm" };
+	cols[n++] = (struct col){ 8, NULL, 0, peer ? "lcl peer" : "lcl hitm" };
+	cols[n++] = (struct col){ 8, NULL, 0, "load" };
+	cols[n++] = (struct col){ 7, "Total", 0, "records" };
+	cols[n++] = (struct col){ 8, "cpu", 0, "cnt" };
+	if (has_key(c, C2C_KEY_IADDR))
+		cols[n++] = (struct col){ lv->sym_w, NULL, 0, "Symbol" };
+	if (has_key(c, C2C_KEY_IADDR) || has_key(c, C2C_KEY_DSO))
+		cols[n++] = (struct col){ lv->dso_w, "Shared", 0, "Object" };
+	if (has_key(c, C2C_KEY_IADDR) && !(c->flags & PMT_C2C_NO_SOURCE))
+		cols[n++] = (struct col){ lv->src_w, NULL, 0, "Source:Line" };
+	cols[n++] = (struct col){ 4, NULL, 0, node_head[peer][c->node_info > 2 ? 2 : c->node_info] };
+	return n;
+}
+
 void c2c_print_pareto(struct pmt_c2c *c, struct pmt_out *o, struct c2c_line **v, uint32_t n)
 {
-	static uint64_t nodes[NODES_MAX][C2C_CPU_WORDS];
-	bool peer = c->display == PMT_C2C_DISPLAY_PEER;
-	unsigned nnodes = parse_nodes(c->meta ? c->meta->numa_nodes : NULL, nodes);
 	uint32_t *start = calloc(c->nlines + 1, sizeof(*start));
 	struct c2c_ent **byline = malloc((c->nents ? c->nents : 1) * sizeof(*byline));
 	struct ent_text *text = NULL;
@@ -352,53 +617,23 @@ void c2c_print_pareto(struct pmt_c2c *c, struct pmt_out *o, struct c2c_line **v,
 	if (!text)
 		goto out;
 	display_g = c->display;
+	cmp_c = c;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t li = (uint32_t)(v[k] - c->lines);
-		struct line_view lv = { byline + start[li], start[li + 1] - start[li], text, 0, 0, 0 };
+		struct line_view lv = { byline + start[li], start[li + 1] - start[li], text, 0, 0, 0, 0 };
 
 		qsort(lv.ents, lv.n, sizeof(*lv.ents), ent_cmp);
 		line_widths(c, &lv);
 		if (k == 0) {
-			char data[40];
-			const struct col cols[] = {
-				{ 5, NULL, 0, "Num" },
-				{ 7, peer ? "-- Peer Snoop --" : "----- HITM -----", 1,
-				  peer ? "Rmt" : "RmtHitm" },
-				{ 7, NULL, 0, peer ? "Lcl" : "LclHitm" },
-				{ 7, "------- Store Refs ------", 2, "L1 Hit" },
-				{ 7, NULL, 0, "L1 Miss" },
-				{ 7, NULL, 0, "N/A" },
-				{ 18, data, 2, "Offset" },
-				{ 4, NULL, 0, "Node" },
-				{ 6, NULL, 0, "PA cnt" },
-				{ 18, NULL, 0, "Code address" },
-				{ 8, "---------- cycles ----------", 2, peer ? "rmt peer" : "rmt hitm" },
-				{ 8, NULL, 0, peer ? "lcl peer" : "lcl hitm" },
-				{ 8, NULL, 0, "load" },
-				{ 7, "Total", 0, "records" },
-				{ 8, "cpu", 0, "cnt" },
-				{ lv.sym_w, NULL, 0, "Symbol" },
-				{ lv.dso_w, "Shared", 0, "Object" },
-				{ lv.src_w, NULL, 0, "Source:Line" },
-				{ 4, NULL, 0, "Node" },
-			};
-			int ncols = (int)(sizeof(cols) / sizeof(cols[0]));
-			struct col nosrc[sizeof(cols) / sizeof(cols[0])];
-
+			struct col cols[24];
 			/* perf's fill_line("Data address", 32): centred in dashes */
-			snprintf(data, sizeof(data), "--------- Data address ---------");
-			if (c->flags & PMT_C2C_NO_SOURCE) {
-				/* the same columns without Source:Line, the one before Node */
-				memcpy(nosrc, cols, sizeof(cols));
-				nosrc[ncols - 2] = cols[ncols - 1];
-				print_header(o, nosrc, ncols - 1);
-			} else {
-				print_header(o, cols, ncols);
-			}
+			static const char data[] = "--------- Data address ---------";
+
+			print_header(o, cols, pareto_columns(c, &lv, data, cols));
 		} else {
 			pmt_out_char(o, '\n');
 		}
-		print_line(c, o, v[k], &lv, nodes, nnodes);
+		print_line(c, o, v[k], &lv);
 	}
 out:
 	free(text);

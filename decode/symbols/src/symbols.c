@@ -282,12 +282,13 @@ static void recorded_build_id(const struct pmt_symbols *s, const char *name,
 	}
 }
 
-int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint64_t len,
-			uint64_t pgoff, const char *filename, const uint8_t *build_id,
-			size_t build_id_size, uint64_t time)
+static int add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint64_t len,
+		   uint64_t pgoff, const char *filename, const uint8_t *build_id,
+		   size_t build_id_size, uint64_t time, const struct pmt_map_id *id)
 {
 	struct proc *p;
-	struct map m = { .start = start, .end = start + len, .pgoff = pgoff, .time = time };
+	struct map m = { .start = start, .end = start + len, .pgoff = pgoff, .time = time,
+			 .id = *id };
 
 	if (!s || !filename || build_id_size > PMT_BUILD_ID_MAX || !len)
 		return -PMT_EINVAL;
@@ -298,6 +299,16 @@ int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint
 	if (!m.dso || !p)
 		return -PMT_ENOMEM;
 	return proc_insert(s, p, &m);
+}
+
+int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, const char *filename, const uint8_t *build_id,
+			size_t build_id_size, uint64_t time)
+{
+	/* what perf makes of a plain MMAP record: no flags, no device or inode */
+	static const struct pmt_map_id plain = { .anon = 1 };
+
+	return add_map(s, pid, start, len, pgoff, filename, build_id, build_id_size, time, &plain);
 }
 
 int pmt_symbols_add_build_id(struct pmt_symbols *s, const char *filename,
@@ -467,10 +478,17 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 								  ev->u.mmap.build_id,
 								  ev->u.mmap.build_id_size) < 0)
 			return -PMT_ENOMEM;
-		return pmt_symbols_add_map(s, (int32_t)ev->u.mmap.pid, ev->u.mmap.addr,
-					   ev->u.mmap.len, ev->u.mmap.pgoff, ev->u.mmap.filename,
-					   ev->u.mmap.build_id, ev->u.mmap.build_id_size,
-					   ev->sid.valid ? ev->sid.time : 0);
+		return add_map(s, (int32_t)ev->u.mmap.pid, ev->u.mmap.addr, ev->u.mmap.len,
+			       ev->u.mmap.pgoff, ev->u.mmap.filename, ev->u.mmap.build_id,
+			       ev->u.mmap.build_id_size, ev->sid.valid ? ev->sid.time : 0,
+			       &(struct pmt_map_id){
+				       .maj = ev->u.mmap.maj, .min = ev->u.mmap.min,
+				       .ino = ev->u.mmap.ino,
+				       .ino_generation = ev->u.mmap.ino_generation,
+				       /* perf's sort__dcacheline_cmp(): not MAP_SHARED, no id */
+				       .anon = !(ev->u.mmap.flags & 0x01) && !ev->u.mmap.maj &&
+					       !ev->u.mmap.min && !ev->u.mmap.ino &&
+					       !ev->u.mmap.ino_generation });
 	case PMT_REC_COMM:
 		return set_comm(s, (int32_t)ev->u.comm.pid, (int32_t)ev->u.comm.tid,
 				ev->u.comm.comm, ev->sid.valid ? ev->sid.time : 0);
@@ -635,6 +653,7 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	out->dso = m->dso->name;
 	out->dso_short = m->dso->short_name;
 	out->dso_id = m->dso;
+	out->map_id = m->id;
 	out->map_start = m->start;
 	/* the kernel's map is an identity (perf's identity__map_ip): no offset to apply */
 	out->map_pgoff = m->dso->kernel ? m->start : m->pgoff;

@@ -35,6 +35,7 @@ struct map {
 	uint64_t start, end, pgoff, time;
 	uint32_t seq;
 	struct dso *dso;
+	struct pmt_map_id id;
 };
 
 struct proc {

@@ -318,6 +318,10 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 			ev->u.mmap.build_id_size = n > 20 ? 20 : n;
 			memcpy(ev->u.mmap.build_id, r + 44, 20);
 		}
+		ev->u.mmap.maj = rd32(s, r + 40);
+		ev->u.mmap.min = rd32(s, r + 44);
+		ev->u.mmap.ino = rd64(s, r + 48);
+		ev->u.mmap.ino_generation = rd64(s, r + 56);
 		ev->u.mmap.prot = rd32(s, r + 64);
 		ev->u.mmap.flags = rd32(s, r + 68);
 		copy_str(s->fname, r + 72, r + body);

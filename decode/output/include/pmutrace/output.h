@@ -156,15 +156,23 @@ struct pmt_c2c_opts {
 	int display;          /* PMT_C2C_DISPLAY_*, what lines are sorted on; -1: perf's
 			       * default, peer on arm64 (by the trace's arch) and tot elsewhere */
 	unsigned flags;       /* PMT_C2C_* below, perf c2c report's options of those names */
+	const char *coalesce; /* -c: what a line's offsets are told apart by, a comma list of
+			       * tid, pid, iaddr, dso (checked by pmt_c2c_coalesce_check);
+			       * NULL: perf's default, iaddr */
+	int node_info;        /* -N given 0, 1 (cpus and shares per node) or 2 times (CPU lists) */
 };
 enum {
 	PMT_C2C_STATS_ONLY = 1u << 0,   /* --stats: the statistics, no tables */
 	PMT_C2C_SHOW_ALL = 1u << 1,     /* --show-all: every line, not only >= 0.1% */
 	PMT_C2C_FULL_SYMBOLS = 1u << 2, /* --full-symbols: symbols and lines not cut at 30 */
 	PMT_C2C_NO_SOURCE = 1u << 3,    /* --no-source: no Source:Line column */
+	PMT_C2C_DOUBLE_CL = 1u << 4,    /* --double-cl: lines of twice 64 bytes */
 };
 /* perf c2c's -d names: "tot", "lcl", "rmt", "peer" -> PMT_C2C_DISPLAY_*, or -PMT_EPARSE */
 PMT_API int pmt_c2c_display_parse(const char *s);
+/* A -c list: 0, or -PMT_EPARSE with *bad and *badlen the first token that is not one of
+ * tid, pid, iaddr, dso (perf: "unrecognized sort token") */
+PMT_API int pmt_c2c_coalesce_check(const char *s, const char **bad, size_t *badlen);
 struct pmt_c2c;
 /* syms: where the code and data addresses are mapped (perf's "No Page Map Rejects");
  * may be NULL (then every sample counts as unmapped). It must outlive the report. */

@@ -36,6 +36,15 @@ struct pmt_symbols_opts {
 };
 
 /* Where an address was. Strings stay valid until the pmt_symbols is freed. */
+/* What perf's dso id and map flags say of a map: MMAP2's device and inode (a build-id
+ * MMAP2's same bytes), and whether perf takes it for anonymous user memory (private, no
+ * device or inode: perf c2c tells its cache lines apart by process). */
+struct pmt_map_id {
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint8_t anon;
+};
+
 struct pmt_sym_loc {
 	const char *sym;       /* function or object name; NULL when no symbol holds it */
 	uint64_t symoff;       /* map_ip - sym_start */
@@ -50,6 +59,7 @@ struct pmt_sym_loc {
 				* user file: its addresses are then taken as they are) */
 	const void *sym_id;    /* identities for grouping: equal for the same symbol / file */
 	const void *dso_id;
+	struct pmt_map_id map_id; /* the map's (when dso is set) */
 };
 
 struct pmt_symbols;

@@ -188,6 +188,9 @@ struct pmt_trace_event {
 			uint32_t prot, flags;
 			uint8_t build_id_size;
 			uint8_t build_id[20];
+			/* MMAP2's device and inode; with a build-id the same bytes read so */
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
 			const char *filename;
 		} mmap; /* MMAP and MMAP2 */
 		struct { uint32_t next_prev_pid, next_prev_tid; uint8_t out, preempt; } sw;
