@@ -171,6 +171,8 @@ int pmt_c2c_new(struct pmt_symbols *syms, const struct pmt_c2c_opts *o, struct p
 	c->display = o->display < 0 ? default_display(c->meta) : o->display;
 	c->flags = PMT_OPTS_HAS(o, flags) ? o->flags : 0;
 	c->node_info = PMT_OPTS_HAS(o, node_info) ? o->node_info : 0;
+	if (c->node_info > 2) /* perf's -NNN prints what -NN does */
+		c->node_info = 2;
 	/* perf's cacheline_size() default, what Neoverse and x86 cores use; --double-cl for
 	 * cores whose adjacent-line prefetch makes pairs of lines behave as one */
 	c->cl_shift = c->flags & PMT_C2C_DOUBLE_CL ? 7 : 6;

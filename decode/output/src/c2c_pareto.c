@@ -587,7 +587,7 @@ static int pareto_columns(const struct pmt_c2c *c, const struct line_view *lv, c
 		cols[n++] = (struct col){ lv->dso_w, "Shared", 0, "Object" };
 	if (has_key(c, C2C_KEY_IADDR) && !(c->flags & PMT_C2C_NO_SOURCE))
 		cols[n++] = (struct col){ lv->src_w, NULL, 0, "Source:Line" };
-	cols[n++] = (struct col){ 4, NULL, 0, node_head[peer][c->node_info > 2 ? 2 : c->node_info] };
+	cols[n++] = (struct col){ 4, NULL, 0, node_head[peer][c->node_info] };
 	return n;
 }
 
