@@ -1,0 +1,96 @@
+#!/bin/sh
+# export sqlite's call paths against perf 6.1's own exporter (export-to-sqlite.py with its
+# call-graph tables; it needs PySide2's QtSql): real -g recordings of
+# fixtures/symbols/callchain.c (perf 6.1's, and pmutrace record -g's container read by perf
+# through zstd -dc). perf builds the call_paths tree root first and numbers its nodes as
+# they first appear, so the nodes are the same rows: each node's id, its parent's id and
+# its path of symbol names (the address where no symbol holds a frame) are equal, and each
+# sample's call path is the same path, sample by sample. perf's placeholder row 0 is left
+# out. With a PostgreSQL server (tests/tools/pg_server.sh), the same traces exported there
+# give the same call_paths rows and samples.call_path_id as SQLite.
+#   export_callpaths_vs_perf.sh PMUTRACE SOURCE_DIR
+set -u
+pmt=$1 SRC=$2
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+. "$SRC/tests/tools/perf_export_script.sh"
+perf_export_script
+T=$(mktemp -d)
+PG_BIN=""
+. "$SRC/tests/tools/pg_server.sh"
+trap 'pg_stop "$T"; rm -rf "$T"' EXIT
+rc=0
+sh "$SRC/fixtures/symbols/build.sh" x86_64 "$T/fx" >/dev/null || rc=$?
+[ $rc = 77 ] && skip "no compiler for the fixtures"
+[ $rc = 0 ] || fail "fixture build"
+perf record -q -g -e cpu-clock:u -c 200000 -o "$T/cc.data" "$T/fx/callchain" 3000000 \
+	>/dev/null 2>&1 || skip "perf record -g cannot record here"
+"$pmt" record -q --no-bundle -g -e cpu-clock:u -c 200000 -o "$T/own.pmt" -- \
+	"$T/fx/callchain" 1000000 || fail "pmutrace record -g failed where perf record -g worked"
+command -v zstd >/dev/null 2>&1 || skip "zstd not installed"
+zstd -q -dc "$T/own.pmt" >"$T/own.data" || fail "zstd -dc of pmutrace's container"
+
+q() { sqlite3 -batch -noheader -list -separator , "$@"; }
+# NODES ROOT: every node below the root as "id,parent,path" (names root first, ';'
+# between); a frame without a symbol is its hex address. ROOT is the root's id.
+paths_sql() {
+	echo "WITH RECURSIVE t(id, parent, path) AS (
+		SELECT c.id, c.parent_id, coalesce(y.name, printf('0x%x', c.ip)) FROM call_paths c
+			LEFT JOIN symbols y ON y.id = c.symbol_id AND c.symbol_id > 0
+			WHERE c.parent_id = $1 AND c.id != $1
+		UNION ALL
+		SELECT c.id, c.parent_id, t.path || ';' || coalesce(y.name, printf('0x%x', c.ip))
+			FROM call_paths c JOIN t ON c.parent_id = t.id
+			LEFT JOIN symbols y ON y.id = c.symbol_id AND c.symbol_id > 0)"
+}
+n=0
+for tr in cc own; do
+	# perf 6.1's script with 'callchains' alone stops in trace_begin (its call_query is
+	# made for 'calls' only): 'calls' too, whose table stays empty without branch samples
+	perf script -i "$T/$tr.data" -s "$script" "$T/$tr.perf.db" all calls callchains \
+		>"$T/perf.out" 2>&1 || fail "perf's export of $tr: $(tail -3 "$T/perf.out")"
+	"$pmt" export sqlite "$T/$tr.data" --perf-compat=6.1 -o "$T/$tr.db" ||
+		fail "pmutrace export sqlite of $tr"
+	# perf's root is row 1 (its parent the placeholder row 0), pmutrace's the row without
+	# a parent
+	q "$T/$tr.perf.db" "$(paths_sql 1) SELECT id, parent, path FROM t ORDER BY id" >"$T/perf.nodes"
+	q "$T/$tr.db" "$(paths_sql "(SELECT id FROM call_paths WHERE parent_id IS NULL)")
+		SELECT id, parent, path FROM t ORDER BY id" >"$T/pmt.nodes"
+	[ "$(wc -l <"$T/perf.nodes")" -ge 5 ] || fail "$tr: perf exported no call paths"
+	grep -q 'main;level_top;level_' "$T/perf.nodes" || fail "$tr: perf's paths miss the fixture's chain"
+	cmp -s "$T/perf.nodes" "$T/pmt.nodes" || fail "$tr: call_paths differ from perf's" \
+		"(id,parent,path; perf < > pmutrace): $(diff "$T/perf.nodes" "$T/pmt.nodes" | head -6)"
+	q "$T/$tr.perf.db" "$(paths_sql 1) SELECT coalesce(t.path, '-') FROM samples s
+		LEFT JOIN t ON t.id = s.call_path_id WHERE s.id > 0 ORDER BY s.id" >"$T/perf.samples"
+	q "$T/$tr.db" "$(paths_sql "(SELECT id FROM call_paths WHERE parent_id IS NULL)")
+		SELECT coalesce(t.path, '-') FROM samples s LEFT JOIN t ON t.id = s.call_path_id
+		ORDER BY s.id" >"$T/pmt.samples"
+	cmp -s "$T/perf.samples" "$T/pmt.samples" || fail "$tr: the samples' call paths differ" \
+		"from perf's (perf < > pmutrace): $(diff "$T/perf.samples" "$T/pmt.samples" | head -6)"
+	n=$((n + $(wc -l <"$T/pmt.samples")))
+done
+
+# PostgreSQL: the same rows as SQLite
+pg=""
+if pg_start "$T" >"$T/why" 2>&1; then
+	pq() { psql -X -q -A -t -F, -v ON_ERROR_STOP=1 "$PMT_PG" -c "$1"; }
+	run=0
+	for tr in cc own; do
+		run=$((run + 1))
+		"$pmt" export postgresql "$T/$tr.data" --perf-compat=6.1 --db "$PMT_PG" ||
+			fail "pmutrace export postgresql of $tr"
+		for c in "call_paths:id, parent_id, symbol_id, ip" "samples:id, call_path_id" \
+			"symbols:id, dso_id, sym_start, name"; do
+			tab=${c%%:*} cols=${c#*:}
+			q "$T/$tr.db" "SELECT $cols FROM $tab ORDER BY id" >"$T/sq.rows"
+			pq "SELECT $cols FROM $tab WHERE run_id = $run ORDER BY id" >"$T/pg.rows"
+			[ -s "$T/sq.rows" ] || fail "$tr: SQLite's $tab is empty"
+			cmp -s "$T/sq.rows" "$T/pg.rows" || fail "$tr: PostgreSQL's $tab differs from SQLite's:" \
+				"$(diff "$T/sq.rows" "$T/pg.rows" | head -6)"
+		done
+	done
+	pg=", PostgreSQL's equal SQLite's"
+else
+	echo "note: no PostgreSQL server, its part is skipped: $(tail -1 "$T/why")"
+fi
+echo "OK: call paths of $n samples (two -g recordings) equal perf 6.1's export-to-sqlite.py$pg"
