@@ -19,12 +19,8 @@ T=$(mktemp -d)
 PG_BIN=""
 . "$SRC/tests/tools/pg_server.sh"
 trap 'pg_stop "$T"; rm -rf "$T"' EXIT
-rc=0
-sh "$SRC/fixtures/symbols/build.sh" x86_64 "$T/fx" >/dev/null || rc=$?
-[ $rc = 77 ] && skip "no compiler for the fixtures"
-[ $rc = 0 ] || fail "fixture build"
-perf record -q -g -e cpu-clock:u -c 200000 -o "$T/cc.data" "$T/fx/callchain" 3000000 \
-	>/dev/null 2>&1 || skip "perf record -g cannot record here"
+. "$SRC/tests/tools/callchain_fixture.sh"
+callchain_fixture "$T"
 "$pmt" record -q --no-bundle -g -e cpu-clock:u -c 200000 -o "$T/own.pmt" -- \
 	"$T/fx/callchain" 1000000 || fail "pmutrace record -g failed where perf record -g worked"
 command -v zstd >/dev/null 2>&1 || skip "zstd not installed"
