@@ -2,7 +2,8 @@
 # `pmutrace export sqlite` of a large perf record -g recording (call chains: the call_paths
 # table and samples.call_path_id) against the same workload recorded without -g, and perf
 # 6.1's export-to-sqlite.py with its call-graph tables on the -g file when PySide2 is there
-# (not a test; prints figures).
+# (not a test; prints figures). Both with perf 6.1's model (--perf-compat=6.1), and the -g
+# file once more with the newest (perf 7.3's nodes for inlined functions).
 #   bench/export_callpaths.sh [PMUTRACE] [LOOPS] [PERF]
 #   (default: build/cli/pmutrace, 60000000 loops of fixtures/symbols/callchain.c, sampled
 #   every 20 us of cpu-clock: ~0.7-0.9M samples, each chain 5 frames)
@@ -31,7 +32,11 @@ for f in g flat; do
 	report "$f-noidx" "$(q "$T/$f.db" "SELECT count(*) FROM samples")" \
 		"$(wc -c <"$T/$f-noidx.db")"
 done
-echo "call_paths rows: $(q "$T/g.db" "SELECT count(*) FROM call_paths")," \
+# the newest model: perf 7.3's nodes for inlined functions (a libdw lookup per new address)
+timed g-newest "$PMUTRACE" export sqlite "$T/g.data" -o "$T/g-newest.db"
+report g-newest "$(q "$T/g-newest.db" "SELECT count(*) FROM samples")" "$(wc -c <"$T/g-newest.db")"
+echo "call_paths rows: $(q "$T/g.db" "SELECT count(*) FROM call_paths") (newest model:" \
+	"$(q "$T/g-newest.db" "SELECT count(*) FROM call_paths"))," \
 	"frames in the samples' chains: $(q "$T/g.db" "WITH RECURSIVE up(n) AS (SELECT call_path_id
 	FROM samples WHERE call_path_id IS NOT NULL UNION ALL SELECT c.parent_id FROM up JOIN
 	call_paths c ON c.id = up.n WHERE c.parent_id IS NOT NULL) SELECT count(*) FROM up")"

@@ -8,9 +8,12 @@
 # sample's call path is the same path, sample by sample. perf's placeholder row 0 is left
 # out. With a PostgreSQL server (tests/tools/pg_server.sh), the same traces exported there
 # give the same call_paths rows and samples.call_path_id as SQLite.
-#   export_callpaths_vs_perf.sh PMUTRACE SOURCE_DIR
+# perf 7.3's exporter (its trixie root's script, run with tests/tools/qtsql_shim for the
+# PySide2 it lacks) on the same files: pmutrace's default (newest) export, the functions
+# inlined at a frame's address as nodes below it, equal.
+#   export_callpaths_vs_perf.sh PMUTRACE SOURCE_DIR [PERF73]
 set -u
-pmt=$1 SRC=$2
+pmt=$1 SRC=$2 PERF73=${3:-}
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 . "$SRC/tests/tools/perf_export_script.sh"
@@ -39,31 +42,52 @@ paths_sql() {
 			FROM call_paths c JOIN t ON c.parent_id = t.id
 			LEFT JOIN symbols y ON y.id = c.symbol_id AND c.symbol_id > 0)"
 }
-n=0
+# same TRACE PERFDB PMTDB WHO: the nodes and each sample's path equal
+same() {
+	q "$2" "$(paths_sql 1) SELECT id, parent, path FROM t ORDER BY id" >"$T/perf.nodes"
+	q "$3" "$(paths_sql "(SELECT id FROM call_paths WHERE parent_id IS NULL)")
+		SELECT id, parent, path FROM t ORDER BY id" >"$T/pmt.nodes"
+	[ "$(wc -l <"$T/perf.nodes")" -ge 5 ] || fail "$1: $4 exported no call paths"
+	grep -q 'main;level_top;level_' "$T/perf.nodes" || fail "$1: $4's paths miss the fixture's chain"
+	cmp -s "$T/perf.nodes" "$T/pmt.nodes" || fail "$1: call_paths differ from $4's" \
+		"(id,parent,path; perf < > pmutrace): $(diff "$T/perf.nodes" "$T/pmt.nodes" | head -6)"
+	q "$2" "$(paths_sql 1) SELECT coalesce(t.path, '-') FROM samples s
+		LEFT JOIN t ON t.id = s.call_path_id WHERE s.id > 0 ORDER BY s.id" >"$T/perf.samples"
+	q "$3" "$(paths_sql "(SELECT id FROM call_paths WHERE parent_id IS NULL)")
+		SELECT coalesce(t.path, '-') FROM samples s LEFT JOIN t ON t.id = s.call_path_id
+		ORDER BY s.id" >"$T/pmt.samples"
+	cmp -s "$T/perf.samples" "$T/pmt.samples" || fail "$1: the samples' call paths differ" \
+		"from $4's (perf < > pmutrace): $(diff "$T/perf.samples" "$T/pmt.samples" | head -6)"
+}
+# perf 7.3's script, in the oracles' trixie root: its python there has no PySide2, so
+# tests/tools/qtsql_shim stands in for QtSql (it only stores the rows perf computes)
+root73=""
+if [ -x "$PERF73" ]; then
+	root73=$(cd "$(dirname "$PERF73")/../trixie" 2>/dev/null && pwd) || root73=""
+	[ -f "$root73/usr/lib/perf-core/scripts/python/export-to-sqlite.py" ] || root73=""
+fi
+n=0 inl=0
 for tr in cc own; do
-	# perf 6.1's script with 'callchains' alone stops in trace_begin (its call_query is
-	# made for 'calls' only): 'calls' too, whose table stays empty without branch samples
+	# perf's 'callchains' alone stops in trace_begin (its call_query is made for 'calls'
+	# only): 'calls' too, whose table stays empty without branch samples
 	perf script -i "$T/$tr.data" -s "$script" "$T/$tr.perf.db" all calls callchains \
 		>"$T/perf.out" 2>&1 || fail "perf's export of $tr: $(tail -3 "$T/perf.out")"
 	"$pmt" export sqlite "$T/$tr.data" --perf-compat=6.1 -o "$T/$tr.db" ||
 		fail "pmutrace export sqlite of $tr"
 	# perf's root is row 1 (its parent the placeholder row 0), pmutrace's the row without
 	# a parent
-	q "$T/$tr.perf.db" "$(paths_sql 1) SELECT id, parent, path FROM t ORDER BY id" >"$T/perf.nodes"
-	q "$T/$tr.db" "$(paths_sql "(SELECT id FROM call_paths WHERE parent_id IS NULL)")
-		SELECT id, parent, path FROM t ORDER BY id" >"$T/pmt.nodes"
-	[ "$(wc -l <"$T/perf.nodes")" -ge 5 ] || fail "$tr: perf exported no call paths"
-	grep -q 'main;level_top;level_' "$T/perf.nodes" || fail "$tr: perf's paths miss the fixture's chain"
-	cmp -s "$T/perf.nodes" "$T/pmt.nodes" || fail "$tr: call_paths differ from perf's" \
-		"(id,parent,path; perf < > pmutrace): $(diff "$T/perf.nodes" "$T/pmt.nodes" | head -6)"
-	q "$T/$tr.perf.db" "$(paths_sql 1) SELECT coalesce(t.path, '-') FROM samples s
-		LEFT JOIN t ON t.id = s.call_path_id WHERE s.id > 0 ORDER BY s.id" >"$T/perf.samples"
-	q "$T/$tr.db" "$(paths_sql "(SELECT id FROM call_paths WHERE parent_id IS NULL)")
-		SELECT coalesce(t.path, '-') FROM samples s LEFT JOIN t ON t.id = s.call_path_id
-		ORDER BY s.id" >"$T/pmt.samples"
-	cmp -s "$T/perf.samples" "$T/pmt.samples" || fail "$tr: the samples' call paths differ" \
-		"from perf's (perf < > pmutrace): $(diff "$T/perf.samples" "$T/pmt.samples" | head -6)"
+	same "$tr" "$T/$tr.perf.db" "$T/$tr.db" "perf 6.1"
 	n=$((n + $(wc -l <"$T/pmt.samples")))
+	[ -n "$root73" ] || continue
+	# perf 7.3 adds the functions inlined at a frame's address as nodes below it
+	PYTHONHOME=$root73/usr PYTHONPATH=$SRC/tests/tools/qtsql_shim "$PERF73" script \
+		-i "$T/$tr.data" -s "$root73/usr/lib/perf-core/scripts/python/export-to-sqlite.py" \
+		"$T/$tr.p73.db" all calls callchains >"$T/perf.out" 2>&1 ||
+		fail "perf 7.3's export of $tr: $(tail -3 "$T/perf.out")"
+	"$pmt" export sqlite "$T/$tr.data" -o "$T/$tr.73.db" || fail "pmutrace export sqlite of $tr"
+	same "$tr" "$T/$tr.p73.db" "$T/$tr.73.db" "perf 7.3"
+	grep -q ';level_leaf;mix_in$' "$T/pmt.nodes" || fail "$tr: no node of the inlined mix_in"
+	inl=$((inl + 1))
 done
 
 # PostgreSQL: the same rows as SQLite
@@ -89,4 +113,6 @@ if pg_start "$T" >"$T/why" 2>&1; then
 else
 	echo "note: no PostgreSQL server, its part is skipped: $(tail -1 "$T/why")"
 fi
-echo "OK: call paths of $n samples (two -g recordings) equal perf 6.1's export-to-sqlite.py$pg"
+w73=" (perf 7.3's not run: no oracle)"
+[ $inl = 0 ] || w73=" and perf 7.3's with inlined nodes"
+echo "OK: call paths of $n samples (two -g recordings) equal perf 6.1's export-to-sqlite.py$w73$pg"

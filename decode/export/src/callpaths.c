@@ -12,9 +12,11 @@
 #define ROOT_ID 1
 
 /* the tree's key (perf's call_path__findnew(): the parent's children by symbol, or by ip
- * where there is none) and the row it was given */
+ * where there is none) and the row it was given. An inlined function's node is perf's
+ * symbol made for it at one address (its inline list is kept per file address): the file,
+ * the address and the depth of the inlined call (0 for a real frame) */
 struct node {
-	uint64_t parent, sym, ip; /* key */
+	uint64_t parent, sym, ip, depth; /* key */
 	int64_t id;
 };
 
@@ -25,10 +27,13 @@ struct addr_node {
 	int64_t node;
 };
 
-void export_callpaths_init(struct export_callpaths *cp)
+#define INLINE_MAX 64
+
+void export_callpaths_init(struct export_callpaths *cp, int compat)
 {
 	memset(cp, 0, sizeof(*cp));
-	cp->nodes.ksz = 3 * sizeof(uint64_t);
+	cp->inlines = compat >= 602;
+	cp->nodes.ksz = 4 * sizeof(uint64_t);
 	cp->nodes.esz = sizeof(struct node);
 	cp->by_addr.ksz = 3 * sizeof(uint64_t);
 	cp->by_addr.esz = sizeof(struct addr_node);
@@ -50,38 +55,74 @@ void export_callpaths_event(struct export_callpaths *cp, const struct pmt_trace_
 	}
 }
 
-/* the node of one frame under parent, made (with its row) when new */
+/* the node of key, made (with its row, after the rows of the frame's dso and symbol)
+ * when new; an inlined function's (key->depth > 0) has a symbol of its own, named inlined */
+static int64_t node_of(struct export_callpaths *cp, struct export_ids *ids,
+		       const struct node *key, struct sample_ids *frame, const char *inlined,
+		       callpath_row_fn fn, void *ctx)
+{
+	struct callpath_row r;
+	struct node *n;
+	bool is_new;
+	int rc;
+
+	n = itab_get(&cp->nodes, key, &is_new);
+	if (!n)
+		return -PMT_ENOMEM;
+	if (!is_new) {
+		/* a file first met here under a known node (its map changed): its row still */
+		if (!inlined && (frame->new_dso || frame->new_sym) &&
+		    (rc = fn(ctx, NULL, frame)) < 0)
+			return rc;
+		return n->id;
+	}
+	n->id = (int64_t)cp->nodes.n + ROOT_ID;
+	r = (struct callpath_row){ .id = n->id, .parent_id = (int64_t)key->parent, .ip = key->ip };
+	if (inlined) {
+		frame->loc.sym = inlined;
+		frame->new_dso = false;
+		frame->new_sym = true;
+		frame->sym_id = export_ids_new_symbol(ids);
+		r.ip = 0; /* the key's address is the symbol's identity, not the row's */
+	}
+	r.symbol_id = frame->sym_id;
+	rc = fn(ctx, &r, frame);
+	return rc < 0 ? rc : r.id;
+}
+
+/* The node of one frame under parent: its function's, then (perf 7.3) a node per function
+ * inlined at the address, outermost first, as perf's append_inlines() adds them in caller
+ * order. */
 static int64_t frame_node(struct export_callpaths *cp, struct export_ids *ids,
 			  struct pmt_symbols *syms, const struct pmt_spe_sample *s, int64_t parent,
 			  uint64_t ip, callpath_row_fn fn, void *ctx)
 {
+	struct pmt_inline_frame fr[INLINE_MAX];
 	struct sample_ids o;
-	struct node key, *n;
-	struct callpath_row r;
-	bool is_new;
-	int rc;
+	struct node key;
+	int64_t id;
+	int n, rc;
 
 	memset(&o, 0, sizeof(o));
 	if (syms)
 		pmt_symbols_resolve(syms, s->pid, ip, s->time, &o.loc);
-	key.parent = (uint64_t)parent;
-	key.sym = o.loc.sym ? (uint64_t)(uintptr_t)o.loc.sym_id : 0;
-	key.ip = o.loc.sym ? 0 : ip;
-	n = itab_get(&cp->nodes, &key, &is_new);
-	if (!n)
-		return -PMT_ENOMEM;
-	if (!is_new)
-		return n->id;
-	n->id = (int64_t)cp->nodes.n + ROOT_ID;
-	r = (struct callpath_row){ .id = n->id, .parent_id = parent, .ip = key.ip };
-	if (o.loc.dso) {
-		rc = export_ids_of_loc(ids, &o);
-		if (rc < 0)
-			return rc;
-		r.symbol_id = o.sym_id;
+	/* the ids (the rows are written with a new node: a node's frame has them) */
+	if (o.loc.dso && (rc = export_ids_of_loc(ids, &o)) < 0)
+		return rc;
+	key = (struct node){ .parent = (uint64_t)parent,
+			     .sym = o.loc.sym ? (uint64_t)(uintptr_t)o.loc.sym_id : 0,
+			     .ip = o.loc.sym ? 0 : ip };
+	id = node_of(cp, ids, &key, &o, NULL, fn, ctx);
+	if (id < 0 || !cp->inlines || !o.loc.sym || !o.loc.dso)
+		return id;
+	n = pmt_symbols_inlines(syms, &o.loc, fr, INLINE_MAX);
+	for (int j = n - 2; j >= 0 && id > 0; j--) {
+		key = (struct node){ .parent = (uint64_t)id,
+				     .sym = (uint64_t)(uintptr_t)o.loc.dso_id,
+				     .ip = o.loc.map_ip, .depth = (uint64_t)j + 1 };
+		id = node_of(cp, ids, &key, &o, fr[j].func ? fr[j].func : "??", fn, ctx);
 	}
-	rc = fn(ctx, &r, &o);
-	return rc < 0 ? rc : r.id;
+	return id;
 }
 
 int64_t export_callpath_of(struct export_callpaths *cp, struct export_ids *ids,

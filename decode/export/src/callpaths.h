@@ -2,7 +2,8 @@
  * (call_path_from_sample(), call_path__findnew()): one tree for the whole trace whose root
  * is row 1; a chain is walked from its root (the outermost caller) to the sampled ip, and
  * each frame is the child of the one before, found by its symbol or, in code no symbol
- * holds, by its address. The database exports share it. Private to decode/export. */
+ * holds, by its address; perf 7.3 adds the functions inlined at a frame's address below
+ * it. The database exports share it. Private to decode/export. */
 #ifndef PMT_EXPORT_CALLPATHS_H
 #define PMT_EXPORT_CALLPATHS_H
 
@@ -22,14 +23,16 @@ struct export_callpaths {
 	struct itab nodes;   /* (parent, symbol identity, ip): the tree, perf's key */
 	struct itab by_addr; /* (parent, pid, ip) -> node: each address resolved once */
 	bool have_root;
+	bool inlines; /* perf 7.3's model: functions inlined at a frame's address are nodes */
 };
 
 /* A new row, with the sample_ids of its frame (new_dso/new_sym: their rows are to be
- * written first). Returns 0 or < 0 to stop. */
+ * written first); r NULL: only those rows. Returns 0 or < 0 to stop. */
 typedef int (*callpath_row_fn)(void *ctx, const struct callpath_row *r,
 			       const struct sample_ids *frame);
 
-void export_callpaths_init(struct export_callpaths *cp);
+/* compat: the perf compatibility level (inlined functions as nodes from 6.2, as script) */
+void export_callpaths_init(struct export_callpaths *cp, int compat);
 /* The call_paths id of a sample's chain (0: it has none), calling fn for each row that
  * is new. syms NULL: frames by address only. < 0: -PMT_ENOMEM or fn's error. */
 int64_t export_callpath_of(struct export_callpaths *cp, struct export_ids *ids,

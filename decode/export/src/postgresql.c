@@ -461,7 +461,7 @@ int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	export_ids_init(&x->ids);
-	export_callpaths_init(&x->callpaths);
+	export_callpaths_init(&x->callpaths, x->compat);
 	x->pg = PQconnectdb(conninfo);
 	if (!x->pg || PQstatus(x->pg) != CONNECTION_OK) {
 		set_err(x, "cannot connect", x->pg ? PQerrorMessage(x->pg) : "out of memory");
@@ -512,9 +512,9 @@ static int put_call_path(void *ctx, const struct callpath_row *r, const struct s
 	char parent[24], sym[24];
 
 	if (!put_new_ids(x, frame) ||
-	    !put_row(&x->paths, "iissi", x->run_id, r->id,
+	    (r && !put_row(&x->paths, "iissi", x->run_id, r->id,
 		     num_or_null(r->parent_id, r->parent_id, parent),
-		     num_or_null(r->symbol_id, r->symbol_id, sym), (int64_t)r->ip))
+		     num_or_null(r->symbol_id, r->symbol_id, sym), (int64_t)r->ip)))
 		return -PMT_ENOMEM;
 	return 0;
 }

@@ -198,6 +198,13 @@ int export_ids_of_loc(struct export_ids *ids, struct sample_ids *o)
 	return 0;
 }
 
+int64_t export_ids_new_symbol(struct export_ids *ids)
+{
+	/* counted with the keyed ones (used also paces the table's growth: one grows a
+	 * little sooner) */
+	return (int64_t)++ids->symbols.used;
+}
+
 void export_run_values(const struct pmt_export_opts *o, char when[32], char compat[16],
 		       const char *v[RUN_COLUMNS])
 {

@@ -281,7 +281,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	x->batch = PMT_OPTS_HAS(opts, batch) ? opts->batch : 0;
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
 	export_ids_init(&x->ids);
-	export_callpaths_init(&x->paths);
+	export_callpaths_init(&x->paths, x->compat);
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
@@ -422,6 +422,8 @@ static int insert_call_path(void *ctx, const struct callpath_row *r,
 
 	if (insert_new_ids(x, frame) < 0)
 		return -PMT_EIO;
+	if (!r)
+		return 0;
 	sqlite3_bind_int64(st, 1, r->id);
 	bind_id_or_null(st, 2, r->parent_id);
 	bind_id_or_null(st, 3, r->symbol_id);
