@@ -95,17 +95,21 @@ pg=""
 if pg_start "$T" >"$T/why" 2>&1; then
 	pq() { psql -X -q -A -t -F, -v ON_ERROR_STOP=1 "$PMT_PG" -c "$1"; }
 	run=0
-	for tr in cc own; do
-		run=$((run + 1))
-		"$pmt" export postgresql "$T/$tr.data" --perf-compat=6.1 --db "$PMT_PG" ||
+	# TRACE:COMPAT:SQLITE-DB, the newest model (inlined nodes) when it was exported
+	runs="cc:6.1:cc.db own:6.1:own.db"
+	[ -f "$T/cc.73.db" ] && runs="$runs cc:newest:cc.73.db"
+	for r in $runs; do
+		run=$((run + 1)) tr=${r%%:*} db=${r##*:} compat=${r#*:}
+		compat=${compat%%:*}
+		"$pmt" export postgresql "$T/$tr.data" --perf-compat=$compat --db "$PMT_PG" ||
 			fail "pmutrace export postgresql of $tr"
 		for c in "call_paths:id, parent_id, symbol_id, ip" "samples:id, call_path_id" \
 			"symbols:id, dso_id, sym_start, name"; do
 			tab=${c%%:*} cols=${c#*:}
-			q "$T/$tr.db" "SELECT $cols FROM $tab ORDER BY id" >"$T/sq.rows"
+			q "$T/$db" "SELECT $cols FROM $tab ORDER BY id" >"$T/sq.rows"
 			pq "SELECT $cols FROM $tab WHERE run_id = $run ORDER BY id" >"$T/pg.rows"
-			[ -s "$T/sq.rows" ] || fail "$tr: SQLite's $tab is empty"
-			cmp -s "$T/sq.rows" "$T/pg.rows" || fail "$tr: PostgreSQL's $tab differs from SQLite's:" \
+			[ -s "$T/sq.rows" ] || fail "$r: SQLite's $tab is empty"
+			cmp -s "$T/sq.rows" "$T/pg.rows" || fail "$r: PostgreSQL's $tab differs from SQLite's:" \
 				"$(diff "$T/sq.rows" "$T/pg.rows" | head -6)"
 		done
 	done
