@@ -7,7 +7,8 @@
 # its path of symbol names (the address where no symbol holds a frame) are equal, and each
 # sample's call path is the same path, sample by sample. perf's placeholder row 0 is left
 # out. With a PostgreSQL server (tests/tools/pg_server.sh), the same traces exported there
-# give the same call_paths rows and samples.call_path_id as SQLite.
+# give the same call_paths rows and samples.call_path_id as SQLite, also into a database
+# made before the column existed.
 # perf 7.3's exporter (its trixie root's script, run with tests/tools/qtsql_shim for the
 # PySide2 it lacks) on the same files: pmutrace's default (newest) export, the functions
 # inlined at a frame's address as nodes below it, equal.
@@ -113,6 +114,16 @@ if pg_start "$T" >"$T/why" 2>&1; then
 				"$(diff "$T/sq.rows" "$T/pg.rows" | head -6)"
 		done
 	done
+	# a database made before call paths were exported: the next export adds the column
+	# and the table
+	pq "ALTER TABLE samples DROP COLUMN call_path_id; DROP TABLE call_paths" ||
+		fail "cannot make an old database"
+	"$pmt" export postgresql "$T/cc.data" --perf-compat=6.1 --db "$PMT_PG" ||
+		fail "export postgresql into a database without call_path_id"
+	run=$((run + 1))
+	[ "$(pq "SELECT count(*) FROM samples WHERE run_id = $run AND call_path_id IS NOT NULL")" = \
+		"$(q "$T/cc.db" "SELECT count(*) FROM samples WHERE call_path_id IS NOT NULL")" ] ||
+		fail "an old database: the new run's samples lack their call paths"
 	pg=", PostgreSQL's equal SQLite's"
 else
 	echo "note: no PostgreSQL server, its part is skipped: $(tail -1 "$T/why")"
