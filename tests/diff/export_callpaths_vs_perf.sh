@@ -66,6 +66,8 @@ root73=""
 if [ -x "$PERF73" ]; then
 	root73=$(cd "$(dirname "$PERF73")/../trixie" 2>/dev/null && pwd) || root73=""
 	[ -f "$root73/usr/lib/perf-core/scripts/python/export-to-sqlite.py" ] || root73=""
+	# its python's own sqlite3 module, which the shim uses
+	[ -n "$root73" ] && ! ls -d "$root73"/usr/lib/python3*/sqlite3 >/dev/null 2>&1 && root73=""
 fi
 n=0 inl=0
 for tr in cc own; do
@@ -128,6 +130,6 @@ if pg_start "$T" >"$T/why" 2>&1; then
 else
 	echo "note: no PostgreSQL server, its part is skipped: $(tail -1 "$T/why")"
 fi
-w73=" (perf 7.3's not run: no oracle)"
+w73=" (perf 7.3's not run: no oracle, or no python with sqlite3 in its root)"
 [ $inl = 0 ] || w73=" and perf 7.3's with inlined nodes"
 echo "OK: call paths of $n samples (two -g recordings) equal perf 6.1's export-to-sqlite.py$w73$pg"
