@@ -3,8 +3,10 @@
 # table and samples.call_path_id) against the same workload recorded without -g, and perf
 # 6.1's export-to-sqlite.py with its call-graph tables on the -g file when PySide2 is there
 # (not a test; prints figures). Both with perf 6.1's model (--perf-compat=6.1), and the -g
-# file once more with the newest (perf 7.3's nodes for inlined functions).
-#   bench/export_callpaths.sh [PMUTRACE] [LOOPS] [PERF]
+# file once more with the newest (perf 7.3's nodes for inlined functions); then script
+# --csv and --jsonl of the -g file (the callchain column) and perf 7.3's script -F
+# ip,sym,symoff,dso (the same frames as text; its rows figure is the samples).
+#   bench/export_callpaths.sh [PMUTRACE] [LOOPS] [PERF] [PERF73]
 #   (default: build/cli/pmutrace, 60000000 loops of fixtures/symbols/callchain.c, sampled
 #   every 20 us of cpu-clock: ~0.7-0.9M samples, each chain 5 frames)
 # Wall, CPU seconds and peak RSS from /usr/bin/time; rows/s = samples / wall seconds.
@@ -12,6 +14,7 @@ set -eu
 PMUTRACE=${1:-build/cli/pmutrace}
 LOOPS=${2:-60000000}
 PERF=${3:-perf}
+PERF73=${4:-/var/cache/pmutrace-oracles/bin/perf-7.3}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SCRIPT=/usr/lib/perf-core/scripts/python/export-to-sqlite.py
 T=$(mktemp -d)
@@ -40,6 +43,17 @@ echo "call_paths rows: $(q "$T/g.db" "SELECT count(*) FROM call_paths") (newest 
 	"frames in the samples' chains: $(q "$T/g.db" "WITH RECURSIVE up(n) AS (SELECT call_path_id
 	FROM samples WHERE call_path_id IS NOT NULL UNION ALL SELECT c.parent_id FROM up JOIN
 	call_paths c ON c.id = up.n WHERE c.parent_id IS NOT NULL) SELECT count(*) FROM up")"
+
+# the same chains as text columns: script --csv / --jsonl against perf 7.3's chain lines
+timed csv "$PMUTRACE" script --csv "$T/g.data"
+report csv "$(($(wc -l <"$T/csv.out") - 1))" "$(wc -c <"$T/csv.out")"
+timed jsonl "$PMUTRACE" script --jsonl "$T/g.data"
+report jsonl "$(wc -l <"$T/jsonl.out")" "$(wc -c <"$T/jsonl.out")"
+if [ -x "$PERF73" ]; then
+	timed perf73-F "$PERF73" script -i "$T/g.data" -F ip,sym,symoff,dso
+	report perf73-F "$(($(wc -l <"$T/csv.out") - 1))" "$(wc -c <"$T/perf73-F.out")"
+fi
+rm -f "$T/csv.out" "$T/jsonl.out" "$T/perf73-F.out"
 
 if ! /usr/bin/python3 -c 'import PySide2.QtSql' 2>/dev/null || [ ! -f "$SCRIPT" ]; then
 	echo "perf's export-to-sqlite.py: not run (no $SCRIPT or no PySide2 for /usr/bin/python3)"
