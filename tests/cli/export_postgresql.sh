@@ -43,7 +43,7 @@ cols() {
 	echo "e.name, s.cpu, s.pid, s.tid, s.time, $($h s.ip), $($h s.addr), $($h s.phys_addr),
 		s.period, s.weight, s.issue_lat, s.xlat_lat, $($h s.data_src), s.mem_op, s.mem_lvl,
 		s.mem_snoop, s.mem_tlb, s.op, s.op_bits, $($h s.flags), $($h s.aux_offset),
-		s.comm_id, s.dso_id, s.symbol_id, s.sym_offset"
+		s.comm_id, s.dso_id, s.symbol_id, s.sym_offset, s.call_path_id"
 }
 for run in 1 2; do
 	w="s.run_id = $run AND"
@@ -56,6 +56,7 @@ for run in 1 2; do
 		fail "run $run: samples differ from SQLite's: $(diff "$T/sq.$run" "$T/pg.$run" | head -5)"
 	for t in "events:id, name" "threads:id, pid, tid, samples" "comms:id, comm" \
 		"dsos:id, short_name, long_name" "symbols:id, dso_id, sym_start, name" \
+		"call_paths:id, parent_id, symbol_id, $(hex_sq ip)" \
 		"branch_entries:sample_id, idx, $(hex_sq from_ip), $(hex_sq to_ip), cycles, branch_type, branch_flags" \
 		"aux_loss:records, bytes_skipped, bad_ranges, records_dropped, first_bad_offset" \
 		"aux_loss_ranges:id, kind, cpu, tid, time, aux_offset, aux_size, flags, lost, file_offset"; do

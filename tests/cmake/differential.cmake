@@ -181,3 +181,8 @@ set_tests_properties(diff.brstack_sym73 PROPERTIES LABELS "differential;perf73" 
 add_test(NAME diff.export_sqlite61 COMMAND sh ${PMT_DIFF_DIR}/export_sqlite_vs_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.export_sqlite61 PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)
 
+# call_paths of -g recordings against perf 6.1's and 7.3's export-to-sqlite.py; PostgreSQL
+# against SQLite
+add_test(NAME diff.export_callpaths COMMAND sh ${PMT_DIFF_DIR}/export_callpaths_vs_perf.sh
+  $<TARGET_FILE:pmutrace> ${CMAKE_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(diff.export_callpaths PROPERTIES LABELS differential TIMEOUT 240 SKIP_RETURN_CODE 77)

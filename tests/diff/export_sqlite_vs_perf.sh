@@ -6,14 +6,9 @@
 # row (id 0, all zero) is left out.   export_sqlite_vs_perf.sh PMUTRACE
 set -u
 pmt=$1
-script=/usr/lib/perf-core/scripts/python/export-to-sqlite.py
-skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
-command -v perf >/dev/null 2>&1 || skip "perf not installed"
-command -v sqlite3 >/dev/null 2>&1 || skip "the sqlite3 CLI is not installed"
-[ -f "$script" ] || skip "$script missing"
-/usr/bin/python3 -c 'import PySide2.QtSql' 2>/dev/null ||
-	skip "perf's export-to-sqlite.py needs PySide2 (apt-get install python3-pyside2.qtsql)"
+. "$(dirname "$0")/../tools/perf_export_script.sh"
+perf_export_script
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 "$pmt" synth --records 20000 --mix n1 --context --seed 11 -o "$T/a.spe" &&

@@ -15,13 +15,8 @@ PERF73=${3:-}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-command -v perf >/dev/null || { echo "SKIP: no perf 6.1"; exit 77; }
-rc=0
-sh "$SRC/fixtures/symbols/build.sh" x86_64 "$T/fx" >/dev/null || rc=$?
-[ $rc = 77 ] && { echo "SKIP: no compiler"; exit 77; }
-[ $rc = 0 ] || fail "fixture build"
-perf record -q -g -e cpu-clock:u -c 200000 -o "$T/cc.data" "$T/fx/callchain" 3000000 \
-	>/dev/null 2>&1 || { echo "SKIP: perf record -g cannot record here"; exit 77; }
+. "$SRC/tests/tools/callchain_fixture.sh"
+callchain_fixture "$T"
 perf record -q -g -e cpu-clock:u -c 200000 -o - "$T/fx/callchain" 1000000 \
 	>"$T/cc.pipe" 2>/dev/null || fail "perf record -g -o - failed where -o FILE worked"
 

@@ -73,6 +73,13 @@ void *itab_get(struct itab *t, const void *key, bool *is_new)
 	return e;
 }
 
+void itab_clear(struct itab *t)
+{
+	if (t->slot)
+		memset(t->slot, 0, t->cap * sizeof(*t->slot));
+	t->n = 0;
+}
+
 void itab_free(struct itab *t)
 {
 	free(t->slot);

@@ -26,6 +26,8 @@ static inline void *itab_ent(const struct itab *t, size_t i)
 
 /* The entry of key (a new one zeroed after its key, *is_new set); NULL: out of memory. */
 void *itab_get(struct itab *t, const void *key, bool *is_new);
+/* every entry forgotten, the memory kept for the next ones */
+void itab_clear(struct itab *t);
 void itab_free(struct itab *t);
 
 #endif

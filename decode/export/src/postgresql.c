@@ -18,6 +18,7 @@
 #include "pmutrace/export.h"
 #include "backend.h"
 #include "rows.h"
+#include "callpaths.h"
 
 /* Created once per database (IF NOT EXISTS), under an advisory lock so two first exports
  * do not race. Keep in step with SCHEMA.md's PostgreSQL section. */
@@ -98,7 +99,18 @@ static const char pg_schema[] =
 	"\tcomm_id BIGINT,\n"
 	"\tdso_id BIGINT,\n"
 	"\tsymbol_id BIGINT,\n"
-	"\tsym_offset BIGINT\n"
+	"\tsym_offset BIGINT,\n"
+	"\tcall_path_id BIGINT\n"
+	");\n"
+	/* a database made before call paths were exported gets the column */
+	"ALTER TABLE samples ADD COLUMN IF NOT EXISTS call_path_id BIGINT;\n"
+	"CREATE TABLE IF NOT EXISTS call_paths (\n"
+	"\trun_id BIGINT NOT NULL,\n"
+	"\tid BIGINT NOT NULL,\n"
+	"\tparent_id BIGINT,\n"
+	"\tsymbol_id BIGINT,\n"
+	"\tip BIGINT NOT NULL,\n"
+	"\tPRIMARY KEY (run_id, id)\n"
 	");\n"
 	"CREATE TABLE IF NOT EXISTS branch_entries (\n"
 	"\trun_id BIGINT NOT NULL,\n"
@@ -195,7 +207,8 @@ struct pg_export {
 	struct export_threads threads;
 	struct export_ids ids;
 	struct dsrc_slot dsrc[DSRC_SLOTS];
-	struct rowbuf samples, branches, comms, dsos, symbols, metrics, metric_retlat;
+	struct rowbuf samples, branches, comms, dsos, symbols, metrics, metric_retlat, paths;
+	struct export_callpaths callpaths;
 	int64_t nmetrics;
 	struct export_losses losses;
 };
@@ -297,7 +310,7 @@ static void bin_null(struct rowbuf *b)
 
 /* the file header: signature, flags, no extension */
 static const char copy_bin_header[19] = "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0";
-#define SAMPLE_COLUMNS 27
+#define SAMPLE_COLUMNS 28
 
 /* a row of integers and texts: fmt has 'i' (int64_t), 's' (const char *, NULL: \N) per
  * column */
@@ -448,6 +461,7 @@ int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	export_ids_init(&x->ids);
+	export_callpaths_init(&x->callpaths, x->compat);
 	x->pg = PQconnectdb(conninfo);
 	if (!x->pg || PQstatus(x->pg) != CONNECTION_OK) {
 		set_err(x, "cannot connect", x->pg ? PQerrorMessage(x->pg) : "out of memory");
@@ -471,11 +485,46 @@ int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts
 	}
 }
 
+/* a nullable integer column as put_row's text ('s': NULL is \\N) */
+static const char *num_or_null(bool have, int64_t v, char buf[24])
+{
+	if (!have)
+		return NULL;
+	snprintf(buf, 24, "%" PRId64, v);
+	return buf;
+}
+
+/* the rows of a comm, dso and symbol that got their ids just now (kept until the
+ * finish: the COPY of the samples is still open) */
+static bool put_new_ids(struct pg_export *x, const struct sample_ids *o)
+{
+	return (!o->new_comm || put_row(&x->comms, "iis", x->run_id, o->comm_id, o->comm)) &&
+	       (!o->new_dso || put_row(&x->dsos, "iiss", x->run_id, o->dso_id, o->loc.dso_short,
+				       o->loc.dso)) &&
+	       (!o->new_sym || put_row(&x->symbols, "iiiis", x->run_id, o->sym_id, o->dso_id,
+				       (int64_t)o->loc.sym_start, o->loc.sym));
+}
+
+/* a new call_paths row, with its dso and symbol rows */
+static int put_call_path(void *ctx, const struct callpath_row *r, const struct sample_ids *frame)
+{
+	struct pg_export *x = ctx;
+	char parent[24], sym[24];
+
+	if (!put_new_ids(x, frame) ||
+	    (r && !put_row(&x->paths, "iissi", x->run_id, r->id,
+		     num_or_null(r->parent_id, r->parent_id, parent),
+		     num_or_null(r->symbol_id, r->symbol_id, sym), (int64_t)r->ip)))
+		return -PMT_ENOMEM;
+	return 0;
+}
+
 static int pg_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 {
 	struct pg_export *x = (struct pg_export *)base;
 	struct rowbuf *b = &x->samples;
 	struct sample_ids ids;
+	int64_t path;
 
 	if (x->failed)
 		return -PMT_EIO;
@@ -483,17 +532,12 @@ static int pg_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 		goto oom;
 	memset(&ids, 0, sizeof(ids));
 	if (x->syms) {
-		if (export_ids_of(&x->ids, x->syms, s, &ids) < 0)
-			goto oom;
-		if (ids.new_comm && !put_row(&x->comms, "iis", x->run_id, ids.comm_id, ids.comm))
-			goto oom;
-		if (ids.new_dso && !put_row(&x->dsos, "iiss", x->run_id, ids.dso_id,
-					    ids.loc.dso_short, ids.loc.dso))
-			goto oom;
-		if (ids.new_sym && !put_row(&x->symbols, "iiiis", x->run_id, ids.sym_id, ids.dso_id,
-					    (int64_t)ids.loc.sym_start, ids.loc.sym))
+		if (export_ids_of(&x->ids, x->syms, s, &ids) < 0 || !put_new_ids(x, &ids))
 			goto oom;
 	}
+	path = export_callpath_of(&x->callpaths, &x->ids, x->syms, s, put_call_path, x);
+	if (path < 0)
+		goto oom;
 	x->nsamples++;
 	if (s->event < 32)
 		x->seen_events |= 1u << s->event;
@@ -544,6 +588,10 @@ static int pg_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 		bin_null(b);
 		bin_null(b);
 	}
+	if (path)
+		bin_i8(b, (uint64_t)path);
+	else
+		bin_null(b);
 	for (uint32_t i = 0; s->brstack && i < s->brstack->nr && i < PMT_SPE_BRSTACK_MAX; i++) {
 		const struct pmt_spe_brstack *bs = s->brstack;
 
@@ -562,16 +610,10 @@ oom:
 
 static int pg_event(struct pmt_export *base, const struct pmt_trace_event *ev)
 {
-	return export_losses_add(&((struct pg_export *)base)->losses, ev);
-}
+	struct pg_export *x = (struct pg_export *)base;
 
-/* a nullable integer column as put_row's text ('s': NULL is \\N) */
-static const char *num_or_null(bool have, int64_t v, char buf[24])
-{
-	if (!have)
-		return NULL;
-	snprintf(buf, 24, "%" PRId64, v);
-	return buf;
+	export_callpaths_event(&x->callpaths, ev);
+	return export_losses_add(&x->losses, ev);
 }
 
 /* a double in COPY's text form: 17 significant digits read back to the same bits */
@@ -688,6 +730,7 @@ static int64_t pg_finish(struct pmt_export *base, const struct pmt_spe_rec_stats
 	    !copy_buf(x, "COPY comms FROM STDIN", &x->comms) ||
 	    !copy_buf(x, "COPY dsos FROM STDIN", &x->dsos) ||
 	    !copy_buf(x, "COPY symbols FROM STDIN", &x->symbols) ||
+	    !copy_buf(x, "COPY call_paths FROM STDIN", &x->paths) ||
 	    !copy_buf(x, "COPY branch_entries FROM STDIN", &x->branches) ||
 	    !copy_buf(x, "COPY metrics FROM STDIN", &x->metrics) ||
 	    !copy_buf(x, "COPY metric_retire_latencies FROM STDIN", &x->metric_retlat) ||
@@ -707,6 +750,8 @@ static void pg_free(struct pmt_export *base)
 	free(x->comms.p);
 	free(x->dsos.p);
 	free(x->symbols.p);
+	free(x->paths.p);
+	export_callpaths_fini(&x->callpaths);
 	free(x->metrics.p);
 	free(x->metric_retlat.p);
 	free(x->threads.thr);

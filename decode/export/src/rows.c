@@ -186,11 +186,23 @@ int export_ids_of(struct export_ids *ids, struct pmt_symbols *syms,
 		return (int)o->comm_id;
 	if (pmt_symbols_resolve(syms, s->pid, s->ip, s->time, &o->loc) < 0 || !o->loc.dso)
 		return 0;
+	return export_ids_of_loc(ids, o);
+}
+
+int export_ids_of_loc(struct export_ids *ids, struct sample_ids *o)
+{
 	if ((o->dso_id = id_of(&ids->dsos, o->loc.dso_id, &o->new_dso)) < 0)
 		return (int)o->dso_id;
 	if (o->loc.sym && (o->sym_id = id_of(&ids->symbols, o->loc.sym_id, &o->new_sym)) < 0)
 		return (int)o->sym_id;
 	return 0;
+}
+
+int64_t export_ids_new_symbol(struct export_ids *ids)
+{
+	/* counted with the keyed ones (used also paces the table's growth: one grows a
+	 * little sooner) */
+	return (int64_t)++ids->symbols.used;
 }
 
 void export_run_values(const struct pmt_export_opts *o, char when[32], char compat[16],

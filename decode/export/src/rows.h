@@ -59,6 +59,12 @@ struct sample_ids {
 void export_ids_init(struct export_ids *ids);
 int export_ids_of(struct export_ids *ids, struct pmt_symbols *syms,
 		  const struct pmt_spe_sample *s, struct sample_ids *out); /* 0 or -PMT_ENOMEM */
+/* the dso and symbol ids of out->loc (a placed address: loc.dso set), as export_ids_of()
+ * gives a sample's; 0 or -PMT_ENOMEM */
+int export_ids_of_loc(struct export_ids *ids, struct sample_ids *out);
+/* a symbols row id for a symbol without an identity of its own (perf's symbol made for a
+ * function inlined at one address): an id only, nothing is kept */
+int64_t export_ids_new_symbol(struct export_ids *ids);
 void export_ids_fini(struct export_ids *ids);
 
 /* The runs row after its id, as texts in the table's column order (NULL: NULL): trace,

@@ -13,6 +13,7 @@
 #include "pmutrace/export.h"
 #include "backend.h"
 #include "rows.h"
+#include "callpaths.h"
 
 /* Keep in step with SCHEMA.md (the test cli.export_sqlite compares the two). */
 static const char schema_tables[] =
@@ -82,7 +83,14 @@ static const char schema_tables[] =
 	"\tcomm_id INTEGER,\n"
 	"\tdso_id INTEGER,\n"
 	"\tsymbol_id INTEGER,\n"
-	"\tsym_offset INTEGER\n"
+	"\tsym_offset INTEGER,\n"
+	"\tcall_path_id INTEGER\n"
+	");\n"
+	"CREATE TABLE call_paths (\n"
+	"\tid INTEGER PRIMARY KEY,\n"
+	"\tparent_id INTEGER,\n"
+	"\tsymbol_id INTEGER,\n"
+	"\tip INTEGER NOT NULL\n"
 	");\n"
 	"CREATE TABLE branch_entries (\n"
 	"\tsample_id INTEGER NOT NULL,\n"
@@ -166,21 +174,23 @@ const char *pmt_export_sqlite_schema(void)
 	return all;
 }
 
-enum { S_SAMPLE, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_METRIC, S_METRIC_RETLAT, S_NSTMT };
+enum { S_SAMPLE, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_METRIC, S_METRIC_RETLAT, S_CALL_PATH,
+       S_NSTMT };
 static const char *const stmt_sql[S_NSTMT] = {
-	"INSERT INTO samples VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	"INSERT INTO samples VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO branch_entries VALUES (?,?,?,?,?,?,?)",
 	"INSERT INTO comms VALUES (?,?)",
 	"INSERT INTO dsos VALUES (?,?,?)",
 	"INSERT INTO symbols VALUES (?,?,?,?)",
 	"INSERT INTO metrics VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO metric_retire_latencies VALUES (?,?,?,?)",
+	"INSERT INTO call_paths VALUES (?,?,?,?)",
 };
 /* parameter numbers of the samples INSERT */
 enum {
 	P_ID = 1, P_EVENT, P_CPU, P_PID, P_TID, P_TIME, P_IP, P_ADDR, P_PHYS, P_PERIOD, P_WEIGHT,
 	P_ISSUE, P_XLAT, P_DSRC, P_MEM_OP, P_MEM_LVL, P_MEM_SNOOP, P_MEM_TLB, P_OP, P_OP_BITS,
-	P_FLAGS, P_OFFSET, P_COMM, P_DSO, P_SYMBOL, P_SYMOFF,
+	P_FLAGS, P_OFFSET, P_COMM, P_DSO, P_SYMBOL, P_SYMOFF, P_CALL_PATH,
 };
 
 struct sq_export {
@@ -201,6 +211,7 @@ struct sq_export {
 	int have_last;
 	struct pmt_symbols *syms;
 	struct export_ids ids;
+	struct export_callpaths paths;
 	struct dsrc_slot dsrc[DSRC_SLOTS];
 	struct export_losses losses;
 };
@@ -270,6 +281,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	x->batch = PMT_OPTS_HAS(opts, batch) ? opts->batch : 0;
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
 	export_ids_init(&x->ids);
+	export_callpaths_init(&x->paths, x->compat);
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
@@ -339,6 +351,33 @@ static int insert_branches(struct sq_export *x, const struct pmt_spe_brstack *b)
 	return 0;
 }
 
+/* the rows of a comm, dso and symbol that got their ids just now */
+static int insert_new_ids(struct sq_export *x, const struct sample_ids *p)
+{
+	if (p->new_comm) {
+		sqlite3_bind_int64(x->st[S_COMM], 1, p->comm_id);
+		sqlite3_bind_text(x->st[S_COMM], 2, p->comm, -1, SQLITE_STATIC);
+		if (step(x, x->st[S_COMM]))
+			return -PMT_EIO;
+	}
+	if (p->new_dso) {
+		sqlite3_bind_int64(x->st[S_DSO], 1, p->dso_id);
+		sqlite3_bind_text(x->st[S_DSO], 2, p->loc.dso_short, -1, SQLITE_STATIC);
+		sqlite3_bind_text(x->st[S_DSO], 3, p->loc.dso, -1, SQLITE_STATIC);
+		if (step(x, x->st[S_DSO]))
+			return -PMT_EIO;
+	}
+	if (p->new_sym) {
+		sqlite3_bind_int64(x->st[S_SYMBOL], 1, p->sym_id);
+		sqlite3_bind_int64(x->st[S_SYMBOL], 2, p->dso_id);
+		sqlite3_bind_int64(x->st[S_SYMBOL], 3, (sqlite3_int64)p->loc.sym_start);
+		sqlite3_bind_text(x->st[S_SYMBOL], 4, p->loc.sym, -1, SQLITE_STATIC);
+		if (step(x, x->st[S_SYMBOL]))
+			return -PMT_EIO;
+	}
+	return 0;
+}
+
 /* comm_id, dso_id, symbol_id and sym_offset of a sample (a new comm, dso or symbol gets its
  * row first); NULL where the trace does not say */
 static int bind_symbols(struct sq_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
@@ -346,29 +385,8 @@ static int bind_symbols(struct sq_export *x, sqlite3_stmt *st, const struct pmt_
 	struct sample_ids o;
 	int rc = export_ids_of(&x->ids, x->syms, s, &o);
 
-	if (rc < 0)
+	if (rc < 0 || (rc = insert_new_ids(x, &o)) < 0)
 		return rc;
-	if (o.new_comm) {
-		sqlite3_bind_int64(x->st[S_COMM], 1, o.comm_id);
-		sqlite3_bind_text(x->st[S_COMM], 2, o.comm, -1, SQLITE_STATIC);
-		if (step(x, x->st[S_COMM]))
-			return -PMT_EIO;
-	}
-	if (o.new_dso) {
-		sqlite3_bind_int64(x->st[S_DSO], 1, o.dso_id);
-		sqlite3_bind_text(x->st[S_DSO], 2, o.loc.dso_short, -1, SQLITE_STATIC);
-		sqlite3_bind_text(x->st[S_DSO], 3, o.loc.dso, -1, SQLITE_STATIC);
-		if (step(x, x->st[S_DSO]))
-			return -PMT_EIO;
-	}
-	if (o.new_sym) {
-		sqlite3_bind_int64(x->st[S_SYMBOL], 1, o.sym_id);
-		sqlite3_bind_int64(x->st[S_SYMBOL], 2, o.dso_id);
-		sqlite3_bind_int64(x->st[S_SYMBOL], 3, (sqlite3_int64)o.loc.sym_start);
-		sqlite3_bind_text(x->st[S_SYMBOL], 4, o.loc.sym, -1, SQLITE_STATIC);
-		if (step(x, x->st[S_SYMBOL]))
-			return -PMT_EIO;
-	}
 	if (o.comm_id)
 		sqlite3_bind_int64(st, P_COMM, o.comm_id);
 	else
@@ -385,6 +403,32 @@ static int bind_symbols(struct sq_export *x, sqlite3_stmt *st, const struct pmt_
 		sqlite3_bind_null(st, P_SYMOFF);
 	}
 	return 0;
+}
+
+static void bind_id_or_null(sqlite3_stmt *st, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(st, i, id);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* a new call_paths row, after the rows of its dso and symbol */
+static int insert_call_path(void *ctx, const struct callpath_row *r,
+			    const struct sample_ids *frame)
+{
+	struct sq_export *x = ctx;
+	sqlite3_stmt *st = x->st[S_CALL_PATH];
+
+	if (insert_new_ids(x, frame) < 0)
+		return -PMT_EIO;
+	if (!r)
+		return 0;
+	sqlite3_bind_int64(st, 1, r->id);
+	bind_id_or_null(st, 2, r->parent_id);
+	bind_id_or_null(st, 3, r->symbol_id);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)r->ip);
+	return step(x, st);
 }
 
 /* Do a and b share the columns of one record (so the bindings of a can stay)? */
@@ -459,6 +503,20 @@ static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 			snprintf(x->errmsg, sizeof(x->errmsg), "out of memory");
 		x->failed = 1;
 		return -PMT_EIO;
+	}
+	if (s->callchain) {
+		int64_t path = export_callpath_of(&x->paths, &x->ids, x->syms, s,
+						  insert_call_path, x);
+
+		if (path < 0) {
+			if (!x->failed)
+				snprintf(x->errmsg, sizeof(x->errmsg), "out of memory");
+			x->failed = 1;
+			return -PMT_EIO;
+		}
+		bind_id_or_null(st, P_CALL_PATH, path);
+	} else {
+		sqlite3_bind_null(st, P_CALL_PATH);
 	}
 	if (step(x, st))
 		return -PMT_EIO;
@@ -545,7 +603,10 @@ static int insert_loss(struct sq_export *x, const struct pmt_spe_rec_stats *s)
 
 static int sq_event(struct pmt_export *base, const struct pmt_trace_event *ev)
 {
-	return export_losses_add(&((struct sq_export *)base)->losses, ev);
+	struct sq_export *x = (struct sq_export *)base;
+
+	export_callpaths_event(&x->paths, ev);
+	return export_losses_add(&x->losses, ev);
 }
 
 static void bind_double_or_null(sqlite3_stmt *st, int i, double v)
@@ -655,6 +716,7 @@ static void sq_free(struct pmt_export *base)
 	sqlite3_close(x->db);
 	free(x->threads.thr);
 	export_ids_fini(&x->ids);
+	export_callpaths_fini(&x->paths);
 	free(x->losses.r);
 	free(x);
 }

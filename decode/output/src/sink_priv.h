@@ -53,6 +53,7 @@ struct pmt_spe_sink {
 	uint8_t lat_cols;     /* CSV/JSONL: ins_lat and retire_lat (a WEIGHT_STRUCT attr) */
 	uint32_t spe_fields;  /* text: SPE's samples in these fields (0: SPE's own layout) */
 	uint8_t hide_callchain; /* perf script -G */
+	uint8_t callchain_col;  /* CSV/JSONL: the trace's events record call chains (not -G) */
 	/* -F tod: the trace's HEADER_CLOCK_DATA, and the last second's text */
 	uint8_t has_clock;
 	uint64_t clock_tod_ns, clock_ref_ns;
@@ -68,6 +69,9 @@ int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, c
 		      size_t cap);
 /* s's call chain as perf script's lines under the sample's line, the fields f of each */
 void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
+/* callchain_rows.c: s's call chain written over the end of the row just written ("\n"
+ * after the empty CSV column, "}\n" in JSON), which is then no tail to copy */
+void sink_callchain_row_end(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json);
 
 /* -F brstack, brstacksym or brstackoff (one of them, in that priority, as perf prints
  * one), each entry's addresses followed by their file with -F dso, into k->out */

@@ -592,6 +592,9 @@ static void csv_tail(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, str
 		pmt_out_char(o, ',');
 		pmt_out_mem(o, bs, (size_t)n);
 	}
+	/* the callchain column, empty here: a chain is written after the tail (write_row) */
+	if (k->callchain_col)
+		pmt_out_char(o, ',');
 	pmt_out_char(o, '\n');
 }
 
@@ -742,7 +745,7 @@ static void write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, in
 	p = put_blocks(o->buf + o->len, head, hl);
 	/* rows only append: a shorter buffer than where the cached tail ends was flushed */
 	if (!k->tail_valid || k->last_offset != off || o->len < k->tail_pos + k->tail_len ||
-	    !same_tail(&k->last, s)) {
+	    !same_tail(&k->last, s) || (s->callchain && k->callchain_col)) {
 		struct pmt_out t = { .buf = p, .cap = sizeof(k->tail) };
 
 		if (json)
@@ -755,6 +758,8 @@ static void write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, in
 		k->last = *s;
 		k->last_offset = off;
 		o->len = k->tail_pos + t.len;
+		if (s->callchain && k->callchain_col)
+			sink_callchain_row_end(k, s, json);
 		return;
 	}
 	/* the source is an earlier row: at least a row (> 32 bytes) before p, so the

@@ -84,6 +84,8 @@ static int make_heads(struct pmt_spe_sink *k, const struct pmt_trace_meta *m)
 			k->ev_fields[ev] = default_fields(a, k->compat);
 			if (a->sample_type & PMT_SAMPLE_WEIGHT_STRUCT)
 				k->lat_cols = 1;
+			if ((a->sample_type & PMT_SAMPLE_CALLCHAIN) && !k->hide_callchain)
+				k->callchain_col = 1;
 		}
 	}
 	return 0;
@@ -153,7 +155,9 @@ void pmt_spe_sink_header(struct pmt_spe_sink *k)
 	pmt_out_mem(k->out, csv_cols, sizeof(csv_cols) - 2);
 	if (k->lat_cols)
 		pmt_out_str(k->out, ",ins_lat,retire_lat");
-	pmt_out_str(k->out, k->brstack ? ",brstack\n" : "\n");
+	if (k->brstack)
+		pmt_out_str(k->out, ",brstack");
+	pmt_out_str(k->out, k->callchain_col ? ",callchain\n" : "\n");
 }
 
 static const struct {

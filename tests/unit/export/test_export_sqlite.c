@@ -1,6 +1,6 @@
 /* The SQLite writer: values read back through SQLite's own API, including 64-bit addresses
  * above 2^63, NULL data-source texts, branch stacks, thread counts, events, aux_loss and
- * runs; the options contract; an unwritable path is a diagnostic. The data_src texts are
+ * runs; call paths by hand; the options contract; an unwritable path is a diagnostic. The data_src texts are
  * decoded by hand in a comment (perf's struct perf_mem_data_src layout). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,8 @@
 
 #include "pmutrace/common.h"
 #include "pmutrace/spe_decode.h"
+#include "pmutrace/perfdata.h"
+#include "pmutrace/perf_abi.h"
 #include "pmutrace/export.h"
 
 static char *tmp_db(void)
@@ -171,12 +173,79 @@ static void test_empty(void **state)
 	free(path);
 }
 
+/* a chain of n entries (perf's layout: the sampled ip first, markers included) */
+static struct pmt_callchain *chain(unsigned n, ...)
+{
+	struct pmt_callchain *c = malloc(sizeof(*c) + n * sizeof(c->ips[0]));
+	va_list ap;
+
+	assert_non_null(c);
+	c->nr = n;
+	va_start(ap, n);
+	for (unsigned i = 0; i < n; i++)
+		c->ips[i] = va_arg(ap, uint64_t);
+	va_end(ap);
+	return c;
+}
+
+/* call_paths without symbols (frames by address), by hand: root 1; the chain 0x30 <- 0x20
+ * <- 0x10 (a PERF_CONTEXT_USER marker first) walked root first makes 2 (0x10), 3 (0x20),
+ * 4 (0x30); 0x31 under the same two callers shares 2 and 3 and makes 5; the first chain
+ * without its marker is 4 again; 0x10 alone is 2; 0x20 alone is a child of the root, 6
+ * (not 3: a node is its whole path); a chain of markers only, and no chain, are NULL. A
+ * MMAP record between them changes nothing (the addresses are resolved again). */
+static void test_call_paths(void **state)
+{
+	const uint64_t user = (uint64_t)-512; /* PERF_CONTEXT_USER */
+	struct pmt_callchain *c[] = {
+		chain(4, user, (uint64_t)0x30, (uint64_t)0x20, (uint64_t)0x10),
+		chain(4, user, (uint64_t)0x31, (uint64_t)0x20, (uint64_t)0x10),
+		chain(3, (uint64_t)0x30, (uint64_t)0x20, (uint64_t)0x10),
+		chain(1, (uint64_t)0x10),
+		NULL,
+		chain(1, user),
+		chain(1, (uint64_t)0x20),
+	};
+	struct pmt_trace_event mmap = { .kind = PMT_TEV_RECORD, .type = PMT_REC_MMAP2 };
+	char *path = tmp_db();
+	struct pmt_export *x;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .compat = PMT_PERF_NEWEST);
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(pmt_export_sqlite_new(path, &o, &x, &d), 0);
+	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct pmt_spe_sample s = { .event = PMT_EV_ATTR(0), .pid = 7, .tid = 7,
+					    .ip = 0x30, .callchain = c[i] };
+
+		assert_int_equal(pmt_export_sample(x, &s), 0);
+		if (i == 2)
+			assert_int_equal(pmt_export_event(x, &mmap), 0);
+	}
+	assert_int_equal(pmt_export_finish(x, NULL, 0, &d), 7);
+	pmt_export_free(x);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	query_eq(db, "SELECT group_concat(id || ':' || coalesce(parent_id, '-') || ':' || "
+		     "coalesce(symbol_id, '-') || ':' || printf('0x%x', ip), ' ') FROM "
+		     "(SELECT * FROM call_paths ORDER BY id)",
+		 "1:-:-:0x0 2:1:-:0x10 3:2:-:0x20 4:3:-:0x30 5:3:-:0x31 6:1:-:0x20");
+	query_eq(db, "SELECT group_concat(coalesce(call_path_id, '-'), ' ') FROM "
+		     "(SELECT * FROM samples ORDER BY id)", "4 5 4 2 - - 6");
+	sqlite3_close(db);
+	unlink(path);
+	free(path);
+	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		free(c[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_opts_and_errors),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_call_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,6 +48,7 @@ PMT_API int pmt_export_pprof_new(const char *path, const struct pmt_export_opts 
 PMT_API int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts *opts,
 				      struct pmt_export **out, struct pmt_diag *diag);
 /* A sideband record of the trace (MMAP/MMAP2 give pprof's mapping sizes and build-ids;
+ * they and an exec's COMM make the databases' call paths resolve their addresses again;
  * others are ignored). 0 or -PMT_ENOMEM. */
 PMT_API int pmt_export_event(struct pmt_export *x, const struct pmt_trace_event *ev);
 /* A metric row of the recording (counting or TPEBS; computed by the caller with
@@ -66,7 +67,10 @@ struct pmt_export_metric {
 	size_t nr_retlat;
 };
 PMT_API int pmt_export_metric(struct pmt_export *x, const struct pmt_export_metric *m);
-/* One sample; no allocation. Returns 0 or -PMT_EIO (details for pmt_export_finish()). */
+/* One sample; no allocation but for what is new (a thread, a symbol, a call-path node).
+ * Its call chain (s->callchain) is its call_paths row in the databases (perf's
+ * export-to-sqlite.py callchains tables, SCHEMA.md), its stack in pprof. Returns 0 or
+ * -PMT_EIO (details for pmt_export_finish()). */
 PMT_API int pmt_export_sample(struct pmt_export *x, const struct pmt_spe_sample *s);
 /* pmt_spe_sample_fn shape: ctx is the struct pmt_export. */
 PMT_API int pmt_export_sample_fn(const struct pmt_spe_sample *s, void *ctx);

@@ -1,0 +1,1 @@
+# see QtSql.py
