@@ -101,8 +101,8 @@ static int innermost_function(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *fn)
 	}
 }
 
-int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
-		    unsigned max)
+static int inlines_walk(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
+			unsigned max)
 {
 	Dwarf_Addr bias = 0, addr;
 	Dwarf_Die *cu, *scopes = NULL, inner;
@@ -148,9 +148,90 @@ int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame 
 	return (int)n;
 }
 
+#define MEMO_FRAMES 64 /* deeper chains of inlined calls are walked each time */
+
+static uint32_t memo_slot(const struct srcline *sl, uint64_t vaddr)
+{
+	uint64_t h = vaddr * 0x9e3779b97f4a7c15ULL;
+
+	return (uint32_t)(h >> 32) & (sl->memo_cap - 1);
+}
+
+static int memo_grow(struct srcline *sl)
+{
+	uint32_t cap = sl->memo_cap ? sl->memo_cap * 2 : 256;
+	struct srcline_memo *old = sl->memo, *m = malloc(cap * sizeof(*m));
+	uint32_t oldcap = sl->memo_cap;
+
+	if (!m)
+		return -PMT_ENOMEM;
+	for (uint32_t i = 0; i < cap; i++)
+		m[i].n = -1;
+	sl->memo = m;
+	sl->memo_cap = cap;
+	for (uint32_t i = 0; i < oldcap; i++) {
+		uint32_t h;
+
+		if (old[i].n < 0)
+			continue;
+		for (h = memo_slot(sl, old[i].vaddr); m[h].n >= 0; h = (h + 1) & (cap - 1))
+			;
+		m[h] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
+		    unsigned max)
+{
+	struct pmt_inline_frame got[MEMO_FRAMES];
+	uint32_t h;
+	int n;
+
+	if (!sl->dwfl || !max)
+		return 0;
+	if (sl->memo_cap) {
+		for (h = memo_slot(sl, vaddr); sl->memo[h].n >= 0; h = (h + 1) & (sl->memo_cap - 1))
+			if (sl->memo[h].vaddr == vaddr) {
+				n = sl->memo[h].n < (int)max ? sl->memo[h].n : (int)max;
+				memcpy(fr, sl->pool + sl->memo[h].first, (size_t)n * sizeof(*fr));
+				return n;
+			}
+	}
+	n = inlines_walk(sl, vaddr, got, MEMO_FRAMES);
+	/* a full array may have been cut: such addresses are not kept */
+	if (n < MEMO_FRAMES && ((sl->memo_n + 1) * 2 <= sl->memo_cap || memo_grow(sl) == 0)) {
+		if (sl->pool_n + (uint32_t)n > sl->pool_cap) {
+			uint32_t cap = sl->pool_cap ? sl->pool_cap * 2 : 1024;
+			struct pmt_inline_frame *p;
+
+			while (cap < sl->pool_n + (uint32_t)n)
+				cap *= 2;
+			p = realloc(sl->pool, cap * sizeof(*p));
+			if (!p)
+				goto out;
+			sl->pool = p;
+			sl->pool_cap = cap;
+		}
+		for (h = memo_slot(sl, vaddr); sl->memo[h].n >= 0; h = (h + 1) & (sl->memo_cap - 1))
+			;
+		memcpy(sl->pool + sl->pool_n, got, (size_t)n * sizeof(*got));
+		sl->memo[h] = (struct srcline_memo){ vaddr, sl->pool_n, n };
+		sl->pool_n += (uint32_t)n;
+		sl->memo_n++;
+	}
+out:
+	n = n < (int)max ? n : (int)max;
+	memcpy(fr, got, (size_t)n * sizeof(*fr));
+	return n;
+}
+
 void srcline_close(struct srcline *sl)
 {
 	if (sl->dwfl)
 		dwfl_end(sl->dwfl);
+	free(sl->memo);
+	free(sl->pool);
 	memset(sl, 0, sizeof(*sl));
 }

@@ -7,11 +7,23 @@
 
 struct Dwfl;
 struct Dwfl_Module;
+/* An address's inlined calls, found once: libdw's scope walk costs a walk of the unit's
+ * DIE tree, and a call chain asks for the same few return addresses on every sample */
+struct srcline_memo {
+	uint64_t vaddr;
+	uint32_t first;       /* its frames in the pool */
+	int32_t n;            /* how many; -1: an empty slot */
+};
+
 struct srcline {
 	struct Dwfl *dwfl;
 	struct Dwfl_Module *mod;
 	uint64_t base;        /* where libdw placed the module */
 	uint64_t first_vaddr; /* the lowest PT_LOAD p_vaddr of the file (set by the caller) */
+	struct srcline_memo *memo; /* open addressing by vaddr, a power of two */
+	uint32_t memo_cap, memo_n;
+	struct pmt_inline_frame *pool;
+	uint32_t pool_n, pool_cap;
 };
 
 /* 0, -PMT_ENOMEM, or -PMT_EFORMAT when libdw cannot take the file */
