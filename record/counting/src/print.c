@@ -13,19 +13,50 @@
 static const char *aggr_key(enum pmt_aggr a)
 {
 	return a == PMT_AGGR_CPU ? "cpu" : a == PMT_AGGR_CORE ? "core"
+				     : a == PMT_AGGR_DIE ? "die"
 				     : a == PMT_AGGR_SOCKET ? "socket" : NULL;
 }
 
-static void header(FILE *fp, enum pmt_aggr a)
+static void header_aggr(FILE *fp, enum pmt_aggr a)
 {
 	fputs("#           time", fp);
 	if (a == PMT_AGGR_CPU)
 		fputs(" cpu   ", fp);
 	else if (a == PMT_AGGR_CORE)
 		fputs(" core               ctrs", fp);
+	else if (a == PMT_AGGR_DIE)
+		fputs(" die          ctrs", fp);
 	else if (a == PMT_AGGR_SOCKET)
 		fputs(" socket ctrs", fp);
+}
+
+static void header(FILE *fp, enum pmt_aggr a)
+{
+	header_aggr(fp, a);
 	fputs("             counts unit events\n", fp);
+}
+
+/* the unit's columns before the counts: CPU, or the unit and its counter count */
+static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u)
+{
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, 0);
+
+	switch (pmt_stat_aggr(s)) {
+	case PMT_AGGR_CPU:
+		fprintf(fp, "CPU%-3s ", pmt_stat_unit_name(s, u) + 3);
+		break;
+	case PMT_AGGR_CORE:
+		fprintf(fp, "%-18s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		break;
+	case PMT_AGGR_DIE:
+		fprintf(fp, "%-12s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		break;
+	case PMT_AGGR_SOCKET:
+		fprintf(fp, "%-6s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		break;
+	default:
+		break;
+	}
 }
 
 static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, int uw,
@@ -36,19 +67,7 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	double sc = p->scale[e];
 
 	fputs(prefix, fp);
-	switch (pmt_stat_aggr(s)) {
-	case PMT_AGGR_CPU:
-		fprintf(fp, "CPU%-3s ", pmt_stat_unit_name(s, u) + 3);
-		break;
-	case PMT_AGGR_CORE:
-		fprintf(fp, "%-18s %4u ", pmt_stat_unit_name(s, u), c->nr);
-		break;
-	case PMT_AGGR_SOCKET:
-		fprintf(fp, "%-6s %4u ", pmt_stat_unit_name(s, u), c->nr);
-		break;
-	default:
-		break;
-	}
+	aggr_prefix(fp, s, u);
 	if (c->counted)
 		fprintf(fp, floor(sc) != sc ? "%*.2f " : "%*.0f ", COUNTS_LEN, c->val);
 	else
@@ -57,6 +76,17 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	if (c->run != c->ena && c->ena)
 		fprintf(fp, "  (%.2f%%)", 100.0 * (double)c->run / (double)c->ena);
 	fputc('\n', fp);
+}
+
+static void time_prefix(char *buf, size_t cap, const struct pmt_stat_print_opts *po,
+			const char *sep)
+{
+	buf[0] = 0;
+	if (po->interval)
+		snprintf(buf, cap, po->format == PMT_STAT_CSV ? "%llu.%09llu%s" : "%6llu.%09llu%s",
+			 (unsigned long long)(po->time_ns / 1000000000ull),
+			 (unsigned long long)(po->time_ns % 1000000000ull),
+			 po->format == PMT_STAT_CSV ? sep : " ");
 }
 
 static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, const char *sep,
@@ -81,11 +111,10 @@ static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 		sep, sep);
 }
 
-static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
+/* a JSON line's start: its interval and its unit */
+static void json_open(FILE *fp, const struct pmt_stat *s, uint32_t u,
 		      const struct pmt_stat_print_opts *po)
 {
-	const struct pmt_count_plan *p = pmt_stat_plan(s);
-	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
 	enum pmt_aggr a = pmt_stat_aggr(s);
 
 	fputc('{', fp);
@@ -96,8 +125,19 @@ static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	if (a == PMT_AGGR_CPU)
 		fprintf(fp, "\"cpu\" : \"%s\", ", pmt_stat_unit_name(s, u) + 3);
 	else if (a != PMT_AGGR_GLOBAL)
-		fprintf(fp, "\"%s\" : \"%s\", \"counters\" : %u, ", aggr_key(a),
-			pmt_stat_unit_name(s, u), c->nr);
+		fprintf(fp, "\"%s\" : \"%s\", ", aggr_key(a), pmt_stat_unit_name(s, u));
+}
+
+static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
+		      const struct pmt_stat_print_opts *po)
+{
+	const struct pmt_count_plan *p = pmt_stat_plan(s);
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	enum pmt_aggr a = pmt_stat_aggr(s);
+
+	json_open(fp, s, u, po);
+	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU)
+		fprintf(fp, "\"counters\" : %u, ", c->nr);
 	if (c->counted)
 		fprintf(fp, "\"counter-value\" : \"%f\", ", c->val);
 	else
@@ -122,17 +162,9 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 	for (uint32_t e = 0; e < ne; e++)
 		if ((int)strlen(p->unit[e]) > uw)
 			uw = (int)strlen(p->unit[e]);
-	if (po->interval)
-		snprintf(prefix, sizeof(prefix), "%6llu.%09llu%s",
-			 (unsigned long long)(po->time_ns / 1000000000ull),
-			 (unsigned long long)(po->time_ns % 1000000000ull),
-			 po->format == PMT_STAT_CSV ? sep : " ");
+	time_prefix(prefix, sizeof(prefix), po, sep);
 	if (po->format == PMT_STAT_TEXT && po->interval && po->header)
 		header(fp, pmt_stat_aggr(s));
-	if (po->format == PMT_STAT_CSV && po->interval)
-		snprintf(prefix, sizeof(prefix), "%llu.%09llu%s",
-			 (unsigned long long)(po->time_ns / 1000000000ull),
-			 (unsigned long long)(po->time_ns % 1000000000ull), sep);
 	for (uint32_t i = 0; i < nu * ne; i++) {
 		uint32_t u = event_major ? i % nu : i / ne, e = event_major ? i / nu : i % ne;
 
@@ -142,5 +174,90 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 			line_json(fp, s, u, e, po);
 		else
 			line_text(fp, s, u, e, uw, prefix);
+	}
+}
+
+/* perf 7.3's aggr_header_lens[]: the indent of --metric-only's text header */
+static int aggr_header_len(enum pmt_aggr a)
+{
+	return a == PMT_AGGR_CPU || a == PMT_AGGR_SOCKET ? 6 : a == PMT_AGGR_DIE ? 12
+	       : a == PMT_AGGR_CORE ? 18 : 0;
+}
+
+/* perf's METRIC_ONLY_LEN: a column is as wide as its head, at least this */
+#define METRIC_ONLY_LEN 20
+
+void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *const *heads,
+				uint32_t ncol, const double *val,
+				const struct pmt_stat_print_opts *po)
+{
+	const char *sep = po->sep ? po->sep : ",";
+	enum pmt_aggr a = pmt_stat_aggr(s);
+	char prefix[64];
+
+	time_prefix(prefix, sizeof(prefix), po, sep);
+	if (po->header && po->format == PMT_STAT_TEXT) {
+		if (po->interval)
+			header_aggr(fp, a);
+		else
+			fprintf(fp, "%*s", aggr_header_len(a), "");
+		fputc(' ', fp);
+		for (uint32_t k = 0; k < ncol; k++)
+			fprintf(fp, "%*s ", METRIC_ONLY_LEN, heads[k]);
+		fputc('\n', fp);
+	} else if (po->header && po->format == PMT_STAT_CSV) {
+		if (po->interval)
+			fprintf(fp, "time%s", sep);
+		if (a == PMT_AGGR_CPU)
+			fprintf(fp, "cpu%s", sep);
+		else if (a != PMT_AGGR_GLOBAL)
+			fprintf(fp, "%s%scpus%s", aggr_key(a), sep, sep);
+		for (uint32_t k = 0; k < ncol; k++)
+			fprintf(fp, "%s%s", heads[k], sep);
+		fputc('\n', fp);
+	}
+	for (uint32_t u = 0; u < pmt_stat_nr_units(s); u++) {
+		const double *v = val + (size_t)u * ncol;
+
+		if (po->format == PMT_STAT_JSON) {
+			json_open(fp, s, u, po);
+			for (uint32_t k = 0; k < ncol; k++) {
+				fprintf(fp, "%s\"%s\" : ", k ? ", " : "", heads[k]);
+				if (isnan(v[k]))
+					fputs("\"\"", fp);
+				else
+					fprintf(fp, "\"%.1f\"", v[k]);
+			}
+			fputs("}\n", fp);
+			continue;
+		}
+		fputs(prefix, fp);
+		if (po->format == PMT_STAT_CSV) {
+			if (a == PMT_AGGR_CPU)
+				fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
+			else if (a != PMT_AGGR_GLOBAL)
+				fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep,
+					pmt_stat_cell(s, u, 0)->nr, sep);
+			for (uint32_t k = 0; k < ncol; k++) {
+				if (!isnan(v[k]))
+					fprintf(fp, "%.1f", v[k]);
+				fputs(sep, fp);
+			}
+			fputc('\n', fp);
+			continue;
+		}
+		aggr_prefix(fp, s, u);
+		/* perf pads each value ("%8.1f") to the column's width, at least one space */
+		for (uint32_t k = 0; k < ncol; k++) {
+			int w = (int)strlen(heads[k]);
+
+			if (w < METRIC_ONLY_LEN)
+				w = METRIC_ONLY_LEN;
+			if (isnan(v[k]))
+				fprintf(fp, "%*s", w, "");
+			else
+				fprintf(fp, "%*s%8.1f", w - 8 > 1 ? w - 8 : 1, "", v[k]);
+		}
+		fputc('\n', fp);
 	}
 }

@@ -62,6 +62,9 @@ static void unit_name(enum pmt_aggr aggr, int32_t cpu, const struct pmt_cpu_topo
 	case PMT_AGGR_CORE:
 		snprintf(buf, cap, "S%d-D%d-C%d", t->socket, t->die, t->core);
 		break;
+	case PMT_AGGR_DIE:
+		snprintf(buf, cap, "S%d-D%d", t->socket, t->die);
+		break;
 	case PMT_AGGR_SOCKET:
 		snprintf(buf, cap, "S%d", t->socket);
 		break;
@@ -79,6 +82,8 @@ static int topo_cmp(enum pmt_aggr aggr, const struct pmt_cpu_topo *a, const stru
 		return 0;
 	if (a->die != b->die)
 		return a->die < b->die ? -1 : 1;
+	if (aggr == PMT_AGGR_DIE)
+		return 0;
 	return a->core < b->core ? -1 : a->core > b->core;
 }
 
@@ -101,7 +106,8 @@ static int build_units(struct pmt_stat *s, const struct pmt_cpu_topo *topo)
 		if (s->aggr == PMT_AGGR_CPU) {
 			u = s->nr_units++;
 			rep[u] = ci;
-		} else if (s->aggr == PMT_AGGR_CORE || s->aggr == PMT_AGGR_SOCKET) {
+		} else if (s->aggr == PMT_AGGR_CORE || s->aggr == PMT_AGGR_DIE ||
+			   s->aggr == PMT_AGGR_SOCKET) {
 			for (u = 0; u < s->nr_units; u++)
 				if (!topo_cmp(s->aggr, &topo[rep[u]], &topo[ci]))
 					break;

@@ -98,6 +98,8 @@ enum pmt_aggr {
 	PMT_AGGR_CPU,        /* -A / --no-aggr */
 	PMT_AGGR_CORE,       /* --per-core: S<socket>-D<die>-C<core> */
 	PMT_AGGR_SOCKET,     /* --per-socket: S<socket> */
+	PMT_AGGR_DIE,        /* --per-die: S<socket>-D<die> */
+	PMT_AGGR_THREAD,     /* --per-thread: COMM-TID per counted thread */
 };
 /* where each CPU sits (devices/system/cpu/cpuN/topology under the sysfs root) */
 struct pmt_cpu_topo {
@@ -148,6 +150,12 @@ struct pmt_stat_print_opts {
 };
 /* The counts of every unit and event in perf stat's layout (perf 7.3). */
 PMT_API void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po);
+/* perf stat --metric-only's layout (--topdown's): a line per unit, a column per metric
+ * headed heads[k] as perf names it ("%  tma_retiring"), val[u * ncol + k] (NAN: empty);
+ * po->header prints the heads first. */
+PMT_API void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s,
+					const char *const *heads, uint32_t ncol,
+					const double *val, const struct pmt_stat_print_opts *po);
 
 /* ---- the counts in a recording (perf stat record's records) ---------------------------- */
 /* a HEADER_ATTR per event with the counters' ids (every CPU and thread opened), added
