@@ -50,7 +50,8 @@ static int usage(FILE *fp)
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
-enum { O_DRY_RUN = 256, O_PER_CORE, O_PER_SOCKET, O_METRICS, O_TOPDOWN, O_PER_DIE, O_EVENTS };
+enum { O_DRY_RUN = 256, O_PER_CORE, O_PER_SOCKET, O_METRICS, O_TOPDOWN, O_PER_DIE, O_EVENTS,
+       O_PER_THREAD };
 
 /* --topdown's columns in perf's order, headed as perf heads them */
 static const char *const topdown_metric[] = { "tma_frontend_bound", "tma_bad_speculation",
@@ -100,6 +101,9 @@ struct run {
 	const char *metrics_file;
 	bool topdown;
 	double *td_val;                 /* --topdown: [unit][TOPDOWN_COLS] */
+	/* -r N */
+	uint32_t runs, run;
+	struct pmt_run_stats elapsed;
 };
 
 static const struct pmt_count_value *get_value(void *ctx, uint32_t e, uint32_t ci, uint32_t ti)
@@ -253,7 +257,37 @@ static void banner(struct run *r, const struct pmt_count_opts *o, char **argv, i
 			fprintf(r->out, "%s%s", i ? " " : "", argv[i]);
 		fputc('\'', r->out);
 	}
+	if (r->runs > 1)
+		fprintf(r->out, " (%u runs)", r->runs);
 	fputs(":\n\n", r->out);
+}
+
+/* -r N: every run read and added; the last one prints the runs' means and noise */
+static int end_of_run(struct run *r, const struct pmt_count_opts *o, char **argv, int argc,
+		      int32_t pid, uint64_t ns)
+{
+	if (pmt_counter_read(r->ctr) < 0)
+		return pmt_cli_fail("stat", "reading the counters failed");
+	pmt_stat_update(r->stat, get_value, r->ctr, false);
+	pmt_stat_add_run(r->stat);
+	pmt_run_stats_add(&r->elapsed, (double)ns / 1e9);
+	if (r->run + 1 < r->runs && !stop_requested)
+		return 0;
+	pmt_stat_end_runs(r->stat);
+	r->po.runs = r->runs;
+	if (r->po.format == PMT_STAT_TEXT)
+		banner(r, o, argv, argc, pid);
+	pmt_stat_print(r->out, r->stat, &r->po);
+	print_metrics(r);
+	if (r->po.format == PMT_STAT_TEXT) {
+		double sd = pmt_run_stats_stddev(&r->elapsed);
+
+		fprintf(r->out, "\n %17.9f +- %.9f seconds time elapsed", r->elapsed.mean, sd);
+		if (r->elapsed.mean && sd)
+			fprintf(r->out, "  ( +-%6.2f%% )", pmt_run_stats_noise_pct(&r->elapsed));
+		fputs("\n\n", r->out);
+	}
+	return 0;
 }
 
 static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int argc,
@@ -286,16 +320,23 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 		r->threads[0] = pid;
 		r->nthreads = 1;
 	}
-	if (pmt_counter_open(&r->plan, r->threads, (uint32_t)r->nthreads, true, &r->ctr, &d) < 0) {
+	if (pmt_counter_open_weak(&r->plan, r->threads, (uint32_t)r->nthreads, true, &r->ctr,
+				  &d) < 0) {
 		if (argc > 0)
 			pmt_workload_abort(&r->wl);
 		return pmt_cli_fail_diag("stat", &d);
 	}
-	if (pmt_stat_new(&r->plan, pmt_counter_nr_threads(r->ctr), r->aggr, NULL, &r->stat) < 0)
-		return PMT_EXIT_ERROR;
-	r->td_val = calloc((size_t)pmt_stat_nr_units(r->stat) * TOPDOWN_COLS, sizeof(double));
-	if (!r->td_val)
-		return PMT_EXIT_ERROR;
+	/* -r: one aggregation over every run, the counters opened afresh for each */
+	if (!r->stat) {
+		if (pmt_stat_new(&r->plan, pmt_counter_nr_threads(r->ctr), r->aggr, NULL,
+				 &r->stat) < 0)
+			return PMT_EXIT_ERROR;
+		r->td_val = calloc((size_t)pmt_stat_nr_units(r->stat) * TOPDOWN_COLS,
+				   sizeof(double));
+		if (!r->td_val)
+			return PMT_EXIT_ERROR;
+		pmt_stat_set_threads(r->stat, r->threads, (uint32_t)r->nthreads);
+	}
 	for (uint32_t e = 0; e < r->plan.ev.nr; e++)
 		pmt_stat_set_supported(r->stat, e, pmt_counter_supported(r->ctr, e));
 	if (outpath &&
@@ -352,6 +393,9 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 	if (r->interval_ms) {
 		/* perf's last interval: the time to the end, no summary */
 		if (read_and_print(r, t - t0, true, &first))
+			goto out_err;
+	} else if (r->runs > 1) {
+		if (end_of_run(r, o, argv, argc, pid, t - t0))
 			goto out_err;
 	} else {
 		if (r->po.format == PMT_STAT_TEXT)
@@ -442,6 +486,8 @@ int cmd_stat(int argc, char **argv)
 		{ "per-core", no_argument, NULL, O_PER_CORE },
 		{ "per-socket", no_argument, NULL, O_PER_SOCKET },
 		{ "per-die", no_argument, NULL, O_PER_DIE },
+		{ "per-thread", no_argument, NULL, O_PER_THREAD },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "events", required_argument, NULL, O_EVENTS },
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "field-separator", required_argument, NULL, 'x' },
@@ -470,7 +516,7 @@ int cmd_stat(int argc, char **argv)
 	int32_t pid = 0;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "+he:aC:p:t:AI:x:jM:o:iv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:aC:p:t:AI:x:jM:o:ivr:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == sizeof(evstr) / sizeof(evstr[0]))
@@ -498,6 +544,13 @@ int cmd_stat(int argc, char **argv)
 		case O_PER_CORE: r.aggr = PMT_AGGR_CORE; aggrs++; break;
 		case O_PER_SOCKET: r.aggr = PMT_AGGR_SOCKET; aggrs++; break;
 		case O_PER_DIE: r.aggr = PMT_AGGR_DIE; aggrs++; break;
+		case O_PER_THREAD: r.aggr = PMT_AGGR_THREAD; aggrs++; break;
+		case 'r':
+			if (pmt_parse_u64(optarg, &v) < 0 || !v || v > 1000000)
+				return pmt_cli_usage_fail("stat", "bad value '%s' for -r (a number "
+							  "of runs, at least 1)", optarg);
+			r.runs = (uint32_t)v;
+			break;
 		case O_EVENTS: events_file = optarg; break;
 		case 'I':
 			/* perf's floor: shorter intervals cost more than they show */
@@ -530,6 +583,16 @@ int cmd_stat(int argc, char **argv)
 	if (aggrs > 1)
 		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core, --per-die and "
 					  "--per-socket");
+	/* perf's words for both */
+	if (r.aggr == PMT_AGGR_THREAD && o.target != PMT_COUNT_PID && o.target != PMT_COUNT_TID)
+		return pmt_cli_usage_fail("stat", "The --per-thread option is only available when "
+					  "monitoring via -p -t options (pmutrace: not -a)");
+	if (r.runs > 1 && (outpath || r.interval_ms))
+		return pmt_cli_usage_fail("stat", "-r cannot be used with %s (one recording and "
+					  "one series of intervals per run)",
+					  outpath ? "-o" : "-I");
+	if (r.runs > 1 && optind >= argc)
+		return pmt_cli_usage_fail("stat", "-r needs a workload (-- CMD ARGS) to repeat");
 	if (r.topdown && (nev || r.nsel))
 		return pmt_cli_usage_fail("stat", "--topdown chooses its own events: no -e or -M "
 					  "with it");
@@ -586,12 +649,24 @@ int cmd_stat(int argc, char **argv)
 		rc = PMT_EXIT_USAGE;
 		goto done_early;
 	}
+	/* -v: perf's pr_debug lines (a weak group split) */
+	if (verbose > 0 && pmt_log_get_level() < PMT_LOG_DEBUG)
+		pmt_log_set_level(PMT_LOG_DEBUG);
 	if (verbose > 0)
 		pmt_count_plan_print(stdout, &r.plan, o.target == PMT_COUNT_WORKLOAD ? 0 : pid);
 	if (dry_run) {
 		rc = PMT_EXIT_OK;
 	} else {
-		rc = count(&r, &o, argv + optind, argc - optind, pid, argc, argv, outpath);
+		if (!r.runs)
+			r.runs = 1;
+		rc = PMT_EXIT_OK;
+		for (r.run = 0; r.run < r.runs && rc == PMT_EXIT_OK && !stop_requested; r.run++) {
+			rc = count(&r, &o, argv + optind, argc - optind, pid, argc, argv, outpath);
+			pmt_counter_free(r.ctr);
+			r.ctr = NULL;
+			free(r.threads);
+			r.threads = NULL;
+		}
 	}
 	pmt_stat_free(r.stat);
 	pmt_counter_free(r.ctr);

@@ -13,7 +13,7 @@
 static const char *aggr_key(enum pmt_aggr a)
 {
 	return a == PMT_AGGR_CPU ? "cpu" : a == PMT_AGGR_CORE ? "core"
-				     : a == PMT_AGGR_DIE ? "die"
+				     : a == PMT_AGGR_DIE ? "die" : a == PMT_AGGR_THREAD ? "thread"
 				     : a == PMT_AGGR_SOCKET ? "socket" : NULL;
 }
 
@@ -28,6 +28,8 @@ static void header_aggr(FILE *fp, enum pmt_aggr a)
 		fputs(" die          ctrs", fp);
 	else if (a == PMT_AGGR_SOCKET)
 		fputs(" socket ctrs", fp);
+	else if (a == PMT_AGGR_THREAD)
+		fputs("             comm-pid     ", fp);
 }
 
 static void header(FILE *fp, enum pmt_aggr a)
@@ -54,13 +56,21 @@ static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u)
 	case PMT_AGGR_SOCKET:
 		fprintf(fp, "%-6s %4u ", pmt_stat_unit_name(s, u), c->nr);
 		break;
+	case PMT_AGGR_THREAD: {
+		/* perf's "%*s-%-*d": the comm right-aligned in 16, the TID left in 8 */
+		const char *name = pmt_stat_unit_name(s, u), *dash = strrchr(name, '-');
+		int cl = dash ? (int)(dash - name) : (int)strlen(name);
+
+		fprintf(fp, "%*s%.*s-%-8s", cl < 16 ? 16 - cl : 0, "", cl, name, dash ? dash + 1 : "");
+		break;
+	}
 	default:
 		break;
 	}
 }
 
 static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, int uw,
-		      const char *prefix)
+		      const char *prefix, uint32_t runs)
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
@@ -73,6 +83,8 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	else
 		fprintf(fp, "%*s ", COUNTS_LEN, c->supported ? "<not counted>" : "<not supported>");
 	fprintf(fp, "%-*s %-*s%-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name, METRIC_LEN, "");
+	if (runs > 1 && c->noise)
+		fprintf(fp, "  ( +-%6.2f%% )", c->noise);
 	if (c->run != c->ena && c->ena)
 		fprintf(fp, "  (%.2f%%)", 100.0 * (double)c->run / (double)c->ena);
 	fputc('\n', fp);
@@ -90,14 +102,14 @@ static void time_prefix(char *buf, size_t cap, const struct pmt_stat_print_opts 
 }
 
 static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, const char *sep,
-		     const char *prefix)
+		     const char *prefix, uint32_t runs)
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
 	double sc = p->scale[e];
 
 	fputs(prefix, fp);
-	if (pmt_stat_aggr(s) == PMT_AGGR_CPU)
+	if (pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_THREAD)
 		fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
 	else if (pmt_stat_aggr(s) != PMT_AGGR_GLOBAL)
 		fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep, c->nr, sep);
@@ -105,7 +117,10 @@ static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 		fprintf(fp, floor(sc) != sc ? "%.2f%s" : "%.0f%s", c->val, sep);
 	else
 		fprintf(fp, "%s%s", c->supported ? "<not counted>" : "<not supported>", sep);
-	fprintf(fp, "%s%s%s%s%llu%s%.2f%s%s\n", p->unit[e], sep, p->ev.ev[e].name, sep,
+	fprintf(fp, "%s%s%s", p->unit[e], sep, p->ev.ev[e].name);
+	if (runs > 1)
+		fprintf(fp, "%s%.2f%%", sep, c->noise);
+	fprintf(fp, "%s%llu%s%.2f%s%s\n", sep,
 		(unsigned long long)c->run, sep,
 		c->run != c->ena && c->ena ? 100.0 * (double)c->run / (double)c->ena : 100.0,
 		sep, sep);
@@ -136,16 +151,17 @@ static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	enum pmt_aggr a = pmt_stat_aggr(s);
 
 	json_open(fp, s, u, po);
-	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU)
+	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
 		fprintf(fp, "\"counters\" : %u, ", c->nr);
 	if (c->counted)
 		fprintf(fp, "\"counter-value\" : \"%f\", ", c->val);
 	else
 		fprintf(fp, "\"counter-value\" : \"%s\", ",
 			c->supported ? "<not counted>" : "<not supported>");
-	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", \"event-runtime\" : %llu, "
-		    "\"pcnt-running\" : %.2f}\n",
-		p->unit[e], p->ev.ev[e].name, (unsigned long long)c->run,
+	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", ", p->unit[e], p->ev.ev[e].name);
+	if (po->runs > 1)
+		fprintf(fp, "\"variance\" : %.2f, ", c->noise);
+	fprintf(fp, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f}\n", (unsigned long long)c->run,
 		c->run != c->ena && c->ena ? 100.0 * (double)c->run / (double)c->ena : 100.0);
 }
 
@@ -156,7 +172,8 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 	char prefix[64] = "";
 	int uw = 4;
 	/* perf prints -A event by event, the other aggregations unit by unit */
-	bool event_major = pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_GLOBAL;
+	bool event_major = pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_GLOBAL ||
+			   pmt_stat_aggr(s) == PMT_AGGR_THREAD;
 	uint32_t nu = pmt_stat_nr_units(s), ne = p->ev.nr;
 
 	for (uint32_t e = 0; e < ne; e++)
@@ -169,11 +186,11 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 		uint32_t u = event_major ? i % nu : i / ne, e = event_major ? i / nu : i % ne;
 
 		if (po->format == PMT_STAT_CSV)
-			line_csv(fp, s, u, e, sep, prefix);
+			line_csv(fp, s, u, e, sep, prefix, po->runs);
 		else if (po->format == PMT_STAT_JSON)
 			line_json(fp, s, u, e, po);
 		else
-			line_text(fp, s, u, e, uw, prefix);
+			line_text(fp, s, u, e, uw, prefix, po->runs);
 	}
 }
 
