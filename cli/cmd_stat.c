@@ -275,10 +275,15 @@ static int end_of_run(struct run *r, const struct pmt_count_opts *o, char **argv
 		return 0;
 	pmt_stat_end_runs(r->stat);
 	r->po.runs = r->runs;
+	r->po.header = true;
 	if (r->po.format == PMT_STAT_TEXT)
 		banner(r, o, argv, argc, pid);
-	pmt_stat_print(r->out, r->stat, &r->po);
-	print_metrics(r);
+	if (r->topdown) {
+		print_topdown(r);
+	} else {
+		pmt_stat_print(r->out, r->stat, &r->po);
+		print_metrics(r);
+	}
 	if (r->po.format == PMT_STAT_TEXT) {
 		double sd = pmt_run_stats_stddev(&r->elapsed);
 
@@ -523,7 +528,11 @@ int cmd_stat(int argc, char **argv)
 				return pmt_cli_usage_fail("stat", "too many -e options");
 			evstr[nev++] = optarg;
 			break;
-		case 'a': o.target = PMT_COUNT_SYSTEM; targets++; break;
+		case 'a':
+			/* perf takes -a twice ("-a --per-core -a") */
+			targets += o.target != PMT_COUNT_SYSTEM;
+			o.target = PMT_COUNT_SYSTEM;
+			break;
 		case 'C':
 			if (pmt_cpumask_parse(optarg, &o.cpus) < 0 || !pmt_cpumask_count(&o.cpus))
 				return pmt_cli_usage_fail("stat", "bad value '%s' for -C (a CPU list "

@@ -2,7 +2,7 @@
 # stat --topdown (issue 11, item 5): x86 perf 7.3's `stat --topdown` and pmutrace's on the
 # simulated Intel core PMU (tests/pmusim/pmusim.c: slots counts 1e6 per CPU, PERF_METRICS
 # fixed, INT_MISC.UOP_DROPPING nothing) of a fake Granite Rapids sysfs tree print the same
-# text, -A, -x, (with and without -A), -j and -I (time column blanked, first interval)
+# text, -A, -x, (with and without -A), -j, -I (time column blanked, first interval) and -r
 # output, byte for byte: with perf's GNR tables (--metrics, --events: the TopdownL1 group
 # perf opens) and without a table (pmutrace's own slots + topdown-* group, the topdown.txt
 # fractions: equal here as UOP_DROPPING counts 0). Two PERF_METRICS values: the seed's
@@ -28,7 +28,8 @@ run() { # PM OUT CMD...
 		2>&1 >/dev/null | norm >"$out"
 }
 for pm in 0x40300C085F501040 0x80808080A0A0A0A0; do
-	for opts in "" "-A" "-x," "-x, -A" "-j" "-I 150" "-I 150 -A" "-I 150 -x,"; do
+	for opts in "" "-A" "-x," "-x, -A" "-j" "-j -A" "-I 150" "-I 150 -A" "-I 150 -x," "-I 150 -j" \
+		"-r 2"; do
 		# shellcheck disable=SC2086
 		run $pm "$T/perf" "$X" stat --topdown -a $opts -- sleep 0.2
 		grep -q tma_retiring "$T/perf" || { echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }

@@ -228,7 +228,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 		if (a == PMT_AGGR_CPU)
 			fprintf(fp, "cpu%s", sep);
 		else if (a != PMT_AGGR_GLOBAL)
-			fprintf(fp, "%s%scpus%s", aggr_key(a), sep, sep);
+			fprintf(fp, "%s%sctrs%s", aggr_key(a), sep, sep);
 		for (uint32_t k = 0; k < ncol; k++)
 			fprintf(fp, "%s%s", heads[k], sep);
 		fputc('\n', fp);
