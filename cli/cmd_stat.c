@@ -22,30 +22,43 @@ static int usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pmutrace stat [-e EVENT]... [-a | -C CPUS | -p PID | -t TID | -- CMD ARGS]\n"
-		"                     [-A | --per-core | --per-socket] [-I MS] [-x SEP | -j]\n"
-		"                     [-M METRIC --metrics FILE] [-o FILE] [--no-inherit]\n"
-		"                     [--dry-run] [-v]\n"
+		"                     [-A | --per-core | --per-die | --per-socket] [-I MS]\n"
+		"                     [-x SEP | -j] [-M METRIC --metrics FILE] [--topdown]\n"
+		"                     [--events FILE] [-o FILE] [--no-inherit] [--dry-run] [-v]\n"
 		"  -e, --event EVENT    perf's syntax (default: task-clock, context-switches,\n"
 		"                       cpu-migrations, page-faults)\n"
 		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
 		"  -p, --pid PID / -t, --tid TID   an existing process (its threads) / thread\n"
-		"  -A, --no-aggr        one line per CPU;  --per-core, --per-socket: per core/socket\n"
+		"  -A, --no-aggr        one line per CPU;  --per-core, --per-die, --per-socket: per\n"
+		"                       core, die or socket\n"
 		"                       (devices/system/cpu/cpuN/topology)\n"
 		"  -I, --interval-print MS   print (and record) the counts of every MS milliseconds\n"
 		"  -x, --field-separator SEP perf stat's CSV columns;  -j, --json-output: JSON lines\n"
 		"  -M, --metrics-select NAME  metrics (or groups) computed from the counts, with\n"
 		"      --metrics FILE   perf pmu-events or Intel perfmon metric JSON\n"
+		"      --events FILE    named events from a JSON table (default: the search path\n"
+		"                       $PMUTRACE_EVENTS_PATH, else $XDG_DATA_HOME/pmutrace/events)\n"
 		"  -o, --output FILE    also keep the counts in a container (perf stat record's\n"
 		"                       records: zstd -dc FILE | perf stat report -i -)\n"
 		"  -i, --no-inherit     children of the workload are not counted\n"
 		"      --dry-run        open nothing; with -v print every attr (perf stat -vv)\n"
-		"      --topdown        not built yet (the topdown group of PERF_METRICS PMUs)\n"
+		"      --topdown        topdown level 1 (tma_* percentages): with --metrics, the\n"
+		"                       table's TopdownL1 group as perf opens it; without, the\n"
+		"                       slots + topdown-* group of a PERF_METRICS PMU\n"
 		"The counts go to stderr, as perf stat's do.\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
-enum { O_DRY_RUN = 256, O_PER_CORE, O_PER_SOCKET, O_METRICS, O_TOPDOWN };
+enum { O_DRY_RUN = 256, O_PER_CORE, O_PER_SOCKET, O_METRICS, O_TOPDOWN, O_PER_DIE, O_EVENTS,
+       O_PER_THREAD };
+
+/* --topdown's columns in perf's order, headed as perf heads them */
+static const char *const topdown_metric[] = { "tma_frontend_bound", "tma_bad_speculation",
+					      "tma_retiring", "tma_backend_bound" };
+static const char *const topdown_head[] = { "%  tma_frontend_bound", "%  tma_bad_speculation",
+					    "%  tma_retiring", "%  tma_backend_bound" };
+enum { TOPDOWN_COLS = 4 };
 
 static volatile sig_atomic_t stop_requested;
 
@@ -86,6 +99,11 @@ struct run {
 	const char *sel[64];
 	size_t nsel;
 	const char *metrics_file;
+	bool topdown;
+	double *td_val;                 /* --topdown: [unit][TOPDOWN_COLS] */
+	/* -r N */
+	uint32_t runs, run;
+	struct pmt_run_stats elapsed;
 };
 
 static const struct pmt_count_value *get_value(void *ctx, uint32_t e, uint32_t ci, uint32_t ti)
@@ -122,7 +140,14 @@ static void print_metrics(struct run *r)
 	for (size_t u = 0; val && th && missing && u < pmt_counts_nr_units(c); u++) {
 		pmt_metric_plan_eval(r->mplan, c, u, val, th);
 		pmt_metric_plan_missing(r->mplan, missing);
-		for (size_t i = 0; i < nm; i++) {
+		for (size_t i = 0; r->topdown && i < nm; i++) {
+			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
+
+			for (int k = 0; k < TOPDOWN_COLS; k++)
+				if (!strcmp(m->name, topdown_metric[k]))
+					r->td_val[u * TOPDOWN_COLS + k] = missing[i] ? NAN : val[i];
+		}
+		for (size_t i = 0; !r->topdown && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
 			const char *ag = pmt_counts_unit_aggr(c, u);
 
@@ -144,6 +169,52 @@ static void print_metrics(struct run *r)
 	pmt_counts_free(c);
 }
 
+/* --topdown without a table: the level-1 ratios of each unit's topdown-* counts
+ * (Documentation/topdown.txt through pmt_topdown_from_counts) */
+static void topdown_from_counts(struct run *r)
+{
+	static const char *const field[8] = {
+		"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound", "topdown-be-bound",
+	};
+
+	for (uint32_t u = 0; u < pmt_stat_nr_units(r->stat); u++) {
+		double td[8] = { 0 }, slots = 0;
+		struct pmt_topdown t;
+		double *v = r->td_val + (size_t)u * TOPDOWN_COLS;
+		bool counted = true;
+
+		for (uint32_t e = 0; e < r->plan.ev.nr; e++) {
+			const struct pmt_stat_cell *cell = pmt_stat_cell(r->stat, u, e);
+			const char *name = r->plan.ev.ev[e].name;
+
+			for (int k = 0; k < 4; k++)
+				if (!strcmp(name, field[k])) {
+					td[k] = cell->val;
+					counted &= cell->counted;
+				}
+			if (!strcmp(name, "slots"))
+				slots = cell->val;
+		}
+		if (!counted || pmt_topdown_from_counts(slots, td, &t) < 0) {
+			v[0] = v[1] = v[2] = v[3] = NAN;
+			continue;
+		}
+		v[0] = 100 * t.fe_bound;
+		v[1] = 100 * t.bad_spec;
+		v[2] = 100 * t.retiring;
+		v[3] = 100 * t.be_bound;
+	}
+}
+
+static void print_topdown(struct run *r)
+{
+	if (r->mplan)
+		print_metrics(r);
+	else
+		topdown_from_counts(r);
+	pmt_stat_print_metric_only(r->out, r->stat, topdown_head, TOPDOWN_COLS, r->td_val, &r->po);
+}
+
 static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
 {
 	int rc = pmt_counter_read(r->ctr);
@@ -156,6 +227,10 @@ static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
 	r->po.time_ns = t;
 	r->po.header = *first;
 	*first = false;
+	if (r->topdown) {
+		print_topdown(r);
+		return 0;
+	}
 	pmt_stat_print(r->out, r->stat, &r->po);
 	print_metrics(r);
 	return 0;
@@ -182,7 +257,42 @@ static void banner(struct run *r, const struct pmt_count_opts *o, char **argv, i
 			fprintf(r->out, "%s%s", i ? " " : "", argv[i]);
 		fputc('\'', r->out);
 	}
+	if (r->runs > 1)
+		fprintf(r->out, " (%u runs)", r->runs);
 	fputs(":\n\n", r->out);
+}
+
+/* -r N: every run read and added; the last one prints the runs' means and noise */
+static int end_of_run(struct run *r, const struct pmt_count_opts *o, char **argv, int argc,
+		      int32_t pid, uint64_t ns)
+{
+	if (pmt_counter_read(r->ctr) < 0)
+		return pmt_cli_fail("stat", "reading the counters failed");
+	pmt_stat_update(r->stat, get_value, r->ctr, false);
+	pmt_stat_add_run(r->stat);
+	pmt_run_stats_add(&r->elapsed, (double)ns / 1e9);
+	if (r->run + 1 < r->runs && !stop_requested)
+		return 0;
+	pmt_stat_end_runs(r->stat);
+	r->po.runs = r->runs;
+	r->po.header = true;
+	if (r->po.format == PMT_STAT_TEXT)
+		banner(r, o, argv, argc, pid);
+	if (r->topdown) {
+		print_topdown(r);
+	} else {
+		pmt_stat_print(r->out, r->stat, &r->po);
+		print_metrics(r);
+	}
+	if (r->po.format == PMT_STAT_TEXT) {
+		double sd = pmt_run_stats_stddev(&r->elapsed);
+
+		fprintf(r->out, "\n %17.9f +- %.9f seconds time elapsed", r->elapsed.mean, sd);
+		if (r->elapsed.mean && sd)
+			fprintf(r->out, "  ( +-%6.2f%% )", pmt_run_stats_noise_pct(&r->elapsed));
+		fputs("\n\n", r->out);
+	}
+	return 0;
 }
 
 static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int argc,
@@ -215,13 +325,23 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 		r->threads[0] = pid;
 		r->nthreads = 1;
 	}
-	if (pmt_counter_open(&r->plan, r->threads, (uint32_t)r->nthreads, true, &r->ctr, &d) < 0) {
+	if (pmt_counter_open_weak(&r->plan, r->threads, (uint32_t)r->nthreads, true, &r->ctr,
+				  &d) < 0) {
 		if (argc > 0)
 			pmt_workload_abort(&r->wl);
 		return pmt_cli_fail_diag("stat", &d);
 	}
-	if (pmt_stat_new(&r->plan, pmt_counter_nr_threads(r->ctr), r->aggr, NULL, &r->stat) < 0)
-		return PMT_EXIT_ERROR;
+	/* -r: one aggregation over every run, the counters opened afresh for each */
+	if (!r->stat) {
+		if (pmt_stat_new(&r->plan, pmt_counter_nr_threads(r->ctr), r->aggr, NULL,
+				 &r->stat) < 0)
+			return PMT_EXIT_ERROR;
+		r->td_val = calloc((size_t)pmt_stat_nr_units(r->stat) * TOPDOWN_COLS,
+				   sizeof(double));
+		if (!r->td_val)
+			return PMT_EXIT_ERROR;
+		pmt_stat_set_threads(r->stat, r->threads, (uint32_t)r->nthreads);
+	}
 	for (uint32_t e = 0; e < r->plan.ev.nr; e++)
 		pmt_stat_set_supported(r->stat, e, pmt_counter_supported(r->ctr, e));
 	if (outpath &&
@@ -279,6 +399,9 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 		/* perf's last interval: the time to the end, no summary */
 		if (read_and_print(r, t - t0, true, &first))
 			goto out_err;
+	} else if (r->runs > 1) {
+		if (end_of_run(r, o, argv, argc, pid, t - t0))
+			goto out_err;
 	} else {
 		if (r->po.format == PMT_STAT_TEXT)
 			banner(r, o, argv, argc, pid);
@@ -331,19 +454,29 @@ static int setup_metrics(struct run *r)
 
 /* -M without -e: the events the metrics read, as perf stat -M opens them */
 static int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *pmus,
-			 struct pmt_diag *d)
+			 const struct pmt_events_opts *eo, struct pmt_diag *d)
 {
+	size_t len = 1, n = 0;
+	char *list;
+	int rc;
+
+	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++)
+		len += strlen(pmt_metric_plan_input(r->mplan, i)->id) + 1;
+	list = malloc(len);
+	if (!list)
+		return -PMT_ENOMEM;
+	/* one list, parsed at once: the topdown-* events and TOPDOWN.SLOTS of TopdownL1 form
+	 * one group led by slots, as perf's parse of its metric events groups them */
 	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++) {
 		struct pmt_metric_input *in = pmt_metric_plan_input(r->mplan, i);
-		int rc;
 
-		if (in->kind != PMT_MIN_COUNT)
+		if (in->kind != PMT_MIN_COUNT || in->threshold_only)
 			continue;
-		rc = pmt_events_parse(ev, pmus, in->id, d);
-		if (rc < 0)
-			return rc;
+		n += (size_t)sprintf(list + n, "%s%s", n ? "," : "", in->id);
 	}
-	return 0;
+	rc = n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
+	free(list);
+	return rc;
 }
 
 int cmd_stat(int argc, char **argv)
@@ -357,6 +490,10 @@ int cmd_stat(int argc, char **argv)
 		{ "no-aggr", no_argument, NULL, 'A' },
 		{ "per-core", no_argument, NULL, O_PER_CORE },
 		{ "per-socket", no_argument, NULL, O_PER_SOCKET },
+		{ "per-die", no_argument, NULL, O_PER_DIE },
+		{ "per-thread", no_argument, NULL, O_PER_THREAD },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "events", required_argument, NULL, O_EVENTS },
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "field-separator", required_argument, NULL, 'x' },
 		{ "json-output", no_argument, NULL, 'j' },
@@ -370,8 +507,11 @@ int cmd_stat(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pmt_count_opts o = { .sz = sizeof(o) };
-	struct run r = { .po = { .sz = sizeof(r.po) }, .out = stderr };
+	struct pmt_count_opts o = PMT_OPTS_INIT(pmt_count_opts);
+	struct run r = { .po = PMT_OPTS_INIT(pmt_stat_print_opts), .out = stderr };
+	struct pmt_events_opts eo = PMT_OPTS_INIT(pmt_events_opts);
+	struct pmt_event_table *table = NULL;
+	const char *events_file = NULL;
 	struct pmt_pmus pmus;
 	struct pmt_evlist events = { 0 };
 	struct pmt_diag d = PMT_DIAG_INIT;
@@ -381,14 +521,18 @@ int cmd_stat(int argc, char **argv)
 	int32_t pid = 0;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "+he:aC:p:t:AI:x:jM:o:iv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:aC:p:t:AI:x:jM:o:ivr:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == sizeof(evstr) / sizeof(evstr[0]))
 				return pmt_cli_usage_fail("stat", "too many -e options");
 			evstr[nev++] = optarg;
 			break;
-		case 'a': o.target = PMT_COUNT_SYSTEM; targets++; break;
+		case 'a':
+			/* perf takes -a twice ("-a --per-core -a") */
+			targets += o.target != PMT_COUNT_SYSTEM;
+			o.target = PMT_COUNT_SYSTEM;
+			break;
 		case 'C':
 			if (pmt_cpumask_parse(optarg, &o.cpus) < 0 || !pmt_cpumask_count(&o.cpus))
 				return pmt_cli_usage_fail("stat", "bad value '%s' for -C (a CPU list "
@@ -408,6 +552,15 @@ int cmd_stat(int argc, char **argv)
 		case 'A': r.aggr = PMT_AGGR_CPU; aggrs++; break;
 		case O_PER_CORE: r.aggr = PMT_AGGR_CORE; aggrs++; break;
 		case O_PER_SOCKET: r.aggr = PMT_AGGR_SOCKET; aggrs++; break;
+		case O_PER_DIE: r.aggr = PMT_AGGR_DIE; aggrs++; break;
+		case O_PER_THREAD: r.aggr = PMT_AGGR_THREAD; aggrs++; break;
+		case 'r':
+			if (pmt_parse_u64(optarg, &v) < 0 || !v || v > 1000000)
+				return pmt_cli_usage_fail("stat", "bad value '%s' for -r (a number "
+							  "of runs, at least 1)", optarg);
+			r.runs = (uint32_t)v;
+			break;
+		case O_EVENTS: events_file = optarg; break;
 		case 'I':
 			/* perf's floor: shorter intervals cost more than they show */
 			if (pmt_parse_u64(optarg, &r.interval_ms) < 0 || r.interval_ms < 10)
@@ -428,10 +581,7 @@ int cmd_stat(int argc, char **argv)
 		case 'o': outpath = optarg; o.record_pipe = true; break;
 		case 'i': o.no_inherit = true; break;
 		case O_DRY_RUN: dry_run = 1; break;
-		case O_TOPDOWN:
-			return pmt_cli_usage_fail("stat", "--topdown is not built yet; count slots "
-						  "and PERF_METRICS with -e and decode them with "
-						  "pmutrace metrics --topdown");
+		case O_TOPDOWN: r.topdown = true; break;
 		case 'v': verbose++; break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);
@@ -440,7 +590,24 @@ int cmd_stat(int argc, char **argv)
 	if (targets > 1)
 		return pmt_cli_usage_fail("stat", "choose one of -a, -C, -p and -t");
 	if (aggrs > 1)
-		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core and --per-socket");
+		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core, --per-die and "
+					  "--per-socket");
+	/* perf's words for both */
+	if (r.aggr == PMT_AGGR_THREAD && o.target != PMT_COUNT_PID && o.target != PMT_COUNT_TID)
+		return pmt_cli_usage_fail("stat", "The --per-thread option is only available when "
+					  "monitoring via -p -t options (pmutrace: not -a)");
+	if (r.runs > 1 && (outpath || r.interval_ms))
+		return pmt_cli_usage_fail("stat", "-r cannot be used with %s (one recording and "
+					  "one series of intervals per run)",
+					  outpath ? "-o" : "-I");
+	if (r.runs > 1 && optind >= argc)
+		return pmt_cli_usage_fail("stat", "-r needs a workload (-- CMD ARGS) to repeat");
+	if (r.topdown && (nev || r.nsel))
+		return pmt_cli_usage_fail("stat", "--topdown chooses its own events: no -e or -M "
+					  "with it");
+	/* perf's --topdown is its table's TopdownL1 group */
+	if (r.topdown && r.metrics_file)
+		r.sel[r.nsel++] = "TopdownL1";
 	/* with -a, -C, -p or -t a workload only sets how long they are counted (perf's way) */
 	if (!targets && optind >= argc)
 		return pmt_cli_usage_fail("stat", "nothing to count: give -- CMD ARGS, -a, -C, -p "
@@ -449,6 +616,13 @@ int cmd_stat(int argc, char **argv)
 	rc = setup_metrics(&r);
 	if (rc)
 		goto done_early;
+	rc = events_file ? pmt_event_table_load(&table, events_file, &d)
+			 : pmt_event_table_load_default(&table, &d);
+	if (rc < 0) {
+		rc = pmt_cli_fail_diag("stat", &d);
+		goto done_early;
+	}
+	eo.table = table;
 	rc = pmt_pmus_load(&pmus, NULL, &d);
 	if (rc < 0) {
 		pmt_diag_print(&d);
@@ -456,13 +630,22 @@ int cmd_stat(int argc, char **argv)
 		goto done_early;
 	}
 	if (!nev && r.mplan) {
-		rc = metric_events(&r, &events, &pmus, &d);
+		rc = metric_events(&r, &events, &pmus, &eo, &d);
 	} else {
 		if (!nev)
-			evstr[nev++] = "task-clock,context-switches,cpu-migrations,page-faults";
+			evstr[nev++] = r.topdown ? "topdown-retiring,topdown-bad-spec,"
+						   "topdown-fe-bound,topdown-be-bound"
+						 : "task-clock,context-switches,cpu-migrations,"
+						   "page-faults";
 		rc = 0;
 		for (unsigned i = 0; i < nev && rc >= 0; i++)
-			rc = pmt_events_parse(&events, &pmus, evstr[i], &d);
+			rc = pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
+		if (rc < 0 && r.topdown)
+			pmt_diag_set(&d, rc, NULL, PMT_DIAG_NO_OFFSET,
+				     "Topdown requested but the topdown events aren't present (a PMU "
+				     "with slots and topdown-* in %s/bus/event_source/devices/*/"
+				     "events; or give --metrics FILE with a TopdownL1 group)",
+				     pmus.root);
 	}
 	/* -a or -C with a workload: the workload runs, the CPUs are counted (perf's way) */
 	if (rc >= 0)
@@ -475,12 +658,24 @@ int cmd_stat(int argc, char **argv)
 		rc = PMT_EXIT_USAGE;
 		goto done_early;
 	}
+	/* -v: perf's pr_debug lines (a weak group split) */
+	if (verbose > 0 && pmt_log_get_level() < PMT_LOG_DEBUG)
+		pmt_log_set_level(PMT_LOG_DEBUG);
 	if (verbose > 0)
 		pmt_count_plan_print(stdout, &r.plan, o.target == PMT_COUNT_WORKLOAD ? 0 : pid);
 	if (dry_run) {
 		rc = PMT_EXIT_OK;
 	} else {
-		rc = count(&r, &o, argv + optind, argc - optind, pid, argc, argv, outpath);
+		if (!r.runs)
+			r.runs = 1;
+		rc = PMT_EXIT_OK;
+		for (r.run = 0; r.run < r.runs && rc == PMT_EXIT_OK && !stop_requested; r.run++) {
+			rc = count(&r, &o, argv + optind, argc - optind, pid, argc, argv, outpath);
+			pmt_counter_free(r.ctr);
+			r.ctr = NULL;
+			free(r.threads);
+			r.threads = NULL;
+		}
 	}
 	pmt_stat_free(r.stat);
 	pmt_counter_free(r.ctr);
@@ -488,6 +683,8 @@ int cmd_stat(int argc, char **argv)
 	pmt_count_plan_fini(&r.plan);
 	pmt_pmus_fini(&pmus);
 done_early:
+	free(r.td_val);
+	pmt_event_table_free(table);
 	pmt_metric_plan_free(r.mplan);
 	pmt_metric_set_fini(&r.ms);
 	return rc;

@@ -8,6 +8,13 @@ set_tests_properties(stat.kernel PROPERTIES LABELS "record;perf73" TIMEOUT 300
 
 # stat --dry-run -v against x86 perf 7.3's stat -vv: software events and a fake GNR PMU
 add_test(NAME oracle.stat_attrs73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/stat_attrs.sh
-  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR})
 set_tests_properties(oracle.stat_attrs73 PROPERTIES LABELS "perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77)
+
+# stat --topdown against x86 perf 7.3's on the simulated Intel PMU (fake GNR sysfs): text, -A,
+# -x, -j and -I layouts byte for byte, with perf's GNR tables and with the built-in group
+add_test(NAME stat.topdown73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/topdown_stat.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(stat.topdown73 PROPERTIES LABELS "perf73" TIMEOUT 300
   SKIP_RETURN_CODE 77)

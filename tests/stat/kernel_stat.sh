@@ -44,7 +44,8 @@ if [ -n "$P73" ] && [ -x "$P73" ]; then
 	for opts in "" "-a" "-a -A" "-a --per-core" "-a --per-socket" "-I 100" "-a -A -I 100" \
 		"-a --per-core -I 100" "-a --per-socket -I 100" "-x, -a" "-x, -a -A" "-x: -a --per-core" \
 		"-x, -a --per-socket -I 100" "-x, -I 100" "-j -a" "-j -a -A -I 100" "-j -a --per-core" \
-		"-C 1" "-C 0 -A"; do
+		"-C 1" "-C 0 -A" "-a --per-die" "-a --per-die -I 100" "-x, -a --per-die" \
+		"-j -a --per-die" "-x, -r 3" "-j -r 3" "-x, -a -r 2"; do
 		# shellcheck disable=SC2086
 		eval "\"$P73\" stat $opts -e $EV -- $WL" 2>"$T/perf.raw" >/dev/null
 		# shellcheck disable=SC2086
@@ -71,6 +72,81 @@ if [ -n "$P73" ] && [ -x "$P73" ]; then
 	done
 else
 	echo "note: perf 7.3 not built; its layouts not compared"
+fi
+
+# -r: the mean, "( +- x% )" and the elapsed time's spread; task-clock alone, whose runs
+# always differ (a count equal in every run has no noise column in text)
+if [ -n "$P73" ] && [ -x "$P73" ]; then
+	for opts in "-r 3" "-a -r 2" "-a -A -r 2"; do
+		# shellcheck disable=SC2086
+		eval "\"$P73\" stat $opts -e task-clock -- $WL" 2>"$T/perf.raw" >/dev/null
+		# shellcheck disable=SC2086
+		eval "\"$P\" stat $opts -e task-clock -- $WL" 2>"$T/pmt.raw" >/dev/null
+		mask <"$T/perf.raw" >"$T/perf.txt"
+		mask <"$T/pmt.raw" >"$T/pmt.txt"
+		cmp -s "$T/perf.txt" "$T/pmt.txt" || { bad "layout of stat $opts differs from perf 7.3:"; diff "$T/perf.txt" "$T/pmt.txt" | head -6; }
+		case "$opts" in *-A*) ;; *) grep -q "task-clock .*( +- *[0-9.]*% )$" "$T/pmt.raw" ||
+			bad "stat $opts: no noise on task-clock: $(cat "$T/pmt.raw")" ;; esac
+	done
+	# perf 6.1 prints the noise after its shadow metric: the count columns and the runs
+	perf stat -r 3 -e task-clock -- true 2>"$T/p61.raw" >/dev/null
+	"$P" stat -r 3 -e task-clock -- true 2>"$T/pmt61.raw" >/dev/null
+	for f in p61 pmt61; do grep "runs\|task-clock" "$T/$f.raw" | cut -c1-56 | mask | sed 's/ *$//' >"$T/$f.txt"; done
+	cmp -s "$T/p61.txt" "$T/pmt61.txt" || { bad "-r columns differ from perf 6.1:"; diff "$T/p61.txt" "$T/pmt61.txt"; }
+fi
+
+# --per-thread -p: a unit per thread (COMM-TID) of a process with three busy threads; the
+# lines sorted (perf and pmutrace list /proc/PID/task in the order it gives)
+if [ -n "$P73" ] && [ -x "$P73" ]; then
+	python3 -c '
+import threading, time
+def busy():
+    t = time.time()
+    while time.time() - t < 20: pass
+for _ in range(3): threading.Thread(target=busy).start()' &
+	PY=$!
+	for i in $(seq 50); do [ "$(ls /proc/$PY/task 2>/dev/null | wc -l)" -ge 4 ] && break; sleep 0.1; done
+	for opts in "" "-x," "-j"; do
+		# shellcheck disable=SC2086
+		"$P73" stat --per-thread $opts -e task-clock,context-switches -p $PY -- sleep 0.3 2>"$T/perf.raw" >/dev/null
+		# shellcheck disable=SC2086
+		"$P" stat --per-thread $opts -e task-clock,context-switches -p $PY -- sleep 0.3 2>"$T/pmt.raw" >/dev/null
+		m=mask
+		[ -n "$opts" ] && m=mask_plain
+		$m <"$T/perf.raw" | sort >"$T/perf.txt"
+		$m <"$T/pmt.raw" | sort >"$T/pmt.txt"
+		cmp -s "$T/perf.txt" "$T/pmt.txt" || { bad "stat --per-thread $opts differs from perf 7.3:"; diff "$T/perf.txt" "$T/pmt.txt" | head -6; }
+		[ "$(grep -c "python3-" "$T/pmt.raw")" = 8 ] || bad "--per-thread $opts: not 4 threads x 2 events: $(cat "$T/pmt.raw")"
+	done
+	kill $PY
+	"$P" stat --per-thread -a -e task-clock -- true 2>"$T/err"
+	[ $? = 129 ] && grep -q "The --per-thread option is only available" "$T/err" || bad "--per-thread -a: $(cat "$T/err")"
+fi
+
+# weak groups: the kernel refuses a pinned member of a group (EINVAL: "only a group leader
+# can be exclusive or pinned"), so {task-clock,page-faults:D}:W cannot be scheduled as a
+# group; perf 7.3 reopens both on their own and counts them, with -v "Weak group for
+# task-clock/2 failed". Without W the member stays <not supported>.
+if [ -n "$P73" ] && [ -x "$P73" ]; then
+	for opts in "" "-a" "-a -A -I 100" "-x, -a"; do
+		# shellcheck disable=SC2086
+		eval "\"$P73\" stat $opts -e '{task-clock,page-faults:D}:W' -- $WL" 2>"$T/perf.raw" >/dev/null
+		# shellcheck disable=SC2086
+		eval "\"$P\" stat $opts -e '{task-clock,page-faults:D}:W' -- $WL" 2>"$T/pmt.raw" >/dev/null
+		m=mask
+		case "$opts" in -x*) m=mask_plain ;; esac
+		for f in perf pmt; do
+			grep -v "^Warning:\|^workload '.*' specified" "$T/$f.raw" |
+				if echo "$opts" | grep -q -- "-I"; then awk '/^#/ || $1 == k || !k { k = k ? k : ($1 ~ /^#/ ? "" : $1); print }'; else cat; fi |
+				$m >"$T/$f.txt"
+		done
+		cmp -s "$T/perf.txt" "$T/pmt.txt" || { bad "weak group, stat $opts: layout differs from perf 7.3:"; diff "$T/perf.txt" "$T/pmt.txt" | head -6; }
+		grep -q "not supported\|not counted" "$T/pmt.raw" && bad "weak group, stat $opts: a member was not counted: $(cat "$T/pmt.raw")"
+	done
+	"$P" stat -v -e '{task-clock,page-faults:D}:W' -- true 2>&1 >/dev/null | grep -q "Weak group for task-clock/2 failed" ||
+		bad "stat -v of a weak group that failed: no 'Weak group for task-clock/2 failed'"
+	"$P" stat -e '{task-clock,page-faults:D}' -- true 2>&1 >/dev/null | grep -q "<not supported> *page-faults:D" ||
+		bad "a pinned member of a group (not weak) was counted"
 fi
 
 # a group counted by the kernel: read through its leader, printed as perf 7.3 prints it

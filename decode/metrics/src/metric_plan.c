@@ -612,6 +612,7 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 			struct pmt_diag *diag)
 {
 	struct pmt_metric_plan *p = calloc(1, sizeof(*p));
+	size_t nr_value_in;
 	int rc = 0;
 
 	*out = NULL;
@@ -669,8 +670,11 @@ int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *sele
 			rc = -PMT_ENOT_FOUND;
 		}
 	}
+	nr_value_in = p->nr_in;
 	if (rc >= 0)
 		rc = compile_thresholds(p);
+	for (size_t i = nr_value_in; rc >= 0 && i < p->nr_in; i++)
+		p->in[i].threshold_only = 1;
 	if (rc >= 0) {
 		p->slots = malloc((p->nr_in + p->nr_pm + 1) * sizeof(*p->slots));
 		if (!p->slots)

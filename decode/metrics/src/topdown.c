@@ -16,10 +16,38 @@ static double metric_slots(uint64_t slots, uint64_t metrics, int i)
 
 static double at_least_0(double v) { return v > 0 ? v : 0; }
 
+int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown *out)
+{
+	double level1 = td[0] + td[1] + td[2] + td[3];
+
+	memset(out, 0, sizeof(*out));
+	/* perf's tma_* formulas divide every field by the sum of the four level-1 counts, so
+	 * the level-1 fractions add up to 100% even when the hardware's bytes do not add up
+	 * to 0xff (the topdown.txt decoding divides by 0xff instead) */
+	if (!(level1 > 0))
+		return -PMT_EINVAL;
+	out->slots = slots;
+	out->retiring = td[0] / level1;
+	out->fe_bound = td[2] / level1;
+	out->be_bound = td[3] / level1;
+	out->bad_spec = at_least_0(1 - (out->fe_bound + out->be_bound + out->retiring));
+	out->heavy_ops = td[4] / level1;
+	out->br_mispredict = td[5] / level1;
+	out->fetch_lat = td[6] / level1;
+	out->mem_bound = td[7] / level1;
+	out->light_ops = at_least_0(out->retiring - out->heavy_ops);
+	out->machine_clears = at_least_0(out->bad_spec - out->br_mispredict);
+	out->fetch_bw = at_least_0(out->fe_bound - out->fetch_lat);
+	out->core_bound = at_least_0(out->be_bound - out->mem_bound);
+	return 0;
+}
+
 int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_slots,
 		       uint64_t prev_metrics, struct pmt_topdown *out)
 {
-	double d[8], level1;
+	double d[8];
+	uint64_t of[8];
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (slots <= prev_slots)
@@ -27,26 +55,9 @@ int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_slots,
 	for (int i = 0; i < 8; i++) {
 		/* topdown-* counts of each read, as perf stat reads them; the delta between */
 		d[i] = metric_slots(slots, metrics, i) - metric_slots(prev_slots, prev_metrics, i);
-		out->slots_of[i] = (uint64_t)metric_slots(slots, metrics, i);
+		of[i] = (uint64_t)metric_slots(slots, metrics, i);
 	}
-	out->slots = (double)(slots - prev_slots);
-	/* perf's tma_* formulas divide every field by the sum of the four level-1 counts, so
-	 * the level-1 fractions add up to 100% even when the hardware's bytes do not add up
-	 * to 0xff (the topdown.txt decoding divides by 0xff instead) */
-	level1 = d[0] + d[1] + d[2] + d[3];
-	if (level1 <= 0)
-		return -PMT_EINVAL;
-	out->retiring = d[0] / level1;
-	out->fe_bound = d[2] / level1;
-	out->be_bound = d[3] / level1;
-	out->bad_spec = at_least_0(1 - (out->fe_bound + out->be_bound + out->retiring));
-	out->heavy_ops = d[4] / level1;
-	out->br_mispredict = d[5] / level1;
-	out->fetch_lat = d[6] / level1;
-	out->mem_bound = d[7] / level1;
-	out->light_ops = at_least_0(out->retiring - out->heavy_ops);
-	out->machine_clears = at_least_0(out->bad_spec - out->br_mispredict);
-	out->fetch_bw = at_least_0(out->fe_bound - out->fetch_lat);
-	out->core_bound = at_least_0(out->be_bound - out->mem_bound);
-	return 0;
+	rc = pmt_topdown_from_counts((double)(slots - prev_slots), d, out);
+	memcpy(out->slots_of, of, sizeof(of));
+	return rc;
 }

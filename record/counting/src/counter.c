@@ -67,9 +67,12 @@ static bool unsupported_errno(int err)
 	       err == EINVAL;
 }
 
-int pmt_counter_open(const struct pmt_count_plan *p, const int32_t *threads,
-		     uint32_t nr_threads, bool keep_unsupported, struct pmt_counter **out,
-		     struct pmt_diag *diag)
+/* open_counters()'s answer when a weak group's member was refused: split it, retry */
+#define WEAK_RETRY 1
+
+static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
+			 uint32_t nr_threads, bool keep_unsupported, struct pmt_counter **out,
+			 struct pmt_diag *diag, uint32_t *weak_leader)
 {
 	struct pmt_counter *c = calloc(1, sizeof(*c));
 	static const int32_t any = -1;
@@ -118,6 +121,15 @@ int pmt_counter_open(const struct pmt_count_plan *p, const int32_t *threads,
 				if (fd < 0) {
 					int err = errno;
 
+					/* perf stat's __run_perf_stat(): a weak group's member
+					 * the kernel refuses (EINVAL, EBADF) resets the group */
+					if (weak_leader && !is_leader(p, e) &&
+					    p->ev.ev[ev->leader].weak_group &&
+					    (err == EINVAL || err == EBADF)) {
+						*weak_leader = ev->leader;
+						rc = WEAK_RETRY;
+						break;
+					}
 					if (keep_unsupported && unsupported_errno(err)) {
 						c->supported[e] = false;
 						continue;
@@ -131,12 +143,57 @@ int pmt_counter_open(const struct pmt_count_plan *p, const int32_t *threads,
 			}
 		}
 	}
-	if (rc < 0) {
+	if (rc != 0) {
 		pmt_counter_free(c);
 		return rc;
 	}
 	*out = c;
 	return 0;
+}
+
+int pmt_counter_open(const struct pmt_count_plan *p, const int32_t *threads,
+		     uint32_t nr_threads, bool keep_unsupported, struct pmt_counter **out,
+		     struct pmt_diag *diag)
+{
+	return open_counters(p, threads, nr_threads, keep_unsupported, out, diag, NULL);
+}
+
+/* perf's evlist__reset_weak_group(): every member becomes its own leader, read alone,
+ * disabled and enabled as its former leader was */
+static void ungroup(struct pmt_count_plan *p, uint32_t leader)
+{
+	uint64_t start = p->ev.ev[leader].attr.flags &
+			 (PMT_ATTR_FLAG_DISABLED | PMT_ATTR_FLAG_ENABLE_ON_EXEC);
+
+	for (uint32_t e = leader; e < p->ev.nr; e++) {
+		struct pmt_evsel *ev = &p->ev.ev[e];
+
+		if (ev->leader != leader)
+			continue;
+		ev->leader = e;
+		ev->nr_members = 1;
+		ev->weak_group = false;
+		ev->attr.read_format &= ~(uint64_t)(PMT_READ_ID | PMT_READ_GROUP);
+		ev->attr.flags |= start;
+	}
+}
+
+int pmt_counter_open_weak(struct pmt_count_plan *p, const int32_t *threads,
+			  uint32_t nr_threads, bool keep_unsupported, struct pmt_counter **out,
+			  struct pmt_diag *diag)
+{
+	for (;;) {
+		uint32_t leader = 0;
+		int rc = open_counters(p, threads, nr_threads, keep_unsupported, out, diag,
+				       &leader);
+
+		if (rc != WEAK_RETRY)
+			return rc;
+		/* perf's words (pr_debug: shown with -v) */
+		pmt_debug("Weak group for %s/%u failed", p->ev.ev[leader].name,
+			  p->ev.ev[leader].nr_members);
+		ungroup(p, leader);
+	}
 }
 
 int pmt_counter_enable(struct pmt_counter *c, bool on)

@@ -13,29 +13,36 @@
 static const char *aggr_key(enum pmt_aggr a)
 {
 	return a == PMT_AGGR_CPU ? "cpu" : a == PMT_AGGR_CORE ? "core"
+				     : a == PMT_AGGR_DIE ? "die" : a == PMT_AGGR_THREAD ? "thread"
 				     : a == PMT_AGGR_SOCKET ? "socket" : NULL;
 }
 
-static void header(FILE *fp, enum pmt_aggr a)
+static void header_aggr(FILE *fp, enum pmt_aggr a)
 {
 	fputs("#           time", fp);
 	if (a == PMT_AGGR_CPU)
 		fputs(" cpu   ", fp);
 	else if (a == PMT_AGGR_CORE)
 		fputs(" core               ctrs", fp);
+	else if (a == PMT_AGGR_DIE)
+		fputs(" die          ctrs", fp);
 	else if (a == PMT_AGGR_SOCKET)
 		fputs(" socket ctrs", fp);
+	else if (a == PMT_AGGR_THREAD)
+		fputs("             comm-pid     ", fp);
+}
+
+static void header(FILE *fp, enum pmt_aggr a)
+{
+	header_aggr(fp, a);
 	fputs("             counts unit events\n", fp);
 }
 
-static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, int uw,
-		      const char *prefix)
+/* the unit's columns before the counts: CPU, or the unit and its counter count */
+static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u)
 {
-	const struct pmt_count_plan *p = pmt_stat_plan(s);
-	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
-	double sc = p->scale[e];
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, 0);
 
-	fputs(prefix, fp);
 	switch (pmt_stat_aggr(s)) {
 	case PMT_AGGR_CPU:
 		fprintf(fp, "CPU%-3s ", pmt_stat_unit_name(s, u) + 3);
@@ -43,31 +50,66 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	case PMT_AGGR_CORE:
 		fprintf(fp, "%-18s %4u ", pmt_stat_unit_name(s, u), c->nr);
 		break;
+	case PMT_AGGR_DIE:
+		fprintf(fp, "%-12s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		break;
 	case PMT_AGGR_SOCKET:
 		fprintf(fp, "%-6s %4u ", pmt_stat_unit_name(s, u), c->nr);
 		break;
+	case PMT_AGGR_THREAD: {
+		/* perf's "%*s-%-*d": the comm right-aligned in 16, the TID left in 8 */
+		const char *name = pmt_stat_unit_name(s, u), *dash = strrchr(name, '-');
+		int cl = dash ? (int)(dash - name) : (int)strlen(name);
+
+		fprintf(fp, "%*s%.*s-%-8s", cl < 16 ? 16 - cl : 0, "", cl, name, dash ? dash + 1 : "");
+		break;
+	}
 	default:
 		break;
 	}
-	if (c->counted)
-		fprintf(fp, floor(sc) != sc ? "%*.2f " : "%*.0f ", COUNTS_LEN, c->val);
-	else
-		fprintf(fp, "%*s ", COUNTS_LEN, c->supported ? "<not counted>" : "<not supported>");
-	fprintf(fp, "%-*s %-*s%-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name, METRIC_LEN, "");
-	if (c->run != c->ena && c->ena)
-		fprintf(fp, "  (%.2f%%)", 100.0 * (double)c->run / (double)c->ena);
-	fputc('\n', fp);
 }
 
-static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, const char *sep,
-		     const char *prefix)
+static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, int uw,
+		      const char *prefix, uint32_t runs)
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
 	double sc = p->scale[e];
 
 	fputs(prefix, fp);
-	if (pmt_stat_aggr(s) == PMT_AGGR_CPU)
+	aggr_prefix(fp, s, u);
+	if (c->counted)
+		fprintf(fp, floor(sc) != sc ? "%*.2f " : "%*.0f ", COUNTS_LEN, c->val);
+	else
+		fprintf(fp, "%*s ", COUNTS_LEN, c->supported ? "<not counted>" : "<not supported>");
+	fprintf(fp, "%-*s %-*s%-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name, METRIC_LEN, "");
+	if (runs > 1 && c->noise)
+		fprintf(fp, "  ( +-%6.2f%% )", c->noise);
+	if (c->run != c->ena && c->ena)
+		fprintf(fp, "  (%.2f%%)", 100.0 * (double)c->run / (double)c->ena);
+	fputc('\n', fp);
+}
+
+static void time_prefix(char *buf, size_t cap, const struct pmt_stat_print_opts *po,
+			const char *sep)
+{
+	buf[0] = 0;
+	if (po->interval)
+		snprintf(buf, cap, po->format == PMT_STAT_CSV ? "%llu.%09llu%s" : "%6llu.%09llu%s",
+			 (unsigned long long)(po->time_ns / 1000000000ull),
+			 (unsigned long long)(po->time_ns % 1000000000ull),
+			 po->format == PMT_STAT_CSV ? sep : " ");
+}
+
+static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, const char *sep,
+		     const char *prefix, uint32_t runs)
+{
+	const struct pmt_count_plan *p = pmt_stat_plan(s);
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	double sc = p->scale[e];
+
+	fputs(prefix, fp);
+	if (pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_THREAD)
 		fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
 	else if (pmt_stat_aggr(s) != PMT_AGGR_GLOBAL)
 		fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep, c->nr, sep);
@@ -75,17 +117,19 @@ static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 		fprintf(fp, floor(sc) != sc ? "%.2f%s" : "%.0f%s", c->val, sep);
 	else
 		fprintf(fp, "%s%s", c->supported ? "<not counted>" : "<not supported>", sep);
-	fprintf(fp, "%s%s%s%s%llu%s%.2f%s%s\n", p->unit[e], sep, p->ev.ev[e].name, sep,
+	fprintf(fp, "%s%s%s", p->unit[e], sep, p->ev.ev[e].name);
+	if (runs > 1)
+		fprintf(fp, "%s%.2f%%", sep, c->noise);
+	fprintf(fp, "%s%llu%s%.2f%s%s\n", sep,
 		(unsigned long long)c->run, sep,
 		c->run != c->ena && c->ena ? 100.0 * (double)c->run / (double)c->ena : 100.0,
 		sep, sep);
 }
 
-static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
+/* a JSON line's start: its interval and its unit */
+static void json_open(FILE *fp, const struct pmt_stat *s, uint32_t u,
 		      const struct pmt_stat_print_opts *po)
 {
-	const struct pmt_count_plan *p = pmt_stat_plan(s);
-	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
 	enum pmt_aggr a = pmt_stat_aggr(s);
 
 	fputc('{', fp);
@@ -96,16 +140,28 @@ static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	if (a == PMT_AGGR_CPU)
 		fprintf(fp, "\"cpu\" : \"%s\", ", pmt_stat_unit_name(s, u) + 3);
 	else if (a != PMT_AGGR_GLOBAL)
-		fprintf(fp, "\"%s\" : \"%s\", \"counters\" : %u, ", aggr_key(a),
-			pmt_stat_unit_name(s, u), c->nr);
+		fprintf(fp, "\"%s\" : \"%s\", ", aggr_key(a), pmt_stat_unit_name(s, u));
+}
+
+static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
+		      const struct pmt_stat_print_opts *po)
+{
+	const struct pmt_count_plan *p = pmt_stat_plan(s);
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	enum pmt_aggr a = pmt_stat_aggr(s);
+
+	json_open(fp, s, u, po);
+	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
+		fprintf(fp, "\"counters\" : %u, ", c->nr);
 	if (c->counted)
 		fprintf(fp, "\"counter-value\" : \"%f\", ", c->val);
 	else
 		fprintf(fp, "\"counter-value\" : \"%s\", ",
 			c->supported ? "<not counted>" : "<not supported>");
-	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", \"event-runtime\" : %llu, "
-		    "\"pcnt-running\" : %.2f}\n",
-		p->unit[e], p->ev.ev[e].name, (unsigned long long)c->run,
+	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", ", p->unit[e], p->ev.ev[e].name);
+	if (po->runs > 1)
+		fprintf(fp, "\"variance\" : %.2f, ", c->noise);
+	fprintf(fp, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f}\n", (unsigned long long)c->run,
 		c->run != c->ena && c->ena ? 100.0 * (double)c->run / (double)c->ena : 100.0);
 }
 
@@ -116,31 +172,109 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 	char prefix[64] = "";
 	int uw = 4;
 	/* perf prints -A event by event, the other aggregations unit by unit */
-	bool event_major = pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_GLOBAL;
+	bool event_major = pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_GLOBAL ||
+			   pmt_stat_aggr(s) == PMT_AGGR_THREAD;
 	uint32_t nu = pmt_stat_nr_units(s), ne = p->ev.nr;
 
 	for (uint32_t e = 0; e < ne; e++)
 		if ((int)strlen(p->unit[e]) > uw)
 			uw = (int)strlen(p->unit[e]);
-	if (po->interval)
-		snprintf(prefix, sizeof(prefix), "%6llu.%09llu%s",
-			 (unsigned long long)(po->time_ns / 1000000000ull),
-			 (unsigned long long)(po->time_ns % 1000000000ull),
-			 po->format == PMT_STAT_CSV ? sep : " ");
+	time_prefix(prefix, sizeof(prefix), po, sep);
 	if (po->format == PMT_STAT_TEXT && po->interval && po->header)
 		header(fp, pmt_stat_aggr(s));
-	if (po->format == PMT_STAT_CSV && po->interval)
-		snprintf(prefix, sizeof(prefix), "%llu.%09llu%s",
-			 (unsigned long long)(po->time_ns / 1000000000ull),
-			 (unsigned long long)(po->time_ns % 1000000000ull), sep);
 	for (uint32_t i = 0; i < nu * ne; i++) {
 		uint32_t u = event_major ? i % nu : i / ne, e = event_major ? i / nu : i % ne;
 
 		if (po->format == PMT_STAT_CSV)
-			line_csv(fp, s, u, e, sep, prefix);
+			line_csv(fp, s, u, e, sep, prefix, po->runs);
 		else if (po->format == PMT_STAT_JSON)
 			line_json(fp, s, u, e, po);
 		else
-			line_text(fp, s, u, e, uw, prefix);
+			line_text(fp, s, u, e, uw, prefix, po->runs);
+	}
+}
+
+/* perf 7.3's aggr_header_lens[]: the indent of --metric-only's text header */
+static int aggr_header_len(enum pmt_aggr a)
+{
+	return a == PMT_AGGR_CPU || a == PMT_AGGR_SOCKET ? 6 : a == PMT_AGGR_DIE ? 12
+	       : a == PMT_AGGR_CORE ? 18 : 0;
+}
+
+/* perf's METRIC_ONLY_LEN: a column is as wide as its head, at least this */
+#define METRIC_ONLY_LEN 20
+
+void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *const *heads,
+				uint32_t ncol, const double *val,
+				const struct pmt_stat_print_opts *po)
+{
+	const char *sep = po->sep ? po->sep : ",";
+	enum pmt_aggr a = pmt_stat_aggr(s);
+	char prefix[64];
+
+	time_prefix(prefix, sizeof(prefix), po, sep);
+	if (po->header && po->format == PMT_STAT_TEXT) {
+		if (po->interval)
+			header_aggr(fp, a);
+		else
+			fprintf(fp, "%*s", aggr_header_len(a), "");
+		fputc(' ', fp);
+		for (uint32_t k = 0; k < ncol; k++)
+			fprintf(fp, "%*s ", METRIC_ONLY_LEN, heads[k]);
+		fputc('\n', fp);
+	} else if (po->header && po->format == PMT_STAT_CSV) {
+		if (po->interval)
+			fprintf(fp, "time%s", sep);
+		if (a == PMT_AGGR_CPU)
+			fprintf(fp, "cpu%s", sep);
+		else if (a != PMT_AGGR_GLOBAL)
+			fprintf(fp, "%s%sctrs%s", aggr_key(a), sep, sep);
+		for (uint32_t k = 0; k < ncol; k++)
+			fprintf(fp, "%s%s", heads[k], sep);
+		fputc('\n', fp);
+	}
+	for (uint32_t u = 0; u < pmt_stat_nr_units(s); u++) {
+		const double *v = val + (size_t)u * ncol;
+
+		if (po->format == PMT_STAT_JSON) {
+			json_open(fp, s, u, po);
+			for (uint32_t k = 0; k < ncol; k++) {
+				fprintf(fp, "%s\"%s\" : ", k ? ", " : "", heads[k]);
+				if (isnan(v[k]))
+					fputs("\"\"", fp);
+				else
+					fprintf(fp, "\"%.1f\"", v[k]);
+			}
+			fputs("}\n", fp);
+			continue;
+		}
+		fputs(prefix, fp);
+		if (po->format == PMT_STAT_CSV) {
+			if (a == PMT_AGGR_CPU)
+				fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
+			else if (a != PMT_AGGR_GLOBAL)
+				fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep,
+					pmt_stat_cell(s, u, 0)->nr, sep);
+			for (uint32_t k = 0; k < ncol; k++) {
+				if (!isnan(v[k]))
+					fprintf(fp, "%.1f", v[k]);
+				fputs(sep, fp);
+			}
+			fputc('\n', fp);
+			continue;
+		}
+		aggr_prefix(fp, s, u);
+		/* perf pads each value ("%8.1f") to the column's width, at least one space */
+		for (uint32_t k = 0; k < ncol; k++) {
+			int w = (int)strlen(heads[k]);
+
+			if (w < METRIC_ONLY_LEN)
+				w = METRIC_ONLY_LEN;
+			if (isnan(v[k]))
+				fprintf(fp, "%*s", w, "");
+			else
+				fprintf(fp, "%*s%8.1f", w - 8 > 1 ? w - 8 : 1, "", v[k]);
+		}
+		fputc('\n', fp);
 	}
 }

@@ -13,7 +13,8 @@ enum { UPDATE_UNIT = 0, UPDATE_SCALE = 1, UPDATE_NAME = 2, UPDATE_CPUS = 3 };
 enum { CONFIG_AGGR_MODE = 0, CONFIG_INTERVAL = 1, CONFIG_SCALE = 2 };
 /* perf 7.3's enum aggr_mode (6.1 numbers CORE 4: perf 6.1 reads --per-core recordings
  * only with stat report --per-core) */
-enum { PERF_AGGR_NONE = 0, PERF_AGGR_GLOBAL = 1, PERF_AGGR_SOCKET = 2, PERF_AGGR_CORE = 6 };
+enum { PERF_AGGR_NONE = 0, PERF_AGGR_GLOBAL = 1, PERF_AGGR_SOCKET = 2, PERF_AGGR_DIE = 3,
+       PERF_AGGR_CORE = 6, PERF_AGGR_THREAD = 7 };
 /* sizeof(struct perf_record_event_update) in perf 7.3: header, type, id, a 16-byte union */
 #define UPDATE_FIXED 40
 
@@ -149,6 +150,7 @@ int pmt_stat_write_header(struct pmt_perf_writer *w, const struct pmt_count_plan
 	static const uint64_t mode[] = {
 		[PMT_AGGR_GLOBAL] = PERF_AGGR_GLOBAL, [PMT_AGGR_CPU] = PERF_AGGR_NONE,
 		[PMT_AGGR_CORE] = PERF_AGGR_CORE, [PMT_AGGR_SOCKET] = PERF_AGGR_SOCKET,
+		[PMT_AGGR_DIE] = PERF_AGGR_DIE, [PMT_AGGR_THREAD] = PERF_AGGR_THREAD,
 	};
 	uint8_t b[8 + 8 + 3 * 16];
 	int rc = 0;

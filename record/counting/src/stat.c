@@ -16,6 +16,9 @@ struct pmt_stat {
 	struct pmt_count_value *prev;   /* [ev][cpu][thread] the last read, for deltas */
 	struct pmt_stat_cell *cell;     /* [unit][ev] */
 	bool *supported;                /* [ev] */
+	double *raw;                    /* [unit][ev] the last update before perf's scale */
+	struct pmt_run_stats *runs;     /* [ev] -r: the total's counts per run */
+	bool per_thread;                /* units are the threads */
 };
 
 static int read_int(const char *root, int cpu, const char *file, int32_t *out)
@@ -62,6 +65,9 @@ static void unit_name(enum pmt_aggr aggr, int32_t cpu, const struct pmt_cpu_topo
 	case PMT_AGGR_CORE:
 		snprintf(buf, cap, "S%d-D%d-C%d", t->socket, t->die, t->core);
 		break;
+	case PMT_AGGR_DIE:
+		snprintf(buf, cap, "S%d-D%d", t->socket, t->die);
+		break;
 	case PMT_AGGR_SOCKET:
 		snprintf(buf, cap, "S%d", t->socket);
 		break;
@@ -79,6 +85,8 @@ static int topo_cmp(enum pmt_aggr aggr, const struct pmt_cpu_topo *a, const stru
 		return 0;
 	if (a->die != b->die)
 		return a->die < b->die ? -1 : 1;
+	if (aggr == PMT_AGGR_DIE)
+		return 0;
 	return a->core < b->core ? -1 : a->core > b->core;
 }
 
@@ -101,7 +109,8 @@ static int build_units(struct pmt_stat *s, const struct pmt_cpu_topo *topo)
 		if (s->aggr == PMT_AGGR_CPU) {
 			u = s->nr_units++;
 			rep[u] = ci;
-		} else if (s->aggr == PMT_AGGR_CORE || s->aggr == PMT_AGGR_SOCKET) {
+		} else if (s->aggr == PMT_AGGR_CORE || s->aggr == PMT_AGGR_DIE ||
+			   s->aggr == PMT_AGGR_SOCKET) {
 			for (u = 0; u < s->nr_units; u++)
 				if (!topo_cmp(s->aggr, &topo[rep[u]], &topo[ci]))
 					break;
@@ -147,8 +156,14 @@ int pmt_stat_new(const struct pmt_count_plan *plan, uint32_t nr_threads, enum pm
 		return -PMT_ENOMEM;
 	s->plan = plan;
 	/* without CPUs (per task) every aggregation is the total, as perf's */
-	s->aggr = plan->per_cpu ? aggr : PMT_AGGR_GLOBAL;
+	s->aggr = plan->per_cpu || aggr == PMT_AGGR_THREAD ? aggr : PMT_AGGR_GLOBAL;
 	s->nr_threads = nr_threads ? nr_threads : 1;
+	/* per thread: counters are opened per thread (cpu -1), one unit each */
+	s->per_thread = aggr == PMT_AGGR_THREAD && !plan->per_cpu;
+	if (aggr == PMT_AGGR_THREAD && !s->per_thread) {
+		free(s);
+		return -PMT_EINVAL;
+	}
 	if (!topo) {
 		own = calloc(plan->nr_cpus, sizeof(*own));
 		if (!own) {
@@ -158,12 +173,24 @@ int pmt_stat_new(const struct pmt_count_plan *plan, uint32_t nr_threads, enum pm
 		pmt_cpu_topo_load(NULL, plan->cpu, plan->nr_cpus, own);
 		topo = own;
 	}
-	rc = build_units(s, topo);
+	rc = s->per_thread ? 0 : build_units(s, topo);
 	free(own);
+	if (s->per_thread && rc >= 0) {
+		s->nr_units = s->nr_threads;
+		s->unit_of_cpu = calloc(1, sizeof(*s->unit_of_cpu));
+		s->name = calloc(s->nr_units, sizeof(*s->name));
+		s->unit_nr = calloc(s->nr_units, sizeof(*s->unit_nr));
+		for (uint32_t u = 0; s->unit_nr && u < s->nr_units; u++)
+			s->unit_nr[u] = 1;
+		if (!s->unit_of_cpu || !s->name || !s->unit_nr)
+			rc = -PMT_ENOMEM;
+	}
 	s->prev = calloc((size_t)plan->ev.nr * plan->nr_cpus * s->nr_threads, sizeof(*s->prev));
 	s->cell = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->cell));
 	s->supported = calloc(plan->ev.nr, sizeof(*s->supported));
-	if (rc < 0 || !s->prev || !s->cell || !s->supported) {
+	s->raw = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->raw));
+	s->runs = calloc(plan->ev.nr, sizeof(*s->runs));
+	if (rc < 0 || !s->prev || !s->cell || !s->supported || !s->raw || !s->runs) {
 		pmt_stat_free(s);
 		return -PMT_ENOMEM;
 	}
@@ -190,6 +217,8 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 			struct pmt_stat_cell *cell = &s->cell[(size_t)s->unit_of_cpu[ci] * ne + e];
 
 			for (uint32_t ti = 0; ti < s->nr_threads; ti++) {
+				if (s->per_thread)
+					cell = &s->cell[(size_t)ti * ne + e];
 				const struct pmt_count_value *v = get(ctx, e, ci, ti);
 				struct pmt_count_value *prev =
 					&s->prev[((size_t)e * p->nr_cpus + ci) * s->nr_threads + ti];
@@ -225,6 +254,7 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 		for (uint32_t u = 0; u < s->nr_units; u++) {
 			struct pmt_stat_cell *cell = &s->cell[(size_t)u * ne + e];
 
+			s->raw[(size_t)u * ne + e] = cell->val;
 			cell->val *= p->scale[e];
 			cell->supported = s->supported[e];
 			cell->counted = cell->supported && cell->run && cell->ena;
@@ -232,6 +262,69 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 		}
 	}
 	return 0;
+}
+
+void pmt_stat_set_threads(struct pmt_stat *s, const int32_t *tids, uint32_t nr)
+{
+	for (uint32_t u = 0; s->per_thread && u < s->nr_units && u < nr; u++) {
+		char path[64], comm[17] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)tids[u]);
+		f = fopen(path, "r");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+		snprintf(s->name[u], sizeof(s->name[u]), "%s-%d", comm, (int)tids[u]);
+	}
+}
+
+void pmt_run_stats_add(struct pmt_run_stats *r, double x)
+{
+	/* Welford's update, as perf's update_stats() */
+	double delta = x - r->mean;
+
+	r->n++;
+	r->mean += delta / r->n;
+	r->m2 += delta * (x - r->mean);
+}
+
+double pmt_run_stats_stddev(const struct pmt_run_stats *r)
+{
+	if (r->n < 2)
+		return 0;
+	return sqrt(r->m2 / (r->n - 1) / r->n);
+}
+
+double pmt_run_stats_noise_pct(const struct pmt_run_stats *r)
+{
+	return r->mean ? 100.0 * pmt_run_stats_stddev(r) / r->mean : 0;
+}
+
+int pmt_stat_add_run(struct pmt_stat *s)
+{
+	/* perf_stat_process_counter() keeps res_stats for AGGR_GLOBAL alone */
+	if (s->aggr != PMT_AGGR_GLOBAL)
+		return 0;
+	for (uint32_t e = 0; e < s->plan->ev.nr; e++)
+		pmt_run_stats_add(&s->runs[e], s->raw[e]);
+	return 0;
+}
+
+void pmt_stat_end_runs(struct pmt_stat *s)
+{
+	if (s->aggr != PMT_AGGR_GLOBAL)
+		return;
+	for (uint32_t e = 0; e < s->plan->ev.nr; e++) {
+		struct pmt_stat_cell *cell = &s->cell[e];
+		double mean = s->runs[e].mean;
+
+		/* evlist__copy_res_stats(): the mean into the u64 count */
+		cell->val = (mean < 0x1p64 ? (double)(uint64_t)mean : mean) * s->plan->scale[e];
+		cell->noise = pmt_run_stats_noise_pct(&s->runs[e]);
+	}
 }
 
 uint32_t pmt_stat_nr_units(const struct pmt_stat *s)
@@ -269,5 +362,7 @@ void pmt_stat_free(struct pmt_stat *s)
 	free(s->prev);
 	free(s->cell);
 	free(s->supported);
+	free(s->raw);
+	free(s->runs);
 	free(s);
 }

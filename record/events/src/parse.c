@@ -252,6 +252,14 @@ static bool is_topdown(const struct pmt_evsel *e, const char *name, size_t n)
 		(n > 8 && !strncasecmp(name, "topdown-", 8)));
 }
 
+/* perf's arch_is_topdown_slots(): a table's TOPDOWN.SLOTS is the slots event by its
+ * encoding (raw config 0x400 on a PERF_METRICS PMU), whatever its name */
+static bool is_slots_encoding(const struct pmt_evsel *e)
+{
+	return e->pmu && e->pmu->core && pmt_pmu_alias_find(e->pmu, "slots", 5) &&
+	       e->attr.type == PMT_TYPE_RAW && e->attr.config == 0x400 && !e->attr.config1;
+}
+
 static struct pmt_evsel *new_event(struct ctx *c, const struct pmt_pmu *pmu)
 {
 	struct pmt_evsel *e = pmt_evlist_add(c->out);
@@ -400,7 +408,7 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 		if ((rc = terms(c, e, t, strlen(t), 1)) < 0 ||
 		    (rc = modifiers(c, e, m, ml, false)) < 0)
 			return rc;
-		e->topdown = is_topdown(e, ev, nl);
+		e->topdown = is_topdown(e, ev, nl) || is_slots_encoding(e);
 	}
 	hw = !added && hardware_name(pmus, NULL, ev, nl, &type, &config);
 	for (uint32_t i = 0; hw && i < pmus->nr; i++) {

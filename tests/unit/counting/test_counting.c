@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "pmutrace/counting.h"
@@ -267,6 +268,93 @@ static void test_group_read_kernel(void **state)
 	pmt_count_plan_fini(&p);
 }
 
+/* -r: perf's util/stat.c statistics. Runs of 10, 12 and 17 page faults: mean 13, sample
+ * variance ((9 + 1 + 16) / 2) = 13, stddev of the mean sqrt(13 / 3) = 2.0817, noise
+ * 100 * 2.0817 / 13 = 16.01% (by hand); the printed count is the mean as an integer. */
+static void test_runs(void **state)
+{
+	struct pmt_count_plan p;
+	struct pmt_stat *s;
+	struct fake f = four_cpus;
+	struct pmt_run_stats r = { 0 };
+	static const uint64_t pf[3] = { 10, 12, 17 };
+	const struct pmt_stat_cell *c;
+
+	(void)state;
+	pmt_run_stats_add(&r, 10);
+	assert_true(pmt_run_stats_stddev(&r) == 0); /* one run: no spread */
+	pmt_run_stats_add(&r, 12);
+	pmt_run_stats_add(&r, 17);
+	assert_true(fabs(r.mean - 13) < 1e-12);
+	assert_true(fabs(pmt_run_stats_stddev(&r) - sqrt(13.0 / 3)) < 1e-12);
+	assert_true(fabs(pmt_run_stats_noise_pct(&r) - 100 * sqrt(13.0 / 3) / 13) < 1e-12);
+	plan4(&p);
+	assert_int_equal(pmt_stat_new(&p, 1, PMT_AGGR_GLOBAL, NULL, &s), 0);
+	for (int i = 0; i < 3; i++) {
+		/* CPU 3 alone counts page faults; task-clock 1, 2, 3 ms on CPU 0 */
+		memset(&f, 0, sizeof(f));
+		f.v[0][3] = (struct pmt_count_value){ pf[i], 50, 50 };
+		f.v[1][0] = (struct pmt_count_value){ 1000000 * (uint64_t)(i + 1), 5, 5 };
+		assert_int_equal(pmt_stat_update(s, fake_get, &f, false), 0);
+		assert_int_equal(pmt_stat_add_run(s), 0);
+	}
+	pmt_stat_end_runs(s);
+	c = pmt_stat_cell(s, 0, 0);
+	assert_true(c->val == 13.0);
+	assert_true(fabs(c->noise - 16.012815) < 1e-6);
+	/* task-clock: mean 2e6 ns -> 2.00 msec; stddev of the mean sqrt(1e12 / 3) = 577350 */
+	c = pmt_stat_cell(s, 0, 1);
+	assert_true(fabs(c->val - 2.0) < 1e-9);
+	assert_true(fabs(c->noise - 100 * 577350.2691896 / 2e6) < 1e-6);
+	pmt_stat_free(s);
+	pmt_count_plan_fini(&p);
+}
+
+/* A weak group the kernel refuses as a group (a pinned member: EINVAL) is split and both
+ * counted; the same group without W keeps the member unsupported. */
+static void test_weak_group_kernel(void **state)
+{
+	struct pmt_pmus pmus;
+	struct pmt_evlist l = { 0 };
+	struct pmt_count_plan p;
+	struct pmt_count_opts o = PMT_OPTS_INIT(pmt_count_opts, .target = PMT_COUNT_TID);
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_counter *c;
+	const int32_t self = 0;
+	int rc;
+
+	(void)state;
+	for (int weak = 1; weak >= 0; weak--) {
+		fake_pmus(&pmus, 1);
+		memset(&l, 0, sizeof(l));
+		sw(&l, "task-clock", PMT_SW_TASK_CLOCK)->leader = 0;
+		sw(&l, "page-faults:D", PMT_SW_PAGE_FAULTS)->leader = 0;
+		l.ev[0].nr_members = 2;
+		l.ev[1].attr.flags |= PMT_ATTR_FLAG_PINNED;
+		l.ev[0].weak_group = l.ev[1].weak_group = weak;
+		assert_int_equal(pmt_count_plan_build(&p, &l, &pmus, &o, &d), 0);
+		rc = pmt_counter_open_weak(&p, &self, 1, true, &c, &d);
+		if (rc == -PMT_EPERM) {
+			pmt_count_plan_fini(&p);
+			skip();
+		}
+		assert_int_equal(rc, 0);
+		assert_true(pmt_counter_supported(c, 0));
+		assert_int_equal(pmt_counter_supported(c, 1), weak);
+		/* split: each its own leader, read alone, disabled until enabled */
+		assert_int_equal(p.ev.ev[1].leader, weak ? 1 : 0);
+		if (weak) {
+			assert_int_equal(p.ev.ev[1].attr.read_format & PMT_READ_GROUP, 0);
+			assert_true(p.ev.ev[1].attr.flags & PMT_ATTR_FLAG_DISABLED);
+			assert_int_equal(pmt_counter_enable(c, true), 0);
+			assert_int_equal(pmt_counter_read(c), 0);
+			assert_true(pmt_counter_value(c, 1, 0, 0)->ena > 0);
+		}
+		pmt_counter_free(c);
+		pmt_count_plan_fini(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +362,8 @@ int main(void)
 		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_group_read_kernel),
+		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_weak_group_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,6 +76,39 @@ static void delta_between_reads(void **state)
 	assert_int_equal(pmt_topdown_decode(1000, 0xff, 1000, 0xff, &t), -PMT_EINVAL);
 }
 
+/* stat --topdown reads the kernel's topdown-* counts (slots * byte / 0xff), per interval as
+ * deltas. Two reads of the seed's vector: slots 1e6 then 3e6 with PERF_METRICS
+ * 0x40300C085F501040 both times: counts 250980/62745/313725/372549 then 3x those rounded
+ * down (752941/188235/941176/1117647); the interval's deltas are 501961/125490/627451/
+ * 745098, sum 2000000 (by hand), so retiring = 501961 / 2000000. */
+static void from_counts(void **state)
+{
+	const double first[8] = { 250980, 62745, 313725, 372549 };
+	const double second[8] = { 752941, 188235, 941176, 1117647 };
+	double delta[8] = { 0 };
+	struct pmt_topdown t, ref;
+
+	assert_int_equal(pmt_topdown_from_counts(1e6, first, &t), 0);
+	assert_int_equal(pmt_topdown_decode(1000000, 0x40300C085F501040ULL, 0, 0, &ref), 0);
+	NEAR(t.retiring, ref.retiring);
+	NEAR(t.bad_spec, ref.bad_spec);
+	NEAR(t.fe_bound, ref.fe_bound);
+	NEAR(t.be_bound, ref.be_bound);
+	for (int i = 0; i < 8; i++)
+		delta[i] = second[i] - first[i];
+	assert_int_equal(pmt_topdown_from_counts(2e6, delta, &t), 0);
+	NEAR(t.retiring, 501961.0 / 2000000);
+	NEAR(t.fe_bound, 627451.0 / 2000000);
+	NEAR(t.be_bound, 745098.0 / 2000000);
+	NEAR(t.bad_spec, 1 - (501961.0 + 627451 + 745098) / 2000000);
+	assert_int_equal(pmt_topdown_decode(3000000, 0x40300C085F501040ULL, 1000000,
+					    0x40300C085F501040ULL, &ref), 0);
+	NEAR(t.retiring, ref.retiring);
+	/* an interval in which nothing was counted has no ratios */
+	memset(delta, 0, sizeof(delta));
+	assert_int_equal(pmt_topdown_from_counts(0, delta, &t), -PMT_EINVAL);
+}
+
 static void cli_topdown(void **state)
 {
 	const char *bin = getenv("PMUTRACE");
@@ -107,6 +140,7 @@ int main(void)
 		cmocka_unit_test(reference_vector),
 		cmocka_unit_test(delta_between_reads),
 		cmocka_unit_test(level1_normalised),
+		cmocka_unit_test(from_counts),
 		cmocka_unit_test(cli_topdown),
 	};
 

@@ -320,6 +320,7 @@ struct pmt_metric_input {
 			      * replace `value` unit by unit (fill_retlat_unit) */
 	uint8_t warned_unit; /* a unit without samples of its own was named once */
 	double value_default;/* the table's default (fill_retlat), NaN when it has none */
+	uint8_t threshold_only; /* named by thresholds alone (perf stat does not open it) */
 };
 struct pmt_metric_plan;
 /* select: metric names or group names (a metric is in a group when MetricGroup lists it);
@@ -408,6 +409,11 @@ struct pmt_topdown {
  * L2 complements are parent - child. Returns 0, or -PMT_EINVAL when the slots delta is 0. */
 PMT_API int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_slots,
 			       uint64_t prev_metrics, struct pmt_topdown *out);
+/* The same ratios from the topdown-* counts perf stat reads (topdown-retiring, -bad-spec,
+ * -fe-bound, -be-bound, -heavy-ops, -br-mispredict, -fetch-lat, -mem-bound: PERF_METRICS'
+ * byte order; the kernel gives slots * byte / 0xff), already a delta for an interval;
+ * unread level-2 fields are 0. Returns -PMT_EINVAL when the level-1 counts sum to 0. */
+PMT_API int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown *out);
 
 
 /* ---- metric rows of a recording: pmutrace/metric_rows.h -------------------------------- */

@@ -79,6 +79,13 @@ struct pmt_counter;
 PMT_API int pmt_counter_open(const struct pmt_count_plan *plan, const int32_t *threads,
 			     uint32_t nr_threads, bool keep_unsupported, struct pmt_counter **out,
 			     struct pmt_diag *diag);
+/* The same with perf stat's weak groups ({a,b}:W): a member the kernel refuses (EINVAL,
+ * EBADF: the group cannot be scheduled together) splits its group in the plan, every
+ * member then opened and read on its own, and the open starts again; logged at debug level
+ * with perf's "Weak group for LEADER/N failed". */
+PMT_API int pmt_counter_open_weak(struct pmt_count_plan *plan, const int32_t *threads,
+				  uint32_t nr_threads, bool keep_unsupported,
+				  struct pmt_counter **out, struct pmt_diag *diag);
 PMT_API int pmt_counter_enable(struct pmt_counter *c, bool on);
 /* Read every counter (a group with one read of its leader). Values are cumulative. */
 PMT_API int pmt_counter_read(struct pmt_counter *c);
@@ -98,6 +105,8 @@ enum pmt_aggr {
 	PMT_AGGR_CPU,        /* -A / --no-aggr */
 	PMT_AGGR_CORE,       /* --per-core: S<socket>-D<die>-C<core> */
 	PMT_AGGR_SOCKET,     /* --per-socket: S<socket> */
+	PMT_AGGR_DIE,        /* --per-die: S<socket>-D<die> */
+	PMT_AGGR_THREAD,     /* --per-thread: COMM-TID per counted thread */
 };
 /* where each CPU sits (devices/system/cpu/cpuN/topology under the sysfs root) */
 struct pmt_cpu_topo {
@@ -115,6 +124,7 @@ struct pmt_stat_cell {
 	uint64_t ena, run;
 	uint32_t nr;         /* counters summed (perf's "ctrs" column) */
 	bool counted, supported;
+	double noise;        /* -r: the relative stddev of the mean, in % (perf's "+- x%") */
 };
 struct pmt_stat;
 /* aggregation over a plan's events with the CPUs' topology (NULL: read from sysfs); the
@@ -128,6 +138,21 @@ typedef const struct pmt_count_value *(*pmt_count_get_fn)(void *ctx, uint32_t e,
 							  uint32_t ti);
 PMT_API int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool interval);
 PMT_API void pmt_stat_set_supported(struct pmt_stat *s, uint32_t e, bool supported);
+/* --per-thread: name the thread units as perf does (COMM-TID, comm from /proc) */
+PMT_API void pmt_stat_set_threads(struct pmt_stat *s, const int32_t *tids, uint32_t nr);
+/* -r N: add the last update as one run; pmt_stat_end_runs() then gives the total's cells
+ * perf's mean of the runs (truncated to an integer, as perf's u64) and its noise, while
+ * other aggregations keep the last run (perf keeps run statistics for the total only). */
+PMT_API int pmt_stat_add_run(struct pmt_stat *s);
+PMT_API void pmt_stat_end_runs(struct pmt_stat *s);
+/* perf's running statistics (util/stat.c update_stats, stddev_stats: the stddev of the
+ * mean, rel_stddev_stats: that in % of the mean) */
+struct pmt_run_stats {
+	double n, mean, m2;
+};
+PMT_API void pmt_run_stats_add(struct pmt_run_stats *r, double x);
+PMT_API double pmt_run_stats_stddev(const struct pmt_run_stats *r);
+PMT_API double pmt_run_stats_noise_pct(const struct pmt_run_stats *r);
 PMT_API uint32_t pmt_stat_nr_units(const struct pmt_stat *s);
 /* the unit's name as perf prints it ("CPU3", "S0-D0-C1", "S0", "" for the total) */
 PMT_API const char *pmt_stat_unit_name(const struct pmt_stat *s, uint32_t u);
@@ -145,9 +170,16 @@ struct pmt_stat_print_opts {
 	bool interval;             /* -I: time column */
 	uint64_t time_ns;          /* -I: time since start */
 	bool header;               /* -I text: print the "#  time ..." header */
+	uint32_t runs;             /* -r N: the cells carry the runs' noise */
 };
 /* The counts of every unit and event in perf stat's layout (perf 7.3). */
 PMT_API void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po);
+/* perf stat --metric-only's layout (--topdown's): a line per unit, a column per metric
+ * headed heads[k] as perf names it ("%  tma_retiring"), val[u * ncol + k] (NAN: empty);
+ * po->header prints the heads first. */
+PMT_API void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s,
+					const char *const *heads, uint32_t ncol,
+					const double *val, const struct pmt_stat_print_opts *po);
 
 /* ---- the counts in a recording (perf stat record's records) ---------------------------- */
 /* a HEADER_ATTR per event with the counters' ids (every CPU and thread opened), added

@@ -1,0 +1,58 @@
+#!/bin/sh
+# stat --topdown (issue 11, item 5): x86 perf 7.3's `stat --topdown` and pmutrace's on the
+# simulated Intel core PMU (tests/pmusim/pmusim.c: slots counts 1e6 per CPU, PERF_METRICS
+# fixed, INT_MISC.UOP_DROPPING nothing) of a fake Granite Rapids sysfs tree print the same
+# text, -A, -x, (with and without -A), -j, -I (time column blanked, first interval) and -r
+# output, byte for byte: with perf's GNR tables (--metrics, --events: the TopdownL1 group
+# perf opens) and without a table (pmutrace's own slots + topdown-* group, the topdown.txt
+# fractions: equal here as UOP_DROPPING counts 0). Two PERF_METRICS values: the seed's
+# vector and one whose level-1 bytes add up past 0xff.
+#   topdown_stat.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
+set -u
+P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
+[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
+[ -r "$D/gnr-metrics.json" ] || { echo "SKIP: no $D"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
+sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
+fail=0 n=0
+# the interval lines' time and the elapsed time differ run to run
+norm() { sed -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' -e 's/^[0-9]*\.[0-9]\{9\},/TIME,/' \
+	-e 's/"interval" : [0-9.]*/"interval" : T/' -e '/seconds time elapsed/d' | head -4; }
+run() { # PM OUT CMD...
+	pm=$1 out=$2
+	shift 2
+	SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4 PMUSIM_PERF_METRICS=$pm \
+		PMUSIM_RATES=0x10ad:0,0x400:1000000 LD_PRELOAD=$T/sim.so timeout 60 "$@" \
+		2>&1 >/dev/null | norm >"$out"
+}
+for pm in 0x40300C085F501040 0x80808080A0A0A0A0; do
+	for opts in "" "-A" "-x," "-x, -A" "-j" "-j -A" "-I 150" "-I 150 -A" "-I 150 -x," "-I 150 -j" \
+		"-r 2"; do
+		# shellcheck disable=SC2086
+		run $pm "$T/perf" "$X" stat --topdown -a $opts -- sleep 0.2
+		grep -q tma_retiring "$T/perf" || { echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
+		for table in yes no; do
+			n=$((n + 1))
+			set -- "$P" stat --topdown
+			[ $table = yes ] && set -- "$@" --metrics "$D/gnr-metrics.json" \
+				--events "$D/GNR_events_graniterapids_core.EXCERPT.json"
+			# shellcheck disable=SC2086
+			run $pm "$T/pmt" "$@" -a $opts -- sleep 0.2
+			if ! cmp -s "$T/perf" "$T/pmt"; then
+				echo "FAIL: $pm --topdown $opts (table: $table): perf 7.3 < > pmutrace"
+				diff "$T/perf" "$T/pmt" | head -10
+				fail=$((fail + 1))
+			fi
+		done
+	done
+done
+# no PERF_METRICS PMU: perf's words, and which sysfs folder was looked at
+cp -r "$T/gnr" "$T/old"
+rm "$T/old/bus/event_source/devices/cpu/events/slots" "$T/old/bus/event_source/devices/cpu/events/topdown-"*
+SYSFS_PATH=$T/old "$P" stat --topdown -a -- true 2>"$T/err"
+grep -q "Topdown requested but the topdown events aren't present.*$T/old/bus" "$T/err" ||
+	{ echo "FAIL: no topdown PMU: $(cat "$T/err")"; fail=$((fail + 1)); }
+echo "$n outputs compared, $fail differ"
+[ $fail = 0 ]
