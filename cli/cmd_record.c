@@ -209,13 +209,15 @@ static void exec_failed(const char *const *evstr, unsigned nev, const char *prog
 	fprintf(stderr, "' for the '%s' workload: %s\n", prog, strerror(err));
 }
 
-/* perf record's status once the file is complete: the signal that killed the workload, or
- * else the one that stopped the recording, is raised again (the shell sees 128+N, perf's
- * record__sig_exit); a workload's non-zero exit status is the recorder's. A workload that
- * died of the SIGTERM sent at the end of --duration ended as asked. */
-static int exit_as_perf(int rc, const struct pmt_record_stats *st)
+/* perf record's status with a workload, once the file is complete: the signal that killed
+ * the workload, or else the one that stopped the recording, is raised again (the shell
+ * sees 128+N, perf's record__sig_exit); a workload's non-zero exit status is the
+ * recorder's. A workload that died of the SIGTERM sent at the end of --duration ended as
+ * asked. Without a workload a stop signal is how -a, -C, -p and -t recordings end: 0 or 2
+ * as any complete recording (perf: 128+N there too). */
+static int exit_as_perf(int rc, const struct pmt_record_stats *st, bool workload)
 {
-	int sig = stop_signal, ws = st->workload_status;
+	int sig = workload ? stop_signal : 0, ws = st->workload_status;
 
 	if (ws != -1 && WIFSIGNALED(ws) &&
 	    !(st->workload_terminated && !sig && WTERMSIG(ws) == SIGTERM))
@@ -631,7 +633,7 @@ int cmd_record(int argc, char **argv)
 			/* data loss is never silent: the recording is complete but not whole */
 			rc = st.lost || st.lost_samples || st.aux_truncated ? PMT_EXIT_DAMAGED
 									    : PMT_EXIT_OK;
-			rc = exit_as_perf(rc, &st);
+			rc = exit_as_perf(rc, &st, ro.argv && ro.argv[0]);
 		}
 		pmt_record_stats_fini(&st);
 	}

@@ -199,8 +199,6 @@ size_t cap_build_id(struct cap *c, const char *path, uint8_t *id)
 	size_t n = 0;
 	int fd;
 
-	if (!strcmp(path, "[vdso]") && c->ro->bundle)
-		return cap_vdso_build_id(c, id);
 	if (path[0] != '/')
 		return 0;
 	for (size_t i = 0; i < c->nbid; i++) {

@@ -30,6 +30,7 @@ static void vdso_read(struct cap *c)
 		if (c->vdso) {
 			memcpy(c->vdso, (const void *)(uintptr_t)start, (size_t)(end - start));
 			c->vdso_len = (size_t)(end - start);
+			c->vdso_base = start;
 			c->vdso_id_size = (uint8_t)cap_elf_build_id(c->vdso, c->vdso_len,
 								    c->vdso_id);
 		}
@@ -39,11 +40,21 @@ static void vdso_read(struct cap *c)
 		fclose(f);
 }
 
-size_t cap_vdso_build_id(struct cap *c, uint8_t *id)
+/* A 32-bit (compat) process has the kernel's other vdso, which perf tells by the process's
+ * ELF class (vdso32); its map lies below 4 GiB, a 64-bit process's above: a map on the
+ * other side of that line than the recorder's own is not given this image's build-id. */
+static bool same_abi(const struct cap *c, uint64_t addr)
 {
+	return (addr >> 32 != 0) == (c->vdso_base >> 32 != 0);
+}
+
+size_t cap_vdso_build_id(struct cap *c, uint64_t addr, uint8_t *id)
+{
+	if (!c->ro->bundle)
+		return 0;
 	if (!c->vdso_read)
 		vdso_read(c);
-	if (!c->vdso_id_size)
+	if (!c->vdso_id_size || !same_abi(c, addr))
 		return 0;
 	c->vdso_used = true;
 	memcpy(id, c->vdso_id, c->vdso_id_size);
@@ -56,6 +67,7 @@ const uint8_t *cap_vdso_record(struct cap *c, const uint8_t *r, size_t size, uin
 	uint32_t type;
 	uint16_t misc;
 	uint8_t id[20];
+	uint64_t addr;
 	size_t n;
 
 	if (!c->ro->bundle || size < 80 || size > cap)
@@ -64,7 +76,8 @@ const uint8_t *cap_vdso_record(struct cap *c, const uint8_t *r, size_t size, uin
 	memcpy(&misc, r + 4, 2);
 	if (type != REC_MMAP2 || (misc & MISC_MMAP_BUILD_ID) || memcmp(r + 72, "[vdso]", 7))
 		return r;
-	if (!(n = cap_vdso_build_id(c, id)))
+	memcpy(&addr, r + 16, 8);
+	if (!(n = cap_vdso_build_id(c, addr, id)))
 		return r;
 	/* the build-id takes the place of maj, min, ino and ino_generation: same size */
 	memcpy(buf, r, size);
