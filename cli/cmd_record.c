@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -191,11 +192,46 @@ static int count_plan(struct pmt_count_plan *cplan, struct pmt_evlist *events,
 }
 
 static volatile int stop_requested, snapshot_requested;
+static volatile sig_atomic_t stop_signal;
 
 static void on_stop(int sig)
 {
-	(void)sig;
 	stop_requested = 1;
+	stop_signal = sig;
+}
+
+/* perf record's message for a workload that did not exec, naming the events as given */
+static void exec_failed(const char *const *evstr, unsigned nev, const char *prog, int err)
+{
+	fprintf(stderr, "Failed to collect '");
+	for (unsigned i = 0; i < nev; i++)
+		fprintf(stderr, "%s%s", i ? "," : "", evstr[i]);
+	fprintf(stderr, "' for the '%s' workload: %s\n", prog, strerror(err));
+}
+
+/* perf record's status with a workload, once the file is complete: the signal that killed
+ * the workload, or else the one that stopped the recording, is raised again (the shell
+ * sees 128+N, perf's record__sig_exit); a workload's non-zero exit status is the
+ * recorder's. A workload that died of the SIGTERM sent at the end of --duration ended as
+ * asked. Without a workload a stop signal is how -a, -C, -p and -t recordings end: 0 or 2
+ * as any complete recording (perf: 128+N there too). */
+static int exit_as_perf(int rc, const struct pmt_record_stats *st, bool workload)
+{
+	int sig = workload ? stop_signal : 0, ws = st->workload_status;
+
+	if (ws != -1 && WIFSIGNALED(ws) &&
+	    !(st->workload_terminated && !sig && WTERMSIG(ws) == SIGTERM))
+		sig = WTERMSIG(ws);
+	if (sig) {
+		fflush(stdout);
+		fflush(stderr);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig; /* a signal whose default is not to terminate */
+	}
+	if (ws != -1 && WIFEXITED(ws) && WEXITSTATUS(ws))
+		return WEXITSTATUS(ws);
+	return rc;
 }
 
 static void on_snapshot(int sig)
@@ -581,7 +617,10 @@ int cmd_record(int argc, char **argv)
 		ro.argc_cmdline = argc;
 		ro.argv_cmdline = (const char *const *)argv;
 		rc = pmt_record_run(&plan, &o, &ro, &st, &d);
-		if (rc < 0) {
+		if (rc < 0 && st.workload_exec_errno) {
+			exec_failed(evstr, nev, ro.argv[0], st.workload_exec_errno);
+			rc = PMT_EXIT_ERROR;
+		} else if (rc < 0) {
 			pmt_diag_print(&d);
 			rc = PMT_EXIT_ERROR;
 		} else {
@@ -594,6 +633,7 @@ int cmd_record(int argc, char **argv)
 			/* data loss is never silent: the recording is complete but not whole */
 			rc = st.lost || st.lost_samples || st.aux_truncated ? PMT_EXIT_DAMAGED
 									    : PMT_EXIT_OK;
+			rc = exit_as_perf(rc, &st, ro.argv && ro.argv[0]);
 		}
 		pmt_record_stats_fini(&st);
 	}

@@ -57,3 +57,10 @@ add_test(NAME record.mlock_limit COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/m
   $<TARGET_FILE:pmutrace> ${PMT_PERF73})
 set_tests_properties(record.mlock_limit PROPERTIES LABELS "record" TIMEOUT 60
   SKIP_RETURN_CODE 77)
+
+# a recording whose workload ends by a signal (SIGINT/TERM/HUP to the recorder: SIGTERM to
+# the workload, file finished, 128+N), exit statuses and exec failure, against perf 7.3
+add_test(NAME record.workload_signals COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/workload_signals.sh
+  $<TARGET_FILE:pmutrace> ${PMT_PERF73})
+set_tests_properties(record.workload_signals PROPERTIES LABELS "record;perf73" TIMEOUT 180
+  SKIP_RETURN_CODE 77)

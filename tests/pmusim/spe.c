@@ -27,6 +27,15 @@
  *                           recorder for a snapshot; they go on once it has disabled them
  * Snapshot mode (an AUX area mapped read-only) follows the driver's snapshot rules: see
  * ow_begin() below.
+ * perf's twins (a PERF_RECORD_AUX or LOST twice in perf's file, same bytes, same time) are
+ * perf's, not this driver's: perf_mmap__push (tools/perf/util/mmap.c, 6.x to 7.3) reads
+ * data_head, then perf_mmap__read_init reads it again and the push copies up to that
+ * second value, but md->prev (and data_tail) takes the first: a record published between
+ * the two reads is copied again by the next push. In perf 7.3's files the twin is the last
+ * record of one push and the first of the next (consecutive data-ring blocks). The real
+ * kernel publishes at any time too; qemu widens perf's window. Each ring has one writer
+ * here (the producer thread, or IOC_DISABLE's spe_stop, both under e->busy), bytes before
+ * a release store of data_head, data_tail read with acquire.
  * The SPE records are split across the events in CPU order, so with one event per CPU
  * each CPU gets a share in turn. pmusim.c includes this file: the preload stays one file
  * to build (cc -shared pmusim.c). */

@@ -124,7 +124,7 @@ rc=0
 
 # errors that name the cause
 "$P" record -e cpu-clock -o "$T/x.data" -- /nonexistent/cmd 2>"$T/err"
-[ $? = 1 ] && grep -q "cannot run '/nonexistent/cmd'" "$T/err" || bad "missing workload: $(cat "$T/err")"
+[ $? = 1 ] && grep -qxF "Failed to collect 'cpu-clock' for the '/nonexistent/cmd' workload: No such file or directory" "$T/err" || bad "missing workload: $(cat "$T/err")"
 "$P" record -e cpu-clock -p 2147483 --duration 0.1 -o "$T/x.data" 2>"$T/err"
 grep -q "no such process\|no process" "$T/err" || bad "missing pid: $(cat "$T/err")"
 "$P" record -e nosuchpmu// -- true 2>"$T/err"

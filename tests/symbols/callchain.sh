@@ -123,6 +123,29 @@ if command -v zstd >/dev/null 2>&1; then
 		zstd -dc "$T/bundled.pmt" | "$PERF73" script -i - >"$T/p73" 2>/dev/null
 		same "perf 7.3 script of a bundled pmutrace record -g" "$T/p73" "$T/m73"
 		checked=$((checked + 1))
+		# the vdso travels in the container (pmutrace record reads its own [vdso] image
+		# and puts its build-id in the [vdso] MMAP2 records): read with no build-id
+		# cache (HOME elsewhere), pmutrace names the vdso frames as perf 7.3 names them
+		# in the same stream (perf from its own process's vdso: the same kernel), and
+		# the vdso functions are those perf 7.3 names in perf's own recording above
+		mkdir "$T/nohome"
+		"$P" record -q -g -e cpu-clock:u -c 200000 -o "$T/vdso.pmt" -- \
+			"$T/fx/vdso_clock" 2000000 || fail "pmutrace record -g of vdso_clock failed"
+		HOME=$T/nohome "$P" script "$T/vdso.pmt" >"$T/m73"
+		zstd -dc "$T/vdso.pmt" | HOME=$T/nohome "$PERF73" script -i - >"$T/p73" 2>/dev/null
+		grep -q '__vdso_clock_gettime+0x[0-9a-f]* (\[vdso\])' "$T/m73" ||
+			fail "pmutrace record -g: no __vdso_clock_gettime frame read without a build-id cache: $(grep -m3 vdso "$T/m73")"
+		same "perf 7.3 script of pmutrace record -g through the vdso" "$T/p73" "$T/m73"
+		checked=$((checked + 1))
+		if [ -s "$T/vdso.data" ]; then
+			vdso_names() { sed -n 's/^ *[0-9a-f]* \([^+ ]*\)+0x[0-9a-f]* (\[vdso\])$/\1/p' "$1" | sort -u; }
+			"$PERF73" script -i "$T/vdso.data" >"$T/p73own" 2>/dev/null
+			if grep -q '__vdso_clock_gettime' "$T/p73own"; then
+				[ "$(vdso_names "$T/m73")" = "$(vdso_names "$T/p73own")" ] ||
+					fail "vdso functions: pmutrace '$(vdso_names "$T/m73" | tr '\n' ' ')', perf 7.3 of perf's recording '$(vdso_names "$T/p73own" | tr '\n' ' ')'"
+				checked=$((checked + 1))
+			fi
+		fi
 	fi
 fi
 echo "OK: call chains of $n61 cpu-clock samples equal perf's in $checked comparisons"

@@ -17,6 +17,7 @@ int pmt_workload_prepare(struct pmt_workload *w, char *const *argv, struct pmt_d
 
 	w->pid = -1;
 	w->go_fd = w->err_fd = -1;
+	w->exec_errno = 0;
 	if (pipe2(go, O_CLOEXEC))
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET, "pipe: %s",
 				    strerror(errno));
@@ -69,6 +70,7 @@ int pmt_workload_start(struct pmt_workload *w, const char *name, struct pmt_diag
 	if (n == (ssize_t)sizeof(e)) {
 		waitpid(w->pid, NULL, 0);
 		w->pid = -1;
+		w->exec_errno = e;
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET, "cannot run '%s': %s",
 				    name, strerror(e));
 	}

@@ -70,7 +70,7 @@ static uint64_t le64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v;
 
 /* The GNU build-id from a 64-bit little-endian ELF's PT_NOTE segments (the files this
  * machine runs); 0 bytes when there is none. Every offset is checked against the size. */
-static size_t elf_build_id(const uint8_t *p, size_t n, uint8_t *id)
+size_t cap_elf_build_id(const uint8_t *p, size_t n, uint8_t *id)
 {
 	uint64_t phoff;
 	uint16_t phnum, phentsize;
@@ -154,7 +154,7 @@ static int add_one(struct cap *c, const char *path, uint32_t kind)
 		if (data == MAP_FAILED)
 			data = NULL;
 		if (data)
-			f.build_id_size = (uint8_t)elf_build_id(data, len, f.build_id);
+			f.build_id_size = (uint8_t)cap_elf_build_id(data, len, f.build_id);
 		if (data && memcmp(data, "\177ELF", 4)) {
 			munmap(data, len);
 			data = NULL;
@@ -212,7 +212,7 @@ size_t cap_build_id(struct cap *c, const char *path, uint8_t *id)
 	    (uint64_t)sb.st_size <= BUNDLE_MAX_FILE) {
 		p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p != MAP_FAILED) {
-			n = elf_build_id(p, (size_t)sb.st_size, id);
+			n = cap_elf_build_id(p, (size_t)sb.st_size, id);
 			munmap(p, (size_t)sb.st_size);
 		}
 	}
@@ -243,12 +243,15 @@ int cap_bundle_write(struct cap *c)
 	for (size_t i = 0; rc >= 0 && i < c->nbundle; i++)
 		rc = add_one(c, c->bundle[i], PMT_CTR_FILE_ELF);
 	if (rc >= 0)
+		rc = cap_vdso_write(c);
+	if (rc >= 0)
 		rc = add_one(c, "/proc/kallsyms", PMT_CTR_FILE_KALLSYMS);
 	return rc;
 }
 
 void cap_bundle_free(struct cap *c)
 {
+	cap_vdso_free(c);
 	for (size_t i = 0; i < c->nbid; i++)
 		free(c->bid[i].path);
 	free(c->bid);

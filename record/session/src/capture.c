@@ -111,10 +111,39 @@ static int start_workload(struct cap *c, struct pmt_diag *diag)
 	struct pmt_workload w = { .pid = c->child, .go_fd = c->go_fd, .err_fd = c->err_fd };
 	int rc = pmt_workload_start(&w, c->ro->argv[0], diag);
 
+	c->st->workload_exec_errno = w.exec_errno;
 	c->child = w.pid;
 	c->go_fd = w.go_fd;
 	c->err_fd = w.err_fd;
 	return rc;
+}
+
+/* perf's rule (builtin-record.c): a workload still running when the recording stops gets
+ * a SIGTERM and the recorder waits for it; here before the last drain, so its last samples
+ * and its EXIT are in the file. A workload that ignores SIGTERM would hold the file open
+ * for ever (perf's wait() does): another stop signal, which interrupts the wait, kills it. */
+static void end_workload(struct cap *c)
+{
+	int status;
+
+	c->st->workload_terminated = true;
+	kill(c->child, SIGTERM);
+	for (;;) {
+		pid_t r = waitpid(c->child, &status, 0);
+
+		if (r == c->child) {
+			c->st->workload_status = status;
+			break;
+		}
+		if (r < 0 && errno != EINTR)
+			break;
+		/* SIGUSR2 asks for a snapshot, which the ended loop no longer takes */
+		if (r < 0 && !(c->ro->snapshot && *c->ro->snapshot))
+			kill(c->child, SIGKILL);
+		if (c->ro->snapshot)
+			*c->ro->snapshot = 0;
+	}
+	c->child = -1;
 }
 
 static int open_all(struct cap *c, struct pmt_diag *diag)
@@ -376,6 +405,8 @@ int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_o
 	/* snapshot mode: the area as it is at the end, as perf's --snapshot=e */
 	if (rc >= 0 && plan->snapshot_size)
 		rc = cap_snapshot(&c, diag);
+	if (rc >= 0 && c.child > 0 && c.go_fd < 0)
+		end_workload(&c);
 	cap_enable(&c, false);
 	cap_counts_enable(&c, false);
 	{

@@ -17,7 +17,7 @@
 #include "pmutrace/counting.h"
 
 /* PERF_RECORD_* the drain looks at */
-enum { REC_LOST = 2, REC_SAMPLE = 9, REC_AUX = 11, REC_LOST_SAMPLES = 13 };
+enum { REC_LOST = 2, REC_SAMPLE = 9, REC_MMAP2 = 10, REC_AUX = 11, REC_LOST_SAMPLES = 13 };
 enum { AUX_TRUNCATED = 1, AUX_PARTIAL = 4, AUX_COLLISION = 8 };
 /* a frame at least every second: a killed recording keeps all but its last second */
 #define FRAME_FLUSH_NS 1000000000ull
@@ -346,6 +346,12 @@ static int on_record(void *ctx, const void *rec, size_t size)
 	c->st->records++;
 	c->st->bytes += size;
 	cap_bundle_note_record(c, r, size);
+	if (type == REC_MMAP2) {
+		uint8_t buf[256]; /* once per exec: a [vdso] MMAP2 and its sample_id fields */
+
+		return pmt_perf_writer_write_record(c->w, cap_vdso_record(c, r, size, buf,
+									  sizeof(buf)), size);
+	}
 	return pmt_perf_writer_write_record(c->w, rec, size);
 }
 

@@ -45,6 +45,11 @@ struct cap {
 	size_t nbundle, bundle_cap;
 	struct { char *path; uint8_t id[20], size; } *bid; /* build-ids read so far */
 	size_t nbid;
+	uint8_t *vdso;               /* the recorder's own [vdso] image (vdso.c), read once */
+	size_t vdso_len;
+	uint64_t vdso_base;          /* where it is mapped in the recorder */
+	uint8_t vdso_id[20], vdso_id_size;
+	bool vdso_read, vdso_used;   /* read tried; a record named it (carried at the end) */
 	struct pmt_counter *counter; /* the run opts' counting plan, opened; NULL none */
 	int32_t *count_threads;      /* its threads when counted per thread */
 	uint64_t count_next;         /* when the next interval's round is due */
@@ -75,6 +80,17 @@ void cap_bundle_note_record(struct cap *c, const uint8_t *rec, size_t size);
 int cap_bundle_write(struct cap *c);
 size_t cap_build_id(struct cap *c, const char *path, uint8_t *id);
 void cap_bundle_free(struct cap *c);
+/* the GNU build-id note of an ELF image in memory; 0 bytes when none (bundle.c) */
+size_t cap_elf_build_id(const uint8_t *p, size_t n, uint8_t *id);
+/* the vdso (vdso.c): its build-id for a [vdso] map at addr (and a note to carry it); 0
+ * without --bundle or for a process of the other ABI; a [vdso] MMAP2 record with
+ * the build-id put in, in buf (the record itself when there is nothing to change); the
+ * image into the container; free it */
+size_t cap_vdso_build_id(struct cap *c, uint64_t addr, uint8_t *id);
+const uint8_t *cap_vdso_record(struct cap *c, const uint8_t *r, size_t size, uint8_t *buf,
+			       size_t cap);
+int cap_vdso_write(struct cap *c);
+void cap_vdso_free(struct cap *c);
 /* counting events beside the samples (capture_counts.c): open on the recording's target,
  * their attrs before the stream starts, perf stat record's header, a round when an
  * interval is due (or the last one), on/off with the sampling events */

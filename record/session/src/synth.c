@@ -50,7 +50,8 @@ static int synth_maps(struct cap *c, int pid, const struct pmt_sample_id *sid)
 		flags = perms[3] == 's' ? 1u : 2u;
 		/* the file's build-id in the record (perf's --buildid-mmap form), so a decoder
 		 * elsewhere finds the right file and refuses another */
-		bid_size = cap_build_id(c, file, bid);
+		bid_size = strcmp(file, "[vdso]") ? cap_build_id(c, file, bid)
+						  : cap_vdso_build_id(c, start, bid);
 		rc = bid_size ? pmt_perf_writer_write_mmap2_build_id(c->w, (uint32_t)pid,
 								     (uint32_t)pid, start, end - start,
 								     pgoff, prot, flags, bid, bid_size,

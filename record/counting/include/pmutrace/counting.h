@@ -227,10 +227,11 @@ PMT_API int pmt_count_task_threads(int32_t pid, int32_t **out, struct pmt_diag *
 struct pmt_workload {
 	int32_t pid;
 	int go_fd, err_fd;
+	int exec_errno;                /* pmt_workload_start: why exec failed, else 0 */
 };
 PMT_API int pmt_workload_prepare(struct pmt_workload *w, char *const *argv,
 				 struct pmt_diag *diag);
-/* let it exec; an exec failure is an error naming the program */
+/* let it exec; an exec failure is an error naming the program (its errno in exec_errno) */
 PMT_API int pmt_workload_start(struct pmt_workload *w, const char *name, struct pmt_diag *diag);
 /* kill a workload that was prepared but not started */
 PMT_API void pmt_workload_abort(struct pmt_workload *w);

@@ -139,9 +139,15 @@ struct pmt_record_stats {
 	/* CPU time of the recorder's own thread from the start to the last drain: rings, the
 	 * records' encoding and the container's input side (zstd's workers compress) */
 	uint64_t drain_cpu_ns;
+	/* the workload could not be exec'd (the run fails): its errno, for perf's message */
+	int workload_exec_errno;
+	/* the recording stopped (*stop, --duration) while the workload ran: it was sent a
+	 * SIGTERM, as perf record does, and the file finished once it was gone */
+	bool workload_terminated;
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the
- * container is complete and indexed whenever this returns (also after a stop). */
+ * container is complete and indexed whenever this returns (also after a stop). A workload
+ * still running at a stop gets a SIGTERM and is waited for (a second signal: SIGKILL). */
 PMT_API int pmt_record_run(const struct pmt_record_plan *plan, const struct pmt_record_opts *o,
 			   const struct pmt_record_run_opts *ro, struct pmt_record_stats *st,
 			   struct pmt_diag *diag);
