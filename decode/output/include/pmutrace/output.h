@@ -26,12 +26,14 @@ enum {
 	PMT_FIELD_MISC = 1u << 19, PMT_FIELD_FLAGS = 1u << 20, PMT_FIELD_INSNLEN = 1u << 21,
 	PMT_FIELD_TOD = 1u << 22, PMT_FIELD_DSOFF = 1u << 23,
 	PMT_FIELD_BRSTACKSYM = 1u << 24, PMT_FIELD_BRSTACKOFF = 1u << 25,
-	PMT_FIELD_SRCCODE = 1u << 26,
+	PMT_FIELD_SRCCODE = 1u << 26, PMT_FIELD_BRSTACKINSN = 1u << 27,
+	PMT_FIELD_BRSTACKINSNLEN = 1u << 28, PMT_FIELD_INSN = 1u << 29,
 };
 /* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
 #define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO | \
 			    PMT_FIELD_SRCLINE | PMT_FIELD_BRSTACKSYM | PMT_FIELD_BRSTACKOFF | \
-			    PMT_FIELD_INSNLEN | PMT_FIELD_SRCCODE)
+			    PMT_FIELD_INSNLEN | PMT_FIELD_SRCCODE | PMT_FIELD_BRSTACKINSN | \
+			    PMT_FIELD_BRSTACKINSNLEN | PMT_FIELD_INSN)
 /* "tid,time,ip" (perf's names) into PMT_FIELD_* bits. Returns 0, or -PMT_EPARSE with diag
  * naming the field and the ones there are (fields not done yet, such as srcline, are named
  * as such). */
