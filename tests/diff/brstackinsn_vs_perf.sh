@@ -5,7 +5,8 @@
 # - AArch64 fixtures under --perf-compat: perf on x86 measures every file's bytes with
 #   the kernel's x86 decoder ("insn: 6c", "<bad>", insnlen 15 for a refused VEX prefix);
 # - x86-64 fixtures (when gcc builds them), where pmutrace's default decodes x86 too.
-# pmutrace's default on the AArch64 files decodes AArch64 (4 bytes, the file's own word).
+# pmutrace's default on the AArch64 files decodes AArch64 (4 bytes, the file's own word),
+# in brstackinsn, insn and insnlen.
 #   [PERF=CMD] brstackinsn_vs_perf.sh PMUTRACE SOURCE_DIR
 set -eu
 P=$1
@@ -79,6 +80,18 @@ set -- $(awk '/^	0000aaaad/ { print $1, $3, $4, $5, $6; exit }' "$T/def.txt")
 off=$(($(printf '%d' 0x$1) - 0xaaaad0000000))
 want=$(od -An -tx1 -j $off -N 4 "$T/a64/symfs/usr/bin/app" | tr -d '\n' | sed 's/^ //')
 [ "$want" = "$2 $3 $4 $5" ] || { echo "FAIL: 0x$1: '$2 $3 $4 $5', the file has '$want'"; exit 1; }
+# and insnlen/insn at the ip: 4 and the file's word on every sample in a mapped file (perf,
+# and pmutrace's --perf-compat, decode those as x86: "ilen: 1", "ilen: 2", ...)
+HOME=$T/home "$P" script "$T/a64/a.data" --symfs "$T/a64/symfs" --itrace=bi1i -F ip,insnlen,insn \
+	>"$T/def.txt"
+if grep -v '^ *ffff' "$T/def.txt" | grep -v ' ilen: 4 insn: .. .. .. ..$'; then
+	echo "FAIL: the default's insnlen/insn at an AArch64 ip is not its 4-byte word"
+	exit 1
+fi
+set -- $(awk '$1 ~ /^aaaad/ { print $1, $5, $6, $7, $8; exit }' "$T/def.txt")
+off=$(($(printf '%d' 0x$1) - 0xaaaad0000000))
+want=$(od -An -tx1 -j $off -N 4 "$T/a64/symfs/usr/bin/app" | tr -d '\n' | sed 's/^ //')
+[ "$want" = "$2 $3 $4 $5" ] || { echo "FAIL: insn at 0x$1: '$2 $3 $4 $5', the file has '$want'"; exit 1; }
 a64=$n
 if sh "$SRC/fixtures/symbols/build.sh" x86_64 "$T/fx" >/dev/null 2>&1; then
 	trace "$T/x86" "$T/fx" 0x555550000000 0x7f0000000000 readelf
