@@ -18,17 +18,49 @@ $PERF version | grep -q 'version [7-9]' || { echo "SKIP: $($PERF version) is not
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/home"
-# trace DIR FX APP LIB READELF: DIR/a.data over FX's app and libfix.so, DIR/symfs
+# add_pbt IN OUT: synth's 64-byte records with a PBT packet (the previous branch target)
+# in their padding, 4 to 160 bytes before the PC (the block up to the branch, or up to
+# a sample that is no branch), in some after it (a negative block), in some none
+add_pbt() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+def pad_run(r):
+    """where the record at r has 9 PAD packets in a row (its packets walked: a short
+    header's payload is 1 << bits 5:4 bytes), or -1"""
+    p = r
+    while p < r + 64:
+        if d[p] == 0:
+            if d[p:p + 9] == bytes(9) and p + 9 <= r + 64:
+                return p
+            p += 1
+        else:
+            p += 1 + (1 << ((d[p] >> 4) & 3))
+    return -1
+for r in range(0, len(d) - 63, 64):
+    i = r // 64
+    p = pad_run(r)
+    if d[r] != 0xb0 or p < 0 or i % 6 == 5:
+        continue
+    pc = int.from_bytes(d[r + 1:r + 9], 'little')
+    top, pc = pc >> 56, pc & ((1 << 56) - 1)
+    pbt = pc + 4 * (1 + i % 5) if i % 6 == 4 else pc - 4 * (1 + (i * 7) % 40)
+    d[p:p + 9] = bytes([0xb4]) + ((pbt & ((1 << 56) - 1)) | (top << 56)).to_bytes(8, 'little')
+open(sys.argv[2], 'wb').write(d)
+PY
+}
+# trace DIR FX APP LIB READELF MIX [pbt]: DIR/a.data over FX's app and libfix.so, DIR/symfs
 trace() {
-	_d=$1 _fx=$2 _app=$3 _lib=$4 _re=$5
+	_d=$1 _fx=$2 _app=$3 _lib=$4 _re=$5 _mix=$6 _pbt=${7:-}
 	mkdir -p "$_d/symfs/usr/bin" "$_d/symfs/usr/lib"
 	set -- $($_re -lW "$_fx/app" | awk '$1 == "LOAD" && / E / { print $2, $5; exit }')
-	"$P" synth --records 3000 --seed 41 --mix branches --kernel-pct 4 \
+	"$P" synth --records 3000 --seed 41 --mix "$_mix" --kernel-pct 4 \
 		--text $((_app + $1)),$(($2)) -o "$_d/app.spe"
 	set -- $($_re -lW "$_fx/libfix.so" | awk '$1 == "LOAD" && / E / { print $2, $5; exit }')
-	"$P" synth --records 2000 --seed 42 --mix branches --kernel-pct 4 \
+	"$P" synth --records 2000 --seed 42 --mix "$_mix" --kernel-pct 4 \
 		--text $((_lib + $1)),$(($2)) -o "$_d/lib.spe"
 	cat "$_d/app.spe" "$_d/lib.spe" >"$_d/all.spe"
+	[ -z "$_pbt" ] || add_pbt "$_d/all.spe" "$_d/all.spe"
 	"$P" convert --raw "$_d/all.spe" --midr 0x410fd0c0 --pid 4242 --comm app \
 		--mmap "$_app,0x10000,0,/usr/bin/app" --mmap "$_lib,0x10000,0,/usr/lib/libfix.so" \
 		-o "$_d/a.data"
@@ -61,8 +93,19 @@ compare() {
 	done
 }
 fixture_build "$T/fa"
-trace "$T/a64" "$T/fa" 0xaaaad0000000 0xffff80000000 $RE
+trace "$T/a64" "$T/fa" 0xaaaad0000000 0xffff80000000 $RE branches
 compare "$T/a64" --perf-compat=7.3
+# with PBT entries: the blocks from the previous target to the branch (IPC, "mismatch of
+# LBR data and executable") and, on v2's samples that are no branch, up to the sample
+for mix in branches v2; do
+	trace "$T/pbt_$mix" "$T/fa" 0xaaaad0000000 0xffff80000000 $RE $mix pbt
+	compare "$T/pbt_$mix" --perf-compat=7.3
+done
+HOME=$T/home "$P" script "$T/pbt_branches/a.data" --symfs "$T/pbt_branches/symfs" --itrace=bi1il \
+	--perf-compat=7.3 -F ip,brstackinsn >"$T/pmt.txt"
+for want in ' IPC$' '	mismatch of LBR data and executable$'; do
+	grep -q "$want" "$T/pmt.txt" || { echo "FAIL: no line matches '$want': PBT not tested"; exit 1; }
+done
 # the blocks are real: jumps with their cycles, symbols entered, refused prefixes
 HOME=$T/home "$P" script "$T/a64/a.data" --symfs "$T/a64/symfs" --itrace=bi1il --perf-compat=7.3 \
 	-F ip,insnlen,brstackinsn >"$T/pmt.txt"
@@ -94,9 +137,11 @@ want=$(od -An -tx1 -j $off -N 4 "$T/a64/symfs/usr/bin/app" | tr -d '\n' | sed 's
 [ "$want" = "$2 $3 $4 $5" ] || { echo "FAIL: insn at 0x$1: '$2 $3 $4 $5', the file has '$want'"; exit 1; }
 a64=$n
 if sh "$SRC/fixtures/symbols/build.sh" x86_64 "$T/fx" >/dev/null 2>&1; then
-	trace "$T/x86" "$T/fx" 0x555550000000 0x7f0000000000 readelf
+	trace "$T/x86" "$T/fx" 0x555550000000 0x7f0000000000 readelf branches
 	compare "$T/x86"
 	compare "$T/x86" --perf-compat=7.3
+	trace "$T/x86p" "$T/fx" 0x555550000000 0x7f0000000000 readelf v2 pbt
+	compare "$T/x86p"
 	echo "OK: $a64 lines (AArch64, --perf-compat) and $((n - a64)) (x86-64) identical to $($PERF version)"
 else
 	echo "OK: $a64 lines (AArch64, --perf-compat) identical to $($PERF version); no x86-64 fixtures"

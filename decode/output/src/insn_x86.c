@@ -260,8 +260,10 @@ int sink_x86_insn_len(const uint8_t *b, size_t n, bool is64)
 		if ((b[at] & 0xf0) == 0x40 || legacy_prefix(b[at]))
 			return (int)at + 1;
 	}
-	/* 0F FF (UD0): the kernel's map gives it no ModRM, Zydis does */
-	if (at + 1 < n && b[at] == 0x0f && b[at + 1] == 0xff)
+	/* 0F FF (UD0), 0F 7A and 0F 7B (AMD's old SSE5): the kernel's map gives them no
+	 * ModRM (no entry for the last two), Zydis does */
+	if (at + 1 < n && b[at] == 0x0f && (b[at + 1] == 0xff || b[at + 1] == 0x7a ||
+					   b[at + 1] == 0x7b))
 		return (int)at + 2;
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, is64 ? ZYDIS_MACHINE_MODE_LONG_64
 						     : ZYDIS_MACHINE_MODE_LEGACY_32,
