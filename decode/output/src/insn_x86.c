@@ -150,21 +150,21 @@ static int map_len(const uint8_t *b, size_t n, unsigned at, bool is64, unsigned 
 	if (op == 0x62 && is64 && !after_rex && at + 4 < n && (b[at + 1] & 7) == 4) {
 		/* the Ev,Gv forms have a 66 variant and none for F3 or F2 */
 		if ((b[at + 2] & 2) && b[at + 4] < 0x34 && (b[at + 4] & 1))
-			return SINK_X86_REFUSED;
+			return PMT_X86_INSN_REFUSED;
 		at += 4;
 		op = b[at];
 		attr = map4(op);
 		if (attr == 0xff)
-			return SINK_X86_REFUSED;
+			return PMT_X86_INSN_REFUSED;
 		goto operands;
 	}
 	/* VEX, EVEX and XOP that Zydis refused: the kernel's decoder refuses them too;
 	 * after a REX byte C4/C5/62 are LES/LDS/BOUND again, with their ModRM */
 	if ((op == 0xc4 || op == 0xc5 || op == 0x62) && !after_rex &&
 	    (is64 || (at + 1 < n && (b[at + 1] & 0xc0) == 0xc0)))
-		return SINK_X86_REFUSED;
+		return PMT_X86_INSN_REFUSED;
 	if (op == 0x8f && at + 1 < n && (b[at + 1] & 0x38))
-		return SINK_X86_REFUSED;
+		return PMT_X86_INSN_REFUSED;
 	if (op == 0x0f) {
 		if (++at >= n)
 			return 0;
@@ -203,7 +203,7 @@ operands:
 	return len <= n ? (int)len : 0;
 }
 
-int sink_x86_insn_len(const uint8_t *b, size_t n, bool is64)
+int pmt_x86_insn_len(const uint8_t *b, size_t n, bool is64)
 {
 	uint8_t copy[16];
 	unsigned at = 0, distinct = 0, opnd = 4, addr = is64 ? 8 : 4;
@@ -245,8 +245,8 @@ int sink_x86_insn_len(const uint8_t *b, size_t n, bool is64)
 		if (b[at + 1] & 0x80)
 			copy[lead++] = 0x0f;
 		memcpy(copy + lead, b + at + 2, n - at - 2);
-		got = sink_x86_insn_len(copy, n - at - 2 + lead, true);
-		if (got == SINK_X86_REFUSED)
+		got = pmt_x86_insn_len(copy, n - at - 2 + lead, true);
+		if (got == PMT_X86_INSN_REFUSED)
 			return got;
 		return got > (int)lead ? (int)(at + 2 + (unsigned)got - lead) : 0;
 	}

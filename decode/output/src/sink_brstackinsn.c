@@ -65,9 +65,9 @@ unsigned sink_insn_measure(const struct pmt_spe_sink *k, int machine, bool is64,
 {
 	*no_decoder = false;
 	if (k->compat != PMT_PERF_NEWEST || machine == 62 /* EM_X86_64 */ || machine == 3) {
-		int len = sink_x86_insn_len(b, n, is64);
+		int len = pmt_x86_insn_len(b, n, is64);
 
-		if (len == SINK_X86_REFUSED)
+		if (len == PMT_X86_INSN_REFUSED)
 			return whole ? (unsigned)(n < MAXINSN ? n : MAXINSN) : 0;
 		return (unsigned)len;
 	}

@@ -85,12 +85,6 @@ void sink_srccode_free(struct sink_srccode *c);
 /* -F insnlen (sink_insn.c): the length of the instruction at s's ip (loc: its resolved
  * map), its bytes in bytes, 0 where perf prints 0 */
 bool sink_insn_native(const struct pmt_trace_meta *m);
-/* insn_x86.c: the length of the x86 instruction at b (n bytes) as the kernel's decoder in
- * perf measures it; 0 where perf prints "<bad>"; SINK_X86_REFUSED for a VEX, EVEX or XOP
- * prefix the decoder refuses: dump_insn() prints "<bad>", but arch_fetch_insn() (insnlen)
- * takes the whole buffer, 15 bytes (perf 7.3, diff.brstack_sym73) */
-#define SINK_X86_REFUSED (-1)
-int sink_x86_insn_len(const uint8_t *b, size_t n, bool is64);
 /* the length of the instruction at b by the decoder its file's ELF machine needs (under
  * --perf-compat perf's x86 decoder, whatever the machine, as perf on x86); 0: not
  * decoded (*no_decoder: there is none for the machine); whole: a refused prefix measures

@@ -46,6 +46,14 @@ PMT_API int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_
 PMT_API int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields,
 				 struct pmt_diag *diag);
 
+/* The length of the x86 instruction at b (n bytes; 64-bit or 32-bit mode) as perf on x86
+ * measures it, with the kernel's decoder (script -F insnlen, insn and brstackinsn, whatever
+ * the file's arch): > 0; 0 where perf prints "<bad>"; PMT_X86_INSN_REFUSED for a VEX,
+ * EVEX or XOP prefix that decoder refuses ("<bad>" in brstackinsn, but insnlen takes the
+ * whole buffer, 15 bytes). */
+#define PMT_X86_INSN_REFUSED (-1)
+PMT_API int pmt_x86_insn_len(const uint8_t *b, size_t n, bool is64);
+
 /* perf 7.3's text of a sample's flags (PMT_IP_FLAG_*), as -F flags prints it: "jcc",
  * "jcc/miss,not_taken/", "return/miss/"; "" for no branch. Returns the length. */
 #define PMT_SAMPLE_FLAGS_MAX 48
