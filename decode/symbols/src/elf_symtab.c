@@ -433,31 +433,32 @@ static int synthesize_plt_got(struct elf_file *f, struct elf_symtab *t, unsigned
 	return rc;
 }
 
+static int cmp_start_only(const void *a, const void *b)
+{
+	const struct sym_entry *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 /* The name of an x86-64 .plt entry whose relocation names no symbol: an R_X86_64_IRELATIVE
  * one's addend is the address of the IFUNC it resolves, named after the symbol starting
  * there (sorted among the first n) if that is the IFUNC or the alias kept over it, as
  * perf's get_ifunc_name() ("strlen@plt" where the entry is otherwise "offset_0x...@plt") */
 static const char *ifunc_name(const struct elf_symtab *t, size_t n, const GElf_Rela *r)
 {
-	uint64_t off, bias;
-	size_t lo = 0, hi = n;
+	struct sym_entry key = { 0 };
+	const struct sym_entry *e;
+	uint64_t bias;
 
 	if (GELF_R_TYPE(r->r_info) != R_X86_64_IRELATIVE ||
-	    load_bias(t, (uint64_t)r->r_addend, &bias) < 0)
+	    load_bias(t, (uint64_t)r->r_addend, &bias) < 0 || !n)
 		return NULL;
-	off = (uint64_t)r->r_addend - bias;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].start < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == n || t->syms[lo].start != off ||
-	    (t->syms[lo].type != STT_GNU_IFUNC && !t->syms[lo].ifunc_alias))
+	/* fixup left one symbol per start */
+	key.start = (uint64_t)r->r_addend - bias;
+	e = bsearch(&key, t->syms, n, sizeof(key), cmp_start_only);
+	if (!e || (e->type != STT_GNU_IFUNC && !e->ifunc_alias))
 		return NULL;
-	return t->names + t->syms[lo].name;
+	return t->names + e->name;
 }
 
 /* The .plt's entries as NAME@plt (dso__synthesize_plt_symbols), for AArch64 and x86 */
