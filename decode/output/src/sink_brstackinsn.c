@@ -180,6 +180,19 @@ static void put_jump(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uin
 	pmt_out_mem(k->out, line, (size_t)n);
 }
 
+/* print_srccode(): -F srccode's line of an instruction of the blocks, with the thread's
+ * state the sample's own srccode shares */
+static void put_srccode(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint64_t ip,
+			uint32_t f)
+{
+	struct pmt_sym_loc loc;
+
+	if (!(f & PMT_FIELD_SRCCODE))
+		return;
+	pmt_symbols_resolve(k->symbols, s->pid, ip, s->time, &loc);
+	sink_srccode(k, s, &loc);
+}
+
 void sink_brstackinsn(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
 {
 	const struct pmt_spe_brstack *b = s->brstack;
@@ -201,6 +214,7 @@ void sink_brstackinsn(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, ui
 	if (len > 0) {
 		put_sym(k, s, e[nr - 1].from, &last, f);
 		put_jump(k, s, e[nr - 1].from, &e[nr - 1], &bb, 0, len, 0, &total_cycles, f);
+		put_srccode(k, s, e[nr - 1].from, f);
 	}
 	for (int i = nr - 2; i >= 0; i--) {
 		unsigned insn = 0;
@@ -221,11 +235,13 @@ void sink_brstackinsn(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, ui
 			put_sym(k, s, ip, &last, f);
 			if (ip == end) {
 				put_jump(k, s, ip, &e[i], &bb, off, len, ++insn, &total_cycles, f);
+				put_srccode(k, s, ip, f);
 				break;
 			}
 			ilen = put_insn(k, ip, &bb, off, len, f);
 			if (!ilen)
 				break;
+			put_srccode(k, s, ip, f);
 			insn++;
 		}
 		if (off != end - start)
@@ -242,13 +258,17 @@ void sink_brstackinsn(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, ui
 	put_sym(k, s, start, &last, f);
 	if (len <= 0) {
 		len = grab_bb(k, s, s->ip, s->ip, &bb);
-		if (len > 0)
+		if (len > 0) {
 			put_insn(k, s->ip, &bb, 0, len, f);
+			put_srccode(k, s, s->ip, f);
+		}
 		return;
 	}
 	/* (perf stops at an unconditional branch only for attrs that sample every branch
 	 * kind: SPE's synthesized ones do not) */
-	for (off = 0; off <= end - start; off += ilen)
+	for (off = 0; off <= end - start; off += ilen) {
 		if (!(ilen = put_insn(k, start + off, &bb, off, len, f)))
 			break;
+		put_srccode(k, s, start + off, f);
+	}
 }
