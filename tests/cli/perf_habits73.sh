@@ -33,9 +33,8 @@ taskset -c 0 perf record -q --sample-cpu -e cpu-clock -c 100000 -o "$T/x.data" -
 cd "$T" || exit 1
 
 # 1. script: the default layout, and ./perf.data when no file is given
-noplt() { sed 's/[^ ]*@plt/@plt/'; }
-"$X" script -i x.data 2>/dev/null | noplt >perf.txt
-"$P" script -i x.data 2>pmt.err | noplt >pmt.txt
+"$X" script -i x.data 2>/dev/null >perf.txt
+"$P" script -i x.data 2>pmt.err >pmt.txt
 [ -s pmt.txt ] && [ ! -s pmt.err ] || bad "script: $(head -2 pmt.err)"
 [ -s perf.txt ] && [ "$(wc -l <perf.txt)" = "$(wc -l <pmt.txt)" ] ||
 	bad "script: $(wc -l <pmt.txt) lines, perf 7.3 $(wc -l <perf.txt)"
@@ -47,39 +46,31 @@ paste -d '\n' perf.txt pmt.txt | awk 'NR % 2 { p = $0; next }
 [ "$(awk '$1 == "sh" { print $2 }' perf.txt | sort -u | wc -l)" = 2 ] ||
 	bad "perf 7.3 names no sample of the subshell sh: the case is not tested"
 cp x.data perf.data
-"$P" script 2>/dev/null | noplt >def.txt && cmp -s def.txt pmt.txt || bad "script without FILE is not script -i ./perf.data"
+"$P" script 2>/dev/null >def.txt && cmp -s def.txt pmt.txt || bad "script without FILE is not script -i ./perf.data"
 
-# 2. report -i X --stdio (perf's random "Tip" block aside)
-# .plt entries are left out on both sides: perf names libc's IFUNC entries after the
-# IFUNC symbol (get_ifunc_name(): "strlen@plt"), pmutrace "offset_0x26110@plt". .plt.got
-# entries are compared (2c): perf 7.3 names each after its GOT slot's relocation
-# (dso__synthesize_plt_got_symbols(): malloc@plt), as pmutrace does.
-noplt_r() { grep -v -e '@plt *$' -e '^$'; }
+# 2. report -i X --stdio (perf's random "Tip" block aside); .plt and .plt.got entries are
+# named as perf 7.3 names them (2c, 2d)
+noblank() { grep -v -e '^$'; }
 "$X" report -i x.data --stdio 2>/dev/null | sed '/^# (Tip:/,$d' | sed '${/^#$/d}' |
-	noplt_r >perf_r.txt
-"$P" report -i x.data --stdio 2>/dev/null | sed '${/^#$/d}' | noplt_r >pmt_r.txt
+	noblank >perf_r.txt
+"$P" report -i x.data --stdio 2>/dev/null | sed '${/^#$/d}' | noblank >pmt_r.txt
 grep -q '%' perf_r.txt && diff perf_r.txt pmt_r.txt >rdiff.txt ||
 	bad "report --stdio differs from perf 7.3: $(head -6 rdiff.txt)"
 
 # 2b. report with perf's filters: the header names the time slices as perf's does
 "$X" report -i x.data --stdio --cpu 0 --time 10%-20%,50%-60% 2>/dev/null | sed '/^# (Tip:/,$d' |
-	sed '${/^#$/d}' | noplt_r >perf_rt.txt
+	sed '${/^#$/d}' | noblank >perf_rt.txt
 "$P" report -i x.data --stdio --cpu 0 --time 10%-20%,50%-60% 2>/dev/null | sed '${/^#$/d}' |
-	noplt_r >pmt_rt.txt
+	noblank >pmt_rt.txt
 grep -q 'time slices: 10%-20%,50%-60%' perf_rt.txt && diff perf_rt.txt pmt_rt.txt >rdiff.txt ||
 	bad "report --cpu 0 --time 10%-20%,50%-60% differs from perf 7.3: $(head -6 rdiff.txt)"
 
-# 2c. samples in libc's .plt.got stubs: the recording's libc samples, every fifth moved
-# onto the stub (a real run lands there about once in ten runs); script and report name
-# them as perf 7.3 does (pmutrace before: "[unknown]", "[.] 0x0000000000026368")
-libc=$("$X" script -i x.data -F ip,dso 2>/dev/null | grep -o '/[^ ]*libc\.so\.6' | sort -u | head -1)
-[ -n "$libc" ] || bad "no sample in libc.so.6: 2c has nothing to move"
-pg=$(readelf -SW "$libc" 2>/dev/null | awk '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == ".plt.got" { print $4 }')
-if [ -n "$pg" ]; then
-	"$X" script -i x.data -F ip,dso,dsoff 2>/dev/null | grep 'libc\.so\.6+0x' >libc_ips.txt
-	python3 - x.data g.data "$pg" libc_ips.txt <<'PY' || bad "cannot move samples onto .plt.got"
+# move_onto OFF STEP COUNT OUT: x.data with every fifth of its libc samples (libc_ips.txt)
+# moved onto libc's file offset OFF + STEP * i, i cycling through COUNT entries, into OUT
+move_onto() {
+	python3 - x.data "$4" "$1" "$2" "$3" libc_ips.txt <<'PY'
 import struct, sys
-src, dst, pg, ips = sys.argv[1], sys.argv[2], int(sys.argv[3], 16), sys.argv[4]
+src, dst, pg, step, count, ips = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
 base = {}
 for line in open(ips):
     ip = int(line.split()[0], 16)
@@ -97,29 +88,32 @@ while pos + 8 <= off + size:
         if ip in base:
             k += 1
             if k % 5 == 0:
-                struct.pack_into("<Q", d, pos + 8, base[ip] + pg + 8 * (k // 5 % 2))
+                struct.pack_into("<Q", d, pos + 8, base[ip] + pg + step * (k // 5 % count))
                 n += 1
     pos += sz
 open(dst, "wb").write(d)
 sys.exit(0 if n else 1)
 PY
-	# libc's .plt (its IFUNC entries, named differently, see 2.) is left out by offset
-	set -- $(readelf -SW "$libc" | awk '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == ".plt" { print "0x" $4, "0x" $5 }')
-	noifunc() { awk -v a=$(($1)) -v b=$(($1 + $2)) '{ o = $NF; sub(/.*\+0x/, "", o); sub(/\)$/, "", o)
-		if ($NF ~ /libc\.so\.6\+0x/ && ("0x" o) + 0 >= a && ("0x" o) + 0 < b) next; print }'; }
-	"$X" script -i g.data -F ip,sym,dso,dsoff 2>/dev/null | noifunc "$@" >perf_g.txt
-	"$P" script -i g.data -F ip,sym,dso,dsoff 2>/dev/null | noifunc "$@" >pmt_g.txt
+}
+# 2c. samples in libc's .plt.got stubs: the recording's libc samples, every fifth moved
+# onto the stub (a real run lands there about once in ten runs); script and report name
+# them as perf 7.3 does (pmutrace before: "[unknown]", "[.] 0x0000000000026368")
+libc=$("$X" script -i x.data -F ip,dso 2>/dev/null | grep -o '/[^ ]*libc\.so\.6' | sort -u | head -1)
+[ -n "$libc" ] || bad "no sample in libc.so.6: 2c has nothing to move"
+pg=$(readelf -SW "$libc" 2>/dev/null | awk '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == ".plt.got" { print $4 }')
+"$X" script -i x.data -F ip,dso,dsoff 2>/dev/null | grep 'libc\.so\.6+0x' >libc_ips.txt
+if [ -n "$pg" ]; then
+	move_onto "$((0x$pg))" 8 2 g.data || bad "cannot move samples onto .plt.got"
+	"$X" script -i g.data -F ip,sym,dso,dsoff 2>/dev/null >perf_g.txt
+	"$P" script -i g.data -F ip,sym,dso,dsoff 2>/dev/null >pmt_g.txt
 	# the names perf gives the .plt.got stubs (free@plt, malloc@plt)
 	awk -v a=$((0x$pg)) '{ o = $NF; sub(/.*\+0x/, "", o); sub(/\)$/, "", o)
 		if ($NF ~ /libc\.so\.6\+0x/ && ("0x" o) + 0 >= a && ("0x" o) + 0 < a + 16) print $2 }' \
 		perf_g.txt | sort -u >got_names.txt
 	grep -q '@plt$' got_names.txt || bad "perf 7.3 names no .plt.got sample: the case is not tested"
 	cmp -s perf_g.txt pmt_g.txt || bad ".plt.got: script differs from perf 7.3: $(diff perf_g.txt pmt_g.txt | head -4)"
-	# report: of the @plt entries only the .plt.got ones
-	nogotless() { grep -v -e '^#' -e '^$' | awk 'NR == FNR { k[$1]; next }
-		$NF ~ /@plt$/ && !($NF in k) { next } { print }' got_names.txt -; }
-	"$X" report -i g.data --stdio --sort dso,sym 2>/dev/null | sed '/^# (Tip:/,$d' | nogotless >perf_g.txt
-	"$P" report -i g.data --stdio --sort dso,sym 2>/dev/null | nogotless >pmt_g.txt
+	"$X" report -i g.data --stdio --sort dso,sym 2>/dev/null | sed '/^# (Tip:/,$d' | grep -v -e '^#' -e '^$' >perf_g.txt
+	"$P" report -i g.data --stdio --sort dso,sym 2>/dev/null | grep -v -e '^#' -e '^$' >pmt_g.txt
 	grep -q -F -f got_names.txt perf_g.txt || bad "perf 7.3's report names no .plt.got entry"
 	cmp -s perf_g.txt pmt_g.txt ||
 		bad ".plt.got: report --sort dso,sym differs from perf 7.3: $(diff perf_g.txt pmt_g.txt | head -4)"
@@ -127,9 +121,33 @@ else
 	echo "note: no .plt.got in $libc, 2c not run"
 fi
 
+# 2d. samples in libc's .plt entries, most of them its IFUNCs' (R_X86_64_IRELATIVE, no
+# symbol): perf 7.3 names those after the IFUNC the relocation's addend points at
+# (get_ifunc_name(): "strlen@plt"; pmutrace before: "offset_0x26110@plt")
+set -- $(readelf -SW "$libc" | awk '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == ".plt" { print "0x" $4, "0x" $5 }')
+if [ $# = 2 ] && readelf -rW "$libc" | grep -q IRELATIVE; then
+	move_onto $(($1 + 16)) 16 $(($2 / 16 - 1)) i.data || bad "cannot move samples onto .plt"
+	"$X" script -i i.data -F ip,sym,dso,dsoff 2>/dev/null >perf_i.txt
+	"$P" script -i i.data -F ip,sym,dso,dsoff 2>/dev/null >pmt_i.txt
+	grep -q ' [a-z_0-9]*@plt (/[^ ]*libc\.so\.6+0x' perf_i.txt && ! grep -q 'offset_0x[0-9a-f]*@plt' perf_i.txt ||
+		bad "perf 7.3 names no libc .plt entry after its IFUNC: the case is not tested"
+	cmp -s perf_i.txt pmt_i.txt || bad ".plt: script differs from perf 7.3: $(diff perf_i.txt pmt_i.txt | head -4)"
+	# perf 6.1: relocations in file order, and "@plt" for those without a symbol
+	perf script -i i.data -F ip,sym,dso 2>/dev/null >perf_i.txt
+	"$P" script -i i.data -F ip,sym,dso --perf-compat=6.1 2>/dev/null >pmt_i.txt
+	grep -q ' @plt (' perf_i.txt && cmp -s perf_i.txt pmt_i.txt ||
+		bad ".plt: script differs from perf 6.1: $(diff perf_i.txt pmt_i.txt | head -4)"
+	"$X" report -i i.data --stdio --sort dso,sym 2>/dev/null | sed '/^# (Tip:/,$d' | grep -v -e '^#' -e '^$' >perf_i.txt
+	"$P" report -i i.data --stdio --sort dso,sym 2>/dev/null | grep -v -e '^#' -e '^$' >pmt_i.txt
+	cmp -s perf_i.txt pmt_i.txt ||
+		bad ".plt: report --sort dso,sym differs from perf 7.3: $(diff perf_i.txt pmt_i.txt | head -4)"
+else
+	echo "note: no IFUNC .plt entries in $libc, 2d not run"
+fi
+
 # 3. script -F time,ip,sym --cpu 0 --time 10%-20%
-"$X" script -i x.data -F time,ip,sym --cpu 0 --time 10%-20% 2>/dev/null | noplt >perf_f.txt
-"$P" script -i x.data -F time,ip,sym --cpu 0 --time 10%-20% 2>/dev/null | noplt >pmt_f.txt
+"$X" script -i x.data -F time,ip,sym --cpu 0 --time 10%-20% 2>/dev/null >perf_f.txt
+"$P" script -i x.data -F time,ip,sym --cpu 0 --time 10%-20% 2>/dev/null >pmt_f.txt
 n=$(wc -l <perf_f.txt)
 [ "$n" -gt 5 ] && cmp -s perf_f.txt pmt_f.txt ||
 	bad "script -F time,ip,sym --cpu 0 --time 10%-20%: $(wc -l <pmt_f.txt) lines, perf 7.3 $n: $(diff perf_f.txt pmt_f.txt | head -4)"

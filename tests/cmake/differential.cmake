@@ -178,6 +178,11 @@ add_test(NAME diff.brstack_sym73 COMMAND sh ${PMT_DIFF_DIR}/brstack_sym_vs_perf.
   $<TARGET_FILE:pmutrace> ${CMAKE_SOURCE_DIR})
 set_tests_properties(diff.brstack_sym73 PROPERTIES LABELS "differential;perf73" SKIP_RETURN_CODE 77
   TIMEOUT 120 ENVIRONMENT "PERF=${PMT_PERF73}")
+# -F brstackinsn, brstackinsnlen, insn and insnlen: AArch64 (--perf-compat) and x86-64 fixtures
+add_test(NAME diff.brstackinsn73 COMMAND sh ${PMT_DIFF_DIR}/brstackinsn_vs_perf.sh
+  $<TARGET_FILE:pmutrace> ${CMAKE_SOURCE_DIR})
+set_tests_properties(diff.brstackinsn73 PROPERTIES LABELS "differential;perf73" SKIP_RETURN_CODE 77
+  TIMEOUT 300 ENVIRONMENT "PERF=${PMT_PERF73}")
 add_test(NAME diff.export_sqlite61 COMMAND sh ${PMT_DIFF_DIR}/export_sqlite_vs_perf.sh $<TARGET_FILE:pmutrace>)
 set_tests_properties(diff.export_sqlite61 PROPERTIES LABELS differential TIMEOUT 120 SKIP_RETURN_CODE 77)
 

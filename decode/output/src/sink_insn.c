@@ -1,10 +1,8 @@
-/* -F insnlen: the length of the instruction at a sample's ip, decoded from the mapped
- * file's bytes as perf's script_fetch_insn() does (x86's arch_fetch_insn(), through the
- * kernel's instruction decoder; other hosts decode nothing). Zydis decodes it here:
- * capstone 4 cannot decode the EVEX and VEX mask instructions of glibc's string
- * functions, which perf's decoder measures. */
+/* -F insnlen and insn: the instruction at a sample's ip, decoded from the mapped file's
+ * bytes as perf's script_fetch_insn() does (x86's arch_fetch_insn(), through the kernel's
+ * instruction decoder, whatever the file's arch; other hosts decode nothing). That is
+ * --perf-compat; pmutrace's default decodes by the file's ELF machine. */
 #include <string.h>
-#include <Zydis/Zydis.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
@@ -31,27 +29,18 @@ bool sink_insn_native(const struct pmt_trace_meta *m)
 }
 
 uint32_t sink_insn_len(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
-		       const struct pmt_sym_loc *loc)
+		       const struct pmt_sym_loc *loc, uint8_t bytes[16])
 {
-	uint8_t bytes[16]; /* perf's MAX_INSN */
-	ZydisDecoder dec;
-	ZydisDecoderContext ctx;
-	ZydisDecodedInstruction insn;
-	bool is64;
+	bool is64, none;
 	int got;
 
-	if (!k->insn_native || !s->ip || !k->symbols || !loc->dso)
+	/* perf's native_arch rule is perf's; the default reads every file it has */
+	if ((k->compat != PMT_PERF_NEWEST && !k->insn_native) || !s->ip || !k->symbols ||
+	    !loc->dso)
 		return 0;
-	got = pmt_symbols_code_at(k->symbols, loc, bytes, sizeof(bytes), &is64);
+	got = pmt_symbols_code_at(k->symbols, loc, bytes, 16 /* perf's MAX_INSN */, &is64);
 	if (got <= 0)
 		return 0;
-	/* the file's class picks the mode, as perf's is64bit from dso__is_64_bit(); the
-	 * decoder is a small struct set up on the stack, no allocation */
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, is64 ? ZYDIS_MACHINE_MODE_LONG_64
-						     : ZYDIS_MACHINE_MODE_LEGACY_32,
-					   is64 ? ZYDIS_STACK_WIDTH_64 : ZYDIS_STACK_WIDTH_32)))
-		return 0;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx, bytes, (ZyanUSize)got, &insn)))
-		return 0;
-	return insn.length;
+	return sink_insn_measure(k, pmt_symbols_code_machine(k->symbols, loc), is64, bytes,
+				 (size_t)got, true, &none);
 }

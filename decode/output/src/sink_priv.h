@@ -61,6 +61,7 @@ struct pmt_spe_sink {
 	char tod_text[32];
 	uint8_t insn_native;  /* -F insnlen: perf would decode the instruction */
 	struct sink_srccode *srccode; /* -F srccode: source files and per-thread state */
+	uint8_t *bb_buf;      /* -F brstackinsn: a basic block's code (perf's MAXBB bytes) */
 };
 
 /* callchain_text.c: a sample's srcline as perf script prints it after the dso ("\n  FILE:LINE",
@@ -77,8 +78,6 @@ void sink_callchain_row_end(struct pmt_spe_sink *k, const struct pmt_spe_sample 
  * one), each entry's addresses followed by their file with -F dso, into k->out */
 void sink_brstack_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
 
-/* -F insnlen (sink_insn.c): the length of the instruction at s's ip (loc: its resolved
- * map), 0 where perf prints 0 */
 /* -F misc and tod (sink_start.c), at p (tod: up to 64 bytes); return the end */
 char *sink_put_misc(char *p, uint16_t misc);
 char *sink_put_tod(struct pmt_spe_sink *k, char *p, uint64_t t);
@@ -87,8 +86,19 @@ struct sink_srccode;
 void sink_srccode(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		  const struct pmt_sym_loc *loc);
 void sink_srccode_free(struct sink_srccode *c);
+/* -F insnlen (sink_insn.c): the length of the instruction at s's ip (loc: its resolved
+ * map), its bytes in bytes, 0 where perf prints 0 */
 bool sink_insn_native(const struct pmt_trace_meta *m);
+/* the length of the instruction at b by the decoder its file's ELF machine needs (under
+ * --perf-compat perf's x86 decoder, whatever the machine, as perf on x86); 0: not
+ * decoded (*no_decoder: there is none for the machine); whole: a refused prefix measures
+ * the bytes given, as insnlen does */
+unsigned sink_insn_measure(const struct pmt_spe_sink *k, int machine, bool is64,
+			   const uint8_t *b, size_t n, bool whole, bool *no_decoder);
+/* -F brstackinsn, brstackinsnlen: the branch stack's basic blocks, after the sample's
+ * insnlen and insn */
+void sink_brstackinsn(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
 uint32_t sink_insn_len(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
-		       const struct pmt_sym_loc *loc);
+		       const struct pmt_sym_loc *loc, uint8_t bytes[16]);
 
 #endif

@@ -230,7 +230,7 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	if (!k->symbols)
 		f &= ~(uint32_t)(PMT_FIELDS_SYMBOLS & ~PMT_FIELD_INSNLEN);
 	if (((f & (PMT_FIELD_SYM | PMT_FIELD_DSO | PMT_FIELD_SRCLINE)) && (f & PMT_FIELD_IP)) ||
-	    (f & (PMT_FIELD_INSNLEN | PMT_FIELD_SRCCODE))) {
+	    (f & (PMT_FIELD_INSNLEN | PMT_FIELD_INSN | PMT_FIELD_SRCCODE))) {
 		pmt_symbols_resolve(k->symbols, s->pid, s->ip, s->time, &loc);
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
 		/* above a call chain each entry has its own, printed by the chain */
@@ -381,9 +381,30 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		pmt_out_reserve(o, 128); /* insnlen, phys_addr and the newline */
 		p = o->buf + o->len;
 	}
-	if (f & PMT_FIELD_INSNLEN) {
-		memcpy(p, " ilen: ", 7);
-		p = pmt_fmt_u64(p + 7, sink_insn_len(k, s, &loc));
+	if (f & (PMT_FIELD_INSNLEN | PMT_FIELD_INSN)) {
+		uint8_t code[16];
+		uint32_t ilen = sink_insn_len(k, s, &loc, code);
+
+		if (f & PMT_FIELD_INSNLEN) {
+			memcpy(p, " ilen: ", 7);
+			p = pmt_fmt_u64(p + 7, ilen);
+		}
+		/* sample__fprintf_insn_raw(): the bytes, space-separated */
+		if ((f & PMT_FIELD_INSN) && ilen) {
+			memcpy(p, " insn:", 6);
+			p += 6;
+			for (uint32_t i = 0; i < ilen; i++) {
+				*p++ = ' ';
+				*p++ = "0123456789abcdef"[code[i] >> 4];
+				*p++ = "0123456789abcdef"[code[i] & 15];
+			}
+		}
+	}
+	if (f & (PMT_FIELD_BRSTACKINSN | PMT_FIELD_BRSTACKINSNLEN)) {
+		o->len = (size_t)(p - o->buf);
+		sink_brstackinsn(k, s, f);
+		pmt_out_reserve(o, 64); /* phys_addr and the newline */
+		p = o->buf + o->len;
 	}
 	if (f & PMT_FIELD_PHYS_ADDR)
 		p = put_hex_w(p, s->phys_addr, 16);

@@ -144,6 +144,7 @@ void pmt_spe_sink_free(struct pmt_spe_sink *k)
 	free(k->head);
 	free(k->ev_fields);
 	sink_srccode_free(k->srccode);
+	free(k->bb_buf);
 	free(k);
 }
 
@@ -174,10 +175,13 @@ static const struct {
 	{ "misc", PMT_FIELD_MISC }, { "flags", PMT_FIELD_FLAGS }, { "insnlen", PMT_FIELD_INSNLEN },
 	{ "tod", PMT_FIELD_TOD }, { "dsoff", PMT_FIELD_DSOFF },
 	{ "brstacksym", PMT_FIELD_BRSTACKSYM }, { "brstackoff", PMT_FIELD_BRSTACKOFF },
-	{ "srccode", PMT_FIELD_SRCCODE },
+	{ "srccode", PMT_FIELD_SRCCODE }, { "brstackinsn", PMT_FIELD_BRSTACKINSN },
+	{ "brstackinsnlen", PMT_FIELD_BRSTACKINSNLEN }, { "insn", PMT_FIELD_INSN },
+	/* perf 7.3 without capstone (the oracle) prints it as brstackinsn */
+	{ "brstackdisasm", PMT_FIELD_BRSTACKINSN },
 	/* perf takes these and prints nothing for them on SPE's synthesized samples (no
-	 * instruction bytes, call depth, registers, guests or IPC counts): no bit */
-	{ "insn", 0 }, { "callindent", 0 }, { "ipc", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
+	 * call depth, registers, guests or IPC counts): no bit */
+	{ "callindent", 0 }, { "ipc", 0 }, { "machine_pid", 0 }, { "vcpu", 0 },
 	{ "iregs", 0 }, { "synth", 0 }, { "trace", 0 }, /* perf: "not valid for hardware events" */
 };
 
@@ -187,10 +191,8 @@ static const struct {
 
 int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *diag)
 {
-	/* (perf 7.3 has no "ipsym" or "sym_size": "Invalid field requested.", as for any
-	 * unknown name) */
-	static const char *const later[] = { "brstackinsn" };
-	/* perf refuses these on SPE traces: their attrs never sample them */
+	/* perf refuses these on SPE traces: their attrs never sample them (perf 7.3 has no
+	 * "ipsym" or "sym_size": "Invalid field requested.", as for any unknown name) */
 	static const char *const refused[] = { "data_page_size", "code_page_size", "cgroup",
 					       "uregs" };
 	bool any = false;
@@ -207,13 +209,6 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *di
 				found = any = true;
 			}
 		}
-		for (size_t i = 0; !found && i < sizeof(later) / sizeof(later[0]); i++) {
-			if (strlen(later[i]) == n && !strncmp(p, later[i], n)) {
-				field_err(diag, -PMT_EPARSE, "-F %.*s: not available yet",
-					 (int)n, p);
-				return -PMT_EPARSE;
-			}
-		}
 		for (size_t i = 0; !found && i < sizeof(refused) / sizeof(refused[0]); i++) {
 			if (strlen(refused[i]) == n && !strncmp(p, refused[i], n)) {
 				field_err(diag, -PMT_EPARSE, "-F %.*s: SPE's synthesized samples "
@@ -226,7 +221,8 @@ int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_diag *di
 			field_err(diag, -PMT_EPARSE, "-F: unknown field '%.*s' (fields: comm pid "
 				  "tid cpu misc tod time period event flags addr data_src weight ins_lat "
 				 "retire_lat ip sym symoff dso dsoff srcline insnlen phys_addr brstack "
-				 "brstacksym brstackoff srccode)",
+				 "brstacksym brstackoff brstackinsn brstackinsnlen brstackdisasm insn "
+				 "srccode)",
 				 (int)n, p);
 			return -PMT_EPARSE;
 		}

@@ -28,3 +28,20 @@ int pmt_symbols_code_at(struct pmt_symbols *s, const struct pmt_sym_loc *loc, ui
 	*is64 = d->code_map.size > 4 && d->code_map.data[4] == 2;
 	return (int)n;
 }
+
+int pmt_symbols_code_machine(struct pmt_symbols *s, const struct pmt_sym_loc *loc)
+{
+	struct dso *d = (struct dso *)loc->dso_id;
+	const uint8_t *h;
+
+	(void)s;
+	if (!d || d->kernel || !d->code_path)
+		return 0;
+	if (!d->code_map_state)
+		d->code_map_state = pmt_file_map(d->code_path, &d->code_map, NULL) == 0 ? 1 : -1;
+	if (d->code_map_state < 0 || d->code_map.size < 20)
+		return 0;
+	h = d->code_map.data;
+	/* e_machine in the file's byte order (e_ident[EI_DATA]: 1 little, 2 big endian) */
+	return h[5] == 2 ? (h[18] << 8 | h[19]) : (h[19] << 8 | h[18]);
+}

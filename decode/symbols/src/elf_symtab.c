@@ -161,6 +161,7 @@ int elf_symtab_add(struct elf_symtab *t, uint64_t start, uint64_t size, uint8_t 
 	e->end = start + size;
 	e->bind = bind;
 	e->type = type;
+	e->ifunc_alias = 0;
 	e->seq = t->seq++;
 	t->n++;
 	return 0;
@@ -247,8 +248,16 @@ void elf_symtab_fixup(struct elf_symtab *t, int kallsyms)
 			s[++w] = s[i];
 			continue;
 		}
-		if (!keep_first(t, &s[w], &s[i]))
+		/* perf marks the symbol kept over an IFUNC one: .plt's IFUNC entries are
+		 * named after it (ifunc_name()) */
+		if (!keep_first(t, &s[w], &s[i])) {
+			const int alias = s[w].type == STT_GNU_IFUNC;
+
 			s[w] = s[i];
+			s[w].ifunc_alias = (uint8_t)alias;
+		} else if (s[i].type == STT_GNU_IFUNC) {
+			s[w].ifunc_alias = 1;
+		}
 	}
 	t->n = w + 1;
 }
@@ -424,6 +433,34 @@ static int synthesize_plt_got(struct elf_file *f, struct elf_symtab *t, unsigned
 	return rc;
 }
 
+static int cmp_start_only(const void *a, const void *b)
+{
+	const struct sym_entry *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The name of an x86-64 .plt entry whose relocation names no symbol: an R_X86_64_IRELATIVE
+ * one's addend is the address of the IFUNC it resolves, named after the symbol starting
+ * there (sorted among the first n) if that is the IFUNC or the alias kept over it, as
+ * perf's get_ifunc_name() ("strlen@plt" where the entry is otherwise "offset_0x...@plt") */
+static const char *ifunc_name(const struct elf_symtab *t, size_t n, const GElf_Rela *r)
+{
+	struct sym_entry key = { 0 };
+	const struct sym_entry *e;
+	uint64_t bias;
+
+	if (GELF_R_TYPE(r->r_info) != R_X86_64_IRELATIVE ||
+	    load_bias(t, (uint64_t)r->r_addend, &bias) < 0 || !n)
+		return NULL;
+	/* fixup left one symbol per start */
+	key.start = (uint64_t)r->r_addend - bias;
+	e = bsearch(&key, t->syms, n, sizeof(key), cmp_start_only);
+	if (!e || (e->type != STT_GNU_IFUNC && !e->ifunc_alias))
+		return NULL;
+	return t->names + e->name;
+}
+
 /* The .plt's entries as NAME@plt (dso__synthesize_plt_symbols), for AArch64 and x86 */
 static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned flags)
 {
@@ -432,7 +469,8 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 	Elf_Data *rd, *sd;
 	uint64_t hdr, ent, off, nr;
 	int x86 = f->eh.e_machine == EM_X86_64 || f->eh.e_machine == EM_386, lazy, rc;
-	size_t plt_sym;
+	size_t plt_sym, loaded = t->n; /* the file's own symbols, sorted by fixup */
+	struct rela_dyn_ent *order = NULL;
 	char name[1100], demangled[1024];
 
 	/* a debug file keeps .plt's header but not its bytes: no entries to name there */
@@ -503,21 +541,42 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 			off += hdr;
 		}
 	}
+	/* x86 linkers put the IFUNC relocations after the others, not in .plt's order: perf
+	 * (6.3 on, with the .plt.got and IFUNC names) sorts them by GOT slot (sort_rel()),
+	 * which is .plt's order */
+	if (x86 && (flags & ELF_LOAD_PLT_GOT) && nr && nr < INT32_MAX) {
+		order = malloc(nr * sizeof(*order));
+		if (!order)
+			return -PMT_ENOMEM;
+		for (uint64_t i = 0; i < nr; i++) {
+			GElf_Rela ra;
+			GElf_Rel r;
+
+			order[i].sym = (uint32_t)i;
+			order[i].offset = rel.sh_type == SHT_RELA
+						  ? (gelf_getrela(rd, (int)i, &ra) ? ra.r_offset : 0)
+						  : (gelf_getrel(rd, (int)i, &r) ? r.r_offset : 0);
+		}
+		qsort(order, nr, sizeof(*order), cmp_rela_dyn);
+	}
 	for (uint64_t i = 0; i < nr; i++) {
+		const int idx = order ? (int)order[i].sym : (int)i;
 		GElf_Sym sym;
 		uint64_t info;
-		const char *sn = NULL;
+		const char *sn = NULL, *ifunc = NULL;
 
 		if (rel.sh_type == SHT_RELA) {
 			GElf_Rela r;
 
-			if (!gelf_getrela(rd, (int)i, &r))
+			if (!gelf_getrela(rd, idx, &r))
 				break;
 			info = r.r_info;
+			if (f->eh.e_machine == EM_X86_64 && (flags & ELF_LOAD_PLT_GOT))
+				ifunc = ifunc_name(t, loaded, &r);
 		} else {
 			GElf_Rel r;
 
-			if (!gelf_getrel(rd, (int)i, &r))
+			if (!gelf_getrel(rd, idx, &r))
 				break;
 			info = r.r_info;
 		}
@@ -526,13 +585,20 @@ static int synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned fla
 		if (sn && *sn)
 			snprintf(name, sizeof(name), "%s@plt",
 				 elf_demangle(sn, flags, demangled, sizeof(demangled)));
+		else if (ifunc)
+			snprintf(name, sizeof(name), "%s@plt", ifunc);
+		else if (!(flags & ELF_LOAD_PLT_GOT))
+			snprintf(name, sizeof(name), "@plt"); /* perf before 6.3: the empty name */
 		else
 			snprintf(name, sizeof(name), "offset_%#llx@plt", (unsigned long long)off);
 		rc = elf_symtab_add(t, off, ent, STB_GLOBAL, STT_FUNC, name);
-		if (rc < 0)
+		if (rc < 0) {
+			free(order);
 			return rc;
+		}
 		off += ent;
 	}
+	free(order);
 done:
 	/* perf adds them once .plt's header is in, whatever happens to .plt's entries */
 	if (x86 && (flags & ELF_LOAD_PLT_GOT)) {

@@ -35,18 +35,88 @@ int srcline_open(struct srcline *sl, const char *path)
 	return 0;
 }
 
+static int cmp_var(const void *a, const void *b)
+{
+	const struct srcline_var *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* the variables of a DIE tree with a fixed address (a lone DW_OP_addr), appended to sl */
+static int collect_vars(struct srcline *sl, Dwarf_Die *die, Dwarf_Addr bias, size_t *cap)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		Dwarf_Attribute at;
+		Dwarf_Op *ops;
+		size_t nops;
+		int line;
+		const char *file;
+
+		if (dwarf_tag(&child) == DW_TAG_variable &&
+		    dwarf_getlocation(dwarf_attr(&child, DW_AT_location, &at), &ops, &nops) == 0 &&
+		    nops == 1 && ops[0].atom == DW_OP_addr &&
+		    (file = dwarf_decl_file(&child)) && dwarf_decl_line(&child, &line) == 0) {
+			if (sl->nvars == *cap) {
+				size_t n = *cap ? *cap * 2 : 64;
+				struct srcline_var *v = realloc(sl->vars, n * sizeof(*v));
+
+				if (!v)
+					return -PMT_ENOMEM;
+				sl->vars = v;
+				*cap = n;
+			}
+			sl->vars[sl->nvars++] = (struct srcline_var){ ops[0].number + bias, file,
+								      (unsigned)line };
+		}
+		/* static locals sit in functions and blocks */
+		if (dwarf_haschildren(&child) && collect_vars(sl, &child, bias, cap) < 0)
+			return -PMT_ENOMEM;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static const struct srcline_var *find_var(struct srcline *sl, uint64_t addr)
+{
+	const struct srcline_var key = { .addr = addr };
+
+	if (!sl->vars_read) {
+		Dwarf_Die *cu = NULL;
+		Dwarf_Addr bias;
+		size_t cap = 0;
+
+		sl->vars_read = 1;
+		while ((cu = dwfl_module_nextcu(sl->mod, cu, &bias)))
+			if (collect_vars(sl, cu, bias, &cap) < 0)
+				break;
+		qsort(sl->vars, sl->nvars, sizeof(*sl->vars), cmp_var);
+	}
+	return sl->nvars ? bsearch(&key, sl->vars, sl->nvars, sizeof(key), cmp_var) : NULL;
+}
+
 int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line)
 {
 	Dwfl_Line *l;
 	int ln = 0;
 	const char *f;
+	/* the module's ELF addresses start at its first PT_LOAD's p_vaddr, placed at base */
+	const uint64_t addr = sl->base + vaddr - sl->first_vaddr;
 
 	if (!sl->dwfl)
 		return 0;
-	/* the module's ELF addresses start at its first PT_LOAD's p_vaddr, placed at base */
-	l = dwfl_module_getsrc(sl->mod, sl->base + vaddr - sl->first_vaddr);
-	if (!l)
-		return 0;
+	l = dwfl_module_getsrc(sl->mod, addr);
+	if (!l) {
+		const struct srcline_var *v = find_var(sl, addr);
+
+		if (!v)
+			return 0;
+		*file = v->file;
+		*line = v->line;
+		return 1;
+	}
 	f = dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL);
 	if (!f)
 		return 0;
@@ -229,6 +299,7 @@ out:
 
 void srcline_close(struct srcline *sl)
 {
+	free(sl->vars);
 	if (sl->dwfl)
 		dwfl_end(sl->dwfl);
 	free(sl->memo);

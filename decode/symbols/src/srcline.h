@@ -15,6 +15,13 @@ struct srcline_memo {
 	int32_t n;            /* how many; -1: an empty slot */
 };
 
+/* a variable at a fixed address: its declaration */
+struct srcline_var {
+	uint64_t addr;        /* in the module's (Dwfl) addresses */
+	const char *file;     /* libdw's, valid while the Dwfl is */
+	unsigned line;
+};
+
 struct srcline {
 	struct Dwfl *dwfl;
 	struct Dwfl_Module *mod;
@@ -24,11 +31,16 @@ struct srcline {
 	uint32_t memo_cap, memo_n;
 	struct pmt_inline_frame *pool;
 	uint32_t pool_n, pool_cap;
+	struct srcline_var *vars; /* sorted by addr, read on the first address without a row */
+	size_t nvars;
+	int vars_read;
 };
 
 /* 0, -PMT_ENOMEM, or -PMT_EFORMAT when libdw cannot take the file */
 int srcline_open(struct srcline *sl, const char *path);
-/* 1 with the file and line of vaddr (p_vaddr space), 0 when the debug info has none */
+/* 1 with the file and line of vaddr (p_vaddr space), 0 when the debug info has none; an
+ * address without a line table row that is where a variable is (DW_OP_addr) gives the
+ * variable's declaration, as binutils' addr2line (and so perf) does for data symbols */
 int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line);
 /* The inlined calls vaddr is in, innermost first, up to max (addr2line -i -f): how many
  * frames were filled, 0 when the debug info places no function there. */

@@ -13,6 +13,7 @@ struct sym_entry {
 	uint32_t name;       /* offset in the name pool */
 	uint32_t seq;        /* insertion order: equal starts keep it, as perf's rb-tree */
 	uint8_t type, bind;  /* STT_*, STB_* */
+	uint8_t ifunc_alias; /* kept over an STT_GNU_IFUNC symbol at its start (perf's flag) */
 };
 
 struct elf_symtab {
@@ -53,7 +54,8 @@ enum {
 	ELF_LOAD_BOTH = 4,       /* .dynsym's symbols too when there is a .symtab (newer perf) */
 	ELF_LOAD_DEMANGLE = 8,   /* C++ names demangled */
 	ELF_LOAD_DEMANGLE_PARAMS = 16, /* with return type, parameters and qualifiers (newer perf) */
-	ELF_LOAD_PLT_GOT = 32,   /* x86's .plt.got entries as NAME@plt (perf 6.3 on) */
+	ELF_LOAD_PLT_GOT = 32,   /* x86's .plt.got entries as NAME@plt, .plt's in GOT order and
+				  * its IFUNC entries named (perf 6.3 on) */
 };
 /* name demangled as flags say, in buf; or name itself when it is no C++ name */
 const char *elf_demangle(const char *name, unsigned flags, char *buf, size_t cap);

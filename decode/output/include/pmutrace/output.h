@@ -26,12 +26,14 @@ enum {
 	PMT_FIELD_MISC = 1u << 19, PMT_FIELD_FLAGS = 1u << 20, PMT_FIELD_INSNLEN = 1u << 21,
 	PMT_FIELD_TOD = 1u << 22, PMT_FIELD_DSOFF = 1u << 23,
 	PMT_FIELD_BRSTACKSYM = 1u << 24, PMT_FIELD_BRSTACKOFF = 1u << 25,
-	PMT_FIELD_SRCCODE = 1u << 26,
+	PMT_FIELD_SRCCODE = 1u << 26, PMT_FIELD_BRSTACKINSN = 1u << 27,
+	PMT_FIELD_BRSTACKINSNLEN = 1u << 28, PMT_FIELD_INSN = 1u << 29,
 };
 /* the fields that need the trace's address spaces (a pmt_symbols in the sink options) */
 #define PMT_FIELDS_SYMBOLS (PMT_FIELD_COMM | PMT_FIELD_SYM | PMT_FIELD_SYMOFF | PMT_FIELD_DSO | \
 			    PMT_FIELD_SRCLINE | PMT_FIELD_BRSTACKSYM | PMT_FIELD_BRSTACKOFF | \
-			    PMT_FIELD_INSNLEN | PMT_FIELD_SRCCODE)
+			    PMT_FIELD_INSNLEN | PMT_FIELD_SRCCODE | PMT_FIELD_BRSTACKINSN | \
+			    PMT_FIELD_BRSTACKINSNLEN | PMT_FIELD_INSN)
 /* "tid,time,ip" (perf's names) into PMT_FIELD_* bits. Returns 0, or -PMT_EPARSE with diag
  * naming the field and the ones there are (fields not done yet, such as srcline, are named
  * as such). */
@@ -43,6 +45,14 @@ PMT_API int pmt_spe_fields_parse(const char *list, uint32_t *fields, struct pmt_
  * set. Cannot print 'x' field." */
 PMT_API int pmt_spe_fields_check(const struct pmt_trace_meta *m, uint32_t fields,
 				 struct pmt_diag *diag);
+
+/* The length of the x86 instruction at b (n bytes; 64-bit or 32-bit mode) as perf on x86
+ * measures it, with the kernel's decoder (script -F insnlen, insn and brstackinsn, whatever
+ * the file's arch): > 0; 0 where perf prints "<bad>"; PMT_X86_INSN_REFUSED for a VEX,
+ * EVEX or XOP prefix that decoder refuses ("<bad>" in brstackinsn, but insnlen takes the
+ * whole buffer, 15 bytes). */
+#define PMT_X86_INSN_REFUSED (-1)
+PMT_API int pmt_x86_insn_len(const uint8_t *b, size_t n, bool is64);
 
 /* perf 7.3's text of a sample's flags (PMT_IP_FLAG_*), as -F flags prints it: "jcc",
  * "jcc/miss,not_taken/", "return/miss/"; "" for no branch. Returns the length. */

@@ -122,6 +122,9 @@ PMT_API int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc
  * kernel, no map, or no readable file. */
 PMT_API int pmt_symbols_code_at(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 				uint8_t *buf, size_t cap, bool *is64);
+/* The ELF e_machine of the file pmt_symbols_code_at() reads for loc (EM_AARCH64 183,
+ * EM_X86_64 62, EM_386 3), 0 when there is no such file: which decoder its bytes need. */
+PMT_API int pmt_symbols_code_machine(struct pmt_symbols *s, const struct pmt_sym_loc *loc);
 /* The comm (command name) of a thread at `time`, as perf names a sample: the last COMM
  * record at or before it (time 0: the latest; "swapper" for the idle task, as perf), or
  * NULL. */
