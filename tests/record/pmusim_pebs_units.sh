@@ -172,6 +172,13 @@ first=$(awk '{ print $2; exit }' "$T/none.txt")
 grep -q "no retire-latency samples of mem_inst_retired.lock_loads in interval $first (the first without): using the table's default, 64" "$T/err_i" ||
 	bad "-I: no warning naming the first interval without samples ($first): $(cat "$T/err_i")"
 with=$(($(wc -l <"$T/want_i.txt") - $(wc -l <"$T/none.txt")))
+# the container's frames decompressed ahead on threads (-j) or not: the same rows and messages
+for j in 1 3; do
+	"$P" metrics "$T/i.pmt" --metrics "$TM" --events "$EVJ" -M tma_lock_latency --csv \
+		--retire-latency-per-unit -j $j >"$T/j$j.csv" 2>"$T/j$j.err"
+done
+[ -s "$T/j1.csv" ] && cmp -s "$T/j1.csv" "$T/j3.csv" && cmp -s "$T/j1.err" "$T/j3.err" ||
+	bad "metrics -j 1 and -j 3 differ: $(diff "$T/j1.csv" "$T/j3.csv" | head -3 | tr '\n' ' ')"
 
 # 4. no topology in the recording: --per-core says so
 sim flat "$T/f.log" 200 "$P" record -q --tpebs -M tma_L4_group --metrics "$M" -a \

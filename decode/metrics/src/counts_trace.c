@@ -612,6 +612,13 @@ int pmt_counts_trace_open(const char *path, struct pmt_counts *c, struct pmt_cou
 	return rc < 0 ? rc : trace_open(src, path, c, out, diag);
 }
 
+int pmt_counts_trace_open_source(struct pmt_source *src, const char *name, struct pmt_counts *c,
+				 struct pmt_counts_trace **out, struct pmt_diag *diag)
+{
+	*out = NULL;
+	return trace_open(src, name, c, out, diag);
+}
+
 int pmt_counts_trace_open_mem(const void *buf, size_t len, const char *name,
 			      struct pmt_counts *c, struct pmt_counts_trace **out,
 			      struct pmt_diag *diag)

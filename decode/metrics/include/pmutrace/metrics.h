@@ -125,6 +125,12 @@ struct pmt_counts_trace;
  * trace is added to c now, so the columns do not change between rounds. */
 PMT_API int pmt_counts_trace_open(const char *path, struct pmt_counts *c,
 				  struct pmt_counts_trace **out, struct pmt_diag *diag);
+/* The same over an opened source (which it takes: closed with the reader, or on failure),
+ * e.g. one whose frames are decompressed on threads (pmt_source_threads). */
+struct pmt_source;
+PMT_API int pmt_counts_trace_open_source(struct pmt_source *src, const char *name,
+					 struct pmt_counts *c, struct pmt_counts_trace **out,
+					 struct pmt_diag *diag);
 /* The same over a trace in memory (buf outlives the reader); name is for messages. */
 PMT_API int pmt_counts_trace_open_mem(const void *buf, size_t len, const char *name,
 				      struct pmt_counts *c, struct pmt_counts_trace **out,
