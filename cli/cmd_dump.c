@@ -269,7 +269,7 @@ static int dump_trace(struct dump_opts *d, const char *path)
 	struct pmt_source *src;
 	struct pmt_trace_event ev;
 	struct pmt_diag diag = PMT_DIAG_INIT;
-	uint64_t bad = 0;
+	uint64_t bad = 0, stream_base;
 	unsigned given_flags;
 	int rc;
 
@@ -282,6 +282,9 @@ static int dump_trace(struct dump_opts *d, const char *path)
 	}
 	if (rc < 0)
 		return pmt_cli_fail_diag("dump", &diag);
+	/* perf 6.1 and 7.3 count a pipe-mode stream's offsets from after its 16-byte header
+	 * (the first record is at 0), a file, a pipe and a container's frames alike */
+	stream_base = pmt_source_meta(src)->perf_offset_base;
 	if (d->jobs > 1 && pmt_source_threads(src, d->jobs - 1) < 0) {
 		pmt_source_close(src);
 		return pmt_cli_fail("dump", "out of memory");
@@ -316,7 +319,8 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			if (!pmt_sample_filter_match(&d->filter, &chunk))
 				continue;
 		}
-		pmt_out_printf(&d->out, "\n%#llx [%#x]: %s", (unsigned long long)ev.file_offset,
+		pmt_out_printf(&d->out, "\n%#llx [%#x]: %s",
+			       (unsigned long long)(ev.file_offset - stream_base),
 			       ev.raw_size, pmt_perf_record_name(ev.type));
 		if (ev.kind != PMT_TEV_AUXTRACE) {
 			pmt_out_char(&d->out, '\n');

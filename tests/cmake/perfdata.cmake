@@ -98,6 +98,11 @@ target_link_libraries(spe_cpus PRIVATE pmutrace_perfdata pmutrace_spe pmutrace_o
 add_test(NAME cli.container_slice COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_slice.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
 set_tests_properties(cli.container_slice PROPERTIES LABELS cli TIMEOUT 300)
+# dump's record offsets against perf 6.1's and 7.3's report -D (pipe mode counts from after
+# the header)
+add_test(NAME cli.dump_offsets COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/dump_offsets.sh
+  $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
+set_tests_properties(cli.dump_offsets PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
 # -j N: script, report and dump print what -j 1 prints, on containers, perf.data, slices,
 # damaged files and the shared real buffers
 add_test(NAME cli.parallel_decode COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/parallel_decode.sh

@@ -253,6 +253,7 @@ static int source_init(struct pmt_source *s)
 	s->meta.swapped = s->swap;
 	if (rd64(s, s->buf + 8) == PMT_PERF_PIPE_HEADER_SIZE) {
 		s->meta.pipe_mode = 1;
+		s->meta.perf_offset_base = PMT_PERF_PIPE_HEADER_SIZE;
 		s->data_start = PMT_PERF_PIPE_HEADER_SIZE;
 		s->data_end = s->stream ? UINT64_MAX : s->size;
 	} else if (s->stream) {

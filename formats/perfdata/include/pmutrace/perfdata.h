@@ -74,6 +74,9 @@ struct pmt_trace_meta {
 	uint8_t swapped;          /* file byte order differs from host */
 	uint8_t pipe_mode;
 	uint8_t streamed;         /* read from a pipe as it arrives (AUX data is transient) */
+	/* perf report -D's record offsets are file_offset minus this: 16 for a pipe-mode
+	 * stream (perf 6.1 and 7.3 count from after its header), 0 for a file-mode one */
+	uint32_t perf_offset_base;
 	uint8_t timeless;         /* no attr has PERF_SAMPLE_TIME */
 	uint8_t has_time_conv;
 	struct pmt_time_conv time_conv;
