@@ -99,7 +99,7 @@ add_test(NAME cli.container_slice COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/con
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
 set_tests_properties(cli.container_slice PROPERTIES LABELS cli TIMEOUT 300)
 # dump's record offsets against perf 6.1's and 7.3's report -D (pipe mode counts from after
-# the header)
+# the header), kept by dump --cpu/--time slices of containers, old frame infos and damage
 add_test(NAME cli.dump_offsets COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/dump_offsets.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
 set_tests_properties(cli.dump_offsets PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -40,6 +40,8 @@ struct pmt_ctr_writer {
 	uint8_t *fbuf;
 	size_t fcap;
 	struct finfo_acc fi;    /* what the current frame holds, for its frame-info frame */
+	uint64_t stream_off;    /* uncompressed bytes of the data frames before this one */
+	bool short_finfo;       /* frame infos without their stream fields, as written before */
 };
 
 static void put32(uint8_t *p, uint32_t v) { pmt_put_le32(p, v); }
@@ -89,6 +91,8 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
 	w->level = level;
+	/* tests make the files of a writer from before the stream fields with this */
+	w->short_finfo = getenv("PMT_CTR_TEST_SHORT_FINFO") != NULL;
 	finfo_reset(&w->fi);
 	w->spe_columns = PMT_OPTS_HAS(opts, spe_columns) && opts->spe_columns;
 	{
@@ -175,11 +179,15 @@ static int end_frame(struct pmt_ctr_writer *w)
 	{
 		/* right after its frame, so a cut file keeps the info of every whole frame */
 		uint8_t fi[FINFO_SIZE];
+		size_t n;
 
 		w->fi.cur.offset = w->fstart;
 		w->fi.cur.size = (uint32_t)w->fcsize;
-		finfo_encode(&w->fi.cur, fi);
-		skippable(w, SKIP_FINFO, fi, sizeof(fi));
+		w->fi.cur.stream_offset = w->stream_off;
+		w->fi.cur.stream_size = (uint32_t)w->len;
+		n = finfo_encode(&w->fi.cur, fi, w->short_finfo);
+		skippable(w, SKIP_FINFO, fi, n);
+		w->stream_off += w->len;
 		w->fi.cur.index++;
 		finfo_reset(&w->fi);
 	}
@@ -378,6 +386,37 @@ int pmt_ctr_reader_new(const void *buf, size_t len, const char *name, struct pmt
 	return 0;
 }
 
+/* The frame info of the frame at `at`, when it stands at r->pos (the writer puts it right
+ * after its frame). */
+static bool info_after(const struct pmt_ctr_reader *r, size_t at, struct pmt_ctr_frame_info *fi)
+{
+	size_t pos = r->pos, n;
+
+	if (r->len - pos < 8 || pmt_le32(r->buf + pos) != SKIP_FINFO)
+		return false;
+	n = pmt_le32(r->buf + pos + 4);
+	return n <= r->len - pos - 8 && !finfo_decode(r->buf + pos + 8, n, fi) && fi->offset == at;
+}
+
+/* The stream offset of the data frame at `at` (r->pos past it), which holds dsize bytes
+ * (lost: unknown, damaged), and of the frame after it. Its info says where it stands, so
+ * a frame lost to damage keeps the offsets after it those of the whole stream. */
+static uint64_t stream_place(struct pmt_ctr_reader *r, size_t at, uint64_t dsize, bool lost)
+{
+	struct pmt_ctr_frame_info fi;
+	uint64_t off = r->stream_next;
+
+	if (info_after(r, at, &fi) && fi.stream_offset != PMT_CTR_NO_OFFSET) {
+		off = fi.stream_offset;
+		if (lost) {
+			dsize = fi.stream_size;
+			lost = false;
+		}
+	}
+	r->stream_next = off == PMT_CTR_NO_OFFSET || lost ? PMT_CTR_NO_OFFSET : off + dsize;
+	return off;
+}
+
 /* The next offset at or after `from` where a zstd frame magic stands (after damage). */
 static size_t resync(const struct pmt_ctr_reader *r, size_t from)
 {
@@ -405,6 +444,7 @@ static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_
 	if (rc < 0) {
 		r->st.damaged++;
 		r->st.lost_bytes += 8 + n;
+		stream_place(r, at, 0, true);
 		return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
 				    "data frame %u (columns) is damaged (%s); its records are "
 				    "skipped", idx, why ? why : "corrupt");
@@ -414,6 +454,7 @@ static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_
 	f->csize = (uint32_t)(8 + n);
 	f->data = r->fb.out;
 	f->size = len;
+	f->stream_offset = stream_place(r, at, len, false);
 	r->st.frames++;
 	r->st.column_frames++;
 	r->st.bytes_in += 8 + n;
@@ -442,7 +483,8 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 		while (r->skip_at < r->nskip && r->skip[r->skip_at].offset < at)
 			r->skip_at++;
 		if (r->skip_at < r->nskip && r->skip[r->skip_at].offset == at) {
-			r->pos = r->skip[r->skip_at++].end;
+			r->pos = r->skip[r->skip_at].end;
+			r->stream_next = r->skip[r->skip_at++].stream_end;
 			r->st.skipped++;
 			continue;
 		}
@@ -482,6 +524,7 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 				r->st.truncated = 1;
 			r->pos = next;
 			r->st.damaged += next < r->len;
+			stream_place(r, at, 0, true);
 			return pmt_diag_set(diag, next == r->len ? -PMT_ENEED_MORE : -PMT_ECORRUPT,
 					    r->name, at, "data frame %u %s", r->st.frames + r->st.damaged,
 					    next == r->len ? "is cut short: the file ends inside it"
@@ -500,6 +543,7 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 			if (rc < 0) {
 				r->st.damaged++;
 				r->st.lost_bytes += csize;
+				stream_place(r, at, 0, true);
 				return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
 						    "data frame %u is damaged (%s); its records are "
 						    "skipped", idx,
@@ -512,6 +556,7 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 		f->csize = (uint32_t)csize;
 		f->data = fb->out;
 		f->size = (size_t)dsize;
+		f->stream_offset = stream_place(r, at, dsize, false);
 		r->st.frames++;
 		r->st.bytes_in += csize;
 		r->st.bytes_out += dsize;
@@ -537,9 +582,12 @@ void pmt_ctr_reader_free(struct pmt_ctr_reader *r)
 typedef int (*walk_fn)(void *ctx, size_t at, size_t size, const struct pmt_ctr_frame_info *fi);
 
 /* Every frame from pos on, by its header only: fn for data frames (fi NULL) and frame
- * infos. Returns fn's negative value, 1 when damage or a cut stops the walk, else 0. */
-static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx)
+ * infos; *index (may be NULL) gets the file offset of the frame index, 0 when there is
+ * none. Returns fn's negative value, 1 when damage or a cut stops the walk, else 0. */
+static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx, size_t *index)
 {
+	if (index)
+		*index = 0;
 	while (pos < len) {
 		size_t left = len - pos, size;
 		uint32_t magic;
@@ -559,6 +607,8 @@ static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx)
 				rc = fn(ctx, pos, 8 + size, NULL);
 			else if (magic == SKIP_FINFO && !finfo_decode(b + pos + 8, size, &fi))
 				rc = fn(ctx, pos, 8 + size, &fi);
+			else if (magic == SKIP_INDEX && index)
+				*index = pos;
 			if (rc < 0)
 				return rc;
 			pos += 8 + size;
@@ -605,7 +655,7 @@ int pmt_ctr_frame_infos(const void *buf, size_t len,
 
 	if (!pmt_ctr_is_container(buf, len))
 		return 0;
-	rc = walk(buf, len, 0, each_info, &c);
+	rc = walk(buf, len, 0, each_info, &c, NULL);
 	return rc < 0 ? rc : c.n;
 }
 
@@ -690,12 +740,42 @@ static int keep_neighbours(struct plan *p)
 	return changed;
 }
 
+/* Frames whose infos have no stream fields (an older writer's) from the frame index
+ * (file offset, compressed and uncompressed size of every data frame, in file order).
+ * Returns false when a frame of the plan is still without its stream offset. */
+static bool stream_from_index(const struct pmt_ctr_reader *r, size_t at, struct plan *p)
+{
+	const uint8_t *t = r->buf + at + 8;
+	size_t n = pmt_le32(r->buf + at + 4), j = 0;
+	uint64_t stream = 0;
+	uint32_t nr;
+
+	if (!at || n < 12 || memcmp(t, "PMTINDEX", 8) || (nr = pmt_le32(t + 8)) > (n - 12) / 16)
+		return false;
+	for (uint32_t i = 0; i < nr && j < p->n; i++) {
+		uint64_t off = pmt_le64(t + 12 + 16 * (size_t)i);
+		uint32_t dsize = pmt_le32(t + 12 + 16 * (size_t)i + 12);
+
+		if (off == p->f[j].offset && p->f[j].fi.stream_offset == PMT_CTR_NO_OFFSET) {
+			p->f[j].fi.stream_offset = stream;
+			p->f[j].fi.stream_size = dsize;
+		}
+		j += off >= p->f[j].offset;
+		stream += dsize;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (p->f[i].fi.stream_offset == PMT_CTR_NO_OFFSET)
+			return false;
+	return true;
+}
+
 int pmt_ctr_slice(struct pmt_ctr_reader *r,
 		  bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx)
 {
 	struct plan p = { 0 };
-	size_t nskip = 0;
-	int rc = walk(r->buf, r->len, r->pos, plan_add, &p);
+	size_t nskip = 0, index;
+	bool placed = true;
+	int rc = walk(r->buf, r->len, r->pos, plan_add, &p, &index);
 
 	free(r->skip);
 	r->skip = NULL;
@@ -708,8 +788,13 @@ int pmt_ctr_slice(struct pmt_ctr_reader *r,
 		r->st.frame_infos += p.f[i].has_info;
 		if (!p.f[i].has_info)
 			rc = 1;
+		placed &= p.f[i].fi.stream_offset != PMT_CTR_NO_OFFSET;
 	}
-	/* damage or a frame without its info: what it holds is unknown, read everything */
+	/* damage or a frame without its info: what it holds is unknown; frames whose stream
+	 * offsets are unknown: the records after a skipped one would get wrong offsets (dump
+	 * prints them as perf does). Read everything */
+	if (!rc && !placed && !stream_from_index(r, index, &p))
+		rc = 1;
 	if (rc) {
 		free(p.f);
 		return 0;
@@ -724,6 +809,7 @@ int pmt_ctr_slice(struct pmt_ctr_reader *r,
 		/* reuse the plan's own array for the spans: nskip <= i */
 		p.f[nskip].offset = p.f[i].offset;
 		p.f[nskip].end = p.f[i].end;
+		p.f[nskip].fi.stream_offset = p.f[i].fi.stream_offset + p.f[i].fi.stream_size;
 		nskip++;
 	}
 	if (nskip) {
@@ -733,7 +819,8 @@ int pmt_ctr_slice(struct pmt_ctr_reader *r,
 			return -PMT_ENOMEM;
 		}
 		for (size_t i = 0; i < nskip; i++)
-			r->skip[i] = (struct skip_span){ p.f[i].offset, p.f[i].end };
+			r->skip[i] = (struct skip_span){ p.f[i].offset, p.f[i].end,
+							 p.f[i].fi.stream_offset };
 	}
 	r->nskip = nskip;
 	free(p.f);

@@ -232,7 +232,7 @@ void finfo_addv(struct finfo_acc *a, const struct pmt_ctr_piece *v, unsigned n)
 	a->open[cpu / 64] |= bit;
 }
 
-void finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out)
+size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool short_form)
 {
 	memset(out, 0, FINFO_SIZE);
 	memcpy(out, "PMTFINFO", 8);
@@ -250,12 +250,19 @@ void finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out)
 	pmt_put_le64(out + 64, fi->cont_mask);
 	pmt_put_le64(out + 72, fi->ts_lo);
 	pmt_put_le64(out + 80, fi->ts_hi);
+	if (short_form)
+		return FINFO_SIZE_V1;
+	pmt_put_le64(out + 88, fi->stream_offset);
+	pmt_put_le32(out + 96, fi->stream_size);
+	return FINFO_SIZE;
 }
 
 int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi)
 {
-	/* a later version may append fields; version 1's stay where they are */
-	if (n < FINFO_SIZE || memcmp(p, "PMTFINFO", 8) || pmt_le32(p + 8) != 1)
+	/* fields are appended, never moved: the frame's size says which it has (the version
+	 * would change only with a field's meaning, and readers built before the stream
+	 * fields, which take version 1's 88 bytes, still slice a newer file) */
+	if (n < FINFO_SIZE_V1 || memcmp(p, "PMTFINFO", 8) || pmt_le32(p + 8) != 1)
 		return -1;
 	fi->index = pmt_le32(p + 12);
 	fi->offset = pmt_le64(p + 16);
@@ -270,5 +277,7 @@ int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi)
 	fi->cont_mask = pmt_le64(p + 64);
 	fi->ts_lo = pmt_le64(p + 72);
 	fi->ts_hi = pmt_le64(p + 80);
+	fi->stream_offset = n >= FINFO_SIZE ? pmt_le64(p + 88) : PMT_CTR_NO_OFFSET;
+	fi->stream_size = n >= FINFO_SIZE ? pmt_le32(p + 96) : 0;
 	return 0;
 }

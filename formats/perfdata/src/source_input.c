@@ -41,7 +41,7 @@ void pd_drop_behind(struct pmt_source *s)
 /* A container's records, frame after frame, as if they came through a pipe. A damaged
  * frame is reported (file, frame, offset) and skipped: frames hold whole records, so the
  * stream goes on at the next frame's first record. Returns bytes copied, 0 at the end. */
-static ssize_t ctr_read(struct pmt_source *s, uint8_t *dst, size_t cap)
+static int ctr_take_frame(struct pmt_source *s)
 {
 	while (s->ctr_pos == s->ctr_frame.size) {
 		struct pmt_diag d = PMT_DIAG_INIT;
@@ -52,10 +52,8 @@ static ssize_t ctr_read(struct pmt_source *s, uint8_t *dst, size_t cap)
 		if (rc < 0) {
 			char msg[512];
 
-			if (rc == -PMT_ENOMEM) {
-				errno = ENOMEM;
-				return -1;
-			}
+			if (rc == -PMT_ENOMEM)
+				return rc;
 			pmt_diag_format(&d, msg, sizeof(msg));
 			pmt_warn("%s", msg);
 			s->ctr_frame.size = 0;
@@ -66,11 +64,46 @@ static ssize_t ctr_read(struct pmt_source *s, uint8_t *dst, size_t cap)
 		}
 		s->ctr_pos = 0;
 	}
+	return 1;
+}
+
+static ssize_t ctr_read(struct pmt_source *s, uint8_t *dst, size_t cap)
+{
+	int rc = ctr_take_frame(s);
+
+	if (rc < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
 	if (cap > s->ctr_frame.size - s->ctr_pos)
 		cap = s->ctr_frame.size - s->ctr_pos;
 	memcpy(dst, s->ctr_frame.data + s->ctr_pos, cap);
 	s->ctr_pos += cap;
 	return (ssize_t)cap;
+}
+
+/* Between records, with the window drained: a container's next frame is taken now, and
+ * when frames before it were passed over by a slice or lost to damage, the stream position
+ * moves on to where the frame stands in the whole stream, so records keep the offsets
+ * `zstd -dc` gives them (which dump prints, as perf does). */
+int pd_ctr_frame_start(struct pmt_source *s)
+{
+	uint64_t at;
+	int rc;
+
+	if (!s->ctr || s->pos != s->win_base + s->win_len || s->ctr_pos != s->ctr_frame.size)
+		return 0;
+	rc = ctr_take_frame(s);
+	if (rc <= 0)
+		return rc;
+	at = s->ctr_frame.stream_offset;
+	if (at != PMT_CTR_NO_OFFSET && at > s->pos) {
+		s->pos = s->win_base = at;
+		s->win_len = 0;
+	}
+	return 0;
 }
 
 /* Make stream bytes up to `upto` (absolute) available in the window. Bytes before s->pos

@@ -137,5 +137,6 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 /* source_input.c */
 void pd_drop_behind(struct pmt_source *s);
 int pd_stream_fill(struct pmt_source *s, uint64_t upto);
+int pd_ctr_frame_start(struct pmt_source *s);
 
 #endif

@@ -106,12 +106,18 @@ PMT_API int pmt_ctr_copy(const void *buf, size_t len, const char *name,
 			 struct pmt_ctr_writer *w, struct pmt_diag *diag);
 
 /* ---- reader ---- */
+#define PMT_CTR_NO_OFFSET UINT64_MAX /* a stream offset not known */
 struct pmt_ctr_frame {
 	uint32_t index;        /* data frame number, from 0 */
 	uint64_t offset;       /* file offset of the frame */
 	uint32_t csize;        /* compressed bytes */
 	const uint8_t *data;   /* the decompressed records, valid until the next call */
 	size_t size;
+	/* where data[0] stands in the pipe-mode perf.data of all the data frames (what
+	 * `zstd -dc` prints), also after frames a slice passed over or damage lost: from the
+	 * frame infos, else the index, else counted over the frames read (PMT_CTR_NO_OFFSET
+	 * after a lost frame whose size nothing gives) */
+	uint64_t stream_offset;
 };
 struct pmt_ctr_stats {
 	uint32_t frames;       /* data frames read */
@@ -167,13 +173,19 @@ struct pmt_ctr_frame_info {
 	uint64_t cont_mask;    /* bit cpu % 64: that CPU's first AUX bytes here end an SPE
 				* record an earlier frame began */
 	uint64_t ts_lo, ts_hi; /* SPE timestamps (the counter, before TIME_CONV) */
+	/* the frame's place in the pipe-mode stream of all data frames and its uncompressed
+	 * size; PMT_CTR_NO_OFFSET and 0 in a file written before they were (see the index) */
+	uint64_t stream_offset;
+	uint32_t stream_size;
 };
 /* From the reader's position on, decide frame by frame whether the caller needs it (keep
  * returns true) from the frame-info frames the writer put after each data frame; later
  * pmt_ctr_next() calls pass over the others without decompressing them (stats.skipped).
  * A frame some kept frame depends on (an SPE record it ends began there) is kept too.
- * Without info for every frame (an older writer, damage) nothing is skipped. Returns the
- * number of frames that will be skipped, or -PMT_ENOMEM. */
+ * Without info for every frame (damage, no frame infos) or without the stream offset of
+ * every frame (frame infos of an older writer in a file without its index) nothing is
+ * skipped, so the frames read keep their stream offsets. Returns the number of frames
+ * that will be skipped, or -PMT_ENOMEM. */
 PMT_API int pmt_ctr_slice(struct pmt_ctr_reader *r,
 			  bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx);
 /* Call fn for every frame info of a container in memory, in file order (fn < 0 stops).

@@ -269,6 +269,11 @@ struct pmt_source_slice {
  * passed over (0 for a perf.data, a trace without SPE data, or a container without frame
  * infos), -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_source_slice(struct pmt_source *src, const struct pmt_source_slice *sl);
+/* The records a slice passes over with the frames of other CPUs' and times' AUX data:
+ * FINISHED_ROUND, AUX and ITRACE_START (the AUX flow, no state the samples take). A
+ * reader that shows records of a slice leaves these out, so what it shows does not depend
+ * on how records were cut into frames. */
+PMT_API bool pmt_source_slice_omits(const struct pmt_trace_event *ev);
 /* A container's data frames are decompressed ahead on n threads (pmt_ctr_reader_threads;
  * 0: none). Events, damage and messages are those without threads. A perf.data is read as
  * before (0 is returned). Returns 0, -PMT_EINVAL or -PMT_ENOMEM. */
