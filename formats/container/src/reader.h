@@ -10,6 +10,7 @@
 #include "pmutrace/container.h"
 
 #define ZSTD_MAGIC 0xFD2FB528u
+#define SKIP_INDEX 0x184D2A51u   /* skippable frame: pmutrace frame index */
 #define FRAME_MAX (1u << 30)     /* the most a data frame may hold (one huge record) */
 
 /* Where one frame is decompressed: a context and a buffer that grows to the largest frame */
