@@ -6,6 +6,7 @@
 
 #include "pmutrace/container.h"
 
+#include "backlog.h"
 #include "columns.h"
 #include "frame_info.h"
 #include "reader.h"
@@ -41,6 +42,7 @@ struct pmt_ctr_writer {
 	struct finfo_acc fi;    /* what the current frame holds, for its frame-info frame */
 	uint64_t stream_off;    /* uncompressed bytes of the data frames before this one */
 	bool short_finfo;       /* frame infos without their stream fields, as written before */
+	struct ctr_backlog bl;  /* when compression cannot keep up */
 };
 
 static void put32(uint8_t *p, uint32_t v) { pmt_put_le32(p, v); }
@@ -92,6 +94,8 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	w->level = level;
 	/* tests make the files of a writer from before the stream fields with this */
 	w->short_finfo = getenv("PMT_CTR_TEST_SHORT_FINFO") != NULL;
+	backlog_init(&w->bl, PMT_OPTS_HAS(opts, backlog) ? opts->backlog : 0,
+		     PMT_OPTS_HAS(opts, backlog_max) ? opts->backlog_max : 0, level);
 	finfo_reset(&w->fi);
 	w->spe_columns = PMT_OPTS_HAS(opts, spe_columns) && opts->spe_columns;
 	{
@@ -187,6 +191,13 @@ static int end_frame(struct pmt_ctr_writer *w)
 		n = finfo_encode(&w->fi.cur, fi, w->short_finfo);
 		skippable(w, SKIP_FINFO, fi, n);
 		w->stream_off += w->len;
+		if (!w->spe_columns) {
+			int level = w->bl.level, next = backlog_frame_end(&w->bl);
+
+			/* between frames: the next one is compressed at the policy's level */
+			if (next != level)
+				ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, next);
+		}
 		w->fi.cur.index++;
 		finfo_reset(&w->fi);
 	}
@@ -218,6 +229,11 @@ int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsi
 	 * record is a frame of its own */
 	if (w->len && w->len + len > w->cap && end_frame(w) < 0)
 		return w->err;
+	if (!w->spe_columns &&
+	    !backlog_admit(&w->bl, w->cctx, len, finfo_is_auxtrace(&w->fi, v[0].p, v[0].len, len))) {
+		w->fi.cur.dropped++;
+		return 0;
+	}
 	if (!w->len)
 		w->fstart = w->off;
 	finfo_addv(&w->fi, v, n);
@@ -293,6 +309,11 @@ int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, con
 	return w->err;
 }
 
+void pmt_ctr_writer_stats(const struct pmt_ctr_writer *w, struct pmt_ctr_writer_stats *st)
+{
+	*st = w->bl.st;
+}
+
 int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 {
 	uint8_t *t;
@@ -302,6 +323,13 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 	if (!w)
 		return 0;
 	end_frame(w);
+	{
+		/* what the backlog policy did, before the index: a reader finds it walking */
+		uint8_t ws[WSTATS_SIZE];
+
+		backlog_encode(&w->bl.st, ws);
+		skippable(w, SKIP_WSTATS, ws, sizeof(ws));
+	}
 	/* the index: offset, compressed and uncompressed size of every data frame */
 	n = 8 + 4 + 16 * w->nr_ent;
 	t = calloc(1, n + 12 * w->nr_ent + 9);
@@ -404,8 +432,11 @@ static uint64_t stream_place(struct pmt_ctr_reader *r, size_t at, uint64_t dsize
 {
 	struct pmt_ctr_frame_info fi;
 	uint64_t off = r->stream_next;
+	bool has_info = info_after(r, at, &fi);
 
-	if (info_after(r, at, &fi) && fi.stream_offset != PMT_CTR_NO_OFFSET) {
+	if (has_info)
+		r->st.dropped_in_frames += fi.dropped;
+	if (has_info && fi.stream_offset != PMT_CTR_NO_OFFSET) {
 		off = fi.stream_offset;
 		if (lost) {
 			dsize = fi.stream_size;
@@ -502,6 +533,9 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 			}
 			if (magic == SKIP_SEEK)
 				r->st.has_index = 1;
+			if (magic == SKIP_WSTATS &&
+			    !backlog_decode(r->buf + at + 8, n, &r->st.writer_stats))
+				r->st.has_writer_stats = 1;
 			r->pos = at + 8 + n;
 			if (magic == SKIP_COLUMNS)
 				return column_frame(r, f, at, n, diag);

@@ -169,6 +169,13 @@ void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len)
 	}
 }
 
+bool finfo_is_auxtrace(const struct finfo_acc *a, const uint8_t *rec, size_t hdr_len,
+		       size_t len)
+{
+	return a->started && !a->unknown && hdr_len >= AUXTRACE_HDR &&
+	       rd(a, rec, 4) == REC_AUXTRACE && rd(a, rec + 6, 2) + rd(a, rec + 8, 8) == len;
+}
+
 /* padding: a few zero bytes after the AUX bytes (perf pads AUXTRACE data to 8) */
 static int is_pad(const struct pmt_ctr_piece *v)
 {
@@ -254,6 +261,7 @@ size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool shor
 		return FINFO_SIZE_V1;
 	pmt_put_le64(out + 88, fi->stream_offset);
 	pmt_put_le32(out + 96, fi->stream_size);
+	pmt_put_le32(out + 100, fi->dropped);
 	return FINFO_SIZE;
 }
 
@@ -279,5 +287,6 @@ int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi)
 	fi->ts_hi = pmt_le64(p + 80);
 	fi->stream_offset = n >= FINFO_SIZE ? pmt_le64(p + 88) : PMT_CTR_NO_OFFSET;
 	fi->stream_size = n >= FINFO_SIZE ? pmt_le32(p + 96) : 0;
+	fi->dropped = n >= FINFO_SIZE ? pmt_le32(p + 100) : 0;
 	return 0;
 }

@@ -26,6 +26,10 @@ void finfo_reset(struct finfo_acc *a);
 void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len);
 /* The same, for records handed over in pieces (pmt_ctr_writev). */
 void finfo_addv(struct finfo_acc *a, const struct pmt_ctr_piece *v, unsigned n);
+/* Whether a write of len bytes, whose first piece (hdr_len bytes) starts at rec, is one
+ * AUXTRACE record and its AUX bytes, nothing else. */
+bool finfo_is_auxtrace(const struct finfo_acc *a, const uint8_t *rec, size_t hdr_len,
+		       size_t len);
 /* The content of the frame-info frame of the frame just closed: FINFO_SIZE bytes, or with
  * short_form the FINFO_SIZE_V1 bytes an older writer wrote (for tests of older files).
  * Returns the size. */

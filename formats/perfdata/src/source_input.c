@@ -41,14 +41,37 @@ void pd_drop_behind(struct pmt_source *s)
 /* A container's records, frame after frame, as if they came through a pipe. A damaged
  * frame is reported (file, frame, offset) and skipped: frames hold whole records, so the
  * stream goes on at the next frame's first record. Returns bytes copied, 0 at the end. */
+/* A recording whose writer dropped AUX data when compression could not keep up
+ * (record --writer-policy=drop) is not whole: said once, at its end */
+static void ctr_tell_drops(struct pmt_source *s)
+{
+	const struct pmt_ctr_stats *st = pmt_ctr_stats(s->ctr);
+	uint64_t n = st->has_writer_stats ? st->writer_stats.dropped : st->dropped_in_frames;
+
+	if (!n || s->ctr_drops_told)
+		return;
+	s->ctr_drops_told = true;
+	if (st->has_writer_stats)
+		src_warn(s, -PMT_ELOST, PMT_DIAG_NO_OFFSET,
+			 "the recorder dropped %llu AUXTRACE records (%llu bytes) when "
+			 "compression could not keep up", (unsigned long long)n,
+			 (unsigned long long)st->writer_stats.dropped_bytes);
+	else
+		src_warn(s, -PMT_ELOST, PMT_DIAG_NO_OFFSET,
+			 "the recorder dropped at least %llu AUXTRACE records when compression "
+			 "could not keep up", (unsigned long long)n);
+}
+
 static int ctr_take_frame(struct pmt_source *s)
 {
 	while (s->ctr_pos == s->ctr_frame.size) {
 		struct pmt_diag d = PMT_DIAG_INIT;
 		int rc = pmt_ctr_next(s->ctr, &s->ctr_frame, &d);
 
-		if (rc == 0)
+		if (rc == 0) {
+			ctr_tell_drops(s);
 			return 0;
+		}
 		if (rc < 0) {
 			char msg[512];
 

@@ -61,6 +61,7 @@ struct pmt_source {
 	struct pmt_ctr_reader *ctr;
 	struct pmt_ctr_frame ctr_frame;
 	size_t ctr_pos;
+	bool ctr_drops_told;  /* the writer's drops were reported */
 	int fd;
 	uint8_t *win;
 	size_t win_cap, win_len;

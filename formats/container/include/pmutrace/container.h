@@ -18,6 +18,23 @@ extern "C" {
 #define PMT_CTR_FRAME_DEFAULT (4u << 20) /* uncompressed bytes per data frame */
 
 /* ---- writer ---- */
+/* When compression cannot keep up: the bytes handed to zstd's workers and not compressed
+ * yet would pass backlog_max with the next record (FORMAT.md, "When compression cannot keep
+ * up"). Counted in pmt_ctr_writer_stats and in the file, never silent. */
+enum pmt_ctr_backlog {
+	PMT_CTR_BACKLOG_BLOCK = 0, /* wait until the workers make room: the producer slows */
+	PMT_CTR_BACKLOG_DROP,      /* drop that AUXTRACE record with its AUX bytes (other
+				    * records are written: the trace's state) */
+	PMT_CTR_BACKLOG_LOWER,     /* compress the next frames one zstd level lower, down to
+				    * level 1; then wait as BLOCK */
+};
+struct pmt_ctr_writer_stats {
+	uint32_t policy;            /* enum pmt_ctr_backlog */
+	int level, level_min;       /* the level asked, the lowest a frame was compressed at */
+	uint64_t waits, wait_ns;    /* records that waited for the workers, and how long */
+	uint64_t dropped, dropped_bytes; /* AUXTRACE records dropped, their bytes (AUX too) */
+	uint32_t lowered_frames;    /* frames compressed below the asked level */
+};
 struct pmt_ctr_writer_opts {
 	size_t sz;          /* sizeof(struct pmt_ctr_writer_opts) */
 	int level;          /* zstd level, default 3 */
@@ -27,6 +44,10 @@ struct pmt_ctr_writer_opts {
 			     * 1 = compress on the caller's thread */
 	uint8_t spe_columns;/* frames with AUX bytes as column frames (FORMAT.md): smaller, but
 			     * not readable through zstd -dc; compressed on the caller's thread */
+	uint8_t backlog;    /* enum pmt_ctr_backlog: what to do when compression falls behind */
+	uint32_t backlog_max; /* bytes waiting for zstd's workers before it acts; 0: 2 MiB
+			     * (two of their jobs); compression on the caller's thread never
+			     * falls behind */
 };
 struct pmt_ctr_writer;
 /* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). */
@@ -44,6 +65,8 @@ PMT_API int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece 
 /* End the current frame here (the metadata records get a small frame of their own, so a
  * file cut inside its first data frame still knows its events). */
 PMT_API int pmt_ctr_flush(struct pmt_ctr_writer *w);
+/* What the backlog policy did so far (the file keeps the same counts: FORMAT.md). */
+PMT_API void pmt_ctr_writer_stats(const struct pmt_ctr_writer *w, struct pmt_ctr_writer_stats *st);
 /* The last frame, the index, the seek table; then frees the writer. Returns 0 or the
  * first error. */
 PMT_API int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag);
@@ -130,6 +153,11 @@ struct pmt_ctr_stats {
 	char writer[64];
 	uint32_t skipped;      /* data frames a slice (pmt_ctr_slice) passed over unread */
 	uint32_t frame_infos;  /* data frames described by a frame-info frame */
+	/* the writer's backlog counts, from its stats frame at the end (has_writer_stats) */
+	uint8_t has_writer_stats;
+	struct pmt_ctr_writer_stats writer_stats;
+	uint64_t dropped_in_frames; /* the same drops, by the frame infos of the frames read
+				     * (a killed recording has no stats frame) */
 };
 struct pmt_ctr_reader;
 /* Is this the start of a container (its header frame)? */
@@ -177,6 +205,8 @@ struct pmt_ctr_frame_info {
 	 * size; PMT_CTR_NO_OFFSET and 0 in a file written before they were (see the index) */
 	uint64_t stream_offset;
 	uint32_t stream_size;
+	uint32_t dropped;      /* AUXTRACE records the writer dropped while it wrote this frame
+				* (PMT_CTR_BACKLOG_DROP) */
 };
 /* From the reader's position on, decide frame by frame whether the caller needs it (keep
  * returns true) from the frame-info frames the writer put after each data frame; later
