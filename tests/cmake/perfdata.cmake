@@ -118,3 +118,8 @@ set_tests_properties(diff.c2c73 PROPERTIES LABELS differential SKIP_RETURN_CODE 
 add_test(NAME diff.c2c COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/diff/c2c_vs_perf.sh $<TARGET_FILE:pmutrace>
   $<TARGET_FILE:c2c_trace> ${PROJECT_SOURCE_DIR} perf)
 set_tests_properties(diff.c2c PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 120)
+# record --writer-policy: block, drop and lower with a compressor made slow on purpose
+# (PMT_CTR_TEST_COMPRESS_RATE), the counts in the summary, info and script
+add_test(NAME cli.writer_policy COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/writer_policy.sh
+  $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.writer_policy PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
