@@ -70,7 +70,9 @@ bool backlog_admit(struct ctr_backlog *b, ZSTD_CCtx *cctx, size_t len, bool auxt
 
 	if (b->test_rate) /* the model compressor's progress since the last record */
 		b->test_pending -= b->test_pending < b->test_rate ? b->test_pending : b->test_rate;
-	if (backlog(b, cctx, &active) + len > b->max) {
+	/* behind only while a worker runs: the input of a job not yet started is bytes
+	 * waiting for more input, not for the compressor */
+	if (backlog(b, cctx, &active) + len > b->max && active) {
 		b->over_in_frame = true;
 		if (b->st.policy == PMT_CTR_BACKLOG_DROP && auxtrace) {
 			b->st.dropped++;
