@@ -264,13 +264,26 @@ static unsigned chunk_desc_flags(const struct dump_opts *d, const struct pmt_tra
 	return is_n1(midr) ? d->desc_flags | PMT_SPE_DESC_N1 : d->desc_flags;
 }
 
+/* --cpu and --time on a container: the data frames that hold none of those chunks are
+ * passed over unread (their frame infos say so), as script's slices are */
+static int slice_dump(struct pmt_source *src, const struct dump_opts *d)
+{
+	struct pmt_source_slice sl = { .sz = sizeof(sl), .nr_cpus = d->filter.cpus.n,
+				       .cpu_lo = d->filter.cpus.lo, .cpu_hi = d->filter.cpus.hi,
+				       .nr_times = d->when.nr_time, .t_lo = d->when.t_lo,
+				       .t_hi = d->when.t_hi };
+
+	return pmt_source_slice(src, &sl);
+}
+
 static int dump_trace(struct dump_opts *d, const char *path)
 {
 	struct pmt_source *src;
 	struct pmt_trace_event ev;
 	struct pmt_diag diag = PMT_DIAG_INIT;
-	uint64_t bad = 0;
+	uint64_t bad = 0, stream_base;
 	unsigned given_flags;
+	bool sliced;
 	int rc;
 
 	rc = pmt_source_open(path, &src, &diag);
@@ -282,7 +295,12 @@ static int dump_trace(struct dump_opts *d, const char *path)
 	}
 	if (rc < 0)
 		return pmt_cli_fail_diag("dump", &diag);
-	if (d->jobs > 1 && pmt_source_threads(src, d->jobs - 1) < 0) {
+	/* perf 6.1 and 7.3 count a pipe-mode stream's offsets from after its 16-byte header
+	 * (the first record is at 0), a file, a pipe and a container's frames alike */
+	stream_base = pmt_source_meta(src)->perf_offset_base;
+	sliced = d->filter.cpus.n || d->when.nr_time;
+	if ((sliced && slice_dump(src, d) < 0) ||
+	    (d->jobs > 1 && pmt_source_threads(src, d->jobs - 1) < 0)) {
 		pmt_source_close(src);
 		return pmt_cli_fail("dump", "out of memory");
 	}
@@ -305,6 +323,8 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			pmt_source_close(src);
 			return pmt_cli_fail("dump", "out of memory");
 		}
+		if (sliced && pmt_source_slice_omits(&ev))
+			continue;
 		if (pmt_sample_filter_active(&d->when) &&
 		    !event_wanted(d, pmt_source_meta(src), &ev))
 			continue;
@@ -316,7 +336,8 @@ static int dump_trace(struct dump_opts *d, const char *path)
 			if (!pmt_sample_filter_match(&d->filter, &chunk))
 				continue;
 		}
-		pmt_out_printf(&d->out, "\n%#llx [%#x]: %s", (unsigned long long)ev.file_offset,
+		pmt_out_printf(&d->out, "\n%#llx [%#x]: %s",
+			       (unsigned long long)(ev.file_offset - stream_base),
 			       ev.raw_size, pmt_perf_record_name(ev.type));
 		if (ev.kind != PMT_TEV_AUXTRACE) {
 			pmt_out_char(&d->out, '\n');
@@ -362,14 +383,16 @@ static int usage(FILE *fp)
 		"              file's MIDR decides, as in perf)\n"
 		"  --midr MIDR the CPU's MIDR_EL1, as script takes it: a Neoverse N1 one is --n1\n"
 		"  --cpu LIST, --tid LIST (0-3,7)  only the AUXTRACE chunks of those CPUs or\n"
-		"              threads (the other records are all shown)\n"
+		"              threads (the other records are shown, but with --cpu or --time\n"
+		"              not FINISHED_ROUND, AUX and ITRACE_START: a container's frames\n"
+		"              that hold only those and other chunks are passed over unread)\n"
 		"  --pid LIST, --time START,STOP|A%%-B%%[,C%%-D%%]  as script's: records by their\n"
 		"              sample id's pid and time (records without one are shown), chunks\n"
 		"              holding samples of those processes (by their thread and CONTEXT\n"
 		"              packets) and with a timestamp in those times\n"
 		"  -j, --jobs N  threads: a container's frames are decompressed ahead on N - 1\n"
 		"              of them (default: the online CPUs; 1: none); the output is the same\n"
-		"  -v, --verbose  a container's data frames read\n");
+		"  -v, --verbose  a container's data frames read and passed over\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }

@@ -90,6 +90,20 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 	       st->bytes_out, st->bytes_in ? (double)st->bytes_out / (double)st->bytes_in : 0.0);
 	printf("finished: %s\n", st->has_index ? "yes (index and seek table present)"
 					       : "no (cut short or killed: frames walked)");
+	if (st->has_writer_stats) {
+		const struct pmt_ctr_writer_stats *ws = &st->writer_stats;
+
+		printf("writer: policy %s when compression falls behind: %" PRIu64 " records "
+		       "waited (%.3f s), %" PRIu64 " AUXTRACE records dropped (%" PRIu64
+		       " bytes), %" PRIu32 " frames below level %d (lowest %d)\n",
+		       ws->policy == PMT_CTR_BACKLOG_DROP ? "drop" :
+		       ws->policy == PMT_CTR_BACKLOG_LOWER ? "lower" : "block", ws->waits,
+		       (double)ws->wait_ns / 1e9, ws->dropped, ws->dropped_bytes,
+		       ws->lowered_frames, ws->level, ws->level_min);
+	} else if (st->dropped_in_frames) {
+		printf("writer: %" PRIu64 " AUXTRACE records dropped when compression fell behind "
+		       "(by the frame infos: the writer did not finish)\n", st->dropped_in_frames);
+	}
 	{
 		struct infos_sum is = { .cpu_lo = UINT32_MAX };
 

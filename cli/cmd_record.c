@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "pmutrace/common.h"
+#include "pmutrace/container.h"
 #include "pmutrace/counting.h"
 #include "pmutrace/events.h"
 #include "pmutrace/metrics.h"
@@ -54,6 +55,11 @@ static int usage(FILE *fp)
 		"  -o, --output FILE    the container (default perf.data; an existing file is kept\n"
 		"                       as FILE.old); - writes it to stdout\n"
 		"  -z, --compression-level N  zstd level (default 3)\n"
+		"      --writer-policy block|drop|lower  when compression cannot keep up: wait\n"
+		"                       for it (default), drop AUX data, or lower the zstd level\n"
+		"                       of the next frames; counted in the summary and by info\n"
+		"      --writer-backlog SIZE  bytes waiting for compression before the policy\n"
+		"                       acts (default 2M)\n"
 		"      --bundle[=symbols|full]  carry the mapped executables' symbol and line tables\n"
 		"                       (symbols, the default) or whole files (full, for annotate)\n"
 		"                       and /proc/kallsyms in the container, so it decodes on any\n"
@@ -113,7 +119,7 @@ static int parse_pages(const char *s, uint32_t *pages, uint64_t page)
 enum { O_DRY_RUN = 256, O_PER_THREAD, O_NO_INHERIT, O_DURATION, O_BUNDLE, O_NO_BUNDLE,
        O_CPUTYPE, O_EVENTS, O_PFM_EVENTS, O_TPEBS, O_METRICS, O_PHYS_DATA,
        O_DATA_PAGE_SIZE, O_CODE_PAGE_SIZE, O_SAMPLE_CPU, O_COUNT_EVENTS, O_COUNT_INTERVAL,
-       O_SAMPLE_IDENTIFIER, O_COUNT_PER_CPU, O_CALL_GRAPH };
+       O_SAMPLE_IDENTIFIER, O_COUNT_PER_CPU, O_CALL_GRAPH, O_WRITER_POLICY, O_WRITER_BACKLOG };
 
 #define MAX_EVENT_OPTS 64
 
@@ -270,6 +276,14 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 			st->bundle_kallsyms_hidden ? "; kallsyms left out: kptr_restrict hides "
 						     "its addresses (run as root or set "
 						     "kernel.kptr_restrict=0)" : "");
+	if (st->writer_waits || st->writer_dropped || st->writer_lowered_frames)
+		fprintf(stderr, "[ compression fell behind: %llu records waited (%.3f s), %llu "
+				"AUXTRACE records dropped (%llu bytes), %u frames below level %d "
+				"(lowest %d) ]\n",
+			(unsigned long long)st->writer_waits, (double)st->writer_wait_ns / 1e9,
+			(unsigned long long)st->writer_dropped,
+			(unsigned long long)st->writer_dropped_bytes, st->writer_lowered_frames,
+			st->writer_level, st->writer_level_min);
 	if (lost || st->aux_truncated || st->aux_collision) {
 		fprintf(stderr, "[ lost: %llu samples (LOST %llu, LOST_SAMPLES %llu), AUX: %llu "
 				"truncated, %llu partial, %llu collisions; per ring:",
@@ -336,6 +350,8 @@ int cmd_record(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, O_DRY_RUN },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "compression-level", required_argument, NULL, 'z' },
+		{ "writer-policy", required_argument, NULL, O_WRITER_POLICY },
+		{ "writer-backlog", required_argument, NULL, O_WRITER_BACKLOG },
 		{ "bundle", optional_argument, NULL, O_BUNDLE },
 		{ "no-bundle", no_argument, NULL, O_NO_BUNDLE },
 		{ "cputype", required_argument, NULL, O_CPUTYPE },
@@ -463,6 +479,24 @@ int cmd_record(int argc, char **argv)
 				return pmt_cli_usage_fail("record", "bad value '%s' for -z (zstd "
 							  "level 1-22)", optarg);
 			ro.level = (int)v;
+			break;
+		case O_WRITER_POLICY:
+			if (!strcmp(optarg, "block"))
+				ro.writer_policy = PMT_CTR_BACKLOG_BLOCK;
+			else if (!strcmp(optarg, "drop"))
+				ro.writer_policy = PMT_CTR_BACKLOG_DROP;
+			else if (!strcmp(optarg, "lower"))
+				ro.writer_policy = PMT_CTR_BACKLOG_LOWER;
+			else
+				return pmt_cli_usage_fail("record", "bad value '%s' for "
+							  "--writer-policy (block, drop or lower)",
+							  optarg);
+			break;
+		case O_WRITER_BACKLOG:
+			if (pmt_parse_size(optarg, &v) < 0 || v < (64u << 10) || v > (1u << 30))
+				return pmt_cli_usage_fail("record", "bad value '%s' for "
+							  "--writer-backlog (64k..1G)", optarg);
+			ro.writer_backlog = (uint32_t)v;
 			break;
 		case O_DURATION:
 			if (pmt_parse_double(optarg, &secs) < 0 || !(secs > 0) || secs > 1e9)
@@ -631,8 +665,8 @@ int cmd_record(int argc, char **argv)
 				fprintf(stderr, "[ counts: %u events, %u rounds ]\n", cplan.ev.nr,
 					st.count_rounds);
 			/* data loss is never silent: the recording is complete but not whole */
-			rc = st.lost || st.lost_samples || st.aux_truncated ? PMT_EXIT_DAMAGED
-									    : PMT_EXIT_OK;
+			rc = st.lost || st.lost_samples || st.aux_truncated || st.writer_dropped
+				     ? PMT_EXIT_DAMAGED : PMT_EXIT_OK;
 			rc = exit_as_perf(rc, &st, ro.argv && ro.argv[0]);
 		}
 		pmt_record_stats_fini(&st);

@@ -98,6 +98,11 @@ target_link_libraries(spe_cpus PRIVATE pmutrace_perfdata pmutrace_spe pmutrace_o
 add_test(NAME cli.container_slice COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_slice.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
 set_tests_properties(cli.container_slice PROPERTIES LABELS cli TIMEOUT 300)
+# dump's record offsets against perf 6.1's and 7.3's report -D (pipe mode counts from after
+# the header), kept by dump --cpu/--time slices of containers, old frame infos and damage
+add_test(NAME cli.dump_offsets COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/dump_offsets.sh
+  $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
+set_tests_properties(cli.dump_offsets PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
 # -j N: script, report and dump print what -j 1 prints, on containers, perf.data, slices,
 # damaged files and the shared real buffers
 add_test(NAME cli.parallel_decode COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/parallel_decode.sh
@@ -113,3 +118,8 @@ set_tests_properties(diff.c2c73 PROPERTIES LABELS differential SKIP_RETURN_CODE 
 add_test(NAME diff.c2c COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/diff/c2c_vs_perf.sh $<TARGET_FILE:pmutrace>
   $<TARGET_FILE:c2c_trace> ${PROJECT_SOURCE_DIR} perf)
 set_tests_properties(diff.c2c PROPERTIES LABELS differential SKIP_RETURN_CODE 77 TIMEOUT 300)
+# record --writer-policy: block, drop and lower with a compressor made slow on purpose
+# (PMT_CTR_TEST_COMPRESS_RATE), the counts in the summary, info and script
+add_test(NAME cli.writer_policy COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/writer_policy.sh
+  $<TARGET_FILE:pmutrace>)
+set_tests_properties(cli.writer_policy PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -42,13 +42,14 @@ for f in a.file a.pipe b.file b.pipe c.pipe; do
 		fi
 	done
 done
-# damage: zero the size of a record in the middle of the pipe-mode stream
+# damage: zero the size of a record in the middle of the pipe-mode stream (dump prints a
+# pipe's offsets as perf does, from after its 16-byte header; the file offset is 16 more)
 off=$(( $(wc -c <"$T/a.pipe") / 2 ))
-"$P" dump "$T/a.pipe" 2>/dev/null | awk -v o="$off" '
+"$P" dump "$T/a.pipe" 2>/dev/null | awk -v o="$off" -v base=16 '
 	/^0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_AUXTRACE/ {
 		split($1, a, "x"); v = 0
 		for (i = 1; i <= length(a[2]); i++) v = v * 16 + index("0123456789abcdef", substr(a[2], i, 1)) - 1
-		if (v > o) { print v; exit } }' >"$T/recoff"
+		if (v + base > o) { print v + base; exit } }' >"$T/recoff"
 if [ -s "$T/recoff" ]; then
 	r=$(cat "$T/recoff")
 	cp "$T/a.pipe" "$T/bad.pipe"

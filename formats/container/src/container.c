@@ -6,12 +6,12 @@
 
 #include "pmutrace/container.h"
 
+#include "backlog.h"
 #include "columns.h"
 #include "frame_info.h"
 #include "reader.h"
 
 #define SKIP_HEADER 0x184D2A50u  /* skippable frame: pmutrace file header */
-#define SKIP_INDEX 0x184D2A51u   /* skippable frame: pmutrace frame index */
 #define SKIP_SEEK 0x184D2A5Eu    /* skippable frame: zstd seekable-format seek table */
 #define SKIP_FILE 0x184D2A52u    /* skippable frame: an embedded file (files.c reads them) */
 #define SEEKABLE_MAGIC 0x8F92EAB1u
@@ -40,6 +40,9 @@ struct pmt_ctr_writer {
 	uint8_t *fbuf;
 	size_t fcap;
 	struct finfo_acc fi;    /* what the current frame holds, for its frame-info frame */
+	uint64_t stream_off;    /* uncompressed bytes of the data frames before this one */
+	bool short_finfo;       /* frame infos without their stream fields, as written before */
+	struct ctr_backlog bl;  /* when compression cannot keep up */
 };
 
 static void put32(uint8_t *p, uint32_t v) { pmt_put_le32(p, v); }
@@ -89,6 +92,10 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
 	w->level = level;
+	/* tests make the files of a writer from before the stream fields with this */
+	w->short_finfo = getenv("PMT_CTR_TEST_SHORT_FINFO") != NULL;
+	backlog_init(&w->bl, PMT_OPTS_HAS(opts, backlog) ? opts->backlog : 0,
+		     PMT_OPTS_HAS(opts, backlog_max) ? opts->backlog_max : 0, level);
 	finfo_reset(&w->fi);
 	w->spe_columns = PMT_OPTS_HAS(opts, spe_columns) && opts->spe_columns;
 	{
@@ -175,11 +182,22 @@ static int end_frame(struct pmt_ctr_writer *w)
 	{
 		/* right after its frame, so a cut file keeps the info of every whole frame */
 		uint8_t fi[FINFO_SIZE];
+		size_t n;
 
 		w->fi.cur.offset = w->fstart;
 		w->fi.cur.size = (uint32_t)w->fcsize;
-		finfo_encode(&w->fi.cur, fi);
-		skippable(w, SKIP_FINFO, fi, sizeof(fi));
+		w->fi.cur.stream_offset = w->stream_off;
+		w->fi.cur.stream_size = (uint32_t)w->len;
+		n = finfo_encode(&w->fi.cur, fi, w->short_finfo);
+		skippable(w, SKIP_FINFO, fi, n);
+		w->stream_off += w->len;
+		if (!w->spe_columns) {
+			int level = w->bl.level, next = backlog_frame_end(&w->bl);
+
+			/* between frames: the next one is compressed at the policy's level */
+			if (next != level)
+				ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, next);
+		}
 		w->fi.cur.index++;
 		finfo_reset(&w->fi);
 	}
@@ -211,6 +229,11 @@ int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsi
 	 * record is a frame of its own */
 	if (w->len && w->len + len > w->cap && end_frame(w) < 0)
 		return w->err;
+	if (!w->spe_columns &&
+	    !backlog_admit(&w->bl, w->cctx, len, finfo_is_auxtrace(&w->fi, v[0].p, v[0].len, len))) {
+		w->fi.cur.dropped++;
+		return 0;
+	}
 	if (!w->len)
 		w->fstart = w->off;
 	finfo_addv(&w->fi, v, n);
@@ -286,6 +309,11 @@ int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, con
 	return w->err;
 }
 
+void pmt_ctr_writer_stats(const struct pmt_ctr_writer *w, struct pmt_ctr_writer_stats *st)
+{
+	*st = w->bl.st;
+}
+
 int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 {
 	uint8_t *t;
@@ -295,6 +323,13 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 	if (!w)
 		return 0;
 	end_frame(w);
+	{
+		/* what the backlog policy did, before the index: a reader finds it walking */
+		uint8_t ws[WSTATS_SIZE];
+
+		backlog_encode(&w->bl.st, ws);
+		skippable(w, SKIP_WSTATS, ws, sizeof(ws));
+	}
 	/* the index: offset, compressed and uncompressed size of every data frame */
 	n = 8 + 4 + 16 * w->nr_ent;
 	t = calloc(1, n + 12 * w->nr_ent + 9);
@@ -378,6 +413,40 @@ int pmt_ctr_reader_new(const void *buf, size_t len, const char *name, struct pmt
 	return 0;
 }
 
+/* The frame info of the frame at `at`, when it stands at r->pos (the writer puts it right
+ * after its frame). */
+static bool info_after(const struct pmt_ctr_reader *r, size_t at, struct pmt_ctr_frame_info *fi)
+{
+	size_t pos = r->pos, n;
+
+	if (r->len - pos < 8 || pmt_le32(r->buf + pos) != SKIP_FINFO)
+		return false;
+	n = pmt_le32(r->buf + pos + 4);
+	return n <= r->len - pos - 8 && !finfo_decode(r->buf + pos + 8, n, fi) && fi->offset == at;
+}
+
+/* The stream offset of the data frame at `at` (r->pos past it), which holds dsize bytes
+ * (lost: unknown, damaged), and of the frame after it. Its info says where it stands, so
+ * a frame lost to damage keeps the offsets after it those of the whole stream. */
+static uint64_t stream_place(struct pmt_ctr_reader *r, size_t at, uint64_t dsize, bool lost)
+{
+	struct pmt_ctr_frame_info fi;
+	uint64_t off = r->stream_next;
+	bool has_info = info_after(r, at, &fi);
+
+	if (has_info)
+		r->st.dropped_in_frames += fi.dropped;
+	if (has_info && fi.stream_offset != PMT_CTR_NO_OFFSET) {
+		off = fi.stream_offset;
+		if (lost) {
+			dsize = fi.stream_size;
+			lost = false;
+		}
+	}
+	r->stream_next = off == PMT_CTR_NO_OFFSET || lost ? PMT_CTR_NO_OFFSET : off + dsize;
+	return off;
+}
+
 /* The next offset at or after `from` where a zstd frame magic stands (after damage). */
 static size_t resync(const struct pmt_ctr_reader *r, size_t from)
 {
@@ -405,6 +474,7 @@ static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_
 	if (rc < 0) {
 		r->st.damaged++;
 		r->st.lost_bytes += 8 + n;
+		stream_place(r, at, 0, true);
 		return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
 				    "data frame %u (columns) is damaged (%s); its records are "
 				    "skipped", idx, why ? why : "corrupt");
@@ -414,6 +484,7 @@ static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_
 	f->csize = (uint32_t)(8 + n);
 	f->data = r->fb.out;
 	f->size = len;
+	f->stream_offset = stream_place(r, at, len, false);
 	r->st.frames++;
 	r->st.column_frames++;
 	r->st.bytes_in += 8 + n;
@@ -442,7 +513,8 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 		while (r->skip_at < r->nskip && r->skip[r->skip_at].offset < at)
 			r->skip_at++;
 		if (r->skip_at < r->nskip && r->skip[r->skip_at].offset == at) {
-			r->pos = r->skip[r->skip_at++].end;
+			r->pos = r->skip[r->skip_at].end;
+			r->stream_next = r->skip[r->skip_at++].stream_end;
 			r->st.skipped++;
 			continue;
 		}
@@ -461,6 +533,9 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 			}
 			if (magic == SKIP_SEEK)
 				r->st.has_index = 1;
+			if (magic == SKIP_WSTATS &&
+			    !backlog_decode(r->buf + at + 8, n, &r->st.writer_stats))
+				r->st.has_writer_stats = 1;
 			r->pos = at + 8 + n;
 			if (magic == SKIP_COLUMNS)
 				return column_frame(r, f, at, n, diag);
@@ -482,6 +557,7 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 				r->st.truncated = 1;
 			r->pos = next;
 			r->st.damaged += next < r->len;
+			stream_place(r, at, 0, true);
 			return pmt_diag_set(diag, next == r->len ? -PMT_ENEED_MORE : -PMT_ECORRUPT,
 					    r->name, at, "data frame %u %s", r->st.frames + r->st.damaged,
 					    next == r->len ? "is cut short: the file ends inside it"
@@ -500,6 +576,7 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 			if (rc < 0) {
 				r->st.damaged++;
 				r->st.lost_bytes += csize;
+				stream_place(r, at, 0, true);
 				return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
 						    "data frame %u is damaged (%s); its records are "
 						    "skipped", idx,
@@ -512,6 +589,7 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 		f->csize = (uint32_t)csize;
 		f->data = fb->out;
 		f->size = (size_t)dsize;
+		f->stream_offset = stream_place(r, at, dsize, false);
 		r->st.frames++;
 		r->st.bytes_in += csize;
 		r->st.bytes_out += dsize;
@@ -531,211 +609,4 @@ void pmt_ctr_reader_free(struct pmt_ctr_reader *r)
 	free(r->fb.out);
 	free(r->skip);
 	free(r);
-}
-
-/* ---- frame infos and slices ---- */
-typedef int (*walk_fn)(void *ctx, size_t at, size_t size, const struct pmt_ctr_frame_info *fi);
-
-/* Every frame from pos on, by its header only: fn for data frames (fi NULL) and frame
- * infos. Returns fn's negative value, 1 when damage or a cut stops the walk, else 0. */
-static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx)
-{
-	while (pos < len) {
-		size_t left = len - pos, size;
-		uint32_t magic;
-		int rc;
-
-		if (left < 8)
-			return 1;
-		magic = pmt_le32(b + pos);
-		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
-			struct pmt_ctr_frame_info fi;
-
-			size = pmt_le32(b + pos + 4);
-			if (size > left - 8)
-				return 1;
-			rc = 0;
-			if (magic == SKIP_COLUMNS)
-				rc = fn(ctx, pos, 8 + size, NULL);
-			else if (magic == SKIP_FINFO && !finfo_decode(b + pos + 8, size, &fi))
-				rc = fn(ctx, pos, 8 + size, &fi);
-			if (rc < 0)
-				return rc;
-			pos += 8 + size;
-			continue;
-		}
-		if (magic != ZSTD_MAGIC)
-			return 1;
-		size = ZSTD_findFrameCompressedSize(b + pos, left);
-		if (ZSTD_isError(size))
-			return 1;
-		rc = fn(ctx, pos, size, NULL);
-		if (rc < 0)
-			return rc;
-		pos += size;
-	}
-	return 0;
-}
-
-struct infos_ctx {
-	int (*fn)(const struct pmt_ctr_frame_info *fi, void *ctx);
-	void *ctx;
-	int n;
-};
-
-static int each_info(void *ctx, size_t at, size_t size, const struct pmt_ctr_frame_info *fi)
-{
-	struct infos_ctx *c = ctx;
-	int rc;
-
-	(void)at;
-	(void)size;
-	if (!fi)
-		return 0;
-	rc = c->fn(fi, c->ctx);
-	c->n++;
-	return rc < 0 ? rc : 0;
-}
-
-int pmt_ctr_frame_infos(const void *buf, size_t len,
-			int (*fn)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx)
-{
-	struct infos_ctx c = { fn, ctx, 0 };
-	int rc;
-
-	if (!pmt_ctr_is_container(buf, len))
-		return 0;
-	rc = walk(buf, len, 0, each_info, &c);
-	return rc < 0 ? rc : c.n;
-}
-
-struct plan_frame {
-	uint64_t offset, end;
-	struct pmt_ctr_frame_info fi;
-	uint8_t has_info, keep;
-};
-
-struct plan {
-	struct plan_frame *f;
-	size_t n, cap;
-	int err;
-};
-
-static int plan_add(void *ctx, size_t at, size_t size, const struct pmt_ctr_frame_info *fi)
-{
-	struct plan *p = ctx;
-
-	if (fi) {
-		/* the info of the data frame just before it */
-		if (p->n && p->f[p->n - 1].offset == fi->offset && !p->f[p->n - 1].has_info) {
-			p->f[p->n - 1].fi = *fi;
-			p->f[p->n - 1].has_info = 1;
-		}
-		return 0;
-	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 256;
-		struct plan_frame *nf = realloc(p->f, cap * sizeof(*nf));
-
-		if (!nf)
-			return p->err = -PMT_ENOMEM;
-		p->f = nf;
-		p->cap = cap;
-	}
-	memset(&p->f[p->n], 0, sizeof(p->f[p->n]));
-	p->f[p->n].offset = at;
-	p->f[p->n].end = at + size;
-	p->n++;
-	return 0;
-}
-
-/* The decoder joins each CPU's AUX bytes across frames, so a record may begin in one frame
- * and end in the next frame with that CPU (cont_mask says which). A kept frame then needs
- * the frame its records began in, and the frame its last records end in: without the one
- * the record is lost, without the other its head joins the next record. Repeated until
- * nothing changes. Masks are per cpu % 64: a shared bit keeps more frames, never fewer. */
-static int keep_neighbours(struct plan *p)
-{
-	int changed = 0;
-
-	for (size_t i = p->n; i-- > 0;) {
-		uint64_t need = p->f[i].keep ? p->f[i].fi.cont_mask : 0;
-
-		for (size_t j = i; need && j-- > 0;) {
-			const struct pmt_ctr_frame_info *fi = &p->f[j].fi;
-			uint64_t hit = need & fi->cpu_mask;
-
-			if (!hit)
-				continue;
-			need &= ~fi->cpu_mask;
-			need |= fi->cont_mask & hit;
-			changed |= !p->f[j].keep;
-			p->f[j].keep = 1;
-		}
-	}
-	for (size_t i = 0; i < p->n; i++) {
-		uint64_t need = p->f[i].keep ? p->f[i].fi.cpu_mask : 0;
-
-		for (size_t j = i + 1; need && j < p->n; j++) {
-			const struct pmt_ctr_frame_info *fi = &p->f[j].fi;
-			uint64_t hit = need & fi->cpu_mask;
-
-			need &= ~fi->cpu_mask;
-			if (hit & fi->cont_mask) {
-				changed |= !p->f[j].keep;
-				p->f[j].keep = 1;
-			}
-		}
-	}
-	return changed;
-}
-
-int pmt_ctr_slice(struct pmt_ctr_reader *r,
-		  bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx)
-{
-	struct plan p = { 0 };
-	size_t nskip = 0;
-	int rc = walk(r->buf, r->len, r->pos, plan_add, &p);
-
-	free(r->skip);
-	r->skip = NULL;
-	r->nskip = r->skip_at = 0;
-	if (rc < 0 || p.err) {
-		free(p.f);
-		return -PMT_ENOMEM;
-	}
-	for (size_t i = 0; i < p.n; i++) {
-		r->st.frame_infos += p.f[i].has_info;
-		if (!p.f[i].has_info)
-			rc = 1;
-	}
-	/* damage or a frame without its info: what it holds is unknown, read everything */
-	if (rc) {
-		free(p.f);
-		return 0;
-	}
-	for (size_t i = 0; i < p.n; i++)
-		p.f[i].keep = keep(&p.f[i].fi, ctx) ? 1 : 0;
-	while (keep_neighbours(&p))
-		;
-	for (size_t i = 0; i < p.n; i++) {
-		if (p.f[i].keep)
-			continue;
-		/* reuse the plan's own array for the spans: nskip <= i */
-		p.f[nskip].offset = p.f[i].offset;
-		p.f[nskip].end = p.f[i].end;
-		nskip++;
-	}
-	if (nskip) {
-		r->skip = malloc(nskip * sizeof(*r->skip));
-		if (!r->skip) {
-			free(p.f);
-			return -PMT_ENOMEM;
-		}
-		for (size_t i = 0; i < nskip; i++)
-			r->skip[i] = (struct skip_span){ p.f[i].offset, p.f[i].end };
-	}
-	r->nskip = nskip;
-	free(p.f);
-	return (int)nskip;
 }

@@ -169,6 +169,13 @@ void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len)
 	}
 }
 
+bool finfo_is_auxtrace(const struct finfo_acc *a, const uint8_t *rec, size_t hdr_len,
+		       size_t len)
+{
+	return a->started && !a->unknown && hdr_len >= AUXTRACE_HDR &&
+	       rd(a, rec, 4) == REC_AUXTRACE && rd(a, rec + 6, 2) + rd(a, rec + 8, 8) == len;
+}
+
 /* padding: a few zero bytes after the AUX bytes (perf pads AUXTRACE data to 8) */
 static int is_pad(const struct pmt_ctr_piece *v)
 {
@@ -232,7 +239,7 @@ void finfo_addv(struct finfo_acc *a, const struct pmt_ctr_piece *v, unsigned n)
 	a->open[cpu / 64] |= bit;
 }
 
-void finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out)
+size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool short_form)
 {
 	memset(out, 0, FINFO_SIZE);
 	memcpy(out, "PMTFINFO", 8);
@@ -250,12 +257,20 @@ void finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out)
 	pmt_put_le64(out + 64, fi->cont_mask);
 	pmt_put_le64(out + 72, fi->ts_lo);
 	pmt_put_le64(out + 80, fi->ts_hi);
+	if (short_form)
+		return FINFO_SIZE_V1;
+	pmt_put_le64(out + 88, fi->stream_offset);
+	pmt_put_le32(out + 96, fi->stream_size);
+	pmt_put_le32(out + 100, fi->dropped);
+	return FINFO_SIZE;
 }
 
 int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi)
 {
-	/* a later version may append fields; version 1's stay where they are */
-	if (n < FINFO_SIZE || memcmp(p, "PMTFINFO", 8) || pmt_le32(p + 8) != 1)
+	/* fields are appended, never moved: the frame's size says which it has (the version
+	 * would change only with a field's meaning, and readers built before the stream
+	 * fields, which take version 1's 88 bytes, still slice a newer file) */
+	if (n < FINFO_SIZE_V1 || memcmp(p, "PMTFINFO", 8) || pmt_le32(p + 8) != 1)
 		return -1;
 	fi->index = pmt_le32(p + 12);
 	fi->offset = pmt_le64(p + 16);
@@ -270,5 +285,8 @@ int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi)
 	fi->cont_mask = pmt_le64(p + 64);
 	fi->ts_lo = pmt_le64(p + 72);
 	fi->ts_hi = pmt_le64(p + 80);
+	fi->stream_offset = n >= FINFO_SIZE ? pmt_le64(p + 88) : PMT_CTR_NO_OFFSET;
+	fi->stream_size = n >= FINFO_SIZE ? pmt_le32(p + 96) : 0;
+	fi->dropped = n >= FINFO_SIZE ? pmt_le32(p + 100) : 0;
 	return 0;
 }

@@ -2,13 +2,15 @@
  * gathered by the writer as records pass and written as a skippable frame after the frame. */
 #ifndef PMT_CTR_FRAME_INFO_H
 #define PMT_CTR_FRAME_INFO_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "pmutrace/container.h"
 
 #define SKIP_FINFO 0x184D2A54u /* skippable frame: the info of the data frame before it */
-#define FINFO_SIZE 88          /* its content, version 1 */
+#define FINFO_SIZE_V1 88       /* its content as first written */
+#define FINFO_SIZE 104         /* + the frame's stream offset and size (same version, 1) */
 #define FINFO_MAX_CPU 4096
 
 struct finfo_acc {
@@ -24,8 +26,14 @@ void finfo_reset(struct finfo_acc *a);
 void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len);
 /* The same, for records handed over in pieces (pmt_ctr_writev). */
 void finfo_addv(struct finfo_acc *a, const struct pmt_ctr_piece *v, unsigned n);
-/* The content of the frame-info frame of the frame just closed (FINFO_SIZE bytes). */
-void finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out);
+/* Whether a write of len bytes, whose first piece (hdr_len bytes) starts at rec, is one
+ * AUXTRACE record and its AUX bytes, nothing else. */
+bool finfo_is_auxtrace(const struct finfo_acc *a, const uint8_t *rec, size_t hdr_len,
+		       size_t len);
+/* The content of the frame-info frame of the frame just closed: FINFO_SIZE bytes, or with
+ * short_form the FINFO_SIZE_V1 bytes an older writer wrote (for tests of older files).
+ * Returns the size. */
+size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool short_form);
 /* 0 with *fi from a frame-info frame's content, -1 when it is none this build reads. */
 int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi);
 #endif

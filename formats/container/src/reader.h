@@ -10,6 +10,7 @@
 #include "pmutrace/container.h"
 
 #define ZSTD_MAGIC 0xFD2FB528u
+#define SKIP_INDEX 0x184D2A51u   /* skippable frame: pmutrace frame index */
 #define FRAME_MAX (1u << 30)     /* the most a data frame may hold (one huge record) */
 
 /* Where one frame is decompressed: a context and a buffer that grows to the largest frame */
@@ -28,8 +29,10 @@ struct pmt_ctr_reader {
 	size_t len, pos;
 	const char *name;
 	struct pmt_ctr_stats st;
-	struct skip_span { uint64_t offset, end; } *skip; /* frames a slice passes over */
+	/* frames a slice passes over, and the stream offset of the frame after them */
+	struct skip_span { uint64_t offset, end, stream_end; } *skip;
 	size_t nskip, skip_at;
+	uint64_t stream_next;   /* stream offset of the next data frame (PMT_CTR_NO_OFFSET) */
 	struct ctr_prefetch *pf; /* NULL: every frame is decompressed when it is asked for */
 };
 

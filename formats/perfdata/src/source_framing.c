@@ -239,6 +239,11 @@ int pmt_source_next(struct pmt_source *s, struct pmt_trace_event *ev)
 		}
 		if (s->done)
 			return -PMT_EEOS;
+		rc = pd_ctr_frame_start(s);
+		if (rc < 0) {
+			s->done = true;
+			return rc;
+		}
 		s->cur_off = s->pos;
 		pd_drop_behind(s);
 		rc = input_at(s, s->pos, 8, &r, &have);

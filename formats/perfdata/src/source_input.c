@@ -41,21 +41,42 @@ void pd_drop_behind(struct pmt_source *s)
 /* A container's records, frame after frame, as if they came through a pipe. A damaged
  * frame is reported (file, frame, offset) and skipped: frames hold whole records, so the
  * stream goes on at the next frame's first record. Returns bytes copied, 0 at the end. */
-static ssize_t ctr_read(struct pmt_source *s, uint8_t *dst, size_t cap)
+/* A recording whose writer dropped AUX data when compression could not keep up
+ * (record --writer-policy=drop) is not whole: said once, at its end */
+static void ctr_tell_drops(struct pmt_source *s)
+{
+	const struct pmt_ctr_stats *st = pmt_ctr_stats(s->ctr);
+	uint64_t n = st->has_writer_stats ? st->writer_stats.dropped : st->dropped_in_frames;
+
+	if (!n || s->ctr_drops_told)
+		return;
+	s->ctr_drops_told = true;
+	if (st->has_writer_stats)
+		src_warn(s, -PMT_ELOST, PMT_DIAG_NO_OFFSET,
+			 "the recorder dropped %llu AUXTRACE records (%llu bytes) when "
+			 "compression could not keep up", (unsigned long long)n,
+			 (unsigned long long)st->writer_stats.dropped_bytes);
+	else
+		src_warn(s, -PMT_ELOST, PMT_DIAG_NO_OFFSET,
+			 "the recorder dropped at least %llu AUXTRACE records when compression "
+			 "could not keep up", (unsigned long long)n);
+}
+
+static int ctr_take_frame(struct pmt_source *s)
 {
 	while (s->ctr_pos == s->ctr_frame.size) {
 		struct pmt_diag d = PMT_DIAG_INIT;
 		int rc = pmt_ctr_next(s->ctr, &s->ctr_frame, &d);
 
-		if (rc == 0)
+		if (rc == 0) {
+			ctr_tell_drops(s);
 			return 0;
+		}
 		if (rc < 0) {
 			char msg[512];
 
-			if (rc == -PMT_ENOMEM) {
-				errno = ENOMEM;
-				return -1;
-			}
+			if (rc == -PMT_ENOMEM)
+				return rc;
 			pmt_diag_format(&d, msg, sizeof(msg));
 			pmt_warn("%s", msg);
 			s->ctr_frame.size = 0;
@@ -66,11 +87,46 @@ static ssize_t ctr_read(struct pmt_source *s, uint8_t *dst, size_t cap)
 		}
 		s->ctr_pos = 0;
 	}
+	return 1;
+}
+
+static ssize_t ctr_read(struct pmt_source *s, uint8_t *dst, size_t cap)
+{
+	int rc = ctr_take_frame(s);
+
+	if (rc < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
 	if (cap > s->ctr_frame.size - s->ctr_pos)
 		cap = s->ctr_frame.size - s->ctr_pos;
 	memcpy(dst, s->ctr_frame.data + s->ctr_pos, cap);
 	s->ctr_pos += cap;
 	return (ssize_t)cap;
+}
+
+/* Between records, with the window drained: a container's next frame is taken now, and
+ * when frames before it were passed over by a slice or lost to damage, the stream position
+ * moves on to where the frame stands in the whole stream, so records keep the offsets
+ * `zstd -dc` gives them (which dump prints, as perf does). */
+int pd_ctr_frame_start(struct pmt_source *s)
+{
+	uint64_t at;
+	int rc;
+
+	if (!s->ctr || s->pos != s->win_base + s->win_len || s->ctr_pos != s->ctr_frame.size)
+		return 0;
+	rc = ctr_take_frame(s);
+	if (rc <= 0)
+		return rc;
+	at = s->ctr_frame.stream_offset;
+	if (at != PMT_CTR_NO_OFFSET && at > s->pos) {
+		s->pos = s->win_base = at;
+		s->win_len = 0;
+	}
+	return 0;
 }
 
 /* Make stream bytes up to `upto` (absolute) available in the window. Bytes before s->pos
@@ -253,6 +309,7 @@ static int source_init(struct pmt_source *s)
 	s->meta.swapped = s->swap;
 	if (rd64(s, s->buf + 8) == PMT_PERF_PIPE_HEADER_SIZE) {
 		s->meta.pipe_mode = 1;
+		s->meta.perf_offset_base = PMT_PERF_PIPE_HEADER_SIZE;
 		s->data_start = PMT_PERF_PIPE_HEADER_SIZE;
 		s->data_end = s->stream ? UINT64_MAX : s->size;
 	} else if (s->stream) {

@@ -61,6 +61,7 @@ struct pmt_source {
 	struct pmt_ctr_reader *ctr;
 	struct pmt_ctr_frame ctr_frame;
 	size_t ctr_pos;
+	bool ctr_drops_told;  /* the writer's drops were reported */
 	int fd;
 	uint8_t *win;
 	size_t win_cap, win_len;
@@ -137,5 +138,6 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 /* source_input.c */
 void pd_drop_behind(struct pmt_source *s);
 int pd_stream_fill(struct pmt_source *s, uint64_t upto);
+int pd_ctr_frame_start(struct pmt_source *s);
 
 #endif

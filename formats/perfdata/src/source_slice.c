@@ -72,6 +72,15 @@ int pmt_source_slice(struct pmt_source *s, const struct pmt_source_slice *sl)
 	return pmt_ctr_slice(s->ctr, keep_frame, &c);
 }
 
+bool pmt_source_slice_omits(const struct pmt_trace_event *ev)
+{
+	/* what the frame infos' flags leave out of PMT_CTR_FI_SIDEBAND, which keep_frame()
+	 * reads */
+	return ev->kind == PMT_TEV_RECORD &&
+	       (ev->type == PMT_REC_FINISHED_ROUND || ev->type == PMT_REC_AUX ||
+		ev->type == PMT_REC_ITRACE_START);
+}
+
 int pmt_source_threads(struct pmt_source *s, unsigned n)
 {
 	if (!s)

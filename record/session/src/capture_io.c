@@ -205,7 +205,9 @@ static int flush_frame(struct cap *c)
 int cap_output_open(struct cap *c, struct pmt_diag *diag)
 {
 	const struct pmt_record_plan *p = c->plan;
-	struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = c->ro->level };
+	struct pmt_ctr_writer_opts co = { .sz = sizeof(co), .level = c->ro->level,
+					  .backlog = c->ro->writer_policy,
+					  .backlog_max = c->ro->writer_backlog };
 	struct pmt_perf_writer_opts wo = PMT_OPTS_INIT(pmt_perf_writer_opts, .pipe = 1);
 	struct pmt_ring_clock clk;
 	int rc = open_file(c, diag);
@@ -272,7 +274,18 @@ int cap_output_close(struct cap *c, int rc, struct pmt_diag *diag)
 		rc2 = cap_bundle_write(c);
 	cap_bundle_free(c);
 	if (c->ctr) {
-		int rc3 = pmt_ctr_writer_close(c->ctr, diag);
+		struct pmt_ctr_writer_stats ws;
+		int rc3;
+
+		pmt_ctr_writer_stats(c->ctr, &ws);
+		c->st->writer_waits = ws.waits;
+		c->st->writer_wait_ns = ws.wait_ns;
+		c->st->writer_dropped = ws.dropped;
+		c->st->writer_dropped_bytes = ws.dropped_bytes;
+		c->st->writer_lowered_frames = ws.lowered_frames;
+		c->st->writer_level = ws.level;
+		c->st->writer_level_min = ws.level_min;
+		rc3 = pmt_ctr_writer_close(c->ctr, diag);
 
 		if (rc2 >= 0)
 			rc2 = rc3;

@@ -18,6 +18,23 @@ extern "C" {
 #define PMT_CTR_FRAME_DEFAULT (4u << 20) /* uncompressed bytes per data frame */
 
 /* ---- writer ---- */
+/* When compression cannot keep up: the bytes handed to zstd's workers and not compressed
+ * yet would pass backlog_max with the next record (FORMAT.md, "When compression cannot keep
+ * up"). Counted in pmt_ctr_writer_stats and in the file, never silent. */
+enum pmt_ctr_backlog {
+	PMT_CTR_BACKLOG_BLOCK = 0, /* wait until the workers make room: the producer slows */
+	PMT_CTR_BACKLOG_DROP,      /* drop that AUXTRACE record with its AUX bytes (other
+				    * records are written: the trace's state) */
+	PMT_CTR_BACKLOG_LOWER,     /* compress the next frames one zstd level lower, down to
+				    * level 1; then wait as BLOCK */
+};
+struct pmt_ctr_writer_stats {
+	uint32_t policy;            /* enum pmt_ctr_backlog */
+	int level, level_min;       /* the level asked, the lowest a frame was compressed at */
+	uint64_t waits, wait_ns;    /* records that waited for the workers, and how long */
+	uint64_t dropped, dropped_bytes; /* AUXTRACE records dropped, their bytes (AUX too) */
+	uint32_t lowered_frames;    /* frames compressed below the asked level */
+};
 struct pmt_ctr_writer_opts {
 	size_t sz;          /* sizeof(struct pmt_ctr_writer_opts) */
 	int level;          /* zstd level, default 3 */
@@ -27,6 +44,10 @@ struct pmt_ctr_writer_opts {
 			     * 1 = compress on the caller's thread */
 	uint8_t spe_columns;/* frames with AUX bytes as column frames (FORMAT.md): smaller, but
 			     * not readable through zstd -dc; compressed on the caller's thread */
+	uint8_t backlog;    /* enum pmt_ctr_backlog: what to do when compression falls behind */
+	uint32_t backlog_max; /* bytes waiting for zstd's workers before it acts; 0: 2 MiB
+			     * (two of their jobs); compression on the caller's thread never
+			     * falls behind */
 };
 struct pmt_ctr_writer;
 /* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). */
@@ -44,6 +65,8 @@ PMT_API int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece 
 /* End the current frame here (the metadata records get a small frame of their own, so a
  * file cut inside its first data frame still knows its events). */
 PMT_API int pmt_ctr_flush(struct pmt_ctr_writer *w);
+/* What the backlog policy did so far (the file keeps the same counts: FORMAT.md). */
+PMT_API void pmt_ctr_writer_stats(const struct pmt_ctr_writer *w, struct pmt_ctr_writer_stats *st);
 /* The last frame, the index, the seek table; then frees the writer. Returns 0 or the
  * first error. */
 PMT_API int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag);
@@ -106,12 +129,18 @@ PMT_API int pmt_ctr_copy(const void *buf, size_t len, const char *name,
 			 struct pmt_ctr_writer *w, struct pmt_diag *diag);
 
 /* ---- reader ---- */
+#define PMT_CTR_NO_OFFSET UINT64_MAX /* a stream offset not known */
 struct pmt_ctr_frame {
 	uint32_t index;        /* data frame number, from 0 */
 	uint64_t offset;       /* file offset of the frame */
 	uint32_t csize;        /* compressed bytes */
 	const uint8_t *data;   /* the decompressed records, valid until the next call */
 	size_t size;
+	/* where data[0] stands in the pipe-mode perf.data of all the data frames (what
+	 * `zstd -dc` prints), also after frames a slice passed over or damage lost: from the
+	 * frame infos, else the index, else counted over the frames read (PMT_CTR_NO_OFFSET
+	 * after a lost frame whose size nothing gives) */
+	uint64_t stream_offset;
 };
 struct pmt_ctr_stats {
 	uint32_t frames;       /* data frames read */
@@ -124,6 +153,11 @@ struct pmt_ctr_stats {
 	char writer[64];
 	uint32_t skipped;      /* data frames a slice (pmt_ctr_slice) passed over unread */
 	uint32_t frame_infos;  /* data frames described by a frame-info frame */
+	/* the writer's backlog counts, from its stats frame at the end (has_writer_stats) */
+	uint8_t has_writer_stats;
+	struct pmt_ctr_writer_stats writer_stats;
+	uint64_t dropped_in_frames; /* the same drops, by the frame infos of the frames read
+				     * (a killed recording has no stats frame) */
 };
 struct pmt_ctr_reader;
 /* Is this the start of a container (its header frame)? */
@@ -167,13 +201,21 @@ struct pmt_ctr_frame_info {
 	uint64_t cont_mask;    /* bit cpu % 64: that CPU's first AUX bytes here end an SPE
 				* record an earlier frame began */
 	uint64_t ts_lo, ts_hi; /* SPE timestamps (the counter, before TIME_CONV) */
+	/* the frame's place in the pipe-mode stream of all data frames and its uncompressed
+	 * size; PMT_CTR_NO_OFFSET and 0 in a file written before they were (see the index) */
+	uint64_t stream_offset;
+	uint32_t stream_size;
+	uint32_t dropped;      /* AUXTRACE records the writer dropped while it wrote this frame
+				* (PMT_CTR_BACKLOG_DROP) */
 };
 /* From the reader's position on, decide frame by frame whether the caller needs it (keep
  * returns true) from the frame-info frames the writer put after each data frame; later
  * pmt_ctr_next() calls pass over the others without decompressing them (stats.skipped).
  * A frame some kept frame depends on (an SPE record it ends began there) is kept too.
- * Without info for every frame (an older writer, damage) nothing is skipped. Returns the
- * number of frames that will be skipped, or -PMT_ENOMEM. */
+ * Without info for every frame (damage, no frame infos) or without the stream offset of
+ * every frame (frame infos of an older writer in a file without its index) nothing is
+ * skipped, so the frames read keep their stream offsets. Returns the number of frames
+ * that will be skipped, or -PMT_ENOMEM. */
 PMT_API int pmt_ctr_slice(struct pmt_ctr_reader *r,
 			  bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx);
 /* Call fn for every frame info of a container in memory, in file order (fn < 0 stops).

@@ -74,6 +74,9 @@ struct pmt_trace_meta {
 	uint8_t swapped;          /* file byte order differs from host */
 	uint8_t pipe_mode;
 	uint8_t streamed;         /* read from a pipe as it arrives (AUX data is transient) */
+	/* perf report -D's record offsets are file_offset minus this: 16 for a pipe-mode
+	 * stream (perf 6.1 and 7.3 count from after its header), 0 for a file-mode one */
+	uint32_t perf_offset_base;
 	uint8_t timeless;         /* no attr has PERF_SAMPLE_TIME */
 	uint8_t has_time_conv;
 	struct pmt_time_conv time_conv;
@@ -269,6 +272,11 @@ struct pmt_source_slice {
  * passed over (0 for a perf.data, a trace without SPE data, or a container without frame
  * infos), -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_source_slice(struct pmt_source *src, const struct pmt_source_slice *sl);
+/* The records a slice passes over with the frames of other CPUs' and times' AUX data:
+ * FINISHED_ROUND, AUX and ITRACE_START (the AUX flow, no state the samples take). A
+ * reader that shows records of a slice leaves these out, so what it shows does not depend
+ * on how records were cut into frames. */
+PMT_API bool pmt_source_slice_omits(const struct pmt_trace_event *ev);
 /* A container's data frames are decompressed ahead on n threads (pmt_ctr_reader_threads;
  * 0: none). Events, damage and messages are those without threads. A perf.data is read as
  * before (0 is returned). Returns 0, -PMT_EINVAL or -PMT_ENOMEM. */

@@ -107,6 +107,10 @@ struct pmt_record_run_opts {
 	uint64_t counts_interval_ms;   /* a round of counts every N ms; 0: one at the end */
 	bool counts_per_cpu;           /* readers show the counts per CPU (perf stat -A's
 					* aggregation in STAT_CONFIG), else their total */
+	/* when compression cannot keep up (enum pmt_ctr_backlog: 0 block, 1 drop the AUX
+	 * data, 2 lower the level) and past how many bytes waiting for it (0: 2 MiB) */
+	uint8_t writer_policy;
+	uint32_t writer_backlog;
 };
 #define PMT_RECORD_MAX_SLOTS 4096
 struct pmt_record_stats {
@@ -144,6 +148,12 @@ struct pmt_record_stats {
 	/* the recording stopped (*stop, --duration) while the workload ran: it was sent a
 	 * SIGTERM, as perf record does, and the file finished once it was gone */
 	bool workload_terminated;
+	/* what the writer's policy did when compression could not keep up (run opts'
+	 * writer_policy): records that waited and how long, AUXTRACE records dropped and
+	 * their bytes, frames compressed below the asked level and the lowest level */
+	uint64_t writer_waits, writer_wait_ns, writer_dropped, writer_dropped_bytes;
+	uint32_t writer_lowered_frames;
+	int writer_level, writer_level_min;
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the
  * container is complete and indexed whenever this returns (also after a stop). A workload

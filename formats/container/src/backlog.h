@@ -1,0 +1,35 @@
+/* The writer's policy when compression cannot keep up (pmt_ctr_writer_opts.backlog): how far
+ * zstd's workers are behind, and what the next record meets. Private to formats/container. */
+#ifndef PMT_CTR_BACKLOG_H
+#define PMT_CTR_BACKLOG_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zstd.h>
+
+#include "pmutrace/container.h"
+
+#define SKIP_WSTATS 0x184D2A55u /* skippable frame: the writer's backlog counts, at close */
+#define WSTATS_SIZE 64
+
+struct ctr_backlog {
+	uint64_t max;
+	/* tests: a model compressor that takes test_rate bytes per record handed over, so that
+	 * what each policy does is known to the byte (PMT_CTR_TEST_COMPRESS_RATE) */
+	uint64_t test_rate, test_pending;
+	bool over_in_frame;     /* the bound was passed in this frame (LOWER: lower next) */
+	bool frame_started;     /* a record went into the current frame */
+	int level;              /* of the current frame */
+	struct pmt_ctr_writer_stats st;
+};
+
+void backlog_init(struct ctr_backlog *b, uint8_t policy, uint32_t max, int level);
+/* Before a record of len bytes (an AUXTRACE one: auxtrace) goes to zstd: true to write it
+ * (after waiting when the policy says so), false to drop it (counted). */
+bool backlog_admit(struct ctr_backlog *b, ZSTD_CCtx *cctx, size_t len, bool auxtrace);
+/* A frame was ended (zstd compressed all of it): the level of the next frame. */
+int backlog_frame_end(struct ctr_backlog *b);
+/* The stats frame's content (WSTATS_SIZE bytes), and back: 0, or -1 when it is none. */
+void backlog_encode(const struct pmt_ctr_writer_stats *st, uint8_t *out);
+int backlog_decode(const uint8_t *p, size_t n, struct pmt_ctr_writer_stats *st);
+#endif
