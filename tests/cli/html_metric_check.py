@@ -2,17 +2,18 @@
 """Checks the metric tree of a `pmutrace report --html` page as Chromium's DOM holds it
 (standard library only) against the independent sources of its numbers.
 
-  html_metric_check.py DOM.html METRICS.csv TABLE.json EVENTS.json CALIBRATE.json
+  html_metric_check.py DOM.html METRICS.csv TABLE.json [EVENTS.json CALIBRATE.json]
 
 METRICS.csv is `pmutrace metrics TRACE ... --csv` of the same trace and options: the tree's
 nodes are its rows, in order, with the same interval and CPU, name, value and unit, and the
 printed value and the bar (a % of 100 on the 330-unit track; another unit against the
-largest of its unit in the same interval and CPU) say the same. Each node's depth is its
+largest of its unit on the page; none for a metric not counted) say the same. Each node's depth is its
 place in TABLE.json's tree (a metric under the selected metric whose "NAME_group" its
 MetricGroup lists). Each :R event of a metric's expression has a line: its measured
 latency is the rint of the samples' mean (`pmutrace calibrate`, CALIBRATE.json), absent
 when the trace has none, its default the rint of the event JSON's RetirementLatencyMean;
-the two bars are on one scale and the text prints both."""
+the two bars are on one scale and the text prints both. Without EVENTS.json (a counting
+recording) the tables have no :R event and the tree no latency line."""
 import csv
 import html.parser
 import json
@@ -64,7 +65,8 @@ class Tree(html.parser.HTMLParser):
             self.cur['texts'][self.text_class] += data
 
 
-dom, metrics_csv, table_json, events_json, cal_json = sys.argv[1:6]
+dom, metrics_csv, table_json = sys.argv[1:4]
+events_json, cal_json = (sys.argv[4:6] + [None, None])[:2]
 tree = Tree()
 tree.feed(open(dom, encoding='utf-8').read())
 nodes = [i for i in tree.items if i['kind'] == 'mnode']
@@ -98,13 +100,21 @@ def where(r):
     return ' '.join(x for x in (r['interval'], r['aggr']) if x)
 
 
-# the bars' scale of a unit other than %: its largest magnitude in the interval and CPU
+NOT_COUNTED = '<not counted>'
+# the bars' scale of a unit other than %: its largest magnitude on the page
 largest = {}
 for r in rows:
-    k = (where(r), r['unit'])
-    largest[k] = max(largest.get(k, 0.0), abs(float(r['value'])))
+    if r['value'] != NOT_COUNTED:
+        largest[r['unit']] = max(largest.get(r['unit'], 0.0), abs(float(r['value'])))
 for r, n in zip(rows, nodes):
-    a, name, value = n['attrs'], r['metric'], float(r['value'])
+    a, name = n['attrs'], r['metric']
+    if r['value'] == NOT_COUNTED:
+        if a.get('data-value') != 'nan' or n['texts'].get('mval') != NOT_COUNTED or \
+           n['rects'].get('mbar') != 0:
+            bad(f'{where(r)} {name}: not counted, the chart has {a.get("data-value")} '
+                f'{n["texts"].get("mval")!r} bar {n["rects"].get("mbar")}')
+        continue
+    value = float(r['value'])
     label = f'{where(r)} {name}'.strip()
     if a.get('data-name') != name or a.get('data-where') != where(r) or a.get('data-unit') != r['unit']:
         bad(f'node {a.get("data-where")!r} {a.get("data-name")!r} {a.get("data-unit")!r}, '
@@ -120,13 +130,21 @@ for r, n in zip(rows, nodes):
     if r['unit'] == '%':
         share = min(max(value, 0.0), 100.0) / 100
     else:
-        share = max(value, 0.0) / largest[(where(r), r['unit'])]
+        share = max(value, 0.0) / largest[r['unit']]
     if abs(n['rects'].get('mbar', -1) - BAR_W * share) > 0.06:
         bad(f'{label}: bar {n["rects"].get("mbar")}, want {BAR_W * share:.1f} ({value} {r["unit"]})')
     if int(a.get('data-depth', -1)) != depth(name):
         bad(f'{label}: depth {a.get("data-depth")}, the table puts it at {depth(name)}')
 
 # the :R lines: measured from the trace's samples, default from the event table
+if not events_json:
+    if lines:
+        bad(f'{len(lines)} retire-latency lines in a tree without :R events')
+    for f in fails:
+        print('FAIL:', f)
+    if not fails:
+        print(f'ok: {len(nodes)} metrics equal pmutrace metrics and the table\'s tree')
+    sys.exit(1 if fails else 0)
 cal = json.load(open(cal_json))['Data']
 evs = json.load(open(events_json))
 evs = evs['Events'] if isinstance(evs, dict) else evs

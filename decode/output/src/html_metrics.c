@@ -39,8 +39,9 @@ static size_t retlat_lines(const struct html_metric *m)
 }
 
 /* A value's share of the bar: a percentage of 100; any other unit against the largest
- * magnitude of that unit in the same interval and CPU (cs/msec and GHz share no scale). */
-static double bar_share(const struct html_metric *all, size_t first, size_t end, size_t i)
+ * magnitude of that unit on the page (cs/msec and GHz share no scale; one CPU's or
+ * interval's value is seen against the others'). */
+static double bar_share(const struct html_metric *all, size_t n, size_t i)
 {
 	const struct html_metric *m = &all[i];
 	double max = 0;
@@ -49,7 +50,7 @@ static double bar_share(const struct html_metric *all, size_t first, size_t end,
 		return 0;
 	if (!strcmp(m->unit, "%"))
 		return m->value >= 100 ? 1 : m->value / 100;
-	for (size_t k = first; k < end; k++)
+	for (size_t k = 0; k < n; k++)
 		if (!strcmp(all[k].unit, m->unit) && !isnan(all[k].value) &&
 		    fabs(all[k].value) > max)
 			max = fabs(all[k].value);
@@ -141,9 +142,15 @@ static void node(struct pmt_out *o, const struct html_metric *m, unsigned depth,
 		pmt_out_printf(o, "<rect class=\"mtrack\" x=\"%d\" y=\"%u\" width=\"%d\" "
 			       "height=\"12\"/>", MT_BAR_X, y + 4, MT_BAR_W);
 	pmt_out_printf(o, "<rect class=\"mbar\" x=\"%d\" y=\"%u\" width=\"%.1f\" height=\"12\"/>"
-		       "<text class=\"mval\" x=\"%d\" y=\"%u\">%.6g ", MT_BAR_X, y + 4,
-		       MT_BAR_W * share, MT_VAL_X, y + 14, m->value);
-	html_esc(o, m->unit, 0);
+		       "<text class=\"mval\" x=\"%d\" y=\"%u\">", MT_BAR_X, y + 4,
+		       MT_BAR_W * share, MT_VAL_X, y + 14);
+	/* NAN: an event of the expression was not counted (pmutrace metrics' words) */
+	if (isnan(m->value)) {
+		pmt_out_str(o, "&lt;not counted&gt;");
+	} else {
+		pmt_out_printf(o, "%.6g ", m->value);
+		html_esc(o, m->unit, 0);
+	}
 	pmt_out_str(o, "</text></g>\n");
 }
 
@@ -177,7 +184,7 @@ void html_metrics(struct pmt_html *h, struct pmt_out *o)
 		max_rl = 1;
 	pmt_out_printf(o, "<p class=\"note\">Each metric under the one whose group it belongs "
 		       "to; the bar is a percentage of 100, or for other units the value against "
-		       "the largest of its unit in the same interval and CPU. A metric computed "
+		       "the largest of its unit on the page. A metric computed "
 		       "with retire latencies (TPEBS) has a line per <code>:R</code> event: the "
 		       "latency measured in this trace and the default of the event tables, in "
 		       "cycles, on one scale (%.1f cycles full width).</p>\n", max_rl);
@@ -204,7 +211,7 @@ void html_metrics(struct pmt_html *h, struct pmt_out *o)
 
 			/* a row deeper than the one before it (a table that skips a level)
 			 * hangs from the last row drawn */
-			node(o, m, d, bar_share(all, first, end, i), y, d ? parent_y[d - 1] : 0);
+			node(o, m, d, bar_share(all, h->nmetric, i), y, d ? parent_y[d - 1] : 0);
 			for (unsigned k = d; k <= MT_DEPTH_MAX; k++)
 				parent_y[k] = y;
 			y += MT_ROW;
