@@ -180,21 +180,27 @@ void html_metrics(struct pmt_html *h, struct pmt_out *o)
 		max_rl = fmax(max_rl, fmax(isnan(m->measured) ? 0 : m->measured,
 					   isnan(m->dflt) ? 0 : m->dflt));
 	}
-	if (max_rl <= 0)
+	pmt_out_str(o, "<p class=\"note\">Each metric under the one whose group it belongs to; "
+		       "the bar is a percentage of 100, or for other units the value against the "
+		       "largest of its unit on the page.");
+	/* the latency legend only where a metric has latencies (a counting recording's have
+	 * none) */
+	if (max_rl > 0)
+		pmt_out_printf(o, " A metric computed with retire latencies (TPEBS) has a line "
+			       "per <code>:R</code> event: the latency measured in this trace and "
+			       "the default of the event tables, in cycles, on one scale (%.1f "
+			       "cycles full width).", max_rl);
+	pmt_out_printf(o, "</p>\n<svg class=\"chart mtree\" data-metrics=\"%zu\" viewBox=\"0 0 "
+		       "1000 %u\" role=\"img\" aria-label=\"metric tree\">\n", h->nmetric,
+		       height + 4);
+	if (max_rl > 0)
+		pmt_out_printf(o, "<rect class=\"rlm\" x=\"%d\" y=\"6\" width=\"14\" height=\"6\"/>"
+			       "<text class=\"ax\" x=\"%d\" y=\"13\">retire latency measured"
+			       "</text><rect class=\"rld\" x=\"%d\" y=\"6\" width=\"14\" "
+			       "height=\"6\"/><text class=\"ax\" x=\"%d\" y=\"13\">default</text>\n",
+			       MT_BAR_X, MT_BAR_X + 20, MT_BAR_X + 190, MT_BAR_X + 210);
+	else
 		max_rl = 1;
-	pmt_out_printf(o, "<p class=\"note\">Each metric under the one whose group it belongs "
-		       "to; the bar is a percentage of 100, or for other units the value against "
-		       "the largest of its unit on the page. A metric computed "
-		       "with retire latencies (TPEBS) has a line per <code>:R</code> event: the "
-		       "latency measured in this trace and the default of the event tables, in "
-		       "cycles, on one scale (%.1f cycles full width).</p>\n", max_rl);
-	pmt_out_printf(o, "<svg class=\"chart mtree\" data-metrics=\"%zu\" viewBox=\"0 0 1000 %u\" "
-		       "role=\"img\" aria-label=\"metric tree\">\n<rect class=\"rlm\" x=\"%d\" "
-		       "y=\"6\" width=\"14\" height=\"6\"/><text class=\"ax\" x=\"%d\" y=\"13\">"
-		       "retire latency measured</text><rect class=\"rld\" x=\"%d\" y=\"6\" "
-		       "width=\"14\" height=\"6\"/><text class=\"ax\" x=\"%d\" y=\"13\">default"
-		       "</text>\n", h->nmetric, height + 4, MT_BAR_X, MT_BAR_X + 20,
-		       MT_BAR_X + 190, MT_BAR_X + 210);
 	for (size_t first = 0, end; first < h->nmetric; first = end) {
 		for (end = first + 1; end < h->nmetric && same_where(&all[end], &all[first]); end++)
 			;

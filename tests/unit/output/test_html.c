@@ -198,6 +198,20 @@ static void test_metrics_hook(void **state)
 	/* 25.1 % of the 330-unit track */
 	assert_non_null(strstr(html, "<rect class=\"mbar\" x=\"430\" y=\"28\" width=\"82.8\""));
 	free(html);
+	/* no retire latency anywhere (a counting recording): no latency legend or bar */
+	{
+		struct pmt_html_metric c = { .name = "cs_per_msec", .unit = "per_msec",
+					     .value = 2.5, .retlat_measured = NAN,
+					     .retlat_default = NAN, .where = "1.000 CPU0" };
+
+		open_page(&p, "t");
+		assert_int_equal(pmt_html_add_metric(p.h, &c), 0);
+		html = close_page(&p);
+		assert_non_null(strstr(html, "<text class=\"mgroup\" x=\"4\" y=\"38\">1.000 CPU0"));
+		assert_null(strstr(html, "class=\"rlm\""));
+		assert_null(strstr(html, "retire latencies (TPEBS)"));
+		free(html);
+	}
 	/* two :R events: a line for each, named, with its own latencies; one: none */
 	{
 		const struct pmt_html_retlat rl[2] = { { "A.B:R", 12.5, 10 },
