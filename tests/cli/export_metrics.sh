@@ -53,7 +53,7 @@ sq "$T/s.db" "SELECT trim(interval || ' ' || aggr), name, CASE WHEN value IS NUL
 	ELSE printf('%.6g', value) END FROM metrics ORDER BY id" >"$T/s.hw"
 python3 - "$T/s.html" >"$T/s.hg" <<'PY'
 import re, sys
-for m in re.finditer(r'<tr class="metric" data-name="([^"]*)" data-value="([^"]*)"[^>]*><td>([^<]*)</td>',
+for m in re.finditer(r'<g class="mnode" data-name="([^"]*)" data-value="([^"]*)"[^>]* data-where="([^"]*)"',
                      open(sys.argv[1]).read()):
     print(f"{m.group(3)},{m.group(1)},{m.group(2)}")
 PY
@@ -104,9 +104,10 @@ PY
 	python3 - "$T/t.html" "$v" "$want" <<'PY' || fail "report --html: the metric row"
 import re, sys
 page, value, want = open(sys.argv[1]).read(), float(sys.argv[2]), sys.argv[3].split(',')
-m = re.search(r'<tr class="metric" data-name="tma_lock_latency" data-value="([^"]*)"[^>]*>'
-              r'.*?</td><td class="n">[^<]*</td><td>%</td><td class="n">([^<]*)</td>'
-              r'<td class="n">([^<]*)</td></tr>', page)
+m = re.search(r'<g class="mnode" data-name="tma_lock_latency" data-value="([^"]*)"[^>]*>'
+              r'.*?<text class="mval"[^>]*>[^<]* %</text></g>\n<g class="mretlat" '
+              r'data-metric="tma_lock_latency".*?<text class="mrl"[^>]*>measured ([^ ]*) / '
+              r'default ([^<]*)</text>', page)
 if not m or abs(float(m.group(1)) - value) > 1e-6 * abs(value) or [m.group(2), m.group(3)] != want:
     sys.exit(f'page: {m.groups() if m else "no row"}, want {value} {want}')
 PY
@@ -146,7 +147,7 @@ page = open(sys.argv[1]).read()
 for line in open(sys.argv[2]):
     metric, ev, m, d = line.strip().split(",")
     mm = f' data-retlat-measured="{float(m):g}"' if m != "NULL" else ""
-    if f'<tr class="retlat" data-metric="{metric}" data-event="{ev}"{mm} data-retlat-default="{float(d):g}">' not in page:
+    if f'<g class="mretlat" data-metric="{metric}" data-event="{ev}"{mm} data-retlat-default="{float(d):g}">' not in page:
         sys.exit(f"no line for {ev}")
 PY
 	echo "TPEBS: two :R events, each with its latencies: $(tr '\n' ' ' <"$T/r.lat")"

@@ -3,6 +3,7 @@
 
   html_render_check.py SCREENSHOT.png DOM.html NETLOG.json
   html_render_check.py --requests NETLOG.json   (prints the URLs a page asked for)
+  html_render_check.py --colours SCREENSHOT.png RRGGBB...   (each colour is on screen)
 
 The screenshot is not blank (PNG decoded with zlib: colours and inked pixels, the charts'
 bar colours on screen); the DOM (--dump-dom) has the escaped title, every section's
@@ -72,6 +73,14 @@ if sys.argv[1] == '--requests':
     # a control page's net log: print what it asked for
     print('\n'.join(page_requests(sys.argv[2])))
     sys.exit(0)
+if sys.argv[1] == '--colours':
+    # a screenshot holds each of these RGB colours (hex)
+    seen_rgb = {line[x:x + 3] for bpp, line in pixels(sys.argv[2])
+                for x in range(0, len(line), bpp)}
+    missing = [c for c in sys.argv[3:] if bytes.fromhex(c) not in seen_rgb]
+    if missing:
+        print('FAIL: not on the screenshot:', ' '.join(missing))
+    sys.exit(1 if missing else 0)
 png, dom, net = sys.argv[1:4]
 
 colours, ink, seen = set(), 0, 0

@@ -11,7 +11,10 @@
 # render: Debian's chromium, headless with the network cut (a proxy that does not exist,
 # every host unresolvable, a net log of what it asked for), loads the page: a screenshot
 # that is not blank, a DOM with the title and every section's heading, and no request
-# but the page itself (tests/cli/html_render_check.py).
+# but the page itself (tests/cli/html_render_check.py); and a TPEBS recording's page: the
+# metric tree's nodes and retire-latency bars in Chromium's DOM against pmutrace metrics,
+# calibrate and the event table (tests/cli/html_metric_check.py), its bars on screen; and
+# a counting recording's page (per interval and CPU, a metric not counted) the same way.
 set -u
 pmt=$1 src=$2 mode=$3
 T=$(mktemp -d)
@@ -81,6 +84,59 @@ if [ "$mode" = render ]; then
 		"file://$T/control.html" >/dev/null 2>&1
 	[ "$(python3 "$src/tests/cli/html_render_check.py" --requests "$T/control.json" | wc -l)" = 2 ] ||
 		fail "the net log check misses a control page's two requests"
+	# the metric tree of a TPEBS recording (tests/pmusim's PEBS PMU, record --tpebs) as
+	# Chromium renders it: its numbers are pmutrace metrics', calibrate's and the event
+	# table's (tests/cli/html_metric_check.py); the bars' colours are on screen
+	EVJ=$src/fixtures/events/gnr_tpebs.json
+	sh "$src/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr >/dev/null
+	env SYSFS_PATH="$T/gnr" PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4 \
+		PMUSIM_PEBS_SAMPLES=2000 PMUSIM_PEBS_SEED=11 PMUSIM_LOG="$T/t.log" \
+		PMUSIM_DONE_SIGNAL=2 LD_PRELOAD="$T/sim.so" "$pmt" record -q --tpebs \
+		-M tma_lock_latency --metrics "$src/fixtures/metrics/tiny-metrics.json" \
+		--events "$EVJ" -a --duration 30 -o "$T/t.pmt" 2>/dev/null
+	"$pmt" info "$T/t.pmt" | grep -q "LOCK_LOADS:p: 2000 samples" || fail "the TPEBS recording"
+	printf '%s\n' "1000000,,MEM_INST_RETIRED.LOCK_LOADS,1000000,100.00,," \
+		"2000000000,,CPU_CLK_UNHALTED.THREAD,1000000,100.00,," >"$T/c.csv"
+	# three levels; tma_two adds an :R event the trace has no samples of (its default)
+	cat >"$T/tree.json" <<'JSON'
+[{"MetricName": "tma_backend", "MetricGroup": "TopdownL1", "ScaleUnit": "100%",
+  "MetricExpr": "2 * MEM_INST_RETIRED.LOCK_LOADS * MEM_INST_RETIRED.LOCK_LOADS:R / CPU_CLK_UNHALTED.THREAD"},
+ {"MetricName": "tma_lock", "MetricGroup": "TopdownL2;tma_backend_group", "ScaleUnit": "100%",
+  "MetricExpr": "MEM_INST_RETIRED.LOCK_LOADS * MEM_INST_RETIRED.LOCK_LOADS:R / CPU_CLK_UNHALTED.THREAD"},
+ {"MetricName": "tma_two", "MetricGroup": "TopdownL3;tma_lock_group", "ScaleUnit": "1cycles",
+  "MetricExpr": "MEM_INST_RETIRED.LOCK_LOADS:R + MEM_LOAD_RETIRED.L3_HIT:R"}]
+JSON
+	opts="--metrics $T/tree.json --events $EVJ --counts $T/c.csv -M TopdownL1 -M TopdownL2 -M TopdownL3"
+	# shellcheck disable=SC2086 # opts split on purpose
+	"$pmt" metrics "$T/t.pmt" $opts --csv >"$T/m.csv" 2>/dev/null
+	"$pmt" calibrate "$T/t.pmt" -o "$T/cal.json" >/dev/null 2>&1 || fail calibrate
+	# exit 2: the warning that L3_HIT's latency is the table's default
+	# shellcheck disable=SC2086
+	"$pmt" report "$T/t.pmt" --html "$T/t.html" $opts 2>"$T/t.err"
+	[ $? = 2 ] && [ "$(grep -vc 'no retire-latency samples for mem_load_retired.l3_hit' "$T/t.err")" = 0 ] ||
+		fail "report --html of the TPEBS recording: $(cat "$T/t.err")"
+	run_chromium --screenshot="$T/t.png" "file://$T/t.html" >/dev/null 2>&1
+	run_chromium --dump-dom "file://$T/t.html" >"$T/tdom.html" 2>"$T/chr.err" ||
+		fail "chromium --dump-dom of the metric page: $(tail -3 "$T/chr.err")"
+	python3 "$src/tests/cli/html_metric_check.py" "$T/tdom.html" "$T/m.csv" "$T/tree.json" \
+		"$EVJ" "$T/cal.json" || fail "the metric tree"
+	python3 "$src/tests/cli/html_render_check.py" --colours "$T/t.png" 2f8f8f d9822b 999999 ||
+		fail "the metric tree's bars are not on the screenshot"
+	# a counting recording (stat -a -A -I 100): a group per interval and CPU, the per_msec
+	# bars on one scale, cpus_utilized not counted (no duration_time)
+	TM=$src/fixtures/metrics/tiny-metrics.json
+	if "$pmt" stat -a -A -I 100 -e task-clock,context-switches -o "$T/s.pmt" -- sleep 0.35 \
+		>/dev/null 2>&1; then
+		"$pmt" metrics "$T/s.pmt" --metrics "$TM" -M Software --csv >"$T/s.csv" 2>/dev/null
+		"$pmt" report "$T/s.pmt" --html "$T/s.html" --metrics "$TM" -M Software 2>/dev/null
+		[ $? = 2 ] || fail "report --html of the counting recording: want exit 2 (not counted)"
+		run_chromium --dump-dom "file://$T/s.html" >"$T/sdom.html" 2>"$T/chr.err" ||
+			fail "chromium --dump-dom of the counting page: $(tail -3 "$T/chr.err")"
+		python3 "$src/tests/cli/html_metric_check.py" "$T/sdom.html" "$T/s.csv" "$TM" ||
+			fail "the counting recording's metric tree"
+	else
+		echo "note: perf_event_open refused: the counting recording's tree is not checked"
+	fi
 	echo "ok: rendered ($(wc -c <"$T/p.png") bytes of PNG), no request outside the page"
 	exit 0
 fi

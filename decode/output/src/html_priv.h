@@ -76,6 +76,10 @@ struct pmt_html {
 	size_t nmetric, metric_cap;
 };
 
+/* s escaped as HTML text or attribute value, at most max bytes (0: all) */
+void html_esc(struct pmt_out *o, const char *s, size_t max);
+/* the Metrics section: the metric tree as an SVG chart (html_metrics.c) */
+void html_metrics(struct pmt_html *h, struct pmt_out *o);
 int html_write_page(struct pmt_html *h, struct pmt_out *out, const struct pmt_spe_rec_stats *st,
 		    uint32_t enabled);
 

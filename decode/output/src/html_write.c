@@ -26,6 +26,8 @@ static const char style[] =
 	".bar{fill:#4a7fb5}.bar.k{fill:#b5694a}.mem{fill:#5a9e6f}.tlb{fill:#8e6fb5}"
 	".lat{fill:#c9913a}.cpu{fill:#4a7fb5;stroke:none}.loss{fill:#d62728;opacity:.75}"
 	".grid{stroke:#ddd}\n"
+	".mbar{fill:#2f8f8f}.mtrack{fill:#eef2f2}.rlm{fill:#d9822b}.rld{fill:#999}"
+	".mlink{stroke:#aaa;fill:none}svg text.mgroup{font-weight:bold}\n"
 	"details{margin:.3em 0}summary{cursor:pointer;font-weight:600}\n"
 	".warn{color:#a00}.note{color:#555;font-style:italic}\n";
 
@@ -58,6 +60,11 @@ static void esc(struct pmt_out *o, const char *s, size_t max)
 	}
 	if (cut < n)
 		pmt_out_str(o, "&#8230;");
+}
+
+void html_esc(struct pmt_out *o, const char *s, size_t max)
+{
+	esc(o, s, max);
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -414,74 +421,6 @@ static void timeline(struct pmt_html *h, struct pmt_out *o)
 		       (double)span / 1e9);
 }
 
-/* TPEBS: the metric tree with the retire latencies its values used */
-/* a metric's or an :R event's latencies: data attributes, then the last two cells */
-static void retlat_attrs(struct pmt_out *o, double measured, double dflt)
-{
-	if (!isnan(measured))
-		pmt_out_printf(o, " data-retlat-measured=\"%.6g\"", measured);
-	if (!isnan(dflt))
-		pmt_out_printf(o, " data-retlat-default=\"%.6g\"", dflt);
-}
-
-static void retlat_cells(struct pmt_out *o, double measured, double dflt)
-{
-	pmt_out_str(o, "<td class=\"n\">");
-	if (!isnan(measured))
-		pmt_out_printf(o, "%.1f", measured);
-	pmt_out_str(o, "</td><td class=\"n\">");
-	if (!isnan(dflt))
-		pmt_out_printf(o, "%.1f", dflt);
-	pmt_out_str(o, "</td></tr>\n");
-}
-
-static void metrics(struct pmt_html *h, struct pmt_out *o)
-{
-	pmt_out_str(o, "<section id=\"metrics\">\n<h2>Metrics</h2>\n");
-	if (!h->nmetric) {
-		pmt_out_str(o, "<p class=\"note\" id=\"metrics-none\" data-metrics=\"0\">This trace "
-			       "carries no counter values or retire latencies (TPEBS): no metric "
-			       "rows.</p>\n</section>\n");
-		return;
-	}
-	pmt_out_printf(o, "<table data-metrics=\"%zu\"><tr><th>Interval, CPU</th><th>Metric</th><th class=\"n\">Value"
-		       "</th><th>Unit</th><th class=\"n\">Retire latency: measured</th>"
-		       "<th class=\"n\">default</th></tr>\n", h->nmetric);
-	for (size_t i = 0; i < h->nmetric; i++) {
-		const struct html_metric *m = &h->metric[i];
-
-		pmt_out_str(o, "<tr class=\"metric\" data-name=\"");
-		esc(o, m->name, 0);
-		pmt_out_printf(o, "\" data-value=\"%.6g\" data-depth=\"%u\"", m->value, m->depth);
-		retlat_attrs(o, m->measured, m->dflt);
-		pmt_out_str(o, "><td>");
-		esc(o, m->where, 0);
-		pmt_out_printf(o, "</td><td style=\"padding-left:%upx\">", 10 + 16 * m->depth);
-		esc(o, m->name, 0);
-		pmt_out_printf(o, "</td><td class=\"n\">%.4g</td><td>", m->value);
-		esc(o, m->unit, 0);
-		pmt_out_str(o, "</td>");
-		retlat_cells(o, m->measured, m->dflt);
-		/* several :R events: each one's latencies on a line of its own, named */
-		for (size_t k = 0; m->nrl > 1 && k < m->nrl; k++) {
-			const struct pmt_html_retlat *r = &m->rl[k];
-
-			pmt_out_str(o, "<tr class=\"retlat\" data-metric=\"");
-			esc(o, m->name, 0);
-			pmt_out_str(o, "\" data-event=\"");
-			esc(o, r->event, 0);
-			pmt_out_str(o, "\"");
-			retlat_attrs(o, r->measured, r->dflt);
-			pmt_out_printf(o, "><td></td><td style=\"padding-left:%upx\">",
-				       26 + 16 * m->depth);
-			esc(o, r->event, 0);
-			pmt_out_str(o, "</td><td></td><td></td>");
-			retlat_cells(o, r->measured, r->dflt);
-		}
-	}
-	pmt_out_str(o, "</table>\n</section>\n");
-}
-
 int html_write_page(struct pmt_html *h, struct pmt_out *o, const struct pmt_spe_rec_stats *st,
 		    uint32_t enabled)
 {
@@ -491,7 +430,7 @@ int html_write_page(struct pmt_html *h, struct pmt_out *o, const struct pmt_spe_
 	latency(h, o);
 	PMT_FORWARD_IF_ERROR(memory(h, o));
 	timeline(h, o);
-	metrics(h, o);
+	html_metrics(h, o);
 	pmt_out_printf(o, "<p class=\"meta\">Written by %s.</p>\n</body>\n</html>\n",
 		       pmt_version());
 	return o->err;

@@ -189,8 +189,29 @@ static void test_metrics_hook(void **state)
 	html = close_page(&p);
 	assert_non_null(strstr(html, "data-metrics=\"2\""));
 	assert_non_null(strstr(html, "data-name=\"tma_&lt;retiring&gt;\" data-value=\"25.1\""));
-	assert_non_null(strstr(html, "<td class=\"n\">12.5</td><td class=\"n\">10.0</td>"));
+	/* the tree: the child's connector starts under its parent's row (y 24, the first
+	 * after the legend; the parent's retire-latency line between them) */
+	assert_non_null(strstr(html, "<svg class=\"chart mtree\" data-metrics=\"2\""));
+	assert_non_null(strstr(html, "<text class=\"mrl\" x=\"768\" y=\"56\">measured 12.5 / "
+				     "default 10.0</text>"));
+	assert_non_null(strstr(html, "<path class=\"mlink\" d=\"M12 41V70H24\"/>"));
+	/* 25.1 % of the 330-unit track */
+	assert_non_null(strstr(html, "<rect class=\"mbar\" x=\"430\" y=\"28\" width=\"82.8\""));
 	free(html);
+	/* no retire latency anywhere (a counting recording): no latency legend or bar */
+	{
+		struct pmt_html_metric c = { .name = "cs_per_msec", .unit = "per_msec",
+					     .value = 2.5, .retlat_measured = NAN,
+					     .retlat_default = NAN, .where = "1.000 CPU0" };
+
+		open_page(&p, "t");
+		assert_int_equal(pmt_html_add_metric(p.h, &c), 0);
+		html = close_page(&p);
+		assert_non_null(strstr(html, "<text class=\"mgroup\" x=\"4\" y=\"38\">1.000 CPU0"));
+		assert_null(strstr(html, "class=\"rlm\""));
+		assert_null(strstr(html, "retire latencies (TPEBS)"));
+		free(html);
+	}
 	/* two :R events: a line for each, named, with its own latencies; one: none */
 	{
 		const struct pmt_html_retlat rl[2] = { { "A.B:R", 12.5, 10 },
@@ -201,17 +222,21 @@ static void test_metrics_hook(void **state)
 		open_page(&p, "t");
 		assert_int_equal(pmt_html_add_metric(p.h, &m), 0);
 		html = close_page(&p);
-		assert_null(strstr(html, "class=\"retlat\""));
+		assert_non_null(strstr(html, "<g class=\"mretlat\" data-metric=\"tma_light\" "
+					     "data-event=\"A.B:R\""));
+		assert_null(strstr(html, "data-event=\"C.D:R\""));
 		free(html);
 		m.nr_retlat = 2;
 		open_page(&p, "t");
 		assert_int_equal(pmt_html_add_metric(p.h, &m), 0);
 		html = close_page(&p);
-		assert_non_null(strstr(html, "<tr class=\"retlat\" data-metric=\"tma_light\" "
+		assert_non_null(strstr(html, "<g class=\"mretlat\" data-metric=\"tma_light\" "
 					     "data-event=\"A.B:R\" data-retlat-measured=\"12.5\" "
 					     "data-retlat-default=\"10\">"));
-		assert_non_null(strstr(html, "<tr class=\"retlat\" data-metric=\"tma_light\" "
+		/* no measured latency: its bar is empty, the text says so */
+		assert_non_null(strstr(html, "<g class=\"mretlat\" data-metric=\"tma_light\" "
 					     "data-event=\"C.D:R\" data-retlat-default=\"58\">"));
+		assert_non_null(strstr(html, "measured - / default 58.0</text>"));
 		free(html);
 	}
 }

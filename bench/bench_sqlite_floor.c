@@ -1,0 +1,105 @@
+/* What SQLite alone costs for `export sqlite`'s samples table: N rows of its 27 columns
+ * (the schema from pmt_export_sqlite_schema(), values shaped like a SPE trace's: rising
+ * times, scattered addresses, the four short data-source texts) inserted with one prepared
+ * statement in one transaction under the export's pragmas, then its four indexes. No
+ * decoding and no pmutrace code per row: the floor an export through libsqlite3 cannot go
+ * under. Prints CPU seconds (user + sys) of the load and of the indexes.
+ *   bench_sqlite_floor DB [ROWS]   (DB is overwritten; default 1000000 rows) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "pmutrace/export.h"
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static void check(int rc, sqlite3 *db, const char *what)
+{
+	if (rc != SQLITE_OK && rc != SQLITE_DONE) {
+		fprintf(stderr, "%s: %s\n", what, sqlite3_errmsg(db));
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const texts[][4] = { { "LOAD", "L1 hit", "N/A", "L1 or L2 hit" },
+						{ "STORE", "L2 hit", "N/A", "L1 or L2 miss" },
+						{ "LOAD", "RAM hit", "N/A", "Walker hit" } };
+	long rows = argc > 2 ? atol(argv[2]) : 1000000;
+	const char *schema = pmt_export_sqlite_schema();
+	const char *indexes = strstr(schema, "CREATE INDEX");
+	char *tables;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	uint64_t lcg = 1;
+	double t0, t1, t2;
+
+	if (argc < 2 || !indexes) {
+		fprintf(stderr, "usage: bench_sqlite_floor DB [ROWS]\n");
+		return 129;
+	}
+	tables = strndup(schema, (size_t)(indexes - schema));
+	unlink(argv[1]);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+	check(sqlite3_open(argv[1], &db), db, "open");
+	check(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+			   "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
+			   "PRAGMA temp_store=MEMORY", NULL, NULL, NULL), db, "pragmas");
+	check(sqlite3_exec(db, tables, NULL, NULL, NULL), db, "schema");
+	check(sqlite3_prepare_v3(db, "INSERT INTO samples VALUES (NULL,1,?,?,?,?,?,?,?,?,?,?,?,?,"
+				 "?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, SQLITE_PREPARE_PERSISTENT,
+				 &st, NULL), db, "prepare");
+	t0 = cpu_seconds();
+	check(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), db, "BEGIN");
+	for (long i = 0; i < rows; i++) {
+		const char *const *t = texts[i % 3];
+
+		lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+		sqlite3_bind_int(st, 1, (int)(i % 3));                       /* event_id */
+		sqlite3_bind_int(st, 2, (int)(i & 3));                       /* cpu */
+		sqlite3_bind_int(st, 3, 1000);                               /* pid */
+		sqlite3_bind_int(st, 4, 1001);                               /* tid */
+		sqlite3_bind_int64(st, 5, 1000000000LL + i * 400);            /* time */
+		sqlite3_bind_int64(st, 6, 0x400000 + (int64_t)(lcg >> 44));   /* ip */
+		sqlite3_bind_int64(st, 7, 0xffff000000LL + (int64_t)(lcg >> 20)); /* addr */
+		sqlite3_bind_int64(st, 8, (int64_t)(lcg >> 28));              /* phys_addr */
+		sqlite3_bind_int(st, 9, 1);                                  /* period */
+		sqlite3_bind_int(st, 10, (int)(lcg >> 58) + 4);              /* weight */
+		sqlite3_bind_int(st, 11, (int)(lcg >> 59) + 2);              /* issue_lat */
+		sqlite3_bind_int(st, 12, (int)(lcg >> 60));                  /* xlat_lat */
+		sqlite3_bind_int64(st, 13, 0x68100142LL);                    /* data_src */
+		for (int k = 0; k < 4; k++)                                  /* mem_* */
+			sqlite3_bind_text(st, 14 + k, t[k], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 18, "LD", 2, SQLITE_STATIC);           /* op */
+		sqlite3_bind_int(st, 19, 0x10);                              /* op_bits */
+		sqlite3_bind_int(st, 20, 0);                                 /* flags */
+		sqlite3_bind_int64(st, 21, i * 64);                           /* aux_offset */
+		for (int k = 22; k <= 25; k++)                               /* no symbols */
+			sqlite3_bind_null(st, k);
+		check(sqlite3_step(st), db, "INSERT");
+		sqlite3_reset(st);
+	}
+	check(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), db, "COMMIT");
+	t1 = cpu_seconds();
+	check(sqlite3_exec(db, indexes, NULL, NULL, NULL), db, "indexes");
+	t2 = cpu_seconds();
+	printf("%ld rows: load %.2f s CPU (%.0f rows/s), indexes %.2f s CPU, total %.2f s\n", rows,
+	       t1 - t0, (double)rows / (t1 - t0), t2 - t1, t2 - t0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(tables);
+	return 0;
+}
