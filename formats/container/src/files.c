@@ -5,6 +5,8 @@
 
 #include "pmutrace/container.h"
 
+#include "frame_sizes.h"
+
 #define ZSTD_MAGIC 0xFD2FB528u
 #define SKIP_FILE 0x184D2A52u
 
@@ -34,11 +36,13 @@ int pmt_ctr_files(const void *buf, size_t len,
 		  int (*fn)(const struct pmt_ctr_file *f, void *ctx), void *ctx)
 {
 	const uint8_t *b = buf;
+	struct ctr_sizes sizes;
 	size_t pos = 0;
 	int count = 0;
 
 	if (!pmt_ctr_is_container(buf, len))
 		return -PMT_EFORMAT;
+	ctr_sizes_init(&sizes, b, len);
 	while (len - pos >= 8) {
 		uint32_t magic = pmt_le32(b + pos);
 
@@ -57,7 +61,7 @@ int pmt_ctr_files(const void *buf, size_t len,
 			}
 			pos += 8 + n;
 		} else if (magic == ZSTD_MAGIC) {
-			size_t c = ZSTD_findFrameCompressedSize(b + pos, len - pos);
+			size_t c = ctr_frame_size(&sizes, b, len, pos);
 
 			if (ZSTD_isError(c))
 				break; /* damaged or cut: the reader reports it; files stop here */

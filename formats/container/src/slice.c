@@ -10,6 +10,7 @@
 
 #include "columns.h"
 #include "frame_info.h"
+#include "frame_sizes.h"
 #include "reader.h"
 
 typedef int (*walk_fn)(void *ctx, size_t at, size_t size, const struct pmt_ctr_frame_info *fi);
@@ -19,6 +20,9 @@ typedef int (*walk_fn)(void *ctx, size_t at, size_t size, const struct pmt_ctr_f
  * none. Returns fn's negative value, 1 when damage or a cut stops the walk, else 0. */
 static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx, size_t *index)
 {
+	struct ctr_sizes sizes;
+
+	ctr_sizes_init(&sizes, b, len);
 	if (index)
 		*index = 0;
 	while (pos < len) {
@@ -49,7 +53,7 @@ static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx,
 		}
 		if (magic != ZSTD_MAGIC)
 			return 1;
-		size = ZSTD_findFrameCompressedSize(b + pos, left);
+		size = ctr_frame_size(&sizes, b, len, pos);
 		if (ZSTD_isError(size))
 			return 1;
 		rc = fn(ctx, pos, size, NULL);

@@ -17,33 +17,13 @@
 #include "pmutrace/common.h"
 #include "pmutrace/container.h"
 
+#include "ctr_test_util.h"
+
 #define NREC 3000
-#define REC 96
 
 static uint8_t *make(size_t *len)
 {
-	struct pmt_ctr_writer_opts o = { .sz = sizeof(o), .level = 1, .frame_size = 4096,
-					 .threads = 1 };
-	struct pmt_diag d = PMT_DIAG_INIT;
-	struct pmt_ctr_writer *w;
-	char *buf = NULL;
-	FILE *fp = open_memstream(&buf, len);
-	uint8_t r[REC];
-
-	assert_non_null(fp);
-	assert_int_equal(pmt_ctr_writer_new(fp, &o, &w, &d), 0);
-	for (unsigned i = 0; i < NREC; i++) {
-		/* perf's record header: FINISHED_ROUND-sized records of an unknown type */
-		memset(r, 0, sizeof(r));
-		pmt_put_le32(r, 0x4000 | (i % 7));
-		r[6] = REC;
-		for (unsigned k = 8; k < REC; k++)
-			r[k] = (uint8_t)(i * 31 + k * (i % 5));
-		assert_int_equal(pmt_ctr_write(w, r, sizeof(r)), 0);
-	}
-	assert_int_equal(pmt_ctr_writer_close(w, &d), 0);
-	assert_int_equal(fclose(fp), 0);
-	return (uint8_t *)buf;
+	return ctr_test_make(len, NREC, 31, 5, 1, NULL);
 }
 
 /* One reader's answers, as text: a line per call. */

@@ -115,7 +115,9 @@ PMT_API int pmt_ctr_add_elf_symbols(struct pmt_ctr_writer *w, struct pmt_ctr_fil
 				    const void *elf, size_t len, uint64_t *stored,
 				    struct pmt_diag *diag);
 /* Call fn for every embedded file of a container in memory, in file order; fn < 0 stops.
- * Damaged or cut frames end the walk. Returns the count, or fn's value. */
+ * Data frames are passed over by the sizes of the file's index (each checked against the
+ * next frame's start), else by zstd's walk of their blocks; damage that neither passes
+ * ends the walk. Returns the count, or fn's value. */
 PMT_API int pmt_ctr_files(const void *buf, size_t len,
 			  int (*fn)(const struct pmt_ctr_file *f, void *ctx), void *ctx);
 /* The bytes of an embedded file (malloc'd, *len = f->size): 0, -PMT_ECORRUPT (does not

@@ -1,0 +1,46 @@
+/* What the container tests share: a container in memory of records of perf's header shape.
+ * Included by tests/unit/perfdata/test_ctr_*.c (after cmocka.h). */
+#ifndef PMT_TEST_CTR_UTIL_H
+#define PMT_TEST_CTR_UTIL_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/container.h"
+
+#define CTR_TEST_REC 96
+
+/* nrec records of unknown types (0x4000 + i % 7), CTR_TEST_REC bytes each, payload byte k
+ * of record i = i * mul + k * (i % mod); before record i, between(w, i) (may be NULL) may
+ * add what it likes. The writer's opts: level 1, 4 KiB frames, the given threads. */
+static inline uint8_t *ctr_test_make(size_t *len, unsigned nrec, unsigned mul, unsigned mod,
+				     unsigned threads,
+				     void (*between)(struct pmt_ctr_writer *w, unsigned i))
+{
+	struct pmt_ctr_writer_opts o = { .sz = sizeof(o), .level = 1, .frame_size = 4096,
+					 .threads = threads };
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_ctr_writer *w;
+	char *buf = NULL;
+	FILE *fp = open_memstream(&buf, len);
+	uint8_t r[CTR_TEST_REC];
+
+	assert_non_null(fp);
+	assert_int_equal(pmt_ctr_writer_new(fp, &o, &w, &d), 0);
+	for (unsigned i = 0; i < nrec; i++) {
+		if (between)
+			between(w, i);
+		/* perf's record header: FINISHED_ROUND-sized records of an unknown type */
+		memset(r, 0, sizeof(r));
+		pmt_put_le32(r, 0x4000 | (i % 7));
+		r[6] = CTR_TEST_REC;
+		for (unsigned k = 8; k < CTR_TEST_REC; k++)
+			r[k] = (uint8_t)(i * mul + k * (i % mod));
+		assert_int_equal(pmt_ctr_write(w, r, sizeof(r)), 0);
+	}
+	assert_int_equal(pmt_ctr_writer_close(w, &d), 0);
+	assert_int_equal(fclose(fp), 0);
+	return (uint8_t *)buf;
+}
+#endif
