@@ -7,6 +7,7 @@
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
 
+#include "callgraph.h"
 #include "hist_priv.h"
 #include "hist_table.h"
 
@@ -71,10 +72,15 @@ static int cmp_keys(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* an event's entries: period down, then the keys' order (the rank) */
+/* an event's entries: period down (Children's, then Self's with --children), then the
+ * keys' order (the rank) */
 struct ranked {
 	uint64_t period;
+	uint64_t self;
+	int64_t depth;          /* with --children: the caller first among equal periods */
+	int32_t tid;
 	uint32_t rank;
+	bool chains;
 	struct hent *e;
 };
 
@@ -84,6 +90,12 @@ static int cmp_ranked(const void *pa, const void *pb)
 
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
+	/* perf's __hpp__sort_acc: entries of one thread with call graphs, by the depth of
+	 * their deepest chain */
+	if (a->chains && b->chains && a->tid == b->tid && a->depth != b->depth)
+		return a->depth > b->depth ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
@@ -119,6 +131,8 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 			break;
 		}
 		p = put_str(p, e->sym, end);
+		if (e->inlined)
+			p = put_str(p, " (inlined)", end);
 		if (e->object)
 			p += snprintf(p, (size_t)(end - p) + 1, "+0x%" PRIx64,
 				      hent_ev_seen(h, e, ev)->objoff);
@@ -201,7 +215,8 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	/* perf report's children column: SPE's synthetic samples have it when they are the
 	 * trace's only samples (checked with perf 6.1 and 7.3), samples without a callchain
 	 * not */
-	const bool children = ev < PMT_SPE_SE_COUNT && !pmt_trace_has_own_samples(h->slots.meta);
+	const bool spe_children = ev < PMT_SPE_SE_COUNT && !pmt_trace_has_own_samples(h->slots.meta);
+	const bool children = spe_children || (h->cg && h->cg->children);
 
 	if (nr > 1000) {
 		nr /= 1000;
@@ -240,12 +255,20 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	}
 	pmt_out_str(out, "\n#\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct hent_ev *x = hent_ev(h, v[i], ev);
+		uint32_t xi = hent_ev_at(h, v[i], ev);
+		const struct hent_ev *x = &h->ev[xi];
+		const struct cg_ev *cx = cg_ev_of(h->cg, xi);
 		uint64_t p = h->mem_mode ? x->weight : x->period;
 		char pb[40];
 		const char *pt = pb;
 
-		if (h->mem_mode) {
+		if (h->cg && h->cg->children) {
+			uint64_t acc = cx ? cx->acc_period : 0;
+
+			snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%",
+				 total ? 100.0 * (double)acc / (double)total : 0,
+				 total ? 100.0 * (double)p / (double)total : 0);
+		} else if (h->mem_mode) {
 			double pct = total ? 100.0 * (double)p / (double)total : 0;
 
 			snprintf(pb, sizeof(pb), "  %7.2f%%  %12u", pct, x->nr);
@@ -285,6 +308,9 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 			}
 		}
 		pmt_out_char(out, '\n');
+		if (h->cg)
+			cg_print(h->cg, cx, total,
+				 h->cg->children ? (cx ? cx->acc_period : 0) : p, out);
 	}
 	pmt_out_str(out, "\n\n");
 }
@@ -353,11 +379,25 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 		if (!h->nr_samples[ev])
 			continue;
 		for (size_t i = 0; i < n; i++) {
-			const struct hent_ev *x = hent_ev(h, v[i], ev);
+			uint32_t xi = hent_ev_at(h, v[i], ev);
+			const struct hent_ev *x = &h->ev[xi];
+			const struct cg_ev *c = cg_ev_of(h->cg, xi);
+			struct ranked *q = &r[m];
 
-			if (x->nr)
-				r[m++] = (struct ranked){ h->mem_mode ? x->weight : x->period,
-							  v[i]->rank, v[i] };
+			if (!x->nr && !(c && c->acc_period))
+				continue;
+			*q = (struct ranked){ .period = h->mem_mode ? x->weight : x->period,
+					      .rank = v[i]->rank, .e = v[i] };
+			if (h->cg && h->cg->children) {
+				q->self = q->period;
+				q->period = c ? c->acc_period : 0;
+				q->chains = h->cg->mode != CG_NONE && c;
+				q->tid = c ? c->tid : 0;
+				q->depth = c ? c->max_depth : 0;
+				if (h->cg->order == CG_CALLEE)
+					q->depth = -q->depth;
+			}
+			m++;
 		}
 		qsort(r, m, sizeof(*r), cmp_ranked);
 		for (size_t i = 0; i < m; i++)

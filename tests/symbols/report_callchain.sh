@@ -1,0 +1,99 @@
+#!/bin/sh
+# report on call-chain recordings (perf record -g): the Children and Self columns, the
+# cumulative entries of the chains' callers (inlined functions included, perf 7.3) and the
+# call graph below each entry, byte for byte as perf report --stdio prints them: perf 7.3
+# and, with --perf-compat=6.1, perf 6.1 (no inlined frames), for the fixture
+# fixtures/symbols/callchain.c recorded by perf 6.1 in file and pipe mode (a pipe: no
+# Children, perf decides before it knows the events), pmutrace record -g's own container
+# (read by perf through zstd -dc) and a chain through the vdso; with -g none, caller,
+# callee, a threshold, -G, --no-children, --sort sym / comm / dso,sym. perf's closing
+# tip (random) is dropped from its output.
+#   report_callchain.sh PMUTRACE SOURCE_DIR [PERF73]
+set -eu
+P=$1
+SRC=$2
+PERF73=${3:-}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v perf >/dev/null || { echo "SKIP: no perf 6.1"; exit 77; }
+[ -x "$PERF73" ] || { echo "SKIP: no perf 7.3"; exit 77; }
+rc=0
+sh "$SRC/fixtures/symbols/build.sh" x86_64 "$T/fx" >/dev/null || rc=$?
+[ $rc = 77 ] && { echo "SKIP: no compiler"; exit 77; }
+[ $rc = 0 ] || fail "fixture build"
+perf record -q -g -e cpu-clock:u -c 200000 -o "$T/cc.data" "$T/fx/callchain" 3000000 \
+	>/dev/null 2>&1 || { echo "SKIP: perf record -g cannot record here"; exit 77; }
+perf record -q -g -e cpu-clock:u -c 200000 -o - "$T/fx/callchain" 1000000 \
+	>"$T/cc.pipe" 2>/dev/null || fail "perf record -g -o - failed where -o FILE worked"
+
+untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
+checked=0
+# same LABEL PERF INPUT(for perf, "-" reads $T/in) PMUTRACE_INPUT COMPAT ARGS...
+same() {
+	label=$1 perf=$2 pin=$3 min=$4 compat=$5
+	shift 5
+	if [ "$pin" = - ]; then
+		"$perf" report --stdio -i - "$@" <"$T/in" 2>/dev/null | untip >"$T/theirs"
+	else
+		"$perf" report --stdio -i "$pin" "$@" 2>/dev/null | untip >"$T/theirs"
+	fi
+	"$P" report ${compat:+"$compat"} "$min" "$@" >"$T/ours" || fail "$label: pmutrace report $* failed"
+	cmp -s "$T/theirs" "$T/ours" || {
+		echo "FAIL: $label report $* differs (perf < > pmutrace)"
+		diff "$T/theirs" "$T/ours" | head -20
+		exit 1
+	}
+	checked=$((checked + 1))
+}
+
+"$PERF73" report --stdio -i "$T/cc.data" 2>/dev/null >"$T/p"
+grep -q 'mix_in (inlined)' "$T/p" || fail "perf 7.3 shows no inlined caller: the fixture lost its inlining"
+grep -q '^# Children      Self' "$T/p" || fail "perf 7.3 shows no Children column"
+for args in "" "--no-children" "-g none" "-g caller" "-g callee" "-g graph,5" \
+	"--call-graph=callee,0.01" "-G" "--no-children -G" "--sort sym" "--sort comm" \
+	"--sort dso,sym" "--sort sym -g callee" "--no-children --sort dso"; do
+	# shellcheck disable=SC2086
+	same "perf 7.3" "$PERF73" "$T/cc.data" "$T/cc.data" "" $args
+done
+for args in "" "--no-children" "--children" "-g callee" "--sort sym"; do
+	# shellcheck disable=SC2086
+	same "perf 7.3 (pipe)" "$PERF73" "$T/cc.pipe" "$T/cc.pipe" "" $args
+done
+for in in "$T/cc.data" "$T/cc.pipe"; do
+	for args in "" "--no-children" "-g callee" "--sort sym" "--sort comm"; do
+		# shellcheck disable=SC2086
+		same "perf 6.1" perf "$in" "$in" --perf-compat=6.1 $args
+	done
+done
+
+# pmutrace's own container, which perf reads as the pipe it holds
+if command -v zstd >/dev/null 2>&1; then
+	"$P" record -q --no-bundle -g -e cpu-clock:u -c 200000 -o "$T/own.pmt" -- \
+		"$T/fx/callchain" 1000000 || fail "pmutrace record -g failed where perf record -g worked"
+	zstd -dc "$T/own.pmt" >"$T/in"
+	for args in "" "--no-children" "-G" "--sort sym"; do
+		# shellcheck disable=SC2086
+		same "perf 7.3 (pmutrace record -g)" "$PERF73" - "$T/own.pmt" "" $args
+	done
+	same "perf 6.1 (pmutrace record -g)" perf - "$T/own.pmt" --perf-compat=6.1
+fi
+
+# chains through the vdso, named from the image in perf's build-id cache
+if perf record -q -g -e cpu-clock:u -c 200000 -o "$T/vdso.data" "$T/fx/vdso_clock" 2000000 \
+	>/dev/null 2>&1; then
+	for args in "" "--no-children"; do
+		# shellcheck disable=SC2086
+		same "perf 7.3 (vdso)" "$PERF73" "$T/vdso.data" "$T/vdso.data" "" $args
+	done
+fi
+
+# what is not done is refused, not printed differently
+for bad in "-g flat" "-g folded" "-g fractal" "-g caller,0.5,5" "--call-graph=bogus"; do
+	# shellcheck disable=SC2086
+	if "$P" report "$T/cc.data" $bad >/dev/null 2>"$T/err"; then
+		fail "report $bad was accepted"
+	fi
+	grep -q -- '-g' "$T/err" || fail "report $bad: the error does not name -g: $(cat "$T/err")"
+done
+echo "OK: report of call-chain recordings equals perf's in $checked comparisons"
