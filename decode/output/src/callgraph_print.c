@@ -4,6 +4,7 @@
  * branch and where no chain ends into one node: runs are taken from the trie here. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
@@ -22,8 +23,38 @@ struct kids {
 	size_t n;
 };
 
-/* the children of trie node n at or above min_hit, the most hit first (perf's
- * rb_insert_callchain: an equal one goes after, in the order they were added) */
+/* perf's match_chain() of two frames (util/callchain.c): inlined functions by name, other
+ * symbols by file and start, frames without one by file and address; the file's order is
+ * its object's address in memory, taken here as the order of the pmt_symbols' files */
+static int frame_cmp(const struct cg *g, uint32_t a, uint32_t b)
+{
+	const struct cg_frame *x = cg_frame(g, a), *y = cg_frame(g, b);
+	uint64_t u, v;
+
+	if (x->loc.sym && y->loc.sym && (x->inlined || y->inlined)) {
+		int c = strcmp(x->loc.sym, y->loc.sym);
+
+		if (c)
+			return c;
+	}
+	if ((uintptr_t)x->loc.dso_id != (uintptr_t)y->loc.dso_id)
+		return (uintptr_t)x->loc.dso_id < (uintptr_t)y->loc.dso_id ? -1 : 1;
+	u = x->loc.sym && y->loc.sym ? x->loc.sym_start : x->ip;
+	v = x->loc.sym && y->loc.sym ? y->loc.sym_start : y->ip;
+	return u < v ? -1 : u > v;
+}
+
+/* a child goes before another: more hit, or as much and perf's insertion order (its
+ * rb_root_in walked in order, which puts a greater frame first, then
+ * rb_insert_callchain's equal ones after) */
+static bool kid_before(const struct cg *g, uint32_t a, uint32_t b)
+{
+	if (g->nodes[a].cumul != g->nodes[b].cumul)
+		return g->nodes[a].cumul > g->nodes[b].cumul;
+	return frame_cmp(g, g->nodes[a].frame, g->nodes[b].frame) > 0;
+}
+
+/* the children of trie node n at or above min_hit, in perf's printing order */
 static int sorted_kids(const struct cg *g, uint32_t n, uint64_t min_hit, struct kids *k)
 {
 	size_t cap = 0;
@@ -42,7 +73,7 @@ static int sorted_kids(const struct cg *g, uint32_t n, uint64_t min_hit, struct 
 
 		if (g->nodes[c].cumul < min_hit)
 			continue;
-		for (j = k->n; j > 0 && g->nodes[k->v[j - 1]].cumul < g->nodes[c].cumul; j--)
+		for (j = k->n; j > 0 && kid_before(g, c, k->v[j - 1]); j--)
 			k->v[j] = k->v[j - 1];
 		k->v[j] = c;
 		k->n++;

@@ -10,9 +10,15 @@
 #include "pmutrace/output.h"
 #include "callgraph.h"
 
-/* PERF_CONTEXT_MAX: entries at or above it mark where kernel, user or guest frames begin */
+/* PERF_CONTEXT_MAX: entries at or above it mark where kernel, user or guest frames begin;
+ * perf report takes the hypervisor's, the kernel's and the user's (add_callchain_ip) */
 #define CONTEXT_MAX ((uint64_t)-4095)
+#define CONTEXT_HV ((uint64_t)-32)
+#define CONTEXT_KERNEL ((uint64_t)-128)
+#define CONTEXT_USER ((uint64_t)-512)
 #define INLINE_MAX 64
+/* perf report's --max-stack default (PERF_MAX_STACK_DEPTH): the chain's first entries */
+#define MAX_STACK 127
 
 int cg_new(struct cg **out)
 {
@@ -183,14 +189,19 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 	struct pmt_inline_frame fr[INLINE_MAX];
 	size_t n = 0;
 
-	for (uint64_t i = 0; cc && i < cc->nr; i++) {
+	for (uint64_t i = 0; cc && i < cc->nr && i < MAX_STACK; i++) {
 		uint64_t ip = cc->ips[i];
 		struct pmt_sym_loc loc;
 		uint32_t id;
 		int ni = 0;
 
-		if (ip >= CONTEXT_MAX)
+		if (ip >= CONTEXT_MAX) {
+			/* any other context: perf takes the chain for corrupt and drops it
+			 * whole, the sample stays */
+			if (ip != CONTEXT_HV && ip != CONTEXT_KERNEL && ip != CONTEXT_USER)
+				return 0;
 			continue;
+		}
 		memset(&loc, 0, sizeof(loc));
 		pmt_symbols_resolve(syms, s->pid, ip, s->time, &loc);
 		/* perf 7.3 adds the functions inlined at the address, innermost first

@@ -232,8 +232,12 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 		k->sym = loc.sym;
 		k->dso_id = loc.dso_id;
 		k->dso = loc.dso_short;
-		k->kernel = loc.kernel;
-		k->ip = loc.map_ip;
+		/* a frame outside every map keeps the sample's level (perf's
+		 * fill_callchain_info leaves the sample's cpumode) */
+		k->kernel = frame && !loc.dso ? h->cg->self_kernel : loc.kernel;
+		/* a caller's frame without a symbol keeps its address (perf's
+		 * fill_callchain_info), not the address in its file a sample's entry has */
+		k->ip = frame && !loc.sym ? frame->ip : loc.map_ip;
 		/* perf prints an object's offset as the map-relative ip minus the object's
 		 * start unmapped to a virtual address (map start - pgoff added): a quirk kept
 		 * (sort.c _hist_entry__sym_snprintf) */
@@ -397,6 +401,7 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 
 	if (n < 0)
 		return n;
+	g->self_kernel = h->e[h->last_slot].kernel;
 	x = cg_ev_at(g, self_ev);
 	if (!x || seen_add(g, &nseen, h->e[h->last_slot].seq) < 0)
 		return -PMT_ENOMEM;
