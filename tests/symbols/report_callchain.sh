@@ -6,7 +6,8 @@
 # fixtures/symbols/callchain.c recorded by perf 6.1 in file and pipe mode (a pipe: no
 # Children, perf decides before it knows the events), pmutrace record -g's own container
 # (read by perf through zstd -dc) and a chain through the vdso; with -g none, caller,
-# callee, a threshold, -G, --no-children, --sort sym / comm / dso,sym. perf's closing
+# callee, a threshold, -G, --no-children, --sort sym / comm / dso,sym; kernel callers.
+# perf's closing
 # tip (random) is dropped from its output.
 #   report_callchain.sh PMUTRACE SOURCE_DIR [PERF73]
 set -eu
@@ -86,6 +87,22 @@ if perf record -q -g -e cpu-clock:u -c 200000 -o "$T/vdso.data" "$T/fx/vdso_cloc
 		# shellcheck disable=SC2086
 		same "perf 7.3 (vdso)" "$PERF73" "$T/vdso.data" "$T/vdso.data" "" $args
 	done
+fi
+
+# kernel and user frames (where this machine lets perf record the kernel): perf 7.3 makes
+# the entries of kernel callers [.], perf 6.1 [k]
+if perf record -q -g -e cpu-clock -c 20000 -o "$T/k.data" "$T/fx/callchain" 1000000 \
+	>/dev/null 2>&1; then
+	if "$PERF73" report --stdio -i "$T/k.data" -g none 2>/dev/null | grep -q 'kernel.kallsyms'; then
+		for args in "" "--sort sym" "--no-children"; do
+			# shellcheck disable=SC2086
+			same "perf 7.3 (kernel)" "$PERF73" "$T/k.data" "$T/k.data" "" $args
+			# shellcheck disable=SC2086
+			same "perf 6.1 (kernel)" perf "$T/k.data" "$T/k.data" --perf-compat=6.1 $args
+		done
+	else
+		echo "note: no kernel samples here: kernel part skipped"
+	fi
 fi
 
 # what is not done is refused, not printed differently

@@ -175,7 +175,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 {
 	if ((keys & (1u << KEY_SYM)) &&
-	    (a->sym_id != b->sym_id || a->kernel != b->kernel || (!a->sym_id && a->ip != b->ip)))
+	    (a->sym_id != b->sym_id || (!a->sym_id && a->ip != b->ip)))
 		return 0;
 	if ((keys & (1u << KEY_DSO)) && a->dso_id != b->dso_id)
 		return 0;
@@ -232,9 +232,14 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 		k->sym = loc.sym;
 		k->dso_id = loc.dso_id;
 		k->dso = loc.dso_short;
-		/* a frame outside every map keeps the sample's level (perf's
-		 * fill_callchain_info leaves the sample's cpumode) */
-		k->kernel = frame && !loc.dso ? h->cg->self_kernel : loc.kernel;
+		/* the level is not a part of perf's sym key: an entry shows the level it was
+		 * made with. A frame outside every map keeps the sample's (perf's
+		 * fill_callchain_info leaves the sample's cpumode); perf 7.3 makes every
+		 * other frame's entry a user one ([.]), the kernel's too, where perf 6.1
+		 * gave kernel frames [k] (both checked; the release between that changed it
+		 * is not pinned: taken as 7.0's) */
+		k->kernel = !frame ? loc.kernel : !loc.dso ? h->cg->self_kernel
+				  : h->compat >= 700 ? 0 : loc.kernel;
 		/* a caller's frame without a symbol keeps its address (perf's
 		 * fill_callchain_info), not the address in its file a sample's entry has */
 		k->ip = frame && !loc.sym ? frame->ip : loc.map_ip;
@@ -245,7 +250,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 		if (k->object)
 			k->objoff = loc.map_ip - (loc.sym_start + loc.map_start - loc.map_pgoff);
 		if (h->used_keys & (1u << KEY_SYM))
-			hv = mix(mix(mix(hv, (uintptr_t)k->sym_id), k->sym_id ? 0 : k->ip), k->kernel);
+			hv = mix(mix(hv, (uintptr_t)k->sym_id), k->sym_id ? 0 : k->ip);
 		if (h->used_keys & (1u << KEY_DSO))
 			hv = mix(hv, (uintptr_t)k->dso_id);
 	}
