@@ -54,7 +54,7 @@ struct cg {
 	bool skip_first_sym;    /* --sort starts with sym: the entry's own frame is not
 				 * printed again on a single chain */
 	int compat;
-	uint8_t self_kernel;    /* the sample being added: its own entry's level */
+	uint8_t level;          /* the level the next frame's entry takes (perf's al->level) */
 	struct cg_frame **blocks;
 	size_t nblocks, nframes;
 	uint32_t *tab;          /* intern table: frame index + 1 */

@@ -87,6 +87,7 @@ struct pmt_hist {
 	 * event is worked out once */
 	size_t last_slot;
 	uint8_t last_nosym;    /* the record's address had no symbol */
+	uint8_t last_kernel;   /* and its level */
 	uint64_t last_objoff, last_dsrc;
 	uint64_t last_ip, last_time;
 	int32_t last_pid, last_tid;

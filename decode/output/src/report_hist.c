@@ -233,13 +233,8 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 		k->dso_id = loc.dso_id;
 		k->dso = loc.dso_short;
 		/* the level is not a part of perf's sym key: an entry shows the level it was
-		 * made with. A frame outside every map keeps the sample's (perf's
-		 * fill_callchain_info leaves the sample's cpumode); perf 7.3 makes every
-		 * other frame's entry a user one ([.]), the kernel's too, where perf 6.1
-		 * gave kernel frames [k] (both checked; the release between that changed it
-		 * is not pinned: taken as 7.0's) */
-		k->kernel = !frame ? loc.kernel : !loc.dso ? h->cg->self_kernel
-				  : h->compat >= 700 ? 0 : loc.kernel;
+		 * made with (a frame's: add_chain) */
+		k->kernel = frame ? h->cg->level : loc.kernel;
 		/* a caller's frame without a symbol keeps its address (perf's
 		 * fill_callchain_info), not the address in its file a sample's entry has */
 		k->ip = frame && !loc.sym ? frame->ip : loc.map_ip;
@@ -406,7 +401,7 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 
 	if (n < 0)
 		return n;
-	g->self_kernel = h->e[h->last_slot].kernel;
+	g->level = h->last_kernel;
 	x = cg_ev_at(g, self_ev);
 	if (!x || seen_add(g, &nseen, h->e[h->last_slot].seq) < 0)
 		return -PMT_ENOMEM;
@@ -418,6 +413,14 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 		size_t at;
 		struct hent_ev *e;
 		int rc;
+
+		/* perf's fill_callchain_info sets the level of a frame in a map and leaves
+		 * the last one for a frame outside every map (the sample's for the first):
+		 * perf 7.3 makes every mapped frame's entry a user one ([.]), the kernel's
+		 * too, where perf 6.1 gave kernel frames [k] (both checked; the release
+		 * between that changed it is not pinned: taken as 7.0's) */
+		if (f->loc.dso)
+			g->level = h->compat >= 700 ? 0 : f->loc.kernel;
 
 		PMT_FORWARD_IF_ERROR(make_key(h, s, f, &k));
 		PMT_FORWARD_IF_ERROR(find_or_add(h, &k, &at));
@@ -455,6 +458,7 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		struct hent k;
 
 		rc = make_key(h, s, NULL, &k);
+		h->last_kernel = k.kernel;
 		h->last_nosym = !k.sym;
 		h->last_objoff = k.objoff;
 		h->last_dsrc = k.dsrc;

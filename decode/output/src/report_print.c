@@ -72,6 +72,12 @@ static int cmp_keys(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* the Children columns: perf's --children with call chains */
+static bool hist_children(const struct pmt_hist *h)
+{
+	return h->cg && h->cg->children;
+}
+
 /* an event's entries: period down (Children's, then Self's with --children), then the
  * keys' order (the rank) */
 struct ranked {
@@ -216,7 +222,7 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	 * trace's only samples (checked with perf 6.1 and 7.3), samples without a callchain
 	 * not */
 	const bool spe_children = ev < PMT_SPE_SE_COUNT && !pmt_trace_has_own_samples(h->slots.meta);
-	const bool children = spe_children || (h->cg && h->cg->children);
+	const bool children = spe_children || hist_children(h);
 
 	if (nr > 1000) {
 		nr /= 1000;
@@ -262,7 +268,7 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		char pb[40];
 		const char *pt = pb;
 
-		if (h->cg && h->cg->children) {
+		if (hist_children(h)) {
 			uint64_t acc = cx ? cx->acc_period : 0;
 
 			snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%",
@@ -388,7 +394,7 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 				continue;
 			*q = (struct ranked){ .period = h->mem_mode ? x->weight : x->period,
 					      .rank = v[i]->rank, .e = v[i] };
-			if (h->cg && h->cg->children) {
+			if (hist_children(h)) {
 				q->self = q->period;
 				q->period = c ? c->acc_period : 0;
 				q->chains = h->cg->mode != CG_NONE && c;
@@ -440,17 +446,26 @@ static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n
 			       h->nr_samples[ev], total);
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct hent_ev *x = hent_ev(h, v[i], ev);
+		uint32_t xi = hent_ev_at(h, v[i], ev);
+		const struct hent_ev *x = &h->ev[xi];
+		const struct cg_ev *cx = cg_ev_of(h->cg, xi);
+		uint64_t acc = cx ? cx->acc_period : 0;
 		double pct = total ? 100.0 * (double)x->period / (double)total : 0;
+		double acc_pct = total ? 100.0 * (double)acc / (double)total : 0;
 
 		if (json) {
 			pmt_out_printf(c->out, "%s{\"overhead\":%.4f,\"period\":%" PRIu64
 				       ",\"samples\":%u", i ? ",\n " : "\n ", pct, x->period, x->nr);
+			if (hist_children(h))
+				pmt_out_printf(c->out, ",\"children\":%.4f,\"children_period\":%" PRIu64,
+					       acc_pct, acc);
 			put_keys(h, v[i], ev, c->out, 1);
 			pmt_out_char(c->out, '}');
 		} else {
 			pmt_out_csv_str(c->out, name);
 			pmt_out_printf(c->out, ",%.4f,%" PRIu64 ",%u", pct, x->period, x->nr);
+			if (hist_children(h))
+				pmt_out_printf(c->out, ",%.4f,%" PRIu64, acc_pct, acc);
 			put_keys(h, v[i], ev, c->out, 0);
 			pmt_out_char(c->out, '\n');
 		}
@@ -517,12 +532,15 @@ int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 		return each_event(h, print_text, &c);
 	}
 	if (fmt == PMT_SINK_JSONL) {
-		pmt_out_printf(out, "{\"lost_samples\":%" PRIu64 ",\"sort\":[", lost_samples);
+		pmt_out_printf(out, "{\"lost_samples\":%" PRIu64 ",\"children\":%s,\"sort\":[",
+			       lost_samples, hist_children(h) ? "true" : "false");
 		for (unsigned k = 0; k < h->nkeys; k++)
 			pmt_out_printf(out, "%s\"%s\"", k ? "," : "", hist_key_names[h->keys[k]]);
 		pmt_out_str(out, "],\"events\":[");
 	} else {
-		pmt_out_str(out, "event,overhead,period,samples");
+		pmt_out_str(out, hist_children(h) ? "event,overhead,period,samples,children,"
+						    "children_period"
+						  : "event,overhead,period,samples");
 		for (unsigned k = 0; k < h->nkeys; k++)
 			pmt_out_printf(out, ",%s%s", hist_key_names[h->keys[k]],
 				       h->keys[k] == KEY_SYM ? ",kernel" : "");
