@@ -46,6 +46,13 @@ struct cg_ev {
 
 #define CG_FRAME_BLOCK 1024
 
+struct cg_ipent {
+	uint64_t ip;
+	int32_t pid;
+	uint32_t used;          /* 0: empty */
+	uint32_t off, n;        /* its frames in ipc_frames, innermost first */
+};
+
 struct cg {
 	enum cg_mode mode;
 	enum cg_order order;
@@ -63,6 +70,12 @@ struct cg {
 	size_t nnodes, node_cap;
 	struct cg_ev *ev;       /* parallel to the hist's hent_ev pool */
 	size_t ev_cap;
+	/* the frames of an address of a process, resolved once: libdw's inline walk per
+	 * chain entry and sample was most of the time */
+	struct cg_ipent *ipc;
+	size_t ipc_cap, ipc_n;
+	uint32_t *ipc_frames;   /* the cached frame lists */
+	size_t ipc_frames_n, ipc_frames_cap;
 	uint32_t *cur;          /* the sample's frames, in the cursor's order */
 	size_t cur_cap;
 	uint32_t *seen;         /* the entries (seq) a sample added to (perf's he_cache) */

@@ -44,6 +44,8 @@ void cg_free(struct cg *g)
 	free(g->tab);
 	free(g->nodes);
 	free(g->ev);
+	free(g->ipc);
+	free(g->ipc_frames);
 	free(g->cur);
 	free(g->seen);
 	free(g);
@@ -183,17 +185,89 @@ static int push(struct cg *g, size_t *n, uint32_t frame)
 	return 0;
 }
 
+static size_t ipc_slot(uint64_t ip, int32_t pid, size_t cap)
+{
+	return (size_t)mix(mix(0, ip), (uint32_t)pid) & (cap - 1);
+}
+
+static int ipc_grow(struct cg *g)
+{
+	size_t nc = g->ipc_cap ? g->ipc_cap * 2 : 4096;
+	struct cg_ipent *t = calloc(nc, sizeof(*t));
+
+	if (!t)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < g->ipc_cap; i++) {
+		size_t j;
+
+		if (!g->ipc[i].used)
+			continue;
+		for (j = ipc_slot(g->ipc[i].ip, g->ipc[i].pid, nc); t[j].used; j = (j + 1) & (nc - 1))
+			;
+		t[j] = g->ipc[i];
+	}
+	free(g->ipc);
+	g->ipc = t;
+	g->ipc_cap = nc;
+	return 0;
+}
+
+/* the frames of ip in process pid, innermost first, resolved on first sight. The maps
+ * of a process are taken as they stand when an address is first seen (an address
+ * mapped to another file later in the same process is not seen again). */
+static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_sample *s,
+		     uint64_t ip, const struct cg_ipent **out)
+{
+	struct pmt_inline_frame fr[INLINE_MAX];
+	struct pmt_sym_loc loc;
+	struct cg_ipent *e;
+	uint32_t id;
+	int ni = 0;
+	size_t j;
+
+	if (g->ipc_n * 2 >= g->ipc_cap)
+		PMT_FORWARD_IF_ERROR(ipc_grow(g));
+	for (j = ipc_slot(ip, s->pid, g->ipc_cap); g->ipc[j].used; j = (j + 1) & (g->ipc_cap - 1))
+		if (g->ipc[j].ip == ip && g->ipc[j].pid == s->pid) {
+			*out = &g->ipc[j];
+			return 0;
+		}
+	e = &g->ipc[j];
+	*e = (struct cg_ipent){ .ip = ip, .pid = s->pid, .used = 1,
+				.off = (uint32_t)g->ipc_frames_n };
+	g->ipc_n++;
+	memset(&loc, 0, sizeof(loc));
+	pmt_symbols_resolve(syms, s->pid, ip, s->time, &loc);
+	/* perf 7.3 adds the functions inlined at the address, innermost first
+	 * (append_inlines); perf 6.1's report added none */
+	if (g->compat >= 602 && loc.sym && loc.dso)
+		ni = pmt_symbols_inlines(syms, &loc, fr, INLINE_MAX);
+	for (int k = 0; k + 1 < ni; k++) {
+		struct pmt_sym_loc il = loc;
+
+		il.sym = fr[k].func ? fr[k].func : "??";
+		PMT_FORWARD_IF_ERROR(intern(g, &il, ip, true, loc.sym_id, &id));
+		PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
+					  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
+		g->ipc_frames[g->ipc_frames_n++] = id;
+	}
+	PMT_FORWARD_IF_ERROR(intern(g, &loc, ip, false, NULL, &id));
+	PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
+				  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
+	g->ipc_frames[g->ipc_frames_n++] = id;
+	e->n = (uint32_t)(g->ipc_frames_n - e->off);
+	*out = e;
+	return 0;
+}
+
 int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_sample *s)
 {
 	const struct pmt_callchain *cc = s->callchain;
-	struct pmt_inline_frame fr[INLINE_MAX];
 	size_t n = 0;
 
 	for (uint64_t i = 0; cc && i < cc->nr && i < MAX_STACK; i++) {
 		uint64_t ip = cc->ips[i];
-		struct pmt_sym_loc loc;
-		uint32_t id;
-		int ni = 0;
+		const struct cg_ipent *e;
 
 		if (ip >= CONTEXT_MAX) {
 			/* any other context: perf takes the chain for corrupt and drops it
@@ -202,21 +276,9 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 				return 0;
 			continue;
 		}
-		memset(&loc, 0, sizeof(loc));
-		pmt_symbols_resolve(syms, s->pid, ip, s->time, &loc);
-		/* perf 7.3 adds the functions inlined at the address, innermost first
-		 * (append_inlines); perf 6.1's report added none */
-		if (g->compat >= 602 && loc.sym && loc.dso)
-			ni = pmt_symbols_inlines(syms, &loc, fr, INLINE_MAX);
-		for (int j = 0; j + 1 < ni; j++) {
-			struct pmt_sym_loc il = loc;
-
-			il.sym = fr[j].func ? fr[j].func : "??";
-			PMT_FORWARD_IF_ERROR(intern(g, &il, ip, true, loc.sym_id, &id));
-			PMT_FORWARD_IF_ERROR(push(g, &n, id));
-		}
-		PMT_FORWARD_IF_ERROR(intern(g, &loc, ip, false, NULL, &id));
-		PMT_FORWARD_IF_ERROR(push(g, &n, id));
+		PMT_FORWARD_IF_ERROR(ip_frames(g, syms, s, ip, &e));
+		for (uint32_t k = 0; k < e->n; k++)
+			PMT_FORWARD_IF_ERROR(push(g, &n, g->ipc_frames[e->off + k]));
 	}
 	if (g->order == CG_CALLER)
 		for (size_t i = 0; i < n / 2; i++) {
