@@ -127,6 +127,8 @@ static void usage(const char *cmd, FILE *fp)
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace[=OPTS]] [-v] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
 			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
+			    "         [--children|--no-children] [-g|--call-graph[=graph|none,0.5,caller|callee]]\n"
+			    "         [-G|--inverted]  (call chains: perf report's Children and call graphs)\n"
 			    "         [--html OUT.html]  (one self-contained page with charts)\n"
 			    "         [--metrics FILE [-M NAME|GROUP]... [--events FILE] [--counts FILE]\n"
 			    "          [--retire-latency STAT|TABLE]]  (--html: the metric tree)\n"
