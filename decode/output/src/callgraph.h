@@ -77,7 +77,7 @@ struct cg {
 	uint32_t *ipc_frames;   /* the cached frame lists */
 	size_t ipc_frames_n, ipc_frames_cap;
 	uint32_t *cur;          /* the sample's frames, in the cursor's order */
-	size_t cur_cap;
+	size_t cur_cap, cur_n;  /* cur_n: how many (kept for the next sample) */
 	uint32_t *seen;         /* the entries (seq) a sample added to (perf's he_cache) */
 	size_t seen_cap;
 };

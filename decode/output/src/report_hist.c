@@ -377,14 +377,14 @@ static int seen_add(struct cg *g, size_t *n, uint32_t seq)
 /* an entry's share of a sample: its period as Children's, the chain from the entry's
  * frame on into its tree */
 static int take_chain(struct cg *g, struct cg_ev *x, const struct pmt_spe_sample *s,
-		      const uint32_t *fr, size_t n)
+		      const uint32_t *fr, size_t n, bool trees)
 {
 	x->acc_period += s->period;
 	if (!x->has_tid) {
 		x->tid = s->tid;
 		x->has_tid = 1;
 	}
-	return g->mode != CG_NONE ? cg_append(g, x, fr, n, s->period) : 0;
+	return trees ? cg_append(g, x, fr, n, s->period) : 0;
 }
 
 /* perf's cumulative entries (hist.c iter_add_single/next_cumulative_entry): the sample's
@@ -397,15 +397,20 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 	struct cg *g = h->cg;
 	struct cg_ev *x;
 	size_t nseen = 0;
-	int n = cg_resolve(g, h->syms, s);
+	/* a sample without a chain (an event recorded without one) walks the chain of the
+	 * last sample that had one, as perf's thread-local cursor is left (checked with
+	 * perf 7.3): its callers get Children, no graph */
+	int n = s->callchain ? cg_resolve(g, h->syms, s) : (int)g->cur_n;
+	const bool trees = g->mode != CG_NONE && s->callchain;
 
 	if (n < 0)
 		return n;
+	g->cur_n = (size_t)n;
 	g->level = h->last_kernel;
 	x = cg_ev_at(g, self_ev);
 	if (!x || seen_add(g, &nseen, h->e[h->last_slot].seq) < 0)
 		return -PMT_ENOMEM;
-	PMT_FORWARD_IF_ERROR(take_chain(g, x, s, g->cur, (size_t)n));
+	PMT_FORWARD_IF_ERROR(take_chain(g, x, s, g->cur, (size_t)n, trees));
 	/* --no-children: the sample's own entry only */
 	for (int i = 0; g->children && i < n; i++) {
 		const struct cg_frame *f = cg_frame(g, g->cur[i]);
@@ -436,10 +441,11 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 		x = e ? cg_ev_at(g, (uint32_t)(e - h->ev)) : NULL;
 		if (!x)
 			return -PMT_ENOMEM;
-		PMT_FORWARD_IF_ERROR(take_chain(g, x, s, g->cur + i, (size_t)(n - i)));
+		PMT_FORWARD_IF_ERROR(take_chain(g, x, s, g->cur + i, (size_t)(n - i), trees));
 	}
 	/* the table may have grown: the next sample finds its entry again */
-	h->last_valid = 0;
+	if (n && g->children)
+		h->last_valid = 0;
 	return 0;
 }
 
@@ -481,7 +487,9 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	x->period += s->period;
 	x->weight += s->weight;
 	x->nr++;
-	if (h->cg && s->callchain)
+	/* a sample without a chain still counts in its entry's Children (perf's
+	 * cumulate is the whole report's, not an event's) */
+	if (h->cg)
 		return add_chain(h, s, (uint32_t)(x - h->ev), (unsigned)slot);
 	return 0;
 }
