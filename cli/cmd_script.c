@@ -291,15 +291,25 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 				pmt_hist_set_time_slices(ctx.hist, so.time);
 				if (src)
 					pmt_hist_set_trace(ctx.hist, pmt_source_meta(src));
+				if (src && !so.mem) {
+					struct pmt_hist_callgraph_opts cgo = PMT_OPTS_INIT(
+						pmt_hist_callgraph_opts,
+						.spec = so.callgraph && *so.callgraph ? so.callgraph : NULL,
+						.children = so.children, .inverted = so.inverted != 0);
+
+					rc = pmt_hist_set_callgraph(ctx.hist, &cgo, &d);
+				}
 			}
 			if (rc < 0) {
+				pmt_hist_free(ctx.hist);
 				pmt_symbols_free(syms);
 				pmt_spe_report_free(ctx.rep);
 				pmt_source_close(src);
 				if (so.raw)
 					pmt_file_unmap(&map);
 				pmt_out_fini(&out);
-				return rc == -PMT_EPARSE ? pmt_cli_usage_fail(so.cmd, "%s", d.msg)
+				return rc == -PMT_EPARSE || rc == -PMT_EUNSUPPORTED
+					       ? pmt_cli_usage_fail(so.cmd, "%s", d.msg)
 							 : pmt_cli_fail(so.cmd, "out of memory");
 			}
 		}

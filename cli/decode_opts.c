@@ -37,7 +37,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
        OPT_PID, OPT_TIME,
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
        OPT_KALLSYMS, OPT_MEM, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD, OPT_NO_DEMANGLE, OPT_HTML,
-       OPT_PROGRESS, OPT_NO_PROGRESS };
+       OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHILDREN, OPT_NO_CHILDREN };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -82,9 +82,29 @@ static const struct option report_opts[] = {
 	{ "mem", no_argument, NULL, OPT_MEM },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "jobs", required_argument, NULL, 'j' },
+	{ "call-graph", optional_argument, NULL, 'g' },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "inverted", no_argument, NULL, 'G' },
 	METRIC_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
+
+/* a word perf's -g takes as its argument: a print type, order, key, value or threshold first */
+static bool cg_word(const char *w)
+{
+	static const char *const words[] = { "graph", "flat", "fractal", "folded", "none",
+					     "caller", "callee", "function", "address", "srcline",
+					     "percent", "period", "count", "branch" };
+	size_t n = strcspn(w, ",");
+	char *end;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && !strncmp(w, words[i], n))
+			return true;
+	(void)strtod(w, &end);
+	return end != w && (*end == ',' || !*end);
+}
 
 static void usage(const char *cmd, FILE *fp)
 {
@@ -107,6 +127,8 @@ static void usage(const char *cmd, FILE *fp)
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace[=OPTS]] [-v] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
 			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
+			    "         [--children|--no-children] [-g|--call-graph[=graph|none,0.5,caller|callee]]\n"
+			    "         [-G|--inverted]  (call chains: perf report's Children and call graphs)\n"
 			    "         [--html OUT.html]  (one self-contained page with charts)\n"
 			    "         [--metrics FILE [-M NAME|GROUP]... [--events FILE] [--counts FILE]\n"
 			    "          [--retire-latency STAT|TABLE]]  (--html: the metric tree)\n"
@@ -163,6 +185,7 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 
 	memset(so, 0, sizeof(*so));
 	so->run.sz = sizeof(so->run);
+	so->children = -1;
 	so->cmd = argv[0];
 	so->consumer = cons;
 	so->run.compat = PMT_PERF_NEWEST;
@@ -181,7 +204,7 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 		opts = merged;
 		snprintf(shortopts, sizeof(shortopts), "hvi:k:%s", cons->shortopts);
 	} else {
-		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:j:" : "hvi:k:F:Gj:");
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:j:g::G" : "hvi:k:F:Gj:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		/* two output formats: the last would win and the other be ignored */
@@ -238,7 +261,19 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 		case OPT_HTML: so->html = optarg; break;
 		case OPT_PROGRESS: so->progress = 1; break;
 		case OPT_NO_PROGRESS: so->progress = 0; break;
-		case 'G': so->hide_callchain = 1; break;
+		case 'G':
+			/* script's --hide-call-graph, report's --inverted */
+			so->hide_callchain = 1;
+			so->inverted = 1;
+			break;
+		case 'g':
+			/* perf's -g takes the next word when it is a call-graph argument */
+			so->callgraph = optarg ? optarg : "";
+			if (!optarg && optind < argc && cg_word(argv[optind]))
+				so->callgraph = argv[optind++];
+			break;
+		case OPT_CHILDREN: so->children = 1; break;
+		case OPT_NO_CHILDREN: so->children = 0; break;
 		case 'j':
 			if (pmt_cli_jobs(so->cmd, optarg, &so->jobs))
 				return PMT_EXIT_USAGE;

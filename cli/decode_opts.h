@@ -23,6 +23,9 @@ struct script_opts {
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
 	int hide_callchain; /* script -G */
+	const char *callgraph; /* report -g/--call-graph's argument ("": perf's default) */
+	int children;       /* report --children 1, --no-children 0, -1 perf's default */
+	int inverted;       /* report -G/--inverted */
 	const char *symfs, *kallsyms, *vmlinux;
 	const char *debuginfod; /* NULL: $DEBUGINFOD_URLS; "": --no-debuginfod */
 	int no_demangle;

@@ -43,3 +43,7 @@ set_tests_properties(symbols.callchain PROPERTIES LABELS "symbols;differential" 
 add_test(NAME symbols.callchain_rows
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/callchain_rows.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.callchain_rows PROPERTIES LABELS "symbols;differential" SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME symbols.report_callchain
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_callchain.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.report_callchain PROPERTIES LABELS "symbols;differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 180)

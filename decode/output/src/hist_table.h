@@ -49,6 +49,7 @@ struct hent {
 	uint32_t comm_width;   /* the length of its first sample's thread's latest comm */
 	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
 	uint8_t kernel, object;
+	uint8_t inlined;       /* a function inlined in a chain's frame: "NAME (inlined)" */
 	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
 	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
 	uint64_t dsrc;         /* this sample's data source (while adding) */
@@ -58,8 +59,10 @@ struct hent {
 	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
 };
 
+struct cg;
 struct pmt_hist {
 	struct pmt_symbols *syms;
+	struct cg *cg;         /* call graphs (callgraph.h); NULL: the samples' chains unused */
 	enum key keys[KEY_COUNT];
 	unsigned nkeys;
 	uint32_t used_keys;    /* bit per enum key */
@@ -84,6 +87,7 @@ struct pmt_hist {
 	 * event is worked out once */
 	size_t last_slot;
 	uint8_t last_nosym;    /* the record's address had no symbol */
+	uint8_t last_kernel;   /* and its level */
 	uint64_t last_objoff, last_dsrc;
 	uint64_t last_ip, last_time;
 	int32_t last_pid, last_tid;

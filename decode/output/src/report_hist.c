@@ -6,8 +6,10 @@
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
+#include "pmutrace/perf_abi.h"
 #include "hist_table.h"
 
+#include "callgraph.h"
 #include "hist_priv.h"
 
 const char *const hist_key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu", "mem", "snoop",
@@ -23,6 +25,40 @@ int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
 {
 	h->mem_mode = mem;
 	h->compat = compat;
+	return 0;
+}
+
+int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_opts *o,
+			   struct pmt_diag *diag)
+{
+	const struct pmt_trace_meta *m = h->slots.meta;
+	bool chains = false, order_given = false;
+	struct cg *g;
+	int rc;
+
+	if (!o || o->sz < sizeof(size_t) || o->sz > sizeof(*o))
+		return -PMT_EINVAL;
+	for (uint32_t i = 0; m && i < m->nr_attrs; i++)
+		chains |= (m->attrs[i].sample_type & PMT_SAMPLE_CALLCHAIN) != 0;
+	cg_free(h->cg);
+	h->cg = NULL;
+	if (!chains || h->mem_mode)
+		return 0;
+	PMT_FORWARD_IF_ERROR(cg_new(&g));
+	g->compat = h->compat;
+	rc = cg_parse(g, o->spec, &order_given, diag);
+	if (rc < 0) {
+		cg_free(g);
+		return rc;
+	}
+	/* perf report: --children is the default, and with it the caller-based order, set
+	 * while parsing; a pipe's events are known later, when perf takes the children
+	 * back but keeps the order */
+	g->children = o->children != 0 && !m->pipe_mode;
+	if (!order_given)
+		g->order = o->inverted || o->children != 0 ? CG_CALLER : CG_CALLEE;
+	g->skip_first_sym = h->keys[0] == KEY_SYM;
+	h->cg = g;
 	return 0;
 }
 
@@ -94,6 +130,7 @@ void pmt_hist_free(struct pmt_hist *h)
 	free(h->ev);
 	free(h->ev_seen);
 	free(h->comms);
+	cg_free(h->cg);
 	free(h);
 }
 
@@ -138,7 +175,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 {
 	if ((keys & (1u << KEY_SYM)) &&
-	    (a->sym_id != b->sym_id || a->kernel != b->kernel || (!a->sym_id && a->ip != b->ip)))
+	    (a->sym_id != b->sym_id || (!a->sym_id && a->ip != b->ip)))
 		return 0;
 	if ((keys & (1u << KEY_DSO)) && a->dso_id != b->dso_id)
 		return 0;
@@ -175,8 +212,10 @@ static int grow_table(struct pmt_hist *h)
 	return 0;
 }
 
-/* The key of a sample but its event: resolved, hashed (with 0 as the event) */
-static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct hent *k)
+/* The key of a sample but its event: resolved, hashed (with 0 as the event). frame: one
+ * of its call chain's frames instead of its own address (perf's cumulative entries). */
+static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
+		    const struct cg_frame *frame, struct hent *k)
 {
 	struct pmt_sym_loc loc;
 	uint64_t hv = 0;
@@ -184,13 +223,21 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 	memset(k, 0, sizeof(*k));
 	k->comm = UINT32_MAX;
 	if (h->used_keys & ((1u << KEY_SYM) | (1u << KEY_DSO))) {
-		pmt_symbols_resolve(h->syms, s->pid, s->ip, s->time, &loc);
+		if (frame)
+			loc = frame->loc;
+		else
+			pmt_symbols_resolve(h->syms, s->pid, s->ip, s->time, &loc);
+		k->inlined = frame && frame->inlined;
 		k->sym_id = loc.sym_id;
 		k->sym = loc.sym;
 		k->dso_id = loc.dso_id;
 		k->dso = loc.dso_short;
-		k->kernel = loc.kernel;
-		k->ip = loc.map_ip;
+		/* the level is not a part of perf's sym key: an entry shows the level it was
+		 * made with (a frame's: add_chain) */
+		k->kernel = frame ? h->cg->level : loc.kernel;
+		/* a caller's frame without a symbol keeps its address (perf's
+		 * fill_callchain_info), not the address in its file a sample's entry has */
+		k->ip = frame && !loc.sym ? frame->ip : loc.map_ip;
 		/* perf prints an object's offset as the map-relative ip minus the object's
 		 * start unmapped to a virtual address (map start - pgoff added): a quirk kept
 		 * (sort.c _hist_entry__sym_snprintf) */
@@ -198,7 +245,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s, struct h
 		if (k->object)
 			k->objoff = loc.map_ip - (loc.sym_start + loc.map_start - loc.map_pgoff);
 		if (h->used_keys & (1u << KEY_SYM))
-			hv = mix(mix(mix(hv, (uintptr_t)k->sym_id), k->sym_id ? 0 : k->ip), k->kernel);
+			hv = mix(mix(hv, (uintptr_t)k->sym_id), k->sym_id ? 0 : k->ip);
 		if (h->used_keys & (1u << KEY_DSO))
 			hv = mix(hv, (uintptr_t)k->dso_id);
 	}
@@ -309,6 +356,99 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 	return &h->ev[i];
 }
 
+static int seen_add(struct cg *g, size_t *n, uint32_t seq)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (g->seen[i] == seq)
+			return 0;
+	if (*n == g->seen_cap) {
+		size_t nc = g->seen_cap ? g->seen_cap * 2 : 64;
+		uint32_t *v = realloc(g->seen, nc * sizeof(*v));
+
+		if (!v)
+			return -PMT_ENOMEM;
+		g->seen = v;
+		g->seen_cap = nc;
+	}
+	g->seen[(*n)++] = seq;
+	return 1;
+}
+
+/* an entry's share of a sample: its period as Children's, the chain from the entry's
+ * frame on into its tree */
+static int take_chain(struct cg *g, struct cg_ev *x, const struct pmt_spe_sample *s,
+		      const uint32_t *fr, size_t n, bool trees)
+{
+	x->acc_period += s->period;
+	if (!x->has_tid) {
+		x->tid = s->tid;
+		x->has_tid = 1;
+	}
+	return trees ? cg_append(g, x, fr, n, s->period) : 0;
+}
+
+/* perf's cumulative entries (hist.c iter_add_single/next_cumulative_entry): the sample's
+ * own entry takes its whole chain; then each frame in the cursor's order makes or finds
+ * the entry of its keys, which takes the period as a caller's (Children) and the chain
+ * from that frame on, once per entry and sample (a recursion counts once). */
+static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t self_ev,
+		     unsigned slot)
+{
+	struct cg *g = h->cg;
+	struct cg_ev *x;
+	size_t nseen = 0;
+	/* a sample without a chain (an event recorded without one) walks the chain of the
+	 * last sample that had one, as perf's thread-local cursor is left (checked with
+	 * perf 7.3): its callers get Children, no graph */
+	int n = s->callchain ? cg_resolve(g, h->syms, s) : (int)g->cur_n;
+	const bool trees = g->mode != CG_NONE && s->callchain;
+
+	if (n < 0)
+		return n;
+	g->cur_n = (size_t)n;
+	g->level = h->last_kernel;
+	x = cg_ev_at(g, self_ev);
+	if (!x || seen_add(g, &nseen, h->e[h->last_slot].seq) < 0)
+		return -PMT_ENOMEM;
+	PMT_FORWARD_IF_ERROR(take_chain(g, x, s, g->cur, (size_t)n, trees));
+	/* --no-children: the sample's own entry only */
+	for (int i = 0; g->children && i < n; i++) {
+		const struct cg_frame *f = cg_frame(g, g->cur[i]);
+		struct hent k;
+		size_t at;
+		struct hent_ev *e;
+		int rc;
+
+		/* perf's fill_callchain_info sets the level of a frame in a map and leaves
+		 * the last one for a frame outside every map (the sample's for the first):
+		 * perf 7.3 makes every mapped frame's entry a user one ([.]), the kernel's
+		 * too, where perf 6.1 gave kernel frames [k] (both checked; the release
+		 * between that changed it is not pinned: taken as 7.0's) */
+		if (f->loc.dso)
+			g->level = h->compat >= 700 ? 0 : f->loc.kernel;
+
+		PMT_FORWARD_IF_ERROR(make_key(h, s, f, &k));
+		PMT_FORWARD_IF_ERROR(find_or_add(h, &k, &at));
+		rc = seen_add(g, &nseen, h->e[at].seq);
+		if (rc <= 0) {
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		h->last_nosym = !k.sym;
+		h->last_objoff = k.objoff;
+		e = entry_event(h, &h->e[at], slot);
+		x = e ? cg_ev_at(g, (uint32_t)(e - h->ev)) : NULL;
+		if (!x)
+			return -PMT_ENOMEM;
+		PMT_FORWARD_IF_ERROR(take_chain(g, x, s, g->cur + i, (size_t)(n - i), trees));
+	}
+	/* the table may have grown: the next sample finds its entry again */
+	if (n && g->children)
+		h->last_valid = 0;
+	return 0;
+}
+
 int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 {
 	struct hent_ev *x;
@@ -323,7 +463,8 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
 		struct hent k;
 
-		rc = make_key(h, s, &k);
+		rc = make_key(h, s, NULL, &k);
+		h->last_kernel = k.kernel;
 		h->last_nosym = !k.sym;
 		h->last_objoff = k.objoff;
 		h->last_dsrc = k.dsrc;
@@ -346,5 +487,9 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	x->period += s->period;
 	x->weight += s->weight;
 	x->nr++;
+	/* a sample without a chain still counts in its entry's Children (perf's
+	 * cumulate is the whole report's, not an event's) */
+	if (h->cg)
+		return add_chain(h, s, (uint32_t)(x - h->ev), (unsigned)slot);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
 
+#include "callgraph.h"
 #include "hist_priv.h"
 #include "hist_table.h"
 
@@ -71,10 +72,21 @@ static int cmp_keys(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* an event's entries: period down, then the keys' order (the rank) */
+/* the Children columns: perf's --children with call chains */
+static bool hist_children(const struct pmt_hist *h)
+{
+	return h->cg && h->cg->children;
+}
+
+/* an event's entries: period down (Children's, then Self's with --children), then the
+ * keys' order (the rank) */
 struct ranked {
 	uint64_t period;
+	uint64_t self;
+	int64_t depth;          /* with --children: the caller first among equal periods */
+	int32_t tid;
 	uint32_t rank;
+	bool chains;
 	struct hent *e;
 };
 
@@ -84,6 +96,12 @@ static int cmp_ranked(const void *pa, const void *pb)
 
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
+	/* perf's __hpp__sort_acc: entries of one thread with call graphs, by the depth of
+	 * their deepest chain */
+	if (a->chains && b->chains && a->tid == b->tid && a->depth != b->depth)
+		return a->depth > b->depth ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
@@ -119,6 +137,8 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 			break;
 		}
 		p = put_str(p, e->sym, end);
+		if (e->inlined)
+			p = put_str(p, " (inlined)", end);
 		if (e->object)
 			p += snprintf(p, (size_t)(end - p) + 1, "+0x%" PRIx64,
 				      hent_ev_seen(h, e, ev)->objoff);
@@ -201,7 +221,8 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	/* perf report's children column: SPE's synthetic samples have it when they are the
 	 * trace's only samples (checked with perf 6.1 and 7.3), samples without a callchain
 	 * not */
-	const bool children = ev < PMT_SPE_SE_COUNT && !pmt_trace_has_own_samples(h->slots.meta);
+	const bool spe_children = ev < PMT_SPE_SE_COUNT && !pmt_trace_has_own_samples(h->slots.meta);
+	const bool children = spe_children || hist_children(h);
 
 	if (nr > 1000) {
 		nr /= 1000;
@@ -240,12 +261,20 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 	}
 	pmt_out_str(out, "\n#\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct hent_ev *x = hent_ev(h, v[i], ev);
+		uint32_t xi = hent_ev_at(h, v[i], ev);
+		const struct hent_ev *x = &h->ev[xi];
+		const struct cg_ev *cx = cg_ev_of(h->cg, xi);
 		uint64_t p = h->mem_mode ? x->weight : x->period;
 		char pb[40];
 		const char *pt = pb;
 
-		if (h->mem_mode) {
+		if (hist_children(h)) {
+			uint64_t acc = cx ? cx->acc_period : 0;
+
+			snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%",
+				 total ? 100.0 * (double)acc / (double)total : 0,
+				 total ? 100.0 * (double)p / (double)total : 0);
+		} else if (h->mem_mode) {
 			double pct = total ? 100.0 * (double)p / (double)total : 0;
 
 			snprintf(pb, sizeof(pb), "  %7.2f%%  %12u", pct, x->nr);
@@ -285,6 +314,9 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 			}
 		}
 		pmt_out_char(out, '\n');
+		if (h->cg)
+			cg_print(h->cg, cx, total,
+				 h->cg->children ? (cx ? cx->acc_period : 0) : p, out);
 	}
 	pmt_out_str(out, "\n\n");
 }
@@ -353,11 +385,25 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 		if (!h->nr_samples[ev])
 			continue;
 		for (size_t i = 0; i < n; i++) {
-			const struct hent_ev *x = hent_ev(h, v[i], ev);
+			uint32_t xi = hent_ev_at(h, v[i], ev);
+			const struct hent_ev *x = &h->ev[xi];
+			const struct cg_ev *c = cg_ev_of(h->cg, xi);
+			struct ranked *q = &r[m];
 
-			if (x->nr)
-				r[m++] = (struct ranked){ h->mem_mode ? x->weight : x->period,
-							  v[i]->rank, v[i] };
+			if (!x->nr && !(c && c->acc_period))
+				continue;
+			*q = (struct ranked){ .period = h->mem_mode ? x->weight : x->period,
+					      .rank = v[i]->rank, .e = v[i] };
+			if (hist_children(h)) {
+				q->self = q->period;
+				q->period = c ? c->acc_period : 0;
+				q->chains = h->cg->mode != CG_NONE && c;
+				q->tid = c ? c->tid : 0;
+				q->depth = c ? c->max_depth : 0;
+				if (h->cg->order == CG_CALLEE)
+					q->depth = -q->depth;
+			}
+			m++;
 		}
 		qsort(r, m, sizeof(*r), cmp_ranked);
 		for (size_t i = 0; i < m; i++)
@@ -400,17 +446,26 @@ static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n
 			       h->nr_samples[ev], total);
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct hent_ev *x = hent_ev(h, v[i], ev);
+		uint32_t xi = hent_ev_at(h, v[i], ev);
+		const struct hent_ev *x = &h->ev[xi];
+		const struct cg_ev *cx = cg_ev_of(h->cg, xi);
+		uint64_t acc = cx ? cx->acc_period : 0;
 		double pct = total ? 100.0 * (double)x->period / (double)total : 0;
+		double acc_pct = total ? 100.0 * (double)acc / (double)total : 0;
 
 		if (json) {
 			pmt_out_printf(c->out, "%s{\"overhead\":%.4f,\"period\":%" PRIu64
 				       ",\"samples\":%u", i ? ",\n " : "\n ", pct, x->period, x->nr);
+			if (hist_children(h))
+				pmt_out_printf(c->out, ",\"children\":%.4f,\"children_period\":%" PRIu64,
+					       acc_pct, acc);
 			put_keys(h, v[i], ev, c->out, 1);
 			pmt_out_char(c->out, '}');
 		} else {
 			pmt_out_csv_str(c->out, name);
 			pmt_out_printf(c->out, ",%.4f,%" PRIu64 ",%u", pct, x->period, x->nr);
+			if (hist_children(h))
+				pmt_out_printf(c->out, ",%.4f,%" PRIu64, acc_pct, acc);
 			put_keys(h, v[i], ev, c->out, 0);
 			pmt_out_char(c->out, '\n');
 		}
@@ -477,12 +532,15 @@ int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 		return each_event(h, print_text, &c);
 	}
 	if (fmt == PMT_SINK_JSONL) {
-		pmt_out_printf(out, "{\"lost_samples\":%" PRIu64 ",\"sort\":[", lost_samples);
+		pmt_out_printf(out, "{\"lost_samples\":%" PRIu64 ",\"children\":%s,\"sort\":[",
+			       lost_samples, hist_children(h) ? "true" : "false");
 		for (unsigned k = 0; k < h->nkeys; k++)
 			pmt_out_printf(out, "%s\"%s\"", k ? "," : "", hist_key_names[h->keys[k]]);
 		pmt_out_str(out, "],\"events\":[");
 	} else {
-		pmt_out_str(out, "event,overhead,period,samples");
+		pmt_out_str(out, hist_children(h) ? "event,overhead,period,samples,children,"
+						    "children_period"
+						  : "event,overhead,period,samples");
 		for (unsigned k = 0; k < h->nkeys; k++)
 			pmt_out_printf(out, ",%s%s", hist_key_names[h->keys[k]],
 				       h->keys[k] == KEY_SYM ? ",kernel" : "");

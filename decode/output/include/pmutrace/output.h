@@ -142,6 +142,21 @@ PMT_API void pmt_hist_set_time_slices(struct pmt_hist *h, const char *spec);
 /* The trace whose own events (PMT_EV_ATTR) are counted: their names, as perf's evlist
  * order puts them before SPE's synthetic events. Call before printing. */
 PMT_API int pmt_hist_set_trace(struct pmt_hist *h, const struct pmt_trace_meta *m);
+/* Call graphs of samples with call chains (perf report's --children, -g and -G): with a
+ * trace whose events record chains, each function a chain passes through gets an entry,
+ * with its Children (its own samples and those of its callees) beside Self, and the chain
+ * tree below each entry as perf report --stdio prints it. Call after pmt_hist_set_trace()
+ * and pmt_hist_set_mode(), before adding samples. */
+struct pmt_hist_callgraph_opts {
+	size_t sz;            /* sizeof(struct pmt_hist_callgraph_opts) */
+	const char *spec;     /* -g's argument (perf's graph,0.5,caller,function,percent or its
+			       * parts; "none": no graph); NULL: perf's default */
+	int children;         /* 1: --children, 0: --no-children, -1: perf's default (on for a
+			       * perf.data file, off for a pipe, as perf decides at setup) */
+	bool inverted;        /* -G: the caller-based graph */
+};
+PMT_API int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_opts *o,
+				   struct pmt_diag *diag);
 PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
 PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 			   uint64_t lost_samples);

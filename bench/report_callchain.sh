@@ -1,0 +1,55 @@
+#!/bin/sh
+# report of a call-chain recording (perf record -g) vs perf report --stdio on the same
+# perf.data: Children, Self and the call graph (perf's defaults). The workload: recursion,
+# qsort callbacks and a hashing loop built with frame pointers, sampled every PERIOD ns of
+# cpu-clock:u (default 10000: 100k samples/s, ~670k samples for ROUNDS=300). The outputs
+# are compared first (perf's closing tip dropped); then wall, CPU and peak RSS, median of 3.
+#   sh bench/report_callchain.sh build/cli/pmutrace [PERF73]
+set -eu
+P=$1
+PERF73=${2:-/var/cache/pmutrace-oracles/bin/perf-7.3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+PERIOD=${PERIOD:-10000}
+ROUNDS=${ROUNDS:-300}
+cat >"$T/wl.c" <<'C'
+#include <stdlib.h>
+#include <string.h>
+static volatile long sink;
+__attribute__((noinline)) long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+__attribute__((noinline)) static int cmp(const void *a, const void *b)
+{ long x = *(const long *)a, y = *(const long *)b; return (x > y) - (x < y); }
+__attribute__((noinline)) void sorter(int n)
+{ long *v = malloc(n * sizeof(*v)); for (int i = 0; i < n; i++) v[i] = (i * 2654435761u) % 100003;
+  qsort(v, n, sizeof(*v), cmp); sink += v[n / 2]; free(v); }
+__attribute__((noinline)) void hasher(int n)
+{ char buf[4096]; for (int i = 0; i < n; i++) { memset(buf, i, sizeof buf);
+  for (int j = 0; j < 4096; j++) sink = sink * 31 + buf[j]; } }
+__attribute__((noinline)) void work(int r) { for (int i = 0; i < r; i++) { sink += fib(24); sorter(20000); hasher(50); } }
+int main(int argc, char **argv) { work(argc > 1 ? atoi(argv[1]) : 50); return 0; }
+C
+cc -O2 -g -fno-omit-frame-pointer -o "$T/wl" "$T/wl.c"
+perf record -q -g -e cpu-clock:u -c "$PERIOD" -o "$T/g.data" "$T/wl" "$ROUNDS" >/dev/null 2>&1
+echo "file: $(stat -c %s "$T/g.data") bytes, $(perf report -i "$T/g.data" --stdio -g none 2>/dev/null | sed -n "s/^# Samples: \(.*\) of.*/\1/p") samples"
+"$P" report "$T/g.data" >"$T/ours"
+"$PERF73" report --stdio -i "$T/g.data" 2>/dev/null | sed '/^# (Tip/,$d' | sed '${/^#$/d}' >"$T/theirs"
+echo "output lines: $(wc -l <"$T/ours"); lines differing from perf 7.3's: $(diff "$T/theirs" "$T/ours" | grep -c '^>' || true)"
+measure() { # LABEL CMD...
+	label=$1
+	shift
+	for r in 1 2 3; do
+		python3 "$HERE/rusage.py" "$T/t$r" sh -c "$* >/dev/null 2>&1" || true
+	done
+	cat "$T/t1" "$T/t2" "$T/t3" | sort -n | sed -n 2p | {
+		read -r wall user sys rss
+		awk -v l="$label" -v w="$wall" -v c="$(echo "$user $sys" | awk '{print $1 + $2}')" \
+			-v m="$rss" 'BEGIN { printf "%-34s wall %7.3f s  CPU %7.3f s  RSS %6.1f MB\n", l, w, c, m / 1024 }'
+	}
+}
+measure "pmutrace report" "$P" report "$T/g.data"
+measure "perf 7.3 report --stdio" "$PERF73" report --stdio -i "$T/g.data"
+measure "pmutrace report --perf-compat=6.1" "$P" report --perf-compat=6.1 "$T/g.data"
+measure "perf 6.1 report --stdio" perf report --stdio -i "$T/g.data"
+measure "pmutrace report --no-children" "$P" report --no-children "$T/g.data"
+measure "perf 7.3 report --no-children" "$PERF73" report --stdio --no-children -i "$T/g.data"

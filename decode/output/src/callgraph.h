@@ -1,0 +1,112 @@
+/* report's call graphs (perf report --children and -g): the resolved frames of the samples'
+ * call chains, each entry's chain tree, and the graph text. Private to decode/output: the
+ * trees are filled from report_hist.c (callgraph_tree.c) and printed under the entries by
+ * report_print.c (callgraph_print.c). */
+#ifndef PMT_OUTPUT_CALLGRAPH_H
+#define PMT_OUTPUT_CALLGRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmutrace/output.h"
+
+/* perf's callchain_param.mode and .order (util/callchain.h) */
+enum cg_mode { CG_NONE, CG_GRAPH, CG_FLAT, CG_FOLDED };
+enum cg_order { CG_CALLEE, CG_CALLER };
+
+/* One entry of a call chain as perf's callchain cursor holds it: a function (its inlined
+ * callees are frames of their own), or an address without a symbol. Interned: the frames
+ * of a chain are compared by index. Kept in blocks that never move, so that an inlined
+ * frame's address is the identity of its hist entry. */
+struct cg_frame {
+	struct pmt_sym_loc loc; /* an inlined frame: sym its DWARF name, sym_id the frame */
+	uint64_t ip;            /* the address (printed when there is no symbol) */
+	uint64_t hash;
+	uint32_t next;          /* the intern table's chain (index + 1; 0: the last) */
+	uint8_t inlined;
+};
+
+/* A node of an entry's chain tree: one frame (a trie; perf's runs of frames without a
+ * branch or an end are merged when printing). Children are a sibling list. */
+struct cg_node {
+	uint64_t hit;           /* the period of the chains that end here */
+	uint64_t cumul;         /* the period of every chain through here */
+	uint32_t frame;         /* index into the frames */
+	uint32_t child, sibling; /* node indexes; 0: none */
+};
+
+/* what an entry has in one event beyond its own samples (indexed like hent_ev) */
+struct cg_ev {
+	uint64_t acc_period;    /* perf's stat_acc: its samples and those it is a caller of */
+	uint32_t root;          /* its chain tree's root node; 0: none */
+	uint32_t max_depth;     /* the longest chain appended (perf's callchain->max_depth) */
+	int32_t tid;            /* its first sample's thread (perf's he->thread) */
+	uint8_t has_tid;
+};
+
+#define CG_FRAME_BLOCK 1024
+
+struct cg_ipent {
+	uint64_t ip;
+	int32_t pid;
+	uint32_t used;          /* 0: empty */
+	uint32_t off, n;        /* its frames in ipc_frames, innermost first */
+};
+
+struct cg {
+	enum cg_mode mode;
+	enum cg_order order;
+	bool children;          /* perf's --children: the Children column */
+	double min_percent;     /* of the event's period: nodes below it are not printed */
+	bool skip_first_sym;    /* --sort starts with sym: the entry's own frame is not
+				 * printed again on a single chain */
+	int compat;
+	uint8_t level;          /* the level the next frame's entry takes (perf's al->level) */
+	struct cg_frame **blocks;
+	size_t nblocks, nframes;
+	uint32_t *tab;          /* intern table: frame index + 1 */
+	size_t tab_cap;
+	struct cg_node *nodes;  /* [0] unused: 0 means none */
+	size_t nnodes, node_cap;
+	struct cg_ev *ev;       /* parallel to the hist's hent_ev pool */
+	size_t ev_cap;
+	/* the frames of an address of a process, resolved once: libdw's inline walk per
+	 * chain entry and sample was most of the time */
+	struct cg_ipent *ipc;
+	size_t ipc_cap, ipc_n;
+	uint32_t *ipc_frames;   /* the cached frame lists */
+	size_t ipc_frames_n, ipc_frames_cap;
+	uint32_t *cur;          /* the sample's frames, in the cursor's order */
+	size_t cur_cap, cur_n;  /* cur_n: how many (kept for the next sample) */
+	uint32_t *seen;         /* the entries (seq) a sample added to (perf's he_cache) */
+	size_t seen_cap;
+};
+
+static inline struct cg_frame *cg_frame(const struct cg *g, uint32_t i)
+{
+	return &g->blocks[i / CG_FRAME_BLOCK][i % CG_FRAME_BLOCK];
+}
+
+/* the per-event record of hent_ev index i, NULL when it has none */
+static inline const struct cg_ev *cg_ev_of(const struct cg *g, uint32_t i)
+{
+	return g && i && i < g->ev_cap ? &g->ev[i] : NULL;
+}
+
+int cg_new(struct cg **out);
+void cg_free(struct cg *g);
+/* -g's argument into mode, order, threshold; *order_given set when it names one */
+int cg_parse(struct cg *g, const char *spec, bool *order_given, struct pmt_diag *diag);
+/* the per-event record of hent_ev index i, the array grown to it */
+struct cg_ev *cg_ev_at(struct cg *g, uint32_t i);
+/* the chain frames of sample s (PERF_CONTEXT_* skipped, inlined functions expanded as perf
+ * 7.3 does), in the cursor's order, into g->cur; returns how many or -PMT_ENOMEM */
+int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_sample *s);
+/* chain fr[0..n) appended to an entry's tree with period */
+int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint64_t period);
+/* the graph below an entry, as perf's hist_entry_callchain__fprintf() prints it: total is
+ * the event's period, parent the entry's (Children's with --children) */
+void cg_print(const struct cg *g, const struct cg_ev *x, uint64_t total, uint64_t parent,
+	      struct pmt_out *out);
+
+#endif

@@ -1,0 +1,385 @@
+/* The frames of the samples' call chains and each report entry's chain tree, as perf report
+ * builds them (util/machine.c add_callchain_ip and append_inlines, util/callchain.c
+ * callchain_append). Frames are resolved once per sample and interned, so that a tree
+ * compares indexes; trees are tries in one node pool. No allocation per sample: the pools
+ * and buffers grow by doubling. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/output.h"
+#include "callgraph.h"
+
+/* PERF_CONTEXT_MAX: entries at or above it mark where kernel, user or guest frames begin;
+ * perf report takes the hypervisor's, the kernel's and the user's (add_callchain_ip) */
+#define CONTEXT_MAX ((uint64_t)-4095)
+#define CONTEXT_HV ((uint64_t)-32)
+#define CONTEXT_KERNEL ((uint64_t)-128)
+#define CONTEXT_USER ((uint64_t)-512)
+#define INLINE_MAX 64
+/* perf report's --max-stack default (PERF_MAX_STACK_DEPTH): the chain's first entries */
+#define MAX_STACK 127
+
+int cg_new(struct cg **out)
+{
+	struct cg *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return -PMT_ENOMEM;
+	g->mode = CG_GRAPH;
+	g->order = CG_CALLER;
+	g->min_percent = 0.5;
+	g->nnodes = 1; /* node 0: "none" */
+	*out = g;
+	return 0;
+}
+
+void cg_free(struct cg *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->nblocks; i++)
+		free(g->blocks[i]);
+	free(g->blocks);
+	free(g->tab);
+	free(g->nodes);
+	free(g->ev);
+	free(g->ipc);
+	free(g->ipc_frames);
+	free(g->cur);
+	free(g->seen);
+	free(g);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc = *cap ? *cap : 256;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	n = realloc(*p, nc * elem);
+	if (!n)
+		return -PMT_ENOMEM;
+	memset((char *)n + *cap * elem, 0, (nc - *cap) * elem);
+	*p = n;
+	*cap = nc;
+	return 0;
+}
+
+struct cg_ev *cg_ev_at(struct cg *g, uint32_t i)
+{
+	if (grow((void **)&g->ev, &g->ev_cap, (size_t)i + 1, sizeof(*g->ev)) < 0)
+		return NULL;
+	return &g->ev[i];
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33);
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* perf's match_chain() with the function key: the same symbol of the same file; an
+ * inlined function by its name (in the same function here); no symbol: the address */
+static bool same_frame(const struct cg_frame *f, const struct pmt_sym_loc *loc,
+		       const void *base, uint64_t ip, bool inlined)
+{
+	if (f->inlined != inlined || !f->loc.sym != !loc->sym || f->loc.dso_id != loc->dso_id)
+		return false;
+	if (inlined)
+		return f->ip == (uint64_t)(uintptr_t)base && !strcmp(f->loc.sym, loc->sym);
+	if (loc->sym)
+		return f->loc.sym_id == loc->sym_id && f->loc.kernel == loc->kernel;
+	return f->ip == ip;
+}
+
+static int tab_rehash(struct cg *g)
+{
+	size_t nc = g->tab_cap ? g->tab_cap * 2 : 4096;
+	uint32_t *t = calloc(nc, sizeof(*t));
+
+	if (!t)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < g->nframes; i++) {
+		struct cg_frame *f = cg_frame(g, (uint32_t)i);
+		size_t j = f->hash & (nc - 1);
+
+		f->next = t[j];
+		t[j] = (uint32_t)i + 1;
+	}
+	free(g->tab);
+	g->tab = t;
+	g->tab_cap = nc;
+	return 0;
+}
+
+/* the frame's index, added on first sight. An inlined frame keeps its function's symbol
+ * (base) in ip: frames of different functions stay apart. */
+static int intern(struct cg *g, const struct pmt_sym_loc *loc, uint64_t ip, bool inlined,
+		  const void *base, uint32_t *out)
+{
+	uint64_t h;
+	struct cg_frame *f;
+	size_t j;
+
+	if (inlined)
+		h = mix(mix(1, (uintptr_t)base), str_hash(loc->sym));
+	else if (loc->sym)
+		h = mix(mix(2, (uintptr_t)loc->sym_id), (uintptr_t)loc->dso_id + loc->kernel);
+	else
+		h = mix(mix(3, (uintptr_t)loc->dso_id), ip);
+	if (g->nframes * 2 >= g->tab_cap)
+		PMT_FORWARD_IF_ERROR(tab_rehash(g));
+	j = h & (g->tab_cap - 1);
+	for (uint32_t i = g->tab[j]; i; i = cg_frame(g, i - 1)->next) {
+		f = cg_frame(g, i - 1);
+		if (f->hash == h && same_frame(f, loc, base, ip, inlined)) {
+			*out = i - 1;
+			return 0;
+		}
+	}
+	if (g->nframes == g->nblocks * CG_FRAME_BLOCK) {
+		struct cg_frame **b = realloc(g->blocks, (g->nblocks + 1) * sizeof(*b));
+
+		if (!b)
+			return -PMT_ENOMEM;
+		g->blocks = b;
+		b[g->nblocks] = calloc(CG_FRAME_BLOCK, sizeof(**b));
+		if (!b[g->nblocks])
+			return -PMT_ENOMEM;
+		g->nblocks++;
+	}
+	f = cg_frame(g, (uint32_t)g->nframes);
+	f->loc = *loc;
+	f->ip = inlined ? (uint64_t)(uintptr_t)base : ip;
+	f->hash = h;
+	f->inlined = inlined;
+	if (inlined) {
+		/* the entry of an inlined function: its own identity, not its caller's */
+		f->loc.sym_id = f;
+		f->loc.sym_type = 2; /* STT_FUNC: no object offset */
+	}
+	f->next = g->tab[j];
+	g->tab[j] = (uint32_t)g->nframes + 1;
+	*out = (uint32_t)g->nframes++;
+	return 0;
+}
+
+static int push(struct cg *g, size_t *n, uint32_t frame)
+{
+	PMT_FORWARD_IF_ERROR(grow((void **)&g->cur, &g->cur_cap, *n + 1, sizeof(*g->cur)));
+	g->cur[(*n)++] = frame;
+	return 0;
+}
+
+static size_t ipc_slot(uint64_t ip, int32_t pid, size_t cap)
+{
+	return (size_t)mix(mix(0, ip), (uint32_t)pid) & (cap - 1);
+}
+
+static int ipc_grow(struct cg *g)
+{
+	size_t nc = g->ipc_cap ? g->ipc_cap * 2 : 4096;
+	struct cg_ipent *t = calloc(nc, sizeof(*t));
+
+	if (!t)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < g->ipc_cap; i++) {
+		size_t j;
+
+		if (!g->ipc[i].used)
+			continue;
+		for (j = ipc_slot(g->ipc[i].ip, g->ipc[i].pid, nc); t[j].used; j = (j + 1) & (nc - 1))
+			;
+		t[j] = g->ipc[i];
+	}
+	free(g->ipc);
+	g->ipc = t;
+	g->ipc_cap = nc;
+	return 0;
+}
+
+/* the frames of ip in process pid, innermost first, resolved on first sight. The maps
+ * of a process are taken as they stand when an address is first seen (an address
+ * mapped to another file later in the same process is not seen again). */
+static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_sample *s,
+		     uint64_t ip, const struct cg_ipent **out)
+{
+	struct pmt_inline_frame fr[INLINE_MAX];
+	struct pmt_sym_loc loc;
+	struct cg_ipent *e;
+	uint32_t id;
+	int ni = 0;
+	size_t j;
+
+	if (g->ipc_n * 2 >= g->ipc_cap)
+		PMT_FORWARD_IF_ERROR(ipc_grow(g));
+	for (j = ipc_slot(ip, s->pid, g->ipc_cap); g->ipc[j].used; j = (j + 1) & (g->ipc_cap - 1))
+		if (g->ipc[j].ip == ip && g->ipc[j].pid == s->pid) {
+			*out = &g->ipc[j];
+			return 0;
+		}
+	e = &g->ipc[j];
+	*e = (struct cg_ipent){ .ip = ip, .pid = s->pid, .used = 1,
+				.off = (uint32_t)g->ipc_frames_n };
+	g->ipc_n++;
+	memset(&loc, 0, sizeof(loc));
+	pmt_symbols_resolve(syms, s->pid, ip, s->time, &loc);
+	/* perf 7.3 adds the functions inlined at the address, innermost first
+	 * (append_inlines); perf 6.1's report added none */
+	if (g->compat >= 602 && loc.sym && loc.dso)
+		ni = pmt_symbols_inlines(syms, &loc, fr, INLINE_MAX);
+	for (int k = 0; k + 1 < ni; k++) {
+		struct pmt_sym_loc il = loc;
+
+		il.sym = fr[k].func ? fr[k].func : "??";
+		PMT_FORWARD_IF_ERROR(intern(g, &il, ip, true, loc.sym_id, &id));
+		PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
+					  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
+		g->ipc_frames[g->ipc_frames_n++] = id;
+	}
+	PMT_FORWARD_IF_ERROR(intern(g, &loc, ip, false, NULL, &id));
+	PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
+				  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
+	g->ipc_frames[g->ipc_frames_n++] = id;
+	e->n = (uint32_t)(g->ipc_frames_n - e->off);
+	*out = e;
+	return 0;
+}
+
+int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_sample *s)
+{
+	const struct pmt_callchain *cc = s->callchain;
+	size_t n = 0;
+
+	for (uint64_t i = 0; cc && i < cc->nr && i < MAX_STACK; i++) {
+		uint64_t ip = cc->ips[i];
+		const struct cg_ipent *e;
+
+		if (ip >= CONTEXT_MAX) {
+			/* any other context: perf takes the chain for corrupt and drops it
+			 * whole, the sample stays */
+			if (ip != CONTEXT_HV && ip != CONTEXT_KERNEL && ip != CONTEXT_USER)
+				return 0;
+			continue;
+		}
+		PMT_FORWARD_IF_ERROR(ip_frames(g, syms, s, ip, &e));
+		for (uint32_t k = 0; k < e->n; k++)
+			PMT_FORWARD_IF_ERROR(push(g, &n, g->ipc_frames[e->off + k]));
+	}
+	if (g->order == CG_CALLER)
+		for (size_t i = 0; i < n / 2; i++) {
+			uint32_t t = g->cur[i];
+
+			g->cur[i] = g->cur[n - 1 - i];
+			g->cur[n - 1 - i] = t;
+		}
+	return (int)n;
+}
+
+static int new_node(struct cg *g, uint32_t frame, uint32_t *out)
+{
+	PMT_FORWARD_IF_ERROR(grow((void **)&g->nodes, &g->node_cap, g->nnodes + 1,
+				  sizeof(*g->nodes)));
+	g->nodes[g->nnodes] = (struct cg_node){ .frame = frame };
+	*out = (uint32_t)g->nnodes++;
+	return 0;
+}
+
+int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint64_t period)
+{
+	uint32_t at;
+
+	/* perf's callchain_append() takes no empty chain */
+	if (!n)
+		return 0;
+	if ((size_t)x->max_depth < n)
+		x->max_depth = (uint32_t)n;
+	if (!x->root)
+		PMT_FORWARD_IF_ERROR(new_node(g, UINT32_MAX, &x->root));
+	at = x->root;
+	g->nodes[at].cumul += period;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c, last = 0;
+
+		for (c = g->nodes[at].child; c && g->nodes[c].frame != fr[i];
+		     c = g->nodes[c].sibling)
+			last = c;
+		if (!c) {
+			/* appended last: siblings stay in the order they were first seen */
+			PMT_FORWARD_IF_ERROR(new_node(g, fr[i], &c));
+			if (last)
+				g->nodes[last].sibling = c;
+			else
+				g->nodes[at].child = c;
+		}
+		at = c;
+		g->nodes[at].cumul += period;
+	}
+	g->nodes[at].hit += period;
+	return 0;
+}
+
+/* perf report's -g argument (util/callchain.c parse_callchain_report_opt): print type,
+ * threshold, order, key and value in any order, comma separated */
+int cg_parse(struct cg *g, const char *spec, bool *order_given, struct pmt_diag *diag)
+{
+	char tok[64];
+	unsigned numbers = 0;
+
+	while (spec && *spec) {
+		size_t n = strcspn(spec, ",");
+		char *end;
+		double v;
+
+		if (n >= sizeof(tok))
+			n = sizeof(tok) - 1;
+		memcpy(tok, spec, n);
+		tok[n] = 0;
+		spec += strcspn(spec, ",");
+		if (*spec == ',')
+			spec++;
+		if (!strcmp(tok, "graph"))
+			g->mode = CG_GRAPH;
+		else if (!strcmp(tok, "none"))
+			g->mode = CG_NONE;
+		else if (!strcmp(tok, "caller") || !strcmp(tok, "callee")) {
+			g->order = tok[5] == 'r' ? CG_CALLER : CG_CALLEE;
+			*order_given = true;
+		} else if (!strcmp(tok, "function") || !strcmp(tok, "percent"))
+			continue; /* perf's defaults, the only key and value here */
+		else if (!strcmp(tok, "flat") || !strcmp(tok, "folded") || !strcmp(tok, "fractal") ||
+			 !strcmp(tok, "address") || !strcmp(tok, "srcline") ||
+			 !strcmp(tok, "period") || !strcmp(tok, "count") || !strcmp(tok, "branch"))
+			return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+					    "-g %s: not supported yet (graph, none, caller, callee, "
+					    "function, percent and a threshold are)", tok);
+		else if ((v = strtod(tok, &end)), end != tok && !*end && v >= 0 && numbers < 2) {
+			/* the threshold, then the print limit (0: no limit, the only one here) */
+			if (numbers++ == 0)
+				g->min_percent = v;
+			else if (v != 0)
+				return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL,
+						    PMT_DIAG_NO_OFFSET,
+						    "-g: a print limit is not supported yet");
+		} else {
+			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
+					    "-g: unknown '%s' (perf's print_type,threshold,order,"
+					    "key,value: graph or none, caller or callee)", tok);
+		}
+	}
+	return 0;
+}
