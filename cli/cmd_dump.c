@@ -4,6 +4,7 @@
 #include <getopt.h>
 
 #include "commands.h"
+#include "decode_opts.h"
 #include "pmutrace/common.h"
 #include "pmutrace/spe.h"
 #include "pmutrace/spe_decode.h"
@@ -370,7 +371,7 @@ static int dump_trace(struct dump_opts *d, const char *path)
 static int usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pmutrace dump [--raw [--base OFFSET]] [--legacy61] [--n1|--midr MIDR]\n"
+		"usage: pmutrace dump [--raw [--base OFFSET]] [--perf-compat=VER] [--n1|--midr MIDR]\n"
 		"         [--cpu LIST] [--tid LIST] [--pid LIST] [--time START,STOP|A%%-B%%]\n"
 		"         [-j N] [-v]\n"
 		"         [-i] [FILE]\n"
@@ -378,7 +379,10 @@ static int usage(FILE *fp)
 		"  FILE (or -i FILE; default ./perf.data) is a perf.data trace, or with --raw a raw\n"
 		"  SPE AUX buffer ('-' = stdin).\n"
 		"  --base OFFSET  AUX stream offset of the raw file's first byte (alignment pads)\n"
-		"  --legacy61  OP_TYPE/EVENTS text of perf 6.1 instead of the newest perf\n"
+		"  --perf-compat=VER  the packet text of that perf release (X.Y, the model of the\n"
+		"              nearest earlier one of 6.1 6.13 ... 7.3, as script's; default newest):\n"
+		"              releases before 6.13 print perf 6.1's OP_TYPE/EVENTS text\n"
+		"  --legacy61  the same as --perf-compat=6.1\n"
 		"  --n1        name IMPDEF event bit 12 LATE-PREFETCH (Neoverse N1; default: the\n"
 		"              file's MIDR decides, as in perf)\n"
 		"  --midr MIDR the CPU's MIDR_EL1, as script takes it: a Neoverse N1 one is --n1\n"
@@ -402,6 +406,7 @@ int cmd_dump(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "raw", no_argument, NULL, 'r' },
 		{ "legacy61", no_argument, NULL, 'L' },
+		{ "perf-compat", required_argument, NULL, 'P' },
 		{ "n1", no_argument, NULL, 'N' },
 		{ "base", required_argument, NULL, 'b' },
 		{ "midr", required_argument, NULL, 'm' },
@@ -430,6 +435,19 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'r': raw = 1; break;
 		case 'L': d.desc_flags |= PMT_SPE_DESC_LEGACY61; break;
+		case 'P': {
+			int compat;
+
+			if ((rc = decode_perf_compat("dump", optarg, &compat)))
+				return rc;
+			/* the text perf 6.1 prints; 7.3's from the next model on (only those two
+			 * releases are checked: the change lies between them) */
+			if (compat < 613)
+				d.desc_flags |= PMT_SPE_DESC_LEGACY61;
+			else
+				d.desc_flags &= ~(unsigned)PMT_SPE_DESC_LEGACY61;
+			break;
+		}
 		case 'N': d.desc_flags |= PMT_SPE_DESC_N1; d.cpu_given = 1; break;
 		case 'b':
 			if (pmt_parse_u64(optarg, &d.base) < 0)

@@ -12,6 +12,17 @@
 #include "pmutrace/metrics.h"
 #include "decode_opts.h"
 
+static int parse_compat(const char *s, int *out);
+
+int decode_perf_compat(const char *cmd, const char *arg, int *out)
+{
+	if (parse_compat(arg, out))
+		return pmt_cli_usage_fail(cmd, "bad --perf-compat '%s': a perf release X.Y, which "
+					  "means the model of the nearest earlier one of 6.1 6.13 "
+					  "6.15 6.16 6.18 6.19 7.3, or newest", arg);
+	return 0;
+}
+
 static int parse_compat(const char *s, int *out)
 {
 	unsigned maj, min;
@@ -243,11 +254,8 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 			so->top_given = 1;
 			break;
 		case OPT_COMPAT:
-			if (parse_compat(optarg, &so->run.compat))
-				return pmt_cli_usage_fail(so->cmd, "bad --perf-compat '%s': a perf "
-							  "release X.Y, which means the model of the "
-							  "nearest earlier one of 6.1 6.13 6.15 6.16 "
-							  "6.18 6.19 7.3, or newest", optarg);
+			if ((rc = decode_perf_compat(so->cmd, optarg, &so->run.compat)))
+				return rc;
 			break;
 		case 'i': so->path = optarg; break;
 		case OPT_SYMFS: so->symfs = optarg; break;

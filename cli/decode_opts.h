@@ -41,6 +41,9 @@ struct script_opts {
 	struct metric_opts metrics; /* report --html: the recording's metric tree */
 };
 
+/* --perf-compat ARG into *out (PMT_PERF_* levels, X.Y as X * 100 + Y): 0, or the usage
+ * error's exit status after its message */
+int decode_perf_compat(const char *cmd, const char *arg, int *out);
 /* argv of script or report (argv[0] names which), or of an export with its consumer's own
  * options: 0 to go on, -1 after --help, else the exit status of a usage error */
 int decode_parse_args(struct script_opts *so, int argc, char **argv,

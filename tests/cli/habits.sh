@@ -10,7 +10,7 @@
 #    records, --time the chunks with a timestamp in the window (worked out from the full
 #    dump's TS packets; with the oracle, every sample time perf 7.3's script --time prints is
 #    a TS of a shown chunk), both refused with --raw;
-#  - --perf-compat takes any X.Y (and X.Y.Z) and refuses junk with the list of models;
+#  - --perf-compat (script, dump) takes any X.Y (and X.Y.Z) and refuses junk with the list of models;
 #  - calibrate and metrics take -i TRACE; calibrate defaults to ./perf.data.
 #   habits.sh PMUTRACE [ORACLES_DIR]
 set -u
@@ -103,6 +103,17 @@ for v in junk 7 6.1x 6.1. ' 6.1'; do
 	[ $rc = 129 ] && grep -q "6.1 6.13 6.15 6.16 6.18 6.19 7.3, or newest" e.txt ||
 		bad "--perf-compat='$v': exit $rc, $(cat e.txt)"
 done
+# dump takes it too: releases before 6.13 print perf 6.1's packet text (--legacy61's, which
+# realdata.dump_vs_perf.* checks against perf 6.1), later ones the newest (perf 7.3's)
+legacy=$("$P" dump a.data --legacy61 | md5sum) newest=$("$P" dump a.data | md5sum)
+[ "$legacy" != "$newest" ] && [ "$("$P" dump a.data --perf-compat=6.12 | md5sum)" = "$legacy" ] &&
+	[ "$("$P" dump a.data --perf-compat=6.1 | md5sum)" = "$legacy" ] &&
+	[ "$("$P" dump a.data --perf-compat=6.13 | md5sum)" = "$newest" ] &&
+	[ "$("$P" dump a.data --perf-compat=7.3.4 | md5sum)" = "$newest" ] ||
+	bad "dump --perf-compat: 6.1/6.12 are not --legacy61's text or 6.13/7.3.4 not the newest"
+"$P" dump a.data --perf-compat=6.1x >/dev/null 2>e.txt; rc=$?
+[ $rc = 129 ] && grep -q "6.1 6.13 6.15 6.16 6.18 6.19 7.3, or newest" e.txt ||
+	bad "dump --perf-compat=6.1x: exit $rc, $(cat e.txt)"
 
 # -i on calibrate and metrics; calibrate's ./perf.data
 "$P" calibrate -i a.data -o c.json 2>e.txt; rc=$?
@@ -115,4 +126,4 @@ echo '[{"MetricName": "m", "MetricExpr": "cycles * 2"}]' >m.json
 "$P" metrics -i c.csv --metrics m.json --csv >/dev/null 2>e.txt
 grep -q "c.csv: offset 0: not a perf.data file" e.txt || bad "metrics -i does not read the trace: $(cat e.txt)"
 [ $fail = 0 ] || exit 1
-echo "OK: bare --itrace, c/r, -v, dump --midr/--cpu/--pid/--time, --perf-compat, -i"
+echo "OK: bare --itrace, c/r, -v, dump --midr/--cpu/--pid/--time, --perf-compat (script, dump), -i"

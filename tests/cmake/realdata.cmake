@@ -9,7 +9,7 @@ foreach(name hiperf_TestSpeDecoder quipper_SampleSPEPackets spe_parser_test_get_
   set_tests_properties(realdata.dump.${name} PROPERTIES LABELS realdata SKIP_RETURN_CODE 77)
 endforeach()
 
-# Differential: the installed perf (Debian: 6.1) and `pmutrace dump --legacy61` print the same
+# Differential: the installed perf (Debian: 6.1) and `pmutrace dump --perf-compat=6.1` print the same
 # SPE lines for the same perf.data (made by `pmutrace convert --raw`). Skipped without perf.
 set(PMT_SPE_DIFF_INPUTS
   "synth-n1-small=${PROJECT_SOURCE_DIR}/fixtures/spe/synth-n1-small.spe"
@@ -30,7 +30,7 @@ foreach(item ${PMT_SPE_DIFF_INPUTS})
   string(REGEX REPLACE "^[^=]*=" "" input "${item}")
   add_test(NAME realdata.dump_vs_perf.${name}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/realdata/spe_dump_vs_perf.sh $<TARGET_FILE:pmutrace>
-      $<TARGET_FILE:spe_vec> "${input}" --legacy61)
+      $<TARGET_FILE:spe_vec> "${input}" --perf-compat=6.1)
   set_tests_properties(realdata.dump_vs_perf.${name} PROPERTIES LABELS "realdata;perf"
     SKIP_RETURN_CODE 77)
 endforeach()

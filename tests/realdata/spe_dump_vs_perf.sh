@@ -5,7 +5,7 @@
 # Differential test against the installed perf: wrap a raw SPE buffer in a perf.data with
 # `pmutrace convert --raw`, then compare the SPE packet lines of `perf report -D` with those
 # of `pmutrace dump` on the same file. Debian's perf is 6.1, so pass --legacy61 for buffers
-# whose OP_TYPE/EVENTS text differs between perf versions. Exit 77 (skipped) without perf
+# whose OP_TYPE/EVENTS text differs between perf versions (--perf-compat=6.1 does the same). Exit 77 (skipped) without perf
 # or when convert cannot wrap the buffer.
 # PERF=CMD picks the perf (default: perf on PATH; the 7.3 oracles: see tests/oracles/setup).
 set -u
