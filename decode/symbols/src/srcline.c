@@ -92,7 +92,8 @@ static const struct srcline_var *find_var(struct srcline *sl, uint64_t addr)
 		while ((cu = dwfl_module_nextcu(sl->mod, cu, &bias)))
 			if (collect_vars(sl, cu, bias, &cap) < 0)
 				break;
-		qsort(sl->vars, sl->nvars, sizeof(*sl->vars), cmp_var);
+		if (sl->nvars)
+			qsort(sl->vars, sl->nvars, sizeof(*sl->vars), cmp_var);
 	}
 	return sl->nvars ? bsearch(&key, sl->vars, sl->nvars, sizeof(key), cmp_var) : NULL;
 }
@@ -265,7 +266,8 @@ int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame 
 		for (h = memo_slot(sl, vaddr); sl->memo[h].n >= 0; h = (h + 1) & (sl->memo_cap - 1))
 			if (sl->memo[h].vaddr == vaddr) {
 				n = sl->memo[h].n < (int)max ? sl->memo[h].n : (int)max;
-				memcpy(fr, sl->pool + sl->memo[h].first, (size_t)n * sizeof(*fr));
+				if (n > 0) /* an address with no frames may have no pool yet */
+					memcpy(fr, sl->pool + sl->memo[h].first, (size_t)n * sizeof(*fr));
 				return n;
 			}
 	}
@@ -286,14 +288,16 @@ int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame 
 		}
 		for (h = memo_slot(sl, vaddr); sl->memo[h].n >= 0; h = (h + 1) & (sl->memo_cap - 1))
 			;
-		memcpy(sl->pool + sl->pool_n, got, (size_t)n * sizeof(*got));
+		if (n > 0)
+			memcpy(sl->pool + sl->pool_n, got, (size_t)n * sizeof(*got));
 		sl->memo[h] = (struct srcline_memo){ vaddr, sl->pool_n, n };
 		sl->pool_n += (uint32_t)n;
 		sl->memo_n++;
 	}
 out:
 	n = n < (int)max ? n : (int)max;
-	memcpy(fr, got, (size_t)n * sizeof(*fr));
+	if (n > 0)
+		memcpy(fr, got, (size_t)n * sizeof(*fr));
 	return n;
 }
 
