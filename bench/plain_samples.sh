@@ -14,18 +14,7 @@ W='i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done'
 perf record -q -e cpu-clock -c "$PERIOD" -o "$T/c.data" -- sh -c "$W" >/dev/null 2>&1
 n=$(perf script -i "$T/c.data" -F event 2>/dev/null | wc -l)
 echo "file: $(stat -c %s "$T/c.data") bytes, $n samples"
-measure() { # LABEL CMD...
-	label=$1
-	shift
-	for r in 1 2 3; do
-		python3 "$HERE/rusage.py" "$T/t$r" sh -c "$* >/dev/null 2>&1" || true
-	done
-	cat "$T/t1" "$T/t2" "$T/t3" | sort -n | sed -n 2p | {
-		read -r wall user sys rss
-		awk -v l="$label" -v w="$wall" -v c="$(echo "$user $sys" | awk '{print $1 + $2}')" \
-			-v m="$rss" 'BEGIN { printf "%-34s wall %6.3f s  CPU %6.3f s  RSS %6.1f MB\n", l, w, c, m / 1024 }'
-	}
-}
+. "$HERE/measure_lib.sh"
 measure "pmutrace script" "$P" script "$T/c.data"
 measure "$PERF script" "$PERF" script -i "$T/c.data"
 measure "pmutrace report --sort sym,dso" "$P" report "$T/c.data" --stdio --sort sym,dso

@@ -35,18 +35,7 @@ echo "file: $(stat -c %s "$T/g.data") bytes, $(perf report -i "$T/g.data" --stdi
 "$P" report "$T/g.data" >"$T/ours"
 "$PERF73" report --stdio -i "$T/g.data" 2>/dev/null | sed '/^# (Tip/,$d' | sed '${/^#$/d}' >"$T/theirs"
 echo "output lines: $(wc -l <"$T/ours"); lines differing from perf 7.3's: $(diff "$T/theirs" "$T/ours" | grep -c '^>' || true)"
-measure() { # LABEL CMD...
-	label=$1
-	shift
-	for r in 1 2 3; do
-		python3 "$HERE/rusage.py" "$T/t$r" sh -c "$* >/dev/null 2>&1" || true
-	done
-	cat "$T/t1" "$T/t2" "$T/t3" | sort -n | sed -n 2p | {
-		read -r wall user sys rss
-		awk -v l="$label" -v w="$wall" -v c="$(echo "$user $sys" | awk '{print $1 + $2}')" \
-			-v m="$rss" 'BEGIN { printf "%-34s wall %7.3f s  CPU %7.3f s  RSS %6.1f MB\n", l, w, c, m / 1024 }'
-	}
-}
+. "$HERE/measure_lib.sh"
 measure "pmutrace report" "$P" report "$T/g.data"
 measure "perf 7.3 report --stdio" "$PERF73" report --stdio -i "$T/g.data"
 measure "pmutrace report --perf-compat=6.1" "$P" report --perf-compat=6.1 "$T/g.data"

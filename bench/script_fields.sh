@@ -18,17 +18,6 @@ TZ=UTC $PERF script -i "$T/c.data" -F $F >"$T/want" 2>/dev/null
 TZ=UTC "$P" script "$T/c.data" -F $F >"$T/got"
 cmp -s "$T/want" "$T/got" || { echo "outputs differ"; diff "$T/want" "$T/got" | head; exit 1; }
 echo "file: $(stat -c %s "$T/c.data") bytes, $(wc -l <"$T/want") samples, -F $F identical"
-measure() { # LABEL CMD...
-	label=$1
-	shift
-	for r in 1 2 3; do
-		python3 "$HERE/rusage.py" "$T/t$r" sh -c "$* >/dev/null 2>&1" || true
-	done
-	cat "$T/t1" "$T/t2" "$T/t3" | sort -n | sed -n 2p | {
-		read -r wall user sys rss
-		awk -v l="$label" -v w="$wall" -v c="$(echo "$user $sys" | awk '{print $1 + $2}')" \
-			-v m="$rss" 'BEGIN { printf "%-34s wall %6.3f s  CPU %6.3f s  RSS %6.1f MB\n", l, w, c, m / 1024 }'
-	}
-}
+. "$HERE/measure_lib.sh"
 measure "pmutrace script -F $F" TZ=UTC "$P" script "$T/c.data" -F $F
 measure "$(basename "$PERF") script -F $F" TZ=UTC "$PERF" script -i "$T/c.data" -F $F
