@@ -108,7 +108,7 @@ static void callchain_json(struct pmt_spe_sink *k, const struct pmt_spe_sample *
 
 void sink_callchain_row_end(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json)
 {
-	/* a chain may be longer than a tail (the cache of write_row() holds 1 KiB): it is
+	/* a chain may be longer than a tail (the cache of sink_write_row() holds 1 KiB): it is
 	 * written here, after the tail, and the row stops being one to copy */
 	k->out->len -= json ? 2 : 1;
 	if (json)

@@ -73,6 +73,8 @@ void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 /* callchain_rows.c: s's call chain written over the end of the row just written ("\n"
  * after the empty CSV column, "}\n" in JSON), which is then no tail to copy */
 void sink_callchain_row_end(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json);
+/* sink_rows.c: s as a CSV (json 0) or JSON-lines row into k->out */
+void sink_write_row(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, int json);
 
 /* -F brstack, brstacksym or brstackoff (one of them, in that priority, as perf prints
  * one), each entry's addresses followed by their file with -F dso, into k->out */
