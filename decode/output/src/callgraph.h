@@ -10,9 +10,11 @@
 
 #include "pmutrace/output.h"
 
-/* perf's callchain_param.mode and .order (util/callchain.h) */
-enum cg_mode { CG_NONE, CG_GRAPH, CG_FLAT, CG_FOLDED };
+/* perf's callchain_param.mode, .order and .value (util/callchain.h); CG_FRACTAL is
+ * perf's CHAIN_GRAPH_REL: each node's percentage of its parent's callees */
+enum cg_mode { CG_NONE, CG_GRAPH, CG_FLAT, CG_FOLDED, CG_FRACTAL };
 enum cg_order { CG_CALLEE, CG_CALLER };
+enum cg_value { CG_PERCENT, CG_PERIOD, CG_COUNT };
 
 /* One entry of a call chain as perf's callchain cursor holds it: a function (its inlined
  * callees are frames of their own), or an address without a symbol. Interned: the frames
@@ -33,6 +35,7 @@ struct cg_node {
 	uint64_t cumul;         /* the period of every chain through here */
 	uint32_t frame;         /* index into the frames */
 	uint32_t child, sibling; /* node indexes; 0: none */
+	uint32_t count;         /* how many chains pass through here (-g ...,count) */
 };
 
 /* what an entry has in one event beyond its own samples (indexed like hent_ev) */
@@ -56,6 +59,9 @@ struct cg_ipent {
 struct cg {
 	enum cg_mode mode;
 	enum cg_order order;
+	enum cg_value value;
+	uint32_t print_limit;   /* -g's print_limit: entries per level (0: all) */
+	bool branch;            /* -g branch: the branch stacks' entries in the chains */
 	bool children;          /* perf's --children: the Children column */
 	double min_percent;     /* of the event's period: nodes below it are not printed */
 	bool skip_first_sym;    /* --sort starts with sym: the entry's own frame is not

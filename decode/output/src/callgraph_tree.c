@@ -312,6 +312,7 @@ int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint6
 		PMT_FORWARD_IF_ERROR(new_node(g, UINT32_MAX, &x->root));
 	at = x->root;
 	g->nodes[at].cumul += period;
+	g->nodes[at].count++;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c, last = 0;
 
@@ -328,13 +329,57 @@ int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint6
 		}
 		at = c;
 		g->nodes[at].cumul += period;
+		g->nodes[at].count++;
 	}
 	g->nodes[at].hit += period;
 	return 0;
 }
 
-/* perf report's -g argument (util/callchain.c parse_callchain_report_opt): print type,
- * threshold, order, key and value in any order, comma separated */
+/* a word of -g: perf takes any prefix of a name (util/callchain.c strncmp with the
+ * word's length), the first table that has it winning */
+static bool word_is(const char *tok, const char *name)
+{
+	return !strncmp(tok, name, strlen(tok));
+}
+
+/* perf's tables in the order it tries them: print type, order, key, value */
+static const struct {
+	const char *name;
+	enum { W_MODE, W_ORDER, W_KEY, W_BRANCH, W_VALUE } kind;
+	int v;
+} cg_words[] = {
+	{ "graph", W_MODE, CG_GRAPH },     { "flat", W_MODE, CG_FLAT },
+	{ "fractal", W_MODE, CG_FRACTAL }, { "folded", W_MODE, CG_FOLDED },
+	{ "caller", W_ORDER, CG_CALLER },  { "callee", W_ORDER, CG_CALLEE },
+	{ "function", W_KEY, 0 },          { "branch", W_BRANCH, 0 },
+	{ "percent", W_VALUE, CG_PERCENT }, { "period", W_VALUE, CG_PERIOD },
+	{ "count", W_VALUE, CG_COUNT },
+};
+
+static bool cg_word_set(struct cg *g, const char *tok, bool *order_given)
+{
+	for (size_t i = 0; i < sizeof(cg_words) / sizeof(cg_words[0]); i++) {
+		if (!word_is(tok, cg_words[i].name))
+			continue;
+		switch (cg_words[i].kind) {
+		case W_MODE: g->mode = (enum cg_mode)cg_words[i].v; break;
+		case W_ORDER:
+			g->order = (enum cg_order)cg_words[i].v;
+			*order_given = true;
+			break;
+		case W_KEY: break; /* function: the only key here */
+		case W_BRANCH: g->branch = true; break;
+		case W_VALUE: g->value = (enum cg_value)cg_words[i].v; break;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* perf report's -g argument (util/callchain.c __parse_callchain_report_opt): print type,
+ * order, key and value words in any order, comma separated, and numbers: the threshold,
+ * then the print limit (a later one replaces it); a word that is none (or its prefix)
+ * ends it with no graph */
 int cg_parse(struct cg *g, const char *spec, bool *order_given, struct pmt_diag *diag)
 {
 	char tok[64];
@@ -343,43 +388,48 @@ int cg_parse(struct cg *g, const char *spec, bool *order_given, struct pmt_diag 
 	while (spec && *spec) {
 		size_t n = strcspn(spec, ",");
 		char *end;
-		double v;
 
+		if (!n) { /* strtok_r: no empty words */
+			spec++;
+			continue;
+		}
 		if (n >= sizeof(tok))
-			n = sizeof(tok) - 1;
+			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
+					    "-g: '%.16s...' is no print type, order, key, value "
+					    "or number", spec);
 		memcpy(tok, spec, n);
 		tok[n] = 0;
-		spec += strcspn(spec, ",");
-		if (*spec == ',')
-			spec++;
-		if (!strcmp(tok, "graph"))
-			g->mode = CG_GRAPH;
-		else if (!strcmp(tok, "none"))
+		spec += n;
+		if (word_is(tok, "none")) {
 			g->mode = CG_NONE;
-		else if (!strcmp(tok, "caller") || !strcmp(tok, "callee")) {
-			g->order = tok[5] == 'r' ? CG_CALLER : CG_CALLEE;
-			*order_given = true;
-		} else if (!strcmp(tok, "function") || !strcmp(tok, "percent"))
-			continue; /* perf's defaults, the only key and value here */
-		else if (!strcmp(tok, "flat") || !strcmp(tok, "folded") || !strcmp(tok, "fractal") ||
-			 !strcmp(tok, "address") || !strcmp(tok, "srcline") ||
-			 !strcmp(tok, "period") || !strcmp(tok, "count") || !strcmp(tok, "branch"))
+			return 0;
+		}
+		if (word_is(tok, "address") || word_is(tok, "srcline"))
 			return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
-					    "-g %s: not supported yet (graph, none, caller, callee, "
-					    "function, percent and a threshold are)", tok);
-		else if ((v = strtod(tok, &end)), end != tok && !*end && v >= 0 && numbers < 2) {
-			/* the threshold, then the print limit (0: no limit, the only one here) */
-			if (numbers++ == 0)
-				g->min_percent = v;
-			else if (v != 0)
-				return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL,
-						    PMT_DIAG_NO_OFFSET,
-						    "-g: a print limit is not supported yet");
+					    "-g %s: the address and srcline keys are not supported "
+					    "yet (function is)", tok);
+		if (cg_word_set(g, tok, order_given))
+			continue;
+		/* perf reads a number's leading part and ignores the rest ("0.5x" is 0.5);
+		 * nothing readable is an error */
+		if (numbers++ == 0) {
+			double v = strtod(tok, &end);
+
+			if (end == tok)
+				goto bad;
+			g->min_percent = v;
 		} else {
-			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-					    "-g: unknown '%s' (perf's print_type,threshold,order,"
-					    "key,value: graph or none, caller or callee)", tok);
+			unsigned long v = strtoul(tok, &end, 0);
+
+			if (end == tok)
+				goto bad;
+			g->print_limit = (uint32_t)v;
 		}
 	}
 	return 0;
+bad:
+	return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
+			    "-g: '%s' is no print type, order, key, value or number (perf's "
+			    "print_type,threshold[,print_limit],order,sort_key[,branch],value)",
+			    tok);
 }

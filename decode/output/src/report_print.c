@@ -124,7 +124,7 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 
 	switch (k) {
 	case KEY_SYM:
-		memcpy(p, e->kernel ? "[k] " : "[.] ", 4);
+		memcpy(p, e->kernel_ev & (1u << ev) ? "[k] " : "[.] ", 4);
 		p += 4;
 		if (!e->sym) {
 			/* perf's "%-#.*llx" with 16 digits: no 0x before a zero */
@@ -338,14 +338,15 @@ static void put_keys(const struct pmt_hist *h, const struct hent *e, unsigned ev
 			else
 				pmt_out_json_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
 			if (h->keys[c] == KEY_SYM)
-				pmt_out_printf(out, ",\"kernel\":%s", e->kernel ? "true" : "false");
+				pmt_out_printf(out, ",\"kernel\":%s",
+				       e->kernel_ev & (1u << ev) ? "true" : "false");
 		} else if (h->keys[c] == KEY_PID) {
 			pmt_out_printf(out, ",%d", (int)e->tid);
 		} else {
 			pmt_out_char(out, ',');
 			pmt_out_csv_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
 			if (h->keys[c] == KEY_SYM)
-				pmt_out_str(out, e->kernel ? ",1" : ",0");
+				pmt_out_str(out, e->kernel_ev & (1u << ev) ? ",1" : ",0");
 		}
 	}
 }
@@ -496,7 +497,7 @@ static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t 
 		r.period = x->period;
 		r.weight = x->weight;
 		r.samples = x->nr;
-		r.kernel = v[i]->kernel;
+		r.kernel = (v[i]->kernel_ev & (1u << ev)) != 0;
 		for (unsigned k = 0; k < h->nkeys && k < HIST_ROW_KEYS; k++) {
 			cell(h, v[i], h->keys[k], ev, text[k], sizeof(text[k]));
 			r.key[k] = h->keys[k] == KEY_SYM ? text[k] + 4 : text[k];

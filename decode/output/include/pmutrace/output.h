@@ -157,6 +157,10 @@ struct pmt_hist_callgraph_opts {
 };
 PMT_API int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_opts *o,
 				   struct pmt_diag *diag);
+/* -g's argument checked as perf report checks it while reading its options, before any
+ * file: -PMT_EPARSE for what perf refuses, -PMT_EUNSUPPORTED for what perf takes and
+ * pmutrace does not do yet, the word named in diag */
+PMT_API int pmt_hist_callgraph_check(const char *spec, struct pmt_diag *diag);
 PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
 PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 			   uint64_t lost_samples);
