@@ -48,7 +48,8 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
        OPT_PID, OPT_TIME,
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
        OPT_KALLSYMS, OPT_MEM, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD, OPT_NO_DEMANGLE, OPT_HTML,
-       OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHILDREN, OPT_NO_CHILDREN };
+       OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
+       OPT_MAX_STACK };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -97,6 +98,8 @@ static const struct option report_opts[] = {
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "inverted", no_argument, NULL, 'G' },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	METRIC_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -294,10 +297,28 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 			so->callgraph = optarg ? optarg : "";
 			if (!optarg && optind < argc && argv[optind][0] != '-')
 				so->callgraph = argv[optind++];
+			so->percent_limit_after_g = 0;
 			if ((rc = callgraph_check(so->cmd, so->callgraph,
 						  optarg && !strncmp(argv[optind - 1], "--", 2))))
 				return rc;
 			break;
+		case OPT_PERCENT_LIMIT:
+			/* perf's strtof, unchecked: a bad number is 0 */
+			so->percent_limit = strtof(optarg, NULL);
+			so->percent_limit_after_g = 1;
+			break;
+		case OPT_MAX_STACK: {
+			char *end;
+			long n = strtol(optarg, &end, 0);
+
+			if (end == optarg || *end)
+				return pmt_cli_usage_fail(so->cmd, "option `max-stack' expects a "
+							  "numerical value (%s)", optarg);
+			/* perf takes a negative or zero depth as no entry at all */
+			so->max_stack = n > 0 ? (uint32_t)(n < INT32_MAX ? n : INT32_MAX) : 0;
+			so->max_stack_given = 1;
+			break;
+		}
 		case OPT_CHILDREN: so->children = 1; break;
 		case OPT_NO_CHILDREN: so->children = 0; break;
 		case 'j':

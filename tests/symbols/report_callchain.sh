@@ -69,12 +69,19 @@ same() {
 grep -q 'mix_in (inlined)' "$T/p" || fail "perf 7.3 shows no inlined caller: the fixture lost its inlining"
 grep -q '^# Children      Self' "$T/p" || fail "perf 7.3 shows no Children column"
 # -g's print types, values, thresholds and print limits, with and without Children, and
-# perf's prefixes of its words ("fl", "calle": caller) and numbers ("0.5x")
+# perf's prefixes of its words ("fl", "calle": caller) and numbers ("0.5x"); --percent-limit
+# (the entries and, unless -g names one after it, the graphs' threshold; the columns as
+# wide as for all entries) and --max-stack (the callers' end of the chain kept with the
+# caller order, the callees' with the callee order)
 CG_MODES="-g flat|-g folded|-g fractal|--no-children -g flat|--no-children -g folded|\
 --no-children -g fractal|-g folded,0.5,caller,function,percent|\
 --call-graph=fractal,0.5,callee|-g fractal,0,2|-g graph,0,1|-g flat,0,callee,count|\
 -g fractal,period|-g fractal,0,count|-g folded,count,0|--no-children -g fractal,count,0|\
--G -g flat|-g fl|-g calle|-g graph,0.5x|-g n,bogus|--sort sym -g fractal|-g graph,0,3,1"
+-G -g flat|-g fl|-g calle|-g graph,0.5x|-g n,bogus|--sort sym -g fractal|-g graph,0,3,1|\
+--percent-limit 1|--percent-limit 60 -g fractal|--percent-limit 0.1 --no-children|\
+-g graph,0 --percent-limit 5|--percent-limit 5 -g graph,0|--percent-limit 5 -g caller|\
+--max-stack 2|--max-stack 3 --no-children|--max-stack 0|--max-stack -1|\
+--max-stack 4 -g callee|--max-stack 3 -G"
 for args in "" "--no-children" "-g none" "-g caller" "-g callee" "-g graph,5" \
 	"--call-graph=callee,0.01" "-G" "--no-children -G" "--sort sym" "--sort comm" \
 	"--sort dso,sym" "--sort sym -g callee" "--no-children --sort dso"; do
@@ -143,7 +150,8 @@ if cc -O2 -g -fno-omit-frame-pointer -o "$T/kw" "$T/kw.c" 2>/dev/null &&
 		>/dev/null 2>&1; then
 	if "$PERF73" report --stdio -i "$T/k.data" -g none 2>/dev/null | grep -q 'kernel.kallsyms'; then
 		for args in "" "--sort sym" "--no-children" "-g fractal" "-g fractal,0,2" \
-			"-g folded,0" "--no-children -g flat,0,count"; do
+			"-g folded,0" "--no-children -g flat,0,count" "--percent-limit 1" \
+			"--max-stack 3" "--max-stack 2 -g callee"; do
 			# shellcheck disable=SC2086
 			same "perf 7.3 (kernel)" "$PERF73" "$T/k.data" "$T/k.data" "" $args
 			# shellcheck disable=SC2086
@@ -229,6 +237,8 @@ for bad in "-g bogus" "-g graph,x" "--call-graph=caller,0.5,zz" "--call-graph zz
 	sed -n '/^ Usage:/,$p' "$T/err" | cmp -s - "$T/perr.help" || fail "report $bad: -g's help differs from perf 7.3's"
 	grep -q "^pmutrace report: -g: '" "$T/err" || fail "report $bad: the error names no word: $(head -1 "$T/err")"
 done
+"$P" report "$T/cc.data" --max-stack x >/dev/null 2>"$T/err" && fail "--max-stack x was accepted"
+grep -q "option \`max-stack' expects a numerical value" "$T/err" || fail "--max-stack x: $(cat "$T/err")"
 for bad in "-g address" "--call-graph=caller,srcline" "-g a"; do
 	# shellcheck disable=SC2086
 	if "$P" report "$T/cc.data" $bad >/dev/null 2>"$T/err"; then

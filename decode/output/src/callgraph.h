@@ -61,6 +61,8 @@ struct cg {
 	enum cg_order order;
 	enum cg_value value;
 	uint32_t print_limit;   /* -g's print_limit: entries per level (0: all) */
+	uint32_t max_stack;     /* --max-stack: chain entries taken */
+	bool threshold_given;   /* -g named a threshold (--percent-limit before it loses) */
 	bool branch;            /* -g branch: the branch stacks' entries in the chains */
 	bool children;          /* perf's --children: the Children column */
 	double min_percent;     /* of the event's period: nodes below it are not printed */

@@ -29,6 +29,7 @@ int cg_new(struct cg **out)
 	g->mode = CG_GRAPH;
 	g->order = CG_CALLER;
 	g->min_percent = 0.5;
+	g->max_stack = MAX_STACK;
 	g->nnodes = 1; /* node 0: "none" */
 	*out = g;
 	return 0;
@@ -263,12 +264,25 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_sample *s)
 {
 	const struct pmt_callchain *cc = s->callchain;
-	size_t n = 0;
+	size_t n = 0, skip = 0, taken = 0;
 
-	for (uint64_t i = 0; cc && i < cc->nr && i < MAX_STACK; i++) {
+	/* perf walks a caller-ordered chain from its outer end: --max-stack keeps the
+	 * outermost entries then, the innermost with the callee order; markers count not */
+	if (g->order == CG_CALLER && cc) {
+		size_t entries = 0;
+
+		for (uint64_t i = 0; i < cc->nr; i++)
+			entries += cc->ips[i] < CONTEXT_MAX;
+		skip = entries > g->max_stack ? entries - g->max_stack : 0;
+	}
+	for (uint64_t i = 0; cc && i < cc->nr && taken < g->max_stack; i++) {
 		uint64_t ip = cc->ips[i];
 		const struct cg_ipent *e;
 
+		if (ip < CONTEXT_MAX && skip) {
+			skip--;
+			continue;
+		}
 		if (ip >= CONTEXT_MAX) {
 			/* any other context: perf takes the chain for corrupt and drops it
 			 * whole, the sample stays */
@@ -276,6 +290,7 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 				return 0;
 			continue;
 		}
+		taken++;
 		PMT_FORWARD_IF_ERROR(ip_frames(g, syms, s, ip, &e));
 		for (uint32_t k = 0; k < e->n; k++)
 			PMT_FORWARD_IF_ERROR(push(g, &n, g->ipc_frames[e->off + k]));
@@ -418,6 +433,7 @@ int cg_parse(struct cg *g, const char *spec, bool *order_given, struct pmt_diag 
 			if (end == tok)
 				goto bad;
 			g->min_percent = v;
+			g->threshold_given = true;
 		} else {
 			unsigned long v = strtoul(tok, &end, 0);
 

@@ -83,6 +83,7 @@ struct pmt_hist {
 	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
 	int compat;
 	const char *time_slices; /* --time as given (the caller's string), or NULL */
+	float percent_limit;   /* --percent-limit: entries below it are not printed */
 	uint32_t seq;
 	const char *last_comm;  /* the samples of a thread come in runs: its last comm */
 	uint32_t last_comm_off;

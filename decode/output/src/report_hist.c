@@ -2,6 +2,7 @@
  * keyed by the sort keys (sym, dso, comm, cpu, ...) as perf keys them (tools/perf/util/sort.c,
  * hist.c). This file fills the table; report_print.c sorts and prints it. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "pmutrace/common.h"
@@ -75,8 +76,19 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	if (!order_given)
 		g->order = o->inverted || o->children != 0 ? CG_CALLER : CG_CALLEE;
 	g->skip_first_sym = h->keys[0] == KEY_SYM;
+	if (o->sz > offsetof(struct pmt_hist_callgraph_opts, max_stack) && o->max_stack_given)
+		g->max_stack = o->max_stack;
 	h->cg = g;
 	return 0;
+}
+
+void pmt_hist_set_percent_limit(struct pmt_hist *h, float pcnt, bool after_g)
+{
+	h->percent_limit = pcnt;
+	/* perf's parse_percent_limit sets callchain_param.min_percent as well; -g's
+	 * threshold given later replaces it */
+	if (h->cg && (after_g || !h->cg->threshold_given))
+		h->cg->min_percent = pcnt;
 }
 
 void pmt_hist_set_time_slices(struct pmt_hist *h, const char *spec)
