@@ -106,7 +106,7 @@ static const struct option report_opts[] = {
 
 /* a bad -g: the problem, then perf report's usage error (exit status 129): its usage line,
  * and -g's help unless the argument came after --call-graph= (perf prints none then) */
-static int callgraph_check(const char *cmd, const char *spec, bool long_eq)
+static int callgraph_check(const char *cmd, bool c2c, const char *spec, bool long_eq)
 {
 	struct pmt_diag d = PMT_DIAG_INIT;
 	int rc = pmt_hist_callgraph_check(spec, &d);
@@ -115,7 +115,8 @@ static int callgraph_check(const char *cmd, const char *spec, bool long_eq)
 		return 0;
 	pmt_cli_usage_fail(cmd, "%s", d.msg);
 	if (rc == -PMT_EPARSE)
-		fprintf(stderr, "\n Usage: pmutrace %s [<options>]\n\n", cmd);
+		fprintf(stderr, "\n Usage: pmutrace %s%s\n\n", cmd,
+			c2c ? " --c2c" : " [<options>]");
 	if (rc == -PMT_EPARSE && !long_eq)
 		fprintf(stderr, "    -g, --call-graph <print_type,threshold[,print_limit],order,sort_key"
 			"[,branch],value>\n"
@@ -298,7 +299,7 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 			if (!optarg && optind < argc && argv[optind][0] != '-')
 				so->callgraph = argv[optind++];
 			so->percent_limit_after_g = 0;
-			if ((rc = callgraph_check(so->cmd, so->callgraph,
+			if ((rc = callgraph_check(so->cmd, cons != NULL, so->callgraph,
 						  optarg && !strncmp(argv[optind - 1], "--", 2))))
 				return rc;
 			break;
