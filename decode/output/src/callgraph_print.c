@@ -32,6 +32,20 @@ static int frame_cmp(const struct cg *g, uint32_t a, uint32_t b)
 	const struct cg_frame *x = cg_frame(g, a), *y = cg_frame(g, b);
 	uint64_t u, v;
 
+	/* the address key: file, then address (match_chain_dso_addresses); the srcline key:
+	 * the lines' texts, a frame without one after (match_chain_strings), the function's
+	 * rule when neither has one */
+	if (g->key == CG_KEY_ADDRESS) {
+		if ((uintptr_t)x->loc.dso_id != (uintptr_t)y->loc.dso_id)
+			return (uintptr_t)x->loc.dso_id < (uintptr_t)y->loc.dso_id ? -1 : 1;
+		return x->addr < y->addr ? -1 : x->addr > y->addr;
+	}
+	if (g->key == CG_KEY_SRCLINE && (x->srcline || y->srcline)) {
+		int c = !x->srcline ? 1 : !y->srcline ? -1 : strcmp(x->srcline, y->srcline);
+
+		return c < 0 ? -1 : c > 0;
+	}
+
 	if (x->loc.sym && y->loc.sym && (x->inlined || y->inlined)) {
 		int c = strcmp(x->loc.sym, y->loc.sym);
 
@@ -102,6 +116,10 @@ static void frame_name(const struct cg *g, uint32_t frame, struct pmt_out *o)
 
 	if (f->loc.sym) {
 		pmt_out_str(o, f->loc.sym);
+		if (f->srcline) {
+			pmt_out_char(o, ' ');
+			pmt_out_str(o, f->srcline);
+		}
 		if (f->inlined)
 			pmt_out_str(o, " (inlined)");
 	} else if (f->ip) {
