@@ -85,7 +85,8 @@ CG_MODES="-g flat|-g folded|-g fractal|--no-children -g flat|--no-children -g fo
 --max-stack 2|--max-stack 3 --no-children|--max-stack 0|--max-stack -1|\
 --max-stack 4 -g callee|--max-stack 3 -G|-g address|-g srcline|-g srcline,fractal|\
 -g address,0,callee|--no-children -g srcline|-g folded,srcline|-g address,flat|\
---no-children -g address,fractal,0|-g s,count|--sort sym -g address"
+--no-children -g address,fractal,0|-g s,count|--sort sym -g address|--children -g flat|\
+--children -g fractal,0,count|--children -g folded,srcline|--children -g address,callee"
 for args in "" "--no-children" "-g none" "-g caller" "-g callee" "-g graph,5" \
 	"--call-graph=callee,0.01" "-G" "--no-children -G" "--sort sym" "--sort comm" \
 	"--sort dso,sym" "--sort sym -g callee" "--no-children --sort dso"; do
