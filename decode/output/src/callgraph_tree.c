@@ -238,7 +238,6 @@ static int keep_text(struct cg *g, const char **out, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
-
 	uint64_t h;
 	size_t j;
 
@@ -388,7 +387,7 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 
 	/* perf walks a caller-ordered chain from its outer end: --max-stack keeps the
 	 * outermost entries then, the innermost with the callee order; markers count not */
-	if (g->order == CG_CALLER && cc) {
+	if (g->order == CG_CALLER && cc && cc->nr > g->max_stack) {
 		size_t entries = 0;
 
 		for (uint64_t i = 0; i < cc->nr; i++)
