@@ -3,8 +3,10 @@
 # perf.data: Children, Self and the call graph (perf's defaults). The workload: recursion,
 # qsort callbacks and a hashing loop built with frame pointers, sampled every PERIOD ns of
 # cpu-clock:u (default 10000: 100k samples/s, ~670k samples for ROUNDS=300). The outputs
-# are compared first (perf's closing tip dropped); then wall, CPU and peak RSS, median of 3.
-#   sh bench/report_callchain.sh build/cli/pmutrace [PERF73]
+# are compared first (perf's closing tip dropped); then wall, CPU and peak RSS, median of 3,
+# for perf's defaults, -g's fractal and folded print types and the srcline key. BASE=another pmutrace (the
+# tree before a change) is measured on the same file, before each of this one's figures.
+#   [BASE=/tmp/base/build/cli/pmutrace] sh bench/report_callchain.sh build/cli/pmutrace [PERF73]
 set -eu
 P=$1
 PERF73=${2:-/var/cache/pmutrace-oracles/bin/perf-7.3}
@@ -35,7 +37,24 @@ echo "file: $(stat -c %s "$T/g.data") bytes, $(perf report -i "$T/g.data" --stdi
 "$P" report "$T/g.data" >"$T/ours"
 "$PERF73" report --stdio -i "$T/g.data" 2>/dev/null | sed '/^# (Tip/,$d' | sed '${/^#$/d}' >"$T/theirs"
 echo "output lines: $(wc -l <"$T/ours"); lines differing from perf 7.3's: $(diff "$T/theirs" "$T/ours" | grep -c '^>' || true)"
+for m in fractal folded srcline; do
+	"$P" report "$T/g.data" -g $m >"$T/ours"
+	"$PERF73" report --stdio -i "$T/g.data" -g $m 2>/dev/null | sed '/^# (Tip/,$d' | sed '${/^#$/d}' >"$T/theirs"
+	echo "-g $m: output lines: $(wc -l <"$T/ours"); differing from perf 7.3's: $(diff "$T/theirs" "$T/ours" | grep -c '^>' || true)"
+done
 . "$HERE/measure_lib.sh"
+if [ -n "${BASE:-}" ]; then
+	measure "BASE pmutrace report" "$BASE" report "$T/g.data"
+	measure "this pmutrace report" "$P" report "$T/g.data"
+	measure "BASE pmutrace report --no-children" "$BASE" report --no-children "$T/g.data"
+	measure "this pmutrace report --no-children" "$P" report --no-children "$T/g.data"
+fi
+measure "pmutrace report -g fractal" "$P" report -g fractal "$T/g.data"
+measure "perf 7.3 report -g fractal" "$PERF73" report --stdio -g fractal -i "$T/g.data"
+measure "pmutrace report -g folded" "$P" report -g folded "$T/g.data"
+measure "perf 7.3 report -g folded" "$PERF73" report --stdio -g folded -i "$T/g.data"
+measure "pmutrace report -g srcline" "$P" report -g srcline "$T/g.data"
+measure "perf 7.3 report -g srcline" "$PERF73" report --stdio -g srcline -i "$T/g.data"
 measure "pmutrace report" "$P" report "$T/g.data"
 measure "perf 7.3 report --stdio" "$PERF73" report --stdio -i "$T/g.data"
 measure "pmutrace report --perf-compat=6.1" "$P" report --perf-compat=6.1 "$T/g.data"

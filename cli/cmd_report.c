@@ -12,12 +12,13 @@
 static const char c2c_usage[] =
 	"usage: pmutrace report --c2c [-i] [FILE] [--stdio|--csv|--json] [-d tot|lcl|rmt|peer]\n"
 	"         [--stats] [--show-all] [--full-symbols] [--no-source] [-c tid,pid,iaddr,dso]\n"
-	"         [-N|-NN] [--double-cl]\n"
+	"         [-N|-NN] [--double-cl] [-g|--call-graph[=...]]\n"
 	"         (perf c2c report: cache lines several CPUs and threads load and store, by\n"
 	"         HITM and peer snoops; -d: what lines are sorted on, default peer on arm64;\n"
 	"         -c/--coalesce: what a line's offsets are told apart by, default iaddr;\n"
 	"         -N/--node-info: CPUs and shares per node, twice: CPU lists; --double-cl:\n"
-	"         128-byte lines, for cores that prefetch the adjacent line)\n";
+	"         128-byte lines, for cores that prefetch the adjacent line; -g: perf's\n"
+	"         argument, checked and unused: SPE's samples have no call chains)\n";
 
 enum { OPT_C2C = 1000, OPT_STDIO, OPT_CSV, OPT_JSON, OPT_STATS, OPT_SHOW_ALL, OPT_FULL_SYMBOLS,
        OPT_NO_SOURCE, OPT_DOUBLE_CL };
@@ -133,11 +134,14 @@ int cmd_report(int argc, char **argv)
 		{ "coalesce", required_argument, NULL, 'c' },
 		{ "node-info", no_argument, NULL, 'N' },
 		{ "double-cl", no_argument, NULL, OPT_DOUBLE_CL },
+		/* perf c2c report's -g: checked as perf checks it, then unused: perf draws
+		 * chains in c2c only from samples that have them, which SPE's have not */
+		{ "call-graph", optional_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct c2c_cmd k = { .fmt = PMT_SINK_TEXT, .display = -1 };
 	struct spe_consumer c = {
-		.usage = c2c_usage, .opts = opts, .shortopts = "d:c:N", .opt = c2c_opt,
+		.usage = c2c_usage, .opts = opts, .shortopts = "d:c:Ng::", .opt = c2c_opt,
 		.begin = c2c_begin, .sample = c2c_sample, .end = c2c_end, .ctx = &k,
 	};
 

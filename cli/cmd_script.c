@@ -295,9 +295,14 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 					struct pmt_hist_callgraph_opts cgo = PMT_OPTS_INIT(
 						pmt_hist_callgraph_opts,
 						.spec = so.callgraph && *so.callgraph ? so.callgraph : NULL,
-						.children = so.children, .inverted = so.inverted != 0);
+						.children = so.children, .inverted = so.inverted != 0,
+						.max_stack_given = so.max_stack_given != 0,
+						.max_stack = so.max_stack);
 
 					rc = pmt_hist_set_callgraph(ctx.hist, &cgo, &d);
+					if (rc >= 0 && so.percent_limit > 0)
+						pmt_hist_set_percent_limit(ctx.hist, so.percent_limit,
+									   so.percent_limit_after_g != 0);
 				}
 			}
 			if (rc < 0) {

@@ -48,7 +48,8 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
        OPT_PID, OPT_TIME,
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
        OPT_KALLSYMS, OPT_MEM, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD, OPT_NO_DEMANGLE, OPT_HTML,
-       OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHILDREN, OPT_NO_CHILDREN };
+       OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
+       OPT_MAX_STACK };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -97,24 +98,39 @@ static const struct option report_opts[] = {
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "inverted", no_argument, NULL, 'G' },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	METRIC_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
-/* a word perf's -g takes as its argument: a print type, order, key, value or threshold first */
-static bool cg_word(const char *w)
+/* a bad -g: the problem, then perf report's usage error (exit status 129): its usage line,
+ * and -g's help unless the argument came after --call-graph= (perf prints none then) */
+static int callgraph_check(const char *cmd, bool c2c, const char *spec, bool long_eq)
 {
-	static const char *const words[] = { "graph", "flat", "fractal", "folded", "none",
-					     "caller", "callee", "function", "address", "srcline",
-					     "percent", "period", "count", "branch" };
-	size_t n = strcspn(w, ",");
-	char *end;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	int rc = pmt_hist_callgraph_check(spec, &d);
 
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strlen(words[i]) == n && !strncmp(w, words[i], n))
-			return true;
-	(void)strtod(w, &end);
-	return end != w && (*end == ',' || !*end);
+	if (rc >= 0)
+		return 0;
+	pmt_cli_usage_fail(cmd, "%s", d.msg);
+	if (rc == -PMT_EPARSE)
+		fprintf(stderr, "\n Usage: pmutrace %s%s\n\n", cmd,
+			c2c ? " --c2c" : " [<options>]");
+	if (rc == -PMT_EPARSE && !long_eq)
+		fprintf(stderr, "    -g, --call-graph <print_type,threshold[,print_limit],order,sort_key"
+			"[,branch],value>\n"
+			"                          Display call graph (stack chain/backtrace):\n\n"
+			"\t\t\t\tprint_type:\tcall graph printing style "
+			"(graph|flat|fractal|folded|none)\n"
+			"\t\t\t\tthreshold:\tminimum call graph inclusion threshold (<percent>)\n"
+			"\t\t\t\tprint_limit:\tmaximum number of call graph entry (<number>)\n"
+			"\t\t\t\torder:\t\tcall graph order (caller|callee)\n"
+			"\t\t\t\tsort_key:\tcall graph sort key (function|address)\n"
+			"\t\t\t\tbranch:\t\tinclude last branch info to call graph (branch)\n"
+			"\t\t\t\tvalue:\t\tcall graph value (percent|period|count)\n\n"
+			"\t\t\t\tDefault: graph,0.5,caller,function,percent\n");
+	return PMT_EXIT_USAGE;
 }
 
 static void usage(const char *cmd, FILE *fp)
@@ -138,7 +154,9 @@ static void usage(const char *cmd, FILE *fp)
 		fprintf(fp, "usage: pmutrace report [-i] [FILE] [--stdio|--json] [--itrace[=OPTS]] [-v] [--top N]\n"
 			    "         [-s|--sort sym,dso,comm,cpu,pid,mem,snoop,tlb [--csv] [--symfs DIR]] [--mem]\n"
 			    "         (--sort: perf report --sort; --mem: perf mem report)\n"
-			    "         [--children|--no-children] [-g|--call-graph[=graph|none,0.5,caller|callee]]\n"
+			    "         [--children|--no-children] [-g|--call-graph[=TYPE,0.5[,LIMIT],ORDER,KEY,VALUE]]\n"
+			    "         (TYPE graph|flat|fractal|folded|none, ORDER caller|callee, KEY function,\n"
+			    "          VALUE percent|period|count, as perf report -g)\n"
 			    "         [-G|--inverted]  (call chains: perf report's Children and call graphs)\n"
 			    "         [--html OUT.html]  (one self-contained page with charts)\n"
 			    "         [--metrics FILE [-M NAME|GROUP]... [--events FILE] [--counts FILE]\n"
@@ -275,11 +293,33 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 			so->inverted = 1;
 			break;
 		case 'g':
-			/* perf's -g takes the next word when it is a call-graph argument */
+			/* perf's -g takes the next word unless it is an option or there is
+			 * none (parse-options' PARSE_OPT_LASTARG_DEFAULT) */
 			so->callgraph = optarg ? optarg : "";
-			if (!optarg && optind < argc && cg_word(argv[optind]))
+			if (!optarg && optind < argc && argv[optind][0] != '-')
 				so->callgraph = argv[optind++];
+			so->percent_limit_after_g = 0;
+			if ((rc = callgraph_check(so->cmd, cons != NULL, so->callgraph,
+						  optarg && !strncmp(argv[optind - 1], "--", 2))))
+				return rc;
 			break;
+		case OPT_PERCENT_LIMIT:
+			/* perf's strtof, unchecked: a bad number is 0 */
+			so->percent_limit = strtof(optarg, NULL);
+			so->percent_limit_after_g = 1;
+			break;
+		case OPT_MAX_STACK: {
+			char *end;
+			long n = strtol(optarg, &end, 0);
+
+			if (end == optarg || *end)
+				return pmt_cli_usage_fail(so->cmd, "option `max-stack' expects a "
+							  "numerical value (%s)", optarg);
+			/* perf takes a negative or zero depth as no entry at all */
+			so->max_stack = n > 0 ? (uint32_t)(n < INT32_MAX ? n : INT32_MAX) : 0;
+			so->max_stack_given = 1;
+			break;
+		}
 		case OPT_CHILDREN: so->children = 1; break;
 		case OPT_NO_CHILDREN: so->children = 0; break;
 		case 'j':

@@ -26,6 +26,10 @@ struct script_opts {
 	const char *callgraph; /* report -g/--call-graph's argument ("": perf's default) */
 	int children;       /* report --children 1, --no-children 0, -1 perf's default */
 	int inverted;       /* report -G/--inverted */
+	float percent_limit; /* report --percent-limit (0: none) */
+	int percent_limit_after_g; /* it came after -g (its threshold wins over -g's) */
+	uint32_t max_stack; /* report --max-stack, when given */
+	int max_stack_given;
 	const char *symfs, *kallsyms, *vmlinux;
 	const char *debuginfod; /* NULL: $DEBUGINFOD_URLS; "": --no-debuginfod */
 	int no_demangle;

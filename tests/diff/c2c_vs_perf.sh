@@ -107,6 +107,20 @@ for kind in anon-n1 anon-hip12 bid-n1; do
 		same "$T/p$kind.data" "c2c details" "two processes ($kind) '$opt'" $opt
 	done
 done
+# -g: perf c2c report takes perf's -g argument and, on samples without call chains (SPE's),
+# prints the same report; a bad one is its usage error (129)
+for g in "-g" "-g fractal,0.5,callee" "--call-graph=flat,0,count" "-g none" "-g caller,0.5,5"; do
+	# shellcheck disable=SC2086
+	same "$T/t1.data" "Shared Data Cache Line Table" "seed 1 $g" $g
+done
+for g in "-g bogus" "--call-graph=graph,x"; do
+	prc=0 rc=0
+	# shellcheck disable=SC2086
+	$PERF c2c report -i "$T/t1.data" --stdio $g >/dev/null 2>&1 || prc=$?
+	# shellcheck disable=SC2086
+	"$P" report --c2c "$T/t1.data" $g >/dev/null 2>"$T/err" || rc=$?
+	[ "$rc" = "$prc" ] && [ "$rc" = 129 ] || { echo "FAIL: report --c2c $g: status $rc, perf's $prc"; exit 1; }
+done
 # perf's refusal of a -c key that is none of tid, pid, iaddr, dso
 "$P" report --c2c "$T/t1.data" -c sym >"$T/out" 2>"$T/err" && { echo "FAIL: -c sym accepted"; exit 1; }
 grep -q "unrecognized sort token: sym" "$T/err" && [ ! -s "$T/out" ] ||

@@ -10,9 +10,13 @@
 
 #include "pmutrace/output.h"
 
-/* perf's callchain_param.mode and .order (util/callchain.h) */
-enum cg_mode { CG_NONE, CG_GRAPH, CG_FLAT, CG_FOLDED };
+/* perf's callchain_param.mode, .order and .value (util/callchain.h); CG_FRACTAL is
+ * perf's CHAIN_GRAPH_REL: each node's percentage of its parent's callees */
+enum cg_mode { CG_NONE, CG_GRAPH, CG_FLAT, CG_FOLDED, CG_FRACTAL };
 enum cg_order { CG_CALLEE, CG_CALLER };
+enum cg_value { CG_PERCENT, CG_PERIOD, CG_COUNT };
+/* perf's callchain_param.key: what tells two frames of a chain apart */
+enum cg_key { CG_KEY_FUNCTION, CG_KEY_ADDRESS, CG_KEY_SRCLINE };
 
 /* One entry of a call chain as perf's callchain cursor holds it: a function (its inlined
  * callees are frames of their own), or an address without a symbol. Interned: the frames
@@ -21,6 +25,8 @@ enum cg_order { CG_CALLEE, CG_CALLER };
 struct cg_frame {
 	struct pmt_sym_loc loc; /* an inlined frame: sym its DWARF name, sym_id the frame */
 	uint64_t ip;            /* the address (printed when there is no symbol) */
+	uint64_t addr;          /* the chain entry's address (the address key's identity) */
+	const char *srcline;    /* "file:line" with the address and srcline keys, or NULL */
 	uint64_t hash;
 	uint32_t next;          /* the intern table's chain (index + 1; 0: the last) */
 	uint8_t inlined;
@@ -33,6 +39,7 @@ struct cg_node {
 	uint64_t cumul;         /* the period of every chain through here */
 	uint32_t frame;         /* index into the frames */
 	uint32_t child, sibling; /* node indexes; 0: none */
+	uint32_t count;         /* how many chains pass through here (-g ...,count) */
 };
 
 /* what an entry has in one event beyond its own samples (indexed like hent_ev) */
@@ -56,6 +63,12 @@ struct cg_ipent {
 struct cg {
 	enum cg_mode mode;
 	enum cg_order order;
+	enum cg_value value;
+	enum cg_key key;
+	uint32_t print_limit;   /* -g's print_limit: entries per level (0: all) */
+	uint32_t max_stack;     /* --max-stack: chain entries taken */
+	bool threshold_given;   /* -g named a threshold (--percent-limit before it loses) */
+	bool branch;            /* -g branch: the branch stacks' entries in the chains */
 	bool children;          /* perf's --children: the Children column */
 	double min_percent;     /* of the event's period: nodes below it are not printed */
 	bool skip_first_sym;    /* --sort starts with sym: the entry's own frame is not
@@ -80,6 +93,10 @@ struct cg {
 	size_t cur_cap, cur_n;  /* cur_n: how many (kept for the next sample) */
 	uint32_t *seen;         /* the entries (seq) a sample added to (perf's he_cache) */
 	size_t seen_cap;
+	char **strs;            /* the srclines' texts, each once (frames point to them) */
+	size_t nstrs, strs_cap;
+	uint32_t *strs_tab;     /* their hash table: index + 1 */
+	size_t strs_tab_cap;
 };
 
 static inline struct cg_frame *cg_frame(const struct cg *g, uint32_t i)

@@ -3,6 +3,9 @@
  * callchain_append). Frames are resolved once per sample and interned, so that a tree
  * compares indexes; trees are tries in one node pool. No allocation per sample: the pools
  * and buffers grow by doubling. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +32,7 @@ int cg_new(struct cg **out)
 	g->mode = CG_GRAPH;
 	g->order = CG_CALLER;
 	g->min_percent = 0.5;
+	g->max_stack = MAX_STACK;
 	g->nnodes = 1; /* node 0: "none" */
 	*out = g;
 	return 0;
@@ -48,6 +52,10 @@ void cg_free(struct cg *g)
 	free(g->ipc_frames);
 	free(g->cur);
 	free(g->seen);
+	for (size_t i = 0; i < g->nstrs; i++)
+		free(g->strs[i]);
+	free(g->strs);
+	free(g->strs_tab);
 	free(g);
 }
 
@@ -93,11 +101,16 @@ static uint64_t str_hash(const char *s)
 }
 
 /* perf's match_chain() with the function key: the same symbol of the same file; an
- * inlined function by its name (in the same function here); no symbol: the address */
-static bool same_frame(const struct cg_frame *f, const struct pmt_sym_loc *loc,
-		       const void *base, uint64_t ip, bool inlined)
+ * inlined function by its name (in the same function here); no symbol: the address. The
+ * address key tells every address apart too, the srcline key every source line. */
+static bool same_frame(const struct cg *g, const struct cg_frame *f, const struct pmt_sym_loc *loc,
+		       const void *base, uint64_t ip, bool inlined, const char *srcline)
 {
 	if (f->inlined != inlined || !f->loc.sym != !loc->sym || f->loc.dso_id != loc->dso_id)
+		return false;
+	if (g->key == CG_KEY_ADDRESS && f->addr != ip)
+		return false;
+	if (f->srcline != srcline) /* the texts are kept once each */
 		return false;
 	if (inlined)
 		return f->ip == (uint64_t)(uintptr_t)base && !strcmp(f->loc.sym, loc->sym);
@@ -127,9 +140,10 @@ static int tab_rehash(struct cg *g)
 }
 
 /* the frame's index, added on first sight. An inlined frame keeps its function's symbol
- * (base) in ip: frames of different functions stay apart. */
+ * (base) in ip: frames of different functions stay apart. entry: the report entry an
+ * inlined frame counts in (NULL: its own; a source line's frame: its function's) */
 static int intern(struct cg *g, const struct pmt_sym_loc *loc, uint64_t ip, bool inlined,
-		  const void *base, uint32_t *out)
+		  const void *base, const char *srcline, const void *entry, uint32_t *out)
 {
 	uint64_t h;
 	struct cg_frame *f;
@@ -141,12 +155,16 @@ static int intern(struct cg *g, const struct pmt_sym_loc *loc, uint64_t ip, bool
 		h = mix(mix(2, (uintptr_t)loc->sym_id), (uintptr_t)loc->dso_id + loc->kernel);
 	else
 		h = mix(mix(3, (uintptr_t)loc->dso_id), ip);
+	if (g->key == CG_KEY_ADDRESS)
+		h = mix(h, ip);
+	if (srcline)
+		h = mix(h, (uintptr_t)srcline);
 	if (g->nframes * 2 >= g->tab_cap)
 		PMT_FORWARD_IF_ERROR(tab_rehash(g));
 	j = h & (g->tab_cap - 1);
 	for (uint32_t i = g->tab[j]; i; i = cg_frame(g, i - 1)->next) {
 		f = cg_frame(g, i - 1);
-		if (f->hash == h && same_frame(f, loc, base, ip, inlined)) {
+		if (f->hash == h && same_frame(g, f, loc, base, ip, inlined, srcline)) {
 			*out = i - 1;
 			return 0;
 		}
@@ -167,9 +185,11 @@ static int intern(struct cg *g, const struct pmt_sym_loc *loc, uint64_t ip, bool
 	f->ip = inlined ? (uint64_t)(uintptr_t)base : ip;
 	f->hash = h;
 	f->inlined = inlined;
+	f->addr = ip;
+	f->srcline = srcline;
 	if (inlined) {
 		/* the entry of an inlined function: its own identity, not its caller's */
-		f->loc.sym_id = f;
+		f->loc.sym_id = entry ? entry : f;
 		f->loc.sym_type = 2; /* STT_FUNC: no object offset */
 	}
 	f->next = g->tab[j];
@@ -212,6 +232,89 @@ static int ipc_grow(struct cg *g)
 	return 0;
 }
 
+/* a text the frames point to, kept until the graph is freed */
+__attribute__((format(printf, 3, 4)))
+static int keep_text(struct cg *g, const char **out, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	uint64_t h;
+	size_t j;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* once each: a text's pointer is its identity (the srcline key's tree compares them) */
+	if (g->nstrs * 2 >= g->strs_tab_cap) {
+		size_t nc = g->strs_tab_cap ? g->strs_tab_cap * 2 : 1024;
+		uint32_t *t = calloc(nc, sizeof(*t));
+
+		if (!t)
+			return -PMT_ENOMEM;
+		for (size_t i = 0; i < g->nstrs; i++) {
+			for (j = str_hash(g->strs[i]) & (nc - 1); t[j]; j = (j + 1) & (nc - 1))
+				;
+			t[j] = (uint32_t)i + 1;
+		}
+		free(g->strs_tab);
+		g->strs_tab = t;
+		g->strs_tab_cap = nc;
+	}
+	h = str_hash(buf);
+	for (j = h & (g->strs_tab_cap - 1); g->strs_tab[j]; j = (j + 1) & (g->strs_tab_cap - 1))
+		if (!strcmp(g->strs[g->strs_tab[j] - 1], buf)) {
+			*out = g->strs[g->strs_tab[j] - 1];
+			return 0;
+		}
+	PMT_FORWARD_IF_ERROR(grow((void **)&g->strs, &g->strs_cap, g->nstrs + 1, sizeof(*g->strs)));
+	g->strs[g->nstrs] = strdup(buf);
+	if (!g->strs[g->nstrs])
+		return -PMT_ENOMEM;
+	g->strs_tab[j] = (uint32_t)g->nstrs + 1;
+	*out = g->strs[g->nstrs++];
+	return 0;
+}
+
+/* perf's srcline_from_fileline: the file's last component, a colon, the line */
+static int srcline_text(struct cg *g, const char *file, unsigned line, const char **out)
+{
+	const char *slash;
+
+	*out = NULL;
+	if (!file)
+		return 0;
+	slash = strrchr(file, '/');
+	return keep_text(g, out, "%s:%u", slash ? slash + 1 : file, line);
+}
+
+/* a function frame's source line (perf's callchain_srcline and get_srcline): the line its
+ * inlined callee is called from (outer), or the address's line; without one the srcline
+ * key has "??:0" and the address key the offset in the symbol ("+N") or the file and
+ * address ("libc.so.6[2724a]"), no line when the address has no file */
+static int frame_srcline(struct cg *g, struct pmt_symbols *syms, const struct pmt_sym_loc *loc,
+			 uint64_t ip, const struct pmt_inline_frame *outer, const char **out)
+{
+	const char *file;
+	unsigned line;
+	uint64_t vaddr;
+
+	*out = NULL;
+	if (!loc->dso)
+		return 0;
+	if (outer)
+		return srcline_text(g, outer->file, outer->line, out);
+	if (pmt_symbols_srcline(syms, loc, &file, &line, &vaddr) == 1)
+		return srcline_text(g, file, line, out);
+	/* perf 6.1 had no text for an unknown line (its frames then compare by function) */
+	if (g->key == CG_KEY_SRCLINE)
+		return g->compat >= 602 ? keep_text(g, out, "??:0") : 0;
+	/* perf's ip - sym->start: the offset in the symbol, in decimal */
+	if (loc->sym)
+		return keep_text(g, out, "+%" PRIu64, loc->symoff);
+	return keep_text(g, out, "%s[%" PRIx64 "]", loc->dso_short ? loc->dso_short : "",
+			 loc->map_ip);
+}
+
 /* the frames of ip in process pid, innermost first, resolved on first sight. The maps
  * of a process are taken as they stand when an address is first seen (an address
  * mapped to another file later in the same process is not seen again). */
@@ -221,8 +324,9 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 	struct pmt_inline_frame fr[INLINE_MAX];
 	struct pmt_sym_loc loc;
 	struct cg_ipent *e;
+	const char *sl = NULL;
 	uint32_t id;
-	int ni = 0;
+	int ni = 0, rc;
 	size_t j;
 
 	if (g->ipc_n * 2 >= g->ipc_cap)
@@ -244,14 +348,30 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 		ni = pmt_symbols_inlines(syms, &loc, fr, INLINE_MAX);
 	for (int k = 0; k + 1 < ni; k++) {
 		struct pmt_sym_loc il = loc;
+		uint32_t entry = 0;
 
 		il.sym = fr[k].func ? fr[k].func : "??";
-		PMT_FORWARD_IF_ERROR(intern(g, &il, ip, true, loc.sym_id, &id));
+		if (g->key != CG_KEY_FUNCTION) {
+			enum cg_key key = g->key;
+
+			/* the function's entry: its frame with the function key (no address,
+			 * no line), as perf's hist entries merge inlined symbols by name */
+			g->key = CG_KEY_FUNCTION;
+			rc = intern(g, &il, ip, true, loc.sym_id, NULL, NULL, &entry);
+			g->key = key;
+			PMT_FORWARD_IF_ERROR(rc);
+			PMT_FORWARD_IF_ERROR(srcline_text(g, fr[k].file, fr[k].line, &sl));
+		}
+		PMT_FORWARD_IF_ERROR(intern(g, &il, ip, true, loc.sym_id, sl,
+					    sl ? cg_frame(g, entry) : NULL, &id));
 		PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
 					  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
 		g->ipc_frames[g->ipc_frames_n++] = id;
 	}
-	PMT_FORWARD_IF_ERROR(intern(g, &loc, ip, false, NULL, &id));
+	if (g->key != CG_KEY_FUNCTION)
+		PMT_FORWARD_IF_ERROR(frame_srcline(g, syms, &loc, ip, ni > 1 ? &fr[ni - 1] : NULL,
+						   &sl));
+	PMT_FORWARD_IF_ERROR(intern(g, &loc, ip, false, NULL, sl, NULL, &id));
 	PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
 				  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
 	g->ipc_frames[g->ipc_frames_n++] = id;
@@ -263,12 +383,25 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_sample *s)
 {
 	const struct pmt_callchain *cc = s->callchain;
-	size_t n = 0;
+	size_t n = 0, skip = 0, taken = 0;
 
-	for (uint64_t i = 0; cc && i < cc->nr && i < MAX_STACK; i++) {
+	/* perf walks a caller-ordered chain from its outer end: --max-stack keeps the
+	 * outermost entries then, the innermost with the callee order; markers count not */
+	if (g->order == CG_CALLER && cc && cc->nr > g->max_stack) {
+		size_t entries = 0;
+
+		for (uint64_t i = 0; i < cc->nr; i++)
+			entries += cc->ips[i] < CONTEXT_MAX;
+		skip = entries > g->max_stack ? entries - g->max_stack : 0;
+	}
+	for (uint64_t i = 0; cc && i < cc->nr && taken < g->max_stack; i++) {
 		uint64_t ip = cc->ips[i];
 		const struct cg_ipent *e;
 
+		if (ip < CONTEXT_MAX && skip) {
+			skip--;
+			continue;
+		}
 		if (ip >= CONTEXT_MAX) {
 			/* any other context: perf takes the chain for corrupt and drops it
 			 * whole, the sample stays */
@@ -276,6 +409,7 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 				return 0;
 			continue;
 		}
+		taken++;
 		PMT_FORWARD_IF_ERROR(ip_frames(g, syms, s, ip, &e));
 		for (uint32_t k = 0; k < e->n; k++)
 			PMT_FORWARD_IF_ERROR(push(g, &n, g->ipc_frames[e->off + k]));
@@ -299,6 +433,22 @@ static int new_node(struct cg *g, uint32_t frame, uint32_t *out)
 	return 0;
 }
 
+/* frames one node of a tree holds: the same frame, or with the srcline key the same line
+ * (perf's match_chain_strings: "??:0" of two kernel functions too; the node keeps the
+ * first's name) */
+static bool same_node(const struct cg *g, uint32_t a, uint32_t b)
+{
+	const char *x, *y;
+
+	if (a == b)
+		return true;
+	if (g->key != CG_KEY_SRCLINE)
+		return false;
+	x = cg_frame(g, a)->srcline;
+	y = cg_frame(g, b)->srcline;
+	return x && x == y;
+}
+
 int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint64_t period)
 {
 	uint32_t at;
@@ -312,10 +462,11 @@ int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint6
 		PMT_FORWARD_IF_ERROR(new_node(g, UINT32_MAX, &x->root));
 	at = x->root;
 	g->nodes[at].cumul += period;
+	g->nodes[at].count++;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c, last = 0;
 
-		for (c = g->nodes[at].child; c && g->nodes[c].frame != fr[i];
+		for (c = g->nodes[at].child; c && !same_node(g, g->nodes[c].frame, fr[i]);
 		     c = g->nodes[c].sibling)
 			last = c;
 		if (!c) {
@@ -328,13 +479,58 @@ int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint6
 		}
 		at = c;
 		g->nodes[at].cumul += period;
+		g->nodes[at].count++;
 	}
 	g->nodes[at].hit += period;
 	return 0;
 }
 
-/* perf report's -g argument (util/callchain.c parse_callchain_report_opt): print type,
- * threshold, order, key and value in any order, comma separated */
+/* a word of -g: perf takes any prefix of a name (util/callchain.c strncmp with the
+ * word's length), the first table that has it winning */
+static bool word_is(const char *tok, const char *name)
+{
+	return !strncmp(tok, name, strlen(tok));
+}
+
+/* perf's tables in the order it tries them: print type, order, key, value */
+static const struct {
+	const char *name;
+	enum { W_MODE, W_ORDER, W_KEY, W_BRANCH, W_VALUE } kind;
+	int v;
+} cg_words[] = {
+	{ "graph", W_MODE, CG_GRAPH },     { "flat", W_MODE, CG_FLAT },
+	{ "fractal", W_MODE, CG_FRACTAL }, { "folded", W_MODE, CG_FOLDED },
+	{ "caller", W_ORDER, CG_CALLER },  { "callee", W_ORDER, CG_CALLEE },
+	{ "function", W_KEY, CG_KEY_FUNCTION }, { "address", W_KEY, CG_KEY_ADDRESS },
+	{ "srcline", W_KEY, CG_KEY_SRCLINE },   { "branch", W_BRANCH, 0 },
+	{ "percent", W_VALUE, CG_PERCENT }, { "period", W_VALUE, CG_PERIOD },
+	{ "count", W_VALUE, CG_COUNT },
+};
+
+static bool cg_word_set(struct cg *g, const char *tok, bool *order_given)
+{
+	for (size_t i = 0; i < sizeof(cg_words) / sizeof(cg_words[0]); i++) {
+		if (!word_is(tok, cg_words[i].name))
+			continue;
+		switch (cg_words[i].kind) {
+		case W_MODE: g->mode = (enum cg_mode)cg_words[i].v; break;
+		case W_ORDER:
+			g->order = (enum cg_order)cg_words[i].v;
+			*order_given = true;
+			break;
+		case W_KEY: g->key = (enum cg_key)cg_words[i].v; break;
+		case W_BRANCH: g->branch = true; break;
+		case W_VALUE: g->value = (enum cg_value)cg_words[i].v; break;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* perf report's -g argument (util/callchain.c __parse_callchain_report_opt): print type,
+ * order, key and value words in any order, comma separated, and numbers: the threshold,
+ * then the print limit (a later one replaces it); a word that is none (or its prefix)
+ * ends it with no graph */
 int cg_parse(struct cg *g, const char *spec, bool *order_given, struct pmt_diag *diag)
 {
 	char tok[64];
@@ -343,43 +539,45 @@ int cg_parse(struct cg *g, const char *spec, bool *order_given, struct pmt_diag 
 	while (spec && *spec) {
 		size_t n = strcspn(spec, ",");
 		char *end;
-		double v;
 
+		if (!n) { /* strtok_r: no empty words */
+			spec++;
+			continue;
+		}
 		if (n >= sizeof(tok))
-			n = sizeof(tok) - 1;
+			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
+					    "-g: '%.16s...' is no print type, order, key, value "
+					    "or number", spec);
 		memcpy(tok, spec, n);
 		tok[n] = 0;
-		spec += strcspn(spec, ",");
-		if (*spec == ',')
-			spec++;
-		if (!strcmp(tok, "graph"))
-			g->mode = CG_GRAPH;
-		else if (!strcmp(tok, "none"))
+		spec += n;
+		if (word_is(tok, "none")) {
 			g->mode = CG_NONE;
-		else if (!strcmp(tok, "caller") || !strcmp(tok, "callee")) {
-			g->order = tok[5] == 'r' ? CG_CALLER : CG_CALLEE;
-			*order_given = true;
-		} else if (!strcmp(tok, "function") || !strcmp(tok, "percent"))
-			continue; /* perf's defaults, the only key and value here */
-		else if (!strcmp(tok, "flat") || !strcmp(tok, "folded") || !strcmp(tok, "fractal") ||
-			 !strcmp(tok, "address") || !strcmp(tok, "srcline") ||
-			 !strcmp(tok, "period") || !strcmp(tok, "count") || !strcmp(tok, "branch"))
-			return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
-					    "-g %s: not supported yet (graph, none, caller, callee, "
-					    "function, percent and a threshold are)", tok);
-		else if ((v = strtod(tok, &end)), end != tok && !*end && v >= 0 && numbers < 2) {
-			/* the threshold, then the print limit (0: no limit, the only one here) */
-			if (numbers++ == 0)
-				g->min_percent = v;
-			else if (v != 0)
-				return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL,
-						    PMT_DIAG_NO_OFFSET,
-						    "-g: a print limit is not supported yet");
+			return 0;
+		}
+		if (cg_word_set(g, tok, order_given))
+			continue;
+		/* perf reads a number's leading part and ignores the rest ("0.5x" is 0.5);
+		 * nothing readable is an error */
+		if (numbers++ == 0) {
+			double v = strtod(tok, &end);
+
+			if (end == tok)
+				goto bad;
+			g->min_percent = v;
+			g->threshold_given = true;
 		} else {
-			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-					    "-g: unknown '%s' (perf's print_type,threshold,order,"
-					    "key,value: graph or none, caller or callee)", tok);
+			unsigned long v = strtoul(tok, &end, 0);
+
+			if (end == tok)
+				goto bad;
+			g->print_limit = (uint32_t)v;
 		}
 	}
 	return 0;
+bad:
+	return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
+			    "-g: '%s' is no print type, order, key, value or number (perf's "
+			    "print_type,threshold[,print_limit],order,sort_key[,branch],value)",
+			    tok);
 }

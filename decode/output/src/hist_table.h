@@ -57,6 +57,9 @@ struct hent {
 	uint32_t seq;          /* first seen: the order of entries equal in every key */
 	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
 	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
+	uint16_t kernel_ev;    /* bit per event: its first sample there made it [k] (perf's
+				* hists are per event: a caller's entry ([.] in perf 7.3) and a
+				* kernel sample's are the same one in different events) */
 };
 
 struct cg;
@@ -80,6 +83,7 @@ struct pmt_hist {
 	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
 	int compat;
 	const char *time_slices; /* --time as given (the caller's string), or NULL */
+	float percent_limit;   /* --percent-limit: entries below it are not printed */
 	uint32_t seq;
 	const char *last_comm;  /* the samples of a thread come in runs: its last comm */
 	uint32_t last_comm_off;
@@ -88,6 +92,7 @@ struct pmt_hist {
 	size_t last_slot;
 	uint8_t last_nosym;    /* the record's address had no symbol */
 	uint8_t last_kernel;   /* and its level */
+	uint8_t adding_kernel; /* the level of the key being added (entry_event keeps it) */
 	uint64_t last_objoff, last_dsrc;
 	uint64_t last_ip, last_time;
 	int32_t last_pid, last_tid;

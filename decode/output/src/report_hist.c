@@ -2,6 +2,7 @@
  * keyed by the sort keys (sym, dso, comm, cpu, ...) as perf keys them (tools/perf/util/sort.c,
  * hist.c). This file fills the table; report_print.c sorts and prints it. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "pmutrace/common.h"
@@ -28,28 +29,45 @@ int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
 	return 0;
 }
 
+int pmt_hist_callgraph_check(const char *spec, struct pmt_diag *diag)
+{
+	struct cg *g;
+	bool order_given;
+	int rc;
+
+	PMT_FORWARD_IF_ERROR(cg_new(&g));
+	rc = cg_parse(g, spec, &order_given, diag);
+	cg_free(g);
+	return rc;
+}
+
 int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_opts *o,
 			   struct pmt_diag *diag)
 {
 	const struct pmt_trace_meta *m = h->slots.meta;
-	bool chains = false, order_given = false;
+	bool chains = false, order_given = false, brstack = false;
 	struct cg *g;
 	int rc;
 
 	if (!o || o->sz < sizeof(size_t) || o->sz > sizeof(*o))
 		return -PMT_EINVAL;
-	for (uint32_t i = 0; m && i < m->nr_attrs; i++)
+	for (uint32_t i = 0; m && i < m->nr_attrs; i++) {
 		chains |= (m->attrs[i].sample_type & PMT_SAMPLE_CALLCHAIN) != 0;
+		brstack |= (m->attrs[i].sample_type & PMT_SAMPLE_BRANCH_STACK) != 0;
+	}
 	cg_free(h->cg);
 	h->cg = NULL;
-	if (!chains || h->mem_mode)
-		return 0;
 	PMT_FORWARD_IF_ERROR(cg_new(&g));
 	g->compat = h->compat;
+	/* perf parses -g while reading its options: a bad one is refused on any file */
 	rc = cg_parse(g, o->spec, &order_given, diag);
-	if (rc < 0) {
+	if (rc >= 0 && g->branch && brstack)
+		rc = pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+				  "-g branch: the branch stacks' entries in call chains are not "
+				  "supported yet");
+	if (rc < 0 || !chains || h->mem_mode) {
 		cg_free(g);
-		return rc;
+		return rc < 0 ? rc : 0;
 	}
 	/* perf report: --children is the default, and with it the caller-based order, set
 	 * while parsing; a pipe's events are known later, when perf takes the children
@@ -58,8 +76,19 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	if (!order_given)
 		g->order = o->inverted || o->children != 0 ? CG_CALLER : CG_CALLEE;
 	g->skip_first_sym = h->keys[0] == KEY_SYM;
+	if (o->sz > offsetof(struct pmt_hist_callgraph_opts, max_stack) && o->max_stack_given)
+		g->max_stack = o->max_stack;
 	h->cg = g;
 	return 0;
+}
+
+void pmt_hist_set_percent_limit(struct pmt_hist *h, float pcnt, bool after_g)
+{
+	h->percent_limit = pcnt;
+	/* perf's parse_percent_limit sets callchain_param.min_percent as well; -g's
+	 * threshold given later replaces it */
+	if (h->cg && (after_g || !h->cg->threshold_given))
+		h->cg->min_percent = pcnt;
 }
 
 void pmt_hist_set_time_slices(struct pmt_hist *h, const char *spec)
@@ -353,6 +382,8 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 	e->ev_first = i;
 	if (h->last_nosym)
 		e->nosym_first |= (uint16_t)(1u << slot);
+	if (h->adding_kernel)
+		e->kernel_ev |= (uint16_t)(1u << slot);
 	return &h->ev[i];
 }
 
@@ -384,7 +415,14 @@ static int take_chain(struct cg *g, struct cg_ev *x, const struct pmt_spe_sample
 		x->tid = s->tid;
 		x->has_tid = 1;
 	}
-	return trees ? cg_append(g, x, fr, n, s->period) : 0;
+	if (trees)
+		return cg_append(g, x, fr, n, s->period);
+	/* a chainless sample's callers (the chain perf walked) take its depth, its own
+	 * entry none: that orders their equal Children as perf 7.3 does (checked on a
+	 * file of cpu-clock with chains and task-clock without; no graph either way) */
+	if ((size_t)x->max_depth < n)
+		x->max_depth = (uint32_t)n;
+	return 0;
 }
 
 /* perf's cumulative entries (hist.c iter_add_single/next_cumulative_entry): the sample's
@@ -410,7 +448,7 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 	x = cg_ev_at(g, self_ev);
 	if (!x || seen_add(g, &nseen, h->e[h->last_slot].seq) < 0)
 		return -PMT_ENOMEM;
-	PMT_FORWARD_IF_ERROR(take_chain(g, x, s, g->cur, (size_t)n, trees));
+	PMT_FORWARD_IF_ERROR(take_chain(g, x, s, g->cur, s->callchain ? (size_t)n : 0, trees));
 	/* --no-children: the sample's own entry only */
 	for (int i = 0; g->children && i < n; i++) {
 		const struct cg_frame *f = cg_frame(g, g->cur[i]);
@@ -437,6 +475,7 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 		}
 		h->last_nosym = !k.sym;
 		h->last_objoff = k.objoff;
+		h->adding_kernel = k.kernel;
 		e = entry_event(h, &h->e[at], slot);
 		x = e ? cg_ev_at(g, (uint32_t)(e - h->ev)) : NULL;
 		if (!x)
@@ -481,6 +520,7 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		h->last_time = s->time;
 		h->last_valid = 1;
 	}
+	h->adding_kernel = h->last_kernel;
 	x = entry_event(h, &h->e[h->last_slot], (unsigned)slot);
 	if (!x)
 		return -PMT_ENOMEM;

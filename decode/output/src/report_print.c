@@ -124,7 +124,7 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 
 	switch (k) {
 	case KEY_SYM:
-		memcpy(p, e->kernel ? "[k] " : "[.] ", 4);
+		memcpy(p, e->kernel_ev & (1u << ev) ? "[k] " : "[.] ", 4);
 		p += 4;
 		if (!e->sym) {
 			/* perf's "%-#.*llx" with 16 digits: no 0x before a zero */
@@ -211,6 +211,22 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 	return (unsigned)w;
 }
 
+/* --percent-limit leaves the entry out (perf's hist_entry__get_percent_limit: a float of
+ * its share, Children's with them); the columns stay as wide as for every entry */
+static bool below_limit(const struct pmt_hist *h, const struct hent *e, unsigned ev)
+{
+	uint32_t xi = hent_ev_at(h, e, ev);
+	const struct cg_ev *cx = cg_ev_of(h->cg, xi);
+	uint64_t tot = h->mem_mode ? h->total_weight[ev] : h->total_period[ev];
+	uint64_t p = h->mem_mode ? h->ev[xi].weight : h->ev[xi].period;
+
+	if (!(h->percent_limit > 0))
+		return false;
+	if (hist_children(h))
+		p = cx ? cx->acc_period : 0;
+	return (tot ? (float)((double)p * 100.0 / (double)tot) : 0) < h->percent_limit;
+}
+
 static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, int compat,
 			struct hent **v, size_t n)
 {
@@ -268,6 +284,8 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		char pb[40];
 		const char *pt = pb;
 
+		if (below_limit(h, v[i], ev))
+			continue;
 		if (hist_children(h)) {
 			uint64_t acc = cx ? cx->acc_period : 0;
 
@@ -338,14 +356,15 @@ static void put_keys(const struct pmt_hist *h, const struct hent *e, unsigned ev
 			else
 				pmt_out_json_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
 			if (h->keys[c] == KEY_SYM)
-				pmt_out_printf(out, ",\"kernel\":%s", e->kernel ? "true" : "false");
+				pmt_out_printf(out, ",\"kernel\":%s",
+				       e->kernel_ev & (1u << ev) ? "true" : "false");
 		} else if (h->keys[c] == KEY_PID) {
 			pmt_out_printf(out, ",%d", (int)e->tid);
 		} else {
 			pmt_out_char(out, ',');
 			pmt_out_csv_str(out, h->keys[c] == KEY_SYM ? buf + 4 : buf);
 			if (h->keys[c] == KEY_SYM)
-				pmt_out_str(out, e->kernel ? ",1" : ",0");
+				pmt_out_str(out, e->kernel_ev & (1u << ev) ? ",1" : ",0");
 		}
 	}
 }
@@ -445,6 +464,8 @@ static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n
 		pmt_out_printf(c->out, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[",
 			       h->nr_samples[ev], total);
 	}
+	size_t shown = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		uint32_t xi = hent_ev_at(h, v[i], ev);
 		const struct hent_ev *x = &h->ev[xi];
@@ -453,9 +474,11 @@ static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n
 		double pct = total ? 100.0 * (double)x->period / (double)total : 0;
 		double acc_pct = total ? 100.0 * (double)acc / (double)total : 0;
 
+		if (below_limit(h, v[i], ev))
+			continue;
 		if (json) {
 			pmt_out_printf(c->out, "%s{\"overhead\":%.4f,\"period\":%" PRIu64
-				       ",\"samples\":%u", i ? ",\n " : "\n ", pct, x->period, x->nr);
+				       ",\"samples\":%u", shown++ ? ",\n " : "\n ", pct, x->period, x->nr);
 			if (hist_children(h))
 				pmt_out_printf(c->out, ",\"children\":%.4f,\"children_period\":%" PRIu64,
 					       acc_pct, acc);
@@ -496,7 +519,7 @@ static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t 
 		r.period = x->period;
 		r.weight = x->weight;
 		r.samples = x->nr;
-		r.kernel = v[i]->kernel;
+		r.kernel = (v[i]->kernel_ev & (1u << ev)) != 0;
 		for (unsigned k = 0; k < h->nkeys && k < HIST_ROW_KEYS; k++) {
 			cell(h, v[i], h->keys[k], ev, text[k], sizeof(text[k]));
 			r.key[k] = h->keys[k] == KEY_SYM ? text[k] + 4 : text[k];

@@ -154,9 +154,20 @@ struct pmt_hist_callgraph_opts {
 	int children;         /* 1: --children, 0: --no-children, -1: perf's default (on for a
 			       * perf.data file, off for a pipe, as perf decides at setup) */
 	bool inverted;        /* -G: the caller-based graph */
+	bool max_stack_given; /* --max-stack given (else perf's default, 127) */
+	uint32_t max_stack;   /* --max-stack: the chain entries taken (the callers' end with
+			       * the caller order, as perf) */
 };
 PMT_API int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_opts *o,
 				   struct pmt_diag *diag);
+/* --percent-limit: entries whose share (Children's with them) is below pcnt percent are
+ * not printed, and it is the call graphs' threshold too unless -g gave one after it
+ * (after_g: the option came after -g). Call after pmt_hist_set_callgraph(). */
+PMT_API void pmt_hist_set_percent_limit(struct pmt_hist *h, float pcnt, bool after_g);
+/* -g's argument checked as perf report checks it while reading its options, before any
+ * file: -PMT_EPARSE for what perf refuses, -PMT_EUNSUPPORTED for what perf takes and
+ * pmutrace does not do yet, the word named in diag */
+PMT_API int pmt_hist_callgraph_check(const char *spec, struct pmt_diag *diag);
 PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
 PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 			   uint64_t lost_samples);
