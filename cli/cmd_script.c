@@ -51,6 +51,14 @@ static int feed_symbols(const struct pmt_trace_event *ev, void *ctx)
 	return pmt_symbols_add_event(sb->syms, ev);
 }
 
+/* --call-graph dwarf recordings: the user frames of a sample from its stack copy */
+static int unwind_user(const struct pmt_sample *smp, uint64_t *ips, unsigned max, void *ctx)
+{
+	struct sideband *sb = ctx;
+
+	return pmt_symbols_unwind(sb->syms, smp, ips, max);
+}
+
 struct sink_ctx {
 	struct pmt_spe_sink *sink;
 	struct pmt_spe_report *rep;
@@ -282,6 +290,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		sb.cons = cons;
 		so.run.event_fn = feed_symbols;
 		so.run.event_ctx = &sb;
+		so.run.unwind_fn = unwind_user;
+		so.run.unwind_ctx = &sb;
 		if (so.sort) {
 			struct pmt_diag d = PMT_DIAG_INIT;
 

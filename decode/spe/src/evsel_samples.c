@@ -128,32 +128,61 @@ static void compact(struct evsel_samples *b)
 	b->sorted = 0;
 }
 
-/* A copy of smp's callchain in host byte order at the pool's end, for sample b->n. */
-static int keep_chain(struct evsel_samples *b, const struct pmt_sample *smp)
+/* perf's PERF_CONTEXT_USER, which starts the user part of a chain */
+#define CONTEXT_USER 0xfffffffffffffe00ULL
+/* perf's default max stack (sysctl kernel.perf_event_max_stack), the frames its unwinder
+ * takes */
+#define UNWIND_MAX 127
+
+static int pool_reserve(struct evsel_samples *b, size_t need)
 {
-	size_t need = b->chains_len + 1 + (size_t)smp->callchain_nr;
+	size_t nc = b->chains_cap ? b->chains_cap : 4096;
+	uint64_t *np;
 
-	if (need > b->chains_cap) {
-		size_t nc = b->chains_cap ? b->chains_cap : 4096;
-		uint64_t *np;
+	if (need <= b->chains_cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	if (!(np = realloc(b->chains, nc * sizeof(*np))))
+		return -PMT_ENOMEM;
+	b->chains = np;
+	b->chains_cap = nc;
+	return 0;
+}
 
-		while (nc < need)
-			nc *= 2;
-		if (!(np = realloc(b->chains, nc * sizeof(*np))))
-			return -PMT_ENOMEM;
-		b->chains = np;
-		b->chains_cap = nc;
-	}
-	b->chain_at[b->n] = b->chains_len;
-	b->chains[b->chains_len] = smp->callchain_nr;
+/* A copy of smp's callchain in host byte order at the pool's end, for sample b->n; with a
+ * user stack to unwind, the unwinder's frames follow it. */
+static int keep_chain(struct evsel_samples *b, const struct pmt_sample *smp,
+		      const struct pmt_spe_run_opts *o)
+{
+	bool unwind = smp->stack_user && PMT_OPTS_HAS(o, unwind_ctx) && o->unwind_fn;
+	size_t at = b->chains_len, need = at + 1 + (size_t)smp->callchain_nr;
+	uint64_t *c;
+	int rc;
+
+	if ((rc = pool_reserve(b, need + (unwind ? 1 + UNWIND_MAX : 0))) < 0)
+		return rc;
+	c = b->chains + at;
+	c[0] = smp->callchain_nr;
 	for (uint64_t i = 0; i < smp->callchain_nr; i++)
-		b->chains[b->chains_len + 1 + i] = pmt_sample_callchain_ip(smp, i);
+		c[1 + i] = pmt_sample_callchain_ip(smp, i);
+	if (unwind) {
+		rc = o->unwind_fn(smp, c + 2 + smp->callchain_nr, UNWIND_MAX, o->unwind_ctx);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			c[1 + smp->callchain_nr] = CONTEXT_USER;
+			c[0] += 1 + (uint64_t)rc;
+			need += 1 + (size_t)rc;
+		}
+	}
+	b->chain_at[b->n] = at;
 	b->chains_len = need;
 	return 0;
 }
 
 int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
-		      const struct pmt_trace_event *ev)
+		      const struct pmt_trace_event *ev, const struct pmt_spe_run_opts *o)
 {
 	if (!ev->u.sample.attr)
 		return 0;
@@ -173,8 +202,8 @@ int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
 		b->cap = nc;
 	}
 	b->chain_at[b->n] = SIZE_MAX;
-	if (ev->u.sample.callchain) {
-		int rc = keep_chain(b, &ev->u.sample);
+	if (ev->u.sample.callchain || ev->u.sample.stack_user) {
+		int rc = keep_chain(b, &ev->u.sample, o);
 
 		if (rc < 0)
 			return rc;

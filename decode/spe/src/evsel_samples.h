@@ -26,10 +26,11 @@ struct evsel_samples {
 	uint8_t sorted;
 };
 
-/* The SAMPLE record ev as a sample, inserted in time order. 0, or -PMT_ENOMEM. A record
+/* The SAMPLE record ev as a sample, inserted in time order, its user stack unwound by
+ * o's unwind_fn when it has one. 0, -PMT_ENOMEM or unwind_fn's error. A record
  * whose id matches no attr is skipped (0). */
 int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
-		      const struct pmt_trace_event *ev);
+		      const struct pmt_trace_event *ev, const struct pmt_spe_run_opts *o);
 /* Hand on every held sample with time <= upto, oldest first: to record_fn (one sample a
  * call) when set, else to fn. Returns 0 or the callback's negative value. */
 int evsel_samples_flush(struct evsel_samples *b, uint64_t upto,
