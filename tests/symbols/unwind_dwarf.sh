@@ -5,7 +5,8 @@
 # (default and a 1024-byte stack copy, where unwinding stops early) and by pmutrace record.
 # pmutrace script (default fields, -F comm,tid,ip,sym,dso, -G) and report (--children,
 # --sort sym, -g caller; branches of 5% and more) equal perf 7.3's on every file; perf 7.3 reads pmutrace's
-# container through zstd -dc. perf 6.1 is not an oracle here: its dwarf chains name
+# container through zstd -dc; without the fixture's files both end the chains before them
+# (pmutrace says so and exits 2). perf 6.1 is not an oracle here: its dwarf chains name
 # inlined frames in a way of its own (pmutrace-script(1), "Call graphs").
 #   unwind_dwarf.sh PMUTRACE SOURCE_DIR [PERF73]
 set -eu
@@ -19,7 +20,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 [ "$(uname -m)" = x86_64 ] || { echo "SKIP: the fixture is recorded natively on x86-64"; exit 77; }
 command -v gcc >/dev/null || { echo "SKIP: no compiler"; exit 77; }
 command -v zstd >/dev/null || { echo "SKIP: no zstd"; exit 77; }
-mkdir "$T/fx"
+mkdir "$T/fx" "$T/home" "$T/empty"
+# perf record copies the files into $HOME/.debug, which both read first: a home of the
+# test's own, not one other tests change at the same time
+export HOME="$T/home"
 CF="-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls"
 # shellcheck disable=SC2086
 gcc $CF -shared -fPIC -o "$T/fx/libunw.so" "$SRC/fixtures/symbols/unwind_lib.c" &&
@@ -78,4 +82,19 @@ for f in p small m; do
 	done
 done
 grep -q unw_lib_sort "$T/ours" || fail "pmutrace's report shows no unw_lib_sort"
+
+# the fixture's files gone (and no build-id cache): chains end before a frame in them, as
+# perf's do, and the samples whose pc was in them are said to have lost their user chain
+mv "$T/fx" "$T/fx.gone"
+HOME=$T/empty "$PERF73" script -i "$T/p.data" >"$T/theirs" 2>/dev/null
+rc=0
+HOME=$T/empty "$P" script "$T/p.data" >"$T/ours" 2>"$T/err" || rc=$?
+[ $rc = 2 ] || fail "script without the fixture's files: exit $rc, not 2"
+grep -q "samples' user stacks not unwound" "$T/err" || fail "no word of the stacks not unwound"
+cmp -s "$T/theirs" "$T/ours" || {
+	echo "FAIL: script without the fixture's files differs (perf 7.3 < > pmutrace)"
+	diff "$T/theirs" "$T/ours" | head -20
+	exit 1
+}
+checked=$((checked + 1))
 echo "OK: $checked outputs of dwarf call graphs equal perf 7.3's (perf's and pmutrace's recordings)"

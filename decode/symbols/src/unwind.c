@@ -29,6 +29,7 @@ struct unw_proc {
 	uint64_t sp;
 	uint64_t *ips;
 	unsigned n, max;
+	bool read_failed;    /* a read found neither the stack copy nor a file there */
 };
 
 struct unwinder {
@@ -122,8 +123,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	}
 	/* perf's access_dso_mem: what the mapped file holds there */
 	if (pmt_symbols_resolve(p->u->s, p->pid, addr, smp->time, &loc) < 0 ||
-	    pmt_symbols_code_at(p->u->s, &loc, (uint8_t *)&v, 8, &is64) != 8)
+	    pmt_symbols_code_at(p->u->s, &loc, (uint8_t *)&v, 8, &is64) != 8) {
+		p->read_failed = true;
 		return false;
+	}
 	*result = smp->callchain_swap ? __builtin_bswap64(v) : v;
 	return true;
 }
@@ -169,8 +172,12 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
-	/* the caller's module, before libdwfl looks for its CFI */
-	report_module(p, pc);
+	/* the caller's module, before libdwfl looks for its CFI; a pc in no file with code
+	 * ends the chain before it, as perf's entry() */
+	if (!report_module(p, pc)) {
+		p->read_failed = true;
+		return DWARF_CB_ABORT;
+	}
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	/* a return address is one past its call: perf names the call */
@@ -248,6 +255,7 @@ int pmt_symbols_unwind(struct pmt_symbols *s, const struct pmt_sample *smp, uint
 	p->ips = ips;
 	p->n = 0;
 	p->max = max;
+	p->read_failed = false;
 	if (!pmt_sample_reg(smp, sp_reg, &p->sp))
 		goto lost;
 	if (!report_module(p, pc)) {
@@ -268,9 +276,10 @@ int pmt_symbols_unwind(struct pmt_symbols *s, const struct pmt_sample *smp, uint
 	}
 	rc = dwfl_getthread_frames(p->dwfl, (pid_t)smp->tid, frame_callback, p);
 	u->st.frames += p->n;
-	/* libdwfl ends with 0 at the outermost frame; -1 is an unwinding that stopped
-	 * (no CFI, a read outside the copy) unless max frames were taken */
-	if (rc < 0 && p->n < max)
+	/* libdwfl ends with 0 at the outermost frame, and also when a caller's return
+	 * address could not be read: -1 (no CFI) or a failed read is an unwinding that
+	 * stopped early, unless max frames were taken */
+	if ((rc < 0 || p->read_failed) && p->n < max)
 		u->st.truncated++;
 	return (int)p->n;
 lost:
