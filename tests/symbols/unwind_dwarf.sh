@@ -2,7 +2,8 @@
 # --call-graph dwarf (user registers and stack copy, unwound at decode time with libdw's
 # CFI): fixtures/symbols/unwind.c and its shared library, built without frame pointers
 # (-O2 -fomit-frame-pointer), recorded on this kernel with cpu-clock:u by perf 7.3 itself
-# (default and a 1024-byte stack copy, where unwinding stops early) and by pmutrace record.
+# (default and a 1024-byte stack copy, where unwinding stops early; a pipe, -z) and by
+# pmutrace record.
 # pmutrace script (default fields, -F comm,tid,ip,sym,dso, -G) and report (--children,
 # --sort sym, -g caller; branches of 5% and more) equal perf 7.3's on every file, export
 # pprof's stacks its chains; perf 7.3 reads pmutrace's
@@ -141,6 +142,24 @@ if command -v protoc >/dev/null 2>&1; then
 	cmp -s "$T/p.fold" "$T/m.fold" || fail "export pprof's stacks are not perf 7.3 script's chains"
 	checked=$((checked + 1))
 fi
+# a pipe (records read into a window the next one reuses, streamed from stdin) and -z
+# (records inside COMPRESSED ones): the registers and stacks are kept until unwound
+"$PERF73" record -q -e cpu-clock:u -c 200000 --call-graph dwarf -o - "$T/fx/unwind" 10 \
+	>"$T/pipe.data" 2>/dev/null || fail "perf 7.3 record -o -"
+"$PERF73" record -q -z -e cpu-clock:u -c 200000 --call-graph dwarf -o "$T/z.data" \
+	"$T/fx/unwind" 10 >/dev/null 2>&1 || fail "perf 7.3 record -z"
+for f in pipe z; do
+	w=$(window "$T/$f.data")
+	"$PERF73" script -i "$T/$f.data" --time "$w" >"$T/theirs" 2>/dev/null
+	"$P" script - --time "$w" <"$T/$f.data" >"$T/ours" || fail "pmutrace script - <$f failed"
+	plt_pairs
+	cmp -s "$T/theirs" "$T/ours" || {
+		echo "FAIL: script of $f differs (perf 7.3 < > pmutrace)"
+		diff "$T/theirs" "$T/ours" | head -20
+		exit 1
+	}
+	checked=$((checked + 1))
+done
 
 # the fixture's files gone (and no build-id cache): chains end before a frame in them, as
 # perf's do, and the samples whose pc was in them are said to have lost their user chain
