@@ -50,6 +50,14 @@ zstd -qdc "$T/m.pmt" >"$T/m.data"
 	fail "perf 7.3 shows no chain unw_cmp < qsort < unw_lib_sort < unw_level3 < main"
 
 untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
+same() { # LABEL: theirs and ours are equal, or the test fails showing how
+	cmp -s "$T/theirs" "$T/ours" || {
+		echo "FAIL: $1 differs (perf 7.3 < > pmutrace)"
+		diff "$T/theirs" "$T/ours" | head -20
+		exit 1
+	}
+	checked=$((checked + 1))
+}
 # decode/symbols does not name every .plt entry of libc as perf 7.3 does (memcpy's, hit
 # from qsort's merge in some recordings: perf's SYM@plt, pmutrace's [unknown] or a bare
 # address; a difference of symbols, README "Symbols"): a pair of lines equal but for that
@@ -103,12 +111,7 @@ for f in p small m; do
 		# shellcheck disable=SC2086
 		"$P" script "$in" --time "$w" $a >"$T/ours" || fail "pmutrace script $a $f failed"
 		plt_pairs
-		cmp -s "$T/theirs" "$T/ours" || {
-			echo "FAIL: script $a of $f differs (perf 7.3 < > pmutrace)"
-			diff "$T/theirs" "$T/ours" | head -20
-			exit 1
-		}
-		checked=$((checked + 1))
+		same "script $a of $f"
 	done
 	# branches under 5%: a few samples each, where equal branches of different files
 	# come in the order of perf's heap addresses of its dso objects (decode/output's
@@ -122,12 +125,7 @@ for f in p small m; do
 		"$P" report "$in" --time "$w" $a >"$T/ours" || fail "pmutrace report $a $f failed"
 		drop_raw_inline_graphs
 		plt_pairs
-		cmp -s "$T/theirs" "$T/ours" || {
-			echo "FAIL: report $a of $f differs (perf 7.3 < > pmutrace)"
-			diff "$T/theirs" "$T/ours" | head -20
-			exit 1
-		}
-		checked=$((checked + 1))
+		same "report $a of $f"
 	done
 done
 grep -q unw_lib_sort "$T/ours" || fail "pmutrace's report shows no unw_lib_sort"
@@ -153,12 +151,7 @@ for f in pipe z; do
 	"$PERF73" script -i "$T/$f.data" --time "$w" >"$T/theirs" 2>/dev/null
 	"$P" script - --time "$w" <"$T/$f.data" >"$T/ours" || fail "pmutrace script - <$f failed"
 	plt_pairs
-	cmp -s "$T/theirs" "$T/ours" || {
-		echo "FAIL: script of $f differs (perf 7.3 < > pmutrace)"
-		diff "$T/theirs" "$T/ours" | head -20
-		exit 1
-	}
-	checked=$((checked + 1))
+		same "script of $f"
 done
 
 # the fixture's files gone (and no build-id cache): chains end before a frame in them, as
@@ -169,10 +162,5 @@ rc=0
 HOME=$T/empty "$P" script "$T/p.data" >"$T/ours" 2>"$T/err" || rc=$?
 [ $rc = 2 ] || fail "script without the fixture's files: exit $rc, not 2"
 grep -q "samples' user stacks not unwound" "$T/err" || fail "no word of the stacks not unwound"
-cmp -s "$T/theirs" "$T/ours" || {
-	echo "FAIL: script without the fixture's files differs (perf 7.3 < > pmutrace)"
-	diff "$T/theirs" "$T/ours" | head -20
-	exit 1
-}
-checked=$((checked + 1))
+same "script without the fixture's files"
 echo "OK: $checked outputs of dwarf call graphs equal perf 7.3's (perf's and pmutrace's recordings)"
