@@ -74,9 +74,10 @@ static Dwfl_Module *report_module(struct unw_proc *p, uint64_t ip)
 	mod = dwfl_addrmodule(p->dwfl, ip);
 	if (mod) {
 		Dwarf_Addr start;
+		const char *name = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL,
+						    NULL);
 
-		dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
-		if (start == base)
+		if (start == base && name && !strcmp(name, d->short_name))
 			return mod;
 		/* another file is mapped there now (exec, dlclose/dlopen) */
 		p->stale = true;
