@@ -7,6 +7,10 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#endif
 
 #include "pmutrace/perfdata.h"
 #include "pmutrace/record.h"
@@ -143,6 +147,22 @@ static const uint64_t tracking_flags = PMT_ATTR_FLAG_MMAP | PMT_ATTR_FLAG_COMM |
 static uint64_t user_regs_mask(void)
 {
 #if defined(__aarch64__)
+	/* arm64 perf's arch__user_reg_mask(): VG (46) too where the CPU has SVE and the
+	 * kernel takes it in a sample (checked: arm64 perf 7.3 under qemu, whose CPU has
+	 * SVE, prints 0x4001ffffffff) */
+	struct pmt_perf_attr a = { .type = PMT_TYPE_HARDWARE, .size = PMT_ATTR_SIZE_VER9,
+				   .sample_period = 1, .sample_type = PMT_SAMPLE_REGS_USER,
+				   .sample_regs_user = 1ULL << 46,
+				   .flags = PMT_ATTR_FLAG_DISABLED | PMT_ATTR_FLAG_EXCLUDE_KERNEL };
+	long fd;
+
+	if (getauxval(AT_HWCAP) & (1UL << 22)) { /* HWCAP_SVE */
+		fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0x8 /* CLOEXEC */);
+		if (fd >= 0) {
+			close((int)fd);
+			return ((1ULL << 33) - 1) | 1ULL << 46;
+		}
+	}
 	return (1ULL << 33) - 1;
 #elif defined(__x86_64__)
 	return ((1ULL << 24) - 1) & ~(0xfULL << 12);
