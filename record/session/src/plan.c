@@ -152,7 +152,7 @@ static uint64_t user_regs_mask(void)
 	 * SVE, prints 0x4001ffffffff) */
 	struct pmt_perf_attr a = { .type = PMT_TYPE_HARDWARE, .size = PMT_ATTR_SIZE_VER9,
 				   .sample_period = 1, .sample_type = PMT_SAMPLE_REGS_USER,
-				   .sample_regs_user = 1ULL << 46,
+				   .sample_regs_user = ((1ULL << 33) - 1) | 1ULL << 46,
 				   .flags = PMT_ATTR_FLAG_DISABLED | PMT_ATTR_FLAG_EXCLUDE_KERNEL };
 	long fd;
 
