@@ -34,8 +34,9 @@ static int usage(FILE *fp)
 		"  -d, --data           data address and source;  -P, --period: period in samples\n"
 		"      --phys-data, --data-page-size, --code-page-size, --sample-cpu,\n"
 		"      --sample-identifier  more fields\n"
-		"  -g, --call-graph fp  the frame-pointer call chain in every sample (dwarf and\n"
-		"                       lbr: not yet)\n"
+		"  -g, --call-graph fp|dwarf[,SIZE]  the call chain in every sample: frame\n"
+		"                       pointers (-g), or the user registers and SIZE bytes of\n"
+		"                       user stack (default 8192) that script/report unwind\n"
 		"  -k, --clockid CLOCK  the events' clock (mono, raw, real, boot, tai or a number)\n"
 		"                       and its clock data, which script -F tod dates samples by\n"
 		"      --tpebs -M METRIC[,GROUP] --metrics FILE  sample every retire-latency\n"
@@ -440,11 +441,10 @@ int cmd_record(int argc, char **argv)
 		case O_PHYS_DATA: o.sample_phys_addr = true; break;
 		case 'g': o.callchain = true; break;
 		case O_CALL_GRAPH:
-			/* perf's record modes; pmutrace cannot unwind a dwarf stack copy or read
-			 * LBR call stacks yet, so it records only what it can decode */
-			if (strcmp(optarg, "fp"))
-				return pmt_cli_usage_fail("record", "--call-graph %s: only fp (frame "
-							  "pointers, as -g) is supported yet", optarg);
+			/* perf's record modes but lbr, whose call stacks pmutrace cannot
+			 * read yet, so it records only what it can decode */
+			if (pmt_record_parse_call_graph(optarg, &o.dwarf_stack_size, &d) < 0)
+				return pmt_cli_usage_fail("record", "%s", d.msg);
 			o.callchain = true;
 			break;
 		case O_DATA_PAGE_SIZE: o.sample_data_page_size = true; break;

@@ -51,6 +51,35 @@ static int feed_symbols(const struct pmt_trace_event *ev, void *ctx)
 	return pmt_symbols_add_event(sb->syms, ev);
 }
 
+/* --call-graph dwarf recordings: the user frames of a sample from its stack copy */
+static int unwind_user(const struct pmt_sample *smp, uint64_t *ips, unsigned max, void *ctx)
+{
+	struct sideband *sb = ctx;
+
+	return pmt_symbols_unwind(sb->syms, smp, ips, max);
+}
+
+/* Samples whose user stack gave no frame lost their user chain: said, and the status
+ * follows. Unwindings that stopped early are perf's too (a stack copy ends, code without
+ * CFI): -v counts them. */
+static void note_unwinding(const char *cmd, const char *path, const struct pmt_symbols *syms,
+			   bool verbose)
+{
+	struct pmt_unwind_stats u;
+
+	pmt_symbols_unwind_stats(syms, &u);
+	if (!u.samples)
+		return;
+	if (verbose)
+		fprintf(stderr, "%s: dwarf unwinding: %" PRIu64 " samples, %" PRIu64 " frames, "
+			"%" PRIu64 " stopped before the outermost frame, %" PRIu64 " without a "
+			"frame\n", path, u.samples, u.frames, u.truncated, u.failed);
+	if (u.failed)
+		pmt_cli_warn(cmd, "%s: %" PRIu64 " of %" PRIu64 " samples' user stacks not "
+			     "unwound (their pc in no file with code that was found): their call "
+			     "chains hold only the kernel part", path, u.failed, u.samples);
+}
+
 struct sink_ctx {
 	struct pmt_spe_sink *sink;
 	struct pmt_spe_report *rep;
@@ -282,6 +311,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		sb.cons = cons;
 		so.run.event_fn = feed_symbols;
 		so.run.event_ctx = &sb;
+		so.run.unwind_fn = unwind_user;
+		so.run.unwind_ctx = &sb;
 		if (so.sort) {
 			struct pmt_diag d = PMT_DIAG_INIT;
 
@@ -428,6 +459,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		fprintf(stderr, "%s: %" PRIu32 " data frames read, %" PRIu32 " passed over\n",
 			so.path, nread, nskipped);
 	}
+	if (syms)
+		note_unwinding(so.cmd, so.path, syms, so.verbose);
 	if (ctx.html) {
 		struct pmt_out page;
 		struct pmt_diag diag = PMT_DIAG_INIT;

@@ -2,7 +2,8 @@
  * records -> synthetic samples, and the trace's own SAMPLE records -> every sample writer
  * (with the trace's event table), the report, the --sort histogram and report --c2c's
  * tables (the trace's NUMA topology read for its Node column) (the perf.data-only
- * targets never reached the sampler, so a corrupt TIME_CONV went unnoticed). The first
+ * targets never reached the sampler, so a corrupt TIME_CONV went unnoticed), with the
+ * sideband fed to the symbols and --call-graph dwarf stacks unwound. The first
  * byte picks the --itrace options and the compat level; the rest is the file. */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,17 @@ struct fctx {
 };
 
 static void quiet(enum pmt_log_level level, const char *msg, void *ctx) { }
+
+/* the address spaces, so that --call-graph dwarf samples reach the unwinder */
+static int feed(const struct pmt_trace_event *ev, void *ctx)
+{
+	return pmt_symbols_add_event(ctx, ev);
+}
+
+static int unwind(const struct pmt_sample *smp, uint64_t *ips, unsigned max, void *ctx)
+{
+	return pmt_symbols_unwind(ctx, smp, ips, max);
+}
 
 static int to_all(const struct pmt_spe_sample *s, void *ctx)
 {
@@ -87,6 +99,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (pmt_c2c_new(syms, &co, &c.c2c) < 0)
 				goto done;
 		}
+		o.event_fn = feed;
+		o.event_ctx = syms;
+		o.unwind_fn = unwind;
+		o.unwind_ctx = syms;
 		pmt_spe_run_source(src, &o, to_all, &c, NULL, &en);
 		pmt_spe_report_print(c.rep, &out, data[0] >> 7, 3, o.compat, en);
 		pmt_hist_print(c.hist, &out, o.compat, 0);

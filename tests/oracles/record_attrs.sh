@@ -120,6 +120,14 @@ check x86 host -e cpu-clock -g -- true
 check x86 host -e cpu-clock,dummy -g -c 100000 -- true
 check x86 host -e cpu-clock --call-graph fp -a
 check x86 host -e task-clock:u -g --per-thread -- true
+# --call-graph dwarf: user registers and stack copy, data mmaps on the tracking event,
+# perf's rounding of the size; -g does not turn it back into fp
+check x86 host -e cpu-clock --call-graph dwarf -- true
+check x86 host -e cpu-clock --call-graph dwarf,100 -- true
+check x86 host -e cpu-clock,task-clock --call-graph dwarf,4096 -- true
+check x86 host -e cpu-clock,dummy --call-graph dwarf -a
+check x86 host -e cpu-clock --call-graph dwarf -g -- true
+check x86 host -e cpu-clock -g --call-graph dwarf,65521 -- true
 check x86 host -e cpu-clock -k mono -- true
 check x86 host -e cpu-clock,dummy -k CLOCK_TAI -c 1000 -- true
 check x86 host -e cpu-clock -k 7 -a
@@ -143,7 +151,9 @@ refuse() { # PATTERN ARGS...
 	fi
 }
 refuse "frequency is not supported" -e arm_spe_0// -F 1000 -- true
-refuse "only fp (frame pointers, as -g) is supported yet" -e cpu-clock --call-graph dwarf -- true
+refuse "lbr is not supported yet" -e cpu-clock --call-graph lbr -- true
+refuse "Incorrect stack dump size (max 65528): 0" -e cpu-clock --call-graph dwarf,0 -- true
+refuse "Incorrect stack dump size (max 65528): 65536" -e cpu-clock --call-graph dwarf,65536 -- true
 refuse "valid terms: .*load_filter.*config1" -e arm_spe_0/foo=1/ -- true
 refuse "value too big for format (min_latency), maximum is 4095" -e arm_spe_0/min_latency=5000/ -- true
 refuse "no PMU 'arm_spx'" -e arm_spx// -- true

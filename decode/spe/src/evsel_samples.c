@@ -109,9 +109,23 @@ static void compact(struct evsel_samples *b)
 	qsort(b->k + b->next, b->nk - b->next, sizeof(*b->k), cmp_idx);
 	for (size_t i = b->next; i < b->nk; i++) {
 		b->chain_at[j] = b->chain_at[b->k[i].idx];
+		b->ustk[j] = b->ustk[b->k[i].idx];
 		b->s[j++] = b->s[b->k[i].idx];
 	}
 	b->n = j;
+	/* and their user stacks, likewise */
+	b->upool_len = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		struct evsel_ustack *u = &b->ustk[i];
+		size_t len;
+
+		if (u->off == SIZE_MAX)
+			continue;
+		len = 8 * (size_t)__builtin_popcountll(u->mask) + (size_t)u->stack_size;
+		memmove(b->upool + b->upool_len, b->upool + u->off, len);
+		u->off = b->upool_len;
+		b->upool_len += len;
+	}
 	/* the waiting samples' chains, in file order too, to the front of the pool */
 	b->chains_len = 0;
 	for (size_t i = 0; i < b->n; i++) {
@@ -128,22 +142,36 @@ static void compact(struct evsel_samples *b)
 	b->sorted = 0;
 }
 
+/* perf's PERF_CONTEXT_USER, which starts the user part of a chain */
+#define CONTEXT_USER 0xfffffffffffffe00ULL
+/* perf's default max stack (sysctl kernel.perf_event_max_stack), the frames its unwinder
+ * takes */
+#define UNWIND_MAX 127
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc = *cap ? *cap : 4096;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	if (!(np = realloc(*p, nc * elem)))
+		return -PMT_ENOMEM;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
 /* A copy of smp's callchain in host byte order at the pool's end, for sample b->n. */
 static int keep_chain(struct evsel_samples *b, const struct pmt_sample *smp)
 {
 	size_t need = b->chains_len + 1 + (size_t)smp->callchain_nr;
+	int rc = grow((void **)&b->chains, &b->chains_cap, need, sizeof(*b->chains));
 
-	if (need > b->chains_cap) {
-		size_t nc = b->chains_cap ? b->chains_cap : 4096;
-		uint64_t *np;
-
-		while (nc < need)
-			nc *= 2;
-		if (!(np = realloc(b->chains, nc * sizeof(*np))))
-			return -PMT_ENOMEM;
-		b->chains = np;
-		b->chains_cap = nc;
-	}
+	if (rc < 0)
+		return rc;
 	b->chain_at[b->n] = b->chains_len;
 	b->chains[b->chains_len] = smp->callchain_nr;
 	for (uint64_t i = 0; i < smp->callchain_nr; i++)
@@ -152,9 +180,64 @@ static int keep_chain(struct evsel_samples *b, const struct pmt_sample *smp)
 	return 0;
 }
 
-int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
-		      const struct pmt_trace_event *ev)
+/* The user registers and the valid stack bytes of smp, for sample b->n (file byte order,
+ * as the record has them) */
+static int keep_ustack(struct evsel_samples *b, const struct pmt_sample *smp)
 {
+	size_t regs = 8 * (size_t)__builtin_popcountll(smp->regs_user_mask);
+	size_t need = b->upool_len + regs + (size_t)smp->stack_user_size;
+	int rc = grow((void **)&b->upool, &b->upool_cap, need, 1);
+
+	if (rc < 0)
+		return rc;
+	memcpy(b->upool + b->upool_len, smp->regs_user, regs);
+	memcpy(b->upool + b->upool_len + regs, smp->stack_user, (size_t)smp->stack_user_size);
+	b->ustk[b->n] = (struct evsel_ustack){ b->upool_len, smp->regs_user_abi,
+					       smp->regs_user_mask, smp->stack_user_size };
+	b->upool_len = need;
+	return 0;
+}
+
+/* Sample idx's chain with its user stack unwound after the kernel part, in b->merged. */
+static int unwind_chain(struct evsel_samples *b, size_t idx, const struct pmt_spe_run_opts *o)
+{
+	const struct evsel_ustack *u = &b->ustk[idx];
+	const struct pmt_spe_sample *s = &b->s[idx];
+	const uint64_t *kc = b->chain_at[idx] != SIZE_MAX ? b->chains + b->chain_at[idx] : NULL;
+	uint64_t nk = kc ? kc[0] : 0;
+	struct pmt_sample smp;
+	int rc = grow((void **)&b->merged, &b->merged_cap, 2 + (size_t)nk + UNWIND_MAX,
+		      sizeof(*b->merged));
+
+	if (rc < 0)
+		return rc;
+	memset(&smp, 0, sizeof(smp));
+	smp.pid = (uint32_t)s->pid;
+	smp.tid = (uint32_t)s->tid;
+	smp.time = s->time;
+	smp.ip = s->ip;
+	smp.regs_user_abi = u->abi;
+	smp.regs_user_mask = u->mask;
+	smp.regs_user = b->upool + u->off;
+	smp.stack_user = smp.regs_user + 8 * __builtin_popcountll(u->mask);
+	smp.stack_user_size = u->stack_size;
+	smp.callchain_swap = b->swap;
+	b->merged[0] = nk;
+	if (nk)
+		memcpy(b->merged + 1, kc + 1, nk * sizeof(*kc));
+	rc = o->unwind_fn(&smp, b->merged + 2 + nk, UNWIND_MAX, o->unwind_ctx);
+	if (rc > 0) {
+		b->merged[1 + nk] = CONTEXT_USER;
+		b->merged[0] += 1 + (uint64_t)rc;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
+		      const struct pmt_trace_event *ev, const struct pmt_spe_run_opts *o)
+{
+	int rc;
+
 	if (!ev->u.sample.attr)
 		return 0;
 	if (b->sorted)
@@ -162,6 +245,7 @@ int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
 	if (b->n == b->cap) {
 		size_t nc = b->cap ? b->cap * 2 : 4096;
 		struct pmt_spe_sample *ns = realloc(b->s, nc * sizeof(*ns));
+		struct evsel_ustack *nu;
 		size_t *nat;
 
 		if (!ns)
@@ -170,13 +254,19 @@ int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
 		if (!(nat = realloc(b->chain_at, nc * sizeof(*nat))))
 			return -PMT_ENOMEM;
 		b->chain_at = nat;
+		if (!(nu = realloc(b->ustk, nc * sizeof(*nu))))
+			return -PMT_ENOMEM;
+		b->ustk = nu;
 		b->cap = nc;
 	}
 	b->chain_at[b->n] = SIZE_MAX;
-	if (ev->u.sample.callchain) {
-		int rc = keep_chain(b, &ev->u.sample);
-
-		if (rc < 0)
+	b->ustk[b->n].off = SIZE_MAX;
+	if (ev->u.sample.callchain && (rc = keep_chain(b, &ev->u.sample)) < 0)
+		return rc;
+	if (ev->u.sample.stack_user && ev->u.sample.regs_user && PMT_OPTS_HAS(o, unwind_ctx) &&
+	    o->unwind_fn) {
+		b->swap = ev->u.sample.callchain_swap;
+		if ((rc = keep_ustack(b, &ev->u.sample)) < 0)
 			return rc;
 	}
 	to_sample(m, &ev->u.sample, ev->misc, &b->s[b->n++]);
@@ -227,13 +317,18 @@ int evsel_samples_flush(struct evsel_samples *b, uint64_t upto,
 
 		if (b->chain_at[idx] != SIZE_MAX)
 			s->callchain = (const struct pmt_callchain *)(b->chains + b->chain_at[idx]);
+		if (b->ustk[idx].off != SIZE_MAX) {
+			if ((rc = unwind_chain(b, idx, o)) < 0)
+				return rc;
+			s->callchain = (const struct pmt_callchain *)b->merged;
+		}
 		rc = o->record_fn ? o->record_fn(s, 1, ctx) : fn(s, ctx);
 		if (rc < 0)
 			return rc;
 	}
 	if (b->next == b->nk) {
 		b->n = b->nk = b->next = 0;
-		b->chains_len = 0;
+		b->chains_len = b->upool_len = 0;
 		b->sorted = 0;
 	}
 	return 0;
@@ -245,5 +340,8 @@ void evsel_samples_fini(struct evsel_samples *b)
 	free(b->k);
 	free(b->chain_at);
 	free(b->chains);
+	free(b->ustk);
+	free(b->upool);
+	free(b->merged);
 	memset(b, 0, sizeof(*b));
 }

@@ -481,7 +481,7 @@ static int own_sample(struct run *r, const struct pmt_trace_meta *m,
 	if (ev->type == PMT_REC_SAMPLE) {
 		if (ev->u.sample.time > r->round_max)
 			r->round_max = ev->u.sample.time;
-		rc = evsel_samples_add(&r->evs, m, ev);
+		rc = evsel_samples_add(&r->evs, m, ev, r->o);
 		if (rc >= 0 && m->timeless && !m->has_auxtrace_info)
 			rc = evsel_samples_flush(&r->evs, UINT64_MAX, r->o, r->fn, r->ctx);
 		return rc;

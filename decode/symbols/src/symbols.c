@@ -94,6 +94,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 {
 	if (!s)
 		return;
+	unwinder_free(s->unwind);
 	dbgd_free(s->dbgd);
 	for (size_t i = 0; i < s->dso_cap; i++) {
 		for (struct dso *d = s->dso_hash[i], *nx; d; d = nx) {

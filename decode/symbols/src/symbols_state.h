@@ -7,6 +7,7 @@
 #include "dso_find.h"
 #include "srcline.h"
 #include "symbols_int.h"
+#include "unwind.h"
 #include "pmutrace/files.h"
 #include "pmutrace/perf_abi.h"
 
@@ -76,6 +77,7 @@ struct pmt_symbols {
 	size_t nbids;
 	size_t thr_cap, nthreads;
 	uint32_t seq;
+	struct unwinder *unwind; /* dwarf unwinding's sessions, made on first use */
 };
 
 #endif

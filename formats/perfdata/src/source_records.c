@@ -96,6 +96,7 @@ static int parse_sample(struct pmt_source *s, const uint8_t *r, size_t size, str
 		return 0;
 	}
 	smp->attr = a;
+	smp->callchain_swap = s->swap; /* the registers are read by it too */
 	st = smp->sample_type = a->sample_type;
 
 #define NEED(n) do { if ((uint64_t)(end - p) < (uint64_t)(n)) return -PMT_ECORRUPT; } while (0)
@@ -148,7 +149,6 @@ static int parse_sample(struct pmt_source *s, const uint8_t *r, size_t size, str
 			return -PMT_ECORRUPT;
 		smp->callchain = p;
 		smp->callchain_nr = v;
-		smp->callchain_swap = s->swap;
 		p += v * 8;
 	}
 	if (st & PMT_SAMPLE_RAW) {
@@ -174,14 +174,26 @@ static int parse_sample(struct pmt_source *s, const uint8_t *r, size_t size, str
 
 		memcpy(&mask, a->attr + PMT_ATTR_REGS_USER, 8);
 		U64(v);
-		if (v)
+		/* abi 0 (PERF_SAMPLE_REGS_ABI_NONE): a kernel thread, no registers follow */
+		if (v) {
+			smp->regs_user_abi = v;
+			smp->regs_user_mask = mask;
+			smp->regs_user = p;
 			SKIP(8 * (uint64_t)__builtin_popcountll(mask));
+		}
 	}
 	if (st & PMT_SAMPLE_STACK_USER) {
 		U64(v);
-		SKIP(v);
-		if (v)
-			SKIP(8);
+		if (v) {
+			const uint8_t *stack = p;
+
+			SKIP(v);
+			/* dyn_size: how much of the copy the kernel could read */
+			U64(smp->stack_user_size);
+			if (smp->stack_user_size > v)
+				return -PMT_ERANGE;
+			smp->stack_user = stack;
+		}
 	}
 	if (st & (PMT_SAMPLE_WEIGHT | PMT_SAMPLE_WEIGHT_STRUCT)) {
 		U64(smp->weight);
@@ -241,7 +253,10 @@ int pd_decode_record(struct pmt_source *s, const uint8_t *r, size_t size, uint64
 
 	if (type == PMT_REC_SAMPLE) {
 		rc = parse_sample(s, r, size, &ev->u.sample);
-		if (rc < 0)
+		if (rc == -PMT_ERANGE) /* perf: "user stack dump failure" */
+			src_error(s, rc = -PMT_ECORRUPT, off, "SAMPLE at 0x%llx: the user stack's "
+				  "dyn_size is larger than the stack copy", (unsigned long long)off);
+		else if (rc < 0)
 			src_error(s, rc, off, "SAMPLE at 0x%llx overruns its size %zu",
 				  (unsigned long long)off, size);
 		return rc;

@@ -7,6 +7,10 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#endif
 
 #include "pmutrace/perfdata.h"
 #include "pmutrace/record.h"
@@ -138,10 +142,41 @@ static const uint64_t tracking_flags = PMT_ATTR_FLAG_MMAP | PMT_ATTR_FLAG_COMM |
 				       PMT_ATTR_FLAG_COMM_EXEC | PMT_ATTR_FLAG_KSYMBOL |
 				       PMT_ATTR_FLAG_BPF_EVENT | PMT_ATTR_FLAG_BUILD_ID;
 
+/* perf's arch PERF_REGS_MASK, the registers a dwarf call graph samples: x86-64's
+ * PERF_REG_X86_64_MAX registers less DS, ES, FS and GS; arm64's x0..x30, sp and pc */
+static uint64_t user_regs_mask(void)
+{
+#if defined(__aarch64__)
+	/* arm64 perf's arch__user_reg_mask(): VG (46) too where the CPU has SVE and the
+	 * kernel takes it in a sample (checked: arm64 perf 7.3 under qemu, whose CPU has
+	 * SVE, prints 0x4001ffffffff) */
+	struct pmt_perf_attr a = { .type = PMT_TYPE_HARDWARE, .size = PMT_ATTR_SIZE_VER9,
+				   .sample_period = 1, .sample_type = PMT_SAMPLE_REGS_USER,
+				   .sample_regs_user = ((1ULL << 33) - 1) | 1ULL << 46,
+				   .flags = PMT_ATTR_FLAG_DISABLED | PMT_ATTR_FLAG_EXCLUDE_KERNEL };
+	long fd;
+
+	if (getauxval(AT_HWCAP) & (1UL << 22)) { /* HWCAP_SVE */
+		fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0x8 /* CLOEXEC */);
+		if (fd >= 0) {
+			close((int)fd);
+			return ((1ULL << 33) - 1) | 1ULL << 46;
+		}
+	}
+	return (1ULL << 33) - 1;
+#elif defined(__x86_64__)
+	return ((1ULL << 24) - 1) & ~(0xfULL << 12);
+#else
+	return 0;
+#endif
+}
+
 int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 			  const struct pmt_pmus *pmus, const struct pmt_record_opts *o,
 			  struct pmt_diag *diag)
 {
+	const bool dwarf = o->callchain && PMT_OPTS_HAS(o, dwarf_stack_size) &&
+			   o->dwarf_stack_size;
 	const bool has_cpu = o->target == PMT_TARGET_SYSTEM || o->target == PMT_TARGET_CPUS;
 	uint64_t page = o->page_size ? o->page_size : (uint64_t)sysconf(_SC_PAGESIZE);
 	uint32_t naux = 0;
@@ -315,10 +350,23 @@ int pmt_record_plan_build(struct pmt_record_plan *p, struct pmt_evlist *events,
 			if (e->tracking)
 				a->flags |= PMT_ATTR_FLAG_MMAP_DATA;
 		}
-		/* perf's evsel__config_callchain(), fp mode: every event but the sideband
-		 * dummy perf adds itself (its no_aux_samples), a dummy the user named too */
-		if (o->callchain && !e->added)
+		/* perf's evsel__config_callchain(): every event but the sideband dummy perf
+		 * adds itself (its no_aux_samples), a dummy the user named too */
+		if (o->callchain && !e->added) {
 			a->sample_type |= PMT_SAMPLE_CALLCHAIN;
+			if (dwarf) {
+				/* the kernel's chain stops at the user boundary: the user
+				 * part is unwound from these registers and stack bytes */
+				a->sample_type |= PMT_SAMPLE_REGS_USER | PMT_SAMPLE_STACK_USER;
+				a->flags |= PMT_ATTR_FLAG_EXCLUDE_CALLCHAIN_USER;
+				a->sample_regs_user = user_regs_mask();
+				a->sample_stack_user = o->dwarf_stack_size;
+			}
+		}
+		/* perf record turns on data mmaps for dwarf unwinding (a stack may hold
+		 * pointers into any mapping, and perf reads them from the tracking event) */
+		if (dwarf && e->tracking)
+			a->flags |= PMT_ATTR_FLAG_MMAP_DATA;
 		for (size_t k = 0; k < sizeof(sample_opts) / sizeof(sample_opts[0]); k++)
 			if (*(const bool *)((const char *)o + sample_opts[k].opt))
 				a->sample_type |= sample_opts[k].bit;
@@ -411,4 +459,36 @@ int pmt_record_parse_clockid(const char *s, int32_t *clockid, struct pmt_diag *d
 	return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
 			    "unknown clockid %s, check man page (mono, monotonic, raw, "
 			    "monotonic_raw, real, realtime, boot, boottime, tai or a number)", s);
+}
+
+int pmt_record_parse_call_graph(const char *s, uint32_t *dwarf_size, struct pmt_diag *diag)
+{
+	/* util/callchain.c parse_callchain_record(): the max is USHRT_MAX rounded down to
+	 * a multiple of 8, what the kernel takes in sample_stack_user */
+	const unsigned long max = 65535 & ~7UL;
+	const char *size;
+	char *end;
+	unsigned long v;
+
+	if (!strcmp(s, "fp")) {
+		*dwarf_size = 0;
+		return 0;
+	}
+	if (strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    "callchain: Unknown --call-graph option value: %s (fp or "
+				    "dwarf[,SIZE]; lbr is not supported yet)", s);
+	*dwarf_size = 8192;
+	if (!s[5])
+		return 0;
+	size = s + 6;
+	v = strtoul(size, &end, 0);
+	if (v < 65536) /* perf rounds before it checks the bounds */
+		v = (v + 7) & ~7UL;
+	if (end == size || *end || *size == '-' || !v || v > max)
+		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET,
+				    "callchain: Incorrect stack dump size (max %lu): %s", max,
+				    size);
+	*dwarf_size = (uint32_t)v;
+	return 0;
 }

@@ -183,6 +183,85 @@ static void test_kernel_records(void **state)
 
 /* Build a file whose data are COMPRESSED/COMPRESSED2 records carrying one zstd stream of
  * the plain records; split points fall inside records. */
+/* --call-graph dwarf's fields, after CALLCHAIN in perf_output_sample()'s order: REGS_USER
+ * {abi, one u64 per bit of sample_regs_user}, STACK_USER {size, bytes, dyn_size} */
+static void rb_dwarf_sample(struct rb *r, struct pmt_perf_writer *w, uint64_t abi,
+			    uint64_t stack_size, uint64_t dyn_size)
+{
+	uint16_t sz;
+
+	rb_hdr(r, 9, 2); /* SAMPLE, user mode */
+	rb_u64(r, 42);   /* IDENTIFIER */
+	rb_u64(r, 0x401000);
+	rb_u32(r, 7);
+	rb_u32(r, 8);
+	rb_u64(r, 0);    /* CALLCHAIN: nr 0, a user-mode sample with exclude_callchain_user */
+	rb_u64(r, abi);
+	if (abi) {
+		rb_u64(r, 0x111); /* bit 0 */
+		rb_u64(r, 0x333); /* bit 2 */
+	}
+	rb_u64(r, stack_size);
+	for (uint64_t i = 0; i < stack_size; i++)
+		r->b[r->n++] = (uint8_t)(0xa0 + i);
+	if (stack_size)
+		rb_u64(r, dyn_size);
+	sz = (uint16_t)r->n;
+	memcpy(r->b + 6, &sz, 2);
+	assert_int_equal(pmt_perf_writer_write_record(w, r->b, r->n), 0);
+}
+
+static void test_user_regs_stack(void **state)
+{
+	char path[128];
+	struct pmt_perf_writer *w;
+	uint8_t attr[136];
+	uint64_t id = 42, mask = 0x5, v;
+	struct rb r;
+	struct pmt_source *s;
+	struct pmt_trace_event ev;
+	const struct pmt_sample *smp = &ev.u.sample;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "dwarf.data");
+	make_attr(attr, 1, 0, S_IDENT | S_IP | S_TID | (1 << 5) | (1 << 12) | (1 << 13), SID_ALL);
+	memcpy(attr + 80, &mask, 8); /* sample_regs_user */
+	assert_int_equal(pmt_perf_writer_open(path, NULL, &w), 0);
+	assert_int_equal(pmt_perf_writer_add_attr(w, attr, 136, &id, 1, NULL), 0);
+	rb_dwarf_sample(&r, w, 2, 16, 12);
+	rb_dwarf_sample(&r, w, 0, 0, 0);  /* a kernel thread: no registers, no stack */
+	rb_dwarf_sample(&r, w, 2, 16, 24); /* dyn_size past the copy: perf's "user stack
+					    * dump failure" */
+	assert_int_equal(pmt_perf_writer_close(w), 0);
+
+	assert_int_equal(pmt_source_open(path, &s, NULL), 0);
+	while (pmt_source_next(s, &ev) == 0 && ev.type != 9)
+		;
+	assert_int_equal(ev.type, 9);
+	assert_int_equal(smp->regs_user_abi, 2);
+	assert_int_equal(smp->regs_user_mask, 5);
+	assert_true(pmt_sample_reg(smp, 0, &v));
+	assert_int_equal(v, 0x111);
+	assert_true(pmt_sample_reg(smp, 2, &v));
+	assert_int_equal(v, 0x333);
+	assert_false(pmt_sample_reg(smp, 1, &v));
+	assert_non_null(smp->stack_user);
+	assert_int_equal(smp->stack_user_size, 12);
+	assert_int_equal(smp->stack_user[0], 0xa0);
+	assert_int_equal(smp->stack_user[11], 0xab);
+
+	assert_int_equal(pmt_source_next(s, &ev), 0);
+	assert_int_equal(ev.type, 9);
+	assert_int_equal(smp->ip, 0x401000);
+	assert_null(smp->regs_user);
+	assert_false(pmt_sample_reg(smp, 0, &v));
+	assert_null(smp->stack_user);
+
+	assert_int_equal(pmt_source_next(s, &ev), -PMT_ECORRUPT);
+	assert_non_null(strstr(pmt_source_damage(s)->msg, "dyn_size is larger than the stack"));
+	pmt_source_close(s);
+}
+
 static void test_compressed(void **state)
 {
 	char plain[128], comp[128];
@@ -274,6 +353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_records),
 		cmocka_unit_test(test_compressed),
+		cmocka_unit_test(test_user_regs_stack),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);

@@ -353,6 +353,13 @@ struct pmt_spe_run_opts {
 	 * before the samples that follow it in the file; < 0 stops */
 	int (*event_fn)(const struct pmt_trace_event *ev, void *ctx);
 	void *event_ctx;
+	/* optional: the user frames of a trace's own sample that carries the user registers
+	 * and stack (perf record --call-graph dwarf), called while its record is read (after
+	 * event_fn saw it): at most max addresses into ips, the pc first; returns how many or
+	 * < 0 to stop. They follow the sample's kernel chain after a PERF_CONTEXT_USER mark,
+	 * as perf appends its unwinder's frames */
+	int (*unwind_fn)(const struct pmt_sample *smp, uint64_t *ips, unsigned max, void *ctx);
+	void *unwind_ctx;
 };
 typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 /* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for

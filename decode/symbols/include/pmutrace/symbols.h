@@ -125,6 +125,26 @@ PMT_API int pmt_symbols_code_at(struct pmt_symbols *s, const struct pmt_sym_loc 
 /* The ELF e_machine of the file pmt_symbols_code_at() reads for loc (EM_AARCH64 183,
  * EM_X86_64 62, EM_386 3), 0 when there is no such file: which decoder its bytes need. */
 PMT_API int pmt_symbols_code_machine(struct pmt_symbols *s, const struct pmt_sym_loc *loc);
+/* The user frames of a sample that carries the user registers and stack (perf record
+ * --call-graph dwarf), unwound as perf's unwind-libdw does: libdw's CFI (.eh_frame,
+ * .debug_frame) of the files mapped in the sample's process at its time, the stack read
+ * from the sample's copy and other memory from the mapped files. ips gets at most max
+ * addresses, the sample's pc first, callers after it as the address of their call (the
+ * return address less 1, as perf). Returns how many: 0 when the sample has no registers
+ * or stack, or its pc is in no file with code (counted in the stats), or < 0 on error.
+ * One libdwfl session is kept per process (a few at a time), so files are read once. */
+PMT_API int pmt_symbols_unwind(struct pmt_symbols *s, const struct pmt_sample *smp,
+			       uint64_t *ips, unsigned max);
+struct pmt_unwind_stats {
+	uint64_t samples;   /* samples with registers and a stack copy */
+	uint64_t frames;    /* frames found */
+	uint64_t truncated; /* unwindings that stopped before the outermost frame (no CFI
+			     * for a pc, a read past the stack copy) */
+	uint64_t failed;    /* samples with no frame: the pc in no file with code, an
+			     * architecture without an unwinder (not x86-64 or arm64) */
+};
+PMT_API void pmt_symbols_unwind_stats(const struct pmt_symbols *s,
+				      struct pmt_unwind_stats *st);
 /* The comm (command name) of a thread at `time`, as perf names a sample: the last COMM
  * record at or before it (time 0: the latest; "swapper" for the idle task, as perf), or
  * NULL. */

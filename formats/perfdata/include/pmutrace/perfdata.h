@@ -135,7 +135,30 @@ struct pmt_sample {
 	const uint8_t *callchain;
 	uint64_t callchain_nr;
 	uint8_t callchain_swap; /* the file's byte order is not the host's */
+	/* PERF_SAMPLE_REGS_USER: the abi (PERF_SAMPLE_REGS_ABI_32 1, _64 2) and the
+	 * registers of the attr's sample_regs_user mask, one u64 per set bit in bit order
+	 * (file byte order, as the callchain: pmt_sample_reg()); abi 0 and regs_user NULL
+	 * when the sample has none (a kernel thread's) */
+	uint64_t regs_user_abi, regs_user_mask;
+	const uint8_t *regs_user;
+	/* PERF_SAMPLE_STACK_USER: the bytes copied from the user stack pointer up, of which
+	 * the first stack_user_size (the record's dyn_size) are valid; NULL when none */
+	const uint8_t *stack_user;
+	uint64_t stack_user_size;
 };
+/* Register `bit` of the sample_regs_user mask (perf's PERF_REG_* number) in host byte
+ * order; false when the mask does not hold it or the sample has no registers. */
+static inline bool pmt_sample_reg(const struct pmt_sample *smp, unsigned bit, uint64_t *val)
+{
+	uint64_t v;
+
+	if (!smp->regs_user || bit > 63 || !(smp->regs_user_mask >> bit & 1))
+		return false;
+	memcpy(&v, smp->regs_user + 8 * __builtin_popcountll(smp->regs_user_mask &
+							     ((1ULL << bit) - 1)), 8);
+	*val = smp->callchain_swap ? __builtin_bswap64(v) : v;
+	return true;
+}
 /* Entry i of a sample's callchain in host byte order. */
 static inline uint64_t pmt_sample_callchain_ip(const struct pmt_sample *smp, uint64_t i)
 {

@@ -58,7 +58,18 @@ struct pmt_record_opts {
 	bool use_clockid;          /* -k/--clockid: every event's times from this clock, and
 				    * the clock data perf script -F tod needs */
 	int32_t clockid;
+	/* --call-graph dwarf[,SIZE] (with callchain): the user registers and this many bytes
+	 * of the user stack in every sample, for the decoder to unwind (perf's
+	 * CALLCHAIN_DWARF); 0: frame pointers. pmt_record_parse_call_graph() checks it */
+	uint32_t dwarf_stack_size;
 };
+
+/* perf record's --call-graph value: "fp", "dwarf" or "dwarf,SIZE" (SIZE rounded up to a
+ * multiple of 8, 1..65528, as perf's callchain parser). *dwarf_size is 0 for fp, else the
+ * stack size. 0, or -PMT_EINVAL with diag in perf's words ("lbr" is refused: pmutrace
+ * cannot read LBR call stacks yet). */
+PMT_API int pmt_record_parse_call_graph(const char *s, uint32_t *dwarf_size,
+					struct pmt_diag *diag);
 
 /* perf record's -k/--clockid value: a number, or a name (mono, monotonic, raw,
  * monotonic_raw, real, realtime, boot, boottime, tai, each also as CLOCK_NAME, any

@@ -1,0 +1,177 @@
+#!/bin/sh
+# --call-graph dwarf (user registers and stack copy, unwound at decode time with libdw's
+# CFI): fixtures/symbols/unwind.c and its shared library, built without frame pointers
+# (-O2 -fomit-frame-pointer), recorded on this kernel with cpu-clock:u by perf 7.3 itself
+# (default and a 1024-byte stack copy, where unwinding stops early; a pipe, -z) and by
+# pmutrace record.
+# pmutrace script (default fields, -F comm,tid,ip,sym,dso, -G) and report (--children,
+# -g caller; branches of 5% and more) equal perf 7.3's on every file, export
+# pprof's stacks its chains; perf 7.3 reads pmutrace's
+# container through zstd -dc; without the fixture's files both end the chains before them
+# (pmutrace says so and exits 2). perf 6.1 is not an oracle here: its dwarf chains name
+# inlined frames in a way of its own (pmutrace-script(1), "Call graphs").
+#   unwind_dwarf.sh PMUTRACE SOURCE_DIR [PERF73]
+set -eu
+P=$1
+SRC=$2
+PERF73=${3:-}
+T=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+[ -x "$PERF73" ] || { echo "SKIP: no perf 7.3"; exit 77; }
+[ "$(uname -m)" = x86_64 ] || { echo "SKIP: the fixture is recorded natively on x86-64"; exit 77; }
+command -v gcc >/dev/null || { echo "SKIP: no compiler"; exit 77; }
+command -v zstd >/dev/null || { echo "SKIP: no zstd"; exit 77; }
+mkdir "$T/fx" "$T/home" "$T/empty"
+# perf record copies the files into $HOME/.debug, which both read first: a home of the
+# test's own, not one other tests change at the same time
+export HOME="$T/home"
+CF="-O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls"
+# shellcheck disable=SC2086
+gcc $CF -shared -fPIC -o "$T/fx/libunw.so" "$SRC/fixtures/symbols/unwind_lib.c" &&
+	gcc $CF -o "$T/fx/unwind" "$SRC/fixtures/symbols/unwind.c" -L"$T/fx" -lunw \
+		-Wl,-rpath,'$ORIGIN' || fail "fixture build"
+objdump -d "$T/fx/unwind" "$T/fx/libunw.so" | awk '/<(unw_|main)/ { f = 1 } /^$/ { f = 0 } f' |
+	grep -q 'mov  *%rsp,%rbp' && fail "the fixture has frame pointers"
+# A sample on libc's .plt stub of memcpy (qsort's merge calls it) is named by perf 7.3
+# (memcpy@@GLIBC_2.14@plt) and not by decode/symbols, which also changes report's column
+# widths: a difference of symbols, not of unwinding. A recording with such a sample
+# (about one in four) is made again, up to 5 times.
+plt_hit() { "$PERF73" script -i "$1" -F sym 2>/dev/null | grep -q '@plt'; }
+perf_rec() { # FILE ARGS...: perf 7.3 record -e cpu-clock:u ... FILE's workload
+	out=$1
+	shift
+	for try in 1 2 3 4 5; do
+		"$PERF73" record -q -e cpu-clock:u -c 200000 "$@" >/dev/null 2>&1 || return 1
+		plt_hit "$out" || return 0
+	done
+}
+perf_rec "$T/p.data" --call-graph dwarf -o "$T/p.data" "$T/fx/unwind" 30 ||
+	{ echo "SKIP: perf 7.3 record cannot record here"; exit 77; }
+perf_rec "$T/small.data" --call-graph dwarf,1024 -o "$T/small.data" "$T/fx/unwind" 10 ||
+	fail "perf 7.3 record --call-graph dwarf,1024"
+# exit 2 with samples lost under load (a ring of 8 KiB copies fills fast): the file has
+# what was recorded, which both read the same
+for try in 1 2 3 4 5; do
+	rc=0
+	"$P" record -e cpu-clock:u -c 200000 --call-graph dwarf -o "$T/m.pmt" "$T/fx/unwind" 30 \
+		>/dev/null 2>"$T/err" || rc=$?
+	m_lost=
+	[ $rc = 0 ] || { [ $rc = 2 ] && grep -q '^\[ lost: ' "$T/err" && m_lost=1; } ||
+		{ cat "$T/err"; fail "pmutrace record --call-graph dwarf"; }
+	zstd -qdc "$T/m.pmt" >"$T/m.data"
+	plt_hit "$T/m.data" || break
+done
+
+# the oracle must have unwound the whole way: from the qsort callback through libc and
+# the library back to main, else the fixture lost its point
+"$PERF73" script -i "$T/p.data" -F ip,sym 2>/dev/null | awk '
+	/unw_cmp/ { s = "c" } /msort/ && s == "c" { s = "cq" } /unw_lib_sort/ && s == "cq" { s = "cql" }
+	/unw_level3/ && s == "cql" { s = "cql3" } /unw_level1/ && s == "cql3" { s = "cql31" }
+	/main/ && s == "cql31" { ok = 1 } /^$/ { s = "" } END { exit !ok }' ||
+	fail "perf 7.3 shows no chain unw_cmp < qsort < unw_lib_sort < unw_level3 < main"
+
+untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
+same() { # LABEL: theirs and ours are equal, or the test fails showing how
+	cmp -s "$T/theirs" "$T/ours" || {
+		echo "FAIL: $1 differs (perf 7.3 < > pmutrace)"
+		diff "$T/theirs" "$T/ours" | head -20
+		exit 1
+	}
+	checked=$((checked + 1))
+}
+# Some recordings (not all) make perf 7.3 print the graph below a Children entry (an
+# inlined function's, or msort's that holds it) with bare addresses (0x7f...) where its
+# other entries name the same frames: such entries (header and graph, up to the blank
+# line), and only those, are left out of both outputs.
+drop_raw_inline_graphs() {
+	awk 'BEGIN { RS = ""; ORS = "\n\n" } /(--|\n[ |]*)0x[0-9a-f]+\n/ {
+		split($0, l, "\n"); print l[1] }' "$T/theirs" >"$T/raw"
+	for x in theirs ours; do
+		awk -v raw="$T/raw" 'BEGIN { RS = ""; ORS = "\n\n"
+			while ((getline h < raw) > 0) if (h != "") skip[h] = 1 }
+			{ split($0, l, "\n"); if (!(l[1] in skip)) print }' "$T/$x" >"$T/$x.kept"
+		mv "$T/$x.kept" "$T/$x"
+	done
+}
+# The samples of the workload proper (from the first to the last under unw_level1): the
+# dynamic loader's start-up samples hit clones ("f.constprop.0") whose DWARF name perf
+# 7.3 prints as "f (inlined)" on some frames and by the symbol table's name on others, a
+# rule of symbol naming pmutrace's call chain text does not follow yet (README) and not
+# one of unwinding; which of those frames a live recording samples is chance.
+window() {
+	"$PERF73" script -i "$1" -F time,ip,sym 2>/dev/null | awk '
+		/^ *[0-9]+\.[0-9]+: *$/ { t = $1; sub(":", "", t) }
+		/unw_level1/ { if (s == "") s = t; e = t } END { print s "," e }'
+}
+# pmutrace's status on file $f: 0, or 2 for its own recording when that lost samples
+ours_rc() { # STATUS LABEL
+	[ "$1" = 2 ] && [ "$f" = m ] && [ -n "$m_lost" ] || fail "pmutrace $2 failed ($1)"
+}
+checked=0
+for f in p small m; do
+	in=$T/$f.data
+	[ $f = m ] && in=$T/m.pmt
+	w=$(window "$T/$f.data")
+	[ "$w" != , ] || fail "no sample of $f under unw_level1"
+	for a in "" "-F comm,tid,ip,sym,dso" "-G"; do
+		# shellcheck disable=SC2086
+		"$PERF73" script -i "$T/$f.data" --time "$w" $a >"$T/theirs" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$P" script "$in" --time "$w" $a >"$T/ours" || ours_rc $? "script $a $f"
+		same "script $a of $f"
+	done
+	# branches under 5%: a few samples each, where equal branches of different files
+	# come in the order of perf's heap addresses of its dso objects (decode/output's
+	# frame_cmp takes its own file order), so a live recording's ties would make the
+	# test flaky; --no-children: see the report's "left alone" note in README
+	# (--sort sym is left out: perf merges the entries of two files' symbols that start
+	# at the same file offset, and report does not always do the same; not unwinding's)
+	for a in "--children -g graph,5" "-g caller,5"; do
+		# shellcheck disable=SC2086
+		"$PERF73" report --stdio -i "$T/$f.data" --time "$w" $a 2>/dev/null |
+			untip >"$T/theirs"
+		# shellcheck disable=SC2086
+		"$P" report "$in" --time "$w" $a >"$T/ours" || ours_rc $? "report $a $f"
+		drop_raw_inline_graphs
+		same "report $a of $f"
+	done
+done
+grep -q unw_lib_sort "$T/ours" || fail "pmutrace's report shows no unw_lib_sort"
+# export pprof's stacks (leaf first, inlined functions as Lines) are perf 7.3's chains
+if command -v protoc >/dev/null 2>&1; then
+	fold="python3 $SRC/tests/tools/folded_stacks.py"
+	"$P" export pprof "$T/p.data" -o - | gunzip -c | protoc \
+		--decode=perftools.profiles.Profile -I"$SRC/decode/export/proto" profile.proto \
+		>"$T/p.pb.txt" || fail "export pprof or protoc failed"
+	$fold pprof "$T/p.pb.txt" >"$T/m.fold"
+	"$PERF73" script -i "$T/p.data" 2>/dev/null | $fold script /dev/stdin >"$T/p.fold"
+	cmp -s "$T/p.fold" "$T/m.fold" || fail "export pprof's stacks are not perf 7.3 script's chains"
+	checked=$((checked + 1))
+fi
+# a pipe (records read into a window the next one reuses, streamed from stdin) and -z
+# (records inside COMPRESSED ones): the registers and stacks are kept until unwound
+for try in 1 2 3 4 5; do
+	"$PERF73" record -q -e cpu-clock:u -c 200000 --call-graph dwarf -o - "$T/fx/unwind" 10 \
+		>"$T/pipe.data" 2>/dev/null || fail "perf 7.3 record -o -"
+	plt_hit "$T/pipe.data" || break
+done
+perf_rec "$T/z.data" -z --call-graph dwarf -o "$T/z.data" "$T/fx/unwind" 10 ||
+	fail "perf 7.3 record -z"
+for f in pipe z; do
+	w=$(window "$T/$f.data")
+	"$PERF73" script -i "$T/$f.data" --time "$w" >"$T/theirs" 2>/dev/null
+	"$P" script - --time "$w" <"$T/$f.data" >"$T/ours" || fail "pmutrace script - <$f failed"
+		same "script of $f"
+done
+
+# the fixture's files gone (and no build-id cache): chains end before a frame in them, as
+# perf's do, and the samples whose pc was in them are said to have lost their user chain
+mv "$T/fx" "$T/fx.gone"
+HOME=$T/empty "$PERF73" script -i "$T/p.data" >"$T/theirs" 2>/dev/null
+rc=0
+HOME=$T/empty "$P" script "$T/p.data" >"$T/ours" 2>"$T/err" || rc=$?
+[ $rc = 2 ] || fail "script without the fixture's files: exit $rc, not 2"
+grep -q "samples' user stacks not unwound" "$T/err" || fail "no word of the stacks not unwound"
+same "script without the fixture's files"
+echo "OK: $checked outputs of dwarf call graphs equal perf 7.3's (perf's and pmutrace's recordings)"
