@@ -12,7 +12,7 @@
 #define INLINE_MAX 64
 
 int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, char *buf,
-		      size_t cap)
+		      size_t cap, int compat)
 {
 	const char *file, *slash;
 	unsigned line;
@@ -21,9 +21,15 @@ int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, c
 	buf[0] = 0;
 	if (!loc->dso)
 		return 0;
-	/* perf's map__srcline(): "\n  FILE:LINE" (the file's last part), else "DSO[ADDR]" as
-	 * get_srcline() falls back without a symbol */
-	if (pmt_symbols_srcline(syms, loc, &file, &line, &va)) {
+	/* perf's map__srcline(): "\n  FILE:LINE" (the file's last part; addr2line's "??:?"
+	 * where it names no file), else "DSO[ADDR]" as get_srcline() falls back without a
+	 * symbol */
+	if (pmt_symbols_srcline_perf(syms, loc, &file, &line, &va)) {
+		/* perf 6.1's map__fprintf_srcline() printed nothing for SRCLINE_UNKNOWN, "??:0" */
+		if (!file && compat < 602)
+			return 0;
+		if (!file)
+			file = "??";
 		slash = strrchr(file, '/');
 		return snprintf(buf, cap, "\n  %s:%u", slash ? slash + 1 : file, line);
 	}
@@ -95,7 +101,7 @@ void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		shown = k->compat < 602 && loc.dso ? loc.map_ip : ip;
 		srcline[0] = 0;
 		if ((f & PMT_FIELD_SRCLINE) && k->symbols)
-			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline));
+			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline), k->compat);
 		/* perf 7.3 adds the functions inlined at the address (append_inlines(), from
 		 * libdw), innermost first, each named by its DWARF name, then the symbol's own
 		 * line. perf 6.1 added none here. */

@@ -65,9 +65,10 @@ struct pmt_spe_sink {
 };
 
 /* callchain_text.c: a sample's srcline as perf script prints it after the dso ("\n  FILE:LINE",
- * or perf's "\n  DSO[ADDR]" without a line), "" when there is no map; its length */
+ * or perf's "\n  DSO[ADDR]" without a line), "" when there is no map or when perf at
+ * compat leaves it out; its length */
 int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, char *buf,
-		      size_t cap);
+		      size_t cap, int compat);
 /* s's call chain as perf script's lines under the sample's line, the fields f of each */
 void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
 /* callchain_rows.c: s's call chain written over the end of the row just written ("\n"
