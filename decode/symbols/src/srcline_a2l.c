@@ -19,6 +19,12 @@
 
 #include "srcline_a2l.h"
 
+#if defined(__aarch64__)
+#define HOST_IS_AARCH64 1
+#else
+#define HOST_IS_AARCH64 0
+#endif
+
 struct a2l_section {
 	uint64_t addr, size;
 	size_t index;
@@ -54,7 +60,7 @@ static int aarch64_mapping_symbol(const char *name)
 /* BFD's maybe_function_sym: the size it gives a symbol, 0 when it is not one. The generic
  * one (elf.c) takes any type but data, sections, files and TLS, and leaves out annobin's
  * hidden local markers; AArch64's (elfnn-aarch64.c) takes only FUNC and NOTYPE, and no
- * local mapping symbol. */
+ * local mapping symbol (used for AArch64 files on an AArch64 host only, see read_symtab). */
 static uint64_t function_size(const GElf_Sym *s, const char *name, int aarch64)
 {
 	unsigned type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
@@ -100,7 +106,12 @@ static int read_symtab(struct a2l_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, kept = 0;
 	const char *file = NULL;
 	GElf_Ehdr eh;
-	int aarch64 = gelf_getehdr(elf, &eh) && eh.e_machine == EM_AARCH64;
+	/* perf runs the addr2line on its PATH: Debian's binutils knows its own machine
+	 * only and reads another's file as generic ELF (elf64-little), whose
+	 * maybe_function_sym is elf.c's. So AArch64's back end answers for an AArch64 file
+	 * only where perf runs on AArch64; on x86 its mapping symbols count as functions
+	 * ("$x" after crti.o's FILE: "crti.o:0"), as perf prints there. */
+	int aarch64 = HOST_IS_AARCH64 && gelf_getehdr(elf, &eh) && eh.e_machine == EM_AARCH64;
 
 	if (!data || n < 2)
 		return 0;
