@@ -356,6 +356,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	sink_opts.show_time = so.raw ? so.run.raw_timed : !pmt_source_meta(src)->timeless;
 	sink_opts.brstack = brstack;
 	sink_opts.hide_callchain = so.hide_callchain;
+	sink_opts.no_inline = so.no_inline;
 	sink_opts.fields = so.fields;
 	sink_opts.symbols = syms;
 	sink_opts.meta = src ? pmt_source_meta(src) : NULL;

@@ -49,7 +49,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
        OPT_KALLSYMS, OPT_MEM, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD, OPT_NO_DEMANGLE, OPT_HTML,
        OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
-       OPT_MAX_STACK };
+       OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -81,6 +81,8 @@ static const struct option script_opts[] = {
 	{ "raw-timed", no_argument, NULL, OPT_TIMED },
 	{ "fields", required_argument, NULL, 'F' },
 	{ "hide-call-graph", no_argument, NULL, 'G' },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -140,7 +142,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T] [--raw-timed]]\n"
 			    "         [--perf-compat=VER|newest]  (VER e.g. 6.1, 6.13, 6.15, 6.18, 7.3)\n"
-			    "         [--symfs DIR] [-G|--hide-call-graph]\n"
+			    "         [--symfs DIR] [-G|--hide-call-graph] [--inline|--no-inline]\n"
 			    "  -F, --fields LIST: perf script's fields, printed as perf prints them:\n"
 			    "  comm pid tid cpu misc tod time period event flags addr data_src weight ip sym\n"
 			    "  symoff dso dsoff srcline srccode insnlen phys_addr brstack brstacksym\n"
@@ -148,6 +150,8 @@ static void usage(const char *cmd, FILE *fp)
 			    "  (tod: perf record -k's clock data; sym, symoff, dso, dsoff,\n"
 			    "  srcline follow ip, as in perf); insn callindent ipc iregs synth vcpu machine_pid\n"
 			    "  trace print nothing on SPE samples, as in perf.\n"
+			    "  --no-inline: call chains without the functions inlined at their entries\n"
+			    "  (text, --csv, --jsonl); --inline (default, as perf 7.3): with them.\n"
 			    "  -j, --jobs N: threads (default: the online CPUs; 1: one): rows written on\n"
 			    "  their own thread, a container's frames decompressed ahead; same output.\n");
 	else if (!strcmp(cmd, "report"))
@@ -282,6 +286,8 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 		case OPT_DEBUGINFOD: so->debuginfod = optarg; break;
 		case OPT_NO_DEBUGINFOD: so->debuginfod = ""; break;
 		case OPT_NO_DEMANGLE: so->no_demangle = 1; break;
+		case OPT_INLINE: so->no_inline = 0; break;
+		case OPT_NO_INLINE: so->no_inline = 1; break;
 		case 's': so->sort = optarg; break;
 		case OPT_MEM: so->mem = 1; break;
 		case OPT_HTML: so->html = optarg; break;

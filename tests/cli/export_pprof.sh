@@ -149,9 +149,10 @@ grep -q ' /usr/lib/libfix.so ' "$T/got_sym" || fail "no sample mapped in libfix.
 cmp -s "$T/want_sym" "$T/got_sym" ||
 	fail "symbols differ from script -F: $(diff "$T/want_sym" "$T/got_sym" | head -6)"
 
-# lines: each location's against script -F ip,srcline (file name and line)
+# lines: each location's against script -F ip,srcline (file name and line; script's line
+# 0, perf's reading of addr2line's answer without a line row, is no line in pprof)
 "$pmt" script "$T/a.data" --symfs "$T/symfs" -F ip,srcline |
-	awk '$1 ~ /^[0-9a-f]+$/ { ip = $1; next } $1 ~ /:[0-9]+$/ { print "L", ip, $1 }' | sort -u >"$T/want_ln"
+	awk '$1 ~ /^[0-9a-f]+$/ { ip = $1; next } $1 ~ /:[1-9][0-9]*$/ { print "L", ip, $1 }' | sort -u >"$T/want_ln"
 grep '^L ' "$T/flat" | sort >"$T/got_ln"
 [ "$(wc -l <"$T/got_ln")" -ge 10 ] || fail "too few locations with a line: $(wc -l <"$T/got_ln")"
 cmp -s "$T/want_ln" "$T/got_ln" ||

@@ -7,9 +7,8 @@
 # rmt; --stats, --show-all, --no-source, --full-symbols) byte for byte, the Pareto section
 # of offsets and code addresses included; CSV and
 # JSON against the text's numbers; then two-process traces with -c, -N and --double-cl.
-# The PCs start at work_01, after crtstuff's code: for code
-# in a unit without line rows perf prints "crtstuff.c:0" and pmutrace "??:0" (a gap of
-# decode/symbols' line lookup that script -F srcline shares: "app[7a8]" there).
+# The PCs start at work_01, after crtstuff's code (without line rows both print what the
+# host's addr2line answers: symbols.srcline_fallback).
 #   c2c_vs_perf.sh PMUTRACE C2C_TRACE SOURCE_DIR [PERF]
 set -eu
 P=$1

@@ -51,16 +51,14 @@ if $PERF version | grep -q 'version [7-9]'; then
 			-F "$f" >"$T/pmt.txt"
 		grep -q '^|10 *const long fix_consts' "$T/perf.txt" ||
 			{ echo "FAIL: perf printed no declaration of fix_consts: data not tested"; exit 1; }
-		# srcline: perf's binutils names the preceding STT_FILE with line 0 where the
-		# DWARF has nothing (README); those lines are left out of the comparison
-		if ! diff "$T/perf.txt" "$T/pmt.txt" | grep '^[<>]' |
-			grep -qv -e '^< *[^ ]*:0$' -e '^> *[^ ]*\[[0-9a-f]*\]$'; then
+		# srcline without a line row (next to the variable, .init) is addr2line's answer,
+		# the STT_FILE before the symbol with line 0, on both sides (srcline_fallback.sh)
+		if cmp -s "$T/perf.txt" "$T/pmt.txt"; then
 			n=$((n + $(grep -c '^|' "$T/perf.txt")))
 			continue
 		fi
 		echo "FAIL: -F $f on data differs (perf < > pmutrace)"
-		diff "$T/perf.txt" "$T/pmt.txt" | grep '^[<>]' | grep -v -e '^< *[^ ]*:0$' \
-			-e '^> *[^ ]*\[[0-9a-f]*\]$' | head -6
+		diff "$T/perf.txt" "$T/pmt.txt" | head -6
 		exit 1
 	done
 fi

@@ -68,6 +68,10 @@ static void lookups_in(const char *path)
 				continue;
 			pmt_symbols_srcline(s, &loc, &file, &line, &va);
 			pmt_symbols_inlines(s, &loc, fr, 8);
+			/* the byte before a symbol is often padding without a line row: what
+			 * addr2line answers there comes from .symtab (srcline_a2l.c) */
+			if (pmt_symbols_resolve(s, 1, 0x100000 + st.at[i] - 1, 0, &loc) >= 0)
+				pmt_symbols_srcline_perf(s, &loc, &file, &line, &va);
 		}
 	}
 	pmt_symbols_free(s);

@@ -18,18 +18,11 @@ PERF=${3:-}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$SRC/tests/tools/symbols_fixture.sh"
 BASE=0xaaaad0000000
 checked=0 archs=
 for arch in aarch64 x86_64; do
-	case $arch in
-	aarch64) X=aarch64-linux-gnu- ;;
-	x86_64) X= ;;
-	esac
-	command -v ${X}addr2line >/dev/null || { echo "note: ${X}addr2line missing, $arch skipped"; continue; }
-	rc=0
-	sh "$SRC/fixtures/symbols/build.sh" $arch "$T/$arch" >/dev/null || rc=$?
-	[ $rc = 77 ] && { echo "note: no $arch compiler, $arch skipped"; continue; }
-	[ $rc = 0 ] || fail "$arch: fixture build"
+	arch_fixture $arch "$T/$arch" || continue
 	elf=$T/$arch/inline
 	# outer's address and size (symbol table)
 	set -- $(${X}readelf -sW "$elf" | awk '$8 == "outer" { print "0x" $2, $3 }')
@@ -97,14 +90,6 @@ if [ -n "$PERF" ] && [ -x "$T/x86_64/inline" ] &&
 	"$PERF" script -i "$T/real.data" -F ip,sym,srcline >"$T/perf.txt" 2>/dev/null
 	"$P" script "$T/real.data" -F ip,sym,srcline >"$T/pmt.txt"
 	grep -q 'inline\.c:' "$T/perf.txt" || fail "real recording: perf saw no sample in the fixture"
-	# Where libdw finds no line row (ld.so's _start: its CU's range starts before its line
-	# table), perf 7.3 runs binutils' addr2line, which answers an empty file name that perf
-	# prints as ":0"; pmutrace prints perf's no-line form, DSO[OFFSET]. Such pairs, and only
-	# those, are taken as equal; the ip and sym lines above them are still compared.
-	paste -d '\n' "$T/perf.txt" "$T/pmt.txt" | awk -v out="$T/pmt.norm" '
-		NR % 2 == 1 { theirs = $0; next }
-		{ print (theirs ~ /^  :[0-9]+$/ && $0 ~ /^  [^ ]+\[[0-9a-f]+\]$/ ? theirs : $0) > out }'
-	mv "$T/pmt.norm" "$T/pmt.txt"
 	cmp -s "$T/perf.txt" "$T/pmt.txt" || {
 		echo "FAIL: real recording: script -F ip,sym,srcline differs (perf < > pmutrace)"
 		diff "$T/perf.txt" "$T/pmt.txt" | head -8; exit 1; }

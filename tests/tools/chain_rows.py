@@ -2,14 +2,14 @@
 """Each sample's call chain as one line, "ADDR SYM+0xOFF (DSO) | ..." leaf first (ADDR in
 hex without 0x, as perf prints it), from either side of a comparison:
   chain_rows.py script SCRIPT.txt   perf script -F ip,sym,symoff,dso of a -g recording:
-                                    each sample's block of chain lines; perf 7.3's
-                                    "(inlined)" lines are left out (a chain entry is one
-                                    address: the symbol's own line stays)
+                                    each sample's block of chain lines, perf 7.3's
+                                    "ADDR FUNC+0xOFF (inlined)" lines included
   chain_rows.py csv FILE.csv        pmutrace script --csv: the callchain column, read by
                                     Python's csv module ("0xADDR SYM+0xOFF (DSO)" frames
                                     joined by ';')
   chain_rows.py json FILE.jsonl     pmutrace script --jsonl: each line's "callchain" array
-                                    of {ip, sym, dso, symoff}, read by Python's json module
+                                    of {ip, sym, dso, symoff[, inlined]}, read by Python's
+                                    json module (an inlined frame as perf's line)
 A frame without a symbol is "ADDR [unknown] (DSO)", without a map "([unknown])"."""
 import csv
 import json
@@ -22,8 +22,7 @@ def script(path):
         if line.startswith("\t"):
             if cur is None:
                 cur = []
-            if not line.rstrip("\n").endswith(" (inlined)"):
-                cur.append(line.strip())
+            cur.append(line.strip())
         elif cur is not None:
             rows.append(cur)
             cur = None
@@ -52,8 +51,9 @@ def from_json(path):
         frames = []
         for f in s["callchain"]:
             sym = "[unknown]" if f["sym"] is None else "%s+%s" % (f["sym"], f["symoff"])
-            frames.append("%x %s (%s)" % (int(f["ip"], 16), sym,
-                                          "[unknown]" if f["dso"] is None else f["dso"]))
+            where = "inlined" if f.get("inlined") else \
+                "[unknown]" if f["dso"] is None else f["dso"]
+            frames.append("%x %s (%s)" % (int(f["ip"], 16), sym, where))
         rows.append(frames)
     return rows
 

@@ -76,3 +76,16 @@ kernel_trace() {
 	cp "$1/fx/app" "$1/fs/usr/bin/app"
 	cp "$1/fx/libfix.so" "$1/fs/usr/lib/libfix.so"
 }
+# arch_fixture ARCH DIR: sets X to ARCH's binutils prefix and builds the fixtures for ARCH
+# in DIR; returns 1 (with a note) when its addr2line or compiler is missing. Needs fail().
+arch_fixture() {
+	case $1 in
+	aarch64) X=aarch64-linux-gnu- ;;
+	x86_64) X= ;;
+	esac
+	command -v ${X}addr2line >/dev/null || { echo "note: ${X}addr2line missing, $1 skipped"; return 1; }
+	_rc=0
+	sh "$SRC/fixtures/symbols/build.sh" $1 "$2" >/dev/null || _rc=$?
+	[ $_rc = 77 ] && { echo "note: no $1 compiler, $1 skipped"; return 1; }
+	[ $_rc = 0 ] || fail "$1: fixture build"
+}

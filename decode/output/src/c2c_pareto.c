@@ -217,11 +217,14 @@ static void ent_text(struct pmt_c2c *c, const struct c2c_ent *e, struct ent_text
 	}
 	snprintf(t->dso, sizeof(t->dso), "%s", loc.dso ? loc.dso_short : "[unknown]");
 	/* perf's map__srcline(): FILE:LINE (the file's last part); what its addr2line says
-	 * for code without a line ("??:0"); DSO[ADDR] without a symbol */
+	 * for code without a line (the STT_FILE before the function, "crtstuff.c:0", or
+	 * "??:0"); DSO[ADDR] without a symbol */
 	if (!loc.dso)
 		snprintf(t->src, sizeof(t->src), "??:0");
-	else if (pmt_symbols_srcline(c->syms, &loc, &file, &line, &va) > 0) {
-		slash = strrchr(file, '/');
+	else if (pmt_symbols_srcline_perf(c->syms, &loc, &file, &line, &va) > 0) {
+		slash = file ? strrchr(file, '/') : NULL;
+		if (!file)
+			file = "??";
 		snprintf(t->src, sizeof(t->src), "%s:%u", slash ? slash + 1 : file, line);
 	} else if (loc.sym)
 		snprintf(t->src, sizeof(t->src), "??:0");

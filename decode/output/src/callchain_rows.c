@@ -1,6 +1,7 @@
 /* A sample's call chain as one column of script --csv and --json (cli/man/script.md):
  * the chain's entries as recorded, leaf first, PERF_CONTEXT_* markers left out, each with
- * its symbol, offset and file. */
+ * its symbol, offset and file, and before each the functions inlined at its address as
+ * frames of their own (perf 7.3's "(inlined)" lines; none with --no-inline). */
 #include <string.h>
 
 #include "pmutrace/common.h"
@@ -10,17 +11,33 @@
 /* PERF_CONTEXT_MAX: entries at or above it mark where kernel, user or guest frames begin */
 #define CONTEXT_MAX ((uint64_t)-4095)
 
-/* the frames of s in order, each resolved; false at the end */
+/* the frames of s in order, each resolved; false at the end. An entry with inlined
+ * functions gives them first, each with inlined set to its DWARF name ("??" without
+ * one), then the entry itself (inlined NULL). */
 struct frame_walk {
 	const struct pmt_callchain *cc;
 	uint64_t i;
 	uint64_t ip;
 	struct pmt_sym_loc loc;
+	const char *inlined;
+	struct pmt_inline_frame fr[SINK_INLINE_MAX];
+	int nfr, at;          /* the entry's inlined functions and the next one to give */
 };
 
 static bool next_frame(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		       struct frame_walk *w)
 {
+	/* the last of the inline frames is the symbol's own function: the entry itself */
+	if (w->at + 1 < w->nfr) {
+		w->inlined = w->fr[w->at].func ? w->fr[w->at].func : "??";
+		w->at++;
+		return true;
+	}
+	w->inlined = NULL;
+	if (w->at + 1 == w->nfr) {
+		w->nfr = 0;
+		return true;
+	}
 	while (w->i < w->cc->nr && w->cc->ips[w->i] >= CONTEXT_MAX)
 		w->i++;
 	if (w->i >= w->cc->nr)
@@ -29,6 +46,11 @@ static bool next_frame(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	memset(&w->loc, 0, sizeof(w->loc));
 	if (k->symbols)
 		pmt_symbols_resolve(k->symbols, s->pid, w->ip, s->time, &w->loc);
+	w->nfr = sink_chain_inlines(k, &w->loc, w->fr);
+	w->at = 0;
+	if (w->nfr > 1)
+		return next_frame(k, s, w);
+	w->nfr = 0;
 	return true;
 }
 
@@ -61,11 +83,16 @@ static void callchain_csv(struct pmt_spe_sink *k, const struct pmt_spe_sample *s
 		pmt_out_hex(o, w.ip);
 		pmt_out_char(o, ' ');
 		if (w.loc.sym) {
-			csv_inner(o, w.loc.sym);
+			csv_inner(o, w.inlined ? w.inlined : w.loc.sym);
 			pmt_out_str(o, "+0x");
 			pmt_out_hex(o, w.loc.symoff);
 		} else {
 			pmt_out_str(o, "[unknown]");
+		}
+		/* as perf's line of an inlined function: its marker where the file was */
+		if (w.inlined) {
+			pmt_out_str(o, " (inlined)");
+			continue;
 		}
 		pmt_out_str(o, " (");
 		csv_inner(o, w.loc.dso ? w.loc.dso : "[unknown]");
@@ -87,7 +114,7 @@ static void callchain_json(struct pmt_spe_sink *k, const struct pmt_spe_sample *
 		pmt_out_hex(o, w.ip);
 		pmt_out_str(o, "\",\"sym\":");
 		if (w.loc.sym)
-			pmt_out_json_str(o, w.loc.sym);
+			pmt_out_json_str(o, w.inlined ? w.inlined : w.loc.sym);
 		else
 			pmt_out_str(o, "null");
 		pmt_out_str(o, ",\"dso\":");
@@ -98,10 +125,11 @@ static void callchain_json(struct pmt_spe_sink *k, const struct pmt_spe_sample *
 		if (w.loc.sym) {
 			pmt_out_str(o, ",\"symoff\":\"0x");
 			pmt_out_hex(o, w.loc.symoff);
-			pmt_out_str(o, "\"}");
+			pmt_out_char(o, '"');
 		} else {
-			pmt_out_str(o, ",\"symoff\":null}");
+			pmt_out_str(o, ",\"symoff\":null");
 		}
+		pmt_out_str(o, w.inlined ? ",\"inlined\":true}" : "}");
 	}
 	pmt_out_char(o, ']');
 }

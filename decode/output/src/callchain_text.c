@@ -9,10 +9,9 @@
 
 /* PERF_CONTEXT_MAX: entries at or above it mark where kernel, user or guest frames begin */
 #define CONTEXT_MAX ((uint64_t)-4095)
-#define INLINE_MAX 64
 
 int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, char *buf,
-		      size_t cap)
+		      size_t cap, int compat)
 {
 	const char *file, *slash;
 	unsigned line;
@@ -21,9 +20,15 @@ int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, c
 	buf[0] = 0;
 	if (!loc->dso)
 		return 0;
-	/* perf's map__srcline(): "\n  FILE:LINE" (the file's last part), else "DSO[ADDR]" as
-	 * get_srcline() falls back without a symbol */
-	if (pmt_symbols_srcline(syms, loc, &file, &line, &va)) {
+	/* perf's map__srcline(): "\n  FILE:LINE" (the file's last part; addr2line's "??:?"
+	 * where it names no file), else "DSO[ADDR]" as get_srcline() falls back without a
+	 * symbol */
+	if (pmt_symbols_srcline_perf(syms, loc, &file, &line, &va)) {
+		/* perf 6.1's map__fprintf_srcline() printed nothing for SRCLINE_UNKNOWN, "??:0" */
+		if (!file && compat < 602)
+			return 0;
+		if (!file)
+			file = "??";
 		slash = strrchr(file, '/');
 		return snprintf(buf, cap, "\n  %s:%u", slash ? slash + 1 : file, line);
 	}
@@ -73,10 +78,21 @@ static void entry(struct pmt_spe_sink *k, uint64_t addr, const struct pmt_sym_lo
 	pmt_out_char(o, '\n');
 }
 
+int sink_chain_inlines(struct pmt_spe_sink *k, const struct pmt_sym_loc *loc,
+		       struct pmt_inline_frame *fr)
+{
+	/* perf 7.3 adds the functions inlined at the address (append_inlines(), from
+	 * libdw), innermost first, each named by its DWARF name, then the symbol's own
+	 * line. perf 6.1 added none here. */
+	if (k->no_inline || k->compat < 602 || !k->symbols || !loc->sym || !loc->dso)
+		return 0;
+	return pmt_symbols_inlines(k->symbols, loc, fr, SINK_INLINE_MAX);
+}
+
 void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
 {
 	const struct pmt_callchain *cc = s->callchain;
-	struct pmt_inline_frame fr[INLINE_MAX];
+	struct pmt_inline_frame fr[SINK_INLINE_MAX];
 	char srcline[4200];
 
 	for (uint64_t i = 0; i < cc->nr; i++) {
@@ -95,12 +111,8 @@ void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		shown = k->compat < 602 && loc.dso ? loc.map_ip : ip;
 		srcline[0] = 0;
 		if ((f & PMT_FIELD_SRCLINE) && k->symbols)
-			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline));
-		/* perf 7.3 adds the functions inlined at the address (append_inlines(), from
-		 * libdw), innermost first, each named by its DWARF name, then the symbol's own
-		 * line. perf 6.1 added none here. */
-		if (k->compat >= 602 && k->symbols && loc.sym && loc.dso)
-			n = pmt_symbols_inlines(k->symbols, &loc, fr, INLINE_MAX);
+			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline), k->compat);
+		n = sink_chain_inlines(k, &loc, fr);
 		for (int j = 0; j < n; j++) {
 			/* the outermost is the symbol's own line, by the symbol table's name
 			 * (a clone "f.constprop.0" whose DWARF name is "f" included) */

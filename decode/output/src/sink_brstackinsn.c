@@ -110,7 +110,7 @@ static void put_sym(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint
 	n = snprintf(buf, sizeof(buf), loc.symoff ? "\t%s%+d:" : "\t%s:", loc.sym,
 		     (int)loc.symoff);
 	pmt_out_mem(k->out, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-	if ((f & PMT_FIELD_SRCLINE) && sink_srcline_text(k->symbols, &loc, buf, sizeof(buf)) > 3) {
+	if ((f & PMT_FIELD_SRCLINE) && sink_srcline_text(k->symbols, &loc, buf, sizeof(buf), k->compat) > 3) {
 		pmt_out_char(k->out, '\t');
 		pmt_out_str(k->out, buf + 3); /* past "\n  " */
 	}
@@ -158,7 +158,7 @@ static void put_jump(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uin
 		char src[4200];
 
 		pmt_symbols_resolve(k->symbols, s->pid, ip, s->time, &loc);
-		if (sink_srcline_text(k->symbols, &loc, src, sizeof(src)) > 3) {
+		if (sink_srcline_text(k->symbols, &loc, src, sizeof(src), k->compat) > 3) {
 			pmt_out_str(k->out, " srcline: ");
 			pmt_out_str(k->out, src + 3);
 		}

@@ -53,6 +53,7 @@ struct pmt_spe_sink {
 	uint8_t lat_cols;     /* CSV/JSONL: ins_lat and retire_lat (a WEIGHT_STRUCT attr) */
 	uint32_t spe_fields;  /* text: SPE's samples in these fields (0: SPE's own layout) */
 	uint8_t hide_callchain; /* perf script -G */
+	uint8_t no_inline;      /* perf script --no-inline */
 	uint8_t callchain_col;  /* CSV/JSONL: the trace's events record call chains (not -G) */
 	/* -F tod: the trace's HEADER_CLOCK_DATA, and the last second's text */
 	uint8_t has_clock;
@@ -65,9 +66,16 @@ struct pmt_spe_sink {
 };
 
 /* callchain_text.c: a sample's srcline as perf script prints it after the dso ("\n  FILE:LINE",
- * or perf's "\n  DSO[ADDR]" without a line), "" when there is no map; its length */
+ * or perf's "\n  DSO[ADDR]" without a line), "" when there is no map or when perf at
+ * compat leaves it out; its length */
 int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, char *buf,
-		      size_t cap);
+		      size_t cap, int compat);
+/* The functions inlined at a chain entry's address, innermost first and the symbol's
+ * own function last (pmt_symbols_inlines()), as perf adds them to a chain: none with
+ * --no-inline, at perf 6.1 (it added none) or without a symbol. Returns how many. */
+#define SINK_INLINE_MAX 64
+int sink_chain_inlines(struct pmt_spe_sink *k, const struct pmt_sym_loc *loc,
+		       struct pmt_inline_frame *fr);
 /* s's call chain as perf script's lines under the sample's line, the fields f of each */
 void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
 /* callchain_rows.c: s's call chain written over the end of the row just written ("\n"

@@ -179,7 +179,7 @@ static void write_fields(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		extra += (loc.sym ? strlen(loc.sym) : 0) + (loc.dso ? strlen(loc.dso) : 0);
 		/* above a call chain each entry has its own, printed by the chain */
 		if ((f & PMT_FIELD_SRCLINE) && !chain) {
-			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline));
+			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline), k->compat);
 			extra += strlen(srcline);
 		}
 	}

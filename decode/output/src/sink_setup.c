@@ -112,6 +112,7 @@ int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,
 	k->fields = PMT_OPTS_HAS(opts, fields) ? opts->fields : 0;
 	k->symbols = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
 	k->hide_callchain = PMT_OPTS_HAS(opts, hide_callchain) && opts->hide_callchain;
+	k->no_inline = PMT_OPTS_HAS(opts, no_inline) && opts->no_inline;
 	if ((k->fields & PMT_FIELDS_SYMBOLS) && !k->symbols) {
 		free(k);
 		return -PMT_EINVAL;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "srcline.h"
+#include "srcline_a2l.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
@@ -172,6 +173,33 @@ static int innermost_function(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *fn)
 	}
 }
 
+int srcline_find_perf(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line)
+{
+	Dwarf_Addr bias = 0, addr;
+	Dwarf_Die *cu, fn;
+	int in_function;
+
+	if (srcline_find(sl, vaddr, file, line))
+		return 1;
+	if (!sl->dwfl)
+		return 0;
+	if (!sl->a2l) {
+		/* the file with the DWARF is the one perf gives addr2line (its symsrc) */
+		Dwarf *dw = dwfl_module_getdwarf(sl->mod, &bias);
+		Elf *elf = dw ? dwarf_getelf(dw) : NULL;
+
+		if (srcline_a2l_new(&sl->a2l, elf) < 0)
+			return 0;
+	}
+	addr = sl->base + vaddr - sl->first_vaddr;
+	cu = dwfl_module_addrdie(sl->mod, addr, &bias);
+	in_function = cu && innermost_function(cu, addr - bias, &fn) > 0;
+	if (!srcline_a2l_find(sl->a2l, vaddr, in_function, file))
+		return 0;
+	*line = 0;
+	return 2;
+}
+
 static int inlines_walk(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
 			unsigned max)
 {
@@ -304,6 +332,7 @@ out:
 void srcline_close(struct srcline *sl)
 {
 	free(sl->vars);
+	srcline_a2l_free(sl->a2l);
 	if (sl->dwfl)
 		dwfl_end(sl->dwfl);
 	free(sl->memo);

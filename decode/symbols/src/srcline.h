@@ -7,6 +7,7 @@
 
 struct Dwfl;
 struct Dwfl_Module;
+struct a2l_symtab;
 /* An address's inlined calls, found once: libdw's scope walk costs a walk of the unit's
  * DIE tree, and a call chain asks for the same few return addresses on every sample */
 struct srcline_memo {
@@ -34,6 +35,7 @@ struct srcline {
 	struct srcline_var *vars; /* sorted by addr, read on the first address without a row */
 	size_t nvars;
 	int vars_read;
+	struct a2l_symtab *a2l; /* read on the first address without a line or variable */
 };
 
 /* 0, -PMT_ENOMEM, or -PMT_EFORMAT when libdw cannot take the file */
@@ -42,6 +44,10 @@ int srcline_open(struct srcline *sl, const char *path);
  * address without a line table row that is where a variable is (DW_OP_addr) gives the
  * variable's declaration, as binutils' addr2line (and so perf) does for data symbols */
 int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line);
+/* srcline_find(), then for an address without a row what perf prints from binutils'
+ * addr2line there (srcline_a2l.h): 1 with a row's file and line, 2 with the file
+ * addr2line names (NULL: "??") and line 0, 0 when perf has no source line */
+int srcline_find_perf(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line);
 /* The inlined calls vaddr is in, innermost first, up to max (addr2line -i -f): how many
  * frames were filled, 0 when the debug info places no function there. */
 int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,

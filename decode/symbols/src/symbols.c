@@ -704,17 +704,31 @@ static uint64_t loc_vaddr(const struct pmt_sym_loc *loc)
 	return elf_symtab_vaddr(&d->tab, loc->map_ip);
 }
 
+/* the line tables of loc's file, with *vaddr its ELF address; NULL when it has none */
+static struct srcline *loc_lines(const struct pmt_sym_loc *loc, uint64_t *vaddr)
+{
+	*vaddr = loc_vaddr(loc);
+	return *vaddr == UINT64_MAX ? NULL : dso_lines((struct dso *)loc->dso_id);
+}
+
 int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 			const char **file, unsigned *line, uint64_t *vaddr)
 {
-	struct srcline *sl;
+	struct srcline *sl = loc_lines(loc, vaddr);
 
 	(void)s;
-	*vaddr = loc_vaddr(loc);
-	if (*vaddr == UINT64_MAX || !(sl = dso_lines((struct dso *)loc->dso_id)))
-		return 0;
-	return srcline_find(sl, *vaddr, file, line);
+	return sl ? srcline_find(sl, *vaddr, file, line) : 0;
 }
+
+int pmt_symbols_srcline_perf(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+			     const char **file, unsigned *line, uint64_t *vaddr)
+{
+	struct srcline *sl = loc_lines(loc, vaddr);
+
+	(void)s;
+	return sl ? srcline_find_perf(sl, *vaddr, file, line) : 0;
+}
+
 
 int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 			struct pmt_inline_frame *frames, unsigned max)

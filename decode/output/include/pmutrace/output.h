@@ -72,6 +72,9 @@ struct pmt_spe_sink_opts {
 	 * synthetic events only */
 	const struct pmt_trace_meta *meta;
 	bool hide_callchain;  /* text: perf script -G, samples without their call chains */
+	/* perf script --no-inline: a chain's entries without the functions inlined at their
+	 * addresses (text lines, CSV/JSON frames); perf 7.3 shows them by default */
+	bool no_inline;
 };
 struct pmt_spe_sink;
 PMT_API int pmt_spe_sink_new(struct pmt_out *out, const struct pmt_spe_sink_opts *opts,

@@ -93,6 +93,13 @@ PMT_API int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip,
  * (p_vaddr) space, UINT64_MAX when there is none. */
 PMT_API int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 				const char **file, unsigned *line, uint64_t *vaddr);
+/* pmt_symbols_srcline(), and where the line table has no row what perf (6.1 and 7.3)
+ * prints from binutils' addr2line there: 2 with the file addr2line names (the STT_FILE
+ * symbol before the function in .symtab, e.g. "crtstuff.c"; "" for an empty one; NULL when
+ * it names none, perf's "??") and line 0; 0 when addr2line finds nothing either (perf
+ * prints DSO[ADDR]). The rules are binutils 2.40's (_bfd_elf_find_function). */
+PMT_API int pmt_symbols_srcline_perf(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+				     const char **file, unsigned *line, uint64_t *vaddr);
 /* One function of the inlined calls an address is in (what addr2line -i -f prints). */
 struct pmt_inline_frame {
 	const char *func; /* the function's name in the source; NULL when the DWARF has none */
