@@ -17,16 +17,13 @@ extern const char *const hist_key_names[KEY_COUNT]; /* as --sort names them */
 _Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first bits");
 
 
-/* An entry's counts in one event. They live in a pool beside the table, chained from the
- * entry, because an entry has samples in a few of the 16 event slots: arrays for every slot
- * in each entry made it ~700 bytes, and the page faults of ~170k such entries were a good
- * part of a symbolized report's time. 32 bytes, so the events of a record, added one after
- * the other to a new entry, share few cache lines. */
+/* An entry's counts in one event. They live in a pool beside the table, indexed from the
+ * entry, because an entry has samples in a few of the 16 event slots: arrays of counts for
+ * every slot in each entry made it ~700 bytes, and the page faults of ~170k such entries
+ * were a good part of a symbolized report's time. */
 struct hent_ev {
 	uint64_t period, weight;
 	uint32_t nr;
-	uint32_t next;         /* the pool index of the entry's next event; 0: the last */
-	uint8_t slot;
 };
 
 /* what the entry's first sample in an event showed (at the same index as its hent_ev):
@@ -37,9 +34,12 @@ struct hent_ev_seen {
 };
 
 /* One key tuple with its counts in every event: the samples of a record (one per event)
- * share the entry, so a record costs one lookup. */
+ * share the entry, so a record costs one lookup. Entries are kept dense, in the order they
+ * were first seen (their seq is their index), and found through an index table: a sparse
+ * table of whole entries was mostly empty slots, and an entry's events were a chain through
+ * the pool whose walk (a dependent load per node) was a fifth of a report's time. */
 struct hent {
-	uint64_t hash;         /* 0: empty slot */
+	uint64_t hash;
 	uint32_t cpu;
 	int32_t tid;           /* the pid key's thread */
 	const void *sym_id;    /* NULL: no symbol; then `ip` tells entries apart */
@@ -53,10 +53,16 @@ struct hent {
 	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
 	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
 	uint64_t dsrc;         /* this sample's data source (while adding) */
-	uint32_t ev_first;     /* the pool index of its first event's counts; 0: none yet */
 	uint32_t seq;          /* first seen: the order of entries equal in every key */
 	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
 	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
+	uint32_t ev_at[HIST_SLOTS]; /* the pool index of its counts per event slot; 0: none */
+};
+
+/* a slot of the index table: the entry's hash (its high half) and its place + 1; 0: empty */
+struct hslot {
+	uint32_t hash_hi;
+	uint32_t at;
 };
 
 struct cg;
@@ -66,8 +72,10 @@ struct pmt_hist {
 	enum key keys[KEY_COUNT];
 	unsigned nkeys;
 	uint32_t used_keys;    /* bit per enum key */
-	struct hent *e;
-	size_t cap, n;
+	struct hent *e;        /* the entries, dense, in the order first seen */
+	size_t e_cap, n;
+	struct hslot *idx;     /* open addressing over e; load <= 3/4 */
+	size_t cap;
 	/* every entry's per-event counts; [0] stays zero: the counts of an event an entry
 	 * has no samples in */
 	struct hent_ev *ev;
@@ -102,12 +110,8 @@ struct pmt_hist {
 static inline uint32_t hent_ev_at(const struct pmt_hist *h, const struct hent *e,
 				  unsigned slot)
 {
-	uint32_t i;
-
-	for (i = e->ev_first; i; i = h->ev[i].next)
-		if (h->ev[i].slot == slot)
-			break;
-	return i;
+	(void)h;
+	return e->ev_at[slot];
 }
 
 static inline const struct hent_ev *hent_ev(const struct pmt_hist *h, const struct hent *e,

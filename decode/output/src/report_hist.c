@@ -106,12 +106,15 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 				    "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb)");
 	}
 	h->cap = 1024;
-	h->e = calloc(h->cap, sizeof(*h->e));
+	h->idx = calloc(h->cap, sizeof(*h->idx));
+	h->e_cap = 768;
+	h->e = malloc(h->e_cap * sizeof(*h->e));
 	h->ev_cap = 1024;
 	h->ev_n = 1; /* [0]: the zero counts */
 	h->ev = calloc(h->ev_cap, sizeof(*h->ev));
 	h->ev_seen = calloc(h->ev_cap, sizeof(*h->ev_seen));
-	if (!h->e || !h->ev || !h->ev_seen) {
+	if (!h->idx || !h->e || !h->ev || !h->ev_seen) {
+		free(h->idx);
 		free(h->e);
 		free(h->ev);
 		free(h->ev_seen);
@@ -126,6 +129,7 @@ void pmt_hist_free(struct pmt_hist *h)
 {
 	if (!h)
 		return;
+	free(h->idx);
 	free(h->e);
 	free(h->ev);
 	free(h->ev_seen);
@@ -190,24 +194,26 @@ static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 	return 1;
 }
 
-static int grow_table(struct pmt_hist *h)
+static void idx_put(struct hslot *idx, size_t cap, uint64_t hash, uint32_t at)
+{
+	size_t j;
+
+	for (j = hash & (cap - 1); idx[j].at; j = (j + 1) & (cap - 1))
+		;
+	idx[j] = (struct hslot){ (uint32_t)(hash >> 32), at + 1 };
+}
+
+static int grow_index(struct pmt_hist *h)
 {
 	size_t cap = h->cap * 2;
-	struct hent *e = calloc(cap, sizeof(*e));
+	struct hslot *idx = calloc(cap, sizeof(*idx));
 
-	if (!e)
+	if (!idx)
 		return -PMT_ENOMEM;
-	for (size_t i = 0; i < h->cap; i++) {
-		size_t j;
-
-		if (!h->e[i].hash)
-			continue;
-		for (j = h->e[i].hash & (cap - 1); e[j].hash; j = (j + 1) & (cap - 1))
-			;
-		e[j] = h->e[i];
-	}
-	free(h->e);
-	h->e = e;
+	for (size_t i = 0; i < h->n; i++)
+		idx_put(idx, cap, h->e[i].hash, (uint32_t)i);
+	free(h->idx);
+	h->idx = idx;
 	h->cap = cap;
 	return 0;
 }
@@ -298,33 +304,38 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 
 static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 {
+	const uint32_t hi = (uint32_t)(k->hash >> 32);
 	size_t i;
-	int rc;
 
-	k->hash |= 1;
-	for (i = k->hash & (h->cap - 1); h->e[i].hash; i = (i + 1) & (h->cap - 1)) {
-		if (h->e[i].hash == k->hash && same(&h->e[i], k, h->used_keys)) {
-			*slot = i;
+	for (i = k->hash & (h->cap - 1); h->idx[i].at; i = (i + 1) & (h->cap - 1)) {
+		const struct hent *e = &h->e[h->idx[i].at - 1];
+
+		if (h->idx[i].hash_hi == hi && e->hash == k->hash && same(e, k, h->used_keys)) {
+			*slot = h->idx[i].at - 1;
 			return 0;
 		}
 	}
-	k->seq = h->seq++;
-	h->e[i] = *k;
-	*slot = i;
-	if (++h->n * 4 > h->cap * 3) {
-		rc = grow_table(h);
-		if (rc < 0)
-			return rc;
-		/* the entry moved: find it again */
-		for (i = k->hash & (h->cap - 1); h->e[i].seq != k->seq || !h->e[i].hash;
-		     i = (i + 1) & (h->cap - 1))
-			;
-		*slot = i;
+	if (h->n == h->e_cap) {
+		struct hent *e;
+
+		if (h->e_cap >= UINT32_MAX / 4)
+			return -PMT_ENOMEM;
+		e = realloc(h->e, h->e_cap * 2 * sizeof(*e));
+		if (!e)
+			return -PMT_ENOMEM;
+		h->e = e;
+		h->e_cap *= 2;
 	}
+	k->seq = h->seq++;
+	h->e[h->n] = *k;
+	h->idx[i] = (struct hslot){ hi, (uint32_t)h->n + 1 };
+	*slot = h->n++;
+	if (h->n * 4 > h->cap * 3)
+		return grow_index(h);
 	return 0;
 }
 
-/* the entry's counts in the slot, chained to it on its first sample there */
+/* the entry's counts in the slot, made on its first sample there */
 static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned slot)
 {
 	struct hent_ev *x;
@@ -334,7 +345,7 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 	if (i)
 		return &h->ev[i];
 	if (h->ev_n == h->ev_cap) {
-		/* indexes, not pointers, chain the counts: they survive the move */
+		/* entries hold indexes, not pointers: they survive the move */
 		if (h->ev_cap >= UINT32_MAX / 2)
 			return NULL;
 		x = realloc(h->ev, h->ev_cap * 2 * sizeof(*x));
@@ -348,9 +359,9 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 		h->ev_cap *= 2;
 	}
 	i = (uint32_t)h->ev_n++;
-	h->ev[i] = (struct hent_ev){ .slot = (uint8_t)slot, .next = e->ev_first };
+	h->ev[i] = (struct hent_ev){ 0 };
 	h->ev_seen[i] = (struct hent_ev_seen){ .objoff = h->last_objoff, .dsrc = h->last_dsrc };
-	e->ev_first = i;
+	e->ev_at[slot] = i;
 	if (h->last_nosym)
 		e->nosym_first |= (uint16_t)(1u << slot);
 	return &h->ev[i];

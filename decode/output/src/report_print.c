@@ -369,9 +369,8 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 		return -PMT_ENOMEM;
 	}
 	/* the keys' order once (strings compared here only), then each event by period */
-	for (size_t i = 0; i < h->cap; i++)
-		if (h->e[i].hash)
-			v[n++] = &h->e[i];
+	for (n = 0; n < h->n; n++)
+		v[n] = &h->e[n];
 	sort_ctx = h;
 	qsort(v, n, sizeof(*v), cmp_keys);
 	for (size_t i = 0; i < n; i++)
