@@ -65,6 +65,18 @@ struct hslot {
 	uint32_t at;
 };
 
+/* A record's address remembered with the entry it went to, for keys the address space alone
+ * decides (sym, dso): most records repeat addresses seen before, and this one lookup
+ * replaces the symbol search, the key and the entry's lookup (a third of a symbolized
+ * report's time). Valid while the address spaces stay as they were (version). */
+struct hist_ipc {
+	uint64_t ip;
+	int32_t pid;
+	uint32_t at;           /* the entry */
+	uint32_t epoch;        /* h->ipc_epoch when made; 0: empty */
+};
+#define HIST_IPC_SLOTS 32768 /* direct-mapped: a newer address takes the slot */
+
 struct cg;
 struct pmt_hist {
 	struct pmt_symbols *syms;
@@ -101,6 +113,10 @@ struct pmt_hist {
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;
 	uint8_t last_valid;
+	struct hist_ipc *ipc;  /* NULL: the keys need more than the address */
+	uint8_t ipc_tried;     /* set up on the first sample: the call graph is known then */
+	uint32_t ipc_epoch;    /* counts the address spaces' versions the cache has seen */
+	uint64_t ipc_version;  /* pmt_symbols_version() of the cache's slots of this epoch */
 	struct pmt_ev_slots slots;
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
 	char pct_text[HIST_SLOTS][64][24];

@@ -131,6 +131,7 @@ void pmt_hist_free(struct pmt_hist *h)
 		return;
 	free(h->idx);
 	free(h->e);
+	free(h->ipc);
 	free(h->ev);
 	free(h->ev_seen);
 	free(h->comms);
@@ -460,6 +461,69 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 	return 0;
 }
 
+static uint32_t ipc_slot(uint64_t ip, int32_t pid)
+{
+	uint64_t v = (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ULL;
+
+	return (uint32_t)(v >> 48) & (HIST_IPC_SLOTS - 1);
+}
+
+/* the cache's epoch for the address spaces' version (0: no cache), a new one when they
+ * changed */
+static uint32_t ipc_epoch(struct pmt_hist *h, uint64_t version)
+{
+	if (!version)
+		return 0;
+	if (version != h->ipc_version) {
+		h->ipc_version = version;
+		if (++h->ipc_epoch == 0) {
+			memset(h->ipc, 0, HIST_IPC_SLOTS * sizeof(*h->ipc));
+			h->ipc_epoch = 1;
+		}
+	}
+	return h->ipc_epoch;
+}
+
+/* the record's entry from the address cache; false: not there, or the cache is off */
+static bool ipc_find(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t epoch)
+{
+	const struct hist_ipc *c;
+	const struct hent *e;
+
+	if (!epoch)
+		return false;
+	c = &h->ipc[ipc_slot(s->ip, s->pid)];
+	if (c->epoch != epoch || c->ip != s->ip || c->pid != s->pid)
+		return false;
+	/* what make_key would say: an entry of a sample's own address has its level, and
+	 * an entry without a symbol is its address's alone */
+	e = &h->e[c->at];
+	h->last_slot = c->at;
+	h->last_kernel = e->kernel;
+	h->last_nosym = !e->sym;
+	h->last_objoff = 0;
+	return true;
+}
+
+/* not an object's address: its offset in the object is the address's, not the entry's */
+static void ipc_put(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t epoch)
+{
+	if (epoch && !h->e[h->last_slot].object)
+		h->ipc[ipc_slot(s->ip, s->pid)] = (struct hist_ipc){
+			.ip = s->ip, .pid = s->pid, .at = (uint32_t)h->last_slot, .epoch = epoch };
+}
+
+/* the address cache, when the keys are the address space's alone and the samples' chains
+ * make no entries of their own */
+static void ipc_setup(struct pmt_hist *h)
+{
+	h->ipc_tried = 1;
+	if (h->cg || (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO))))
+		return;
+	/* without it only slower */
+	h->ipc = calloc(HIST_IPC_SLOTS, sizeof(*h->ipc));
+}
+
 int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 {
 	struct hent_ev *x;
@@ -472,18 +536,25 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	h->nr_samples[slot]++;
 	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
+		uint32_t epoch;
 		struct hent k;
 
-		rc = make_key(h, s, NULL, &k);
-		h->last_kernel = k.kernel;
-		h->last_nosym = !k.sym;
-		h->last_objoff = k.objoff;
-		h->last_dsrc = k.dsrc;
-		if (rc >= 0)
-			rc = find_or_add(h, &k, &h->last_slot);
-		if (rc < 0) {
-			h->last_valid = 0;
-			return rc;
+		if (!h->ipc_tried)
+			ipc_setup(h);
+		epoch = h->ipc ? ipc_epoch(h, pmt_symbols_version(h->syms, s->time)) : 0;
+		h->last_dsrc = s->data_src;
+		if (!ipc_find(h, s, epoch)) {
+			rc = make_key(h, s, NULL, &k);
+			h->last_kernel = k.kernel;
+			h->last_nosym = !k.sym;
+			h->last_objoff = k.objoff;
+			if (rc >= 0)
+				rc = find_or_add(h, &k, &h->last_slot);
+			if (rc < 0) {
+				h->last_valid = 0;
+				return rc;
+			}
+			ipc_put(h, s, epoch);
 		}
 		h->last_ip = s->ip;
 		h->last_pid = s->pid;

@@ -76,6 +76,8 @@ struct pmt_symbols {
 	size_t nbids;
 	size_t thr_cap, nthreads;
 	uint32_t seq;
+	uint64_t version;      /* bumped by every change from outside (pmt_symbols_version) */
+	uint64_t max_map_time; /* the latest map's time: samples after it see every map */
 };
 
 #endif
