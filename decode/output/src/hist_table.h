@@ -74,6 +74,7 @@ struct hist_ipc {
 	int32_t pid;
 	uint32_t at;           /* the entry */
 	uint32_t epoch;        /* h->ipc_epoch when made; 0: empty */
+	uint8_t kernel, nosym; /* the entry's, here to leave the entry's first line unread */
 };
 #define HIST_IPC_SLOTS 32768 /* direct-mapped: a newer address takes the slot */
 

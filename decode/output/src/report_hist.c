@@ -488,19 +488,15 @@ static uint32_t ipc_epoch(struct pmt_hist *h, uint64_t version)
 static bool ipc_find(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t epoch)
 {
 	const struct hist_ipc *c;
-	const struct hent *e;
 
 	if (!epoch)
 		return false;
 	c = &h->ipc[ipc_slot(s->ip, s->pid)];
 	if (c->epoch != epoch || c->ip != s->ip || c->pid != s->pid)
 		return false;
-	/* what make_key would say: an entry of a sample's own address has its level, and
-	 * an entry without a symbol is its address's alone */
-	e = &h->e[c->at];
 	h->last_slot = c->at;
-	h->last_kernel = e->kernel;
-	h->last_nosym = !e->sym;
+	h->last_kernel = c->kernel;
+	h->last_nosym = c->nosym;
 	h->last_objoff = 0;
 	return true;
 }
@@ -510,7 +506,8 @@ static void ipc_put(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t
 {
 	if (epoch && !h->e[h->last_slot].object)
 		h->ipc[ipc_slot(s->ip, s->pid)] = (struct hist_ipc){
-			.ip = s->ip, .pid = s->pid, .at = (uint32_t)h->last_slot, .epoch = epoch };
+			.ip = s->ip, .pid = s->pid, .at = (uint32_t)h->last_slot, .epoch = epoch,
+			.kernel = h->last_kernel, .nosym = h->last_nosym };
 }
 
 /* the address cache, when the keys are the address space's alone and the samples' chains
