@@ -27,7 +27,8 @@ struct hent_ev {
 };
 
 /* what the entry's first sample in an event showed (at the same index as its hent_ev):
- * written once, read when printing, so kept out of the counts' cache lines */
+ * written once, read when printing, so kept out of the counts' cache lines; only for the
+ * mem, snoop and tlb keys and an object's entries (else never written, nor read) */
 struct hent_ev_seen {
 	uint64_t dsrc;         /* its data source: the texts printed for mem, snoop, tlb */
 	uint64_t objoff;       /* its offset in an object symbol, as perf keeps the first */
