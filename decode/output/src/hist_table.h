@@ -66,18 +66,20 @@ struct hslot {
 	uint32_t at;
 };
 
-/* A record's address remembered with the entry it went to, for keys the address space alone
- * decides (sym, dso): most records repeat addresses seen before, and this one lookup
- * replaces the symbol search, the key and the entry's lookup (a third of a symbolized
- * report's time). Valid while the address spaces stay as they were (version). */
+/* A record's address in one process (ipc_pid) remembered with the entry it went to, for
+ * keys the address space alone decides (sym, dso): most records repeat addresses seen
+ * before, and this one lookup replaces the symbol search, the key and the entry's lookup (a
+ * third of a symbolized report's time). Valid while the address spaces stay as they were
+ * (version). */
 struct hist_ipc {
 	uint64_t ip;
-	int32_t pid;
 	uint32_t at;           /* the entry */
-	uint32_t epoch;        /* h->ipc_epoch when made; 0: empty */
+	uint16_t epoch;        /* h->ipc_epoch when made; 0: empty */
 	uint8_t kernel, nosym; /* the entry's, here to leave the entry's first line unread */
 };
-#define HIST_IPC_SLOTS 32768 /* direct-mapped: a newer address takes the slot */
+/* direct-mapped (a newer address takes the slot), 512 KiB: the slot is a cache miss per
+ * record, which costs less while the table stays in a core's L2 */
+#define HIST_IPC_SLOTS 32768
 
 struct cg;
 struct pmt_hist {
@@ -117,7 +119,8 @@ struct pmt_hist {
 	uint8_t last_valid;
 	struct hist_ipc *ipc;  /* NULL: the keys need more than the address */
 	uint8_t ipc_tried;     /* set up on the first sample: the call graph is known then */
-	uint32_t ipc_epoch;    /* counts the address spaces' versions the cache has seen */
+	uint16_t ipc_epoch;    /* counts the address spaces' versions the cache has seen */
+	int32_t ipc_pid;       /* the process whose addresses the cache holds (its first) */
 	uint64_t ipc_version;  /* pmt_symbols_version() of the cache's slots of this epoch */
 	struct pmt_ev_slots slots;
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */

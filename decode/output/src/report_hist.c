@@ -465,18 +465,18 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 	return 0;
 }
 
-static uint32_t ipc_slot(uint64_t ip, int32_t pid)
+static uint32_t ipc_slot(uint64_t ip)
 {
-	uint64_t v = (ip ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ULL;
-
-	return (uint32_t)(v >> 48) & (HIST_IPC_SLOTS - 1);
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ULL) >> 48) & (HIST_IPC_SLOTS - 1);
 }
 
 /* the cache's epoch for the address spaces' version (0: no cache), a new one when they
  * changed */
-static uint32_t ipc_epoch(struct pmt_hist *h, uint64_t version)
+static uint32_t ipc_epoch(struct pmt_hist *h, const struct pmt_spe_sample *s, uint64_t version)
 {
-	if (!version)
+	/* one process's addresses (16-byte slots: twice as many fit in the L2); the
+	 * samples of others take the way without it */
+	if (!version || s->pid != h->ipc_pid)
 		return 0;
 	if (version != h->ipc_version) {
 		h->ipc_version = version;
@@ -495,8 +495,8 @@ static bool ipc_find(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 
 	if (!epoch)
 		return false;
-	c = &h->ipc[ipc_slot(s->ip, s->pid)];
-	if (c->epoch != epoch || c->ip != s->ip || c->pid != s->pid)
+	c = &h->ipc[ipc_slot(s->ip)];
+	if (c->epoch != epoch || c->ip != s->ip)
 		return false;
 	h->last_slot = c->at;
 	h->last_kernel = c->kernel;
@@ -509,15 +509,16 @@ static bool ipc_find(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 static void ipc_put(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t epoch)
 {
 	if (epoch && !h->e[h->last_slot].object)
-		h->ipc[ipc_slot(s->ip, s->pid)] = (struct hist_ipc){
-			.ip = s->ip, .pid = s->pid, .at = (uint32_t)h->last_slot, .epoch = epoch,
+		h->ipc[ipc_slot(s->ip)] = (struct hist_ipc){
+			.ip = s->ip, .at = (uint32_t)h->last_slot, .epoch = (uint16_t)epoch,
 			.kernel = h->last_kernel, .nosym = h->last_nosym };
 }
 
 /* the address cache, when the keys are the address space's alone and the samples' chains
  * make no entries of their own */
-static void ipc_setup(struct pmt_hist *h)
+static void ipc_setup(struct pmt_hist *h, int32_t pid)
 {
+	h->ipc_pid = pid;
 	h->ipc_tried = 1;
 	if (h->cg || (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO))))
 		return;
@@ -541,8 +542,8 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		struct hent k;
 
 		if (!h->ipc_tried)
-			ipc_setup(h);
-		epoch = h->ipc ? ipc_epoch(h, pmt_symbols_version(h->syms, s->time)) : 0;
+			ipc_setup(h, s->pid);
+		epoch = h->ipc ? ipc_epoch(h, s, pmt_symbols_version(h->syms, s->time)) : 0;
 		h->last_dsrc = s->data_src;
 		if (!ipc_find(h, s, epoch)) {
 			rc = make_key(h, s, NULL, &k);

@@ -4,7 +4,7 @@
  * sample at an address that had no map, then a map over it, then a sample there again, are
  * two entries, [unknown] and the map's file, each half of the samples (perf's answer: it
  * resolves each sample against the maps it has read so far). A sample older than a map
- * (the file is not in time order) does not see it. */
+ * (the file is not in time order) does not see it, nor a sample of another process. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,16 +29,22 @@ static void add_mmap(struct pmt_symbols *s, uint64_t time)
 	assert_int_equal(pmt_symbols_add_event(s, &ev), 0);
 }
 
-/* a record's two samples (instructions, then memory), as the SPE decode gives them */
-static void add_record(struct pmt_hist *h, uint64_t time)
+/* a record's two samples (instructions, then memory) of a process, as the SPE decode gives
+ * them */
+static void add_record_of(struct pmt_hist *h, int32_t pid, uint64_t time)
 {
-	struct pmt_spe_sample smp = { .cpu = 0, .pid = PID, .tid = PID, .time = time,
+	struct pmt_spe_sample smp = { .cpu = 0, .pid = pid, .tid = pid, .time = time,
 				      .ip = ADDR, .period = 1 };
 
 	smp.event = PMT_SPE_SE_INSN;
 	assert_int_equal(pmt_hist_add(h, &smp), 0);
 	smp.event = PMT_SPE_SE_MEMORY;
 	assert_int_equal(pmt_hist_add(h, &smp), 0);
+}
+
+static void add_record(struct pmt_hist *h, uint64_t time)
+{
+	add_record_of(h, PID, time);
 }
 
 /* the text report's rows of the instructions event */
@@ -136,12 +142,26 @@ static void no_map_at_all(void **state)
 	check_rows(f->hist, "   100.00%   100.00%", NULL);
 }
 
+/* the same address in another process, which has no map there */
+static void other_process(void **state)
+{
+	struct fixture *f = *state;
+
+	add_mmap(f->syms, 5);
+	add_record(f->hist, 10);
+	add_record_of(f->hist, PID + 1, 11);
+	add_record(f->hist, 12);
+	add_record_of(f->hist, PID + 1, 13);
+	check_rows(f->hist, "    50.00%    50.00%", "    50.00%    50.00%");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(new_map_is_seen, setup, teardown),
 		cmocka_unit_test_setup_teardown(older_sample_misses_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_map_at_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(other_process, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
