@@ -2,7 +2,9 @@
 # Symbolized report: pmutrace report --sort sym,dso vs perf report --stdio --sort sym,dso on
 # the same SPE perf.data with the same --symfs (not a test; prints figures). The PCs fall in
 # the AArch64 fixtures (an executable and a shared library, build-id MMAP2 records) and the
-# kernel; the outputs are checked to be identical before anything is timed.
+# kernel; the outputs are checked to be identical, and the fixtures' functions to be found.
+# The records carry no CONTEXT packets: synth's are random thread ids, whose samples (pid -1)
+# no process's maps hold, which left every address unresolved (so it was before 2026-11-26).
 #   bench/symbols_report.sh [PMUTRACE] [RECORDS] [PERF...]
 #   (defaults: build/cli/pmutrace, 1000000, perf and the perf 7.3 oracle when present)
 set -eu
@@ -17,9 +19,9 @@ sh "$HERE/../fixtures/symbols/build.sh" aarch64 "$T/fx" >/dev/null
 RE=aarch64-linux-gnu-readelf
 bid() { $RE -nW "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p'; }
 tlen() { $RE -lW "$1" | awk '$1 == "LOAD" && / E / { print $5; exit }'; }
-"$P" synth --records $((N * 7 / 10)) --seed 5 --context --kernel-pct 5 \
+"$P" synth --records $((N * 7 / 10)) --seed 5 --kernel-pct 5 \
 	--text 0xaaaad0000000,$(($(tlen "$T/fx/app"))) -o "$T/app.spe"
-"$P" synth --records $((N - N * 7 / 10)) --seed 6 --context --kernel-pct 5 \
+"$P" synth --records $((N - N * 7 / 10)) --seed 6 --kernel-pct 5 \
 	--text 0xffff80000000,$(($(tlen "$T/fx/libfix.so"))) -o "$T/lib.spe"
 cat "$T/app.spe" "$T/lib.spe" >"$T/all.spe"
 "$P" convert --raw "$T/all.spe" --midr 0x410fd0c0 --pid 4242 --comm app \
@@ -41,6 +43,8 @@ measure() {
 	cat "$T/t1" "$T/t2" "$T/t3" | sort -n | sed -n 2p
 }
 set -- $(measure "$T/pmt.txt" "$P" report "$T/a.data" --symfs "$T/symfs" --sort sym,dso)
+grep -q '\[\.\] work_.* app ' "$T/pmt.txt" && grep -q '\[\.\] lib_part_.* libfix\.so ' "$T/pmt.txt" ||
+	{ echo "the fixtures' functions were not found: no symbolized report to measure" >&2; exit 1; }
 pw=$1 prss=$4 pcpu=$(echo "$2 $3" | awk '{ print $1 + $2 }')
 printf '%-34s %7.2f s  CPU %6.2f s  peak RSS %6d MB\n' "pmutrace report --sort sym,dso" "$pw" \
 	"$pcpu" $((prss / 1024))

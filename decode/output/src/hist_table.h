@@ -17,29 +17,30 @@ extern const char *const hist_key_names[KEY_COUNT]; /* as --sort names them */
 _Static_assert(HIST_SLOTS > PMT_SPE_SE_COUNT && HIST_SLOTS <= 16, "nosym_first bits");
 
 
-/* An entry's counts in one event. They live in a pool beside the table, chained from the
- * entry, because an entry has samples in a few of the 16 event slots: arrays for every slot
- * in each entry made it ~700 bytes, and the page faults of ~170k such entries were a good
- * part of a symbolized report's time. 32 bytes, so the events of a record, added one after
- * the other to a new entry, share few cache lines. */
+/* An entry's counts in one event. They live in a pool beside the table, indexed from the
+ * entry, because an entry has samples in a few of the 16 event slots: arrays of counts for
+ * every slot in each entry made it ~700 bytes, and the page faults of ~170k such entries
+ * were a good part of a symbolized report's time. */
 struct hent_ev {
 	uint64_t period, weight;
 	uint32_t nr;
-	uint32_t next;         /* the pool index of the entry's next event; 0: the last */
-	uint8_t slot;
 };
 
 /* what the entry's first sample in an event showed (at the same index as its hent_ev):
- * written once, read when printing, so kept out of the counts' cache lines */
+ * written once, read when printing, so kept out of the counts' cache lines; only for the
+ * mem, snoop and tlb keys and an object's entries (else never written, nor read) */
 struct hent_ev_seen {
 	uint64_t dsrc;         /* its data source: the texts printed for mem, snoop, tlb */
 	uint64_t objoff;       /* its offset in an object symbol, as perf keeps the first */
 };
 
 /* One key tuple with its counts in every event: the samples of a record (one per event)
- * share the entry, so a record costs one lookup. */
+ * share the entry, so a record costs one lookup. Entries are kept dense, in the order they
+ * were first seen (their seq is their index), and found through an index table: a sparse
+ * table of whole entries was mostly empty slots, and an entry's events were a chain through
+ * the pool whose walk (a dependent load per node) was a fifth of a report's time. */
 struct hent {
-	uint64_t hash;         /* 0: empty slot */
+	uint64_t hash;
 	uint32_t cpu;
 	int32_t tid;           /* the pid key's thread */
 	const void *sym_id;    /* NULL: no symbol; then `ip` tells entries apart */
@@ -53,14 +54,35 @@ struct hent {
 	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
 	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
 	uint64_t dsrc;         /* this sample's data source (while adding) */
-	uint32_t ev_first;     /* the pool index of its first event's counts; 0: none yet */
 	uint32_t seq;          /* first seen: the order of entries equal in every key */
 	uint32_t rank;         /* place in the order of the keys alone (set when printing) */
 	uint16_t nosym_first;  /* bit per event: its first sample there had no symbol */
 	uint16_t kernel_ev;    /* bit per event: its first sample there made it [k] (perf's
 				* hists are per event: a caller's entry ([.] in perf 7.3) and a
 				* kernel sample's are the same one in different events) */
+	uint32_t ev_at[HIST_SLOTS]; /* the pool index of its counts per event slot; 0: none */
 };
+
+/* a slot of the index table: the entry's hash (its high half) and its place + 1; 0: empty */
+struct hslot {
+	uint32_t hash_hi;
+	uint32_t at;
+};
+
+/* A record's address in one process (ipc_pid) remembered with the entry it went to, for
+ * keys the address space alone decides (sym, dso): most records repeat addresses seen
+ * before, and this one lookup replaces the symbol search, the key and the entry's lookup (a
+ * third of a symbolized report's time). Valid while the address spaces stay as they were
+ * (version). */
+struct hist_ipc {
+	uint64_t ip;
+	uint32_t at;           /* the entry */
+	uint16_t epoch;        /* h->ipc_epoch when made; 0: empty */
+	uint8_t kernel, nosym; /* the entry's, here to leave the entry's first line unread */
+};
+/* direct-mapped (a newer address takes the slot), 512 KiB: the slot is a cache miss per
+ * record, which costs less while the table stays in a core's L2 */
+#define HIST_IPC_SLOTS 32768
 
 struct cg;
 struct pmt_hist {
@@ -69,8 +91,10 @@ struct pmt_hist {
 	enum key keys[KEY_COUNT];
 	unsigned nkeys;
 	uint32_t used_keys;    /* bit per enum key */
-	struct hent *e;
-	size_t cap, n;
+	struct hent *e;        /* the entries, dense, in the order first seen */
+	size_t e_cap, n;
+	struct hslot *idx;     /* open addressing over e; load <= 3/4 */
+	size_t cap;
 	/* every entry's per-event counts; [0] stays zero: the counts of an event an entry
 	 * has no samples in */
 	struct hent_ev *ev;
@@ -98,6 +122,11 @@ struct pmt_hist {
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;
 	uint8_t last_valid;
+	struct hist_ipc *ipc;  /* NULL: the keys need more than the address */
+	uint8_t ipc_tried;     /* set up on the first sample: the call graph is known then */
+	uint16_t ipc_epoch;    /* counts the address spaces' versions the cache has seen */
+	int32_t ipc_pid;       /* the process whose addresses the cache holds (its first) */
+	uint64_t ipc_version;  /* pmt_symbols_version() of the cache's slots of this epoch */
 	struct pmt_ev_slots slots;
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
 	char pct_text[HIST_SLOTS][64][24];
@@ -107,12 +136,8 @@ struct pmt_hist {
 static inline uint32_t hent_ev_at(const struct pmt_hist *h, const struct hent *e,
 				  unsigned slot)
 {
-	uint32_t i;
-
-	for (i = e->ev_first; i; i = h->ev[i].next)
-		if (h->ev[i].slot == slot)
-			break;
-	return i;
+	(void)h;
+	return e->ev_at[slot];
 }
 
 static inline const struct hent_ev *hent_ev(const struct pmt_hist *h, const struct hent *e,

@@ -135,12 +135,15 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 				    "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb)");
 	}
 	h->cap = 1024;
-	h->e = calloc(h->cap, sizeof(*h->e));
+	h->idx = calloc(h->cap, sizeof(*h->idx));
+	h->e_cap = 768;
+	h->e = malloc(h->e_cap * sizeof(*h->e));
 	h->ev_cap = 1024;
 	h->ev_n = 1; /* [0]: the zero counts */
 	h->ev = calloc(h->ev_cap, sizeof(*h->ev));
 	h->ev_seen = calloc(h->ev_cap, sizeof(*h->ev_seen));
-	if (!h->e || !h->ev || !h->ev_seen) {
+	if (!h->idx || !h->e || !h->ev || !h->ev_seen) {
+		free(h->idx);
 		free(h->e);
 		free(h->ev);
 		free(h->ev_seen);
@@ -155,7 +158,9 @@ void pmt_hist_free(struct pmt_hist *h)
 {
 	if (!h)
 		return;
+	free(h->idx);
 	free(h->e);
+	free(h->ipc);
 	free(h->ev);
 	free(h->ev_seen);
 	free(h->comms);
@@ -219,24 +224,26 @@ static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 	return 1;
 }
 
-static int grow_table(struct pmt_hist *h)
+static void idx_put(struct hslot *idx, size_t cap, uint64_t hash, uint32_t at)
+{
+	size_t j;
+
+	for (j = hash & (cap - 1); idx[j].at; j = (j + 1) & (cap - 1))
+		;
+	idx[j] = (struct hslot){ (uint32_t)(hash >> 32), at + 1 };
+}
+
+static int grow_index(struct pmt_hist *h)
 {
 	size_t cap = h->cap * 2;
-	struct hent *e = calloc(cap, sizeof(*e));
+	struct hslot *idx = calloc(cap, sizeof(*idx));
 
-	if (!e)
+	if (!idx)
 		return -PMT_ENOMEM;
-	for (size_t i = 0; i < h->cap; i++) {
-		size_t j;
-
-		if (!h->e[i].hash)
-			continue;
-		for (j = h->e[i].hash & (cap - 1); e[j].hash; j = (j + 1) & (cap - 1))
-			;
-		e[j] = h->e[i];
-	}
-	free(h->e);
-	h->e = e;
+	for (size_t i = 0; i < h->n; i++)
+		idx_put(idx, cap, h->e[i].hash, (uint32_t)i);
+	free(h->idx);
+	h->idx = idx;
 	h->cap = cap;
 	return 0;
 }
@@ -327,33 +334,38 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 
 static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 {
+	const uint32_t hi = (uint32_t)(k->hash >> 32);
 	size_t i;
-	int rc;
 
-	k->hash |= 1;
-	for (i = k->hash & (h->cap - 1); h->e[i].hash; i = (i + 1) & (h->cap - 1)) {
-		if (h->e[i].hash == k->hash && same(&h->e[i], k, h->used_keys)) {
-			*slot = i;
+	for (i = k->hash & (h->cap - 1); h->idx[i].at; i = (i + 1) & (h->cap - 1)) {
+		const struct hent *e = &h->e[h->idx[i].at - 1];
+
+		if (h->idx[i].hash_hi == hi && e->hash == k->hash && same(e, k, h->used_keys)) {
+			*slot = h->idx[i].at - 1;
 			return 0;
 		}
 	}
-	k->seq = h->seq++;
-	h->e[i] = *k;
-	*slot = i;
-	if (++h->n * 4 > h->cap * 3) {
-		rc = grow_table(h);
-		if (rc < 0)
-			return rc;
-		/* the entry moved: find it again */
-		for (i = k->hash & (h->cap - 1); h->e[i].seq != k->seq || !h->e[i].hash;
-		     i = (i + 1) & (h->cap - 1))
-			;
-		*slot = i;
+	if (h->n == h->e_cap) {
+		struct hent *e;
+
+		if (h->e_cap >= UINT32_MAX / 4)
+			return -PMT_ENOMEM;
+		e = realloc(h->e, h->e_cap * 2 * sizeof(*e));
+		if (!e)
+			return -PMT_ENOMEM;
+		h->e = e;
+		h->e_cap *= 2;
 	}
+	k->seq = h->seq++;
+	h->e[h->n] = *k;
+	h->idx[i] = (struct hslot){ hi, (uint32_t)h->n + 1 };
+	*slot = h->n++;
+	if (h->n * 4 > h->cap * 3)
+		return grow_index(h);
 	return 0;
 }
 
-/* the entry's counts in the slot, chained to it on its first sample there */
+/* the entry's counts in the slot, made on its first sample there */
 static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned slot)
 {
 	struct hent_ev *x;
@@ -363,7 +375,7 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 	if (i)
 		return &h->ev[i];
 	if (h->ev_n == h->ev_cap) {
-		/* indexes, not pointers, chain the counts: they survive the move */
+		/* entries hold indexes, not pointers: they survive the move */
 		if (h->ev_cap >= UINT32_MAX / 2)
 			return NULL;
 		x = realloc(h->ev, h->ev_cap * 2 * sizeof(*x));
@@ -377,9 +389,13 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 		h->ev_cap *= 2;
 	}
 	i = (uint32_t)h->ev_n++;
-	h->ev[i] = (struct hent_ev){ .slot = (uint8_t)slot, .next = e->ev_first };
-	h->ev_seen[i] = (struct hent_ev_seen){ .objoff = h->last_objoff, .dsrc = h->last_dsrc };
-	e->ev_first = i;
+	h->ev[i] = (struct hent_ev){ 0 };
+	/* read only for these (cell()): the pages of the others are never touched, which
+	 * saved a third of a symbolized report's page faults */
+	if ((h->used_keys & MEM_KEYS) || e->object)
+		h->ev_seen[i] = (struct hent_ev_seen){ .objoff = h->last_objoff,
+						       .dsrc = h->last_dsrc };
+	e->ev_at[slot] = i;
 	if (h->last_nosym)
 		e->nosym_first |= (uint16_t)(1u << slot);
 	if (h->adding_kernel)
@@ -488,6 +504,67 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 	return 0;
 }
 
+static uint32_t ipc_slot(uint64_t ip)
+{
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ULL) >> 48) & (HIST_IPC_SLOTS - 1);
+}
+
+/* the cache's epoch for the address spaces' version (0: no cache), a new one when they
+ * changed */
+static uint32_t ipc_epoch(struct pmt_hist *h, const struct pmt_spe_sample *s, uint64_t version)
+{
+	/* one process's addresses (16-byte slots: twice as many fit in the L2); the
+	 * samples of others take the way without it */
+	if (!version || s->pid != h->ipc_pid)
+		return 0;
+	if (version != h->ipc_version) {
+		h->ipc_version = version;
+		if (++h->ipc_epoch == 0) {
+			memset(h->ipc, 0, HIST_IPC_SLOTS * sizeof(*h->ipc));
+			h->ipc_epoch = 1;
+		}
+	}
+	return h->ipc_epoch;
+}
+
+/* the record's entry from the address cache; false: not there, or the cache is off */
+static bool ipc_find(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t epoch)
+{
+	const struct hist_ipc *c;
+
+	if (!epoch)
+		return false;
+	c = &h->ipc[ipc_slot(s->ip)];
+	if (c->epoch != epoch || c->ip != s->ip)
+		return false;
+	h->last_slot = c->at;
+	h->last_kernel = c->kernel;
+	h->last_nosym = c->nosym;
+	h->last_objoff = 0;
+	return true;
+}
+
+/* not an object's address: its offset in the object is the address's, not the entry's */
+static void ipc_put(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t epoch)
+{
+	if (epoch && !h->e[h->last_slot].object)
+		h->ipc[ipc_slot(s->ip)] = (struct hist_ipc){
+			.ip = s->ip, .at = (uint32_t)h->last_slot, .epoch = (uint16_t)epoch,
+			.kernel = h->last_kernel, .nosym = h->last_nosym };
+}
+
+/* the address cache, when the keys are the address space's alone and the samples' chains
+ * make no entries of their own */
+static void ipc_setup(struct pmt_hist *h, int32_t pid)
+{
+	h->ipc_pid = pid;
+	h->ipc_tried = 1;
+	if (h->cg || (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO))))
+		return;
+	/* without it only slower */
+	h->ipc = calloc(HIST_IPC_SLOTS, sizeof(*h->ipc));
+}
+
 int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 {
 	struct hent_ev *x;
@@ -500,18 +577,25 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	h->nr_samples[slot]++;
 	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
+		uint32_t epoch;
 		struct hent k;
 
-		rc = make_key(h, s, NULL, &k);
-		h->last_kernel = k.kernel;
-		h->last_nosym = !k.sym;
-		h->last_objoff = k.objoff;
-		h->last_dsrc = k.dsrc;
-		if (rc >= 0)
-			rc = find_or_add(h, &k, &h->last_slot);
-		if (rc < 0) {
-			h->last_valid = 0;
-			return rc;
+		if (!h->ipc_tried)
+			ipc_setup(h, s->pid);
+		epoch = h->ipc ? ipc_epoch(h, s, pmt_symbols_version(h->syms, s->time)) : 0;
+		h->last_dsrc = s->data_src;
+		if (!ipc_find(h, s, epoch)) {
+			rc = make_key(h, s, NULL, &k);
+			h->last_kernel = k.kernel;
+			h->last_nosym = !k.sym;
+			h->last_objoff = k.objoff;
+			if (rc >= 0)
+				rc = find_or_add(h, &k, &h->last_slot);
+			if (rc < 0) {
+				h->last_valid = 0;
+				return rc;
+			}
+			ipc_put(h, s, epoch);
 		}
 		h->last_ip = s->ip;
 		h->last_pid = s->pid;

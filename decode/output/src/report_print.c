@@ -10,6 +10,7 @@
 #include "callgraph.h"
 #include "hist_priv.h"
 #include "hist_table.h"
+#include "hist_sort.h"
 
 static const char *const key_headers[KEY_COUNT] = { "Symbol", "Shared Object", "Command",
 						    "CPU", "Memory access", "Snoop",
@@ -19,58 +20,7 @@ static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22, 0 };
 
 /* perf's output order: period down; then each key's se_sort (named before unnamed, names
  * and CPUs ascending); then, for entries equal in every key, the address (the order of
- * perf's input tree, sort__sym_cmp) */
-static const struct pmt_hist *sort_ctx;
-
-static int cmp_null(const void *a, const void *b)
-{
-	return !a && !b ? 0 : !a ? 1 : -1;
-}
-
-static int cmp_keys(const void *pa, const void *pb)
-{
-	const struct hent *a = *(const struct hent *const *)pa, *b = *(const struct hent *const *)pb;
-	const struct pmt_hist *h = sort_ctx;
-
-	for (unsigned i = 0; i < h->nkeys; i++) {
-		int c = 0;
-
-		switch (h->keys[i]) {
-		case KEY_SYM:
-			c = !a->sym || !b->sym ? cmp_null(a->sym, b->sym) : strcmp(a->sym, b->sym);
-			break;
-		case KEY_DSO:
-			c = !a->dso || !b->dso ? cmp_null(a->dso, b->dso) : strcmp(a->dso, b->dso);
-			break;
-		case KEY_COMM:
-			c = strcmp(h->comms + a->comm, h->comms + b->comm);
-			break;
-		case KEY_CPU:
-			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
-			break;
-		case KEY_PID:
-			c = a->tid < b->tid ? -1 : a->tid > b->tid;
-			break;
-		case KEY_MEM:
-		case KEY_SNOOP:
-		case KEY_TLB: {
-			uint32_t x = a->mem_f[h->keys[i] - KEY_MEM], y = b->mem_f[h->keys[i] - KEY_MEM];
-
-			c = x < y ? -1 : x > y;
-			break;
-		}
-		default:
-			break;
-		}
-		if (c)
-			return c;
-	}
-	/* perf's _sort__addr_cmp: the sign of the 64-bit difference, so kernel addresses
-	 * (negative as such) come before user ones */
-	if (a->ip != b->ip)
-		return (int64_t)(a->ip - b->ip) < 0 ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
+ * perf's input tree, sort__sym_cmp): hist_key_order() in report_sort.c */
 
 /* the Children columns: perf's --children with call chains */
 static bool hist_children(const struct pmt_hist *h)
@@ -282,6 +232,13 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		const struct cg_ev *cx = cg_ev_of(h->cg, xi);
 		uint64_t p = h->mem_mode ? x->weight : x->period;
 		char pb[40];
+
+		/* the entries come in the period's order, scattered in memory: their loads
+		 * were most of the time printing took; an entry ahead, then its counts */
+		if (i + 8 < n)
+			__builtin_prefetch(v[i + 8]);
+		if (i + 4 < n)
+			__builtin_prefetch(&h->ev[hent_ev_at(h, v[i + 4], ev)]);
 		const char *pt = pb;
 
 		if (below_limit(h, v[i], ev))
@@ -375,26 +332,23 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 						    struct hent **v, size_t n, void *ctx),
 		      void *ctx)
 {
-	struct hent **v = malloc((h->n ? h->n : 1) * sizeof(*v));
-	struct hent **w = malloc((h->n ? h->n : 1) * sizeof(*w));
-	struct ranked *r = malloc((h->n ? h->n : 1) * sizeof(*r));
-	size_t n = 0;
+	const size_t n = h->n, cap = n ? n : 1;
+	struct hent **w = malloc(cap * sizeof(*w));
+	/* only --children compares entries (~5 MB for 120k entries: page faults) */
+	struct ranked *r = hist_children(h) ? malloc(cap * sizeof(*r)) : NULL;
+	uint32_t *ord = malloc(cap * sizeof(*ord)), *tmp = malloc(cap * sizeof(*tmp));
+	uint32_t *byrank = malloc(cap * sizeof(*byrank));
+	uint64_t *key = malloc(cap * sizeof(*key));
 	int rc = 0;
 
-	if (!v || !w || !r) {
-		free(v);
-		free(w);
-		free(r);
-		return -PMT_ENOMEM;
+	if (!w || (!r && hist_children(h)) || !ord || !tmp || !byrank || !key ||
+	    hist_key_order(h, ord, tmp, key) < 0) {
+		rc = -PMT_ENOMEM;
+		goto out;
 	}
-	/* the keys' order once (strings compared here only), then each event by period */
-	for (size_t i = 0; i < h->cap; i++)
-		if (h->e[i].hash)
-			v[n++] = &h->e[i];
-	sort_ctx = h;
-	qsort(v, n, sizeof(*v), cmp_keys);
+	/* the keys' order once (strings ranked there only), then each event by period */
 	for (size_t i = 0; i < n; i++)
-		v[i]->rank = (uint32_t)i;
+		h->e[ord[i]].rank = (uint32_t)i;
 	unsigned order[HIST_SLOTS], no = pmt_ev_slot_order(&h->slots, order);
 
 	for (unsigned k = 0; k < no && rc >= 0; k++) {
@@ -403,35 +357,56 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 
 		if (!h->nr_samples[ev])
 			continue;
+		/* in memory order (the ranks order them): the entries and their counts,
+		 * made in the same order, are read in a stream */
 		for (size_t i = 0; i < n; i++) {
-			uint32_t xi = hent_ev_at(h, v[i], ev);
+			struct hent *e = &h->e[i];
+			uint32_t xi = hent_ev_at(h, e, ev);
 			const struct hent_ev *x = &h->ev[xi];
 			const struct cg_ev *c = cg_ev_of(h->cg, xi);
 			struct ranked *q = &r[m];
+			bool has = x->nr || (c && c->acc_period);
 
-			if (!x->nr && !(c && c->acc_period))
+			if (!hist_children(h)) {
+				/* period down, then rank: a stable sort by period of the
+				 * entries taken in rank order */
+				key[i] = h->mem_mode ? x->weight : x->period;
+				byrank[e->rank] = has ? (uint32_t)i : UINT32_MAX;
 				continue;
-			*q = (struct ranked){ .period = h->mem_mode ? x->weight : x->period,
-					      .rank = v[i]->rank, .e = v[i] };
-			if (hist_children(h)) {
-				q->self = q->period;
-				q->period = c ? c->acc_period : 0;
-				q->chains = h->cg->mode != CG_NONE && c;
-				q->tid = c ? c->tid : 0;
-				q->depth = c ? c->max_depth : 0;
-				if (h->cg->order == CG_CALLEE)
-					q->depth = -q->depth;
 			}
+			if (!has)
+				continue;
+			*q = (struct ranked){ .period = c ? c->acc_period : 0,
+					      .self = h->mem_mode ? x->weight : x->period,
+					      .rank = e->rank, .e = e,
+					      .chains = h->cg->mode != CG_NONE && c,
+					      .tid = c ? c->tid : 0,
+					      .depth = c ? c->max_depth : 0 };
+			if (h->cg->order == CG_CALLEE)
+				q->depth = -q->depth;
 			m++;
 		}
-		qsort(r, m, sizeof(*r), cmp_ranked);
-		for (size_t i = 0; i < m; i++)
-			w[i] = r[i].e;
+		if (hist_children(h)) {
+			qsort(r, m, sizeof(*r), cmp_ranked);
+			for (size_t i = 0; i < m; i++)
+				w[i] = r[i].e;
+		} else {
+			for (size_t i = 0; i < n; i++)
+				if (byrank[i] != UINT32_MAX)
+					ord[m++] = byrank[i];
+			hist_sort_desc(ord, tmp, m, key);
+			for (size_t i = 0; i < m; i++)
+				w[i] = &h->e[ord[i]];
+		}
 		rc = fn(h, ev, w, m, ctx);
 	}
-	free(v);
+out:
 	free(w);
 	free(r);
+	free(ord);
+	free(tmp);
+	free(byrank);
+	free(key);
 	return rc < 0 ? rc : 0;
 }
 

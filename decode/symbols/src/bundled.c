@@ -77,6 +77,7 @@ int pmt_symbols_add_source_files(struct pmt_symbols *s, struct pmt_source *src)
 
 	if (!s || !src)
 		return -PMT_EINVAL;
+	s->version++;
 	rc = pmt_source_files(src, add_bundled, s);
 	return rc < 0 ? rc : (int)s->nbundled;
 }

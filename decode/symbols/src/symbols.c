@@ -265,6 +265,8 @@ static int proc_insert(struct pmt_symbols *s, struct proc *p, const struct map *
 	p->maps[lo] = *m;
 	p->maps[lo].seq = s->seq++;
 	p->n++;
+	if (m->time > s->max_map_time)
+		s->max_map_time = m->time;
 	if (m->end - m->start > p->max_len)
 		p->max_len = m->end - m->start;
 	return 0;
@@ -309,6 +311,8 @@ int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint
 	/* what perf makes of a plain MMAP record: no flags, no device or inode */
 	static const struct pmt_map_id plain = { .anon = 1 };
 
+	if (s)
+		s->version++;
 	return add_map(s, pid, start, len, pgoff, filename, build_id, build_id_size, time, &plain);
 }
 
@@ -319,6 +323,7 @@ int pmt_symbols_add_build_id(struct pmt_symbols *s, const char *filename,
 
 	if (!s || !filename || !build_id || build_id_size > PMT_BUILD_ID_MAX)
 		return -PMT_EINVAL;
+	s->version++;
 	b = realloc(s->bids, (s->nbids + 1) * sizeof(*b));
 	if (!b)
 		return -PMT_ENOMEM;
@@ -449,6 +454,7 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 {
 	if (!s || !ev || ev->kind != PMT_TEV_RECORD)
 		return 0;
+	s->version++;
 	switch (ev->type) {
 	case PMT_REC_MMAP:
 	case PMT_REC_MMAP2:
@@ -632,6 +638,15 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 		pmt_info("no symbols for %s: file not found%s%s%s%s", d->name,
 			 s->symfs ? " under --symfs " : "", s->symfs ? s->symfs : "",
 			 found.fetch_error[0] ? "; " : "", found.fetch_error);
+}
+
+uint64_t pmt_symbols_version(const struct pmt_symbols *s, uint64_t time)
+{
+	/* maps are taken by time (find_map): a sample older than a map may see another
+	 * address space, one after every map sees them all */
+	if (!s || (time && time < s->max_map_time))
+		return 0;
+	return s->version + 1;
 }
 
 int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_t time,

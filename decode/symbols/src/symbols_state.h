@@ -78,6 +78,8 @@ struct pmt_symbols {
 	size_t thr_cap, nthreads;
 	uint32_t seq;
 	struct unwinder *unwind; /* dwarf unwinding's sessions, made on first use */
+	uint64_t version;      /* bumped by every change from outside (pmt_symbols_version) */
+	uint64_t max_map_time; /* the latest map's time: samples after it see every map */
 };
 
 #endif

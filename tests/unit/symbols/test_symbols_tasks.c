@@ -13,25 +13,12 @@
 #include "pmutrace/common.h"
 #include "pmutrace/perfdata.h"
 #include "pmutrace/symbols.h"
+#include "symbols_test_util.h"
 
 #define PARENT 100
 #define CHILD 101
 #define SHELL "/nonexistent/bin/dash"
 #define TOOL "/nonexistent/bin/tool"
-
-static struct pmt_trace_event mmap_ev(int32_t pid, uint64_t addr, const char *file,
-				      uint64_t time)
-{
-	struct pmt_trace_event ev = { .kind = PMT_TEV_RECORD, .type = PMT_REC_MMAP2 };
-
-	ev.u.mmap.pid = ev.u.mmap.tid = (uint32_t)pid;
-	ev.u.mmap.addr = addr;
-	ev.u.mmap.len = 0x10000;
-	ev.u.mmap.filename = file;
-	ev.sid.valid = 1;
-	ev.sid.time = time;
-	return ev;
-}
 
 static struct pmt_trace_event comm_ev(int32_t pid, const char *comm, uint64_t time)
 {
@@ -57,17 +44,6 @@ static struct pmt_trace_event fork_ev(int32_t pid, int32_t ppid, uint64_t time)
 	return ev;
 }
 
-static struct pmt_symbols *new_symbols(void)
-{
-	/* no build-id cache, no debuginfod: the files do not exist, only the maps matter */
-	struct pmt_symbols_opts o = PMT_OPTS_INIT(pmt_symbols_opts, .buildid_dir = "",
-						  .debuginfod = "");
-	struct pmt_symbols *s = NULL;
-
-	assert_int_equal(pmt_symbols_new(&o, &s), 0);
-	return s;
-}
-
 static const char *dso_at(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_t time)
 {
 	struct pmt_sym_loc loc;
@@ -85,13 +61,13 @@ static void add(struct pmt_symbols *s, struct pmt_trace_event ev)
 /* The child's exec (COMM at 300, MMAP at 310) is in the file before the FORK at 200. */
 static void child_records_before_its_fork(void **state)
 {
-	struct pmt_symbols *s = new_symbols();
+	struct pmt_symbols *s = test_symbols_new();
 
 	(void)state;
-	add(s, mmap_ev(PARENT, 0x400000, SHELL, 100));
+	add(s, test_mmap_event(PARENT, 0x400000, SHELL, 100));
 	add(s, comm_ev(PARENT, "dash", 100));
 	add(s, comm_ev(CHILD, "tool", 300));
-	add(s, mmap_ev(CHILD, 0x400000, TOOL, 310));
+	add(s, test_mmap_event(CHILD, 0x400000, TOOL, 310));
 	add(s, fork_ev(CHILD, PARENT, 200));
 
 	/* between fork and exec the child runs the parent's code, as perf shows it */
@@ -110,14 +86,14 @@ static void child_records_before_its_fork(void **state)
 /* The usual order gives the same answers. */
 static void child_records_after_its_fork(void **state)
 {
-	struct pmt_symbols *s = new_symbols();
+	struct pmt_symbols *s = test_symbols_new();
 
 	(void)state;
-	add(s, mmap_ev(PARENT, 0x400000, SHELL, 100));
+	add(s, test_mmap_event(PARENT, 0x400000, SHELL, 100));
 	add(s, comm_ev(PARENT, "dash", 100));
 	add(s, fork_ev(CHILD, PARENT, 200));
 	add(s, comm_ev(CHILD, "tool", 300));
-	add(s, mmap_ev(CHILD, 0x400000, TOOL, 310));
+	add(s, test_mmap_event(CHILD, 0x400000, TOOL, 310));
 
 	assert_string_equal(dso_at(s, CHILD, 0x401000, 250), SHELL);
 	assert_string_equal(pmt_symbols_comm(s, CHILD, 250), "dash");

@@ -87,6 +87,11 @@ PMT_API int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t sta
  * be found or read is reported once (pmt_info), then its addresses stay unresolved. */
 PMT_API int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip,
 				uint64_t time, struct pmt_sym_loc *out);
+/* For callers that remember resolutions: while this returns the same nonzero value,
+ * pmt_symbols_resolve() gives each (pid, ip) the same answer at any time it is asked for.
+ * Every pmt_symbols_add_* call changes it; 0 for a time before the latest map's, when
+ * the answer depends on the time. */
+PMT_API uint64_t pmt_symbols_version(const struct pmt_symbols *s, uint64_t time);
 /* The source file and line of an address pmt_symbols_resolve() placed in a file (libdw, the
  * row of the line table that holds it, as addr2line reads it): 1 when found (file valid
  * until the pmt_symbols is freed), 0 when not. *vaddr gets the address in the ELF's own
