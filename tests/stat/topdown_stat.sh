@@ -3,7 +3,8 @@
 # simulated Intel core PMU (tests/pmusim/pmusim.c: slots counts 1e6 per CPU, PERF_METRICS
 # fixed, INT_MISC.UOP_DROPPING nothing) of a fake Granite Rapids sysfs tree print the same
 # text, -A, -x, (with and without -A), -j, -I (time column blanked, first interval) and -r
-# output, byte for byte: with perf's GNR tables (--metrics, --events: the TopdownL1 group
+# output, and --per-core/--per-die/--per-socket in text, -x and -j (the tree given a topology:
+# one socket and die, four cores of two CPUs), byte for byte: with perf's GNR tables (--metrics, --events: the TopdownL1 group
 # perf opens) and without a table (pmutrace's own slots + topdown-* group, the topdown.txt
 # fractions: equal here as UOP_DROPPING counts 0). Two PERF_METRICS values: the seed's
 # vector and one whose level-1 bytes add up past 0xff.
@@ -16,6 +17,18 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
 sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
+# CPUs 0-7 of one socket and die; core k%4, CPUs k and k+4 its two threads
+for c in 0 1 2 3 4 5 6 7; do
+	d=$T/gnr/devices/system/cpu/cpu$c/topology
+	mkdir -p "$d"
+	echo 0 >"$d/physical_package_id"
+	echo 0 >"$d/die_id"
+	echo $((c % 4)) >"$d/core_id"
+	echo $((c % 4)) >"$d/cluster_id"
+	echo "$((c % 4)),$((c % 4 + 4))" >"$d/core_cpus_list"
+	echo "$((c % 4)),$((c % 4 + 4))" >"$d/thread_siblings_list"
+	for f in package_cpus_list core_siblings_list die_cpus_list; do echo 0-7 >"$d/$f"; done
+done
 fail=0 n=0
 # the interval lines' time and the elapsed time differ run to run
 norm() { sed -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' -e 's/^[0-9]*\.[0-9]\{9\},/TIME,/' \
@@ -29,7 +42,7 @@ run() { # PM OUT CMD...
 }
 for pm in 0x40300C085F501040 0x80808080A0A0A0A0; do
 	for opts in "" "-A" "-x," "-x, -A" "-j" "-j -A" "-I 150" "-I 150 -A" "-I 150 -x," "-I 150 -j" \
-		"-r 2"; do
+		"-r 2" "--per-core" "-x, --per-core" "-j --per-core" "-j --per-die" "-j --per-socket"; do
 		# shellcheck disable=SC2086
 		run $pm "$T/perf" "$X" stat --topdown -a $opts -- sleep 0.2
 		grep -q tma_retiring "$T/perf" || { echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }

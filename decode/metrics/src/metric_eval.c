@@ -140,11 +140,14 @@ static int index_refs(struct pmt_metric_plan *p)
 		n += (size_t)p->pm[k].expr->nr_ops;
 	p->ref_slot = malloc((n + 1) * sizeof(*p->ref_slot));
 	p->ref_off = malloc((p->nr_pm + 1) * sizeof(*p->ref_off));
-	if (!p->ref_slot || !p->ref_off) {
+	p->ref_select = calloc(p->nr_pm + 1, 1);
+	if (!p->ref_slot || !p->ref_off || !p->ref_select) {
 		free(p->ref_slot);
 		free(p->ref_off);
+		free(p->ref_select);
 		p->ref_slot = NULL;
 		p->ref_off = NULL;
+		p->ref_select = NULL;
 		return -PMT_ENOMEM;
 	}
 	n = 0;
@@ -152,20 +155,26 @@ static int index_refs(struct pmt_metric_plan *p)
 		const struct pmt_expr *e = p->pm[k].expr;
 
 		p->ref_off[k] = n;
-		for (int i = 0; i < e->nr_ops; i++)
+		for (int i = 0; i < e->nr_ops; i++) {
 			if (e->ops[i].op == EOP_SLOT)
 				p->ref_slot[n++] = e->ops[i].slot;
+			p->ref_select[k] |= e->ops[i].op == EOP_SELECT;
+		}
 	}
 	p->ref_off[p->nr_pm] = n;
 	return 0;
 }
 
-static bool reads_missing(const struct pmt_metric_plan *p, size_t k)
+/* The first missing slot (its taint) that plan metric k reads, in the order its code reads
+ * them. Without a select that is the evaluator's taint: an operation takes its left
+ * operand's taint, else its right one's, and postfix code reads the left operand's slots
+ * first; with a select the values decide which branch counts (expr_taint). */
+static uint32_t first_missing_read(const struct pmt_metric_plan *p, size_t k)
 {
 	for (size_t r = p->ref_off[k]; r < p->ref_off[k + 1]; r++)
 		if (p->taint[p->ref_slot[r]])
-			return true;
-	return false;
+			return p->taint[p->ref_slot[r]];
+	return 0;
 }
 
 /* room for n units in the column slots and the column stack */
@@ -250,18 +259,12 @@ int pmt_metric_plan_eval_units(struct pmt_metric_plan *p, const struct pmt_count
 	return 0;
 }
 
-int pmt_metric_plan_missing_at(struct pmt_metric_plan *p, size_t k, const char **missing)
+/* pmt_metric_plan_missing over the slots at s[i * stride] (the column layout's unit, or
+ * the plan's own slots with stride 1); a select's taint needs the values in p->slots */
+static int missing_strided(struct pmt_metric_plan *p, const double *s, size_t stride,
+			   const char **missing)
 {
-	if (k >= p->col_n)
-		return -PMT_EINVAL;
-	for (size_t i = 0; i < p->nr_in + p->nr_pm; i++)
-		p->slots[i] = p->col_slots[i * p->col_n + k];
-	return pmt_metric_plan_missing(p, missing);
-}
-
-int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing)
-{
-	const double *s = p->slots;
+	bool copied = stride == 1;
 	int n = 0;
 
 	if (!p->taint)
@@ -273,11 +276,20 @@ int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing)
 
 		/* retire latencies fall back to defaults and has_event() answers for itself */
 		p->taint[i] = (kind == PMT_MIN_COUNT || kind == PMT_MIN_DURATION ||
-			       kind == PMT_MIN_SOURCES) && isnan(s[i]) ? (uint32_t)i + 1 : 0;
+			       kind == PMT_MIN_SOURCES) && isnan(s[i * stride]) ? (uint32_t)i + 1 : 0;
 	}
-	for (size_t k = 0; k < p->nr_pm; k++)
-		p->taint[p->nr_in + k] = reads_missing(p, k) ? expr_taint(p->pm[k].expr, s, p->taint)
-							     : 0;
+	for (size_t k = 0; k < p->nr_pm; k++) {
+		uint32_t t = first_missing_read(p, k);
+
+		if (t && p->ref_select[k]) {
+			/* the unit's slots, once, only when a select reads a missing one */
+			for (size_t i = 0; !copied && i < p->nr_in + p->nr_pm; i++)
+				p->slots[i] = s[i * stride];
+			copied = true;
+			t = expr_taint(p->pm[k].expr, p->slots, p->taint);
+		}
+		p->taint[p->nr_in + k] = t;
+	}
 	for (size_t i = 0; i < p->nr_sel; i++) {
 		uint32_t t = p->taint[p->nr_in + p->sel[i]];
 
@@ -285,4 +297,16 @@ int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing)
 		n += t != 0;
 	}
 	return n;
+}
+
+int pmt_metric_plan_missing_at(struct pmt_metric_plan *p, size_t k, const char **missing)
+{
+	if (k >= p->col_n)
+		return -PMT_EINVAL;
+	return missing_strided(p, p->col_slots + k, p->col_n, missing);
+}
+
+int pmt_metric_plan_missing(struct pmt_metric_plan *p, const char **missing)
+{
+	return missing_strided(p, p->slots, 1, missing);
 }

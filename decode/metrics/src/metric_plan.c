@@ -712,6 +712,7 @@ void pmt_metric_plan_free(struct pmt_metric_plan *p)
 	free(p->taint);
 	free(p->ref_slot);
 	free(p->ref_off);
+	free(p->ref_select);
 	free(p->col_slots);
 	free(p->col_stack);
 	free(p->col_out);

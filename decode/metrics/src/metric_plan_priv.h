@@ -48,6 +48,7 @@ struct pmt_metric_plan {
 	/* per plan metric k: the slots its expression reads, ref_slot[ref_off[k], ref_off[k+1]) */
 	uint32_t *ref_slot;
 	size_t *ref_off;
+	uint8_t *ref_select;        /* [plan metric] its expression has a select */
 	/* pmt_metric_plan_eval_units: slot s of unit k at col_slots[s * col_n + k] */
 	double *col_slots, *col_stack, *col_out;
 	uint8_t *col_failed;

@@ -212,7 +212,7 @@ static int input_at(struct pmt_source *s, uint64_t pos, uint64_t n, const uint8_
 
 		if (rc < 0 && rc != -PMT_ENEED_MORE)
 			return rc;
-		*p = s->win + (pos - s->win_base);
+		*p = pd_win(s) + (pos - s->win_base);
 		*have = s->win_base + s->win_len - pos;
 		return 0;
 	}

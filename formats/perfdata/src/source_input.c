@@ -129,12 +129,56 @@ int pd_ctr_frame_start(struct pmt_source *s)
 	return 0;
 }
 
+/* A drained window over a container frame that holds the bytes up to `upto`: the window
+ * becomes the rest of the frame, read in place. Copying every frame into the window was
+ * 12% of `metrics TRACE` on a counting recording (3.2 GB of STAT records). */
+static bool ctr_view(struct pmt_source *s, uint64_t upto)
+{
+	size_t left = s->ctr_frame.size - s->ctr_pos;
+
+	if (!s->ctr || s->pos != s->win_base + s->win_len || !left || upto - s->pos > left)
+		return false;
+	s->wview = s->ctr_frame.data + s->ctr_pos;
+	s->win_base = s->pos;
+	s->win_len = left;
+	s->ctr_pos = s->ctr_frame.size;
+	return true;
+}
+
+/* More bytes than the frame in view holds are wanted (a record crossing into the next
+ * frame: damage): what is left of it is copied into win, which grows from there. */
+static int ctr_view_leave(struct pmt_source *s)
+{
+	size_t drop = s->pos > s->win_base ? (size_t)(s->pos - s->win_base) : 0;
+	size_t keep = s->win_len - drop;
+
+	if (keep > s->win_cap) {
+		size_t nc = keep > READ_CHUNK ? keep : READ_CHUNK;
+		uint8_t *nw = realloc(s->win, nc);
+
+		if (!nw)
+			return -PMT_ENOMEM;
+		s->win = nw;
+		s->win_cap = nc;
+	}
+	if (keep)
+		memcpy(s->win, s->wview + drop, keep);
+	s->wview = NULL;
+	s->win_base += drop;
+	s->win_len = keep;
+	return 0;
+}
+
 /* Make stream bytes up to `upto` (absolute) available in the window. Bytes before s->pos
  * (delivered records) are dropped first. Returns 0, -PMT_ENEED_MORE when the input ends
  * earlier (the window then holds what exists), -PMT_EIO or -PMT_ENOMEM. */
 int pd_stream_fill(struct pmt_source *s, uint64_t upto)
 {
 	if (upto <= s->win_base + s->win_len)
+		return 0;
+	if (s->wview && ctr_view_leave(s) < 0)
+		return -PMT_ENOMEM;
+	if (ctr_view(s, upto))
 		return 0;
 	if (s->pos > s->win_base) {
 		size_t drop = (size_t)(s->pos - s->win_base);

@@ -323,10 +323,10 @@ int pd_prescan(struct pmt_source *s)
 		if (s->stream) {
 			if (pd_stream_fill(s, pos + 8) < 0)
 				return 0;
-			size = rd16(s, s->win + (pos - s->win_base) + 6);
+			size = rd16(s, pd_win(s) + (pos - s->win_base) + 6);
 			if (size < 8 || pd_stream_fill(s, pos + size) < 0)
 				return 0;
-			r = s->win + (pos - s->win_base);
+			r = pd_win(s) + (pos - s->win_base);
 		} else {
 			if (pos + 8 > s->data_end)
 				return 0;

@@ -66,6 +66,9 @@ struct pmt_source {
 	uint8_t *win;
 	size_t win_cap, win_len;
 	uint64_t win_base;
+	/* non-NULL: the window's bytes are read where they are, in the container's current
+	 * frame, instead of being copied into win (pd_win()) */
+	const uint8_t *wview;
 	uint64_t dropped; /* mapped pages below this were handed back to the kernel */
 	uint64_t keep_from; /* a decoder still reads AUX data from here on */
 	bool done;
@@ -87,6 +90,13 @@ struct pmt_source {
 };
 
 /* ---- byte-order aware loads ---------------------------------------------------------- */
+/* where the window's bytes are: a pipe's (or a record crossing frames) in win, a
+ * container frame's in the frame */
+static inline const uint8_t *pd_win(const struct pmt_source *s)
+{
+	return s->wview ? s->wview : s->win;
+}
+
 static inline uint16_t rd16(const struct pmt_source *s, const uint8_t *p)
 {
 	uint16_t v;

@@ -143,6 +143,18 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 			}
 		}
 	}
+	if (rc == 0 && keep_unsupported) {
+		uint32_t e = 0;
+
+		while (e < c->nr_ev && !c->supported[e])
+			e++;
+		/* perf 7.3's __run_perf_stat(): nothing to count is an error, named by the
+		 * first event (a group whose leader failed has no member open either) */
+		if (c->nr_ev && e == c->nr_ev)
+			rc = pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+					  "No supported events found. The %s event is not "
+					  "supported.", p->ev.ev[0].name);
+	}
 	if (rc != 0) {
 		pmt_counter_free(c);
 		return rc;
@@ -222,6 +234,15 @@ static int read_group(struct pmt_counter *c, uint32_t leader, uint32_t ci, uint3
 	nr = c->buf[0];
 	if (nr > c->nr_ev || (size_t)got < (3 + 2 * nr) * sizeof(uint64_t))
 		return -PMT_EIO;
+	if (nr != p->ev.ev[leader].nr_members) {
+		/* a member was not opened (<not supported>): perf 7.3's
+		 * evsel__process_group_data() refuses the read, so the leader and the members
+		 * that were opened print <not counted> (nothing ran) */
+		for (uint32_t e = leader; e < c->nr_ev; e++)
+			if (e == leader || p->ev.ev[e].leader == leader)
+				c->val[ix(c, e, ci, ti)] = (struct pmt_count_value){ 0 };
+		return 0;
+	}
 	/* members in the kernel's order, told apart by id */
 	for (uint64_t k = 0; k < nr; k++) {
 		uint64_t id = c->buf[3 + 2 * k + 1];

@@ -238,6 +238,9 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 
 		if (po->format == PMT_STAT_JSON) {
 			json_open(fp, s, u, po);
+			/* perf 7.3 counts the CPUs of a core, die or socket here too */
+			if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
+				fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, 0)->nr);
 			for (uint32_t k = 0; k < ncol; k++) {
 				fprintf(fp, "%s\"%s\" : ", k ? ", " : "", heads[k]);
 				if (isnan(v[k]))

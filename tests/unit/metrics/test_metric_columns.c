@@ -131,6 +131,63 @@ static void operations(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* What each unit misses, worked out by hand: a select counts only the branch it takes
+ * (the missing check evaluates such metrics with the unit's values), a metric without one
+ * misses every event it reads; unit by unit and in columns alike. */
+static void guarded_missing(void **state)
+{
+	static const double a_of[] = { 0, 5, 0, 7 };
+	/* per unit: g1, g2, plain missing "missing_ev" (1) or nothing (0) */
+	static const int want[4][3] = { { 0, 1, 1 }, { 1, 0, 1 }, { 0, 1, 1 }, { 1, 0, 1 } };
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_expr_ctx ctx;
+	struct pmt_metric_plan *plan;
+	struct pmt_counts *c;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	double v[3 * 4];
+	int8_t t[3 * 4];
+	int failed[4], ea, eb;
+	const char *m[3];
+
+	(void)state;
+	assert_true(pmt_metric_set_add(&ms, "g1", "missing_ev if a > 0 else b", "1", NULL) >= 0);
+	assert_true(pmt_metric_set_add(&ms, "g2", "b if a > 0 else missing_ev", "1", NULL) >= 0);
+	assert_true(pmt_metric_set_add(&ms, "plain", "b + missing_ev * a", "1", NULL) >= 0);
+	pmt_expr_ctx_default(&ctx);
+	assert_int_equal(pmt_metric_plan_new(&ms, NULL, 0, &ctx, &plan, &d), 0);
+	assert_int_equal(pmt_counts_new(&c), 0);
+	ea = pmt_counts_event(c, "a");
+	eb = pmt_counts_event(c, "b");
+	for (int u = 0; u < 4; u++) {
+		char ag[16];
+
+		snprintf(ag, sizeof(ag), "CPU%d", u);
+		assert_int_equal(pmt_counts_unit(c, "1.0", ag), u);
+		assert_int_equal(pmt_counts_add(c, u, ea, a_of[u]), 0);
+		assert_int_equal(pmt_counts_add(c, u, eb, 100), 0);
+	}
+	pmt_metric_plan_bind(plan, c);
+	assert_int_equal(pmt_metric_plan_eval_units(plan, c, 0, 4, v, t, failed), 0);
+	for (int u = 0; u < 4; u++) {
+		int n = want[u][0] + want[u][1] + want[u][2];
+
+		assert_int_equal(pmt_metric_plan_missing_at(plan, (size_t)u, m), n);
+		for (int i = 0; i < 3; i++)
+			assert_true(want[u][i] ? m[i] && !strcmp(m[i], "missing_ev") : !m[i]);
+	}
+	for (int u = 0; u < 4; u++) {
+		int n = want[u][0] + want[u][1] + want[u][2];
+
+		pmt_metric_plan_eval(plan, c, (size_t)u, v, t);
+		assert_int_equal(pmt_metric_plan_missing(plan, m), n);
+		for (int i = 0; i < 3; i++)
+			assert_true(want[u][i] ? m[i] && !strcmp(m[i], "missing_ev") : !m[i]);
+	}
+	pmt_counts_free(c);
+	pmt_metric_plan_free(plan);
+	pmt_metric_set_fini(&ms);
+}
+
 /* the repository's tables, and the GNR table of the shared data when it is there */
 static void tables(void **state)
 {
@@ -167,6 +224,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(operations),
+		cmocka_unit_test(guarded_missing),
 		cmocka_unit_test(tables),
 	};
 
