@@ -70,7 +70,11 @@ bool backlog_admit(struct ctr_backlog *b, struct ctr_pool *pool, size_t len, boo
 	if (b->test_rate) /* the model compressor's progress since the last record */
 		b->test_pending -= b->test_pending < b->test_rate ? b->test_pending : b->test_rate;
 	/* behind only while frames wait for the threads or are on them */
-	if (backlog(b, pool, &active) + len > b->max && active) {
+	uint64_t now = backlog(b, pool, &active) + len;
+
+	if (now > b->peak)
+		b->peak = now;
+	if (now > b->max && active) {
 		b->over_in_frame = true;
 		if (b->st.policy == PMT_CTR_BACKLOG_DROP && auxtrace) {
 			b->st.dropped++;
@@ -111,7 +115,17 @@ int backlog_frame_end(struct ctr_backlog *b)
 	b->frame_started = false;
 	if (b->st.policy == PMT_CTR_BACKLOG_LOWER && b->over_in_frame && b->level > 1)
 		b->level--;
+	/* hysteresis: lowered past the bound, raised only after frames well under it, so a
+	 * backlog near the bound does not swing the level frame by frame */
+	b->calm_frames = b->over_in_frame || 2 * b->peak > b->max ? 0 : b->calm_frames + 1;
+	if (b->st.policy == PMT_CTR_BACKLOG_LOWER && b->level < b->st.level &&
+	    b->calm_frames >= PMT_CTR_RAISE_AFTER) {
+		b->level++;
+		b->st.raised++;
+		b->calm_frames = 0;
+	}
 	b->over_in_frame = false;
+	b->peak = 0;
 	return b->level;
 }
 
@@ -128,6 +142,7 @@ void backlog_encode(const struct pmt_ctr_writer_stats *st, uint8_t *out)
 	pmt_put_le64(out + 40, st->dropped);
 	pmt_put_le64(out + 48, st->dropped_bytes);
 	pmt_put_le32(out + 56, st->lowered_frames);
+	pmt_put_le32(out + 60, st->raised); /* 0 in files from before it */
 }
 
 int backlog_decode(const uint8_t *p, size_t n, struct pmt_ctr_writer_stats *st)
@@ -142,5 +157,6 @@ int backlog_decode(const uint8_t *p, size_t n, struct pmt_ctr_writer_stats *st)
 	st->dropped = pmt_le64(p + 40);
 	st->dropped_bytes = pmt_le64(p + 48);
 	st->lowered_frames = pmt_le32(p + 56);
+	st->raised = pmt_le32(p + 60);
 	return 0;
 }

@@ -17,6 +17,8 @@ struct ctr_backlog {
 	 * what each policy does is known to the byte (PMT_CTR_TEST_COMPRESS_RATE) */
 	uint64_t test_rate, test_pending;
 	bool over_in_frame;     /* the bound was passed in this frame (LOWER: lower next) */
+	uint64_t peak;          /* the most the backlog came to in this frame */
+	uint32_t calm_frames;   /* frames in a row whose peak stayed under half the bound */
 	bool frame_started;     /* a record went into the current frame */
 	int level;              /* of the current frame */
 	struct pmt_ctr_writer_stats st;

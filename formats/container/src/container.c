@@ -75,7 +75,8 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 {
 	struct pmt_ctr_writer *w = calloc(1, sizeof(*w));
 	uint8_t hdr[HEADER_SIZE] = { 0 };
-	int level = PMT_OPTS_HAS(opts, level) && opts->level ? opts->level : 3;
+	int level = PMT_OPTS_HAS(opts, level) && opts->level ? opts->level
+									  : PMT_CTR_LEVEL_DEFAULT;
 	const char *writer = PMT_OPTS_HAS(opts, writer) && opts->writer ? opts->writer
 									  : pmt_version();
 
