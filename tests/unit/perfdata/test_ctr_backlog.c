@@ -48,6 +48,24 @@ struct expect {
 	uint32_t frame_drops[5]; /* frame infos: the header's frame, then 4 (or 5) data frames */
 };
 
+/* A writer with the model compressor (32 KiB a record), the pipe header in a frame of its
+ * own */
+static struct pmt_ctr_writer *model_writer(const struct pmt_ctr_writer_opts *o, FILE *fp)
+{
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_ctr_writer *w;
+	uint8_t pipe[16] = "PERFILE2";
+
+	assert_non_null(fp);
+	setenv("PMT_CTR_TEST_COMPRESS_RATE", "32768", 1);
+	assert_int_equal(pmt_ctr_writer_new(fp, o, &w, &d), 0);
+	unsetenv("PMT_CTR_TEST_COMPRESS_RATE");
+	pmt_put_le64(pipe + 8, 16);
+	assert_int_equal(pmt_ctr_write(w, pipe, sizeof(pipe)), 0);
+	assert_int_equal(pmt_ctr_flush(w), 0);
+	return w;
+}
+
 static uint8_t *record(uint32_t policy, size_t *len, struct pmt_ctr_writer_stats *ws)
 {
 	struct pmt_ctr_writer_opts o = { .sz = sizeof(o), .level = 3, .frame_size = 512u << 10,
@@ -55,18 +73,11 @@ static uint8_t *record(uint32_t policy, size_t *len, struct pmt_ctr_writer_stats
 					 .backlog_max = 256u << 10 };
 	static uint8_t aux[AUX];
 	struct pmt_diag d = PMT_DIAG_INIT;
-	struct pmt_ctr_writer *w;
 	char *buf = NULL;
 	FILE *fp = open_memstream(&buf, len);
-	uint8_t pipe[16] = "PERFILE2", hdr[48];
+	struct pmt_ctr_writer *w = model_writer(&o, fp);
+	uint8_t hdr[48];
 
-	assert_non_null(fp);
-	setenv("PMT_CTR_TEST_COMPRESS_RATE", "32768", 1);
-	assert_int_equal(pmt_ctr_writer_new(fp, &o, &w, &d), 0);
-	unsetenv("PMT_CTR_TEST_COMPRESS_RATE");
-	pmt_put_le64(pipe + 8, 16);
-	assert_int_equal(pmt_ctr_write(w, pipe, sizeof(pipe)), 0);
-	assert_int_equal(pmt_ctr_flush(w), 0);
 	for (unsigned i = 0; i < NREC; i++) {
 		struct pmt_ctr_piece v[2] = { { hdr, sizeof(hdr) }, { aux, sizeof(aux) } };
 
@@ -189,22 +200,15 @@ static void test_lower_raises_back(void **state)
 	static uint8_t aux[AUX];
 	struct pmt_ctr_writer_stats ws;
 	struct pmt_diag d = PMT_DIAG_INIT;
-	struct pmt_ctr_writer *w;
 	struct drops dr = { 0 };
 	char *buf = NULL;
 	size_t len;
 	FILE *fp = open_memstream(&buf, &len);
-	uint8_t pipe[16] = "PERFILE2", hdr[48];
+	struct pmt_ctr_writer *w = model_writer(&o, fp);
+	uint8_t hdr[48];
 	int rc;
 
 	(void)state;
-	assert_non_null(fp);
-	setenv("PMT_CTR_TEST_COMPRESS_RATE", "32768", 1);
-	assert_int_equal(pmt_ctr_writer_new(fp, &o, &w, &d), 0);
-	unsetenv("PMT_CTR_TEST_COMPRESS_RATE");
-	pmt_put_le64(pipe + 8, 16);
-	assert_int_equal(pmt_ctr_write(w, pipe, sizeof(pipe)), 0);
-	assert_int_equal(pmt_ctr_flush(w), 0);
 	for (unsigned i = 0; i < 16 + 44 + 640; i++) {
 		size_t n = i < 16 ? AUX : i < 16 + 44 ? (44u << 10) - 48 : (8u << 10) - 48;
 		struct pmt_ctr_piece v[2] = { { hdr, sizeof(hdr) }, { aux, n } };
