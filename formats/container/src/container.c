@@ -1,4 +1,5 @@
 /* The trace container: writer and reader (FORMAT.md). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +48,8 @@ struct pmt_ctr_writer {
 	/* compression threads (threads > 1): the frame is filled in the pool's slot, and
 	 * frames are written when they come back, in order */
 	struct ctr_pool *pool;
+	/* producers on several threads: each call holds it (a record goes in whole) */
+	pthread_mutex_t mu;
 };
 
 static void put32(uint8_t *p, uint32_t v) { pmt_put_le32(p, v); }
@@ -84,6 +87,7 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	if (!w)
 		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	w->fp = fp;
+	pthread_mutex_init(&w->mu, NULL);
 	w->cap = PMT_OPTS_HAS(opts, frame_size) && opts->frame_size ? opts->frame_size
 									 : PMT_CTR_FRAME_DEFAULT;
 	w->zcap = ZSTD_CStreamOutSize();
@@ -292,7 +296,12 @@ static int end_frame(struct pmt_ctr_writer *w)
 
 int pmt_ctr_flush(struct pmt_ctr_writer *w)
 {
-	return end_frame(w);
+	int rc;
+
+	pthread_mutex_lock(&w->mu);
+	rc = end_frame(w);
+	pthread_mutex_unlock(&w->mu);
+	return rc;
 }
 
 /* A record into the pool's slot: copied (the one copy; zstd's streaming copied it into its
@@ -333,7 +342,7 @@ static int pool_add(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, uns
 	return w->err;
 }
 
-int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n)
+static int writev_locked(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n)
 {
 	size_t len = 0;
 
@@ -385,6 +394,16 @@ int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsi
 	return 0;
 }
 
+int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n)
+{
+	int rc;
+
+	pthread_mutex_lock(&w->mu);
+	rc = writev_locked(w, v, n);
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
 int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 {
 	struct pmt_ctr_piece one = { records, len };
@@ -392,8 +411,8 @@ int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 	return pmt_ctr_writev(w, &one, 1);
 }
 
-int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, const void *data,
-		     size_t len)
+static int add_file_locked(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f,
+			   const void *data, size_t len)
 {
 	size_t nl, bound, hl, z;
 	uint8_t *p;
@@ -430,9 +449,26 @@ int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, con
 	return w->err;
 }
 
+int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, const void *data,
+		     size_t len)
+{
+	int rc;
+
+	if (!w)
+		return -PMT_EINVAL;
+	pthread_mutex_lock(&w->mu);
+	rc = add_file_locked(w, f, data, len);
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
 void pmt_ctr_writer_stats(const struct pmt_ctr_writer *w, struct pmt_ctr_writer_stats *st)
 {
+	struct pmt_ctr_writer *mw = (struct pmt_ctr_writer *)w; /* the lock only */
+
+	pthread_mutex_lock(&mw->mu);
 	*st = w->bl.st;
+	pthread_mutex_unlock(&mw->mu);
 }
 
 int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
@@ -490,6 +526,7 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 	free(w->zbuf);
 	free(w->fbuf);
 	free(w->ent);
+	pthread_mutex_destroy(&w->mu);
 	free(w);
 	return rc ? pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET, "writing the container: %s",
 				 pmt_errstr(rc)) : 0;

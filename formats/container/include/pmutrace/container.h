@@ -57,7 +57,10 @@ struct pmt_ctr_writer_opts {
 			     * caller's thread never falls behind */
 };
 struct pmt_ctr_writer;
-/* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). */
+/* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). Several producer
+ * threads may call pmt_ctr_write, _writev, _flush, _add_file and _writer_stats at once:
+ * each call's records go in whole, calls in the order they take the writer's lock; close
+ * once they are done. */
 PMT_API int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 			       struct pmt_ctr_writer **out, struct pmt_diag *diag);
 /* Whole records (one or more), in order; a record never spans two frames. */
