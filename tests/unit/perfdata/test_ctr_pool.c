@@ -21,6 +21,8 @@
 #include "pmutrace/common.h"
 #include "pmutrace/container.h"
 
+#include "ctr_test_util.h"
+
 #define NCPU 4
 #define NREC 1500
 #define SPE_BYTES (4u << 20)
@@ -128,23 +130,9 @@ static uint8_t *write_trace(unsigned threads, size_t *len)
 	return (uint8_t *)buf;
 }
 
-struct infos {
-	struct pmt_ctr_frame_info v[4096];
-	unsigned n;
-};
-
-static int keep_info(const struct pmt_ctr_frame_info *fi, void *ctx)
-{
-	struct infos *in = ctx;
-
-	assert_true(in->n < 4096);
-	in->v[in->n++] = *fi;
-	return 0;
-}
-
 static void test_pool_equals_one_thread(void **state)
 {
-	static struct infos want, got;
+	static struct ctr_test_infos want, got;
 	size_t wlen, glen;
 	uint8_t *wbuf = write_trace(1, &wlen);
 	unsigned flags = 0, conts = 0;
@@ -152,7 +140,7 @@ static void test_pool_equals_one_thread(void **state)
 
 	(void)state;
 	want.n = 0;
-	rc = pmt_ctr_frame_infos(wbuf, wlen, keep_info, &want);
+	rc = pmt_ctr_frame_infos(wbuf, wlen, ctr_test_note_info, &want);
 	assert_int_equal(rc, (int)want.n);
 	assert_true(want.n > 20);
 	for (unsigned i = 0; i < want.n; i++) {
@@ -173,7 +161,7 @@ static void test_pool_equals_one_thread(void **state)
 		int a, b;
 
 		got.n = 0;
-		rc = pmt_ctr_frame_infos(gbuf, glen, keep_info, &got);
+		rc = pmt_ctr_frame_infos(gbuf, glen, ctr_test_note_info, &got);
 		assert_int_equal(rc, (int)got.n);
 		assert_int_equal(got.n, want.n);
 		assert_int_equal(pmt_ctr_reader_new(wbuf, wlen, "want", &rw, &d), 0);
