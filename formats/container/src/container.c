@@ -106,16 +106,18 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	finfo_reset(&w->fi);
 	w->spe_columns = PMT_OPTS_HAS(opts, spe_columns) && opts->spe_columns;
 	{
-		long n = PMT_OPTS_HAS(opts, threads) && opts->threads ? (long)opts->threads
-								      : sysconf(_SC_NPROCESSORS_ONLN);
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		long n = PMT_OPTS_HAS(opts, threads) && opts->threads ? (long)opts->threads : cpus;
 		uint32_t max = PMT_OPTS_HAS(opts, backlog_max) ? opts->backlog_max : 0;
-		/* each thread has a frame in hand, the bound's worth waits, the writer fills
-		 * one and one is being written */
-		uint64_t pool_max = n > 1 ? (uint64_t)n * w->cap : 0;
-		unsigned slots = (unsigned)(n + 2 + (max ? max : pool_max) / w->cap);
+		uint64_t pool_max;
+		unsigned slots;
 
 		if (n > 256)
 			n = 256;
+		/* each thread has a frame in hand, the bound's worth waits, the writer fills
+		 * one and one is being written */
+		pool_max = n > 1 ? (uint64_t)n * w->cap : 0;
+		slots = (unsigned)(n + 2 + (max ? max : pool_max) / w->cap);
 		if (n > 1 && !w->spe_columns && ctr_pool_new(&w->pool, (unsigned)n, slots) < 0) {
 			ZSTD_freeCCtx(w->cctx);
 			free(w->zbuf);
