@@ -83,7 +83,7 @@ static int usage(FILE *fp)
 		"      --swap             opposite byte order\n"
 		"      --container        write a pmutrace container (zstd frames of a pipe-mode\n"
 		"                         perf.data, indexed; `zstd -dc OUT | perf script -i -`)\n"
-		"      --level N          its zstd level (default 3)\n"
+		"      --level N          its zstd level (default 1)\n"
 		"      --frame-size BYTES  uncompressed bytes per data frame (k/M suffixes,\n"
 		"                         64k..1G, default 4M): smaller frames make --cpu and\n"
 		"                         --time slices read less\n"

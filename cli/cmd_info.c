@@ -95,11 +95,12 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 
 		printf("writer: policy %s when compression falls behind: %" PRIu64 " records "
 		       "waited (%.3f s), %" PRIu64 " AUXTRACE records dropped (%" PRIu64
-		       " bytes), %" PRIu32 " frames below level %d (lowest %d)\n",
+		       " bytes), %" PRIu32 " frames below level %d (lowest %d, raised back %"
+		       PRIu32 " times)\n",
 		       ws->policy == PMT_CTR_BACKLOG_DROP ? "drop" :
 		       ws->policy == PMT_CTR_BACKLOG_LOWER ? "lower" : "block", ws->waits,
 		       (double)ws->wait_ns / 1e9, ws->dropped, ws->dropped_bytes,
-		       ws->lowered_frames, ws->level, ws->level_min);
+		       ws->lowered_frames, ws->level, ws->level_min, ws->raised);
 	} else if (st->dropped_in_frames) {
 		printf("writer: %" PRIu64 " AUXTRACE records dropped when compression fell behind "
 		       "(by the frame infos: the writer did not finish)\n", st->dropped_in_frames);

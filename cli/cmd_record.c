@@ -55,12 +55,12 @@ static int usage(FILE *fp)
 		"  -S, --snapshot[=[e]SIZE] AUX snapshot mode (overwrite; SIGUSR2 takes a snapshot)\n"
 		"  -o, --output FILE    the container (default perf.data; an existing file is kept\n"
 		"                       as FILE.old); - writes it to stdout\n"
-		"  -z, --compression-level N  zstd level (default 3)\n"
+		"  -z, --compression-level N  zstd level (default 1)\n"
 		"      --writer-policy block|drop|lower  when compression cannot keep up: wait\n"
 		"                       for it (default), drop AUX data, or lower the zstd level\n"
 		"                       of the next frames; counted in the summary and by info\n"
 		"      --writer-backlog SIZE  bytes waiting for compression before the policy\n"
-		"                       acts (default 2M)\n"
+		"                       acts (default: a frame per thread)\n"
 		"      --bundle[=symbols|full]  carry the mapped executables' symbol and line tables\n"
 		"                       (symbols, the default) or whole files (full, for annotate)\n"
 		"                       and /proc/kallsyms in the container, so it decodes on any\n"
@@ -280,11 +280,11 @@ static void summary(const char *out, const struct pmt_record_stats *st, int verb
 	if (st->writer_waits || st->writer_dropped || st->writer_lowered_frames)
 		fprintf(stderr, "[ compression fell behind: %llu records waited (%.3f s), %llu "
 				"AUXTRACE records dropped (%llu bytes), %u frames below level %d "
-				"(lowest %d) ]\n",
+				"(lowest %d, raised back %u times) ]\n",
 			(unsigned long long)st->writer_waits, (double)st->writer_wait_ns / 1e9,
 			(unsigned long long)st->writer_dropped,
 			(unsigned long long)st->writer_dropped_bytes, st->writer_lowered_frames,
-			st->writer_level, st->writer_level_min);
+			st->writer_level, st->writer_level_min, st->writer_raised);
 	if (lost || st->aux_truncated || st->aux_collision) {
 		fprintf(stderr, "[ lost: %llu samples (LOST %llu, LOST_SAMPLES %llu), AUX: %llu "
 				"truncated, %llu partial, %llu collisions; per ring:",

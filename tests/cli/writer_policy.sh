@@ -6,7 +6,8 @@
 #  - block: records waited, none dropped, every AUX byte captured is in the file;
 #  - drop: AUXTRACE records dropped, exit 2; the AUX bytes in the file plus those dropped
 #    are the AUX bytes captured; script says how many were dropped and exits 2;
-#  - lower: frames compressed below level 3, down to 1, none dropped;
+#  - lower (-z 3: the default level 1 has none lower): frames compressed below level 3,
+#    down to 1, none dropped;
 #  - the end summary and `pmutrace info` give the same counts; a bad policy is a usage error.
 # (unit.ctr_backlog checks each policy's counts exactly against a hand-worked model.)
 # Usage: writer_policy.sh PMUTRACE
@@ -29,7 +30,7 @@ rec() { # POLICY: records into $tmp/POLICY.pmt, the summary in $tmp/POLICY.err
 	env PMT_CTR_TEST_COMPRESS_RATE=4096 SYSFS_PATH="$tmp/fs" PMUSIM_TYPE=8 \
 		PMUSIM_SPE="$tmp/r.spe" PMUSIM_LOG="$tmp/log" PMUSIM_CHUNK=65536 \
 		PMUSIM_DONE_SIGNAL=2 LD_PRELOAD="$tmp/sim.so" \
-		"$pmt" record -e arm_spe_0// -a -m 64,64 --no-bundle --duration 20 \
+		"$pmt" record -e arm_spe_0// -a -m 64,64 --no-bundle --duration 20 -z 3 \
 		--writer-policy="$1" -o "$tmp/$1.pmt" 2>"$tmp/$1.err" || rc=$?
 	# the simulated PMU outruns the drain, so the kernel's AUX flags say TRUNCATED (2)
 	[ $rc = 0 ] || [ $rc = 2 ] || fail "record --writer-policy=$1: exit $rc: $(cat "$tmp/$1.err")"
@@ -38,9 +39,9 @@ rec() { # POLICY: records into $tmp/POLICY.pmt, the summary in $tmp/POLICY.err
 	"$pmt" info "$tmp/$1.pmt" >"$tmp/$1.info" 2>/dev/null
 	grep -q "^writer: policy $1 when compression falls behind: $sum\$" "$tmp/$1.info" ||
 		fail "$1: info does not say what the summary says ($sum): $(grep writer "$tmp/$1.info")"
-	set -- $(echo "$sum" | sed 's/^\([0-9]*\) records waited ([0-9.]* s), \([0-9]*\) AUXTRACE records dropped (\([0-9]*\) bytes), \([0-9]*\) frames below level 3 (lowest \([0-9]*\))$/\1 \2 \3 \4 \5/')
-	[ $# = 5 ] || fail "summary: $sum"
-	waits=$1 dropped=$2 dbytes=$3 lowered=$4 lowest=$5
+	set -- $(echo "$sum" | sed 's/^\([0-9]*\) records waited ([0-9.]* s), \([0-9]*\) AUXTRACE records dropped (\([0-9]*\) bytes), \([0-9]*\) frames below level 3 (lowest \([0-9]*\), raised back \([0-9]*\) times)$/\1 \2 \3 \4 \5 \6/')
+	[ $# = 6 ] || fail "summary: $sum"
+	waits=$1 dropped=$2 dbytes=$3 lowered=$4 lowest=$5 raised=$6
 	captured=$(sed -n 's/.*samples, \([0-9.]*\) MB AUX).*/\1/p' "$tmp/$p.err")
 	inside=$(sed -n 's/.*; \([0-9]*\) bytes of AUX data;.*/\1/p' "$tmp/$p.info")
 	[ -n "$captured" ] && [ -n "$inside" ] || fail "$p: no AUX sizes"
@@ -49,9 +50,10 @@ for pol in block drop lower; do
 	rec $pol
 	echo "$pol: $sum"
 	case $pol in
-	block) [ "$waits" -gt 0 ] && [ "$dropped" = 0 ] && [ "$lowered" = 0 ] ||
+	block) [ "$waits" -gt 0 ] && [ "$dropped" = 0 ] && [ "$lowered" = 0 ] && [ "$raised" = 0 ] ||
 		fail "block: $sum" ;;
-	drop) [ "$dropped" -gt 0 ] && [ "$waits" = 0 ] && [ "$lowered" = 0 ] || fail "drop: $sum"
+	drop) [ "$dropped" -gt 0 ] && [ "$waits" = 0 ] && [ "$lowered" = 0 ] && [ "$raised" = 0 ] ||
+		fail "drop: $sum"
 		[ $rc = 2 ] || fail "drop: records dropped, exit $rc" ;;
 	lower) [ "$lowered" -gt 0 ] && [ "$lowest" -lt 3 ] && [ "$dropped" = 0 ] ||
 		fail "lower: $sum" ;;

@@ -1,30 +1,33 @@
-/* When compression cannot keep up. zstd's workers compress a frame in 1 MiB jobs while the
- * writer goes on; the bytes handed over and not compressed yet are the backlog. Past the
+/* When compression cannot keep up. The writer's threads compress whole frames while the
+ * writer fills the next (writer_pool.c); the bytes handed over and not compressed yet are
+ * the backlog. Past the
  * bound the policy acts: wait for the workers, drop the AUXTRACE record, or lower the level
  * of the next frames. Every action is counted: in the writer's stats, in the frame info of
  * the frame a record was dropped from, and in a stats frame at the end of the file. */
-#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_getFrameProgression: how far the workers are */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "backlog.h"
+#include "writer_pool.h"
 
 #define DEFAULT_MAX (2u << 20)
 
-void backlog_init(struct ctr_backlog *b, uint8_t policy, uint32_t max, int level)
+void backlog_init(struct ctr_backlog *b, uint8_t policy, uint32_t max, uint64_t pool_max,
+		  int level)
 {
 	const char *rate = getenv("PMT_CTR_TEST_COMPRESS_RATE");
 
 	memset(b, 0, sizeof(*b));
-	b->max = max ? max : DEFAULT_MAX;
 	b->test_rate = rate ? strtoull(rate, NULL, 0) : 0;
+	/* the model compressor's figures in the tests were worked out with the old bound */
+	b->max = max ? max : pool_max && !b->test_rate ? pool_max : DEFAULT_MAX;
 	b->level = level;
 	b->st.policy = policy <= PMT_CTR_BACKLOG_LOWER ? policy : PMT_CTR_BACKLOG_BLOCK;
 	b->st.level = b->st.level_min = level;
 }
 
-static uint64_t now_ns(void)
+uint64_t backlog_clock(void)
 {
 	struct timespec ts;
 
@@ -32,47 +35,46 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t backlog(const struct ctr_backlog *b, ZSTD_CCtx *cctx, int *active)
+static uint64_t backlog(const struct ctr_backlog *b, struct ctr_pool *pool, int *active)
 {
-	ZSTD_frameProgression fp;
-
 	if (b->test_rate) {
 		*active = b->test_pending > 0;
 		return b->test_pending;
 	}
-	fp = ZSTD_getFrameProgression(cctx);
-	*active = (int)fp.nbActiveWorkers;
-	return fp.ingested > fp.consumed ? fp.ingested - fp.consumed : 0;
+	*active = 0;
+	return pool ? ctr_pool_backlog(pool, active) : 0;
 }
 
-/* Until the record fits. Only jobs a worker runs make room: the input of a job not yet
- * started (less than a job's size) waits for more input, so waiting stops there. */
-static void wait_room(struct ctr_backlog *b, ZSTD_CCtx *cctx, size_t len)
+/* Until the record fits, or nothing is left to compress. */
+static void wait_room(struct ctr_backlog *b, struct ctr_pool *pool, size_t len)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = backlog_clock();
 	int active;
 
 	b->st.waits++;
-	while (backlog(b, cctx, &active) + len > b->max && active) {
+	while (backlog(b, pool, &active) + len > b->max && active) {
 		if (b->test_rate) {
 			b->test_pending -= b->test_pending < b->test_rate ? b->test_pending
 									  : b->test_rate;
 			continue;
 		}
-		nanosleep(&(struct timespec){ 0, 50000 }, NULL);
+		ctr_pool_wait_progress(pool);
 	}
-	b->st.wait_ns += b->test_rate ? 0 : now_ns() - t0;
+	b->st.wait_ns += b->test_rate ? 0 : backlog_clock() - t0;
 }
 
-bool backlog_admit(struct ctr_backlog *b, ZSTD_CCtx *cctx, size_t len, bool auxtrace)
+bool backlog_admit(struct ctr_backlog *b, struct ctr_pool *pool, size_t len, bool auxtrace)
 {
 	int active;
 
 	if (b->test_rate) /* the model compressor's progress since the last record */
 		b->test_pending -= b->test_pending < b->test_rate ? b->test_pending : b->test_rate;
-	/* behind only while a worker runs: the input of a job not yet started is bytes
-	 * waiting for more input, not for the compressor */
-	if (backlog(b, cctx, &active) + len > b->max && active) {
+	/* behind only while frames wait for the threads or are on them */
+	uint64_t now = backlog(b, pool, &active) + len;
+
+	if (now > b->peak)
+		b->peak = now;
+	if (now > b->max && active) {
 		b->over_in_frame = true;
 		if (b->st.policy == PMT_CTR_BACKLOG_DROP && auxtrace) {
 			b->st.dropped++;
@@ -83,7 +85,7 @@ bool backlog_admit(struct ctr_backlog *b, ZSTD_CCtx *cctx, size_t len, bool auxt
 		 * zstd takes the record as it can (its own input buffers bound the memory) */
 		if (b->st.policy == PMT_CTR_BACKLOG_BLOCK ||
 		    (b->st.policy == PMT_CTR_BACKLOG_LOWER && b->level <= 1))
-			wait_room(b, cctx, len);
+			wait_room(b, pool, len);
 	}
 	if (b->test_rate)
 		b->test_pending += len;
@@ -100,6 +102,12 @@ bool backlog_admit(struct ctr_backlog *b, ZSTD_CCtx *cctx, size_t len, bool auxt
 	return true;
 }
 
+void backlog_count_wait(struct ctr_backlog *b, uint64_t ns)
+{
+	b->st.waits++;
+	b->st.wait_ns += ns;
+}
+
 int backlog_frame_end(struct ctr_backlog *b)
 {
 	/* zstd ended the frame: everything handed over is compressed */
@@ -107,7 +115,17 @@ int backlog_frame_end(struct ctr_backlog *b)
 	b->frame_started = false;
 	if (b->st.policy == PMT_CTR_BACKLOG_LOWER && b->over_in_frame && b->level > 1)
 		b->level--;
+	/* hysteresis: lowered past the bound, raised only after frames well under it, so a
+	 * backlog near the bound does not swing the level frame by frame */
+	b->calm_frames = b->over_in_frame || 2 * b->peak > b->max ? 0 : b->calm_frames + 1;
+	if (b->st.policy == PMT_CTR_BACKLOG_LOWER && b->level < b->st.level &&
+	    b->calm_frames >= PMT_CTR_RAISE_AFTER) {
+		b->level++;
+		b->st.raised++;
+		b->calm_frames = 0;
+	}
 	b->over_in_frame = false;
+	b->peak = 0;
 	return b->level;
 }
 
@@ -124,6 +142,7 @@ void backlog_encode(const struct pmt_ctr_writer_stats *st, uint8_t *out)
 	pmt_put_le64(out + 40, st->dropped);
 	pmt_put_le64(out + 48, st->dropped_bytes);
 	pmt_put_le32(out + 56, st->lowered_frames);
+	pmt_put_le32(out + 60, st->raised); /* 0 in files from before it */
 }
 
 int backlog_decode(const uint8_t *p, size_t n, struct pmt_ctr_writer_stats *st)
@@ -138,5 +157,6 @@ int backlog_decode(const uint8_t *p, size_t n, struct pmt_ctr_writer_stats *st)
 	st->dropped = pmt_le64(p + 40);
 	st->dropped_bytes = pmt_le64(p + 48);
 	st->lowered_frames = pmt_le32(p + 56);
+	st->raised = pmt_le32(p + 60);
 	return 0;
 }

@@ -1,4 +1,5 @@
 /* The trace container: writer and reader (FORMAT.md). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "columns.h"
 #include "frame_info.h"
 #include "reader.h"
+#include "writer_pool.h"
 
 #define SKIP_HEADER 0x184D2A50u  /* skippable frame: pmutrace file header */
 #define SKIP_SEEK 0x184D2A5Eu    /* skippable frame: zstd seekable-format seek table */
@@ -43,6 +45,11 @@ struct pmt_ctr_writer {
 	uint64_t stream_off;    /* uncompressed bytes of the data frames before this one */
 	bool short_finfo;       /* frame infos without their stream fields, as written before */
 	struct ctr_backlog bl;  /* when compression cannot keep up */
+	/* compression threads (threads > 1): the frame is filled in the pool's slot, and
+	 * frames are written when they come back, in order */
+	struct ctr_pool *pool;
+	/* producers on several threads: each call holds it (a record goes in whole) */
+	pthread_mutex_t mu;
 };
 
 static void put32(uint8_t *p, uint32_t v) { pmt_put_le32(p, v); }
@@ -71,7 +78,8 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 {
 	struct pmt_ctr_writer *w = calloc(1, sizeof(*w));
 	uint8_t hdr[HEADER_SIZE] = { 0 };
-	int level = PMT_OPTS_HAS(opts, level) && opts->level ? opts->level : 3;
+	int level = PMT_OPTS_HAS(opts, level) && opts->level ? opts->level
+									  : PMT_CTR_LEVEL_DEFAULT;
 	const char *writer = PMT_OPTS_HAS(opts, writer) && opts->writer ? opts->writer
 									  : pmt_version();
 
@@ -79,6 +87,7 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	if (!w)
 		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	w->fp = fp;
+	pthread_mutex_init(&w->mu, NULL);
 	w->cap = PMT_OPTS_HAS(opts, frame_size) && opts->frame_size ? opts->frame_size
 									 : PMT_CTR_FRAME_DEFAULT;
 	w->zcap = ZSTD_CStreamOutSize();
@@ -94,20 +103,32 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	w->level = level;
 	/* tests make the files of a writer from before the stream fields with this */
 	w->short_finfo = getenv("PMT_CTR_TEST_SHORT_FINFO") != NULL;
-	backlog_init(&w->bl, PMT_OPTS_HAS(opts, backlog) ? opts->backlog : 0,
-		     PMT_OPTS_HAS(opts, backlog_max) ? opts->backlog_max : 0, level);
 	finfo_reset(&w->fi);
 	w->spe_columns = PMT_OPTS_HAS(opts, spe_columns) && opts->spe_columns;
 	{
-		/* zstd's own workers compress each frame in 1 MiB jobs: a frame stays one
-		 * independent frame, its jobs run in parallel (a libzstd without threads
-		 * refuses nbWorkers and compresses on this thread) */
-		long n = PMT_OPTS_HAS(opts, threads) && opts->threads ? (long)opts->threads
-								      : sysconf(_SC_NPROCESSORS_ONLN);
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		long n = PMT_OPTS_HAS(opts, threads) && opts->threads ? (long)opts->threads : cpus;
+		uint32_t max = PMT_OPTS_HAS(opts, backlog_max) ? opts->backlog_max : 0;
+		uint64_t pool_max;
+		unsigned slots;
 
-		if (n > 1 && !ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_nbWorkers,
-								    (int)n)))
-			ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_jobSize, 1 << 20);
+		if (n > 256)
+			n = 256;
+		/* each thread has a frame in hand, the bound's worth waits, the writer fills
+		 * one and one is being written */
+		pool_max = n > 1 ? (uint64_t)n * w->cap : 0;
+		slots = (unsigned)(n + 2 + (max ? max : pool_max) / w->cap);
+		if (n > 1 && !w->spe_columns && ctr_pool_new(&w->pool, (unsigned)n, slots) < 0) {
+			ZSTD_freeCCtx(w->cctx);
+			free(w->zbuf);
+			free(w);
+			return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET,
+					    "out of memory");
+		}
+		backlog_init(&w->bl, PMT_OPTS_HAS(opts, backlog) ? opts->backlog : 0, max,
+			     w->pool ? pool_max : 0, level);
+		if (w->pool)
+			w->fi.defer = &ctr_pool_filling(w->pool)->chunks;
 	}
 	/* every frame checks itself: a flipped bit is found in its frame, not later */
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
@@ -138,6 +159,95 @@ static int drain(struct pmt_ctr_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective 
 	return w->err;
 }
 
+/* A data frame of csize bytes at fstart (dsize uncompressed) is in the file: its index
+ * entry, then its frame info right after it, so a cut file keeps the info of every whole
+ * frame. */
+static void frame_written(struct pmt_ctr_writer *w, uint64_t fstart, size_t csize, size_t dsize,
+			  uint8_t columns, struct pmt_ctr_frame_info *info)
+{
+	uint8_t fi[FINFO_SIZE];
+
+	if (w->nr_ent == w->cap_ent) {
+		size_t cap = w->cap_ent ? 2 * w->cap_ent : 64;
+		struct frame_ent *e = realloc(w->ent, cap * sizeof(*e));
+
+		if (!e) {
+			w->err = -PMT_ENOMEM;
+			return;
+		}
+		w->ent = e;
+		w->cap_ent = cap;
+	}
+	w->ent[w->nr_ent++] = (struct frame_ent){ fstart, (uint32_t)csize, (uint32_t)dsize,
+						   columns };
+	info->offset = fstart;
+	info->size = (uint32_t)csize;
+	info->stream_offset = w->stream_off;
+	info->stream_size = (uint32_t)dsize;
+	skippable(w, SKIP_FINFO, fi, finfo_encode(info, fi, w->short_finfo));
+	w->stream_off += dsize;
+	/* a frame on disk is a frame a killed writer keeps */
+	if (!w->err && fflush(w->fp))
+		w->err = -PMT_EIO;
+}
+
+/* The oldest frame the threads handed back (wait: until there is one): into the file, its
+ * AUX chunks' scans settled in file order. Returns whether one was written. */
+static bool write_done(struct pmt_ctr_writer *w, bool wait)
+{
+	struct ctr_slot *s = ctr_pool_oldest_done(w->pool, wait);
+	uint64_t fstart = w->off;
+
+	if (!s)
+		return false;
+	if (s->err && !w->err)
+		w->err = s->err;
+	emit(w, s->z, s->zlen);
+	for (size_t i = 0; i < s->chunks.n; i++)
+		finfo_chunk_apply(w->fi.open, &s->fi, &s->chunks.v[i]);
+	frame_written(w, fstart, s->zlen, s->len, 0, &s->fi);
+	ctr_pool_release(w->pool);
+	return true;
+}
+
+/* Every frame handed to the threads into the file. */
+static void write_all(struct pmt_ctr_writer *w)
+{
+	while (w->pool && write_done(w, true))
+		;
+}
+
+/* Hand the frame being filled to the threads, and make the next slot the one to fill. */
+static int submit_frame(struct pmt_ctr_writer *w)
+{
+	struct ctr_slot *s = ctr_pool_filling(w->pool);
+
+	if (s->chunks.err)
+		return w->err = s->chunks.err;
+	s->len = w->len;
+	s->level = w->bl.level;
+	s->fi = w->fi.cur;
+	ctr_pool_submit(w->pool);
+	backlog_frame_end(&w->bl);
+	w->fi.cur.index++;
+	finfo_reset(&w->fi);
+	w->len = 0;
+	while (write_done(w, false))
+		;
+	if (!ctr_pool_room(w->pool)) {
+		/* every slot is in hand: the producer waits, as the block policy would */
+		uint64_t t0 = backlog_clock();
+
+		while (!ctr_pool_room(w->pool))
+			write_done(w, true);
+		backlog_count_wait(&w->bl, backlog_clock() - t0);
+	}
+	s = ctr_pool_filling(w->pool);
+	s->chunks.base = s->buf;
+	w->fi.defer = &s->chunks;
+	return w->err;
+}
+
 /* Close the current frame: it is complete and independent from here on. */
 static int end_frame(struct pmt_ctr_writer *w)
 {
@@ -146,6 +256,8 @@ static int end_frame(struct pmt_ctr_writer *w)
 
 	if (!w->len || w->err)
 		return w->err;
+	if (w->pool)
+		return submit_frame(w);
 	if (w->spe_columns) {
 		uint8_t *cf;
 		size_t n;
@@ -168,42 +280,16 @@ static int end_frame(struct pmt_ctr_writer *w)
 	} else if (drain(w, &none, ZSTD_e_end) < 0) {
 		return w->err;
 	}
-	if (w->nr_ent == w->cap_ent) {
-		size_t cap = w->cap_ent ? 2 * w->cap_ent : 64;
-		struct frame_ent *e = realloc(w->ent, cap * sizeof(*e));
+	frame_written(w, w->fstart, w->fcsize, w->len, columns, &w->fi.cur);
+	if (!w->spe_columns) {
+		int level = w->bl.level, next = backlog_frame_end(&w->bl);
 
-		if (!e)
-			return w->err = -PMT_ENOMEM;
-		w->ent = e;
-		w->cap_ent = cap;
+		/* between frames: the next one is compressed at the policy's level */
+		if (next != level)
+			ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, next);
 	}
-	w->ent[w->nr_ent++] = (struct frame_ent){ w->fstart, (uint32_t)w->fcsize,
-						   (uint32_t)w->len, columns };
-	{
-		/* right after its frame, so a cut file keeps the info of every whole frame */
-		uint8_t fi[FINFO_SIZE];
-		size_t n;
-
-		w->fi.cur.offset = w->fstart;
-		w->fi.cur.size = (uint32_t)w->fcsize;
-		w->fi.cur.stream_offset = w->stream_off;
-		w->fi.cur.stream_size = (uint32_t)w->len;
-		n = finfo_encode(&w->fi.cur, fi, w->short_finfo);
-		skippable(w, SKIP_FINFO, fi, n);
-		w->stream_off += w->len;
-		if (!w->spe_columns) {
-			int level = w->bl.level, next = backlog_frame_end(&w->bl);
-
-			/* between frames: the next one is compressed at the policy's level */
-			if (next != level)
-				ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, next);
-		}
-		w->fi.cur.index++;
-		finfo_reset(&w->fi);
-	}
-	/* a frame on disk is a frame a killed writer keeps */
-	if (!w->err && fflush(w->fp))
-		w->err = -PMT_EIO;
+	w->fi.cur.index++;
+	finfo_reset(&w->fi);
 	w->len = 0;
 	w->fcsize = 0;
 	w->fstart = w->off;
@@ -212,10 +298,53 @@ static int end_frame(struct pmt_ctr_writer *w)
 
 int pmt_ctr_flush(struct pmt_ctr_writer *w)
 {
-	return end_frame(w);
+	int rc;
+
+	pthread_mutex_lock(&w->mu);
+	rc = end_frame(w);
+	pthread_mutex_unlock(&w->mu);
+	return rc;
 }
 
-int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n)
+/* A record into the pool's slot: copied (the one copy; zstd's streaming copied it into its
+ * window too), its info gathered from the copy so that its AUX bytes are scanned there by
+ * the compressing thread. */
+static int pool_add(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n,
+		    size_t len)
+{
+	struct ctr_slot *s = ctr_pool_filling(w->pool);
+	struct pmt_ctr_piece copy[8];
+	uint8_t *at;
+
+	if (w->len + len > s->cap) {
+		size_t cap = w->len + len > w->cap ? w->len + len : w->cap;
+		uint8_t *b = realloc(s->buf, cap);
+
+		if (!b)
+			return w->err = -PMT_ENOMEM;
+		s->buf = b;
+		s->cap = cap;
+		s->chunks.base = b;
+	}
+	at = s->buf + w->len;
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(at, v[i].p, v[i].len);
+		if (i < 8)
+			copy[i] = (struct pmt_ctr_piece){ at, v[i].len };
+		at += v[i].len;
+	}
+	if (n <= 8)
+		finfo_addv(&w->fi, copy, n);
+	else /* the pieces' concatenation, which is the record */
+		finfo_add(&w->fi, s->buf + w->len, len);
+	w->len += len;
+	/* a frame the threads finished goes to the file now, not at the next frame's end */
+	while (write_done(w, false))
+		;
+	return w->err;
+}
+
+static int writev_locked(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n)
 {
 	size_t len = 0;
 
@@ -230,10 +359,12 @@ int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsi
 	if (w->len && w->len + len > w->cap && end_frame(w) < 0)
 		return w->err;
 	if (!w->spe_columns &&
-	    !backlog_admit(&w->bl, w->cctx, len, finfo_is_auxtrace(&w->fi, v[0].p, v[0].len, len))) {
+	    !backlog_admit(&w->bl, w->pool, len, finfo_is_auxtrace(&w->fi, v[0].p, v[0].len, len))) {
 		w->fi.cur.dropped++;
 		return 0;
 	}
+	if (w->pool)
+		return pool_add(w, v, n, len);
 	if (!w->len)
 		w->fstart = w->off;
 	finfo_addv(&w->fi, v, n);
@@ -265,6 +396,16 @@ int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsi
 	return 0;
 }
 
+int pmt_ctr_writev(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n)
+{
+	int rc;
+
+	pthread_mutex_lock(&w->mu);
+	rc = writev_locked(w, v, n);
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
 int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 {
 	struct pmt_ctr_piece one = { records, len };
@@ -272,8 +413,8 @@ int pmt_ctr_write(struct pmt_ctr_writer *w, const void *records, size_t len)
 	return pmt_ctr_writev(w, &one, 1);
 }
 
-int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, const void *data,
-		     size_t len)
+static int add_file_locked(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f,
+			   const void *data, size_t len)
 {
 	size_t nl, bound, hl, z;
 	uint8_t *p;
@@ -282,6 +423,7 @@ int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, con
 	    (nl = strnlen(f->name, sizeof(f->name))) >= sizeof(f->name))
 		return -PMT_EINVAL;
 	end_frame(w);
+	write_all(w);
 	/* "PMTFILE\0", u32 kind, u8 build-id size, build-id[20], 3 zero bytes, u16 name length,
 	 * the name, u64 size, then one zstd frame of the bytes */
 	hl = 8 + 4 + 1 + 20 + 3 + 2 + nl + 8;
@@ -309,9 +451,26 @@ int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, con
 	return w->err;
 }
 
+int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f, const void *data,
+		     size_t len)
+{
+	int rc;
+
+	if (!w)
+		return -PMT_EINVAL;
+	pthread_mutex_lock(&w->mu);
+	rc = add_file_locked(w, f, data, len);
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
 void pmt_ctr_writer_stats(const struct pmt_ctr_writer *w, struct pmt_ctr_writer_stats *st)
 {
+	struct pmt_ctr_writer *mw = (struct pmt_ctr_writer *)w; /* the lock only */
+
+	pthread_mutex_lock(&mw->mu);
 	*st = w->bl.st;
+	pthread_mutex_unlock(&mw->mu);
 }
 
 int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
@@ -323,6 +482,8 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 	if (!w)
 		return 0;
 	end_frame(w);
+	write_all(w);
+	ctr_pool_free(w->pool);
 	{
 		/* what the backlog policy did, before the index: a reader finds it walking */
 		uint8_t ws[WSTATS_SIZE];
@@ -367,6 +528,7 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 	free(w->zbuf);
 	free(w->fbuf);
 	free(w->ent);
+	pthread_mutex_destroy(&w->mu);
 	free(w);
 	return rc ? pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET, "writing the container: %s",
 				 pmt_errstr(rc)) : 0;

@@ -1,6 +1,7 @@
 /* Frame info: the writer walks the records it is given (and the SPE packets of their AUX
  * bytes, for the timestamps) so that a reader can tell, without decompressing a frame,
  * which CPUs and which time range it holds. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmutrace/spe.h"
@@ -37,27 +38,47 @@ void finfo_reset(struct finfo_acc *a)
 		a->cur.flags |= PMT_CTR_FI_UNPARSED;
 }
 
-static void note_ts(struct finfo_acc *a, uint64_t ts)
+static void note_range(struct pmt_ctr_frame_info *cur, uint64_t lo, uint64_t hi)
 {
-	if (!(a->cur.flags & PMT_CTR_FI_TIMED) || ts < a->cur.ts_lo)
-		a->cur.ts_lo = ts;
-	if (!(a->cur.flags & PMT_CTR_FI_TIMED) || ts > a->cur.ts_hi)
-		a->cur.ts_hi = ts;
-	a->cur.flags |= PMT_CTR_FI_TIMED;
+	if (!(cur->flags & PMT_CTR_FI_TIMED) || lo < cur->ts_lo)
+		cur->ts_lo = lo;
+	if (!(cur->flags & PMT_CTR_FI_TIMED) || hi > cur->ts_hi)
+		cur->ts_hi = hi;
+	cur->flags |= PMT_CTR_FI_TIMED;
+}
+
+static void chunk_ts(struct finfo_chunk *c, uint64_t ts)
+{
+	if (!c->timed || ts < c->ts_lo)
+		c->ts_lo = ts;
+	if (!c->timed || ts > c->ts_hi)
+		c->ts_hi = ts;
+	c->timed = 1;
+}
+
+#define OPEN_UNKNOWN 2 /* before the chunk's first packet that ends or opens a record */
+
+/* A packet that ends or opens a record: open is 0, 1 or OPEN_UNKNOWN (the state the frames
+ * before leave, which the chunk does not know) */
+static void chunk_event(struct finfo_chunk *c, int *open, int is_end, int opens)
+{
+	if (*open == OPEN_UNKNOWN)
+		c->first = is_end ? CHUNK_END_FIRST : CHUNK_OTHER_FIRST;
+	else if (is_end)
+		c->untimed |= (uint8_t)*open; /* a record without a timestamp: time 0 */
+	*open = opens;
 }
 
 /* The SPE records of one CPU's AUX bytes: their timestamps, and whether the bytes start or
  * end inside a record (the decoder joins a CPU's chunks, so such a record spans frames).
- * This runs on the writer's thread over every AUX byte: short headers straight from the
- * decoder's table, PAD runs 8 bytes at a time, the full decoder only for the rest. */
-static void scan_aux(struct finfo_acc *a, uint32_t cpu, const uint8_t *p, size_t n)
+ * This runs over every AUX byte: short headers straight from the decoder's table, PAD runs
+ * 8 bytes at a time, the full decoder only for the rest. */
+void finfo_chunk_scan(struct finfo_chunk *c, const uint8_t *base)
 {
-	uint64_t bit = 1ull << (cpu % 64);
-	int open = (a->open[cpu / 64] >> (cpu % 64)) & 1, untimed = 0;
-	size_t pos = 0;
+	const uint8_t *p = base + c->off;
+	size_t pos = 0, n = c->len;
+	int open = OPEN_UNKNOWN;
 
-	if (open)
-		a->cur.cont_mask |= bit;
 	while (pos < n) {
 		unsigned h = p[pos], len = pmt_spe_hdr_proto[h].len;
 		struct pmt_spe_packet pkt;
@@ -70,15 +91,9 @@ static void scan_aux(struct finfo_acc *a, uint32_t cpu, const uint8_t *p, size_t
 		}
 		if (len && len <= n - pos) {
 			/* short headers: TIMESTAMP 0x71 and END 0x01 end a record */
-			if (h == HDR_TIMESTAMP) {
-				note_ts(a, pmt_le64(p + pos + 1));
-				open = 0;
-			} else if (h == HDR_END) {
-				untimed |= open; /* a record without a timestamp: time 0 */
-				open = 0;
-			} else {
-				open = 1;
-			}
+			if (h == HDR_TIMESTAMP)
+				chunk_ts(c, pmt_le64(p + pos + 1));
+			chunk_event(c, &open, h == HDR_END, h != HDR_TIMESTAMP && h != HDR_END);
 			pos += len;
 			continue;
 		}
@@ -86,27 +101,77 @@ static void scan_aux(struct finfo_acc *a, uint32_t cpu, const uint8_t *p, size_t
 		if (rc <= 0) {
 			/* cut inside a packet, or bytes the decoder resynchronises over: what
 			 * it makes of them is its business, times unknown */
-			untimed = 1;
-			open = 1;
+			chunk_event(c, &open, 0, 1);
+			c->untimed = 1;
 			break;
 		}
 		pos += (size_t)rc;
-		if (pkt.type == PMT_SPE_TIMESTAMP) {
-			note_ts(a, pkt.payload);
-			open = 0;
-		} else if (pkt.type == PMT_SPE_END) {
-			untimed |= open;
-			open = 0;
-		} else if (pkt.type != PMT_SPE_PAD && pkt.type != PMT_SPE_ALIGN_PAD) {
-			open = 1;
-		}
+		if (pkt.type == PMT_SPE_TIMESTAMP)
+			chunk_ts(c, pkt.payload);
+		if (pkt.type != PMT_SPE_PAD && pkt.type != PMT_SPE_ALIGN_PAD)
+			chunk_event(c, &open, pkt.type == PMT_SPE_END,
+				    pkt.type != PMT_SPE_TIMESTAMP && pkt.type != PMT_SPE_END);
 	}
-	if (untimed)
-		a->cur.flags |= PMT_CTR_FI_UNTIMED;
-	if (open)
-		a->open[cpu / 64] |= bit;
+	if (open == OPEN_UNKNOWN)
+		c->first = CHUNK_NO_EVENT;
 	else
-		a->open[cpu / 64] &= ~bit;
+		c->open_out = (uint8_t)open;
+}
+
+void finfo_chunk_apply(uint64_t *open, struct pmt_ctr_frame_info *cur,
+		       const struct finfo_chunk *c)
+{
+	uint64_t bit = 1ull << (c->cpu % 64), *word = &open[c->cpu / 64];
+	int was_open = (*word & bit) != 0, now_open;
+
+	if (was_open)
+		cur->cont_mask |= bit;
+	if (c->split) {
+		/* a packet cut at the first piece's end would be decoded from its middle in
+		 * the second, so they are not scanned: times unknown, the CPU's record open,
+		 * which makes slices read the frame and its neighbour */
+		cur->flags |= PMT_CTR_FI_UNTIMED;
+		*word |= bit;
+		return;
+	}
+	if (c->timed)
+		note_range(cur, c->ts_lo, c->ts_hi);
+	if (c->untimed || (c->first == CHUNK_END_FIRST && was_open))
+		cur->flags |= PMT_CTR_FI_UNTIMED;
+	now_open = c->first == CHUNK_NO_EVENT ? was_open : c->open_out;
+	if (now_open)
+		*word |= bit;
+	else
+		*word &= ~bit;
+}
+
+/* Scanned now, or noted for a compression thread (finfo_acc.defer) */
+static void scan_aux(struct finfo_acc *a, uint32_t cpu, const uint8_t *p, size_t n, int split)
+{
+	struct finfo_chunks *d = a->defer;
+	struct finfo_chunk c = { .cpu = cpu, .split = (uint8_t)split };
+
+	if (!d) {
+		c.len = split ? 0 : n;
+		if (!split)
+			finfo_chunk_scan(&c, p);
+		finfo_chunk_apply(a->open, &a->cur, &c);
+		return;
+	}
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 64;
+		struct finfo_chunk *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v) {
+			d->err = -PMT_ENOMEM;
+			return;
+		}
+		d->v = v;
+		d->cap = cap;
+	}
+	c.off = split ? 0 : (size_t)(p - d->base);
+	c.len = split ? 0 : n;
+	d->v[d->n++] = c;
 }
 
 void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len)
@@ -163,7 +228,7 @@ void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len)
 			if (cpu > a->cur.cpu_hi)
 				a->cur.cpu_hi = cpu;
 			a->cur.cpu_mask |= 1ull << (cpu % 64);
-			scan_aux(a, cpu, p + size, (size_t)aux);
+			scan_aux(a, cpu, p + size, (size_t)aux, 0);
 		}
 		at += size + (size_t)aux;
 	}
@@ -225,18 +290,8 @@ void finfo_addv(struct finfo_acc *a, const struct pmt_ctr_piece *v, unsigned n)
 	if (cpu > a->cur.cpu_hi)
 		a->cur.cpu_hi = cpu;
 	a->cur.cpu_mask |= bit;
-	if (!split) {
-		if (data)
-			scan_aux(a, cpu, data->p, data->len);
-		return;
-	}
-	/* bytes in two pieces: a packet cut at the first's end would be decoded from its
-	 * middle in the second, so they are not scanned. The frame says its times are unknown
-	 * and the CPU's record open, which makes slices read it and its neighbour. */
-	a->cur.flags |= PMT_CTR_FI_UNTIMED;
-	if ((a->open[cpu / 64] >> (cpu % 64)) & 1)
-		a->cur.cont_mask |= bit;
-	a->open[cpu / 64] |= bit;
+	if (data || split)
+		scan_aux(a, cpu, data->p, data->len, split != 0);
 }
 
 size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool short_form)

@@ -18,12 +18,26 @@ int ctr_frame_decompress(struct ctr_frame_buf *fb, const uint8_t *src, size_t cs
 			 unsigned long long *dsize)
 {
 	ZSTD_inBuffer in = { src, csize, 0 };
-	size_t ret = 1, got = 0;
+	size_t ret = 1, got = 0, lim = SIZE_MAX;
 
 	fb->zerr = NULL;
 	if (*dsize != ZSTD_CONTENTSIZE_UNKNOWN && *dsize > FRAME_MAX) {
 		fb->zerr = "announces more than 1 GiB";
 		return -PMT_ECORRUPT;
+	}
+	if (*dsize != ZSTD_CONTENTSIZE_UNKNOWN) {
+		/* a frame that states its size gets exactly that room, however large the
+		 * buffer is from earlier frames: zstd then decodes it in one pass, and a
+		 * damaged one fails the same way (the same message) on any thread */
+		lim = (size_t)*dsize;
+		if (fb->out_cap < lim) {
+			uint8_t *n = realloc(fb->out, lim ? lim : 1);
+
+			if (!n)
+				return -PMT_ENOMEM;
+			fb->out = n;
+			fb->out_cap = lim ? lim : 1;
+		}
 	}
 	ZSTD_DCtx_reset(fb->dctx, ZSTD_reset_session_only);
 	/* A frame that fits the buffer is expanded in one call, straight into it: the
@@ -58,14 +72,18 @@ int ctr_frame_decompress(struct ctr_frame_buf *fb, const uint8_t *src, size_t cs
 			fb->out = n;
 			fb->out_cap = cap;
 		}
-		out = (ZSTD_outBuffer){ fb->out, fb->out_cap, got };
+		out = (ZSTD_outBuffer){ fb->out, fb->out_cap < lim ? fb->out_cap : lim, got };
 		ret = ZSTD_decompressStream(fb->dctx, &out, &in);
 		got = out.pos;
 		if (ZSTD_isError(ret)) {
 			fb->zerr = ZSTD_getErrorName(ret);
 			return -PMT_ECORRUPT;
 		}
-		if (ret && in.pos == in.size && got < fb->out_cap) {
+		if (ret && got == lim) {
+			fb->zerr = "holds more than its header says";
+			return -PMT_ECORRUPT;
+		}
+		if (ret && in.pos == in.size && got < out.size) {
 			fb->zerr = "ends early";
 			return -PMT_ECORRUPT;
 		}

@@ -15,9 +15,27 @@
 
 typedef int (*walk_fn)(void *ctx, size_t at, size_t size, const struct pmt_ctr_frame_info *fi);
 
+#define WALK_DAMAGE 1
+#define WALK_CUT 2
+
+/* Whether the frame the walk stopped at runs to the end of the file: no frame magic after
+ * it, as the reader finds (container.c's resync), so the frames before it are all there
+ * is and the reader reports that one as cut short. */
+static int stop_kind(const uint8_t *b, size_t len, size_t pos)
+{
+	for (size_t p = pos + 4; p + 4 <= len; p++) {
+		uint32_t m = pmt_le32(b + p);
+
+		if (m == ZSTD_MAGIC || (m & 0xFFFFFFF0u) == 0x184D2A50u)
+			return WALK_DAMAGE;
+	}
+	return WALK_CUT;
+}
+
 /* Every frame from pos on, by its header only: fn for data frames (fi NULL) and frame
  * infos; *index (may be NULL) gets the file offset of the frame index, 0 when there is
- * none. Returns fn's negative value, 1 when damage or a cut stops the walk, else 0. */
+ * none. Returns fn's negative value, WALK_DAMAGE when damage stops the walk, WALK_CUT when
+ * the file ends inside a frame (a cut or killed recording), else 0. */
 static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx, size_t *index)
 {
 	struct ctr_sizes sizes;
@@ -31,14 +49,14 @@ static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx,
 		int rc;
 
 		if (left < 8)
-			return 1;
+			return WALK_CUT;
 		magic = pmt_le32(b + pos);
 		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
 			struct pmt_ctr_frame_info fi;
 
 			size = pmt_le32(b + pos + 4);
 			if (size > left - 8)
-				return 1;
+				return stop_kind(b, len, pos);
 			rc = 0;
 			if (magic == SKIP_COLUMNS)
 				rc = fn(ctx, pos, 8 + size, NULL);
@@ -52,10 +70,10 @@ static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx,
 			continue;
 		}
 		if (magic != ZSTD_MAGIC)
-			return 1;
+			return WALK_DAMAGE;
 		size = ctr_frame_size(&sizes, b, len, pos);
 		if (ZSTD_isError(size))
-			return 1;
+			return stop_kind(b, len, pos);
 		rc = fn(ctx, pos, size, NULL);
 		if (rc < 0)
 			return rc;
@@ -221,9 +239,25 @@ int pmt_ctr_slice(struct pmt_ctr_reader *r,
 		free(p.f);
 		return -PMT_ENOMEM;
 	}
+	if (rc == WALK_CUT || (rc == 0 && !index)) {
+		/* cut inside a frame, or between frames before the index (a killed writer):
+		 * the frames before the cut are whole; the last of them may have lost its info
+		 * to the cut: it is read, with every frame that may hold the start of a record
+		 * it ends (any CPU's), and its place follows the frame before it */
+		struct plan_frame *last = p.n ? &p.f[p.n - 1] : NULL;
+
+		rc = 0;
+		if (last && !last->has_info && p.n > 1 && p.f[p.n - 2].has_info &&
+		    p.f[p.n - 2].fi.stream_offset != PMT_CTR_NO_OFFSET) {
+			last->fi.cont_mask = last->fi.cpu_mask = UINT64_MAX;
+			last->fi.stream_offset = p.f[p.n - 2].fi.stream_offset +
+						 p.f[p.n - 2].fi.stream_size;
+			last->keep = 2;
+		}
+	}
 	for (size_t i = 0; i < p.n; i++) {
 		r->st.frame_infos += p.f[i].has_info;
-		if (!p.f[i].has_info)
+		if (!p.f[i].has_info && p.f[i].keep != 2)
 			rc = 1;
 		placed &= p.f[i].fi.stream_offset != PMT_CTR_NO_OFFSET;
 	}
@@ -237,7 +271,7 @@ int pmt_ctr_slice(struct pmt_ctr_reader *r,
 		return 0;
 	}
 	for (size_t i = 0; i < p.n; i++)
-		p.f[i].keep = keep(&p.f[i].fi, ctx) ? 1 : 0;
+		p.f[i].keep = p.f[i].keep == 2 || keep(&p.f[i].fi, ctx) ? 1 : 0;
 	while (keep_neighbours(&p))
 		;
 	for (size_t i = 0; i < p.n; i++) {

@@ -283,6 +283,7 @@ int cap_output_close(struct cap *c, int rc, struct pmt_diag *diag)
 		c->st->writer_dropped = ws.dropped;
 		c->st->writer_dropped_bytes = ws.dropped_bytes;
 		c->st->writer_lowered_frames = ws.lowered_frames;
+		c->st->writer_raised = ws.raised;
 		c->st->writer_level = ws.level;
 		c->st->writer_level_min = ws.level_min;
 		rc3 = pmt_ctr_writer_close(c->ctr, diag);

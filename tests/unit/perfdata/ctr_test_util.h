@@ -43,4 +43,19 @@ static inline uint8_t *ctr_test_make(size_t *len, unsigned nrec, unsigned mul, u
 	assert_int_equal(fclose(fp), 0);
 	return (uint8_t *)buf;
 }
+
+/* Every frame info of a container (pmt_ctr_frame_infos' callback) */
+struct ctr_test_infos {
+	struct pmt_ctr_frame_info v[4096];
+	unsigned n;
+};
+
+static inline int ctr_test_note_info(const struct pmt_ctr_frame_info *fi, void *ctx)
+{
+	struct ctr_test_infos *in = ctx;
+
+	assert_true(in->n < 4096);
+	in->v[in->n++] = *fi;
+	return 0;
+}
 #endif

@@ -14,7 +14,15 @@
  *    and passes it, frames 3 and 4 at level 1, where the 8th record waits as in block: 3
  *    frames below level 3, lowest 1, 2 waits.
  * Each is read back: the records in the frames, the stats frame at the end and the frame
- * infos' counts. */
+ * infos' counts.
+ *
+ * lower goes back up, with hysteresis: 16 records of 64 KiB (frames 1 and 2 pass the bound:
+ * level 3, 2, then 1); 44 of 44 KiB (11 a frame, frames 3-6: the backlog before record k
+ * is 12 (k - 1) + 44 KiB, 164 KiB at the 11th: under the bound, over its half, so no
+ * step either way); then 640 of 8 KiB (3 fill frame 6, then 64 a frame; the backlog stays
+ * at 8 + 8 KiB): frames 7-10 at level 1, PMT_CTR_RAISE_AFTER (4) calm frames, so frames
+ * 11-14 at level 2, 4 more, frames 15-16 at level 3: 2 raises, 13 frames below level 3,
+ * no waits. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +48,24 @@ struct expect {
 	uint32_t frame_drops[5]; /* frame infos: the header's frame, then 4 (or 5) data frames */
 };
 
+/* A writer with the model compressor (32 KiB a record), the pipe header in a frame of its
+ * own */
+static struct pmt_ctr_writer *model_writer(const struct pmt_ctr_writer_opts *o, FILE *fp)
+{
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_ctr_writer *w;
+	uint8_t pipe[16] = "PERFILE2";
+
+	assert_non_null(fp);
+	setenv("PMT_CTR_TEST_COMPRESS_RATE", "32768", 1);
+	assert_int_equal(pmt_ctr_writer_new(fp, o, &w, &d), 0);
+	unsetenv("PMT_CTR_TEST_COMPRESS_RATE");
+	pmt_put_le64(pipe + 8, 16);
+	assert_int_equal(pmt_ctr_write(w, pipe, sizeof(pipe)), 0);
+	assert_int_equal(pmt_ctr_flush(w), 0);
+	return w;
+}
+
 static uint8_t *record(uint32_t policy, size_t *len, struct pmt_ctr_writer_stats *ws)
 {
 	struct pmt_ctr_writer_opts o = { .sz = sizeof(o), .level = 3, .frame_size = 512u << 10,
@@ -47,18 +73,11 @@ static uint8_t *record(uint32_t policy, size_t *len, struct pmt_ctr_writer_stats
 					 .backlog_max = 256u << 10 };
 	static uint8_t aux[AUX];
 	struct pmt_diag d = PMT_DIAG_INIT;
-	struct pmt_ctr_writer *w;
 	char *buf = NULL;
 	FILE *fp = open_memstream(&buf, len);
-	uint8_t pipe[16] = "PERFILE2", hdr[48];
+	struct pmt_ctr_writer *w = model_writer(&o, fp);
+	uint8_t hdr[48];
 
-	assert_non_null(fp);
-	setenv("PMT_CTR_TEST_COMPRESS_RATE", "32768", 1);
-	assert_int_equal(pmt_ctr_writer_new(fp, &o, &w, &d), 0);
-	unsetenv("PMT_CTR_TEST_COMPRESS_RATE");
-	pmt_put_le64(pipe + 8, 16);
-	assert_int_equal(pmt_ctr_write(w, pipe, sizeof(pipe)), 0);
-	assert_int_equal(pmt_ctr_flush(w), 0);
 	for (unsigned i = 0; i < NREC; i++) {
 		struct pmt_ctr_piece v[2] = { { hdr, sizeof(hdr) }, { aux, sizeof(aux) } };
 
@@ -172,6 +191,58 @@ static void test_lower(void **state)
 	check(&e);
 }
 
+static void test_lower_raises_back(void **state)
+{
+	struct pmt_ctr_writer_opts o = PMT_OPTS_INIT(pmt_ctr_writer_opts, .level = 3,
+						     .frame_size = 512u << 10, .threads = 1,
+						     .backlog = PMT_CTR_BACKLOG_LOWER,
+						     .backlog_max = 256u << 10);
+	static uint8_t aux[AUX];
+	struct pmt_ctr_writer_stats ws;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct drops dr = { 0 };
+	char *buf = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&buf, &len);
+	struct pmt_ctr_writer *w = model_writer(&o, fp);
+	uint8_t hdr[48];
+	int rc;
+
+	(void)state;
+	for (unsigned i = 0; i < 16 + 44 + 640; i++) {
+		size_t n = i < 16 ? AUX : i < 16 + 44 ? (44u << 10) - 48 : (8u << 10) - 48;
+		struct pmt_ctr_piece v[2] = { { hdr, sizeof(hdr) }, { aux, n } };
+
+		memset(hdr, 0, sizeof(hdr));
+		pmt_put_le32(hdr, 71);
+		hdr[6] = 48;
+		pmt_put_le64(hdr + 8, n);
+		assert_int_equal(pmt_ctr_writev(w, v, 2), 0);
+	}
+	pmt_ctr_writer_stats(w, &ws);
+	assert_int_equal(pmt_ctr_writer_close(w, &d), 0);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(ws.raised, 2);
+	assert_int_equal(ws.lowered_frames, 13);
+	assert_int_equal(ws.level_min, 1);
+	assert_int_equal(ws.waits, 0);
+	rc = pmt_ctr_frame_infos(buf, len, note_drops, &dr);
+	assert_int_equal(rc, 17); /* the header's frame and 16 data frames */
+	{
+		/* the file keeps the count */
+		struct pmt_ctr_reader *r;
+		struct pmt_ctr_frame f;
+
+		assert_int_equal(pmt_ctr_reader_new(buf, len, "mem", &r, &d), 0);
+		while (pmt_ctr_next(r, &f, &d) > 0)
+			;
+		assert_true(pmt_ctr_stats(r)->has_writer_stats);
+		assert_int_equal(pmt_ctr_stats(r)->writer_stats.raised, 2);
+		pmt_ctr_reader_free(r);
+	}
+	free(buf);
+}
+
 /* without the model, on one thread (compression on the caller's thread): never behind */
 static void test_one_thread(void **state)
 {
@@ -203,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_block),
 		cmocka_unit_test(test_drop),
 		cmocka_unit_test(test_lower),
+		cmocka_unit_test(test_lower_raises_back),
 		cmocka_unit_test(test_one_thread),
 	};
 

@@ -16,17 +16,22 @@ extern "C" {
 #define PMT_CTR_VERSION 1
 #define PMT_CTR_MAGIC "PMTRACE"          /* 8 bytes with the NUL, in the header frame */
 #define PMT_CTR_FRAME_DEFAULT (4u << 20) /* uncompressed bytes per data frame */
+/* zstd level of the data frames: on SPE bytes level 1 is as small as 3 for half the CPU
+ * time or less (FORMAT.md, "Measured") */
+#define PMT_CTR_LEVEL_DEFAULT 1
 
 /* ---- writer ---- */
-/* When compression cannot keep up: the bytes handed to zstd's workers and not compressed
- * yet would pass backlog_max with the next record (FORMAT.md, "When compression cannot keep
+/* When compression cannot keep up: the bytes handed to the compression threads and not
+ * compressed yet would pass backlog_max with the next record (FORMAT.md, "When compression cannot keep
  * up"). Counted in pmt_ctr_writer_stats and in the file, never silent. */
 enum pmt_ctr_backlog {
 	PMT_CTR_BACKLOG_BLOCK = 0, /* wait until the workers make room: the producer slows */
 	PMT_CTR_BACKLOG_DROP,      /* drop that AUXTRACE record with its AUX bytes (other
 				    * records are written: the trace's state) */
 	PMT_CTR_BACKLOG_LOWER,     /* compress the next frames one zstd level lower, down to
-				    * level 1; then wait as BLOCK */
+				    * level 1; then wait as BLOCK. One level back up after
+				    * PMT_CTR_RAISE_AFTER frames in a row whose backlog stayed
+				    * under half the bound */
 };
 struct pmt_ctr_writer_stats {
 	uint32_t policy;            /* enum pmt_ctr_backlog */
@@ -34,23 +39,28 @@ struct pmt_ctr_writer_stats {
 	uint64_t waits, wait_ns;    /* records that waited for the workers, and how long */
 	uint64_t dropped, dropped_bytes; /* AUXTRACE records dropped, their bytes (AUX too) */
 	uint32_t lowered_frames;    /* frames compressed below the asked level */
+	uint32_t raised;            /* LOWER: steps the level went back up */
 };
+#define PMT_CTR_RAISE_AFTER 4
 struct pmt_ctr_writer_opts {
 	size_t sz;          /* sizeof(struct pmt_ctr_writer_opts) */
-	int level;          /* zstd level, default 3 */
+	int level;          /* zstd level, default PMT_CTR_LEVEL_DEFAULT */
 	uint32_t frame_size;/* uncompressed bytes per data frame, default 4 MiB */
 	const char *writer; /* "pmutrace 0.1.0" by default */
-	uint32_t threads;   /* compression threads (zstd's workers): 0 = one per online CPU,
-			     * 1 = compress on the caller's thread */
+	uint32_t threads;   /* compression threads, each compressing whole frames: 0 = one
+			     * per online CPU, 1 = compress on the caller's thread */
 	uint8_t spe_columns;/* frames with AUX bytes as column frames (FORMAT.md): smaller, but
 			     * not readable through zstd -dc; compressed on the caller's thread */
 	uint8_t backlog;    /* enum pmt_ctr_backlog: what to do when compression falls behind */
-	uint32_t backlog_max; /* bytes waiting for zstd's workers before it acts; 0: 2 MiB
-			     * (two of their jobs); compression on the caller's thread never
-			     * falls behind */
+	uint32_t backlog_max; /* bytes of frames waiting for the compression threads (or on
+			     * them) before it acts; 0: a frame per thread; compression on the
+			     * caller's thread never falls behind */
 };
 struct pmt_ctr_writer;
-/* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). */
+/* Writes to fp (the caller's: a pmt_out_file's; not closed by the writer). Several producer
+ * threads may call pmt_ctr_write, _writev, _flush, _add_file and _writer_stats at once:
+ * each call's records go in whole, calls in the order they take the writer's lock; close
+ * once they are done. */
 PMT_API int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 			       struct pmt_ctr_writer **out, struct pmt_diag *diag);
 /* Whole records (one or more), in order; a record never spans two frames. */

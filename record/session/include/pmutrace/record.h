@@ -161,9 +161,10 @@ struct pmt_record_stats {
 	bool workload_terminated;
 	/* what the writer's policy did when compression could not keep up (run opts'
 	 * writer_policy): records that waited and how long, AUXTRACE records dropped and
-	 * their bytes, frames compressed below the asked level and the lowest level */
+	 * their bytes, frames compressed below the asked level and the lowest level, steps
+	 * back up */
 	uint64_t writer_waits, writer_wait_ns, writer_dropped, writer_dropped_bytes;
-	uint32_t writer_lowered_frames;
+	uint32_t writer_lowered_frames, writer_raised;
 	int writer_level, writer_level_min;
 };
 /* Record the plan until the workload exits, duration_ns passes or *stop is set; the
