@@ -297,13 +297,17 @@ static int frame_srcline(struct cg *g, struct pmt_symbols *syms, const struct pm
 	const char *file;
 	unsigned line;
 	uint64_t vaddr;
+	int rc;
 
 	*out = NULL;
 	if (!loc->dso)
 		return 0;
 	if (outer)
 		return srcline_text(g, outer->file, outer->line, out);
-	if (pmt_symbols_srcline(syms, loc, &file, &line, &vaddr) == 1)
+	/* where the line table has no row perf asks addr2line, which may name the file of the
+	 * STT_FILE symbol before the function with line 0 (":0" for an empty name) */
+	rc = pmt_symbols_srcline_perf(syms, loc, &file, &line, &vaddr);
+	if (rc == 1 || (rc == 2 && file))
 		return srcline_text(g, file, line, out);
 	/* perf 6.1 had no text for an unknown line (its frames then compare by function) */
 	if (g->key == CG_KEY_SRCLINE)
