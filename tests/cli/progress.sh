@@ -12,8 +12,9 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-# long enough to decode (report --sort resolves every sample) for several lines at 5/s
-"$pmt" synth --records 400000 --seed 5 --mix n1 -o "$T/a.spe" &&
+# long enough to decode (report --sort resolves every sample) for several lines at 5/s: 400k
+# records took report --sort 0.2 s once its address cache came, too few for a line
+"$pmt" synth --records 2000000 --seed 5 --mix n1 -o "$T/a.spe" &&
 	"$pmt" convert --raw "$T/a.spe" --midr 0x410fd0c0 -o "$T/a.data" || fail "making the trace"
 size=$(wc -c <"$T/a.data")
 mb=$(awk -v b="$size" 'BEGIN { printf "%.1f MB", b / 1e6 }')
