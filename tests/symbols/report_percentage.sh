@@ -55,6 +55,26 @@ done
 # the option's last word wins, as perf's
 same --pid "$small" --percentage relative --percentage absolute
 
+# each event's totals of its own samples (two events), and a pipe-mode file (no Children)
+perf record -q -g -e cpu-clock:u -e task-clock:u -c 200000 -o "$T/ev2.data" -- \
+	sh -c "'$T/fx/callchain' 2000000 & '$T/fx/callchain' 1000000; wait" >/dev/null 2>&1 ||
+	fail "perf record of two events failed where one worked"
+perf record -q -g -e cpu-clock:u -c 200000 -o - -- \
+	sh -c "'$T/fx/callchain' 2000000 & '$T/fx/callchain' 1000000; wait" \
+	>"$T/pipe.data" 2>/dev/null || fail "perf record -o - failed where -o FILE worked"
+for f in ev2.data pipe.data; do
+	cp "$T/$f" "$T/two.data"
+	pid=$("$PERF73" report --stdio -i "$T/two.data" --sort pid -g none 2>/dev/null |
+		awk '/%.*:callchain *$/ { sub(/:.*/, "", $(NF)); print $(NF) }' | tail -1)
+	[ -n "$pid" ] || fail "$f: perf 7.3 shows no callchain process"
+	for pct in "" "--percentage relative"; do
+		for args in "--pid $pid" "--tid $pid --no-children -g callee" "--pid $pid -g flat"; do
+			# shellcheck disable=SC2086
+			same $args $pct
+		done
+	done
+done
+
 for bad in "--percentage foo" "--percentage=rel" "--percentage Relative"; do
 	# shellcheck disable=SC2086
 	"$PERF73" report --stdio -i "$T/two.data" $bad >/dev/null 2>"$T/perr" && fail "perf 7.3 took $bad"
