@@ -86,6 +86,9 @@ struct sink_ctx {
 	struct pmt_hist *hist;
 	struct pmt_html *html;
 	const struct pmt_sample_filter *filter; /* NULL: every sample */
+	/* report's --pid/--tid (NULL: none): the other threads' samples stay in the totals */
+	const struct pmt_sample_filter *threads;
+	struct pmt_sample_filter threads_only;
 	const struct spe_consumer *cons;        /* export: takes every sample */
 	struct pmt_sample_pipe *pipe;           /* -j: the writer's thread */
 	/* the progress line: its position is the AUX bytes decoded, nearly all of an SPE
@@ -144,6 +147,8 @@ static int on_sample(const struct pmt_spe_sample *s, void *ctx)
 	count_progress(c, s, 1);
 	if (c->filter && !pmt_sample_filter_match(c->filter, s))
 		return 0;
+	if (c->threads && !pmt_sample_filter_match(c->threads, s))
+		return pmt_hist_add_hidden(c->hist, s);
 	return c->pipe ? pmt_sample_pipe_put(c->pipe, s, 1) : write_sample(s, c);
 }
 
@@ -320,6 +325,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			if (rc >= 0) {
 				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
 				pmt_hist_set_time_slices(ctx.hist, so.time);
+				pmt_hist_set_relative(ctx.hist, so.percentage_relative != 0);
 				if (src)
 					pmt_hist_set_trace(ctx.hist, pmt_source_meta(src));
 				if (src && !so.mem) {
@@ -410,6 +416,15 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		}
 		pmt_sample_filter_set_span(&so.filter, sp.first == UINT64_MAX ? 0 : sp.first,
 					   sp.last);
+	}
+	/* perf report's --pid and --tid hide the other threads' entries, whose samples its
+	 * totals keep (--percentage absolute); its --cpu and --time drop the samples */
+	if (ctx.hist && (so.filter.pids.n || so.filter.tids.n)) {
+		ctx.threads_only = so.filter;
+		ctx.threads_only.cpus.n = 0;
+		ctx.threads_only.nr_time = 0;
+		ctx.threads = &ctx.threads_only;
+		so.filter.pids.n = so.filter.tids.n = 0;
 	}
 	if (pmt_sample_filter_active(&so.filter))
 		ctx.filter = &so.filter;

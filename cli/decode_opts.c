@@ -49,7 +49,7 @@ enum { OPT_ITRACE = 256, OPT_CSV, OPT_JSONL, OPT_RAW, OPT_MIDR, OPT_CPU, OPT_TID
        OPT_STDIO, OPT_JSON, OPT_TOP, OPT_TIMED, OPT_FIELDS, OPT_SYMFS, OPT_SORT,
        OPT_KALLSYMS, OPT_MEM, OPT_DEBUGINFOD, OPT_NO_DEBUGINFOD, OPT_NO_DEMANGLE, OPT_HTML,
        OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
-       OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE };
+       OPT_MAX_STACK, OPT_INLINE, OPT_NO_INLINE, OPT_PERCENTAGE };
 
 /* Each command takes only its own options: an option of the other is a usage error, not
  * silently ignored (report has no --csv, script no --json yet). */
@@ -101,6 +101,7 @@ static const struct option report_opts[] = {
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "inverted", no_argument, NULL, 'G' },
 	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+	{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	METRIC_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
@@ -166,6 +167,7 @@ static void usage(const char *cmd, FILE *fp)
 			    "         [--metrics FILE [-M NAME|GROUP]... [--events FILE] [--counts FILE]\n"
 			    "          [--retire-latency STAT|TABLE]]  (--html: the metric tree)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
+			    "         [--percentage relative|absolute]  (of --pid/--tid's entries or the file)\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n"
 			    "         [-j|--jobs N]  (threads, default the online CPUs; same report)\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
@@ -314,6 +316,21 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 			so->percent_limit = strtof(optarg, NULL);
 			so->percent_limit_after_g = 1;
 			break;
+		case OPT_PERCENTAGE:
+			/* perf's parse_filter_percentage(): the whole word, else its usage
+			 * error, with the option's help unless the value came after '=' */
+			if (!strcmp(optarg, "relative") || !strcmp(optarg, "absolute")) {
+				so->percentage_relative = optarg[0] == 'r';
+				break;
+			}
+			pmt_cli_usage_fail(so->cmd, "--percentage: '%s' is neither relative nor "
+					   "absolute", optarg);
+			fprintf(stderr, "\n Usage: pmutrace %s [<options>]\n\n", so->cmd);
+			if (strncmp(argv[optind - 1], "--", 2))
+				fprintf(stderr, "        --percentage <relative|absolute>\n"
+					"                          how to display percentage of "
+					"filtered entries\n");
+			return PMT_EXIT_USAGE;
 		case OPT_MAX_STACK: {
 			char *end;
 			long n = strtol(optarg, &end, 0);

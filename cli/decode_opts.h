@@ -29,6 +29,7 @@ struct script_opts {
 	int inverted;       /* report -G/--inverted */
 	float percent_limit; /* report --percent-limit (0: none) */
 	int percent_limit_after_g; /* it came after -g (its threshold wins over -g's) */
+	int percentage_relative; /* report --percentage relative (else perf's absolute) */
 	uint32_t max_stack; /* report --max-stack, when given */
 	int max_stack_given;
 	const char *symfs, *kallsyms, *vmlinux;

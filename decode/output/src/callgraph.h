@@ -122,8 +122,10 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 /* chain fr[0..n) appended to an entry's tree with period */
 int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint64_t period);
 /* the graph below an entry, as perf's hist_entry_callchain__fprintf() prints it: total is
- * the event's period, parent the entry's (Children's with --children) */
-void cg_print(const struct cg *g, const struct cg_ev *x, uint64_t total, uint64_t parent,
-	      struct pmt_out *out);
+ * the event's period in the whole file (perf's percentages are of it even with
+ * --percentage relative), shown_total the period its threshold is a share of (the entries
+ * shown with --percentage relative), parent the entry's (Children's with --children) */
+void cg_print(const struct cg *g, const struct cg_ev *x, uint64_t total, uint64_t shown_total,
+	      uint64_t parent, struct pmt_out *out);
 
 #endif

@@ -350,11 +350,11 @@ out:
 	free(path);
 }
 
-void cg_print(const struct cg *g, const struct cg_ev *x, uint64_t total, uint64_t parent,
-	      struct pmt_out *o)
+void cg_print(const struct cg *g, const struct cg_ev *x, uint64_t total, uint64_t shown_total,
+	      uint64_t parent, struct pmt_out *o)
 {
-	/* perf's min_callchain_hits: the event's period times the percentage, truncated */
-	uint64_t min_hit = (uint64_t)((double)total * (g->min_percent / 100.0));
+	/* perf's min_callchain_hits: hists__total_period() times the percentage, truncated */
+	uint64_t min_hit = (uint64_t)((double)shown_total * (g->min_percent / 100.0));
 	unsigned left = 0, lines = 0;
 	bool printed = false;
 	int rc;

@@ -104,6 +104,10 @@ struct pmt_hist {
 	size_t comms_len, comms_cap;
 	uint64_t total_period[HIST_SLOTS], nr_samples[HIST_SLOTS];
 	uint64_t total_weight[HIST_SLOTS];
+	/* the whole file's, with the samples of the threads --pid/--tid leave out: perf's
+	 * header and its absolute percentages count them (--percentage) */
+	uint64_t whole_period[HIST_SLOTS], whole_samples[HIST_SLOTS];
+	bool relative;         /* --percentage relative: of the entries shown only */
 	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
 	int compat;
 	const char *time_slices; /* --time as given (the caller's string), or NULL */

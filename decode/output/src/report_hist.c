@@ -565,6 +565,22 @@ static void ipc_setup(struct pmt_hist *h, int32_t pid)
 	h->ipc = calloc(HIST_IPC_SLOTS, sizeof(*h->ipc));
 }
 
+int pmt_hist_add_hidden(struct pmt_hist *h, const struct pmt_spe_sample *s)
+{
+	int slot = pmt_ev_slot(&h->slots, s->event, "report");
+
+	if (slot >= 0) {
+		h->whole_period[slot] += s->period;
+		h->whole_samples[slot]++;
+	}
+	return 0;
+}
+
+void pmt_hist_set_relative(struct pmt_hist *h, bool relative)
+{
+	h->relative = relative;
+}
+
 int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 {
 	struct hent_ev *x;
@@ -575,6 +591,8 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	h->total_period[slot] += s->period;
 	h->total_weight[slot] += s->weight;
 	h->nr_samples[slot]++;
+	h->whole_period[slot] += s->period;
+	h->whole_samples[slot]++;
 	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
 		uint32_t epoch;

@@ -167,7 +167,8 @@ static bool below_limit(const struct pmt_hist *h, const struct hent *e, unsigned
 {
 	uint32_t xi = hent_ev_at(h, e, ev);
 	const struct cg_ev *cx = cg_ev_of(h->cg, xi);
-	uint64_t tot = h->mem_mode ? h->total_weight[ev] : h->total_period[ev];
+	uint64_t tot = h->mem_mode ? h->total_weight[ev]
+			: h->relative ? h->total_period[ev] : h->whole_period[ev];
 	uint64_t p = h->mem_mode ? h->ev[xi].weight : h->ev[xi].period;
 
 	if (!(h->percent_limit > 0))
@@ -181,7 +182,10 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 			struct hent **v, size_t n)
 {
 	unsigned width[KEY_COUNT];
-	uint64_t nr = h->nr_samples[ev], total = h->total_period[ev];
+	/* perf's hists__fprintf_nr_sample_events(): the whole file's counts unless
+	 * --percentage relative (--mem: the shown samples', not checked against perf mem) */
+	uint64_t nr = h->relative || h->mem_mode ? h->nr_samples[ev] : h->whole_samples[ev];
+	uint64_t total = h->relative ? h->total_period[ev] : h->whole_period[ev];
 	char unit = ' ';
 	char buf[4096], name[128];
 	/* perf report's children column: SPE's synthetic samples have it when they are the
@@ -290,7 +294,7 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		}
 		pmt_out_char(out, '\n');
 		if (h->cg)
-			cg_print(h->cg, cx, total,
+			cg_print(h->cg, cx, h->whole_period[ev], total,
 				 h->cg->children ? (cx ? cx->acc_period : 0) : p, out);
 	}
 	pmt_out_str(out, "\n\n");
@@ -355,7 +359,8 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 		unsigned ev = order[k];
 		size_t m = 0;
 
-		if (!h->nr_samples[ev])
+		/* perf prints the header of an event whose samples --pid/--tid all hid */
+		if (!h->whole_samples[ev])
 			continue;
 		/* in memory order (the ranks order them): the entries and their counts,
 		 * made in the same order, are read in a stream */

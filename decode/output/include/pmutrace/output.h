@@ -172,6 +172,13 @@ PMT_API void pmt_hist_set_percent_limit(struct pmt_hist *h, float pcnt, bool aft
  * pmutrace does not do yet, the word named in diag */
 PMT_API int pmt_hist_callgraph_check(const char *spec, struct pmt_diag *diag);
 PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
+/* a sample of a thread --pid/--tid leave out: counted in the event's totals only, as
+ * perf's filtered hist entries are */
+PMT_API int pmt_hist_add_hidden(struct pmt_hist *h, const struct pmt_spe_sample *s);
+/* --percentage: relative makes the header's counts and the entries' percentages (and
+ * the call graphs' threshold) those of the entries shown, absolute (perf's default)
+ * those of the whole file */
+PMT_API void pmt_hist_set_relative(struct pmt_hist *h, bool relative);
 PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 			   uint64_t lost_samples);
 /* The same entries, in the same order, as one JSON document ({"lost_samples", "events":
