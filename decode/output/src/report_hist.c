@@ -12,9 +12,10 @@
 
 #include "callgraph.h"
 #include "hist_priv.h"
+#include "hist_srcline.h"
 
 const char *const hist_key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu", "mem", "snoop",
-					     "tlb", "pid" };
+					     "tlb", "pid", "srcline", "srcfile" };
 
 int pmt_hist_set_trace(struct pmt_hist *h, const struct pmt_trace_meta *m)
 {
@@ -78,6 +79,15 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	g->skip_first_sym = h->keys[0] == KEY_SYM;
 	if (o->sz > offsetof(struct pmt_hist_callgraph_opts, max_stack) && o->max_stack_given)
 		g->max_stack = o->max_stack;
+	/* perf keys a caller's entry and its graph's frames by other addresses there (not
+	 * matched yet): refused rather than printed unlike perf */
+	if ((h->used_keys & SRC_KEYS) && (g->children || g->mode != CG_NONE)) {
+		cg_free(g);
+		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+				    "--sort srcline/srcfile with call chains: the callers' entries "
+				    "and call graphs are not supported yet (use -g none "
+				    "--no-children)");
+	}
 	h->cg = g;
 	return 0;
 }
@@ -119,7 +129,8 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 			free(h);
 			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
 					    k == KEY_COUNT ? "--sort: unknown key '%.*s' (keys: sym dso "
-							     "comm cpu pid mem snoop tlb)"
+							     "comm cpu pid mem snoop tlb srcline "
+							     "srcfile)"
 							   : "--sort: key '%.*s' given twice",
 					    (int)n, p);
 		}
@@ -132,7 +143,12 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 	if (!h->nkeys) {
 		free(h);
 		return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-				    "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb)");
+				    "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb "
+				    "srcline srcfile)");
+	}
+	if ((h->used_keys & SRC_KEYS) && hist_src_new(&h->src) < 0) {
+		free(h);
+		return -PMT_ENOMEM;
 	}
 	h->cap = 1024;
 	h->idx = calloc(h->cap, sizeof(*h->idx));
@@ -147,6 +163,7 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 		free(h->e);
 		free(h->ev);
 		free(h->ev_seen);
+		hist_src_free(h->src);
 		free(h);
 		return -PMT_ENOMEM;
 	}
@@ -164,6 +181,7 @@ void pmt_hist_free(struct pmt_hist *h)
 	free(h->ev);
 	free(h->ev_seen);
 	free(h->comms);
+	hist_src_free(h->src);
 	cg_free(h->cg);
 	free(h);
 }
@@ -219,6 +237,10 @@ static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 		return 0;
 	if ((keys & (1u << KEY_PID)) && a->tid != b->tid)
 		return 0;
+	if ((keys & (1u << KEY_SRCLINE)) && a->srcline != b->srcline)
+		return 0;
+	if ((keys & (1u << KEY_SRCFILE)) && a->srcfile != b->srcfile)
+		return 0;
 	if ((keys & MEM_KEYS) && memcmp(a->mem_f, b->mem_f, sizeof(a->mem_f)))
 		return 0;
 	return 1;
@@ -258,7 +280,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 
 	memset(k, 0, sizeof(*k));
 	k->comm = UINT32_MAX;
-	if (h->used_keys & ((1u << KEY_SYM) | (1u << KEY_DSO))) {
+	if (h->used_keys & ((1u << KEY_SYM) | (1u << KEY_DSO) | SRC_KEYS)) {
 		if (frame)
 			loc = frame->loc;
 		else
@@ -284,6 +306,15 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 			hv = mix(mix(hv, (uintptr_t)k->sym_id), k->sym_id ? 0 : k->ip);
 		if (h->used_keys & (1u << KEY_DSO))
 			hv = mix(hv, (uintptr_t)k->dso_id);
+		if (h->used_keys & SRC_KEYS) {
+			PMT_FORWARD_IF_ERROR(hist_src_texts(h->src, h->syms, &loc, &k->srcline,
+							    &k->srcfile));
+			/* perf merges the addresses of one text (sort__srcline_collapse) */
+			if (h->used_keys & (1u << KEY_SRCLINE))
+				hv = mix(hv, (uintptr_t)k->srcline);
+			if (h->used_keys & (1u << KEY_SRCFILE))
+				hv = mix(hv, (uintptr_t)k->srcfile);
+		}
 	}
 	if (h->used_keys & ((1u << KEY_COMM) | (1u << KEY_PID))) {
 		const char *c = pmt_symbols_comm(h->syms, s->tid, s->time);
@@ -559,7 +590,7 @@ static void ipc_setup(struct pmt_hist *h, int32_t pid)
 {
 	h->ipc_pid = pid;
 	h->ipc_tried = 1;
-	if (h->cg || (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO))))
+	if (h->cg || (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO) | SRC_KEYS)))
 		return;
 	/* without it only slower */
 	h->ipc = calloc(HIST_IPC_SLOTS, sizeof(*h->ipc));
