@@ -5,7 +5,8 @@
 # without line tables (perf's "SYM+OFFSET" in decimal where a symbol has no line, "DSO[ADDR]"
 # where there is no symbol either, an empty source file for both, equal shares in the
 # texts' order); alone, with sym, dso, comm and each other; -g none --no-children on a -g
-# recording, and the refusal of the call-graph forms not matched yet. perf's closing tip
+# recording, SPE's events on the AArch64 fixtures, and the refusal of the call-graph forms
+# not matched yet. perf's closing tip
 # (random) is dropped from its output.
 #   report_srcline.sh PMUTRACE SOURCE_DIR PERF73
 set -eu
@@ -55,6 +56,19 @@ done
 for keys in srcline srcfile sym,srcline; do
 	same "$T/cc.data" -g none --no-children --sort "$keys"
 done
+# SPE's synthetic events on the AArch64 fixtures (when the cross binutils are there):
+# addr2line's "??" for _start kept as a file ("??:0", source file "??"), and entries of one
+# text merged keeping the lowest address's, whose symbol or none sizes the DSO column
+if command -v aarch64-linux-gnu-readelf >/dev/null; then
+	. "$SRC/tests/tools/symbols_fixture.sh"
+	fixture_build "$T/afx"
+	text_trace "$T/afx" 81 6000 "$T/spe.data"
+	"$PERF73" report --stdio -i "$T/spe.data" --symfs "$T/afx/fs" --sort srcline 2>/dev/null >"$T/p"
+	grep -q '%  ??:0$' "$T/p" || fail "perf 7.3 shows no ??:0 for the SPE fixture"
+	for keys in srcline srcfile sym,srcline srcline,dso srcfile,dso dso,srcline comm,srcfile,dso; do
+		same "$T/spe.data" --symfs "$T/afx/fs" --sort "$keys"
+	done
+fi
 # perf 7.3's callers' entries and graphs under these keys are not matched yet: a clear
 # refusal, not a different report
 for args in "" "--no-children" "-g none"; do

@@ -135,7 +135,7 @@ static const char *intern(struct hist_src *s, const char *t, size_t n)
 	return s->texts[j];
 }
 
-/* perf's texts: "FILE:LINE" (the file's last part) where libdw or addr2line names a file,
+/* perf's texts: "FILE:LINE" (the file's last part) where libdw or addr2line answers,
  * else "SYM+OFFSET" (decimal) in a symbol, else "DSO[ADDR]"; the source file is what comes
  * before the ':' of the first, empty for the others */
 static int make_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pmt_sym_loc *loc,
@@ -154,7 +154,11 @@ static int make_texts(struct hist_src *s, struct pmt_symbols *syms, const struct
 		return *line_text && *file_text ? 0 : -PMT_ENOMEM;
 	}
 	rc = pmt_symbols_srcline_perf(syms, loc, &file, &line, &va);
-	if (rc == 1 || (rc == 2 && file)) {
+	/* addr2line's "??" for a file it cannot name is kept as one: "??:0", source file
+	 * "??" (checked with perf 7.3 on _start of the AArch64 fixtures) */
+	if (rc == 2 && !file)
+		file = "??";
+	if (rc == 1 || rc == 2) {
 		slash = strrchr(file, '/');
 		file = slash ? slash + 1 : file;
 		n = snprintf(buf, sizeof(buf), "%s:%u", file, line);

@@ -33,6 +33,7 @@ struct hent_ev {
 struct hent_ev_seen {
 	uint64_t dsrc;         /* its data source: the texts printed for mem, snoop, tlb */
 	uint64_t objoff;       /* its offset in an object symbol, as perf keeps the first */
+	uint64_t low_ip;       /* keep_low_ip: its lowest address (map_ip) */
 };
 
 /* One key tuple with its counts in every event: the samples of a record (one per event)
@@ -122,6 +123,11 @@ struct pmt_hist {
 	uint8_t last_kernel;   /* and its level */
 	uint8_t adding_kernel; /* the level of the key being added (entry_event keeps it) */
 	uint64_t last_objoff, last_dsrc;
+	/* srcline/srcfile with dso, without sym: perf merges the entries of one text keeping the one of
+	 * the lowest address (sort__srcline_cmp's order, hists__collapse_resort), whose
+	 * symbol or none then sizes the DSO column (nosym_first) */
+	uint8_t keep_low_ip;
+	uint64_t last_map_ip;
 	uint64_t last_ip, last_time;
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;

@@ -146,6 +146,8 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 				    "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb "
 				    "srcline srcfile)");
 	}
+	h->keep_low_ip = (h->used_keys & SRC_KEYS) && (h->used_keys & (1u << KEY_DSO)) &&
+			 !(h->used_keys & (1u << KEY_SYM));
 	if ((h->used_keys & SRC_KEYS) && hist_src_new(&h->src) < 0) {
 		free(h);
 		return -PMT_ENOMEM;
@@ -423,9 +425,10 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 	h->ev[i] = (struct hent_ev){ 0 };
 	/* read only for these (cell()): the pages of the others are never touched, which
 	 * saved a third of a symbolized report's page faults */
-	if ((h->used_keys & MEM_KEYS) || e->object)
+	if ((h->used_keys & MEM_KEYS) || e->object || h->keep_low_ip)
 		h->ev_seen[i] = (struct hent_ev_seen){ .objoff = h->last_objoff,
-						       .dsrc = h->last_dsrc };
+						       .dsrc = h->last_dsrc,
+						       .low_ip = h->last_map_ip };
 	e->ev_at[slot] = i;
 	if (h->last_nosym)
 		e->nosym_first |= (uint16_t)(1u << slot);
@@ -590,7 +593,9 @@ static void ipc_setup(struct pmt_hist *h, int32_t pid)
 {
 	h->ipc_pid = pid;
 	h->ipc_tried = 1;
-	if (h->cg || (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO) | SRC_KEYS)))
+	/* keep_low_ip needs each record's map_ip, which the cache does not keep */
+	if (h->cg || h->keep_low_ip ||
+	    (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO) | SRC_KEYS)))
 		return;
 	/* without it only slower */
 	h->ipc = calloc(HIST_IPC_SLOTS, sizeof(*h->ipc));
@@ -620,6 +625,7 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 			h->last_kernel = k.kernel;
 			h->last_nosym = !k.sym;
 			h->last_objoff = k.objoff;
+			h->last_map_ip = k.ip;
 			if (rc >= 0)
 				rc = find_or_add(h, &k, &h->last_slot);
 			if (rc < 0) {
@@ -642,6 +648,19 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	x->period += s->period;
 	x->weight += s->weight;
 	x->nr++;
+	if (h->keep_low_ip) {
+		struct hent_ev_seen *f = &h->ev_seen[x - h->ev];
+		struct hent *e = &h->e[h->last_slot];
+
+		/* perf's signed difference of the addresses */
+		if ((int64_t)(h->last_map_ip - f->low_ip) < 0) {
+			f->low_ip = h->last_map_ip;
+			if (h->last_nosym)
+				e->nosym_first |= (uint16_t)(1u << slot);
+			else
+				e->nosym_first &= (uint16_t)~(1u << slot);
+		}
+	}
 	/* a sample without a chain still counts in its entry's Children (perf's
 	 * cumulate is the whole report's, not an event's) */
 	if (h->cg)
