@@ -5,9 +5,9 @@
 # without line tables (perf's "SYM+OFFSET" in decimal where a symbol has no line, "DSO[ADDR]"
 # where there is no symbol either, an empty source file for both, equal shares in the
 # texts' order); alone, with sym, dso, comm and each other; -g none --no-children on a -g
-# recording, SPE's events on the AArch64 fixtures, and the refusal of the call-graph forms
-# not matched yet. perf's closing tip
-# (random) is dropped from its output.
+# recording, SPE's events on the AArch64 fixtures (addr2line's "??:0", samples in no map)
+# and the refusal of the call-graph forms not matched yet. perf's closing tip (random) is
+# dropped from its output.
 #   report_srcline.sh PMUTRACE SOURCE_DIR PERF73
 set -eu
 P=$1
@@ -67,6 +67,17 @@ if command -v aarch64-linux-gnu-readelf >/dev/null; then
 	grep -q '%  ??:0$' "$T/p" || fail "perf 7.3 shows no ??:0 for the SPE fixture"
 	for keys in srcline srcfile sym,srcline srcline,dso srcfile,dso dso,srcline comm,srcfile,dso; do
 		same "$T/spe.data" --symfs "$T/afx/fs" --sort "$keys"
+	done
+	# a fifth of the samples in an unmapped kernel: no map, perf's "??:0" and no file
+	set -- $(text_section "$T/afx/app")
+	"$P" synth --records 3000 --seed 7 --kernel-pct 20 --text $((FIX_APP + $1)),$(($2)) \
+		-o "$T/k.spe"
+	"$P" convert --raw "$T/k.spe" --midr 0x410fd0c0 --pid 4242 --comm app \
+		--mmap $FIX_APP,0x10000,0,/usr/bin/app -o "$T/k.data"
+	"$PERF73" report --stdio -i "$T/k.data" --symfs "$T/afx/fs" --sort srcline,dso 2>/dev/null >"$T/p"
+	grep -q '%  ??:0 *\[unknown\] *$' "$T/p" || fail "perf 7.3 shows no ??:0 [unknown]"
+	for keys in srcline srcfile srcline,dso; do
+		same "$T/k.data" --symfs "$T/afx/fs" --sort "$keys"
 	done
 fi
 # perf 7.3's callers' entries and graphs under these keys are not matched yet: a clear
