@@ -8,9 +8,10 @@
 #include "event_slots.h"
 
 enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY_PID,
-	   KEY_COUNT };
+	   KEY_SRCLINE, KEY_SRCFILE, KEY_COUNT };
 extern const char *const hist_key_names[KEY_COUNT]; /* as --sort names them */
 #define MEM_KEYS ((1u << KEY_MEM) | (1u << KEY_SNOOP) | (1u << KEY_TLB))
+#define SRC_KEYS ((1u << KEY_SRCLINE) | (1u << KEY_SRCFILE))
 
 /* events are counted in slots (event_slots.h) */
 #define HIST_SLOTS PMT_EV_SLOTS
@@ -32,6 +33,7 @@ struct hent_ev {
 struct hent_ev_seen {
 	uint64_t dsrc;         /* its data source: the texts printed for mem, snoop, tlb */
 	uint64_t objoff;       /* its offset in an object symbol, as perf keeps the first */
+	uint64_t low_ip;       /* keep_low_ip: its lowest address (map_ip) */
 };
 
 /* One key tuple with its counts in every event: the samples of a record (one per event)
@@ -46,6 +48,7 @@ struct hent {
 	const void *sym_id;    /* NULL: no symbol; then `ip` tells entries apart */
 	const void *dso_id;
 	const char *sym, *dso; /* names owned by the pmt_symbols */
+	const char *srcline, *srcfile; /* interned by the hist_src: equal texts, one pointer */
 	uint32_t comm;         /* offset in the comm pool, UINT32_MAX: none */
 	uint32_t comm_width;   /* the length of its first sample's thread's latest comm */
 	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
@@ -85,8 +88,10 @@ struct hist_ipc {
 #define HIST_IPC_SLOTS 32768
 
 struct cg;
+struct hist_src;
 struct pmt_hist {
 	struct pmt_symbols *syms;
+	struct hist_src *src;  /* the srcline and srcfile texts; NULL: neither key given */
 	struct cg *cg;         /* call graphs (callgraph.h); NULL: the samples' chains unused */
 	enum key keys[KEY_COUNT];
 	unsigned nkeys;
@@ -122,6 +127,11 @@ struct pmt_hist {
 	uint8_t last_kernel;   /* and its level */
 	uint8_t adding_kernel; /* the level of the key being added (entry_event keeps it) */
 	uint64_t last_objoff, last_dsrc;
+	/* srcline/srcfile with dso, without sym: perf merges the entries of one text keeping the one of
+	 * the lowest address (sort__srcline_cmp's order, hists__collapse_resort), whose
+	 * symbol or none then sizes the DSO column (nosym_first) */
+	uint8_t keep_low_ip;
+	uint64_t last_map_ip;
 	uint64_t last_ip, last_time;
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;

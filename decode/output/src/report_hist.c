@@ -12,9 +12,10 @@
 
 #include "callgraph.h"
 #include "hist_priv.h"
+#include "hist_srcline.h"
 
 const char *const hist_key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu", "mem", "snoop",
-					     "tlb", "pid" };
+					     "tlb", "pid", "srcline", "srcfile" };
 
 int pmt_hist_set_trace(struct pmt_hist *h, const struct pmt_trace_meta *m)
 {
@@ -78,6 +79,15 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	g->skip_first_sym = h->keys[0] == KEY_SYM;
 	if (o->sz > offsetof(struct pmt_hist_callgraph_opts, max_stack) && o->max_stack_given)
 		g->max_stack = o->max_stack;
+	/* perf keys a caller's entry and its graph's frames by other addresses there (not
+	 * matched yet): refused rather than printed unlike perf */
+	if ((h->used_keys & SRC_KEYS) && (g->children || g->mode != CG_NONE)) {
+		cg_free(g);
+		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
+				    "--sort srcline/srcfile with call chains: the callers' entries "
+				    "and call graphs are not supported yet (use -g none "
+				    "--no-children)");
+	}
 	h->cg = g;
 	return 0;
 }
@@ -119,7 +129,8 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 			free(h);
 			return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
 					    k == KEY_COUNT ? "--sort: unknown key '%.*s' (keys: sym dso "
-							     "comm cpu pid mem snoop tlb)"
+							     "comm cpu pid mem snoop tlb srcline "
+							     "srcfile)"
 							   : "--sort: key '%.*s' given twice",
 					    (int)n, p);
 		}
@@ -132,7 +143,14 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 	if (!h->nkeys) {
 		free(h);
 		return pmt_diag_set(diag, -PMT_EPARSE, NULL, PMT_DIAG_NO_OFFSET,
-				    "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb)");
+				    "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb "
+				    "srcline srcfile)");
+	}
+	h->keep_low_ip = (h->used_keys & SRC_KEYS) && (h->used_keys & (1u << KEY_DSO)) &&
+			 !(h->used_keys & (1u << KEY_SYM));
+	if ((h->used_keys & SRC_KEYS) && hist_src_new(&h->src) < 0) {
+		free(h);
+		return -PMT_ENOMEM;
 	}
 	h->cap = 1024;
 	h->idx = calloc(h->cap, sizeof(*h->idx));
@@ -147,6 +165,7 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 		free(h->e);
 		free(h->ev);
 		free(h->ev_seen);
+		hist_src_free(h->src);
 		free(h);
 		return -PMT_ENOMEM;
 	}
@@ -164,6 +183,7 @@ void pmt_hist_free(struct pmt_hist *h)
 	free(h->ev);
 	free(h->ev_seen);
 	free(h->comms);
+	hist_src_free(h->src);
 	cg_free(h->cg);
 	free(h);
 }
@@ -219,6 +239,10 @@ static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 		return 0;
 	if ((keys & (1u << KEY_PID)) && a->tid != b->tid)
 		return 0;
+	if ((keys & (1u << KEY_SRCLINE)) && a->srcline != b->srcline)
+		return 0;
+	if ((keys & (1u << KEY_SRCFILE)) && a->srcfile != b->srcfile)
+		return 0;
 	if ((keys & MEM_KEYS) && memcmp(a->mem_f, b->mem_f, sizeof(a->mem_f)))
 		return 0;
 	return 1;
@@ -258,7 +282,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 
 	memset(k, 0, sizeof(*k));
 	k->comm = UINT32_MAX;
-	if (h->used_keys & ((1u << KEY_SYM) | (1u << KEY_DSO))) {
+	if (h->used_keys & ((1u << KEY_SYM) | (1u << KEY_DSO) | SRC_KEYS)) {
 		if (frame)
 			loc = frame->loc;
 		else
@@ -284,6 +308,15 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 			hv = mix(mix(hv, (uintptr_t)k->sym_id), k->sym_id ? 0 : k->ip);
 		if (h->used_keys & (1u << KEY_DSO))
 			hv = mix(hv, (uintptr_t)k->dso_id);
+		if (h->used_keys & SRC_KEYS) {
+			PMT_FORWARD_IF_ERROR(hist_src_texts(h->src, h->syms, &loc, &k->srcline,
+							    &k->srcfile));
+			/* perf merges the addresses of one text (sort__srcline_collapse) */
+			if (h->used_keys & (1u << KEY_SRCLINE))
+				hv = mix(hv, (uintptr_t)k->srcline);
+			if (h->used_keys & (1u << KEY_SRCFILE))
+				hv = mix(hv, (uintptr_t)k->srcfile);
+		}
 	}
 	if (h->used_keys & ((1u << KEY_COMM) | (1u << KEY_PID))) {
 		const char *c = pmt_symbols_comm(h->syms, s->tid, s->time);
@@ -392,9 +425,10 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 	h->ev[i] = (struct hent_ev){ 0 };
 	/* read only for these (cell()): the pages of the others are never touched, which
 	 * saved a third of a symbolized report's page faults */
-	if ((h->used_keys & MEM_KEYS) || e->object)
+	if ((h->used_keys & MEM_KEYS) || e->object || h->keep_low_ip)
 		h->ev_seen[i] = (struct hent_ev_seen){ .objoff = h->last_objoff,
-						       .dsrc = h->last_dsrc };
+						       .dsrc = h->last_dsrc,
+						       .low_ip = h->last_map_ip };
 	e->ev_at[slot] = i;
 	if (h->last_nosym)
 		e->nosym_first |= (uint16_t)(1u << slot);
@@ -559,7 +593,9 @@ static void ipc_setup(struct pmt_hist *h, int32_t pid)
 {
 	h->ipc_pid = pid;
 	h->ipc_tried = 1;
-	if (h->cg || (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO))))
+	/* keep_low_ip needs each record's map_ip, which the cache does not keep */
+	if (h->cg || h->keep_low_ip ||
+	    (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO) | SRC_KEYS)))
 		return;
 	/* without it only slower */
 	h->ipc = calloc(HIST_IPC_SLOTS, sizeof(*h->ipc));
@@ -607,6 +643,7 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 			h->last_kernel = k.kernel;
 			h->last_nosym = !k.sym;
 			h->last_objoff = k.objoff;
+			h->last_map_ip = k.ip;
 			if (rc >= 0)
 				rc = find_or_add(h, &k, &h->last_slot);
 			if (rc < 0) {
@@ -629,6 +666,19 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	x->period += s->period;
 	x->weight += s->weight;
 	x->nr++;
+	if (h->keep_low_ip) {
+		struct hent_ev_seen *f = &h->ev_seen[x - h->ev];
+		struct hent *e = &h->e[h->last_slot];
+
+		/* perf's signed difference of the addresses */
+		if ((int64_t)(h->last_map_ip - f->low_ip) < 0) {
+			f->low_ip = h->last_map_ip;
+			if (h->last_nosym)
+				e->nosym_first |= (uint16_t)(1u << slot);
+			else
+				e->nosym_first &= (uint16_t)~(1u << slot);
+		}
+	}
 	/* a sample without a chain still counts in its entry's Children (perf's
 	 * cumulate is the whole report's, not an event's) */
 	if (h->cg)

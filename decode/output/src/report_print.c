@@ -14,9 +14,10 @@
 
 static const char *const key_headers[KEY_COUNT] = { "Symbol", "Shared Object", "Command",
 						    "CPU", "Memory access", "Snoop",
-						    "TLB access", "    Pid:Command" };
+						    "TLB access", "    Pid:Command",
+						    "Source:Line", "Source File" };
 /* perf's fixed widths of the memory columns (hists__calc_col_len) */
-static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22, 0 };
+static const unsigned key_min_width[KEY_COUNT] = { 0, 0, 0, 0, 39, 12, 22, 0, 0, 0 };
 
 /* perf's output order: period down; then each key's se_sort (named before unnamed, names
  * and CPUs ascending); then, for entries equal in every key, the address (the order of
@@ -119,6 +120,12 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 		break;
 	case KEY_TLB:
 		p += pmt_mem_tlb_str(hent_ev_seen(h, e, ev)->dsrc, p, (size_t)(end - p) + 1);
+		break;
+	case KEY_SRCLINE:
+		p = put_str(p, e->srcline, end);
+		break;
+	case KEY_SRCFILE:
+		p = put_str(p, e->srcfile, end);
 		break;
 	default:
 		break;
@@ -273,12 +280,15 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		pmt_out_str(out, pt);
 		for (unsigned c = 0; c < h->nkeys; c++) {
 			int l = cell(h, v[i], h->keys[c], ev, buf, sizeof(buf));
-			/* perf pads every column but a symbol in the last one */
+			/* perf pads every column but a symbol or source text in the last one
+			 * (their "%-.*s") */
+			const bool unpadded = h->keys[c] == KEY_SYM || h->keys[c] == KEY_SRCLINE ||
+					      h->keys[c] == KEY_SRCFILE;
 			int pad;
 
 			if (h->keys[c] == KEY_COMM && l > (int)width[c])
 				l = (int)width[c]; /* perf's "%-*.*s" */
-			pad = h->keys[c] == KEY_SYM && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
+			pad = unpadded && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
 
 			if (l >= (int)sizeof(buf))
 				l = (int)sizeof(buf) - 1;

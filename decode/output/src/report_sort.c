@@ -55,7 +55,11 @@ static int cmp_named(const void *pa, const void *pb)
 
 static const char *key_text(const struct pmt_hist *h, const struct hent *e, enum key k)
 {
-	return k == KEY_SYM ? e->sym : k == KEY_DSO ? e->dso : h->comms + e->comm;
+	return k == KEY_SYM	    ? e->sym
+	       : k == KEY_DSO	    ? e->dso
+	       : k == KEY_SRCLINE ? e->srcline
+	       : k == KEY_SRCFILE ? e->srcfile
+				    : h->comms + e->comm;
 }
 
 static size_t text_slot(const char *s, size_t cap)
@@ -140,7 +144,8 @@ int hist_key_order(const struct pmt_hist *h, uint32_t *order, uint32_t *tmp, uin
 	for (unsigned c = h->nkeys; c-- > 0;) {
 		enum key k = h->keys[c];
 
-		if (k == KEY_SYM || k == KEY_DSO || k == KEY_COMM) {
+		if (k == KEY_SYM || k == KEY_DSO || k == KEY_COMM || k == KEY_SRCLINE ||
+		    k == KEY_SRCFILE) {
 			PMT_FORWARD_IF_ERROR(text_ranks(h, k, key));
 		} else {
 			for (size_t i = 0; i < h->n; i++) {

@@ -1,0 +1,232 @@
+/* The srcline and srcfile keys of report --sort: perf 7.3's texts of an address (sort.c
+ * hist_entry__srcline, hist_entry__get_srcfile), worked out once per distinct address
+ * and interned, so that entries compare and hash them as pointers. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "pmutrace/common.h"
+#include "hist_srcline.h"
+
+#define ARENA_CHUNK 16384
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* an address already asked for: (file, address in it) -> its texts */
+struct addr_slot {
+	const void *dso_id;
+	uint64_t map_ip;
+	const char *line, *file;
+};
+
+struct hist_src {
+	struct arena_chunk *chunks;
+	const char **texts;    /* open addressing over the interned texts */
+	size_t texts_cap, texts_n;
+	struct addr_slot *addrs;
+	size_t addrs_cap, addrs_n;
+};
+
+int hist_src_new(struct hist_src **out)
+{
+	struct hist_src *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -PMT_ENOMEM;
+	s->texts_cap = 256;
+	s->addrs_cap = 1024;
+	s->texts = calloc(s->texts_cap, sizeof(*s->texts));
+	s->addrs = calloc(s->addrs_cap, sizeof(*s->addrs));
+	if (!s->texts || !s->addrs) {
+		hist_src_free(s);
+		return -PMT_ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+void hist_src_free(struct hist_src *s)
+{
+	if (!s)
+		return;
+	while (s->chunks) {
+		struct arena_chunk *c = s->chunks;
+
+		s->chunks = c->next;
+		free(c);
+	}
+	free(s->texts);
+	free(s->addrs);
+	free(s);
+}
+
+static uint64_t text_hash(const char *t, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)t[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* a copy that lives as long as s: the entries point at it */
+static const char *arena_copy(struct hist_src *s, const char *t, size_t n)
+{
+	struct arena_chunk *c = s->chunks;
+	char *p;
+
+	if (!c || c->cap - c->used < n + 1) {
+		size_t cap = n + 1 > ARENA_CHUNK ? n + 1 : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = s->chunks;
+		c->used = 0;
+		c->cap = cap;
+		s->chunks = c;
+	}
+	p = c->data + c->used;
+	memcpy(p, t, n);
+	p[n] = 0;
+	c->used += n + 1;
+	return p;
+}
+
+static int grow_texts(struct hist_src *s)
+{
+	size_t cap = s->texts_cap * 2;
+	const char **v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < s->texts_cap; i++) {
+		size_t j;
+
+		if (!s->texts[i])
+			continue;
+		j = text_hash(s->texts[i], strlen(s->texts[i])) & (cap - 1);
+		while (v[j])
+			j = (j + 1) & (cap - 1);
+		v[j] = s->texts[i];
+	}
+	free(s->texts);
+	s->texts = v;
+	s->texts_cap = cap;
+	return 0;
+}
+
+/* the one copy of the n bytes at t; NULL: out of memory */
+static const char *intern(struct hist_src *s, const char *t, size_t n)
+{
+	size_t j;
+
+	if (s->texts_n * 4 >= s->texts_cap * 3 && grow_texts(s) < 0)
+		return NULL;
+	for (j = text_hash(t, n) & (s->texts_cap - 1); s->texts[j]; j = (j + 1) & (s->texts_cap - 1))
+		if (!strncmp(s->texts[j], t, n) && !s->texts[j][n])
+			return s->texts[j];
+	s->texts[j] = arena_copy(s, t, n);
+	if (s->texts[j])
+		s->texts_n++;
+	return s->texts[j];
+}
+
+/* perf's texts: "FILE:LINE" (the file's last part) where libdw or addr2line answers,
+ * else "SYM+OFFSET" (decimal) in a symbol, else "DSO[ADDR]"; the source file is what comes
+ * before the ':' of the first, empty for the others */
+static int make_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pmt_sym_loc *loc,
+		      const char **line_text, const char **file_text)
+{
+	char buf[4096];
+	const char *file, *slash;
+	unsigned line;
+	uint64_t va;
+	int rc, n;
+
+	if (!loc->dso) {
+		/* no map: perf's SRCLINE_UNKNOWN and no_srcfile */
+		*line_text = intern(s, "??:0", 4);
+		*file_text = intern(s, "", 0);
+		return *line_text && *file_text ? 0 : -PMT_ENOMEM;
+	}
+	rc = pmt_symbols_srcline_perf(syms, loc, &file, &line, &va);
+	/* addr2line's "??" for a file it cannot name is kept as one: "??:0", source file
+	 * "??" (checked with perf 7.3 on _start of the AArch64 fixtures) */
+	if (rc == 2 && !file)
+		file = "??";
+	if (rc == 1 || rc == 2) {
+		slash = strrchr(file, '/');
+		file = slash ? slash + 1 : file;
+		n = snprintf(buf, sizeof(buf), "%s:%u", file, line);
+		*file_text = intern(s, file, strlen(file));
+	} else {
+		if (loc->sym)
+			n = snprintf(buf, sizeof(buf), "%s+%" PRIu64, loc->sym, loc->symoff);
+		else
+			n = snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]",
+				     loc->dso_short ? loc->dso_short : "",
+				     va != UINT64_MAX ? va : loc->map_ip);
+		*file_text = intern(s, "", 0);
+	}
+	if (n >= (int)sizeof(buf))
+		n = (int)sizeof(buf) - 1;
+	*line_text = intern(s, buf, (size_t)(n < 0 ? 0 : n));
+	return *line_text && *file_text ? 0 : -PMT_ENOMEM;
+}
+
+static size_t addr_slot(const void *dso_id, uint64_t map_ip, size_t cap)
+{
+	uint64_t h = ((uintptr_t)dso_id ^ (map_ip * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+static int grow_addrs(struct hist_src *s)
+{
+	size_t cap = s->addrs_cap * 2;
+	struct addr_slot *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < s->addrs_cap; i++) {
+		size_t j;
+
+		if (!s->addrs[i].line)
+			continue;
+		for (j = addr_slot(s->addrs[i].dso_id, s->addrs[i].map_ip, cap); v[j].line;
+		     j = (j + 1) & (cap - 1))
+			;
+		v[j] = s->addrs[i];
+	}
+	free(s->addrs);
+	s->addrs = v;
+	s->addrs_cap = cap;
+	return 0;
+}
+
+int hist_src_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pmt_sym_loc *loc,
+		   const char **line, const char **file)
+{
+	size_t j;
+
+	/* without a file there is nothing to look up */
+	if (!loc->dso || !loc->dso_id)
+		return make_texts(s, syms, loc, line, file);
+	if (s->addrs_n * 2 >= s->addrs_cap)
+		PMT_FORWARD_IF_ERROR(grow_addrs(s));
+	for (j = addr_slot(loc->dso_id, loc->map_ip, s->addrs_cap); s->addrs[j].line;
+	     j = (j + 1) & (s->addrs_cap - 1))
+		if (s->addrs[j].dso_id == loc->dso_id && s->addrs[j].map_ip == loc->map_ip) {
+			*line = s->addrs[j].line;
+			*file = s->addrs[j].file;
+			return 0;
+		}
+	PMT_FORWARD_IF_ERROR(make_texts(s, syms, loc, line, file));
+	s->addrs[j] = (struct addr_slot){ loc->dso_id, loc->map_ip, *line, *file };
+	s->addrs_n++;
+	return 0;
+}

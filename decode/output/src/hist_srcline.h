@@ -1,0 +1,17 @@
+/* The texts of report --sort srcline and srcfile (hist_srcline.c). Private to
+ * decode/output. */
+#ifndef PMT_OUTPUT_HIST_SRCLINE_H
+#define PMT_OUTPUT_HIST_SRCLINE_H
+
+#include "pmutrace/symbols.h"
+
+struct hist_src;
+int hist_src_new(struct hist_src **out);
+void hist_src_free(struct hist_src *s); /* NULL is a no-op */
+/* perf 7.3's srcline ("FILE:LINE", "SYM+OFFSET", "DSO[ADDR]", "??:0") and srcfile (FILE or
+ * "") of an address: looked up once per (file, address), interned (equal texts are the
+ * same pointer, valid until s is freed). 0 or -PMT_ENOMEM. */
+int hist_src_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pmt_sym_loc *loc,
+		   const char **line, const char **file);
+
+#endif
