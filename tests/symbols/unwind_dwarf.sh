@@ -141,12 +141,17 @@ grep -q unw_lib_sort "$T/ours" || fail "pmutrace's report shows no unw_lib_sort"
 # export pprof's stacks (leaf first, inlined functions as Lines) are perf 7.3's chains
 if command -v protoc >/dev/null 2>&1; then
 	fold="python3 $SRC/tests/tools/folded_stacks.py"
-	"$P" export pprof "$T/p.data" -o - | gunzip -c | protoc \
+	# the workload's window, as above (the loader's clones are named otherwise)
+	w=$(window "$T/p.data")
+	"$P" export pprof "$T/p.data" --time "$w" -o - | gunzip -c | protoc \
 		--decode=perftools.profiles.Profile -I"$SRC/decode/export/proto" profile.proto \
 		>"$T/p.pb.txt" || fail "export pprof or protoc failed"
 	$fold pprof "$T/p.pb.txt" >"$T/m.fold"
-	"$PERF73" script -i "$T/p.data" 2>/dev/null | $fold script /dev/stdin >"$T/p.fold"
-	cmp -s "$T/p.fold" "$T/m.fold" || fail "export pprof's stacks are not perf 7.3 script's chains"
+	"$PERF73" script -i "$T/p.data" --time "$w" 2>/dev/null | $fold script /dev/stdin >"$T/p.fold"
+	cmp -s "$T/p.fold" "$T/m.fold" || {
+		diff "$T/p.fold" "$T/m.fold" | head -10
+		fail "export pprof's stacks are not perf 7.3 script's chains (perf < > pmutrace)"
+	}
 	checked=$((checked + 1))
 fi
 # a pipe (records read into a window the next one reuses, streamed from stdin) and -z
