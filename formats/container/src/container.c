@@ -328,7 +328,8 @@ static int pool_add(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, uns
 	}
 	at = s->buf + w->len;
 	for (unsigned i = 0; i < n; i++) {
-		memcpy(at, v[i].p, v[i].len);
+		if (v[i].len) /* an empty piece may have no pointer (memcpy's NULL is undefined) */
+			memcpy(at, v[i].p, v[i].len);
 		if (i < 8)
 			copy[i] = (struct pmt_ctr_piece){ at, v[i].len };
 		at += v[i].len;
@@ -379,7 +380,8 @@ static int writev_locked(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v
 			w->fcap = cap;
 		}
 		for (unsigned i = 0; i < n; i++) {
-			memcpy(w->fbuf + w->len, v[i].p, v[i].len);
+			if (v[i].len)
+				memcpy(w->fbuf + w->len, v[i].p, v[i].len);
 			w->len += v[i].len;
 		}
 		return 0;
