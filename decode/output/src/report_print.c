@@ -379,7 +379,7 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 			uint32_t xi = hent_ev_at(h, e, ev);
 			const struct hent_ev *x = &h->ev[xi];
 			const struct cg_ev *c = cg_ev_of(h->cg, xi);
-			struct ranked *q = &r[m];
+			struct ranked *q = r ? &r[m] : NULL; /* r: only with Children */
 			bool has = x->nr || (c && c->acc_period);
 
 			if (!hist_children(h)) {
