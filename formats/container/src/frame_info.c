@@ -14,8 +14,6 @@
 #define REC_FINISHED_ROUND 68
 #define REC_AUXTRACE 71
 #define AUXTRACE_HDR 48 /* header, size, offset, reference, idx, tid, cpu, reserved */
-#define HDR_END 0x01
-#define HDR_TIMESTAMP 0x71
 
 static uint64_t rd(const struct finfo_acc *a, const uint8_t *p, int n)
 {
@@ -47,75 +45,21 @@ static void note_range(struct pmt_ctr_frame_info *cur, uint64_t lo, uint64_t hi)
 	cur->flags |= PMT_CTR_FI_TIMED;
 }
 
-static void chunk_ts(struct finfo_chunk *c, uint64_t ts)
-{
-	if (!c->timed || ts < c->ts_lo)
-		c->ts_lo = ts;
-	if (!c->timed || ts > c->ts_hi)
-		c->ts_hi = ts;
-	c->timed = 1;
-}
-
-#define OPEN_UNKNOWN 2 /* before the chunk's first packet that ends or opens a record */
-
-/* A packet that ends or opens a record: open is 0, 1 or OPEN_UNKNOWN (the state the frames
- * before leave, which the chunk does not know) */
-static void chunk_event(struct finfo_chunk *c, int *open, int is_end, int opens)
-{
-	if (*open == OPEN_UNKNOWN)
-		c->first = is_end ? CHUNK_END_FIRST : CHUNK_OTHER_FIRST;
-	else if (is_end)
-		c->untimed |= (uint8_t)*open; /* a record without a timestamp: time 0 */
-	*open = opens;
-}
-
 /* The SPE records of one CPU's AUX bytes: their timestamps, and whether the bytes start or
  * end inside a record (the decoder joins a CPU's chunks, so such a record spans frames).
- * This runs over every AUX byte: short headers straight from the decoder's table, PAD runs
- * 8 bytes at a time, the full decoder only for the rest. */
+ * This runs over every AUX byte, so it is spe's header scan, not its decoder. Alignment
+ * pads are measured from the chunk's start, as the walk before it did. */
 void finfo_chunk_scan(struct finfo_chunk *c, const uint8_t *base)
 {
-	const uint8_t *p = base + c->off;
-	size_t pos = 0, n = c->len;
-	int open = OPEN_UNKNOWN;
+	struct pmt_spe_scan s;
 
-	while (pos < n) {
-		unsigned h = p[pos], len = pmt_spe_hdr_proto[h].len;
-		struct pmt_spe_packet pkt;
-		int rc;
-
-		if (!h) {
-			for (pos++; n - pos >= 8 && !pmt_le64(p + pos);)
-				pos += 8;
-			continue;
-		}
-		if (len && len <= n - pos) {
-			/* short headers: TIMESTAMP 0x71 and END 0x01 end a record */
-			if (h == HDR_TIMESTAMP)
-				chunk_ts(c, pmt_le64(p + pos + 1));
-			chunk_event(c, &open, h == HDR_END, h != HDR_TIMESTAMP && h != HDR_END);
-			pos += len;
-			continue;
-		}
-		rc = pmt_spe_packet_decode(p + pos, n - pos, pos, &pkt);
-		if (rc <= 0) {
-			/* cut inside a packet, or bytes the decoder resynchronises over: what
-			 * it makes of them is its business, times unknown */
-			chunk_event(c, &open, 0, 1);
-			c->untimed = 1;
-			break;
-		}
-		pos += (size_t)rc;
-		if (pkt.type == PMT_SPE_TIMESTAMP)
-			chunk_ts(c, pkt.payload);
-		if (pkt.type != PMT_SPE_PAD && pkt.type != PMT_SPE_ALIGN_PAD)
-			chunk_event(c, &open, pkt.type == PMT_SPE_END,
-				    pkt.type != PMT_SPE_TIMESTAMP && pkt.type != PMT_SPE_END);
-	}
-	if (open == OPEN_UNKNOWN)
-		c->first = CHUNK_NO_EVENT;
-	else
-		c->open_out = (uint8_t)open;
+	pmt_spe_scan(base + c->off, c->len, 0, &s);
+	c->first = s.first;
+	c->open_out = s.open_out;
+	c->untimed = s.untimed;
+	c->timed = s.timed;
+	c->ts_lo = s.ts_lo;
+	c->ts_hi = s.ts_hi;
 }
 
 void finfo_chunk_apply(uint64_t *open, struct pmt_ctr_frame_info *cur,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "pmutrace/container.h"
+#include "pmutrace/spe.h"
 
 #define SKIP_FINFO 0x184D2A54u /* skippable frame: the info of the data frame before it */
 #define FINFO_SIZE_V1 88       /* its content as first written */
@@ -16,7 +17,11 @@
 /* One CPU's AUX bytes in a frame, scanned apart from the frames before it so that the walk
  * can run on a compression thread (writer_pool.c); what the CPU's record state at its start
  * changes is settled afterwards, in file order, by finfo_chunk_apply(). */
-enum { CHUNK_NO_EVENT, CHUNK_END_FIRST, CHUNK_OTHER_FIRST };
+enum {
+	CHUNK_NO_EVENT = PMT_SPE_SCAN_NO_EVENT,
+	CHUNK_END_FIRST = PMT_SPE_SCAN_END_FIRST,
+	CHUNK_OTHER_FIRST = PMT_SPE_SCAN_OTHER_FIRST,
+};
 struct finfo_chunk {
 	uint32_t cpu;
 	uint8_t split;          /* bytes in two pieces (a ring wrapped): not scanned */

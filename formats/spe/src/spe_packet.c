@@ -3,6 +3,8 @@
  * The first header byte is classified through a 256-entry table built at compile time, so a
  * packet costs one table load, one bounds check and one masked 8-byte load on the fast path.
  */
+#include <string.h>
+
 #include "pmutrace/common.h"
 #include "pmutrace/spe.h"
 
@@ -213,4 +215,231 @@ void pmt_spe_pkt_iter_skip(struct pmt_spe_pkt_iter *it, size_t n)
 	if (!it)
 		return;
 	it->pos = n > it->len - it->pos ? it->len : it->pos + n;
+}
+
+/* The record scan (pmt_spe_scan). Per header byte: the length of a short-header packet
+ * (0: extended or bad, the full decoder's) in bits 0-3 and what it does to a record in bits
+ * 4-5. One byte an entry, so the table is 256 bytes of L1 and the walk's dependency chain
+ * is the header load, this load and the add. */
+enum { SCAN_OPENS = 0, SCAN_END = 1, SCAN_TS = 2, SCAN_PAD = 3 };
+#define SCAN_CLASS(h)                                                                \
+	(KIND(h) == K_PAD ? SCAN_PAD : KIND(h) == K_END ? SCAN_END :                 \
+	 KIND(h) == K_TS ? SCAN_TS : SCAN_OPENS)
+#define SCAN_ENT(h) (uint8_t)(KIND(h) < K_EXT ? (1 + PSZ(h)) | SCAN_CLASS(h) << 4 : 0)
+#define S4(b) SCAN_ENT(b), SCAN_ENT((b) + 1), SCAN_ENT((b) + 2), SCAN_ENT((b) + 3)
+#define S16(b) S4(b), S4((b) + 4), S4((b) + 8), S4((b) + 12)
+#define S64(b) S16(b), S16((b) + 16), S16((b) + 32), S16((b) + 48)
+
+static const uint8_t scan_table[256] = { S64(0), S64(64), S64(128), S64(192) };
+
+#define SCAN_UNKNOWN 2 /* open before the first packet that ends or opens a record */
+#define SCAN_LANES 4     /* walks interleaved in one loop (below) */
+#define SCAN_LANE_MIN 4096 /* a buffer below this is walked in one lane */
+#define SCAN_SYNC 16     /* bytes a lane walks from its guessed start before it counts */
+
+/* A walk over part of a buffer, with what pmt_spe_scan says of those bytes */
+struct scan_lane {
+	size_t pos, end;        /* walks while pos < end */
+	uint64_t lo, hi;
+	uint8_t open;           /* 0, 1 or SCAN_UNKNOWN */
+	uint8_t first, timed, untimed, stop;
+};
+
+/* One packet of a lane at pos < len - 16 (every byte it reads is in the buffer) after its
+ * first event (open is 0 or 1), without a branch on the packet's kind: a record's packets
+ * vary, so such a branch mispredicts per record. Returns 0 at a header the table does not
+ * size (the full decoder's). */
+static inline int lane_fast(const uint8_t *buf, struct scan_lane *l)
+{
+	uint64_t w = pmt_le64(buf + l->pos), ts = pmt_le64(buf + l->pos + 1);
+	unsigned e = scan_table[w & 0xff], cls = e >> 4, len = e & 15;
+	uint64_t ts_mask = -(uint64_t)(cls == SCAN_TS);
+	/* zero bytes from pos, up to 7: a PAD run (0 for any other header) */
+	unsigned pad = (unsigned)__builtin_ctzll(w | 1ull << 63) >> 3;
+
+	if (__builtin_expect(!len, 0))
+		return 0;
+	ts &= ts_mask;
+	l->lo = (ts | ~ts_mask) < l->lo ? (ts | ~ts_mask) : l->lo;
+	l->hi = ts > l->hi ? ts : l->hi;
+	l->timed |= (uint8_t)(ts_mask & 1);
+	l->untimed |= (uint8_t)(l->open & (cls == SCAN_END)); /* a record without a timestamp */
+	l->open = (uint8_t)((l->open & (cls == SCAN_PAD)) | (cls == SCAN_OPENS));
+	l->pos += len > pad ? len : pad;
+	return 1;
+}
+
+static void lane_event(struct scan_lane *l, unsigned cls)
+{
+	if (l->open == SCAN_UNKNOWN)
+		l->first = cls == SCAN_END ? PMT_SPE_SCAN_END_FIRST : PMT_SPE_SCAN_OTHER_FIRST;
+	else if (cls == SCAN_END)
+		l->untimed |= l->open;
+	l->open = cls == SCAN_OPENS;
+}
+
+/* One packet with every bound checked (the buffer's last 16 bytes, extended headers, bad
+ * bytes). Sets l->stop where the walk ends (bytes the decoder resynchronises over). */
+static void lane_slow(const uint8_t *p, size_t n, uint64_t offset, struct scan_lane *l)
+{
+	size_t pos = l->pos;
+	unsigned e = scan_table[p[pos]], len = e & 15;
+	struct pmt_spe_packet pkt;
+	int rc;
+
+	if (!p[pos]) {
+		for (pos++; n - pos >= 8 && !pmt_le64(p + pos);)
+			pos += 8;
+		l->pos = pos;
+		return;
+	}
+	if (len && len <= n - pos) {
+		if (e >> 4 == SCAN_TS) {
+			uint64_t ts = pmt_le64(p + pos + 1);
+
+			l->lo = ts < l->lo ? ts : l->lo;
+			l->hi = ts > l->hi ? ts : l->hi;
+			l->timed = 1;
+		}
+		lane_event(l, e >> 4);
+		l->pos = pos + len;
+		return;
+	}
+	rc = decode_one(p + pos, n - pos, offset + pos, &pkt);
+	if (rc <= 0) {
+		/* cut inside a packet, or bytes the decoder resynchronises over: what it makes
+		 * of them is its business, times unknown */
+		lane_event(l, SCAN_OPENS);
+		l->untimed = 1;
+		l->stop = 1;
+		return;
+	}
+	/* only extended headers reach here: addresses and counters open a record, an
+	 * alignment pad does nothing */
+	if (pkt.type != PMT_SPE_ALIGN_PAD)
+		lane_event(l, SCAN_OPENS);
+	l->pos = pos + (size_t)rc;
+}
+
+static void lane_run(const uint8_t *buf, size_t len, uint64_t offset, struct scan_lane *l)
+{
+	size_t lim = len > 16 ? len - 16 : 0;
+
+	while (l->pos < l->end && !l->stop) {
+		while (l->open != SCAN_UNKNOWN && l->pos < l->end && l->pos < lim &&
+		       lane_fast(buf, l))
+			;
+		if (l->pos < l->end)
+			lane_slow(buf, len, offset, l);
+	}
+}
+
+/* A lane after the lanes before it (acc), as a reader joins a CPU's buffers */
+static void lane_join(struct scan_lane *acc, const struct scan_lane *l)
+{
+	if (l->timed) {
+		acc->lo = l->lo < acc->lo ? l->lo : acc->lo;
+		acc->hi = l->hi > acc->hi ? l->hi : acc->hi;
+		acc->timed = 1;
+	}
+	acc->untimed |= l->untimed;
+	acc->stop = l->stop;
+	if (l->open == SCAN_UNKNOWN)
+		return;
+	if (acc->open == SCAN_UNKNOWN)
+		acc->first = l->first;
+	else if (l->first == PMT_SPE_SCAN_END_FIRST)
+		acc->untimed |= acc->open;
+	acc->open = l->open;
+}
+
+/* Lanes start at guessed offsets: the walks are independent, so the CPU overlaps their
+ * loads (one walk is a chain of dependent loads, header then table). A lane walks
+ * SCAN_SYNC bytes before it counts, which on SPE bytes lands it on packet boundaries;
+ * the lane before it must end exactly where it began counting, or its guess was wrong and
+ * the lane before walks on over its bytes. So the result is the one-lane walk's, always. */
+int pmt_spe_scan(const uint8_t *buf, size_t len, uint64_t offset, struct pmt_spe_scan *s)
+{
+	struct scan_lane l[SCAN_LANES], acc;
+	size_t lim = len > 16 ? len - 16 : 0;
+	unsigned nl = len >= SCAN_LANE_MIN ? SCAN_LANES : 1, k;
+	int in_step = 1;
+
+	if (!s || (!buf && len))
+		return -PMT_EINVAL;
+	for (k = 0; k < nl; k++) {
+		size_t at = len / nl * k;
+
+		l[k] = (struct scan_lane){ .pos = at, .end = len, .lo = UINT64_MAX,
+					   .open = SCAN_UNKNOWN };
+		/* the guess's first packets, uncounted; a header the table does not size
+		 * leaves the bytes to the lane before */
+		while (k && l[k].pos < at + SCAN_SYNC) {
+			unsigned e = scan_table[buf[l[k].pos]];
+
+			if (!(e & 15)) {
+				l[k].stop = 1;
+				break;
+			}
+			l[k].pos += e & 15;
+		}
+		if (k && l[k].stop) {
+			nl = k;
+			break;
+		}
+		if (k)
+			l[k - 1].end = l[k].pos;
+	}
+	/* in step while every lane is in its bytes and away from the buffer's end */
+	for (k = 0; k < nl; k++) {
+		/* to the first event (the lockstep walk takes lanes after it) */
+		while (l[k].open == SCAN_UNKNOWN && !l[k].stop && l[k].pos < l[k].end)
+			lane_slow(buf, len, offset, &l[k]);
+		in_step &= l[k].open != SCAN_UNKNOWN && !l[k].stop;
+	}
+	if (nl == SCAN_LANES && in_step) {
+		/* locals, not the array: kept in registers, the pos chains stay apart */
+		struct scan_lane a = l[0], b = l[1], c = l[2], d = l[3];
+		size_t ea = a.end < lim ? a.end : lim, eb = b.end < lim ? b.end : lim;
+		size_t ec = c.end < lim ? c.end : lim, ed = d.end < lim ? d.end : lim;
+
+		while (a.pos < ea && b.pos < eb && c.pos < ec && d.pos < ed) {
+			int go = lane_fast(buf, &a);
+
+			go &= lane_fast(buf, &b);
+			go &= lane_fast(buf, &c);
+			go &= lane_fast(buf, &d);
+			if (!go)
+				break;
+		}
+		l[0] = a;
+		l[1] = b;
+		l[2] = c;
+		l[3] = d;
+	}
+	acc = (struct scan_lane){ .lo = UINT64_MAX, .open = SCAN_UNKNOWN };
+	for (k = 0; k < nl; k++) {
+		lane_run(buf, len, offset, &l[k]);
+		/* landed past where the next lane began counting: it guessed wrong, so this
+		 * lane walks its bytes too */
+		while (!l[k].stop && k + 1 < nl && l[k].pos != l[k].end) {
+			l[k].end = l[k + 1].end;
+			l[k + 1] = l[k];
+			k++;
+			lane_run(buf, len, offset, &l[k]);
+		}
+		lane_join(&acc, &l[k]);
+		if (acc.stop)
+			break;
+	}
+	memset(s, 0, sizeof(*s));
+	if (acc.timed) {
+		s->ts_lo = acc.lo;
+		s->ts_hi = acc.hi;
+		s->timed = 1;
+	}
+	s->untimed = acc.untimed;
+	s->first = acc.open == SCAN_UNKNOWN ? PMT_SPE_SCAN_NO_EVENT : acc.first;
+	s->open_out = acc.open == SCAN_UNKNOWN ? 0 : acc.open;
+	return 0;
 }

@@ -154,6 +154,29 @@ static inline int pmt_spe_pkt_next_inline(struct pmt_spe_pkt_iter *it, struct pm
 	return n ? n : pmt_spe_pkt_next(it, pkt);
 }
 
+/* What a writer's index needs of SPE bytes without decoding their records: the range of
+ * their timestamps and where records begin and end (a record ends at a TIMESTAMP or END
+ * packet; any other packet but PAD opens or continues one). */
+enum {
+	PMT_SPE_SCAN_NO_EVENT,    /* no packet that ends or opens a record (PAD only, empty) */
+	PMT_SPE_SCAN_END_FIRST,   /* the first such packet is an END */
+	PMT_SPE_SCAN_OTHER_FIRST, /* a TIMESTAMP or a packet that opens a record */
+};
+struct pmt_spe_scan {
+	uint64_t ts_lo, ts_hi;    /* TIMESTAMP payloads; 0 when timed is 0 */
+	uint8_t timed;
+	uint8_t first;            /* PMT_SPE_SCAN_*: the bytes before it belong to a record an
+				   * earlier buffer began */
+	uint8_t open_out;         /* the bytes end inside a record (first != NO_EVENT) */
+	uint8_t untimed;          /* a record ended by END without a TIMESTAMP after the first
+				   * event, or bytes that start no packet or a packet the buffer
+				   * cuts: the walk stops there */
+};
+/* Walk buf's packets by their headers only (the lengths of pmt_spe_packet_decode; offset
+ * as there, for alignment pads). Stops at the first byte that starts no packet. Reads no
+ * byte outside buf. 0, or -PMT_EINVAL for a NULL s or a NULL buf with len > 0. */
+PMT_API int pmt_spe_scan(const uint8_t *buf, size_t len, uint64_t offset, struct pmt_spe_scan *s);
+
 /* Encode a packet (inverse of decode). Uses pkt->type/index/payload/payload_size/ext; PAD
  * writes pkt->len zero bytes (1 if 0), ALIGN_PAD writes header[0], 0x00 and zeros up to
  * pkt->len. For types whose header fixes the size, payload_size 0 means that size; an
