@@ -3,6 +3,8 @@
  * trace: its events with their sample counts and its AUX bytes. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 #include "pmutrace/common.h"
@@ -34,17 +36,107 @@ static int print_file(const struct pmt_ctr_file *f, void *ctx)
 	return 0;
 }
 
-/* what the frame infos say: the frames a --cpu or --time slice can pass over */
+/* An AUX stream over the frame infos: where its offsets ran and where they jumped */
+struct aux_stream {
+	uint32_t cpu, idx;
+	uint64_t first, end;       /* the first frame's first offset, the last frame's end */
+	uint64_t records, gaps;    /* gaps: jumps inside frames and between frames */
+	uint64_t gap_bytes;        /* offsets passed over by the jumps between frames */
+	uint64_t lost_bytes;       /* AUX bytes of its damaged frames */
+};
+
+/* what the frame infos say: the frames a --cpu or --time slice can pass over, the AUX
+ * streams, and what the damaged frames held */
 struct infos_sum {
-	uint32_t n, aux_only, timed;
+	uint32_t n, aux_only, timed, damaged_infos, partial;
 	uint32_t cpu_lo, cpu_hi;
 	uint64_t ts_lo, ts_hi;
+	const uint8_t *read;       /* read[i]: data frame i decompressed */
+	uint32_t nread;
+	struct aux_stream *st;
+	size_t nst, cap;
 };
+
+static struct aux_stream *stream_of(struct infos_sum *s, const struct pmt_ctr_aux_range *r)
+{
+	for (size_t i = 0; i < s->nst; i++)
+		if (s->st[i].cpu == r->cpu && s->st[i].idx == r->idx)
+			return &s->st[i];
+	if (s->nst == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct aux_stream *v = realloc(s->st, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->st = v;
+		s->cap = cap;
+	}
+	s->st[s->nst] = (struct aux_stream){ .cpu = r->cpu, .idx = r->idx, .first = r->first,
+					     .end = r->first };
+	return &s->st[s->nst++];
+}
+
+static void print_cpu(uint32_t cpu)
+{
+	if (cpu == UINT32_MAX)
+		printf("per-thread");
+	else
+		printf("CPU %" PRIu32, cpu);
+}
+
+/* A data frame the reader could not read: what its info says it held */
+static void print_lost_frame(const struct pmt_ctr_frame_info *fi)
+{
+	printf("lost: data frame %" PRIu32 " (file offset %" PRIu64 "): %" PRIu32 " records, %"
+	       PRIu32 " AUXTRACE records, %" PRIu64 " AUX bytes", fi->index, fi->offset,
+	       fi->records, fi->auxtraces, fi->aux_bytes);
+	if (fi->flags & PMT_CTR_FI_TIMED)
+		printf(", SPE timestamps 0x%" PRIx64 "-0x%" PRIx64, fi->ts_lo, fi->ts_hi);
+	printf("\n");
+	for (uint32_t i = 0; i < fi->aux_n; i++) {
+		const struct pmt_ctr_aux_range *r = &fi->aux[i];
+
+		printf("lost: data frame %" PRIu32 ": ", fi->index);
+		print_cpu(r->cpu);
+		printf(" (idx %" PRIu32 ") AUX offsets 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64
+		       " bytes)\n", r->idx, r->first, r->end, r->end - r->first);
+	}
+	if (fi->auxtraces && fi->aux_state == PMT_CTR_AUX_UNKNOWN)
+		printf("lost: data frame %" PRIu32 ": its AUX offsets are not known (a writer "
+		       "before them)\n", fi->index);
+}
 
 static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 {
 	struct infos_sum *s = ctx;
 
+	if (fi->damaged) {
+		/* its fields may be wrong: none is used */
+		s->damaged_infos++;
+		pmt_cli_warn("info", "the frame info at file offset %" PRIu64 " fails its "
+			     "checksum (data frame %" PRIu32 " as read): slices read that frame",
+			     fi->info_offset, fi->index);
+		return 0;
+	}
+	if (fi->index >= s->nread || !s->read[fi->index])
+		print_lost_frame(fi);
+	s->partial += fi->aux_state == PMT_CTR_AUX_PARTIAL;
+	for (uint32_t i = 0; i < fi->aux_n; i++) {
+		const struct pmt_ctr_aux_range *r = &fi->aux[i];
+		struct aux_stream *a = stream_of(s, r);
+
+		if (!a)
+			return -1;
+		if (r->first != a->end) {
+			a->gaps++;
+			a->gap_bytes += r->first > a->end ? r->first - a->end : 0;
+		}
+		a->gaps += r->gaps;
+		a->records += r->records;
+		a->end = r->end;
+		if (fi->index >= s->nread || !s->read[fi->index])
+			a->lost_bytes += r->end - r->first;
+	}
 	s->n++;
 	if (!(fi->flags & (PMT_CTR_FI_SIDEBAND | PMT_CTR_FI_UNPARSED)) && fi->auxtraces)
 		s->aux_only++;
@@ -60,12 +152,53 @@ static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 	return 0;
 }
 
+/* One line per AUX stream: its offsets and what is missing from them */
+static void print_streams(const struct infos_sum *s)
+{
+	for (size_t i = 0; i < s->nst; i++) {
+		const struct aux_stream *a = &s->st[i];
+
+		printf("AUX stream: ");
+		print_cpu(a->cpu);
+		printf(" (idx %" PRIu32 "): offsets 0x%" PRIx64 "-0x%" PRIx64 ", %" PRIu64
+		       " AUXTRACE records, %" PRIu64 " gaps", a->idx,
+		       a->first, a->end, a->records, a->gaps);
+		if (a->gap_bytes)
+			printf(" (%" PRIu64 " bytes between frames)", a->gap_bytes);
+		if (a->lost_bytes)
+			printf(", %" PRIu64 " bytes in damaged frames", a->lost_bytes);
+		printf("\n");
+	}
+	if (s->partial)
+		printf("AUX streams: %" PRIu32 " frames hold more than %d streams: only the first "
+		       "%d of each are listed\n", s->partial, PMT_CTR_AUX_RANGES, PMT_CTR_AUX_RANGES);
+}
+
+/* read[i] = 1 for every data frame the reader decompressed (the others are lost) */
+static int note_read(uint8_t **read, uint32_t *n, uint32_t index)
+{
+	if (index >= *n) {
+		uint32_t cap = index + 1 > 2 * *n ? index + 1 : 2 * *n;
+		uint8_t *v = realloc(*read, cap);
+
+		if (!v)
+			return -1;
+		memset(v + *n, 0, cap - *n);
+		*read = v;
+		*n = cap;
+	}
+	(*read)[index] = 1;
+	return 0;
+}
+
 static void container_info(const char *path, const struct pmt_file_map *m)
 {
 	struct pmt_ctr_reader *r;
 	struct pmt_ctr_frame f;
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const struct pmt_ctr_stats *st;
+	uint8_t *read = NULL;
+	uint32_t nread = 0;
 	int rc;
 
 	if (pmt_ctr_reader_new(m->data, m->size, path, &r, &d) < 0) {
@@ -78,6 +211,9 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 
 			pmt_diag_format(&d, msg, sizeof(msg));
 			pmt_cli_warn("info", "%s", msg);
+		} else if (note_read(&read, &nread, f.index) < 0) {
+			pmt_cli_warn("info", "out of memory");
+			break;
 		}
 	}
 	st = pmt_ctr_stats(r);
@@ -106,9 +242,10 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 		       "(by the frame infos: the writer did not finish)\n", st->dropped_in_frames);
 	}
 	{
-		struct infos_sum is = { .cpu_lo = UINT32_MAX };
+		struct infos_sum is = { .cpu_lo = UINT32_MAX, .read = read, .nread = nread };
 
-		pmt_ctr_frame_infos(m->data, m->size, sum_info, &is);
+		if (pmt_ctr_frame_infos(m->data, m->size, sum_info, &is) < 0)
+			pmt_cli_warn("info", "out of memory");
 		printf("frame infos: %" PRIu32 " of %" PRIu32 " frames (%" PRIu32
 		       " of AUX data only, which --cpu and --time slices can pass over)",
 		       is.n, st->frames + st->damaged, is.aux_only);
@@ -116,8 +253,13 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 			printf("; CPUs %" PRIu32 "-%" PRIu32, is.cpu_lo, is.cpu_hi);
 		if (is.timed)
 			printf("; SPE timestamps 0x%" PRIx64 "-0x%" PRIx64, is.ts_lo, is.ts_hi);
+		if (is.damaged_infos)
+			printf("; %" PRIu32 " damaged", is.damaged_infos);
 		printf("\n");
+		print_streams(&is);
+		free(is.st);
 	}
+	free(read);
 	pmt_ctr_files(m->data, m->size, print_file, NULL);
 	if (st->lost_bytes || st->truncated)
 		printf("lost: %" PRIu64 " bytes of the file%s\n", st->lost_bytes,

@@ -25,6 +25,35 @@ static uint64_t rd(const struct finfo_acc *a, const uint8_t *p, int n)
 	return v;
 }
 
+/* An AUXTRACE record's place in its AUX stream (header fields: offset at 16, idx at 32) */
+static void note_aux(struct finfo_acc *a, const uint8_t *hdr, uint32_t cpu, uint64_t size)
+{
+	struct pmt_ctr_frame_info *cur = &a->cur;
+	uint64_t off = rd(a, hdr + 16, 8);
+	uint32_t idx = (uint32_t)rd(a, hdr + 32, 4);
+	struct pmt_ctr_aux_range *r = NULL;
+
+	for (uint32_t i = 0; i < cur->aux_n; i++) {
+		if (cur->aux[i].cpu == cpu && cur->aux[i].idx == idx) {
+			r = &cur->aux[i];
+			break;
+		}
+	}
+	if (!r) {
+		if (cur->aux_n == PMT_CTR_AUX_RANGES) {
+			cur->aux_state = PMT_CTR_AUX_PARTIAL;
+			return;
+		}
+		r = &cur->aux[cur->aux_n++];
+		*r = (struct pmt_ctr_aux_range){ .cpu = cpu, .idx = idx, .first = off, .end = off };
+		if (cur->aux_state == PMT_CTR_AUX_UNKNOWN)
+			cur->aux_state = PMT_CTR_AUX_LISTED;
+	}
+	r->gaps += r->records && off != r->end;
+	r->records++;
+	r->end = off + size;
+}
+
 void finfo_reset(struct finfo_acc *a)
 {
 	uint32_t index = a->cur.index;
@@ -164,6 +193,8 @@ void finfo_add(struct finfo_acc *a, const uint8_t *rec, size_t len)
 		cpu = (uint32_t)rd(a, p + 40, 4);
 		a->cur.auxtraces++;
 		a->cur.aux_bytes += aux;
+		if (size >= AUXTRACE_HDR)
+			note_aux(a, p, cpu, aux);
 		if (cpu >= FINFO_MAX_CPU) {
 			a->cur.flags |= PMT_CTR_FI_ANY_CPU;
 		} else {
@@ -224,6 +255,7 @@ void finfo_addv(struct finfo_acc *a, const struct pmt_ctr_piece *v, unsigned n)
 	a->cur.records++;
 	a->cur.auxtraces++;
 	a->cur.aux_bytes += aux;
+	note_aux(a, p, cpu, aux);
 	if (cpu >= FINFO_MAX_CPU) {
 		a->cur.flags |= PMT_CTR_FI_ANY_CPU;
 		return;
@@ -238,9 +270,21 @@ void finfo_addv(struct finfo_acc *a, const struct pmt_ctr_piece *v, unsigned n)
 		scan_aux(a, cpu, data->p, data->len, split != 0);
 }
 
+/* FNV-1a: a frame info is no zstd frame, so it has no checksum of zstd's */
+static uint32_t info_sum(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
 size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool short_form)
 {
-	memset(out, 0, FINFO_SIZE);
+	size_t at = FINFO_SIZE_V2 + FINFO_AUX_HEAD;
+
+	memset(out, 0, FINFO_SIZE_V2 + FINFO_AUX_HEAD);
 	memcpy(out, "PMTFINFO", 8);
 	pmt_put_le32(out + 8, 1);
 	pmt_put_le32(out + 12, fi->index);
@@ -261,14 +305,31 @@ size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool shor
 	pmt_put_le64(out + 88, fi->stream_offset);
 	pmt_put_le32(out + 96, fi->stream_size);
 	pmt_put_le32(out + 100, fi->dropped);
-	return FINFO_SIZE;
+	pmt_put_le32(out + 104, fi->aux_n);
+	pmt_put_le32(out + 108, fi->aux_state == PMT_CTR_AUX_PARTIAL);
+	for (uint32_t i = 0; i < fi->aux_n && i < PMT_CTR_AUX_RANGES; i++, at += FINFO_AUX_ENT) {
+		const struct pmt_ctr_aux_range *r = &fi->aux[i];
+
+		pmt_put_le32(out + at, r->cpu);
+		pmt_put_le32(out + at + 4, r->idx);
+		pmt_put_le64(out + at + 8, r->first);
+		pmt_put_le64(out + at + 16, r->end);
+		pmt_put_le32(out + at + 24, r->records);
+		pmt_put_le32(out + at + 28, r->gaps);
+	}
+	pmt_put_le32(out + at, info_sum(out, at));
+	return at + 4;
 }
 
 int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi)
 {
+	size_t at = FINFO_SIZE_V2 + FINFO_AUX_HEAD;
+	uint32_t nr;
+
 	/* fields are appended, never moved: the frame's size says which it has (the version
 	 * would change only with a field's meaning, and readers built before the stream
-	 * fields, which take version 1's 88 bytes, still slice a newer file) */
+	 * fields, which take version 1's 88 bytes, still slice a newer file; readers built
+	 * before the AUX ranges take the first 104) */
 	if (n < FINFO_SIZE_V1 || memcmp(p, "PMTFINFO", 8) || pmt_le32(p + 8) != 1)
 		return -1;
 	fi->index = pmt_le32(p + 12);
@@ -284,8 +345,34 @@ int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi)
 	fi->cont_mask = pmt_le64(p + 64);
 	fi->ts_lo = pmt_le64(p + 72);
 	fi->ts_hi = pmt_le64(p + 80);
-	fi->stream_offset = n >= FINFO_SIZE ? pmt_le64(p + 88) : PMT_CTR_NO_OFFSET;
-	fi->stream_size = n >= FINFO_SIZE ? pmt_le32(p + 96) : 0;
-	fi->dropped = n >= FINFO_SIZE ? pmt_le32(p + 100) : 0;
+	fi->stream_offset = n >= FINFO_SIZE_V2 ? pmt_le64(p + 88) : PMT_CTR_NO_OFFSET;
+	fi->stream_size = n >= FINFO_SIZE_V2 ? pmt_le32(p + 96) : 0;
+	fi->dropped = n >= FINFO_SIZE_V2 ? pmt_le32(p + 100) : 0;
+	fi->aux_state = PMT_CTR_AUX_UNKNOWN;
+	fi->aux_n = 0;
+	fi->damaged = 0;
+	if (n <= FINFO_SIZE_V2)
+		return 0;
+	/* the AUX ranges and the checksum of the whole info: a size that does not fit the
+	 * count, or a sum that fails, is damage (any field may be wrong) */
+	nr = n >= at ? pmt_le32(p + 104) : UINT32_MAX;
+	if (nr > PMT_CTR_AUX_RANGES || n != at + (size_t)nr * FINFO_AUX_ENT + 4 ||
+	    pmt_le32(p + n - 4) != info_sum(p, n - 4)) {
+		fi->damaged = 1;
+		return FINFO_DAMAGED;
+	}
+	fi->aux_n = nr;
+	fi->aux_state = !nr ? PMT_CTR_AUX_UNKNOWN
+		      : pmt_le32(p + 108) & 1 ? PMT_CTR_AUX_PARTIAL : PMT_CTR_AUX_LISTED;
+	for (uint32_t i = 0; i < nr; i++, at += FINFO_AUX_ENT) {
+		struct pmt_ctr_aux_range *r = &fi->aux[i];
+
+		r->cpu = pmt_le32(p + at);
+		r->idx = pmt_le32(p + at + 4);
+		r->first = pmt_le64(p + at + 8);
+		r->end = pmt_le64(p + at + 16);
+		r->records = pmt_le32(p + at + 24);
+		r->gaps = pmt_le32(p + at + 28);
+	}
 	return 0;
 }

@@ -11,7 +11,10 @@
 
 #define SKIP_FINFO 0x184D2A54u /* skippable frame: the info of the data frame before it */
 #define FINFO_SIZE_V1 88       /* its content as first written */
-#define FINFO_SIZE 104         /* + the frame's stream offset and size (same version, 1) */
+#define FINFO_SIZE_V2 104      /* + the frame's stream offset and size (same version, 1) */
+#define FINFO_AUX_HEAD 8       /* + u32 AUX ranges, u32 0 */
+#define FINFO_AUX_ENT 32       /* + per range (pmt_ctr_aux_range), then a u32 checksum */
+#define FINFO_SIZE (FINFO_SIZE_V2 + FINFO_AUX_HEAD + PMT_CTR_AUX_RANGES * FINFO_AUX_ENT + 4)
 #define FINFO_MAX_CPU 4096
 
 /* One CPU's AUX bytes in a frame, scanned apart from the frames before it so that the walk
@@ -63,10 +66,12 @@ void finfo_chunk_apply(uint64_t *open, struct pmt_ctr_frame_info *cur,
  * AUXTRACE record and its AUX bytes, nothing else. */
 bool finfo_is_auxtrace(const struct finfo_acc *a, const uint8_t *rec, size_t hdr_len,
 		       size_t len);
-/* The content of the frame-info frame of the frame just closed: FINFO_SIZE bytes, or with
- * short_form the FINFO_SIZE_V1 bytes an older writer wrote (for tests of older files).
- * Returns the size. */
+/* The content of the frame-info frame of the frame just closed (out: FINFO_SIZE bytes):
+ * with its AUX ranges and checksum, or with short_form the FINFO_SIZE_V1 bytes an older
+ * writer wrote (for tests of older files). Returns the size. */
 size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool short_form);
-/* 0 with *fi from a frame-info frame's content, -1 when it is none this build reads. */
+/* 0 with *fi from a frame-info frame's content, FINFO_DAMAGED with *fi as read when its
+ * checksum fails, -1 when it is none this build reads. */
+#define FINFO_DAMAGED 1
 int finfo_decode(const uint8_t *p, size_t n, struct pmt_ctr_frame_info *fi);
 #endif

@@ -60,8 +60,10 @@ static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx,
 			rc = 0;
 			if (magic == SKIP_COLUMNS)
 				rc = fn(ctx, pos, 8 + size, NULL);
-			else if (magic == SKIP_FINFO && !finfo_decode(b + pos + 8, size, &fi))
+			else if (magic == SKIP_FINFO && finfo_decode(b + pos + 8, size, &fi) >= 0) {
+				fi.info_offset = pos;
 				rc = fn(ctx, pos, 8 + size, &fi);
+			}
 			else if (magic == SKIP_INDEX && index)
 				*index = pos;
 			if (rc < 0)
@@ -131,8 +133,9 @@ static int plan_add(void *ctx, size_t at, size_t size, const struct pmt_ctr_fram
 	struct plan *p = ctx;
 
 	if (fi) {
-		/* the info of the data frame just before it */
-		if (p->n && p->f[p->n - 1].offset == fi->offset && !p->f[p->n - 1].has_info) {
+		/* the info of the data frame just before it; a damaged one is none (the frame
+		 * is read) */
+		if (!fi->damaged && p->n && p->f[p->n - 1].offset == fi->offset && !p->f[p->n - 1].has_info) {
 			p->f[p->n - 1].fi = *fi;
 			p->f[p->n - 1].has_info = 1;
 		}

@@ -201,6 +201,22 @@ enum {
 	PMT_CTR_FI_AUX_NOTES = 1u << 5, /* AUX or ITRACE_START records: what the kernel says of
 					 * the AUX buffers (flags, the thread that started it) */
 };
+/* One AUX stream's bytes in a data frame: the AUX buffer offsets its AUXTRACE records give
+ * (where the bytes stood in the kernel's stream), so a reader can tell what a lost frame
+ * held and where the kernel or the writer left gaps */
+struct pmt_ctr_aux_range {
+	uint32_t cpu, idx;     /* the AUXTRACE records' cpu (UINT32_MAX: per thread) and idx */
+	uint64_t first, end;   /* the first record's offset; the last one's offset + size */
+	uint32_t records;      /* AUXTRACE records of the stream in the frame */
+	uint32_t gaps;         /* of them, records whose offset is not the end of the one
+				* before in the frame (bytes the kernel or the writer dropped) */
+};
+#define PMT_CTR_AUX_RANGES 32  /* streams a frame info lists (PMT_CTR_AUX_PARTIAL beyond) */
+enum {
+	PMT_CTR_AUX_UNKNOWN = 0, /* no AUX offsets: a writer before them, or no AUXTRACE */
+	PMT_CTR_AUX_LISTED,      /* aux[] lists every AUX stream of the frame */
+	PMT_CTR_AUX_PARTIAL,     /* more streams than PMT_CTR_AUX_RANGES: the first listed */
+};
 struct pmt_ctr_frame_info {
 	uint32_t index;        /* data frame number, from 0 */
 	uint64_t offset;       /* file offset of the data frame */
@@ -219,6 +235,13 @@ struct pmt_ctr_frame_info {
 	uint32_t stream_size;
 	uint32_t dropped;      /* AUXTRACE records the writer dropped while it wrote this frame
 				* (PMT_CTR_BACKLOG_DROP) */
+	uint32_t aux_state;    /* PMT_CTR_AUX_* */
+	uint32_t aux_n;
+	struct pmt_ctr_aux_range aux[PMT_CTR_AUX_RANGES];
+	/* pmt_ctr_frame_infos only: the info's checksum failed (a flipped bit): its fields are
+	 * as read, not trusted, and slices read the frame as if it had no info */
+	uint8_t damaged;
+	uint64_t info_offset;  /* file offset of the frame-info frame */
 };
 /* From the reader's position on, decide frame by frame whether the caller needs it (keep
  * returns true) from the frame-info frames the writer put after each data frame; later
@@ -230,8 +253,8 @@ struct pmt_ctr_frame_info {
  * that will be skipped, or -PMT_ENOMEM. */
 PMT_API int pmt_ctr_slice(struct pmt_ctr_reader *r,
 			  bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx);
-/* Call fn for every frame info of a container in memory, in file order (fn < 0 stops).
- * Returns the count or fn's value. */
+/* Call fn for every frame info of a container in memory, in file order (fn < 0 stops),
+ * damaged ones too (fi->damaged). Returns the count or fn's value. */
 PMT_API int pmt_ctr_frame_infos(const void *buf, size_t len,
 				int (*fn)(const struct pmt_ctr_frame_info *fi, void *ctx),
 				void *ctx);
