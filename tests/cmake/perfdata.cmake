@@ -123,3 +123,7 @@ set_tests_properties(diff.c2c PROPERTIES LABELS differential SKIP_RETURN_CODE 77
 add_test(NAME cli.writer_policy COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/writer_policy.sh
   $<TARGET_FILE:pmutrace>)
 set_tests_properties(cli.writer_policy PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
+# AUX offsets in the frame infos (pmutrace info) against perf 6.1's report -D of zstd -dc
+add_test(NAME cli.container_aux COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_aux.sh
+  $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus>)
+set_tests_properties(cli.container_aux PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180)

@@ -43,7 +43,9 @@ struct pmt_ctr_writer {
 	size_t fcap;
 	struct finfo_acc fi;    /* what the current frame holds, for its frame-info frame */
 	uint64_t stream_off;    /* uncompressed bytes of the data frames before this one */
-	bool short_finfo;       /* frame infos without their stream fields, as written before */
+	/* tests: frame infos as writers before wrote them, 88 bytes (no stream fields) or 104
+	 * (no AUX ranges); 0: today's */
+	unsigned old_finfo;
 	struct ctr_backlog bl;  /* when compression cannot keep up */
 	/* compression threads (threads > 1): the frame is filled in the pool's slot, and
 	 * frames are written when they come back, in order */
@@ -101,8 +103,11 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
 	w->level = level;
-	/* tests make the files of a writer from before the stream fields with this */
-	w->short_finfo = getenv("PMT_CTR_TEST_SHORT_FINFO") != NULL;
+	/* tests make the files of writers from before the stream fields (any value) or
+	 * before the AUX ranges ("104") with this */
+	if (getenv("PMT_CTR_TEST_SHORT_FINFO"))
+		w->old_finfo = strcmp(getenv("PMT_CTR_TEST_SHORT_FINFO"), "104") ? FINFO_SIZE_V1
+										   : FINFO_SIZE_V2;
 	finfo_reset(&w->fi);
 	w->spe_columns = PMT_OPTS_HAS(opts, spe_columns) && opts->spe_columns;
 	{
@@ -184,7 +189,7 @@ static void frame_written(struct pmt_ctr_writer *w, uint64_t fstart, size_t csiz
 	info->size = (uint32_t)csize;
 	info->stream_offset = w->stream_off;
 	info->stream_size = (uint32_t)dsize;
-	skippable(w, SKIP_FINFO, fi, finfo_encode(info, fi, w->short_finfo));
+	skippable(w, SKIP_FINFO, fi, finfo_encode(info, fi, w->old_finfo));
 	w->stream_off += dsize;
 	/* a frame on disk is a frame a killed writer keeps */
 	if (!w->err && fflush(w->fp))

@@ -280,7 +280,7 @@ static uint32_t info_sum(const uint8_t *p, size_t n)
 	return h;
 }
 
-size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool short_form)
+size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, unsigned old_size)
 {
 	size_t at = FINFO_SIZE_V2 + FINFO_AUX_HEAD;
 
@@ -300,11 +300,13 @@ size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool shor
 	pmt_put_le64(out + 64, fi->cont_mask);
 	pmt_put_le64(out + 72, fi->ts_lo);
 	pmt_put_le64(out + 80, fi->ts_hi);
-	if (short_form)
+	if (old_size == FINFO_SIZE_V1)
 		return FINFO_SIZE_V1;
 	pmt_put_le64(out + 88, fi->stream_offset);
 	pmt_put_le32(out + 96, fi->stream_size);
 	pmt_put_le32(out + 100, fi->dropped);
+	if (old_size == FINFO_SIZE_V2)
+		return FINFO_SIZE_V2;
 	pmt_put_le32(out + 104, fi->aux_n);
 	pmt_put_le32(out + 108, fi->aux_state == PMT_CTR_AUX_PARTIAL);
 	for (uint32_t i = 0; i < fi->aux_n && i < PMT_CTR_AUX_RANGES; i++, at += FINFO_AUX_ENT) {

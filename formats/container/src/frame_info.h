@@ -67,9 +67,9 @@ void finfo_chunk_apply(uint64_t *open, struct pmt_ctr_frame_info *cur,
 bool finfo_is_auxtrace(const struct finfo_acc *a, const uint8_t *rec, size_t hdr_len,
 		       size_t len);
 /* The content of the frame-info frame of the frame just closed (out: FINFO_SIZE bytes):
- * with its AUX ranges and checksum, or with short_form the FINFO_SIZE_V1 bytes an older
- * writer wrote (for tests of older files). Returns the size. */
-size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, bool short_form);
+ * with its AUX ranges and checksum, or with old_size FINFO_SIZE_V1 or FINFO_SIZE_V2 the
+ * bytes an older writer wrote (for tests of older files). Returns the size. */
+size_t finfo_encode(const struct pmt_ctr_frame_info *fi, uint8_t *out, unsigned old_size);
 /* 0 with *fi from a frame-info frame's content, FINFO_DAMAGED with *fi as read when its
  * checksum fails, -1 when it is none this build reads. */
 #define FINFO_DAMAGED 1

@@ -44,6 +44,21 @@ static inline uint8_t *ctr_test_make(size_t *len, unsigned nrec, unsigned mul, u
 	return (uint8_t *)buf;
 }
 
+/* PERF_RECORD_AUXTRACE's header: type 71, size 48, then AUX size, offset, reference, idx,
+ * tid, cpu */
+static inline void ctr_test_auxtrace(uint8_t hdr[48], uint64_t size, uint64_t offset, uint32_t idx,
+				     uint32_t tid, uint32_t cpu)
+{
+	memset(hdr, 0, 48);
+	pmt_put_le32(hdr, 71);
+	hdr[6] = 48;
+	pmt_put_le64(hdr + 8, size);
+	pmt_put_le64(hdr + 16, offset);
+	pmt_put_le32(hdr + 32, idx);
+	pmt_put_le32(hdr + 36, tid);
+	pmt_put_le32(hdr + 40, cpu);
+}
+
 /* Every frame info of a container (pmt_ctr_frame_infos' callback) */
 struct ctr_test_infos {
 	struct pmt_ctr_frame_info v[4096];

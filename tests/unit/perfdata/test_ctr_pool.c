@@ -108,14 +108,7 @@ static uint8_t *write_trace(unsigned threads, size_t *len)
 				nv = 3;
 			}
 		}
-		/* PERF_RECORD_AUXTRACE: type 71, size 48, then size, offset, reference, idx,
-		 * tid, cpu */
-		memset(hdr, 0, sizeof(hdr));
-		pmt_put_le32(hdr, 71);
-		hdr[6] = 48;
-		pmt_put_le64(hdr + 8, n);
-		pmt_put_le64(hdr + 16, pos[cpu]);
-		pmt_put_le32(hdr + 40, cpu);
+		ctr_test_auxtrace(hdr, n, pos[cpu], 0, 0, cpu);
 		assert_int_equal(pmt_ctr_writev(w, v, nv), 0);
 		if (i % 11 == 0) { /* PERF_RECORD_COMM-shaped sideband */
 			memset(side, 0, sizeof(side));
