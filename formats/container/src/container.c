@@ -101,7 +101,7 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 		free(w);
 		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
-	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
+	ctr_zstd_level(w->cctx, level);
 	w->level = level;
 	/* tests make the files of writers from before the stream fields (any value) or
 	 * before the AUX ranges ("104") with this */
@@ -291,7 +291,7 @@ static int end_frame(struct pmt_ctr_writer *w)
 
 		/* between frames: the next one is compressed at the policy's level */
 		if (next != level)
-			ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, next);
+			ctr_zstd_level(w->cctx, next);
 	}
 	w->fi.cur.index++;
 	finfo_reset(&w->fi);

@@ -44,4 +44,7 @@ uint64_t ctr_pool_backlog(struct ctr_pool *p, int *active);
 /* Until one more frame is compressed (returns at once when none is pending). */
 void ctr_pool_wait_progress(struct ctr_pool *p);
 void ctr_pool_free(struct ctr_pool *p);
+/* A zstd context (ZSTD_CCtx *) to the writer's parameters of a level */
+#define CTR_LEVEL1_HASHLOG 12
+void ctr_zstd_level(void *cctx, int level);
 #endif
