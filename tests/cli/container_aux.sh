@@ -36,9 +36,11 @@ grep -q "^lost" "$tmp/info" && fail "an intact file with losses: $(cat "$tmp/inf
 
 # a flipped bit in a data frame in the middle: the frame's AUX offsets are named, and each
 # range runs from one of perf's records' offset to one's end, covering whole records
-size=$(stat -c %s "$tmp/a.pmt")
+# (200 bytes before the middle frame info: inside its data frame, whatever the sizes)
+infos=$(grep -obUaP "PMTFINFO" "$tmp/a.pmt" | wc -l)
+mid=$(grep -obUaP "PMTFINFO" "$tmp/a.pmt" | sed -n "$((infos / 2))s/:.*//p")
 cp "$tmp/a.pmt" "$tmp/flip.pmt"
-at=$((size / 2))
+at=$((mid - 8 - 200))
 b=$(od -An -tu1 -j $at -N1 "$tmp/a.pmt" | tr -d ' ')
 printf "\\$(printf %o $((b ^ 1)))" | dd of="$tmp/flip.pmt" bs=1 seek=$at conv=notrunc 2>/dev/null
 rc=0

@@ -1,6 +1,6 @@
 /* Fuzz the SPE header scan (pmt_spe_scan, the container writer's walk for its frame infos):
- * on the whole input and on the input without its first byte (another alignment for the
- * lanes' guessed starts), its result must be that of a walk with the packet iterator (one
+ * on the whole input and on the input without its first byte (another alignment of its
+ * packets and record shapes), its result must be that of a walk with the packet iterator (one
  * packet at a time: a record ends at TIMESTAMP or END, any other packet but PAD opens
  * one, the first byte that starts no packet stops the walk). Read past the end: the
  * sanitizer stops it. */

@@ -233,23 +233,20 @@ enum { SCAN_OPENS = 0, SCAN_END = 1, SCAN_TS = 2, SCAN_PAD = 3 };
 static const uint8_t scan_table[256] = { S64(0), S64(64), S64(128), S64(192) };
 
 #define SCAN_UNKNOWN 2 /* open before the first packet that ends or opens a record */
-#define SCAN_LANES 4     /* walks interleaved in one loop (below) */
-#define SCAN_LANE_MIN 4096 /* a buffer below this is walked in one lane */
-#define SCAN_SYNC 16     /* bytes a lane walks from its guessed start before it counts */
 
-/* A walk over part of a buffer, with what pmt_spe_scan says of those bytes */
-struct scan_lane {
+/* The walk's position and what pmt_spe_scan says of the bytes walked */
+struct scan_walk {
 	size_t pos, end;        /* walks while pos < end */
 	uint64_t lo, hi;
 	uint8_t open;           /* 0, 1 or SCAN_UNKNOWN */
 	uint8_t first, timed, untimed, stop;
 };
 
-/* One packet of a lane at pos < len - 16 (every byte it reads is in the buffer) after its
+/* One packet of the walk at pos < len - 16 (every byte it reads is in the buffer) after its
  * first event (open is 0 or 1), without a branch on the packet's kind: a record's packets
  * vary, so such a branch mispredicts per record. Returns 0 at a header the table does not
  * size (the full decoder's). */
-static inline int lane_fast(const uint8_t *buf, struct scan_lane *l)
+static inline int walk_packet(const uint8_t *buf, struct scan_walk *l)
 {
 	uint64_t w = pmt_le64(buf + l->pos), ts = pmt_le64(buf + l->pos + 1);
 	unsigned e = scan_table[w & 0xff], cls = e >> 4, len = e & 15;
@@ -266,10 +263,108 @@ static inline int lane_fast(const uint8_t *buf, struct scan_lane *l)
 	l->untimed |= (uint8_t)(l->open & (cls == SCAN_END)); /* a record without a timestamp */
 	l->open = (uint8_t)((l->open & (cls == SCAN_PAD)) | (cls == SCAN_OPENS));
 	l->pos += len > pad ? len : pad;
-	return 1;
+	return (int)e;
 }
 
-static void lane_event(struct scan_lane *l, unsigned cls)
+/* A record's shape: its header bytes and PAD bytes at their offsets (e: the bytes, m: which
+ * bytes count), up to SCAN_TPL_MAX bytes. Bytes that match it are walked exactly as that
+ * record was (a packet's length and kind depend on its header byte only, a PAD run on its
+ * zero bytes), so a record of a known shape is taken in one step: 8 independent loads
+ * instead of a chain of one per packet. SPE records repeat a few shapes (one per kind of
+ * operation). */
+#define SCAN_TPL_MAX 64
+#define SCAN_TPLS 4
+struct scan_tpl {
+	uint64_t e[SCAN_TPL_MAX / 8], m[SCAN_TPL_MAX / 8];
+	uint8_t len;            /* 0: an empty slot */
+	uint8_t ts_at;          /* offset of its TIMESTAMP's payload + 1; 0: it ends in END */
+	uint8_t untimed;        /* it ends in END after a packet that opens a record */
+};
+
+/* The shape of the record at p (len bytes, walked by walk_packet: no extended header; open
+ * was 0 before it, its last packet ends it) */
+static void tpl_learn(struct scan_tpl *t, const uint8_t *p, size_t len)
+{
+	uint8_t e[SCAN_TPL_MAX] = { 0 }, m[SCAN_TPL_MAX] = { 0 };
+	size_t o = 0;
+	unsigned opened = 0;
+
+	while (o < len) {
+		unsigned x = scan_table[p[o]], n = p[o] ? x & 15 : 1;
+
+		e[o] = p[o];
+		m[o] = 0xff;
+		if (o + n == len) {
+			t->ts_at = x >> 4 == SCAN_TS ? (uint8_t)(o + 2) : 0;
+			t->untimed = x >> 4 == SCAN_END && opened;
+		}
+		opened |= p[o] && x >> 4 == SCAN_OPENS;
+		o += n;
+	}
+	for (unsigned k = 0; k < SCAN_TPL_MAX / 8; k++) {
+		t->e[k] = pmt_le64(e + 8 * k);
+		t->m[k] = pmt_le64(m + 8 * k);
+	}
+	t->len = (uint8_t)len;
+}
+
+static inline int tpl_match(const struct scan_tpl *t, const uint8_t *p)
+{
+	uint64_t d = 0;
+
+	for (unsigned k = 0; k < SCAN_TPL_MAX / 8; k++)
+		d |= (pmt_le64(p + 8 * k) ^ t->e[k]) & t->m[k];
+	return t->len && !d;
+}
+
+/* walk_packet's walk with records of known shapes taken whole, while pos < stop (stop + 80
+ * bytes in the buffer: a shape's 64 and walk_packet's 16) */
+static void walk_records(const uint8_t *buf, struct scan_walk *l, size_t stop,
+			 struct scan_tpl *tpl, unsigned *next)
+{
+	size_t rs = l->pos;
+	int clean = l->open == 0; /* rs is where a record begins */
+
+	while (l->pos < stop) {
+		unsigned e;
+
+		if (l->open == 0) {
+			const uint8_t *p = buf + l->pos;
+			unsigned k;
+
+			for (k = 0; k < SCAN_TPLS && !tpl_match(&tpl[k], p); k++)
+				;
+			if (k < SCAN_TPLS) {
+				const struct scan_tpl *t = &tpl[k];
+
+				if (t->ts_at) {
+					uint64_t ts = pmt_le64(p + t->ts_at - 1);
+
+					l->lo = ts < l->lo ? ts : l->lo;
+					l->hi = ts > l->hi ? ts : l->hi;
+					l->timed = 1;
+				}
+				l->untimed |= t->untimed;
+				l->pos += t->len;
+				continue;
+			}
+			rs = l->pos;
+			clean = 1;
+		}
+		e = (unsigned)walk_packet(buf, l);
+		if (!e)
+			return;
+		if (clean && (e >> 4 == SCAN_TS || e >> 4 == SCAN_END)) {
+			if (l->pos - rs <= SCAN_TPL_MAX) {
+				tpl_learn(&tpl[*next], buf + rs, l->pos - rs);
+				*next = (*next + 1) % SCAN_TPLS;
+			}
+			clean = 0;
+		}
+	}
+}
+
+static void walk_event(struct scan_walk *l, unsigned cls)
 {
 	if (l->open == SCAN_UNKNOWN)
 		l->first = cls == SCAN_END ? PMT_SPE_SCAN_END_FIRST : PMT_SPE_SCAN_OTHER_FIRST;
@@ -280,7 +375,7 @@ static void lane_event(struct scan_lane *l, unsigned cls)
 
 /* One packet with every bound checked (the buffer's last 16 bytes, extended headers, bad
  * bytes). Sets l->stop where the walk ends (bytes the decoder resynchronises over). */
-static void lane_slow(const uint8_t *p, size_t n, uint64_t offset, struct scan_lane *l)
+static void walk_slow(const uint8_t *p, size_t n, uint64_t offset, struct scan_walk *l)
 {
 	size_t pos = l->pos;
 	unsigned e = scan_table[p[pos]], len = e & 15;
@@ -301,7 +396,7 @@ static void lane_slow(const uint8_t *p, size_t n, uint64_t offset, struct scan_l
 			l->hi = ts > l->hi ? ts : l->hi;
 			l->timed = 1;
 		}
-		lane_event(l, e >> 4);
+		walk_event(l, e >> 4);
 		l->pos = pos + len;
 		return;
 	}
@@ -309,7 +404,7 @@ static void lane_slow(const uint8_t *p, size_t n, uint64_t offset, struct scan_l
 	if (rc <= 0) {
 		/* cut inside a packet, or bytes the decoder resynchronises over: what it makes
 		 * of them is its business, times unknown */
-		lane_event(l, SCAN_OPENS);
+		walk_event(l, SCAN_OPENS);
 		l->untimed = 1;
 		l->stop = 1;
 		return;
@@ -317,129 +412,42 @@ static void lane_slow(const uint8_t *p, size_t n, uint64_t offset, struct scan_l
 	/* only extended headers reach here: addresses and counters open a record, an
 	 * alignment pad does nothing */
 	if (pkt.type != PMT_SPE_ALIGN_PAD)
-		lane_event(l, SCAN_OPENS);
+		walk_event(l, SCAN_OPENS);
 	l->pos = pos + (size_t)rc;
 }
 
-static void lane_run(const uint8_t *buf, size_t len, uint64_t offset, struct scan_lane *l)
+static void walk_run(const uint8_t *buf, size_t len, uint64_t offset, struct scan_walk *l)
 {
-	size_t lim = len > 16 ? len - 16 : 0;
+	size_t lim = len > 16 ? len - 16 : 0, rlim = len > 80 ? len - 80 : 0;
+	struct scan_tpl tpl[SCAN_TPLS] = { 0 };
+	unsigned next = 0;
 
 	while (l->pos < l->end && !l->stop) {
+		if (l->open != SCAN_UNKNOWN)
+			walk_records(buf, l, l->end < rlim ? l->end : rlim, tpl, &next);
 		while (l->open != SCAN_UNKNOWN && l->pos < l->end && l->pos < lim &&
-		       lane_fast(buf, l))
+		       walk_packet(buf, l))
 			;
 		if (l->pos < l->end)
-			lane_slow(buf, len, offset, l);
+			walk_slow(buf, len, offset, l);
 	}
 }
 
-/* A lane after the lanes before it (acc), as a reader joins a CPU's buffers */
-static void lane_join(struct scan_lane *acc, const struct scan_lane *l)
-{
-	if (l->timed) {
-		acc->lo = l->lo < acc->lo ? l->lo : acc->lo;
-		acc->hi = l->hi > acc->hi ? l->hi : acc->hi;
-		acc->timed = 1;
-	}
-	acc->untimed |= l->untimed;
-	acc->stop = l->stop;
-	if (l->open == SCAN_UNKNOWN)
-		return;
-	if (acc->open == SCAN_UNKNOWN)
-		acc->first = l->first;
-	else if (l->first == PMT_SPE_SCAN_END_FIRST)
-		acc->untimed |= acc->open;
-	acc->open = l->open;
-}
-
-/* Lanes start at guessed offsets: the walks are independent, so the CPU overlaps their
- * loads (one walk is a chain of dependent loads, header then table). A lane walks
- * SCAN_SYNC bytes before it counts, which on SPE bytes lands it on packet boundaries;
- * the lane before it must end exactly where it began counting, or its guess was wrong and
- * the lane before walks on over its bytes. So the result is the one-lane walk's, always. */
 int pmt_spe_scan(const uint8_t *buf, size_t len, uint64_t offset, struct pmt_spe_scan *s)
 {
-	struct scan_lane l[SCAN_LANES], acc;
-	size_t lim = len > 16 ? len - 16 : 0;
-	unsigned nl = len >= SCAN_LANE_MIN ? SCAN_LANES : 1, k;
-	int in_step = 1;
+	struct scan_walk w = { .end = len, .lo = UINT64_MAX, .open = SCAN_UNKNOWN };
 
 	if (!s || (!buf && len))
 		return -PMT_EINVAL;
-	for (k = 0; k < nl; k++) {
-		size_t at = len / nl * k;
-
-		l[k] = (struct scan_lane){ .pos = at, .end = len, .lo = UINT64_MAX,
-					   .open = SCAN_UNKNOWN };
-		/* the guess's first packets, uncounted; a header the table does not size
-		 * leaves the bytes to the lane before */
-		while (k && l[k].pos < at + SCAN_SYNC) {
-			unsigned e = scan_table[buf[l[k].pos]];
-
-			if (!(e & 15)) {
-				l[k].stop = 1;
-				break;
-			}
-			l[k].pos += e & 15;
-		}
-		if (k && l[k].stop) {
-			nl = k;
-			break;
-		}
-		if (k)
-			l[k - 1].end = l[k].pos;
-	}
-	/* in step while every lane is in its bytes and away from the buffer's end */
-	for (k = 0; k < nl; k++) {
-		/* to the first event (the lockstep walk takes lanes after it) */
-		while (l[k].open == SCAN_UNKNOWN && !l[k].stop && l[k].pos < l[k].end)
-			lane_slow(buf, len, offset, &l[k]);
-		in_step &= l[k].open != SCAN_UNKNOWN && !l[k].stop;
-	}
-	if (nl == SCAN_LANES && in_step) {
-		/* locals, not the array: kept in registers, the pos chains stay apart */
-		struct scan_lane a = l[0], b = l[1], c = l[2], d = l[3];
-		size_t ea = a.end < lim ? a.end : lim, eb = b.end < lim ? b.end : lim;
-		size_t ec = c.end < lim ? c.end : lim, ed = d.end < lim ? d.end : lim;
-
-		while (a.pos < ea && b.pos < eb && c.pos < ec && d.pos < ed) {
-			int go = lane_fast(buf, &a);
-
-			go &= lane_fast(buf, &b);
-			go &= lane_fast(buf, &c);
-			go &= lane_fast(buf, &d);
-			if (!go)
-				break;
-		}
-		l[0] = a;
-		l[1] = b;
-		l[2] = c;
-		l[3] = d;
-	}
-	acc = (struct scan_lane){ .lo = UINT64_MAX, .open = SCAN_UNKNOWN };
-	for (k = 0; k < nl; k++) {
-		lane_run(buf, len, offset, &l[k]);
-		/* landed past where the next lane began counting: it guessed wrong, so this
-		 * lane walks its bytes too */
-		while (!l[k].stop && k + 1 < nl && l[k].pos != l[k].end) {
-			l[k].end = l[k + 1].end;
-			l[k + 1] = l[k];
-			k++;
-			lane_run(buf, len, offset, &l[k]);
-		}
-		lane_join(&acc, &l[k]);
-		if (acc.stop)
-			break;
-	}
+	walk_run(buf, len, offset, &w);
 	memset(s, 0, sizeof(*s));
-	if (acc.timed) {
-		s->ts_lo = acc.lo;
-		s->ts_hi = acc.hi;
+	if (w.timed) {
+		s->ts_lo = w.lo;
+		s->ts_hi = w.hi;
 		s->timed = 1;
 	}
-	s->untimed = acc.untimed;
-	s->first = acc.open == SCAN_UNKNOWN ? PMT_SPE_SCAN_NO_EVENT : acc.first;
-	s->open_out = acc.open == SCAN_UNKNOWN ? 0 : acc.open;
+	s->untimed = w.untimed;
+	s->first = w.open == SCAN_UNKNOWN ? PMT_SPE_SCAN_NO_EVENT : w.first;
+	s->open_out = w.open == SCAN_UNKNOWN ? 0 : w.open;
 	return 0;
 }

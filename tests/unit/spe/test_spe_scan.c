@@ -1,9 +1,11 @@
 /* pmt_spe_scan (the header scan the container's frame infos use) against a walk built on
  * the full packet decoder (pmt_spe_packet_decode, one packet at a time, PAD byte by byte):
  * the same timestamps, first event, open end and untimed flag for every synth mix whole and
- * cut at arbitrary offsets and lengths (records and packets cut, lanes guessing starts
- * inside payloads), the shared real buffers, random bytes and extended headers; every
- * buffer sits against an unmapped page, so a read past its end stops the test. */
+ * cut at arbitrary offsets and lengths (records and packets cut, walks that begin inside
+ * payloads), the shared real buffers, random bytes, extended headers and records whose
+ * shapes differ only in their last bytes (the scan takes a record of a shape it has seen in
+ * one step); every buffer sits against an unmapped page, so a read past its end stops the
+ * test. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -125,8 +127,8 @@ static uint64_t rnd(void)
 	return (uint64_t)random() << 31 ^ (uint64_t)random();
 }
 
-/* whole, then pieces of every length class at arbitrary offsets (lanes start inside
- * packets; buffers under the lanes' threshold walk in one) */
+/* whole, then pieces of every length class at arbitrary offsets (walks that begin inside
+ * packets and records, buffers shorter than a record shape) */
 static void check_cuts(const uint8_t *p, size_t n, const char *what)
 {
 	static const size_t lens[] = { 1, 2, 9, 16, 17, 63, 200, 4095, 4096, 4097, 10000, 65536,
@@ -190,7 +192,7 @@ static void shared_buffers(void **state)
 		n = fread(buf, 1, sizeof(buf), fp);
 		fclose(fp);
 		found++;
-		/* alone, every prefix and suffix, and repeated past the lanes' threshold */
+		/* alone, every prefix and suffix, and repeated (its records' shapes seen again) */
 		for (size_t k = 0; k <= n; k++) {
 			check(buf, k, files[i], 0);
 			check(buf + k, n - k, files[i], k);
@@ -225,8 +227,8 @@ static void garbage(void **state)
 	free(b);
 }
 
-/* timestamps only in the last lane, a PAD-only buffer, extended headers and an alignment
- * pad at lane starts */
+/* a timestamp only at the end, a PAD-only buffer, extended headers, alignment pads,
+ * misaligned walks, record shapes that differ at their end */
 static void edges(void **state)
 {
 	size_t n = 3u << 12;
@@ -249,12 +251,34 @@ static void edges(void **state)
 	for (size_t at = 0; at + 16 <= n; at += 16)
 		b[at] = 0x23, b[at + 1] = 0x00; /* alignment pads to 16 */
 	check_cuts(b, n, "alignment pads");
-	/* COUNTERs 0x98 whose payloads are 0x71 0x98: a lane that guesses its start at a
-	 * 0x71 reads TIMESTAMPs forever and never meets the true packets, so the lane before
-	 * it must walk its bytes (planted: without that, this fails) */
+	/* COUNTERs 0x98 whose payloads are 0x71 0x98: a walk that begins at a 0x71 reads
+	 * TIMESTAMPs forever and never meets the true packets */
 	for (size_t at = 0; at < n; at++)
 		b[at] = at % 3 == 1 ? 0x71 : 0x98;
-	check_cuts(b, n, "lanes that never synchronise");
+	check_cuts(b, n, "misaligned walks");
+	/* shapes that differ in their last 8 bytes: A is 5 ADDRESS, EVENTS, 2 COUNTER, two
+	 * DATA_SOURCE at 54 and 56, END at 58 (59 bytes); C is A with a TIMESTAMP at 56 (65
+	 * bytes), the only timestamps. A scan that took C for A would find none (planted:
+	 * a shape compared without its bytes 56-63 fails here) */
+	memset(b, 0, n);
+	for (size_t at = 0, r = 0; at + 65 <= n; r++) {
+		for (unsigned k = 0; k < 5; k++)
+			b[at + 9 * k] = 0xB0;
+		b[at + 45] = 0x52;
+		b[at + 48] = 0x99;
+		b[at + 51] = 0x98;
+		b[at + 54] = 0x43;
+		if (r % 3 == 2) {
+			b[at + 56] = 0x71;
+			pmt_put_le64(b + at + 57, 1000 + r);
+			at += 65;
+		} else {
+			b[at + 56] = 0x43;
+			b[at + 58] = 0x01;
+			at += 59;
+		}
+	}
+	check_cuts(b, n, "shapes that differ at their end");
 	assert_int_equal(pmt_spe_scan(NULL, 1, 0, &(struct pmt_spe_scan){ 0 }), -PMT_EINVAL);
 	assert_int_equal(pmt_spe_scan(b, 1, 0, NULL), -PMT_EINVAL);
 	free(b);
