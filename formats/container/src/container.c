@@ -42,6 +42,7 @@ struct pmt_ctr_writer {
 	uint8_t *fbuf;
 	size_t fcap;
 	struct finfo_acc fi;    /* what the current frame holds, for its frame-info frame */
+	bool aux_params;        /* streamed frames: the zstd parameters of AUX bytes are set */
 	uint64_t stream_off;    /* uncompressed bytes of the data frames before this one */
 	/* tests: frame infos as writers before wrote them, 88 bytes (no stream fields) or 104
 	 * (no AUX ranges); 0: today's */
@@ -101,7 +102,7 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 		free(w);
 		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
-	ctr_zstd_level(w->cctx, level);
+	ctr_zstd_level(w->cctx, level); /* the metadata frame first: no AUX bytes */
 	w->level = level;
 	/* tests make the files of writers from before the stream fields (any value) or
 	 * before the AUX ranges ("104") with this */
@@ -288,10 +289,15 @@ static int end_frame(struct pmt_ctr_writer *w)
 	frame_written(w, w->fstart, w->fcsize, w->len, columns, &w->fi.cur);
 	if (!w->spe_columns) {
 		int level = w->bl.level, next = backlog_frame_end(&w->bl);
+		/* streamed: the next frame's content is not known yet, so it takes the
+		 * parameters this one's content asked for */
+		bool aux = w->fi.cur.aux_bytes >= w->len / 2;
 
 		/* between frames: the next one is compressed at the policy's level */
-		if (next != level)
-			ctr_zstd_level(w->cctx, next);
+		if (next != level || aux != w->aux_params) {
+			ctr_zstd_level(w->cctx, ctr_zstd_params(next, aux));
+			w->aux_params = aux;
+		}
 	}
 	w->fi.cur.index++;
 	finfo_reset(&w->fi);

@@ -28,20 +28,27 @@ struct ctr_pool {
 	bool stop;
 };
 
-void ctr_zstd_level(void *zcctx, int level)
+int ctr_zstd_params(int level, bool aux)
+{
+	return level == 1 && aux ? -1 : level;
+}
+
+void ctr_zstd_level(void *zcctx, int params)
 {
 	ZSTD_CCtx *cctx = zcctx;
 
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, params < 0 ? 1 : params);
 	/* level 1 with a 4 KiB-entry hash table (zstd's own is 16 KiB entries for inputs over
-	 * 256 KiB): it stays in L1, and SPE bytes repeat at short distance, so frames are
-	 * 1-4% smaller and 10-20% faster (FORMAT.md, "zstd's parameters"); 0 is the level's */
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, level == 1 ? CTR_LEVEL1_HASHLOG : 0);
+	 * 256 KiB): it stays in L1, and SPE bytes repeat at short distance, so frames of AUX
+	 * bytes are 1-4% smaller and 10-20% faster (FORMAT.md, "zstd's parameters"); other
+	 * bytes (an ELF file: 7% larger) keep the level's (0) */
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, params < 0 ? CTR_LEVEL1_HASHLOG : 0);
 }
 
 static int compress(ZSTD_CCtx *cctx, int *level, struct ctr_slot *s)
 {
 	size_t bound = ZSTD_compressBound(s->len), z;
+	int params;
 
 	for (size_t i = 0; i < s->chunks.n; i++)
 		finfo_chunk_scan(&s->chunks.v[i], s->buf);
@@ -53,9 +60,10 @@ static int compress(ZSTD_CCtx *cctx, int *level, struct ctr_slot *s)
 		s->z = b;
 		s->zcap = bound;
 	}
-	if (s->level != *level) {
-		ctr_zstd_level(cctx, s->level);
-		*level = s->level;
+	params = ctr_zstd_params(s->level, s->fi.aux_bytes >= s->len / 2);
+	if (params != *level) {
+		ctr_zstd_level(cctx, params);
+		*level = params;
 	}
 	z = ZSTD_compress2(cctx, s->z, s->zcap, s->buf, s->len);
 	if (ZSTD_isError(z))
@@ -68,7 +76,7 @@ static void *run(void *arg)
 {
 	struct ctr_pool *p = arg;
 	ZSTD_CCtx *cctx;
-	int level = 0; /* none set yet: the first frame sets its own */
+	int level = 0; /* none set yet: the first frame sets its own (ctr_zstd_params) */
 
 	pthread_mutex_lock(&p->mu);
 	cctx = p->cctx[p->started++];

@@ -44,7 +44,10 @@ uint64_t ctr_pool_backlog(struct ctr_pool *p, int *active);
 /* Until one more frame is compressed (returns at once when none is pending). */
 void ctr_pool_wait_progress(struct ctr_pool *p);
 void ctr_pool_free(struct ctr_pool *p);
-/* A zstd context (ZSTD_CCtx *) to the writer's parameters of a level */
+/* The writer's zstd parameters for a frame at a level, aux: at least half its bytes are
+ * AUX bytes (the level, or -1: level 1 with a smaller hash table); a zstd context
+ * (ZSTD_CCtx *) set to them */
 #define CTR_LEVEL1_HASHLOG 12
-void ctr_zstd_level(void *cctx, int level);
+int ctr_zstd_params(int level, bool aux);
+void ctr_zstd_level(void *cctx, int params);
 #endif
