@@ -4,7 +4,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "pmutrace/common.h"
@@ -51,8 +50,10 @@ struct infos_sum {
 	uint32_t n, aux_only, timed, damaged_infos, partial;
 	uint32_t cpu_lo, cpu_hi;
 	uint64_t ts_lo, ts_hi;
-	const uint8_t *read;       /* read[i]: data frame i decompressed */
-	uint32_t nread;
+	const uint64_t *read;      /* file offsets of the data frames decompressed, ascending
+				    * (by offset, not number: damage to a frame's header can
+				    * shift the reader's count) */
+	size_t nread;
 	struct aux_stream *st;
 	size_t nst, cap;
 };
@@ -106,9 +107,17 @@ static void print_lost_frame(const struct pmt_ctr_frame_info *fi)
 		       "before them)\n", fi->index);
 }
 
+static int cmp_offset(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 {
 	struct infos_sum *s = ctx;
+	bool lost;
 
 	if (fi->damaged) {
 		/* its fields may be wrong: none is used */
@@ -118,7 +127,8 @@ static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 			     fi->info_offset, fi->index);
 		return 0;
 	}
-	if (fi->index >= s->nread || !s->read[fi->index])
+	lost = !bsearch(&fi->offset, s->read, s->nread, sizeof(*s->read), cmp_offset);
+	if (lost)
 		print_lost_frame(fi);
 	s->partial += fi->aux_state == PMT_CTR_AUX_PARTIAL;
 	for (uint32_t i = 0; i < fi->aux_n; i++) {
@@ -134,7 +144,7 @@ static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		a->gaps += r->gaps;
 		a->records += r->records;
 		a->end = r->end;
-		if (fi->index >= s->nread || !s->read[fi->index])
+		if (lost)
 			a->lost_bytes += r->end - r->first;
 	}
 	s->n++;
@@ -174,20 +184,19 @@ static void print_streams(const struct infos_sum *s)
 		       "%d of each are listed\n", s->partial, PMT_CTR_AUX_RANGES, PMT_CTR_AUX_RANGES);
 }
 
-/* read[i] = 1 for every data frame the reader decompressed (the others are lost) */
-static int note_read(uint8_t **read, uint32_t *n, uint32_t index)
+/* The file offset of a data frame the reader decompressed (the others are lost) */
+static int note_read(uint64_t **read, size_t *n, size_t *cap, uint64_t offset)
 {
-	if (index >= *n) {
-		uint32_t cap = index + 1 > 2 * *n ? index + 1 : 2 * *n;
-		uint8_t *v = realloc(*read, cap);
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		uint64_t *v = realloc(*read, c * sizeof(*v));
 
 		if (!v)
 			return -1;
-		memset(v + *n, 0, cap - *n);
 		*read = v;
-		*n = cap;
+		*cap = c;
 	}
-	(*read)[index] = 1;
+	(*read)[(*n)++] = offset;
 	return 0;
 }
 
@@ -197,8 +206,8 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 	struct pmt_ctr_frame f;
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const struct pmt_ctr_stats *st;
-	uint8_t *read = NULL;
-	uint32_t nread = 0;
+	uint64_t *read = NULL;
+	size_t nread = 0, read_cap = 0;
 	int rc;
 
 	if (pmt_ctr_reader_new(m->data, m->size, path, &r, &d) < 0) {
@@ -211,7 +220,7 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 
 			pmt_diag_format(&d, msg, sizeof(msg));
 			pmt_cli_warn("info", "%s", msg);
-		} else if (note_read(&read, &nread, f.index) < 0) {
+		} else if (note_read(&read, &nread, &read_cap, f.offset) < 0) {
 			pmt_cli_warn("info", "out of memory");
 			break;
 		}
