@@ -1,8 +1,9 @@
 /* Container write throughput: synthetic N1 SPE bytes in 1 MiB records through
  * pmt_ctr_write() to /dev/null, per zstd level, thread count and frame size: as AUXTRACE
  * records of a pipe-mode perf.data (what convert and record write: the frame infos walk
- * their SPE packets) and, with "bare", as bare bytes (no records to walk), so the
- * difference is the frame infos' cost. Each run prints wall and CPU time (the machine is
+ * their SPE packets) and, with "bare", as bare bytes (no records to walk: the difference
+ * is the frame infos' cost, and zstd's parameters: bare bytes are no AUX frames, so they
+ * take zstd's own level-1 hash table, FORMAT.md). Each run prints wall and CPU time (the machine is
  * shared: CPU time says what the work costs, wall what a recorder gets) and the file's size
  * against one zstd frame of the same pipe-mode stream at the same level (what `zstd -N`
  * of the perf.data makes). With "params", one thread's throughput and size of zstd on 4 MiB
