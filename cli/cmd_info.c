@@ -54,6 +54,7 @@ struct infos_sum {
 				    * (by offset, not number: damage to a frame's header can
 				    * shift the reader's count) */
 	size_t nread;
+	const struct pmt_time_conv *tc; /* the trace's, or NULL */
 	struct aux_stream *st;
 	size_t nst, cap;
 };
@@ -86,13 +87,21 @@ static void print_cpu(uint32_t cpu)
 }
 
 /* A data frame the reader could not read: what its info says it held */
-static void print_lost_frame(const struct pmt_ctr_frame_info *fi)
+static void print_lost_frame(const struct pmt_ctr_frame_info *fi, const struct pmt_time_conv *tc)
 {
 	printf("lost: data frame %" PRIu32 " (file offset %" PRIu64 "): %" PRIu32 " records, %"
 	       PRIu32 " AUXTRACE records, %" PRIu64 " AUX bytes", fi->index, fi->offset,
 	       fi->records, fi->auxtraces, fi->aux_bytes);
 	if (fi->flags & PMT_CTR_FI_TIMED)
 		printf(", SPE timestamps 0x%" PRIx64 "-0x%" PRIx64, fi->ts_lo, fi->ts_hi);
+	if (fi->flags & PMT_CTR_FI_TIMED && tc) {
+		uint64_t lo = pmt_time_conv_to_perf(tc, fi->ts_lo);
+		uint64_t hi = pmt_time_conv_to_perf(tc, fi->ts_hi);
+
+		/* perf's seconds.microseconds, as script prints sample times */
+		printf(", time %" PRIu64 ".%06" PRIu64 "-%" PRIu64 ".%06" PRIu64, lo / 1000000000,
+		       lo % 1000000000 / 1000, hi / 1000000000, hi % 1000000000 / 1000);
+	}
 	printf("\n");
 	for (uint32_t i = 0; i < fi->aux_n; i++) {
 		const struct pmt_ctr_aux_range *r = &fi->aux[i];
@@ -129,7 +138,7 @@ static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 	}
 	lost = !bsearch(&fi->offset, s->read, s->nread, sizeof(*s->read), cmp_offset);
 	if (lost)
-		print_lost_frame(fi);
+		print_lost_frame(fi, s->tc);
 	s->partial += fi->aux_state == PMT_CTR_AUX_PARTIAL;
 	for (uint32_t i = 0; i < fi->aux_n; i++) {
 		const struct pmt_ctr_aux_range *r = &fi->aux[i];
@@ -200,7 +209,8 @@ static int note_read(uint64_t **read, size_t *n, size_t *cap, uint64_t offset)
 	return 0;
 }
 
-static void container_info(const char *path, const struct pmt_file_map *m)
+static void container_info(const char *path, const struct pmt_file_map *m,
+			   const struct pmt_time_conv *tc)
 {
 	struct pmt_ctr_reader *r;
 	struct pmt_ctr_frame f;
@@ -251,7 +261,8 @@ static void container_info(const char *path, const struct pmt_file_map *m)
 		       "(by the frame infos: the writer did not finish)\n", st->dropped_in_frames);
 	}
 	{
-		struct infos_sum is = { .cpu_lo = UINT32_MAX, .read = read, .nread = nread };
+		struct infos_sum is = { .cpu_lo = UINT32_MAX, .read = read, .nread = nread,
+					.tc = tc };
 
 		if (pmt_ctr_frame_infos(m->data, m->size, sum_info, &is) < 0)
 			pmt_cli_warn("info", "out of memory");
@@ -305,10 +316,15 @@ int cmd_info(int argc, char **argv)
 	/* a file that is no trace at all gets the error alone (exit 1: no output); a
 	 * container tells what it holds even when its perf.data does not open */
 	if (pmt_ctr_is_container(m.data, m.size)) {
+		/* opened first for its TIME_CONV, which puts lost frames' SPE times on perf's
+		 * clock */
+		int rc = pmt_source_open(path, &src, &d);
+		const struct pmt_trace_meta *meta = rc < 0 ? NULL : pmt_source_meta(src);
+
 		printf("file: %s\n", path);
-		container_info(path, &m);
+		container_info(path, &m, meta && meta->has_time_conv ? &meta->time_conv : NULL);
 		pmt_file_unmap(&m);
-		if (pmt_source_open(path, &src, &d) < 0)
+		if (rc < 0)
 			return pmt_cli_fail_diag("info", &d);
 	} else {
 		pmt_file_unmap(&m);

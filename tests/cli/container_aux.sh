@@ -64,6 +64,17 @@ while read -r cpu idx lo hi bytes; do
 done <"$tmp/lost"
 grep -q "AUX stream: CPU [0-9] (idx [0-9]): .*, [1-9][0-9]* bytes in damaged frames" "$tmp/info" ||
 	fail "flipped data frame: no stream says its loss: $(cat "$tmp/info")"
+# its time range, on perf's clock through the trace's TIME_CONV: the samples the damaged
+# file no longer prints are all inside it
+range=$(sed -n "s/^lost: data frame $frame (.*, time \([0-9.]*\)-\([0-9.]*\)$/\1 \2/p" "$tmp/info")
+[ -n "$range" ] || fail "flipped data frame $frame: no time range: $(cat "$tmp/info")"
+"$pmt" script "$tmp/a.pmt" -F time 2>/dev/null | sort >"$tmp/t_all"
+"$pmt" script "$tmp/flip.pmt" -F time 2>/dev/null | sort >"$tmp/t_flip"
+comm -23 "$tmp/t_all" "$tmp/t_flip" | tr -d ': ' >"$tmp/t_lost"
+[ -s "$tmp/t_lost" ] || fail "flipped data frame: no sample lost"
+set -- $range
+awk -v lo="$1" -v hi="$2" '$1 < lo || $1 > hi { bad++ } END { exit bad > 0 }' "$tmp/t_lost" ||
+	fail "samples lost outside $1-$2: $(awk -v lo="$1" -v hi="$2" '$1 < lo || $1 > hi' "$tmp/t_lost" | head -3)"
 
 # a flipped bit in a frame info's AUX ranges: that info is named with its file offset
 info_at=$(grep -obUaP "PMTFINFO" "$tmp/a.pmt" | sed -n '3s/:.*//p')
