@@ -22,7 +22,8 @@ static int usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pmutrace stat [-e EVENT]... [-a | -C CPUS | -p PID | -t TID | -- CMD ARGS]\n"
-		"                     [-A | --per-core | --per-die | --per-socket] [-I MS]\n"
+		"                     [-A | --per-core | --per-die | --per-socket | --per-thread]\n"
+		"                     [-I MS]\n"
 		"                     [-x SEP | -j] [-M METRIC --metrics FILE] [--topdown]\n"
 		"                     [--events FILE] [-o FILE] [--no-inherit] [--dry-run] [-v]\n"
 		"  -e, --event EVENT    perf's syntax (default: task-clock, context-switches,\n"
@@ -32,6 +33,8 @@ static int usage(FILE *fp)
 		"  -A, --no-aggr        one line per CPU;  --per-core, --per-die, --per-socket: per\n"
 		"                       core, die or socket\n"
 		"                       (devices/system/cpu/cpuN/topology)\n"
+		"      --per-thread     one line per thread (COMM-TID) of -p, -t or -a (every\n"
+		"                       thread in /proc; lines of 0 left out)\n"
 		"  -I, --interval-print MS   print (and record) the counts of every MS milliseconds\n"
 		"  -x, --field-separator SEP perf stat's CSV columns;  -j, --json-output: JSON lines\n"
 		"  -M, --metrics-select NAME  metrics (or groups) computed from the counts, with\n"
@@ -240,7 +243,7 @@ static void banner(struct run *r, const struct pmt_count_opts *o, char **argv, i
 		   int32_t pid)
 {
 	fputs("\n Performance counter stats for ", r->out);
-	if (o->target == PMT_COUNT_SYSTEM) {
+	if (o->target == PMT_COUNT_SYSTEM || o->target == PMT_COUNT_ALL_THREADS) {
 		fputs("'system wide'", r->out);
 	} else if (o->target == PMT_COUNT_CPUS) {
 		fputs("'CPU(s) ", r->out);
@@ -306,6 +309,12 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 	struct rusage ru = { 0 };
 
 	r->wl.pid = -1;
+	/* perf lists the threads before it forks the workload: the workload is not one */
+	if (o->target == PMT_COUNT_ALL_THREADS) {
+		r->nthreads = pmt_count_all_threads(&r->threads, &d);
+		if (r->nthreads < 0)
+			return pmt_cli_fail_diag("stat", &d);
+	}
 	if (argc > 0 && pmt_workload_prepare(&r->wl, argv, &d) < 0)
 		return pmt_cli_fail_diag("stat", &d);
 	if (o->target == PMT_COUNT_WORKLOAD) {
@@ -590,12 +599,24 @@ int cmd_stat(int argc, char **argv)
 	if (targets > 1)
 		return pmt_cli_usage_fail("stat", "choose one of -a, -C, -p and -t");
 	if (aggrs > 1)
-		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core, --per-die and "
-					  "--per-socket");
-	/* perf's words for both */
-	if (r.aggr == PMT_AGGR_THREAD && o.target != PMT_COUNT_PID && o.target != PMT_COUNT_TID)
+		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core, --per-die, "
+					  "--per-socket and --per-thread");
+	/* perf 7.3: --per-thread alone counts every thread of the system, as with -a; with a
+	 * workload or -C and no -a it is refused, in perf's words. A workload's own threads
+	 * cannot be told apart: an inherited counter adds its children into the parent's. */
+	if (r.aggr == PMT_AGGR_THREAD && !targets && optind >= argc) {
+		o.target = PMT_COUNT_SYSTEM;
+		targets++;
+	}
+	if (r.aggr == PMT_AGGR_THREAD && o.target != PMT_COUNT_PID &&
+	    o.target != PMT_COUNT_TID && o.target != PMT_COUNT_SYSTEM)
 		return pmt_cli_usage_fail("stat", "The --per-thread option is only available when "
-					  "monitoring via -p -t options (pmutrace: not -a)");
+					  "monitoring via -p -t -a options or only --per-thread.");
+	/* per thread system-wide: each thread of /proc counted on its own (cpu -1) */
+	if (r.aggr == PMT_AGGR_THREAD && o.target == PMT_COUNT_SYSTEM) {
+		o.target = PMT_COUNT_ALL_THREADS;
+		r.po.skip_zero = true;
+	}
 	if (r.runs > 1 && (outpath || r.interval_ms))
 		return pmt_cli_usage_fail("stat", "-r cannot be used with %s (one recording and "
 					  "one series of intervals per run)",

@@ -23,6 +23,7 @@ struct pmt_counter {
 	uint64_t *id;
 	struct pmt_count_value *val;
 	bool *supported;                /* [ev] */
+	bool *gone;                     /* [thread] ended before its counters opened */
 	uint64_t *buf;                  /* one group read */
 	size_t buf_words;
 };
@@ -95,9 +96,10 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 	c->id = calloc(n, sizeof(*c->id));
 	c->val = calloc(n, sizeof(*c->val));
 	c->supported = calloc(c->nr_ev, sizeof(*c->supported));
+	c->gone = calloc(c->nr_threads, sizeof(*c->gone));
 	c->buf_words = 3 + 2 * (size_t)c->nr_ev;
 	c->buf = malloc(c->buf_words * sizeof(*c->buf));
-	if (!c->fd || !c->id || !c->val || !c->supported || !c->buf) {
+	if (!c->fd || !c->id || !c->val || !c->supported || !c->gone || !c->buf) {
 		pmt_counter_free(c);
 		return -PMT_ENOMEM;
 	}
@@ -112,6 +114,8 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 				int group = is_leader(p, e) ? -1 : c->fd[ix(c, ev->leader, ci, ti)];
 				int fd;
 
+				if (c->gone[ti])
+					continue;
 				if (!is_leader(p, e) && group < 0) {
 					c->supported[e] = false; /* its leader failed */
 					continue;
@@ -121,6 +125,13 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 				if (fd < 0) {
 					int err = errno;
 
+					/* its counts stay 0: nothing ran */
+					if (err == ESRCH && p->skip_gone_threads && !p->per_cpu) {
+						c->gone[ti] = true;
+						pmt_debug("thread %d ended before its counters "
+							  "opened: left out", (int)threads[ti]);
+						continue;
+					}
 					/* perf stat's __run_perf_stat(): a weak group's member
 					 * the kernel refuses (EINVAL, EBADF) resets the group */
 					if (weak_leader && !is_leader(p, e) &&
@@ -326,6 +337,7 @@ void pmt_counter_free(struct pmt_counter *c)
 	free(c->id);
 	free(c->val);
 	free(c->supported);
+	free(c->gone);
 	free(c->buf);
 	free(c);
 }

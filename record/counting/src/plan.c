@@ -61,6 +61,9 @@ int pmt_count_plan_build(struct pmt_count_plan *p, struct pmt_evlist *events,
 	if (!events->nr)
 		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET, "no events");
 	p->per_cpu = o->target == PMT_COUNT_SYSTEM || o->target == PMT_COUNT_CPUS;
+	/* threads listed before their counters open may end in between (perf stat's
+	 * ignore_missing_thread for -p and --per-thread -a); a -t TID is named, so it must be */
+	p->skip_gone_threads = o->target == PMT_COUNT_PID || o->target == PMT_COUNT_ALL_THREADS;
 	if (p->per_cpu) {
 		rc = cpus_of(p, pmus, o, diag);
 		if (rc < 0)

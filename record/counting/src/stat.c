@@ -11,7 +11,7 @@ struct pmt_stat {
 	enum pmt_aggr aggr;
 	uint32_t nr_threads, nr_units;
 	uint32_t *unit_of_cpu;          /* [cpu index] */
-	char (*name)[32];               /* [unit] */
+	char (*name)[80];               /* [unit] (a kworker's comm names its workqueue too) */
 	uint32_t *unit_nr;              /* [unit] CPUs in it (perf's "ctrs") */
 	struct pmt_count_value *prev;   /* [ev][cpu][thread] the last read, for deltas */
 	struct pmt_stat_cell *cell;     /* [unit][ev] */
@@ -267,7 +267,7 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 void pmt_stat_set_threads(struct pmt_stat *s, const int32_t *tids, uint32_t nr)
 {
 	for (uint32_t u = 0; s->per_thread && u < s->nr_units && u < nr; u++) {
-		char path[64], comm[17] = "";
+		char path[64], comm[64] = "";
 		FILE *f;
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)tids[u]);
