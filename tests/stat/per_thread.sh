@@ -8,6 +8,7 @@
 #   both: each worker's page-faults 64 * (K + 1) (+ at most 4: a stack page) and its
 #   task-clock at least the 50 ms it spun; -o: perf 7.3's `stat report` of pmutrace's
 #   container prints the rows pmutrace printed live, numbers and all;
+#   a soft open-files limit below the counters' number raised, as perf raises it;
 #   a workload or -C without -a: perf's message, exit 129.
 #   per_thread.sh PMUTRACE PERF73 SOURCE_DIR
 set -u
@@ -117,6 +118,15 @@ for opts in "" "-x," "-j"; do
 		bad "--per-thread -a $opts: rows of 0 printed"
 	[ "$(grep -c . "$T/pmt.raw")" -gt 12 ] || bad "--per-thread -a $opts: only $(grep -c . "$T/pmt.raw") lines"
 done
+
+# more counters than the soft open-files limit: raised towards the hard one, as perf does
+n=$((n + 1))
+if (ulimit -Sn 64 && "$X" stat --per-thread -a -e $EV -- true 2>"$T/perf.err" >/dev/null); then
+	(ulimit -Sn 64 && exec "$P" stat --per-thread -a -e $EV -- true) 2>"$T/pmt.err" >/dev/null &&
+		grep -q "page-faults" "$T/pmt.err" || bad "--per-thread -a under ulimit -Sn 64: $(tail -3 "$T/pmt.err")"
+else
+	echo "note: perf 7.3 failed under ulimit -Sn 64 too: $(tail -1 "$T/perf.err")"
+fi
 
 # -o: the counts kept are the counts printed
 for opts in "-p $W" "-a"; do

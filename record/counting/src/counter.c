@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,6 +69,23 @@ static bool unsupported_errno(int err)
 	       err == EINVAL;
 }
 
+/* One descriptor per event, CPU and thread: --per-thread -a on a busy machine needs more
+ * than the usual soft limit of 1024, so it is raised towards the hard one as perf's
+ * rlimit__increase_nofile() does (perf after an EMFILE, here before: nothing to undo) */
+static void raise_nofile(size_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need + 64)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need + 64 ? need + 64
+									       : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		pmt_debug("open files limit raised to %llu for %zu counters",
+			  (unsigned long long)rl.rlim_cur, need);
+}
+
 /* open_counters()'s answer when a weak group's member was refused: split it, retry */
 #define WEAK_RETRY 1
 
@@ -105,6 +123,7 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 	}
 	for (size_t i = 0; i < n; i++)
 		c->fd[i] = -1;
+	raise_nofile(n);
 	for (uint32_t e = 0; e < c->nr_ev && rc >= 0; e++) {
 		const struct pmt_evsel *ev = &p->ev.ev[e];
 
