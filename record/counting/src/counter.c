@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "pmutrace/counting.h"
+#include "on_cpu.h"
 
 /* linux/perf_event.h, spelled out so the build does not need kernel headers */
 #define IOC_ENABLE 0x2400
@@ -133,7 +134,7 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 				int group = is_leader(p, e) ? -1 : c->fd[ix(c, ev->leader, ci, ti)];
 				int fd;
 
-				if (c->gone[ti])
+				if (c->gone[ti] || !pmt_count_on_cpu(ev, p->cpu[ci]))
 					continue;
 				if (!is_leader(p, e) && group < 0) {
 					c->supported[e] = false; /* its leader failed */
@@ -289,6 +290,17 @@ static int read_group(struct pmt_counter *c, uint32_t leader, uint32_t ci, uint3
 	return 0;
 }
 
+static void unread(struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
+{
+	const struct pmt_count_plan *p = c->plan;
+
+	pmt_debug("%s (cpu %d): read failed: %s", p->ev.ev[e].name, p->cpu[ci], strerror(errno));
+	for (uint32_t m = e; m < c->nr_ev; m++)
+		if (m == e || (p->ev.ev[m].leader == e &&
+			       (p->ev.ev[e].attr.read_format & PMT_READ_GROUP)))
+			c->val[ix(c, m, ci, ti)] = (struct pmt_count_value){ 0 };
+}
+
 int pmt_counter_read(struct pmt_counter *c)
 {
 	const struct pmt_count_plan *p = c->plan;
@@ -305,13 +317,17 @@ int pmt_counter_read(struct pmt_counter *c)
 
 				if (fd < 0)
 					continue;
+				/* perf 7.3's read_counters(): a counter that cannot be read is
+				 * <not counted> (nothing ran), the others are still printed */
 				if (grouped) {
 					if (read_group(c, e, ci, ti) < 0)
-						return -PMT_EIO;
+						unread(c, e, ci, ti);
 					continue;
 				}
-				if (read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
-					return -PMT_EIO;
+				if (read(fd, v, sizeof(v)) != (ssize_t)sizeof(v)) {
+					unread(c, e, ci, ti);
+					continue;
+				}
 				c->val[ix(c, e, ci, ti)] =
 					(struct pmt_count_value){ .val = v[0], .ena = v[1], .run = v[2] };
 			}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pmutrace/counting.h"
+#include "on_cpu.h"
 
 double pmt_count_scale(const struct pmt_evsel *e, const char **unit)
 {
@@ -128,6 +129,8 @@ void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, int pid)
 		for (uint32_t i = 0; i < p->ev.nr; i++) {
 			const struct pmt_evsel *e = &p->ev.ev[i];
 
+			if (!pmt_count_on_cpu(e, p->cpu[c]))
+				continue;
 			fputs(dashes, fp);
 			fputs("perf_event_attr:\n", fp);
 			pmt_perf_attr_print(fp, &e->attr, e->pmu ? e->pmu->name : NULL);

@@ -188,7 +188,8 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 	for (uint32_t i = 0; i < nu * ne; i++) {
 		uint32_t u = event_major ? i % nu : i / ne, e = event_major ? i / nu : i % ne;
 
-		if (skip_zero && pmt_stat_cell(s, u, e)->val == 0)
+		/* a hybrid PMU's event has no line for a CPU of the other PMU */
+		if ((skip_zero && pmt_stat_cell(s, u, e)->val == 0) || !pmt_stat_cell(s, u, e)->nr)
 			continue;
 		if (po->format == PMT_STAT_CSV)
 			line_csv(fp, s, u, e, sep, prefix, po->runs);
