@@ -307,8 +307,9 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 	struct rusage ru = { 0 };
 
 	r->wl.pid = -1;
-	/* perf lists the threads before it forks the workload: the workload is not one */
-	if (o->target == PMT_COUNT_ALL_THREADS) {
+	/* perf lists the threads before it forks the workload: the workload is not one; and
+	 * once for every run of -r, as the aggregation's threads are the first run's */
+	if (o->target == PMT_COUNT_ALL_THREADS && !r->threads) {
 		r->nthreads = pmt_count_all_threads(&r->threads, &d);
 		if (r->nthreads < 0)
 			return pmt_cli_fail_diag("stat", &d);
@@ -316,16 +317,17 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 	if (argc > 0 && pmt_workload_prepare(&r->wl, argv, &d) < 0)
 		return pmt_cli_fail_diag("stat", &d);
 	if (o->target == PMT_COUNT_WORKLOAD) {
-		r->threads = malloc(sizeof(*r->threads));
+		if (!r->threads)
+			r->threads = malloc(sizeof(*r->threads));
 		if (!r->threads)
 			return PMT_EXIT_ERROR;
 		r->threads[0] = r->wl.pid;
 		r->nthreads = 1;
-	} else if (o->target == PMT_COUNT_PID) {
+	} else if (o->target == PMT_COUNT_PID && !r->threads) {
 		r->nthreads = pmt_count_task_threads(pid, &r->threads, &d);
 		if (r->nthreads < 0)
 			return pmt_cli_fail_diag("stat", &d);
-	} else if (o->target == PMT_COUNT_TID) {
+	} else if (o->target == PMT_COUNT_TID && !r->threads) {
 		r->threads = malloc(sizeof(*r->threads));
 		if (!r->threads)
 			return PMT_EXIT_ERROR;
@@ -765,8 +767,6 @@ int cmd_stat(int argc, char **argv)
 			rc = count(&r, &o, argv + optind, argc - optind, pid, argc, argv, outpath);
 			pmt_counter_free(r.ctr);
 			r.ctr = NULL;
-			free(r.threads);
-			r.threads = NULL;
 		}
 	}
 	pmt_stat_free(r.stat);
