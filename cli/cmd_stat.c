@@ -22,8 +22,10 @@ static int usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pmutrace stat [-e EVENT]... [-a | -C CPUS | -p PID | -t TID | -- CMD ARGS]\n"
-		"                     [-A | --per-core | --per-die | --per-socket] [-I MS]\n"
-		"                     [-x SEP | -j] [-M METRIC --metrics FILE] [--topdown]\n"
+		"                     [-A | --per-core | --per-die | --per-socket | --per-thread]\n"
+		"                     [-I MS]\n"
+		"                     [-x SEP | -j] [-M METRIC --metrics FILE]\n"
+		"                     [--topdown [--td-level N]]\n"
 		"                     [--events FILE] [-o FILE] [--no-inherit] [--dry-run] [-v]\n"
 		"  -e, --event EVENT    perf's syntax (default: task-clock, context-switches,\n"
 		"                       cpu-migrations, page-faults)\n"
@@ -32,6 +34,8 @@ static int usage(FILE *fp)
 		"  -A, --no-aggr        one line per CPU;  --per-core, --per-die, --per-socket: per\n"
 		"                       core, die or socket\n"
 		"                       (devices/system/cpu/cpuN/topology)\n"
+		"      --per-thread     one line per thread (COMM-TID) of -p, -t or -a (every\n"
+		"                       thread in /proc; lines of 0 left out)\n"
 		"  -I, --interval-print MS   print (and record) the counts of every MS milliseconds\n"
 		"  -x, --field-separator SEP perf stat's CSV columns;  -j, --json-output: JSON lines\n"
 		"  -M, --metrics-select NAME  metrics (or groups) computed from the counts, with\n"
@@ -45,20 +49,14 @@ static int usage(FILE *fp)
 		"      --topdown        topdown level 1 (tma_* percentages): with --metrics, the\n"
 		"                       table's TopdownL1 group as perf opens it; without, the\n"
 		"                       slots + topdown-* group of a PERF_METRICS PMU\n"
+		"      --td-level N     --topdown's level (0 or 1: level 1; 2: level 2, ...)\n"
 		"The counts go to stderr, as perf stat's do.\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
 enum { O_DRY_RUN = 256, O_PER_CORE, O_PER_SOCKET, O_METRICS, O_TOPDOWN, O_PER_DIE, O_EVENTS,
-       O_PER_THREAD };
-
-/* --topdown's columns in perf's order, headed as perf heads them */
-static const char *const topdown_metric[] = { "tma_frontend_bound", "tma_bad_speculation",
-					      "tma_retiring", "tma_backend_bound" };
-static const char *const topdown_head[] = { "%  tma_frontend_bound", "%  tma_bad_speculation",
-					    "%  tma_retiring", "%  tma_backend_bound" };
-enum { TOPDOWN_COLS = 4 };
+       O_PER_THREAD, O_TD_LEVEL };
 
 static volatile sig_atomic_t stop_requested;
 
@@ -100,7 +98,11 @@ struct run {
 	size_t nsel;
 	const char *metrics_file;
 	bool topdown;
-	double *td_val;                 /* --topdown: [unit][TOPDOWN_COLS] */
+	unsigned td_level;              /* --td-level (0: level 1) */
+	const char *const *td_name;     /* --topdown's columns in perf's order */
+	const char **td_head;           /* and their heads ("%  tma_retiring") */
+	int td_cols;
+	double *td_val;                 /* --topdown: [unit][td_cols] */
 	/* -r N */
 	uint32_t runs, run;
 	struct pmt_run_stats elapsed;
@@ -143,9 +145,9 @@ static void print_metrics(struct run *r)
 		for (size_t i = 0; r->topdown && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
 
-			for (int k = 0; k < TOPDOWN_COLS; k++)
-				if (!strcmp(m->name, topdown_metric[k]))
-					r->td_val[u * TOPDOWN_COLS + k] = missing[i] ? NAN : val[i];
+			for (int k = 0; k < r->td_cols; k++)
+				if (!strcmp(m->name, r->td_name[k]))
+					r->td_val[u * (size_t)r->td_cols + k] = missing[i] ? NAN : val[i];
 		}
 		for (size_t i = 0; !r->topdown && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
@@ -169,25 +171,28 @@ static void print_metrics(struct run *r)
 	pmt_counts_free(c);
 }
 
-/* --topdown without a table: the level-1 ratios of each unit's topdown-* counts
+/* --topdown without a table: the level-1 and 2 ratios of each unit's topdown-* counts
  * (Documentation/topdown.txt through pmt_topdown_from_counts) */
 static void topdown_from_counts(struct run *r)
 {
+	/* PERF_METRICS' byte order */
 	static const char *const field[8] = {
 		"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound", "topdown-be-bound",
+		"topdown-heavy-ops", "topdown-br-mispredict", "topdown-fetch-lat",
+		"topdown-mem-bound",
 	};
 
 	for (uint32_t u = 0; u < pmt_stat_nr_units(r->stat); u++) {
 		double td[8] = { 0 }, slots = 0;
 		struct pmt_topdown t;
-		double *v = r->td_val + (size_t)u * TOPDOWN_COLS;
+		double *v = r->td_val + (size_t)u * r->td_cols;
 		bool counted = true;
 
 		for (uint32_t e = 0; e < r->plan.ev.nr; e++) {
 			const struct pmt_stat_cell *cell = pmt_stat_cell(r->stat, u, e);
 			const char *name = r->plan.ev.ev[e].name;
 
-			for (int k = 0; k < 4; k++)
+			for (int k = 0; k < 8; k++)
 				if (!strcmp(name, field[k])) {
 					td[k] = cell->val;
 					counted &= cell->counted;
@@ -195,14 +200,9 @@ static void topdown_from_counts(struct run *r)
 			if (!strcmp(name, "slots"))
 				slots = cell->val;
 		}
-		if (!counted || pmt_topdown_from_counts(slots, td, &t) < 0) {
-			v[0] = v[1] = v[2] = v[3] = NAN;
-			continue;
-		}
-		v[0] = 100 * t.fe_bound;
-		v[1] = 100 * t.bad_spec;
-		v[2] = 100 * t.retiring;
-		v[3] = 100 * t.be_bound;
+		counted = counted && pmt_topdown_from_counts(slots, td, &t) >= 0;
+		for (int k = 0; k < r->td_cols; k++)
+			v[k] = counted ? pmt_topdown_pct(&t, r->td_name[k]) : NAN;
 	}
 }
 
@@ -212,7 +212,8 @@ static void print_topdown(struct run *r)
 		print_metrics(r);
 	else
 		topdown_from_counts(r);
-	pmt_stat_print_metric_only(r->out, r->stat, topdown_head, TOPDOWN_COLS, r->td_val, &r->po);
+	pmt_stat_print_metric_only(r->out, r->stat, r->td_head, (uint32_t)r->td_cols, r->td_val,
+				   &r->po);
 }
 
 static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
@@ -240,7 +241,7 @@ static void banner(struct run *r, const struct pmt_count_opts *o, char **argv, i
 		   int32_t pid)
 {
 	fputs("\n Performance counter stats for ", r->out);
-	if (o->target == PMT_COUNT_SYSTEM) {
+	if (o->target == PMT_COUNT_SYSTEM || o->target == PMT_COUNT_ALL_THREADS) {
 		fputs("'system wide'", r->out);
 	} else if (o->target == PMT_COUNT_CPUS) {
 		fputs("'CPU(s) ", r->out);
@@ -306,19 +307,27 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 	struct rusage ru = { 0 };
 
 	r->wl.pid = -1;
+	/* perf lists the threads before it forks the workload: the workload is not one; and
+	 * once for every run of -r, as the aggregation's threads are the first run's */
+	if (o->target == PMT_COUNT_ALL_THREADS && !r->threads) {
+		r->nthreads = pmt_count_all_threads(&r->threads, &d);
+		if (r->nthreads < 0)
+			return pmt_cli_fail_diag("stat", &d);
+	}
 	if (argc > 0 && pmt_workload_prepare(&r->wl, argv, &d) < 0)
 		return pmt_cli_fail_diag("stat", &d);
 	if (o->target == PMT_COUNT_WORKLOAD) {
-		r->threads = malloc(sizeof(*r->threads));
+		if (!r->threads)
+			r->threads = malloc(sizeof(*r->threads));
 		if (!r->threads)
 			return PMT_EXIT_ERROR;
 		r->threads[0] = r->wl.pid;
 		r->nthreads = 1;
-	} else if (o->target == PMT_COUNT_PID) {
+	} else if (o->target == PMT_COUNT_PID && !r->threads) {
 		r->nthreads = pmt_count_task_threads(pid, &r->threads, &d);
 		if (r->nthreads < 0)
 			return pmt_cli_fail_diag("stat", &d);
-	} else if (o->target == PMT_COUNT_TID) {
+	} else if (o->target == PMT_COUNT_TID && !r->threads) {
 		r->threads = malloc(sizeof(*r->threads));
 		if (!r->threads)
 			return PMT_EXIT_ERROR;
@@ -336,7 +345,7 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 		if (pmt_stat_new(&r->plan, pmt_counter_nr_threads(r->ctr), r->aggr, NULL,
 				 &r->stat) < 0)
 			return PMT_EXIT_ERROR;
-		r->td_val = calloc((size_t)pmt_stat_nr_units(r->stat) * TOPDOWN_COLS,
+		r->td_val = calloc((size_t)pmt_stat_nr_units(r->stat) * (size_t)(r->td_cols + 1),
 				   sizeof(double));
 		if (!r->td_val)
 			return PMT_EXIT_ERROR;
@@ -432,12 +441,43 @@ out:
 	return rc;
 }
 
+/* --td-level against the deepest level there is (perf's words), and the level's columns */
+static int topdown_level(struct run *r, unsigned max, const char *where)
+{
+	if (!max)
+		return pmt_cli_fail("stat", "Topdown requested but the topdown metric groups "
+				    "aren't present.\n(See perf list the metric groups have names "
+				    "like TopdownL1) (in %s)", where);
+	if (!r->td_level)
+		r->td_level = 1;
+	if (r->td_level > max)
+		return pmt_cli_usage_fail("stat", "Invalid top-down metrics level. The max level "
+					  "is %u.", max);
+	r->td_cols = pmt_topdown_columns(r->td_level, &r->td_name);
+	if (r->td_cols < 0)
+		return pmt_cli_fail("stat", "--td-level %u: pmutrace prints topdown levels 1 and "
+				    "2 (%s has %u)", r->td_level, where, max);
+	r->td_head = calloc((size_t)r->td_cols, sizeof(*r->td_head));
+	if (!r->td_head)
+		return PMT_EXIT_ERROR;
+	for (int k = 0; k < r->td_cols; k++) {
+		char *h = malloc(strlen(r->td_name[k]) + 4);
+
+		if (!h)
+			return PMT_EXIT_ERROR;
+		sprintf(h, "%%  %s", r->td_name[k]);
+		r->td_head[k] = h;
+	}
+	return 0;
+}
+
 static int setup_metrics(struct run *r)
 {
 	struct pmt_expr_ctx ctx;
 	struct pmt_diag diag = PMT_DIAG_INIT;
+	static char group[16];
 
-	if (!r->nsel)
+	if (!r->nsel && !(r->topdown && r->metrics_file))
 		return 0;
 	if (!r->metrics_file)
 		return pmt_cli_usage_fail("stat", "-M needs --metrics FILE (a perf pmu-events or "
@@ -445,6 +485,16 @@ static int setup_metrics(struct run *r)
 	if (pmt_metric_set_load(&r->ms, r->metrics_file, &diag) < 0) {
 		pmt_diag_print(&diag);
 		return PMT_EXIT_ERROR;
+	}
+	/* perf's --topdown is its table's TopdownL<level> group */
+	if (r->topdown) {
+		unsigned max = pmt_metric_set_topdown_max_level(&r->ms);
+		int rc = topdown_level(r, max, r->metrics_file);
+
+		if (rc)
+			return rc;
+		snprintf(group, sizeof(group), "TopdownL%u", r->td_level);
+		r->sel[r->nsel++] = group;
 	}
 	pmt_expr_ctx_default(&ctx);
 	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, &diag) < 0)
@@ -503,6 +553,7 @@ int cmd_stat(int argc, char **argv)
 		{ "no-inherit", no_argument, NULL, 'i' },
 		{ "dry-run", no_argument, NULL, O_DRY_RUN },
 		{ "topdown", no_argument, NULL, O_TOPDOWN },
+		{ "td-level", required_argument, NULL, O_TD_LEVEL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -582,6 +633,20 @@ int cmd_stat(int argc, char **argv)
 		case 'i': o.no_inherit = true; break;
 		case O_DRY_RUN: dry_run = 1; break;
 		case O_TOPDOWN: r.topdown = true; break;
+		case O_TD_LEVEL: {
+			/* perf's OPT_UINTEGER: a sign refused, strtol's digits; "" is 0 */
+			char *end;
+			long lv = strtol(optarg, &end, 10);
+
+			if (optarg[0] == '-')
+				return pmt_cli_usage_fail("stat", "option `td-level' expects an "
+							  "unsigned numerical value");
+			if (*end)
+				return pmt_cli_usage_fail("stat", "option `td-level' expects a "
+							  "numerical value");
+			r.td_level = lv > 99 ? 99 : (unsigned)lv;
+			break;
+		}
 		case 'v': verbose++; break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);
@@ -590,12 +655,24 @@ int cmd_stat(int argc, char **argv)
 	if (targets > 1)
 		return pmt_cli_usage_fail("stat", "choose one of -a, -C, -p and -t");
 	if (aggrs > 1)
-		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core, --per-die and "
-					  "--per-socket");
-	/* perf's words for both */
-	if (r.aggr == PMT_AGGR_THREAD && o.target != PMT_COUNT_PID && o.target != PMT_COUNT_TID)
+		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core, --per-die, "
+					  "--per-socket and --per-thread");
+	/* perf 7.3: --per-thread alone counts every thread of the system, as with -a; with a
+	 * workload or -C and no -a it is refused, in perf's words. A workload's own threads
+	 * cannot be told apart: an inherited counter adds its children into the parent's. */
+	if (r.aggr == PMT_AGGR_THREAD && !targets && optind >= argc) {
+		o.target = PMT_COUNT_SYSTEM;
+		targets++;
+	}
+	if (r.aggr == PMT_AGGR_THREAD && o.target != PMT_COUNT_PID &&
+	    o.target != PMT_COUNT_TID && o.target != PMT_COUNT_SYSTEM)
 		return pmt_cli_usage_fail("stat", "The --per-thread option is only available when "
-					  "monitoring via -p -t options (pmutrace: not -a)");
+					  "monitoring via -p -t -a options or only --per-thread.");
+	/* per thread system-wide: each thread of /proc counted on its own (cpu -1) */
+	if (r.aggr == PMT_AGGR_THREAD && o.target == PMT_COUNT_SYSTEM) {
+		o.target = PMT_COUNT_ALL_THREADS;
+		r.po.skip_zero = true;
+	}
 	if (r.runs > 1 && (outpath || r.interval_ms))
 		return pmt_cli_usage_fail("stat", "-r cannot be used with %s (one recording and "
 					  "one series of intervals per run)",
@@ -605,9 +682,6 @@ int cmd_stat(int argc, char **argv)
 	if (r.topdown && (nev || r.nsel))
 		return pmt_cli_usage_fail("stat", "--topdown chooses its own events: no -e or -M "
 					  "with it");
-	/* perf's --topdown is its table's TopdownL1 group */
-	if (r.topdown && r.metrics_file)
-		r.sel[r.nsel++] = "TopdownL1";
 	/* with -a, -C, -p or -t a workload only sets how long they are counted (perf's way) */
 	if (!targets && optind >= argc)
 		return pmt_cli_usage_fail("stat", "nothing to count: give -- CMD ARGS, -a, -C, -p "
@@ -632,11 +706,31 @@ int cmd_stat(int argc, char **argv)
 	if (!nev && r.mplan) {
 		rc = metric_events(&r, &events, &pmus, &eo, &d);
 	} else {
+		/* without a table: level 2 where the PMU lists its topdown-* events */
+		if (r.topdown) {
+			struct pmt_evlist l2 = { 0 };
+			struct pmt_diag ignored = PMT_DIAG_INIT;
+			unsigned max = pmt_events_parse_opts(&l2, &pmus, "topdown-heavy-ops,"
+							     "topdown-br-mispredict,topdown-fetch-lat,"
+							     "topdown-mem-bound", &eo, &ignored) < 0 ? 1 : 2;
+
+			pmt_evlist_fini(&l2);
+			rc = topdown_level(&r, max, pmus.root);
+			if (rc) {
+				pmt_pmus_fini(&pmus);
+				goto done_early;
+			}
+		}
 		if (!nev)
-			evstr[nev++] = r.topdown ? "topdown-retiring,topdown-bad-spec,"
-						   "topdown-fe-bound,topdown-be-bound"
-						 : "task-clock,context-switches,cpu-migrations,"
-						   "page-faults";
+			evstr[nev++] = r.topdown && r.td_level == 2
+					       ? "topdown-retiring,topdown-bad-spec,topdown-fe-bound,"
+						 "topdown-be-bound,topdown-heavy-ops,"
+						 "topdown-br-mispredict,topdown-fetch-lat,"
+						 "topdown-mem-bound"
+				       : r.topdown ? "topdown-retiring,topdown-bad-spec,"
+						     "topdown-fe-bound,topdown-be-bound"
+						   : "task-clock,context-switches,cpu-migrations,"
+						     "page-faults";
 		rc = 0;
 		for (unsigned i = 0; i < nev && rc >= 0; i++)
 			rc = pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
@@ -673,8 +767,6 @@ int cmd_stat(int argc, char **argv)
 			rc = count(&r, &o, argv + optind, argc - optind, pid, argc, argv, outpath);
 			pmt_counter_free(r.ctr);
 			r.ctr = NULL;
-			free(r.threads);
-			r.threads = NULL;
 		}
 	}
 	pmt_stat_free(r.stat);
@@ -684,6 +776,9 @@ int cmd_stat(int argc, char **argv)
 	pmt_pmus_fini(&pmus);
 done_early:
 	free(r.td_val);
+	for (int k = 0; r.td_head && k < r.td_cols; k++)
+		free((char *)r.td_head[k]);
+	free(r.td_head);
 	pmt_event_table_free(table);
 	pmt_metric_plan_free(r.mplan);
 	pmt_metric_set_fini(&r.ms);

@@ -18,3 +18,17 @@ add_test(NAME stat.topdown73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/topdown
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(stat.topdown73 PROPERTIES LABELS "perf73" TIMEOUT 300
   SKIP_RETURN_CODE 77)
+
+# stat --per-thread with -p, -t and -a (every thread of /proc) against x86 perf 7.3 on a
+# process of known work (tests/stat/thread_work.c): layouts, rows, order, page-faults, -o
+add_test(NAME stat.per_thread COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/per_thread.sh
+  $<TARGET_FILE:pmutrace> ${PMT_PERF73} ${PROJECT_SOURCE_DIR})
+set_tests_properties(stat.per_thread PROPERTIES LABELS "record;perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+
+# stat on a fake hybrid tree (cpu_core + cpu_atom) against x86 perf 7.3 on the simulated PMU:
+# each event on its own PMU's CPUs, an unreadable counter <not counted>
+add_test(NAME stat.hybrid73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/hybrid_stat.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(stat.hybrid73 PROPERTIES LABELS "perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77)

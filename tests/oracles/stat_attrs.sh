@@ -118,6 +118,10 @@ if [ -r "$SHARED/data/tpebs/gnr-metrics.json" ]; then
 	check gnr members --topdown $TD -a
 	check gnr members --topdown $TD -C 1 -A
 	check gnr members --topdown $TD -I 100 -a
+	# --td-level 2: the TopdownL2 group adds topdown-heavy-ops, -br-mispredict, -fetch-lat
+	# and -mem-bound to the slots group
+	check gnr members --topdown --td-level 2 $TD -a
+	check gnr members --topdown --td-level 2 $TD -- /bin/true
 fi
 
 echo "$n command lines, $fail differ"

@@ -21,23 +21,8 @@ if ! "$P" stat -e task-clock -- true 2>"$T/err"; then
 	bad "stat -- true: $(cat "$T/err")"
 fi
 
-# Numbers differ between runs; their columns must not. A number keeps its right edge and
-# becomes N (right-aligned columns), times and the workload's user/sys too.
-mask() {
-	python3 -c '
-import re, sys
-def m(mo):
-    s = mo.group(0)
-    return " " * (len(s) - 1) + "N"
-for line in sys.stdin:
-    # a counter that did not run in an interval is not a layout difference
-    line = re.sub(r"[ ]*<not counted>", m, line)
-    line = re.sub(r"(?<![A-Za-z_-])[ ]*[0-9][0-9.]*(?![A-Za-z])", m, line)
-    sys.stdout.write(line)'
-}
-
-# CSV and JSON have no columns to keep: a number is N
-mask_plain() { sed -E 's/<not counted>|[0-9][0-9.]*/N/g'; }
+# mask, mask_plain: the numbers of a layout as N
+. "$HERE/stat_mask.sh"
 
 # perf 7.3's layouts: the same command line, both outputs masked
 if [ -n "$P73" ] && [ -x "$P73" ]; then
@@ -119,8 +104,9 @@ for _ in range(3): threading.Thread(target=busy).start()' &
 		[ "$(grep -c "python3-" "$T/pmt.raw")" = 8 ] || bad "--per-thread $opts: not 4 threads x 2 events: $(cat "$T/pmt.raw")"
 	done
 	kill $PY
-	"$P" stat --per-thread -a -e task-clock -- true 2>"$T/err"
-	[ $? = 129 ] && grep -q "The --per-thread option is only available" "$T/err" || bad "--per-thread -a: $(cat "$T/err")"
+	# a workload alone has no threads of its own to show (tests/stat/per_thread.sh: -a)
+	"$P" stat --per-thread -e task-clock -- true 2>"$T/err"
+	[ $? = 129 ] && grep -q "The --per-thread option is only available" "$T/err" || bad "--per-thread -- true: $(cat "$T/err")"
 fi
 
 # weak groups: the kernel refuses a pinned member of a group (EINVAL: "only a group leader

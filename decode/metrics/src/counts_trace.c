@@ -16,7 +16,7 @@ enum { CONFIG_AGGR_MODE = 0, CONFIG_INTERVAL = 1 };
 /* perf 7.3's enum aggr_mode (perf 6.1 numbers CORE 4 and has no CLUSTER/CACHE: a 6.1
  * --per-core recording reads as perf 7.3 would read it) */
 enum { PERF_AGGR_NONE = 0, PERF_AGGR_GLOBAL = 1, PERF_AGGR_SOCKET = 2, PERF_AGGR_DIE = 3,
-       PERF_AGGR_CORE = 6 };
+       PERF_AGGR_CORE = 6, PERF_AGGR_THREAD = 7 };
 #define MAX_CPUS 4096
 
 struct id_ent {
@@ -57,6 +57,8 @@ struct pmt_counts_trace {
 	int32_t unit_cpus[MAX_CPUS];/* the CPUs, unit by unit (unit u from unit_first[u]) */
 	uint32_t unit_first[MAX_CPUS + 1];
 	char (*unit_name)[32];      /* [unit] */
+	char (*thread)[32];         /* [thread] COMM-TID of the THREAD_MAP */
+	bool per_thread;            /* the units are the threads (stat --per-thread) */
 	uint64_t round_prev, round_time; /* the last round's interval (ns since start) */
 	uint64_t clock_t0;          /* the samples' time of the rounds' 0 */
 	int has_clock;              /* 1: clock_t0 read from the recording */
@@ -250,8 +252,9 @@ static int alloc_values(struct pmt_counts_trace *t)
 			t->cpu_index[t->cpu[k]] = (int16_t)k;
 	t->cur = calloc(n ? n : 1, sizeof(*t->cur));
 	t->prev = calloc(n ? n : 1, sizeof(*t->prev));
-	/* one unit per CPU, or one for all (also when a damaged file has no CPU) */
-	t->sum = calloc((size_t)(t->ncpu ? t->ncpu : 1) * t->nattr + 1, sizeof(*t->sum));
+	/* one unit per CPU or thread, or one for all (also when a damaged file has no CPU) */
+	t->sum = calloc((size_t)(t->ncpu > t->nthr ? t->ncpu : t->nthr ? t->nthr : 1) * t->nattr + 1,
+			sizeof(*t->sum));
 	return t->cur && t->prev && t->sum ? 0 : -PMT_ENOMEM;
 }
 
@@ -348,9 +351,24 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Which unit each CPU's counts go to, the units' names and their CPUs, in perf's order
  * (by socket, die, core; CPUs by their place in the map). */
+/* perf stat report's --per-thread rows: a unit per thread of the map, named as perf names
+ * it (COMM-TID), for a recording made per thread with that aggregation */
+static int thread_units(struct pmt_counts_trace *t)
+{
+	free(t->unit_name);
+	t->unit_name = calloc(t->nthr, sizeof(*t->unit_name));
+	if (!t->unit_name)
+		return -PMT_ENOMEM;
+	memcpy(t->unit_name, t->thread, t->nthr * sizeof(*t->unit_name));
+	t->nunits = t->nthr;
+	t->per_thread = true;
+	return 0;
+}
+
 static int make_units(struct pmt_counts_trace *t)
 {
-	enum pmt_counts_aggr a = t->aggr == PMT_COUNTS_AS_RECORDED ? recorded_aggr(t) : t->aggr;
+	enum pmt_counts_aggr a = t->aggr == PMT_COUNTS_AS_RECORDED &&
+					 t->aggr_mode != PERF_AGGR_THREAD ? recorded_aggr(t) : t->aggr;
 	const struct pmt_cpu_topology *topo = pmt_source_meta(t->src)->topology;
 	bool by_topo = a == PMT_COUNTS_PER_CORE || a == PMT_COUNTS_PER_DIE ||
 		       a == PMT_COUNTS_PER_SOCKET;
@@ -358,6 +376,9 @@ static int make_units(struct pmt_counts_trace *t)
 	uint32_t n = 0, next[MAX_CPUS];
 	int32_t id[3];
 
+	if (t->aggr == PMT_COUNTS_AS_RECORDED && t->aggr_mode == PERF_AGGR_THREAD && t->thread &&
+	    t->ncpu == 1 && t->cpu[0] < 0)
+		return thread_units(t);
 	if (a == PMT_COUNTS_GLOBAL || !t->ncpu || (t->ncpu == 1 && t->cpu[0] < 0) ||
 	    (by_topo && !topo)) {
 		for (uint32_t ci = 0; ci < t->ncpu; ci++)
@@ -449,6 +470,8 @@ static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_
 				size_t k = ((size_t)a * t->ncpu + ci) * t->nthr + ti;
 				struct cval d = t->cur[k];
 
+				if (t->per_thread)
+					s = &t->sum[(size_t)ti * t->nattr + a];
 				if (!d.set)
 					continue;
 				if (t->interval_ms) {
@@ -490,6 +513,22 @@ static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_
 	return 1;
 }
 
+/* the threads' names, COMM-TID, as perf's stat report prints them (a pid of -1: none) */
+static void thread_map(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+{
+	free(t->thread);
+	t->thread = calloc(t->nthr, sizeof(*t->thread));
+	for (uint32_t i = 0; t->thread && i < t->nthr && 16 + 24 * ((size_t)i + 1) <= ev->raw_size;
+	     i++) {
+		const uint8_t *e = ev->raw + 16 + 24 * (size_t)i;
+		int64_t pid = (int64_t)r64(t, e);
+
+		if (pid >= 0 && pid <= INT32_MAX)
+			snprintf(t->thread[i], sizeof(t->thread[i]), "%.16s-%d", (const char *)e + 8,
+				 (int)pid);
+	}
+}
+
 /* Records up to the next round (1) or the end (0). */
 static int pump(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 {
@@ -517,6 +556,7 @@ static int pump(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 				uint64_t n = r64(t, ev.raw + 8);
 
 				t->nthr = n && n <= (ev.raw_size - 16) / 24 ? (uint32_t)n : 1;
+				thread_map(t, &ev);
 			}
 			break;
 		case REC_STAT_CONFIG: stat_config(t, &ev); break;
@@ -664,6 +704,7 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	free(t->prev);
 	free(t->sum);
 	free(t->unit_name);
+	free(t->thread);
 	free(t);
 }
 
@@ -691,7 +732,7 @@ size_t pmt_counts_trace_unit_cpus(const struct pmt_counts_trace *t, size_t unit,
 				  const int32_t **cpus)
 {
 	*cpus = NULL;
-	if (unit >= t->nunits || !t->unit_name || !t->unit_name[unit][0])
+	if (unit >= t->nunits || !t->unit_name || !t->unit_name[unit][0] || t->per_thread)
 		return 0;
 	*cpus = &t->unit_cpus[t->unit_first[unit]];
 	return t->unit_first[unit + 1] - t->unit_first[unit];

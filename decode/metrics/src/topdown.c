@@ -1,6 +1,8 @@
 /* Topdown level 1 and 2 from raw SLOTS and PERF_METRICS values
  * (Documentation/topdown.txt, "Decoding metrics values" and the Sapphire Rapids extension).
  */
+#include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "pmutrace/common.h"
@@ -60,4 +62,65 @@ int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_slots,
 	rc = pmt_topdown_from_counts((double)(slots - prev_slots), d, out);
 	memcpy(out->slots_of, of, sizeof(of));
 	return rc;
+}
+
+/* perf prints the metrics of the evsel each is attached to, evsel by evsel, in the order
+ * of its hashed event list: not a rule of the names, so the orders are perf's output's */
+static const char *const level1[] = { "tma_frontend_bound", "tma_bad_speculation",
+				      "tma_retiring", "tma_backend_bound" };
+static const char *const level2[] = { "tma_memory_bound", "tma_core_bound",
+				      "tma_light_operations", "tma_heavy_operations",
+				      "tma_machine_clears", "tma_branch_mispredicts",
+				      "tma_fetch_latency", "tma_fetch_bandwidth" };
+
+int pmt_topdown_columns(unsigned level, const char *const **names)
+{
+	if (level == 1) {
+		*names = level1;
+		return 4;
+	}
+	if (level == 2) {
+		*names = level2;
+		return 8;
+	}
+	return -PMT_EINVAL;
+}
+
+double pmt_topdown_pct(const struct pmt_topdown *t, const char *name)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} field[] = {
+		{ "tma_frontend_bound", offsetof(struct pmt_topdown, fe_bound) },
+		{ "tma_bad_speculation", offsetof(struct pmt_topdown, bad_spec) },
+		{ "tma_retiring", offsetof(struct pmt_topdown, retiring) },
+		{ "tma_backend_bound", offsetof(struct pmt_topdown, be_bound) },
+		{ "tma_memory_bound", offsetof(struct pmt_topdown, mem_bound) },
+		{ "tma_core_bound", offsetof(struct pmt_topdown, core_bound) },
+		{ "tma_light_operations", offsetof(struct pmt_topdown, light_ops) },
+		{ "tma_heavy_operations", offsetof(struct pmt_topdown, heavy_ops) },
+		{ "tma_machine_clears", offsetof(struct pmt_topdown, machine_clears) },
+		{ "tma_branch_mispredicts", offsetof(struct pmt_topdown, br_mispredict) },
+		{ "tma_fetch_latency", offsetof(struct pmt_topdown, fetch_lat) },
+		{ "tma_fetch_bandwidth", offsetof(struct pmt_topdown, fetch_bw) },
+	};
+
+	for (size_t i = 0; i < sizeof(field) / sizeof(field[0]); i++)
+		if (!strcmp(name, field[i].name))
+			return 100 * *(const double *)((const char *)t + field[i].off);
+	return NAN;
+}
+
+unsigned pmt_metric_set_topdown_max_level(const struct pmt_metric_set *ms)
+{
+	unsigned max = 0;
+
+	for (size_t i = 0; i < ms->nr; i++) {
+		const char *p = ms->m[i].groups ? strstr(ms->m[i].groups, "TopdownL") : NULL;
+
+		if (p && p[8] >= '0' && p[8] <= '9' && (unsigned)(p[8] - '0') > max)
+			max = (unsigned)(p[8] - '0');
+	}
+	return max;
 }

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pmutrace/counting.h"
+#include "on_cpu.h"
 
 /* linux/perf_event.h, spelled out so the build does not need kernel headers */
 #define IOC_ENABLE 0x2400
@@ -23,6 +25,7 @@ struct pmt_counter {
 	uint64_t *id;
 	struct pmt_count_value *val;
 	bool *supported;                /* [ev] */
+	bool *gone;                     /* [thread] ended before its counters opened */
 	uint64_t *buf;                  /* one group read */
 	size_t buf_words;
 };
@@ -67,6 +70,23 @@ static bool unsupported_errno(int err)
 	       err == EINVAL;
 }
 
+/* One descriptor per event, CPU and thread: --per-thread -a on a busy machine needs more
+ * than the usual soft limit of 1024, so it is raised towards the hard one as perf's
+ * rlimit__increase_nofile() does (perf after an EMFILE, here before: nothing to undo) */
+static void raise_nofile(size_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need + 64)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need + 64 ? need + 64
+									       : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		pmt_debug("open files limit raised to %llu for %zu counters",
+			  (unsigned long long)rl.rlim_cur, need);
+}
+
 /* open_counters()'s answer when a weak group's member was refused: split it, retry */
 #define WEAK_RETRY 1
 
@@ -95,14 +115,16 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 	c->id = calloc(n, sizeof(*c->id));
 	c->val = calloc(n, sizeof(*c->val));
 	c->supported = calloc(c->nr_ev, sizeof(*c->supported));
+	c->gone = calloc(c->nr_threads, sizeof(*c->gone));
 	c->buf_words = 3 + 2 * (size_t)c->nr_ev;
 	c->buf = malloc(c->buf_words * sizeof(*c->buf));
-	if (!c->fd || !c->id || !c->val || !c->supported || !c->buf) {
+	if (!c->fd || !c->id || !c->val || !c->supported || !c->gone || !c->buf) {
 		pmt_counter_free(c);
 		return -PMT_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
 		c->fd[i] = -1;
+	raise_nofile(n);
 	for (uint32_t e = 0; e < c->nr_ev && rc >= 0; e++) {
 		const struct pmt_evsel *ev = &p->ev.ev[e];
 
@@ -112,6 +134,8 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 				int group = is_leader(p, e) ? -1 : c->fd[ix(c, ev->leader, ci, ti)];
 				int fd;
 
+				if (c->gone[ti] || !pmt_count_on_cpu(ev, p->cpu[ci]))
+					continue;
 				if (!is_leader(p, e) && group < 0) {
 					c->supported[e] = false; /* its leader failed */
 					continue;
@@ -121,6 +145,13 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 				if (fd < 0) {
 					int err = errno;
 
+					/* its counts stay 0: nothing ran */
+					if (err == ESRCH && p->skip_gone_threads && !p->per_cpu) {
+						c->gone[ti] = true;
+						pmt_debug("thread %d ended before its counters "
+							  "opened: left out", (int)threads[ti]);
+						continue;
+					}
 					/* perf stat's __run_perf_stat(): a weak group's member
 					 * the kernel refuses (EINVAL, EBADF) resets the group */
 					if (weak_leader && !is_leader(p, e) &&
@@ -259,6 +290,17 @@ static int read_group(struct pmt_counter *c, uint32_t leader, uint32_t ci, uint3
 	return 0;
 }
 
+static void unread(struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
+{
+	const struct pmt_count_plan *p = c->plan;
+
+	pmt_debug("%s (cpu %d): read failed: %s", p->ev.ev[e].name, p->cpu[ci], strerror(errno));
+	for (uint32_t m = e; m < c->nr_ev; m++)
+		if (m == e || (p->ev.ev[m].leader == e &&
+			       (p->ev.ev[e].attr.read_format & PMT_READ_GROUP)))
+			c->val[ix(c, m, ci, ti)] = (struct pmt_count_value){ 0 };
+}
+
 int pmt_counter_read(struct pmt_counter *c)
 {
 	const struct pmt_count_plan *p = c->plan;
@@ -275,13 +317,17 @@ int pmt_counter_read(struct pmt_counter *c)
 
 				if (fd < 0)
 					continue;
+				/* perf 7.3's read_counters(): a counter that cannot be read is
+				 * <not counted> (nothing ran), the others are still printed */
 				if (grouped) {
 					if (read_group(c, e, ci, ti) < 0)
-						return -PMT_EIO;
+						unread(c, e, ci, ti);
 					continue;
 				}
-				if (read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
-					return -PMT_EIO;
+				if (read(fd, v, sizeof(v)) != (ssize_t)sizeof(v)) {
+					unread(c, e, ci, ti);
+					continue;
+				}
 				c->val[ix(c, e, ci, ti)] =
 					(struct pmt_count_value){ .val = v[0], .ena = v[1], .run = v[2] };
 			}
@@ -326,6 +372,7 @@ void pmt_counter_free(struct pmt_counter *c)
 	free(c->id);
 	free(c->val);
 	free(c->supported);
+	free(c->gone);
 	free(c->buf);
 	free(c);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pmutrace/counting.h"
+#include "on_cpu.h"
 
 double pmt_count_scale(const struct pmt_evsel *e, const char **unit)
 {
@@ -61,6 +62,9 @@ int pmt_count_plan_build(struct pmt_count_plan *p, struct pmt_evlist *events,
 	if (!events->nr)
 		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET, "no events");
 	p->per_cpu = o->target == PMT_COUNT_SYSTEM || o->target == PMT_COUNT_CPUS;
+	/* threads listed before their counters open may end in between (perf stat's
+	 * ignore_missing_thread for -p and --per-thread -a); a -t TID is named, so it must be */
+	p->skip_gone_threads = o->target == PMT_COUNT_PID || o->target == PMT_COUNT_ALL_THREADS;
 	if (p->per_cpu) {
 		rc = cpus_of(p, pmus, o, diag);
 		if (rc < 0)
@@ -125,6 +129,8 @@ void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, int pid)
 		for (uint32_t i = 0; i < p->ev.nr; i++) {
 			const struct pmt_evsel *e = &p->ev.ev[i];
 
+			if (!pmt_count_on_cpu(e, p->cpu[c]))
+				continue;
 			fputs(dashes, fp);
 			fputs("perf_event_attr:\n", fp);
 			pmt_perf_attr_print(fp, &e->attr, e->pmu ? e->pmu->name : NULL);

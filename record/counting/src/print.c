@@ -2,6 +2,7 @@
  * EVNAME_LEN 32, METRIC_LEN 38, the aggregation prefix widths of aggr_header_lens[]),
  * -x SEP (CSV) and -j (JSON lines). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "pmutrace/counting.h"
@@ -29,7 +30,7 @@ static void header_aggr(FILE *fp, enum pmt_aggr a)
 	else if (a == PMT_AGGR_SOCKET)
 		fputs(" socket ctrs", fp);
 	else if (a == PMT_AGGR_THREAD)
-		fputs("             comm-pid     ", fp);
+		fputs("             comm-pid    ", fp); /* perf 7.3: one space short of its row */
 }
 
 static void header(FILE *fp, enum pmt_aggr a)
@@ -175,6 +176,8 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 	bool event_major = pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_GLOBAL ||
 			   pmt_stat_aggr(s) == PMT_AGGR_THREAD;
 	uint32_t nu = pmt_stat_nr_units(s), ne = p->ev.nr;
+	bool skip_zero = po->sz >= offsetof(struct pmt_stat_print_opts, skip_zero) +
+					   sizeof(po->skip_zero) && po->skip_zero;
 
 	for (uint32_t e = 0; e < ne; e++)
 		if ((int)strlen(p->unit[e]) > uw)
@@ -185,6 +188,9 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 	for (uint32_t i = 0; i < nu * ne; i++) {
 		uint32_t u = event_major ? i % nu : i / ne, e = event_major ? i / nu : i % ne;
 
+		/* a hybrid PMU's event has no line for a CPU of the other PMU */
+		if ((skip_zero && pmt_stat_cell(s, u, e)->val == 0) || !pmt_stat_cell(s, u, e)->nr)
+			continue;
 		if (po->format == PMT_STAT_CSV)
 			line_csv(fp, s, u, e, sep, prefix, po->runs);
 		else if (po->format == PMT_STAT_JSON)

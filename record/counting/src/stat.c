@@ -5,14 +5,17 @@
 #include <string.h>
 
 #include "pmutrace/counting.h"
+#include "on_cpu.h"
 
 struct pmt_stat {
 	const struct pmt_count_plan *plan;
 	enum pmt_aggr aggr;
 	uint32_t nr_threads, nr_units;
 	uint32_t *unit_of_cpu;          /* [cpu index] */
-	char (*name)[32];               /* [unit] */
-	uint32_t *unit_nr;              /* [unit] CPUs in it (perf's "ctrs") */
+	char (*name)[80];               /* [unit] (a kworker's comm names its workqueue too) */
+	uint32_t *unit_nr;              /* [unit] CPUs in it */
+	uint32_t *ctrs;                 /* [unit][ev] its CPUs the event is opened on (perf's
+					 * "ctrs"; 0: the event has no line for the unit) */
 	struct pmt_count_value *prev;   /* [ev][cpu][thread] the last read, for deltas */
 	struct pmt_stat_cell *cell;     /* [unit][ev] */
 	bool *supported;                /* [ev] */
@@ -190,12 +193,19 @@ int pmt_stat_new(const struct pmt_count_plan *plan, uint32_t nr_threads, enum pm
 	s->supported = calloc(plan->ev.nr, sizeof(*s->supported));
 	s->raw = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->raw));
 	s->runs = calloc(plan->ev.nr, sizeof(*s->runs));
-	if (rc < 0 || !s->prev || !s->cell || !s->supported || !s->raw || !s->runs) {
+	s->ctrs = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->ctrs));
+	if (rc < 0 || !s->prev || !s->cell || !s->supported || !s->raw || !s->runs || !s->ctrs) {
 		pmt_stat_free(s);
 		return -PMT_ENOMEM;
 	}
-	for (uint32_t e = 0; e < plan->ev.nr; e++)
+	for (uint32_t e = 0; e < plan->ev.nr; e++) {
 		s->supported[e] = true;
+		for (uint32_t u = 0; s->per_thread && u < s->nr_units; u++)
+			s->ctrs[(size_t)u * plan->ev.nr + e] = 1;
+		for (uint32_t ci = 0; !s->per_thread && ci < plan->nr_cpus; ci++)
+			if (pmt_count_on_cpu(&plan->ev.ev[e], plan->cpu[ci]))
+				s->ctrs[(size_t)s->unit_of_cpu[ci] * plan->ev.nr + e]++;
+	}
 	*out = s;
 	return 0;
 }
@@ -216,6 +226,8 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 		for (uint32_t ci = 0; ci < p->nr_cpus; ci++) {
 			struct pmt_stat_cell *cell = &s->cell[(size_t)s->unit_of_cpu[ci] * ne + e];
 
+			if (!pmt_count_on_cpu(&p->ev.ev[e], p->cpu[ci]))
+				continue;
 			for (uint32_t ti = 0; ti < s->nr_threads; ti++) {
 				if (s->per_thread)
 					cell = &s->cell[(size_t)ti * ne + e];
@@ -258,7 +270,7 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 			cell->val *= p->scale[e];
 			cell->supported = s->supported[e];
 			cell->counted = cell->supported && cell->run && cell->ena;
-			cell->nr = s->unit_nr[u];
+			cell->nr = s->ctrs[(size_t)u * ne + e];
 		}
 	}
 	return 0;
@@ -267,7 +279,7 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 void pmt_stat_set_threads(struct pmt_stat *s, const int32_t *tids, uint32_t nr)
 {
 	for (uint32_t u = 0; s->per_thread && u < s->nr_units && u < nr; u++) {
-		char path[64], comm[17] = "";
+		char path[64], comm[64] = "";
 		FILE *f;
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)tids[u]);
@@ -364,5 +376,6 @@ void pmt_stat_free(struct pmt_stat *s)
 	free(s->supported);
 	free(s->raw);
 	free(s->runs);
+	free(s->ctrs);
 	free(s);
 }

@@ -1,6 +1,7 @@
 /* A counting run's own container (stat -o FILE): pipe-mode perf.data records in container
  * frames, so `zstd -dc FILE | perf stat report -i -` reads it. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -114,36 +115,80 @@ int pmt_stat_file_close(struct pmt_stat_file *f, bool commit, struct pmt_diag *d
 	return rc;
 }
 
-int pmt_count_task_threads(int32_t pid, int32_t **out, struct pmt_diag *diag)
+/* append the tasks of /proc/PID/task to *t (readdir's order, as perf's scandir without a
+ * sort); -PMT_ENOT_FOUND when the process is gone */
+static int add_tasks(int32_t pid, int32_t **t, int *n, int *cap)
 {
 	char path[64];
 	DIR *d;
 	struct dirent *de;
-	int32_t *t = NULL;
-	int n = 0, cap = 0;
 
-	*out = NULL;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d)
-		return pmt_diag_set(diag, -PMT_ENOT_FOUND, NULL, PMT_DIAG_NO_OFFSET,
-				    "-p %d: no such process", (int)pid);
+		return -PMT_ENOT_FOUND;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		if (n == cap) {
-			int32_t *nt = realloc(t, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*t));
+		if (*n == *cap) {
+			int32_t *nt = realloc(*t, (size_t)(*cap = *cap ? 2 * *cap : 16) * sizeof(**t));
 
 			if (!nt) {
-				free(t);
 				closedir(d);
 				return -PMT_ENOMEM;
 			}
-			t = nt;
+			*t = nt;
 		}
-		t[n++] = atoi(de->d_name);
+		(*t)[(*n)++] = atoi(de->d_name);
 	}
 	closedir(d);
+	return 0;
+}
+
+int pmt_count_task_threads(int32_t pid, int32_t **out, struct pmt_diag *diag)
+{
+	int32_t *t = NULL;
+	int n = 0, cap = 0, rc = add_tasks(pid, &t, &n, &cap);
+
+	*out = NULL;
+	if (rc < 0) {
+		free(t);
+		if (rc == -PMT_ENOT_FOUND)
+			return pmt_diag_set(diag, rc, NULL, PMT_DIAG_NO_OFFSET,
+					    "-p %d: no such process", (int)pid);
+		return rc;
+	}
+	*out = t;
+	return n;
+}
+
+int pmt_count_all_threads(int32_t **out, struct pmt_diag *diag)
+{
+	int32_t *t = NULL;
+	int n = 0, cap = 0, rc = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	*out = NULL;
+	if (!d)
+		return pmt_diag_set(diag, -PMT_EIO, "/proc", PMT_DIAG_NO_OFFSET,
+				    "--per-thread -a lists the threads of /proc: %s",
+				    strerror(errno));
+	while (rc >= 0 && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || end == de->d_name || pid <= 0 || pid > INT32_MAX)
+			continue;
+		rc = add_tasks((int32_t)pid, &t, &n, &cap);
+		if (rc == -PMT_ENOT_FOUND)
+			rc = 0;
+	}
+	closedir(d);
+	if (rc < 0) {
+		free(t);
+		return rc;
+	}
 	*out = t;
 	return n;
 }

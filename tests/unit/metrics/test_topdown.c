@@ -134,6 +134,51 @@ static void cli_topdown(void **state)
 	assert_int_equal(found, 3);
 }
 
+/* stat --td-level's columns: perf 7.3's order on Granite Rapids (tests/stat/topdown_stat.sh
+ * compares the printed heads), and each one's value from the reference vector by hand */
+static void level_columns(void **state)
+{
+	const char *const *names;
+	struct pmt_topdown t;
+
+	assert_int_equal(pmt_topdown_columns(1, &names), 4);
+	assert_string_equal(names[0], "tma_frontend_bound");
+	assert_string_equal(names[3], "tma_backend_bound");
+	assert_int_equal(pmt_topdown_columns(2, &names), 8);
+	assert_string_equal(names[0], "tma_memory_bound");
+	assert_string_equal(names[7], "tma_fetch_bandwidth");
+	assert_int_equal(pmt_topdown_columns(0, &names), -PMT_EINVAL);
+	assert_int_equal(pmt_topdown_columns(3, &names), -PMT_EINVAL);
+	assert_int_equal(pmt_topdown_decode(1000000, 0x40300C085F501040ULL, 0, 0, &t), 0);
+	NEAR(pmt_topdown_pct(&t, "tma_frontend_bound"), 100 * 313725.0 / 999999);
+	NEAR(pmt_topdown_pct(&t, "tma_bad_speculation"), 100 * 62745.0 / 999999);
+	NEAR(pmt_topdown_pct(&t, "tma_memory_bound"), 100 * 250980.0 / 999999);
+	NEAR(pmt_topdown_pct(&t, "tma_core_bound"), 100 * (372549.0 - 250980) / 999999);
+	NEAR(pmt_topdown_pct(&t, "tma_light_operations"), 100 * (250980.0 - 31372) / 999999);
+	NEAR(pmt_topdown_pct(&t, "tma_heavy_operations"), 100 * 31372.0 / 999999);
+	NEAR(pmt_topdown_pct(&t, "tma_machine_clears"), 100 * (62745.0 - 47058) / 999999);
+	NEAR(pmt_topdown_pct(&t, "tma_branch_mispredicts"), 100 * 47058.0 / 999999);
+	NEAR(pmt_topdown_pct(&t, "tma_fetch_latency"), 100 * 188235.0 / 999999);
+	NEAR(pmt_topdown_pct(&t, "tma_fetch_bandwidth"), 100 * (313725.0 - 188235) / 999999);
+	assert_true(isnan(pmt_topdown_pct(&t, "tma_retiring_x")));
+}
+
+/* perf's metricgroups__topdown_max_level(): the first TopdownL of each metric's groups */
+static void table_max_level(void **state)
+{
+	static const char json[] =
+		"[{\"MetricName\": \"a\", \"MetricExpr\": \"1\", \"MetricGroup\": \"Default;TopdownL2\"},"
+		" {\"MetricName\": \"b\", \"MetricExpr\": \"1\", \"MetricGroup\": \"TopdownL1;TopdownL5\"},"
+		" {\"MetricName\": \"c\", \"MetricExpr\": \"1\"}]";
+	struct pmt_metric_set ms = { 0 }, none = { 0 };
+
+	/* b's TopdownL5 comes after its TopdownL1: perf does not see it */
+	assert_int_equal(pmt_metric_set_load_mem(&ms, json, sizeof(json) - 1, "t", NULL), 3);
+	assert_int_equal(pmt_metric_set_topdown_max_level(&ms), 2);
+	pmt_metric_set_fini(&ms);
+	assert_int_equal(pmt_metric_set_topdown_max_level(&none), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +187,8 @@ int main(void)
 		cmocka_unit_test(level1_normalised),
 		cmocka_unit_test(from_counts),
 		cmocka_unit_test(cli_topdown),
+		cmocka_unit_test(level_columns),
+		cmocka_unit_test(table_max_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

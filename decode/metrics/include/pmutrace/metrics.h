@@ -314,6 +314,15 @@ PMT_API int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_s
  * byte order; the kernel gives slots * byte / 0xff), already a delta for an interval;
  * unread level-2 fields are 0. Returns -PMT_EINVAL when the level-1 counts sum to 0. */
 PMT_API int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown *out);
+/* perf 7.3 stat --topdown --td-level LEVEL's columns (tma_* names) in the order it prints
+ * them on a PERF_METRICS PMU (checked on Granite Rapids' tables): *names points at them;
+ * returns their number (4 for level 1, 8 for level 2), -PMT_EINVAL for another level */
+PMT_API int pmt_topdown_columns(unsigned level, const char *const **names);
+/* one of those metrics from decoded ratios, in % (NAN for a name it does not know) */
+PMT_API double pmt_topdown_pct(const struct pmt_topdown *t, const char *name);
+/* the deepest TopdownLN group of a table, as perf's metricgroups__topdown_max_level()
+ * reads it (the first "TopdownL" of each metric's groups); 0 when none */
+PMT_API unsigned pmt_metric_set_topdown_max_level(const struct pmt_metric_set *ms);
 
 
 /* ---- metric rows of a recording: pmutrace/metric_rows.h -------------------------------- */

@@ -35,6 +35,7 @@ enum pmt_count_target {
 	PMT_COUNT_CPUS,         /* -C LIST */
 	PMT_COUNT_PID,          /* -p PID: each of its threads */
 	PMT_COUNT_TID,          /* -t TID */
+	PMT_COUNT_ALL_THREADS,  /* --per-thread -a: every thread in /proc, each on its own */
 };
 struct pmt_count_opts {
 	size_t sz;                 /* sizeof(struct pmt_count_opts) */
@@ -51,6 +52,8 @@ struct pmt_count_plan {
 	int32_t *cpu;              /* [nr_cpus] the CPU numbers (per thread: one entry, -1) */
 	double *scale;             /* [ev.nr] perf's event scale (1e-6 for the clocks) */
 	const char **unit;         /* [ev.nr] "msec" for the clocks, "" for the others */
+	bool skip_gone_threads;    /* -p, --per-thread -a: a thread that ended before its open
+				    * is left out (perf's ignore_missing_thread), not an error */
 };
 /* Take the parsed events (moved into plan->ev) and configure them as perf stat does:
  * read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING (|ID|GROUP in a group), sample_type
@@ -171,6 +174,8 @@ struct pmt_stat_print_opts {
 	uint64_t time_ns;          /* -I: time since start */
 	bool header;               /* -I text: print the "#  time ..." header */
 	uint32_t runs;             /* -r N: the cells carry the runs' noise */
+	bool skip_zero;            /* --per-thread -a: a unit's line is left out when its count
+				    * is 0 (perf's should_skip_zero_counter) */
 };
 /* The counts of every unit and event in perf stat's layout (perf 7.3). */
 PMT_API void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po);
@@ -220,6 +225,10 @@ PMT_API int pmt_stat_file_round(struct pmt_stat_file *f, uint64_t time_ns, bool 
 PMT_API int pmt_stat_file_close(struct pmt_stat_file *f, bool commit, struct pmt_diag *diag);
 /* the threads of process pid (/proc/PID/task), malloc'd into *out: their count or an error */
 PMT_API int pmt_count_task_threads(int32_t pid, int32_t **out, struct pmt_diag *diag);
+/* every thread of the system as perf stat --per-thread -a lists them
+ * (thread_map__new_all_cpus): the processes of /proc in its order, each one's tasks in
+ * theirs; a process gone while listed is passed over */
+PMT_API int pmt_count_all_threads(int32_t **out, struct pmt_diag *diag);
 
 /* ---- a workload started as perf's evlist__prepare_workload() does ---------------------
  * forked and held before exec until started, so its counters (enable_on_exec) see only the

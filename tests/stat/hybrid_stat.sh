@@ -1,0 +1,37 @@
+#!/bin/sh
+# stat on a hybrid machine (intel-hybrid.txt): each event of a core PMU (cpu_core: CPUs 0-7,
+# cpu_atom: 8-11 of the fake tree) is opened on that PMU's CPUs only, as perf 7.3 opens it,
+# so -A prints a CPU's line for the events of its own PMU; a counter that cannot be read
+# is <not counted> (the simulated PMU counts cpu_core alone: its cpu_atom fds give EAGAIN)
+# and the others are printed. x86 perf 7.3 and pmutrace on the simulated PMU, byte for
+# byte: text, -A, -x, -j, -I (times blanked).
+#   hybrid_stat.sh PMUTRACE ORACLES_DIR SOURCE_DIR
+set -u
+P=$1 X=${2:-}/bin/perf-7.3 SRC=$3
+[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
+sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/hyb" hybrid
+fail=0 n=0
+run() { # OUT CMD...
+	out=$1
+	shift
+	SYSFS_PATH=$T/hyb PERF_CPUID=GenuineIntel-6-97-0 PMUSIM_PEBS_TYPE=4 \
+		PMUSIM_RATES=0x3c:1000,0xc0:500 LD_PRELOAD=$T/sim.so timeout 60 "$@" 2>&1 >/dev/null |
+		sed -e '/seconds time elapsed/d' -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' \
+			-e 's/^[0-9]*\.[0-9]\{9\},/TIME,/' >"$out"
+}
+for opts in "-A" "" "-x, -A" "-x," "-j -A" "-j" "-I 100 -A" "-I 100 -x, -A"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	run "$T/perf" "$X" stat -e cpu_core/event=0x3c/,cpu_atom/event=0xc0/ -a $opts -- sleep 0.25
+	# shellcheck disable=SC2086
+	run "$T/pmt" "$P" stat -e cpu_core/event=0x3c/,cpu_atom/event=0xc0/ -a $opts -- sleep 0.25
+	case "$opts" in *-I*) for f in perf pmt; do awk '/^#/ || $1 == "TIME" && ++k <= 12 || $1 ~ /^TIME,/ && ++k <= 12' "$T/$f" >"$T/$f.1"; mv "$T/$f.1" "$T/$f"; done ;; esac
+	grep -q "cpu_core/event=0x3c/" "$T/perf" || { echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
+	[ -n "${VERBOSE:-}" ] && cat "$T/pmt"
+	cmp -s "$T/perf" "$T/pmt" || { echo "FAIL: hybrid stat $opts: perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
+done
+echo "$n outputs compared, $fail differ"
+[ $fail = 0 ]
