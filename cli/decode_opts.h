@@ -36,6 +36,7 @@ struct script_opts {
 	const char *debuginfod; /* NULL: $DEBUGINFOD_URLS; "": --no-debuginfod */
 	int no_demangle;
 	const char *sort; /* report --sort keys */
+	const char *comms, *dsos, *symbols; /* report -c, -d, -S: perf's lists, or NULL */
 	int mem;          /* report --mem: perf mem report */
 	const char *html; /* report --html OUT */
 	int progress;     /* -1: on a terminal, 0: never, 1: always */

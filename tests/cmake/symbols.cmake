@@ -62,3 +62,7 @@ add_test(NAME symbols.report_srcline
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_srcline.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.report_srcline PROPERTIES LABELS "symbols;differential;perf73"
   SKIP_RETURN_CODE 77 TIMEOUT 180)
+add_test(NAME symbols.report_filters
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_filters.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.report_filters PROPERTIES LABELS "symbols;differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 180)

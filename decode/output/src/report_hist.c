@@ -184,6 +184,7 @@ void pmt_hist_free(struct pmt_hist *h)
 	free(h->ev_seen);
 	free(h->comms);
 	hist_src_free(h->src);
+	hist_filter_free(h);
 	cg_free(h->cg);
 	free(h);
 }
@@ -624,6 +625,8 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 
 	if (slot < 0)
 		return 0;
+	if ((h->comm_list || h->dso_list || h->sym_list) && hist_filtered(h, s))
+		return pmt_hist_add_hidden(h, s);
 	h->total_period[slot] += s->period;
 	h->total_weight[slot] += s->weight;
 	h->nr_samples[slot]++;

@@ -188,7 +188,8 @@ static bool below_limit(const struct pmt_hist *h, const struct hent *e, unsigned
 static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, int compat,
 			struct hent **v, size_t n)
 {
-	unsigned width[KEY_COUNT];
+	unsigned width[KEY_COUNT], last = 0;
+	const uint32_t elided = hist_elided(h);
 	/* perf's hists__fprintf_nr_sample_events(): the whole file's counts unless
 	 * --percentage relative (--mem: the shown samples', not checked against perf mem) */
 	uint64_t nr = h->relative || h->mem_mode ? h->nr_samples[ev] : h->whole_samples[ev];
@@ -226,12 +227,17 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		pmt_out_str(out, children ? "# Children      Self" : "# Overhead");
 	}
 	for (unsigned i = 0; i < h->nkeys; i++) {
+		if (elided & (1u << i))
+			continue;
+		last = i;
 		width[i] = col_width(h, v, n, h->keys[i], ev);
 		pmt_out_printf(out, "  %-*s", width[i], key_headers[h->keys[i]]);
 	}
 	pmt_out_str(out, h->mem_mode ? "\n# ........  ............"
 				     : children ? "\n# ........  ........" : "\n# ........");
 	for (unsigned i = 0; i < h->nkeys; i++) {
+		if (elided & (1u << i))
+			continue;
 		pmt_out_str(out, "  ");
 		for (unsigned j = 0; j < width[i]; j++)
 			pmt_out_char(out, '.');
@@ -279,6 +285,8 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		}
 		pmt_out_str(out, pt);
 		for (unsigned c = 0; c < h->nkeys; c++) {
+			if (elided & (1u << c))
+				continue;
 			int l = cell(h, v[i], h->keys[c], ev, buf, sizeof(buf));
 			/* perf pads every column but a symbol or source text in the last one
 			 * (their "%-.*s") */
@@ -288,7 +296,7 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 
 			if (h->keys[c] == KEY_COMM && l > (int)width[c])
 				l = (int)width[c]; /* perf's "%-*.*s" */
-			pad = unpadded && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
+			pad = unpadded && c == last ? 0 : (int)width[c] - l;
 
 			if (l >= (int)sizeof(buf))
 				l = (int)sizeof(buf) - 1;
@@ -540,7 +548,9 @@ int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 
 	if (fmt == PMT_SINK_TEXT) {
 		pmt_out_str(out, "# To display the perf.data header info, please use "
-				 "--header/--header-only options.\n#\n#\n");
+				 "--header/--header-only options.\n#\n");
+		hist_elided_note(h, out);
+		pmt_out_str(out, "#\n");
 		pmt_out_printf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", lost_samples);
 		return each_event(h, print_text, &c);
 	}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# report --comms, --dsos, --symbols (-c, -d, -S) on a recording of two processes and their
+# shell, byte for byte as perf 7.3 report --stdio prints them: which samples an entry
+# keeps (the sample's own thread, file and symbol decide, and its callers' Children
+# follow), the header's counts and the percentages of the whole file (--percentage
+# absolute, perf's default) or of what is shown (relative), a list of one name leaving its
+# column out and naming it in the header (all of them shown again when every key would
+# go), a file by its long name, an empty word, with --pid/--tid, Children and call graphs
+# on and off, --sort keys without the filtered one. A name given twice is a usage error
+# (perf 7.3 prints "problems parsing comm list" and an empty report).
+#   report_filters.sh PMUTRACE SOURCE_DIR [PERF73]
+set -eu
+P=$1
+SRC=$2
+PERF73=${3:-}
+. "$SRC/tests/tools/two_procs_fixture.sh" && two_procs
+
+# the lists must leave samples out, else nothing here tells filtered from whole
+"$PERF73" report --stdio -i "$T/two.data" --comms sh --percentage relative 2>/dev/null |
+	grep -q "^# Samples: [0-9]*  of event" || fail "perf 7.3 keeps 1000 samples or more of sh"
+# Not compared: a list (any of the three) with Children on and the sym key shown, where
+# perf 7.3 makes an entry of the sample's symbol per caller's address with the callers'
+# functions inlined in them (--inline, its default), chains unresolved, Children above
+# 100%; perf 6.1 and perf 7.3 without a list or with --no-children keep one entry.
+for pct in "" "--percentage relative"; do
+	for args in "--comms sh" "--comms callchain --sort dso" \
+		"--comms sh,callchain --sort sym --no-children" "--dsos libc.so.6" \
+		"--dsos callchain --no-children" "--dsos ld-linux-x86-64.so.2 --sort comm" \
+		"--dsos $T/fx/callchain --sort sym,comm --no-children -g caller" \
+		"--symbols level_mid" "--symbols level_mid,level_leaf --sort dso -g flat" \
+		"--symbols level_mid --no-children" "-S level_top -g fractal --sort dso,sym" \
+		"--comms callchain --dsos callchain --symbols level_leaf -g none --no-children" \
+		"--pid $big --symbols level_mid" "--tid $small --comms callchain --sort dso,sym --no-children" \
+		"--pid $small -c callchain -d callchain,libc.so.6 --sort dso -G" \
+		"--comms , --sort comm --no-children" "--comms callchain, --sort comm --no-children" \
+		"--comms ,sh --no-children" "--comms= --sort comm,sym --no-children"; do
+		# shellcheck disable=SC2086
+		same $args $pct
+	done
+done
+
+# a name twice: perf's words, a usage error here; an empty word after the last comma is none
+for bad in "--comms sh,callchain,sh" "-d ,,libc.so.6" "--symbols=a,b,a,"; do
+	rc=0
+	"$P" report "$T/two.data" $bad >/dev/null 2>"$T/err" || rc=$?
+	[ "$rc" = 129 ] || fail "report $bad: exit status $rc, not 129"
+	grep -q "^pmutrace report: problems parsing .* list: '.*' is given twice" "$T/err" ||
+		fail "report $bad: $(head -1 "$T/err")"
+done
+echo "OK: report --comms/--dsos/--symbols equal perf 7.3's in $checked comparisons"
