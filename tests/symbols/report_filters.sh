@@ -6,7 +6,8 @@
 # absolute, perf's default) or of what is shown (relative), a list of one name leaving its
 # column out and naming it in the header (all of them shown again when every key would
 # go), a file by its long name, an empty word, with --pid/--tid, Children and call graphs
-# on and off, --sort keys without the filtered one. A name given twice is a usage error
+# on and off, --sort keys without the filtered one; --json and --csv with the text's totals
+# and percentages (tests/tools/report_rows_check.py). A name given twice is a usage error
 # (perf 7.3 prints "problems parsing comm list" and an empty report).
 #   report_filters.sh PMUTRACE SOURCE_DIR [PERF73]
 set -eu
@@ -36,6 +37,21 @@ for pct in "" "--percentage relative"; do
 		"--comms ,sh --no-children" "--comms= --sort comm,sym --no-children"; do
 		# shellcheck disable=SC2086
 		same $args $pct
+	done
+done
+
+# --json and --csv: the text's totals and percentages (compared with perf 7.3 above), for
+# each --percentage, with the lists and --pid/--tid
+for pct in "" "--percentage relative"; do
+	for args in "--comms callchain --sort dso,sym" "--pid $small --sort sym --no-children -g none" \
+		"-S level_mid,level_top --sort comm,dso,sym" "--tid $big -d libc.so.6,callchain --sort dso"; do
+		for f in "" --json --csv; do
+			# shellcheck disable=SC2086
+			"$P" report "$T/two.data" $args $pct $f >"$T/rows$f" || fail "report $args $pct $f failed"
+		done
+		python3 "$SRC/tests/tools/report_rows_check.py" "$T/rows" "$T/rows--json" "$T/rows--csv" ||
+			fail "report $args $pct: --json or --csv differ from the text"
+		checked=$((checked + 1))
 	done
 done
 

@@ -111,7 +111,7 @@ struct pmt_hist {
 	uint64_t total_weight[HIST_SLOTS];
 	/* the whole file's, with the samples of the threads --pid/--tid leave out: perf's
 	 * header and its absolute percentages count them (--percentage) */
-	uint64_t whole_period[HIST_SLOTS], whole_samples[HIST_SLOTS];
+	uint64_t whole_period[HIST_SLOTS], whole_samples[HIST_SLOTS], whole_weight[HIST_SLOTS];
 	bool relative;
 	/* --comms, --dsos, --symbols (hist_filter.c); NULL: that list not given */
 	struct hist_names *comm_list, *dso_list, *sym_list;         /* --percentage relative: of the entries shown only */

@@ -608,6 +608,7 @@ int pmt_hist_add_hidden(struct pmt_hist *h, const struct pmt_spe_sample *s)
 
 	if (slot >= 0) {
 		h->whole_period[slot] += s->period;
+		h->whole_weight[slot] += s->weight;
 		h->whole_samples[slot]++;
 	}
 	return 0;
@@ -631,6 +632,7 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	h->total_weight[slot] += s->weight;
 	h->nr_samples[slot]++;
 	h->whole_period[slot] += s->period;
+	h->whole_weight[slot] += s->weight;
 	h->whole_samples[slot]++;
 	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
