@@ -342,7 +342,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 						.spec = so.callgraph && *so.callgraph ? so.callgraph : NULL,
 						.children = so.children, .inverted = so.inverted != 0,
 						.max_stack_given = so.max_stack_given != 0,
-						.max_stack = so.max_stack);
+						.max_stack = so.max_stack,
+						.no_inline = so.no_inline != 0);
 
 					rc = pmt_hist_set_callgraph(ctx.hist, &cgo, &d);
 					if (rc >= 0 && so.percent_limit > 0)

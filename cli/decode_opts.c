@@ -103,6 +103,8 @@ static const struct option report_opts[] = {
 	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 	{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "comms", required_argument, NULL, 'c' },
 	{ "dsos", required_argument, NULL, 'd' },
 	{ "symbols", required_argument, NULL, 'S' },
@@ -183,6 +185,8 @@ static void usage(const char *cmd, FILE *fp)
 			    "         (TYPE graph|flat|fractal|folded|none, ORDER caller|callee, KEY function,\n"
 			    "          VALUE percent|period|count, as perf report -g)\n"
 			    "         [-G|--inverted]  (call chains: perf report's Children and call graphs)\n"
+			    "         [--inline|--no-inline]  (the functions inlined in the chains, perf\n"
+			    "          7.3's default, or none)\n"
 			    "         [--html OUT.html]  (one self-contained page with charts)\n"
 			    "         [--metrics FILE [-M NAME|GROUP]... [--events FILE] [--counts FILE]\n"
 			    "          [--retire-latency STAT|TABLE]]  (--html: the metric tree)\n"

@@ -19,10 +19,11 @@ PERF73=${3:-}
 # the lists must leave samples out, else nothing here tells filtered from whole
 "$PERF73" report --stdio -i "$T/two.data" --comms sh --percentage relative 2>/dev/null |
 	grep -q "^# Samples: [0-9]*  of event" || fail "perf 7.3 keeps 1000 samples or more of sh"
-# Not compared: a list (any of the three) with Children on and the sym key shown, where
-# perf 7.3 makes an entry of the sample's symbol per caller's address with the callers'
-# functions inlined in them (--inline, its default), chains unresolved, Children above
-# 100%; perf 6.1 and perf 7.3 without a list or with --no-children keep one entry.
+# A list (any of the three) with Children on and the sym key shown is compared with
+# --no-inline only: with inlined frames (its default) perf 7.3 resolves some chains of
+# these two processes of one program in the other's maps, splits the sample's symbol's
+# entry per caller address and counts Children above 100%; perf 6.1, and perf 7.3 with
+# --no-inline or --no-children, keep one entry.
 for pct in "" "--percentage relative"; do
 	for args in "--comms sh" "--comms callchain --sort dso" \
 		"--comms sh,callchain --sort sym --no-children" "--dsos libc.so.6" \
@@ -34,7 +35,10 @@ for pct in "" "--percentage relative"; do
 		"--pid $big --symbols level_mid" "--tid $small --comms callchain --sort dso,sym --no-children" \
 		"--pid $small -c callchain -d callchain,libc.so.6 --sort dso -G" \
 		"--comms , --sort comm --no-children" "--comms callchain, --sort comm --no-children" \
-		"--comms ,sh --no-children" "--comms= --sort comm,sym --no-children"; do
+		"--comms ,sh --no-children" "--comms= --sort comm,sym --no-children" \
+		"--comms sh,callchain --sort sym -g none --no-inline" "--dsos callchain --no-inline" \
+		"--symbols level_leaf,level_mid --no-inline -g caller" \
+		"--dsos callchain,libc.so.6 --no-inline -g flat"; do
 		# shellcheck disable=SC2086
 		same $args $pct
 	done

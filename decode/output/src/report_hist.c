@@ -79,6 +79,7 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	g->skip_first_sym = h->keys[0] == KEY_SYM;
 	if (o->sz > offsetof(struct pmt_hist_callgraph_opts, max_stack) && o->max_stack_given)
 		g->max_stack = o->max_stack;
+	g->no_inline = o->sz > offsetof(struct pmt_hist_callgraph_opts, no_inline) && o->no_inline;
 	/* perf keys a caller's entry and its graph's frames by other addresses there (not
 	 * matched yet): refused rather than printed unlike perf */
 	if ((h->used_keys & SRC_KEYS) && (g->children || g->mode != CG_NONE)) {

@@ -160,6 +160,9 @@ struct pmt_hist_callgraph_opts {
 	bool max_stack_given; /* --max-stack given (else perf's default, 127) */
 	uint32_t max_stack;   /* --max-stack: the chain entries taken (the callers' end with
 			       * the caller order, as perf) */
+	bool no_inline;       /* --no-inline: no frames of the functions inlined at a chain's
+			       * addresses (their entries neither), each address's own source
+			       * line for the srcline key; perf 7.3's default shows them */
 };
 PMT_API int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_opts *o,
 				   struct pmt_diag *diag);
