@@ -43,4 +43,11 @@ for args in "--dsos libfix.so" "--symbols lib_part_07,lib_part_11 --percentage r
 		{ echo "FAIL: $args: --json or --csv differ from the text"; exit 1; }
 	n=$((n + $(grep -c '%' "$T/perf" || true)))
 done
+# the lists without --sort: an SPE trace's report becomes perf report's comm,dso,sym table
+$PERF report -i "$T/t.data" --symfs "$T/fx/fs" --stdio --dsos libfix.so -S lib_part_07,lib_part_03 \
+	2>/dev/null | sed '/^# (Tip/,$d' | sed '$d' >"$T/perf"
+"$P" report "$T/t.data" --symfs "$T/fx/fs" --dsos libfix.so -S lib_part_07,lib_part_03 \
+	--perf-compat=$COMPAT >"$T/pmt"
+cmp -s "$T/perf" "$T/pmt" || { echo "FAIL: report --dsos -S without --sort differs (perf < > pmutrace)"; diff "$T/perf" "$T/pmt" | head -6; exit 1; }
+n=$((n + $(grep -c '%' "$T/perf" || true)))
 echo "OK: $n lines identical to $($PERF version) mem report (mem, snoop, tlb, filters)"
