@@ -158,16 +158,12 @@ static struct dso *dso_get(struct pmt_symbols *s, const char *name, const uint8_
 	d->build_id_size = (uint8_t)bid_size;
 	if (bid_size)
 		memcpy(d->build_id, bid, bid_size);
-	/* perf makes the dsos of the recording's build-id table while reading its header,
-	 * the others as their maps come: their objects' addresses, which order call-chain
-	 * siblings (match_chain_dso_addresses), grow that way */
-	d->order = (uint32_t)s->nbids + s->dsos_seen++;
-	for (size_t i = 0; i < s->nbids; i++)
-		if (!strcmp(s->bids[i].name, name)) {
-			d->order = (uint32_t)i;
-			s->dsos_seen--;
-			break;
-		}
+	/* perf makes the build-id table's dsos first (with the header), then as mapped: the
+	 * order of their addresses, which orders call-chain siblings (match_chain) */
+	d->order = (uint32_t)s->nbids + s->dsos_seen;
+	for (size_t i = 0; i < s->nbids && d->order >= s->nbids; i++)
+		d->order = strcmp(s->bids[i].name, name) ? d->order : (uint32_t)i;
+	s->dsos_seen += d->order >= s->nbids;
 	d->next = s->dso_hash[h];
 	s->dso_hash[h] = d;
 	return d;
