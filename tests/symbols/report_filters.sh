@@ -62,6 +62,7 @@ done
 # a name twice: perf's words, a usage error here; an empty word after the last comma is none
 for bad in "--comms sh,callchain,sh" "-d ,,libc.so.6" "--symbols=a,b,a,"; do
 	rc=0
+	# shellcheck disable=SC2086
 	"$P" report "$T/two.data" $bad >/dev/null 2>"$T/err" || rc=$?
 	[ "$rc" = 129 ] || fail "report $bad: exit status $rc, not 129"
 	grep -q "^pmutrace report: problems parsing .* list: '.*' is given twice" "$T/err" ||
