@@ -21,7 +21,9 @@ two_procs() {
 		awk '/%.*:callchain *$/ { sub(/:.*/, "", $3); print $3 }' >"$1/pids"
 	[ "$(wc -l <"$1/pids")" = 2 ] ||
 		{ echo "FAIL: perf 7.3 shows not two callchain processes: $(cat "$1/pids")"; exit 1; }
+	# shellcheck disable=SC2034 # the sourcing test's
 	big=$(sed -n 1p "$1/pids")
+	# shellcheck disable=SC2034
 	small=$(sed -n 2p "$1/pids")
 }
 
