@@ -266,8 +266,11 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			diag.file = so.path;
 			return pmt_cli_fail_diag(so.cmd, &diag);
 		}
-		if (is_report && !so.sort && !pmt_source_meta(src)->has_auxtrace_info)
-			so.sort = "comm,dso,sym"; /* perf report's default */
+		/* perf report's default; also for SPE's samples when a filter names what
+		 * only a table of entries shows */
+		if (is_report && !so.sort && (!pmt_source_meta(src)->has_auxtrace_info ||
+					      so.comms || so.dsos || so.symbols))
+			so.sort = "comm,dso,sym";
 		if (so.fields) {
 			struct pmt_diag d = PMT_DIAG_INIT;
 
@@ -320,8 +323,13 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		so.run.unwind_ctx = &sb;
 		if (so.sort) {
 			struct pmt_diag d = PMT_DIAG_INIT;
+			struct pmt_hist_filter_opts fo = PMT_OPTS_INIT(
+				pmt_hist_filter_opts, .comms = so.comms, .dsos = so.dsos,
+				.symbols = so.symbols);
 
 			rc = pmt_hist_new(so.sort, syms, &ctx.hist, &d);
+			if (rc >= 0)
+				rc = pmt_hist_set_filter(ctx.hist, &fo);
 			if (rc >= 0) {
 				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
 				pmt_hist_set_time_slices(ctx.hist, so.time);
@@ -334,7 +342,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 						.spec = so.callgraph && *so.callgraph ? so.callgraph : NULL,
 						.children = so.children, .inverted = so.inverted != 0,
 						.max_stack_given = so.max_stack_given != 0,
-						.max_stack = so.max_stack);
+						.max_stack = so.max_stack,
+						.no_inline = so.no_inline != 0);
 
 					rc = pmt_hist_set_callgraph(ctx.hist, &cgo, &d);
 					if (rc >= 0 && so.percent_limit > 0)

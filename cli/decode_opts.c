@@ -103,9 +103,31 @@ static const struct option report_opts[] = {
 	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 	{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "comms", required_argument, NULL, 'c' },
+	{ "dsos", required_argument, NULL, 'd' },
+	{ "symbols", required_argument, NULL, 'S' },
 	METRIC_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
+
+/* perf's strlist refuses a name given twice ("problems parsing comm list", then an empty
+ * report): a usage error here, naming it; NULL when every name is given once */
+static const char *list_repeat(const char *list, size_t *len)
+{
+	/* the words between commas; an empty one after the last comma is none */
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		size_t n = strcspn(p, ",");
+
+		for (const char *q = strchr(p, ','); q && q[1]; q = strchr(q + 1, ','))
+			if (strcspn(q + 1, ",") == n && !strncmp(q + 1, p, n)) {
+				*len = n;
+				return p;
+			}
+	}
+	return NULL;
+}
 
 /* a bad -g: the problem, then perf report's usage error (exit status 129): its usage line,
  * and -g's help unless the argument came after --call-graph= (perf prints none then) */
@@ -163,11 +185,15 @@ static void usage(const char *cmd, FILE *fp)
 			    "         (TYPE graph|flat|fractal|folded|none, ORDER caller|callee, KEY function,\n"
 			    "          VALUE percent|period|count, as perf report -g)\n"
 			    "         [-G|--inverted]  (call chains: perf report's Children and call graphs)\n"
+			    "         [--inline|--no-inline]  (the functions inlined in the chains, perf\n"
+			    "          7.3's default, or none)\n"
 			    "         [--html OUT.html]  (one self-contained page with charts)\n"
 			    "         [--metrics FILE [-M NAME|GROUP]... [--events FILE] [--counts FILE]\n"
 			    "          [--retire-latency STAT|TABLE]]  (--html: the metric tree)\n"
 			    "         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%%-B%%]\n"
-			    "         [--percentage relative|absolute]  (of --pid/--tid's entries or the file)\n"
+			    "         [-c|--comms LIST] [-d|--dsos LIST] [-S|--symbols LIST]  (only the\n"
+			    "          samples of these commands, files and symbols, as perf report)\n"
+			    "         [--percentage relative|absolute]  (of the entries shown or the file)\n"
 			    "         [--raw [--midr X] [--cpu N] [--tid T]] [--perf-compat=VER]\n"
 			    "         [-j|--jobs N]  (threads, default the online CPUs; same report)\n");
 	fprintf(fp, "  FILE (or -i FILE; default ./perf.data, as perf) is perf.data (AUXTRACE chunks,\n"
@@ -239,7 +265,7 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 		opts = merged;
 		snprintf(shortopts, sizeof(shortopts), "hvi:k:%s", cons->shortopts);
 	} else {
-		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:j:g::G" : "hvi:k:F:Gj:");
+		strcpy(shortopts, strcmp(so->cmd, "script") ? "hvi:k:s:M:j:g::Gc:d:S:" : "hvi:k:F:Gj:");
 	}
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		/* two output formats: the last would win and the other be ignored */
@@ -248,6 +274,18 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 			if (formats & (formats - 1))
 				return pmt_cli_usage_fail(so->cmd, "one output format: --stdio, --csv, "
 							  "--json or --jsonl");
+		}
+		/* report's --comms, --dsos, --symbols (report --c2c's -c and -d are its own) */
+		if (!cons && (c == 'c' || c == 'd' || c == 'S')) {
+			const char *what = c == 'c' ? "comm" : c == 'd' ? "dso" : "symbol";
+			const char *dup;
+			size_t n;
+
+			*(c == 'c' ? &so->comms : c == 'd' ? &so->dsos : &so->symbols) = optarg;
+			if ((dup = list_repeat(optarg, &n)))
+				return pmt_cli_usage_fail(so->cmd, "problems parsing %s list: '%.*s' "
+							  "is given twice", what, (int)n, dup);
+			continue;
 		}
 		switch (c) {
 		case OPT_ITRACE: itrace = optarg; break; /* bare: perf's default, as none */
@@ -376,6 +414,9 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 	if (so->html && (so->sort || so->mem || so->json || so->fmt != PMT_SINK_TEXT))
 		return pmt_cli_usage_fail(so->cmd, "--html writes its own tables: no --sort, --mem, "
 					  "--csv or --json with it");
+	if (so->html && (so->comms || so->dsos || so->symbols))
+		return pmt_cli_usage_fail(so->cmd, "--html counts every sample: no --comms, --dsos "
+					  "or --symbols with it");
 	if ((rc = metric_opts_check(&so->metrics, so->cmd)))
 		return rc;
 	if (so->metrics.ntables && !so->html)

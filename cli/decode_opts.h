@@ -23,7 +23,7 @@ struct script_opts {
 	int compat_given;
 	uint32_t fields; /* script -F: PMT_FIELD_* */
 	int hide_callchain; /* script -G */
-	int no_inline;      /* script --no-inline: chains without inlined functions */
+	int no_inline;      /* script, report --no-inline: chains without inlined functions */
 	const char *callgraph; /* report -g/--call-graph's argument ("": perf's default) */
 	int children;       /* report --children 1, --no-children 0, -1 perf's default */
 	int inverted;       /* report -G/--inverted */
@@ -36,6 +36,7 @@ struct script_opts {
 	const char *debuginfod; /* NULL: $DEBUGINFOD_URLS; "": --no-debuginfod */
 	int no_demangle;
 	const char *sort; /* report --sort keys */
+	const char *comms, *dsos, *symbols; /* report -c, -d, -S: perf's lists, or NULL */
 	int mem;          /* report --mem: perf mem report */
 	const char *html; /* report --html OUT */
 	int progress;     /* -1: on a terminal, 0: never, 1: always */

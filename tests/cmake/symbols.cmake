@@ -49,7 +49,7 @@ set_tests_properties(symbols.callchain_rows PROPERTIES LABELS "symbols;different
 add_test(NAME symbols.report_callchain
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_callchain.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.report_callchain PROPERTIES LABELS "symbols;differential;perf73"
-  SKIP_RETURN_CODE 77 TIMEOUT 180)
+  SKIP_RETURN_CODE 77 TIMEOUT 300)
 add_test(NAME symbols.unwind_dwarf
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/unwind_dwarf.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.unwind_dwarf PROPERTIES LABELS "symbols;differential;perf73"
@@ -61,4 +61,8 @@ set_tests_properties(symbols.report_percentage PROPERTIES LABELS "symbols;differ
 add_test(NAME symbols.report_srcline
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_srcline.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.report_srcline PROPERTIES LABELS "symbols;differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 180)
+add_test(NAME symbols.report_filters
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_filters.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.report_filters PROPERTIES LABELS "symbols;differential;perf73"
   SKIP_RETURN_CODE 77 TIMEOUT 180)

@@ -6,8 +6,8 @@
 # fixtures/symbols/callchain.c recorded by perf 6.1 in file and pipe mode (a pipe: no
 # Children, perf decides before it knows the events), pmutrace record -g's own container
 # (read by perf through zstd -dc) and a chain through the vdso; with -g none, caller,
-# callee, a threshold, -G, --no-children, --sort sym / comm / dso,sym; kernel callers.
-# perf's closing
+# callee, a threshold, -G, --no-children, --sort sym / comm / dso,sym; kernel callers;
+# --inline and --no-inline. perf's closing
 # tip (random) is dropped from its output.
 #   report_callchain.sh PMUTRACE SOURCE_DIR [PERF73]
 set -eu
@@ -116,6 +116,18 @@ for args in $CG_MODES; do
 	IFS='|'
 done
 IFS=' '
+# --no-inline: no frames (nor Children entries) of inlined functions, each address's own
+# line for the srcline key; --inline is perf 7.3's default; the last of the two wins
+for args in "--no-inline" "--no-inline --no-children -g caller,0.5,callee,srcline" \
+	"--no-inline -g folded --sort sym" "--inline -g folded" "--no-inline --inline --no-children" \
+	"--inline --no-inline -g address,fractal" "--no-inline --sort sym,srcline -g none --no-children"; do
+	# shellcheck disable=SC2086
+	same "perf 7.3" "$PERF73" "$T/cc.data" "$T/cc.data" "" $args
+	# shellcheck disable=SC2086
+	same "perf 7.3 (pipe)" "$PERF73" "$T/cc.pipe" "$T/cc.pipe" "" $args
+done
+same "perf 6.1" perf "$T/cc.data" "$T/cc.data" --perf-compat=6.1 --inline
+same "perf 6.1" perf "$T/cc.data" "$T/cc.data" --perf-compat=6.1 --no-inline -g folded
 for in in "$T/cc.data" "$T/cc.pipe"; do
 	for args in "" "--no-children" "-g callee" "--sort sym" "--sort comm" "-g flat" \
 		"-g folded" "-g fractal" "-g fractal,0,2,count" "--no-children -g folded,0,period"; do

@@ -67,6 +67,7 @@ struct cg {
 	enum cg_key key;
 	uint32_t print_limit;   /* -g's print_limit: entries per level (0: all) */
 	uint32_t max_stack;     /* --max-stack: chain entries taken */
+	bool no_inline;         /* --no-inline: no inlined functions' frames */
 	bool threshold_given;   /* -g named a threshold (--percent-limit before it loses) */
 	bool branch;            /* -g branch: the branch stacks' entries in the chains */
 	bool children;          /* perf's --children: the Children column */

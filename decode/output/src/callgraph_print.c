@@ -26,7 +26,8 @@ struct kids {
 
 /* perf's match_chain() of two frames (util/callchain.c): inlined functions by name, other
  * symbols by file and start, frames without one by file and address; the file's order is
- * its object's address in memory, taken here as the order of the pmt_symbols' files */
+ * its dso object's address in memory, which follows the order perf made them in
+ * (pmt_sym_loc.dso_order) */
 static int frame_cmp(const struct cg *g, uint32_t a, uint32_t b)
 {
 	const struct cg_frame *x = cg_frame(g, a), *y = cg_frame(g, b);
@@ -36,8 +37,8 @@ static int frame_cmp(const struct cg *g, uint32_t a, uint32_t b)
 	 * the lines' texts, a frame without one after (match_chain_strings), the function's
 	 * rule when neither has one */
 	if (g->key == CG_KEY_ADDRESS) {
-		if ((uintptr_t)x->loc.dso_id != (uintptr_t)y->loc.dso_id)
-			return (uintptr_t)x->loc.dso_id < (uintptr_t)y->loc.dso_id ? -1 : 1;
+		if (x->loc.dso_order != y->loc.dso_order)
+			return x->loc.dso_order < y->loc.dso_order ? -1 : 1;
 		return x->addr < y->addr ? -1 : x->addr > y->addr;
 	}
 	if (g->key == CG_KEY_SRCLINE && (x->srcline || y->srcline)) {
@@ -52,8 +53,8 @@ static int frame_cmp(const struct cg *g, uint32_t a, uint32_t b)
 		if (c)
 			return c;
 	}
-	if ((uintptr_t)x->loc.dso_id != (uintptr_t)y->loc.dso_id)
-		return (uintptr_t)x->loc.dso_id < (uintptr_t)y->loc.dso_id ? -1 : 1;
+	if (x->loc.dso_order != y->loc.dso_order)
+		return x->loc.dso_order < y->loc.dso_order ? -1 : 1;
 	u = x->loc.sym && y->loc.sym ? x->loc.sym_start : x->ip;
 	v = x->loc.sym && y->loc.sym ? y->loc.sym_start : y->ip;
 	return u < v ? -1 : u > v;

@@ -347,8 +347,8 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 	memset(&loc, 0, sizeof(loc));
 	pmt_symbols_resolve(syms, s->pid, ip, s->time, &loc);
 	/* perf 7.3 adds the functions inlined at the address, innermost first
-	 * (append_inlines); perf 6.1's report added none */
-	if (g->compat >= 602 && loc.sym && loc.dso)
+	 * (append_inlines) unless --no-inline; perf 6.1's report added none */
+	if (g->compat >= 602 && !g->no_inline && loc.sym && loc.dso)
 		ni = pmt_symbols_inlines(syms, &loc, fr, INLINE_MAX);
 	for (int k = 0; k + 1 < ni; k++) {
 		struct pmt_sym_loc il = loc;

@@ -111,8 +111,10 @@ struct pmt_hist {
 	uint64_t total_weight[HIST_SLOTS];
 	/* the whole file's, with the samples of the threads --pid/--tid leave out: perf's
 	 * header and its absolute percentages count them (--percentage) */
-	uint64_t whole_period[HIST_SLOTS], whole_samples[HIST_SLOTS];
-	bool relative;         /* --percentage relative: of the entries shown only */
+	uint64_t whole_period[HIST_SLOTS], whole_samples[HIST_SLOTS], whole_weight[HIST_SLOTS];
+	bool relative;
+	/* --comms, --dsos, --symbols (hist_filter.c); NULL: that list not given */
+	struct hist_names *comm_list, *dso_list, *sym_list;         /* --percentage relative: of the entries shown only */
 	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */
 	int compat;
 	const char *time_slices; /* --time as given (the caller's string), or NULL */
@@ -145,6 +147,16 @@ struct pmt_hist {
 	/* "%7.2f%%  %7.2f%%" of the small periods, which most entries have */
 	char pct_text[HIST_SLOTS][64][24];
 };
+
+/* hist_filter.c: whether --comms, --dsos or --symbols leave the sample out of the entries
+ * (its own and its callers'); the lists' release */
+bool hist_filtered(struct pmt_hist *h, const struct pmt_spe_sample *s);
+void hist_filter_free(struct pmt_hist *h);
+/* perf's sort__setup_elide: the text report leaves out the column of a key that a list of
+ * one name fixes (unless that would leave out every key), and says the name in the
+ * header: a bit per position in keys[], and the header's lines */
+uint32_t hist_elided(const struct pmt_hist *h);
+void hist_elided_note(const struct pmt_hist *h, struct pmt_out *out);
 
 /* the pool index of an entry's counts in an event slot; 0 (zero counts) when it has none */
 static inline uint32_t hent_ev_at(const struct pmt_hist *h, const struct hent *e,

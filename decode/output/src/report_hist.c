@@ -79,6 +79,7 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	g->skip_first_sym = h->keys[0] == KEY_SYM;
 	if (o->sz > offsetof(struct pmt_hist_callgraph_opts, max_stack) && o->max_stack_given)
 		g->max_stack = o->max_stack;
+	g->no_inline = o->sz > offsetof(struct pmt_hist_callgraph_opts, no_inline) && o->no_inline;
 	/* perf keys a caller's entry and its graph's frames by other addresses there (not
 	 * matched yet): refused rather than printed unlike perf */
 	if ((h->used_keys & SRC_KEYS) && (g->children || g->mode != CG_NONE)) {
@@ -184,6 +185,7 @@ void pmt_hist_free(struct pmt_hist *h)
 	free(h->ev_seen);
 	free(h->comms);
 	hist_src_free(h->src);
+	hist_filter_free(h);
 	cg_free(h->cg);
 	free(h);
 }
@@ -607,6 +609,7 @@ int pmt_hist_add_hidden(struct pmt_hist *h, const struct pmt_spe_sample *s)
 
 	if (slot >= 0) {
 		h->whole_period[slot] += s->period;
+		h->whole_weight[slot] += s->weight;
 		h->whole_samples[slot]++;
 	}
 	return 0;
@@ -624,10 +627,13 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 
 	if (slot < 0)
 		return 0;
+	if ((h->comm_list || h->dso_list || h->sym_list) && hist_filtered(h, s))
+		return pmt_hist_add_hidden(h, s);
 	h->total_period[slot] += s->period;
 	h->total_weight[slot] += s->weight;
 	h->nr_samples[slot]++;
 	h->whole_period[slot] += s->period;
+	h->whole_weight[slot] += s->weight;
 	h->whole_samples[slot]++;
 	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {

@@ -145,6 +145,10 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 	/* the memory-access column: 24 wide in perf 6.1, 39 in 7.3 (the release between
 	 * that widened it for the level numbers and hops is not pinned here) */
 	size_t min = k == KEY_MEM && h->compat < 700 ? 24 : key_min_width[k];
+
+	/* the memory columns' widths come with an entry's data source: none shown, none */
+	if (!n)
+		min = 0;
 	size_t w = strlen(key_headers[k]) > min ? strlen(key_headers[k]) : min;
 	char buf[4096];
 
@@ -168,14 +172,28 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 	return (unsigned)w;
 }
 
+/* perf's hists__total_period(): what the percentages are of, the whole file's unless
+ * --percentage relative; perf mem report's the weight's */
+static uint64_t hist_total(const struct pmt_hist *h, unsigned ev)
+{
+	if (h->mem_mode)
+		return h->relative ? h->total_weight[ev] : h->whole_weight[ev];
+	return h->relative ? h->total_period[ev] : h->whole_period[ev];
+}
+
+/* perf's hists__fprintf_nr_sample_events(): the header's sample count, the same way */
+static uint64_t hist_samples(const struct pmt_hist *h, unsigned ev)
+{
+	return h->relative ? h->nr_samples[ev] : h->whole_samples[ev];
+}
+
 /* --percent-limit leaves the entry out (perf's hist_entry__get_percent_limit: a float of
  * its share, Children's with them); the columns stay as wide as for every entry */
 static bool below_limit(const struct pmt_hist *h, const struct hent *e, unsigned ev)
 {
 	uint32_t xi = hent_ev_at(h, e, ev);
 	const struct cg_ev *cx = cg_ev_of(h->cg, xi);
-	uint64_t tot = h->mem_mode ? h->total_weight[ev]
-			: h->relative ? h->total_period[ev] : h->whole_period[ev];
+	uint64_t tot = hist_total(h, ev);
 	uint64_t p = h->mem_mode ? h->ev[xi].weight : h->ev[xi].period;
 
 	if (!(h->percent_limit > 0))
@@ -188,11 +206,10 @@ static bool below_limit(const struct pmt_hist *h, const struct hent *e, unsigned
 static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, int compat,
 			struct hent **v, size_t n)
 {
-	unsigned width[KEY_COUNT];
-	/* perf's hists__fprintf_nr_sample_events(): the whole file's counts unless
-	 * --percentage relative (--mem: the shown samples', not checked against perf mem) */
-	uint64_t nr = h->relative || h->mem_mode ? h->nr_samples[ev] : h->whole_samples[ev];
-	uint64_t total = h->relative ? h->total_period[ev] : h->whole_period[ev];
+	unsigned width[KEY_COUNT], last = 0;
+	const uint32_t elided = hist_elided(h);
+	uint64_t nr = hist_samples(h, ev);
+	uint64_t total = hist_total(h, ev);
 	char unit = ' ';
 	char buf[4096], name[128];
 	/* perf report's children column: SPE's synthetic samples have it when they are the
@@ -216,7 +233,6 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		       h->time_slices ? h->time_slices : "", h->time_slices ? ")" : "");
 	if (h->mem_mode) {
 		/* perf mem report: overhead of the weight (SPE's total latency), and samples */
-		total = h->total_weight[ev];
 		pmt_out_printf(out, "# Total weight : %" PRIu64 "\n# Sort order   : ", total);
 		for (unsigned k = 0; k < h->nkeys; k++)
 			pmt_out_printf(out, "%s%s", k ? "," : "", hist_key_names[h->keys[k]]);
@@ -226,12 +242,17 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		pmt_out_str(out, children ? "# Children      Self" : "# Overhead");
 	}
 	for (unsigned i = 0; i < h->nkeys; i++) {
+		if (elided & (1u << i))
+			continue;
+		last = i;
 		width[i] = col_width(h, v, n, h->keys[i], ev);
 		pmt_out_printf(out, "  %-*s", width[i], key_headers[h->keys[i]]);
 	}
 	pmt_out_str(out, h->mem_mode ? "\n# ........  ............"
 				     : children ? "\n# ........  ........" : "\n# ........");
 	for (unsigned i = 0; i < h->nkeys; i++) {
+		if (elided & (1u << i))
+			continue;
 		pmt_out_str(out, "  ");
 		for (unsigned j = 0; j < width[i]; j++)
 			pmt_out_char(out, '.');
@@ -279,6 +300,8 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		}
 		pmt_out_str(out, pt);
 		for (unsigned c = 0; c < h->nkeys; c++) {
+			if (elided & (1u << c))
+				continue;
 			int l = cell(h, v[i], h->keys[c], ev, buf, sizeof(buf));
 			/* perf pads every column but a symbol or source text in the last one
 			 * (their "%-.*s") */
@@ -288,7 +311,7 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 
 			if (h->keys[c] == KEY_COMM && l > (int)width[c])
 				l = (int)width[c]; /* perf's "%-*.*s" */
-			pad = unpadded && c + 1 == h->nkeys ? 0 : (int)width[c] - l;
+			pad = unpadded && c == last ? 0 : (int)width[c] - l;
 
 			if (l >= (int)sizeof(buf))
 				l = (int)sizeof(buf) - 1;
@@ -445,14 +468,20 @@ static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n
 	struct print_ctx *c = vctx;
 	char nb[128];
 	const char *name = pmt_ev_slot_name(&h->slots, ev, c->compat, nb, sizeof(nb));
-	uint64_t total = h->total_period[ev];
+	/* the text report's totals: of the whole file or, --percentage relative, of the
+	 * entries shown; --mem's overhead is of the weight */
+	uint64_t total = hist_total(h, ev);
 	int json = c->fmt == PMT_SINK_JSONL;
 
 	if (json) {
 		pmt_out_str(c->out, c->nev++ ? ",\n{\"event\":" : "\n{\"event\":");
 		pmt_out_json_str(c->out, name);
-		pmt_out_printf(c->out, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[",
-			       h->nr_samples[ev], total);
+		pmt_out_printf(c->out, ",\"samples\":%" PRIu64 ",\"period\":%" PRIu64,
+			       hist_samples(h, ev), h->relative ? h->total_period[ev]
+								: h->whole_period[ev]);
+		if (h->mem_mode)
+			pmt_out_printf(c->out, ",\"weight\":%" PRIu64, total);
+		pmt_out_str(c->out, ",\"entries\":[");
 	}
 	size_t shown = 0;
 
@@ -461,7 +490,8 @@ static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n
 		const struct hent_ev *x = &h->ev[xi];
 		const struct cg_ev *cx = cg_ev_of(h->cg, xi);
 		uint64_t acc = cx ? cx->acc_period : 0;
-		double pct = total ? 100.0 * (double)x->period / (double)total : 0;
+		uint64_t p = h->mem_mode ? x->weight : x->period;
+		double pct = total ? 100.0 * (double)p / (double)total : 0;
 		double acc_pct = total ? 100.0 * (double)acc / (double)total : 0;
 
 		if (below_limit(h, v[i], ev))
@@ -469,6 +499,8 @@ static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n
 		if (json) {
 			pmt_out_printf(c->out, "%s{\"overhead\":%.4f,\"period\":%" PRIu64
 				       ",\"samples\":%u", shown++ ? ",\n " : "\n ", pct, x->period, x->nr);
+			if (h->mem_mode)
+				pmt_out_printf(c->out, ",\"weight\":%" PRIu64, x->weight);
 			if (hist_children(h))
 				pmt_out_printf(c->out, ",\"children\":%.4f,\"children_period\":%" PRIu64,
 					       acc_pct, acc);
@@ -540,7 +572,9 @@ int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 
 	if (fmt == PMT_SINK_TEXT) {
 		pmt_out_str(out, "# To display the perf.data header info, please use "
-				 "--header/--header-only options.\n#\n#\n");
+				 "--header/--header-only options.\n#\n");
+		hist_elided_note(h, out);
+		pmt_out_str(out, "#\n");
 		pmt_out_printf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", lost_samples);
 		return each_event(h, print_text, &c);
 	}

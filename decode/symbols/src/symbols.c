@@ -158,6 +158,12 @@ static struct dso *dso_get(struct pmt_symbols *s, const char *name, const uint8_
 	d->build_id_size = (uint8_t)bid_size;
 	if (bid_size)
 		memcpy(d->build_id, bid, bid_size);
+	/* perf makes the build-id table's dsos first (with the header), then as mapped: the
+	 * order of their addresses, which orders call-chain siblings (match_chain) */
+	d->order = (uint32_t)s->nbids + s->dsos_seen;
+	for (size_t i = 0; i < s->nbids && d->order >= s->nbids; i++)
+		d->order = strcmp(s->bids[i].name, name) ? d->order : (uint32_t)i;
+	s->dsos_seen += d->order >= s->nbids;
 	d->next = s->dso_hash[h];
 	s->dso_hash[h] = d;
 	return d;
@@ -669,6 +675,7 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	out->dso = m->dso->name;
 	out->dso_short = m->dso->short_name;
 	out->dso_id = m->dso;
+	out->dso_order = m->dso->order + 1;
 	out->map_id = m->id;
 	out->map_start = m->start;
 	/* the kernel's map is an identity (perf's identity__map_ip): no offset to apply */

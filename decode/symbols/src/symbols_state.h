@@ -29,6 +29,7 @@ struct dso {
 	struct pmt_file_map code_map;
 	struct srcline lines;
 	int8_t lines_state;    /* 0: not opened yet, 1: open, -1: none */
+	uint32_t order;        /* where perf's dso object of it stands (pmt_sym_loc.dso_order) */
 	struct dso *next;      /* hash chain */
 };
 
@@ -75,6 +76,7 @@ struct pmt_symbols {
 		uint8_t id[PMT_BUILD_ID_MAX], size;
 	} *bids;
 	size_t nbids;
+	uint32_t dsos_seen;    /* the files first seen in the sideband so far */
 	size_t thr_cap, nthreads;
 	uint32_t seq;
 	struct unwinder *unwind; /* dwarf unwinding's sessions, made on first use */

@@ -160,6 +160,9 @@ struct pmt_hist_callgraph_opts {
 	bool max_stack_given; /* --max-stack given (else perf's default, 127) */
 	uint32_t max_stack;   /* --max-stack: the chain entries taken (the callers' end with
 			       * the caller order, as perf) */
+	bool no_inline;       /* --no-inline: no frames of the functions inlined at a chain's
+			       * addresses (their entries neither), each address's own source
+			       * line for the srcline key; perf 7.3's default shows them */
 };
 PMT_API int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_opts *o,
 				   struct pmt_diag *diag);
@@ -175,6 +178,15 @@ PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
 /* a sample of a thread --pid/--tid leave out: counted in the event's totals only, as
  * perf's filtered hist entries are */
 PMT_API int pmt_hist_add_hidden(struct pmt_hist *h, const struct pmt_spe_sample *s);
+/* perf report's --comms, --dsos, --symbols (comma-separated names; NULL: no such list): a
+ * sample whose thread's command, own file (short or long name) or own symbol (name, or
+ * its start as 0xADDR) is in no given list counts as pmt_hist_add_hidden's do, its
+ * callers' entries too. The lists are copied. Call before adding samples. */
+struct pmt_hist_filter_opts {
+	size_t sz;            /* sizeof(struct pmt_hist_filter_opts) */
+	const char *comms, *dsos, *symbols;
+};
+PMT_API int pmt_hist_set_filter(struct pmt_hist *h, const struct pmt_hist_filter_opts *o);
 /* --percentage: relative makes the header's counts and the entries' percentages (and
  * the call graphs' threshold) those of the entries shown, absolute (perf's default)
  * those of the whole file */

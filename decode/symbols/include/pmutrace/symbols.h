@@ -60,6 +60,9 @@ struct pmt_sym_loc {
 	const void *sym_id;    /* identities for grouping: equal for the same symbol / file */
 	const void *dso_id;
 	struct pmt_map_id map_id; /* the map's (when dso is set) */
+	uint32_t dso_order;    /* the order of perf's objects of the files: those of the
+				* trace's build-id table first, in its order, then as first
+				* mapped; 0: no map */
 };
 
 struct pmt_symbols;
