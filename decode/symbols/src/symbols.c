@@ -105,6 +105,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 				pmt_file_unmap(&d->code_map);
 			free(d->sym_path);
 			free(d->code_path);
+			free(d->frames_path);
 			free(d->kmod_name);
 			free(d->name);
 			free(d);
@@ -627,6 +628,8 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 		d->symbols_only = found.symbols_only;
 		if (found.runtime[0])
 			d->code_path = strdup(found.runtime);
+		else if (found.frames[0])
+			d->frames_path = strdup(found.frames);
 		return;
 	}
 	if (found.mismatch)
