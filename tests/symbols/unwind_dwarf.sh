@@ -20,10 +20,7 @@ PERF73=${3:-}
 T=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-[ -x "$PERF73" ] || { echo "SKIP: no perf 7.3"; exit 77; }
-[ "$(uname -m)" = x86_64 ] || { echo "SKIP: the fixture is recorded natively on x86-64"; exit 77; }
-command -v gcc >/dev/null || { echo "SKIP: no compiler"; exit 77; }
-command -v zstd >/dev/null || { echo "SKIP: no zstd"; exit 77; }
+. "$SRC/tests/tools/dwarf_callgraph.sh"
 mkdir "$T/fx" "$T/home" "$T/empty"
 # perf record copies the files into $HOME/.debug, which both read first: a home of the
 # test's own, not one other tests change at the same time
@@ -74,25 +71,13 @@ same() { # LABEL: theirs and ours are equal, or the test fails showing how
 	}
 	checked=$((checked + 1))
 }
-# Some recordings (not all) make perf 7.3 print the graph below a Children entry (an
-# inlined function's, or msort's that holds it) with bare addresses (0x7f...) where its
-# other entries name the same frames: such entries (header and graph, up to the blank
-# line), and only those, are left out of both outputs.
-drop_raw_inline_graphs() {
-	awk 'BEGIN { RS = ""; ORS = "\n\n" } /(--|\n[ |]*)0x[0-9a-f]+\n/ {
-		split($0, l, "\n"); print l[1] }' "$T/theirs" >"$T/raw"
-	for x in theirs ours; do
-		awk -v raw="$T/raw" 'BEGIN { RS = ""; ORS = "\n\n"
-			while ((getline h < raw) > 0) if (h != "") skip[h] = 1 }
-			{ split($0, l, "\n"); if (!(l[1] in skip)) print }' "$T/$x" >"$T/$x.kept"
-		mv "$T/$x.kept" "$T/$x"
-	done
-}
-# The samples of the workload proper (from the first to the last under unw_level1): the
-# dynamic loader's start-up samples hit clones ("f.constprop.0") whose DWARF name perf
-# 7.3 prints as "f (inlined)" on some frames and by the symbol table's name on others, a
-# rule of symbol naming pmutrace's call chain text does not follow yet (README) and not
-# one of unwinding; which of those frames a live recording samples is chance.
+# script compares every sample, the dynamic loader's start-up too: its clones
+# ("f.constprop.0", "fillin_rpath.isra.0") and functions inlined into themselves
+# (call_init) are named as perf 7.3 names them (pmt_inline_frame; symbols.unwind_clones).
+# report compares the samples of the workload proper (from the first to the last under
+# unw_level1): the start-up's entries of equal percentage come in perf's order of its
+# own, and one run in about ten differed by a sample in a branch of msort's graph with
+# them (not understood yet).
 window() {
 	"$PERF73" script -i "$1" -F time,ip,sym 2>/dev/null | awk '
 		/^ *[0-9]+\.[0-9]+: *$/ { t = $1; sub(":", "", t) }
@@ -106,13 +91,11 @@ checked=0
 for f in p small m; do
 	in=$T/$f.data
 	[ $f = m ] && in=$T/m.pmt
-	w=$(window "$T/$f.data")
-	[ "$w" != , ] || fail "no sample of $f under unw_level1"
 	for a in "" "-F comm,tid,ip,sym,dso" "-G"; do
 		# shellcheck disable=SC2086
-		"$PERF73" script -i "$T/$f.data" --time "$w" $a >"$T/theirs" 2>/dev/null
+		"$PERF73" script -i "$T/$f.data" $a >"$T/theirs" 2>/dev/null
 		# shellcheck disable=SC2086
-		"$P" script "$in" --time "$w" $a >"$T/ours" || ours_rc $? "script $a $f"
+		"$P" script "$in" $a >"$T/ours" || ours_rc $? "script $a $f"
 		same "script $a of $f"
 	done
 	# branches under 5%: a few samples each, where equal branches of different files
@@ -121,6 +104,8 @@ for f in p small m; do
 	# test flaky; --no-children: see the report's "left alone" note in README
 	# (--sort sym is left out: perf merges the entries of two files' symbols that start
 	# at the same file offset, and report does not always do the same; not unwinding's)
+	w=$(window "$T/$f.data")
+	[ "$w" != , ] || fail "no sample of $f under unw_level1"
 	for a in "--children -g graph,5" "-g caller,5"; do
 		# shellcheck disable=SC2086
 		"$PERF73" report --stdio -i "$T/$f.data" --time "$w" $a 2>/dev/null |
@@ -135,7 +120,8 @@ grep -q unw_lib_sort "$T/ours" || fail "pmutrace's report shows no unw_lib_sort"
 # export pprof's stacks (leaf first, inlined functions as Lines) are perf 7.3's chains
 if command -v protoc >/dev/null 2>&1; then
 	fold="python3 $SRC/tests/tools/folded_stacks.py"
-	# the workload's window, as above (the loader's clones are named otherwise)
+	# the workload's window: pprof names the loader's clones by their symbols
+	# (symbols.unwind_clones)
 	w=$(window "$T/p.data")
 	"$P" export pprof "$T/p.data" --time "$w" -o - | gunzip -c | protoc \
 		--decode=perftools.profiles.Profile -I"$SRC/decode/export/proto" profile.proto \
@@ -155,17 +141,13 @@ fi
 perf_rec "$T/z.data" -z --call-graph dwarf -o "$T/z.data" "$T/fx/unwind" 10 ||
 	fail "perf 7.3 record -z"
 for f in pipe z; do
-	w=$(window "$T/$f.data")
-	"$PERF73" script -i "$T/$f.data" --time "$w" >"$T/theirs" 2>/dev/null
-	"$P" script - --time "$w" <"$T/$f.data" >"$T/ours" || fail "pmutrace script - <$f failed"
+	"$PERF73" script -i "$T/$f.data" >"$T/theirs" 2>/dev/null
+	"$P" script - <"$T/$f.data" >"$T/ours" || fail "pmutrace script - <$f failed"
 		same "script of $f"
 done
 
 # the fixture's files gone (and no build-id cache): chains end before a frame in them, as
 # perf's do, and the samples whose pc was in them are said to have lost their user chain
-# (in the workload's window, taken while the files are there: the loader's clones are
-# named otherwise, as above; a sanitizer CI run sampled fillin_rpath.isra.0)
-w=$(window "$T/p.data")
 # the unwind tables travel in a --bundle=symbols copy (record's default, convert
 # --bundle-symbols, bundle add --symbols-only): without the fixture's files such a
 # recording's chains are whole, perf 7.3's with the files there
@@ -174,22 +156,21 @@ w=$(window "$T/p.data")
 "$P" convert "$T/p.data" --container -o "$T/pa.pmt" || fail "convert --container"
 "$P" bundle add "$T/pa.pmt" --symbols-only "$T/fx/unwind" "$T/fx/libunw.so" ||
 	fail "bundle add --symbols-only"
-"$PERF73" script -i "$T/p.data" --time "$w" >"$T/p.whole" 2>/dev/null
-wm=$(window "$T/m.data")
-"$PERF73" script -i "$T/m.data" --time "$wm" >"$T/m.whole" 2>/dev/null
+"$PERF73" script -i "$T/p.data" >"$T/p.whole" 2>/dev/null
+"$PERF73" script -i "$T/m.data" >"$T/m.whole" 2>/dev/null
 mv "$T/fx" "$T/fx.gone"
 for b in m pc pa; do
-	case $b in m) wb=$wm; cp "$T/m.whole" "$T/theirs" ;; *) wb=$w; cp "$T/p.whole" "$T/theirs" ;; esac
+	case $b in m) cp "$T/m.whole" "$T/theirs" ;; *) cp "$T/p.whole" "$T/theirs" ;; esac
 	rc=0
-	HOME=$T/empty "$P" script "$T/$b.pmt" --time "$wb" >"$T/ours" 2>"$T/err" || rc=$?
+	HOME=$T/empty "$P" script "$T/$b.pmt" >"$T/ours" 2>"$T/err" || rc=$?
 	[ $rc = 0 ] || { [ $b = m ] && [ $rc = 2 ] && [ -n "$m_lost" ]; } ||
 		{ cat "$T/err"; fail "script of $b.pmt without the fixture's files: exit $rc"; }
 	grep -q unw_level1 "$T/ours" || fail "$b.pmt: no unw_level1 frame without the files"
 	same "script of the bundled $b.pmt without the fixture's files"
 done
-HOME=$T/empty "$PERF73" script -i "$T/p.data" --time "$w" >"$T/theirs" 2>/dev/null
+HOME=$T/empty "$PERF73" script -i "$T/p.data" >"$T/theirs" 2>/dev/null
 rc=0
-HOME=$T/empty "$P" script "$T/p.data" --time "$w" >"$T/ours" 2>"$T/err" || rc=$?
+HOME=$T/empty "$P" script "$T/p.data" >"$T/ours" 2>"$T/err" || rc=$?
 [ $rc = 2 ] || fail "script without the fixture's files: exit $rc, not 2"
 grep -q "samples' user stacks not unwound" "$T/err" || fail "no word of the stacks not unwound"
 same "script without the fixture's files"

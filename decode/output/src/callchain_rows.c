@@ -27,17 +27,17 @@ struct frame_walk {
 static bool next_frame(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		       struct frame_walk *w)
 {
-	/* the last of the inline frames is the symbol's own function: the entry itself */
-	if (w->at + 1 < w->nfr) {
-		w->inlined = w->fr[w->at].func ? w->fr[w->at].func : "??";
-		w->at++;
+	/* a frame perf does not mark inlined (the holding function, or one inlined into
+	 * itself) is the entry itself, under the symbol's name (pmt_inline_frame) */
+	if (w->at < w->nfr) {
+		const struct pmt_inline_frame *fr = &w->fr[w->at];
+
+		w->inlined = !fr->inlined ? NULL : fr->func ? fr->func : "??";
+		if (++w->at == w->nfr)
+			w->nfr = 0;
 		return true;
 	}
 	w->inlined = NULL;
-	if (w->at + 1 == w->nfr) {
-		w->nfr = 0;
-		return true;
-	}
 	while (w->i < w->cc->nr && w->cc->ips[w->i] >= CONTEXT_MAX)
 		w->i++;
 	if (w->i >= w->cc->nr)
@@ -48,7 +48,7 @@ static bool next_frame(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		pmt_symbols_resolve(k->symbols, s->pid, w->ip, s->time, &w->loc);
 	w->nfr = sink_chain_inlines(k, &w->loc, w->fr);
 	w->at = 0;
-	if (w->nfr > 1)
+	if (w->nfr > 0)
 		return next_frame(k, s, w);
 	w->nfr = 0;
 	return true;

@@ -114,9 +114,11 @@ void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline), k->compat);
 		n = sink_chain_inlines(k, &loc, fr);
 		for (int j = 0; j < n; j++) {
-			/* the outermost is the symbol's own line, by the symbol table's name
-			 * (a clone "f.constprop.0" whose DWARF name is "f" included) */
-			int own = j == n - 1;
+			/* the outermost is the symbol's own line, by the symbol table's name,
+			 * unless perf names it from DWARF (a clone "f.constprop.0" as "f
+			 * (inlined)"), and so is an inner one by the symbol's name (a function
+			 * inlined into itself; pmt_inline_frame) */
+			int own = !fr[j].inlined;
 			char place[4200];
 
 			/* each function's own line: the address's in the innermost, where the
