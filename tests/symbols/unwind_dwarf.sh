@@ -10,8 +10,9 @@
 # container through zstd -dc; without the fixture's files both end the chains before them
 # (pmutrace says so and exits 2); the recording's own --bundle=symbols copies (record's
 # default, convert --bundle-symbols, bundle add --symbols-only) carry the unwind tables:
-# without the files its chains are perf 7.3's with them. perf 6.1 is not an oracle here: its dwarf chains name
-# inlined frames in a way of its own (pmutrace-script(1), "Call graphs").
+# without the files its chains are perf 7.3's with them. perf 6.1's own recording of the
+# fixture (when perf 6.1 is on PATH): script and report under --perf-compat=6.1 equal
+# perf 6.1's, which names the inlined frames of unwound chains its own way.
 #   unwind_dwarf.sh PMUTRACE SOURCE_DIR [PERF73]
 set -eu
 P=$1
@@ -146,6 +147,35 @@ for f in pipe z; do
 		same "script of $f"
 done
 
+# perf 6.1 (perf on PATH) recording the fixture, read by it and by --perf-compat=6.1: its
+# unwound frames carry the inlined calls binutils' addr2line gives, every frame not by the
+# symbol's name "(inlined)", the holding function's too (libc's msort_with_tmp of
+# msort_with_tmp.part.0, ld.so's init_cpu_features of its .constprop.0), where perf 7.3
+# names the holder by its symbol; -g chains get none (symbols.callchain)
+if perf --version 2>/dev/null | grep -q '^perf version 6\.1\.'; then
+	perf record -q -e cpu-clock:u -c 200000 --call-graph dwarf -o "$T/p61.data" \
+		"$T/fx/unwind" 10 >/dev/null 2>&1 || fail "perf 6.1 record --call-graph dwarf"
+	perf script -i "$T/p61.data" -F ip,sym 2>/dev/null | grep -q 'msort_with_tmp (inlined)' ||
+		fail "perf 6.1 shows no inlined msort_with_tmp"
+	for a in "" "-F comm,tid,ip,sym,dso" "-G"; do
+		# shellcheck disable=SC2086
+		perf script -i "$T/p61.data" $a >"$T/theirs" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$P" script --perf-compat=6.1 "$T/p61.data" $a >"$T/ours" ||
+			fail "pmutrace script --perf-compat=6.1 $a of p61"
+		same "script --perf-compat=6.1 $a of perf 6.1's recording"
+	done
+	w=$(window "$T/p61.data")
+	for a in "--children -g graph,5" "-g caller,5"; do
+		# shellcheck disable=SC2086
+		perf report --stdio -i "$T/p61.data" --time "$w" $a 2>/dev/null | untip >"$T/theirs"
+		# shellcheck disable=SC2086
+		"$P" report --perf-compat=6.1 "$T/p61.data" --time "$w" $a >"$T/ours" ||
+			fail "pmutrace report --perf-compat=6.1 $a of p61"
+		same "report --perf-compat=6.1 $a of perf 6.1's recording"
+	done
+fi
+
 # the fixture's files gone (and no build-id cache): chains end before a frame in them, as
 # perf's do, and the samples whose pc was in them are said to have lost their user chain
 # the unwind tables travel in a --bundle=symbols copy (record's default, convert
@@ -177,4 +207,4 @@ same "script without the fixture's files"
 plts=
 for f in p small m pipe z; do plt_hit "$T/$f.data" && plts="$plts $f"; done
 echo "recordings with a libc .plt sample:${plts:- none}"
-echo "OK: $checked outputs of dwarf call graphs equal perf 7.3's (perf's and pmutrace's recordings)"
+echo "OK: $checked outputs of dwarf call graphs equal perf 7.3's and 6.1's (perf's and pmutrace's recordings)"

@@ -347,9 +347,13 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 	memset(&loc, 0, sizeof(loc));
 	pmt_symbols_resolve(syms, s->pid, ip, s->time, &loc);
 	/* perf 7.3 adds the functions inlined at the address, innermost first
-	 * (append_inlines); perf 6.1's report added none */
-	if (g->compat >= 602 && loc.sym && loc.dso)
+	 * (append_inlines); perf 6.1's report only to the frames its unwinder gave, each
+	 * frame not by the symbol's name an inlined one (sink_chain_inlines) */
+	if (loc.sym && loc.dso && (g->compat >= 602 || (s->user_unwound && !loc.kernel))) {
 		ni = pmt_symbols_inlines(syms, &loc, fr, INLINE_MAX);
+		for (int k = 0; g->compat < 602 && k < ni; k++)
+			fr[k].inlined = !fr[k].func || strcmp(fr[k].func, loc.sym);
+	}
 	/* the holding function is the entry itself, unless perf names it as an inlined one
 	 * (a clone), and so is an inner frame by the symbol's name (pmt_inline_frame) */
 	for (int k = 0; k + 1 < ni || (k + 1 == ni && fr[k].inlined); k++) {
