@@ -43,7 +43,28 @@ for f in app libfix.so; do
 	$RE -SW "$T/x.$f" | awk '{ sub(/^ *\[ *[0-9]+\] */, "") } $1 == ".text" && $2 == "NOBITS" { print $5 }' >"$T/r.got"
 	[ -s "$T/r.got" ] && cmp -s "$T/r.want" "$T/r.got" || fail "$f: .text is not NOBITS of the original size"
 	[ "$(wc -c <"$T/x.$f")" -lt "$(wc -c <"$T/fx/$f")" ] || fail "$f: the carried copy is not smaller"
+	# the call frame tables, which a --call-graph dwarf recording is unwound with
+	$RE --debug-dump=frames "$T/fx/$f" 2>/dev/null | tail -n +3 >"$T/r.want"
+	$RE --debug-dump=frames "$T/x.$f" 2>/dev/null | tail -n +3 >"$T/r.got"
+	grep -q ' FDE ' "$T/r.want" && cmp -s "$T/r.want" "$T/r.got" ||
+		fail "$f: the call frame tables (readelf --debug-dump=frames) differ"
+	# the copy's sections are laid out anew: its .plt entries (NAME@plt) stay at the
+	# file's offsets, where samples look for them
+	"$P" symbols "$T/fx/$f" >"$T/r.want"
+	"$P" symbols "$T/x.$f" >"$T/r.got"
+	grep -q '@plt$' "$T/r.want" && cmp -s "$T/r.want" "$T/r.got" ||
+		{ diff "$T/r.want" "$T/r.got" | head -5; fail "$f: the carried copy's symbols differ"; }
 done
+# this machine's libc (x86-64: IFUNC .plt entries as memcpy@plt, .plt.got's malloc@plt)
+libc=$(ldd /bin/sh 2>/dev/null | awk '/libc\.so/ { print $3 }')
+if [ -f "$libc" ]; then
+	"$P" convert "$T/t.data" --container --bundle-symbols "$libc" -o "$T/libc.pmt"
+	"$P" bundle extract "$T/libc.pmt" "$libc" -o "$T/x.libc"
+	"$P" symbols "$libc" >"$T/r.want"
+	"$P" symbols "$T/x.libc" >"$T/r.got"
+	grep -q '@plt$' "$T/r.want" && cmp -s "$T/r.want" "$T/r.got" ||
+		{ diff "$T/r.want" "$T/r.got" | head -5; fail "$libc: the carried copy's symbols differ"; }
+fi
 # the whole file is extracted byte for byte from a full bundle
 "$P" bundle extract "$T/f.pmt" "$(bid "$T/fx/app")" -o "$T/x.full"
 cmp -s "$T/x.full" "$T/fx/app" || fail "bundle extract by build-id of a whole file differs"

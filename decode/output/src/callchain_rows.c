@@ -10,6 +10,7 @@
 
 /* PERF_CONTEXT_MAX: entries at or above it mark where kernel, user or guest frames begin */
 #define CONTEXT_MAX ((uint64_t)-4095)
+#define CONTEXT_USER ((uint64_t)-512)
 
 /* the frames of s in order, each resolved; false at the end. An entry with inlined
  * functions gives them first, each with inlined set to its DWARF name ("??" without
@@ -22,33 +23,34 @@ struct frame_walk {
 	const char *inlined;
 	struct pmt_inline_frame fr[SINK_INLINE_MAX];
 	int nfr, at;          /* the entry's inlined functions and the next one to give */
+	bool user;            /* past the chain's user context marker */
 };
 
 static bool next_frame(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		       struct frame_walk *w)
 {
-	/* the last of the inline frames is the symbol's own function: the entry itself */
-	if (w->at + 1 < w->nfr) {
-		w->inlined = w->fr[w->at].func ? w->fr[w->at].func : "??";
-		w->at++;
+	/* a frame perf does not mark inlined (the holding function, or one inlined into
+	 * itself) is the entry itself, under the symbol's name (pmt_inline_frame) */
+	if (w->at < w->nfr) {
+		const struct pmt_inline_frame *fr = &w->fr[w->at];
+
+		w->inlined = !fr->inlined ? NULL : fr->func ? fr->func : "??";
+		if (++w->at == w->nfr)
+			w->nfr = 0;
 		return true;
 	}
 	w->inlined = NULL;
-	if (w->at + 1 == w->nfr) {
-		w->nfr = 0;
-		return true;
-	}
 	while (w->i < w->cc->nr && w->cc->ips[w->i] >= CONTEXT_MAX)
-		w->i++;
+		w->user = w->cc->ips[w->i++] == CONTEXT_USER;
 	if (w->i >= w->cc->nr)
 		return false;
 	w->ip = w->cc->ips[w->i++];
 	memset(&w->loc, 0, sizeof(w->loc));
 	if (k->symbols)
 		pmt_symbols_resolve(k->symbols, s->pid, w->ip, s->time, &w->loc);
-	w->nfr = sink_chain_inlines(k, &w->loc, w->fr);
+	w->nfr = sink_chain_inlines(k, &w->loc, w->fr, w->user && s->user_unwound);
 	w->at = 0;
-	if (w->nfr > 1)
+	if (w->nfr > 0)
 		return next_frame(k, s, w);
 	w->nfr = 0;
 	return true;

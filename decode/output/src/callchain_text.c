@@ -9,6 +9,7 @@
 
 /* PERF_CONTEXT_MAX: entries at or above it mark where kernel, user or guest frames begin */
 #define CONTEXT_MAX ((uint64_t)-4095)
+#define CONTEXT_USER ((uint64_t)-512)
 
 int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, char *buf,
 		      size_t cap, int compat)
@@ -79,14 +80,22 @@ static void entry(struct pmt_spe_sink *k, uint64_t addr, const struct pmt_sym_lo
 }
 
 int sink_chain_inlines(struct pmt_spe_sink *k, const struct pmt_sym_loc *loc,
-		       struct pmt_inline_frame *fr)
+		       struct pmt_inline_frame *fr, bool unwound)
 {
+	int n;
+
 	/* perf 7.3 adds the functions inlined at the address (append_inlines(), from
 	 * libdw), innermost first, each named by its DWARF name, then the symbol's own
-	 * line. perf 6.1 added none here. */
-	if (k->no_inline || k->compat < 602 || !k->symbols || !loc->sym || !loc->dso)
+	 * line. perf 6.1 added them only to the frames its unwinder gave (unwind_entry()),
+	 * from binutils' addr2line, where each frame not by the symbol's name is an
+	 * inlined one, the holding function too (a clone's "f" of "f.constprop.0") */
+	if (k->no_inline || !k->symbols || !loc->sym || !loc->dso || (k->compat < 602 && !unwound))
 		return 0;
-	return pmt_symbols_inlines(k->symbols, loc, fr, SINK_INLINE_MAX);
+	n = pmt_symbols_inlines(k->symbols, loc, fr, SINK_INLINE_MAX);
+	if (k->compat < 602)
+		for (int j = 0; j < n; j++)
+			fr[j].inlined = !fr[j].func || strcmp(fr[j].func, loc->sym);
+	return n;
 }
 
 void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f)
@@ -95,13 +104,17 @@ void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 	struct pmt_inline_frame fr[SINK_INLINE_MAX];
 	char srcline[4200];
 
+	bool user = false;
+
 	for (uint64_t i = 0; i < cc->nr; i++) {
 		uint64_t ip = cc->ips[i], shown;
 		struct pmt_sym_loc loc;
 		int n = 0;
 
-		if (ip >= CONTEXT_MAX)
+		if (ip >= CONTEXT_MAX) {
+			user = ip == CONTEXT_USER;
 			continue;
+		}
 		memset(&loc, 0, sizeof(loc));
 		if (k->symbols)
 			pmt_symbols_resolve(k->symbols, s->pid, ip, s->time, &loc);
@@ -112,11 +125,13 @@ void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		srcline[0] = 0;
 		if ((f & PMT_FIELD_SRCLINE) && k->symbols)
 			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline), k->compat);
-		n = sink_chain_inlines(k, &loc, fr);
+		n = sink_chain_inlines(k, &loc, fr, user && s->user_unwound);
 		for (int j = 0; j < n; j++) {
-			/* the outermost is the symbol's own line, by the symbol table's name
-			 * (a clone "f.constprop.0" whose DWARF name is "f" included) */
-			int own = j == n - 1;
+			/* the outermost is the symbol's own line, by the symbol table's name,
+			 * unless perf names it from DWARF (a clone "f.constprop.0" as "f
+			 * (inlined)"), and so is an inner one by the symbol's name (a function
+			 * inlined into itself; pmt_inline_frame) */
+			int own = !fr[j].inlined;
 			char place[4200];
 
 			/* each function's own line: the address's in the innermost, where the

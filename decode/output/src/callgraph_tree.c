@@ -347,13 +347,26 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 	memset(&loc, 0, sizeof(loc));
 	pmt_symbols_resolve(syms, s->pid, ip, s->time, &loc);
 	/* perf 7.3 adds the functions inlined at the address, innermost first
-	 * (append_inlines) unless --no-inline; perf 6.1's report added none */
-	if (g->compat >= 602 && !g->no_inline && loc.sym && loc.dso)
+	 * (append_inlines) unless --no-inline; perf 6.1's report only to the frames its
+	 * unwinder gave, each frame not by the symbol's name an inlined one (sink_chain_inlines) */
+	if (!g->no_inline && loc.sym && loc.dso &&
+	    (g->compat >= 602 || (s->user_unwound && !loc.kernel))) {
 		ni = pmt_symbols_inlines(syms, &loc, fr, INLINE_MAX);
-	for (int k = 0; k + 1 < ni; k++) {
+		for (int k = 0; g->compat < 602 && k < ni; k++)
+			fr[k].inlined = !fr[k].func || strcmp(fr[k].func, loc.sym);
+	}
+	/* the holding function is the entry itself, unless perf names it as an inlined one
+	 * (a clone), and so is an inner frame by the symbol's name (pmt_inline_frame) */
+	for (int k = 0; k + 1 < ni || (k + 1 == ni && fr[k].inlined); k++) {
 		struct pmt_sym_loc il = loc;
 		uint32_t entry = 0;
 
+		if (!fr[k].inlined) {
+			if (g->key != CG_KEY_FUNCTION)
+				PMT_FORWARD_IF_ERROR(frame_srcline(g, syms, &loc, ip, &fr[k], &sl));
+			PMT_FORWARD_IF_ERROR(intern(g, &loc, ip, false, NULL, sl, NULL, &id));
+			goto push;
+		}
 		il.sym = fr[k].func ? fr[k].func : "??";
 		if (g->key != CG_KEY_FUNCTION) {
 			enum cg_key key = g->key;
@@ -368,10 +381,13 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 		}
 		PMT_FORWARD_IF_ERROR(intern(g, &il, ip, true, loc.sym_id, sl,
 					    sl ? cg_frame(g, entry) : NULL, &id));
+push:
 		PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
 					  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
 		g->ipc_frames[g->ipc_frames_n++] = id;
 	}
+	if (ni && fr[ni - 1].inlined)
+		goto done;
 	if (g->key != CG_KEY_FUNCTION)
 		PMT_FORWARD_IF_ERROR(frame_srcline(g, syms, &loc, ip, ni > 1 ? &fr[ni - 1] : NULL,
 						   &sl));
@@ -379,6 +395,7 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 	PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
 				  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
 	g->ipc_frames[g->ipc_frames_n++] = id;
+done:
 	e->n = (uint32_t)(g->ipc_frames_n - e->off);
 	*out = e;
 	return 0;

@@ -72,10 +72,11 @@ int sink_srcline_text(struct pmt_symbols *syms, const struct pmt_sym_loc *loc, c
 		      size_t cap, int compat);
 /* The functions inlined at a chain entry's address, innermost first and the symbol's
  * own function last (pmt_symbols_inlines()), as perf adds them to a chain: none with
- * --no-inline, at perf 6.1 (it added none) or without a symbol. Returns how many. */
+ * --no-inline or without a symbol; at perf 6.1 only for a frame of an unwound user
+ * stack (unwound). Returns how many. */
 #define SINK_INLINE_MAX 64
 int sink_chain_inlines(struct pmt_spe_sink *k, const struct pmt_sym_loc *loc,
-		       struct pmt_inline_frame *fr);
+		       struct pmt_inline_frame *fr, bool unwound);
 /* s's call chain as perf script's lines under the sample's line, the fields f of each */
 void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s, uint32_t f);
 /* callchain_rows.c: s's call chain written over the end of the row just written ("\n"

@@ -321,6 +321,7 @@ int evsel_samples_flush(struct evsel_samples *b, uint64_t upto,
 			if ((rc = unwind_chain(b, idx, o)) < 0)
 				return rc;
 			s->callchain = (const struct pmt_callchain *)b->merged;
+			s->user_unwound = 1;
 		}
 		rc = o->record_fn ? o->record_fn(s, 1, ctx) : fn(s, ctx);
 		if (rc < 0)

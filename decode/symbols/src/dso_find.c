@@ -209,6 +209,8 @@ int dso_find_and_load(const struct dso_want *w, struct elf_symtab *t, struct dso
 			 * bytes from a file with the same build-id if one is here */
 			found->runtime[0] = 0;
 			found->symbols_only = 1;
+			/* before a debug file takes the symbols' place in path */
+			snprintf(found->frames, sizeof(found->frames), "%s", found->path);
 			if (w->build_id_size)
 				hex(w->build_id, w->build_id_size, bid);
 			if (find_runtime(w, w->build_id_size ? bid : NULL, p, sizeof(p)))

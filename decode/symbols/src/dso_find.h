@@ -43,6 +43,8 @@ struct dso_found {
 	char error[256];           /* a file that was there but could not be read */
 	char fetch_error[320];     /* why the build-id's server had nothing */
 	uint8_t symbols_only;      /* the symbols came from a copy without code (--bundle=symbols) */
+	char frames[PATH_MAX];     /* that copy, whose call frame tables unwind the file when no
+				    * runtime file is here ("" otherwise) */
 };
 
 /* 1: symbols loaded into t (found says from where); 0: nothing usable (found says why). */

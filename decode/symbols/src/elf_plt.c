@@ -24,6 +24,18 @@ static int cmp_rela_dyn(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* A section's offset in the mapped file, where samples find its symbols: from its address
+ * through the program headers, since a --symbols-only copy lays its sections out anew
+ * (perf reads sh_offset of the file itself, which is the same number); sh_offset when no
+ * load segment holds it */
+static void offset_as_mapped(const struct elf_symtab *t, GElf_Shdr *sh)
+{
+	uint64_t bias;
+
+	if (elf_symtab_load_bias(t, sh->sh_addr, &bias) == 0)
+		sh->sh_offset = sh->sh_addr - bias;
+}
+
 /* The GOT slot an x86-64 .plt.got entry jumps through, as perf's get_x86_64_plt_disp()
  * finds it: [endbr64] [bnd] jmp *disp32(%rip); 0 when the entry is not that */
 static uint32_t plt_got_disp(const uint8_t *p, size_t len)
@@ -62,6 +74,7 @@ static int synthesize_plt_got(struct elf_file *f, struct elf_symtab *t, unsigned
 
 	if (!pg_scn || !pg.sh_entsize || pg.sh_type == SHT_NOBITS)
 		return 0;
+	offset_as_mapped(t, &pg);
 	code = elf_getdata(pg_scn, NULL);
 	rd_scn = f->eh.e_machine == EM_X86_64 ? elf_section_by_name(f, ".rela.dyn", &rd, NULL) : NULL;
 	if (code && rd_scn && rd.sh_link && rd.sh_entsize &&
@@ -149,6 +162,7 @@ int elf_synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned flags)
 	/* a debug file keeps .plt's header but not its bytes: no entries to name there */
 	if (!elf_section_by_name(f, ".plt", &plt, NULL) || plt.sh_type == SHT_NOBITS)
 		return 0;
+	offset_as_mapped(t, &plt);
 	/* a symbol before .plt stretched over it by the end fixup stops where .plt starts
 	 * (with the header symbol, perf 6.2's "perf symbols: Add symbol for .plt header") */
 	if (flags & ELF_LOAD_PLT_HEADER)
@@ -176,6 +190,7 @@ int elf_synthesize_plt(struct elf_file *f, struct elf_symtab *t, unsigned flags)
 	if (rc < 0)
 		return rc;
 	if (x86 && elf_section_by_name(f, ".plt.sec", &sec, NULL)) {
+		offset_as_mapped(t, &sec);
 		t->syms[plt_sym].end = plt.sh_offset + plt.sh_size;
 		ent = sec.sh_entsize;
 		if (ent != 8 && ent != 16)

@@ -127,12 +127,18 @@ int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned
 	return 1;
 }
 
-/* A function's name as the source spells it: an inlined instance has none of its own, its
- * abstract origin (DW_AT_abstract_origin, through DW_AT_specification) does */
+/* A function's name as perf 7.3 and binutils' addr2line print it: its linkage name where
+ * it has one (glibc's __GI_ names of hidden aliases), else the source's; an inlined
+ * instance has neither of its own, its abstract origin (DW_AT_abstract_origin, through
+ * DW_AT_specification) does. A C++ linkage name stays unused: perf prints it demangled,
+ * and the source's name is the nearer text of the two here. */
 static const char *scope_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute at;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at));
 
+	if (link && strncmp(link, "_Z", 2))
+		return link;
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
 }
 
@@ -327,6 +333,11 @@ out:
 	if (n > 0)
 		memcpy(fr, got, (size_t)n * sizeof(*fr));
 	return n;
+}
+
+int srcline_perf_libdw(struct srcline *sl, uint64_t vaddr)
+{
+	return sl->dwfl && dwfl_addrmodule(sl->dwfl, vaddr) == sl->mod;
 }
 
 void srcline_close(struct srcline *sl)

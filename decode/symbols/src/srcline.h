@@ -52,5 +52,12 @@ int srcline_find_perf(struct srcline *sl, uint64_t vaddr, const char **file, uns
  * frames were filled, 0 when the debug info places no function there. */
 int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
 		    unsigned max);
+/* Whether perf 7.3 finds vaddr's inlined calls with libdw: its libdw__addr2line looks the
+ * module up by the file's own address (dwfl_addrmodule(vaddr)) where libdwfl placed the
+ * file offline at 0x10000 on, so an address below the placement (most of a small
+ * executable's) is not found and perf asks binutils' addr2line, whose frames are named by
+ * DWARF down to the holding function (a clone "f.constprop.0" is "f (inlined)"); found,
+ * the holding function is the symbol itself. 1 found, 0 not. */
+int srcline_perf_libdw(struct srcline *sl, uint64_t vaddr);
 void srcline_close(struct srcline *sl);
 #endif

@@ -105,6 +105,7 @@ void pmt_symbols_free(struct pmt_symbols *s)
 				pmt_file_unmap(&d->code_map);
 			free(d->sym_path);
 			free(d->code_path);
+			free(d->frames_path);
 			free(d->kmod_name);
 			free(d->name);
 			free(d);
@@ -633,6 +634,8 @@ static void load_dso(struct pmt_symbols *s, struct dso *d)
 		d->symbols_only = found.symbols_only;
 		if (found.runtime[0])
 			d->code_path = strdup(found.runtime);
+		else if (found.frames[0])
+			d->frames_path = strdup(found.frames);
 		return;
 	}
 	if (found.mismatch)
@@ -757,11 +760,23 @@ int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 {
 	uint64_t va = loc ? loc_vaddr(loc) : UINT64_MAX;
 	struct srcline *sl;
+	int n;
 
 	(void)s;
 	if (va == UINT64_MAX || !frames || !(sl = dso_lines((struct dso *)loc->dso_id)))
 		return 0;
-	return srcline_inlines(sl, va, frames, max);
+	n = srcline_inlines(sl, va, frames, max);
+	/* perf's new_inline_sym(): a frame by another name than the symbol's is an inlined
+	 * one, a frame by its name the symbol itself; only binutils' frames
+	 * (srcline_perf_libdw) name the holding function, libdw's take the symbol */
+	for (int i = 0; i + 1 < n; i++)
+		frames[i].inlined = !frames[i].func || !loc->sym || strcmp(frames[i].func, loc->sym);
+	if (n > 0)
+		frames[n - 1].inlined = 0;
+	if (n > 0 && (unsigned)n < max && frames[n - 1].func && loc->sym &&
+	    strcmp(frames[n - 1].func, loc->sym) && !srcline_perf_libdw(sl, va))
+		frames[n - 1].inlined = 1;
+	return n;
 }
 
 int pmt_symbols_sym_code(struct pmt_symbols *s, const struct pmt_sym_loc *loc, uint8_t **buf,

@@ -24,6 +24,7 @@ struct dso {
 	struct elf_symtab tab;
 	char *sym_path;        /* the file the symbols (and lines) come from */
 	char *code_path;       /* the file with the code (NULL: none found) */
+	char *frames_path;     /* no code_path: the carried copy with the unwind tables */
 	uint8_t symbols_only;  /* the symbols came from a copy without code */
 	int8_t code_map_state; /* code_path mapped: 0 not yet, 1 mapped, -1 unreadable */
 	struct pmt_file_map code_map;

@@ -57,18 +57,22 @@ static bool sp_pc_regs(uint16_t machine, unsigned *sp, unsigned *pc)
 }
 
 /* The module of the file mapped at ip (perf's __report_module): reported once, at the
- * map's start less its pgoff; NULL when no file with code is mapped there. */
+ * map's start less its pgoff; NULL when no file with code or unwind tables is mapped
+ * there. A copy the recording carries without code (--bundle=symbols) has the tables: a
+ * recording unwinds where its files are not. */
 static Dwfl_Module *report_module(struct unw_proc *p, uint64_t ip)
 {
 	struct pmt_sym_loc loc;
 	struct dso *d;
 	Dwfl_Module *mod;
 	uint64_t base;
+	const char *path;
 
 	if (pmt_symbols_resolve(p->u->s, p->pid, ip, p->smp->time, &loc) < 0 || !loc.dso_id)
 		return NULL;
 	d = (struct dso *)loc.dso_id;
-	if (d->kernel || !d->code_path)
+	path = d->code_path ? d->code_path : d->frames_path;
+	if (d->kernel || !path)
 		return NULL;
 	base = loc.map_start - loc.map_pgoff;
 	mod = dwfl_addrmodule(p->dwfl, ip);
@@ -83,7 +87,7 @@ static Dwfl_Module *report_module(struct unw_proc *p, uint64_t ip)
 		p->stale = true;
 		return NULL;
 	}
-	mod = dwfl_report_elf(p->dwfl, d->short_name, d->code_path, -1, base, false);
+	mod = dwfl_report_elf(p->dwfl, d->short_name, path, -1, base, false);
 	return mod && dwfl_addrmodule(p->dwfl, ip) == mod ? mod : NULL;
 }
 

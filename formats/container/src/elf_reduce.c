@@ -1,9 +1,10 @@
 /* --bundle=symbols: what decoding needs of an ELF file without its code and data. Every
  * section header stays (indices, sh_link and the program headers that give the load bias
  * are the original's), but only the symbol tables, the notes (build-id), the .plt and its
- * relocations (NAME@plt entries), and the debug sections that map addresses to lines keep
- * their bytes; the rest become SHT_NOBITS, as in a separate debug file (whose program
- * headers, as these, point past the end of the file). */
+ * relocations (NAME@plt entries), the debug sections that map addresses to lines, and the
+ * call frame tables a --call-graph dwarf recording is unwound with (.eh_frame,
+ * .eh_frame_hdr, .debug_frame) keep their bytes; the rest become SHT_NOBITS, as in a
+ * separate debug file (whose program headers, as these, point past the end of the file). */
 #define _GNU_SOURCE
 #include <gelf.h>
 #include <stdio.h>
@@ -14,11 +15,12 @@
 
 #include "pmutrace/container.h"
 
-/* debug sections no line lookup reads: locations, frames, macros, name indices */
+/* debug sections neither a line lookup nor the unwinder reads: locations, macros, name
+ * indices */
 static int debug_not_for_lines(const char *n)
 {
 	static const char *const drop[] = {
-		".debug_loc", ".debug_loclists", ".debug_frame", ".debug_macro", ".debug_macinfo",
+		".debug_loc", ".debug_loclists", ".debug_macro", ".debug_macinfo",
 		".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames", ".debug_gnu_pubtypes",
 		".debug_names", ".gdb_index",
 	};
@@ -51,7 +53,11 @@ static int keep_bytes(const GElf_Shdr *sh, const char *name)
 	case SHT_STRTAB:
 		return !strcmp(name, ".dynstr");
 	default:
-		return !strncmp(name, ".plt", 4);
+		/* the unwind tables by name: x86-64's .eh_frame may be SHT_X86_64_UNWIND; a
+		 * recording without dwarf call graphs carries them too, since bundle add and
+		 * convert cannot tell what a later decode will unwind */
+		return !strncmp(name, ".plt", 4) || !strcmp(name, ".eh_frame") ||
+		       !strcmp(name, ".eh_frame_hdr");
 	}
 }
 

@@ -272,6 +272,9 @@ struct pmt_spe_sample {
 	/* the record's header.misc (cpumode bits) for a trace's own samples, as perf's
 	 * sample->misc; 0 for SPE's synthesized samples, which perf leaves without one */
 	uint16_t misc;
+	/* callchain's user part came from unwinding the sample's stack copy (--call-graph
+	 * dwarf), where perf adds the inlined calls as its unwind_entry() does */
+	uint8_t user_unwound;
 	const struct pmt_spe_record *rec; /* valid until the next record */
 	/* branch stack (NULL: none, as perf's NULL sample.branch_stack); a fixed array in
 	 * the queue, valid until the next record: samples are copied per event, the array

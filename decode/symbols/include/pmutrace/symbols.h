@@ -114,13 +114,19 @@ struct pmt_inline_frame {
 	const char *file; /* frame 0: the file of the address's line; frame k: where frame k-1
 			   * is called from in func (DW_AT_call_file); NULL when unknown */
 	unsigned line;    /* likewise its line (0: unknown) */
+	uint8_t inlined;  /* perf 7.3 prints the frame as "func (inlined)": every frame but the
+			   * last, and the last (the function holding the address) too where
+			   * perf names it from binutils' addr2line and that name is not the
+			   * symbol's (a GCC clone: "spin" for spin.constprop.0); 0 for the
+			   * frame that is the symbol's own entry */
 };
 /* The chain of inlined calls an address pmt_symbols_resolve() placed in a file is in,
  * innermost first and the function that holds them last (libdw's scopes of the address:
- * DW_TAG_inlined_subroutine, ended by DW_TAG_subprogram), at most max frames. Returns how
- * many frames were filled: 1 for code that is not inlined, 0 when the debug info has no
- * line or no function for the address. Strings stay valid until the pmt_symbols is
- * freed. */
+ * DW_TAG_inlined_subroutine, ended by DW_TAG_subprogram), at most max frames, each named
+ * as perf 7.3 and addr2line name it (DW_AT_linkage_name unless a C++ one, else DW_AT_name).
+ * Returns how many frames were filled: 1 for code that is not inlined, 0 when the debug
+ * info has no line or no function for the address. Strings stay valid until the
+ * pmt_symbols is freed. */
 PMT_API int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 				struct pmt_inline_frame *frames, unsigned max);
 /* The code of the symbol pmt_symbols_resolve() found for loc, read from the mapped file

@@ -112,9 +112,9 @@ struct pmt_ctr_file {
  * -PMT_EIO. */
 PMT_API int pmt_ctr_add_file(struct pmt_ctr_writer *w, const struct pmt_ctr_file *f,
 			     const void *data, size_t len);
-/* --bundle=symbols: an ELF file reduced to what symbols and source lines need (symbol
- * tables, notes, .plt and its relocations, the debug sections lines use; every other
- * section SHT_NOBITS, headers kept). *out is malloc'd. 0, -PMT_EFORMAT (not ELF; diag says
+/* --bundle=symbols: an ELF file reduced to what symbols, source lines and unwinding need
+ * (symbol tables, notes, .plt and its relocations, the debug sections lines use, the call
+ * frame tables; every other section SHT_NOBITS, headers kept). *out is malloc'd. 0, -PMT_EFORMAT (not ELF; diag says
  * what libelf said), -PMT_EIO or -PMT_ENOMEM. diag (may be NULL) names no file: the image
  * is in memory. */
 PMT_API int pmt_ctr_elf_symbols_only(const void *elf, size_t len, void **out, size_t *out_len,
