@@ -17,11 +17,14 @@
 #define BATCH_RECS 2048
 #define LANE_BATCHES 4
 
+/* the records of a batch are split in runs of one chunk each (nseg runs, run i ends
+ * before end[i]): a few per batch, as chunks hold hundreds of records or more */
 struct rec_batch {
 	struct rec_batch *next;
-	uint32_t n, taken;
-	uint64_t seq[BATCH_RECS];
+	uint32_t n, nseg, taken_seg;
 	struct pmt_spe_record rec[BATCH_RECS];
+	uint32_t end[BATCH_RECS];
+	uint64_t seq[BATCH_RECS];
 };
 
 struct lane_chunk {
@@ -93,13 +96,15 @@ static bool take_chunk(struct rec_lane *l, struct lane_chunk *c)
 /* Fill b from the lane's decoder, feeding chunks as they run out; the mutex is not held. */
 static void fill(struct rec_pool *p, struct rec_lane *l, struct rec_batch *b)
 {
-	b->n = b->taken = 0;
+	b->n = b->nseg = b->taken_seg = 0;
 	while (b->n < BATCH_RECS) {
 		struct lane_chunk c;
 		bool got;
 
 		if (l->feeding && pmt_spe_rec_next(l->dec, &b->rec[b->n]) == 1) {
-			b->seq[b->n++] = l->fed_seq;
+			if (!b->nseg || b->seq[b->nseg - 1] != l->fed_seq)
+				b->seq[b->nseg++] = l->fed_seq;
+			b->end[b->nseg - 1] = ++b->n;
 			continue;
 		}
 		pthread_mutex_lock(&p->mu);
@@ -267,12 +272,12 @@ out:
 	return rc;
 }
 
-const struct pmt_spe_record *rec_lane_next(struct rec_pool *p, struct rec_lane *l,
-					   uint64_t *seq)
+int rec_lane_span(struct rec_pool *p, struct rec_lane *l, struct rec_span *out)
 {
 	struct rec_batch *b = l->cur;
+	uint32_t i;
 
-	if (!b || b->taken == b->n) {
+	if (!b || b->taken_seg == b->nseg) {
 		pthread_mutex_lock(&p->mu);
 		if (b) {
 			b->next = l->free_b;
@@ -283,7 +288,7 @@ const struct pmt_spe_record *rec_lane_next(struct rec_pool *p, struct rec_lane *
 		while (!l->ready_head) {
 			if (l->exhausted && !l->busy && !l->queued) {
 				pthread_mutex_unlock(&p->mu);
-				return NULL;
+				return 0;
 			}
 			pthread_cond_wait(&p->done, &p->mu);
 		}
@@ -294,6 +299,9 @@ const struct pmt_spe_record *rec_lane_next(struct rec_pool *p, struct rec_lane *
 		pthread_mutex_unlock(&p->mu);
 		l->cur = b;
 	}
-	*seq = b->seq[b->taken];
-	return &b->rec[b->taken++];
+	i = b->taken_seg++;
+	out->rec = &b->rec[i ? b->end[i - 1] : 0];
+	out->n = b->end[i] - (i ? b->end[i - 1] : 0);
+	out->seq = b->seq[i];
+	return 1;
 }

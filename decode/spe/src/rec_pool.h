@@ -2,8 +2,8 @@
  *
  * Each lane owns its queue's record decoder while the pool runs: its chunks are decoded in
  * the order they were given, on one worker at a time, into batches the merge takes records
- * from. Every record carries the sequence number of the chunk whose feed returned it, so
- * the merge releases chunks exactly when the one-thread decode would. The decoder logs
+ * from. Records come in spans, each with the sequence number of the chunk whose feed
+ * returned them, so the merge releases chunks exactly when the one-thread decode would. The decoder logs
  * nothing (damage is counted in its statistics, read once the pool is gone), so what is
  * printed does not depend on where records were decoded. */
 #ifndef PMT_SPE_REC_POOL_H
@@ -28,11 +28,15 @@ struct rec_lane *rec_pool_lane(struct rec_pool *p, struct pmt_spe_rec_decoder *d
  * of a later chunk or has seen the lane run dry. Returns 0 or -PMT_ENOMEM. */
 int rec_lane_submit(struct rec_pool *p, struct rec_lane *l, const uint8_t *data,
 		    uint64_t size, uint64_t offset, uint64_t pad_base);
-/* The lane's next record, valid until the next call for the lane, with the sequence
- * number (0, 1, ... in submit order) of its chunk; NULL when every submitted chunk is
- * decoded and no record is left (a record cut at the end of the last chunk stays in the
- * decoder for the next one). */
-const struct pmt_spe_record *rec_lane_next(struct rec_pool *p, struct rec_lane *l,
-					   uint64_t *seq);
+/* Records of one chunk, in order: valid until the next rec_lane_span() of the lane. */
+struct rec_span {
+	const struct pmt_spe_record *rec;
+	uint32_t n;   /* >= 1 */
+	uint64_t seq; /* the chunk's sequence number: 0, 1, ... in submit order */
+};
+/* The lane's next records (waiting for a worker when none are decoded yet): 1; 0 when
+ * every submitted chunk is decoded and no record is left (a record cut at the end of the
+ * last chunk stays in the decoder for the next one). */
+int rec_lane_span(struct rec_pool *p, struct rec_lane *l, struct rec_span *out);
 
 #endif

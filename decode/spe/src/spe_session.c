@@ -53,6 +53,8 @@ struct queue_slot {
 	/* -j: the records come decoded from a worker (rec_pool.h), each with its chunk's
 	 * sequence number; fed and feeding follow them as if this thread decoded */
 	struct rec_lane *lane;
+	struct rec_span span; /* the lane's records being merged: [span_at, span.n) left */
+	uint32_t span_at;
 	uint64_t seq_next;    /* sequence number of chunks[next_chunk] */
 	uint32_t idx;         /* position in the queue table */
 	/* timestamp merge */
@@ -296,20 +298,23 @@ static void feed_next(struct run *r, struct queue_slot *sl)
  * the held bytes, and with them where a windowed merge stops, are those of -j 1. */
 static int pull_decoded(struct run *r, struct queue_slot *sl)
 {
-	uint64_t seq;
-
 	for (;;) {
-		const struct pmt_spe_record *rec = rec_lane_next(r->pool, sl->lane, &seq);
+		const struct pmt_spe_record *rec;
 
-		if (!rec) {
-			while (sl->next_chunk < sl->nchunks)
+		if (sl->span_at == sl->span.n) {
+			if (!rec_lane_span(r->pool, sl->lane, &sl->span)) {
+				sl->span.n = sl->span_at = 0;
+				while (sl->next_chunk < sl->nchunks)
+					advance_fed(r, sl);
+				release_fed(r, sl);
+				sl->has_pending = 0;
+				return 0;
+			}
+			sl->span_at = 0;
+			while (!sl->feeding || sl->seq_next - 1 != sl->span.seq)
 				advance_fed(r, sl);
-			release_fed(r, sl);
-			sl->has_pending = 0;
-			return 0;
 		}
-		while (!sl->feeding || sl->seq_next - 1 != seq)
-			advance_fed(r, sl);
+		rec = &sl->span.rec[sl->span_at++];
 		if (!sl->headed && rec->partial)
 			continue;
 		sl->headed = 1;
