@@ -405,6 +405,10 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 			goto release;
 		}
 	}
+	/* -j: the AUX queues' packets are decoded into records on threads beside the
+	 * merge, on as many as decompress frames ahead */
+	if (so.jobs > 1)
+		so.run.decode_threads = so.jobs > 2 ? so.jobs - 2 : 1;
 	if (so.filter.time_pct) {
 		/* percentages of the trace's span: one pass to find it first */
 		struct span sp = { UINT64_MAX, 0 };

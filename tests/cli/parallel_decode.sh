@@ -1,12 +1,14 @@
 #!/bin/sh
 # -j N (issue 9): script, report and dump print exactly what -j 1 prints (stdout, stderr
-# and exit status) with frames decompressed ahead and rows written on a thread of their
-# own: on every container of the fuzz corpus, a 4-CPU SPE trace as perf.data and as a
-# container of small frames (many frames in flight), one over the decoder's 32 MiB window
-# (merges before the end of the file), --cpu/--time slices, files cut at frame boundaries
-# and inside frames, flipped bits in frame headers and payloads, and the shared real
-# buffers (as containers, and raw) when PMT_SHARED_DIR has them. Run under the load of a
-# full ctest, the threads' timing varies from run to run.
+# and exit status) with frames decompressed ahead, SPE packets decoded into records on
+# worker threads and rows written on a thread of their own: on every container of the
+# fuzz corpus, a 4-CPU SPE trace as perf.data and as a container of small frames (many
+# frames in flight), one over the decoder's 32 MiB window (merges before the end of the
+# file), --cpu/--time slices, files cut at frame boundaries and inside frames, flipped bits
+# in frame headers and payloads, damaged SPE bytes in sound frames (perf.data and
+# container), --jsonl, and the shared real buffers (as containers, and raw) when
+# PMT_SHARED_DIR has them. Run under the load of a full ctest, the threads' timing varies
+# from run to run.
 # Usage: parallel_decode.sh PMUTRACE SPE_CPUS SRC_DIR [SHARED_DIR]
 set -u
 pmt=$1
@@ -118,6 +120,40 @@ done
 rc=0
 "$pmt" script --csv -j 2 "$tmp/flip2-700.pmt" >/dev/null 2>"$tmp/e" || rc=$?
 [ $rc = 2 ] && grep -q "data frame" "$tmp/e" || fail "flipped payload: exit $rc: $(cat "$tmp/e")"
+# damaged SPE bytes (the frames are sound, the packets are not): garbage inside every third
+# AUX chunk and across its last bytes (a record cut at the chunk's end), decoded on the
+# workers at -j N: the same samples, the same damage line, exit 2
+offs=$("$pmt" dump -j 1 "$tmp/a.data" | awk '/PERF_RECORD_AUXTRACE size/ { print $1 }')
+python3 - "$tmp/a.data" "$tmp/d.data" $offs <<'PY' || fail "damaging AUX bytes"
+import random, sys
+src, dst, offs = sys.argv[1], sys.argv[2], sys.argv[3:]
+b = bytearray(open(src, 'rb').read())
+rnd = random.Random(9)
+# dump's offsets in a pipe-mode file (header size 16) count from after its header
+base = 16 if int.from_bytes(b[8:16], 'little') == 16 else 0
+for i, o in enumerate(offs):
+    if i % 3:
+        continue
+    rec = base + int(o, 16)
+    assert b[rec] == 71, 'no AUXTRACE record at %s' % o
+    pay = rec + 0x30  # after the 48-byte AUXTRACE record header
+    size = int.from_bytes(b[rec + 8:rec + 16], 'little')
+    for at in (pay + 1000 + 7 * i, pay + size - 40):
+        for k in range(24):
+            b[at + k] = rnd.randrange(256)
+open(dst, 'wb').write(b)
+PY
+"$pmt" convert "$tmp/d.data" --container --frame-size 64k -o "$tmp/d.pmt" || fail "convert damaged"
+for f in "$tmp/d.data" "$tmp/d.pmt"; do
+	all_commands "$f"
+	same "$f" script --jsonl
+	same "$f" script --csv --cpu=1,2 --time=20%-60%
+	rc=0
+	"$pmt" script --csv -j 4 "$f" >/dev/null 2>"$tmp/e" || rc=$?
+	[ $rc = 2 ] && grep -q "bytes skipped in" "$tmp/e" || fail "$f: damaged SPE bytes: exit $rc: $(cat "$tmp/e")"
+done
+same "$tmp/a.pmt" script --jsonl
+same "$tmp/a.data" script --jsonl
 # past the decoder's 32 MiB window: samples are merged before the end of the file
 "$gen" "$tmp/big.data" whole 128 || fail "spe_cpus 128"
 "$pmt" convert "$tmp/big.data" --container -o "$tmp/big.pmt" || fail "convert big"

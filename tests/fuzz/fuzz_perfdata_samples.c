@@ -4,7 +4,9 @@
  * tables (the trace's NUMA topology read for its Node column) (the perf.data-only
  * targets never reached the sampler, so a corrupt TIME_CONV went unnoticed), with the
  * sideband fed to the symbols and --call-graph dwarf stacks unwound. The first
- * byte picks the --itrace options and the compat level; the rest is the file. */
+ * byte picks the --itrace options and the compat level; the rest is the file. Then the
+ * samples are decoded again with and without decode threads (-j), which must give the
+ * same samples in the same order, the same damage counts and the same return value. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,54 @@ static int to_all(const struct pmt_spe_sample *s, void *ctx)
 	if (pmt_hist_add(c->hist, s) < 0 || pmt_c2c_add(c->c2c, s) < 0)
 		return -1;
 	return pmt_spe_report_add(c->rep, s);
+}
+
+struct digest {
+	uint64_t n, hash;
+};
+
+static int hash_sample(const struct pmt_spe_sample *s, void *ctx)
+{
+	struct digest *d = ctx;
+	uint64_t v[] = { s->event, s->cpu, (uint32_t)s->pid, (uint32_t)s->tid, s->flags, s->time,
+			 s->ip, s->addr, s->period, s->weight, s->data_src };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		d->hash = (d->hash ^ v[i]) * 0x100000001b3ULL;
+	d->n++;
+	return 0;
+}
+
+/* the samples of o over buf with threads decode threads: their digest, stats and rc */
+static int digest_run(const uint8_t *buf, size_t size, const struct pmt_spe_run_opts *o,
+		      uint32_t threads, struct digest *d, struct pmt_spe_rec_stats *st)
+{
+	struct pmt_spe_run_opts ro = *o;
+	struct pmt_source *src;
+	int rc;
+
+	ro.decode_threads = threads;
+	ro.event_fn = NULL; /* the symbols are gone */
+	ro.unwind_fn = NULL;
+	d->n = 0;
+	d->hash = 0xcbf29ce484222325ULL;
+	memset(st, 0, sizeof(*st));
+	if (pmt_source_open_mem(buf, size, &src, NULL) != 0)
+		return 1;
+	rc = pmt_spe_run_source(src, &ro, hash_sample, d, st, NULL);
+	pmt_source_close(src);
+	return rc;
+}
+
+static void same_with_threads(const uint8_t *buf, size_t size, const struct pmt_spe_run_opts *o)
+{
+	struct pmt_spe_rec_stats st1, st2;
+	struct digest d1, d2;
+	int rc1 = digest_run(buf, size, o, 0, &d1, &st1);
+	int rc2 = digest_run(buf, size, o, 2, &d2, &st2);
+
+	if (rc1 != rc2 || d1.n != d2.n || d1.hash != d2.hash || memcmp(&st1, &st2, sizeof(st1)))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -117,6 +167,8 @@ done:
 		pmt_source_close(src);
 	}
 	pmt_out_fini(&out);
+	if (size > 1)
+		same_with_threads(copy, size - 1, &o);
 	free(copy);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "threads.h"
 #include "evsel_samples.h"
 #include "spe_record_priv.h"
+#include "rec_pool.h"
 
 #define PERF_AUXTRACE_ARM_SPE 4
 #define HOLD_MAX (32u << 20)
@@ -49,6 +50,12 @@ struct queue_slot {
 	size_t nchunks, cap;
 	struct chunk fed;     /* the chunk the decoder reads now (when feeding) */
 	uint8_t feeding;
+	/* -j: the records come decoded from a worker (rec_pool.h), each with its chunk's
+	 * sequence number; fed and feeding follow them as if this thread decoded */
+	struct rec_lane *lane;
+	struct rec_span span; /* the lane's records being merged: [span_at, span.n) left */
+	uint32_t span_at;
+	uint64_t seq_next;    /* sequence number of chunks[next_chunk] */
 	uint32_t idx;         /* position in the queue table */
 	/* timestamp merge */
 	size_t next_chunk;
@@ -56,6 +63,9 @@ struct queue_slot {
 	uint8_t has_pending;
 	uint8_t headed;       /* a complete record was pulled: perf's queue is set up */
 	struct pmt_spe_record pending;
+	/* the record to emit next: &pending, or a worker's batch entry, which stays valid
+	 * until the next pull of the queue (after this one is emitted) */
+	const struct pmt_spe_record *head;
 };
 
 struct run {
@@ -72,6 +82,7 @@ struct run {
 	uint8_t slot_of_queue; /* queues are the first member of struct queue_slot */
 	struct evsel_samples evs; /* the trace's own samples, waiting for their time */
 	uint64_t round_max, prev_round_max; /* sample times of FINISHED_ROUND rounds */
+	struct rec_pool *pool; /* -j: records decoded on workers (time-ordered traces) */
 };
 
 /* perf without CONTEXT packets: the thread that was switched in last on that CPU at the
@@ -265,14 +276,54 @@ static void release_fed(struct run *r, struct queue_slot *sl)
 	sl->feeding = 0;
 }
 
-static void feed_next(struct run *r, struct queue_slot *sl)
+/* The next chunk becomes the one read now, the one before is released. */
+static void advance_fed(struct run *r, struct queue_slot *sl)
 {
 	release_fed(r, sl);
 	sl->fed = sl->chunks[sl->next_chunk++];
+	sl->seq_next++;
 	sl->feeding = 1;
+}
+
+static void feed_next(struct run *r, struct queue_slot *sl)
+{
+	advance_fed(r, sl);
 	pmt_spe_rec_feed(sl->q.dec, sl->fed.data, (size_t)sl->fed.size, sl->fed.offset);
 	/* perf sizes an alignment pad from the address of its buffer (see pad_base) */
 	spe_rec_set_pad_base(sl->q.dec, sl->fed.pad_base);
+}
+
+/* pull() with the records of a worker: the chunks are released where this thread's own
+ * decode would release them (when a record of a later chunk comes, or none is left), so
+ * the held bytes, and with them where a windowed merge stops, are those of -j 1. */
+static int pull_decoded(struct run *r, struct queue_slot *sl)
+{
+	for (;;) {
+		const struct pmt_spe_record *rec;
+
+		if (sl->span_at == sl->span.n) {
+			if (!rec_lane_span(r->pool, sl->lane, &sl->span)) {
+				sl->span.n = sl->span_at = 0;
+				while (sl->next_chunk < sl->nchunks)
+					advance_fed(r, sl);
+				release_fed(r, sl);
+				sl->has_pending = 0;
+				return 0;
+			}
+			sl->span_at = 0;
+			while (!sl->feeding || sl->seq_next - 1 != sl->span.seq)
+				advance_fed(r, sl);
+		}
+		rec = &sl->span.rec[sl->span_at++];
+		if (!sl->headed && rec->partial)
+			continue;
+		sl->headed = 1;
+		if (rec->timestamp > sl->key)
+			sl->key = rec->timestamp;
+		sl->head = rec;
+		sl->has_pending = 1;
+		return 0;
+	}
 }
 
 /* Next record of a queue into sl->pending, crossing chunk boundaries. */
@@ -282,6 +333,8 @@ static int pull(struct run *r, struct queue_slot *sl)
 
 	if (rc < 0)
 		return rc;
+	if (sl->lane)
+		return pull_decoded(r, sl);
 	for (;;) {
 		if (sl->feeding && pmt_spe_rec_next(sl->q.dec, &sl->pending) == 1) {
 			/* perf's arm_spe__setup_queue() decodes until the first complete
@@ -291,6 +344,7 @@ static int pull(struct run *r, struct queue_slot *sl)
 			sl->headed = 1;
 			if (sl->pending.timestamp > sl->key)
 				sl->key = sl->pending.timestamp;
+			sl->head = &sl->pending;
 			sl->has_pending = 1;
 			return 0;
 		}
@@ -356,7 +410,7 @@ static int merge_queues(struct run *r, struct queue_slot **tab, bool final)
 			if (dry_key < b->key || (dry_key == b->key && dry_idx < b->idx))
 				note_reorder(r);
 		}
-		rc = emit(r, &b->q, &b->pending);
+		rc = emit(r, &b->q, b->head);
 		if (rc < 0)
 			break;
 		rc = pull(r, b);
@@ -432,6 +486,8 @@ static int queue_chunk(struct run *r, struct queue_slot *sl, const struct pmt_tr
 	}
 	sl->chunks[sl->nchunks++] = c;
 	r->held += c.size;
+	if (sl->lane)
+		return rec_lane_submit(r->pool, sl->lane, c.data, c.size, c.offset, c.pad_base);
 	return 0;
 }
 
@@ -522,6 +578,10 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		*enabled = r.s.enabled;
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
+	/* timeless traces are decoded queue after queue: nothing to overlap. Without threads
+	 * the records are decoded here, with the same output */
+	if (PMT_OPTS_HAS(o, decode_threads) && o->decode_threads && !r.s.timeless)
+		rec_pool_new(o->decode_threads, &r.pool);
 	pmt_source_keep_from(src, 0); /* chunks are referenced until decoded */
 
 	for (;;) {
@@ -583,6 +643,10 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 				sl->q.tid = (int32_t)ev.u.auxtrace.tid;
 				sl->q.pid = pmt_spe_threads_pid(&r.threads, sl->q.tid);
 			}
+			if (r.pool && !(sl->lane = rec_pool_lane(r.pool, sl->q.dec))) {
+				rc = -PMT_ENOMEM;
+				break;
+			}
 		}
 		rc = queue_chunk(&r, sl, &ev);
 		if (rc >= 0 && r.held > HOLD_MAX) {
@@ -598,6 +662,8 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 	if (rc >= 0)
 		rc = evsel_samples_flush(&r.evs, UINT64_MAX, o, fn, ctx);
 	evsel_samples_fini(&r.evs);
+	/* the workers are done with the decoders before their statistics are read */
+	rec_pool_free(r.pool);
 	for (uint32_t i = 0; i < PMT_MAX_CPUS; i++) {
 		if (!tab[i])
 			continue;

@@ -4,7 +4,8 @@
  * perf's per-timestamp queue processing gives), and a mapped file, the same trace in pipe
  * mode, and both read through a FIFO give the very same sample sequence. A CPU that goes
  * quiet for most of the trace must not hold the others back (same sequence everywhere,
- * every record decoded). */
+ * every record decoded). With decode threads (-j), the records decoded on workers give the
+ * very same sequence, windowed merges and the quiet CPU included. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,7 +79,7 @@ static void write_trace(const char *path, int pipe_mode, int quiet, uint8_t *buf
 	assert_int_equal(pmt_perf_writer_close(w), 0);
 }
 
-static void run(const char *path, struct digest *d)
+static void run_threads(const char *path, uint32_t threads, struct digest *d)
 {
 	struct pmt_source *src;
 	struct pmt_spe_run_opts o;
@@ -89,11 +90,17 @@ static void run(const char *path, struct digest *d)
 	o = PMT_OPTS_INIT(pmt_spe_run_opts);
 	assert_int_equal(pmt_itrace_parse("i1i", &o.itrace, NULL), 0);
 	o.compat = PMT_PERF_6_1;
+	o.decode_threads = threads;
 	assert_int_equal(pmt_source_open(path, &src, NULL), 0);
 	assert_int_equal(pmt_spe_run_source(src, &o, collect, d, &st, NULL), 0);
 	pmt_source_close(src);
 	assert_int_equal(st.records, NCPU * (PER_CPU / 64));
 	assert_int_equal(st.bytes_skipped, 0);
+}
+
+static void run(const char *path, struct digest *d)
+{
+	run_threads(path, 0, d);
 }
 
 /* The same file through a FIFO: the source must stream it (or spool a file-mode one). */
@@ -166,6 +173,13 @@ static void check(int quiet)
 	assert_true(d.hash == ref.hash);
 	run_fifo(file, fifo, &d);
 	assert_true(d.hash == ref.hash);
+	for (uint32_t threads = 1; threads <= 3; threads += 2) {
+		run_threads(file, threads, &d);
+		assert_int_equal(d.n, ref.n);
+		assert_true(d.hash == ref.hash);
+		run_threads(pipef, threads, &d);
+		assert_true(d.hash == ref.hash);
+	}
 
 	unlink(fifo);
 	unlink(file);

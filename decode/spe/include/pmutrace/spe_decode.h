@@ -363,6 +363,9 @@ struct pmt_spe_run_opts {
 	 * as perf appends its unwinder's frames */
 	int (*unwind_fn)(const struct pmt_sample *smp, uint64_t *ips, unsigned max, void *ctx);
 	void *unwind_ctx;
+	/* threads that decode the AUX queues' packets into records while this thread merges
+	 * them (0: none); the samples and their order are the same for every value */
+	uint32_t decode_threads;
 };
 typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 /* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for
