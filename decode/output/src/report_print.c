@@ -157,11 +157,10 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 			l = v[i]->sym ? strlen(v[i]->sym) + 4 : 22;
 		else if (k == KEY_COMM)
 			l = v[i]->comm_width;
-		else if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)))
-			l = 16 > (size_t)cell(h, v[i], k, ev, buf, sizeof(buf))
-				    ? 16 : (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
 		else
 			l = (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
+		if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)) && l < 16)
+			l = 16;
 		if (l > w)
 			w = l;
 	}
