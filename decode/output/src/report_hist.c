@@ -741,6 +741,12 @@ int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	return add_sample(h, s);
 }
 
+void pmt_hist_prefetch(const struct pmt_hist *h, uint64_t ip)
+{
+	if (h->ipc)
+		__builtin_prefetch(&h->ipc[ipc_slot(ip)]);
+}
+
 int pmt_hist_add_record(struct pmt_hist *h, const struct pmt_spe_sample *s, int n)
 {
 	bool located = false;
