@@ -136,6 +136,15 @@ static int cell(const struct pmt_hist *h, const struct hent *e, enum key k, unsi
 	return (int)(p - buf);
 }
 
+/* the lines of an entry a row reads (names, flags and address, its counts' index): the
+ * rows come in the period's order, scattered over the entries (~200 bytes each) */
+static inline void prefetch_entry(const struct hent *e, unsigned ev)
+{
+	__builtin_prefetch(&e->sym);
+	__builtin_prefetch(&e->nosym_first);
+	__builtin_prefetch(&e->ev_at[ev]);
+}
+
 /* hists__calc_col_len: the header, the widest entry (a symbol counts without an object's
  * offset), 22 for an unresolved symbol, and 16 for the DSO column when an entry's (first)
  * sample had no symbol, whatever the keys */
@@ -151,6 +160,8 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 	for (size_t i = 0; i < n; i++) {
 		size_t l;
 
+		if (i + 8 < n)
+			prefetch_entry(v[i + 8], ev);
 		if (k == KEY_CPU)
 			l = 3;
 		else if (k == KEY_SYM)
@@ -246,7 +257,7 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		/* the entries come in the period's order, scattered in memory: their loads
 		 * were most of the time printing took; an entry ahead, then its counts */
 		if (i + 8 < n)
-			__builtin_prefetch(v[i + 8]);
+			prefetch_entry(v[i + 8], ev);
 		if (i + 4 < n)
 			__builtin_prefetch(&h->ev[hent_ev_at(h, v[i + 4], ev)]);
 		const char *pt = pb;
