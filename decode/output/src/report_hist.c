@@ -265,14 +265,43 @@ static void idx_put(struct hslot *idx, size_t cap, struct hslot v)
  * order. Only advice (no THP, or a small table: nothing changes). The whole pages of the
  * block are advised: a part would split its mapping, and realloc's mremap then fails over
  * to a copy. */
+#define HUGE_PAGE ((size_t)2 << 20)
 static void advise_huge(void *p, size_t size)
 {
 	const uintptr_t page = 4096;
 	uintptr_t start = (uintptr_t)p & ~(page - 1);
 	uintptr_t end = ((uintptr_t)p + size + page - 1) & ~(page - 1);
 
-	if (size >= (size_t)2 << 20)
+	if (size >= HUGE_PAGE)
 		madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
+/* A table of *cap elements of elem bytes, twice as large (the contents kept), or NULL. The
+ * first time it passes 2 MB it moves to a 2 MB-aligned block with room for 64 MB (address
+ * space only until written): doubling by realloc had faulted most of it in 4 KB pages
+ * before any 2 MB range was free to take a huge one. */
+static void *grow_table(void *p, size_t *cap, size_t elem)
+{
+	const size_t reserve = (size_t)64 << 20, old = *cap * elem;
+	size_t bytes = old * 2;
+	void *q;
+
+	if (old < HUGE_PAGE && bytes >= HUGE_PAGE) {
+		bytes = bytes < reserve ? reserve : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		q = aligned_alloc(HUGE_PAGE, bytes);
+		if (!q)
+			return NULL;
+		madvise(q, bytes, MADV_HUGEPAGE);
+		memcpy(q, p, old);
+		free(p);
+	} else {
+		q = realloc(p, bytes);
+		if (!q)
+			return NULL;
+		advise_huge(q, bytes);
+	}
+	*cap = bytes / elem;
+	return q;
 }
 
 static int grow_index(struct pmt_hist *h)
@@ -403,12 +432,10 @@ static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 
 		if (h->e_cap >= UINT32_MAX / 4)
 			return -PMT_ENOMEM;
-		e = realloc(h->e, h->e_cap * 2 * sizeof(*e));
+		e = grow_table(h->e, &h->e_cap, sizeof(*e));
 		if (!e)
 			return -PMT_ENOMEM;
 		h->e = e;
-		h->e_cap *= 2;
-		advise_huge(e, h->e_cap * sizeof(*e));
 	}
 	k->seq = h->seq++;
 	h->e[h->n] = *k;
@@ -432,16 +459,17 @@ static struct hent_ev *entry_event(struct pmt_hist *h, struct hent *e, unsigned 
 		/* entries hold indexes, not pointers: they survive the move */
 		if (h->ev_cap >= UINT32_MAX / 2)
 			return NULL;
-		x = realloc(h->ev, h->ev_cap * 2 * sizeof(*x));
+		size_t cap = h->ev_cap;
+
+		x = grow_table(h->ev, &cap, sizeof(*x));
 		if (!x)
 			return NULL;
 		h->ev = x;
-		advise_huge(x, h->ev_cap * 2 * sizeof(*x));
-		f = realloc(h->ev_seen, h->ev_cap * 2 * sizeof(*f));
+		f = realloc(h->ev_seen, cap * sizeof(*f));
 		if (!f)
 			return NULL;
 		h->ev_seen = f;
-		h->ev_cap *= 2;
+		h->ev_cap = cap;
 	}
 	i = (uint32_t)h->ev_n++;
 	h->ev[i] = (struct hent_ev){ 0 };
