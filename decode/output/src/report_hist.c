@@ -4,12 +4,12 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
 #include "pmutrace/perf_abi.h"
 #include "hist_table.h"
+#include "hist_grow.h"
 
 #include "callgraph.h"
 #include "hist_priv.h"
@@ -260,50 +260,6 @@ static void idx_put(struct hslot *idx, size_t cap, struct hslot v)
 	idx[j] = v;
 }
 
-/* THP for the tables that grow to megabytes (one entry per unresolved address): a fault
- * per 2 MB instead of per 4 KB, and no TLB miss per entry when they are walked out of
- * order. Only advice (no THP, or a small table: nothing changes). The whole pages of the
- * block are advised: a part would split its mapping, and realloc's mremap then fails over
- * to a copy. */
-#define HUGE_PAGE ((size_t)2 << 20)
-static void advise_huge(void *p, size_t size)
-{
-	const uintptr_t page = 4096;
-	uintptr_t start = (uintptr_t)p & ~(page - 1);
-	uintptr_t end = ((uintptr_t)p + size + page - 1) & ~(page - 1);
-
-	if (size >= HUGE_PAGE)
-		madvise((void *)start, end - start, MADV_HUGEPAGE);
-}
-
-/* A table of *cap elements of elem bytes, twice as large (the contents kept), or NULL. The
- * first time it passes 2 MB it moves to a 2 MB-aligned block with room for 64 MB (address
- * space only until written): doubling by realloc had faulted most of it in 4 KB pages
- * before any 2 MB range was free to take a huge one. */
-static __attribute__((noinline)) void *grow_table(void *p, size_t *cap, size_t elem)
-{
-	const size_t reserve = (size_t)64 << 20, old = *cap * elem;
-	size_t bytes = old * 2;
-	void *q;
-
-	if (old < HUGE_PAGE && bytes >= HUGE_PAGE) {
-		bytes = bytes < reserve ? reserve : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-		q = aligned_alloc(HUGE_PAGE, bytes);
-		if (!q)
-			return NULL;
-		madvise(q, bytes, MADV_HUGEPAGE);
-		memcpy(q, p, old);
-		free(p);
-	} else {
-		q = realloc(p, bytes);
-		if (!q)
-			return NULL;
-		advise_huge(q, bytes);
-	}
-	*cap = bytes / elem;
-	return q;
-}
-
 static int grow_index(struct pmt_hist *h)
 {
 	size_t cap = h->cap * 2;
@@ -311,7 +267,7 @@ static int grow_index(struct pmt_hist *h)
 
 	if (!idx)
 		return -PMT_ENOMEM;
-	advise_huge(idx, cap * sizeof(*idx));
+	hist_advise_huge(idx, cap * sizeof(*idx));
 	for (size_t i = 0; i < h->cap; i++)
 		if (h->idx[i].at)
 			idx_put(idx, cap, h->idx[i]);
@@ -432,7 +388,7 @@ static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 
 		if (h->e_cap >= UINT32_MAX / 4)
 			return -PMT_ENOMEM;
-		e = grow_table(h->e, &h->e_cap, sizeof(*e));
+		e = hist_grow_table(h->e, &h->e_cap, sizeof(*e));
 		if (!e)
 			return -PMT_ENOMEM;
 		h->e = e;
@@ -461,7 +417,7 @@ static __attribute__((noinline)) struct hent_ev *new_event(struct pmt_hist *h, s
 		/* entries hold indexes, not pointers: they survive the move */
 		if (h->ev_cap >= UINT32_MAX / 2)
 			return NULL;
-		x = grow_table(h->ev, &cap, sizeof(*x));
+		x = hist_grow_table(h->ev, &cap, sizeof(*x));
 		if (!x)
 			return NULL;
 		h->ev = x;
