@@ -164,6 +164,20 @@ static int on_record(const struct pmt_spe_sample *s, int n, void *ctx)
 	return 0;
 }
 
+/* report's samples a record at a time, when nothing filters them */
+static int on_record_hist(const struct pmt_spe_sample *s, int n, void *ctx)
+{
+	struct sink_ctx *c = ctx;
+
+	count_progress(c, s, n);
+	return pmt_hist_add_record(c->hist, s, n);
+}
+
+static void prefetch_hist(uint64_t ip, void *ctx)
+{
+	pmt_hist_prefetch(((struct sink_ctx *)ctx)->hist, ip);
+}
+
 /* The first and last sample time, for --time percentages (perf slices that span). */
 struct span {
 	uint64_t first, last;
@@ -451,6 +465,11 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		pmt_spe_sink_header(ctx.sink);
 	if (!is_report && !ctx.filter && !cons)
 		so.run.record_fn = on_record;
+	/* write_sample's order: a page or a consumer takes the samples before the table */
+	if (ctx.hist && !ctx.filter && !ctx.threads && !ctx.html && !cons) {
+		so.run.record_fn = on_record_hist;
+		so.run.prefetch_fn = prefetch_hist;
+	}
 	/* the consumer opens its output only for a trace that could be opened */
 	begin_rc = cons ? cons->begin(cons->ctx, so.path, src ? pmt_source_meta(src) : NULL,
 				      so.run.compat, syms) : 0;

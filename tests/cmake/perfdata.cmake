@@ -58,6 +58,9 @@ set_tests_properties(cli.export_pprof PROPERTIES LABELS cli TIMEOUT 120 SKIP_RET
 add_test(NAME cli.export_postgresql COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_postgresql.sh
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.export_postgresql PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77)
+add_test(NAME cli.lazy_libs COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/lazy_libs.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.lazy_libs PROPERTIES LABELS cli TIMEOUT 120 SKIP_RETURN_CODE 77)
 # a PEBS-shaped perf.data (WEIGHT_STRUCT ins_lat/retire_lat, ADDR, DATA_SRC, several events
 # and CPUs out of time order) made with the writer, read by perf 6.1 and 7.3 as the oracle
 add_executable(pebs_like ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/pebs_like.c)

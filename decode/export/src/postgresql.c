@@ -12,6 +12,7 @@
 #include <libpq-fe.h>
 
 #include "pmutrace/common.h"
+#include "pmutrace/dynlib.h"
 #include "pmutrace/spe_decode.h"
 #include "pmutrace/symbols.h"
 #include "pmutrace/perf_abi.h"
@@ -19,6 +20,15 @@
 #include "backend.h"
 #include "rows.h"
 #include "callpaths.h"
+
+/* libpq is loaded by the first PostgreSQL export: it and the ~20 libraries it needs
+ * (OpenSSL, Kerberos, LDAP) cost every other command at start-up */
+#define PQ_FUNCS(X, api)                                                                   \
+	X(api, PQconnectdb) X(api, PQstatus) X(api, PQerrorMessage) X(api, PQfinish)       \
+	X(api, PQexec) X(api, PQexecParams) X(api, PQresultStatus) X(api, PQntuples)       \
+	X(api, PQgetvalue) X(api, PQclear) X(api, PQputCopyData) X(api, PQputCopyEnd)      \
+	X(api, PQgetResult)
+PMT_DYNLIB_DEFINE(pq, "libpq.so.5", PQ_FUNCS);
 
 /* Created once per database (IF NOT EXISTS), under an advisory lock so two first exports
  * do not race. Keep in step with SCHEMA.md's PostgreSQL section. */
@@ -356,30 +366,31 @@ static void set_err(struct pg_export *x, const char *what, const char *why)
 /* a statement without rows; false with errmsg set */
 static bool exec(struct pg_export *x, const char *sql)
 {
-	PGresult *r = PQexec(x->pg, sql);
-	bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+	PGresult *r = pq.PQexec(x->pg, sql);
+	ExecStatusType st = pq.PQresultStatus(r);
+	bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
 
 	if (!ok)
-		set_err(x, sql, PQerrorMessage(x->pg));
-	PQclear(r);
+		set_err(x, sql, pq.PQerrorMessage(x->pg));
+	pq.PQclear(r);
 	return ok;
 }
 
 static bool copy_start(struct pg_export *x, const char *sql)
 {
-	PGresult *r = PQexec(x->pg, sql);
-	bool ok = PQresultStatus(r) == PGRES_COPY_IN;
+	PGresult *r = pq.PQexec(x->pg, sql);
+	bool ok = pq.PQresultStatus(r) == PGRES_COPY_IN;
 
 	if (!ok)
-		set_err(x, sql, PQerrorMessage(x->pg));
-	PQclear(r);
+		set_err(x, sql, pq.PQerrorMessage(x->pg));
+	pq.PQclear(r);
 	return ok;
 }
 
 static bool copy_send(struct pg_export *x, struct rowbuf *b)
 {
-	if (b->len && PQputCopyData(x->pg, b->p, (int)b->len) != 1) {
-		set_err(x, "COPY", PQerrorMessage(x->pg));
+	if (b->len && pq.PQputCopyData(x->pg, b->p, (int)b->len) != 1) {
+		set_err(x, "COPY", pq.PQerrorMessage(x->pg));
 		return false;
 	}
 	b->len = 0;
@@ -389,15 +400,15 @@ static bool copy_send(struct pg_export *x, struct rowbuf *b)
 static bool copy_end(struct pg_export *x)
 {
 	PGresult *r;
-	bool ok = PQputCopyEnd(x->pg, NULL) == 1;
+	bool ok = pq.PQputCopyEnd(x->pg, NULL) == 1;
 
-	while ((r = PQgetResult(x->pg))) {
-		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+	while ((r = pq.PQgetResult(x->pg))) {
+		if (pq.PQresultStatus(r) != PGRES_COMMAND_OK)
 			ok = false;
-		PQclear(r);
+		pq.PQclear(r);
 	}
 	if (!ok)
-		set_err(x, "COPY", PQerrorMessage(x->pg));
+		set_err(x, "COPY", pq.PQerrorMessage(x->pg));
 	return ok;
 }
 
@@ -423,16 +434,16 @@ static bool insert_run(struct pg_export *x, const struct pmt_export_opts *o)
 	bool ok;
 
 	export_run_values(o, when, compat, v);
-	r = PQexecParams(x->pg, "INSERT INTO runs (trace, exported_at, pmutrace_version, command, "
+	r = pq.PQexecParams(x->pg, "INSERT INTO runs (trace, exported_at, pmutrace_version, command, "
 			 "perf_compat, hostname, os_release, perf_version, arch, cpuid, "
 			 "record_cmdline) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id",
 			 11, NULL, v, NULL, NULL, 0);
-	ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+	ok = pq.PQresultStatus(r) == PGRES_TUPLES_OK && pq.PQntuples(r) == 1;
 	if (ok)
-		x->run_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+		x->run_id = strtoll(pq.PQgetvalue(r, 0, 0), NULL, 10);
 	else
-		set_err(x, "INSERT INTO runs", PQerrorMessage(x->pg));
-	PQclear(r);
+		set_err(x, "INSERT INTO runs", pq.PQerrorMessage(x->pg));
+	pq.PQclear(r);
 	return ok;
 }
 
@@ -456,15 +467,20 @@ int pmt_export_postgresql_new(const char *conninfo, const struct pmt_export_opts
 
 	if (err < 0)
 		return err;
+	err = pmt_dynlib_load(&pq_lib, "export postgresql", diag);
+	if (err < 0) {
+		free(x); /* nothing of libpq's to finish */
+		return err;
+	}
 	x->compat = opts->compat;
 	x->meta = PMT_OPTS_HAS(opts, meta) ? opts->meta : NULL;
 	x->syms = PMT_OPTS_HAS(opts, symbols) ? opts->symbols : NULL;
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	export_ids_init(&x->ids);
 	export_callpaths_init(&x->callpaths, x->compat);
-	x->pg = PQconnectdb(conninfo);
-	if (!x->pg || PQstatus(x->pg) != CONNECTION_OK) {
-		set_err(x, "cannot connect", x->pg ? PQerrorMessage(x->pg) : "out of memory");
+	x->pg = pq.PQconnectdb(conninfo);
+	if (!x->pg || pq.PQstatus(x->pg) != CONNECTION_OK) {
+		set_err(x, "cannot connect", x->pg ? pq.PQerrorMessage(x->pg) : "out of memory");
 	} else if (exec(x, "SET client_min_messages = warning; SET synchronous_commit = off") &&
 		   exec(x, "BEGIN") &&
 		   /* one schema creation at a time ("pmt1" as a number) */
@@ -744,7 +760,7 @@ static void pg_free(struct pmt_export *base)
 {
 	struct pg_export *x = (struct pg_export *)base;
 
-	PQfinish(x->pg); /* an open transaction is rolled back */
+	pq.PQfinish(x->pg); /* an open transaction is rolled back */
 	free(x->samples.p);
 	free(x->branches.p);
 	free(x->comms.p);

@@ -6,8 +6,14 @@
 #include <stdlib.h>
 
 #include "pmutrace/common.h"
+#include "pmutrace/dynlib.h"
 #include "pmutrace/output.h"
 #include "event_slots.h"
+
+/* capstone is loaded by annotate only: relocating its tables cost every other command
+ * ~1 ms and 400 page faults at start-up */
+#define CS_FUNCS(X, api) X(api, cs_open) X(api, cs_close) X(api, cs_disasm) X(api, cs_free)
+PMT_DYNLIB_DEFINE(cs, "libcapstone.so.4", CS_FUNCS);
 
 #define EM_X86_64_ 62
 #define EM_AARCH64_ 183
@@ -329,7 +335,7 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 	for (size_t pos = 0, gap = SIZE_MAX; pos < len;) {
 		size_t end, next;
 
-		n = cs_disasm(machine == EM_AARCH64_ ? cs_arm : cs_x86, code + pos, len - pos,
+		n = cs.cs_disasm(machine == EM_AARCH64_ ? cs_arm : cs_x86, code + pos, len - pos,
 			      vaddr + pos, 0, &insn);
 		if (n && gap != SIZE_MAX) {
 			pmt_out_printf(out, "         :  (%zu bytes at %" PRIx64 " capstone cannot "
@@ -339,7 +345,7 @@ static void print_symbol(struct pmt_annotate *a, struct pmt_out *out, const stru
 		for (size_t i = 0; i < n; i++)
 			print_insn(a, out, ss, ev, &insn[i], vaddr, last_place, sizeof(last_place));
 		end = n ? (size_t)(insn[n - 1].address + insn[n - 1].size - vaddr) : pos;
-		cs_free(insn, n);
+		cs.cs_free(insn, n);
 		if (!n) {
 			/* a sampled start capstone cannot decode either: its samples still count */
 			cs_insn none = { .address = vaddr + pos, .size = 1 };
@@ -372,24 +378,27 @@ int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat,
 {
 	struct sym_stat **v;
 	size_t n = 0;
-	int ev = pick_event(a, compat, diag);
+	int ev = pick_event(a, compat, diag), err;
 	csh cs_arm, cs_x86;
 	char name[128];
 
 	if (ev < 0)
 		return ev;
-	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs_arm) != CS_ERR_OK)
+	err = pmt_dynlib_load(&cs_lib, "annotate", diag);
+	if (err < 0)
+		return err;
+	if (cs.cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs_arm) != CS_ERR_OK)
 		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
 				    "capstone: no AArch64 support");
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs_x86) != CS_ERR_OK) {
-		cs_close(&cs_arm);
+	if (cs.cs_open(CS_ARCH_X86, CS_MODE_64, &cs_x86) != CS_ERR_OK) {
+		cs.cs_close(&cs_arm);
 		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
 				    "capstone: no x86-64 support");
 	}
 	v = malloc((a->sy_n ? a->sy_n : 1) * sizeof(*v));
 	if (!v) {
-		cs_close(&cs_arm);
-		cs_close(&cs_x86);
+		cs.cs_close(&cs_arm);
+		cs.cs_close(&cs_x86);
 		return pmt_diag_set(diag, -PMT_ENOMEM, NULL, PMT_DIAG_NO_OFFSET, "out of memory");
 	}
 	for (size_t i = 0; i < a->sy_cap; i++)
@@ -407,7 +416,7 @@ int pmt_annotate_print(struct pmt_annotate *a, struct pmt_out *out, int compat,
 	for (size_t i = 0; i < n && (a->o.symbol || i < (a->o.top ? a->o.top : 5)); i++)
 		print_symbol(a, out, v[i], (unsigned)ev, compat, cs_arm, cs_x86);
 	free(v);
-	cs_close(&cs_arm);
-	cs_close(&cs_x86);
+	cs.cs_close(&cs_arm);
+	cs.cs_close(&cs_x86);
 	return n ? 0 : -PMT_ENOT_FOUND;
 }

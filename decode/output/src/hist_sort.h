@@ -10,5 +10,7 @@
 int hist_key_order(const struct pmt_hist *h, uint32_t *order, uint32_t *tmp, uint64_t *key);
 /* Stable: order[] (n entry indexes) by key[entry] descending; tmp is scratch of n */
 void hist_sort_desc(uint32_t *order, uint32_t *tmp, size_t n, uint64_t *key);
+/* Stable: order[] by key[entry] ascending */
+void hist_sort_asc(uint32_t *order, uint32_t *tmp, size_t n, const uint64_t *key);
 
 #endif

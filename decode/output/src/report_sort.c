@@ -34,6 +34,11 @@ static void radix_by(uint32_t *order, uint32_t *tmp, size_t n, const uint64_t *k
 	}
 }
 
+void hist_sort_asc(uint32_t *order, uint32_t *tmp, size_t n, const uint64_t *key)
+{
+	radix_by(order, tmp, n, key);
+}
+
 void hist_sort_desc(uint32_t *order, uint32_t *tmp, size_t n, uint64_t *key)
 {
 	for (size_t i = 0; i < n; i++)

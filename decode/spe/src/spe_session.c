@@ -410,12 +410,31 @@ static int merge_queues(struct run *r, struct queue_slot **tab, bool final)
 			if (dry_key < b->key || (dry_key == b->key && dry_idx < b->idx))
 				note_reorder(r);
 		}
-		rc = emit(r, &b->q, b->head);
-		if (rc < 0)
-			break;
-		rc = pull(r, b);
-		if (rc < 0)
-			break;
+		if (PMT_OPTS_HAS(r->o, prefetch_fn) && r->o->prefetch_fn && !b->lane) {
+			/* records are values: the current one outlives the pull of the next */
+			struct pmt_spe_record cur = *b->head;
+
+			rc = pull(r, b);
+			if (rc < 0)
+				break;
+			if (b->has_pending)
+				r->o->prefetch_fn(b->head->from_ip, r->ctx);
+			rc = emit(r, &b->q, &cur);
+			if (rc < 0)
+				break;
+		} else {
+			/* a worker's span holds the next record already: no pull ahead, so
+			 * its chunk is released exactly where -j 1 releases it */
+			if (PMT_OPTS_HAS(r->o, prefetch_fn) && r->o->prefetch_fn &&
+			    b->span_at < b->span.n)
+				r->o->prefetch_fn(b->span.rec[b->span_at].from_ip, r->ctx);
+			rc = emit(r, &b->q, b->head);
+			if (rc < 0)
+				break;
+			rc = pull(r, b);
+			if (rc < 0)
+				break;
+		}
 		if (!b->has_pending) {
 			memmove(act + best, act + best + 1, (n - best - 1) * sizeof(*act));
 			n--;

@@ -9,20 +9,31 @@
 #include <unistd.h>
 
 #include "pmutrace/common.h"
+#include "pmutrace/dynlib.h"
 
 #include "debuginfod.h"
 
+/* libdebuginfod (with curl, gnutls and Kerberos behind it) is loaded by the first file no
+ * local place has, not at start-up: most runs never ask a server */
+#define DBGD_FUNCS(X, api)                                                                 \
+	X(api, debuginfod_begin) X(api, debuginfod_end) X(api, debuginfod_set_user_data)   \
+	X(api, debuginfod_get_user_data) X(api, debuginfod_get_url)                        \
+	X(api, debuginfod_set_progressfn) X(api, debuginfod_find_debuginfo)                \
+	X(api, debuginfod_find_executable)
+PMT_DYNLIB_DEFINE(dbgd_api, "libdebuginfod.so.1", DBGD_FUNCS);
+
 struct dbgd {
-	debuginfod_client *client;
+	debuginfod_client *client; /* NULL until the first query */
 	int progress_shown;    /* a progress line is on the terminal: end it */
 	int unreachable;       /* -errno of a failure that is no "not there": ask no more */
+	char why[1024];        /* the client could not be made: why (a pmt_diag message) */
 };
 
 /* Downloads can take minutes: say what is fetched and how far, on a terminal only */
 static int progress(debuginfod_client *c, long done, long total)
 {
-	struct dbgd *d = debuginfod_get_user_data(c);
-	const char *url = debuginfod_get_url(c);
+	struct dbgd *d = dbgd_api.debuginfod_get_user_data(c);
+	const char *url = dbgd_api.debuginfod_get_url(c);
 
 	if (total > 0)
 		fprintf(stderr, "\rdebuginfod: %s: %ld of %ld kB ", url ? url : "", done / 1024,
@@ -35,7 +46,6 @@ static int progress(debuginfod_client *c, long done, long total)
 
 struct dbgd *dbgd_new(const char *urls)
 {
-	struct dbgd *d;
 	const char *env;
 
 	if (urls && !*urls)
@@ -46,25 +56,39 @@ struct dbgd *dbgd_new(const char *urls)
 	env = getenv("DEBUGINFOD_URLS");
 	if (!env || !*env)
 		return NULL;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return NULL;
-	d->client = debuginfod_begin();
+	return calloc(1, sizeof(struct dbgd));
+}
+
+/* the client, made by the first query; NULL with d->why said once as a warning */
+static debuginfod_client *client(struct dbgd *d)
+{
+	struct pmt_diag diag = PMT_DIAG_INIT;
+
+	if (d->client || d->why[0])
+		return d->client;
+	if (pmt_dynlib_load(&dbgd_api_lib, "debuginfod", &diag) < 0) {
+		snprintf(d->why, sizeof(d->why), "%s", diag.msg);
+	} else {
+		d->client = dbgd_api.debuginfod_begin();
+		if (!d->client)
+			snprintf(d->why, sizeof(d->why), "debuginfod: no client (out of memory)");
+	}
 	if (!d->client) {
-		free(d);
+		pmt_warn("%s; files found nowhere else have no symbols", d->why);
 		return NULL;
 	}
-	debuginfod_set_user_data(d->client, d);
+	dbgd_api.debuginfod_set_user_data(d->client, d);
 	if (isatty(STDERR_FILENO))
-		debuginfod_set_progressfn(d->client, progress);
-	return d;
+		dbgd_api.debuginfod_set_progressfn(d->client, progress);
+	return d->client;
 }
 
 void dbgd_free(struct dbgd *d)
 {
 	if (!d)
 		return;
-	debuginfod_end(d->client);
+	if (d->client)
+		dbgd_api.debuginfod_end(d->client);
 	free(d);
 }
 
@@ -82,9 +106,13 @@ int dbgd_fetch(struct dbgd *d, const uint8_t *build_id, size_t n, enum dbgd_kind
 			 strerror(-d->unreachable));
 		return 0;
 	}
+	if (!client(d)) {
+		snprintf(why, why_size, "%s", d->why);
+		return 0;
+	}
 	fd = kind == DBGD_DEBUGINFO
-		     ? debuginfod_find_debuginfo(d->client, build_id, (int)n, &got)
-		     : debuginfod_find_executable(d->client, build_id, (int)n, &got);
+		     ? dbgd_api.debuginfod_find_debuginfo(d->client, build_id, (int)n, &got)
+		     : dbgd_api.debuginfod_find_executable(d->client, build_id, (int)n, &got);
 	if (d->progress_shown) {
 		fputs("\r\033[K", stderr);
 		d->progress_shown = 0;

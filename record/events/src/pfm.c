@@ -7,7 +7,14 @@
 
 #include <perfmon/pfmlib_perf_event.h>
 
+#include "pmutrace/dynlib.h"
 #include "pmutrace/events.h"
+
+/* libpfm4 is loaded by --pfm-events only: relocating its event tables cost every other
+ * command ~0.6 ms and 300 page faults at start-up */
+#define PFM_FUNCS(X, api)                                                                  \
+	X(api, pfm_initialize) X(api, pfm_strerror) X(api, pfm_get_perf_event_encoding)
+PMT_DYNLIB_DEFINE(pfm, "libpfm.so.4", PFM_FUNCS);
 
 /* the kernel's bitfield word of perf_event_attr from libpfm4's own struct (its header has
  * the kernel's layout; pmutrace keeps the word as flags) */
@@ -45,7 +52,7 @@ static int encode(struct pmt_evsel *e, const struct pmt_pmus *pmus, const char *
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	/* perf's default: user and kernel, unless the event's u/k modifiers say otherwise */
-	ret = pfm_get_perf_event_encoding(ev, PFM_PLM0 | PFM_PLM3, &a, NULL, NULL);
+	ret = pfm.pfm_get_perf_event_encoding(ev, PFM_PLM0 | PFM_PLM3, &a, NULL, NULL);
 	if (ret != PFM_SUCCESS) {
 		/* perf prints the whole option; the event is what the user must fix */
 		bool whole = !strcmp(ev, str);
@@ -54,7 +61,7 @@ static int encode(struct pmt_evsel *e, const struct pmt_pmus *pmus, const char *
 				    NULL, PMT_DIAG_NO_OFFSET,
 				    "--pfm-events: event '%s'%s%s%s: libpfm4: %s%s", ev,
 				    whole ? "" : " (in '", whole ? "" : str, whole ? "" : "')",
-				    pfm_strerror(ret),
+				    pfm.pfm_strerror(ret),
 				    ret == PFM_ERR_NOTFOUND
 					    ? " (libpfm4's showevtinfo lists the events of this CPU; "
 					      "LIBPFM_FORCE_PMU=NAME picks another PMU model)"
@@ -81,10 +88,14 @@ int pmt_events_parse_pfm(struct pmt_evlist *l, const struct pmt_pmus *pmus, cons
 	int ret, grp = -1, added = 0; /* grp: -1 outside a group, else members seen so far */
 	uint32_t leader = 0;
 
-	ret = pfm_initialize();
+	ret = pmt_dynlib_load(&pfm_lib, "--pfm-events", diag);
+	if (ret < 0)
+		return ret;
+	ret = pfm.pfm_initialize();
 	if (ret != PFM_SUCCESS)
 		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
-				    "--pfm-events: libpfm4 failed to initialize: %s", pfm_strerror(ret));
+				    "--pfm-events: libpfm4 failed to initialize: %s",
+				    pfm.pfm_strerror(ret));
 	copy = p = strdup(str);
 	if (!copy)
 		return -PMT_ENOMEM;

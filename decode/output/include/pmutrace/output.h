@@ -175,6 +175,11 @@ PMT_API void pmt_hist_set_percent_limit(struct pmt_hist *h, float pcnt, bool aft
  * pmutrace does not do yet, the word named in diag */
 PMT_API int pmt_hist_callgraph_check(const char *spec, struct pmt_diag *diag);
 PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
+/* the n samples of one record (a pmt_spe_run_opts record_fn's), as pmt_hist_add of each:
+ * one call per record on report's hot path */
+PMT_API int pmt_hist_add_record(struct pmt_hist *h, const struct pmt_spe_sample *s, int n);
+/* a hint: a record at ip follows (pmt_spe_run_opts' prefetch_fn) */
+PMT_API void pmt_hist_prefetch(const struct pmt_hist *h, uint64_t ip);
 /* a sample of a thread --pid/--tid leave out: counted in the event's totals only, as
  * perf's filtered hist entries are */
 PMT_API int pmt_hist_add_hidden(struct pmt_hist *h, const struct pmt_spe_sample *s);

@@ -366,6 +366,12 @@ struct pmt_spe_run_opts {
 	/* threads that decode the AUX queues' packets into records while this thread merges
 	 * them (0: none); the samples and their order are the same for every value */
 	uint32_t decode_threads;
+	/* optional: the address of a CPU's next record, decoded before the samples of its
+	 * current one go to fn or record_fn (with fn's ctx): a hint to start loading what
+	 * they will need, which then arrives while the current record is counted (report's
+	 * address cache: the lookup was a cache miss per record). Per-CPU queues merged by
+	 * time only. */
+	void (*prefetch_fn)(uint64_t ip, void *ctx);
 };
 typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 /* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for
