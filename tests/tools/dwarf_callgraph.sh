@@ -8,10 +8,10 @@ command -v gcc >/dev/null || { echo "SKIP: no compiler"; exit 77; }
 command -v zstd >/dev/null || { echo "SKIP: no zstd"; exit 77; }
 # Some recordings (not all) make perf 7.3 print the graph below a Children entry (an
 # inlined function's, or msort's that holds it) with bare addresses (0x7f...) where its
-# other entries name the same frames: such entries (header and graph, up to the blank
-# line), and only those, are left out of both outputs.
+# other entries name the same frames, the bare address last or not: such entries (header
+# and graph, up to the blank line), and only those, are left out of both outputs.
 drop_raw_inline_graphs() {
-	awk 'BEGIN { RS = ""; ORS = "\n\n" } /(--|\n[ |]*)0x[0-9a-f]+\n/ {
+	awk 'BEGIN { RS = ""; ORS = "\n\n" } /(--|\n[ |]*)0x[0-9a-f]+(\n|$)/ {
 		split($0, l, "\n"); print l[1] }' "$T/theirs" >"$T/raw"
 	for x in theirs ours; do
 		awk -v raw="$T/raw" 'BEGIN { RS = ""; ORS = "\n\n"
