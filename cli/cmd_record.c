@@ -627,9 +627,11 @@ int cmd_record(int argc, char **argv)
 		pmt_record_plan_print(stdout, &plan);
 		/* the counting events as perf stat -vv prints them, after a line that says so */
 		if (ro.counts) {
+			int32_t tid = o.target == PMT_TARGET_PID || o.target == PMT_TARGET_TID
+					      ? ro.pid : 0;
+
 			printf("counting events (perf stat -vv's layout):\n");
-			pmt_count_plan_print(stdout, &cplan, o.target == PMT_TARGET_PID ||
-							     o.target == PMT_TARGET_TID ? ro.pid : 0);
+			pmt_count_plan_print(stdout, &cplan, &tid, 1);
 		}
 	}
 	if (dry_run) {

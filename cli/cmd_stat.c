@@ -296,6 +296,28 @@ static int end_of_run(struct run *r, const struct pmt_count_opts *o, char **argv
 	return 0;
 }
 
+/* The threads of -p, -t and --per-thread -a, listed once before the workload is forked (the
+ * workload is not one of them) and kept for every run of -r, as the aggregation's threads
+ * are the first run's; -v prints the opens of these. A workload's thread is its fork's. */
+static int list_threads(struct run *r, const struct pmt_count_opts *o, int32_t pid)
+{
+	struct pmt_diag d = PMT_DIAG_INIT;
+
+	if (o->target == PMT_COUNT_ALL_THREADS)
+		r->nthreads = pmt_count_all_threads(&r->threads, &d);
+	else if (o->target == PMT_COUNT_PID)
+		r->nthreads = pmt_count_task_threads(pid, &r->threads, &d);
+	else if (o->target == PMT_COUNT_TID || o->target == PMT_COUNT_WORKLOAD) {
+		r->threads = malloc(sizeof(*r->threads));
+		if (!r->threads)
+			return PMT_EXIT_ERROR;
+		/* a workload's pid is 0 until count() forks it (--dry-run forks none) */
+		r->threads[0] = o->target == PMT_COUNT_TID ? pid : 0;
+		r->nthreads = 1;
+	}
+	return r->nthreads < 0 ? pmt_cli_fail_diag("stat", &d) : 0;
+}
+
 static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int argc,
 		 int32_t pid, int cli_argc, char **cli_argv, const char *outpath)
 {
@@ -307,13 +329,6 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 	struct rusage ru = { 0 };
 
 	r->wl.pid = -1;
-	/* perf lists the threads before it forks the workload: the workload is not one; and
-	 * once for every run of -r, as the aggregation's threads are the first run's */
-	if (o->target == PMT_COUNT_ALL_THREADS && !r->threads) {
-		r->nthreads = pmt_count_all_threads(&r->threads, &d);
-		if (r->nthreads < 0)
-			return pmt_cli_fail_diag("stat", &d);
-	}
 	if (argc > 0 && pmt_workload_prepare(&r->wl, argv, &d) < 0)
 		return pmt_cli_fail_diag("stat", &d);
 	if (o->target == PMT_COUNT_WORKLOAD) {
@@ -322,16 +337,6 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 		if (!r->threads)
 			return PMT_EXIT_ERROR;
 		r->threads[0] = r->wl.pid;
-		r->nthreads = 1;
-	} else if (o->target == PMT_COUNT_PID && !r->threads) {
-		r->nthreads = pmt_count_task_threads(pid, &r->threads, &d);
-		if (r->nthreads < 0)
-			return pmt_cli_fail_diag("stat", &d);
-	} else if (o->target == PMT_COUNT_TID && !r->threads) {
-		r->threads = malloc(sizeof(*r->threads));
-		if (!r->threads)
-			return PMT_EXIT_ERROR;
-		r->threads[0] = pid;
 		r->nthreads = 1;
 	}
 	if (pmt_counter_open_weak(&r->plan, r->threads, (uint32_t)r->nthreads, true, &r->ctr,
@@ -755,14 +760,12 @@ int cmd_stat(int argc, char **argv)
 	/* -v: perf's pr_debug lines (a weak group split) */
 	if (verbose > 0 && pmt_log_get_level() < PMT_LOG_DEBUG)
 		pmt_log_set_level(PMT_LOG_DEBUG);
-	if (verbose > 0)
-		pmt_count_plan_print(stdout, &r.plan, o.target == PMT_COUNT_WORKLOAD ? 0 : pid);
-	if (dry_run) {
-		rc = PMT_EXIT_OK;
-	} else {
+	rc = verbose > 0 || !dry_run ? list_threads(&r, &o, pid) : PMT_EXIT_OK;
+	if (verbose > 0 && rc == PMT_EXIT_OK)
+		pmt_count_plan_print(stdout, &r.plan, r.threads, (uint32_t)r.nthreads);
+	if (!dry_run && rc == PMT_EXIT_OK) {
 		if (!r.runs)
 			r.runs = 1;
-		rc = PMT_EXIT_OK;
 		for (r.run = 0; r.run < r.runs && rc == PMT_EXIT_OK && !stop_requested; r.run++) {
 			rc = count(&r, &o, argv + optind, argc - optind, pid, argc, argv, outpath);
 			pmt_counter_free(r.ctr);

@@ -10,10 +10,14 @@
 set -eu
 P=$1 ORC=$2 SHARED=${3:-}
 . "$(dirname "$0")/x86_perf73_setup.sh"
-# a live process for -p/-t
-sleep 120 &
+# a live process of known threads for -p/-t (tests/stat/thread_work.c: the main thread and
+# three that wait), whose tids the open lines keep
+cc -O2 -pthread -o "$T/tw" "$HERE/../stat/thread_work.c"
+"$T/tw" 3 >"$T/ready" &
 LIVE=$!
 trap 'kill $LIVE 2>/dev/null; rm -rf "$T"' EXIT
+for i in $(seq 100); do grep -q ready "$T/ready" && break; sleep 0.1; done
+LIVE_TIDS=$(ls /proc/$LIVE/task | sort -n | tr '\n' ' ')
 
 # attr blocks, one "--" after each, consecutive repeats collapsed; the numbers are compared,
 # not the annotations in parentheses (pmutrace names a PMU type by its PERF_TYPE_*)
@@ -22,14 +26,28 @@ blocks() {
 	     /^-----/ { if (p) { if (b != last) printf "%s--\n", b; last = b } p = 0; next }
 	     p { sub(/ \(.*\)$/, ""); b = b $0 "\n" }' "$1"
 }
-# the open lines: pid (a workload's is PID: pmutrace --dry-run forks none and prints 0),
-# cpu, and whether a group member
+# the open lines: pid (a workload's is PID: pmutrace --dry-run forks none and prints 0;
+# the live process's threads are kept), cpu, and whether a group member
 opens() {
 	sed -n 's/^sys_perf_event_open: pid \([-0-9]*\)  cpu \([-0-9]*\)  group_fd \([-0-9A-Z]*\).*/\1 \2 \3/p' "$1" |
-		awk -v live="$LIVE" '{ pid = ($1 > 0 && $1 != live) || $1 == "0" ? "PID" : $1; print pid, $2, ($3 == "-1" ? "leader" : "member") }'
+		awk -v live="$LIVE_TIDS" 'BEGIN { split(live, l, " "); for (i in l) tid[l[i]] = 1 }
+		     { pid = ($1 > 0 && !($1 in tid)) || $1 == "0" ? "PID" : $1; print pid, $2, ($3 == "-1" ? "leader" : "member") }'
+}
+# --per-thread -a: the threads of /proc differ between two runs (each tool's own, a thread
+# perf found gone and left out before it opened the event again), so the open lines are
+# compared on the threads both listed: "BLOCK PID cpu group" per distinct attr, a repeated
+# attr's earlier lines dropped (perf's retry without a vanished thread)
+thread_opens() {
+	awk '/^perf_event_attr:/ { p = 1; b = ""; next }
+	     /^-----/ { if (p) { if (b != last) k++; else { for (i = 1; i <= n[k]; i++) delete seen[k, i]; n[k] = 0 }
+			 last = b } p = 0; next }
+	     p { sub(/ \(.*\)$/, ""); b = b $0 "\n"; next }
+	     /^sys_perf_event_open: pid/ { seen[k, ++n[k]] = k " " $3 " " $5 " " $7 }
+	     END { for (j = 1; j <= k; j++) for (i = 1; i <= n[j]; i++) print seen[j, i] }' "$1"
 }
 n=0 fail=0
-check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open lines
+check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open lines, threads
+	# on the threads both tools listed (--per-thread -a)
 	fs=$1 cmp_opens=$2
 	shift 2
 	args=$(echo "$*" | sed "s/@PID/$LIVE/g")
@@ -67,6 +85,33 @@ check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open line
 		echo "FAIL [$fs] $args: attrs differ (perf < > pmutrace)"
 		diff "$T/perf.attrs" "$T/pmt.attrs" | head -20
 		fail=$((fail + 1))
+	elif [ "$cmp_opens" = threads ]; then
+		thread_opens "$T/perf.out" >"$T/perf.opens"
+		thread_opens "$T/pmt.out" >"$T/pmt.opens"
+		# each tool's lines of the threads both opened, in its own order
+		grep -xFf "$T/pmt.opens" "$T/perf.opens" >"$T/perf.both" || true
+		grep -xFf "$T/perf.opens" "$T/pmt.opens" >"$T/pmt.both" || true
+		nb=$(grep -c '^perf_event_attr:' "$T/pmt.out")
+		for tid in $LIVE_TIDS; do
+			if [ "$(grep -c "^[0-9]* $tid -1 -1\$" "$T/pmt.both")" != "$nb" ]; then
+				echo "FAIL [$fs] $args: thread $tid of the live process not opened once per attr by both"
+				fail=$((fail + 1))
+				return
+			fi
+		done
+		if awk '$3 != -1 || $4 != -1 { bad = 1 } END { exit !bad }' "$T/pmt.opens"; then
+			echo "FAIL [$fs] $args: an open not on cpu -1 without a group"
+			fail=$((fail + 1))
+		elif ! cmp -s "$T/perf.both" "$T/pmt.both"; then
+			echo "FAIL [$fs] $args: the threads both listed opened in another order (perf < > pmutrace)"
+			diff "$T/perf.both" "$T/pmt.both" | head -10
+			fail=$((fail + 1))
+		elif [ "$(wc -l <"$T/pmt.both")" -lt $(($(wc -l <"$T/pmt.opens") * 3 / 4)) ]; then
+			# most of /proc outlives both runs: a list mostly of other threads is not /proc's
+			echo "FAIL [$fs] $args: perf opened few of pmutrace's threads:"
+			grep -vxFf "$T/perf.opens" "$T/pmt.opens" | head -5
+			fail=$((fail + 1))
+		fi
 	elif [ "$cmp_opens" = yes ]; then
 		opens "$T/perf.out" >"$T/perf.opens"
 		opens "$T/pmt.out" >"$T/pmt.opens"
@@ -97,6 +142,13 @@ check host yes -x, -e task-clock -- /bin/true
 check host yes -e cpu-clock:u -- /bin/true
 check host yes -e task-clock:k -a
 check host yes -e page-faults:uk -t @PID -- /bin/sleep 0.1
+# -p and --per-thread: the attr once per event, then an open per thread of the process
+check host yes -e task-clock,page-faults -p @PID -- /bin/sleep 0.1
+check host yes --per-thread -e task-clock,context-switches -p @PID -- /bin/sleep 0.1
+check host yes --per-thread -e {task-clock,page-faults} -p @PID -- /bin/sleep 0.1
+check host yes --per-thread -e page-faults -t @PID -- /bin/sleep 0.1
+# --per-thread -a: every thread of /proc in its order for each event
+check host threads --per-thread -a -e task-clock,page-faults
 check host yes -e dummy -- /bin/true
 check host yes -e minor-faults,major-faults -- /bin/true
 # groups: members on their leader's fd, ID|GROUP, only the leader disabled

@@ -118,13 +118,20 @@ void pmt_count_plan_fini(struct pmt_count_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, int pid)
+void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, const int32_t *threads,
+			  uint32_t nr_threads)
 {
 	static const char dashes[] =
 		"------------------------------------------------------------\n";
+	static const int32_t no_thread = -1;
 
+	/* per CPU the kernel is given pid -1 whatever the target */
+	if (p->per_cpu || !threads || !nr_threads) {
+		threads = &no_thread;
+		nr_threads = 1;
+	}
 	/* perf 7.3 opens CPU by CPU, every event on each (evlist__for_each_cpu), and prints
-	 * the attr before each open */
+	 * the attr once before it opens that event on every thread of its map */
 	for (uint32_t c = 0; c < p->nr_cpus; c++) {
 		for (uint32_t i = 0; i < p->ev.nr; i++) {
 			const struct pmt_evsel *e = &p->ev.ev[i];
@@ -135,9 +142,10 @@ void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, int pid)
 			fputs("perf_event_attr:\n", fp);
 			pmt_perf_attr_print(fp, &e->attr, e->pmu ? e->pmu->name : NULL);
 			fputs(dashes, fp);
-			fprintf(fp, "sys_perf_event_open: pid %d  cpu %d  group_fd %s  flags 0x8\n",
-				p->per_cpu ? -1 : pid, p->cpu[c],
-				e->leader == i || e->leader >= p->ev.nr ? "-1" : "LEADER");
+			for (uint32_t t = 0; t < nr_threads; t++)
+				fprintf(fp, "sys_perf_event_open: pid %d  cpu %d  group_fd %s  "
+					"flags 0x8\n", (int)threads[t], p->cpu[c],
+					e->leader == i || e->leader >= p->ev.nr ? "-1" : "LEADER");
 		}
 	}
 }

@@ -63,9 +63,11 @@ PMT_API int pmt_count_plan_build(struct pmt_count_plan *plan, struct pmt_evlist 
 				 const struct pmt_pmus *pmus, const struct pmt_count_opts *o,
 				 struct pmt_diag *diag);
 PMT_API void pmt_count_plan_fini(struct pmt_count_plan *plan);
-/* the attrs in perf stat -vv's layout, one per event and CPU as perf opens them; pid is
- * the workload's or target's (-1 for CPUs) */
-PMT_API void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *plan, int pid);
+/* the attrs in perf stat -vv's layout, one per event and CPU as perf opens them, each
+ * followed by an open line per thread (threads: the pids the kernel is given, 0 for a
+ * workload not yet forked; ignored per CPU, where the pid is -1) */
+PMT_API void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *plan,
+				  const int32_t *threads, uint32_t nr_threads);
 /* perf's scale of an event: 1e-6 and "msec" for cpu-clock and task-clock */
 PMT_API double pmt_count_scale(const struct pmt_evsel *e, const char **unit);
 
