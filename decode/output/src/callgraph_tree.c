@@ -288,9 +288,10 @@ static int srcline_text(struct cg *g, const char *file, unsigned line, const cha
 }
 
 /* a function frame's source line (perf's callchain_srcline and get_srcline): the line its
- * inlined callee is called from (outer), or the address's line; without one the srcline
- * key has "??:0" and the address key the offset in the symbol ("+N") or the file and
- * address ("libc.so.6[2724a]"), no line when the address has no file */
+ * inlined callee is called from (outer), or the address's line; where addr2line finds
+ * nothing either the srcline key has "??:0" and the address key the offset in the symbol
+ * ("+N") or the file and address ("libc.so.6[2724a]"), no line when the address has no
+ * file */
 static int frame_srcline(struct cg *g, struct pmt_symbols *syms, const struct pmt_sym_loc *loc,
 			 uint64_t ip, const struct pmt_inline_frame *outer, const char **out)
 {
@@ -305,10 +306,12 @@ static int frame_srcline(struct cg *g, struct pmt_symbols *syms, const struct pm
 	if (outer)
 		return srcline_text(g, outer->file, outer->line, out);
 	/* where the line table has no row perf asks addr2line, which may name the file of the
-	 * STT_FILE symbol before the function with line 0 (":0" for an empty name) */
+	 * STT_FILE symbol before the function with line 0 (":0" for an empty name) or none:
+	 * its "??" is still an answer, so "??:0" under the address key too (perf 7.3 on
+	 * _start of a program whose crt1.o has no line table), not the offset */
 	rc = pmt_symbols_srcline_perf(syms, loc, &file, &line, &vaddr);
-	if (rc == 1 || (rc == 2 && file))
-		return srcline_text(g, file, line, out);
+	if (rc == 1 || rc == 2)
+		return srcline_text(g, file ? file : "??", line, out);
 	/* perf 6.1 had no text for an unknown line (its frames then compare by function) */
 	if (g->key == CG_KEY_SRCLINE)
 		return g->compat >= 602 ? keep_text(g, out, "??:0") : 0;

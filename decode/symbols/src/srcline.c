@@ -11,6 +11,7 @@
 
 #include "srcline.h"
 #include "srcline_a2l.h"
+#include "symbols_int.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
@@ -127,18 +128,69 @@ int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned
 	return 1;
 }
 
+static uint32_t name_slot(const char *link, uint32_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)link * 0x9e3779b97f4a7c15ULL;
+
+	return (uint32_t)(h >> 32) & (cap - 1);
+}
+
+static int names_grow(struct srcline *sl)
+{
+	uint32_t cap = sl->names_cap ? sl->names_cap * 2 : 64;
+	struct srcline_name *old = sl->names, *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -PMT_ENOMEM;
+	for (uint32_t i = 0; i < sl->names_cap; i++) {
+		uint32_t h;
+
+		if (!old[i].link)
+			continue;
+		h = name_slot(old[i].link, cap);
+		while (t[h].link)
+			h = (h + 1) & (cap - 1);
+		t[h] = old[i];
+	}
+	free(old);
+	sl->names = t;
+	sl->names_cap = cap;
+	return 0;
+}
+
+/* a C++ linkage name demangled as flags say, once per name (kept by libdw's string, which
+ * is one per name of the file): link itself when it is none, or when memory runs out */
+static const char *demangled(struct srcline *sl, const char *link, unsigned flags)
+{
+	char buf[4096];
+	const char *d;
+	uint32_t h;
+
+	if (sl->names_n * 2 >= sl->names_cap && names_grow(sl) < 0)
+		return link;
+	for (h = name_slot(link, sl->names_cap); sl->names[h].link; h = (h + 1) & (sl->names_cap - 1))
+		if (sl->names[h].link == link)
+			return sl->names[h].name;
+	d = elf_demangle(link, flags, buf, sizeof(buf));
+	if (d != link && !(d = strdup(d)))
+		return link;
+	sl->names[h] = (struct srcline_name){ link, d };
+	sl->names_n++;
+	return d;
+}
+
 /* A function's name as perf 7.3 and binutils' addr2line print it: its linkage name where
- * it has one (glibc's __GI_ names of hidden aliases), else the source's; an inlined
- * instance has neither of its own, its abstract origin (DW_AT_abstract_origin, through
- * DW_AT_specification) does. A C++ linkage name stays unused: perf prints it demangled,
- * and the source's name is the nearer text of the two here. */
-static const char *scope_name(Dwarf_Die *die)
+ * it has one (glibc's __GI_ names of hidden aliases; a C++ one demangled as perf demangles
+ * the symbols, raw under --no-demangle), else the source's; an inlined instance has
+ * neither of its own, its abstract origin (DW_AT_abstract_origin, through
+ * DW_AT_specification) does. */
+static const char *scope_name(struct srcline *sl, Dwarf_Die *die, unsigned flags)
 {
 	Dwarf_Attribute at;
 	const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at));
 
-	if (link && strncmp(link, "_Z", 2))
-		return link;
+	if (link)
+		return strncmp(link, "_Z", 2) ? link : demangled(sl, link, flags);
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
 }
 
@@ -206,8 +258,8 @@ int srcline_find_perf(struct srcline *sl, uint64_t vaddr, const char **file, uns
 	return 2;
 }
 
-static int inlines_walk(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
-			unsigned max)
+static int inlines_walk(struct srcline *sl, uint64_t vaddr, unsigned flags,
+			struct pmt_inline_frame *fr, unsigned max)
 {
 	Dwarf_Addr bias = 0, addr;
 	Dwarf_Die *cu, *scopes = NULL, inner;
@@ -236,7 +288,7 @@ static int inlines_walk(struct srcline *sl, uint64_t vaddr, struct pmt_inline_fr
 
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		fr[n].func = scope_name(&scopes[i]);
+		fr[n].func = scope_name(sl, &scopes[i], flags);
 		fr[n].file = file;
 		fr[n].line = line;
 		n++;
@@ -287,8 +339,8 @@ static int memo_grow(struct srcline *sl)
 	return 0;
 }
 
-int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
-		    unsigned max)
+int srcline_inlines(struct srcline *sl, uint64_t vaddr, unsigned flags,
+		    struct pmt_inline_frame *fr, unsigned max)
 {
 	struct pmt_inline_frame got[MEMO_FRAMES];
 	uint32_t h;
@@ -305,7 +357,7 @@ int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame 
 				return n;
 			}
 	}
-	n = inlines_walk(sl, vaddr, got, MEMO_FRAMES);
+	n = inlines_walk(sl, vaddr, flags, got, MEMO_FRAMES);
 	/* a full array may have been cut: such addresses are not kept */
 	if (n < MEMO_FRAMES && ((sl->memo_n + 1) * 2 <= sl->memo_cap || memo_grow(sl) == 0)) {
 		if (sl->pool_n + (uint32_t)n > sl->pool_cap) {
@@ -348,5 +400,9 @@ void srcline_close(struct srcline *sl)
 		dwfl_end(sl->dwfl);
 	free(sl->memo);
 	free(sl->pool);
+	for (uint32_t i = 0; i < sl->names_cap; i++)
+		if (sl->names[i].name != sl->names[i].link)
+			free((char *)sl->names[i].name);
+	free(sl->names);
 	memset(sl, 0, sizeof(*sl));
 }

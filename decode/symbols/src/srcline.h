@@ -23,6 +23,12 @@ struct srcline_var {
 	unsigned line;
 };
 
+/* a C++ linkage name of the DWARF and its demangling (the same pointer when it has none) */
+struct srcline_name {
+	const char *link;     /* libdw's string, valid while the Dwfl is; NULL: an empty slot */
+	const char *name;
+};
+
 struct srcline {
 	struct Dwfl *dwfl;
 	struct Dwfl_Module *mod;
@@ -36,6 +42,8 @@ struct srcline {
 	size_t nvars;
 	int vars_read;
 	struct a2l_symtab *a2l; /* read on the first address without a line or variable */
+	struct srcline_name *names; /* open addressing by link, a power of two */
+	uint32_t names_cap, names_n;
 };
 
 /* 0, -PMT_ENOMEM, or -PMT_EFORMAT when libdw cannot take the file */
@@ -49,9 +57,11 @@ int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned
  * addr2line names (NULL: "??") and line 0, 0 when perf has no source line */
 int srcline_find_perf(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line);
 /* The inlined calls vaddr is in, innermost first, up to max (addr2line -i -f): how many
- * frames were filled, 0 when the debug info places no function there. */
-int srcline_inlines(struct srcline *sl, uint64_t vaddr, struct pmt_inline_frame *fr,
-		    unsigned max);
+ * frames were filled, 0 when the debug info places no function there. A C++ function is
+ * named by its linkage name demangled as elf_demangle() does with flags (ELF_LOAD_*);
+ * flags must be the same on every call for one sl (its answers are kept). */
+int srcline_inlines(struct srcline *sl, uint64_t vaddr, unsigned flags,
+		    struct pmt_inline_frame *fr, unsigned max);
 /* Whether perf 7.3 finds vaddr's inlined calls with libdw: its libdw__addr2line looks the
  * module up by the file's own address (dwfl_addrmodule(vaddr)) where libdwfl placed the
  * file offline at 0x10000 on, so an address below the placement (most of a small

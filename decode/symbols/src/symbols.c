@@ -762,10 +762,9 @@ int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 	struct srcline *sl;
 	int n;
 
-	(void)s;
 	if (va == UINT64_MAX || !frames || !(sl = dso_lines((struct dso *)loc->dso_id)))
 		return 0;
-	n = srcline_inlines(sl, va, frames, max);
+	n = srcline_inlines(sl, va, s->load_flags, frames, max);
 	/* perf's new_inline_sym(): a frame by another name than the symbol's is an inlined
 	 * one, a frame by its name the symbol itself; only binutils' frames
 	 * (srcline_perf_libdw) name the holding function, libdw's take the symbol */
