@@ -76,11 +76,17 @@ static int synthesize_plt_got(struct elf_file *f, struct elf_symtab *t, unsigned
 		return 0;
 	offset_as_mapped(t, &pg);
 	code = elf_getdata(pg_scn, NULL);
+	/* a damaged header's size counts only the bytes the file holds (a size of 2^32
+	 * made 2^32 / entsize names) */
+	if (!code || !code->d_buf)
+		return 0;
+	if (pg.sh_size > code->d_size)
+		pg.sh_size = code->d_size;
 	rd_scn = f->eh.e_machine == EM_X86_64 ? elf_section_by_name(f, ".rela.dyn", &rd, NULL) : NULL;
 	if (code && rd_scn && rd.sh_link && rd.sh_entsize &&
 	    (ds_scn = elf_getscn(f->elf, rd.sh_link)) && gelf_getshdr(ds_scn, &ds) && ds.sh_link &&
 	    (rels = elf_getdata(rd_scn, NULL)) && (syms = elf_getdata(ds_scn, NULL))) {
-		size_t nr = rd.sh_size / rd.sh_entsize;
+		size_t nr = (rd.sh_size < rels->d_size ? rd.sh_size : rels->d_size) / rd.sh_entsize;
 
 		v = malloc((nr ? nr : 1) * sizeof(*v));
 		if (!v)
@@ -97,7 +103,7 @@ static int synthesize_plt_got(struct elf_file *f, struct elf_symtab *t, unsigned
 		const char *sn = NULL;
 		uint32_t disp = 0;
 
-		if (v && code->d_buf && i < code->d_size)
+		if (v && i < code->d_size)
 			disp = plt_got_disp((const uint8_t *)code->d_buf + i, code->d_size - i);
 		if (disp) {
 			struct rela_dyn_ent key = { pg.sh_addr + (uint64_t)code->d_off + i + disp, 0 };
