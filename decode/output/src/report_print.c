@@ -147,7 +147,7 @@ static inline void prefetch_entry(const struct hent *e, unsigned ev)
 
 /* hists__calc_col_len: the header, the widest entry (a symbol counts without an object's
  * offset), 22 for an unresolved symbol, and 16 for the DSO column when an entry's (first)
- * sample had no symbol, whatever the keys */
+ * sample had no symbol, whatever the keys, unless a --dsos list is given */
 static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, enum key k,
 			  unsigned ev)
 {
@@ -174,7 +174,8 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 			l = v[i]->comm_width;
 		else
 			l = (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
-		if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)) && l < 16)
+		/* hists__set_unres_dso_col_len: not with a --dsos list */
+		if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)) && l < 16 && !h->dso_list)
 			l = 16;
 		if (l > w)
 			w = l;
