@@ -507,29 +507,47 @@ static int setup_metrics(struct run *r)
 	return 0;
 }
 
-/* -M without -e: the events the metrics read, as perf stat -M opens them */
-static int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *pmus,
-			 const struct pmt_events_opts *eo, struct pmt_diag *d)
+/* the plan's count inputs named id (all for NULL) not listed yet, appended to list */
+static size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t n)
 {
-	size_t len = 1, n = 0;
-	char *list;
-	int rc;
-
-	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++)
-		len += strlen(pmt_metric_plan_input(r->mplan, i)->id) + 1;
-	list = malloc(len);
-	if (!list)
-		return -PMT_ENOMEM;
-	/* one list, parsed at once: the topdown-* events and TOPDOWN.SLOTS of TopdownL1 form
-	 * one group led by slots, as perf's parse of its metric events groups them */
 	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++) {
 		struct pmt_metric_input *in = pmt_metric_plan_input(r->mplan, i);
 
-		if (in->kind != PMT_MIN_COUNT || in->threshold_only)
+		if (done[i] || in->kind != PMT_MIN_COUNT || in->threshold_only ||
+		    (id && strcasecmp(in->id, id)))
 			continue;
+		done[i] = true;
 		n += (size_t)sprintf(list + n, "%s%s", n ? "," : "", in->id);
 	}
-	rc = n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
+	return n;
+}
+
+/* -M without -e: the events the metrics read, as perf stat -M opens them; --topdown's in
+ * the order perf 7.3 parses them (its hashed ID list), which its attrs follow */
+static int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *pmus,
+			 const struct pmt_events_opts *eo, struct pmt_diag *d)
+{
+	size_t len = 1, n = 0, ni = pmt_metric_plan_nr_inputs(r->mplan);
+	char *list, **order = NULL, group[16];
+	bool *done = calloc(ni + 1, sizeof(*done));
+	int rc;
+
+	for (size_t i = 0; i < ni; i++)
+		len += strlen(pmt_metric_plan_input(r->mplan, i)->id) + 1;
+	list = malloc(len);
+	snprintf(group, sizeof(group), "TopdownL%u", r->td_level);
+	/* where perf's order is not reproduced (grouped metrics): the plan's */
+	if (r->topdown && pmt_metric_set_perf_events(&r->ms, group, &order) < 0)
+		order = NULL;
+	/* one list, parsed at once: the topdown-* events and TOPDOWN.SLOTS of TopdownL1 form
+	 * one group led by slots, as perf's parse of its metric events groups them */
+	for (size_t k = 0; list && done && order && order[k]; k++)
+		n = add_inputs(r, order[k], done, list, n);
+	if (list && done)
+		n = add_inputs(r, NULL, done, list, n);
+	rc = !list || !done ? -PMT_ENOMEM : n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
+	pmt_perf_events_free(order);
+	free(done);
 	free(list);
 	return rc;
 }

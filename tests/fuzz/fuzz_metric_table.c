@@ -1,8 +1,11 @@
 /* Fuzz the metric table loader (perf pmu-events JSON and Intel perfmon JSON): load, plan
  * every metric (lenient: the ones that fail are left out), bind an empty count set and
- * evaluate. Seeds: small tables, and chains, cycles and diamonds of references. */
+ * evaluate; and perf's event order of the groups the metrics name as ungrouped. Seeds:
+ * small tables, and chains, cycles and diamonds of references. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
@@ -16,8 +19,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pmt_counts *c;
 
 	pmt_log_set_sink(quiet, NULL);
-	if (pmt_metric_set_load_mem(&ms, (const char *)data, size, "fuzz", NULL) > 0 &&
-	    pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL) == 0) {
+	if (pmt_metric_set_load_mem(&ms, (const char *)data, size, "fuzz", NULL) <= 0)
+		goto out;
+	for (size_t i = 0; i < ms.nr && i < 8; i++) {
+		char group[64], **ids;
+
+		if (!ms.m[i].nogroup)
+			continue;
+		snprintf(group, sizeof(group), "%.*s", (int)strcspn(ms.m[i].nogroup, ";"),
+			 ms.m[i].nogroup);
+		if (pmt_metric_set_perf_events(&ms, group, &ids) >= 0)
+			pmt_perf_events_free(ids);
+	}
+	if (pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL) == 0) {
 		size_t n = pmt_metric_plan_nr_metrics(p);
 		double *v = calloc(n + 1, sizeof(*v));
 		int8_t *th = calloc(n + 1, 1);
@@ -32,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(th);
 		pmt_metric_plan_free(p);
 	}
+out:
 	pmt_metric_set_fini(&ms);
 	return 0;
 }

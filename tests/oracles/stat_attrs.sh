@@ -68,14 +68,12 @@ check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open line
 	fi
 	blocks "$T/perf.out" >"$T/perf.attrs"
 	blocks "$T/pmt.out" | grep -v '^  config[34] ' >"$T/pmt.attrs"
-	if [ "$cmp_opens" = members ]; then
-		# perf orders a metric's events by its hash map of their names: the first attr
-		# (the group leader) as it is, the others as a set (one per distinct attr)
+	if [ "$cmp_opens" = order ]; then
+		# perf gives up on an event after its first failed open, pmutrace prints the
+		# attrs of every CPU: each distinct attr once, in the order it first appears
 		for f in perf pmt; do
-			awk 'BEGIN { RS = "--\n" } NR == 1 { first = $0; printf "%s--~", $0; next }
-			     $0 != first { gsub(/\n/, "~"); print $0 "--" | "sort -u" }' \
-				"$T/$f.attrs" >"$T/$f.sorted"
-			tr '~' '\n' <"$T/$f.sorted" >"$T/$f.attrs"
+			awk 'BEGIN { RS = "--\n"; ORS = "--\n" } !seen[$0]++' "$T/$f.attrs" >"$T/$f.first"
+			mv "$T/$f.first" "$T/$f.attrs"
 		done
 	fi
 	if [ ! -s "$T/perf.attrs" ]; then
@@ -163,17 +161,18 @@ check gnr no -e cpu/event=0xc2,umask=0x2,inv,cmask=1/u -a
 check gnr no -e cpu/event=0x3c,edge/k -- /bin/true
 # --topdown: perf's TopdownL1 group (GNR pmu-events table): slots leading topdown-retiring,
 # -fe-bound, -be-bound and -bad-spec, INT_MISC.UOP_DROPPING (0x10ad) outside; the
-# threshold's topdown-heavy-ops is not opened
+# threshold's topdown-heavy-ops is not opened. The attrs in perf's order, which follows its
+# hash map of the metrics' event names (pmt_metric_set_perf_events)
 if [ -r "$SHARED/data/tpebs/gnr-metrics.json" ]; then
 	TD="--metrics $SHARED/data/tpebs/gnr-metrics.json --events $SHARED/data/tpebs/GNR_events_graniterapids_core.EXCERPT.json"
-	check gnr members --topdown $TD -- /bin/true
-	check gnr members --topdown $TD -a
-	check gnr members --topdown $TD -C 1 -A
-	check gnr members --topdown $TD -I 100 -a
+	check gnr order --topdown $TD -- /bin/true
+	check gnr order --topdown $TD -a
+	check gnr order --topdown $TD -C 1 -A
+	check gnr order --topdown $TD -I 100 -a
 	# --td-level 2: the TopdownL2 group adds topdown-heavy-ops, -br-mispredict, -fetch-lat
 	# and -mem-bound to the slots group
-	check gnr members --topdown --td-level 2 $TD -a
-	check gnr members --topdown --td-level 2 $TD -- /bin/true
+	check gnr order --topdown --td-level 2 $TD -a
+	check gnr order --topdown --td-level 2 $TD -- /bin/true
 fi
 
 echo "$n command lines, $fail differ"

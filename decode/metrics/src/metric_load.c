@@ -101,6 +101,7 @@ static int load_perf(struct pmt_metric_set *ms, json_t *arr, const char *what,
 		m->constraint = dup_or_null(jstr(o, "MetricConstraint"));
 		m->desc = dup_or_null(jstr(o, "BriefDescription"));
 		m->pmu = dup_or_null(jstr(o, "Unit"));
+		m->nogroup = dup_or_null(jstr(o, "MetricgroupNoGroup"));
 		n++;
 	}
 	if (!n)
@@ -272,6 +273,7 @@ void pmt_metric_set_fini(struct pmt_metric_set *ms)
 		free(m->desc);
 		free(m->legacy_name);
 		free(m->pmu);
+		free(m->nogroup);
 		free(m->base_formula);
 		free(m->unit);
 		free_list(m->alias, m->nr_alias);

@@ -183,6 +183,8 @@ struct pmt_metric {
 	size_t nr_alias;
 	char **talias, **talias_to;
 	size_t nr_talias;
+	char *nogroup;   /* perf JSON "MetricgroupNoGroup": groups whose events perf does not
+			  * put in a {...}:W group for this metric */
 };
 struct pmt_metric_set {
 	struct pmt_metric *m;
@@ -320,6 +322,17 @@ PMT_API int pmt_topdown_from_counts(double slots, const double td[8], struct pmt
 PMT_API int pmt_topdown_columns(unsigned level, const char *const **names);
 /* one of those metrics from decoded ratios, in % (NAN for a name it does not know) */
 PMT_API double pmt_topdown_pct(const struct pmt_topdown *t, const char *name);
+/* The events of a table's metric group (perf pmu-events JSON) in the order perf 7.3's
+ * stat --topdown parses them: its metricgroup.c walks the IDs of the group's metrics in a
+ * libbpf hashmap (metric_perf_order.c says how that order is reproduced). *ids: a
+ * NULL-terminated array for pmt_perf_events_free(), tool events (duration_time, ...) left
+ * out. Returns the number of events; -PMT_EUNSUPPORTED where perf's order depends on more than
+ * this reproduces (a metric whose events perf groups, i.e. not in the group's
+ * MetricgroupNoGroup; an Intel-format table; "if", '?' or a tool value in an expression),
+ * -PMT_ENOT_FOUND for a group without metrics, -PMT_ENOMEM. */
+PMT_API int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const char *group,
+				       char ***ids);
+PMT_API void pmt_perf_events_free(char **ids);
 /* the deepest TopdownLN group of a table, as perf's metricgroups__topdown_max_level()
  * reads it (the first "TopdownL" of each metric's groups); 0 when none */
 PMT_API unsigned pmt_metric_set_topdown_max_level(const struct pmt_metric_set *ms);

@@ -1,0 +1,474 @@
+/* The order in which perf 7.3 parses the events of a metric group (stat --topdown).
+ *
+ * perf's metricgroup.c keeps a metric's IDs in a libbpf hashmap (tools/lib/bpf/hashmap.c,
+ * keys hashed by expr.c's key_hash, h = h * 31 + c over signed chars) and writes its event
+ * string by walking that map bucket by bucket, newest entry of a bucket first. The event
+ * list, and so the attrs perf opens and their order, follow from: each metric's IDs
+ * (parsed from its name, as --topdown sets metric_no_threshold, then every metric it names
+ * resolved in the map's order), the metric list (table order, each added at the head, then
+ * sorted by number of IDs, most first, stably), and the IDs of the ungrouped metrics merged
+ * in that list's order into one map. Reproduced here map operation by map operation. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/metrics.h"
+
+/* libbpf's hashmap: buckets of singly linked entries, 2^bits buckets, grown (bits + 1, at
+ * least 2) before an insert that would fill it past 3/4; entries are moved to the new
+ * buckets in walk order, each pushed at its bucket's head. Deletion never shrinks. */
+struct phm {
+	char **key;
+	int *next;
+	int *head;
+	size_t nr, cap_entries, sz;
+	unsigned bits;
+};
+
+static size_t key_hash(const char *s)
+{
+	size_t h = 0;
+
+	for (; *s; s++)
+		h = h * 31 + (size_t)(long)(signed char)*s;
+	return h;
+}
+
+static size_t hash_bits(size_t h, unsigned bits)
+{
+	return bits ? (size_t)((uint64_t)h * 11400714819323198485ull) >> (64 - bits) : 0;
+}
+
+static int phm_find(const struct phm *m, const char *k)
+{
+	if (!m->bits)
+		return -1;
+	for (int e = m->head[hash_bits(key_hash(k), m->bits)]; e >= 0; e = m->next[e])
+		if (!strcmp(m->key[e], k))
+			return e;
+	return -1;
+}
+
+static int phm_grow(struct phm *m)
+{
+	unsigned bits = m->bits + 1 < 2 ? 2 : m->bits + 1;
+	size_t cap = (size_t)1 << bits, old = m->bits ? (size_t)1 << m->bits : 0;
+	int *head = malloc(cap * sizeof(*head));
+
+	if (!head)
+		return -PMT_ENOMEM;
+	for (size_t b = 0; b < cap; b++)
+		head[b] = -1;
+	for (size_t b = 0; b < old; b++) {
+		for (int e = m->head[b], nx; e >= 0; e = nx) {
+			size_t nb = hash_bits(key_hash(m->key[e]), bits);
+
+			nx = m->next[e];
+			m->next[e] = head[nb];
+			head[nb] = e;
+		}
+	}
+	free(m->head);
+	m->head = head;
+	m->bits = bits;
+	return 0;
+}
+
+/* hashmap__set: an existing key keeps its place */
+static int phm_add(struct phm *m, const char *k)
+{
+	size_t cap = m->bits ? (size_t)1 << m->bits : 0;
+	size_t b;
+	char *dup;
+
+	if (phm_find(m, k) >= 0)
+		return 0;
+	if ((!cap || (m->sz + 1) * 4 / 3 > cap) && phm_grow(m) < 0)
+		return -PMT_ENOMEM;
+	if (m->nr == m->cap_entries) {
+		size_t n = m->cap_entries ? m->cap_entries * 2 : 16;
+		char **key = realloc(m->key, n * sizeof(*key));
+		int *next;
+
+		if (!key)
+			return -PMT_ENOMEM;
+		m->key = key;
+		next = realloc(m->next, n * sizeof(*next));
+		if (!next)
+			return -PMT_ENOMEM;
+		m->next = next;
+		m->cap_entries = n;
+	}
+	dup = strdup(k);
+	if (!dup)
+		return -PMT_ENOMEM;
+	b = hash_bits(key_hash(k), m->bits);
+	m->key[m->nr] = dup;
+	m->next[m->nr] = m->head[b];
+	m->head[b] = (int)m->nr++;
+	m->sz++;
+	return 0;
+}
+
+static void phm_del(struct phm *m, const char *k)
+{
+	int *link;
+
+	if (!m->bits)
+		return;
+	for (link = &m->head[hash_bits(key_hash(k), m->bits)]; *link >= 0;
+	     link = &m->next[*link]) {
+		if (!strcmp(m->key[*link], k)) {
+			*link = m->next[*link];
+			m->sz--;
+			return;
+		}
+	}
+}
+
+/* hashmap__for_each_entry: the live entries, bucket by bucket */
+static size_t phm_walk(const struct phm *m, const char **out)
+{
+	size_t n = 0;
+
+	for (size_t b = 0; m->bits && b < (size_t)1 << m->bits; b++)
+		for (int e = m->head[b]; e >= 0; e = m->next[e])
+			out[n++] = m->key[e];
+	return n;
+}
+
+static void phm_fini(struct phm *m)
+{
+	for (size_t i = 0; i < m->nr; i++)
+		free(m->key[i]);
+	free(m->key);
+	free(m->next);
+	free(m->head);
+	memset(m, 0, sizeof(*m));
+}
+
+/* perf 7.3's tool PMU events: counted by perf itself, never in a metric's event group */
+static bool tool_event(const char *id)
+{
+	static const char *const tool[] = { "duration_time", "user_time", "system_time" };
+
+	for (size_t i = 0; i < sizeof(tool) / sizeof(tool[0]); i++)
+		if (!strcmp(id, tool[i]))
+			return true;
+	return false;
+}
+
+/* the tool PMU's other names: perf reads these IDs as its own values, which is not
+ * reproduced here */
+static bool tool_value(const char *id)
+{
+	static const char *const tool[] = { "has_pmem", "num_cores", "num_cpus",
+					    "num_cpus_online", "num_dies", "num_packages",
+					    "slots", "smt_on", "system_tsc_freq", "core_wide",
+					    "target_cpu" };
+
+	for (size_t i = 0; i < sizeof(tool) / sizeof(tool[0]); i++)
+		if (!strcmp(id, tool[i]))
+			return true;
+	return false;
+}
+
+static bool is_sym(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       c == '_' || c == '.' || c == ':' || c == '@' || c == '?';
+}
+
+/* expr.l's number: a match as long as the symbol is a number (flex takes the first rule
+ * of two equally long matches) */
+static bool all_number(const char *s, size_t n)
+{
+	size_t i = 0;
+	bool digits = false;
+
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++, digits = true;
+	if (i < n && s[i] == '.')
+		i++;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++, digits = true;
+	if (digits && i < n && s[i] == 'e') {
+		size_t j = i + 1;
+
+		if (j < n && s[j] == '-')
+			j++;
+		if (j < n && s[j] >= '0' && s[j] <= '9') {
+			while (j < n && s[j] >= '0' && s[j] <= '9')
+				j++;
+			i = j;
+		}
+	}
+	return digits && i == n;
+}
+
+/* Add the IDs of one expression to m in expr.y's order (left to right), unescaped as
+ * expr.l's str() does. -PMT_EUNSUPPORTED where perf's IDs depend on values: "if" (a constant
+ * condition keeps one branch's IDs), '?' (the runtime parameter), a tool value. */
+static int add_ids(struct phm *m, const char *expr)
+{
+	char id[256];
+	bool skip_next = false;
+
+	for (const char *p = expr; *p;) {
+		size_t n = 0, raw;
+		const char *s = p;
+
+		if (*p == '#') { /* a literal: #smt_on, #num_cpus_online, ... */
+			for (p++; *p && (is_sym(*p) || *p == '-'); p++)
+				;
+			continue;
+		}
+		if (!is_sym(*p) && *p != '\\') {
+			p++;
+			continue;
+		}
+		while (*p && (is_sym(*p) || (*p == '\\' && p[1]))) {
+			if (*p == '\\')
+				p++;
+			if (n + 1 < sizeof(id))
+				id[n++] = *p;
+			p++;
+		}
+		id[n] = 0;
+		raw = (size_t)(p - s);
+		if (all_number(s, raw))
+			continue;
+		if (!strcmp(id, "if") || strchr(id, '?'))
+			return -PMT_EUNSUPPORTED;
+		/* has_event(ID) and strcmp_cpuid_str(ID) read their ID without adding it */
+		if (!strcmp(id, "has_event") || !strcmp(id, "strcmp_cpuid_str")) {
+			skip_next = true;
+			continue;
+		}
+		if (!strcmp(id, "else") || !strcmp(id, "min") || !strcmp(id, "max") ||
+		    !strcmp(id, "d_ratio") || !strcmp(id, "source_count"))
+			continue;
+		if (skip_next) {
+			skip_next = false;
+			continue;
+		}
+		if (tool_value(id))
+			return -PMT_EUNSUPPORTED;
+		int rc = phm_add(m, id);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* match_metric(): "name" or a ';'-separated list holding it, case-insensitive */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		while (*p == ' ')
+			p++;
+		if (!strncasecmp(p, name, n) && (p[n] == 0 || p[n] == ';'))
+			return true;
+		p = strchr(p, ';');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static int find_metric(const struct pmt_metric_set *ms, const char *name)
+{
+	for (size_t i = 0; i < ms->nr; i++)
+		if (!strcasecmp(ms->m[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+struct root {
+	struct phm ids;
+	const char **refs; /* metrics already resolved into ids */
+	size_t nr_refs;
+	size_t count;      /* IDs but tool events: perf's sort key */
+	const char *name;
+};
+
+/* resolve_metric(): the map's metric names, in walk order, replaced by their IDs */
+static int resolve(const struct pmt_metric_set *ms, struct root *r, const char **walk)
+{
+	size_t n = phm_walk(&r->ids, walk), np = 0;
+	int *pending = calloc(n + 1, sizeof(*pending));
+	const char **key = calloc(n + 1, sizeof(*key));
+	int rc = 0;
+
+	if (!pending || !key) {
+		free(pending);
+		free(key);
+		return -PMT_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int k = find_metric(ms, walk[i]);
+
+		if (k >= 0) {
+			key[np] = walk[i]; /* the map's own string: unlinked, not freed */
+			pending[np++] = k;
+		}
+	}
+	for (size_t i = 0; i < np; i++)
+		phm_del(&r->ids, key[i]);
+	for (size_t i = 0; i < np && rc >= 0; i++) {
+		const struct pmt_metric *pm = &ms->m[pending[i]];
+		bool seen = false;
+
+		for (size_t j = 0; j < r->nr_refs; j++)
+			seen |= !strcasecmp(r->refs[j], pm->name);
+		if (seen)
+			continue;
+		r->refs[r->nr_refs++] = pm->name;
+		if (pm->intel)
+			rc = -PMT_EUNSUPPORTED; /* Intel aliases: not perf's JSON */
+		else
+			rc = add_ids(&r->ids, pm->expr);
+		if (rc >= 0)
+			rc = resolve(ms, r, walk);
+	}
+	free(pending);
+	free(key);
+	return rc;
+}
+
+/* perf's table is sorted by metric name (jevents); an insertion sort keeps it simple for
+ * the tens of metrics of a group */
+static void sort_by_name(int *idx, size_t n, const struct pmt_metric_set *ms)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(ms->m[idx[j - 1]].name, ms->m[idx[j]].name) > 0;
+		     j--) {
+			int t = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+}
+
+int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const char *group, char ***ids)
+{
+	size_t nm = 0, total = 0, n = 0;
+	int *idx = calloc(ms->nr + 1, sizeof(*idx));
+	struct root *roots = calloc(ms->nr + 1, sizeof(*roots));
+	struct phm combined = { 0 };
+	const char **walk = NULL;
+	char **out = NULL;
+	int rc = 0;
+
+	*ids = NULL;
+	if (!idx || !roots) {
+		rc = -PMT_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ms->nr; i++) {
+		if (!ms->m[i].groups || !in_list(ms->m[i].groups, group))
+			continue;
+		/* a metric perf groups ({...}:W) gets an event list of its own */
+		if (!ms->m[i].nogroup || !in_list(ms->m[i].nogroup, group) || ms->m[i].intel) {
+			rc = -PMT_EUNSUPPORTED;
+			goto out;
+		}
+		idx[nm++] = (int)i;
+	}
+	if (!nm) {
+		rc = -PMT_ENOT_FOUND;
+		goto out;
+	}
+	sort_by_name(idx, nm, ms);
+	for (size_t i = 0; i < ms->nr; i++)
+		total += strlen(ms->m[i].expr) / 2 + 2; /* a bound on any map's IDs */
+	walk = calloc(total + ms->nr + 1, sizeof(*walk));
+	if (!walk) {
+		rc = -PMT_ENOMEM;
+		goto out;
+	}
+	/* __add_metric() per metric, each put at the list's head */
+	for (size_t k = 0; k < nm && rc >= 0; k++) {
+		struct root *r = &roots[nm - 1 - k];
+		const struct pmt_metric *pm = &ms->m[idx[k]];
+
+		r->name = pm->name;
+		r->refs = calloc(ms->nr + 1, sizeof(*r->refs));
+		if (!r->refs) {
+			rc = -PMT_ENOMEM;
+			break;
+		}
+		/* metric_no_threshold: the metric's name, which resolves to its expression */
+		rc = add_ids(&r->ids, pm->threshold ? pm->name : pm->expr);
+		if (rc >= 0)
+			rc = resolve(ms, r, walk);
+		if (rc >= 0) {
+			size_t w = phm_walk(&r->ids, walk);
+
+			r->count = 0;
+			for (size_t i = 0; i < w; i++)
+				r->count += !tool_event(walk[i]);
+		}
+	}
+	if (rc < 0)
+		goto out;
+	/* list_sort(metric_list_cmp): most IDs first, a stable merge sort */
+	for (size_t i = 1; i < nm; i++)
+		for (size_t j = i; j > 0 && roots[j - 1].count < roots[j].count; j--) {
+			struct root t = roots[j];
+
+			roots[j] = roots[j - 1];
+			roots[j - 1] = t;
+		}
+	/* build_combined_expr_ctx() */
+	for (size_t k = 0; k < nm && rc >= 0; k++) {
+		size_t w = phm_walk(&roots[k].ids, walk);
+
+		for (size_t i = 0; i < w && rc >= 0; i++)
+			rc = phm_add(&combined, walk[i]);
+	}
+	if (rc < 0)
+		goto out;
+	n = phm_walk(&combined, walk);
+	out = calloc(n + 1, sizeof(*out));
+	if (!out) {
+		rc = -PMT_ENOMEM;
+		goto out;
+	}
+	rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (tool_event(walk[i]))
+			continue;
+		out[rc] = strdup(walk[i]);
+		if (!out[rc]) {
+			pmt_perf_events_free(out);
+			out = NULL;
+			rc = -PMT_ENOMEM;
+			goto out;
+		}
+		rc++;
+	}
+	*ids = out;
+out:
+	for (size_t k = 0; roots && k < nm; k++) {
+		phm_fini(&roots[k].ids);
+		free(roots[k].refs);
+	}
+	phm_fini(&combined);
+	free(roots);
+	free(idx);
+	free(walk);
+	return rc;
+}
+
+void pmt_perf_events_free(char **ids)
+{
+	for (size_t i = 0; ids && ids[i]; i++)
+		free(ids[i]);
+	free(ids);
+}
