@@ -460,8 +460,9 @@ static int topdown_level(struct run *r, unsigned max, const char *where)
 					  "is %u.", max);
 	r->td_cols = pmt_topdown_columns(r->td_level, &r->td_name);
 	if (r->td_cols < 0)
-		return pmt_cli_fail("stat", "--td-level %u: pmutrace prints topdown levels 1 and "
-				    "2 (%s has %u)", r->td_level, where, max);
+		return pmt_cli_fail("stat", "Unsupported top-down metrics level %u. pmutrace "
+				    "prints levels 1 and 2 (%s has %u; README, Counting, says "
+				    "why).", r->td_level, where, max);
 	r->td_head = calloc((size_t)r->td_cols, sizeof(*r->td_head));
 	if (!r->td_head)
 		return PMT_EXIT_ERROR;
