@@ -542,8 +542,10 @@ static int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_
 		order = NULL;
 	/* one list, parsed at once: the topdown-* events and TOPDOWN.SLOTS of TopdownL1 form
 	 * one group led by slots, as perf's parse of its metric events groups them */
-	for (size_t k = 0; list && done && order && order[k]; k++)
+	for (size_t k = 0; list && done && order && order[k]; k++) {
+		pmt_debug("found event %s", order[k]); /* perf's words at -vv */
 		n = add_inputs(r, order[k], done, list, n);
+	}
 	if (list && done)
 		n = add_inputs(r, NULL, done, list, n);
 	rc = !list || !done ? -PMT_ENOMEM : n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
@@ -711,6 +713,9 @@ int cmd_stat(int argc, char **argv)
 		return pmt_cli_usage_fail("stat", "nothing to count: give -- CMD ARGS, -a, -C, -p "
 					  "or -t");
 	r.po.interval = r.interval_ms != 0;
+	/* -v: perf's pr_debug lines (--topdown's event order, a weak group split) */
+	if (verbose > 0 && pmt_log_get_level() < PMT_LOG_DEBUG)
+		pmt_log_set_level(PMT_LOG_DEBUG);
 	rc = setup_metrics(&r);
 	if (rc)
 		goto done_early;
@@ -776,9 +781,6 @@ int cmd_stat(int argc, char **argv)
 		rc = PMT_EXIT_USAGE;
 		goto done_early;
 	}
-	/* -v: perf's pr_debug lines (a weak group split) */
-	if (verbose > 0 && pmt_log_get_level() < PMT_LOG_DEBUG)
-		pmt_log_set_level(PMT_LOG_DEBUG);
 	rc = verbose > 0 || !dry_run ? list_threads(&r, &o, pid) : PMT_EXIT_OK;
 	if (verbose > 0 && rc == PMT_EXIT_OK)
 		pmt_count_plan_print(stdout, &r.plan, r.threads, (uint32_t)r.nthreads);

@@ -32,3 +32,10 @@ add_test(NAME stat.hybrid73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/hybrid_s
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(stat.hybrid73 PROPERTIES LABELS "perf73" TIMEOUT 300
   SKIP_RETURN_CODE 77)
+
+# --topdown's event order against x86 perf 7.3's "found event" lines on seven CPU models
+# (its built-in tables through perf list -j): perf's hash map of metric IDs reproduced
+add_test(NAME oracle.topdown_order73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/topdown_order.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
+set_tests_properties(oracle.topdown_order73 PROPERTIES LABELS "perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77)
