@@ -35,7 +35,8 @@ EOF
 		SYSFS_PATH=$T/gnr PERF_CPUID=$cpuid LD_PRELOAD=$T/probe.so timeout 60 "$X86" stat -vv \
 			--topdown --td-level $level -a -- true 2>&1 | sed -n 's/^found event //p' >"$T/perf"
 		SYSFS_PATH=$T/gnr "$P" stat -v --dry-run --topdown --td-level $level \
-			--metrics "$T/table.json" -a 2>&1 | sed -n 's/^pmutrace: debug: found event //p' >"$T/pmt" || true
+			--metrics "$T/table.json" -a 2>&1 |
+			sed -n 's/^pmutrace: debug: found event //p' >"$T/pmt" || true
 		if [ ! -s "$T/perf" ]; then
 			echo "FAIL: $cpuid level $level: perf 7.3 printed no event names"
 			fail=$((fail + 1))

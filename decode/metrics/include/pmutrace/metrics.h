@@ -326,8 +326,8 @@ PMT_API double pmt_topdown_pct(const struct pmt_topdown *t, const char *name);
  * stat --topdown parses them: its metricgroup.c walks the IDs of the group's metrics in a
  * libbpf hashmap (metric_perf_order.c says how that order is reproduced). *ids: a
  * NULL-terminated array for pmt_perf_events_free(), tool events (duration_time, ...) left
- * out. Returns the number of events; -PMT_EUNSUPPORTED where perf's order depends on more than
- * this reproduces (a metric whose events perf groups, i.e. not in the group's
+ * out. Returns the number of events; -PMT_EUNSUPPORTED where perf's order depends on more
+ * than this reproduces (a metric whose events perf groups, i.e. not in the group's
  * MetricgroupNoGroup; an Intel-format table; "if", '?' or a tool value in an expression),
  * -PMT_ENOT_FOUND for a group without metrics, -PMT_ENOMEM. */
 PMT_API int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const char *group,
