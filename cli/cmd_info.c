@@ -86,6 +86,32 @@ static void print_cpu(uint32_t cpu)
 		printf("CPU %" PRIu32, cpu);
 }
 
+/* SPE timestamps, and on perf's clock through the trace's TIME_CONV when it has one */
+static void print_times(uint64_t ts_lo, uint64_t ts_hi, const struct pmt_time_conv *tc)
+{
+	printf(", SPE timestamps 0x%" PRIx64 "-0x%" PRIx64, ts_lo, ts_hi);
+	if (tc) {
+		uint64_t lo = pmt_time_conv_to_perf(tc, ts_lo);
+		uint64_t hi = pmt_time_conv_to_perf(tc, ts_hi);
+
+		/* perf's seconds.microseconds, as script prints sample times */
+		printf(", time %" PRIu64 ".%06" PRIu64 "-%" PRIu64 ".%06" PRIu64, lo / 1000000000,
+		       lo % 1000000000 / 1000, hi / 1000000000, hi % 1000000000 / 1000);
+	}
+}
+
+static void print_range(const char *what, uint32_t frame, const struct pmt_ctr_aux_range *r,
+			bool records)
+{
+	printf("%s: data frame %" PRIu32 ": ", what, frame);
+	print_cpu(r->cpu);
+	printf(" (idx %" PRIu32 ") AUX offsets 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes",
+	       r->idx, r->first, r->end, r->end - r->first);
+	if (records)
+		printf(", %" PRIu32 " AUXTRACE records", r->records);
+	printf(")\n");
+}
+
 /* A data frame the reader could not read: what its info says it held */
 static void print_lost_frame(const struct pmt_ctr_frame_info *fi, const struct pmt_time_conv *tc)
 {
@@ -93,24 +119,10 @@ static void print_lost_frame(const struct pmt_ctr_frame_info *fi, const struct p
 	       PRIu32 " AUXTRACE records, %" PRIu64 " AUX bytes", fi->index, fi->offset,
 	       fi->records, fi->auxtraces, fi->aux_bytes);
 	if (fi->flags & PMT_CTR_FI_TIMED)
-		printf(", SPE timestamps 0x%" PRIx64 "-0x%" PRIx64, fi->ts_lo, fi->ts_hi);
-	if (fi->flags & PMT_CTR_FI_TIMED && tc) {
-		uint64_t lo = pmt_time_conv_to_perf(tc, fi->ts_lo);
-		uint64_t hi = pmt_time_conv_to_perf(tc, fi->ts_hi);
-
-		/* perf's seconds.microseconds, as script prints sample times */
-		printf(", time %" PRIu64 ".%06" PRIu64 "-%" PRIu64 ".%06" PRIu64, lo / 1000000000,
-		       lo % 1000000000 / 1000, hi / 1000000000, hi % 1000000000 / 1000);
-	}
+		print_times(fi->ts_lo, fi->ts_hi, tc);
 	printf("\n");
-	for (uint32_t i = 0; i < fi->aux_n; i++) {
-		const struct pmt_ctr_aux_range *r = &fi->aux[i];
-
-		printf("lost: data frame %" PRIu32 ": ", fi->index);
-		print_cpu(r->cpu);
-		printf(" (idx %" PRIu32 ") AUX offsets 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64
-		       " bytes)\n", r->idx, r->first, r->end, r->end - r->first);
-	}
+	for (uint32_t i = 0; i < fi->aux_n; i++)
+		print_range("lost", fi->index, &fi->aux[i], false);
 	if (fi->auxtraces && fi->aux_state == PMT_CTR_AUX_UNKNOWN)
 		printf("lost: data frame %" PRIu32 ": its AUX offsets are not known (a writer "
 		       "before them)\n", fi->index);
@@ -191,6 +203,73 @@ static void print_streams(const struct infos_sum *s)
 	if (s->partial)
 		printf("AUX streams: %" PRIu32 " frames hold more than %d streams: only the first "
 		       "%d of each are listed\n", s->partial, PMT_CTR_AUX_RANGES, PMT_CTR_AUX_RANGES);
+}
+
+/* The frame the file ends inside: what its readable part holds (zstd -dc prints it; no
+ * reader of ours takes it, since the checksum that would vouch for it is cut off) and what
+ * is lost after it */
+static void print_cut_frame(const struct pmt_ctr_cut *c, const struct pmt_time_conv *tc)
+{
+	const struct pmt_ctr_frame_info *fi = &c->fi;
+
+	printf("cut: data frame %" PRIu32 " (file offset %" PRIu64 "): the file holds %" PRIu64
+	       " of its bytes, which decompress to %" PRIu64 " bytes (", c->index, c->offset,
+	       c->file_bytes, c->decoded);
+	if (c->content_size != PMT_CTR_NO_OFFSET)
+		printf("its header states %" PRIu64 ")", c->content_size);
+	else
+		printf("its header states no size)");
+	printf(", %" PRIu64 " of them whole records; unchecked (its checksum is cut off), so "
+	       "not read, but `zstd -dc` prints them", c->whole);
+	if (c->zerr)
+		printf("; zstd stopped: %s", c->zerr);
+	printf("\n");
+	printf("readable: data frame %" PRIu32 ": %" PRIu32 " records, %" PRIu32
+	       " AUXTRACE records, %" PRIu64 " AUX bytes", c->index, fi->records, fi->auxtraces,
+	       fi->aux_bytes);
+	if (fi->flags & PMT_CTR_FI_TIMED)
+		print_times(fi->ts_lo, fi->ts_hi, tc);
+	if (fi->flags & PMT_CTR_FI_UNPARSED)
+		printf(" (its records could not all be walked)");
+	printf("\n");
+	for (uint32_t i = 0; i < fi->aux_n; i++)
+		print_range("readable", c->index, &fi->aux[i], true);
+	if (c->where == PMT_CTR_CUT_IN_AUX) {
+		struct pmt_ctr_aux_range have = c->cut_aux, rest = c->cut_aux;
+
+		have.end = have.first + c->cut_aux_have;
+		rest.first = have.end;
+		printf("cut: data frame %" PRIu32 ": an AUXTRACE record of %" PRIu64
+		       " AUX bytes is cut after %" PRIu64 " of them", c->index,
+		       c->cut_aux.end - c->cut_aux.first, c->cut_aux_have);
+		if (c->cut_timed)
+			print_times(c->cut_ts_lo, c->cut_ts_hi, tc);
+		printf("\n");
+		print_range("readable", c->index, &have, false);
+		print_range("lost", c->index, &rest, false);
+	} else if (c->where == PMT_CTR_CUT_IN_HEADER) {
+		printf("lost: data frame %" PRIu32 ": a record whose header is cut after %" PRIu64
+		       " bytes", c->index, c->cut_have);
+		if (c->cut_type)
+			printf(" (type %" PRIu32 ")", c->cut_type);
+		printf("\n");
+	} else if (c->where == PMT_CTR_CUT_IN_RECORD) {
+		printf("lost: data frame %" PRIu32 ": a record of type %" PRIu32 " cut after %"
+		       PRIu64 " of its %" PRIu64 " bytes\n", c->index, c->cut_type, c->cut_have,
+		       c->cut_size);
+	}
+	if (c->content_size != PMT_CTR_NO_OFFSET)
+		printf("lost: data frame %" PRIu32 ": %" PRIu64 " bytes of records after the cut"
+		       " (of %" PRIu64 ")", c->index, c->content_size - c->decoded,
+		       c->content_size);
+	else
+		printf("lost: data frame %" PRIu32 ": the records after the cut (how many bytes is "
+		       "not known: its header states no size and its frame info comes after it)",
+		       c->index);
+	if (fi->flags & PMT_CTR_FI_TIMED || c->cut_timed)
+		printf(", SPE timestamps after 0x%" PRIx64,
+		       c->cut_timed && c->cut_ts_hi > fi->ts_hi ? c->cut_ts_hi : fi->ts_hi);
+	printf("\n");
 }
 
 /* The file offset of a data frame the reader decompressed (the others are lost) */
@@ -280,6 +359,15 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 		free(is.st);
 	}
 	free(read);
+	{
+		struct pmt_ctr_cut cut;
+		int rc_cut = pmt_ctr_cut_frame(r, &cut);
+
+		if (rc_cut > 0)
+			print_cut_frame(&cut, tc);
+		else if (rc_cut < 0)
+			pmt_cli_warn("info", "out of memory");
+	}
 	pmt_ctr_files(m->data, m->size, print_file, NULL);
 	if (st->lost_bytes || st->truncated)
 		printf("lost: %" PRIu64 " bytes of the file%s\n", st->lost_bytes,

@@ -130,3 +130,8 @@ set_tests_properties(cli.writer_policy PROPERTIES LABELS cli SKIP_RETURN_CODE 77
 add_test(NAME cli.container_aux COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_aux.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus>)
 set_tests_properties(cli.container_aux PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180)
+# a file cut inside a data frame: info's readable and lost AUX offsets, records and SPE
+# times of that frame against zstd -dc | perf 6.1 report -D of the cut file
+add_test(NAME cli.container_cut COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_cut.sh
+  $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus>)
+set_tests_properties(cli.container_cut PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180)

@@ -1,5 +1,6 @@
 /* Fuzz the container reader: open from memory, plan a slice from the frame infos, walk
- * every frame (damaged ones included) and touch the records each gives; then copy it
+ * every frame (damaged ones included) and touch the records each gives, and the readable
+ * part of a frame the input ends inside (pmt_ctr_cut_frame); then copy it
  * through a writer, whose frame infos walk the records and their SPE packets. Seeds: small
  * containers made by convert --container. */
 #include <stdint.h>
@@ -58,6 +59,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (rc > 0 && f.size)
 				sink += f.data[f.size - 1];
 		sink += pmt_ctr_stats(r)->frames;
+		{
+			/* the frame the input ends inside, streamed and walked */
+			struct pmt_ctr_cut cut;
+
+			if (pmt_ctr_cut_frame(r, &cut) > 0)
+				sink += cut.decoded + cut.whole + cut.fi.records + cut.cut_aux_have;
+		}
 		pmt_ctr_reader_free(r);
 	}
 	pmt_ctr_files(copy, size, touch_file, (void *)&sink);

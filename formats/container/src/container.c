@@ -728,8 +728,13 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 			size_t next = resync(r, at + 4);
 
 			r->st.lost_bytes += next - at;
-			if (next == r->len)
+			if (next == r->len) {
 				r->st.truncated = 1;
+				r->st.cut_frame = 1;
+				r->st.cut_index = r->st.frames + r->st.damaged;
+				r->st.cut_offset = at;
+				r->st.cut_stream_offset = r->stream_next;
+			}
 			r->pos = next;
 			r->st.damaged += next < r->len;
 			stream_place(r, at, 0, true);
