@@ -4,8 +4,9 @@
 # SPE samples synthesized with --itrace, and PEBS-shaped samples with their weights), and
 # `zstd -dc` of the container piped to `perf script -i -` prints what the original's pipe
 # form prints, with both perfs. Inputs: every synth mix, the shared real SPE buffers (when
-# there), a PEBS-shaped file (tests/perfdata/pebs_like.c) and a 4-CPU SPE trace with
-# TIME_CONV in 64 KiB frames (tests/perfdata/spe_cpus.c), whose records span many frames.
+# there), a PEBS-shaped file (tests/perfdata/pebs_like.c), a 4-CPU SPE trace with
+# TIME_CONV in 64 KiB frames (tests/perfdata/spe_cpus.c), whose records span many frames,
+# a perf.data in the other byte order, and perf record -z's COMPRESSED records.
 # Usage: container_roundtrip.sh PMUTRACE PEBS_LIKE SPE_CPUS [PERF73] [SHARED_DIR]
 set -u
 pmt=$1
@@ -27,7 +28,7 @@ pscript() { # PERF FILE KIND
 	case $3 in
 	spe) $1 script -i "$2" --itrace=bfmtaMi1i -F tid,cpu,time,event,ip,addr 2>/dev/null ;;
 	spe-timeless) $1 script -i "$2" --itrace=bfmtaMi1i -F tid,cpu,event,ip,addr 2>/dev/null ;;
-	pebs) $1 script -i "$2" 2>/dev/null ;; # its default fields: weights, data_src, addr
+	pebs | plain) $1 script -i "$2" 2>/dev/null ;; # the default fields (PEBS: weights, data_src, addr)
 	esac
 }
 
@@ -70,6 +71,15 @@ roundtrip pebs "$tmp/pebs.data" pebs
 # (perf 6.1 stops on this file-mode perf.data, "failed to process type: 0", and reads its
 # pipe form: with perf 6.1 only the pipe forms are compared)
 no_file61=1 roundtrip cpus "$tmp/cpus.data" spe --frame-size 64k
+# the other byte order (pmutrace's writer), read back into the host's
+"$pmt" convert "$tmp/n1.data" --swap -o "$tmp/swapped.data" || fail "convert --swap"
+roundtrip swapped "$tmp/swapped.data" spe
+# perf record -z: COMPRESSED records, expanded into the container's frames
+if perf record -q -z -e cpu-clock -o "$tmp/z.data" -- sh -c 'ls /usr/bin >/dev/null' >/dev/null 2>&1; then
+	roundtrip perf-z "$tmp/z.data" plain
+else
+	echo "note: perf record -z not permitted: COMPRESSED records not checked"
+fi
 real=0
 if [ -n "$shared" ] && [ -d "$shared/data/spe" ]; then
 	for f in "$shared"/data/spe/*.bin "$shared"/data/spe/*.data; do
