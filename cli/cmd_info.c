@@ -57,6 +57,10 @@ struct infos_sum {
 	const struct pmt_time_conv *tc; /* the trace's, or NULL */
 	struct aux_stream *st;
 	size_t nst, cap;
+	/* infos made by walking frames read without one (pmt_ctr_frame_describe), in file
+	 * order: summed in their place among the others */
+	const struct pmt_ctr_frame_info *walked;
+	size_t nwalked, walked_at;
 };
 
 static struct aux_stream *stream_of(struct infos_sum *s, const struct pmt_ctr_aux_range *r)
@@ -135,19 +139,11 @@ static int cmp_offset(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
+/* walked: made by pmt_ctr_frame_describe, not in the file (no slice passes over it) */
+static int add_info(struct infos_sum *s, const struct pmt_ctr_frame_info *fi, bool walked)
 {
-	struct infos_sum *s = ctx;
 	bool lost;
 
-	if (fi->damaged) {
-		/* its fields may be wrong: none is used */
-		s->damaged_infos++;
-		pmt_cli_warn("info", "the frame info at file offset %" PRIu64 " fails its "
-			     "checksum (data frame %" PRIu32 " as read): slices read that frame",
-			     fi->info_offset, fi->index);
-		return 0;
-	}
 	lost = !bsearch(&fi->offset, s->read, s->nread, sizeof(*s->read), cmp_offset);
 	if (lost)
 		print_lost_frame(fi, s->tc);
@@ -168,8 +164,8 @@ static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		if (lost)
 			a->lost_bytes += r->end - r->first;
 	}
-	s->n++;
-	if (!(fi->flags & (PMT_CTR_FI_SIDEBAND | PMT_CTR_FI_UNPARSED)) && fi->auxtraces)
+	s->n += !walked;
+	if (!walked && !(fi->flags & (PMT_CTR_FI_SIDEBAND | PMT_CTR_FI_UNPARSED)) && fi->auxtraces)
 		s->aux_only++;
 	if (fi->auxtraces && !(fi->flags & PMT_CTR_FI_ANY_CPU)) {
 		s->cpu_lo = fi->cpu_lo < s->cpu_lo ? fi->cpu_lo : s->cpu_lo;
@@ -181,6 +177,61 @@ static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		s->timed++;
 	}
 	return 0;
+}
+
+/* The file offset of a data frame the reader decompressed (the others are lost) */
+static int note_read(uint64_t **read, size_t *n, size_t *cap, uint64_t offset)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		uint64_t *v = realloc(*read, c * sizeof(*v));
+
+		if (!v)
+			return -1;
+		*read = v;
+		*cap = c;
+	}
+	(*read)[(*n)++] = offset;
+	return 0;
+}
+
+/* the walked infos of the frames before `before` */
+static int add_walked(struct infos_sum *s, uint64_t before)
+{
+	while (s->walked_at < s->nwalked && s->walked[s->walked_at].offset < before)
+		if (add_info(s, &s->walked[s->walked_at++], true) < 0)
+			return -1;
+	return 0;
+}
+
+static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
+{
+	struct infos_sum *s = ctx;
+
+	if (add_walked(s, fi->offset) < 0)
+		return -1;
+	if (fi->damaged) {
+		/* its fields may be wrong: none is used */
+		s->damaged_infos++;
+		pmt_cli_warn("info", "the frame info at file offset %" PRIu64 " fails its "
+			     "checksum (data frame %" PRIu32 " as read): slices read that frame",
+			     fi->info_offset, fi->index);
+		return 0;
+	}
+	return add_info(s, fi, false);
+}
+
+/* the file offsets of the data frames with an intact frame info, in file order */
+struct offsets {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int note_info(const struct pmt_ctr_frame_info *fi, void *ctx)
+{
+	struct offsets *o = ctx;
+
+	return fi->damaged || note_read(&o->v, &o->n, &o->cap, fi->offset) == 0 ? 0 : -1;
 }
 
 /* One line per AUX stream: its offsets and what is missing from them */
@@ -272,22 +323,6 @@ static void print_cut_frame(const struct pmt_ctr_cut *c, const struct pmt_time_c
 	printf("\n");
 }
 
-/* The file offset of a data frame the reader decompressed (the others are lost) */
-static int note_read(uint64_t **read, size_t *n, size_t *cap, uint64_t offset)
-{
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 256;
-		uint64_t *v = realloc(*read, c * sizeof(*v));
-
-		if (!v)
-			return -1;
-		*read = v;
-		*cap = c;
-	}
-	(*read)[(*n)++] = offset;
-	return 0;
-}
-
 static void container_info(const char *path, const struct pmt_file_map *m,
 			   const struct pmt_time_conv *tc)
 {
@@ -296,24 +331,47 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const struct pmt_ctr_stats *st;
 	uint64_t *read = NULL;
-	size_t nread = 0, read_cap = 0;
+	size_t nread = 0, read_cap = 0, nwalked = 0, walked_cap = 0;
+	struct offsets with_info = { 0 };
+	struct pmt_ctr_frame_info *walked = NULL;
 	int rc;
 
 	if (pmt_ctr_reader_new(m->data, m->size, path, &r, &d) < 0) {
 		pmt_diag_print(&d);
 		return;
 	}
+	if (pmt_ctr_frame_infos(m->data, m->size, note_info, &with_info) < 0)
+		pmt_cli_warn("info", "out of memory");
 	while ((rc = pmt_ctr_next(r, &f, &d)) != 0) {
 		if (rc < 0) {
 			char msg[512];
 
 			pmt_diag_format(&d, msg, sizeof(msg));
 			pmt_cli_warn("info", "%s", msg);
-		} else if (note_read(&read, &nread, &read_cap, f.offset) < 0) {
+			continue;
+		}
+		if (note_read(&read, &nread, &read_cap, f.offset) < 0) {
 			pmt_cli_warn("info", "out of memory");
 			break;
 		}
+		if (bsearch(&f.offset, with_info.v, with_info.n, sizeof(*with_info.v), cmp_offset))
+			continue;
+		/* no info after it (cut off, damaged, an older writer): its records walked */
+		if (nwalked == walked_cap) {
+			size_t c = walked_cap ? 2 * walked_cap : 4;
+			struct pmt_ctr_frame_info *v = realloc(walked, c * sizeof(*v));
+
+			if (!v) {
+				pmt_cli_warn("info", "out of memory");
+				break;
+			}
+			walked = v;
+			walked_cap = c;
+		}
+		if (pmt_ctr_frame_describe(r, &f, &walked[nwalked]) == 0)
+			nwalked++;
 	}
+	free(with_info.v);
 	st = pmt_ctr_stats(r);
 	printf("container: version %d, written by %s\n", PMT_CTR_VERSION, st->writer);
 	printf("data frames: %" PRIu32 " read, %" PRIu32 " damaged\n", st->frames, st->damaged);
@@ -341,13 +399,17 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 	}
 	{
 		struct infos_sum is = { .cpu_lo = UINT32_MAX, .read = read, .nread = nread,
-					.tc = tc };
+					.tc = tc, .walked = walked, .nwalked = nwalked };
 
-		if (pmt_ctr_frame_infos(m->data, m->size, sum_info, &is) < 0)
+		if (pmt_ctr_frame_infos(m->data, m->size, sum_info, &is) < 0 ||
+		    add_walked(&is, UINT64_MAX) < 0)
 			pmt_cli_warn("info", "out of memory");
 		printf("frame infos: %" PRIu32 " of %" PRIu32 " frames (%" PRIu32
 		       " of AUX data only, which --cpu and --time slices can pass over)",
 		       is.n, st->frames + st->damaged, is.aux_only);
+		if (nwalked)
+			printf("; %zu without one (their records walked for AUX offsets and "
+			       "times)", nwalked);
 		if (is.cpu_lo <= is.cpu_hi)
 			printf("; CPUs %" PRIu32 "-%" PRIu32, is.cpu_lo, is.cpu_hi);
 		if (is.timed)
@@ -358,6 +420,7 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 		print_streams(&is);
 		free(is.st);
 	}
+	free(walked);
 	free(read);
 	{
 		struct pmt_ctr_cut cut;

@@ -5,7 +5,8 @@
 # and perf 6.1: `zstd -dc` of the cut file prints what can be decompressed before the error,
 # and perf's `report -D` of that lists the AUXTRACE records (cpu, idx, offset, size, with
 # the SPE timestamps of each) that the readable bytes hold, the last one cut. Cut points: a
-# frame boundary (nothing cut), inside AUX bytes, inside an AUXTRACE record's header, and
+# frame boundary (nothing cut), between a data frame and its info (the frame's records are
+# walked for its AUX offsets), inside AUX bytes, inside an AUXTRACE record's header, and
 # early in a frame (nothing of it readable). Usage: container_cut.sh PMUTRACE SPE_CPUS
 set -u
 pmt=$1
@@ -109,15 +110,21 @@ check_cut() {
 "$pmt" convert --raw "$tmp/s.spe" --midr 0x410fd0c0 --chunk 65472 --container --frame-size 256k \
 	-o "$tmp/h.pmt" || fail "convert --raw"
 
-# a frame boundary: the end of the third frame info; then the AUX streams are perf's
+# frame boundaries: the end of the third frame info, and its start (the data frame before
+# it whole, its info cut off: info walks that frame's records); the AUX streams are perf's
 i3=$(grep -obUaP "PMTFINFO" "$tmp/a.pmt" | sed -n '3s/:.*//p')
 n3=$(od -An -tu4 -j $((i3 - 4)) -N4 "$tmp/a.pmt" | tr -d ' ')
-kind=$(check_cut "$tmp/a.pmt" $((i3 + n3))) || { echo "$kind"; exit 1; }
-[ "$kind" = "frame boundary" ] || fail "cut at the end of an info: $kind"
-grep -q "^cut:" "$tmp/info" && fail "a frame boundary cut: $(cat "$tmp/info")"
-perf_aux "$tmp/cut.pmt" | awk '{ k = $1 " " $2; if (!(k in f)) { f[k] = $3; o[n++] = k } e[k] = $3 + $4; r[k]++ }
-	END { for (i = 0; i < n; i++) { split(o[i], c, " "); printf "AUX stream: CPU %s (idx %s): offsets 0x%x-0x%x, %d AUXTRACE records, 0 gaps\n", c[1], c[2], f[o[i]], e[o[i]], r[o[i]] } }' >"$tmp/want"
-grep "^AUX stream" "$tmp/info" | cmp -s - "$tmp/want" || fail "frame boundary: $(diff "$tmp/want" "$tmp/info")"
+for cut in $((i3 + n3)) $((i3 - 8)); do
+	kind=$(check_cut "$tmp/a.pmt" $cut) || { echo "$kind"; exit 1; }
+	[ "$kind" = "frame boundary" ] || fail "cut at $cut, a frame boundary: $kind"
+	grep -q "^cut:" "$tmp/info" && fail "a frame boundary cut: $(cat "$tmp/info")"
+	perf_aux "$tmp/cut.pmt" | awk '{ k = $1 " " $2; if (!(k in f)) { f[k] = $3; o[n++] = k } e[k] = $3 + $4; r[k]++ }
+		END { for (i = 0; i < n; i++) { split(o[i], c, " "); printf "AUX stream: CPU %s (idx %s): offsets 0x%x-0x%x, %d AUXTRACE records, 0 gaps\n", c[1], c[2], f[o[i]], e[o[i]], r[o[i]] } }' >"$tmp/want"
+	grep "^AUX stream" "$tmp/info" | cmp -s - "$tmp/want" ||
+		fail "frame boundary at $cut: $(grep "^AUX stream" "$tmp/info" | diff "$tmp/want" -)"
+done
+grep -q "^frame infos: [0-9]* of [0-9]* frames.*; 1 without one (their records walked" "$tmp/info" ||
+	fail "a frame without its info: $(cat "$tmp/info")"
 
 seen=""
 size=$(stat -c %s "$tmp/a.pmt")

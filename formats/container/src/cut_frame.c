@@ -1,6 +1,8 @@
-/* The data frame a file ends inside (a killed recording, a copy cut short): its frame info
- * would have come after it, so what it held is known only by decompressing what is there,
- * as `zstd -dc` does, and walking the records. */
+/* Frames without their frame info: the data frame a file ends inside (a killed recording,
+ * a copy cut short), whose info would have come after it, is known only by decompressing
+ * what is there, as `zstd -dc` does, and walking the records; a whole frame whose info is
+ * missing, by walking the records the reader gave. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -201,4 +203,39 @@ int pmt_ctr_cut_frame(const struct pmt_ctr_reader *r, struct pmt_ctr_cut *out)
 	free(acc);
 	free(data);
 	return 1;
+}
+
+int pmt_ctr_frame_describe(const struct pmt_ctr_reader *r, const struct pmt_ctr_frame *f,
+			   struct pmt_ctr_frame_info *out)
+{
+	struct finfo_acc *acc;
+	bool first;
+
+	if (!r || !f || !out || (!f->data && f->size))
+		return -PMT_EINVAL;
+	acc = calloc(1, sizeof(*acc));
+	if (!acc)
+		return -PMT_ENOMEM;
+	finfo_reset(acc);
+	first = f->size >= PIPE_HEADER && (!memcmp(f->data, "PERFILE2", 8) ||
+					    !memcmp(f->data, "2ELIFREP", 8));
+	if (!first) {
+		int swap = trace_swapped(r);
+
+		acc->started = 1;
+		acc->swap = (uint8_t)(swap == 1);
+		if (swap < 0) {
+			acc->unknown = 1;
+			acc->cur.flags |= PMT_CTR_FI_UNPARSED;
+		}
+	}
+	finfo_add(acc, f->data, f->size);
+	*out = acc->cur;
+	out->index = f->index;
+	out->offset = f->offset;
+	out->size = f->csize;
+	out->stream_offset = f->stream_offset;
+	out->stream_size = (uint32_t)f->size;
+	free(acc);
+	return 0;
 }

@@ -300,6 +300,12 @@ struct pmt_ctr_cut {
  * records. Returns 1 with *out filled, 0 when the file ends inside no data frame,
  * -PMT_ENOMEM. The readers never deliver these bytes: this says what they were. */
 PMT_API int pmt_ctr_cut_frame(const struct pmt_ctr_reader *r, struct pmt_ctr_cut *out);
+/* The frame info of a data frame the reader gave (f, from pmt_ctr_next on r), made by
+ * walking its records as the writer does: for a frame whose info is missing (cut off after
+ * it, damaged, or a writer before them). The SPE times are those of the frame's own bytes
+ * (cont_mask stays 0: the frames before are not known here). 0, or -PMT_EINVAL. */
+PMT_API int pmt_ctr_frame_describe(const struct pmt_ctr_reader *r, const struct pmt_ctr_frame *f,
+				   struct pmt_ctr_frame_info *out);
 
 PMT_API void pmt_ctr_reader_free(struct pmt_ctr_reader *r);
 
