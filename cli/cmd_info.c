@@ -57,6 +57,10 @@ struct infos_sum {
 	const struct pmt_time_conv *tc; /* the trace's, or NULL */
 	struct aux_stream *st;
 	size_t nst, cap;
+	/* infos made by walking frames read without one (pmt_ctr_frame_describe), in file
+	 * order: summed in their place among the others */
+	const struct pmt_ctr_frame_info *walked;
+	size_t nwalked, walked_at;
 };
 
 static struct aux_stream *stream_of(struct infos_sum *s, const struct pmt_ctr_aux_range *r)
@@ -86,6 +90,32 @@ static void print_cpu(uint32_t cpu)
 		printf("CPU %" PRIu32, cpu);
 }
 
+/* SPE timestamps, and on perf's clock through the trace's TIME_CONV when it has one */
+static void print_times(uint64_t ts_lo, uint64_t ts_hi, const struct pmt_time_conv *tc)
+{
+	printf(", SPE timestamps 0x%" PRIx64 "-0x%" PRIx64, ts_lo, ts_hi);
+	if (tc) {
+		uint64_t lo = pmt_time_conv_to_perf(tc, ts_lo);
+		uint64_t hi = pmt_time_conv_to_perf(tc, ts_hi);
+
+		/* perf's seconds.microseconds, as script prints sample times */
+		printf(", time %" PRIu64 ".%06" PRIu64 "-%" PRIu64 ".%06" PRIu64, lo / 1000000000,
+		       lo % 1000000000 / 1000, hi / 1000000000, hi % 1000000000 / 1000);
+	}
+}
+
+static void print_range(const char *what, uint32_t frame, const struct pmt_ctr_aux_range *r,
+			bool records)
+{
+	printf("%s: data frame %" PRIu32 ": ", what, frame);
+	print_cpu(r->cpu);
+	printf(" (idx %" PRIu32 ") AUX offsets 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes",
+	       r->idx, r->first, r->end, r->end - r->first);
+	if (records)
+		printf(", %" PRIu32 " AUXTRACE records", r->records);
+	printf(")\n");
+}
+
 /* A data frame the reader could not read: what its info says it held */
 static void print_lost_frame(const struct pmt_ctr_frame_info *fi, const struct pmt_time_conv *tc)
 {
@@ -93,24 +123,10 @@ static void print_lost_frame(const struct pmt_ctr_frame_info *fi, const struct p
 	       PRIu32 " AUXTRACE records, %" PRIu64 " AUX bytes", fi->index, fi->offset,
 	       fi->records, fi->auxtraces, fi->aux_bytes);
 	if (fi->flags & PMT_CTR_FI_TIMED)
-		printf(", SPE timestamps 0x%" PRIx64 "-0x%" PRIx64, fi->ts_lo, fi->ts_hi);
-	if (fi->flags & PMT_CTR_FI_TIMED && tc) {
-		uint64_t lo = pmt_time_conv_to_perf(tc, fi->ts_lo);
-		uint64_t hi = pmt_time_conv_to_perf(tc, fi->ts_hi);
-
-		/* perf's seconds.microseconds, as script prints sample times */
-		printf(", time %" PRIu64 ".%06" PRIu64 "-%" PRIu64 ".%06" PRIu64, lo / 1000000000,
-		       lo % 1000000000 / 1000, hi / 1000000000, hi % 1000000000 / 1000);
-	}
+		print_times(fi->ts_lo, fi->ts_hi, tc);
 	printf("\n");
-	for (uint32_t i = 0; i < fi->aux_n; i++) {
-		const struct pmt_ctr_aux_range *r = &fi->aux[i];
-
-		printf("lost: data frame %" PRIu32 ": ", fi->index);
-		print_cpu(r->cpu);
-		printf(" (idx %" PRIu32 ") AUX offsets 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64
-		       " bytes)\n", r->idx, r->first, r->end, r->end - r->first);
-	}
+	for (uint32_t i = 0; i < fi->aux_n; i++)
+		print_range("lost", fi->index, &fi->aux[i], false);
 	if (fi->auxtraces && fi->aux_state == PMT_CTR_AUX_UNKNOWN)
 		printf("lost: data frame %" PRIu32 ": its AUX offsets are not known (a writer "
 		       "before them)\n", fi->index);
@@ -123,19 +139,11 @@ static int cmp_offset(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
+/* walked: made by pmt_ctr_frame_describe, not in the file (no slice passes over it) */
+static int add_info(struct infos_sum *s, const struct pmt_ctr_frame_info *fi, bool walked)
 {
-	struct infos_sum *s = ctx;
 	bool lost;
 
-	if (fi->damaged) {
-		/* its fields may be wrong: none is used */
-		s->damaged_infos++;
-		pmt_cli_warn("info", "the frame info at file offset %" PRIu64 " fails its "
-			     "checksum (data frame %" PRIu32 " as read): slices read that frame",
-			     fi->info_offset, fi->index);
-		return 0;
-	}
 	lost = !bsearch(&fi->offset, s->read, s->nread, sizeof(*s->read), cmp_offset);
 	if (lost)
 		print_lost_frame(fi, s->tc);
@@ -156,8 +164,8 @@ static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		if (lost)
 			a->lost_bytes += r->end - r->first;
 	}
-	s->n++;
-	if (!(fi->flags & (PMT_CTR_FI_SIDEBAND | PMT_CTR_FI_UNPARSED)) && fi->auxtraces)
+	s->n += !walked;
+	if (!walked && !(fi->flags & (PMT_CTR_FI_SIDEBAND | PMT_CTR_FI_UNPARSED)) && fi->auxtraces)
 		s->aux_only++;
 	if (fi->auxtraces && !(fi->flags & PMT_CTR_FI_ANY_CPU)) {
 		s->cpu_lo = fi->cpu_lo < s->cpu_lo ? fi->cpu_lo : s->cpu_lo;
@@ -169,6 +177,61 @@ static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		s->timed++;
 	}
 	return 0;
+}
+
+/* The file offset of a data frame the reader decompressed (the others are lost) */
+static int note_read(uint64_t **read, size_t *n, size_t *cap, uint64_t offset)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		uint64_t *v = realloc(*read, c * sizeof(*v));
+
+		if (!v)
+			return -1;
+		*read = v;
+		*cap = c;
+	}
+	(*read)[(*n)++] = offset;
+	return 0;
+}
+
+/* the walked infos of the frames before `before` */
+static int add_walked(struct infos_sum *s, uint64_t before)
+{
+	while (s->walked_at < s->nwalked && s->walked[s->walked_at].offset < before)
+		if (add_info(s, &s->walked[s->walked_at++], true) < 0)
+			return -1;
+	return 0;
+}
+
+static int sum_info(const struct pmt_ctr_frame_info *fi, void *ctx)
+{
+	struct infos_sum *s = ctx;
+
+	if (add_walked(s, fi->offset) < 0)
+		return -1;
+	if (fi->damaged) {
+		/* its fields may be wrong: none is used */
+		s->damaged_infos++;
+		pmt_cli_warn("info", "the frame info at file offset %" PRIu64 " fails its "
+			     "checksum (data frame %" PRIu32 " as read): slices read that frame",
+			     fi->info_offset, fi->index);
+		return 0;
+	}
+	return add_info(s, fi, false);
+}
+
+/* the file offsets of the data frames with an intact frame info, in file order */
+struct offsets {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int note_info(const struct pmt_ctr_frame_info *fi, void *ctx)
+{
+	struct offsets *o = ctx;
+
+	return fi->damaged || note_read(&o->v, &o->n, &o->cap, fi->offset) == 0 ? 0 : -1;
 }
 
 /* One line per AUX stream: its offsets and what is missing from them */
@@ -193,20 +256,71 @@ static void print_streams(const struct infos_sum *s)
 		       "%d of each are listed\n", s->partial, PMT_CTR_AUX_RANGES, PMT_CTR_AUX_RANGES);
 }
 
-/* The file offset of a data frame the reader decompressed (the others are lost) */
-static int note_read(uint64_t **read, size_t *n, size_t *cap, uint64_t offset)
+/* The frame the file ends inside: what its readable part holds (zstd -dc prints it; no
+ * reader of ours takes it, since the checksum that would vouch for it is cut off) and what
+ * is lost after it */
+static void print_cut_frame(const struct pmt_ctr_cut *c, const struct pmt_time_conv *tc)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 256;
-		uint64_t *v = realloc(*read, c * sizeof(*v));
+	const struct pmt_ctr_frame_info *fi = &c->fi;
 
-		if (!v)
-			return -1;
-		*read = v;
-		*cap = c;
+	printf("cut: data frame %" PRIu32 " (file offset %" PRIu64 "): the file holds %" PRIu64
+	       " of its bytes, which decompress to %" PRIu64 " bytes (", c->index, c->offset,
+	       c->file_bytes, c->decoded);
+	if (c->content_size != PMT_CTR_NO_OFFSET)
+		printf("its header states %" PRIu64 ")", c->content_size);
+	else
+		printf("its header states no size)");
+	printf(", %" PRIu64 " of them whole records; unchecked (its checksum is cut off), so "
+	       "not read, but `zstd -dc` prints them", c->whole);
+	if (c->zerr)
+		printf("; zstd stopped: %s", c->zerr);
+	printf("\n");
+	printf("readable: data frame %" PRIu32 ": %" PRIu32 " records, %" PRIu32
+	       " AUXTRACE records, %" PRIu64 " AUX bytes", c->index, fi->records, fi->auxtraces,
+	       fi->aux_bytes);
+	if (fi->flags & PMT_CTR_FI_TIMED)
+		print_times(fi->ts_lo, fi->ts_hi, tc);
+	if (fi->flags & PMT_CTR_FI_UNPARSED)
+		printf(" (its records could not all be walked)");
+	printf("\n");
+	for (uint32_t i = 0; i < fi->aux_n; i++)
+		print_range("readable", c->index, &fi->aux[i], true);
+	if (c->where == PMT_CTR_CUT_IN_AUX) {
+		struct pmt_ctr_aux_range have = c->cut_aux, rest = c->cut_aux;
+
+		have.end = have.first + c->cut_aux_have;
+		rest.first = have.end;
+		printf("cut: data frame %" PRIu32 ": an AUXTRACE record of %" PRIu64
+		       " AUX bytes is cut after %" PRIu64 " of them", c->index,
+		       c->cut_aux.end - c->cut_aux.first, c->cut_aux_have);
+		if (c->cut_timed)
+			print_times(c->cut_ts_lo, c->cut_ts_hi, tc);
+		printf("\n");
+		print_range("readable", c->index, &have, false);
+		print_range("lost", c->index, &rest, false);
+	} else if (c->where == PMT_CTR_CUT_IN_HEADER) {
+		printf("lost: data frame %" PRIu32 ": a record whose header is cut after %" PRIu64
+		       " bytes", c->index, c->cut_have);
+		if (c->cut_type)
+			printf(" (type %" PRIu32 ")", c->cut_type);
+		printf("\n");
+	} else if (c->where == PMT_CTR_CUT_IN_RECORD) {
+		printf("lost: data frame %" PRIu32 ": a record of type %" PRIu32 " cut after %"
+		       PRIu64 " of its %" PRIu64 " bytes\n", c->index, c->cut_type, c->cut_have,
+		       c->cut_size);
 	}
-	(*read)[(*n)++] = offset;
-	return 0;
+	if (c->content_size != PMT_CTR_NO_OFFSET)
+		printf("lost: data frame %" PRIu32 ": %" PRIu64 " bytes of records after the cut"
+		       " (of %" PRIu64 ")", c->index, c->content_size - c->decoded,
+		       c->content_size);
+	else
+		printf("lost: data frame %" PRIu32 ": the records after the cut (how many bytes is "
+		       "not known: its header states no size and its frame info comes after it)",
+		       c->index);
+	if (fi->flags & PMT_CTR_FI_TIMED || c->cut_timed)
+		printf(", SPE timestamps after 0x%" PRIx64,
+		       c->cut_timed && c->cut_ts_hi > fi->ts_hi ? c->cut_ts_hi : fi->ts_hi);
+	printf("\n");
 }
 
 static void container_info(const char *path, const struct pmt_file_map *m,
@@ -217,24 +331,47 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const struct pmt_ctr_stats *st;
 	uint64_t *read = NULL;
-	size_t nread = 0, read_cap = 0;
+	size_t nread = 0, read_cap = 0, nwalked = 0, walked_cap = 0;
+	struct offsets with_info = { 0 };
+	struct pmt_ctr_frame_info *walked = NULL;
 	int rc;
 
 	if (pmt_ctr_reader_new(m->data, m->size, path, &r, &d) < 0) {
 		pmt_diag_print(&d);
 		return;
 	}
+	if (pmt_ctr_frame_infos(m->data, m->size, note_info, &with_info) < 0)
+		pmt_cli_warn("info", "out of memory");
 	while ((rc = pmt_ctr_next(r, &f, &d)) != 0) {
 		if (rc < 0) {
 			char msg[512];
 
 			pmt_diag_format(&d, msg, sizeof(msg));
 			pmt_cli_warn("info", "%s", msg);
-		} else if (note_read(&read, &nread, &read_cap, f.offset) < 0) {
+			continue;
+		}
+		if (note_read(&read, &nread, &read_cap, f.offset) < 0) {
 			pmt_cli_warn("info", "out of memory");
 			break;
 		}
+		if (bsearch(&f.offset, with_info.v, with_info.n, sizeof(*with_info.v), cmp_offset))
+			continue;
+		/* no info after it (cut off, damaged, an older writer): its records walked */
+		if (nwalked == walked_cap) {
+			size_t c = walked_cap ? 2 * walked_cap : 4;
+			struct pmt_ctr_frame_info *v = realloc(walked, c * sizeof(*v));
+
+			if (!v) {
+				pmt_cli_warn("info", "out of memory");
+				break;
+			}
+			walked = v;
+			walked_cap = c;
+		}
+		if (pmt_ctr_frame_describe(r, &f, &walked[nwalked]) == 0)
+			nwalked++;
 	}
+	free(with_info.v);
 	st = pmt_ctr_stats(r);
 	printf("container: version %d, written by %s\n", PMT_CTR_VERSION, st->writer);
 	printf("data frames: %" PRIu32 " read, %" PRIu32 " damaged\n", st->frames, st->damaged);
@@ -262,13 +399,17 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 	}
 	{
 		struct infos_sum is = { .cpu_lo = UINT32_MAX, .read = read, .nread = nread,
-					.tc = tc };
+					.tc = tc, .walked = walked, .nwalked = nwalked };
 
-		if (pmt_ctr_frame_infos(m->data, m->size, sum_info, &is) < 0)
+		if (pmt_ctr_frame_infos(m->data, m->size, sum_info, &is) < 0 ||
+		    add_walked(&is, UINT64_MAX) < 0)
 			pmt_cli_warn("info", "out of memory");
 		printf("frame infos: %" PRIu32 " of %" PRIu32 " frames (%" PRIu32
 		       " of AUX data only, which --cpu and --time slices can pass over)",
 		       is.n, st->frames + st->damaged, is.aux_only);
+		if (nwalked)
+			printf("; %zu without one (their records walked for AUX offsets and "
+			       "times)", nwalked);
 		if (is.cpu_lo <= is.cpu_hi)
 			printf("; CPUs %" PRIu32 "-%" PRIu32, is.cpu_lo, is.cpu_hi);
 		if (is.timed)
@@ -279,7 +420,17 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 		print_streams(&is);
 		free(is.st);
 	}
+	free(walked);
 	free(read);
+	{
+		struct pmt_ctr_cut cut;
+		int rc_cut = pmt_ctr_cut_frame(r, &cut);
+
+		if (rc_cut > 0)
+			print_cut_frame(&cut, tc);
+		else if (rc_cut < 0)
+			pmt_cli_warn("info", "out of memory");
+	}
 	pmt_ctr_files(m->data, m->size, print_file, NULL);
 	if (st->lost_bytes || st->truncated)
 		printf("lost: %" PRIu64 " bytes of the file%s\n", st->lost_bytes,

@@ -130,3 +130,14 @@ set_tests_properties(cli.writer_policy PROPERTIES LABELS cli SKIP_RETURN_CODE 77
 add_test(NAME cli.container_aux COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_aux.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus>)
 set_tests_properties(cli.container_aux PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180)
+# a file cut inside a data frame: info's readable and lost AUX offsets, records and SPE
+# times of that frame against zstd -dc | perf 6.1 report -D of the cut file
+add_test(NAME cli.container_cut COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_cut.sh
+  $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus>)
+set_tests_properties(cli.container_cut PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180)
+# perf.data -> container -> perf.data prints as the original with perf 6.1 and 7.3, and
+# zstd -dc | perf script -i - as its pipe form: synth mixes, a PEBS-shaped file, a 4-CPU
+# trace in small frames, the shared real buffers
+add_test(NAME cli.container_roundtrip COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_roundtrip.sh
+  $<TARGET_FILE:pmutrace> $<TARGET_FILE:pebs_like> $<TARGET_FILE:spe_cpus> ${PMT_PERF73} ${PMT_SHARED_DIR})
+set_tests_properties(cli.container_roundtrip PROPERTIES LABELS "cli;perf73" SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -1,5 +1,7 @@
 /* Fuzz the container reader: open from memory, plan a slice from the frame infos, walk
- * every frame (damaged ones included) and touch the records each gives; then copy it
+ * every frame (damaged ones included) and touch the records each gives and walk them
+ * (pmt_ctr_frame_describe), and the readable part of a frame the input ends inside
+ * (pmt_ctr_cut_frame); then copy it
  * through a writer, whose frame infos walk the records and their SPE packets. Seeds: small
  * containers made by convert --container. */
 #include <stdint.h>
@@ -54,10 +56,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pmt_ctr_reader_new(copy, size, "fuzz", &r, NULL) == 0) {
 		sink += (uint64_t)pmt_ctr_slice(r, keep_some, NULL);
 		/* every call moves on: bounded by the input size */
-		for (size_t n = 0; n <= size && (rc = pmt_ctr_next(r, &f, NULL)) != 0; n++)
+		for (size_t n = 0; n <= size && (rc = pmt_ctr_next(r, &f, NULL)) != 0; n++) {
+			struct pmt_ctr_frame_info fi;
+
 			if (rc > 0 && f.size)
 				sink += f.data[f.size - 1];
+			/* every frame's records walked as for one without its info */
+			if (rc > 0 && pmt_ctr_frame_describe(r, &f, &fi) == 0)
+				sink += fi.records + fi.aux_n + fi.ts_hi;
+		}
 		sink += pmt_ctr_stats(r)->frames;
+		{
+			/* the frame the input ends inside, streamed and walked */
+			struct pmt_ctr_cut cut;
+
+			if (pmt_ctr_cut_frame(r, &cut) > 0)
+				sink += cut.decoded + cut.whole + cut.fi.records + cut.cut_aux_have;
+		}
 		pmt_ctr_reader_free(r);
 	}
 	pmt_ctr_files(copy, size, touch_file, (void *)&sink);

@@ -634,6 +634,13 @@ static size_t resync(const struct pmt_ctr_reader *r, size_t from)
 	return r->len;
 }
 
+static bool frame_starts(const struct pmt_ctr_reader *r, size_t at)
+{
+	uint32_t m = at <= r->len && r->len - at >= 4 ? pmt_le32(r->buf + at) : 0;
+
+	return at == r->len || m == ZSTD_MAGIC || (m & 0xFFFFFFF0u) == 0x184D2A50u;
+}
+
 /* A column frame: its records rebuilt into r->out */
 static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_t at, size_t n,
 			struct pmt_diag *diag)
@@ -728,8 +735,13 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 			size_t next = resync(r, at + 4);
 
 			r->st.lost_bytes += next - at;
-			if (next == r->len)
+			if (next == r->len) {
 				r->st.truncated = 1;
+				r->st.cut_frame = 1;
+				r->st.cut_index = r->st.frames + r->st.damaged;
+				r->st.cut_offset = at;
+				r->st.cut_stream_offset = r->stream_next;
+			}
 			r->pos = next;
 			r->st.damaged += next < r->len;
 			stream_place(r, at, 0, true);
@@ -749,8 +761,12 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 			if (rc == -PMT_ENOMEM)
 				return pmt_diag_set(diag, rc, r->name, at, "out of memory");
 			if (rc < 0) {
+				/* csize came from its damaged block headers, which may run over the
+				 * frames after it: trusted where a frame starts, else resync */
+				if (!frame_starts(r, at + csize))
+					r->pos = resync(r, at + 4);
 				r->st.damaged++;
-				r->st.lost_bytes += csize;
+				r->st.lost_bytes += r->pos - at;
 				stream_place(r, at, 0, true);
 				return pmt_diag_set(diag, -PMT_ECORRUPT, r->name, at,
 						    "data frame %u is damaged (%s); its records are "

@@ -32,6 +32,30 @@ static int stop_kind(const uint8_t *b, size_t len, size_t pos)
 	return WALK_CUT;
 }
 
+/* Bytes at pos that start no frame, or a skippable frame whose size runs past the file:
+ * where the walk goes on (*next), or why it stops. It goes on only when the next frame
+ * magic is one of pmutrace's own frames that describe no data frame (index, writer stats,
+ * seek table, embedded file): then the bytes passed over held no data frame and no frame
+ * info, so a damaged index or seek table costs a slice nothing. A data frame, a column
+ * frame or a frame info there may follow a data frame or an info the damage took: damage.
+ * No magic after pos: the file ends inside that frame, as a cut. */
+static int pass_damage(const uint8_t *b, size_t len, size_t pos, size_t *next)
+{
+	for (size_t p = pos + 1; p + 4 <= len; p++) {
+		uint32_t m = pmt_le32(b + p);
+
+		if (m == ZSTD_MAGIC)
+			return WALK_DAMAGE;
+		if ((m & 0xFFFFFFF0u) != 0x184D2A50u)
+			continue;
+		if (m == SKIP_FINFO || m == SKIP_COLUMNS)
+			return WALK_DAMAGE;
+		*next = p;
+		return 0;
+	}
+	return WALK_CUT;
+}
+
 /* Every frame from pos on, by its header only: fn for data frames (fi NULL) and frame
  * infos; *index (may be NULL) gets the file offset of the frame index, 0 when there is
  * none. Returns fn's negative value, WALK_DAMAGE when damage stops the walk, WALK_CUT when
@@ -55,8 +79,12 @@ static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx,
 			struct pmt_ctr_frame_info fi;
 
 			size = pmt_le32(b + pos + 4);
-			if (size > left - 8)
-				return stop_kind(b, len, pos);
+			if (size > left - 8) {
+				rc = pass_damage(b, len, pos, &pos);
+				if (rc)
+					return rc;
+				continue;
+			}
 			rc = 0;
 			if (magic == SKIP_COLUMNS)
 				rc = fn(ctx, pos, 8 + size, NULL);
@@ -71,8 +99,12 @@ static int walk(const uint8_t *b, size_t len, size_t pos, walk_fn fn, void *ctx,
 			pos += 8 + size;
 			continue;
 		}
-		if (magic != ZSTD_MAGIC)
-			return WALK_DAMAGE;
+		if (magic != ZSTD_MAGIC) {
+			rc = pass_damage(b, len, pos, &pos);
+			if (rc)
+				return rc;
+			continue;
+		}
 		size = ctr_frame_size(&sizes, b, len, pos);
 		if (ZSTD_isError(size))
 			return stop_kind(b, len, pos);

@@ -170,6 +170,12 @@ struct pmt_ctr_stats {
 	struct pmt_ctr_writer_stats writer_stats;
 	uint64_t dropped_in_frames; /* the same drops, by the frame infos of the frames read
 				     * (a killed recording has no stats frame) */
+	/* the data frame the file ends inside (truncated and cut_frame): what
+	 * pmt_ctr_cut_frame() walks */
+	uint8_t cut_frame;
+	uint32_t cut_index;
+	uint64_t cut_offset;
+	uint64_t cut_stream_offset; /* PMT_CTR_NO_OFFSET when the frames before give none */
 };
 struct pmt_ctr_reader;
 /* Is this the start of a container (its header frame)? */
@@ -258,6 +264,49 @@ PMT_API int pmt_ctr_slice(struct pmt_ctr_reader *r,
 PMT_API int pmt_ctr_frame_infos(const void *buf, size_t len,
 				int (*fn)(const struct pmt_ctr_frame_info *fi, void *ctx),
 				void *ctx);
+
+/* ---- a data frame the file ends inside: its readable part, walked ---- */
+enum {
+	PMT_CTR_CUT_AT_RECORD = 0, /* the readable bytes end where a record ends */
+	PMT_CTR_CUT_IN_HEADER,     /* inside a record's header (or its AUXTRACE fields) */
+	PMT_CTR_CUT_IN_AUX,        /* inside an AUXTRACE record's AUX bytes */
+	PMT_CTR_CUT_IN_RECORD,     /* inside another record's body */
+};
+struct pmt_ctr_cut {
+	uint32_t index;          /* data frame number */
+	uint64_t offset;         /* its file offset */
+	uint64_t file_bytes;     /* its bytes the file holds (from its magic to the end) */
+	uint64_t stream_offset;  /* its place in the pipe-mode stream, or PMT_CTR_NO_OFFSET */
+	uint64_t content_size;   /* what its header states, or PMT_CTR_NO_OFFSET (not stated) */
+	uint64_t decoded;        /* what zstd gives of the bytes there (as `zstd -dc` prints) */
+	uint64_t whole;          /* of them, the bytes of whole records */
+	/* the whole records as a frame info would give them: records, AUXTRACE records, AUX
+	 * bytes, CPUs, AUX streams, the SPE time range of their AUX bytes */
+	struct pmt_ctr_frame_info fi;
+	uint32_t where;          /* PMT_CTR_CUT_*: where the readable bytes end */
+	uint32_t cut_type;       /* the record cut: its type (0 when its header is cut before) */
+	uint64_t cut_size;       /* its size, AUX bytes included (0 when not known) */
+	uint64_t cut_have;       /* its bytes the readable part holds */
+	/* PMT_CTR_CUT_IN_AUX: the AUXTRACE record cut (records 1; first, end: its AUX offsets)
+	 * and how many of its AUX bytes are there (from first on) */
+	struct pmt_ctr_aux_range cut_aux;
+	uint64_t cut_aux_have;
+	uint8_t cut_timed;       /* the readable AUX bytes of the record cut have timestamps */
+	uint64_t cut_ts_lo, cut_ts_hi;
+	const char *zerr;        /* zstd's word when it stopped before the file's end */
+};
+/* After pmt_ctr_next() returned 0 with stats.cut_frame set: decompress what the file holds
+ * of that frame (streaming, as `zstd -dc` does; no checksum can vouch for it) and walk its
+ * records. Returns 1 with *out filled, 0 when the file ends inside no data frame,
+ * -PMT_ENOMEM. The readers never deliver these bytes: this says what they were. */
+PMT_API int pmt_ctr_cut_frame(const struct pmt_ctr_reader *r, struct pmt_ctr_cut *out);
+/* The frame info of a data frame the reader gave (f, from pmt_ctr_next on r), made by
+ * walking its records as the writer does: for a frame whose info is missing (cut off after
+ * it, damaged, or a writer before them). The SPE times are those of the frame's own bytes
+ * (cont_mask stays 0: the frames before are not known here). 0, or -PMT_EINVAL. */
+PMT_API int pmt_ctr_frame_describe(const struct pmt_ctr_reader *r, const struct pmt_ctr_frame *f,
+				   struct pmt_ctr_frame_info *out);
+
 PMT_API void pmt_ctr_reader_free(struct pmt_ctr_reader *r);
 
 #ifdef __cplusplus
