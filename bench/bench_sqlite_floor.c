@@ -1,4 +1,4 @@
-/* What SQLite alone costs for `export sqlite`'s samples table: N rows of its 27 columns
+/* What SQLite alone costs for `export sqlite`'s samples table: N rows of its 28 columns
  * (the schema from pmt_export_sqlite_schema(), values shaped like a SPE trace's: rising
  * times, scattered addresses, the four short data-source texts) inserted with one prepared
  * statement in one transaction under the export's pragmas, then its four indexes. No
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 			   "PRAGMA temp_store=MEMORY", NULL, NULL, NULL), db, "pragmas");
 	check(sqlite3_exec(db, tables, NULL, NULL, NULL), db, "schema");
 	check(sqlite3_prepare_v3(db, "INSERT INTO samples VALUES (NULL,1,?,?,?,?,?,?,?,?,?,?,?,?,"
-				 "?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, SQLITE_PREPARE_PERSISTENT,
+				 "?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, SQLITE_PREPARE_PERSISTENT,
 				 &st, NULL), db, "prepare");
 	t0 = cpu_seconds();
 	check(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), db, "BEGIN");
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 		sqlite3_bind_int(st, 19, 0x10);                              /* op_bits */
 		sqlite3_bind_int(st, 20, 0);                                 /* flags */
 		sqlite3_bind_int64(st, 21, i * 64);                           /* aux_offset */
-		for (int k = 22; k <= 25; k++)                               /* no symbols */
+		for (int k = 22; k <= 26; k++)                /* no symbols, no call path */
 			sqlite3_bind_null(st, k);
 		check(sqlite3_step(st), db, "INSERT");
 		sqlite3_reset(st);
