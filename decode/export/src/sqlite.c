@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "rows.h"
 #include "callpaths.h"
+#include "sqlite_index.h"
 #include "sqlite_rows.h"
 #include "sqlite_schema.h"
 
@@ -75,6 +76,7 @@ struct sq_export {
 	struct sample_row row;   /* the next row: the record's columns stay for its samples */
 	struct sample_row *rows; /* [SAMPLE_BATCH], pending.n of them filled */
 	struct sq_rows pending;
+	struct sq_index_keys keys; /* the indexed columns, for the indexes (not --no-index) */
 	struct pmt_symbols *syms;
 	struct export_ids ids;
 	struct export_callpaths paths;
@@ -446,6 +448,8 @@ static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 		r->call_path_id = path;
 	}
 	x->rows[x->pending.n++] = *r;
+	if (!x->no_index)
+		sq_keys_add(&x->keys, r->time, r->ip, r->addr, r->event);
 	if (x->pending.n == SAMPLE_BATCH && flush_rows(x))
 		return -PMT_EIO;
 	if (s->brstack && s->brstack->nr && insert_branches(x, s->brstack))
@@ -633,7 +637,9 @@ static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
 				    "SQLite: cannot insert a sample: %s", x->errmsg);
 	if (insert_events(x, enabled | x->seen_events) || insert_loss(x, stats) ||
-	    insert_loss_ranges(x) || insert_threads(x) || exec(x, "COMMIT") || exec(x, x->no_index ? sq_schema_view : sq_schema_indexes))
+	    insert_loss_ranges(x) || insert_threads(x) || exec(x, "COMMIT") ||
+	    (!x->no_index && sq_build_indexes(x->db, &x->keys, (size_t)x->nsamples) != SQLITE_OK) ||
+	    exec(x, sq_schema_view))
 		return db_fail(x, diag, NULL, "cannot finish the database");
 	return x->nsamples;
 }
@@ -648,6 +654,7 @@ static void sq_free(struct pmt_export *base)
 		sqlite3_finalize(x->st[i]);
 	sqlite3_close(x->db);
 	free(x->rows);
+	sq_keys_fini(&x->keys);
 	free(x->threads.thr);
 	export_ids_fini(&x->ids);
 	export_callpaths_fini(&x->paths);
