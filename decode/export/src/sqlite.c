@@ -1,6 +1,7 @@
 /* Samples into SQLite: the schema of SCHEMA.md, one prepared INSERT per table, the bulk load
  * in transactions with the journal and fsyncs off, indexes built after the load. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -14,170 +15,16 @@
 #include "backend.h"
 #include "rows.h"
 #include "callpaths.h"
+#include "sqlite_index.h"
+#include "sqlite_rows.h"
+#include "sqlite_schema.h"
 
-/* Keep in step with SCHEMA.md (the test cli.export_sqlite compares the two). */
-static const char schema_tables[] =
-	"CREATE TABLE runs (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\ttrace TEXT NOT NULL,\n"
-	"\texported_at TEXT NOT NULL,\n"
-	"\tpmutrace_version TEXT NOT NULL,\n"
-	"\tcommand TEXT,\n"
-	"\tperf_compat INTEGER NOT NULL,\n"
-	"\thostname TEXT,\n"
-	"\tos_release TEXT,\n"
-	"\tperf_version TEXT,\n"
-	"\tarch TEXT,\n"
-	"\tcpuid TEXT,\n"
-	"\trecord_cmdline TEXT\n"
-	");\n"
-	"CREATE TABLE events (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\tname TEXT NOT NULL\n"
-	");\n"
-	"CREATE TABLE comms (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\tcomm TEXT NOT NULL\n"
-	");\n"
-	"CREATE TABLE dsos (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\tshort_name TEXT NOT NULL,\n"
-	"\tlong_name TEXT NOT NULL\n"
-	");\n"
-	"CREATE TABLE symbols (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\tdso_id INTEGER NOT NULL,\n"
-	"\tsym_start INTEGER NOT NULL,\n"
-	"\tname TEXT NOT NULL\n"
-	");\n"
-	"CREATE TABLE threads (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\tpid INTEGER NOT NULL,\n"
-	"\ttid INTEGER NOT NULL,\n"
-	"\tsamples INTEGER NOT NULL\n"
-	");\n"
-	"CREATE TABLE samples (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\trun_id INTEGER NOT NULL,\n"
-	"\tevent_id INTEGER NOT NULL,\n"
-	"\tcpu INTEGER NOT NULL,\n"
-	"\tpid INTEGER NOT NULL,\n"
-	"\ttid INTEGER NOT NULL,\n"
-	"\ttime INTEGER NOT NULL,\n"
-	"\tip INTEGER NOT NULL,\n"
-	"\taddr INTEGER NOT NULL,\n"
-	"\tphys_addr INTEGER NOT NULL,\n"
-	"\tperiod INTEGER NOT NULL,\n"
-	"\tweight INTEGER NOT NULL,\n"
-	"\tissue_lat INTEGER NOT NULL,\n"
-	"\txlat_lat INTEGER NOT NULL,\n"
-	"\tdata_src INTEGER NOT NULL,\n"
-	"\tmem_op TEXT,\n"
-	"\tmem_lvl TEXT,\n"
-	"\tmem_snoop TEXT,\n"
-	"\tmem_tlb TEXT,\n"
-	"\top TEXT NOT NULL,\n"
-	"\top_bits INTEGER NOT NULL,\n"
-	"\tflags INTEGER NOT NULL,\n"
-	"\taux_offset INTEGER NOT NULL,\n"
-	"\tcomm_id INTEGER,\n"
-	"\tdso_id INTEGER,\n"
-	"\tsymbol_id INTEGER,\n"
-	"\tsym_offset INTEGER,\n"
-	"\tcall_path_id INTEGER\n"
-	");\n"
-	"CREATE TABLE call_paths (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\tparent_id INTEGER,\n"
-	"\tsymbol_id INTEGER,\n"
-	"\tip INTEGER NOT NULL\n"
-	");\n"
-	"CREATE TABLE branch_entries (\n"
-	"\tsample_id INTEGER NOT NULL,\n"
-	"\tidx INTEGER NOT NULL,\n"
-	"\tfrom_ip INTEGER NOT NULL,\n"
-	"\tto_ip INTEGER NOT NULL,\n"
-	"\tcycles INTEGER NOT NULL,\n"
-	"\tbranch_type INTEGER NOT NULL,\n"
-	"\tbranch_flags INTEGER NOT NULL,\n"
-	"\tPRIMARY KEY (sample_id, idx)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE aux_loss (\n"
-	"\trun_id INTEGER NOT NULL,\n"
-	"\trecords INTEGER NOT NULL,\n"
-	"\tbytes_skipped INTEGER NOT NULL,\n"
-	"\tbad_ranges INTEGER NOT NULL,\n"
-	"\trecords_dropped INTEGER NOT NULL,\n"
-	"\tfirst_bad_offset INTEGER\n"
-	");\n"
-	"CREATE TABLE aux_loss_ranges (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\trun_id INTEGER NOT NULL,\n"
-	"\tkind TEXT NOT NULL,\n"
-	"\tcpu INTEGER,\n"
-	"\ttid INTEGER,\n"
-	"\ttime INTEGER,\n"
-	"\taux_offset INTEGER,\n"
-	"\taux_size INTEGER,\n"
-	"\tflags INTEGER,\n"
-	"\tlost INTEGER,\n"
-	"\tfile_offset INTEGER NOT NULL\n"
-	");\n"
-	"CREATE TABLE metrics (\n"
-	"\tid INTEGER PRIMARY KEY,\n"
-	"\trun_id INTEGER NOT NULL,\n"
-	"\tinterval TEXT NOT NULL,\n"
-	"\taggr TEXT NOT NULL,\n"
-	"\tpmu TEXT NOT NULL,\n"
-	"\tname TEXT NOT NULL,\n"
-	"\tdepth INTEGER NOT NULL,\n"
-	"\tvalue REAL,\n"
-	"\tunit TEXT NOT NULL,\n"
-	"\tthreshold INTEGER,\n"
-	"\tmissing_event TEXT,\n"
-	"\tretlat_measured REAL,\n"
-	"\tretlat_default REAL\n"
-	");\n"
-	"CREATE TABLE metric_retire_latencies (\n"
-	"\tmetric_id INTEGER NOT NULL REFERENCES metrics(id),\n"
-	"\tevent TEXT NOT NULL,\n"
-	"\tretlat_measured REAL,\n"
-	"\tretlat_default REAL\n"
-	");\n";
-/* the samples as script --csv prints them */
-#define SCHEMA_VIEW                                                                       \
-	"CREATE VIEW samples_view AS\n"                                                    \
-	"\tSELECT s.id, e.name AS event, s.cpu, s.pid, s.tid, s.time,\n"                  \
-	"\t\tprintf('0x%x', s.ip) AS ip, printf('0x%x', s.addr) AS addr,\n"               \
-	"\t\tprintf('0x%x', s.phys_addr) AS phys_addr, s.period, s.weight, s.issue_lat,\n"\
-	"\t\ts.xlat_lat, printf('0x%x', s.data_src) AS data_src, s.mem_op, s.mem_lvl,\n"  \
-	"\t\ts.mem_snoop, s.mem_tlb, s.op, printf('0x%x', s.flags) AS flags,\n"          \
-	"\t\tprintf('0x%x', s.aux_offset) AS aux_offset\n"                               \
-	"\tFROM samples s JOIN events e ON e.id = s.event_id;\n"
-/* after the load: one sorted build per index instead of a b-tree insert per row */
-static const char schema_indexes[] =
-	"CREATE INDEX samples_time ON samples (time);\n"
-	"CREATE INDEX samples_ip ON samples (ip);\n"
-	"CREATE INDEX samples_addr ON samples (addr);\n"
-	"CREATE INDEX samples_event ON samples (event_id);\n"
-	SCHEMA_VIEW;
-static const char schema_view[] = SCHEMA_VIEW;
-
-const char *pmt_export_sqlite_schema(void)
-{
-	static char all[sizeof(schema_tables) + sizeof(schema_indexes)];
-
-	if (!all[0]) {
-		memcpy(all, schema_tables, sizeof(schema_tables) - 1);
-		memcpy(all + sizeof(schema_tables) - 1, schema_indexes, sizeof(schema_indexes));
-	}
-	return all;
-}
-
-enum { S_SAMPLE, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_METRIC, S_METRIC_RETLAT, S_CALL_PATH,
+enum { S_SAMPLES, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_METRIC, S_METRIC_RETLAT, S_CALL_PATH,
        S_NSTMT };
 static const char *const stmt_sql[S_NSTMT] = {
-	"INSERT INTO samples VALUES (?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	/* id NULL: SQLite numbers the rows 1, 2... as nsamples counts them, appending
+	 * without the seek an explicit key costs */
+	"INSERT INTO samples SELECT NULL, 1, * FROM pmt_sample_rows",
 	"INSERT INTO branch_entries VALUES (?,?,?,?,?,?,?)",
 	"INSERT INTO comms VALUES (?,?)",
 	"INSERT INTO dsos VALUES (?,?,?)",
@@ -186,12 +33,29 @@ static const char *const stmt_sql[S_NSTMT] = {
 	"INSERT INTO metric_retire_latencies VALUES (?,?,?,?)",
 	"INSERT INTO call_paths VALUES (?,?,?,?)",
 };
-/* parameter numbers of the samples INSERT */
+/* The samples' columns after id and run_id, as pmt_sample_rows gives them to the INSERT */
+static const char sample_rows_decl[] =
+	"CREATE TABLE x(event_id, cpu, pid, tid, time, ip, addr, phys_addr, period, weight, "
+	"issue_lat, xlat_lat, data_src, mem_op, mem_lvl, mem_snoop, mem_tlb, op, op_bits, flags, "
+	"aux_offset, comm_id, dso_id, symbol_id, sym_offset, call_path_id)";
 enum {
-	P_ID = 1, P_EVENT, P_CPU, P_PID, P_TID, P_TIME, P_IP, P_ADDR, P_PHYS, P_PERIOD, P_WEIGHT,
-	P_ISSUE, P_XLAT, P_DSRC, P_MEM_OP, P_MEM_LVL, P_MEM_SNOOP, P_MEM_TLB, P_OP, P_OP_BITS,
-	P_FLAGS, P_OFFSET, P_COMM, P_DSO, P_SYMBOL, P_SYMOFF, P_CALL_PATH,
+	C_EVENT, C_CPU, C_PID, C_TID, C_TIME, C_IP, C_ADDR, C_PHYS, C_PERIOD, C_WEIGHT, C_ISSUE,
+	C_XLAT, C_DSRC, C_MEM_OP, C_MEM_LVL, C_MEM_SNOOP, C_MEM_TLB, C_OP, C_OP_BITS, C_FLAGS,
+	C_OFFSET, C_COMM, C_DSO, C_SYMBOL, C_SYMOFF, C_CALL_PATH,
 };
+
+/* A samples row waiting for its batch's INSERT. The mem_* and op texts are looked up when
+ * SQLite reads the column: a batch holds more data_src values than the text cache. */
+struct sample_row {
+	uint64_t time, ip, addr, phys_addr, period, weight, data_src, aux_offset, sym_offset;
+	int64_t comm_id, dso_id, symbol_id, call_path_id; /* 0: NULL */
+	int32_t cpu, pid, tid;
+	uint32_t event, op, flags;
+	uint16_t issue_lat, xlat_lat;
+};
+/* rows per INSERT ... SELECT: past a few hundred the statement's own cost is lost in the
+ * rows'; the buffer (~130 KB) stays in the cache's reach */
+#define SAMPLE_BATCH 1024
 
 struct sq_export {
 	struct pmt_export base; /* first: the handle */
@@ -206,9 +70,13 @@ struct sq_export {
 	uint32_t seen_events;
 	const struct pmt_trace_meta *meta; /* names of the trace's own events */
 	struct export_threads threads;
-	struct pmt_spe_sample last; /* the sample whose record columns are bound */
+	struct pmt_spe_sample last; /* the sample whose record columns are in row */
 	uint64_t last_offset;
 	int have_last;
+	struct sample_row row;   /* the next row: the record's columns stay for its samples */
+	struct sample_row *rows; /* [SAMPLE_BATCH], pending.n of them filled */
+	struct sq_rows pending;
+	struct sq_index_keys keys; /* the indexed columns, for the indexes (not --no-index) */
 	struct pmt_symbols *syms;
 	struct export_ids ids;
 	struct export_callpaths paths;
@@ -259,6 +127,7 @@ static int insert_run(struct sq_export *x, const struct pmt_export_opts *o)
 }
 
 static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s);
+static void sample_column(const struct sq_rows *rows, size_t i, int col, sqlite3_context *ctx);
 static int sq_event(struct pmt_export *base, const struct pmt_trace_event *ev);
 static int sq_metric(struct pmt_export *base, const struct pmt_export_metric *m);
 static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
@@ -283,6 +152,13 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	export_ids_init(&x->ids);
 	export_callpaths_init(&x->paths, x->compat);
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
+	x->rows = malloc(SAMPLE_BATCH * sizeof(*x->rows));
+	if (!x->rows) {
+		sq_free(&x->base);
+		return pmt_diag_set(diag, -PMT_ENOMEM, db_path, PMT_DIAG_NO_OFFSET,
+				    "out of memory");
+	}
+	x->pending = (struct sq_rows){ .decl = sample_rows_decl, .column = sample_column };
 	/* No allocation statistics (a global mutex around every malloc of SQLite's) and no
 	 * mutex per connection call: one thread uses the connection. 10% of the load's CPU
 	 * (README). Only possible before SQLite's first use in the process; later calls
@@ -300,7 +176,8 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	if (exec(x, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
 		    "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
 		    "PRAGMA temp_store=MEMORY") ||
-	    exec(x, schema_tables) || insert_run(x, opts)) {
+	    exec(x, sq_schema_tables) || insert_run(x, opts) ||
+	    sq_rows_register(x->db, "pmt_sample_rows", &x->pending) != SQLITE_OK) {
 		int rc = db_fail(x, diag, db_path, "cannot create the schema");
 
 		sq_free(&x->base);
@@ -385,29 +262,18 @@ static int insert_new_ids(struct sq_export *x, const struct sample_ids *p)
 }
 
 /* comm_id, dso_id, symbol_id and sym_offset of a sample (a new comm, dso or symbol gets its
- * row first); NULL where the trace does not say */
-static int bind_symbols(struct sq_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
+ * row first); 0 (NULL) where the trace does not say */
+static int row_symbols(struct sq_export *x, struct sample_row *r, const struct pmt_spe_sample *s)
 {
 	struct sample_ids o;
 	int rc = export_ids_of(&x->ids, x->syms, s, &o);
 
 	if (rc < 0 || (rc = insert_new_ids(x, &o)) < 0)
 		return rc;
-	if (o.comm_id)
-		sqlite3_bind_int64(st, P_COMM, o.comm_id);
-	else
-		sqlite3_bind_null(st, P_COMM);
-	if (o.dso_id)
-		sqlite3_bind_int64(st, P_DSO, o.dso_id);
-	else
-		sqlite3_bind_null(st, P_DSO);
-	if (o.sym_id) {
-		sqlite3_bind_int64(st, P_SYMBOL, o.sym_id);
-		sqlite3_bind_int64(st, P_SYMOFF, (sqlite3_int64)o.loc.symoff);
-	} else {
-		sqlite3_bind_null(st, P_SYMBOL);
-		sqlite3_bind_null(st, P_SYMOFF);
-	}
+	r->comm_id = o.comm_id;
+	r->dso_id = o.dso_id;
+	r->symbol_id = o.sym_id;
+	r->sym_offset = o.sym_id ? o.loc.symoff : 0;
 	return 0;
 }
 
@@ -449,42 +315,102 @@ static int same_record(const struct sq_export *x, const struct pmt_spe_sample *s
 	       x->last_offset == (s->rec ? s->rec->offset : 0);
 }
 
-/* the columns of the sample's record (64-bit unsigned values as their bit pattern: SQLite
- * integers are signed) */
-static int bind_record(struct sq_export *x, sqlite3_stmt *st, const struct pmt_spe_sample *s)
+/* the columns of the sample's record */
+static int row_record(struct sq_export *x, struct sample_row *r, const struct pmt_spe_sample *s)
 {
 	x->last = *s;
 	x->last_offset = s->rec ? s->rec->offset : 0;
 	x->have_last = 1;
-	sqlite3_bind_int64(st, P_CPU, (int32_t)s->cpu); /* -1: no CPU sampled */
-	sqlite3_bind_int(st, P_PID, s->pid);
-	sqlite3_bind_int(st, P_TID, s->tid);
-	sqlite3_bind_int64(st, P_TIME, (sqlite3_int64)s->time);
-	sqlite3_bind_int64(st, P_IP, (sqlite3_int64)s->ip);
-	sqlite3_bind_int64(st, P_PHYS, (sqlite3_int64)s->phys_addr);
-	sqlite3_bind_int64(st, P_WEIGHT, (sqlite3_int64)s->weight);
-	sqlite3_bind_int(st, P_ISSUE, s->issue_lat);
-	sqlite3_bind_int(st, P_XLAT, s->xlat_lat);
-	sqlite3_bind_int64(st, P_DSRC, (sqlite3_int64)s->data_src);
-	if (s->data_src) {
-		const struct dsrc_slot *d = export_dsrc_text(x->dsrc, s->data_src, x->compat);
+	r->cpu = (int32_t)s->cpu; /* -1: no CPU sampled */
+	r->pid = s->pid;
+	r->tid = s->tid;
+	r->time = s->time;
+	r->ip = s->ip;
+	r->phys_addr = s->phys_addr;
+	r->weight = s->weight;
+	r->issue_lat = s->issue_lat;
+	r->xlat_lat = s->xlat_lat;
+	r->data_src = s->data_src;
+	r->op = s->op;
+	r->aux_offset = x->last_offset;
+	return x->syms ? row_symbols(x, r, s) : 0;
+}
 
-		for (int i = 0; i < 4; i++)
-			sqlite3_bind_text(st, P_MEM_OP + i, d->text[i], d->len[i], SQLITE_STATIC);
-	} else {
-		for (int i = 0; i < 4; i++)
-			sqlite3_bind_null(st, P_MEM_OP + i);
+static void result_id_or_null(sqlite3_context *ctx, int64_t id)
+{
+	if (id)
+		sqlite3_result_int64(ctx, id);
+	else
+		sqlite3_result_null(ctx);
+}
+
+/* column col of pending row i (64-bit unsigned values as their bit pattern: SQLite
+ * integers are signed) */
+static void sample_column(const struct sq_rows *rows, size_t i, int col, sqlite3_context *ctx)
+{
+	struct sq_export *x =
+		(struct sq_export *)((char *)rows - offsetof(struct sq_export, pending));
+	const struct sample_row *r = &x->rows[i];
+	const struct dsrc_slot *d;
+
+	switch (col) {
+	case C_EVENT: sqlite3_result_int64(ctx, r->event); return;
+	case C_CPU: sqlite3_result_int64(ctx, r->cpu); return;
+	case C_PID: sqlite3_result_int64(ctx, r->pid); return;
+	case C_TID: sqlite3_result_int64(ctx, r->tid); return;
+	case C_TIME: sqlite3_result_int64(ctx, (sqlite3_int64)r->time); return;
+	case C_IP: sqlite3_result_int64(ctx, (sqlite3_int64)r->ip); return;
+	case C_ADDR: sqlite3_result_int64(ctx, (sqlite3_int64)r->addr); return;
+	case C_PHYS: sqlite3_result_int64(ctx, (sqlite3_int64)r->phys_addr); return;
+	case C_PERIOD: sqlite3_result_int64(ctx, (sqlite3_int64)r->period); return;
+	case C_WEIGHT: sqlite3_result_int64(ctx, (sqlite3_int64)r->weight); return;
+	case C_ISSUE: sqlite3_result_int64(ctx, r->issue_lat); return;
+	case C_XLAT: sqlite3_result_int64(ctx, r->xlat_lat); return;
+	case C_DSRC: sqlite3_result_int64(ctx, (sqlite3_int64)r->data_src); return;
+	case C_MEM_OP: case C_MEM_LVL: case C_MEM_SNOOP: case C_MEM_TLB:
+		if (!r->data_src) {
+			sqlite3_result_null(ctx);
+			return;
+		}
+		/* the row's four texts come from one slot: SQLITE_STATIC holds until
+		 * SQLite has built the row's record */
+		d = export_dsrc_text(x->dsrc, r->data_src, x->compat);
+		sqlite3_result_text(ctx, d->text[col - C_MEM_OP], d->len[col - C_MEM_OP],
+				    SQLITE_STATIC);
+		return;
+	case C_OP: sqlite3_result_text(ctx, export_op_name(r->op), -1, SQLITE_STATIC); return;
+	case C_OP_BITS: sqlite3_result_int64(ctx, r->op); return;
+	case C_FLAGS: sqlite3_result_int64(ctx, r->flags); return;
+	case C_OFFSET: sqlite3_result_int64(ctx, (sqlite3_int64)r->aux_offset); return;
+	case C_COMM: result_id_or_null(ctx, r->comm_id); return;
+	case C_DSO: result_id_or_null(ctx, r->dso_id); return;
+	case C_SYMBOL: result_id_or_null(ctx, r->symbol_id); return;
+	case C_SYMOFF:
+		if (r->symbol_id)
+			sqlite3_result_int64(ctx, (sqlite3_int64)r->sym_offset);
+		else
+			sqlite3_result_null(ctx);
+		return;
+	case C_CALL_PATH: result_id_or_null(ctx, r->call_path_id); return;
+	default: sqlite3_result_null(ctx); return;
 	}
-	sqlite3_bind_text(st, P_OP, export_op_name(s->op), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, P_OP_BITS, s->op);
-	sqlite3_bind_int64(st, P_OFFSET, (sqlite3_int64)x->last_offset);
-	return x->syms ? bind_symbols(x, st, s) : 0;
+}
+
+/* the pending rows into samples, in one statement */
+static int flush_rows(struct sq_export *x)
+{
+	if (!x->pending.n)
+		return 0;
+	if (step(x, x->st[S_SAMPLES]))
+		return -PMT_EIO;
+	x->pending.n = 0;
+	return 0;
 }
 
 static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 {
 	struct sq_export *x = (struct sq_export *)base;
-	sqlite3_stmt *st = x->st[S_SAMPLE];
+	struct sample_row *r = &x->row;
 
 	if (x->failed)
 		return -PMT_EIO;
@@ -496,22 +422,19 @@ static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 	x->nsamples++;
 	if (s->event < 32)
 		x->seen_events |= 1u << s->event;
-	/* id NULL: SQLite numbers the rows 1, 2... as nsamples counts them, appending
-	 * without the seek an explicit key costs */
-	sqlite3_bind_null(st, P_ID);
-	sqlite3_bind_int(st, P_EVENT, (int)s->event);
-	sqlite3_bind_int64(st, P_ADDR, (sqlite3_int64)s->addr);
-	sqlite3_bind_int64(st, P_PERIOD, (sqlite3_int64)s->period);
-	sqlite3_bind_int64(st, P_FLAGS, s->flags);
-	/* bindings stay after a reset: a record's samples bind only the columns that differ
-	 * (the mem texts are SQLITE_STATIC: their cache slot stays while data_src does) */
-	if (!same_record(x, s) && bind_record(x, st, s) < 0) {
+	r->event = s->event;
+	r->addr = s->addr;
+	r->period = s->period;
+	r->flags = s->flags;
+	/* a record's samples share its columns and its symbol lookup */
+	if (!same_record(x, s) && row_record(x, r, s) < 0) {
 		x->have_last = 0;
 		if (!x->failed)
 			snprintf(x->errmsg, sizeof(x->errmsg), "out of memory");
 		x->failed = 1;
 		return -PMT_EIO;
 	}
+	r->call_path_id = 0;
 	if (s->callchain) {
 		int64_t path = export_callpath_of(&x->paths, &x->ids, x->syms, s,
 						  insert_call_path, x);
@@ -522,16 +445,19 @@ static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 			x->failed = 1;
 			return -PMT_EIO;
 		}
-		bind_id_or_null(st, P_CALL_PATH, path);
-	} else {
-		sqlite3_bind_null(st, P_CALL_PATH);
+		r->call_path_id = path;
 	}
-	if (step(x, st))
+	x->rows[x->pending.n++] = *r;
+	if (!x->no_index)
+		sq_keys_add(&x->keys, r->time, r->ip, r->addr, r->event);
+	if (x->pending.n == SAMPLE_BATCH && flush_rows(x))
 		return -PMT_EIO;
 	if (s->brstack && s->brstack->nr && insert_branches(x, s->brstack))
 		return -PMT_EIO;
 	if (x->batch && ++x->in_batch >= x->batch) {
 		x->in_batch = 0;
+		if (flush_rows(x))
+			return -PMT_EIO;
 		if (exec(x, "COMMIT; BEGIN")) {
 			snprintf(x->errmsg, sizeof(x->errmsg), "%s", sqlite3_errmsg(x->db));
 			x->failed = 1;
@@ -707,8 +633,13 @@ static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats
 	if (x->failed)
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
 				    "SQLite: cannot insert a sample: %s", x->errmsg);
+	if (flush_rows(x))
+		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
+				    "SQLite: cannot insert a sample: %s", x->errmsg);
 	if (insert_events(x, enabled | x->seen_events) || insert_loss(x, stats) ||
-	    insert_loss_ranges(x) || insert_threads(x) || exec(x, "COMMIT") || exec(x, x->no_index ? schema_view : schema_indexes))
+	    insert_loss_ranges(x) || insert_threads(x) || exec(x, "COMMIT") ||
+	    (!x->no_index && sq_build_indexes(x->db, &x->keys, (size_t)x->nsamples) != SQLITE_OK) ||
+	    exec(x, sq_schema_view))
 		return db_fail(x, diag, NULL, "cannot finish the database");
 	return x->nsamples;
 }
@@ -722,6 +653,8 @@ static void sq_free(struct pmt_export *base)
 	for (int i = 0; i < S_NSTMT; i++)
 		sqlite3_finalize(x->st[i]);
 	sqlite3_close(x->db);
+	free(x->rows);
+	sq_keys_fini(&x->keys);
 	free(x->threads.thr);
 	export_ids_fini(&x->ids);
 	export_callpaths_fini(&x->paths);

@@ -1,6 +1,7 @@
 /* The SQLite writer: values read back through SQLite's own API, including 64-bit addresses
  * above 2^63, NULL data-source texts, branch stacks, thread counts, events, aux_loss and
- * runs; call paths by hand; the options contract; an unwritable path is a diagnostic. The data_src texts are
+ * runs; call paths by hand; rows across batches and the indexes built from sorted keys
+ * against table scans; the options contract; an unwritable path is a diagnostic. The data_src texts are
  * decoded by hand in a comment (perf's struct perf_mem_data_src layout). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -239,6 +240,99 @@ static void test_call_paths(void **state)
 		free(c[i]);
 }
 
+/* the index's walk (ids in its key order) and a range through it, as text, against the
+ * same through a table scan: a b-tree not in SQLite's order, or holding other values,
+ * gives other ids */
+static void index_eq_scan(sqlite3 *db, const char *index, const char *column)
+{
+	char *q[2];
+
+	for (int i = 0; i < 2; i++) {
+		char *how = i ? sqlite3_mprintf("NOT INDEXED") :
+				sqlite3_mprintf("INDEXED BY %s", index);
+
+		q[i] = sqlite3_mprintf("SELECT (SELECT group_concat(id) FROM (SELECT id FROM "
+				       "samples %s ORDER BY %s, id)) || ':' || (SELECT count(*) "
+				       "FROM samples %s WHERE %s < 0 OR %s BETWEEN 2 AND 1000)",
+				       how, column, how, column, column);
+		sqlite3_free(how);
+	}
+	{
+		sqlite3_stmt *a, *b;
+
+		assert_int_equal(sqlite3_prepare_v2(db, q[0], -1, &a, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, q[1], -1, &b, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(a), SQLITE_ROW);
+		assert_int_equal(sqlite3_step(b), SQLITE_ROW);
+		assert_string_equal(sqlite3_column_text(a, 0), sqlite3_column_text(b, 0));
+		sqlite3_finalize(a);
+		sqlite3_finalize(b);
+	}
+	sqlite3_free(q[0]);
+	sqlite3_free(q[1]);
+}
+
+/* 3000 samples across the 1024-row batches and 700-sample transactions, with addresses on
+ * both sides of 2^63 (negative in SQLite) in no order and repeated times: every row back
+ * with its id, and the four indexes are real indexes of samples holding SQLite's order
+ * (they are built from keys sorted by the export, not by CREATE INDEX); --no-index makes
+ * none */
+static void test_batches_and_indexes(void **state)
+{
+	enum { N = 3000 };
+	char *path = tmp_db();
+	sqlite3 *db;
+
+	(void)state;
+	for (int no_index = 0; no_index < 2; no_index++) {
+		struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .compat = 601,
+							 .batch = 700, .no_index = no_index);
+		struct pmt_diag d = PMT_DIAG_INIT;
+		struct pmt_export *x;
+		uint64_t lcg = 7;
+
+		assert_int_equal(pmt_export_sqlite_new(path, &o, &x, &d), 0);
+		for (int i = 0; i < N; i++) {
+			struct pmt_spe_sample s = { .event = (uint32_t)(i % 5), .pid = 1,
+						    .tid = 1, .period = 1 };
+
+			lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+			s.time = 1000 + (uint64_t)(i / 3); /* three samples a time */
+			s.ip = i % 4 ? 0x400000 + (lcg >> 50) : 0xffff800008000000ULL + (lcg >> 52);
+			s.addr = lcg; /* any of 2^64: half of them above 2^63 */
+			s.weight = (uint64_t)i;
+			assert_int_equal(pmt_export_sample(x, &s), 0);
+		}
+		assert_int_equal(pmt_export_finish(x, NULL, 0, &d), N);
+		pmt_export_free(x);
+		assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		/* weight = i: the rows in order with ids 1..N */
+		query_eq(db, "SELECT count(*) || ':' || min(id) || ':' || max(id) || ':' || "
+			     "sum(id = weight + 1) FROM samples", "3000:1:3000:3000");
+		query_eq(db, "PRAGMA integrity_check", "ok");
+		if (no_index) {
+			query_eq(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'", "0");
+		} else {
+			query_eq(db, "SELECT group_concat(name || ' ' || sql, '; ') FROM (SELECT "
+				     "name, sql FROM sqlite_schema WHERE tbl_name = 'samples' AND "
+				     "type = 'index' ORDER BY rowid)",
+				 "samples_time CREATE INDEX samples_time ON samples (time); "
+				 "samples_ip CREATE INDEX samples_ip ON samples (ip); "
+				 "samples_addr CREATE INDEX samples_addr ON samples (addr); "
+				 "samples_event CREATE INDEX samples_event ON samples (event_id)");
+			query_eq(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+				     "name LIKE 'samples_%'", "0");
+			index_eq_scan(db, "samples_time", "time");
+			index_eq_scan(db, "samples_ip", "ip");
+			index_eq_scan(db, "samples_addr", "addr");
+			index_eq_scan(db, "samples_event", "event_id");
+		}
+		sqlite3_close(db);
+		unlink(path);
+	}
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_opts_and_errors),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_call_paths),
+		cmocka_unit_test(test_batches_and_indexes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
