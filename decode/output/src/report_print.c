@@ -173,6 +173,8 @@ static size_t cell_width(const struct pmt_hist *h, const struct hent *e, enum ke
 		l = e->sym ? strlen(e->sym) + 4 : 22;
 	else if (k == KEY_COMM)
 		l = e->comm_width;
+	else if (k == KEY_DSO)
+		l = strnlen(e->dso ? e->dso : "[unknown]", cap - 1); /* cell()'s, not made */
 	else
 		l = (size_t)cell(h, e, k, ev, buf, cap);
 	/* hists__set_unres_dso_col_len: not with a --dsos list */
