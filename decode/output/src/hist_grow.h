@@ -11,5 +11,8 @@
 void hist_advise_huge(void *p, size_t size);
 /* the table twice as large (contents kept, *cap updated), or NULL */
 void *hist_grow_table(void *p, size_t *cap, size_t elem);
+/* size bytes of zeros (calloc's), in 2 MB pages from 256 KB on; free() it. NULL: out of
+ * memory */
+void *hist_zeroed(size_t size);
 
 #endif

@@ -265,11 +265,10 @@ static void idx_put(struct hslot *idx, size_t cap, struct hslot v)
 static int grow_index(struct pmt_hist *h)
 {
 	size_t cap = h->cap * 2;
-	struct hslot *idx = calloc(cap, sizeof(*idx));
+	struct hslot *idx = hist_zeroed(cap * sizeof(*idx));
 
 	if (!idx)
 		return -PMT_ENOMEM;
-	hist_advise_huge(idx, cap * sizeof(*idx));
 	for (size_t i = 0; i < h->cap; i++)
 		if (h->idx[i].at)
 			idx_put(idx, cap, h->idx[i]);

@@ -147,9 +147,9 @@ static inline void prefetch_entry(const struct hent *e, unsigned ev)
 
 /* hists__calc_col_len: the header, the widest entry (a symbol counts without an object's
  * offset), 22 for an unresolved symbol, and 16 for the DSO column when an entry's (first)
- * sample had no symbol, whatever the keys, unless a --dsos list is given */
-static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, enum key k,
-			  unsigned ev)
+ * sample had no symbol, whatever the keys, unless a --dsos list is given. The header's
+ * and the fixed widths (n: the event's entries): */
+static size_t col_base_width(const struct pmt_hist *h, size_t n, enum key k)
 {
 	/* the memory-access column: 24 wide in perf 6.1, 39 in 7.3 (the release between
 	 * that widened it for the level numbers and hops is not pinned here) */
@@ -158,7 +158,35 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 	/* the memory columns' widths come with an entry's data source: none shown, none */
 	if (!n)
 		min = 0;
-	size_t w = strlen(key_headers[k]) > min ? strlen(key_headers[k]) : min;
+	return strlen(key_headers[k]) > min ? strlen(key_headers[k]) : min;
+}
+
+/* an entry's (buf: scratch of cap >= 64) */
+static size_t cell_width(const struct pmt_hist *h, const struct hent *e, enum key k, unsigned ev,
+			 char *buf, size_t cap)
+{
+	size_t l;
+
+	if (k == KEY_CPU)
+		l = 3;
+	else if (k == KEY_SYM)
+		l = e->sym ? strlen(e->sym) + 4 : 22;
+	else if (k == KEY_COMM)
+		l = e->comm_width;
+	else if (k == KEY_DSO)
+		l = strnlen(e->dso ? e->dso : "[unknown]", cap - 1); /* cell()'s, not made */
+	else
+		l = (size_t)cell(h, e, k, ev, buf, cap);
+	/* hists__set_unres_dso_col_len: not with a --dsos list */
+	if (k == KEY_DSO && (e->nosym_first & (1u << ev)) && l < 16 && !h->dso_list)
+		l = 16;
+	return l;
+}
+
+static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, enum key k,
+			  unsigned ev)
+{
+	size_t w = col_base_width(h, n, k);
 	char buf[4096];
 
 	for (size_t i = 0; i < n; i++) {
@@ -166,17 +194,7 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 
 		if (i + 8 < n)
 			prefetch_entry(v[i + 8], ev);
-		if (k == KEY_CPU)
-			l = 3;
-		else if (k == KEY_SYM)
-			l = v[i]->sym ? strlen(v[i]->sym) + 4 : 22;
-		else if (k == KEY_COMM)
-			l = v[i]->comm_width;
-		else
-			l = (size_t)cell(h, v[i], k, ev, buf, sizeof(buf));
-		/* hists__set_unres_dso_col_len: not with a --dsos list */
-		if (k == KEY_DSO && (v[i]->nosym_first & (1u << ev)) && l < 16 && !h->dso_list)
-			l = 16;
+		l = cell_width(h, v[i], k, ev, buf, sizeof(buf));
 		if (l > w)
 			w = l;
 	}
@@ -214,8 +232,9 @@ static bool below_limit(const struct pmt_hist *h, const struct hent *e, unsigned
 	return (tot ? (float)((double)p * 100.0 / (double)tot) : 0) < h->percent_limit;
 }
 
+/* widest: each key's widest entry in the event (by keys[] position), or NULL */
 static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, int compat,
-			struct hent **v, size_t n)
+			struct hent **v, size_t n, const unsigned *widest)
 {
 	unsigned width[KEY_COUNT], last = 0;
 	const uint32_t elided = hist_elided(h);
@@ -256,7 +275,13 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		if (elided & (1u << i))
 			continue;
 		last = i;
-		width[i] = col_width(h, v, n, h->keys[i], ev);
+		if (widest) {
+			size_t base = col_base_width(h, n, h->keys[i]);
+
+			width[i] = widest[i] > base ? widest[i] : (unsigned)base;
+		} else {
+			width[i] = col_width(h, v, n, h->keys[i], ev);
+		}
 		pmt_out_printf(out, "  %-*s", width[i], key_headers[h->keys[i]]);
 	}
 	pmt_out_str(out, h->mem_mode ? "\n# ........  ............"
@@ -313,28 +338,25 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		for (unsigned c = 0; c < h->nkeys; c++) {
 			if (elided & (1u << c))
 				continue;
-			int l = cell(h, v[i], h->keys[c], ev, buf, sizeof(buf));
 			/* perf pads every column but a symbol or source text in the last one
 			 * (their "%-.*s") */
 			const bool unpadded = h->keys[c] == KEY_SYM || h->keys[c] == KEY_SRCLINE ||
 					      h->keys[c] == KEY_SRCFILE;
-			int pad;
+			char *at;
+			int l, pad;
 
+			/* the cell is made in the output itself: copied from a buffer, each
+			 * cell's copy (rep movs of ~20 bytes) was a fifth of this function */
+			pmt_out_reserve(out, sizeof(buf) + width[c] + 2);
+			at = out->buf + out->len;
+			at[0] = at[1] = ' ';
+			l = cell(h, v[i], h->keys[c], ev, at + 2, sizeof(buf));
 			if (h->keys[c] == KEY_COMM && l > (int)width[c])
 				l = (int)width[c]; /* perf's "%-*.*s" */
 			pad = unpadded && c == last ? 0 : (int)width[c] - l;
-
-			if (l >= (int)sizeof(buf))
-				l = (int)sizeof(buf) - 1;
-			pmt_out_reserve(out, (size_t)l + (pad > 0 ? (size_t)pad : 0) + 3);
-			out->buf[out->len++] = ' ';
-			out->buf[out->len++] = ' ';
-			memcpy(out->buf + out->len, buf, (size_t)l);
-			out->len += (size_t)l;
-			if (pad > 0) {
-				memset(out->buf + out->len, ' ', (size_t)pad);
-				out->len += (size_t)pad;
-			}
+			if (pad > 0)
+				memset(at + 2 + l, ' ', (size_t)pad);
+			out->len += 2 + (size_t)l + (pad > 0 ? (size_t)pad : 0);
 		}
 		pmt_out_char(out, '\n');
 		if (h->cg)
@@ -396,12 +418,17 @@ static inline bool flat_has(const struct pmt_hist *h, const struct hent *e, unsi
  * order (~200 bytes each) collect them all, where a pass per event read every entry again
  * (10 events, 50k entries of unresolved addresses: 5% of a symbolized report) */
 static int flat_events(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned ev,
-						     struct hent **v, size_t n, void *ctx),
-		       void *ctx, struct hent **w, uint32_t *ord, uint32_t *tmp, uint64_t *key,
+						     struct hent **v, size_t n,
+						     const unsigned *widest, void *ctx),
+		       void *ctx, bool widths, struct hent **w, uint32_t *ord, uint32_t *tmp, uint64_t *key,
 		       const uint64_t *rank_of)
 {
 	unsigned order[HIST_SLOTS], no = pmt_ev_slot_order(&h->slots, order);
 	size_t off[HIST_SLOTS + 1] = { 0 }, at[HIST_SLOTS];
+	/* the columns' widths, in this pass over the entries in memory order: a pass per
+	 * column over the printed order read each entry again from anywhere in the table */
+	unsigned widest[HIST_SLOTS][KEY_COUNT] = { { 0 } };
+	char buf[4096];
 	struct flat_item *items;
 	uint64_t k;
 	int rc = 0;
@@ -420,8 +447,16 @@ static int flat_events(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigne
 	for (size_t i = 0; i < h->n; i++)
 		for (unsigned o = 0; o < no; o++)
 			if (hent_ev_at(h, &h->e[i], order[o]) &&
-			    flat_has(h, &h->e[i], order[o], &k))
+			    flat_has(h, &h->e[i], order[o], &k)) {
 				items[at[o]++] = (struct flat_item){ (uint32_t)i, k };
+				for (unsigned c = 0; widths && c < h->nkeys; c++) {
+					size_t l = cell_width(h, &h->e[i], h->keys[c], order[o],
+							      buf, sizeof(buf));
+
+					if (l > widest[o][c])
+						widest[o][c] = (unsigned)l;
+				}
+			}
 	for (unsigned o = 0; o < no && rc >= 0; o++) {
 		const size_t m = off[o + 1] - off[o];
 
@@ -436,17 +471,19 @@ static int flat_events(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigne
 		hist_sort_desc(ord, tmp, m, key);
 		for (size_t j = 0; j < m; j++)
 			w[j] = &h->e[ord[j]];
-		rc = fn(h, order[o], w, m, ctx);
+		rc = fn(h, order[o], w, m, widths ? widest[o] : NULL, ctx);
 	}
 	free(items);
 	return rc;
 }
 
-/* the entries of every event, sorted as perf sorts them: fn(event, sorted entries, n);
- * fn returning < 0 stops */
+/* the entries of every event, sorted as perf sorts them: fn(event, sorted entries, n,
+ * widest); fn returning < 0 stops. widths: the text's column widths wanted, given to fn
+ * where they come cheaply (widest; else NULL) */
 static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned ev,
-						    struct hent **v, size_t n, void *ctx),
-		      void *ctx)
+						    struct hent **v, size_t n,
+						    const unsigned *widest, void *ctx),
+		      void *ctx, bool widths)
 {
 	const size_t n = h->n, cap = n ? n : 1;
 	struct hent **w = malloc(cap * sizeof(*w));
@@ -472,7 +509,7 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 		}
 		for (size_t i = 0; i < n; i++)
 			rank_of[ord[i]] = i;
-		rc = flat_events(h, fn, ctx, w, ord, tmp, key, rank_of);
+		rc = flat_events(h, fn, ctx, widths, w, ord, tmp, key, rank_of);
 		free(rank_of);
 		goto out;
 	}
@@ -528,7 +565,7 @@ static int each_event(struct pmt_hist *h, int (*fn)(struct pmt_hist *h, unsigned
 			for (size_t i = 0; i < m; i++)
 				w[i] = &h->e[ord[i]];
 		}
-		rc = fn(h, ev, w, m, ctx);
+		rc = fn(h, ev, w, m, NULL, ctx);
 	}
 out:
 	free(w);
@@ -547,15 +584,17 @@ struct print_ctx {
 	unsigned nev;
 };
 
-static int print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+static int print_text(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n,
+		      const unsigned *widest, void *vctx)
 {
 	struct print_ctx *c = vctx;
 
-	print_event(h, c->out, ev, c->compat, v, n);
+	print_event(h, c->out, ev, c->compat, v, n, widest);
 	return 0;
 }
 
-static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+static int print_data(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n,
+		      const unsigned *widest, void *vctx)
 {
 	struct print_ctx *c = vctx;
 	char nb[128];
@@ -618,7 +657,8 @@ struct visit_ctx {
 	void *ctx;
 };
 
-static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n, void *vctx)
+static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t n,
+		       const unsigned *widest, void *vctx)
 {
 	struct visit_ctx *c = vctx;
 	char text[HIST_ROW_KEYS][1024];
@@ -648,7 +688,7 @@ int hist_visit(struct pmt_hist *h, size_t max_rows,
 {
 	struct visit_ctx c = { max_rows, fn, ctx };
 
-	return each_event(h, visit_event, &c);
+	return each_event(h, visit_event, &c, false);
 }
 
 int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat, uint64_t lost_samples)
@@ -668,7 +708,7 @@ int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 		hist_elided_note(h, out);
 		pmt_out_str(out, "#\n");
 		pmt_out_printf(out, "# Total Lost Samples: %" PRIu64 "\n#\n", lost_samples);
-		return each_event(h, print_text, &c);
+		return each_event(h, print_text, &c, true);
 	}
 	if (fmt == PMT_SINK_JSONL) {
 		pmt_out_printf(out, "{\"lost_samples\":%" PRIu64 ",\"children\":%s,\"sort\":[",
@@ -685,7 +725,7 @@ int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 				       h->keys[k] == KEY_SYM ? ",kernel" : "");
 		pmt_out_char(out, '\n');
 	}
-	rc = each_event(h, print_data, &c);
+	rc = each_event(h, print_data, &c, false);
 	if (fmt == PMT_SINK_JSONL)
 		pmt_out_str(out, "]}\n");
 	return rc;

@@ -9,27 +9,31 @@
 #include "hist_table.h"
 #include "hist_sort.h"
 
-/* Stable: order[] by key[order[i]] ascending, a byte per pass; the bytes that are the same in
- * every key take no pass (small periods and ranks need one or two) */
+/* Stable: order[] by key[order[i]] ascending, a byte per pass of the keys less the least
+ * one: the bytes above their span's take no pass (kernel and user addresses together span
+ * 5 bytes, where each of the 8 bytes varied), nor do those that are 0 in every one (small
+ * periods and ranks need one or two) */
 static void radix_by(uint32_t *order, uint32_t *tmp, size_t n, const uint64_t *key)
 {
-	uint64_t all_or = 0, all_and = UINT64_MAX;
+	uint64_t lo = UINT64_MAX, hi = 0, all_or = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		all_or |= key[order[i]];
-		all_and &= key[order[i]];
+		lo = key[order[i]] < lo ? key[order[i]] : lo;
+		hi = key[order[i]] > hi ? key[order[i]] : hi;
 	}
-	for (unsigned sh = 0; sh < 64; sh += 8) {
+	for (size_t i = 0; i < n; i++)
+		all_or |= key[order[i]] - lo;
+	for (unsigned sh = 0; sh < 64 && ((hi - lo) >> sh); sh += 8) {
 		size_t count[257] = { 0 };
 
-		if (!(((all_or ^ all_and) >> sh) & 0xff))
+		if (!((all_or >> sh) & 0xff))
 			continue;
 		for (size_t i = 0; i < n; i++)
-			count[((key[order[i]] >> sh) & 0xff) + 1]++;
+			count[(((key[order[i]] - lo) >> sh) & 0xff) + 1]++;
 		for (unsigned d = 1; d < 257; d++)
 			count[d] += count[d - 1];
 		for (size_t i = 0; i < n; i++)
-			tmp[count[(key[order[i]] >> sh) & 0xff]++] = order[i];
+			tmp[count[((key[order[i]] - lo) >> sh) & 0xff]++] = order[i];
 		memcpy(order, tmp, n * sizeof(*order));
 	}
 }
@@ -73,7 +77,8 @@ static size_t text_slot(const char *s, size_t cap)
 }
 
 /* key[i]: the rank of entry i's text for k among the distinct texts (strcmp's order, equal
- * texts equal), no text (NULL) after every text, as perf's sort__sym_cmp puts it */
+ * texts equal), no text (NULL) after every text, as perf's sort__sym_cmp puts it: the rank
+ * past the last (UINT64_MAX there made the radix sort take all 8 bytes) */
 static int text_ranks(const struct pmt_hist *h, enum key k, uint64_t *key)
 {
 	size_t cap = 64, nd = 0;
@@ -122,7 +127,7 @@ static int text_ranks(const struct pmt_hist *h, enum key k, uint64_t *key)
 		size_t j;
 
 		if (!s) {
-			key[i] = UINT64_MAX;
+			key[i] = nd;
 			continue;
 		}
 		for (j = text_slot(s, cap); set[j] != s; j = (j + 1) & (cap - 1))
