@@ -260,11 +260,12 @@ int pmt_metric_plan_eval_units(struct pmt_metric_plan *p, const struct pmt_count
 }
 
 /* pmt_metric_plan_missing over the slots at s[i * stride] (the column layout's unit, or
- * the plan's own slots with stride 1); a select's taint needs the values in p->slots */
+ * the plan's own slots with stride 1); a select's taint needs the values in p->slots:
+ * a one-unit block is stride 1 too, but its values are in the column slots */
 static int missing_strided(struct pmt_metric_plan *p, const double *s, size_t stride,
 			   const char **missing)
 {
-	bool copied = stride == 1;
+	bool copied = s == p->slots;
 	int n = 0;
 
 	if (!p->taint)

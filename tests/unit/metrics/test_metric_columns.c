@@ -97,6 +97,20 @@ static void check_set(const struct pmt_metric_set *ms, size_t nunits)
 				assert_ptr_equal(cm[i], m[i]);
 			}
 		}
+		/* a block of one unit, with another unit's values left in the plan's own slots:
+		 * a select's taint must read this unit's (a whole table without counts is one
+		 * unit, and its "<not counted>" rows once followed whatever the slots held) */
+		for (size_t u = 0; u < nunits; u++) {
+			int nmiss;
+
+			pmt_metric_plan_eval(plan, c, u, v, t);
+			nmiss = pmt_metric_plan_missing(plan, m);
+			pmt_metric_plan_eval(plan, c, (u + 1) % nunits, v, t);
+			assert_int_equal(pmt_metric_plan_eval_units(plan, c, u, 1, cv, ct, failed), 0);
+			assert_int_equal(pmt_metric_plan_missing_at(plan, 0, cm), nmiss);
+			for (size_t i = 0; i < nm; i++)
+				assert_ptr_equal(cm[i], m[i]);
+		}
 		free(cv);
 		free(v);
 		free(ct);
