@@ -9,6 +9,8 @@
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
 
+#include "stat_cols.h"
+
 enum { REC_THREAD_MAP = 73, REC_CPU_MAP = 74, REC_STAT_CONFIG = 75, REC_STAT = 76,
        REC_STAT_ROUND = 77, REC_EVENT_UPDATE = 78 };
 enum { UPDATE_SCALE = 1, UPDATE_NAME = 2 };
@@ -65,6 +67,16 @@ struct pmt_counts_trace {
 	bool have_pending;          /* a STAT read while opening */
 	uint64_t rounds, stats, skipped, unknown_ids;
 	bool warned_aggr, warned_ids, at_end;
+	/* data frames of STAT records read from their counts frames (stat_cols.c): a
+	 * record of the source waits in pend while the runs before it are taken */
+	struct stat_cols *cols;
+	struct pmt_trace_event pend;
+	bool pend_ok;
+	int32_t *slot;              /* [key of the current counts frame] its cur[] index;
+				     * -1 an id no attr has, -2 outside the maps */
+	size_t slot_cap;
+	uint32_t slot_frame;        /* the counts frame slot[] is for */
+	bool slot_ok;
 	struct pmt_diag damage;     /* the first damage read past (pmt_counts_trace_damage) */
 };
 
@@ -114,14 +126,20 @@ static int find_attr(struct pmt_counts_trace *t, uint64_t id)
 	return (int)e->attr;
 }
 
-static void damaged(struct pmt_counts_trace *t, const struct pmt_trace_event *ev, const char *what)
+static void damaged_at(struct pmt_counts_trace *t, uint32_t type, uint32_t size, uint64_t off,
+		       const char *what)
 {
 	/* the first names the problem; close() counts the rest in one line */
 	if (t->skipped++)
 		return;
-	pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, ev->file_offset, 0,
+	pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, off, 0,
 		      "%s record of %u bytes is damaged (%s); skipped",
-		      pmt_perf_record_name(ev->type), ev->raw_size, what);
+		      pmt_perf_record_name(type), size, what);
+}
+
+static void damaged(struct pmt_counts_trace *t, const struct pmt_trace_event *ev, const char *what)
+{
+	damaged_at(t, ev->type, ev->raw_size, ev->file_offset, what);
 }
 
 static bool parse_cpu_map(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
@@ -244,6 +262,7 @@ static int alloc_values(struct pmt_counts_trace *t)
 	t->v_nattr = t->nattr;
 	t->v_ncpu = t->ncpu;
 	t->v_nthr = t->nthr;
+	t->slot_ok = false;
 
 	/* the maps are fixed from the first STAT on */
 	memset(t->cpu_index, 0xff, sizeof(t->cpu_index));
@@ -258,30 +277,14 @@ static int alloc_values(struct pmt_counts_trace *t)
 	return t->cur && t->prev && t->sum ? 0 : -PMT_ENOMEM;
 }
 
-static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+/* A STAT's place in cur[]: -1 for an id no attr has, -2 for a CPU or thread outside the
+ * maps */
+static ptrdiff_t stat_slot(struct pmt_counts_trace *t, uint64_t id, uint32_t ci, uint32_t ti)
 {
-	uint32_t ci, ti;
-	int a;
-	struct cval *v;
+	int a = find_attr(t, id);
 
-	/* sized once: the call only when the sizes moved */
-	if ((!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu || t->v_nthr != t->nthr) &&
-	    alloc_values(t) < 0)
-		return -PMT_ENOMEM;
-	if (ev->raw_size < 48)
-		return damaged(t, ev, "shorter than 48 bytes"), 0;
-	a = find_attr(t, r64(t, ev->raw + 8));
-	ci = r32(t, ev->raw + 16);
-	ti = r32(t, ev->raw + 20);
-	if (a < 0) {
-		if (!t->warned_ids)
-			pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, ev->file_offset, 0,
-				      "STAT of id %llu, which no attr has; such counts are left out",
-				      (unsigned long long)r64(t, ev->raw + 8));
-		t->warned_ids = true;
-		t->unknown_ids++;
-		return 0;
-	}
+	if (a < 0)
+		return -1;
 	/* perf writes the CPU (-1 for a thread's counter); an index into the CPU map, which
 	 * pmutrace stat -o wrote until it wrote CPUs too, when no CPU of the map matches */
 	if (ci < MAX_CPUS && t->cpu_index[ci] >= 0)
@@ -293,8 +296,38 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 				break;
 			}
 	if (ci >= t->ncpu || ti >= t->nthr)
-		return damaged(t, ev, "CPU or thread index outside the maps"), 0;
-	v = &t->cur[((size_t)a * t->ncpu + ci) * t->nthr + ti];
+		return -2;
+	return (ptrdiff_t)(((size_t)a * t->ncpu + ci) * t->nthr + ti);
+}
+
+static void stat_left_out(struct pmt_counts_trace *t, ptrdiff_t slot, uint64_t id, uint64_t off,
+			  uint32_t size)
+{
+	if (slot == -2)
+		return damaged_at(t, REC_STAT, size, off, "CPU or thread index outside the maps");
+	if (!t->warned_ids)
+		pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, off, 0,
+			      "STAT of id %llu, which no attr has; such counts are left out",
+			      (unsigned long long)id);
+	t->warned_ids = true;
+	t->unknown_ids++;
+}
+
+static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+{
+	ptrdiff_t slot;
+	struct cval *v;
+
+	/* sized once: the call only when the sizes moved */
+	if ((!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu || t->v_nthr != t->nthr) &&
+	    alloc_values(t) < 0)
+		return -PMT_ENOMEM;
+	if (ev->raw_size < 48)
+		return damaged(t, ev, "shorter than 48 bytes"), 0;
+	slot = stat_slot(t, r64(t, ev->raw + 8), r32(t, ev->raw + 16), r32(t, ev->raw + 20));
+	if (slot < 0)
+		return stat_left_out(t, slot, r64(t, ev->raw + 8), ev->file_offset, ev->raw_size), 0;
+	v = &t->cur[slot];
 	v->val = r64(t, ev->raw + 24);
 	v->ena = r64(t, ev->raw + 32);
 	v->run = r64(t, ev->raw + 40);
@@ -529,22 +562,82 @@ static void thread_map(struct pmt_counts_trace *t, const struct pmt_trace_event 
 	}
 }
 
+/* The STAT records of counts frames due before the source's next record, as stat_rec()
+ * and the STAT_ROUND case of pump() take the records themselves: 1 or round_units()'s
+ * value at a round (or the first STAT when opening), 0 when none are due, < 0. */
+static int cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
+{
+	struct stat_run run;
+	int rc;
+
+	while ((rc = stat_cols_peek(t->cols, t->pend_ok ? t->pend.file_offset : UINT64_MAX,
+				    &run)) > 0) {
+		const struct pmt_ctr_counts_frame *f = run.f;
+		uint32_t n = opening && run.n ? 1 : run.n;
+
+		if (n && (!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu ||
+			  t->v_nthr != t->nthr) && alloc_values(t) < 0)
+			return -PMT_ENOMEM;
+		if (n && (!t->slot_ok || t->slot_frame != run.frame)) {
+			/* each key's place once per frame, not per record */
+			if (f->nkeys > t->slot_cap) {
+				int32_t *sl = realloc(t->slot, f->nkeys * sizeof(*sl));
+
+				if (!sl)
+					return -PMT_ENOMEM;
+				t->slot = sl;
+				t->slot_cap = f->nkeys;
+			}
+			for (uint32_t k = 0; k < f->nkeys; k++)
+				t->slot[k] = (int32_t)stat_slot(t, f->keys[k].id, f->keys[k].cpu,
+								f->keys[k].thread);
+			t->slot_frame = run.frame;
+			t->slot_ok = true;
+		}
+		for (uint32_t i = run.first; i < run.first + n; i++) {
+			int32_t sl = t->slot[f->key[i]];
+
+			if (sl < 0) {
+				stat_left_out(t, sl, f->keys[f->key[i]].id,
+					      run.off + 48 * (uint64_t)(i - run.first), 48);
+				continue;
+			}
+			t->cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1 };
+			t->stats++;
+		}
+		if (opening && n) {
+			stat_cols_take(t->cols, n, false);
+			return 1;
+		}
+		stat_cols_take(t->cols, n, run.round);
+		if (run.round)
+			return opening ? 1 : round_units(t, c, run.round_time);
+	}
+	return rc;
+}
+
 /* Records up to the next round (1) or the end (0). */
 static int pump(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 {
 	struct pmt_trace_event ev;
 	int rc;
 
-	while (!t->at_end) {
-		rc = pmt_source_next(t->src, &ev);
-		if (rc == -PMT_EEOS) {
-			t->at_end = true;
-			break;
+	for (;;) {
+		if (!t->pend_ok && !t->at_end) {
+			rc = pmt_source_next(t->src, &t->pend);
+			if (rc == -PMT_EEOS)
+				t->at_end = true;
+			else if (rc < 0 || t->pend.kind != PMT_TEV_RECORD)
+				continue; /* the source warned and skipped it */
+			else
+				t->pend_ok = true;
 		}
-		if (rc < 0)
-			continue; /* the source warned and skipped it */
-		if (ev.kind != PMT_TEV_RECORD)
-			continue;
+		if (t->cols && (rc = cols_step(t, c, opening)) != 0)
+			return rc;
+		if (!t->pend_ok)
+			break;
+		t->pend_ok = false;
+		ev = t->pend;
 		switch (ev.type) {
 		case REC_EVENT_UPDATE: event_update(t, &ev); break;
 		case REC_CPU_MAP:
@@ -623,7 +716,9 @@ static int trace_open(struct pmt_source *src, const char *path, struct pmt_count
 	t->cpu[0] = -1;
 	t->ncpu = t->nthr = 1;
 	t->aggr_mode = PERF_AGGR_GLOBAL;
-	rc = pump(t, c, true);
+	rc = stat_cols_open(src, path, &t->cols);
+	if (rc >= 0)
+		rc = pump(t, c, true);
 	if (rc <= 0) {
 		pmt_counts_trace_close(t);
 		return rc < 0 ? rc : pmt_diag_set(diag, -PMT_ENOT_FOUND, path, PMT_DIAG_NO_OFFSET,
@@ -695,6 +790,8 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	if (t->skipped > 1)
 		pmt_warn("%s: %llu damaged count records skipped in all", t->path,
 			 (unsigned long long)t->skipped);
+	stat_cols_close(t->cols);
+	free(t->slot);
 	pmt_source_close(t->src);
 	free(t->name);
 	free(t->scale);
