@@ -178,12 +178,15 @@ static void enc_walk(struct enc *e, const uint8_t *rec, size_t len)
 
 		e->end[C_KEY] = put_zz(e->end[C_KEY], (uint64_t)k - (uint64_t)(prev_key + 1));
 		prev_key = k;
-		for (int c = 0; c < 3; c++) {
-			uint64_t v = pmt_le64(r + 24 + 8 * c);
+		uint64_t val = pmt_le64(r + 24), ena = pmt_le64(r + 32), run_ = pmt_le64(r + 40);
 
-			e->end[C_VAL + c] = put_zz(e->end[C_VAL + c], v - last[c]);
-			last[c] = v;
-		}
+		e->end[C_VAL] = put_zz(e->end[C_VAL], val - last[0]);
+		e->end[C_ENA] = put_zz(e->end[C_ENA], ena - last[1]);
+		/* running's step from enabled's: 0 unless the counter was multiplexed */
+		e->end[C_RUN] = put_zz(e->end[C_RUN], (run_ - last[2]) - (ena - last[1]));
+		last[0] = val;
+		last[1] = ena;
+		last[2] = run_;
 		run++;
 		at += STAT_SIZE;
 	}
@@ -494,8 +497,9 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 				return "a value column is short";
 			l = &last[3 * (size_t)k];
 			val[i] = l[0] += unzz(a);
-			ena[i] = l[1] += unzz(b);
-			run[i] = l[2] += unzz(c);
+			b = unzz(b);
+			ena[i] = l[1] += b;
+			run[i] = l[2] += unzz(c) + b;
 		}
 		col[C_KEY] = pk;
 		col[C_VAL] = pv;
