@@ -11,7 +11,7 @@
 #include "stat_cols.h"
 
 struct cols_frame {
-	uint64_t at, stream_offset;
+	uint64_t at, size, stream_offset;
 	uint32_t index;
 	bool passed;           /* the reader passes over its data frame */
 };
@@ -20,6 +20,7 @@ struct stat_cols {
 	const void *buf;
 	size_t len;
 	const char *path;
+	struct pmt_source *src;
 	struct cols_frame *f;
 	size_t n, cap, asked;
 	struct pmt_ctr_counts *dec;
@@ -50,7 +51,10 @@ static int add_ref(const struct pmt_ctr_counts_ref *ref, void *ctx)
 		c->f = f;
 		c->cap = cap;
 	}
-	c->f[c->n++] = (struct cols_frame){ ref->at, ref->stream_offset, ref->index, false };
+	c->f[c->n++] = (struct cols_frame){ ref->at, ref->size, ref->stream_offset, ref->index,
+					    false };
+	/* its checksum read every page of it: not kept resident until it is decoded */
+	pmt_source_container_done(c->src, ref->at, ref->size);
 	return 0;
 }
 
@@ -95,6 +99,7 @@ int stat_cols_open(struct pmt_source *src, const char *path, struct stat_cols **
 	if (!(c = calloc(1, sizeof(*c))))
 		return -PMT_ENOMEM;
 	c->path = path;
+	c->src = src;
 	if (pmt_source_container(src, &c->buf, &c->len) <= 0 ||
 	    pmt_source_meta(src)->swapped) { /* the columns hold the writer's byte order */
 		free(c);
@@ -157,6 +162,7 @@ int stat_cols_peek(struct stat_cols *c, uint64_t before, struct stat_run *run)
 			}
 			if (rc < 0)
 				return rc;
+			pmt_source_container_done(c->src, c->f[c->at].at, c->f[c->at].size);
 			c->open = true;
 			c->seg = c->pos = c->done = 0;
 			c->off = c->f[c->at].stream_offset;

@@ -302,6 +302,7 @@ static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		return 0;
 	ref.at = at;
 	n = pmt_le32(l->b + at + 4);
+	ref.size = 8 + (uint64_t)n;
 	c = l->b + at + 8;
 	if (n > l->len - at - 8) {
 		ref.damaged = "the file ends inside it";

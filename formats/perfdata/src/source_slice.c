@@ -99,6 +99,19 @@ int pmt_source_container(const struct pmt_source *s, const void **buf, size_t *l
 	return 1;
 }
 
+void pmt_source_container_done(struct pmt_source *s, uint64_t offset, uint64_t len)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (!s || !s->ctr || !s->map.mapped || offset > s->map.size || len > s->map.size - offset)
+		return;
+	/* whole pages inside the range only: a page shared with a neighbour may be in use */
+	lo = (offset + page - 1) & ~(page - 1);
+	hi = (offset + len) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)(s->map.data + lo), hi - lo, MADV_DONTNEED);
+}
+
 int pmt_source_pass_frames(struct pmt_source *s,
 			   bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx)
 {

@@ -272,6 +272,7 @@ struct pmt_ctr_count_key {
 /* Where a counts frame is and what it says it covers (pmt_ctr_counts_list) */
 struct pmt_ctr_counts_ref {
 	uint64_t at;           /* file offset of the counts frame */
+	uint64_t size;         /* its bytes in the file, header included */
 	uint32_t index;        /* the data frame it stands for: number, file offset, place and
 				* size in the pipe-mode stream (equal to its frame info's) */
 	uint64_t offset, stream_offset;

@@ -307,6 +307,10 @@ PMT_API int pmt_source_threads(struct pmt_source *src, unsigned n);
 /* The container a source reads, in memory (for its skippable frames: pmt_ctr_counts_list):
  * 1 with *buf and *len, 0 for a perf.data or a container read through a pipe. */
 PMT_API int pmt_source_container(const struct pmt_source *src, const void **buf, size_t *len);
+/* Bytes of that buffer the caller is done with: their pages of the mapped file go back to
+ * the kernel (read again from the file if touched), so a pass over the whole file does not
+ * leave it resident. */
+PMT_API void pmt_source_container_done(struct pmt_source *src, uint64_t offset, uint64_t len);
 /* Pass over the container's data frames from the reader's position on for which keep
  * returns false (pmt_ctr_slice: a frame some kept frame's AUX data needs stays, and without
  * frame infos for every frame nothing is passed over). Call before the frames are reached;
