@@ -9,76 +9,11 @@
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
 
+#include "counts_trace_priv.h"
 #include "stat_cols.h"
 
-enum { REC_THREAD_MAP = 73, REC_CPU_MAP = 74, REC_STAT_CONFIG = 75, REC_STAT = 76,
-       REC_STAT_ROUND = 77, REC_EVENT_UPDATE = 78 };
-enum { UPDATE_SCALE = 1, UPDATE_NAME = 2 };
-enum { CONFIG_AGGR_MODE = 0, CONFIG_INTERVAL = 1 };
-/* perf 7.3's enum aggr_mode (perf 6.1 numbers CORE 4 and has no CLUSTER/CACHE: a 6.1
- * --per-core recording reads as perf 7.3 would read it) */
-enum { PERF_AGGR_NONE = 0, PERF_AGGR_GLOBAL = 1, PERF_AGGR_SOCKET = 2, PERF_AGGR_DIE = 3,
-       PERF_AGGR_CORE = 6, PERF_AGGR_THREAD = 7 };
-#define MAX_CPUS 4096
-
-struct id_ent {
-	uint64_t id;
-	uint32_t attr;
-};
-struct cval {
-	uint64_t val, ena, run;
-	uint8_t set;
-};
-struct usum {
-	double val;
-	uint64_t ena, run;
-	uint8_t set;
-};
-
-struct pmt_counts_trace {
-	struct pmt_source *src;
-	const char *path;
-	bool swapped;
-	uint32_t nattr;
-	char (*name)[160];
-	double *scale;
-	int *col;                   /* [attr] the counts' event column */
-	struct id_ent *ids;
-	size_t nids;
-	size_t next_id;             /* where the id after the last one found should be */
-	int32_t cpu[MAX_CPUS];
-	int16_t cpu_index[MAX_CPUS]; /* CPU number -> its first place in cpu[], -1: none */
-	uint32_t ncpu, nthr;
-	uint64_t aggr_mode, interval_ms;
-	struct cval *cur, *prev;    /* [attr][cpu][thread] */
-	uint32_t v_nattr, v_ncpu, v_nthr; /* the sizes cur, prev and sum were made for */
-	struct usum *sum;           /* [unit][attr] */
-	enum pmt_counts_aggr aggr;  /* asked for; AS_RECORDED follows aggr_mode */
-	uint32_t nunits;
-	uint32_t unit_of[MAX_CPUS]; /* [cpu index] its unit */
-	int32_t unit_cpus[MAX_CPUS];/* the CPUs, unit by unit (unit u from unit_first[u]) */
-	uint32_t unit_first[MAX_CPUS + 1];
-	char (*unit_name)[32];      /* [unit] */
-	char (*thread)[32];         /* [thread] COMM-TID of the THREAD_MAP */
-	bool per_thread;            /* the units are the threads (stat --per-thread) */
-	uint64_t round_prev, round_time; /* the last round's interval (ns since start) */
-	uint64_t clock_t0;          /* the samples' time of the rounds' 0 */
-	int has_clock;              /* 1: clock_t0 read from the recording */
-	bool have_pending;          /* a STAT read while opening */
-	uint64_t rounds, stats, skipped, unknown_ids;
-	bool warned_aggr, warned_ids, at_end;
-	/* data frames of STAT records read from their counts frames (stat_cols.c): a
-	 * record of the source waits in pend while the runs before it are taken */
-	struct stat_cols *cols;
-	struct pmt_trace_event pend;
-	bool pend_ok;
-	int32_t *slot;              /* [key of the current counts frame] its cur[] index;
-				     * -1 an id no attr has, -2 outside the maps */
-	size_t slot_cap;
-	uint32_t slot_frame;        /* the counts frame slot[] is for */
-	bool slot_ok;
-	struct pmt_diag damage;     /* the first damage read past (pmt_counts_trace_damage) */
-};
+/* the reader's state and layouts: counts_trace_priv.h (counts_trace_cols.c reads counts
+ * frames into it) */
 
 static uint16_t r16(const struct pmt_counts_trace *t, const uint8_t *p)
 {
@@ -250,7 +185,7 @@ static void stat_config(struct pmt_counts_trace *t, const struct pmt_trace_event
 
 /* sized at the first STAT, when the maps are known; made again (the counts so far
  * dropped) when a damaged file changes the maps or the attrs after that */
-static int alloc_values(struct pmt_counts_trace *t)
+int ct_alloc_values(struct pmt_counts_trace *t)
 {
 	size_t n = (size_t)t->nattr * t->ncpu * t->nthr;
 
@@ -279,7 +214,7 @@ static int alloc_values(struct pmt_counts_trace *t)
 
 /* A STAT's place in cur[]: -1 for an id no attr has, -2 for a CPU or thread outside the
  * maps */
-static ptrdiff_t stat_slot(struct pmt_counts_trace *t, uint64_t id, uint32_t ci, uint32_t ti)
+ptrdiff_t ct_stat_slot(struct pmt_counts_trace *t, uint64_t id, uint32_t ci, uint32_t ti)
 {
 	int a = find_attr(t, id);
 
@@ -300,7 +235,7 @@ static ptrdiff_t stat_slot(struct pmt_counts_trace *t, uint64_t id, uint32_t ci,
 	return (ptrdiff_t)(((size_t)a * t->ncpu + ci) * t->nthr + ti);
 }
 
-static void stat_left_out(struct pmt_counts_trace *t, ptrdiff_t slot, uint64_t id, uint64_t off,
+void ct_stat_left_out(struct pmt_counts_trace *t, ptrdiff_t slot, uint64_t id, uint64_t off,
 			  uint32_t size)
 {
 	if (slot == -2)
@@ -320,13 +255,13 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 
 	/* sized once: the call only when the sizes moved */
 	if ((!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu || t->v_nthr != t->nthr) &&
-	    alloc_values(t) < 0)
+	    ct_alloc_values(t) < 0)
 		return -PMT_ENOMEM;
 	if (ev->raw_size < 48)
 		return damaged(t, ev, "shorter than 48 bytes"), 0;
-	slot = stat_slot(t, r64(t, ev->raw + 8), r32(t, ev->raw + 16), r32(t, ev->raw + 20));
+	slot = ct_stat_slot(t, r64(t, ev->raw + 8), r32(t, ev->raw + 16), r32(t, ev->raw + 20));
 	if (slot < 0)
-		return stat_left_out(t, slot, r64(t, ev->raw + 8), ev->file_offset, ev->raw_size), 0;
+		return ct_stat_left_out(t, slot, r64(t, ev->raw + 8), ev->file_offset, ev->raw_size), 0;
 	v = &t->cur[slot];
 	v->val = r64(t, ev->raw + 24);
 	v->ena = r64(t, ev->raw + 32);
@@ -471,7 +406,7 @@ static int make_units(struct pmt_counts_trace *t)
 	return 0;
 }
 
-static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t time_ns)
+int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t time_ns)
 {
 	uint32_t nu;
 	char iv[48];
@@ -488,7 +423,7 @@ static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_
 	pmt_counts_clear_units(c);
 	if (!t->cur)
 		return 0; /* a round before any STAT */
-	if (alloc_values(t) < 0)
+	if (ct_alloc_values(t) < 0)
 		return -PMT_ENOMEM;
 	rc = make_units(t);
 	if (rc < 0)
@@ -562,60 +497,6 @@ static void thread_map(struct pmt_counts_trace *t, const struct pmt_trace_event 
 	}
 }
 
-/* The STAT records of counts frames due before the source's next record, as stat_rec()
- * and the STAT_ROUND case of pump() take the records themselves: 1 or round_units()'s
- * value at a round (or the first STAT when opening), 0 when none are due, < 0. */
-static int cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
-{
-	struct stat_run run;
-	int rc;
-
-	while ((rc = stat_cols_peek(t->cols, t->pend_ok ? t->pend.file_offset : UINT64_MAX,
-				    &run)) > 0) {
-		const struct pmt_ctr_counts_frame *f = run.f;
-		uint32_t n = opening && run.n ? 1 : run.n;
-
-		if (n && (!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu ||
-			  t->v_nthr != t->nthr) && alloc_values(t) < 0)
-			return -PMT_ENOMEM;
-		if (n && (!t->slot_ok || t->slot_frame != run.frame)) {
-			/* each key's place once per frame, not per record */
-			if (f->nkeys > t->slot_cap) {
-				int32_t *sl = realloc(t->slot, f->nkeys * sizeof(*sl));
-
-				if (!sl)
-					return -PMT_ENOMEM;
-				t->slot = sl;
-				t->slot_cap = f->nkeys;
-			}
-			for (uint32_t k = 0; k < f->nkeys; k++)
-				t->slot[k] = (int32_t)stat_slot(t, f->keys[k].id, f->keys[k].cpu,
-								f->keys[k].thread);
-			t->slot_frame = run.frame;
-			t->slot_ok = true;
-		}
-		for (uint32_t i = run.first; i < run.first + n; i++) {
-			int32_t sl = t->slot[f->key[i]];
-
-			if (sl < 0) {
-				stat_left_out(t, sl, f->keys[f->key[i]].id,
-					      run.off + 48 * (uint64_t)(i - run.first), 48);
-				continue;
-			}
-			t->cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1 };
-			t->stats++;
-		}
-		if (opening && n) {
-			stat_cols_take(t->cols, n, false);
-			return 1;
-		}
-		stat_cols_take(t->cols, n, run.round);
-		if (run.round)
-			return opening ? 1 : round_units(t, c, run.round_time);
-	}
-	return rc;
-}
-
 /* Records up to the next round (1) or the end (0). */
 static int pump(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 {
@@ -632,7 +513,7 @@ static int pump(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 			else
 				t->pend_ok = true;
 		}
-		if (t->cols && (rc = cols_step(t, c, opening)) != 0)
+		if (t->cols && (rc = ct_cols_step(t, c, opening)) != 0)
 			return rc;
 		if (!t->pend_ok)
 			break;
@@ -667,7 +548,7 @@ static int pump(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 				damaged(t, &ev, "shorter than 24 bytes");
 				break;
 			}
-			return round_units(t, c, r64(t, ev.raw + 16));
+			return ct_round_units(t, c, r64(t, ev.raw + 16));
 		default:
 			break;
 		}
