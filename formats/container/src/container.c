@@ -376,32 +376,6 @@ static int pool_add(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, uns
 	return w->err;
 }
 
-/* A streamed frame's STAT records are kept for its counts frame, until a record of
- * another kind makes it a frame without one. False on an error (w->err). */
-static bool counts_keep(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n,
-			size_t len)
-{
-	uint32_t type = v[0].len >= 8 ? pmt_le32((const uint8_t *)v[0].p) : 0;
-
-	if (!((type == 76 && len == 48) || (type == 77 && len == 24))) {
-		w->counts_ok = false;
-		return true;
-	}
-	if (w->len + len > w->fcap) {
-		size_t cap = w->len + len > w->cap ? w->len + len : w->cap;
-		uint8_t *b = realloc(w->fbuf, cap);
-
-		if (!b)
-			return w->err = -PMT_ENOMEM, false;
-		w->fbuf = b;
-		w->fcap = cap;
-	}
-	for (unsigned i = 0, at = 0; i < n; at += (unsigned)v[i++].len)
-		if (v[i].len)
-			memcpy(w->fbuf + w->len + at, v[i].p, v[i].len);
-	return true;
-}
-
 static int writev_locked(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v, unsigned n)
 {
 	size_t len = 0;
@@ -443,8 +417,13 @@ static int writev_locked(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v
 		}
 		return 0;
 	}
-	if (w->counts_ok && !counts_keep(w, v, n, len))
-		return w->err;
+	if (w->counts_ok) { /* a streamed frame keeps its records while they are all STAT */
+		int rc = ctr_counts_keep(&w->fbuf, &w->fcap, w->len, w->cap, v, n, len);
+
+		if (rc < 0)
+			return w->err = rc;
+		w->counts_ok = rc > 0;
+	}
 	/* zstd takes each piece into its own window (the one copy), and its workers
 	 * compress while the caller goes on */
 	for (unsigned i = 0; i < n; i++) {

@@ -99,6 +99,29 @@ static bool counts_only(const uint8_t *rec, size_t len, size_t *nstats, size_t *
 	return len > 0;
 }
 
+int ctr_counts_keep(uint8_t **buf, size_t *cap, size_t used, size_t grow_to,
+		    const struct pmt_ctr_piece *v, unsigned n, size_t len)
+{
+	uint32_t type = v[0].len >= 8 ? pmt_le32((const uint8_t *)v[0].p) : 0;
+	size_t at = used;
+
+	if (!((type == REC_STAT && len == STAT_SIZE) || (type == REC_STAT_ROUND && len == ROUND_SIZE)))
+		return 0;
+	if (used + len > *cap) {
+		size_t c = used + len > grow_to ? used + len : grow_to;
+		uint8_t *b = realloc(*buf, c);
+
+		if (!b)
+			return -PMT_ENOMEM;
+		*buf = b;
+		*cap = c;
+	}
+	for (unsigned i = 0; i < n; at += v[i++].len)
+		if (v[i].len)
+			memcpy(*buf + at, v[i].p, v[i].len);
+	return 1;
+}
+
 struct enc {
 	uint8_t *col[NCOLS], *end[NCOLS];
 	struct key_slot *tab;
