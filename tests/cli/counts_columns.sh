@@ -128,6 +128,9 @@ else
 			bad "stat $opts -I 10 -o"
 		"$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt" || bad "convert $opts"
 		PMT_CTR_TEST_NO_COUNTS=1 "$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt.old"
+		zstd -qdc "$T/k64.pmt" >"$T/a.data"
+		zstd -qdc "$T/k64.pmt.old" >"$T/b.data"
+		cmp -s "$T/a.data" "$T/b.data" || bad "stat $opts: zstd -dc differs with counts frames"
 		n=$(used "$T/k64.pmt" "$T/k.json" clock)
 		[ "${n:-0}" -gt 0 ] || bad "stat $opts: -v does not say counts frames were read"
 		same "stat $opts --csv" "$T/k64.pmt" "$T/k.json" --csv
