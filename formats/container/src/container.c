@@ -301,9 +301,12 @@ static int end_frame(struct pmt_ctr_writer *w)
 	} else if (drain(w, &none, ZSTD_e_end) < 0) {
 		return w->err;
 	}
-	if (w->counts && (w->spe_columns || w->counts_ok) &&
-	    ctr_counts_encode(w->fbuf, w->len, &counts, &counts_len) < 0)
-		return w->err = -PMT_ENOMEM;
+	if (w->counts && (w->spe_columns || w->counts_ok)) {
+		int rc = ctr_counts_encode(w->fbuf, w->len, &counts, &counts_len);
+
+		if (rc < 0)
+			return w->err = rc;
+	}
 	frame_written(w, w->fstart, w->fcsize, w->len, columns, &w->fi.cur, counts, counts_len);
 	free(counts);
 	w->counts_ok = w->counts;

@@ -51,6 +51,9 @@ static int compress(ZSTD_CCtx *cctx, int *level, struct ctr_slot *s)
 	size_t bound = ZSTD_compressBound(s->len), z;
 	int params;
 
+	/* the slot's last frame's counts frame is not this one's, whatever fails below */
+	free(s->counts_frame);
+	s->counts_frame = NULL;
 	for (size_t i = 0; i < s->chunks.n; i++)
 		finfo_chunk_scan(&s->chunks.v[i], s->buf);
 	if (bound > s->zcap) {
@@ -70,8 +73,6 @@ static int compress(ZSTD_CCtx *cctx, int *level, struct ctr_slot *s)
 	if (ZSTD_isError(z))
 		return -PMT_ECOMPRESS;
 	s->zlen = z;
-	free(s->counts_frame);
-	s->counts_frame = NULL;
 	if (s->counts) {
 		int rc = ctr_counts_encode(s->buf, s->len, &s->counts_frame, &s->counts_len);
 
