@@ -10,6 +10,8 @@
 #   - each read three ways: by counts frames, the same file through its records
 #     (PMT_TEST_COUNTS_RECORDS) and the file written without counts frames
 #     (PMT_CTR_TEST_NO_COUNTS, as writers before them did);
+#   - perf 6.1's stat record (file mode) converted to a container: the rows of the
+#     perf.data itself;
 #   - a counts frame with a flipped byte, and a file cut inside its last counts frame: the
 #     output of the records, and -v names the frame not used;
 # and -v says counts frames were read (so the comparison is not of one path with itself),
@@ -136,6 +138,19 @@ else
 		same "stat $opts --csv" "$T/k64.pmt" "$T/k.json" --csv
 		same "stat $opts --jsonl" "$T/k64.pmt" "$T/k.json" --jsonl
 	done
+fi
+# perf's own recording (perf 6.1 stat record, file mode) converted to a container: the
+# rows of its counts frames are those of the perf.data itself
+if command -v perf >/dev/null &&
+	perf stat record -o "$T/ps.data" -a -A -I 10 -e "$EV" -- sleep 3 >/dev/null 2>&1; then
+	"$P" convert "$T/ps.data" --container --frame-size 64k -o "$T/ps.pmt" || bad "convert of perf's stat record"
+	n=$(used "$T/ps.pmt" "$T/k.json" clock)
+	[ "${n:-0}" -gt 0 ] || bad "perf stat record: -v does not say counts frames were read"
+	same "perf stat record --csv" "$T/ps.pmt" "$T/k.json" --csv
+	"$P" metrics "$T/ps.data" --metrics "$T/k.json" --csv >"$T/p.out" 2>/dev/null
+	cmp -s "$T/c.out" "$T/p.out" || bad "perf stat record: the container's rows != the perf.data's"
+else
+	echo "note: no perf 6.1 stat record here: perf's own recording left out"
 fi
 [ "$fail" -eq 0 ] && echo "ok: counts frames read as the records"
 exit $((fail > 0))
