@@ -12,8 +12,9 @@
 #     (PMT_CTR_TEST_NO_COUNTS, as writers before them did);
 #   - perf 6.1's stat record (file mode) converted to a container: the rows of the
 #     perf.data itself;
-#   - a counts frame with a flipped byte, and a file cut inside its last counts frame: the
-#     output of the records, and -v names the frame not used;
+#   - a counts frame with a flipped byte (60 x 32: counts frames before and after it), and a
+#     file cut inside its last counts frame: the output of the records, and -v names the
+#     frame not used;
 # and -v says counts frames were read (so the comparison is not of one path with itself),
 # and zstd -dc gives the same perf.data with and without them (perf reads the records).
 #   counts_columns.sh PMUTRACE BENCH_STAT_TRACE SHARED_DIR
@@ -74,7 +75,8 @@ while pos + 8 <= len(b):
         pos = nxt
     else:
         break
-print(found[0] if sys.argv[2] == 'first' else found[-1] if found else '')
+pick = {'first': 0, 'middle': len(found) // 2, 'last': -1}[sys.argv[2]]
+print(found[pick] if found else '')
 PY
 }
 
@@ -96,9 +98,11 @@ for shape in "40 16" "300 2"; do
 	same "$shape -j 1 -M tma_retiring" "$T/s.pmt" "$M" -j 1 -M tma_retiring --csv
 done
 
-# damage: a flipped byte in the first counts frame; the file cut inside the last one
+# damage: a flipped byte in a counts frame in the middle (frames by columns before and
+# after the one read as records); the file cut inside the last counts frame
 rm -f "$T/s.pmt.old"
-at=$(frame_at "$T/s.pmt" first)
+"$G" "$M" "$T/s.pmt" 60 32 >/dev/null 2>&1 || bad "bench_stat_trace 60 32"
+at=$(frame_at "$T/s.pmt" middle)
 [ -n "$at" ] || bad "no counts frame found in the synthetic file"
 cp "$T/s.pmt" "$T/d.pmt"
 printf '\377' | dd of="$T/d.pmt" bs=1 seek=$((at + 100)) conv=notrunc 2>/dev/null
@@ -123,10 +127,11 @@ EV=task-clock,context-switches,page-faults,cpu-migrations,minor-faults,cpu-clock
 if ! "$P" stat -e task-clock -- true 2>"$T/err"; then
 	echo "note: no perf_event_open here ($(head -1 "$T/err")): the kernel's counts left out"
 else
-	# 64 KiB frames hold ~110 rounds of 2 CPUs' 6 counters: 3 s of -I 10 fill several
+	# 64 KiB frames hold ~110 rounds of 2 CPUs' 6 counters, ~210 of one thread's: 6 s of
+	# -I 10 fill several, also when a loaded machine reads fewer than 100 a second
 	for opts in "-a -A" ""; do
 		# shellcheck disable=SC2086
-		"$P" stat $opts -I 10 -e $EV -o "$T/k.pmt" -- sleep 3 >/dev/null 2>&1 ||
+		"$P" stat $opts -I 10 -e $EV -o "$T/k.pmt" -- sleep 6 >/dev/null 2>&1 ||
 			bad "stat $opts -I 10 -o"
 		"$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt" || bad "convert $opts"
 		PMT_CTR_TEST_NO_COUNTS=1 "$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt.old"
@@ -140,9 +145,11 @@ else
 	done
 fi
 # perf's own recording (perf 6.1 stat record, file mode) converted to a container: the
-# rows of its counts frames are those of the perf.data itself
+# rows of its counts frames are those of the perf.data itself. Its last frame holds an
+# MMAP record (no counts frame), and a loaded machine gives fewer than 100 intervals a
+# second: 6 s make frames of STAT records alone between the first and the last
 if command -v perf >/dev/null &&
-	perf stat record -o "$T/ps.data" -a -A -I 10 -e "$EV" -- sleep 3 >/dev/null 2>&1; then
+	perf stat record -o "$T/ps.data" -a -A -I 10 -e "$EV" -- sleep 6 >/dev/null 2>&1; then
 	"$P" convert "$T/ps.data" --container --frame-size 64k -o "$T/ps.pmt" || bad "convert of perf's stat record"
 	n=$(used "$T/ps.pmt" "$T/k.json" clock)
 	[ "${n:-0}" -gt 0 ] || bad "perf stat record: -v does not say counts frames were read"
