@@ -41,7 +41,7 @@ static void usage(FILE *fp)
 		"         [--retire-latency mean|min|max|last|median|pNN]... [--retire-latency TABLE]...\n"
 		"         [--retire-latency-per-unit] [-A|--per-core|--per-die|--per-socket|--global]\n"
 		"         [-M NAME|GROUP]...\n"
-		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json|--jsonl] [-j N]\n"
+		"         [--literal NAME=VALUE]... [--cpuid STR] [--csv|--json|--jsonl] [-j N] [-v]\n"
 		"       pmutrace metrics --metrics FILE --list [-M NAME|GROUP]...\n"
 		"       pmutrace metrics --topdown --slots N --perf-metrics 0xM\n"
 		"         [--prev-slots N --prev-perf-metrics 0xM] [--csv|--json|--jsonl]\n"
@@ -55,7 +55,9 @@ static void usage(FILE *fp)
 		"CPU are summed (perf stat report's options; default: as recorded). Per core, die\n"
 		"or socket needs the recording's CPU topology.\n"
 		"-j, --jobs N: a container's frames are decompressed on N - 1 threads ahead of\n"
-		"the reading (default: the online CPUs; 1: none); the output is the same.\n");
+		"the reading (default: the online CPUs; 1: none); the output is the same.\n"
+		"-v, --verbose: say how a TRACE's counts are read (counts frames or STAT records,\n"
+		"and why a counts frame is not used).\n");
 	fputs(pmt_cli_exit_help, fp);
 }
 
@@ -594,6 +596,7 @@ int cmd_metrics(int argc, char **argv)
 		{ "list", no_argument, NULL, O_LIST },
 		{ "input", required_argument, NULL, 'i' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -603,7 +606,7 @@ int cmd_metrics(int argc, char **argv)
 
 	pmt_expr_ctx_default(&op.ctx);
 	op.jobs = pmt_cli_jobs_default();
-	while ((c = getopt_long(argc, argv, "AM:hi:j:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "AM:hi:j:v", lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (c) {
@@ -616,6 +619,7 @@ int cmd_metrics(int argc, char **argv)
 				bad = cli_push_arg(&op.sel, &op.nsel, m);
 			break;
 		case O_COUNTS: op.counts = optarg; break;
+		case 'v': pmt_log_set_level(PMT_LOG_INFO); break;
 		case O_RETLAT: bad = cli_push_arg(&op.retlat, &op.nretlat, optarg); break;
 		case O_RETLAT_PER_CPU: op.retlat_per_cpu = 1; break;
 		case 'A': op.aggr = PMT_COUNTS_PER_CPU; break;

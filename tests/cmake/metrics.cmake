@@ -54,3 +54,15 @@ set_tests_properties(metrics.cli_not_counted PROPERTIES LABELS metrics)
 add_test(NAME metrics.cli_hybrid COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/metrics.sh hybrid
   $<TARGET_FILE:pmutrace> ${PMT_MFIX})
 set_tests_properties(metrics.cli_hybrid PROPERTIES LABELS metrics)
+
+# Counts frames (formats/container/FORMAT.md): metrics of a counting recording print the
+# same bytes read by counts frames, through the records, and from a file without counts
+# frames (synthetic GNR recordings and the kernel's software counts, every metric, --csv
+# and --jsonl); a damaged or cut counts frame falls back to the records, named under -v
+# (its synthetic recordings are bench_stat_trace's, built with the benchmarks)
+if(PMUTRACE_BENCH)
+  add_test(NAME metrics.counts_columns COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/counts_columns.sh
+    $<TARGET_FILE:pmutrace> $<TARGET_FILE:bench_stat_trace> ${PMT_SHARED_DIR})
+  set_tests_properties(metrics.counts_columns PROPERTIES LABELS "metrics;record" TIMEOUT 300
+    SKIP_RETURN_CODE 77)
+endif()

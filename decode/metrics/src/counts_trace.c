@@ -9,64 +9,11 @@
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
 
-enum { REC_THREAD_MAP = 73, REC_CPU_MAP = 74, REC_STAT_CONFIG = 75, REC_STAT = 76,
-       REC_STAT_ROUND = 77, REC_EVENT_UPDATE = 78 };
-enum { UPDATE_SCALE = 1, UPDATE_NAME = 2 };
-enum { CONFIG_AGGR_MODE = 0, CONFIG_INTERVAL = 1 };
-/* perf 7.3's enum aggr_mode (perf 6.1 numbers CORE 4 and has no CLUSTER/CACHE: a 6.1
- * --per-core recording reads as perf 7.3 would read it) */
-enum { PERF_AGGR_NONE = 0, PERF_AGGR_GLOBAL = 1, PERF_AGGR_SOCKET = 2, PERF_AGGR_DIE = 3,
-       PERF_AGGR_CORE = 6, PERF_AGGR_THREAD = 7 };
-#define MAX_CPUS 4096
+#include "counts_trace_priv.h"
+#include "stat_cols.h"
 
-struct id_ent {
-	uint64_t id;
-	uint32_t attr;
-};
-struct cval {
-	uint64_t val, ena, run;
-	uint8_t set;
-};
-struct usum {
-	double val;
-	uint64_t ena, run;
-	uint8_t set;
-};
-
-struct pmt_counts_trace {
-	struct pmt_source *src;
-	const char *path;
-	bool swapped;
-	uint32_t nattr;
-	char (*name)[160];
-	double *scale;
-	int *col;                   /* [attr] the counts' event column */
-	struct id_ent *ids;
-	size_t nids;
-	size_t next_id;             /* where the id after the last one found should be */
-	int32_t cpu[MAX_CPUS];
-	int16_t cpu_index[MAX_CPUS]; /* CPU number -> its first place in cpu[], -1: none */
-	uint32_t ncpu, nthr;
-	uint64_t aggr_mode, interval_ms;
-	struct cval *cur, *prev;    /* [attr][cpu][thread] */
-	uint32_t v_nattr, v_ncpu, v_nthr; /* the sizes cur, prev and sum were made for */
-	struct usum *sum;           /* [unit][attr] */
-	enum pmt_counts_aggr aggr;  /* asked for; AS_RECORDED follows aggr_mode */
-	uint32_t nunits;
-	uint32_t unit_of[MAX_CPUS]; /* [cpu index] its unit */
-	int32_t unit_cpus[MAX_CPUS];/* the CPUs, unit by unit (unit u from unit_first[u]) */
-	uint32_t unit_first[MAX_CPUS + 1];
-	char (*unit_name)[32];      /* [unit] */
-	char (*thread)[32];         /* [thread] COMM-TID of the THREAD_MAP */
-	bool per_thread;            /* the units are the threads (stat --per-thread) */
-	uint64_t round_prev, round_time; /* the last round's interval (ns since start) */
-	uint64_t clock_t0;          /* the samples' time of the rounds' 0 */
-	int has_clock;              /* 1: clock_t0 read from the recording */
-	bool have_pending;          /* a STAT read while opening */
-	uint64_t rounds, stats, skipped, unknown_ids;
-	bool warned_aggr, warned_ids, at_end;
-	struct pmt_diag damage;     /* the first damage read past (pmt_counts_trace_damage) */
-};
+/* the reader's state and layouts: counts_trace_priv.h (counts_trace_cols.c reads counts
+ * frames into it) */
 
 static uint16_t r16(const struct pmt_counts_trace *t, const uint8_t *p)
 {
@@ -114,14 +61,20 @@ static int find_attr(struct pmt_counts_trace *t, uint64_t id)
 	return (int)e->attr;
 }
 
-static void damaged(struct pmt_counts_trace *t, const struct pmt_trace_event *ev, const char *what)
+static void damaged_at(struct pmt_counts_trace *t, uint32_t type, uint32_t size, uint64_t off,
+		       const char *what)
 {
 	/* the first names the problem; close() counts the rest in one line */
 	if (t->skipped++)
 		return;
-	pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, ev->file_offset, 0,
+	pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, off, 0,
 		      "%s record of %u bytes is damaged (%s); skipped",
-		      pmt_perf_record_name(ev->type), ev->raw_size, what);
+		      pmt_perf_record_name(type), size, what);
+}
+
+static void damaged(struct pmt_counts_trace *t, const struct pmt_trace_event *ev, const char *what)
+{
+	damaged_at(t, ev->type, ev->raw_size, ev->file_offset, what);
 }
 
 static bool parse_cpu_map(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
@@ -232,7 +185,7 @@ static void stat_config(struct pmt_counts_trace *t, const struct pmt_trace_event
 
 /* sized at the first STAT, when the maps are known; made again (the counts so far
  * dropped) when a damaged file changes the maps or the attrs after that */
-static int alloc_values(struct pmt_counts_trace *t)
+int ct_alloc_values(struct pmt_counts_trace *t)
 {
 	size_t n = (size_t)t->nattr * t->ncpu * t->nthr;
 
@@ -244,6 +197,7 @@ static int alloc_values(struct pmt_counts_trace *t)
 	t->v_nattr = t->nattr;
 	t->v_ncpu = t->ncpu;
 	t->v_nthr = t->nthr;
+	t->slot_ok = false;
 
 	/* the maps are fixed from the first STAT on */
 	memset(t->cpu_index, 0xff, sizeof(t->cpu_index));
@@ -258,30 +212,14 @@ static int alloc_values(struct pmt_counts_trace *t)
 	return t->cur && t->prev && t->sum ? 0 : -PMT_ENOMEM;
 }
 
-static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+/* A STAT's place in cur[]: -1 for an id no attr has, -2 for a CPU or thread outside the
+ * maps */
+ptrdiff_t ct_stat_slot(struct pmt_counts_trace *t, uint64_t id, uint32_t ci, uint32_t ti)
 {
-	uint32_t ci, ti;
-	int a;
-	struct cval *v;
+	int a = find_attr(t, id);
 
-	/* sized once: the call only when the sizes moved */
-	if ((!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu || t->v_nthr != t->nthr) &&
-	    alloc_values(t) < 0)
-		return -PMT_ENOMEM;
-	if (ev->raw_size < 48)
-		return damaged(t, ev, "shorter than 48 bytes"), 0;
-	a = find_attr(t, r64(t, ev->raw + 8));
-	ci = r32(t, ev->raw + 16);
-	ti = r32(t, ev->raw + 20);
-	if (a < 0) {
-		if (!t->warned_ids)
-			pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, ev->file_offset, 0,
-				      "STAT of id %llu, which no attr has; such counts are left out",
-				      (unsigned long long)r64(t, ev->raw + 8));
-		t->warned_ids = true;
-		t->unknown_ids++;
-		return 0;
-	}
+	if (a < 0)
+		return -1;
 	/* perf writes the CPU (-1 for a thread's counter); an index into the CPU map, which
 	 * pmutrace stat -o wrote until it wrote CPUs too, when no CPU of the map matches */
 	if (ci < MAX_CPUS && t->cpu_index[ci] >= 0)
@@ -293,8 +231,38 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 				break;
 			}
 	if (ci >= t->ncpu || ti >= t->nthr)
-		return damaged(t, ev, "CPU or thread index outside the maps"), 0;
-	v = &t->cur[((size_t)a * t->ncpu + ci) * t->nthr + ti];
+		return -2;
+	return (ptrdiff_t)(((size_t)a * t->ncpu + ci) * t->nthr + ti);
+}
+
+void ct_stat_left_out(struct pmt_counts_trace *t, ptrdiff_t slot, uint64_t id, uint64_t off,
+			  uint32_t size)
+{
+	if (slot == -2)
+		return damaged_at(t, REC_STAT, size, off, "CPU or thread index outside the maps");
+	if (!t->warned_ids)
+		pmt_diag_warn(&t->damage, -PMT_ECORRUPT, t->path, off, 0,
+			      "STAT of id %llu, which no attr has; such counts are left out",
+			      (unsigned long long)id);
+	t->warned_ids = true;
+	t->unknown_ids++;
+}
+
+static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev)
+{
+	ptrdiff_t slot;
+	struct cval *v;
+
+	/* sized once: the call only when the sizes moved */
+	if ((!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu || t->v_nthr != t->nthr) &&
+	    ct_alloc_values(t) < 0)
+		return -PMT_ENOMEM;
+	if (ev->raw_size < 48)
+		return damaged(t, ev, "shorter than 48 bytes"), 0;
+	slot = ct_stat_slot(t, r64(t, ev->raw + 8), r32(t, ev->raw + 16), r32(t, ev->raw + 20));
+	if (slot < 0)
+		return ct_stat_left_out(t, slot, r64(t, ev->raw + 8), ev->file_offset, ev->raw_size), 0;
+	v = &t->cur[slot];
 	v->val = r64(t, ev->raw + 24);
 	v->ena = r64(t, ev->raw + 32);
 	v->run = r64(t, ev->raw + 40);
@@ -438,7 +406,7 @@ static int make_units(struct pmt_counts_trace *t)
 	return 0;
 }
 
-static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t time_ns)
+int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t time_ns)
 {
 	uint32_t nu;
 	char iv[48];
@@ -455,7 +423,7 @@ static int round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_
 	pmt_counts_clear_units(c);
 	if (!t->cur)
 		return 0; /* a round before any STAT */
-	if (alloc_values(t) < 0)
+	if (ct_alloc_values(t) < 0)
 		return -PMT_ENOMEM;
 	rc = make_units(t);
 	if (rc < 0)
@@ -535,16 +503,22 @@ static int pump(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 	struct pmt_trace_event ev;
 	int rc;
 
-	while (!t->at_end) {
-		rc = pmt_source_next(t->src, &ev);
-		if (rc == -PMT_EEOS) {
-			t->at_end = true;
-			break;
+	for (;;) {
+		if (!t->pend_ok && !t->at_end) {
+			rc = pmt_source_next(t->src, &t->pend);
+			if (rc == -PMT_EEOS)
+				t->at_end = true;
+			else if (rc < 0 || t->pend.kind != PMT_TEV_RECORD)
+				continue; /* the source warned and skipped it */
+			else
+				t->pend_ok = true;
 		}
-		if (rc < 0)
-			continue; /* the source warned and skipped it */
-		if (ev.kind != PMT_TEV_RECORD)
-			continue;
+		if (t->cols && (rc = ct_cols_step(t, c, opening)) != 0)
+			return rc;
+		if (!t->pend_ok)
+			break;
+		t->pend_ok = false;
+		ev = t->pend;
 		switch (ev.type) {
 		case REC_EVENT_UPDATE: event_update(t, &ev); break;
 		case REC_CPU_MAP:
@@ -574,7 +548,7 @@ static int pump(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 				damaged(t, &ev, "shorter than 24 bytes");
 				break;
 			}
-			return round_units(t, c, r64(t, ev.raw + 16));
+			return ct_round_units(t, c, r64(t, ev.raw + 16));
 		default:
 			break;
 		}
@@ -623,7 +597,9 @@ static int trace_open(struct pmt_source *src, const char *path, struct pmt_count
 	t->cpu[0] = -1;
 	t->ncpu = t->nthr = 1;
 	t->aggr_mode = PERF_AGGR_GLOBAL;
-	rc = pump(t, c, true);
+	rc = stat_cols_open(src, path, &t->cols);
+	if (rc >= 0)
+		rc = pump(t, c, true);
 	if (rc <= 0) {
 		pmt_counts_trace_close(t);
 		return rc < 0 ? rc : pmt_diag_set(diag, -PMT_ENOT_FOUND, path, PMT_DIAG_NO_OFFSET,
@@ -695,6 +671,8 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	if (t->skipped > 1)
 		pmt_warn("%s: %llu damaged count records skipped in all", t->path,
 			 (unsigned long long)t->skipped);
+	stat_cols_close(t->cols);
+	free(t->slot);
 	pmt_source_close(t->src);
 	free(t->name);
 	free(t->scale);

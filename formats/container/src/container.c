@@ -9,6 +9,7 @@
 
 #include "backlog.h"
 #include "columns.h"
+#include "counts_cols.h"
 #include "frame_info.h"
 #include "reader.h"
 #include "writer_pool.h"
@@ -47,6 +48,10 @@ struct pmt_ctr_writer {
 	/* tests: frame infos as writers before wrote them, 88 bytes (no stream fields) or 104
 	 * (no AUX ranges); 0: today's */
 	unsigned old_finfo;
+	/* counts frames (FORMAT.md): off only for tests (PMT_CTR_TEST_NO_COUNTS), which make
+	 * the files of writers before them; streamed frames keep their records in fbuf while
+	 * they are all STAT records (counts_ok) */
+	bool counts, counts_ok;
 	struct ctr_backlog bl;  /* when compression cannot keep up */
 	/* compression threads (threads > 1): the frame is filled in the pool's slot, and
 	 * frames are written when they come back, in order */
@@ -110,6 +115,7 @@ int pmt_ctr_writer_new(FILE *fp, const struct pmt_ctr_writer_opts *opts,
 		w->old_finfo = strcmp(getenv("PMT_CTR_TEST_SHORT_FINFO"), "104") ? FINFO_SIZE_V1
 										   : FINFO_SIZE_V2;
 	finfo_reset(&w->fi);
+	w->counts = w->counts_ok = !getenv("PMT_CTR_TEST_NO_COUNTS");
 	w->spe_columns = PMT_OPTS_HAS(opts, spe_columns) && opts->spe_columns;
 	{
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -169,7 +175,8 @@ static int drain(struct pmt_ctr_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective 
  * entry, then its frame info right after it, so a cut file keeps the info of every whole
  * frame. */
 static void frame_written(struct pmt_ctr_writer *w, uint64_t fstart, size_t csize, size_t dsize,
-			  uint8_t columns, struct pmt_ctr_frame_info *info)
+			  uint8_t columns, struct pmt_ctr_frame_info *info, uint8_t *counts,
+			  size_t counts_len)
 {
 	uint8_t fi[FINFO_SIZE];
 
@@ -191,6 +198,12 @@ static void frame_written(struct pmt_ctr_writer *w, uint64_t fstart, size_t csiz
 	info->stream_offset = w->stream_off;
 	info->stream_size = (uint32_t)dsize;
 	skippable(w, SKIP_FINFO, fi, finfo_encode(info, fi, w->old_finfo));
+	/* after the info, so a reader finds it from there */
+	if (counts) {
+		ctr_counts_place(counts, counts_len, info->index, fstart, w->stream_off,
+				 (uint32_t)dsize);
+		skippable(w, SKIP_COUNTS, counts, counts_len);
+	}
 	w->stream_off += dsize;
 	/* a frame on disk is a frame a killed writer keeps */
 	if (!w->err && fflush(w->fp))
@@ -211,7 +224,7 @@ static bool write_done(struct pmt_ctr_writer *w, bool wait)
 	emit(w, s->z, s->zlen);
 	for (size_t i = 0; i < s->chunks.n; i++)
 		finfo_chunk_apply(w->fi.open, &s->fi, &s->chunks.v[i]);
-	frame_written(w, fstart, s->zlen, s->len, 0, &s->fi);
+	frame_written(w, fstart, s->zlen, s->len, 0, &s->fi, s->counts_frame, s->counts_len);
 	ctr_pool_release(w->pool);
 	return true;
 }
@@ -233,6 +246,7 @@ static int submit_frame(struct pmt_ctr_writer *w)
 	s->len = w->len;
 	s->level = w->bl.level;
 	s->fi = w->fi.cur;
+	s->counts = w->counts;
 	ctr_pool_submit(w->pool);
 	backlog_frame_end(&w->bl);
 	w->fi.cur.index++;
@@ -258,7 +272,8 @@ static int submit_frame(struct pmt_ctr_writer *w)
 static int end_frame(struct pmt_ctr_writer *w)
 {
 	ZSTD_inBuffer none = { NULL, 0, 0 };
-	uint8_t columns = 0;
+	uint8_t columns = 0, *counts = NULL;
+	size_t counts_len = 0;
 
 	if (!w->len || w->err)
 		return w->err;
@@ -286,7 +301,15 @@ static int end_frame(struct pmt_ctr_writer *w)
 	} else if (drain(w, &none, ZSTD_e_end) < 0) {
 		return w->err;
 	}
-	frame_written(w, w->fstart, w->fcsize, w->len, columns, &w->fi.cur);
+	if (w->counts && (w->spe_columns || w->counts_ok)) {
+		int rc = ctr_counts_encode(w->fbuf, w->len, &counts, &counts_len);
+
+		if (rc < 0)
+			return w->err = rc;
+	}
+	frame_written(w, w->fstart, w->fcsize, w->len, columns, &w->fi.cur, counts, counts_len);
+	free(counts);
+	w->counts_ok = w->counts;
 	if (!w->spe_columns) {
 		int level = w->bl.level, next = backlog_frame_end(&w->bl);
 		/* streamed: the next frame's content is not known yet, so it takes the
@@ -396,6 +419,13 @@ static int writev_locked(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v
 			w->len += v[i].len;
 		}
 		return 0;
+	}
+	if (w->counts_ok) { /* a streamed frame keeps its records while they are all STAT */
+		int rc = ctr_counts_keep(&w->fbuf, &w->fcap, w->len, w->cap, v, n, len);
+
+		if (rc < 0)
+			return w->err = rc;
+		w->counts_ok = rc > 0;
 	}
 	/* zstd takes each piece into its own window (the one copy), and its workers
 	 * compress while the caller goes on */

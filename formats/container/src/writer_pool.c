@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 
+#include "counts_cols.h"
 #include "writer_pool.h"
 
 enum slot_state { SLOT_FILLING, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
@@ -50,6 +51,9 @@ static int compress(ZSTD_CCtx *cctx, int *level, struct ctr_slot *s)
 	size_t bound = ZSTD_compressBound(s->len), z;
 	int params;
 
+	/* the slot's last frame's counts frame is not this one's, whatever fails below */
+	free(s->counts_frame);
+	s->counts_frame = NULL;
 	for (size_t i = 0; i < s->chunks.n; i++)
 		finfo_chunk_scan(&s->chunks.v[i], s->buf);
 	if (bound > s->zcap) {
@@ -69,6 +73,12 @@ static int compress(ZSTD_CCtx *cctx, int *level, struct ctr_slot *s)
 	if (ZSTD_isError(z))
 		return -PMT_ECOMPRESS;
 	s->zlen = z;
+	if (s->counts) {
+		int rc = ctr_counts_encode(s->buf, s->len, &s->counts_frame, &s->counts_len);
+
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -225,6 +235,7 @@ void ctr_pool_free(struct ctr_pool *p)
 		free(p->slot[i].buf);
 		free(p->slot[i].z);
 		free(p->slot[i].chunks.v);
+		free(p->slot[i].counts_frame);
 	}
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work);

@@ -21,6 +21,9 @@ struct ctr_slot {
 	struct pmt_ctr_frame_info fi;  /* what the writer gathered; its chunks are applied
 					* when the frame is written */
 	struct finfo_chunks chunks;    /* scanned by the thread */
+	bool counts;            /* make its counts frame (FORMAT.md, "Counts frames") */
+	uint8_t *counts_frame;  /* made by the thread when the frame is all STAT records */
+	size_t counts_len;
 };
 
 struct ctr_pool;

@@ -88,6 +88,36 @@ int pmt_source_threads(struct pmt_source *s, unsigned n)
 	return s->ctr ? pmt_ctr_reader_threads(s->ctr, n) : 0;
 }
 
+int pmt_source_container(const struct pmt_source *s, const void **buf, size_t *len)
+{
+	*buf = NULL;
+	*len = 0;
+	if (!s || !s->ctr || !s->map.mapped)
+		return 0;
+	*buf = s->map.data;
+	*len = s->map.size;
+	return 1;
+}
+
+void pmt_source_container_done(struct pmt_source *s, uint64_t offset, uint64_t len)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (!s || !s->ctr || !s->map.mapped || offset > s->map.size || len > s->map.size - offset)
+		return;
+	/* whole pages inside the range only: a page shared with a neighbour may be in use */
+	lo = (offset + page - 1) & ~(page - 1);
+	hi = (offset + len) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)(s->map.data + lo), hi - lo, MADV_DONTNEED);
+}
+
+int pmt_source_pass_frames(struct pmt_source *s,
+			   bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx), void *ctx)
+{
+	return s && s->ctr ? pmt_ctr_slice(s->ctr, keep, ctx) : 0;
+}
+
 void pmt_source_frames(const struct pmt_source *s, uint32_t *read, uint32_t *skipped)
 {
 	const struct pmt_ctr_stats *st = s && s->ctr ? pmt_ctr_stats(s->ctr) : NULL;

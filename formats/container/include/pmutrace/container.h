@@ -309,6 +309,51 @@ PMT_API int pmt_ctr_frame_describe(const struct pmt_ctr_reader *r, const struct 
 
 PMT_API void pmt_ctr_reader_free(struct pmt_ctr_reader *r);
 
+/* ---- counts frames: a data frame's STAT and STAT_ROUND records by column (FORMAT.md) ---- */
+/* The writer adds one after the frame info of every data frame that holds only STAT (48
+ * bytes) and STAT_ROUND (24 bytes) records, so a counts reader can pass over the data
+ * frame and read its counts from a frame a fraction of the size. The records stay in the
+ * data frame (zstd -dc | perf stat report -i - is unchanged) and win when the two differ. */
+struct pmt_ctr_count_key {
+	uint64_t id;           /* the STAT record's id, cpu and thread */
+	uint32_t cpu, thread;
+};
+/* Where a counts frame is and what it says it covers (pmt_ctr_counts_list) */
+struct pmt_ctr_counts_ref {
+	uint64_t at;           /* file offset of the counts frame */
+	uint64_t size;         /* its bytes in the file, header included */
+	uint32_t index;        /* the data frame it stands for: number, file offset, place and
+				* size in the pipe-mode stream (equal to its frame info's) */
+	uint64_t offset, stream_offset;
+	uint32_t stream_size;
+	uint32_t records;
+	/* the frame fails its checksum, or disagrees with its data frame's info: not to be
+	 * used (why says which); the data frame's records are read instead */
+	const char *damaged;
+};
+/* One data frame's records, by column; valid until the next decode */
+struct pmt_ctr_counts_frame {
+	uint32_t nkeys, nstats, nrounds;
+	const struct pmt_ctr_count_key *keys; /* [nkeys], each (id, cpu, thread) once */
+	const uint32_t *seg;   /* [nrounds + 1]: STAT records before each STAT_ROUND, then after
+				* the last one */
+	const uint64_t *round_type, *round_time; /* [nrounds] */
+	const uint32_t *key;   /* [nstats] the record's key, in record order */
+	const uint64_t *val, *ena, *run; /* [nstats] */
+};
+/* Call fn for every counts frame of a container in memory (its frame infos' order; fn < 0
+ * stops). Returns the count or fn's value. */
+PMT_API int pmt_ctr_counts_list(const void *buf, size_t len,
+				int (*fn)(const struct pmt_ctr_counts_ref *ref, void *ctx), void *ctx);
+/* A decoder of counts frames: its buffers grow to the largest frame and are reused */
+struct pmt_ctr_counts;
+PMT_API int pmt_ctr_counts_new(struct pmt_ctr_counts **out);
+PMT_API void pmt_ctr_counts_free(struct pmt_ctr_counts *d);
+/* The counts frame at file offset `at` of buf: 0 with *f, -PMT_ECORRUPT with *why (its
+ * checksum, its zstd frame, a column that does not add up), -PMT_ENOMEM. */
+PMT_API int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
+				  uint64_t at, struct pmt_ctr_counts_frame *f, const char **why);
+
 #ifdef __cplusplus
 }
 #endif

@@ -304,6 +304,21 @@ PMT_API bool pmt_source_slice_omits(const struct pmt_trace_event *ev);
  * 0: none). Events, damage and messages are those without threads. A perf.data is read as
  * before (0 is returned). Returns 0, -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_source_threads(struct pmt_source *src, unsigned n);
+/* The container a source reads, in memory (for its skippable frames: pmt_ctr_counts_list):
+ * 1 with *buf and *len, 0 for a perf.data or a container read through a pipe. */
+PMT_API int pmt_source_container(const struct pmt_source *src, const void **buf, size_t *len);
+/* Bytes of that buffer the caller is done with: their pages of the mapped file go back to
+ * the kernel (read again from the file if touched), so a pass over the whole file does not
+ * leave it resident. */
+PMT_API void pmt_source_container_done(struct pmt_source *src, uint64_t offset, uint64_t len);
+/* Pass over the container's data frames from the reader's position on for which keep
+ * returns false (pmt_ctr_slice: a frame some kept frame's AUX data needs stays, and without
+ * frame infos for every frame nothing is passed over). Call before the frames are reached;
+ * the records read keep their stream offsets. Returns the frames that will be passed
+ * over, 0 for a perf.data, or -PMT_ENOMEM. */
+PMT_API int pmt_source_pass_frames(struct pmt_source *src,
+				   bool (*keep)(const struct pmt_ctr_frame_info *fi, void *ctx),
+				   void *ctx);
 /* A container's data frames so far: read, and passed over by a slice (0, 0 otherwise). */
 PMT_API void pmt_source_frames(const struct pmt_source *src, uint32_t *read,
 			       uint32_t *skipped);

@@ -1,0 +1,91 @@
+/* The counts reader's state (counts_trace.c), shared with counts_trace_cols.c, which takes
+ * a recording's counts frames into it. Private to decode/metrics. */
+#ifndef PMT_COUNTS_TRACE_PRIV_H
+#define PMT_COUNTS_TRACE_PRIV_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmutrace/metrics.h"
+
+struct stat_cols;
+
+enum { REC_THREAD_MAP = 73, REC_CPU_MAP = 74, REC_STAT_CONFIG = 75, REC_STAT = 76,
+       REC_STAT_ROUND = 77, REC_EVENT_UPDATE = 78 };
+enum { UPDATE_SCALE = 1, UPDATE_NAME = 2 };
+enum { CONFIG_AGGR_MODE = 0, CONFIG_INTERVAL = 1 };
+/* perf 7.3's enum aggr_mode (perf 6.1 numbers CORE 4 and has no CLUSTER/CACHE: a 6.1
+ * --per-core recording reads as perf 7.3 would read it) */
+enum { PERF_AGGR_NONE = 0, PERF_AGGR_GLOBAL = 1, PERF_AGGR_SOCKET = 2, PERF_AGGR_DIE = 3,
+       PERF_AGGR_CORE = 6, PERF_AGGR_THREAD = 7 };
+#define MAX_CPUS 4096
+
+struct id_ent {
+	uint64_t id;
+	uint32_t attr;
+};
+struct cval {
+	uint64_t val, ena, run;
+	uint8_t set;
+};
+struct usum {
+	double val;
+	uint64_t ena, run;
+	uint8_t set;
+};
+
+struct pmt_counts_trace {
+	struct pmt_source *src;
+	const char *path;
+	bool swapped;
+	uint32_t nattr;
+	char (*name)[160];
+	double *scale;
+	int *col;                   /* [attr] the counts' event column */
+	struct id_ent *ids;
+	size_t nids;
+	size_t next_id;             /* where the id after the last one found should be */
+	int32_t cpu[MAX_CPUS];
+	int16_t cpu_index[MAX_CPUS]; /* CPU number -> its first place in cpu[], -1: none */
+	uint32_t ncpu, nthr;
+	uint64_t aggr_mode, interval_ms;
+	struct cval *cur, *prev;    /* [attr][cpu][thread] */
+	uint32_t v_nattr, v_ncpu, v_nthr; /* the sizes cur, prev and sum were made for */
+	struct usum *sum;           /* [unit][attr] */
+	enum pmt_counts_aggr aggr;  /* asked for; AS_RECORDED follows aggr_mode */
+	uint32_t nunits;
+	uint32_t unit_of[MAX_CPUS]; /* [cpu index] its unit */
+	int32_t unit_cpus[MAX_CPUS];/* the CPUs, unit by unit (unit u from unit_first[u]) */
+	uint32_t unit_first[MAX_CPUS + 1];
+	char (*unit_name)[32];      /* [unit] */
+	char (*thread)[32];         /* [thread] COMM-TID of the THREAD_MAP */
+	bool per_thread;            /* the units are the threads (stat --per-thread) */
+	uint64_t round_prev, round_time; /* the last round's interval (ns since start) */
+	uint64_t clock_t0;          /* the samples' time of the rounds' 0 */
+	int has_clock;              /* 1: clock_t0 read from the recording */
+	bool have_pending;          /* a STAT read while opening */
+	uint64_t rounds, stats, skipped, unknown_ids;
+	bool warned_aggr, warned_ids, at_end;
+	/* data frames of STAT records read from their counts frames (stat_cols.c): a
+	 * record of the source waits in pend while the runs before it are taken */
+	struct stat_cols *cols;
+	struct pmt_trace_event pend;
+	bool pend_ok;
+	int32_t *slot;              /* [key of the current counts frame] its cur[] index;
+				     * -1 an id no attr has, -2 outside the maps */
+	size_t slot_cap;
+	uint32_t slot_frame;        /* the counts frame slot[] is for */
+	bool slot_ok;
+	struct pmt_diag damage;     /* the first damage read past (pmt_counts_trace_damage) */
+};
+
+/* counts_trace.c */
+int ct_alloc_values(struct pmt_counts_trace *t);
+/* A STAT's place in cur[]: -1 an id no attr has, -2 a CPU or thread outside the maps */
+ptrdiff_t ct_stat_slot(struct pmt_counts_trace *t, uint64_t id, uint32_t ci, uint32_t ti);
+/* A STAT left out (ct_stat_slot < 0): warned and counted as the records' path does */
+void ct_stat_left_out(struct pmt_counts_trace *t, ptrdiff_t slot, uint64_t id, uint64_t off,
+		      uint32_t size);
+int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t time_ns);
+/* counts_trace_cols.c: the counts frames' records due before the source's pending record */
+int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening);
+#endif

@@ -1,0 +1,163 @@
+#!/bin/sh
+# Counts frames (issue 11; formats/container/FORMAT.md, "Counts frames"): `pmutrace metrics
+# TRACE` prints the same bytes (stdout, stderr, exit status) whether a data frame's STAT
+# records are read as records or from its counts frame, on
+#   - synthetic recordings (bench_stat_trace: every count event of GNR's metric table, per
+#     CPU, 40 intervals x 16 CPUs and 300 x 2): every metric --csv and --jsonl, as recorded
+#     and --global;
+#   - the kernel's counts (software events): stat -a -A -I 10 (per CPU) and stat -I 10 of a
+#     workload (its thread's counters), converted to 64 KiB frames so most frames have one;
+#   - each read three ways: by counts frames, the same file through its records
+#     (PMT_TEST_COUNTS_RECORDS) and the file written without counts frames
+#     (PMT_CTR_TEST_NO_COUNTS, as writers before them did);
+#   - perf 6.1's stat record (file mode) converted to a container: the rows of the
+#     perf.data itself;
+#   - a counts frame with a flipped byte (60 x 32: counts frames before and after it), and a
+#     file cut inside its last counts frame: the output of the records, and -v names the
+#     frame not used;
+# and -v says counts frames were read (so the comparison is not of one path with itself),
+# and zstd -dc gives the same perf.data with and without them (perf reads the records).
+#   counts_columns.sh PMUTRACE BENCH_STAT_TRACE SHARED_DIR
+set -u
+P=$1 G=$2 S=${3:-}
+M=$S/data/tpebs/gnr-metrics.json
+[ -f "$M" ] || { echo "SKIP: no $M"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 finds the counts frames"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# NAME FILE METRICS ARGS...: the three reads of FILE compared (FILE.old: without counts frames)
+same() {
+	name=$1 f=$2 m=$3
+	shift 3
+	"$P" metrics "$f" --metrics "$m" "$@" >"$T/c.out" 2>"$T/c.err"
+	echo "exit $?" >>"$T/c.err"
+	PMT_TEST_COUNTS_RECORDS=1 "$P" metrics "$f" --metrics "$m" "$@" >"$T/r.out" 2>"$T/r.err"
+	echo "exit $?" >>"$T/r.err"
+	[ "$(wc -l <"$T/c.out")" -gt 1 ] || bad "$name: no rows: $(head -3 "$T/c.err")"
+	cmp -s "$T/c.out" "$T/r.out" || { bad "$name: stdout by counts frames != by records"; diff "$T/c.out" "$T/r.out" | head -4; }
+	cmp -s "$T/c.err" "$T/r.err" || { bad "$name: stderr/exit by counts frames != by records"; diff "$T/c.err" "$T/r.err" | head -4; }
+	if [ -f "$f.old" ]; then
+		"$P" metrics "$f.old" --metrics "$m" "$@" >"$T/o.out" 2>"$T/o.err"
+		echo "exit $?" >>"$T/o.err"
+		sed "s|$f.old|$f|g" "$T/o.err" >"$T/o.err2"
+		cmp -s "$T/c.out" "$T/o.out" || bad "$name: stdout != the file without counts frames"
+		cmp -s "$T/c.err" "$T/o.err2" || { bad "$name: stderr != the file without counts frames"; diff "$T/c.err" "$T/o.err2" | head -4; }
+	fi
+}
+
+# FILE: the number of data frames -v says were read from counts frames
+used() {
+	"$P" metrics "$1" --metrics "$2" -M "$3" --csv -v 2>&1 >/dev/null |
+		sed -n 's/.*the STAT records of \([0-9]*\) data frames read from their counts frames.*/\1/p'
+}
+
+# the file offset of the first (first) or last (last) counts frame
+frame_at() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+at, pos, found = 0, 0, []
+while pos + 8 <= len(b):
+    magic = int.from_bytes(b[pos:pos + 4], 'little')
+    if magic & 0xFFFFFFF0 == 0x184D2A50:
+        if magic == 0x184D2A56:
+            found.append(pos)
+        pos += 8 + int.from_bytes(b[pos + 4:pos + 8], 'little')
+    elif magic == 0xFD2FB528:
+        # a data frame: its size from the frame info after it is not needed; find the
+        # next skippable frame (the frame info the writer puts right after it)
+        nxt = b.find(b'\x54\x2a\x4d\x18', pos + 4)
+        if nxt < 0:
+            break
+        pos = nxt
+    else:
+        break
+pick = {'first': 0, 'middle': len(found) // 2, 'last': -1}[sys.argv[2]]
+print(found[pick] if found else '')
+PY
+}
+
+# synthetic recordings
+for shape in "40 16" "300 2"; do
+	# shellcheck disable=SC2086
+	"$G" "$M" "$T/s.pmt" $shape >/dev/null 2>&1 || bad "bench_stat_trace $shape"
+	# shellcheck disable=SC2086
+	PMT_CTR_TEST_NO_COUNTS=1 "$G" "$M" "$T/s.pmt.old" $shape >/dev/null 2>&1
+	zstd -qdc "$T/s.pmt" >"$T/a.data"
+	zstd -qdc "$T/s.pmt.old" >"$T/b.data"
+	cmp -s "$T/a.data" "$T/b.data" || bad "$shape: zstd -dc differs with counts frames"
+	n=$(used "$T/s.pmt" "$M" tma_retiring)
+	[ "${n:-0}" -gt 0 ] || bad "$shape: -v does not say counts frames were read"
+	[ "$(used "$T/s.pmt.old" "$M" tma_retiring)" = "" ] || bad "$shape: counts frames in a file without them"
+	same "$shape --csv" "$T/s.pmt" "$M" --csv
+	same "$shape --jsonl" "$T/s.pmt" "$M" --jsonl
+	same "$shape --global --csv" "$T/s.pmt" "$M" --global --csv
+	same "$shape -j 1 -M tma_retiring" "$T/s.pmt" "$M" -j 1 -M tma_retiring --csv
+done
+
+# damage: a flipped byte in a counts frame in the middle (frames by columns before and
+# after the one read as records); the file cut inside the last counts frame
+rm -f "$T/s.pmt.old"
+"$G" "$M" "$T/s.pmt" 60 32 >/dev/null 2>&1 || bad "bench_stat_trace 60 32"
+at=$(frame_at "$T/s.pmt" middle)
+[ -n "$at" ] || bad "no counts frame found in the synthetic file"
+cp "$T/s.pmt" "$T/d.pmt"
+printf '\377' | dd of="$T/d.pmt" bs=1 seek=$((at + 100)) conv=notrunc 2>/dev/null
+"$P" metrics "$T/d.pmt" --metrics "$M" -M tma_retiring --csv -v 2>&1 >/dev/null |
+	grep -q "counts frame of data frame [0-9]* (at offset $at) is not used: its checksum fails" ||
+	bad "a flipped byte in a counts frame: -v does not name it"
+same "flipped --csv" "$T/d.pmt" "$M" --csv
+last=$(frame_at "$T/s.pmt" last)
+head -c $((last + 40)) "$T/s.pmt" >"$T/cut.pmt"
+"$P" metrics "$T/cut.pmt" --metrics "$M" -M tma_retiring --csv -v 2>&1 >/dev/null |
+	grep -q "(at offset $last) is not used: the file ends inside it" ||
+	bad "a file cut inside a counts frame: -v does not name it"
+same "cut --csv" "$T/cut.pmt" "$M" --csv
+
+# the kernel's counts
+cat >"$T/k.json" <<'J'
+[{"MetricName": "faults_per_switch", "MetricExpr": "page\\-faults / context\\-switches"},
+ {"MetricName": "clock", "MetricExpr": "task\\-clock + cpu\\-clock"},
+ {"MetricName": "migr", "MetricExpr": "cpu\\-migrations + minor\\-faults"}]
+J
+EV=task-clock,context-switches,page-faults,cpu-migrations,minor-faults,cpu-clock
+if ! "$P" stat -e task-clock -- true 2>"$T/err"; then
+	echo "note: no perf_event_open here ($(head -1 "$T/err")): the kernel's counts left out"
+else
+	# 64 KiB frames hold ~110 rounds of 2 CPUs' 6 counters, ~210 of one thread's: 6 s of
+	# -I 10 fill several, also when a loaded machine reads fewer than 100 a second
+	for opts in "-a -A" ""; do
+		# shellcheck disable=SC2086
+		"$P" stat $opts -I 10 -e $EV -o "$T/k.pmt" -- sleep 6 >/dev/null 2>&1 ||
+			bad "stat $opts -I 10 -o"
+		"$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt" || bad "convert $opts"
+		PMT_CTR_TEST_NO_COUNTS=1 "$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt.old"
+		zstd -qdc "$T/k64.pmt" >"$T/a.data"
+		zstd -qdc "$T/k64.pmt.old" >"$T/b.data"
+		cmp -s "$T/a.data" "$T/b.data" || bad "stat $opts: zstd -dc differs with counts frames"
+		n=$(used "$T/k64.pmt" "$T/k.json" clock)
+		[ "${n:-0}" -gt 0 ] || bad "stat $opts: -v does not say counts frames were read"
+		same "stat $opts --csv" "$T/k64.pmt" "$T/k.json" --csv
+		same "stat $opts --jsonl" "$T/k64.pmt" "$T/k.json" --jsonl
+	done
+fi
+# perf's own recording (perf 6.1 stat record, file mode) converted to a container: the
+# rows of its counts frames are those of the perf.data itself. Its last frame holds an
+# MMAP record (no counts frame), and a loaded machine gives fewer than 100 intervals a
+# second: 6 s make frames of STAT records alone between the first and the last
+if command -v perf >/dev/null &&
+	perf stat record -o "$T/ps.data" -a -A -I 10 -e "$EV" -- sleep 6 >/dev/null 2>&1; then
+	"$P" convert "$T/ps.data" --container --frame-size 64k -o "$T/ps.pmt" || bad "convert of perf's stat record"
+	n=$(used "$T/ps.pmt" "$T/k.json" clock)
+	[ "${n:-0}" -gt 0 ] || bad "perf stat record: -v does not say counts frames were read"
+	same "perf stat record --csv" "$T/ps.pmt" "$T/k.json" --csv
+	"$P" metrics "$T/ps.data" --metrics "$T/k.json" --csv >"$T/p.out" 2>/dev/null
+	cmp -s "$T/c.out" "$T/p.out" || bad "perf stat record: the container's rows != the perf.data's"
+else
+	echo "note: no perf 6.1 stat record here: perf's own recording left out"
+fi
+[ "$fail" -eq 0 ] && echo "ok: counts frames read as the records"
+exit $((fail > 0))

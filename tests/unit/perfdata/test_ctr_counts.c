@@ -1,0 +1,220 @@
+/* Counts frames (formats/container/FORMAT.md, "Counts frames") against the records they
+ * stand for: STAT and STAT_ROUND records of edge values (0, UINT64_MAX, counters that go
+ * down or wrap, keys out of order and repeated within a round, -1 CPUs, empty rounds) are
+ * written with the writer on the caller's thread and on two threads, 4 KiB frames; every
+ * counts frame decoded gives, record for record, the data frame's records as the reader
+ * (pmt_ctr_next) returns them, and every data frame of STAT records alone has one. A frame
+ * with another record, or a STAT of another size, has none. A flipped byte is named by
+ * pmt_ctr_counts_list, and a decode of it fails. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutrace/common.h"
+#include "pmutrace/container.h"
+
+#define NREC 3000
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint64_t edge(unsigned i)
+{
+	static const uint64_t v[] = { 0, 1, UINT64_MAX, UINT64_MAX - 1, 1ull << 63, 0x7f, 0x80 };
+
+	return i % 3 ? next_rand() >> (next_rand() % 64) : v[next_rand() % 7];
+}
+
+static uint8_t *make(size_t *len, unsigned threads, bool odd_records)
+{
+	struct pmt_ctr_writer_opts o = { .sz = sizeof(o), .level = 1, .frame_size = 4096,
+					 .threads = threads };
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_ctr_writer *w;
+	char *buf = NULL;
+	FILE *fp = open_memstream(&buf, len);
+	uint8_t r[56];
+
+	rng = 88172645463325252ull;
+	assert_int_equal(pmt_ctr_writer_new(fp, &o, &w, &d), 0);
+	for (unsigned i = 0; i < NREC; i++) {
+		memset(r, 0, sizeof(r));
+		if (i % 23 == 22 || (i % 400 > 380 && i % 2)) { /* rounds, some back to back */
+			pmt_put_le32(r, 77);
+			r[6] = 24;
+			pmt_put_le64(r + 8, i % 2);
+			pmt_put_le64(r + 16, edge(i));
+			assert_int_equal(pmt_ctr_write(w, r, 24), 0);
+			continue;
+		}
+		pmt_put_le32(r, 76);
+		r[6] = 48;
+		/* keys in a cycle with jumps: 12 ids x 3 CPUs (one -1) x 2 threads */
+		pmt_put_le64(r + 8, 1000 + (i % 5 == 4 ? next_rand() % 12 : i % 12));
+		pmt_put_le32(r + 16, i % 7 == 3 ? UINT32_MAX : (uint32_t)(i / 12 % 3));
+		pmt_put_le32(r + 20, (uint32_t)(i % 2));
+		pmt_put_le64(r + 24, edge(i));
+		pmt_put_le64(r + 32, edge(i + 1));
+		pmt_put_le64(r + 40, edge(i + 2));
+		if (odd_records && i == 1500) { /* a STAT of 56 bytes: its frame gets none */
+			r[6] = 56;
+			assert_int_equal(pmt_ctr_write(w, r, 56), 0);
+			continue;
+		}
+		if (odd_records && i == 2500) { /* another record: its frame gets none */
+			pmt_put_le32(r, 3);
+		}
+		assert_int_equal(pmt_ctr_write(w, r, 48), 0);
+	}
+	assert_int_equal(pmt_ctr_writer_close(w, &d), 0);
+	assert_int_equal(fclose(fp), 0);
+	return (uint8_t *)buf;
+}
+
+struct refs {
+	struct pmt_ctr_counts_ref v[512];
+	unsigned n;
+};
+
+static int note(const struct pmt_ctr_counts_ref *ref, void *ctx)
+{
+	struct refs *r = ctx;
+
+	assert_true(r->n < 512);
+	r->v[r->n++] = *ref;
+	return 0;
+}
+
+static bool stat_only(const uint8_t *p, size_t n)
+{
+	for (size_t at = 0; at < n; at += pmt_le16(p + at + 6))
+		if (!((pmt_le32(p + at) == 76 && pmt_le16(p + at + 6) == 48) ||
+		      (pmt_le32(p + at) == 77 && pmt_le16(p + at + 6) == 24)))
+			return false;
+	return true;
+}
+
+/* the frame's records, rebuilt from its counts frame, equal the records */
+static void same_records(const struct pmt_ctr_counts_frame *f, const uint8_t *p, size_t n)
+{
+	size_t at = 0;
+	uint32_t s = 0;
+
+	for (uint32_t r = 0; r <= f->nrounds; r++) {
+		for (uint32_t k = 0; k < f->seg[r]; k++, s++, at += 48) {
+			const struct pmt_ctr_count_key *key = &f->keys[f->key[s]];
+
+			assert_true(at + 48 <= n);
+			assert_int_equal(pmt_le32(p + at), 76);
+			assert_int_equal(pmt_le64(p + at + 8), key->id);
+			assert_int_equal(pmt_le32(p + at + 16), key->cpu);
+			assert_int_equal(pmt_le32(p + at + 20), key->thread);
+			assert_int_equal(pmt_le64(p + at + 24), f->val[s]);
+			assert_int_equal(pmt_le64(p + at + 32), f->ena[s]);
+			assert_int_equal(pmt_le64(p + at + 40), f->run[s]);
+		}
+		if (r == f->nrounds)
+			break;
+		assert_int_equal(pmt_le32(p + at), 77);
+		assert_int_equal(pmt_le64(p + at + 8), f->round_type[r]);
+		assert_int_equal(pmt_le64(p + at + 16), f->round_time[r]);
+		at += 24;
+	}
+	assert_int_equal(s, f->nstats);
+	assert_int_equal(at, n);
+}
+
+static void check(unsigned threads, bool odd)
+{
+	size_t len;
+	uint8_t *buf = make(&len, threads, odd);
+	struct refs refs = { .n = 0 };
+	struct pmt_ctr_reader *rd;
+	struct pmt_ctr_counts *dec;
+	struct pmt_ctr_frame fr;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	unsigned with = 0, without = 0;
+
+	assert_true(pmt_ctr_counts_list(buf, len, note, &refs) > 0);
+	assert_int_equal(pmt_ctr_counts_new(&dec), 0);
+	assert_int_equal(pmt_ctr_reader_new(buf, len, "t", &rd, &d), 0);
+	while (pmt_ctr_next(rd, &fr, &d) == 1) {
+		const struct pmt_ctr_counts_ref *ref = NULL;
+		struct pmt_ctr_counts_frame f;
+		const char *why;
+
+		for (unsigned i = 0; i < refs.n; i++)
+			if (refs.v[i].index == fr.index)
+				ref = &refs.v[i];
+		if (!stat_only(fr.data, fr.size)) {
+			assert_null(ref);
+			without++;
+			continue;
+		}
+		assert_non_null(ref);
+		assert_null(ref->damaged);
+		assert_int_equal(ref->offset, fr.offset);
+		assert_int_equal(ref->stream_offset, fr.stream_offset);
+		assert_int_equal(ref->stream_size, fr.size);
+		assert_int_equal(pmt_ctr_counts_decode(dec, buf, len, ref->at, &f, &why), 0);
+		same_records(&f, fr.data, fr.size);
+		with++;
+	}
+	assert_true(with > 20);
+	assert_int_equal(without, odd ? 2 : 0);
+	/* a flipped byte in the payload of the fifth counts frame */
+	buf[refs.v[4].at + 70] ^= 0x10;
+	refs.n = 0;
+	pmt_ctr_counts_list(buf, len, note, &refs);
+	assert_non_null(refs.v[4].damaged);
+	assert_string_equal(refs.v[4].damaged, "its checksum fails");
+	assert_null(refs.v[3].damaged);
+	{
+		struct pmt_ctr_counts_frame f;
+		const char *why;
+
+		assert_int_equal(pmt_ctr_counts_decode(dec, buf, len, refs.v[4].at, &f, &why),
+				 -PMT_ECORRUPT);
+		assert_non_null(why);
+	}
+	pmt_ctr_reader_free(rd);
+	pmt_ctr_counts_free(dec);
+	free(buf);
+}
+
+static void test_caller_thread(void **state)
+{
+	(void)state;
+	check(1, false);
+	check(1, true);
+}
+
+static void test_pool(void **state)
+{
+	(void)state;
+	check(2, false);
+	check(2, true);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_caller_thread),
+		cmocka_unit_test(test_pool),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
