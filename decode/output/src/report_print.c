@@ -625,9 +625,13 @@ static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t 
 {
 	struct visit_ctx *c = vctx;
 	char text[HIST_ROW_KEYS][1024];
-	struct hist_row r = { .event = ev, .n = n, .event_samples = h->nr_samples[ev],
-			      .event_period = h->total_period[ev],
-			      .event_weight = h->total_weight[ev] };
+	/* the text's totals: the whole file's unless --percentage relative (the samples a
+	 * --comms/--dsos/--symbols list leaves out stay in them) */
+	struct hist_row r = { .event = ev, .n = n, .event_samples = hist_samples(h, ev),
+			      .event_period = h->relative ? h->total_period[ev]
+							  : h->whole_period[ev],
+			      .event_weight = h->relative ? h->total_weight[ev]
+							  : h->whole_weight[ev] };
 
 	for (size_t i = 0; i < n && i < c->max_rows; i++) {
 		const struct hent_ev *x = hent_ev(h, v[i], ev);
