@@ -283,7 +283,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		/* perf report's default; also for SPE's samples when a filter names what
 		 * only a table of entries shows */
 		if (is_report && !so.sort && (!pmt_source_meta(src)->has_auxtrace_info ||
-					      so.comms || so.dsos || so.symbols))
+					      (!so.html && (so.comms || so.dsos || so.symbols))))
 			so.sort = "comm,dso,sym";
 		if (so.fields) {
 			struct pmt_diag d = PMT_DIAG_INIT;
@@ -405,7 +405,9 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		struct pmt_html_opts ho = PMT_OPTS_INIT(pmt_html_opts, .compat = so.run.compat,
 							.symbols = syms, .title = so.path,
 							.top = so.top_given ? so.top : 0,
-							.meta = src ? pmt_source_meta(src) : NULL);
+							.meta = src ? pmt_source_meta(src) : NULL,
+							.comm_list = so.comms, .dso_list = so.dsos,
+							.sym_list = so.symbols);
 		struct pmt_diag diag = PMT_DIAG_INIT;
 		const char *inputs[] = { so.path };
 

@@ -414,9 +414,6 @@ int decode_parse_args(struct script_opts *so, int argc, char **argv,
 	if (so->html && (so->sort || so->mem || so->json || so->fmt != PMT_SINK_TEXT))
 		return pmt_cli_usage_fail(so->cmd, "--html writes its own tables: no --sort, --mem, "
 					  "--csv or --json with it");
-	if (so->html && (so->comms || so->dsos || so->symbols))
-		return pmt_cli_usage_fail(so->cmd, "--html counts every sample: no --comms, --dsos "
-					  "or --symbols with it");
 	if ((rc = metric_opts_check(&so->metrics, so->cmd)))
 		return rc;
 	if (so->metrics.ntables && !so->html)

@@ -60,6 +60,18 @@ page() {
 	fi
 }
 
+# list_refs TRACE OPTIONS...: the text reports html_list_check.py compares a page with
+list_refs() {
+	trace=$1
+	shift
+	rm -rf "$T/lref"
+	mkdir -p "$T/lref"
+	"$pmt" report "$trace" --sort sym,dso --csv "$@" >"$T/lref/sym.csv" 2>/dev/null
+	"$pmt" report "$trace" --sort sym,dso --json "$@" >"$T/lref/sym.json" 2>/dev/null
+	"$pmt" report "$trace" --sort mem --csv "$@" >"$T/lref/mem.csv" 2>/dev/null
+	"$pmt" report "$trace" --sort tlb --csv "$@" >"$T/lref/tlb.csv" 2>/dev/null
+}
+
 if [ "$mode" = render ]; then
 	page "$T/$name" "$T/p.html"
 	run_chromium() {
@@ -84,6 +96,21 @@ if [ "$mode" = render ]; then
 		"file://$T/control.html" >/dev/null 2>&1
 	[ "$(python3 "$src/tests/cli/html_render_check.py" --requests "$T/control.json" | wc -l)" = 2 ] ||
 		fail "the net log check misses a control page's two requests"
+	# a page of --dsos as Chromium reads it: its DOM's tables and totals are the text
+	# report's with the same list
+	if command -v aarch64-linux-gnu-readelf >/dev/null; then
+		. "$src/tests/tools/symbols_fixture.sh"
+		SRC=$src
+		fixture_trace "$T/fx"
+		page "$T/fx/a.data" "$T/l.html" --symfs "$T/fx/symfs" --dsos libfix.so
+		run_chromium --dump-dom "file://$T/l.html" >"$T/ldom.html" 2>"$T/chr.err" ||
+			fail "chromium --dump-dom of the --dsos page: $(tail -3 "$T/chr.err")"
+		list_refs "$T/fx/a.data" --symfs "$T/fx/symfs" --dsos libfix.so
+		python3 "$src/tests/cli/html_list_check.py" "$T/ldom.html" "$T/lref" ||
+			fail "the --dsos page as rendered differs from the text report"
+	else
+		echo "note: binutils-aarch64-linux-gnu missing: the --dsos page is not rendered"
+	fi
 	# the metric tree of a TPEBS recording (tests/pmusim's PEBS PMU, record --tpebs) as
 	# Chromium renders it: its numbers are pmutrace metrics', calibrate's and the event
 	# table's (tests/cli/html_metric_check.py); the bars' colours are on screen
@@ -180,6 +207,26 @@ if command -v aarch64-linux-gnu-readelf >/dev/null; then
 	page "$T/fx/a.data" "$T/fx.html" --symfs "$T/fx/symfs"
 	check "$T/fx/a.data" "$T/fx.html" --symfs "$T/fx/symfs"
 	grep -q 'data-sym="[a-z_]' "$T/fx.html" || fail "fixture: no symbol name in the page"
+	# --comms, --dsos, --symbols: the page's tables and totals are the text report's
+	# with the same lists (a file, the hottest symbol, both, a command list)
+	top_sym=$("$pmt" report "$T/fx/a.data" --symfs "$T/fx/symfs" --sort sym --csv |
+		awk -F, 'NR == 2 { print $5 }')
+	[ -n "$top_sym" ] || fail "fixture: no symbol to list"
+	for lists in "--dsos libfix.so" "--symbols $top_sym" "--dsos app --symbols $top_sym" \
+		"--comms app,cat" "--dsos libfix.so,[unknown]"; do
+		# shellcheck disable=SC2086 # the lists split on purpose
+		page "$T/fx/a.data" "$T/l.html" --symfs "$T/fx/symfs" $lists
+		list_refs "$T/fx/a.data" --symfs "$T/fx/symfs" $lists
+		python3 "$src/tests/cli/html_list_check.py" "$T/l.html" "$T/lref" ||
+			fail "--html $lists differs from the text report"
+		# the lists count: the page is the unfiltered one only where they keep every
+		# sample (the trace's one command)
+		if cmp -s "$T/l.html" "$T/fx.html"; then
+			[ "$lists" = "--comms app,cat" ] || fail "--html $lists: the page of every sample"
+		else
+			[ "$lists" = "--comms app,cat" ] && fail "--html $lists: samples left out"
+		fi
+	done
 	# --top N: N entries per event (fewer where the event has fewer)
 	page "$T/fx/a.data" "$T/top.html" --symfs "$T/fx/symfs" --top 3
 	python3 - "$T/top.html" <<'PY' || fail "--top 3"

@@ -7,8 +7,8 @@
 # (inlined)"), and by the symbol table's name where libdw gives them (pmt_inline_frame):
 # pmutrace's script (default, -F ip,sym,dso, -G) equals perf 7.3's on every sample,
 # start-up included, and report (--children -g graph,5, -g caller) on the workload's.
-# export pprof names a clone's location by its symbol still: a location's Lines serve
-# samples with a chain and without one, which perf names by the symbol (script -F sym).
+# export pprof's stacks and export sqlite's call paths name them as perf 7.3's chains do
+# (perf 7.3 script's chains folded; its export-to-sqlite.py's call_paths).
 #   unwind_clones.sh PMUTRACE SOURCE_DIR [PERF73]
 set -eu
 P=$1
@@ -76,4 +76,49 @@ for f in p m; do
 		same "report $a of $f"
 	done
 done
+# the exports name a clone as perf 7.3's chains do ("spin" where script prints "spin
+# (inlined)"): export pprof's stacks are perf 7.3 script's chains (folded), export
+# sqlite's call paths perf 7.3's export-to-sqlite.py's (its trixie root's script, with
+# tests/tools/qtsql_shim for the PySide2 it lacks)
+for f in p m; do
+	in=$T/$f.data
+	[ $f = m ] && in=$T/m.pmt
+	command -v protoc >/dev/null 2>&1 || break
+	"$P" export pprof "$in" -o "$T/$f.pb.gz" 2>/dev/null || [ $? = 2 ] || fail "export pprof of $f"
+	gunzip -c "$T/$f.pb.gz" | protoc --decode=perftools.profiles.Profile \
+		-I"$SRC/decode/export/proto" profile.proto >"$T/pb.txt" || fail "protoc of $f"
+	"$PERF73" script -i "$T/$f.data" >"$T/p73" 2>/dev/null
+	python3 "$SRC/tests/tools/folded_stacks.py" pprof "$T/pb.txt" >"$T/ours"
+	python3 "$SRC/tests/tools/folded_stacks.py" script "$T/p73" >"$T/theirs"
+	grep -q ';spin;step ' "$T/theirs" || fail "perf 7.3's chains of $f hold no spin;step"
+	same "export pprof of $f (folded stacks)"
+done
+root73=$(cd "$(dirname "$PERF73")/../trixie" 2>/dev/null && pwd) || root73=""
+exp73=$root73/usr/lib/perf-core/scripts/python/export-to-sqlite.py
+if [ -n "$root73" ] && [ -f "$exp73" ] && command -v sqlite3 >/dev/null &&
+	ls -d "$root73"/usr/lib/python3*/sqlite3 >/dev/null 2>&1; then
+	q() { sqlite3 -batch -noheader -list -separator , "$@"; }
+	# every node below ROOT as "parent path,name" (a frame without a symbol: its address)
+	paths() {
+		q "$1" "WITH RECURSIVE t(id, path) AS (
+			SELECT c.id, coalesce(y.name, printf('0x%x', c.ip)) FROM call_paths c
+				LEFT JOIN symbols y ON y.id = c.symbol_id AND c.symbol_id > 0
+				WHERE c.parent_id = $2 AND c.id != $2
+			UNION ALL
+			SELECT c.id, t.path || ';' || coalesce(y.name, printf('0x%x', c.ip))
+				FROM call_paths c JOIN t ON c.parent_id = t.id
+				LEFT JOIN symbols y ON y.id = c.symbol_id AND c.symbol_id > 0)
+			SELECT id, path FROM t ORDER BY id"
+	}
+	PYTHONHOME=$root73/usr PYTHONPATH=$SRC/tests/tools/qtsql_shim "$PERF73" script \
+		-i "$T/p.data" -s "$exp73" "$T/p73.db" all calls callchains >"$T/perf.out" 2>&1 ||
+		fail "perf 7.3's export: $(tail -3 "$T/perf.out")"
+	"$P" export sqlite "$T/p.data" -o "$T/m.db" 2>/dev/null || [ $? = 2 ] || fail "export sqlite"
+	paths "$T/p73.db" 1 >"$T/theirs"
+	paths "$T/m.db" "(SELECT id FROM call_paths WHERE parent_id IS NULL)" >"$T/ours"
+	grep -q ';clone_round;spin$' "$T/theirs" || fail "perf 7.3's call paths hold no clone_round;spin"
+	same "export sqlite's call paths"
+else
+	echo "note: no perf 7.3 export-to-sqlite.py with sqlite3 in its root: call paths not checked"
+fi
 echo "OK: $checked outputs of call chains through GCC's clones equal perf 7.3's"

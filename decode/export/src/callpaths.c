@@ -112,11 +112,18 @@ static int64_t frame_node(struct export_callpaths *cp, struct export_ids *ids,
 	key = (struct node){ .parent = (uint64_t)parent,
 			     .sym = o.loc.sym ? (uint64_t)(uintptr_t)o.loc.sym_id : 0,
 			     .ip = o.loc.sym ? 0 : ip };
-	id = node_of(cp, ids, &key, &o, NULL, fn, ctx);
-	if (id < 0 || !cp->inlines || !o.loc.sym || !o.loc.dso)
+	n = cp->inlines && o.loc.sym && o.loc.dso ? pmt_symbols_inlines(syms, &o.loc, fr, INLINE_MAX)
+						    : 0;
+	/* a holder perf names from addr2line by its DWARF name (a GCC clone: "spin" for
+	 * spin.constprop.0, script's "spin (inlined)") is that inlined function's node in
+	 * place of the symbol's, as in perf 7.3's chains */
+	if (n >= 1 && n < INLINE_MAX && fr[n - 1].inlined)
+		id = parent;
+	else
+		id = node_of(cp, ids, &key, &o, NULL, fn, ctx);
+	if (id < 0 || !n)
 		return id;
-	n = pmt_symbols_inlines(syms, &o.loc, fr, INLINE_MAX);
-	for (int j = n - 2; j >= 0 && id > 0; j--) {
+	for (int j = fr[n - 1].inlined && n < INLINE_MAX ? n - 1 : n - 2; j >= 0 && id > 0; j--) {
 		key = (struct node){ .parent = (uint64_t)id,
 				     .sym = (uint64_t)(uintptr_t)o.loc.dso_id,
 				     .ip = o.loc.map_ip, .depth = (uint64_t)j + 1 };

@@ -207,9 +207,15 @@ static int loc_lines(struct pp_export *x, struct loc_ent *l, const struct pmt_sy
 		line = fr[n - 1].line;
 	} else if (!inlined && pmt_symbols_srcline(x->syms, loc, &file, &line, &vaddr) != 1)
 		file = NULL, line = 0;
-	if (!(f = itab_get(&x->fns, &fk, &is_new)))
+	/* the holder of a chain's frame that perf names from addr2line by its DWARF name (a
+	 * clone: "spin" for spin.constprop.0, script's "spin (inlined)"), as perf's chains
+	 * and report do; a sample's own symbol (no chain) keeps the symbol's name */
+	if (x->chains && n >= 1 && n < INLINE_MAX && fr[n - 1].inlined)
+		f = inline_fn(x, &fr[n - 1]);
+	else if ((f = itab_get(&x->fns, &fk, &is_new)) && is_new &&
+		 (f->name = pp_str_id(x, loc->sym)) < 0)
 		return -PMT_ENOMEM;
-	if (is_new && (f->name = pp_str_id(x, loc->sym)) < 0)
+	if (!f)
 		return -PMT_ENOMEM;
 	if (!f->filename && file && (f->filename = pp_str_id(x, file)) < 0)
 		return -PMT_ENOMEM;
@@ -382,6 +388,7 @@ static int pp_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 	if (x->oom)
 		return -PMT_ENOMEM;
 	if (s->callchain && s->callchain->nr) {
+		x->chains = true;
 		if ((ak.stack = chain_stack(x, s)) == 0)
 			goto oom;
 	} else {

@@ -73,6 +73,9 @@ struct pp_export {
 	int compat;
 	struct pmt_symbols *syms;
 	const struct pmt_trace_meta *meta;
+	/* a sample had a call chain: locations are named as perf 7.3's chains name them (a
+	 * GCC clone that addr2line names "spin (inlined)" by that name, not its symbol's) */
+	bool chains;
 	char *comment;
 	/* strings: dense array of our copies, hashed by their text */
 	char **str;

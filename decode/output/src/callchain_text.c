@@ -123,8 +123,13 @@ void sink_callchain_text(struct pmt_spe_sink *k, const struct pmt_spe_sample *s,
 		 * not pinned: taken as 6.2's) */
 		shown = k->compat < 602 && loc.dso ? loc.map_ip : ip;
 		srcline[0] = 0;
+		/* perf 6.1 prints an unwound frame's line as its unwinder kept it (unwind_entry:
+		 * get_srcline's text), "??:0" where there is none, as 6.2 on does for every
+		 * frame (perf 6.1 on _start of a --call-graph dwarf recording) */
 		if ((f & PMT_FIELD_SRCLINE) && k->symbols)
-			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline), k->compat);
+			sink_srcline_text(k->symbols, &loc, srcline, sizeof(srcline),
+					  user && s->user_unwound && k->compat < 602 ? 602
+										    : k->compat);
 		n = sink_chain_inlines(k, &loc, fr, user && s->user_unwound);
 		for (int j = 0; j < n; j++) {
 			/* the outermost is the symbol's own line, by the symbol table's name,

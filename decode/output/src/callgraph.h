@@ -92,6 +92,19 @@ struct cg {
 	size_t ipc_frames_n, ipc_frames_cap;
 	uint32_t *cur;          /* the sample's frames, in the cursor's order */
 	size_t cur_cap, cur_n;  /* cur_n: how many (kept for the next sample) */
+	/* with the srcline and srcfile keys (want_src), perf's hist entries are keyed by
+	 * each frame's chain address, and an inlined frame's entry takes the line perf's
+	 * inline list gives it: both beside cur (cur_addr, cur_src), src beside
+	 * ipc_frames, and each tree node's first address (node_ip: perf merges trees of
+	 * one line by address, see cg_merge_unnamed) */
+	bool want_src;
+	uint64_t *cur_addr;
+	const char **cur_src;
+	size_t cur_aux_cap;
+	const char **ipc_srcs;
+	size_t ipc_srcs_cap;
+	uint64_t *node_ip;
+	size_t node_ip_cap;
 	uint32_t *seen;         /* the entries (seq) a sample added to (perf's he_cache) */
 	size_t seen_cap;
 	char **strs;            /* the srclines' texts, each once (frames point to them) */
@@ -120,8 +133,15 @@ struct cg_ev *cg_ev_at(struct cg *g, uint32_t i);
 /* the chain frames of sample s (PERF_CONTEXT_* skipped, inlined functions expanded as perf
  * 7.3 does), in the cursor's order, into g->cur; returns how many or -PMT_ENOMEM */
 int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_sample *s);
-/* chain fr[0..n) appended to an entry's tree with period */
-int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint64_t period);
+/* chain fr[0..n) appended to an entry's tree with period; addrs (or NULL): the frames'
+ * chain addresses, kept as each new node's first (want_src) */
+int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, const uint64_t *addrs,
+	      size_t n, uint64_t period);
+/* perf's callchain_merge() of src's tree into dst's, as hists__collapse_resort merges the
+ * entries of one source line: every frame re-added without its symbol (perf's
+ * merge_chain_branch keeps only the map), so it joins a node of the same file and first
+ * address, named or not, and prints as its address */
+int cg_merge_unnamed(struct cg *g, struct cg_ev *dst, const struct cg_ev *src);
 /* the graph below an entry, as perf's hist_entry_callchain__fprintf() prints it: total is
  * the event's period in the whole file (perf's percentages are of it even with
  * --percentage relative), shown_total the period its threshold is a share of (the entries

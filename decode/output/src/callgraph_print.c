@@ -65,8 +65,19 @@ static int frame_cmp(const struct cg *g, uint32_t a, uint32_t b)
  * rb_insert_callchain's equal ones after) */
 static bool kid_before(const struct cg *g, uint32_t a, uint32_t b, bool by_period)
 {
+	const struct cg_frame *x = cg_frame(g, g->nodes[a].frame);
+	const struct cg_frame *y = cg_frame(g, g->nodes[b].frame);
+
 	if (by_period && g->nodes[a].cumul != g->nodes[b].cumul)
 		return g->nodes[a].cumul > g->nodes[b].cumul;
+	/* a frame a merge left without its symbol (cg_merge_unnamed) against another: perf
+	 * compares the nodes' own first addresses, not a function's */
+	if (g->node_ip && (!x->loc.sym || !y->loc.sym) &&
+	    !(g->key == CG_KEY_SRCLINE && (x->srcline || y->srcline))) {
+		if (x->loc.dso_order != y->loc.dso_order)
+			return x->loc.dso_order > y->loc.dso_order;
+		return g->node_ip[a] > g->node_ip[b];
+	}
 	return frame_cmp(g, g->nodes[a].frame, g->nodes[b].frame) > 0;
 }
 
@@ -303,13 +314,28 @@ static bool path_to(const struct cg *g, uint32_t from, uint32_t n, uint32_t *pat
 	return false;
 }
 
+/* the frames on the longest path below n: a tree merged into another (cg_merge_unnamed)
+ * can be deeper than the chains appended to it, its max_depth */
+static size_t tree_depth(const struct cg *g, uint32_t n)
+{
+	size_t d = 0;
+
+	for (uint32_t c = g->nodes[n].child; c; c = g->nodes[c].sibling) {
+		size_t dc = tree_depth(g, c) + 1;
+
+		d = dc > d ? dc : d;
+	}
+	return d;
+}
+
 /* callchain__fprintf_flat and callchain__fprintf_folded */
 static void print_chains(const struct cg *g, const struct cg_ev *x, uint64_t total,
 			 uint64_t min_hit, struct pmt_out *o)
 {
 	struct kids chains = { 0 };
 	size_t cap = 0;
-	uint32_t *path = malloc(((size_t)x->max_depth + 1) * sizeof(*path));
+	const size_t depth = g->want_src ? tree_depth(g, x->root) : x->max_depth;
+	uint32_t *path = malloc((depth + 1) * sizeof(*path));
 
 	if (!path || flat_nodes(g, x->root, min_hit, &chains, &cap) < 0)
 		goto out;
@@ -317,7 +343,7 @@ static void print_chains(const struct cg *g, const struct cg_ev *x, uint64_t tot
 		const struct cg_node *nd = &g->nodes[chains.v[i]];
 		size_t len = 0;
 
-		if (!path_to(g, x->root, chains.v[i], path, &len, (size_t)x->max_depth + 1))
+		if (!path_to(g, x->root, chains.v[i], path, &len, depth + 1))
 			break;
 		if (g->mode == CG_FOLDED) {
 			uint64_t ends = nd->count;

@@ -52,6 +52,10 @@ void cg_free(struct cg *g)
 	free(g->ipc_frames);
 	free(g->cur);
 	free(g->seen);
+	free(g->cur_addr);
+	free(g->cur_src);
+	free(g->ipc_srcs);
+	free(g->node_ip);
 	for (size_t i = 0; i < g->nstrs; i++)
 		free(g->strs[i]);
 	free(g->strs);
@@ -198,10 +202,35 @@ static int intern(struct cg *g, const struct pmt_sym_loc *loc, uint64_t ip, bool
 	return 0;
 }
 
-static int push(struct cg *g, size_t *n, uint32_t frame)
+static int push(struct cg *g, size_t *n, uint32_t frame, uint64_t addr, const char *src)
 {
 	PMT_FORWARD_IF_ERROR(grow((void **)&g->cur, &g->cur_cap, *n + 1, sizeof(*g->cur)));
+	if (g->want_src) {
+		size_t cap = g->cur_aux_cap;
+
+		PMT_FORWARD_IF_ERROR(grow((void **)&g->cur_addr, &cap, *n + 1,
+					  sizeof(*g->cur_addr)));
+		cap = g->cur_aux_cap;
+		PMT_FORWARD_IF_ERROR(grow((void **)&g->cur_src, &cap, *n + 1, sizeof(*g->cur_src)));
+		g->cur_aux_cap = cap;
+		g->cur_addr[*n] = addr;
+		g->cur_src[*n] = src;
+	}
 	g->cur[(*n)++] = frame;
+	return 0;
+}
+
+/* a frame of the address's list kept, with its line from perf's inline list (want_src) */
+static int keep_frame(struct cg *g, uint32_t id, const char *src)
+{
+	PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
+				  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
+	if (g->want_src) {
+		PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_srcs, &g->ipc_srcs_cap,
+					  g->ipc_frames_n + 1, sizeof(*g->ipc_srcs)));
+		g->ipc_srcs[g->ipc_frames_n] = src;
+	}
+	g->ipc_frames[g->ipc_frames_n++] = id;
 	return 0;
 }
 
@@ -331,7 +360,7 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 	struct pmt_inline_frame fr[INLINE_MAX];
 	struct pmt_sym_loc loc;
 	struct cg_ipent *e;
-	const char *sl = NULL;
+	const char *sl = NULL, *isrc = NULL;
 	uint32_t id;
 	int ni = 0, rc;
 	size_t j;
@@ -364,6 +393,10 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 		struct pmt_sym_loc il = loc;
 		uint32_t entry = 0;
 
+		/* perf's inline list gives each of its frames a line: the innermost the
+		 * address's, the others the line of their call */
+		if (g->want_src)
+			PMT_FORWARD_IF_ERROR(srcline_text(g, fr[k].file, fr[k].line, &isrc));
 		if (!fr[k].inlined) {
 			if (g->key != CG_KEY_FUNCTION)
 				PMT_FORWARD_IF_ERROR(frame_srcline(g, syms, &loc, ip, &fr[k], &sl));
@@ -385,9 +418,7 @@ static int ip_frames(struct cg *g, struct pmt_symbols *syms, const struct pmt_sp
 		PMT_FORWARD_IF_ERROR(intern(g, &il, ip, true, loc.sym_id, sl,
 					    sl ? cg_frame(g, entry) : NULL, &id));
 push:
-		PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
-					  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
-		g->ipc_frames[g->ipc_frames_n++] = id;
+		PMT_FORWARD_IF_ERROR(keep_frame(g, id, isrc));
 	}
 	if (ni && fr[ni - 1].inlined)
 		goto done;
@@ -395,9 +426,12 @@ push:
 		PMT_FORWARD_IF_ERROR(frame_srcline(g, syms, &loc, ip, ni > 1 ? &fr[ni - 1] : NULL,
 						   &sl));
 	PMT_FORWARD_IF_ERROR(intern(g, &loc, ip, false, NULL, sl, NULL, &id));
-	PMT_FORWARD_IF_ERROR(grow((void **)&g->ipc_frames, &g->ipc_frames_cap,
-				  g->ipc_frames_n + 1, sizeof(*g->ipc_frames)));
-	g->ipc_frames[g->ipc_frames_n++] = id;
+	/* the function's line in the list: where it calls the inlined function, or without
+	 * one the address's own (no list, no line: its entry looks the address up) */
+	isrc = NULL;
+	if (g->want_src && ni >= 1)
+		PMT_FORWARD_IF_ERROR(srcline_text(g, fr[ni - 1].file, fr[ni - 1].line, &isrc));
+	PMT_FORWARD_IF_ERROR(keep_frame(g, id, isrc));
 done:
 	e->n = (uint32_t)(g->ipc_frames_n - e->off);
 	*out = e;
@@ -436,7 +470,8 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 		taken++;
 		PMT_FORWARD_IF_ERROR(ip_frames(g, syms, s, ip, &e));
 		for (uint32_t k = 0; k < e->n; k++)
-			PMT_FORWARD_IF_ERROR(push(g, &n, g->ipc_frames[e->off + k]));
+			PMT_FORWARD_IF_ERROR(push(g, &n, g->ipc_frames[e->off + k], ip,
+						  g->want_src ? g->ipc_srcs[e->off + k] : NULL));
 	}
 	if (g->order == CG_CALLER)
 		for (size_t i = 0; i < n / 2; i++) {
@@ -444,14 +479,28 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 
 			g->cur[i] = g->cur[n - 1 - i];
 			g->cur[n - 1 - i] = t;
+			if (g->want_src) {
+				uint64_t a = g->cur_addr[i];
+				const char *sr = g->cur_src[i];
+
+				g->cur_addr[i] = g->cur_addr[n - 1 - i];
+				g->cur_addr[n - 1 - i] = a;
+				g->cur_src[i] = g->cur_src[n - 1 - i];
+				g->cur_src[n - 1 - i] = sr;
+			}
 		}
 	return (int)n;
 }
 
-static int new_node(struct cg *g, uint32_t frame, uint32_t *out)
+static int new_node(struct cg *g, uint32_t frame, uint64_t ip, uint32_t *out)
 {
 	PMT_FORWARD_IF_ERROR(grow((void **)&g->nodes, &g->node_cap, g->nnodes + 1,
 				  sizeof(*g->nodes)));
+	if (g->want_src) {
+		PMT_FORWARD_IF_ERROR(grow((void **)&g->node_ip, &g->node_ip_cap, g->nnodes + 1,
+					  sizeof(*g->node_ip)));
+		g->node_ip[g->nnodes] = ip;
+	}
 	g->nodes[g->nnodes] = (struct cg_node){ .frame = frame };
 	*out = (uint32_t)g->nnodes++;
 	return 0;
@@ -473,29 +522,44 @@ static bool same_node(const struct cg *g, uint32_t a, uint32_t b)
 	return x && x == y;
 }
 
-int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint64_t period)
+/* whether child node c holds frame fr at address ip: the same frame (same_node), or for a
+ * frame without a symbol from a merge (unnamed), perf's rule for one: a child of the same
+ * file and first address (match_chain_dso_addresses), named or not, or with the srcline
+ * key of the same line when both have one (match_chain_strings) */
+static bool holds(const struct cg *g, uint32_t c, uint32_t fr, uint64_t ip, bool unnamed)
+{
+	const struct cg_frame *cf, *f;
+
+	if (!unnamed)
+		return same_node(g, g->nodes[c].frame, fr);
+	cf = cg_frame(g, g->nodes[c].frame);
+	f = cg_frame(g, fr);
+	if (g->key == CG_KEY_SRCLINE && cf->srcline && f->srcline)
+		return cf->srcline == f->srcline;
+	return g->node_ip[c] == ip && cf->loc.dso_id == f->loc.dso_id;
+}
+
+/* perf's append_chain_children() */
+static int append_path(struct cg *g, struct cg_ev *x, const uint32_t *fr, const uint64_t *addrs,
+		       size_t n, uint64_t period, bool unnamed)
 {
 	uint32_t at;
 
-	/* perf's callchain_append() takes no empty chain */
-	if (!n)
-		return 0;
-	if ((size_t)x->max_depth < n)
-		x->max_depth = (uint32_t)n;
 	if (!x->root)
-		PMT_FORWARD_IF_ERROR(new_node(g, UINT32_MAX, &x->root));
+		PMT_FORWARD_IF_ERROR(new_node(g, UINT32_MAX, 0, &x->root));
 	at = x->root;
 	g->nodes[at].cumul += period;
 	g->nodes[at].count++;
 	for (size_t i = 0; i < n; i++) {
+		const uint64_t ip = addrs ? addrs[i] : 0;
 		uint32_t c, last = 0;
 
-		for (c = g->nodes[at].child; c && !same_node(g, g->nodes[c].frame, fr[i]);
+		for (c = g->nodes[at].child; c && !holds(g, c, fr[i], ip, unnamed);
 		     c = g->nodes[c].sibling)
 			last = c;
 		if (!c) {
 			/* appended last: siblings stay in the order they were first seen */
-			PMT_FORWARD_IF_ERROR(new_node(g, fr[i], &c));
+			PMT_FORWARD_IF_ERROR(new_node(g, fr[i], ip, &c));
 			if (last)
 				g->nodes[last].sibling = c;
 			else
@@ -507,6 +571,69 @@ int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, size_t n, uint6
 	}
 	g->nodes[at].hit += period;
 	return 0;
+}
+
+int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, const uint64_t *addrs,
+	      size_t n, uint64_t period)
+{
+	/* perf's callchain_append() takes no empty chain */
+	if (!n)
+		return 0;
+	if ((size_t)x->max_depth < n)
+		x->max_depth = (uint32_t)n;
+	return append_path(g, x, fr, addrs, n, period, false);
+}
+
+/* the frame of fr's file and address without a symbol */
+static int unnamed_frame(struct cg *g, uint32_t fr, uint64_t ip, uint32_t *out)
+{
+	struct pmt_sym_loc loc = cg_frame(g, fr)->loc;
+
+	loc.sym = NULL;
+	loc.sym_id = NULL;
+	/* the line stays (merge_chain_branch passes it on): the srcline key matches by it */
+	return intern(g, &loc, ip, false, NULL, cg_frame(g, fr)->srcline, NULL, out);
+}
+
+struct merge_path {
+	uint32_t *fr;
+	uint64_t *ip;
+	size_t cap;
+};
+
+/* perf's merge_chain_branch(): src node n's frame onto the path, the path appended with
+ * the chains that end there, then each child's */
+static int merge_branch(struct cg *g, struct cg_ev *dst, uint32_t n, struct merge_path *p,
+			size_t depth)
+{
+	size_t cap = p->cap;
+
+	PMT_FORWARD_IF_ERROR(grow((void **)&p->fr, &cap, depth + 1, sizeof(*p->fr)));
+	cap = p->cap;
+	PMT_FORWARD_IF_ERROR(grow((void **)&p->ip, &cap, depth + 1, sizeof(*p->ip)));
+	p->cap = cap;
+	p->ip[depth] = g->node_ip[n];
+	PMT_FORWARD_IF_ERROR(unnamed_frame(g, g->nodes[n].frame, p->ip[depth], &p->fr[depth]));
+	if (g->nodes[n].hit)
+		PMT_FORWARD_IF_ERROR(append_path(g, dst, p->fr, p->ip, depth + 1,
+						 g->nodes[n].hit, true));
+	for (uint32_t c = g->nodes[n].child; c; c = g->nodes[c].sibling)
+		PMT_FORWARD_IF_ERROR(merge_branch(g, dst, c, p, depth + 1));
+	return 0;
+}
+
+int cg_merge_unnamed(struct cg *g, struct cg_ev *dst, const struct cg_ev *src)
+{
+	struct merge_path p = { 0 };
+	int rc = 0;
+
+	if (!src->root || !g->node_ip)
+		return 0;
+	for (uint32_t c = g->nodes[src->root].child; c && rc >= 0; c = g->nodes[c].sibling)
+		rc = merge_branch(g, dst, c, &p, 0);
+	free(p.fr);
+	free(p.ip);
+	return rc;
 }
 
 /* a word of -g: perf takes any prefix of a name (util/callchain.c strncmp with the

@@ -230,3 +230,8 @@ int hist_src_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pm
 	s->addrs_n++;
 	return 0;
 }
+
+const char *hist_src_intern(struct hist_src *s, const char *text)
+{
+	return intern(s, text, strlen(text));
+}

@@ -13,5 +13,7 @@ void hist_src_free(struct hist_src *s); /* NULL is a no-op */
  * same pointer, valid until s is freed). 0 or -PMT_ENOMEM. */
 int hist_src_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pmt_sym_loc *loc,
 		   const char **line, const char **file);
+/* the interned copy of text (as the texts above); NULL: out of memory */
+const char *hist_src_intern(struct hist_src *s, const char *text);
 
 #endif

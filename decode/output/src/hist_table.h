@@ -12,6 +12,8 @@ enum key { KEY_SYM, KEY_DSO, KEY_COMM, KEY_CPU, KEY_MEM, KEY_SNOOP, KEY_TLB, KEY
 extern const char *const hist_key_names[KEY_COUNT]; /* as --sort names them */
 #define MEM_KEYS ((1u << KEY_MEM) | (1u << KEY_SNOOP) | (1u << KEY_TLB))
 #define SRC_KEYS ((1u << KEY_SRCLINE) | (1u << KEY_SRCFILE))
+/* in entry_keys: the address (ip) and file tell entries apart, not the texts */
+#define PRE_COLLAPSE_KEY (1u << KEY_COUNT)
 
 /* events are counted in slots (event_slots.h) */
 #define HIST_SLOTS PMT_EV_SLOTS
@@ -134,6 +136,11 @@ struct pmt_hist {
 	 * symbol or none then sizes the DSO column (nosym_first) */
 	uint8_t keep_low_ip;
 	uint64_t last_map_ip;
+	/* srcline/srcfile with call chains: entries keyed by address and file, merged by
+	 * text before sorting (hist_collapse.c); entry_keys: the keys that tell entries
+	 * apart while adding (used_keys, or with PRE_COLLAPSE_KEY for the texts) */
+	uint8_t src_collapse, collapsed;
+	uint32_t entry_keys;
 	uint64_t last_ip, last_time;
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;
@@ -157,6 +164,16 @@ void hist_filter_free(struct pmt_hist *h);
  * header: a bit per position in keys[], and the header's lines */
 uint32_t hist_elided(const struct pmt_hist *h);
 void hist_elided_note(const struct pmt_hist *h, struct pmt_out *out);
+
+/* perf's entries of one srcline/srcfile text merged (src_collapse), once */
+int hist_collapse(struct pmt_hist *h);
+/* with src_collapse, a caller's frame as perf 7.3 keys it: loc of frame moved to its
+ * chain address faddr; then its texts (k->srcline, k->srcfile, those of loc already)
+ * made perf's: fsrc, the line its inline list gave, or else looked up at faddr */
+struct cg_frame;
+void hist_frame_at(struct pmt_sym_loc *loc, const struct cg_frame *frame, uint64_t faddr);
+int hist_frame_texts(struct pmt_hist *h, const struct pmt_sym_loc *loc, uint64_t faddr,
+		     const char *fsrc, struct hent *k);
 
 /* the pool index of an entry's counts in an event slot; 0 (zero counts) when it has none */
 static inline uint32_t hent_ev_at(const struct pmt_hist *h, const struct hent *e,

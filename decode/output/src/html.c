@@ -7,6 +7,7 @@
 #include "pmutrace/perf_abi.h"
 #include "pmutrace/output.h"
 
+#include "hist_table.h"
 #include "html_priv.h"
 
 int pmt_html_new(const struct pmt_html_opts *o, struct pmt_html **out)
@@ -31,6 +32,22 @@ int pmt_html_new(const struct pmt_html_opts *o, struct pmt_html **out)
 	pmt_hist_set_mode(h->sym, o->compat, false);
 	pmt_hist_set_mode(h->mem, o->compat, false);
 	pmt_hist_set_mode(h->tlb, o->compat, false);
+	if (PMT_OPTS_HAS(o, sym_list) && (o->comm_list || o->dso_list || o->sym_list)) {
+		struct pmt_hist_filter_opts fo = PMT_OPTS_INIT(
+			pmt_hist_filter_opts, .comms = o->comm_list, .dsos = o->dso_list,
+			.symbols = o->sym_list);
+		int rc = pmt_hist_set_filter(h->sym, &fo);
+
+		if (rc >= 0)
+			rc = pmt_hist_set_filter(h->mem, &fo);
+		if (rc >= 0)
+			rc = pmt_hist_set_filter(h->tlb, &fo);
+		if (rc < 0) {
+			pmt_html_free(h);
+			return rc;
+		}
+		h->filtered = 1;
+	}
 	*out = h;
 	return 0;
 }
@@ -177,6 +194,10 @@ int pmt_html_add(struct pmt_html *h, const struct pmt_spe_sample *s)
 	PMT_FORWARD_IF_ERROR(pmt_hist_add(h->sym, s));
 	PMT_FORWARD_IF_ERROR(pmt_hist_add(h->mem, s));
 	PMT_FORWARD_IF_ERROR(pmt_hist_add(h->tlb, s));
+	/* a record the lists leave out (its samples share thread and address) is in the
+	 * events' totals only */
+	if (h->filtered && hist_filtered(h->sym, s))
+		return 0;
 	if (s->rec && h->last_valid && s->rec->offset == h->last_off && s->cpu == h->last_cpu)
 		return 0;
 	/* a new record: its latencies, its place on the timeline */

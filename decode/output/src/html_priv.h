@@ -60,6 +60,7 @@ struct pmt_html {
 	uint64_t last_off;
 	uint32_t last_cpu;
 	uint8_t last_valid;
+	uint8_t filtered;      /* --comms, --dsos or --symbols given */
 	/* timeline: each CPU's bins cover [t0, t0 + TL_BINS * width); the width doubles (bins
 	 * merged in pairs) when a time falls outside */
 	struct cpu_line *cpu[PMT_MAX_CPUS];

@@ -81,14 +81,13 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	if (o->sz > offsetof(struct pmt_hist_callgraph_opts, max_stack) && o->max_stack_given)
 		g->max_stack = o->max_stack;
 	g->no_inline = o->sz > offsetof(struct pmt_hist_callgraph_opts, no_inline) && o->no_inline;
-	/* perf keys a caller's entry and its graph's frames by other addresses there (not
-	 * matched yet): refused rather than printed unlike perf */
-	if ((h->used_keys & SRC_KEYS) && (g->children || g->mode != CG_NONE)) {
-		cg_free(g);
-		return pmt_diag_set(diag, -PMT_EUNSUPPORTED, NULL, PMT_DIAG_NO_OFFSET,
-				    "--sort srcline/srcfile with call chains: the callers' entries "
-				    "and call graphs are not supported yet (use -g none "
-				    "--no-children)");
+	/* perf's entries of these keys are per address and file until they are merged by
+	 * text (hist_collapse.c); the merge keeps the lowest address's, as keep_low_ip */
+	if (h->used_keys & SRC_KEYS) {
+		g->want_src = true;
+		h->src_collapse = 1;
+		h->keep_low_ip = 0;
+		h->entry_keys = (h->used_keys & ~SRC_KEYS) | PRE_COLLAPSE_KEY;
 	}
 	h->cg = g;
 	return 0;
@@ -148,6 +147,7 @@ int pmt_hist_new(const char *sort, struct pmt_symbols *syms, struct pmt_hist **o
 				    "--sort: no keys (keys: sym dso comm cpu pid mem snoop tlb "
 				    "srcline srcfile)");
 	}
+	h->entry_keys = h->used_keys;
 	h->keep_low_ip = (h->used_keys & SRC_KEYS) && (h->used_keys & (1u << KEY_DSO)) &&
 			 !(h->used_keys & (1u << KEY_SYM));
 	if ((h->used_keys & SRC_KEYS) && hist_src_new(&h->src) < 0) {
@@ -246,6 +246,8 @@ static int same(const struct hent *a, const struct hent *b, uint32_t keys)
 		return 0;
 	if ((keys & (1u << KEY_SRCFILE)) && a->srcfile != b->srcfile)
 		return 0;
+	if ((keys & PRE_COLLAPSE_KEY) && (a->ip != b->ip || a->dso_id != b->dso_id))
+		return 0;
 	if ((keys & MEM_KEYS) && memcmp(a->mem_f, b->mem_f, sizeof(a->mem_f)))
 		return 0;
 	return 1;
@@ -279,9 +281,11 @@ static int grow_index(struct pmt_hist *h)
 }
 
 /* The key of a sample but its event: resolved, hashed (with 0 as the event). frame: one
- * of its call chain's frames instead of its own address (perf's cumulative entries). */
+ * of its call chain's frames instead of its own address (perf's cumulative entries), at
+ * chain address faddr, with the line perf's inline list gave it (fsrc, or NULL). */
 static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
-		    const struct cg_frame *frame, struct hent *k)
+		    const struct cg_frame *frame, uint64_t faddr, const char *fsrc,
+		    struct hent *k)
 {
 	struct pmt_sym_loc loc;
 	uint64_t hv = 0;
@@ -289,9 +293,11 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 	memset(k, 0, sizeof(*k));
 	k->comm = UINT32_MAX;
 	if (h->used_keys & ((1u << KEY_SYM) | (1u << KEY_DSO) | SRC_KEYS)) {
-		if (frame)
+		if (frame) {
 			loc = frame->loc;
-		else
+			if (h->src_collapse)
+				hist_frame_at(&loc, frame, faddr);
+		} else
 			pmt_symbols_resolve(h->syms, s->pid, s->ip, s->time, &loc);
 		k->inlined = frame && frame->inlined;
 		k->sym_id = loc.sym_id;
@@ -304,6 +310,9 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 		/* a caller's frame without a symbol keeps its address (perf's
 		 * fill_callchain_info), not the address in its file a sample's entry has */
 		k->ip = frame && !loc.sym ? frame->ip : loc.map_ip;
+		/* perf's srcline entries before the merge: a caller's by its chain address */
+		if (h->src_collapse && frame)
+			k->ip = faddr;
 		/* perf prints an object's offset as the map-relative ip minus the object's
 		 * start unmapped to a virtual address (map start - pgoff added): a quirk kept
 		 * (sort.c _hist_entry__sym_snprintf) */
@@ -317,10 +326,15 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 		if (h->used_keys & SRC_KEYS) {
 			PMT_FORWARD_IF_ERROR(hist_src_texts(h->src, h->syms, &loc, &k->srcline,
 							    &k->srcfile));
-			/* perf merges the addresses of one text (sort__srcline_collapse) */
-			if (h->used_keys & (1u << KEY_SRCLINE))
+			if (h->src_collapse && frame)
+				PMT_FORWARD_IF_ERROR(hist_frame_texts(h, &loc, faddr, fsrc, k));
+			/* perf merges the addresses of one text (sort__srcline_collapse), with
+			 * call chains only after they were entries of their own */
+			if (h->src_collapse)
+				hv = mix(mix(hv, k->ip), (uintptr_t)k->dso_id);
+			else if (h->used_keys & (1u << KEY_SRCLINE))
 				hv = mix(hv, (uintptr_t)k->srcline);
-			if (h->used_keys & (1u << KEY_SRCFILE))
+			if (!h->src_collapse && (h->used_keys & (1u << KEY_SRCFILE)))
 				hv = mix(hv, (uintptr_t)k->srcfile);
 		}
 	}
@@ -379,7 +393,7 @@ static int find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 	for (i = hi & (h->cap - 1); h->idx[i].at; i = (i + 1) & (h->cap - 1)) {
 		const struct hent *e = &h->e[h->idx[i].at - 1];
 
-		if (h->idx[i].hash_hi == hi && e->hash == k->hash && same(e, k, h->used_keys)) {
+		if (h->idx[i].hash_hi == hi && e->hash == k->hash && same(e, k, h->entry_keys)) {
 			*slot = h->idx[i].at - 1;
 			return 0;
 		}
@@ -480,7 +494,8 @@ static int take_chain(struct cg *g, struct cg_ev *x, const struct pmt_spe_sample
 		x->has_tid = 1;
 	}
 	if (trees)
-		return cg_append(g, x, fr, n, s->period);
+		return cg_append(g, x, fr, g->want_src ? g->cur_addr + (fr - g->cur) : NULL, n,
+				 s->period);
 	/* a chainless sample's callers (the chain perf walked) take its depth, its own
 	 * entry none: that orders their equal Children as perf 7.3 does (checked on a
 	 * file of cpu-clock with chains and task-clock without; no graph either way) */
@@ -529,7 +544,8 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 		if (f->loc.dso)
 			g->level = h->compat >= 700 ? 0 : f->loc.kernel;
 
-		PMT_FORWARD_IF_ERROR(make_key(h, s, f, &k));
+		PMT_FORWARD_IF_ERROR(make_key(h, s, f, g->want_src ? g->cur_addr[i] : 0,
+					      g->want_src ? g->cur_src[i] : NULL, &k));
 		PMT_FORWARD_IF_ERROR(find_or_add(h, &k, &at));
 		rc = seen_add(g, &nseen, h->e[at].seq);
 		if (rc <= 0) {
@@ -669,7 +685,7 @@ static inline int locate(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		epoch = h->ipc ? ipc_epoch(h, s, pmt_symbols_version(h->syms, s->time)) : 0;
 		h->last_dsrc = s->data_src;
 		if (!ipc_find(h, s, epoch)) {
-			rc = make_key(h, s, NULL, &k);
+			rc = make_key(h, s, NULL, 0, NULL, &k);
 			h->last_kernel = k.kernel;
 			h->last_nosym = !k.sym;
 			h->last_objoff = k.objoff;

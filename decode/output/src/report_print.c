@@ -313,10 +313,13 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 			continue;
 		if (hist_children(h)) {
 			uint64_t acc = cx ? cx->acc_period : 0;
+			double cpct = total ? 100.0 * (double)acc / (double)total : 0;
 
-			snprintf(pb, sizeof(pb), "  %7.2f%%  %7.2f%%",
-				 total ? 100.0 * (double)acc / (double)total : 0,
-				 total ? 100.0 * (double)p / (double)total : 0);
+			/* perf 7.3 prints a Children share of 1000% or more (srcline entries
+			 * merged, each caller counted per address) a space further right */
+			snprintf(pb, sizeof(pb), cpct >= 999.995 ? "   %7.2f%%  %7.2f%%"
+								 : "  %7.2f%%  %7.2f%%",
+				 cpct, total ? 100.0 * (double)p / (double)total : 0);
 		} else if (h->mem_mode) {
 			double pct = total ? 100.0 * (double)p / (double)total : 0;
 
@@ -662,9 +665,13 @@ static int visit_event(struct pmt_hist *h, unsigned ev, struct hent **v, size_t 
 {
 	struct visit_ctx *c = vctx;
 	char text[HIST_ROW_KEYS][1024];
-	struct hist_row r = { .event = ev, .n = n, .event_samples = h->nr_samples[ev],
-			      .event_period = h->total_period[ev],
-			      .event_weight = h->total_weight[ev] };
+	/* the text's totals: the whole file's unless --percentage relative (the samples a
+	 * --comms/--dsos/--symbols list leaves out stay in them) */
+	struct hist_row r = { .event = ev, .n = n, .event_samples = hist_samples(h, ev),
+			      .event_period = h->relative ? h->total_period[ev]
+							  : h->whole_period[ev],
+			      .event_weight = h->relative ? h->total_weight[ev]
+							  : h->whole_weight[ev] };
 
 	for (size_t i = 0; i < n && i < c->max_rows; i++) {
 		const struct hent_ev *x = hent_ev(h, v[i], ev);
@@ -688,6 +695,7 @@ int hist_visit(struct pmt_hist *h, size_t max_rows,
 {
 	struct visit_ctx c = { max_rows, fn, ctx };
 
+	PMT_FORWARD_IF_ERROR(hist_collapse(h));
 	return each_event(h, visit_event, &c, false);
 }
 
@@ -700,8 +708,10 @@ int pmt_hist_print_as(struct pmt_hist *h, struct pmt_out *out, int compat,
 		      uint64_t lost_samples, enum pmt_sink_format fmt)
 {
 	struct print_ctx c = { out, compat, fmt, 0 };
-	int rc;
+	int rc = hist_collapse(h);
 
+	if (rc < 0)
+		return rc;
 	if (fmt == PMT_SINK_TEXT) {
 		pmt_out_str(out, "# To display the perf.data header info, please use "
 				 "--header/--header-only options.\n#\n");

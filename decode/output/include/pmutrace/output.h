@@ -265,6 +265,10 @@ struct pmt_html_opts {
 	const char *title;    /* the trace's name in the page (copied) */
 	const struct pmt_trace_meta *meta; /* NULL (raw buffer): no header lines */
 	unsigned top;         /* symbols per event (0: 15) */
+	/* report's --comms, --dsos, --symbols (NULL: not given): the samples counted in the
+	 * tables, latency histograms and timeline; the rest stay in the events' totals, as
+	 * in the text report */
+	const char *comm_list, *dso_list, *sym_list;
 };
 struct pmt_html;
 PMT_API int pmt_html_new(const struct pmt_html_opts *o, struct pmt_html **out);

@@ -1,0 +1,202 @@
+/* report --sort srcline/srcfile with call chains, as perf 7.3 makes it: perf keys the
+ * entries by address and file first (sort.c sort__srcline_cmp: the sample's address in its
+ * file, a caller's chain address as it stands in the process), each with its own Children
+ * and call graph, and merges those of one text afterwards (hists__collapse_resort), per
+ * event, into the one of the lowest address. The merged ones' graphs lose their symbols
+ * on the way (callchain.c merge_chain_branch keeps only the map), so their frames print as
+ * addresses. The table is filled with perf's first entries (report_hist.c, h->src_collapse)
+ * and merged here before it is sorted. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutrace/common.h"
+#include "hist_table.h"
+#include "hist_srcline.h"
+#include "callgraph.h"
+
+void hist_frame_at(struct pmt_sym_loc *loc, const struct cg_frame *frame, uint64_t faddr)
+{
+	/* a function's frames are one, made at its first address */
+	loc->map_ip += faddr - frame->addr;
+	if (!frame->inlined)
+		loc->symoff += faddr - frame->addr;
+}
+
+int hist_frame_texts(struct pmt_hist *h, const struct pmt_sym_loc *loc, uint64_t faddr,
+		     const char *fsrc, struct hent *k)
+{
+	size_t tl;
+	char buf[4096];
+
+	/* an inlined call's frames: perf's al->srcline (its srcfile is still the
+	 * address's) */
+	if (fsrc && !(k->srcline = hist_src_intern(h->src, fsrc)))
+		return -PMT_ENOMEM;
+	/* perf 7.3 looks a caller's line and file up at its chain address taken for one in
+	 * the file (sort.c hist_entry__get_srcline and _srcfile with he->ip, a process
+	 * address), where the two differ: no file, and where the inline list gave no line
+	 * (fsrc), no line either: "SYM+OFFSET" of that address, or "DSO[ADDR]". Only
+	 * addr2line's own answers for code without lines ("??:0", ":0", crtstuff.c:0) came
+	 * out the same (perf 7.3 on PIE programs, libc, ld.so, stripped and not) */
+	if (faddr == loc->map_ip)
+		return 0;
+	if (!(k->srcfile = hist_src_intern(h->src, "")))
+		return -PMT_ENOMEM;
+	tl = strlen(k->srcline);
+	if (fsrc || (tl >= 2 && !strcmp(k->srcline + tl - 2, ":0")))
+		return 0;
+	if (loc->sym)
+		snprintf(buf, sizeof(buf), "%s+%" PRIu64, loc->sym,
+			 faddr - (loc->map_ip - loc->symoff));
+	else
+		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", loc->dso_short ? loc->dso_short : "",
+			 faddr);
+	k->srcline = hist_src_intern(h->src, buf);
+	return k->srcline ? 0 : -PMT_ENOMEM;
+}
+
+struct member {
+	const struct hent *e;
+	uint32_t at;
+};
+
+static const struct pmt_hist *cmp_hist; /* qsort's context: the table being collapsed */
+
+#define CMP(x, y)                                  \
+	do {                                       \
+		if ((x) != (y))                    \
+			return (x) < (y) ? -1 : 1; \
+	} while (0)
+
+/* the keys but the address and file: the entries that merge */
+static int cmp_group(const struct hent *a, const struct hent *b)
+{
+	const uint32_t keys = cmp_hist->used_keys;
+
+	if (keys & (1u << KEY_SRCLINE))
+		CMP((uintptr_t)a->srcline, (uintptr_t)b->srcline);
+	if (keys & (1u << KEY_SRCFILE))
+		CMP((uintptr_t)a->srcfile, (uintptr_t)b->srcfile);
+	if (keys & (1u << KEY_SYM)) {
+		CMP((uintptr_t)a->sym_id, (uintptr_t)b->sym_id);
+		if (!a->sym_id)
+			CMP(a->ip, b->ip);
+	}
+	if (keys & (1u << KEY_DSO))
+		CMP((uintptr_t)a->dso_id, (uintptr_t)b->dso_id);
+	if (keys & ((1u << KEY_COMM) | (1u << KEY_PID)))
+		CMP(a->comm, b->comm);
+	if (keys & (1u << KEY_PID))
+		CMP(a->tid, b->tid);
+	if (keys & (1u << KEY_CPU))
+		CMP(a->cpu, b->cpu);
+	if (keys & MEM_KEYS)
+		return memcmp(a->mem_f, b->mem_f, sizeof(a->mem_f));
+	return 0;
+}
+
+/* a group together, in perf's order within it: address, then file */
+static int cmp_member(const void *pa, const void *pb)
+{
+	const struct hent *a = ((const struct member *)pa)->e, *b = ((const struct member *)pb)->e;
+	int c = cmp_group(a, b);
+
+	if (c)
+		return c;
+	CMP(a->ip, b->ip);
+	CMP((uintptr_t)a->dso_id, (uintptr_t)b->dso_id);
+	return 0;
+}
+
+/* entry b's counts of slot ev into keep's (both have some): perf's he_stat__add_stat and
+ * callchain_merge */
+static int merge_slot(struct pmt_hist *h, uint32_t keep, uint32_t b)
+{
+	struct cg *g = h->cg;
+	struct cg_ev *dst;
+	const struct cg_ev *src;
+
+	h->ev[keep].period += h->ev[b].period;
+	h->ev[keep].weight += h->ev[b].weight;
+	h->ev[keep].nr += h->ev[b].nr;
+	if (!cg_ev_at(g, keep > b ? keep : b))
+		return -PMT_ENOMEM;
+	dst = &g->ev[keep];
+	src = &g->ev[b];
+	dst->acc_period += src->acc_period;
+	if (!dst->has_tid && src->has_tid) {
+		dst->tid = src->tid;
+		dst->has_tid = 1;
+	}
+	return cg_merge_unnamed(g, dst, src);
+}
+
+/* the group v[0..n) (perf's order) into its first entry, event by event */
+static int merge_group(struct pmt_hist *h, const struct member *v, size_t n)
+{
+	struct hent *a = &h->e[v[0].at];
+
+	for (unsigned ev = 0; ev < HIST_SLOTS; ev++) {
+		const uint16_t bit = (uint16_t)(1u << ev);
+
+		for (size_t i = 1; i < n; i++) {
+			struct hent *b = &h->e[v[i].at];
+
+			if (!b->ev_at[ev])
+				continue;
+			if (!a->ev_at[ev]) {
+				/* the event's first entry of the text: its counts and graph as
+				 * they are, named */
+				a->ev_at[ev] = b->ev_at[ev];
+				a->nosym_first = (uint16_t)((a->nosym_first & ~bit) |
+							    (b->nosym_first & bit));
+				a->kernel_ev = (uint16_t)((a->kernel_ev & ~bit) | (b->kernel_ev & bit));
+				continue;
+			}
+			PMT_FORWARD_IF_ERROR(merge_slot(h, a->ev_at[ev], b->ev_at[ev]));
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		h->e[v[i].at].hash = 1; /* merged: dropped below */
+	return 0;
+}
+
+int hist_collapse(struct pmt_hist *h)
+{
+	struct member *v;
+	size_t i, j, out;
+	int rc = 0;
+
+	if (!h->src_collapse || h->collapsed)
+		return 0;
+	h->collapsed = 1;
+	v = malloc((h->n ? h->n : 1) * sizeof(*v));
+	if (!v)
+		return -PMT_ENOMEM;
+	for (i = 0; i < h->n; i++) {
+		v[i] = (struct member){ &h->e[i], (uint32_t)i };
+		h->e[i].hash = 0;
+	}
+	cmp_hist = h;
+	qsort(v, h->n, sizeof(*v), cmp_member);
+	for (i = 0; i < h->n && rc >= 0; i = j) {
+		for (j = i + 1; j < h->n && !cmp_group(v[i].e, v[j].e); j++)
+			;
+		if (j - i > 1)
+			rc = merge_group(h, v + i, j - i);
+	}
+	free(v);
+	if (rc < 0)
+		return rc;
+	/* the kept entries in the order they were made (seq breaks ties as before); the
+	 * index no longer finds them: nothing is added after this */
+	for (i = 0, out = 0; i < h->n; i++)
+		if (!h->e[i].hash)
+			h->e[out++] = h->e[i];
+	h->n = out;
+	memset(h->idx, 0, h->cap * sizeof(*h->idx));
+	h->last_valid = 0;
+	return 0;
+}
