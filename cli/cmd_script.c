@@ -484,9 +484,14 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	 * adds to as it reads the trace's records */
 	if (so.jobs > 1 && src && pmt_source_threads(src, so.jobs > 2 ? so.jobs - 2 : 1) < 0)
 		pmt_cli_warn(so.cmd, "-j: no threads to decompress ahead: out of memory");
-	if (so.jobs > 1 && !syms && !ctx.html && !cons && !ctx.hist &&
-	    pmt_sample_pipe_new(write_sample, &ctx, &ctx.pipe) < 0)
-		pmt_cli_warn(so.cmd, "-j: no writer thread: out of memory");
+	if (so.jobs > 1 && !syms && !ctx.html && !cons && !ctx.hist) {
+		/* a time-ordered trace's samples are made on a thread of the decoder's, which
+		 * writes them too; otherwise they go to a writer's thread from here */
+		so.run.sample_thread = 1;
+		if (!pmt_spe_run_sample_thread(src ? pmt_source_meta(src) : NULL, &so.run) &&
+		    pmt_sample_pipe_new(write_sample, &ctx, &ctx.pipe) < 0)
+			pmt_cli_warn(so.cmd, "-j: no writer thread: out of memory");
+	}
 	if (begin_rc)
 		rc = 0;
 	else if (so.raw)

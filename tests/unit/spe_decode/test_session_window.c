@@ -79,7 +79,9 @@ static void write_trace(const char *path, int pipe_mode, int quiet, uint8_t *buf
 	assert_int_equal(pmt_perf_writer_close(w), 0);
 }
 
-static void run_threads(const char *path, uint32_t threads, struct digest *d)
+/* sample_thread: the samples made on a thread of the decoder's too */
+static void run_threads(const char *path, uint32_t threads, int sample_thread,
+			struct digest *d)
 {
 	struct pmt_source *src;
 	struct pmt_spe_run_opts o;
@@ -91,6 +93,7 @@ static void run_threads(const char *path, uint32_t threads, struct digest *d)
 	assert_int_equal(pmt_itrace_parse("i1i", &o.itrace, NULL), 0);
 	o.compat = PMT_PERF_6_1;
 	o.decode_threads = threads;
+	o.sample_thread = (uint8_t)sample_thread;
 	assert_int_equal(pmt_source_open(path, &src, NULL), 0);
 	assert_int_equal(pmt_spe_run_source(src, &o, collect, d, &st, NULL), 0);
 	pmt_source_close(src);
@@ -100,7 +103,7 @@ static void run_threads(const char *path, uint32_t threads, struct digest *d)
 
 static void run(const char *path, struct digest *d)
 {
-	run_threads(path, 0, d);
+	run_threads(path, 0, 0, d);
 }
 
 /* The same file through a FIFO: the source must stream it (or spool a file-mode one). */
@@ -174,11 +177,13 @@ static void check(int quiet)
 	run_fifo(file, fifo, &d);
 	assert_true(d.hash == ref.hash);
 	for (uint32_t threads = 1; threads <= 3; threads += 2) {
-		run_threads(file, threads, &d);
-		assert_int_equal(d.n, ref.n);
-		assert_true(d.hash == ref.hash);
-		run_threads(pipef, threads, &d);
-		assert_true(d.hash == ref.hash);
+		for (int st = 0; st < 2; st++) {
+			run_threads(file, threads, st, &d);
+			assert_int_equal(d.n, ref.n);
+			assert_true(d.hash == ref.hash);
+			run_threads(pipef, threads, st, &d);
+			assert_true(d.hash == ref.hash);
+		}
 	}
 
 	unlink(fifo);
