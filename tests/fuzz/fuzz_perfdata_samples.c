@@ -95,9 +95,10 @@ static void same_with_threads(const uint8_t *buf, size_t size, const struct pmt_
 	struct digest d1, d2;
 	int rc1 = digest_run(buf, size, o, 0, 0, &d1, &st1);
 
-	/* records decoded on workers; then the samples made on a thread of their own too */
-	for (int sample_thread = 0; sample_thread < 2; sample_thread++) {
-		int rc2 = digest_run(buf, size, o, 2, sample_thread, &d2, &st2);
+	/* records decoded on workers; the samples made on a thread of their own, with and
+	 * without the record workers */
+	for (int v = 0; v < 3; v++) {
+		int rc2 = digest_run(buf, size, o, v < 2 ? 2 : 0, v > 0, &d2, &st2);
 
 		if (rc1 != rc2 || d1.n != d2.n || d1.hash != d2.hash ||
 		    memcmp(&st1, &st2, sizeof(st1)))

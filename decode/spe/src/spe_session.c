@@ -596,8 +596,7 @@ bool pmt_spe_run_sample_thread(const struct pmt_trace_meta *m,
 				const struct pmt_spe_run_opts *o)
 {
 	/* timeless traces are decoded queue after queue on the calling thread */
-	return m && PMT_OPTS_HAS(o, sample_thread) && o->sample_thread && o->decode_threads &&
-	       !m->timeless;
+	return m && PMT_OPTS_HAS(o, sample_thread) && o->sample_thread && !m->timeless;
 }
 
 int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
@@ -634,7 +633,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 	if (PMT_OPTS_HAS(o, decode_threads) && o->decode_threads && !r.s.timeless)
 		rec_pool_new(o->decode_threads, &r.pool);
 	/* without the thread (out of memory) the samples are made here, the same ones */
-	if (r.pool && pmt_spe_run_sample_thread(m, o))
+	if (pmt_spe_run_sample_thread(m, o))
 		sample_thread_new(&r.s, o->record_fn, fn, ctx, &r.st);
 	pmt_source_keep_from(src, 0); /* chunks are referenced until decoded */
 

@@ -372,8 +372,8 @@ struct pmt_spe_run_opts {
 	 * address cache: the lookup was a cache miss per record). Per-CPU queues merged by
 	 * time only. */
 	void (*prefetch_fn)(uint64_t ip, void *ctx);
-	/* with decode_threads, on a trace that is not timeless: SPE's samples are made and
-	 * given to fn or record_fn on a thread of their own (one call at a time, in the
+	/* on a trace that is not timeless (with or without decode_threads): SPE's samples
+	 * are made and given to fn or record_fn on a thread of their own (one call at a time, in the
 	 * order of the other threads' calls; the trace's own samples come in between from
 	 * the calling thread, after that thread is idle): fn and record_fn must not read
 	 * what event_fn changes. The samples and their order are the same */
