@@ -102,6 +102,31 @@ static void run_threads(const char *path, uint32_t threads, int sample_thread,
 	assert_int_equal(st.bytes_skipped, 0);
 }
 
+static int fail_at(const struct pmt_spe_sample *s, void *ctx)
+{
+	unsigned *calls = ctx;
+
+	(void)s;
+	return ++*calls == 5000 ? -PMT_EIO : 0;
+}
+
+/* A callback's error stops the run with that error, and no sample is handed on after it,
+ * whichever thread makes the samples: the 5000th call fails, none follows. */
+static void check_stop(const char *path, uint32_t threads, int sample_thread)
+{
+	struct pmt_source *src;
+	struct pmt_spe_run_opts o = PMT_OPTS_INIT(pmt_spe_run_opts, .compat = PMT_PERF_6_1,
+						  .decode_threads = threads,
+						  .sample_thread = (uint8_t)sample_thread);
+	unsigned calls = 0;
+
+	assert_int_equal(pmt_itrace_parse("i1i", &o.itrace, NULL), 0);
+	assert_int_equal(pmt_source_open(path, &src, NULL), 0);
+	assert_int_equal(pmt_spe_run_source(src, &o, fail_at, &calls, NULL, NULL), -PMT_EIO);
+	pmt_source_close(src);
+	assert_int_equal(calls, 5000);
+}
+
 static void run(const char *path, struct digest *d)
 {
 	run_threads(path, 0, 0, d);
@@ -186,6 +211,10 @@ static void check(int quiet)
 			assert_true(d.hash == ref.hash);
 		}
 	}
+
+	for (uint32_t threads = 0; threads < 2; threads++)
+		for (int st = 0; st < 2; st++)
+			check_stop(file, threads, st);
 
 	unlink(fifo);
 	unlink(file);
