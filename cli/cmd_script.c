@@ -98,14 +98,15 @@ struct sink_ctx {
 };
 
 /* the input's size for the progress line's share; 0 (none) for a pipe or a container,
- * whose position counts the uncompressed stream */
-static uint64_t input_size(const char *path)
+ * whose position counts the uncompressed stream; *container: a container file */
+static uint64_t input_size(const char *path, bool *container)
 {
 	uint8_t magic[64];
 	struct stat st;
 	size_t n = 0;
 	FILE *fp;
 
+	*container = false;
 	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
 	fp = fopen(path, "rb");
@@ -113,7 +114,8 @@ static uint64_t input_size(const char *path)
 		n = fread(magic, 1, sizeof(magic), fp);
 		fclose(fp);
 	}
-	return pmt_ctr_is_container(magic, n) ? 0 : (uint64_t)st.st_size;
+	*container = pmt_ctr_is_container(magic, n);
+	return *container ? 0 : (uint64_t)st.st_size;
 }
 
 static void count_progress(struct sink_ctx *c, const struct pmt_spe_sample *s, int n)
@@ -237,6 +239,7 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	struct sideband sb = { 0 };
 	uint32_t enabled = 0;
 	bool brstack;
+	bool container = false; /* the input is a container file */
 	struct pmt_spe_sink_opts sink_opts = { .sz = sizeof(sink_opts) };
 	struct pmt_out_file html_file = { 0 };
 	char line[256];
@@ -479,16 +482,31 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (so.progress < 0)
 		so.progress = isatty(STDERR_FILENO) && (is_report || cons || !isatty(STDOUT_FILENO));
 	if (pmt_progress_init(&ctx.progress, so.progress ? stderr : NULL, so.cmd,
-			      so.raw ? map.size : input_size(so.path)) < 0)
+			      so.raw ? map.size : input_size(so.path, &container)) < 0)
 		pmt_cli_warn(so.cmd, "no progress line: out of memory");
 	/* -j: a container's frames are decompressed ahead, and the rows are written on a
 	 * thread of their own unless the writer reads the address spaces, which the decode
 	 * adds to as it reads the trace's records */
 	if (so.jobs > 1 && src && pmt_source_threads(src, so.jobs > 2 ? so.jobs - 2 : 1) < 0)
 		pmt_cli_warn(so.cmd, "-j: no threads to decompress ahead: out of memory");
-	if (so.jobs > 1 && !syms && !ctx.html && !cons && !ctx.hist &&
-	    pmt_sample_pipe_new(write_sample, &ctx, &ctx.pipe) < 0)
-		pmt_cli_warn(so.cmd, "-j: no writer thread: out of memory");
+	if (so.jobs > 1 && !syms && !ctx.html && !cons && !ctx.hist) {
+		/* a time-ordered container's samples are made on a thread of the decoder's,
+		 * which writes them too; otherwise they go to a writer's thread from here. Not
+		 * for a perf.data: its main thread has no frames to read, and the samples made
+		 * here balance the two threads better (bench/parallel_decode.sh: at -j 2 the
+		 * writer's thread took 60% of the CPU with the samples, 42% without) */
+		bool sampler;
+
+		so.run.sample_thread = container;
+		sampler = pmt_spe_run_sample_thread(src ? pmt_source_meta(src) : NULL, &so.run);
+		/* -j 2 on a container: the writer's thread and the one decompressing keep
+		 * both cores busy; a record worker as well cost more CPU in hand-overs than
+		 * it took off this thread (bench/parallel_decode.sh, README) */
+		if (sampler && so.jobs == 2 && container)
+			so.run.decode_threads = 0;
+		if (!sampler && pmt_sample_pipe_new(write_sample, &ctx, &ctx.pipe) < 0)
+			pmt_cli_warn(so.cmd, "-j: no writer thread: out of memory");
+	}
 	if (begin_rc)
 		rc = 0;
 	else if (so.raw)

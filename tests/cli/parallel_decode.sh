@@ -1,13 +1,14 @@
 #!/bin/sh
 # -j N (issue 9): script, report and dump print exactly what -j 1 prints (stdout, stderr
 # and exit status) with frames decompressed ahead, SPE packets decoded into records on
-# worker threads and rows written on a thread of their own: on every container of the
-# fuzz corpus, a 4-CPU SPE trace as perf.data and as a container of small frames (many
-# frames in flight), one over the decoder's 32 MiB window (merges before the end of the
-# file), --cpu/--time slices, files cut at frame boundaries and inside frames, flipped bits
-# in frame headers and payloads, damaged SPE bytes in sound frames (perf.data and
-# container), --jsonl, and the shared real buffers (as containers, and raw) when
-# PMT_SHARED_DIR has them. Run under the load of a full ctest, the threads' timing varies
+# worker threads and samples made and written on a thread of their own: on every container
+# of the fuzz corpus, a 4-CPU SPE trace as perf.data and as a container of small frames
+# (many frames in flight), one over the decoder's 32 MiB window (merges before the end of
+# the file), --cpu/--time slices, files cut at frame boundaries and inside frames, flipped
+# bits in frame headers and payloads, damaged SPE bytes in sound frames (perf.data and
+# container), --jsonl, threads known from context switches only, a trace with samples of
+# its own, and the shared real buffers (as containers, and raw) when PMT_SHARED_DIR has
+# them. Run under the load of a full ctest, the threads' timing varies
 # from run to run.
 # Usage: parallel_decode.sh PMUTRACE SPE_CPUS SRC_DIR [SHARED_DIR]
 set -u
@@ -57,6 +58,17 @@ done
 rows "$tmp/a.pmt" 100000
 all_commands "$tmp/a.data"
 all_commands "$tmp/a.pmt"
+# no CONTEXT packets: each record's pid/tid come from its CPU's context switches, which
+# the merge applies while the writer's thread makes the samples; and a trace with samples
+# of its own merged with SPE's
+for m in switch own; do
+	"$gen" "$tmp/$m.data" $m 16 || fail "spe_cpus $m"
+	"$pmt" convert "$tmp/$m.data" --container --frame-size 64k -o "$tmp/$m.pmt" || fail "convert $m"
+	all_commands "$tmp/$m.data"
+	all_commands "$tmp/$m.pmt"
+done
+[ "$("$pmt" script --csv -j 1 "$tmp/switch.pmt" | cut -d, -f3 | sort -u | tr '\n' ' ')" = "-1 100 101 102 pid " ] ||
+	fail "switch.pmt: not the switches' threads"
 IFS='|'
 for s in "--cpu=2" "--cpu=1,3" "--time=16495.45,16495.46" "--time=20%-21%,70%-71%" "--cpu=0 --time=16495.41,16495.42"; do
 	unset IFS

@@ -6,7 +6,8 @@
  * sideband fed to the symbols and --call-graph dwarf stacks unwound. The first
  * byte picks the --itrace options and the compat level; the rest is the file. Then the
  * samples are decoded again with and without decode threads (-j), which must give the
- * same samples in the same order, the same damage counts and the same return value. */
+ * same samples in the same order, the same damage counts and the same return value, and
+ * with the samples made on a thread of their own too. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,13 +68,15 @@ static int hash_sample(const struct pmt_spe_sample *s, void *ctx)
 
 /* the samples of o over buf with threads decode threads: their digest, stats and rc */
 static int digest_run(const uint8_t *buf, size_t size, const struct pmt_spe_run_opts *o,
-		      uint32_t threads, struct digest *d, struct pmt_spe_rec_stats *st)
+		      uint32_t threads, int sample_thread, struct digest *d,
+		      struct pmt_spe_rec_stats *st)
 {
 	struct pmt_spe_run_opts ro = *o;
 	struct pmt_source *src;
 	int rc;
 
 	ro.decode_threads = threads;
+	ro.sample_thread = (uint8_t)sample_thread;
 	ro.event_fn = NULL; /* the symbols are gone */
 	ro.unwind_fn = NULL;
 	d->n = 0;
@@ -90,11 +93,17 @@ static void same_with_threads(const uint8_t *buf, size_t size, const struct pmt_
 {
 	struct pmt_spe_rec_stats st1, st2;
 	struct digest d1, d2;
-	int rc1 = digest_run(buf, size, o, 0, &d1, &st1);
-	int rc2 = digest_run(buf, size, o, 2, &d2, &st2);
+	int rc1 = digest_run(buf, size, o, 0, 0, &d1, &st1);
 
-	if (rc1 != rc2 || d1.n != d2.n || d1.hash != d2.hash || memcmp(&st1, &st2, sizeof(st1)))
-		abort();
+	/* records decoded on workers; the samples made on a thread of their own, with and
+	 * without the record workers */
+	for (int v = 0; v < 3; v++) {
+		int rc2 = digest_run(buf, size, o, v < 2 ? 2 : 0, v > 0, &d2, &st2);
+
+		if (rc1 != rc2 || d1.n != d2.n || d1.hash != d2.hash ||
+		    memcmp(&st1, &st2, sizeof(st1)))
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,8 +2,13 @@
  * ROUNDS rounds, each one AUX chunk per CPU then FINISHED_ROUND, timestamps growing across
  * rounds, a TIME_CONV that is no identity. With "cut", the chunks of CPU 1 end inside an SPE
  * record (the next chunk begins with its tail), so a record spans two AUXTRACE records and
- * often two container frames. The input of tests/cli/container_slice.sh.
- * Usage: spe_cpus OUT.data [cut|whole [ROUNDS]] */
+ * often two container frames. The input of tests/cli/container_slice.sh. With "switch",
+ * the SPE records carry no CONTEXT packet and each chunk is followed by a context switch
+ * (SWITCH_CPU_WIDE, switch-in) of its CPU in the middle of its time range, naming one of
+ * three threads: the samples' pid/tid come from the switches. "own" adds a cpu-clock event
+ * with a SAMPLE of its own per chunk, at the same time, which perf merges with SPE's.
+ * RECORDS sets the records per CPU and round (1000).
+ * Usage: spe_cpus OUT.data [cut|whole|switch|own [ROUNDS [RECORDS]]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +18,28 @@
 
 #define NCPUS 4
 #define ROUNDS 48 /* default; the third argument sets it (the benchmark's larger trace) */
-#define RECORDS 1000 /* per CPU and round */
+#define RECORDS 1000 /* per CPU and round, the default */
 #define PID 4321
+
+/* SWITCH_CPU_WIDE: thread 100 + (cpu + round) % 3 switched in on cpu at time (a switch-in
+ * names its thread in the record's sample_id, pid and tid) */
+static int write_switch(struct pmt_perf_writer *w, unsigned cpu, unsigned round,
+			uint64_t time, uint64_t id)
+{
+	uint32_t tid = 100 + (cpu + round) % 3;
+	uint64_t rec[6];
+	uint32_t hdr[2] = { PMT_REC_SWITCH_CPU_WIDE, sizeof(rec) << 16 };
+
+	/* header, next_prev pid/tid (the thread switched out: PID), then the sample_id of
+	 * SPE's attr: pid/tid, time, cpu/res, identifier */
+	memcpy(&rec[0], hdr, 8);
+	rec[1] = (uint64_t)PID << 32 | PID;
+	rec[2] = (uint64_t)tid << 32 | tid;
+	rec[3] = time;
+	rec[4] = cpu;
+	rec[5] = id;
+	return pmt_perf_writer_write_record(w, rec, sizeof(rec));
+}
 
 int main(int argc, char **argv)
 {
@@ -29,13 +54,17 @@ int main(int argc, char **argv)
 	uint8_t attr[136] = { 0 };
 	uint64_t aux_off[NCPUS] = { 0 }, spe_id = 1;
 	size_t carry[NCPUS] = { 0 }; /* bytes of a cut record held for the next chunk */
+	uint64_t own_id = 2;
 	uint32_t late_tid = 0;
 	int cut = argc >= 3 && !strcmp(argv[2], "cut");
-	unsigned rounds = argc == 4 ? (unsigned)strtoul(argv[3], NULL, 10) : ROUNDS;
+	int own = argc >= 3 && !strcmp(argv[2], "own");
+	int sw = own || (argc >= 3 && !strcmp(argv[2], "switch"));
+	unsigned rounds = argc >= 4 ? (unsigned)strtoul(argv[3], NULL, 10) : ROUNDS;
+	unsigned records = argc >= 5 ? (unsigned)strtoul(argv[4], NULL, 10) : RECORDS;
 	int rc = 0;
 
-	if (argc < 2 || argc > 4 || !rounds) {
-		fprintf(stderr, "usage: spe_cpus OUT.data [cut|whole [ROUNDS]]\n");
+	if (argc < 2 || argc > 5 || !rounds || !records || records > RECORDS) {
+		fprintf(stderr, "usage: spe_cpus OUT.data [cut|whole|switch|own [ROUNDS [RECORDS]]]\n");
 		return 2;
 	}
 	for (unsigned c = 0; c < NCPUS; c++) {
@@ -43,7 +72,7 @@ int main(int argc, char **argv)
 
 		pmt_spe_synth_opts_init(&so);
 		so.seed = 11 + c;
-		so.context = 1;
+		so.context = !sw;
 		if (pmt_spe_synth_init(&syn[c], &so) < 0)
 			return 1;
 	}
@@ -51,6 +80,14 @@ int main(int argc, char **argv)
 		return 1;
 	pmt_attr_init_spe(attr, 8, true);
 	rc |= pmt_perf_writer_add_attr(w, attr, sizeof(attr), &spe_id, 1, "arm_spe_0//");
+	if (own) {
+		/* PERF_TYPE_SOFTWARE / PERF_COUNT_SW_CPU_CLOCK, sampling what SPE's attr does */
+		uint8_t clk[136];
+
+		pmt_attr_init_spe(clk, 1, true);
+		memset(clk + PMT_ATTR_CONFIG, 0, 8);
+		rc |= pmt_perf_writer_add_attr(w, clk, sizeof(clk), &own_id, 1, "cpu-clock");
+	}
 	rc |= pmt_perf_writer_set_feature_str(w, PMT_FEAT_CPUID, "0x00000000410fd0c0");
 	rc |= pmt_perf_writer_set_nrcpus(w, NCPUS, NCPUS);
 	rc |= pmt_perf_writer_write_time_conv(w, &tc);
@@ -59,13 +96,16 @@ int main(int argc, char **argv)
 	for (unsigned r = 0; r < rounds && rc >= 0; r++) {
 		for (unsigned c = 0; c < NCPUS; c++) {
 			size_t len = carry[c], send, last = 0;
+			uint64_t mid_ts = 0;
 
-			for (unsigned i = 0; i < RECORDS; i++) {
+			for (unsigned i = 0; i < records; i++) {
 				int n = pmt_spe_synth_next_record(&syn[c], buf[c] + len,
 								  sizeof(buf[c]) - len);
 
 				if (n < 0)
 					return 1;
+				if (i == records / 2)
+					mid_ts = syn[c].ts;
 				last = len;
 				len += (size_t)n;
 			}
@@ -85,6 +125,17 @@ int main(int argc, char **argv)
 			}
 			rc |= pmt_perf_writer_write_auxtrace(w, buf[c], send, aux_off[c], 0, c,
 							     (uint32_t)-1, c);
+			if (sw)
+				rc |= write_switch(w, c, r, pmt_time_conv_to_perf(&tc, mid_ts),
+						   spe_id);
+			if (own) {
+				struct pmt_sample smp = { .id = own_id, .ip = 0x400000 + 4 * r,
+							  .pid = PID, .tid = PID,
+							  .time = pmt_time_conv_to_perf(&tc, mid_ts),
+							  .cpu = c, .period = 1000 };
+
+				rc |= pmt_perf_writer_write_sample(w, &smp);
+			}
 			if (r == 5 && c == 0) {
 				/* the thread of the round's first CONTEXT packet (not 0) on CPU 0 */
 				struct pmt_spe_pkt_iter it;

@@ -335,6 +335,15 @@ int evsel_samples_flush(struct evsel_samples *b, uint64_t upto,
 	return 0;
 }
 
+bool evsel_samples_due(struct evsel_samples *b, uint64_t upto)
+{
+	if (!b->n)
+		return false;
+	if (!b->sorted && sort_keys(b) < 0)
+		return true; /* the flush reports it */
+	return b->next < b->nk && b->k[b->next].time <= upto;
+}
+
 void evsel_samples_fini(struct evsel_samples *b)
 {
 	free(b->s);

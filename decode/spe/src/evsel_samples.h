@@ -49,6 +49,8 @@ int evsel_samples_add(struct evsel_samples *b, const struct pmt_trace_meta *m,
  * 0 or the callback's negative value. */
 int evsel_samples_flush(struct evsel_samples *b, uint64_t upto,
 			const struct pmt_spe_run_opts *o, pmt_spe_sample_fn fn, void *ctx);
+/* Would a flush up to upto hand on a sample? (false when none is held) */
+bool evsel_samples_due(struct evsel_samples *b, uint64_t upto);
 void evsel_samples_fini(struct evsel_samples *b);
 
 #endif

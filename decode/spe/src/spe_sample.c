@@ -156,6 +156,17 @@ static void prep_brstack(const struct pmt_spe_sampler *s, struct pmt_spe_queue *
 	b->nr = n;
 }
 
+void spe_queue_context(const struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
+		       const struct pmt_spe_record *r)
+{
+	if (!s->timeless && r->context_id != UINT64_MAX) {
+		/* perf: machine__set_current_tid(); the pid is not known from SPE alone */
+		if (q->tid != (int32_t)r->context_id)
+			q->pid = pmt_spe_threads_pid(s->threads, (int32_t)r->context_id);
+		q->tid = (int32_t)r->context_id;
+	}
+}
+
 int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 			const struct pmt_spe_record *r, struct pmt_spe_sample *out)
 {
@@ -167,12 +178,7 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	int n = 0;
 	int is_mem = pmt_spe_is_mem_op(r->op, compat);
 
-	if (!s->timeless && r->context_id != UINT64_MAX) {
-		/* perf: machine__set_current_tid(); the pid is not known from SPE alone */
-		if (q->tid != (int32_t)r->context_id)
-			q->pid = pmt_spe_threads_pid(s->threads, (int32_t)r->context_id);
-		q->tid = (int32_t)r->context_id;
-	}
+	spe_queue_context(s, q, r);
 	if (s->decimate_all) {
 		/* perf >= 6.18 arm_spe_sample(): u64 compare, so a period of 0 keeps all */
 		if (++q->insn_count < s->period)

@@ -17,6 +17,7 @@
 #include "evsel_samples.h"
 #include "spe_record_priv.h"
 #include "rec_pool.h"
+#include "sample_thread.h"
 
 #define PERF_AUXTRACE_ARM_SPE 4
 #define HOLD_MAX (32u << 20)
@@ -57,6 +58,9 @@ struct queue_slot {
 	uint32_t span_at;
 	uint64_t seq_next;    /* sequence number of chunks[next_chunk] */
 	uint32_t idx;         /* position in the queue table */
+	/* the sampler thread's state of this queue (sample_thread.h): its per-CPU sampling
+	 * state; q keeps the pid and tid the merge settles */
+	struct pmt_spe_queue wq;
 	/* timestamp merge */
 	size_t next_chunk;
 	uint64_t key;         /* latest record timestamp of the queue */
@@ -83,6 +87,7 @@ struct run {
 	struct evsel_samples evs; /* the trace's own samples, waiting for their time */
 	uint64_t round_max, prev_round_max; /* sample times of FINISHED_ROUND rounds */
 	struct rec_pool *pool; /* -j: records decoded on workers (time-ordered traces) */
+	struct sample_thread *st; /* -j: samples made and handed on there (with pool) */
 };
 
 /* perf without CONTEXT packets: the thread that was switched in last on that CPU at the
@@ -105,6 +110,19 @@ static void apply_switches(struct run *r, struct queue_slot *sl,
 	}
 }
 
+/* The trace's own samples up to upto, from this thread: after the sampler thread has
+ * handed on everything before them. */
+static int flush_own(struct run *r, uint64_t upto)
+{
+	if (r->st && evsel_samples_due(&r->evs, upto)) {
+		int rc = sample_thread_sync(r->st);
+
+		if (rc < 0)
+			return rc;
+	}
+	return evsel_samples_flush(&r->evs, upto, r->o, r->fn, r->ctx);
+}
+
 static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_record *rec)
 {
 	int n;
@@ -115,10 +133,16 @@ static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_rec
 		/* the trace's own samples up to this record's time go first */
 		uint64_t t = r->s.have_time_conv ? pmt_time_conv_to_perf(&r->s.tc, rec->timestamp)
 						 : rec->timestamp;
-		int rc = evsel_samples_flush(&r->evs, t, r->o, r->fn, r->ctx);
+		int rc = flush_own(r, t);
 
 		if (rc < 0)
 			return rc;
+	}
+	if (r->st) {
+		/* the pid and tid depend on the merge's order; the rest is the CPU's own */
+		spe_queue_context(&r->s, q, rec);
+		return sample_thread_put(r->st, &((struct queue_slot *)q)->wq, rec, q->pid,
+					 q->tid);
 	}
 	n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
 	if (r->o->record_fn)
@@ -558,14 +582,21 @@ static int own_sample(struct run *r, const struct pmt_trace_meta *m,
 			r->round_max = ev->u.sample.time;
 		rc = evsel_samples_add(&r->evs, m, ev, r->o);
 		if (rc >= 0 && m->timeless && !m->has_auxtrace_info)
-			rc = evsel_samples_flush(&r->evs, UINT64_MAX, r->o, r->fn, r->ctx);
+			rc = flush_own(r, UINT64_MAX);
 		return rc;
 	}
 	if (ev->type != PMT_REC_FINISHED_ROUND || m->has_auxtrace_info || m->timeless)
 		return 0;
-	rc = evsel_samples_flush(&r->evs, r->prev_round_max, r->o, r->fn, r->ctx);
+	rc = flush_own(r, r->prev_round_max);
 	r->prev_round_max = r->round_max;
 	return rc;
+}
+
+bool pmt_spe_run_sample_thread(const struct pmt_trace_meta *m,
+				const struct pmt_spe_run_opts *o)
+{
+	/* timeless traces are decoded queue after queue on the calling thread */
+	return m && PMT_OPTS_HAS(o, sample_thread) && o->sample_thread && !m->timeless;
 }
 
 int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
@@ -601,6 +632,9 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 	 * the records are decoded here, with the same output */
 	if (PMT_OPTS_HAS(o, decode_threads) && o->decode_threads && !r.s.timeless)
 		rec_pool_new(o->decode_threads, &r.pool);
+	/* without the thread (out of memory) the samples are made here, the same ones */
+	if (pmt_spe_run_sample_thread(m, o))
+		sample_thread_new(&r.s, o->record_fn, fn, ctx, &r.st);
 	pmt_source_keep_from(src, 0); /* chunks are referenced until decoded */
 
 	for (;;) {
@@ -662,6 +696,8 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 				sl->q.tid = (int32_t)ev.u.auxtrace.tid;
 				sl->q.pid = pmt_spe_threads_pid(&r.threads, sl->q.tid);
 			}
+			sl->wq = sl->q;
+			sl->wq.dec = NULL;
 			if (r.pool && !(sl->lane = rec_pool_lane(r.pool, sl->q.dec))) {
 				rc = -PMT_ENOMEM;
 				break;
@@ -678,6 +714,14 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 	}
 	if (rc >= 0)
 		rc = r.s.timeless ? drain_timeless(&r, tab, true) : merge_queues(&r, tab, true);
+	{
+		/* its samples go before the trace's own that are left */
+		int trc = sample_thread_free(r.st);
+
+		r.st = NULL;
+		if (trc < 0 && rc >= 0)
+			rc = trc;
+	}
 	if (rc >= 0)
 		rc = evsel_samples_flush(&r.evs, UINT64_MAX, o, fn, ctx);
 	evsel_samples_fini(&r.evs);

@@ -13,4 +13,13 @@ struct pmt_spe_threads {
 /* 0, or -PMT_ENOMEM (the map keeps what it had) */
 int pmt_spe_threads_put(struct pmt_spe_threads *t, int32_t pid, int32_t tid);
 void pmt_spe_threads_fini(struct pmt_spe_threads *t);
+
+struct pmt_spe_sampler;
+struct pmt_spe_queue;
+struct pmt_spe_record;
+/* The queue's thread from the record's CONTEXT packet, and its pid from the sampler's
+ * threads, when decoding is not timeless (the first step of pmt_spe_sampler_run(); the
+ * merge takes it alone when another thread samples) */
+void spe_queue_context(const struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
+		       const struct pmt_spe_record *r);
 #endif

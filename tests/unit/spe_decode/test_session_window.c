@@ -5,7 +5,8 @@
  * mode, and both read through a FIFO give the very same sample sequence. A CPU that goes
  * quiet for most of the trace must not hold the others back (same sequence everywhere,
  * every record decoded). With decode threads (-j), the records decoded on workers give the
- * very same sequence, windowed merges and the quiet CPU included. */
+ * very same sequence, windowed merges and the quiet CPU included, and so do the samples
+ * made on a thread of their own (with 0, 1 and 3 record workers). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,7 +80,9 @@ static void write_trace(const char *path, int pipe_mode, int quiet, uint8_t *buf
 	assert_int_equal(pmt_perf_writer_close(w), 0);
 }
 
-static void run_threads(const char *path, uint32_t threads, struct digest *d)
+/* sample_thread: the samples made on a thread of the decoder's too */
+static void run_threads(const char *path, uint32_t threads, int sample_thread,
+			struct digest *d)
 {
 	struct pmt_source *src;
 	struct pmt_spe_run_opts o;
@@ -91,6 +94,7 @@ static void run_threads(const char *path, uint32_t threads, struct digest *d)
 	assert_int_equal(pmt_itrace_parse("i1i", &o.itrace, NULL), 0);
 	o.compat = PMT_PERF_6_1;
 	o.decode_threads = threads;
+	o.sample_thread = (uint8_t)sample_thread;
 	assert_int_equal(pmt_source_open(path, &src, NULL), 0);
 	assert_int_equal(pmt_spe_run_source(src, &o, collect, d, &st, NULL), 0);
 	pmt_source_close(src);
@@ -98,9 +102,34 @@ static void run_threads(const char *path, uint32_t threads, struct digest *d)
 	assert_int_equal(st.bytes_skipped, 0);
 }
 
+static int fail_at(const struct pmt_spe_sample *s, void *ctx)
+{
+	unsigned *calls = ctx;
+
+	(void)s;
+	return ++*calls == 5000 ? -PMT_EIO : 0;
+}
+
+/* A callback's error stops the run with that error, and no sample is handed on after it,
+ * whichever thread makes the samples: the 5000th call fails, none follows. */
+static void check_stop(const char *path, uint32_t threads, int sample_thread)
+{
+	struct pmt_source *src;
+	struct pmt_spe_run_opts o = PMT_OPTS_INIT(pmt_spe_run_opts, .compat = PMT_PERF_6_1,
+						  .decode_threads = threads,
+						  .sample_thread = (uint8_t)sample_thread);
+	unsigned calls = 0;
+
+	assert_int_equal(pmt_itrace_parse("i1i", &o.itrace, NULL), 0);
+	assert_int_equal(pmt_source_open(path, &src, NULL), 0);
+	assert_int_equal(pmt_spe_run_source(src, &o, fail_at, &calls, NULL, NULL), -PMT_EIO);
+	pmt_source_close(src);
+	assert_int_equal(calls, 5000);
+}
+
 static void run(const char *path, struct digest *d)
 {
-	run_threads(path, 0, d);
+	run_threads(path, 0, 0, d);
 }
 
 /* The same file through a FIFO: the source must stream it (or spool a file-mode one). */
@@ -173,13 +202,19 @@ static void check(int quiet)
 	assert_true(d.hash == ref.hash);
 	run_fifo(file, fifo, &d);
 	assert_true(d.hash == ref.hash);
-	for (uint32_t threads = 1; threads <= 3; threads += 2) {
-		run_threads(file, threads, &d);
-		assert_int_equal(d.n, ref.n);
-		assert_true(d.hash == ref.hash);
-		run_threads(pipef, threads, &d);
-		assert_true(d.hash == ref.hash);
+	for (uint32_t threads = 0; threads <= 3; threads += 1 + (threads > 0)) {
+		for (int st = !threads; st < 2; st++) {
+			run_threads(file, threads, st, &d);
+			assert_int_equal(d.n, ref.n);
+			assert_true(d.hash == ref.hash);
+			run_threads(pipef, threads, st, &d);
+			assert_true(d.hash == ref.hash);
+		}
 	}
+
+	for (uint32_t threads = 0; threads < 2; threads++)
+		for (int st = 0; st < 2; st++)
+			check_stop(file, threads, st);
 
 	unlink(fifo);
 	unlink(file);

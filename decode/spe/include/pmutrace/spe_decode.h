@@ -372,6 +372,12 @@ struct pmt_spe_run_opts {
 	 * address cache: the lookup was a cache miss per record). Per-CPU queues merged by
 	 * time only. */
 	void (*prefetch_fn)(uint64_t ip, void *ctx);
+	/* on a trace that is not timeless (with or without decode_threads): SPE's samples
+	 * are made and given to fn or record_fn on a thread of their own (one call at a time, in the
+	 * order of the other threads' calls; the trace's own samples come in between from
+	 * the calling thread, after that thread is idle): fn and record_fn must not read
+	 * what event_fn changes. The samples and their order are the same */
+	uint8_t sample_thread;
 };
 typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 /* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for
@@ -381,6 +387,10 @@ typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 PMT_API int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			       pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
 			       uint32_t *enabled);
+/* Does pmt_spe_run_source() call fn and record_fn on a thread of its own (o's
+ * sample_thread) for a trace of meta m? */
+PMT_API bool pmt_spe_run_sample_thread(const struct pmt_trace_meta *m,
+				       const struct pmt_spe_run_opts *o);
 PMT_API int pmt_spe_run_raw(const uint8_t *buf, size_t len, const struct pmt_spe_run_opts *o,
 			    pmt_spe_sample_fn fn, void *ctx, struct pmt_spe_rec_stats *stats,
 			    uint32_t *enabled);
