@@ -1,6 +1,8 @@
 /* Counts frames into the counts reader (counts_trace.c): the STAT records of the data
  * frames stat_cols.c passes over, taken from their columns as stat_rec() and pump() take
  * the records themselves (the same counters, warnings and stream offsets). */
+#include <stdlib.h>
+
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
 
