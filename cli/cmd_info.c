@@ -144,7 +144,7 @@ static int add_info(struct infos_sum *s, const struct pmt_ctr_frame_info *fi, bo
 {
 	bool lost;
 
-	lost = !bsearch(&fi->offset, s->read, s->nread, sizeof(*s->read), cmp_offset);
+	lost = !s->nread || !bsearch(&fi->offset, s->read, s->nread, sizeof(*s->read), cmp_offset);
 	if (lost)
 		print_lost_frame(fi, s->tc);
 	s->partial += fi->aux_state == PMT_CTR_AUX_PARTIAL;
@@ -354,7 +354,8 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 			pmt_cli_warn("info", "out of memory");
 			break;
 		}
-		if (bsearch(&f.offset, with_info.v, with_info.n, sizeof(*with_info.v), cmp_offset))
+		if (with_info.n && bsearch(&f.offset, with_info.v, with_info.n, sizeof(*with_info.v),
+					   cmp_offset))
 			continue;
 		/* no info after it (cut off, damaged, an older writer): its records walked */
 		if (nwalked == walked_cap) {

@@ -71,7 +71,7 @@ static bool keep_frame(const struct pmt_ctr_frame_info *fi, void *ctx)
 	struct stat_cols *c = ctx;
 	struct cols_frame key = { .index = fi->index }, *f;
 
-	f = bsearch(&key, c->f, c->n, sizeof(*c->f), by_index);
+	f = c->n ? bsearch(&key, c->f, c->n, sizeof(*c->f), by_index) : NULL;
 	if (!f || f->stream_offset != fi->stream_offset)
 		return true;
 	f->passed = true;
