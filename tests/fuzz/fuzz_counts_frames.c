@@ -1,7 +1,9 @@
 /* Fuzz the counts frames' reader (formats/container, FORMAT.md "Counts frames"): the input
  * as a container (pmt_ctr_counts_list, then every usable frame decoded), and the input as
  * one counts frame's content with its checksum made to hold, so the fuzzer reaches the
- * payload's columns instead of stopping at the checksum. */
+ * payload's columns instead of stopping at the checksum; and the data frames' records read
+ * into the same columns (the fallback when columns do not decode), from each listed frame
+ * and from the input as one zstd frame. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,10 @@ static int each(const struct pmt_ctr_counts_ref *ref, void *vc)
 	const char *why;
 
 	if (!ref->damaged && pmt_ctr_counts_decode(c->dec, c->buf, c->len, ref->at, &f, &why) == 0)
+		use(c, &f);
+	/* the reader's fallback when the columns do not decode: the data frame's records */
+	if (pmt_ctr_counts_decode_records(c->dec, c->buf, c->len, ref->offset, ref->stream_size,
+					  &f, &why) == 0)
 		use(c, &f);
 	return 0;
 }
@@ -70,6 +76,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(wrap + 8, data, size);
 	pmt_put_le32(wrap + 8 + size, sum32(wrap + 8, size));
 	if (pmt_ctr_counts_decode(c.dec, wrap, size + 12, 0, &f, &why) == 0)
+		use(&c, &f);
+	/* as a data frame of records (a zstd frame; the size it should expand to in its last
+	 * 4 bytes, as a frame info would give it) */
+	if (size > 8 && pmt_ctr_counts_decode_records(c.dec, copy, size - 4, 0,
+						      pmt_le32(copy + size - 4) % (1u << 20), &f,
+						      &why) == 0)
 		use(&c, &f);
 out:
 	pmt_ctr_counts_free(c.dec);

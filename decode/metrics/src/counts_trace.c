@@ -646,6 +646,11 @@ int pmt_counts_trace_open_mem(const void *buf, size_t len, const char *name,
 	return rc < 0 ? rc : trace_open(src, name, c, out, diag);
 }
 
+int pmt_counts_trace_threads(struct pmt_counts_trace *t, unsigned n)
+{
+	return t->cols ? stat_cols_threads(t->cols, n) : 0;
+}
+
 int pmt_counts_trace_next(struct pmt_counts_trace *t, struct pmt_counts *c)
 {
 	return pump(t, c, false);

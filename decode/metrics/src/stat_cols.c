@@ -3,6 +3,7 @@
  * stream order, run by run, so that counts_trace.c treats them as the records themselves.
  * The records win: a counts frame that fails its checksum or disagrees with its data
  * frame's info is not used and the data frame is read. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +13,32 @@
 
 struct cols_frame {
 	uint64_t at, size, stream_offset;
-	uint32_t index;
+	uint64_t offset;       /* its data frame's file offset */
+	uint32_t index, stream_size;
 	bool passed;           /* the reader passes over its data frame */
+};
+
+/* One frame decoded: by its columns, or by its data frame's records when they fail */
+struct decoded {
+	struct pmt_ctr_counts *dec;
+	struct pmt_ctr_counts_frame fr;
+	const char *cols_why;  /* the columns did not decode: why (the records were read) */
+	const char *rec_why;   /* the records did not either: the counts are lost */
+	int rc;
+	size_t frame;          /* f[frame] it holds, when ready */
+	bool ready;
+};
+
+/* Frames decoded ahead on threads (stat_cols_threads): frame i in ahead[i % nahead],
+ * decoded once i < consumed + nahead, so the slot of the frame being read is not reused */
+struct ahead {
+	pthread_t *tid;
+	unsigned nthreads, started;
+	struct decoded *slot;
+	size_t nslots, first, next, consumed;
+	bool stop;
+	pthread_mutex_t mu;
+	pthread_cond_t work, ready;
 };
 
 struct stat_cols {
@@ -23,7 +48,8 @@ struct stat_cols {
 	struct pmt_source *src;
 	struct cols_frame *f;
 	size_t n, cap, asked;
-	struct pmt_ctr_counts *dec;
+	struct decoded now;    /* a frame decoded on the reader's thread */
+	struct ahead *ahead;
 	struct pmt_ctr_counts_frame cur;
 	size_t at;             /* the frame being read (f[at]), n: none left */
 	bool open;             /* cur holds f[at] */
@@ -51,8 +77,8 @@ static int add_ref(const struct pmt_ctr_counts_ref *ref, void *ctx)
 		c->f = f;
 		c->cap = cap;
 	}
-	c->f[c->n++] = (struct cols_frame){ ref->at, ref->size, ref->stream_offset, ref->index,
-					    false };
+	c->f[c->n++] = (struct cols_frame){ ref->at, ref->size, ref->stream_offset, ref->offset,
+					    ref->index, ref->stream_size, false };
 	/* its checksum read every page of it: not kept resident until it is decoded */
 	pmt_source_container_done(c->src, ref->at, ref->size);
 	return 0;
@@ -129,7 +155,7 @@ int stat_cols_open(struct pmt_source *src, const char *path, struct stat_cols **
 	c->n = kept;
 	pmt_info("%s: the STAT records of %zu data frames read from their counts frames", path,
 		 kept);
-	if ((rc = pmt_ctr_counts_new(&c->dec)) < 0) {
+	if ((rc = pmt_ctr_counts_new(&c->now.dec)) < 0) {
 		pmt_source_pass_frames(src, keep_all, NULL);
 		stat_cols_close(c);
 		return rc;
@@ -138,38 +164,118 @@ int stat_cols_open(struct pmt_source *src, const char *path, struct stat_cols **
 	return 1;
 }
 
+/* Frame i by its columns, or else by its data frame's records (thread-safe: no logging) */
+static void decode_frame(const struct stat_cols *c, struct decoded *d, size_t i)
+{
+	const struct cols_frame *f = &c->f[i];
+
+	d->cols_why = d->rec_why = NULL;
+	d->rc = pmt_ctr_counts_decode(d->dec, c->buf, c->len, f->at, &d->fr, &d->cols_why);
+	if (d->rc != -PMT_ECORRUPT)
+		return;
+	/* its checksum held, so the writer made it so and its data frame was passed over:
+	 * that frame's records hold the same counts */
+	d->rc = pmt_ctr_counts_decode_records(d->dec, c->buf, c->len, f->offset, f->stream_size,
+					      &d->fr, &d->rec_why);
+}
+
+static void *ahead_main(void *arg)
+{
+	struct stat_cols *c = arg;
+	struct ahead *a = c->ahead;
+
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		size_t i;
+		struct decoded *d;
+
+		while (!a->stop && a->next < c->n && a->next >= a->consumed + a->nslots)
+			pthread_cond_wait(&a->work, &a->mu);
+		if (a->stop || a->next >= c->n)
+			break;
+		i = a->next++;
+		d = &a->slot[i % a->nslots];
+		pthread_mutex_unlock(&a->mu);
+		decode_frame(c, d, i);
+		pthread_mutex_lock(&a->mu);
+		d->frame = i;
+		d->ready = true;
+		pthread_cond_broadcast(&a->ready);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* frame i decoded: on a thread ahead, or here */
+static struct decoded *frame_decoded(struct stat_cols *c, size_t i)
+{
+	struct ahead *a = c->ahead;
+	struct decoded *d;
+
+	if (!a || i < a->first) {
+		decode_frame(c, &c->now, i);
+		return &c->now;
+	}
+	d = &a->slot[i % a->nslots];
+	pthread_mutex_lock(&a->mu);
+	while (!(d->ready && d->frame == i))
+		pthread_cond_wait(&a->ready, &a->mu);
+	pthread_mutex_unlock(&a->mu);
+	return d;
+}
+
+/* done with frame i: its slot may take the frame nslots after it */
+static void frame_done(struct stat_cols *c, size_t i)
+{
+	struct ahead *a = c->ahead;
+
+	if (!a || i < a->first)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->slot[i % a->nslots].ready = false;
+	a->consumed = i + 1;
+	pthread_cond_broadcast(&a->work);
+	pthread_mutex_unlock(&a->mu);
+}
+
 int stat_cols_peek(struct stat_cols *c, uint64_t before, struct stat_run *run)
 {
 	for (;;) {
-		const char *why;
-		int rc;
+		const struct cols_frame *f;
+		struct decoded *d;
 
 		if (c->at >= c->n)
 			return 0;
+		f = &c->f[c->at];
 		if (!c->open) {
-			if (c->f[c->at].stream_offset >= before)
+			if (f->stream_offset >= before)
 				return 0;
-			rc = pmt_ctr_counts_decode(c->dec, c->buf, c->len, c->f[c->at].at, &c->cur,
-						   &why);
-			if (rc == -PMT_ECORRUPT) {
-				/* its checksum held, so the writer made it so: the data frame
-				 * was passed over, and its counts are lost */
-				pmt_warn("%s: the counts frame at offset %llu does not decode "
-					 "(%s): the counts of data frame %u are lost", c->path,
-					 (unsigned long long)c->f[c->at].at, why, c->f[c->at].index);
-				c->at++;
+			d = frame_decoded(c, c->at);
+			if (d->cols_why && !d->rec_why)
+				pmt_warn("%s: the counts frame at offset %llu does not decode (%s): "
+					 "the counts of data frame %u are read from its records (at "
+					 "offset %llu)", c->path, (unsigned long long)f->at,
+					 d->cols_why, f->index, (unsigned long long)f->offset);
+			if (d->rc == -PMT_ECORRUPT) {
+				pmt_warn("%s: the counts frame at offset %llu does not decode (%s), "
+					 "nor its data frame at offset %llu (%s): the counts of data "
+					 "frame %u are lost", c->path, (unsigned long long)f->at,
+					 d->cols_why, (unsigned long long)f->offset, d->rec_why,
+					 f->index);
+				frame_done(c, c->at++);
 				continue;
 			}
-			if (rc < 0)
-				return rc;
-			pmt_source_container_done(c->src, c->f[c->at].at, c->f[c->at].size);
+			if (d->rc < 0)
+				return d->rc;
+			c->cur = d->fr;
+			pmt_source_container_done(c->src, f->at, f->size);
 			c->open = true;
 			c->seg = c->pos = c->done = 0;
-			c->off = c->f[c->at].stream_offset;
+			c->off = f->stream_offset;
 		}
 		if (c->seg > c->cur.nrounds) {
 			c->open = false;
-			c->at++;
+			frame_done(c, c->at++);
 			continue;
 		}
 		run->f = &c->cur;
@@ -185,6 +291,65 @@ int stat_cols_peek(struct stat_cols *c, uint64_t before, struct stat_run *run)
 		}
 		return 1;
 	}
+}
+
+static void ahead_stop(struct stat_cols *c)
+{
+	struct ahead *a = c->ahead;
+
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_broadcast(&a->work);
+	pthread_mutex_unlock(&a->mu);
+	for (unsigned i = 0; i < a->started; i++)
+		pthread_join(a->tid[i], NULL);
+	for (size_t i = 0; i < a->nslots; i++)
+		pmt_ctr_counts_free(a->slot[i].dec);
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->work);
+	pthread_cond_destroy(&a->ready);
+	free(a->slot);
+	free(a->tid);
+	free(a);
+	c->ahead = NULL;
+}
+
+int stat_cols_threads(struct stat_cols *c, unsigned n)
+{
+	struct ahead *a;
+	size_t first;
+
+	if (!c || c->ahead || !n)
+		return 0;
+	first = c->open ? c->at + 1 : c->at;
+	if (c->n - first < 2) /* nothing to overlap */
+		return 0;
+	if (n > c->n - first)
+		n = (unsigned)(c->n - first);
+	if (!(a = calloc(1, sizeof(*a))))
+		return -PMT_ENOMEM;
+	c->ahead = a;
+	a->nthreads = n;
+	a->nslots = 2 * (size_t)n + 1;
+	a->first = a->next = a->consumed = first;
+	a->tid = calloc(n, sizeof(*a->tid));
+	a->slot = calloc(a->nslots, sizeof(*a->slot));
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->work, NULL);
+	pthread_cond_init(&a->ready, NULL);
+	if (!a->tid || !a->slot)
+		return ahead_stop(c), -PMT_ENOMEM;
+	for (size_t i = 0; i < a->nslots; i++)
+		if (pmt_ctr_counts_new(&a->slot[i].dec) < 0)
+			return ahead_stop(c), -PMT_ENOMEM;
+	for (; a->started < n; a->started++)
+		if (pthread_create(&a->tid[a->started], NULL, ahead_main, c))
+			break; /* fewer threads: the frames are decoded all the same */
+	if (!a->started) /* none: decoded here, as without threads */
+		ahead_stop(c);
+	return 0;
 }
 
 void stat_cols_take(struct stat_cols *c, uint32_t n, bool round)
@@ -203,7 +368,8 @@ void stat_cols_close(struct stat_cols *c)
 {
 	if (!c)
 		return;
-	pmt_ctr_counts_free(c->dec);
+	ahead_stop(c);
+	pmt_ctr_counts_free(c->now.dec);
 	free(c->f);
 	free(c);
 }

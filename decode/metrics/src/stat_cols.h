@@ -25,8 +25,12 @@ struct stat_run {
 int stat_cols_open(struct pmt_source *src, const char *path, struct stat_cols **out);
 /* The next run due before stream offset `before` (UINT64_MAX: at the end): 1 with *run,
  * 0 when none is due, -PMT_ENOMEM. A counts frame that passed its checksum and does not
- * decode is warned of (its data frame's counts are lost) and passed. */
+ * decode is warned of and its data frame's records are read instead (when they do not
+ * decode either, its counts are lost, also warned of). */
 int stat_cols_peek(struct stat_cols *c, uint64_t before, struct stat_run *run);
+/* The frames after the one being read decoded ahead on n threads (0: none): the runs,
+ * warnings and order are those without threads. 0 or -PMT_ENOMEM. */
+int stat_cols_threads(struct stat_cols *c, unsigned n);
 /* n STAT records of the run taken, and its STAT_ROUND with them when round */
 void stat_cols_take(struct stat_cols *c, uint32_t n, bool round);
 void stat_cols_close(struct stat_cols *c);

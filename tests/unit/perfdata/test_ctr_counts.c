@@ -4,7 +4,9 @@
  * written with the writer on the caller's thread and on two threads, 4 KiB frames; every
  * counts frame decoded gives, record for record, the data frame's records as the reader
  * (pmt_ctr_next) returns them, and every data frame of STAT records alone has one. A frame
- * with another record, or a STAT of another size, has none. A flipped byte is named by
+ * with another record, or a STAT of another size, has none. The data frame's records read
+ * into the same columns (pmt_ctr_counts_decode_records, the fallback for columns that do not
+ * decode) give the same records. A flipped byte is named by
  * pmt_ctr_counts_list, and a decode of it fails. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -171,6 +173,18 @@ static void check(unsigned threads, bool odd)
 		assert_int_equal(ref->stream_size, fr.size);
 		assert_int_equal(pmt_ctr_counts_decode(dec, buf, len, ref->at, &f, &why), 0);
 		same_records(&f, fr.data, fr.size);
+		/* the fallback for columns that do not decode: the data frame's own records */
+		assert_int_equal(pmt_ctr_counts_decode_records(dec, buf, len, ref->offset,
+							       ref->stream_size, &f, &why), 0);
+		same_records(&f, fr.data, fr.size);
+		assert_int_equal(f.nkeys, f.nstats);
+		/* a size other than the frame's, or no zstd frame there, is refused */
+		assert_int_equal(pmt_ctr_counts_decode_records(dec, buf, len, ref->offset,
+							       ref->stream_size + 24, &f, &why),
+				 -PMT_ECORRUPT);
+		assert_int_equal(pmt_ctr_counts_decode_records(dec, buf, len, ref->at,
+							       ref->stream_size, &f, &why),
+				 -PMT_ECORRUPT);
 		with++;
 	}
 	assert_true(with > 20);

@@ -135,6 +135,10 @@ PMT_API int pmt_counts_trace_open_source(struct pmt_source *src, const char *nam
 PMT_API int pmt_counts_trace_open_mem(const void *buf, size_t len, const char *name,
 				      struct pmt_counts *c, struct pmt_counts_trace **out,
 				      struct pmt_diag *diag);
+/* The counts frames after the first decoded ahead on n threads (0: none; before the first
+ * pmt_counts_trace_next()): rounds, warnings and damage are those without threads. 0 or
+ * -PMT_ENOMEM. */
+PMT_API int pmt_counts_trace_threads(struct pmt_counts_trace *t, unsigned n);
 /* The next round's units into c (its units cleared first): 1, 0 at the end, or < 0. Damaged
  * records are skipped with a warning, the first kept in _damage() (code 0: none). */
 PMT_API const struct pmt_diag *pmt_counts_trace_damage(const struct pmt_counts_trace *t);

@@ -353,6 +353,13 @@ PMT_API void pmt_ctr_counts_free(struct pmt_ctr_counts *d);
  * checksum, its zstd frame, a column that does not add up), -PMT_ENOMEM. */
 PMT_API int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 				  uint64_t at, struct pmt_ctr_counts_frame *f, const char **why);
+/* The records of the data frame at file offset `offset` (stream_size bytes expanded, as
+ * its frame info says) in the same columns, each record its own key: for a counts frame
+ * that does not decode. 0 with *f, -PMT_ECORRUPT with *why (not a zstd frame of that
+ * size, a record other than STAT and STAT_ROUND), -PMT_ENOMEM. */
+PMT_API int pmt_ctr_counts_decode_records(struct pmt_ctr_counts *d, const void *buf,
+					  size_t len, uint64_t offset, uint32_t stream_size,
+					  struct pmt_ctr_counts_frame *f, const char **why);
 
 #ifdef __cplusplus
 }
