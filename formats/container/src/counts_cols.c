@@ -524,14 +524,24 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 		for (uint32_t i = 0; i < nstats; i++) {
 			uint64_t *l, a, b, c;
 
-			if (!(pk = get_uv(pk, ek, &x)))
-				return "its key column is short";
-			k = (uint32_t)(k + 1 + unzz(x));
+			/* the usual record: the key after the last one, not multiplexed (both
+			 * steps a 0 byte): two of its four varints without the decoder */
+			if (pk < ek && pr < er && !(*pk | *pr)) {
+				pk++;
+				pr++;
+				k++;
+				c = 0;
+			} else {
+				if (!(pk = get_uv(pk, ek, &x)))
+					return "its key column is short";
+				k = (uint32_t)(k + 1 + unzz(x));
+				if (!(pr = get_uv(pr, er, &c)))
+					return "a value column is short";
+			}
 			if (k >= nkeys)
 				return "a record names a key it does not list";
 			key[i] = k;
-			if (!(pv = get_uv(pv, ev, &a)) || !(pe = get_uv(pe, ee, &b)) ||
-			    !(pr = get_uv(pr, er, &c)))
+			if (!(pv = get_uv(pv, ev, &a)) || !(pe = get_uv(pe, ee, &b)))
 				return "a value column is short";
 			l = &last[3 * (size_t)k];
 			val[i] = l[0] += unzz(a);
