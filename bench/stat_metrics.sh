@@ -9,7 +9,8 @@
 # pipe (the CSV of every metric is 4.5 GB); one run writes it to /dev/null instead, to see
 # what the pipe and its reader cost. PMUTRACE (a path) times another build's pmutrace on
 # the same recording, for before/after figures (its reader ignores the counts frames if
-# it predates them).
+# it predates them). --per-socket and --per-core need the recording's CPU topology, which
+# bench_stat_trace does not write: --global stands for the aggregated cases.
 #   sh bench/stat_metrics.sh BUILD_DIR [INTERVALS] [NCPUS] [SHARED_DIR] (default $PMT_SHARED_DIR)
 set -eu
 B=$1 N=${2:-3600} C=${3:-64} S=${4:-${PMT_SHARED_DIR:-}}
@@ -43,6 +44,9 @@ for path in columns records; do
 		# the counts alone: one metric, so printing and evaluation are small
 		timed "$path $j -M tma_retiring" "$e" $j -M tma_retiring --csv
 		timed "$path $j --csv" "$e" $j --csv
+		# every metric summed over the CPUs (perf stat report's default without -A):
+		# the counts and 3,600 units of evaluation, no 4.5 GB of text
+		timed "$path $j --global --csv" "$e" $j --global --csv
 		timed "$path $j --jsonl" "$e" $j --jsonl
 	done
 done
