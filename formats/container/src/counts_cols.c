@@ -451,6 +451,10 @@ static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		ref.stream_offset = pmt_le64(c + 24);
 		ref.stream_size = pmt_le32(c + 32);
 		ref.records = pmt_le32(c + 36);
+		ref.version = pmt_le32(c + 8);
+		ref.nstats = pmt_le32(c + 40);
+		ref.nrounds = pmt_le32(c + 44);
+		ref.nkeys = pmt_le32(c + 48);
 		if (pmt_le32(c + 8) == COUNTS_MIXED) {
 			ref.other_types[0] = pmt_le64(c + 56);
 			ref.other_types[1] = pmt_le64(c + 64);

@@ -328,6 +328,7 @@ struct pmt_ctr_counts_ref {
 	uint64_t offset, stream_offset;
 	uint32_t stream_size;
 	uint32_t records;
+	uint32_t version, nstats, nrounds, nkeys; /* as its header says (0 when damaged) */
 	/* the types of the data frame's other records (bit t of [0] for type t < 64, bit
 	 * t - 64 of [1]); 0 and 0 when it holds only STAT and STAT_ROUND records */
 	uint64_t other_types[2];
