@@ -56,6 +56,16 @@ same() {
 	fi
 }
 
+# NAME IN OUT: IN converted to OUT and OUT.old (without counts frames) in 64 KiB frames;
+# zstd -dc gives the same perf.data of both ($T/a.data)
+conv64() {
+	"$P" convert "$2" --container --frame-size 64k -o "$3" || bad "$1: convert"
+	PMT_CTR_TEST_NO_COUNTS=1 "$P" convert "$2" --container --frame-size 64k -o "$3.old"
+	zstd -qdc "$3" >"$T/a.data"
+	zstd -qdc "$3.old" >"$T/b.data"
+	cmp -s "$T/a.data" "$T/b.data" || bad "$1: zstd -dc differs with counts frames"
+}
+
 # FILE: the number of data frames -v says were read from counts frames
 used() {
 	"$P" metrics "$1" --metrics "$2" -M "$3" --csv -v 2>&1 >/dev/null |
@@ -152,11 +162,7 @@ else
 		# shellcheck disable=SC2086
 		"$P" stat $opts -I 10 -e $EV -o "$T/k.pmt" -- sleep 6 >/dev/null 2>&1 ||
 			bad "stat $opts -I 10 -o"
-		"$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt" || bad "convert $opts"
-		PMT_CTR_TEST_NO_COUNTS=1 "$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt.old"
-		zstd -qdc "$T/k64.pmt" >"$T/a.data"
-		zstd -qdc "$T/k64.pmt.old" >"$T/b.data"
-		cmp -s "$T/a.data" "$T/b.data" || bad "stat $opts: zstd -dc differs with counts frames"
+		conv64 "stat $opts" "$T/k.pmt" "$T/k64.pmt"
 		n=$(used "$T/k64.pmt" "$T/k.json" clock)
 		[ "${n:-0}" -gt 0 ] || bad "stat $opts: -v does not say counts frames were read"
 		same "stat $opts --csv" "$T/k64.pmt" "$T/k.json" --csv
@@ -167,11 +173,7 @@ fi
 # stand between the samples, so its frames get counts frames of version 2
 if "$P" record -q -e cpu-clock -c 100000 -a --count-events "$EV" --count-interval 10 \
 	--count-per-cpu -o "$T/m.pmt" -- sleep 3 >/dev/null 2>"$T/err"; then
-	"$P" convert "$T/m.pmt" --container --frame-size 64k -o "$T/m64.pmt" || bad "convert mixed"
-	PMT_CTR_TEST_NO_COUNTS=1 "$P" convert "$T/m.pmt" --container --frame-size 64k -o "$T/m64.pmt.old"
-	zstd -qdc "$T/m64.pmt" >"$T/a.data"
-	zstd -qdc "$T/m64.pmt.old" >"$T/b.data"
-	cmp -s "$T/a.data" "$T/b.data" || bad "record --count-events: zstd -dc differs with counts frames"
+	conv64 "record --count-events" "$T/m.pmt" "$T/m64.pmt"
 	n=$(used "$T/m64.pmt" "$T/k.json" migr)
 	[ "${n:-0}" -gt 0 ] || bad "record --count-events: -v does not say counts frames were read"
 	same "record --count-events --csv" "$T/m64.pmt" "$T/k.json" --csv
@@ -196,8 +198,7 @@ if command -v cc >/dev/null &&
 		"$P" record -q --tpebs -M tma_L4_group --metrics "$TM" -a --count-per-cpu \
 		--count-interval 10 --duration 30 -o "$T/tp.pmt" 2>"$T/err" ||
 		bad "record --tpebs on pmusim: $(head -2 "$T/err")"
-	"$P" convert "$T/tp.pmt" --container --frame-size 64k -o "$T/tp64.pmt" || bad "convert tpebs"
-	PMT_CTR_TEST_NO_COUNTS=1 "$P" convert "$T/tp.pmt" --container --frame-size 64k -o "$T/tp64.pmt.old"
+	conv64 "record --tpebs" "$T/tp.pmt" "$T/tp64.pmt"
 	n=$(used "$T/tp64.pmt" "$TM" tma_L4_group)
 	[ "${n:-0}" -gt 0 ] || bad "record --tpebs: -v does not say counts frames were read"
 	same "record --tpebs --csv" "$T/tp64.pmt" "$TM" -M tma_L4_group --csv
