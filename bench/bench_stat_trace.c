@@ -31,12 +31,17 @@ int main(int argc, char **argv)
 	char **names;
 	uint32_t intervals = argc > 3 ? (uint32_t)atoi(argv[3]) : 3600;
 	uint32_t ncpus = argc > 4 ? (uint32_t)atoi(argv[4]) : 64, nev = 0;
+	/* MIX: that many 16-byte SAMPLE records after each event's STAT records and a
+	 * FINISHED_ROUND before each STAT_ROUND, as a recording with samples and counts has
+	 * them (counts frames of version 2, FORMAT.md) */
+	uint32_t mix = argc > 5 ? (uint32_t)atoi(argv[5]) : 0;
 	uint64_t *cum, seed = 42;
 	FILE *fp, *stream;
 	uint8_t rec[256];
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: bench_stat_trace METRICS.json OUT.pmt [INTERVALS] [NCPUS]\n");
+		fprintf(stderr, "usage: bench_stat_trace METRICS.json OUT.pmt [INTERVALS] [NCPUS] "
+			"[MIX]\n");
 		return 2;
 	}
 	pmt_expr_ctx_default(&ctx);
@@ -120,6 +125,29 @@ int main(int argc, char **argv)
 				memcpy(rec + 24, v, sizeof(v));
 				pmt_perf_writer_write_record(w, rec, 48);
 			}
+			for (uint32_t m = 0; m < mix; m++) {
+				hdr(rec, 9, 16);
+				memcpy(rec + 8, &t, 8);
+				pmt_perf_writer_write_record(w, rec, 16);
+			}
+			if (mix && r == intervals && e == 0) {
+				/* the reader warns of these with their stream offsets: an id no
+				 * attr has, a CPU index outside the map */
+				uint64_t bad_id = 999999999, id0 = 1;
+				uint32_t bad_cpu = ncpus + 5;
+
+				hdr(rec, 76, 48);
+				memcpy(rec + 8, &bad_id, 8);
+				pmt_perf_writer_write_record(w, rec, 48);
+				hdr(rec, 76, 48);
+				memcpy(rec + 8, &id0, 8);
+				memcpy(rec + 16, &bad_cpu, 4);
+				pmt_perf_writer_write_record(w, rec, 48);
+			}
+		}
+		if (mix) {
+			hdr(rec, 68, 8);
+			pmt_perf_writer_write_record(w, rec, 8);
 		}
 		hdr(rec, 77, 24);
 		memcpy(rec + 16, &t, 8);

@@ -12,10 +12,11 @@
 
 static int usage(FILE *fp)
 {
-	fprintf(fp, "usage: pmutrace info [-i] [FILE]\n"
+	fprintf(fp, "usage: pmutrace info [-v] [-i] [FILE]\n"
 		    "  What FILE (default ./perf.data; a perf.data or a pmutrace container) holds:\n"
 		    "  events and sample counts, AUX bytes; for a container also its frames,\n"
-		    "  compression ratio and what a damaged or cut file lost.\n");
+		    "  counts frames, compression ratio and what a damaged or cut file lost.\n"
+		    "  -v, --verbose   every counts frame on a line of its own\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
@@ -323,8 +324,104 @@ static void print_cut_frame(const struct pmt_ctr_cut *c, const struct pmt_time_c
 	printf("\n");
 }
 
+struct counts_sum {
+	struct pmt_ctr_counts_ref *v;
+	size_t n, cap;
+};
+
+static int note_counts(const struct pmt_ctr_counts_ref *ref, void *ctx)
+{
+	struct counts_sum *cs = ctx;
+
+	if (cs->n == cs->cap) {
+		size_t c = cs->cap ? 2 * cs->cap : 16;
+		struct pmt_ctr_counts_ref *v = realloc(cs->v, c * sizeof(*v));
+
+		if (!v)
+			return -PMT_ENOMEM;
+		cs->v = v;
+		cs->cap = c;
+	}
+	cs->v[cs->n++] = *ref;
+	return 0;
+}
+
+/* the names of a version 2 frame's other record types */
+static void print_other_types(const uint64_t types[2])
+{
+	const char *sep = "";
+
+	for (uint32_t t = 0; t < 128; t++) {
+		if (!(types[t >> 6] >> (t & 63) & 1))
+			continue;
+		printf("%s%s", sep, pmt_perf_record_name(t));
+		sep = ", ";
+	}
+}
+
+/* One line per container (counts frames, FORMAT.md "Counts frames"), and with -v one per
+ * frame: where it is, the data frame it stands for, its keys, records, rounds' time range
+ * and whether it is usable. */
+static void print_counts_frames(const struct pmt_file_map *m, uint32_t data_frames, bool verbose)
+{
+	struct counts_sum cs = { 0 };
+	struct pmt_ctr_counts *dec = NULL;
+	uint64_t stats = 0, rounds = 0, bytes = 0;
+	size_t mixed = 0, unusable = 0;
+
+	if (pmt_ctr_counts_list(m->data, m->size, note_counts, &cs) < 0 ||
+	    (cs.n && verbose && pmt_ctr_counts_new(&dec) < 0)) {
+		pmt_cli_warn("info", "out of memory");
+		goto out;
+	}
+	if (!cs.n)
+		goto out;
+	for (size_t i = 0; i < cs.n; i++) {
+		stats += cs.v[i].nstats;
+		rounds += cs.v[i].nrounds;
+		bytes += cs.v[i].size;
+		mixed += cs.v[i].version == 2;
+		unusable += cs.v[i].damaged != NULL;
+	}
+	printf("counts frames: %zu for %zu of %" PRIu32 " data frames (%zu also holding other "
+	       "records), %" PRIu64 " STAT and %" PRIu64 " STAT_ROUND records, %" PRIu64
+	       " bytes", cs.n, cs.n, data_frames, mixed, stats, rounds, bytes);
+	if (unusable)
+		printf("; %zu not usable (their data frames' records are read)", unusable);
+	printf("\n");
+	for (size_t i = 0; verbose && i < cs.n; i++) {
+		const struct pmt_ctr_counts_ref *r = &cs.v[i];
+		struct pmt_ctr_counts_frame f;
+		const char *why = r->damaged;
+
+		printf("  counts frame at %" PRIu64 " (%" PRIu64 " bytes): data frame %" PRIu32
+		       " at %" PRIu64 ", stream 0x%" PRIx64 "-0x%" PRIx64, r->at, r->size, r->index,
+		       r->offset, r->stream_offset, r->stream_offset + r->stream_size);
+		if (!why && pmt_ctr_counts_decode(dec, m->data, m->size, r->at, &f, &why) == 0) {
+			printf(", version %" PRIu32 ", %" PRIu32 " keys, %" PRIu32 " STAT and %"
+			       PRIu32 " STAT_ROUND records", r->version, f.nkeys, f.nstats,
+			       f.nrounds);
+			if (f.nrounds)
+				printf(", rounds %" PRIu64 ".%09" PRIu64 "-%" PRIu64 ".%09" PRIu64
+				       " s", f.round_time[0] / 1000000000, f.round_time[0] % 1000000000,
+				       f.round_time[f.nrounds - 1] / 1000000000,
+				       f.round_time[f.nrounds - 1] % 1000000000);
+			if (r->version == 2) {
+				printf(", other records: ");
+				print_other_types(r->other_types);
+			}
+			printf(", checksum ok\n");
+		} else {
+			printf(", not usable: %s\n", why ? why : "out of memory");
+		}
+	}
+out:
+	pmt_ctr_counts_free(dec);
+	free(cs.v);
+}
+
 static void container_info(const char *path, const struct pmt_file_map *m,
-			   const struct pmt_time_conv *tc)
+			   const struct pmt_time_conv *tc, bool verbose)
 {
 	struct pmt_ctr_reader *r;
 	struct pmt_ctr_frame f;
@@ -423,6 +520,7 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 	}
 	free(walked);
 	free(read);
+	print_counts_frames(m, st->frames + st->damaged, verbose);
 	{
 		struct pmt_ctr_cut cut;
 		int rc_cut = pmt_ctr_cut_frame(r, &cut);
@@ -443,6 +541,7 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -451,11 +550,13 @@ int cmd_info(int argc, char **argv)
 	struct pmt_diag d = PMT_DIAG_INIT;
 	struct pmt_file_map m;
 	char what[1024];
+	bool verbose = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hi:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hi:v", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': path = optarg; break;
+		case 'v': verbose = true; break;
 		case 'h': return usage(stdout);
 		default: return usage(stderr);
 		}
@@ -474,7 +575,8 @@ int cmd_info(int argc, char **argv)
 		const struct pmt_trace_meta *meta = rc < 0 ? NULL : pmt_source_meta(src);
 
 		printf("file: %s\n", path);
-		container_info(path, &m, meta && meta->has_time_conv ? &meta->time_conv : NULL);
+		container_info(path, &m, meta && meta->has_time_conv ? &meta->time_conv : NULL,
+			       verbose);
 		pmt_file_unmap(&m);
 		if (rc < 0)
 			return pmt_cli_fail_diag("info", &d);

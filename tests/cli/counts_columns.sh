@@ -12,6 +12,13 @@
 #     (PMT_CTR_TEST_NO_COUNTS, as writers before them did);
 #   - perf 6.1's stat record (file mode) converted to a container: the rows of the
 #     perf.data itself;
+#   - recordings that mix samples and counts (version 2 counts frames: other records stand
+#     between the STAT records): bench_stat_trace's MIX (SAMPLE records inside each round
+#     and a STAT of an unknown id and one outside the CPU map, whose warnings carry their
+#     stream offsets), the kernel's (record -e cpu-clock --count-events ... --count-interval,
+#     64 KiB frames: zstd -dc of it and of the file without counts frames are the same
+#     bytes, perf 6.1's stat report and script read them), and record --tpebs on the
+#     simulated PEBS PMU (tests/pmusim) with its counts per CPU;
 #   - a counts frame with a flipped byte (60 x 32: counts frames before and after it), and a
 #     file cut inside its last counts frame: the output of the records, and -v names the
 #     frame not used;
@@ -22,6 +29,7 @@
 #   counts_columns.sh PMUTRACE BENCH_STAT_TRACE SHARED_DIR
 set -u
 P=$1 G=$2 S=${3:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
 M=$S/data/tpebs/gnr-metrics.json
 [ -f "$M" ] || { echo "SKIP: no $M"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 finds the counts frames"; exit 77; }
@@ -48,6 +56,16 @@ same() {
 		cmp -s "$T/c.out" "$T/o.out" || bad "$name: stdout != the file without counts frames"
 		cmp -s "$T/c.err" "$T/o.err2" || { bad "$name: stderr != the file without counts frames"; diff "$T/c.err" "$T/o.err2" | head -4; }
 	fi
+}
+
+# NAME IN OUT: IN converted to OUT and OUT.old (without counts frames) in 64 KiB frames;
+# zstd -dc gives the same perf.data of both ($T/a.data)
+conv64() {
+	"$P" convert "$2" --container --frame-size 64k -o "$3" || bad "$1: convert"
+	PMT_CTR_TEST_NO_COUNTS=1 "$P" convert "$2" --container --frame-size 64k -o "$3.old"
+	zstd -qdc "$3" >"$T/a.data"
+	zstd -qdc "$3.old" >"$T/b.data"
+	cmp -s "$T/a.data" "$T/b.data" || bad "$1: zstd -dc differs with counts frames"
 }
 
 # FILE: the number of data frames -v says were read from counts frames
@@ -100,6 +118,17 @@ for shape in "40 16" "300 2"; do
 	same "$shape -j 1 -M tma_retiring" "$T/s.pmt" "$M" -j 1 -M tma_retiring --csv
 done
 
+# samples between the counts: the synthetic MIX (gaps inside runs and before rounds)
+"$G" "$M" "$T/x.pmt" 40 16 3 >/dev/null 2>&1 || bad "bench_stat_trace 40 16 3"
+PMT_CTR_TEST_NO_COUNTS=1 "$G" "$M" "$T/x.pmt.old" 40 16 3 >/dev/null 2>&1
+n=$(used "$T/x.pmt" "$M" tma_retiring)
+[ "${n:-0}" -gt 0 ] || bad "mixed: -v does not say counts frames were read"
+"$P" metrics "$T/x.pmt" --metrics "$M" --csv 2>&1 >/dev/null |
+	grep -q "offset 0x[0-9a-f]*: STAT of id 999999999" || bad "mixed: no warning of the unknown id"
+same "mixed --csv" "$T/x.pmt" "$M" --csv
+same "mixed --global --jsonl" "$T/x.pmt" "$M" --global --jsonl
+rm -f "$T/x.pmt.old"
+
 # damage: a flipped byte in a counts frame in the middle (frames by columns before and
 # after the one read as records); the file cut inside the last counts frame
 rm -f "$T/s.pmt.old"
@@ -151,17 +180,51 @@ else
 		# shellcheck disable=SC2086
 		"$P" stat $opts -I 10 -e $EV -o "$T/k.pmt" -- sleep 6 >/dev/null 2>&1 ||
 			bad "stat $opts -I 10 -o"
-		"$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt" || bad "convert $opts"
-		PMT_CTR_TEST_NO_COUNTS=1 "$P" convert "$T/k.pmt" --container --frame-size 64k -o "$T/k64.pmt.old"
-		zstd -qdc "$T/k64.pmt" >"$T/a.data"
-		zstd -qdc "$T/k64.pmt.old" >"$T/b.data"
-		cmp -s "$T/a.data" "$T/b.data" || bad "stat $opts: zstd -dc differs with counts frames"
+		conv64 "stat $opts" "$T/k.pmt" "$T/k64.pmt"
 		n=$(used "$T/k64.pmt" "$T/k.json" clock)
 		[ "${n:-0}" -gt 0 ] || bad "stat $opts: -v does not say counts frames were read"
 		same "stat $opts --csv" "$T/k64.pmt" "$T/k.json" --csv
 		same "stat $opts --jsonl" "$T/k64.pmt" "$T/k.json" --jsonl
 	done
 fi
+# the kernel's samples and counts in one recording (record --count-events): the rounds
+# stand between the samples, so its frames get counts frames of version 2
+if "$P" record -q -e cpu-clock -c 100000 -a --count-events "$EV" --count-interval 10 \
+	--count-per-cpu -o "$T/m.pmt" -- sleep 3 >/dev/null 2>"$T/err"; then
+	conv64 "record --count-events" "$T/m.pmt" "$T/m64.pmt"
+	n=$(used "$T/m64.pmt" "$T/k.json" migr)
+	[ "${n:-0}" -gt 0 ] || bad "record --count-events: -v does not say counts frames were read"
+	same "record --count-events --csv" "$T/m64.pmt" "$T/k.json" --csv
+	same "record --count-events --global --jsonl" "$T/m64.pmt" "$T/k.json" --global --jsonl
+	if command -v perf >/dev/null; then
+		perf stat report -i "$T/a.data" >"$T/rep.txt" 2>&1 || bad "perf stat report of zstd -dc: exit $?"
+		grep -q context-switches "$T/rep.txt" || bad "perf stat report of zstd -dc: no counts"
+		[ "$(perf script -i - <"$T/a.data" 2>/dev/null | wc -l)" -gt 100 ] ||
+			bad "perf script of zstd -dc of the mixed recording: no samples"
+	fi
+else
+	echo "note: record --count-events failed here ($(head -1 "$T/err")): left out"
+fi
+# record --tpebs on the simulated PEBS PMU: its :R events sampled, the rest counted per CPU
+if command -v cc >/dev/null &&
+	cc -shared -fPIC -O2 -o "$T/sim.so" "$HERE/../pmusim/pmusim.c" -ldl -lpthread; then
+	sh "$HERE/../oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
+	TM=$HERE/../../fixtures/metrics/tpebs-raw-metrics.json
+	env SYSFS_PATH="$T/gnr" PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4 \
+		PMUSIM_PEBS_SAMPLES=20000 PMUSIM_PEBS_RATE=10000 PMUSIM_PEBS_SEED=11 \
+		PMUSIM_LOG="$T/sim.log" PMUSIM_DONE_SIGNAL=2 LD_PRELOAD="$T/sim.so" \
+		"$P" record -q --tpebs -M tma_L4_group --metrics "$TM" -a --count-per-cpu \
+		--count-interval 10 --duration 30 -o "$T/tp.pmt" 2>"$T/err" ||
+		bad "record --tpebs on pmusim: $(head -2 "$T/err")"
+	conv64 "record --tpebs" "$T/tp.pmt" "$T/tp64.pmt"
+	n=$(used "$T/tp64.pmt" "$TM" tma_L4_group)
+	[ "${n:-0}" -gt 0 ] || bad "record --tpebs: -v does not say counts frames were read"
+	same "record --tpebs --csv" "$T/tp64.pmt" "$TM" -M tma_L4_group --csv
+	same "record --tpebs --per-cpu --csv" "$T/tp64.pmt" "$TM" -M tma_L4_group --csv --retire-latency-per-cpu
+else
+	echo "note: no cc for the pmusim preload: record --tpebs left out"
+fi
+
 # perf's own recording (perf 6.1 stat record, file mode) converted to a container: the
 # rows of its counts frames are those of the perf.data itself. Its last frame holds an
 # MMAP record (no counts frame), and a loaded machine gives fewer than 100 intervals a

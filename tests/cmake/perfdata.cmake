@@ -130,6 +130,13 @@ set_tests_properties(cli.writer_policy PROPERTIES LABELS cli SKIP_RETURN_CODE 77
 add_test(NAME cli.container_aux COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_aux.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus>)
 set_tests_properties(cli.container_aux PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180)
+# info lists counts frames: each frame's STAT and STAT_ROUND records against perf 6.1's
+# report -D of zstd -dc (records in the frame's stream range), a flipped byte named
+if(PMUTRACE_BENCH)
+  add_test(NAME cli.info_counts COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/info_counts.sh
+    $<TARGET_FILE:pmutrace> $<TARGET_FILE:bench_stat_trace> ${PMT_SHARED_DIR})
+  set_tests_properties(cli.info_counts PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 180)
+endif()
 # a file cut inside a data frame: info's readable and lost AUX offsets, records and SPE
 # times of that frame against zstd -dc | perf 6.1 report -D of the cut file
 add_test(NAME cli.container_cut COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_cut.sh

@@ -24,6 +24,8 @@ static void use(struct ctx *c, const struct pmt_ctr_counts_frame *f)
 		c->sink += f->val[i] ^ f->ena[i] ^ f->run[i] ^ f->keys[f->key[i]].id;
 	for (uint32_t i = 0; i < f->nrounds; i++)
 		c->sink += f->round_time[i] + f->seg[i];
+	for (uint32_t i = 0; i < f->ngaps; i++)
+		c->sink += f->gap_at[i] ^ f->gap[i];
 }
 
 static int each(const struct pmt_ctr_counts_ref *ref, void *vc)

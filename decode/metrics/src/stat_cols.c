@@ -16,6 +16,7 @@ struct cols_frame {
 	uint64_t offset;       /* its data frame's file offset */
 	uint32_t index, stream_size;
 	bool passed;           /* the reader passes over its data frame */
+	bool needed;           /* its data frame holds records the counts reader takes */
 };
 
 /* One frame decoded: by its columns, or by its data frame's records when they fail */
@@ -40,6 +41,12 @@ struct ahead {
 	pthread_mutex_t mu;
 	pthread_cond_t work, ready;
 };
+/* Records of a data frame with STAT records that the counts reader (counts_trace.c) and
+ * the source pass by unread: the kernel's (samples, sideband, LOST), FINISHED_ROUND,
+ * AUXTRACE and AUXTRACE_ERROR. A frame holding any other (the maps, STAT_CONFIG,
+ * EVENT_UPDATE, header records) is read. */
+#define PASSED_KERNEL_TYPES (~1ull)
+#define PASSED_USER_TYPES (1ull << (68 - 64) | 1ull << (71 - 64) | 1ull << (72 - 64))
 
 struct stat_cols {
 	const void *buf;
@@ -55,6 +62,7 @@ struct stat_cols {
 	bool open;             /* cur holds f[at] */
 	uint32_t seg, pos, done; /* the segment (STATs before round seg), place in it, STATs
 				  * before it */
+	uint32_t gap;          /* the next of cur's gaps (other records) not yet passed */
 	uint64_t off;          /* stream offset of the next record */
 };
 
@@ -78,7 +86,9 @@ static int add_ref(const struct pmt_ctr_counts_ref *ref, void *ctx)
 		c->cap = cap;
 	}
 	c->f[c->n++] = (struct cols_frame){ ref->at, ref->size, ref->stream_offset, ref->offset,
-					    ref->index, ref->stream_size, false };
+		ref->index, ref->stream_size, false,
+		(ref->other_types[0] & ~PASSED_KERNEL_TYPES) ||
+			(ref->other_types[1] & ~PASSED_USER_TYPES) };
 	/* its checksum read every page of it: not kept resident until it is decoded */
 	pmt_source_container_done(c->src, ref->at, ref->size);
 	return 0;
@@ -98,7 +108,7 @@ static bool keep_frame(const struct pmt_ctr_frame_info *fi, void *ctx)
 	struct cols_frame key = { .index = fi->index }, *f;
 
 	f = c->n ? bsearch(&key, c->f, c->n, sizeof(*c->f), by_index) : NULL;
-	if (!f || f->stream_offset != fi->stream_offset)
+	if (!f || f->stream_offset != fi->stream_offset || f->needed)
 		return true;
 	f->passed = true;
 	c->asked++;
@@ -270,7 +280,7 @@ int stat_cols_peek(struct stat_cols *c, uint64_t before, struct stat_run *run)
 			c->cur = d->fr;
 			pmt_source_container_done(c->src, f->at, f->size);
 			c->open = true;
-			c->seg = c->pos = c->done = 0;
+			c->seg = c->pos = c->done = c->gap = 0;
 			c->off = f->stream_offset;
 		}
 		if (c->seg > c->cur.nrounds) {
@@ -282,8 +292,21 @@ int stat_cols_peek(struct stat_cols *c, uint64_t before, struct stat_run *run)
 		run->frame = (uint32_t)c->at;
 		run->first = c->done;
 		run->n = c->cur.seg[c->seg] - c->pos;
-		run->off = c->off;
 		run->round = c->seg < c->cur.nrounds;
+		if (c->gap < c->cur.ngaps) {
+			/* the next record is number done + seg of the STAT and STAT_ROUND
+			 * records: other records before it are passed, and a run ends before
+			 * the next ones (each STAT of a run is 48 bytes after the one before) */
+			uint32_t ord = c->done + c->seg;
+
+			if (c->cur.gap_at[c->gap] == ord)
+				c->off += c->cur.gap[c->gap++];
+			if (c->gap < c->cur.ngaps && c->cur.gap_at[c->gap] - ord <= run->n) {
+				run->n = c->cur.gap_at[c->gap] - ord;
+				run->round = false;
+			}
+		}
+		run->off = c->off;
 		run->round_time = run->round ? c->cur.round_time[c->seg] : 0;
 		if (!run->n && !run->round) {
 			c->seg++;

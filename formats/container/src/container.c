@@ -49,9 +49,10 @@ struct pmt_ctr_writer {
 	 * (no AUX ranges); 0: today's */
 	unsigned old_finfo;
 	/* counts frames (FORMAT.md): off only for tests (PMT_CTR_TEST_NO_COUNTS), which make
-	 * the files of writers before them; streamed frames keep their records in fbuf while
-	 * they are all STAT records (counts_ok) */
+	 * the files of writers before them; streamed frames keep their STAT records and
+	 * stand-ins of the others while a counts frame can be made (counts_ok) */
 	bool counts, counts_ok;
+	struct ctr_kept kept;
 	struct ctr_backlog bl;  /* when compression cannot keep up */
 	/* compression threads (threads > 1): the frame is filled in the pool's slot, and
 	 * frames are written when they come back, in order */
@@ -302,7 +303,10 @@ static int end_frame(struct pmt_ctr_writer *w)
 		return w->err;
 	}
 	if (w->counts && (w->spe_columns || w->counts_ok)) {
-		int rc = ctr_counts_encode(w->fbuf, w->len, &counts, &counts_len);
+		int rc = w->spe_columns
+				 ? ctr_counts_encode(w->fbuf, w->len, true, &counts, &counts_len)
+				 : ctr_counts_encode(w->kept.buf, w->kept.len, false, &counts,
+						     &counts_len);
 
 		if (rc < 0)
 			return w->err = rc;
@@ -310,6 +314,7 @@ static int end_frame(struct pmt_ctr_writer *w)
 	frame_written(w, w->fstart, w->fcsize, w->len, columns, &w->fi.cur, counts, counts_len);
 	free(counts);
 	w->counts_ok = w->counts;
+	w->kept.len = w->kept.standin = 0;
 	if (!w->spe_columns) {
 		int level = w->bl.level, next = backlog_frame_end(&w->bl);
 		/* streamed: the next frame's content is not known yet, so it takes the
@@ -420,8 +425,8 @@ static int writev_locked(struct pmt_ctr_writer *w, const struct pmt_ctr_piece *v
 		}
 		return 0;
 	}
-	if (w->counts_ok) { /* a streamed frame keeps its records while they are all STAT */
-		int rc = ctr_counts_keep(&w->fbuf, &w->fcap, w->len, w->cap, v, n, len);
+	if (w->counts_ok) { /* a streamed frame keeps what its counts frame needs */
+		int rc = ctr_counts_keep(&w->kept, v, n, len);
 
 		if (rc < 0)
 			return w->err = rc;
@@ -570,6 +575,7 @@ int pmt_ctr_writer_close(struct pmt_ctr_writer *w, struct pmt_diag *diag)
 	ZSTD_freeCCtx(w->cctx);
 	free(w->zbuf);
 	free(w->fbuf);
+	free(w->kept.buf);
 	free(w->ent);
 	pthread_mutex_destroy(&w->mu);
 	free(w);

@@ -1,5 +1,6 @@
 /* Counts frames (FORMAT.md, "Counts frames"): the STAT and STAT_ROUND records of a data
- * frame that holds nothing else, by column. Each (id, cpu, thread) key is listed once;
+ * frame, by column (version 2 when the frame holds other records too: where they stand is
+ * kept, as gaps, so the STAT records keep their stream offsets). Each (id, cpu, thread) key is listed once;
  * per record its key's number as a step from the one before, and value, enabled and
  * running as zigzag varint steps from that key's previous record in the frame (the first
  * from 0), so a counter read every interval costs a few bytes instead of 48. Frames are
@@ -17,11 +18,16 @@
 #define REC_STAT_ROUND 77
 #define STAT_SIZE 48
 #define ROUND_SIZE 24
+#define REC_AUXTRACE 71
 #define HEAD 56        /* "PMTCOUNT", version, placement, counts, raw payload size */
+#define HEAD2 72       /* version 2: and the types of the frame's other records */
 #define NCOLS 7        /* segments, round types, round times, keys, values, enabled, running */
+#define NCOLS2 8       /* version 2: and the gaps */
 #define COUNTS_VERSION 1
+#define COUNTS_MIXED 2 /* the frame holds other records too */
+#define STANDIN 32     /* ctr_counts_keep()'s entry for other records */
 
-enum { C_SEG, C_RTYPE, C_RTIME, C_KEY, C_VAL, C_ENA, C_RUN };
+enum { C_SEG, C_RTYPE, C_RTIME, C_KEY, C_VAL, C_ENA, C_RUN, C_GAP };
 
 static uint8_t *put_uv(uint8_t *p, uint64_t v)
 {
@@ -74,51 +80,100 @@ static uint32_t key_hash(uint64_t id, uint32_t cpu, uint32_t thread)
 	return (uint32_t)(h >> 32);
 }
 
-/* the records' shape: all STAT and STAT_ROUND of their sizes, at least one */
-static bool counts_only(const uint8_t *rec, size_t len, size_t *nstats, size_t *nrounds)
+/* What a frame holds for its counts frame: STAT and STAT_ROUND records of their sizes
+ * (at least one), and the types and bytes of the others. whole: the records as they stand
+ * in the frame (an AUXTRACE's AUX bytes after it); else other records are
+ * ctr_counts_keep()'s stand-ins (STANDIN bytes: u32 0 where a record's type is, u32 0,
+ * u64 the bytes of the records in a row it stands for, u64 x 2 their types). */
+struct shape {
+	size_t nstats, nrounds;
+	uint64_t other_bytes, types[2];
+};
+
+static bool counts_shape(const uint8_t *rec, size_t len, bool whole, struct shape *sh)
 {
 	size_t at = 0;
 
-	*nstats = *nrounds = 0;
+	memset(sh, 0, sizeof(*sh));
 	while (at < len) {
 		uint32_t type;
 		uint16_t size;
+		uint64_t bytes;
 
 		if (len - at < 8)
 			return false;
 		type = pmt_le32(rec + at);
 		size = pmt_le16(rec + at + 6);
-		if (type == REC_STAT && size == STAT_SIZE && len - at >= STAT_SIZE)
-			++*nstats;
-		else if (type == REC_STAT_ROUND && size == ROUND_SIZE && len - at >= ROUND_SIZE)
-			++*nrounds;
-		else
+		if (type == REC_STAT || type == REC_STAT_ROUND) {
+			if (size != (type == REC_STAT ? STAT_SIZE : ROUND_SIZE) || len - at < size)
+				return false;
+			++*(type == REC_STAT ? &sh->nstats : &sh->nrounds);
+			at += size;
+			continue;
+		}
+		/* a type outside the two masks: no counts frame says what it holds */
+		if (type >= 128)
 			return false;
-		at += size;
+		if (!whole) {
+			if (type || len - at < STANDIN)
+				return false;
+			bytes = pmt_le64(rec + at + 8);
+			sh->types[0] |= pmt_le64(rec + at + 16);
+			sh->types[1] |= pmt_le64(rec + at + 24);
+			sh->other_bytes += bytes;
+			at += STANDIN;
+			continue;
+		} else {
+			bytes = size;
+			if (type == REC_AUXTRACE && size >= 16)
+				bytes += pmt_le64(rec + at + 8);
+			if (size < 8 || bytes > len - at)
+				return false;
+			at += (size_t)bytes;
+		}
+		sh->other_bytes += bytes;
+		sh->types[type >> 6] |= 1ull << (type & 63);
 	}
-	return len > 0;
+	return sh->nstats + sh->nrounds > 0;
 }
 
-int ctr_counts_keep(uint8_t **buf, size_t *cap, size_t used, size_t grow_to,
-		    const struct pmt_ctr_piece *v, unsigned n, size_t len)
+int ctr_counts_keep(struct ctr_kept *k, const struct pmt_ctr_piece *v, unsigned n, size_t len)
 {
-	uint32_t type = v[0].len >= 8 ? pmt_le32((const uint8_t *)v[0].p) : 0;
-	size_t at = used;
+	uint32_t type = v[0].len >= 8 ? pmt_le32((const uint8_t *)v[0].p) : UINT32_MAX;
+	bool counts = type == REC_STAT || type == REC_STAT_ROUND;
+	size_t need = counts ? len : k->standin ? 0 : STANDIN;
 
-	if (!((type == REC_STAT && len == STAT_SIZE) || (type == REC_STAT_ROUND && len == ROUND_SIZE)))
+	if (counts && len != (type == REC_STAT ? STAT_SIZE : ROUND_SIZE))
 		return 0;
-	if (used + len > *cap) {
-		size_t c = used + len > grow_to ? used + len : grow_to;
-		uint8_t *b = realloc(*buf, c);
+	if (type >= 128)
+		return 0;
+	if (k->len + need > k->cap) {
+		size_t c = k->cap < 4096 ? 4096 : 2 * k->cap;
+		uint8_t *b = realloc(k->buf, c > k->len + need ? c : k->len + need);
 
 		if (!b)
 			return -PMT_ENOMEM;
-		*buf = b;
-		*cap = c;
+		k->buf = b;
+		k->cap = c > k->len + need ? c : k->len + need;
 	}
-	for (unsigned i = 0; i < n; at += v[i++].len)
+	if (!counts) { /* other records in a row: one stand-in, their bytes and types */
+		uint8_t *e;
+
+		if (!k->standin) {
+			memset(k->buf + k->len, 0, STANDIN);
+			k->standin = k->len + 1;
+			k->len += STANDIN;
+		}
+		e = k->buf + k->standin - 1;
+		pmt_put_le64(e + 8, pmt_le64(e + 8) + len);
+		pmt_put_le64(e + 16 + 8 * (type >> 6),
+			     pmt_le64(e + 16 + 8 * (type >> 6)) | 1ull << (type & 63));
+		return 1;
+	}
+	k->standin = 0;
+	for (unsigned i = 0; i < n; k->len += v[i++].len)
 		if (v[i].len)
-			memcpy(*buf + at, v[i].p, v[i].len);
+			memcpy(k->buf + k->len, v[i].p, v[i].len);
 	return 1;
 }
 
@@ -135,7 +190,7 @@ static bool bad_columns_due(void)
 }
 
 struct enc {
-	uint8_t *col[NCOLS], *end[NCOLS];
+	uint8_t *col[NCOLS2], *end[NCOLS2];
 	struct key_slot *tab;
 	uint32_t mask;
 	uint8_t *keys;         /* nkeys x 16 bytes */
@@ -145,7 +200,7 @@ struct enc {
 
 static void enc_free(struct enc *e)
 {
-	for (int c = 0; c < NCOLS; c++)
+	for (int c = 0; c < NCOLS2; c++)
 		free(e->col[c]);
 	free(e->tab);
 	free(e->keys);
@@ -162,8 +217,9 @@ static int enc_alloc(struct enc *e, size_t nstats, size_t nrounds)
 	e->tab = calloc(tab, sizeof(*e->tab));
 	e->keys = malloc(16 * (nstats + 1));
 	e->last = calloc(3 * (nstats + 1), sizeof(*e->last));
-	for (int c = 0; c < NCOLS; c++) {
-		size_t items = c == C_SEG ? nrounds + 1 : c < C_KEY ? nrounds + 1 : nstats + 1;
+	for (int c = 0; c < NCOLS2; c++) {
+		size_t items = c == C_GAP ? 2 * (nstats + nrounds + 1)
+			       : c < C_KEY ? nrounds + 1 : nstats + 1;
 
 		e->end[c] = e->col[c] = malloc(10 * items);
 		if (!e->col[c])
@@ -228,66 +284,119 @@ static void enc_walk(struct enc *e, const uint8_t *rec, size_t len)
 	e->end[C_SEG] = put_uv(e->end[C_SEG], run);
 }
 
-int ctr_counts_encode(const uint8_t *rec, size_t len, uint8_t **out, size_t *n)
+/* A mixed frame's STAT and STAT_ROUND records copied together (*only), and where the other
+ * records stood into the gap column: per run of them, the number of counts records since
+ * the last run's as a step, then their bytes (those after the last counts record are the
+ * frame's size less the rest). 0 or -PMT_ENOMEM. */
+static int split_counts(struct enc *e, const uint8_t *rec, size_t len, bool whole,
+			const struct shape *sh, uint8_t **only, size_t *only_len)
+{
+	uint64_t gap = 0;
+	uint32_t ord = 0, last = 0;
+	uint8_t *o = malloc(STAT_SIZE * sh->nstats + ROUND_SIZE * sh->nrounds);
+
+	if (!(*only = o))
+		return -PMT_ENOMEM;
+	for (size_t at = 0; at < len;) {
+		uint32_t type = pmt_le32(rec + at);
+		uint16_t size = pmt_le16(rec + at + 6);
+
+		if (type != REC_STAT && type != REC_STAT_ROUND) {
+			uint64_t bytes = !whole ? pmt_le64(rec + at + 8)
+					 : type == REC_AUXTRACE && size >= 16
+						 ? size + pmt_le64(rec + at + 8) : size;
+
+			gap += bytes;
+			at += whole ? (size_t)bytes : STANDIN;
+			continue;
+		}
+		if (gap) {
+			e->end[C_GAP] = put_uv(e->end[C_GAP], ord - last);
+			e->end[C_GAP] = put_uv(e->end[C_GAP], gap);
+			last = ord;
+			gap = 0;
+		}
+		memcpy(o, rec + at, size);
+		o += size;
+		at += size;
+		ord++;
+	}
+	*only_len = (size_t)(o - *only);
+	return 0;
+}
+
+int ctr_counts_encode(const uint8_t *rec, size_t len, bool whole, uint8_t **out, size_t *n)
 {
 	struct enc e = { 0 };
-	size_t nstats, nrounds, raw = 4 * NCOLS, zcap, z;
-	uint8_t *p = NULL, *payload = NULL;
+	struct shape sh;
+	size_t raw, zcap, z, only_len = 0, ncols, head;
+	uint8_t *p = NULL, *payload = NULL, *only = NULL;
 	ZSTD_CCtx *cctx = NULL;
+	bool mixed;
 	int rc;
 
-	if (!counts_only(rec, len, &nstats, &nrounds))
+	if (!counts_shape(rec, len, whole, &sh))
 		return 1;
-	rc = enc_alloc(&e, nstats, nrounds);
-	if (rc < 0)
+	/* a frame of counts alone keeps version 1, which readers before version 2 read */
+	mixed = sh.types[0] || sh.types[1];
+	ncols = mixed ? NCOLS2 : NCOLS;
+	head = mixed ? HEAD2 : HEAD;
+	raw = 4 * ncols;
+	rc = enc_alloc(&e, sh.nstats, sh.nrounds);
+	if (rc < 0 || (mixed && (rc = split_counts(&e, rec, len, whole, &sh, &only, &only_len)) < 0))
 		goto out;
-	enc_walk(&e, rec, len);
+	enc_walk(&e, mixed ? only : rec, mixed ? only_len : len);
 	if (bad_columns_due())
 		*e.end[C_RUN]++ = 0; /* one value too many: "a column holds more than its records" */
 	raw += 16 * (size_t)e.nkeys;
-	for (int c = 0; c < NCOLS; c++)
+	for (size_t c = 0; c < ncols; c++)
 		raw += (size_t)(e.end[c] - e.col[c]);
 	rc = -PMT_ENOMEM;
 	payload = malloc(raw);
 	zcap = ZSTD_compressBound(raw);
-	p = malloc(HEAD + zcap + 4);
+	p = malloc(head + zcap + 4);
 	cctx = ZSTD_createCCtx();
 	if (!payload || !p || !cctx)
 		goto out;
 	{
-		uint8_t *w = payload + 4 * NCOLS;
+		uint8_t *w = payload + 4 * ncols;
 
-		for (int c = 0; c < NCOLS; c++)
+		for (size_t c = 0; c < ncols; c++)
 			pmt_put_le32(payload + 4 * c, (uint32_t)(e.end[c] - e.col[c]));
 		memcpy(w, e.keys, 16 * (size_t)e.nkeys);
 		w += 16 * (size_t)e.nkeys;
-		for (int c = 0; c < NCOLS; c++) {
+		for (size_t c = 0; c < ncols; c++) {
 			memcpy(w, e.col[c], (size_t)(e.end[c] - e.col[c]));
 			w += e.end[c] - e.col[c];
 		}
 	}
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-	z = ZSTD_compress2(cctx, p + HEAD, zcap, payload, raw);
+	z = ZSTD_compress2(cctx, p + head, zcap, payload, raw);
 	if (ZSTD_isError(z)) {
 		rc = -PMT_ECOMPRESS;
 		goto out;
 	}
-	memset(p, 0, HEAD);
+	memset(p, 0, head);
 	memcpy(p, "PMTCOUNT", 8);
-	pmt_put_le32(p + 8, COUNTS_VERSION);
-	pmt_put_le32(p + 36, (uint32_t)(nstats + nrounds));
-	pmt_put_le32(p + 40, (uint32_t)nstats);
-	pmt_put_le32(p + 44, (uint32_t)nrounds);
+	pmt_put_le32(p + 8, mixed ? COUNTS_MIXED : COUNTS_VERSION);
+	pmt_put_le32(p + 36, (uint32_t)(sh.nstats + sh.nrounds));
+	pmt_put_le32(p + 40, (uint32_t)sh.nstats);
+	pmt_put_le32(p + 44, (uint32_t)sh.nrounds);
 	pmt_put_le32(p + 48, e.nkeys);
 	pmt_put_le32(p + 52, (uint32_t)raw);
+	if (mixed) {
+		pmt_put_le64(p + 56, sh.types[0]);
+		pmt_put_le64(p + 64, sh.types[1]);
+	}
 	*out = p;
-	*n = HEAD + z + 4;
+	*n = head + z + 4;
 	p = NULL;
 	rc = 0;
 out:
 	ZSTD_freeCCtx(cctx);
 	free(payload);
+	free(only);
 	free(p);
 	enc_free(&e);
 	return rc;
@@ -315,10 +424,15 @@ struct list_ctx {
 
 static const char *check_head(const uint8_t *c, size_t n)
 {
+	uint32_t version;
+
 	if (n < HEAD + 4 || memcmp(c, "PMTCOUNT", 8))
 		return "too short for its header";
-	if (pmt_le32(c + 8) != COUNTS_VERSION)
+	version = pmt_le32(c + 8);
+	if (version != COUNTS_VERSION && version != COUNTS_MIXED)
 		return "a version this build does not read";
+	if (version == COUNTS_MIXED && n < HEAD2 + 4)
+		return "too short for its header";
 	if (pmt_le32(c + n - 4) != sum32(c, n - 4))
 		return "its checksum fails";
 	return NULL;
@@ -328,6 +442,7 @@ static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 {
 	struct list_ctx *l = ctx;
 	struct pmt_ctr_counts_ref ref = { 0 };
+	uint64_t counted;
 	size_t at, n;
 	const uint8_t *c;
 	int rc;
@@ -350,13 +465,25 @@ static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		ref.stream_offset = pmt_le64(c + 24);
 		ref.stream_size = pmt_le32(c + 32);
 		ref.records = pmt_le32(c + 36);
+		ref.version = pmt_le32(c + 8);
+		ref.nstats = pmt_le32(c + 40);
+		ref.nrounds = pmt_le32(c + 44);
+		ref.nkeys = pmt_le32(c + 48);
+		if (pmt_le32(c + 8) == COUNTS_MIXED) {
+			ref.other_types[0] = pmt_le64(c + 56);
+			ref.other_types[1] = pmt_le64(c + 64);
+		}
+		counted = (uint64_t)pmt_le32(c + 40) * STAT_SIZE +
+			  (uint64_t)pmt_le32(c + 44) * ROUND_SIZE;
+		/* other records take some of the frame exactly when their types are said */
 		if (ref.index != fi->index || ref.offset != fi->offset ||
 		    ref.stream_offset != fi->stream_offset || ref.stream_size != fi->stream_size ||
-		    (uint64_t)pmt_le32(c + 40) * STAT_SIZE + (uint64_t)pmt_le32(c + 44) * ROUND_SIZE !=
-			    ref.stream_size)
+		    counted > ref.stream_size ||
+		    (counted == ref.stream_size) != !(ref.other_types[0] | ref.other_types[1]))
 			ref.damaged = "it does not match its data frame's info";
 	}
 	if (ref.damaged) { /* say which data frame it stood for, as its info says */
+		ref.other_types[0] = ref.other_types[1] = 0;
 		ref.index = fi->index;
 		ref.offset = fi->offset;
 		ref.stream_offset = fi->stream_offset;
@@ -384,7 +511,9 @@ struct pmt_ctr_counts {
 	uint64_t *last;        /* [key] value, enabled, running of its last record */
 	uint32_t *seg, *key;
 	uint64_t *rtype, *rtime, *v[3];
-	size_t cap_keys, cap_rounds, cap_stats;
+	uint32_t *gap_at;
+	uint64_t *gap;
+	size_t cap_keys, cap_rounds, cap_stats, cap_gaps;
 };
 
 int pmt_ctr_counts_new(struct pmt_ctr_counts **out)
@@ -414,6 +543,8 @@ void pmt_ctr_counts_free(struct pmt_ctr_counts *d)
 	free(d->rtime);
 	for (int c = 0; c < 3; c++)
 		free(d->v[c]);
+	free(d->gap_at);
+	free(d->gap);
 	free(d);
 }
 
@@ -560,12 +691,41 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 	return NULL;
 }
 
+/* A mixed frame's gap column (split_counts()): *ngaps runs of other records, each before
+ * the counts record gap_at[i] (their order among the STAT and STAT_ROUND records), within
+ * the room the frame's size leaves them */
+static const char *decode_gaps(struct pmt_ctr_counts *d, const uint8_t *p, const uint8_t *end,
+			       uint32_t records, uint64_t room, uint32_t *ngaps)
+{
+	uint64_t step, bytes, ord = 0;
+	uint32_t n = 0;
+	void **pg[] = { (void **)&d->gap_at, (void **)&d->gap };
+	static const size_t eg[] = { 4, 8 };
+
+	if (!grow(&d->cap_gaps, (size_t)records + 1, pg, eg, 2))
+		return NULL; /* the caller tells memory from damage by *ngaps */
+	while (p < end) {
+		if (!(p = get_uv(p, end, &step)) || !(p = get_uv(p, end, &bytes)))
+			return "its gap column is short";
+		if ((n && !step) || step >= records - ord || !bytes || bytes > room)
+			return "its gaps do not fit its data frame";
+		ord += step;
+		room -= bytes;
+		d->gap_at[n] = (uint32_t)ord;
+		d->gap[n++] = bytes;
+	}
+	*ngaps = n;
+	return NULL;
+}
+
 int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len, uint64_t at,
 			  struct pmt_ctr_counts_frame *f, const char **why)
 {
-	const uint8_t *b = buf, *c, *col[NCOLS], *end[NCOLS];
-	uint32_t nstats, nrounds, nkeys, raw;
-	size_t n, got, pos;
+	const uint8_t *b = buf, *c, *col[NCOLS2], *end[NCOLS2];
+	uint32_t nstats, nrounds, nkeys, raw, ngaps = UINT32_MAX;
+	size_t n, got, pos, ncols, head;
+	uint64_t counted;
+	bool mixed;
 	int rc;
 
 	*why = NULL;
@@ -576,23 +736,29 @@ int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 	c = b + at + 8;
 	if ((*why = check_head(c, n)))
 		return -PMT_ECORRUPT;
+	mixed = pmt_le32(c + 8) == COUNTS_MIXED;
+	ncols = mixed ? NCOLS2 : NCOLS;
+	head = mixed ? HEAD2 : HEAD;
 	nstats = pmt_le32(c + 40);
 	nrounds = pmt_le32(c + 44);
 	nkeys = pmt_le32(c + 48);
 	raw = pmt_le32(c + 52);
-	/* every key, record and round takes at least a byte of the payload */
-	if (raw < 4 * NCOLS + 16 * (uint64_t)nkeys || nkeys > nstats ||
-	    (uint64_t)nstats * STAT_SIZE + (uint64_t)nrounds * ROUND_SIZE > (1u << 30) ||
-	    raw > 4 * NCOLS + 56 * (uint64_t)nstats + 30 * (uint64_t)nrounds + 10)
+	counted = (uint64_t)nstats * STAT_SIZE + (uint64_t)nrounds * ROUND_SIZE;
+	/* every key, record and round takes at least a byte of the payload (a gap at most
+	 * 20, one before each record) */
+	if (raw < 4 * ncols + 16 * (uint64_t)nkeys || nkeys > nstats || counted > (1u << 30) ||
+	    counted > pmt_le32(c + 32) ||
+	    raw > 4 * ncols + (56 + 20 * mixed) * (uint64_t)nstats +
+			  (30 + 20 * mixed) * (uint64_t)nrounds + 10)
 		return *why = "its counts do not fit its payload", -PMT_ECORRUPT;
 	rc = reserve(d, raw, nkeys, nrounds, nstats);
 	if (rc < 0)
 		return rc;
-	got = ZSTD_decompressDCtx(d->dctx, d->raw, raw, c + HEAD, n - HEAD - 4);
+	got = ZSTD_decompressDCtx(d->dctx, d->raw, raw, c + head, n - head - 4);
 	if (ZSTD_isError(got) || got != raw)
 		return *why = "its payload does not decompress to its size", -PMT_ECORRUPT;
-	pos = 4 * NCOLS + 16 * (size_t)nkeys;
-	for (int i = 0; i < NCOLS; i++) {
+	pos = 4 * ncols + 16 * (size_t)nkeys;
+	for (size_t i = 0; i < ncols; i++) {
 		size_t cl = pmt_le32(d->raw + 4 * i);
 
 		if (cl > raw - pos)
@@ -602,15 +768,25 @@ int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 		pos += cl;
 	}
 	for (uint32_t k = 0; k < nkeys; k++) {
-		const uint8_t *e = d->raw + 4 * NCOLS + 16 * (size_t)k;
+		const uint8_t *e = d->raw + 4 * ncols + 16 * (size_t)k;
 
 		d->keys[k] = (struct pmt_ctr_count_key){ pmt_le64(e), pmt_le32(e + 8),
 							  pmt_le32(e + 12) };
 	}
 	if ((*why = decode_cols(d, col, end, nkeys, nstats, nrounds)))
 		return -PMT_ECORRUPT;
+	if (mixed) {
+		*why = decode_gaps(d, col[C_GAP], end[C_GAP], nstats + nrounds,
+				   pmt_le32(c + 32) - counted, &ngaps);
+		if (*why)
+			return -PMT_ECORRUPT;
+		if (ngaps == UINT32_MAX)
+			return -PMT_ENOMEM;
+	}
 	*f = (struct pmt_ctr_counts_frame){ nkeys, nstats, nrounds, d->keys, d->seg, d->rtype,
-					    d->rtime, d->key, d->v[0], d->v[1], d->v[2] };
+					    d->rtime, d->key, d->v[0], d->v[1], d->v[2],
+					    mixed ? ngaps : 0, mixed ? d->gap_at : NULL,
+					    mixed ? d->gap : NULL };
 	return 0;
 }
 
@@ -619,8 +795,12 @@ int pmt_ctr_counts_decode_records(struct pmt_ctr_counts *d, const void *buf, siz
 				  struct pmt_ctr_counts_frame *f, const char **why)
 {
 	const uint8_t *b = buf;
-	size_t nstats, nrounds, zlen, got;
-	uint32_t s = 0, r = 0, run = 0;
+	size_t zlen, got;
+	uint32_t s = 0, r = 0, run = 0, ord = 0, ngaps = 0;
+	uint64_t gap = 0;
+	struct shape sh;
+	void **pg[] = { (void **)&d->gap_at, (void **)&d->gap };
+	static const size_t eg[] = { 4, 8 };
 	int rc;
 
 	*why = NULL;
@@ -638,14 +818,34 @@ int pmt_ctr_counts_decode_records(struct pmt_ctr_counts *d, const void *buf, siz
 	got = ZSTD_decompressDCtx(d->dctx, d->raw, stream_size, b + offset, zlen);
 	if (ZSTD_isError(got) || got != stream_size)
 		return *why = "its data frame does not decompress to its size", -PMT_ECORRUPT;
-	if (!counts_only(d->raw, stream_size, &nstats, &nrounds))
-		return *why = "its data frame holds other records than STAT and STAT_ROUND",
+	/* the shape a writer gives a counts frame (a version 2 one when other records are
+	 * there): their runs become gaps, as the gap column says them */
+	if (!counts_shape(d->raw, stream_size, true, &sh))
+		return *why = "its data frame's records are not what a counts frame covers",
 		       -PMT_ECORRUPT;
+	if (!grow(&d->cap_gaps, (size_t)sh.nstats + sh.nrounds + 1, pg, eg, 2))
+		return -PMT_ENOMEM;
 	/* each record its own key: the reader finds each one's place, as for the records */
 	for (size_t at = 0; at < stream_size;) {
 		const uint8_t *p = d->raw + at;
+		uint32_t type = pmt_le32(p);
 
-		if (pmt_le32(p) == REC_STAT_ROUND) {
+		if (type != REC_STAT && type != REC_STAT_ROUND) {
+			uint64_t bytes = pmt_le16(p + 6);
+
+			if (type == REC_AUXTRACE && bytes >= 16)
+				bytes += pmt_le64(p + 8);
+			gap += bytes;
+			at += (size_t)bytes;
+			continue;
+		}
+		if (gap) {
+			d->gap_at[ngaps] = ord;
+			d->gap[ngaps++] = gap;
+			gap = 0;
+		}
+		ord++;
+		if (type == REC_STAT_ROUND) {
 			d->rtype[r] = pmt_le64(p + 8);
 			d->rtime[r] = pmt_le64(p + 16);
 			d->seg[r++] = run;
@@ -664,6 +864,7 @@ int pmt_ctr_counts_decode_records(struct pmt_ctr_counts *d, const void *buf, siz
 	}
 	d->seg[r] = run;
 	*f = (struct pmt_ctr_counts_frame){ s, s, r, d->keys, d->seg, d->rtype, d->rtime, d->key,
-					    d->v[0], d->v[1], d->v[2] };
+					    d->v[0], d->v[1], d->v[2], ngaps,
+					    ngaps ? d->gap_at : NULL, ngaps ? d->gap : NULL };
 	return 0;
 }

@@ -74,7 +74,7 @@ static int compress(ZSTD_CCtx *cctx, int *level, struct ctr_slot *s)
 		return -PMT_ECOMPRESS;
 	s->zlen = z;
 	if (s->counts) {
-		int rc = ctr_counts_encode(s->buf, s->len, &s->counts_frame, &s->counts_len);
+		int rc = ctr_counts_encode(s->buf, s->len, true, &s->counts_frame, &s->counts_len);
 
 		if (rc < 0)
 			return rc;

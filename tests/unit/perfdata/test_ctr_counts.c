@@ -3,11 +3,14 @@
  * down or wrap, keys out of order and repeated within a round, -1 CPUs, empty rounds) are
  * written with the writer on the caller's thread and on two threads, 4 KiB frames; every
  * counts frame decoded gives, record for record, the data frame's records as the reader
- * (pmt_ctr_next) returns them, and every data frame of STAT records alone has one. A frame
- * with another record, or a STAT of another size, has none. The data frame's records read
- * into the same columns (pmt_ctr_counts_decode_records, the fallback for columns that do not
- * decode) give the same records. A flipped byte is named by
- * pmt_ctr_counts_list, and a decode of it fails. */
+ * (pmt_ctr_next) returns them, and every data frame with STAT records has one. A frame
+ * with other records too (samples, FINISHED_ROUND, AUXTRACE with its AUX bytes, an EXIT)
+ * gets a version 2 one: its gaps say where each run of them stands and how many bytes it
+ * takes, and its types mask names them, as the data frame shows; a STAT of another size
+ * leaves its frame without one. The data frame's records read into the same columns
+ * (pmt_ctr_counts_decode_records, the fallback for columns that do not decode) give the
+ * same records and gaps. A flipped byte is named by pmt_ctr_counts_list, and a decode of
+ * it fails. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,7 +43,9 @@ static uint64_t edge(unsigned i)
 	return i % 3 ? next_rand() >> (next_rand() % 64) : v[next_rand() % 7];
 }
 
-static uint8_t *make(size_t *len, unsigned threads, bool odd_records)
+/* odd_records: a STAT of 56 bytes and an EXIT among them; mixed: samples, rounds and AUX
+ * records between them, a run of them before some frames' first STAT */
+static uint8_t *make(size_t *len, unsigned threads, bool odd_records, bool mixed)
 {
 	struct pmt_ctr_writer_opts o = { .sz = sizeof(o), .level = 1, .frame_size = 4096,
 					 .threads = threads };
@@ -48,12 +53,27 @@ static uint8_t *make(size_t *len, unsigned threads, bool odd_records)
 	struct pmt_ctr_writer *w;
 	char *buf = NULL;
 	FILE *fp = open_memstream(&buf, len);
-	uint8_t r[56];
+	uint8_t r[56], other[160];
 
 	rng = 88172645463325252ull;
 	assert_int_equal(pmt_ctr_writer_new(fp, &o, &w, &d), 0);
 	for (unsigned i = 0; i < NREC; i++) {
 		memset(r, 0, sizeof(r));
+		memset(other, 0xa5, sizeof(other));
+		if (mixed && i % 37 == 5) { /* a SAMPLE of 40 bytes */
+			pmt_put_le32(other, 9);
+			pmt_put_le16(other + 6, 40);
+			assert_int_equal(pmt_ctr_write(w, other, 40), 0);
+		}
+		if (mixed && i % 101 < 3) { /* AUXTRACE, 48 bytes and 100 AUX bytes; a round */
+			pmt_put_le32(other, 71);
+			pmt_put_le16(other + 6, 48);
+			pmt_put_le64(other + 8, 100);
+			assert_int_equal(pmt_ctr_write(w, other, 148), 0);
+			pmt_put_le32(other, 68);
+			pmt_put_le16(other + 6, 8);
+			assert_int_equal(pmt_ctr_write(w, other, 8), 0);
+		}
 		if (i % 23 == 22 || (i % 400 > 380 && i % 2)) { /* rounds, some back to back */
 			pmt_put_le32(r, 77);
 			r[6] = 24;
@@ -100,55 +120,96 @@ static int note(const struct pmt_ctr_counts_ref *ref, void *ctx)
 	return 0;
 }
 
-static bool stat_only(const uint8_t *p, size_t n)
+/* the bytes a record takes in the stream (an AUXTRACE's AUX bytes follow it) */
+static size_t rec_bytes(const uint8_t *p)
 {
-	for (size_t at = 0; at < n; at += pmt_le16(p + at + 6))
-		if (!((pmt_le32(p + at) == 76 && pmt_le16(p + at + 6) == 48) ||
-		      (pmt_le32(p + at) == 77 && pmt_le16(p + at + 6) == 24)))
-			return false;
-	return true;
+	return pmt_le16(p + 6) + (pmt_le32(p) == 71 ? (size_t)pmt_le64(p + 8) : 0);
 }
 
-/* the frame's records, rebuilt from its counts frame, equal the records */
-static void same_records(const struct pmt_ctr_counts_frame *f, const uint8_t *p, size_t n)
+/* a frame should have a counts frame: STAT or STAT_ROUND records, all of their sizes */
+static bool has_counts(const uint8_t *p, size_t n)
+{
+	bool any = false;
+
+	for (size_t at = 0; at < n; at += rec_bytes(p + at)) {
+		uint32_t t = pmt_le32(p + at);
+		uint16_t size = pmt_le16(p + at + 6);
+
+		if ((t == 76 && size != 48) || (t == 77 && size != 24))
+			return false;
+		any |= t == 76 || t == 77;
+	}
+	return any;
+}
+
+/* the frame's records, rebuilt from its counts frame, equal the records, and its gaps
+ * and types those of the other records between them */
+static void same_records(const struct pmt_ctr_counts_frame *f,
+			 const struct pmt_ctr_counts_ref *ref, const uint8_t *p, size_t n)
 {
 	size_t at = 0;
-	uint32_t s = 0;
+	uint32_t s = 0, r = 0, ord = 0, g = 0, inseg = 0;
+	uint64_t gap = 0, types[2] = { 0, 0 };
 
-	for (uint32_t r = 0; r <= f->nrounds; r++) {
-		for (uint32_t k = 0; k < f->seg[r]; k++, s++, at += 48) {
+	while (at < n) {
+		uint32_t t = pmt_le32(p + at);
+
+		if (t != 76 && t != 77) {
+			gap += rec_bytes(p + at);
+			types[t >> 6] |= 1ull << (t & 63);
+			at += rec_bytes(p + at);
+			continue;
+		}
+		if (gap) {
+			assert_true(g < f->ngaps);
+			assert_int_equal(f->gap_at[g], ord);
+			assert_int_equal(f->gap[g], gap);
+			g++;
+			gap = 0;
+		}
+		if (t == 76) {
 			const struct pmt_ctr_count_key *key = &f->keys[f->key[s]];
 
-			assert_true(at + 48 <= n);
-			assert_int_equal(pmt_le32(p + at), 76);
+			assert_true(r <= f->nrounds && inseg < f->seg[r] && s < f->nstats);
 			assert_int_equal(pmt_le64(p + at + 8), key->id);
 			assert_int_equal(pmt_le32(p + at + 16), key->cpu);
 			assert_int_equal(pmt_le32(p + at + 20), key->thread);
 			assert_int_equal(pmt_le64(p + at + 24), f->val[s]);
 			assert_int_equal(pmt_le64(p + at + 32), f->ena[s]);
 			assert_int_equal(pmt_le64(p + at + 40), f->run[s]);
+			s++;
+			inseg++;
+			at += 48;
+		} else {
+			assert_true(r < f->nrounds);
+			assert_int_equal(inseg, f->seg[r]);
+			assert_int_equal(pmt_le64(p + at + 8), f->round_type[r]);
+			assert_int_equal(pmt_le64(p + at + 16), f->round_time[r]);
+			r++;
+			inseg = 0;
+			at += 24;
 		}
-		if (r == f->nrounds)
-			break;
-		assert_int_equal(pmt_le32(p + at), 77);
-		assert_int_equal(pmt_le64(p + at + 8), f->round_type[r]);
-		assert_int_equal(pmt_le64(p + at + 16), f->round_time[r]);
-		at += 24;
+		ord++;
 	}
+	assert_int_equal(r, f->nrounds);
+	assert_int_equal(inseg, f->seg[r]);
 	assert_int_equal(s, f->nstats);
+	assert_int_equal(g, f->ngaps);
 	assert_int_equal(at, n);
+	assert_int_equal(types[0], ref->other_types[0]);
+	assert_int_equal(types[1], ref->other_types[1]);
 }
 
-static void check(unsigned threads, bool odd)
+static void check(unsigned threads, bool odd, bool mixed)
 {
 	size_t len;
-	uint8_t *buf = make(&len, threads, odd);
+	uint8_t *buf = make(&len, threads, odd, mixed);
 	struct refs refs = { .n = 0 };
 	struct pmt_ctr_reader *rd;
 	struct pmt_ctr_counts *dec;
 	struct pmt_ctr_frame fr;
 	struct pmt_diag d = PMT_DIAG_INIT;
-	unsigned with = 0, without = 0;
+	unsigned with = 0, without = 0, with_others = 0;
 
 	assert_true(pmt_ctr_counts_list(buf, len, note, &refs) > 0);
 	assert_int_equal(pmt_ctr_counts_new(&dec), 0);
@@ -161,7 +222,7 @@ static void check(unsigned threads, bool odd)
 		for (unsigned i = 0; i < refs.n; i++)
 			if (refs.v[i].index == fr.index)
 				ref = &refs.v[i];
-		if (!stat_only(fr.data, fr.size)) {
+		if (!has_counts(fr.data, fr.size)) {
 			assert_null(ref);
 			without++;
 			continue;
@@ -172,11 +233,11 @@ static void check(unsigned threads, bool odd)
 		assert_int_equal(ref->stream_offset, fr.stream_offset);
 		assert_int_equal(ref->stream_size, fr.size);
 		assert_int_equal(pmt_ctr_counts_decode(dec, buf, len, ref->at, &f, &why), 0);
-		same_records(&f, fr.data, fr.size);
+		same_records(&f, ref, fr.data, fr.size);
 		/* the fallback for columns that do not decode: the data frame's own records */
 		assert_int_equal(pmt_ctr_counts_decode_records(dec, buf, len, ref->offset,
 							       ref->stream_size, &f, &why), 0);
-		same_records(&f, fr.data, fr.size);
+		same_records(&f, ref, fr.data, fr.size);
 		assert_int_equal(f.nkeys, f.nstats);
 		/* a size other than the frame's, or no zstd frame there, is refused */
 		assert_int_equal(pmt_ctr_counts_decode_records(dec, buf, len, ref->offset,
@@ -186,9 +247,15 @@ static void check(unsigned threads, bool odd)
 							       ref->stream_size, &f, &why),
 				 -PMT_ECORRUPT);
 		with++;
+		with_others += (ref->other_types[0] | ref->other_types[1]) != 0;
 	}
 	assert_true(with > 20);
-	assert_int_equal(without, odd ? 2 : 0);
+	/* the 56-byte STAT's frame has none; the EXIT's has one, with others */
+	assert_int_equal(without, odd ? 1 : 0);
+	if (mixed)
+		assert_true(with_others > 20);
+	else
+		assert_int_equal(with_others, odd ? 1 : 0);
 	/* a flipped byte in the payload of the fifth counts frame */
 	buf[refs.v[4].at + 70] ^= 0x10;
 	refs.n = 0;
@@ -212,15 +279,17 @@ static void check(unsigned threads, bool odd)
 static void test_caller_thread(void **state)
 {
 	(void)state;
-	check(1, false);
-	check(1, true);
+	check(1, false, false);
+	check(1, true, false);
+	check(1, false, true);
 }
 
 static void test_pool(void **state)
 {
 	(void)state;
-	check(2, false);
-	check(2, true);
+	check(2, false, false);
+	check(2, true, false);
+	check(2, false, true);
 }
 
 int main(void)

@@ -310,10 +310,11 @@ PMT_API int pmt_ctr_frame_describe(const struct pmt_ctr_reader *r, const struct 
 PMT_API void pmt_ctr_reader_free(struct pmt_ctr_reader *r);
 
 /* ---- counts frames: a data frame's STAT and STAT_ROUND records by column (FORMAT.md) ---- */
-/* The writer adds one after the frame info of every data frame that holds only STAT (48
- * bytes) and STAT_ROUND (24 bytes) records, so a counts reader can pass over the data
- * frame and read its counts from a frame a fraction of the size. The records stay in the
- * data frame (zstd -dc | perf stat report -i - is unchanged) and win when the two differ. */
+/* The writer adds one after the frame info of every data frame that holds STAT (48 bytes)
+ * and STAT_ROUND (24 bytes) records (and, version 2, other records too: their types and
+ * where they stand), so a counts reader can pass over the data frame and read its counts
+ * from a frame a fraction of the size. The records stay in the data frame (zstd -dc | perf
+ * stat report -i - is unchanged) and win when the two differ. */
 struct pmt_ctr_count_key {
 	uint64_t id;           /* the STAT record's id, cpu and thread */
 	uint32_t cpu, thread;
@@ -327,6 +328,10 @@ struct pmt_ctr_counts_ref {
 	uint64_t offset, stream_offset;
 	uint32_t stream_size;
 	uint32_t records;
+	uint32_t version, nstats, nrounds, nkeys; /* as its header says (0 when damaged) */
+	/* the types of the data frame's other records (bit t of [0] for type t < 64, bit
+	 * t - 64 of [1]); 0 and 0 when it holds only STAT and STAT_ROUND records */
+	uint64_t other_types[2];
 	/* the frame fails its checksum, or disagrees with its data frame's info: not to be
 	 * used (why says which); the data frame's records are read instead */
 	const char *damaged;
@@ -340,6 +345,12 @@ struct pmt_ctr_counts_frame {
 	const uint64_t *round_type, *round_time; /* [nrounds] */
 	const uint32_t *key;   /* [nstats] the record's key, in record order */
 	const uint64_t *val, *ena, *run; /* [nstats] */
+	/* where the frame's other records stand: gap[i] bytes of them before its STAT or
+	 * STAT_ROUND record number gap_at[i] (counting both, in stream order; ascending), the
+	 * rest after the last one */
+	uint32_t ngaps;
+	const uint32_t *gap_at;
+	const uint64_t *gap;
 };
 /* Call fn for every counts frame of a container in memory (its frame infos' order; fn < 0
  * stops). Returns the count or fn's value. */
