@@ -431,9 +431,10 @@ static int setup_metrics(struct run *r)
 		r->sel[r->nsel++] = group;
 	}
 	pmt_expr_ctx_default(&ctx);
+	ctx.smt_on = stat_smt_on();
 	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, &diag) < 0)
 		return pmt_cli_fail_diag("stat", &diag);
-	return 0;
+	return r->td.on ? stat_td_check_table(&r->td, r->mplan, r->metrics_file) : 0;
 }
 
 /* the plan's count inputs named id (all for NULL) not listed yet, appended to list */

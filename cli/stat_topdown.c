@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pmutrace/cli_util.h"
 #include "pmutrace/metrics.h"
@@ -46,8 +47,8 @@ int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 	ncore = pmt_topdown_columns(td->level, &core);
 	if (ncore < 0)
 		return pmt_cli_fail("stat", "Unsupported top-down metrics level %u. pmutrace "
-				    "prints levels 1 and 2 (%s has %u; README, Counting, says "
-				    "why).", td->level, where, max);
+				    "prints levels 1, 2 and Granite Rapids' 6 (%s has %u; README, "
+				    "Counting, says why).", td->level, where, max);
 	if (alderlake_atom(atom_pmus))
 		natom = pmt_topdown_atom_columns(td->level, &atom);
 	if (natom < 0)
@@ -171,4 +172,49 @@ void stat_td_fini(struct stat_topdown *td)
 	td->val = NULL;
 	td->cell = NULL;
 	td->cols = 0;
+}
+
+bool stat_smt_on(void)
+{
+	char path[1200];
+	struct pmt_cpu_topology t;
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	bool on = false;
+	int active = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/smt/active", pmt_sysfs_root());
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &active) != 1)
+			active = -1;
+		fclose(f);
+	}
+	if (active >= 0)
+		return active == 1;
+	if (pmt_cpu_topology_read(pmt_sysfs_root(), n < 1 ? 1 : n > PMT_CPUS_MAX ? PMT_CPUS_MAX
+										 : (uint32_t)n, &t) >= 0)
+		for (uint32_t i = 0; i < t.nr_cores && !on; i++)
+			on = strpbrk(t.cores[i], ",-") != NULL;
+	pmt_cpu_topology_fini(&t);
+	return on;
+}
+
+int stat_td_check_table(const struct stat_topdown *td, const struct pmt_metric_plan *plan,
+			const char *where)
+{
+	size_t nm = pmt_metric_plan_nr_metrics(plan);
+
+	for (int k = 0; td->level > 2 && k < td->cols; k++) {
+		size_t i = 0;
+
+		while (i < nm && strcmp(pmt_metric_plan_metric(plan, i)->name, td->name[k]))
+			i++;
+		if (i == nm)
+			return pmt_cli_fail("stat", "Unsupported top-down metrics level %u. pmutrace "
+					    "prints level %u of Granite Rapids' table only (%s's "
+					    "TopdownL%u has no %s).", td->level, td->level, where,
+					    td->level, td->name[k]);
+	}
+	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "pmutrace/counting.h"
+#include "pmutrace/metrics.h"
 #include "pmutrace/pmu.h"
 
 #define STAT_TD_MAX_COLS 16
@@ -36,5 +37,12 @@ int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units);
 void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 			 const struct pmt_count_plan *plan);
 void stat_td_fini(struct stat_topdown *td);
+/* a level past 2 has the columns of one table (Granite Rapids'): each one a metric of the
+ * plan of the table's TopdownLN group, else perf's order is not known (an exit status) */
+int stat_td_check_table(const struct stat_topdown *td, const struct pmt_metric_plan *plan,
+			const char *where);
+/* #SMT_on of the metric tables as perf's smt_on() reads sysfs ($SYSFS_PATH): smt/active,
+ * else a core of more than one CPU in the topology */
+bool stat_smt_on(void);
 
 #endif
