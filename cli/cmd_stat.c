@@ -50,7 +50,7 @@ static int usage(FILE *fp)
 		"      --topdown        topdown level 1 (tma_* percentages): with --metrics, the\n"
 		"                       table's TopdownL1 group as perf opens it; without, the\n"
 		"                       slots + topdown-* group of a PERF_METRICS PMU\n"
-		"      --td-level N     --topdown's level (0 or 1: level 1; 2: level 2, ...)\n"
+		"      --td-level N     --topdown's level (0 or 1: level 1; 2; 6 of GNR's table)\n"
 		"The counts go to stderr, as perf stat's do.\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
