@@ -17,6 +17,7 @@
 #include "pmutrace/events.h"
 #include "pmutrace/metrics.h"
 #include "pmutrace/pmu.h"
+#include "stat_topdown.h"
 
 static int usage(FILE *fp)
 {
@@ -49,7 +50,7 @@ static int usage(FILE *fp)
 		"      --topdown        topdown level 1 (tma_* percentages): with --metrics, the\n"
 		"                       table's TopdownL1 group as perf opens it; without, the\n"
 		"                       slots + topdown-* group of a PERF_METRICS PMU\n"
-		"      --td-level N     --topdown's level (0 or 1: level 1; 2: level 2, ...)\n"
+		"      --td-level N     --topdown's level (0 or 1: level 1; 2; 6 of GNR's table)\n"
 		"The counts go to stderr, as perf stat's do.\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
@@ -97,12 +98,7 @@ struct run {
 	const char *sel[64];
 	size_t nsel;
 	const char *metrics_file;
-	bool topdown;
-	unsigned td_level;              /* --td-level (0: level 1) */
-	const char *const *td_name;     /* --topdown's columns in perf's order */
-	const char **td_head;           /* and their heads ("%  tma_retiring") */
-	int td_cols;
-	double *td_val;                 /* --topdown: [unit][td_cols] */
+	struct stat_topdown td;         /* --topdown */
 	/* -r N */
 	uint32_t runs, run;
 	struct pmt_run_stats elapsed;
@@ -142,14 +138,14 @@ static void print_metrics(struct run *r)
 	for (size_t u = 0; val && th && missing && u < pmt_counts_nr_units(c); u++) {
 		pmt_metric_plan_eval(r->mplan, c, u, val, th);
 		pmt_metric_plan_missing(r->mplan, missing);
-		for (size_t i = 0; r->topdown && i < nm; i++) {
+		for (size_t i = 0; r->td.on && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
 
-			for (int k = 0; k < r->td_cols; k++)
-				if (!strcmp(m->name, r->td_name[k]))
-					r->td_val[u * (size_t)r->td_cols + k] = missing[i] ? NAN : val[i];
+			for (int k = 0; k < r->td.cols; k++)
+				if (!strcmp(m->name, r->td.name[k]))
+					r->td.val[u * (size_t)r->td.cols + k] = missing[i] ? NAN : val[i];
 		}
-		for (size_t i = 0; !r->topdown && i < nm; i++) {
+		for (size_t i = 0; !r->td.on && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
 			const char *ag = pmt_counts_unit_aggr(c, u);
 
@@ -171,49 +167,14 @@ static void print_metrics(struct run *r)
 	pmt_counts_free(c);
 }
 
-/* --topdown without a table: the level-1 and 2 ratios of each unit's topdown-* counts
- * (Documentation/topdown.txt through pmt_topdown_from_counts) */
-static void topdown_from_counts(struct run *r)
-{
-	/* PERF_METRICS' byte order */
-	static const char *const field[8] = {
-		"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound", "topdown-be-bound",
-		"topdown-heavy-ops", "topdown-br-mispredict", "topdown-fetch-lat",
-		"topdown-mem-bound",
-	};
-
-	for (uint32_t u = 0; u < pmt_stat_nr_units(r->stat); u++) {
-		double td[8] = { 0 }, slots = 0;
-		struct pmt_topdown t;
-		double *v = r->td_val + (size_t)u * r->td_cols;
-		bool counted = true;
-
-		for (uint32_t e = 0; e < r->plan.ev.nr; e++) {
-			const struct pmt_stat_cell *cell = pmt_stat_cell(r->stat, u, e);
-			const char *name = r->plan.ev.ev[e].name;
-
-			for (int k = 0; k < 8; k++)
-				if (!strcmp(name, field[k])) {
-					td[k] = cell->val;
-					counted &= cell->counted;
-				}
-			if (!strcmp(name, "slots"))
-				slots = cell->val;
-		}
-		counted = counted && pmt_topdown_from_counts(slots, td, &t) >= 0;
-		for (int k = 0; k < r->td_cols; k++)
-			v[k] = counted ? pmt_topdown_pct(&t, r->td_name[k]) : NAN;
-	}
-}
-
 static void print_topdown(struct run *r)
 {
 	if (r->mplan)
 		print_metrics(r);
 	else
-		topdown_from_counts(r);
-	pmt_stat_print_metric_only(r->out, r->stat, r->td_head, (uint32_t)r->td_cols, r->td_val,
-				   &r->po);
+		stat_td_from_counts(&r->td, r->stat, &r->plan);
+	pmt_stat_print_metric_only(r->out, r->stat, r->td.head, (uint32_t)r->td.cols, r->td.val,
+				   r->td.cell, &r->po);
 }
 
 static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
@@ -228,7 +189,7 @@ static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
 	r->po.time_ns = t;
 	r->po.header = *first;
 	*first = false;
-	if (r->topdown) {
+	if (r->td.on) {
 		print_topdown(r);
 		return 0;
 	}
@@ -279,7 +240,7 @@ static int end_of_run(struct run *r, const struct pmt_count_opts *o, char **argv
 	r->po.header = true;
 	if (r->po.format == PMT_STAT_TEXT)
 		banner(r, o, argv, argc, pid);
-	if (r->topdown) {
+	if (r->td.on) {
 		print_topdown(r);
 	} else {
 		pmt_stat_print(r->out, r->stat, &r->po);
@@ -350,9 +311,7 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 		if (pmt_stat_new(&r->plan, pmt_counter_nr_threads(r->ctr), r->aggr, NULL,
 				 &r->stat) < 0)
 			return PMT_EXIT_ERROR;
-		r->td_val = calloc((size_t)pmt_stat_nr_units(r->stat) * (size_t)(r->td_cols + 1),
-				   sizeof(double));
-		if (!r->td_val)
+		if (stat_td_alloc(&r->td, pmt_stat_nr_units(r->stat)) < 0)
 			return PMT_EXIT_ERROR;
 		pmt_stat_set_threads(r->stat, r->threads, (uint32_t)r->nthreads);
 	}
@@ -446,44 +405,13 @@ out:
 	return rc;
 }
 
-/* --td-level against the deepest level there is (perf's words), and the level's columns */
-static int topdown_level(struct run *r, unsigned max, const char *where)
-{
-	if (!max)
-		return pmt_cli_fail("stat", "Topdown requested but the topdown metric groups "
-				    "aren't present.\n(See perf list the metric groups have names "
-				    "like TopdownL1) (in %s)", where);
-	if (!r->td_level)
-		r->td_level = 1;
-	if (r->td_level > max)
-		return pmt_cli_usage_fail("stat", "Invalid top-down metrics level. The max level "
-					  "is %u.", max);
-	r->td_cols = pmt_topdown_columns(r->td_level, &r->td_name);
-	if (r->td_cols < 0)
-		return pmt_cli_fail("stat", "Unsupported top-down metrics level %u. pmutrace "
-				    "prints levels 1 and 2 (%s has %u; README, Counting, says "
-				    "why).", r->td_level, where, max);
-	r->td_head = calloc((size_t)r->td_cols, sizeof(*r->td_head));
-	if (!r->td_head)
-		return PMT_EXIT_ERROR;
-	for (int k = 0; k < r->td_cols; k++) {
-		char *h = malloc(strlen(r->td_name[k]) + 4);
-
-		if (!h)
-			return PMT_EXIT_ERROR;
-		sprintf(h, "%%  %s", r->td_name[k]);
-		r->td_head[k] = h;
-	}
-	return 0;
-}
-
 static int setup_metrics(struct run *r)
 {
 	struct pmt_expr_ctx ctx;
 	struct pmt_diag diag = PMT_DIAG_INIT;
 	static char group[16];
 
-	if (!r->nsel && !(r->topdown && r->metrics_file))
+	if (!r->nsel && !(r->td.on && r->metrics_file))
 		return 0;
 	if (!r->metrics_file)
 		return pmt_cli_usage_fail("stat", "-M needs --metrics FILE (a perf pmu-events or "
@@ -493,19 +421,20 @@ static int setup_metrics(struct run *r)
 		return PMT_EXIT_ERROR;
 	}
 	/* perf's --topdown is its table's TopdownL<level> group */
-	if (r->topdown) {
+	if (r->td.on) {
 		unsigned max = pmt_metric_set_topdown_max_level(&r->ms);
-		int rc = topdown_level(r, max, r->metrics_file);
+		int rc = stat_td_columns(&r->td, max, r->metrics_file, NULL);
 
 		if (rc)
 			return rc;
-		snprintf(group, sizeof(group), "TopdownL%u", r->td_level);
+		snprintf(group, sizeof(group), "TopdownL%u", r->td.level);
 		r->sel[r->nsel++] = group;
 	}
 	pmt_expr_ctx_default(&ctx);
+	ctx.smt_on = stat_smt_on();
 	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, &diag) < 0)
 		return pmt_cli_fail_diag("stat", &diag);
-	return 0;
+	return r->td.on ? stat_td_check_table(&r->td, r->mplan, r->metrics_file) : 0;
 }
 
 /* the plan's count inputs named id (all for NULL) not listed yet, appended to list */
@@ -536,9 +465,9 @@ static int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_
 	for (size_t i = 0; i < ni; i++)
 		len += strlen(pmt_metric_plan_input(r->mplan, i)->id) + 1;
 	list = malloc(len);
-	snprintf(group, sizeof(group), "TopdownL%u", r->td_level);
+	snprintf(group, sizeof(group), "TopdownL%u", r->td.level);
 	/* where perf's order is not reproduced (grouped metrics): the plan's */
-	if (r->topdown && pmt_metric_set_perf_events(&r->ms, group, &order) < 0)
+	if (r->td.on && pmt_metric_set_perf_events(&r->ms, group, &order) < 0)
 		order = NULL;
 	/* one list, parsed at once: the topdown-* events and TOPDOWN.SLOTS of TopdownL1 form
 	 * one group led by slots, as perf's parse of its metric events groups them */
@@ -658,7 +587,7 @@ int cmd_stat(int argc, char **argv)
 		case 'o': outpath = optarg; o.record_pipe = true; break;
 		case 'i': o.no_inherit = true; break;
 		case O_DRY_RUN: dry_run = 1; break;
-		case O_TOPDOWN: r.topdown = true; break;
+		case O_TOPDOWN: r.td.on = true; break;
 		case O_TD_LEVEL: {
 			/* perf's OPT_UINTEGER: a sign refused, strtol's digits; "" is 0 */
 			char *end;
@@ -670,7 +599,7 @@ int cmd_stat(int argc, char **argv)
 			if (*end)
 				return pmt_cli_usage_fail("stat", "option `td-level' expects a "
 							  "numerical value");
-			r.td_level = lv > 99 ? 99 : (unsigned)lv;
+			r.td.level = lv > 99 ? 99 : (unsigned)lv;
 			break;
 		}
 		case 'v': verbose++; break;
@@ -705,7 +634,7 @@ int cmd_stat(int argc, char **argv)
 					  outpath ? "-o" : "-I");
 	if (r.runs > 1 && optind >= argc)
 		return pmt_cli_usage_fail("stat", "-r needs a workload (-- CMD ARGS) to repeat");
-	if (r.topdown && (nev || r.nsel))
+	if (r.td.on && (nev || r.nsel))
 		return pmt_cli_usage_fail("stat", "--topdown chooses its own events: no -e or -M "
 					  "with it");
 	/* with -a, -C, -p or -t a workload only sets how long they are counted (perf's way) */
@@ -736,7 +665,7 @@ int cmd_stat(int argc, char **argv)
 		rc = metric_events(&r, &events, &pmus, &eo, &d);
 	} else {
 		/* without a table: level 2 where the PMU lists its topdown-* events */
-		if (r.topdown) {
+		if (r.td.on) {
 			struct pmt_evlist l2 = { 0 };
 			struct pmt_diag ignored = PMT_DIAG_INIT;
 			unsigned max = pmt_events_parse_opts(&l2, &pmus, "topdown-heavy-ops,"
@@ -744,26 +673,28 @@ int cmd_stat(int argc, char **argv)
 							     "topdown-mem-bound", &eo, &ignored) < 0 ? 1 : 2;
 
 			pmt_evlist_fini(&l2);
-			rc = topdown_level(&r, max, pmus.root);
+			rc = stat_td_columns(&r.td, max, pmus.root, &pmus);
 			if (rc) {
 				pmt_pmus_fini(&pmus);
 				goto done_early;
 			}
 		}
 		if (!nev)
-			evstr[nev++] = r.topdown && r.td_level == 2
+			evstr[nev++] = r.td.on && r.td.level == 2
 					       ? "topdown-retiring,topdown-bad-spec,topdown-fe-bound,"
 						 "topdown-be-bound,topdown-heavy-ops,"
 						 "topdown-br-mispredict,topdown-fetch-lat,"
 						 "topdown-mem-bound"
-				       : r.topdown ? "topdown-retiring,topdown-bad-spec,"
+				       : r.td.on ? "topdown-retiring,topdown-bad-spec,"
 						     "topdown-fe-bound,topdown-be-bound"
 						   : "task-clock,context-switches,cpu-migrations,"
 						     "page-faults";
+		if (r.td.on && stat_td_atom_events(&r.td))
+			evstr[nev++] = stat_td_atom_events(&r.td);
 		rc = 0;
 		for (unsigned i = 0; i < nev && rc >= 0; i++)
 			rc = pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
-		if (rc < 0 && r.topdown)
+		if (rc < 0 && r.td.on)
 			pmt_diag_set(&d, rc, NULL, PMT_DIAG_NO_OFFSET,
 				     "Topdown requested but the topdown events aren't present (a PMU "
 				     "with slots and topdown-* in %s/bus/event_source/devices/*/"
@@ -799,10 +730,7 @@ int cmd_stat(int argc, char **argv)
 	pmt_count_plan_fini(&r.plan);
 	pmt_pmus_fini(&pmus);
 done_early:
-	free(r.td_val);
-	for (int k = 0; r.td_head && k < r.td_cols; k++)
-		free((char *)r.td_head[k]);
-	free(r.td_head);
+	stat_td_fini(&r.td);
 	pmt_event_table_free(table);
 	pmt_metric_plan_free(r.mplan);
 	pmt_metric_set_fini(&r.ms);

@@ -4,7 +4,7 @@
 # so -A prints a CPU's line for the events of its own PMU; a counter that cannot be read
 # is <not counted> (the simulated PMU counts cpu_core alone: its cpu_atom fds give EAGAIN)
 # and the others are printed. x86 perf 7.3 and pmutrace on the simulated PMU, byte for
-# byte: text, -A, -x, -j, -I (times blanked).
+# byte: text, -A, -x, -j, -I (times blanked); and --topdown's two PMUs' columns.
 #   hybrid_stat.sh PMUTRACE ORACLES_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 SRC=$3
@@ -32,6 +32,35 @@ for opts in "-A" "" "-x, -A" "-x," "-j -A" "-j" "-I 100 -A" "-I 100 -x, -A"; do
 	grep -q "cpu_core/event=0x3c/" "$T/perf" || { echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
 	[ -n "${VERBOSE:-}" ] && cat "$T/pmt"
 	cmp -s "$T/perf" "$T/pmt" || { echo "FAIL: hybrid stat $opts: perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
+done
+# --topdown (issue 11): the cpu_core PMU's level-1 columns, then the cpu_atom PMU's (perf
+# 7.3's built-in Alder Lake table: TOPDOWN_*.ALL / (5 * CPU_CLK_UNHALTED.CORE)), each CPU's
+# line with its own PMU's columns only; cpu_atom unreadable (nan, empty, "none") and, with
+# PMUSIM_PEBS_TYPE=4,10, counted (numbers), byte for byte
+td() { # PEBS_TYPES LINES OUT CMD...: LINES kept (-I: the first interval's, a loaded machine
+	# may fit one interval fewer into the workload's time)
+	types=$1 lines=$2 out=$3
+	shift 3
+	SYSFS_PATH=$T/hyb PERF_CPUID=GenuineIntel-6-97-0 PMUSIM_PEBS_TYPE=$types \
+		PMUSIM_RATES=0x10ad:0,0x400:1000000 LD_PRELOAD=$T/sim.so timeout 60 "$@" 2>&1 >/dev/null |
+		sed -e '/seconds time elapsed/d' -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' \
+			-e 's/^[0-9]*\.[0-9]\{9\},/TIME,/' -e 's/"interval" : [0-9.]*/"interval" : T/' |
+		head -"$lines" >"$out"
+}
+for types in 4 4,10; do
+	for o in - -A -x, -x,_-A -j -j_-A -I_150 -I_150_-A -I_150_-x, -I_150_-j --td-level_1_-x, -r_2; do
+		n=$((n + 1))
+		opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
+		case "$o" in -I_150_-A) k=13 ;; -I_150_-j) k=1 ;; -I*) k=2 ;; *) k=99 ;; esac
+		# shellcheck disable=SC2086
+		td $types $k "$T/perf" "$X" stat --topdown -a $opts -- sleep 0.2
+		# shellcheck disable=SC2086
+		td $types $k "$T/pmt" "$P" stat --topdown -a $opts -- sleep 0.2
+		grep -q 'tma_backend_bound.*tma_backend_bound\|"cpu" : "8", "%  tma_bad_speculation"' "$T/perf" ||
+			{ echo "FAIL: perf 7.3 printed no cpu_atom columns: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
+		[ -n "${VERBOSE:-}" ] && cat "$T/pmt"
+		cmp -s "$T/perf" "$T/pmt" || { echo "FAIL: hybrid --topdown $opts (counted: $types): perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
+	done
 done
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]

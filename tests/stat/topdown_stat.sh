@@ -7,7 +7,7 @@
 # one socket and die, four cores of two CPUs), byte for byte: with perf's GNR tables (--metrics, --events: the TopdownL1 group
 # perf opens) and without a table (pmutrace's own slots + topdown-* group, the topdown.txt
 # fractions: equal here as UOP_DROPPING counts 0). Two PERF_METRICS values: the seed's
-# vector and one whose level-1 bytes add up past 0xff.
+# vector and one whose level-1 bytes add up past 0xff. --td-level 6 with the table too.
 #   topdown_stat.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
@@ -66,6 +66,20 @@ for pm in 0x40300C085F501040 0x80808080A0A0A0A0; do
 		done
 	done
 done
+# --td-level 6 with perf's GNR table: its nine columns (STLB-miss page sizes, ports 6/1/0),
+# the one level past 2 perf 7.3 prints in full on the simulated PMU; the events from
+# fixtures/events/gnr_topdown_l6.json; #SMT_on from the tree's topology (two CPUs a core)
+for o in - -A -x, -j -I_150 --per-core -j_--per-core -j_--per-socket; do
+	n=$((n + 1))
+	opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
+	# shellcheck disable=SC2086
+	run 0x40300C085F501040 "$T/perf" "$X" stat --topdown --td-level 6 -a $opts -- sleep 0.2
+	grep -q "tma_port_0" "$T/perf" || { echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
+	# shellcheck disable=SC2086
+	run 0x40300C085F501040 "$T/pmt" "$P" stat --topdown --td-level 6 --metrics "$D/gnr-metrics.json" \
+		--events "$SRC/fixtures/events/gnr_topdown_l6.json" -a $opts -- sleep 0.2
+	cmp -s "$T/perf" "$T/pmt" || { echo "FAIL: --topdown --td-level 6 $opts: perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
+done
 # --td-level past the deepest level: perf's words (the GNR table has TopdownL1..L6; the PMU
 # alone gives level 2); a value that is no number: perf's parse-options text; exit 129
 for args in "--td-level 7 --metrics $D/gnr-metrics.json" "--td-level 3"; do
@@ -78,15 +92,21 @@ for args in "--td-level 7 --metrics $D/gnr-metrics.json" "--td-level 3"; do
 	case "$args" in *metrics*) grep -qF "$(cat "$T/perf")" "$T/err" ;; *) grep -q "Invalid top-down metrics level. The max level is 2.$" "$T/err" ;; esac &&
 		[ $st = 129 ] || { echo "FAIL: --topdown $args: exit $st, '$(cat "$T/err")' (perf 7.3: '$(cat "$T/perf")')"; fail=$((fail + 1)); }
 done
-# levels 3 to 6 of the table: refused, naming the deepest level there (perf 7.3 itself dies
-# of SIGSEGV on --td-level 3 here, and prints fewer values than columns at 4 to 6)
-for v in 3 6; do
+# levels 3 to 5 of the table: refused, naming the deepest level there (perf 7.3 itself dies
+# of SIGSEGV on --td-level 3 here, and prints fewer values than columns at 4 and 5)
+for v in 3 5; do
 	n=$((n + 1))
 	SYSFS_PATH=$T/gnr "$P" stat --topdown --td-level $v --metrics "$D/gnr-metrics.json" -a -- true 2>"$T/err"
 	st=$?
-	grep -q "Unsupported top-down metrics level $v. pmutrace prints levels 1 and 2 (.*gnr-metrics.json has 6" "$T/err" &&
+	grep -q "Unsupported top-down metrics level $v. pmutrace prints levels 1, 2 and Granite Rapids' 6 (.*gnr-metrics.json has 6" "$T/err" &&
 		[ $st = 1 ] || { echo "FAIL: --td-level $v: exit $st, '$(cat "$T/err")'"; fail=$((fail + 1)); }
 done
+# level 6 of another table (Lunar Lake's): perf's column order there is not known, refused
+n=$((n + 1))
+SYSFS_PATH=$T/gnr "$P" stat --topdown --td-level 6 --metrics "$D/lnl-metrics.json" -a -- true 2>"$T/err"
+st=$?
+grep -q "Unsupported top-down metrics level 6. pmutrace prints level 6 of Granite Rapids' table only (.*lnl-metrics.json's TopdownL6 has no tma_" "$T/err" &&
+	[ $st = 1 ] || { echo "FAIL: --td-level 6 of LNL's table: exit $st, '$(cat "$T/err")'"; fail=$((fail + 1)); }
 for v in x 2.5 -1; do
 	n=$((n + 1))
 	run 0x40300C085F501040 "$T/perf" "$X" stat --topdown --td-level "$v" -a -- true

@@ -73,8 +73,19 @@ static const char *const level2[] = { "tma_memory_bound", "tma_core_bound",
 				      "tma_machine_clears", "tma_branch_mispredicts",
 				      "tma_fetch_latency", "tma_fetch_bandwidth" };
 
+/* level 6 of Granite Rapids' table, the one deeper level perf 7.3 prints in full on the
+ * simulated PMU (3 crashes it, 4 and 5 print fewer values than columns) */
+static const char *const level6[] = { "tma_store_stlb_miss_4k", "tma_store_stlb_miss_2m",
+				      "tma_store_stlb_miss_1g", "tma_load_stlb_miss_4k",
+				      "tma_load_stlb_miss_2m", "tma_load_stlb_miss_1g",
+				      "tma_port_6", "tma_port_1", "tma_port_0" };
+
 int pmt_topdown_columns(unsigned level, const char *const **names)
 {
+	if (level == 6) {
+		*names = level6;
+		return 9;
+	}
 	if (level == 1) {
 		*names = level1;
 		return 4;
@@ -84,6 +95,37 @@ int pmt_topdown_columns(unsigned level, const char *const **names)
 		return 8;
 	}
 	return -PMT_EINVAL;
+}
+
+/* Gracemont allocates 5 uops a cycle; Meteor Lake's Crestmont (6) and Arrow/Lunar Lake's
+ * Skymont (8) tables use other widths and events, which the caller has to rule out */
+#define ATOM_ADL_SLOTS_PER_CYCLE 5
+
+int pmt_topdown_atom_from_counts(double cycles, double fe_bound, double be_bound,
+				 double retiring, struct pmt_topdown *out)
+{
+	double slots = ATOM_ADL_SLOTS_PER_CYCLE * cycles;
+
+	memset(out, 0, sizeof(*out));
+	if (!(slots > 0))
+		return -PMT_EINVAL;
+	out->slots = slots;
+	out->fe_bound = fe_bound / slots;
+	out->be_bound = be_bound / slots;
+	out->retiring = retiring / slots;
+	out->bad_spec = (slots - (fe_bound + be_bound + retiring)) / slots;
+	return 0;
+}
+
+int pmt_topdown_atom_columns(unsigned level, const char *const **names)
+{
+	static const char *const atom1[] = { "tma_bad_speculation", "tma_retiring",
+					     "tma_frontend_bound", "tma_backend_bound" };
+
+	if (level != 1)
+		return -PMT_EINVAL;
+	*names = atom1;
+	return 4;
 }
 
 double pmt_topdown_pct(const struct pmt_topdown *t, const char *name)

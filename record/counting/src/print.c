@@ -211,7 +211,7 @@ static int aggr_header_len(enum pmt_aggr a)
 #define METRIC_ONLY_LEN 20
 
 void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *const *heads,
-				uint32_t ncol, const double *val,
+				uint32_t ncol, const double *val, const uint8_t *cells,
 				const struct pmt_stat_print_opts *po)
 {
 	const char *sep = po->sep ? po->sep : ",";
@@ -241,6 +241,8 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 	}
 	for (uint32_t u = 0; u < pmt_stat_nr_units(s); u++) {
 		const double *v = val + (size_t)u * ncol;
+		const uint8_t *cell = cells ? cells + (size_t)u * ncol : NULL;
+		bool first = true;
 
 		if (po->format == PMT_STAT_JSON) {
 			json_open(fp, s, u, po);
@@ -248,9 +250,12 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 			if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
 				fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, 0)->nr);
 			for (uint32_t k = 0; k < ncol; k++) {
-				fprintf(fp, "%s\"%s\" : ", k ? ", " : "", heads[k]);
+				if (cell && cell[k] == PMT_MO_SKIP)
+					continue;
+				fprintf(fp, "%s\"%s\" : ", first ? "" : ", ", heads[k]);
+				first = false;
 				if (isnan(v[k]))
-					fputs("\"\"", fp);
+					fputs(cell && cell[k] == PMT_MO_RATIO ? "\"none\"" : "\"\"", fp);
 				else
 					fprintf(fp, "\"%.1f\"", v[k]);
 			}
@@ -265,6 +270,8 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 				fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep,
 					pmt_stat_cell(s, u, 0)->nr, sep);
 			for (uint32_t k = 0; k < ncol; k++) {
+				if (cell && cell[k] == PMT_MO_SKIP)
+					continue;
 				if (!isnan(v[k]))
 					fprintf(fp, "%.1f", v[k]);
 				fputs(sep, fp);
@@ -277,9 +284,11 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 		for (uint32_t k = 0; k < ncol; k++) {
 			int w = (int)strlen(heads[k]);
 
+			if (cell && cell[k] == PMT_MO_SKIP)
+				continue;
 			if (w < METRIC_ONLY_LEN)
 				w = METRIC_ONLY_LEN;
-			if (isnan(v[k]))
+			if (isnan(v[k]) && !(cell && cell[k] == PMT_MO_RATIO))
 				fprintf(fp, "%*s", w, "");
 			else
 				fprintf(fp, "%*s%8.1f", w - 8 > 1 ? w - 8 : 1, "", v[k]);

@@ -163,6 +163,35 @@ static void level_columns(void **state)
 	assert_true(isnan(pmt_topdown_pct(&t, "tma_retiring_x")));
 }
 
+/* a hybrid part's cpu_atom level 1: perf 7.3 (Alder Lake table, the simulated PMU of
+ * tests/stat/hybrid_stat.sh) read 21194 CPU_CLK_UNHALTED.CORE, 29706 TOPDOWN_RETIRING.ALL,
+ * 38990 TOPDOWN_FE_BOUND.ALL and 19038 TOPDOWN_BE_BOUND.ALL and printed bad speculation
+ * 17.2, retiring 28.0, frontend 36.8, backend 18.0 (%8.1f), in that column order */
+static void atom_level1(void **state)
+{
+	const char *const *names;
+	struct pmt_topdown t;
+	char buf[64];
+
+	assert_int_equal(pmt_topdown_atom_columns(1, &names), 4);
+	assert_string_equal(names[0], "tma_bad_speculation");
+	assert_string_equal(names[1], "tma_retiring");
+	assert_string_equal(names[2], "tma_frontend_bound");
+	assert_string_equal(names[3], "tma_backend_bound");
+	assert_int_equal(pmt_topdown_atom_columns(2, &names), -PMT_EINVAL);
+	assert_int_equal(pmt_topdown_atom_from_counts(21194, 38990, 19038, 29706, &t), 0);
+	snprintf(buf, sizeof(buf), "%.1f %.1f %.1f %.1f", pmt_topdown_pct(&t, names[0]),
+		 pmt_topdown_pct(&t, names[1]), pmt_topdown_pct(&t, names[2]),
+		 pmt_topdown_pct(&t, names[3]));
+	assert_string_equal(buf, "17.2 28.0 36.8 18.0");
+	/* 5 slots a cycle; bad speculation not clamped at 0 as the P-core's is */
+	assert_int_equal(pmt_topdown_atom_from_counts(100, 300, 200, 100, &t), 0);
+	NEAR(pmt_topdown_pct(&t, "tma_bad_speculation"), -20.0);
+	NEAR(pmt_topdown_pct(&t, "tma_frontend_bound"), 60.0);
+	/* perf's division by 0 cycles: NaN, left to the caller */
+	assert_int_equal(pmt_topdown_atom_from_counts(0, 1, 1, 1, &t), -PMT_EINVAL);
+}
+
 /* perf's metricgroups__topdown_max_level(): the first TopdownL of each metric's groups */
 static void table_max_level(void **state)
 {
@@ -188,6 +217,7 @@ int main(void)
 		cmocka_unit_test(from_counts),
 		cmocka_unit_test(cli_topdown),
 		cmocka_unit_test(level_columns),
+		cmocka_unit_test(atom_level1),
 		cmocka_unit_test(table_max_level),
 	};
 

@@ -324,6 +324,16 @@ PMT_API int pmt_topdown_from_counts(double slots, const double td[8], struct pmt
  * them on a PERF_METRICS PMU (checked on Granite Rapids' tables): *names points at them;
  * returns their number (4 for level 1, 8 for level 2), -PMT_EINVAL for another level */
 PMT_API int pmt_topdown_columns(unsigned level, const char *const **names);
+/* A hybrid part's E-core (cpu_atom) level 1 as perf 7.3's built-in Alder/Raptor Lake table
+ * computes it (pmu-events alderlake/adl-metrics.json, the cpu_atom entries): each
+ * TOPDOWN_*.ALL count over 5 slots per CPU_CLK_UNHALTED.CORE cycle, bad speculation what the
+ * other three leave (not clamped at 0, unlike the P-core's). Level-2 fields are left 0.
+ * Returns -PMT_EINVAL when the cycles are 0 (perf's NaN). */
+PMT_API int pmt_topdown_atom_from_counts(double cycles, double fe_bound, double be_bound,
+					 double retiring, struct pmt_topdown *out);
+/* the atom level-1 columns in the order perf 7.3 prints them after the core's (the
+ * Alder Lake hybrid tree: bad speculation first); 4, or -PMT_EINVAL for another level */
+PMT_API int pmt_topdown_atom_columns(unsigned level, const char *const **names);
 /* one of those metrics from decoded ratios, in % (NAN for a name it does not know) */
 PMT_API double pmt_topdown_pct(const struct pmt_topdown *t, const char *name);
 /* The events of a table's metric group (perf pmu-events JSON) in the order perf 7.3's

@@ -181,12 +181,22 @@ struct pmt_stat_print_opts {
 };
 /* The counts of every unit and event in perf stat's layout (perf 7.3). */
 PMT_API void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po);
+/* how pmt_stat_print_metric_only reads a cell of val[] */
+enum pmt_mo_cell {
+	PMT_MO_VALUE = 0,  /* a value; NAN: an empty cell */
+	PMT_MO_SKIP,       /* not this unit's: a hybrid PMU's metric on a CPU of the other PMU
+			    * (perf 7.3 leaves it out of the line, the others move left) */
+	PMT_MO_RATIO,      /* a metric perf computed: NAN printed as perf prints a NaN ratio
+			    * (text "nan", CSV empty, JSON "none") */
+};
 /* perf stat --metric-only's layout (--topdown's): a line per unit, a column per metric
- * headed heads[k] as perf names it ("%  tma_retiring"), val[u * ncol + k] (NAN: empty);
- * po->header prints the heads first. */
+ * headed heads[k] as perf names it ("%  tma_retiring"), val[u * ncol + k] read as
+ * cells[u * ncol + k] says (cells NULL: every cell PMT_MO_VALUE); po->header prints the
+ * heads first. */
 PMT_API void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s,
 					const char *const *heads, uint32_t ncol,
-					const double *val, const struct pmt_stat_print_opts *po);
+					const double *val, const uint8_t *cells,
+					const struct pmt_stat_print_opts *po);
 
 /* ---- the counts in a recording (perf stat record's records) ---------------------------- */
 /* a HEADER_ATTR per event with the counters' ids (every CPU and thread opened), added

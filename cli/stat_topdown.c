@@ -1,0 +1,220 @@
+/* stat --topdown's columns and values (stat_topdown.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmutrace/cli_util.h"
+#include "pmutrace/metrics.h"
+#include "stat_topdown.h"
+
+/* perf 7.3's built-in Alder Lake table (GenuineIntel-6-97, and the Raptor Lake models that
+ * share it) on the cpu_atom PMU: TOPDOWN_RETIRING.ALL, CPU_CLK_UNHALTED.CORE,
+ * TOPDOWN_FE_BOUND.ALL, TOPDOWN_BE_BOUND.ALL (pmu-events alderlake/adl-metrics.json and
+ * the atom event file), opened alone in the order perf 7.3 opens them */
+enum { ATOM_RETIRING = 0xc2, ATOM_CYCLES = 0x3c, ATOM_FE_BOUND = 0x71, ATOM_BE_BOUND = 0x74 };
+static const char atom_events[] = "cpu_atom/event=0xc2/,cpu_atom/event=0x3c/,"
+				  "cpu_atom/event=0x71/,cpu_atom/event=0x74/";
+
+/* The kernel names the PMU's model in caps/pmu_name; Meteor Lake's atom (6 slots a cycle,
+ * TOPDOWN_RETIRING.ALL_P) and Arrow/Lunar Lake's (8) formulas are other ones, left out. */
+static bool alderlake_atom(const struct pmt_pmus *pmus)
+{
+	const struct pmt_pmu *atom = pmus ? pmt_pmus_find(pmus, "cpu_atom") : NULL;
+
+	for (uint32_t i = 0; atom && i < atom->nr_caps; i++)
+		if (!strcmp(atom->caps[i].name, "pmu_name"))
+			return !strncmp(atom->caps[i].value, "alderlake_hybrid", 16);
+	return false;
+}
+
+int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
+		    const struct pmt_pmus *atom_pmus)
+{
+	const char *const *core, *const *atom = NULL;
+	int ncore, natom = 0;
+
+	if (!max)
+		return pmt_cli_fail("stat", "Topdown requested but the topdown metric groups "
+				    "aren't present.\n(See perf list the metric groups have names "
+				    "like TopdownL1) (in %s)", where);
+	if (!td->level)
+		td->level = 1;
+	if (td->level > max)
+		return pmt_cli_usage_fail("stat", "Invalid top-down metrics level. The max level "
+					  "is %u.", max);
+	ncore = pmt_topdown_columns(td->level, &core);
+	if (ncore < 0)
+		return pmt_cli_fail("stat", "Unsupported top-down metrics level %u. pmutrace "
+				    "prints levels 1, 2 and Granite Rapids' 6 (%s has %u; README, "
+				    "Counting, says why).", td->level, where, max);
+	if (alderlake_atom(atom_pmus))
+		natom = pmt_topdown_atom_columns(td->level, &atom);
+	if (natom < 0)
+		natom = 0; /* level 2's atom columns: README, Counting */
+	td->cols = ncore + natom;
+	td->atom_from = ncore;
+	for (int k = 0; k < td->cols; k++) {
+		const char *n = k < ncore ? core[k] : atom[k - ncore];
+		char *h = malloc(strlen(n) + 4);
+
+		if (!h)
+			return PMT_EXIT_ERROR;
+		sprintf(h, "%%  %s", n);
+		td->name[k] = n;
+		td->head[k] = h;
+	}
+	return 0;
+}
+
+const char *stat_td_atom_events(const struct stat_topdown *td)
+{
+	return td->atom_from < td->cols ? atom_events : NULL;
+}
+
+int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units)
+{
+	size_t n = (size_t)nr_units * (size_t)(td->cols + 1);
+
+	td->val = calloc(n, sizeof(*td->val));
+	td->cell = calloc(n, sizeof(*td->cell));
+	return td->val && td->cell ? 0 : -PMT_ENOMEM;
+}
+
+static bool is_atom(const struct pmt_evsel *e, uint64_t config)
+{
+	return e->pmu && !strcmp(e->pmu->name, "cpu_atom") && e->attr.config == config;
+}
+
+/* a unit's cpu_atom columns: nr 0 where none of the unit's CPUs is an atom one */
+static void atom_unit(struct stat_topdown *td, const struct pmt_stat *s,
+		      const struct pmt_count_plan *plan, uint32_t u)
+{
+	double *v = td->val + (size_t)u * td->cols;
+	uint8_t *cell = td->cell + (size_t)u * td->cols;
+	double cyc = 0, fe = 0, be = 0, ret = 0;
+	bool counted = true;
+	uint32_t nr = 0;
+	struct pmt_topdown t;
+
+	for (uint32_t e = 0; e < plan->ev.nr; e++) {
+		const struct pmt_evsel *ev = &plan->ev.ev[e];
+		const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+		double *to = is_atom(ev, ATOM_CYCLES)     ? &cyc
+			     : is_atom(ev, ATOM_FE_BOUND) ? &fe
+			     : is_atom(ev, ATOM_BE_BOUND) ? &be
+			     : is_atom(ev, ATOM_RETIRING) ? &ret
+							  : NULL;
+
+		if (!to)
+			continue;
+		*to = c->val;
+		counted &= c->counted;
+		nr += c->nr;
+	}
+	/* perf's expression gives NaN for a division by 0 cycles, or counters not read */
+	counted = counted && pmt_topdown_atom_from_counts(cyc, fe, be, ret, &t) >= 0;
+	for (int k = td->atom_from; k < td->cols; k++) {
+		v[k] = counted ? pmt_topdown_pct(&t, td->name[k]) : NAN;
+		cell[k] = nr ? PMT_MO_RATIO : PMT_MO_SKIP;
+	}
+}
+
+void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
+			 const struct pmt_count_plan *plan)
+{
+	/* PERF_METRICS' byte order */
+	static const char *const field[8] = {
+		"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound", "topdown-be-bound",
+		"topdown-heavy-ops", "topdown-br-mispredict", "topdown-fetch-lat",
+		"topdown-mem-bound",
+	};
+
+	for (uint32_t u = 0; u < pmt_stat_nr_units(s); u++) {
+		double td8[8] = { 0 }, slots = 0;
+		struct pmt_topdown t;
+		double *v = td->val + (size_t)u * td->cols;
+		uint8_t *cell = td->cell + (size_t)u * td->cols;
+		bool counted = true;
+		uint32_t nr = 0;
+
+		for (uint32_t e = 0; e < plan->ev.nr; e++) {
+			const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+			const char *name = plan->ev.ev[e].name;
+
+			for (int k = 0; k < 8; k++)
+				if (!strcmp(name, field[k])) {
+					td8[k] = c->val;
+					counted &= c->counted;
+					nr += c->nr;
+				}
+			if (!strcmp(name, "slots"))
+				slots = c->val;
+		}
+		counted = counted && pmt_topdown_from_counts(slots, td8, &t) >= 0;
+		for (int k = 0; k < td->atom_from; k++) {
+			v[k] = counted ? pmt_topdown_pct(&t, td->name[k]) : NAN;
+			/* a hybrid part's atom CPU has no line for the core PMU's columns */
+			cell[k] = td->atom_from < td->cols && !nr ? PMT_MO_SKIP : PMT_MO_VALUE;
+		}
+		if (td->atom_from < td->cols)
+			atom_unit(td, s, plan, u);
+	}
+}
+
+void stat_td_fini(struct stat_topdown *td)
+{
+	free(td->val);
+	free(td->cell);
+	for (int k = 0; k < td->cols; k++)
+		free((char *)td->head[k]);
+	td->val = NULL;
+	td->cell = NULL;
+	td->cols = 0;
+}
+
+bool stat_smt_on(void)
+{
+	char path[1200];
+	struct pmt_cpu_topology t;
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	bool on = false;
+	int active = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/smt/active", pmt_sysfs_root());
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &active) != 1)
+			active = -1;
+		fclose(f);
+	}
+	if (active >= 0)
+		return active == 1;
+	if (pmt_cpu_topology_read(pmt_sysfs_root(), n < 1 ? 1 : n > PMT_CPUS_MAX ? PMT_CPUS_MAX
+										 : (uint32_t)n, &t) >= 0)
+		for (uint32_t i = 0; i < t.nr_cores && !on; i++)
+			on = strpbrk(t.cores[i], ",-") != NULL;
+	pmt_cpu_topology_fini(&t);
+	return on;
+}
+
+int stat_td_check_table(const struct stat_topdown *td, const struct pmt_metric_plan *plan,
+			const char *where)
+{
+	size_t nm = pmt_metric_plan_nr_metrics(plan);
+
+	for (int k = 0; td->level > 2 && k < td->cols; k++) {
+		size_t i = 0;
+
+		while (i < nm && strcmp(pmt_metric_plan_metric(plan, i)->name, td->name[k]))
+			i++;
+		if (i == nm)
+			return pmt_cli_fail("stat", "Unsupported top-down metrics level %u. pmutrace "
+					    "prints level %u of Granite Rapids' table only (%s's "
+					    "TopdownL%u has no %s).", td->level, td->level, where,
+					    td->level, td->name[k]);
+	}
+	return 0;
+}

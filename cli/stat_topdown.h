@@ -1,0 +1,48 @@
+/* stat --topdown's columns and values, wired by cmd_stat.c: the tma_* columns of the
+ * PERF_METRICS core PMU in perf 7.3's order and, on an Alder/Raptor Lake hybrid part, the
+ * cpu_atom PMU's level-1 columns after them, as perf 7.3 prints both. */
+#ifndef PMT_CLI_STAT_TOPDOWN_H
+#define PMT_CLI_STAT_TOPDOWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmutrace/counting.h"
+#include "pmutrace/metrics.h"
+#include "pmutrace/pmu.h"
+
+#define STAT_TD_MAX_COLS 16
+
+struct stat_topdown {
+	bool on;                          /* --topdown */
+	unsigned level;                   /* --td-level (0 until stat_td_columns: level 1) */
+	int cols;
+	int atom_from;                    /* the first cpu_atom column (cols: none) */
+	const char *name[STAT_TD_MAX_COLS];  /* tma_* names */
+	const char *head[STAT_TD_MAX_COLS];  /* as perf heads them ("%  tma_retiring") */
+	double *val;                      /* [unit][cols] */
+	uint8_t *cell;                    /* [unit][cols], enum pmt_mo_cell */
+};
+
+/* The level's columns against the deepest level there is (perf's words on failure: an exit
+ * status to return, else 0). atom_pmus: the PMUs when the cpu_atom columns are wanted (no
+ * metric table), else NULL. */
+int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
+		    const struct pmt_pmus *atom_pmus);
+/* the cpu_atom events to count beside the core's topdown group, NULL when none */
+const char *stat_td_atom_events(const struct stat_topdown *td);
+int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units);
+/* without a table: every unit's ratios from the topdown-* counts (topdown.txt) and the
+ * cpu_atom TOPDOWN_*.ALL counts */
+void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
+			 const struct pmt_count_plan *plan);
+void stat_td_fini(struct stat_topdown *td);
+/* a level past 2 has the columns of one table (Granite Rapids'): each one a metric of the
+ * plan of the table's TopdownLN group, else perf's order is not known (an exit status) */
+int stat_td_check_table(const struct stat_topdown *td, const struct pmt_metric_plan *plan,
+			const char *where);
+/* #SMT_on of the metric tables as perf's smt_on() reads sysfs ($SYSFS_PATH): smt/active,
+ * else a core of more than one CPU in the topology */
+bool stat_smt_on(void);
+
+#endif
