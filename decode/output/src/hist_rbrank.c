@@ -15,49 +15,30 @@
 #include "hist_rbrank.h"
 
 struct rb {
-	uint32_t *left, *right, *parent; /* node index + 1; 0: none */
+	uint32_t *ch[2], *parent; /* children (left, right) and parent: index + 1; 0: none */
 	uint8_t *red;
 	uint32_t root;
 };
 
-#define L(t, x) ((t)->left[(x) - 1])
-#define R(t, x) ((t)->right[(x) - 1])
+#define C(t, x, d) ((t)->ch[d][(x) - 1])
 #define P(t, x) ((t)->parent[(x) - 1])
 #define RED(t, x) ((x) && (t)->red[(x) - 1])
 
-static void set_child(struct rb *t, uint32_t parent, uint32_t old, uint32_t node)
+/* x's child on side !d takes its place, x becomes that child's d side (d = 0: a left
+ * rotation) */
+static void rotate(struct rb *t, uint32_t x, int d)
 {
-	if (!parent)
-		t->root = node;
-	else if (L(t, parent) == old)
-		L(t, parent) = node;
+	uint32_t y = C(t, x, !d), up = P(t, x);
+
+	C(t, x, !d) = C(t, y, d);
+	if (C(t, y, d))
+		P(t, C(t, y, d)) = x;
+	P(t, y) = up;
+	if (!up)
+		t->root = y;
 	else
-		R(t, parent) = node;
-}
-
-static void rotate_left(struct rb *t, uint32_t x)
-{
-	uint32_t y = R(t, x);
-
-	R(t, x) = L(t, y);
-	if (L(t, y))
-		P(t, L(t, y)) = x;
-	P(t, y) = P(t, x);
-	set_child(t, P(t, x), x, y);
-	L(t, y) = x;
-	P(t, x) = y;
-}
-
-static void rotate_right(struct rb *t, uint32_t x)
-{
-	uint32_t y = L(t, x);
-
-	L(t, x) = R(t, y);
-	if (R(t, y))
-		P(t, R(t, y)) = x;
-	P(t, y) = P(t, x);
-	set_child(t, P(t, x), x, y);
-	R(t, y) = x;
+		C(t, up, C(t, up, 0) == x ? 0 : 1) = y;
+	C(t, y, d) = x;
 	P(t, x) = y;
 }
 
@@ -66,42 +47,23 @@ static void fixup(struct rb *t, uint32_t z)
 {
 	while (RED(t, P(t, z))) {
 		uint32_t p = P(t, z), g = P(t, p);
+		int d = p == C(t, g, 0) ? 0 : 1; /* the parent's side */
+		uint32_t u = C(t, g, !d);
 
-		if (p == L(t, g)) {
-			uint32_t u = R(t, g);
-
-			if (RED(t, u)) {
-				t->red[p - 1] = t->red[u - 1] = 0;
-				t->red[g - 1] = 1;
-				z = g;
-				continue;
-			}
-			if (z == R(t, p)) {
-				z = p;
-				rotate_left(t, z);
-				p = P(t, z);
-			}
-			t->red[p - 1] = 0;
+		if (RED(t, u)) {
+			t->red[p - 1] = t->red[u - 1] = 0;
 			t->red[g - 1] = 1;
-			rotate_right(t, g);
-		} else {
-			uint32_t u = L(t, g);
-
-			if (RED(t, u)) {
-				t->red[p - 1] = t->red[u - 1] = 0;
-				t->red[g - 1] = 1;
-				z = g;
-				continue;
-			}
-			if (z == L(t, p)) {
-				z = p;
-				rotate_right(t, z);
-				p = P(t, z);
-			}
-			t->red[p - 1] = 0;
-			t->red[g - 1] = 1;
-			rotate_left(t, g);
+			z = g;
+			continue;
 		}
+		if (z == C(t, p, !d)) {
+			z = p;
+			rotate(t, z, d);
+			p = P(t, z);
+		}
+		t->red[p - 1] = 0;
+		t->red[g - 1] = 1;
+		rotate(t, g, !d);
 	}
 	t->red[t->root - 1] = 0;
 }
@@ -116,12 +78,12 @@ int hist_rb_ranks(const uint32_t *order, size_t n, hist_rb_cmp cmp, const void *
 
 	if (!n)
 		return 0;
-	t.left = calloc(n, sizeof(*t.left));
-	t.right = calloc(n, sizeof(*t.right));
+	t.ch[0] = calloc(n, sizeof(*t.ch[0]));
+	t.ch[1] = calloc(n, sizeof(*t.ch[1]));
 	t.parent = calloc(n, sizeof(*t.parent));
 	t.red = calloc(n, 1);
 	stack = malloc(n * sizeof(*stack));
-	if (!t.left || !t.right || !t.parent || !t.red || !stack)
+	if (!t.ch[0] || !t.ch[1] || !t.parent || !t.red || !stack)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t z = (uint32_t)i + 1, y = 0, x = t.root;
@@ -132,15 +94,13 @@ int hist_rb_ranks(const uint32_t *order, size_t n, hist_rb_cmp cmp, const void *
 		while (x) {
 			y = x;
 			c = cmp(ctx, order[x - 1], order[i]);
-			x = c < 0 ? L(&t, x) : R(&t, x);
+			x = C(&t, x, c < 0 ? 0 : 1);
 		}
 		P(&t, z) = y;
 		if (!y)
 			t.root = z;
-		else if (c < 0)
-			L(&t, y) = z;
 		else
-			R(&t, y) = z;
+			C(&t, y, c < 0 ? 0 : 1) = z;
 		t.red[i] = 1;
 		fixup(&t, z);
 	}
@@ -148,16 +108,16 @@ int hist_rb_ranks(const uint32_t *order, size_t n, hist_rb_cmp cmp, const void *
 	for (uint32_t x = t.root; x || sp;) {
 		while (x) {
 			stack[sp++] = x;
-			x = L(&t, x);
+			x = C(&t, x, 0);
 		}
 		x = stack[--sp];
 		rank[order[x - 1]] = (uint32_t)next++;
-		x = R(&t, x);
+		x = C(&t, x, 1);
 	}
 	rc = 0;
 out:
-	free(t.left);
-	free(t.right);
+	free(t.ch[0]);
+	free(t.ch[1]);
 	free(t.parent);
 	free(t.red);
 	free(stack);
