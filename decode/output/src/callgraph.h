@@ -124,6 +124,17 @@ static inline const struct cg_ev *cg_ev_of(const struct cg *g, uint32_t i)
 	return g && i && i < g->ev_cap ? &g->ev[i] : NULL;
 }
 
+/* the line perf's cursor node i of the sample carries (callchain_cursor_node.srcline),
+ * which its hist entry takes for the srcline and srcfile keys: the inline list's, or
+ * with -g address or srcline the frame's own (callchain_srcline: the vdso's "??:0" and
+ * "+OFFSET", a .plt stub's "??:0"); NULL: looked up at the chain address */
+static inline const char *cg_node_srcline(const struct cg *g, size_t i)
+{
+	if (g->cur_src[i])
+		return g->cur_src[i];
+	return g->key != CG_KEY_FUNCTION ? cg_frame(g, g->cur[i])->srcline : NULL;
+}
+
 int cg_new(struct cg **out);
 void cg_free(struct cg *g);
 /* -g's argument into mode, order, threshold; *order_given set when it names one */

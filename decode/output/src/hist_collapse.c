@@ -15,6 +15,7 @@
 #include "hist_table.h"
 #include "hist_srcline.h"
 #include "callgraph.h"
+#include "hist_rbrank.h"
 
 void hist_frame_at(struct pmt_sym_loc *loc, const struct cg_frame *frame, uint64_t faddr)
 {
@@ -60,9 +61,85 @@ int hist_frame_texts(struct pmt_hist *h, const struct pmt_sym_loc *loc, uint64_t
 struct member {
 	const struct hent *e;
 	uint32_t at;
+	uint32_t rank; /* its place in perf's tree of its first event (perf_order) */
 };
 
 static const struct pmt_hist *cmp_hist; /* qsort's context: the table being collapsed */
+static const uint32_t *cmp_rank;        /* and the ranks of the event being merged */
+
+/* perf's dso comparison (_sort__dso_cmp): no file first, else by name */
+static int64_t dso_cmp(const struct hent *l, const struct hent *r)
+{
+	if (!l->dso_id || !r->dso_id)
+		return !l->dso_id && !r->dso_id ? 0 : !r->dso_id ? -1 : 1;
+	return strcmp(l->dso ? l->dso : "", r->dso ? r->dso : "");
+}
+
+/* hist_entry__cmp(existing, new) over the keys perf_order knows, in --sort's order */
+static int64_t perf_cmp(const void *ctx, uint32_t existing, uint32_t added)
+{
+	const struct pmt_hist *h = ctx;
+	const struct hent *l = &h->e[existing], *r = &h->e[added];
+	int64_t c;
+
+	for (unsigned i = 0; i < h->nkeys; i++) {
+		if (h->keys[i] == KEY_DSO)
+			c = dso_cmp(l, r);
+		else if (h->keys[i] == KEY_COMM) /* sort__comm_cmp: right's name to left's */
+			c = strcmp(r->comm == UINT32_MAX ? "" : h->comms + r->comm,
+				   l->comm == UINT32_MAX ? "" : h->comms + l->comm);
+		else if ((c = (int64_t)(r->ip - l->ip)) == 0) /* srcline, srcfile */
+			c = dso_cmp(l, r);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/* perf's per-event input trees hold the event's entries in the order they got it (the
+ * event's pool index): ranks[ev][entry] their in-order places, NULL for an unused event;
+ * only for keys whose comparison is known here (srcline, srcfile, dso, comm), else nothing is
+ * set and the entries keep the address order */
+static int perf_order(struct pmt_hist *h, uint32_t *ranks[HIST_SLOTS])
+{
+	uint32_t *order;
+	int rc = 0;
+
+	for (unsigned i = 0; i < h->nkeys; i++)
+		if (h->keys[i] != KEY_SRCLINE && h->keys[i] != KEY_SRCFILE &&
+		    h->keys[i] != KEY_DSO && h->keys[i] != KEY_COMM)
+			return 0;
+	order = malloc((h->n ? h->n : 1) * sizeof(*order));
+	if (!order)
+		return -PMT_ENOMEM;
+	for (unsigned ev = 0; ev < HIST_SLOTS && rc >= 0; ev++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < h->n; i++)
+			if (h->e[i].ev_at[ev])
+				order[m++] = (uint32_t)i;
+		if (!m)
+			continue;
+		/* the pool grows as entries get an event: its index is the order perf added
+		 * them to that event's hists */
+		for (size_t i = 1; i < m; i++) {
+			uint32_t x = order[i];
+			size_t j = i;
+
+			if (h->e[order[j - 1]].ev_at[ev] < h->e[x].ev_at[ev])
+				continue;
+			while (j && h->e[order[j - 1]].ev_at[ev] > h->e[x].ev_at[ev]) {
+				order[j] = order[j - 1];
+				j--;
+			}
+			order[j] = x;
+		}
+		ranks[ev] = malloc(h->n * sizeof(*ranks[ev]));
+		rc = ranks[ev] ? hist_rb_ranks(order, m, perf_cmp, h, ranks[ev]) : -PMT_ENOMEM;
+	}
+	free(order);
+	return rc;
+}
 
 #define CMP(x, y)                                  \
 	do {                                       \
@@ -105,8 +182,21 @@ static int cmp_member(const void *pa, const void *pb)
 
 	if (c)
 		return c;
+	if (cmp_rank) {
+		CMP(((const struct member *)pa)->rank, ((const struct member *)pb)->rank);
+		return 0;
+	}
 	CMP(a->ip, b->ip);
 	CMP((uintptr_t)a->dso_id, (uintptr_t)b->dso_id);
+	return 0;
+}
+
+/* one event's members of a group in its own tree's order */
+static int cmp_event_rank(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+
+	CMP(cmp_rank[a->at], cmp_rank[b->at]);
 	return 0;
 }
 
@@ -133,30 +223,36 @@ static int merge_slot(struct pmt_hist *h, uint32_t keep, uint32_t b)
 	return cg_merge_unnamed(g, dst, src);
 }
 
-/* the group v[0..n) (perf's order) into its first entry, event by event */
-static int merge_group(struct pmt_hist *h, const struct member *v, size_t n)
+/* the group v[0..n) (perf's order) into its first entry, event by event: in each, the
+ * first of the group in that event's tree keeps its counts and graph as they are, named
+ * (w: room for n members) */
+static int merge_group(struct pmt_hist *h, const struct member *v, size_t n,
+		       uint32_t *const ranks[HIST_SLOTS], struct member *w)
 {
 	struct hent *a = &h->e[v[0].at];
 
 	for (unsigned ev = 0; ev < HIST_SLOTS; ev++) {
 		const uint16_t bit = (uint16_t)(1u << ev);
+		const struct hent *first;
+		size_t m = 0;
 
-		for (size_t i = 1; i < n; i++) {
-			struct hent *b = &h->e[v[i].at];
-
-			if (!b->ev_at[ev])
-				continue;
-			if (!a->ev_at[ev]) {
-				/* the event's first entry of the text: its counts and graph as
-				 * they are, named */
-				a->ev_at[ev] = b->ev_at[ev];
-				a->nosym_first = (uint16_t)((a->nosym_first & ~bit) |
-							    (b->nosym_first & bit));
-				a->kernel_ev = (uint16_t)((a->kernel_ev & ~bit) | (b->kernel_ev & bit));
-				continue;
-			}
-			PMT_FORWARD_IF_ERROR(merge_slot(h, a->ev_at[ev], b->ev_at[ev]));
+		for (size_t i = 0; i < n; i++)
+			if (h->e[v[i].at].ev_at[ev])
+				w[m++] = v[i];
+		if (!m)
+			continue;
+		if (ranks[ev]) {
+			cmp_rank = ranks[ev];
+			qsort(w, m, sizeof(*w), cmp_event_rank);
 		}
+		first = &h->e[w[0].at];
+		if (first != a) {
+			a->ev_at[ev] = first->ev_at[ev];
+			a->nosym_first = (uint16_t)((a->nosym_first & ~bit) | (first->nosym_first & bit));
+			a->kernel_ev = (uint16_t)((a->kernel_ev & ~bit) | (first->kernel_ev & bit));
+		}
+		for (size_t i = 1; i < m; i++)
+			PMT_FORWARD_IF_ERROR(merge_slot(h, a->ev_at[ev], h->e[w[i].at].ev_at[ev]));
 	}
 	for (size_t i = 1; i < n; i++)
 		h->e[v[i].at].hash = 1; /* merged: dropped below */
@@ -165,29 +261,42 @@ static int merge_group(struct pmt_hist *h, const struct member *v, size_t n)
 
 int hist_collapse(struct pmt_hist *h)
 {
-	struct member *v;
+	uint32_t *ranks[HIST_SLOTS] = { 0 };
+	struct member *v, *w;
 	size_t i, j, out;
-	int rc = 0;
+	unsigned ev;
+	int rc;
 
 	if (!h->src_collapse || h->collapsed)
 		return 0;
 	h->collapsed = 1;
 	v = malloc((h->n ? h->n : 1) * sizeof(*v));
-	if (!v)
-		return -PMT_ENOMEM;
-	for (i = 0; i < h->n; i++) {
-		v[i] = (struct member){ &h->e[i], (uint32_t)i };
+	w = malloc((h->n ? h->n : 1) * sizeof(*w));
+	rc = v && w ? perf_order(h, ranks) : -PMT_ENOMEM;
+	/* the group's entry is its first in the first event's tree */
+	for (ev = 0; ev < HIST_SLOTS && !ranks[ev]; ev++)
+		;
+	for (i = 0; i < h->n && rc >= 0; i++) {
+		v[i] = (struct member){ &h->e[i], (uint32_t)i, UINT32_MAX };
+		if (ev < HIST_SLOTS && h->e[i].ev_at[ev])
+			v[i].rank = ranks[ev][i];
 		h->e[i].hash = 0;
 	}
 	cmp_hist = h;
-	qsort(v, h->n, sizeof(*v), cmp_member);
+	cmp_rank = ev < HIST_SLOTS ? ranks[ev] : NULL;
+	if (rc >= 0)
+		qsort(v, h->n, sizeof(*v), cmp_member);
 	for (i = 0; i < h->n && rc >= 0; i = j) {
 		for (j = i + 1; j < h->n && !cmp_group(v[i].e, v[j].e); j++)
 			;
 		if (j - i > 1)
-			rc = merge_group(h, v + i, j - i);
+			rc = merge_group(h, v + i, j - i, ranks, w);
 	}
+	cmp_rank = NULL;
+	for (ev = 0; ev < HIST_SLOTS; ev++)
+		free(ranks[ev]);
 	free(v);
+	free(w);
 	if (rc < 0)
 		return rc;
 	/* the kept entries in the order they were made (seq breaks ties as before); the

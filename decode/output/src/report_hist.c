@@ -545,7 +545,7 @@ static int add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
 			g->level = h->compat >= 700 ? 0 : f->loc.kernel;
 
 		PMT_FORWARD_IF_ERROR(make_key(h, s, f, g->want_src ? g->cur_addr[i] : 0,
-					      g->want_src ? g->cur_src[i] : NULL, &k));
+					      g->want_src ? cg_node_srcline(g, i) : NULL, &k));
 		PMT_FORWARD_IF_ERROR(find_or_add(h, &k, &at));
 		rc = seen_add(g, &nseen, h->e[at].seq);
 		if (rc <= 0) {
