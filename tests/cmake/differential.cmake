@@ -139,11 +139,13 @@ set_tests_properties(diff.spe_fields73 PROPERTIES LABELS "differential;perf73" T
 add_test(NAME oracle.record_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles/record_attrs.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(oracle.record_attrs73 PROPERTIES LABELS "differential;perf73;record"
-  TIMEOUT 300 SKIP_RETURN_CODE 77)
+  TIMEOUT 300 SKIP_RETURN_CODE 77
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 add_test(NAME oracle.intel_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles/intel_attrs.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR})
 set_tests_properties(oracle.intel_attrs73 PROPERTIES LABELS "differential;perf73;record"
-  TIMEOUT 600 SKIP_RETURN_CODE 77)
+  TIMEOUT 600 SKIP_RETURN_CODE 77
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
 # A script run against perf 6.1 (diff.NAME) and against perf 7.3 (diff.NAME73), on the
 # project's fixtures (the script takes the pmutrace binary and the source folder).
