@@ -10,7 +10,7 @@ set_tests_properties(cli.perf_habits73 PROPERTIES LABELS "cli;perf73" TIMEOUT 18
 add_test(NAME metrics.topdown_perf73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/topdown_perf73.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(metrics.topdown_perf73 PROPERTIES LABELS "metrics;perf73" TIMEOUT 120
-  SKIP_RETURN_CODE 77)
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
 # the options perf users reach for: bare --itrace, c/r letters, -v, dump --midr/--cpu/--tid,
 # --perf-compat X.Y, -i everywhere (perf 7.3's counts when the oracle is there)

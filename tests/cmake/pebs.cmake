@@ -3,7 +3,8 @@
 add_test(NAME oracle.pebs_attrs73 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/oracles/pebs_attrs.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(oracle.pebs_attrs73 PROPERTIES LABELS "differential;perf73;record"
-  TIMEOUT 300 SKIP_RETURN_CODE 77)
+  TIMEOUT 300 SKIP_RETURN_CODE 77
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
 # test b: PEBS samples with retire latency and counting reads on the simulated Intel core
 # PMU (tests/pmusim/pebs.c), recorded by pmutrace and by x86 perf 7.3; calibrate against
@@ -19,4 +20,5 @@ set_tests_properties(record.pmusim_pebs PROPERTIES LABELS "record;perf73" TIMEOU
 add_test(NAME record.pmusim_pebs_units COMMAND sh
   ${PROJECT_SOURCE_DIR}/tests/record/pmusim_pebs_units.sh $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(record.pmusim_pebs_units PROPERTIES LABELS "record;perf73" TIMEOUT 300
-  RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+  RUN_SERIAL TRUE SKIP_RETURN_CODE 77
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")

@@ -90,17 +90,20 @@ add_test(NAME cli.container_columns COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/c
 set_tests_properties(cli.container_columns PROPERTIES LABELS cli TIMEOUT 180)
 add_test(NAME cli.export_losses COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_losses.sh
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli.export_losses PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77)
+set_tests_properties(cli.export_losses PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 add_test(NAME cli.export_metrics COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/export_metrics.sh
   $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_SHARED_DIR})
-set_tests_properties(cli.export_metrics PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77)
+set_tests_properties(cli.export_metrics PROPERTIES LABELS cli TIMEOUT 180 SKIP_RETURN_CODE 77
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 # --cpu and --time slices of a container read only the frames they need and print what
 # filtering the whole file prints (perf 7.3's script --cpu/--time through zstd -dc too)
 add_executable(spe_cpus ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/spe_cpus.c)
 target_link_libraries(spe_cpus PRIVATE pmutrace_perfdata pmutrace_spe pmutrace_options)
 add_test(NAME cli.container_slice COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_slice.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
-set_tests_properties(cli.container_slice PROPERTIES LABELS cli TIMEOUT 300)
+set_tests_properties(cli.container_slice PROPERTIES LABELS cli TIMEOUT 300
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 # dump's record offsets against perf 6.1's and 7.3's report -D (pipe mode counts from after
 # the header), kept by dump --cpu/--time slices of containers, old frame infos and damage
 add_test(NAME cli.dump_offsets COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/dump_offsets.sh
@@ -125,7 +128,8 @@ set_tests_properties(diff.c2c PROPERTIES LABELS differential SKIP_RETURN_CODE 77
 # (PMT_CTR_TEST_COMPRESS_RATE), the counts in the summary, info and script
 add_test(NAME cli.writer_policy COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/writer_policy.sh
   $<TARGET_FILE:pmutrace>)
-set_tests_properties(cli.writer_policy PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300)
+set_tests_properties(cli.writer_policy PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 300
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 # AUX offsets in the frame infos (pmutrace info) against perf 6.1's report -D of zstd -dc
 add_test(NAME cli.container_aux COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/container_aux.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus>)

@@ -35,7 +35,8 @@ set_tests_properties(record.open_errors PROPERTIES LABELS "record" TIMEOUT 120
 add_test(NAME oracle.pfm_attrs73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/pfm_attrs.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(oracle.pfm_attrs73 PROPERTIES LABELS "differential;perf73;record"
-  TIMEOUT 300 SKIP_RETURN_CODE 77)
+  TIMEOUT 300 SKIP_RETURN_CODE 77
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
 # counting events beside the samples (record --count-events) on the real kernel: perf's
 # readings of the same container, task-clock against time and samples
@@ -49,7 +50,7 @@ set_tests_properties(record.kernel_counts PROPERTIES LABELS "record" TIMEOUT 120
 add_test(NAME record.pmusim_unmap COMMAND sh ${PROJECT_SOURCE_DIR}/tests/record/pmusim_unmap.sh
   $<TARGET_FILE:pmutrace>)
 set_tests_properties(record.pmusim_unmap PROPERTIES LABELS "record" TIMEOUT 60
-  SKIP_RETURN_CODE 77)
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
 # the locked-memory limit (kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK) on the real kernel,
 # as an unprivileged user: pmutrace's message against perf 6.1 and 7.3 seeing the limit

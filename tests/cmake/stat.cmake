@@ -10,14 +10,14 @@ set_tests_properties(stat.kernel PROPERTIES LABELS "record;perf73" TIMEOUT 300
 add_test(NAME oracle.stat_attrs73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/stat_attrs.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR})
 set_tests_properties(oracle.stat_attrs73 PROPERTIES LABELS "perf73" TIMEOUT 300
-  SKIP_RETURN_CODE 77)
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
 # stat --topdown against x86 perf 7.3's on the simulated Intel PMU (fake GNR sysfs): text, -A,
 # -x, -j and -I layouts byte for byte, with perf's GNR tables and with the built-in group
 add_test(NAME stat.topdown73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/topdown_stat.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(stat.topdown73 PROPERTIES LABELS "perf73" TIMEOUT 300
-  SKIP_RETURN_CODE 77)
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
 # stat --per-thread with -p, -t and -a (every thread of /proc) against x86 perf 7.3 on a
 # process of known work (tests/stat/thread_work.c): layouts, rows, order, page-faults, -o
@@ -31,11 +31,11 @@ set_tests_properties(stat.per_thread PROPERTIES LABELS "record;perf73" TIMEOUT 3
 add_test(NAME stat.hybrid73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/hybrid_stat.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(stat.hybrid73 PROPERTIES LABELS "perf73" TIMEOUT 300
-  SKIP_RETURN_CODE 77)
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
 # --topdown's event order against x86 perf 7.3's "found event" lines on seven CPU models
 # (its built-in tables through perf list -j): perf's hash map of metric IDs reproduced
 add_test(NAME oracle.topdown_order73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/topdown_order.sh
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(oracle.topdown_order73 PROPERTIES LABELS "perf73" TIMEOUT 300
-  SKIP_RETURN_CODE 77)
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")

@@ -293,6 +293,18 @@ static int produce_overwrite(struct ev *e, size_t chunk, size_t shards, unsigned
 	return n || next;
 }
 
+static uint64_t snap_sent_ns; /* when SIGUSR2 was last sent (under lock) */
+
+/* some event asked for a snapshot has been disabled since: the recorder took the signal
+ * (called with lock held) */
+static int snapshot_begun(void)
+{
+	for (int i = 0; i < MAX_EV; i++)
+		if (evs[i].used && evs[i].snap_req && evs[i].disables != evs[i].snap_disables)
+			return 1;
+	return 0;
+}
+
 /* PMUSIM_SNAPSHOT=N (with PMUSIM_SEED, snapshot mode): after each N records of its share
  * (the last one too) an event stops; once every SPE event has stopped or finished, SIGUSR2 asks the recorder
  * for a snapshot, and each event goes on after the recorder has disabled it (and enabled
@@ -329,8 +341,19 @@ static int snapshot_pause(struct ev *e)
 					evs[i].snap_req = 1;
 					evs[i].snap_disables = evs[i].disables;
 				}
+			snap_sent_ns = now_ns();
 			kill(getpid(), SIGUSR2);
 		}
+	} else if (e->snap_paused && e->snap_req && e->disables == e->snap_disables &&
+		   now_ns() - snap_sent_ns > 5000000000ull && !snapshot_begun()) {
+		/* perf drops a SIGUSR2 that comes before its trigger is ready again:
+		 * arm_spe_snapshot_finish enables the events, and only then does
+		 * record__read_auxtrace_snapshot make the trigger ready, so a producer quick
+		 * enough in that window (perf under qemu on a loaded machine) asked once and
+		 * waited for ever (snap_grow: perf's recording cut at 2 of 4 snapshots by its
+		 * timeout). Asked again, as a user would, when no event was disabled for 5 s */
+		snap_sent_ns = now_ns();
+		kill(getpid(), SIGUSR2);
 	}
 	paused = e->snap_paused;
 	pthread_mutex_unlock(&lock);

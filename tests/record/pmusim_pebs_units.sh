@@ -190,16 +190,18 @@ rc=$?
 
 # 5. the real kernel: its perf clock is not CLOCK_MONOTONIC (17 ms apart on the test VM);
 # the count clock places the rounds so that a workload's samples, as perf 6.1's script
-# times them, fall after time 0 and within the last round
+# times them, fall after time 0 and within the last round. The workload spins 300 ms of its
+# own CPU time, not of the clock's: cpu-clock samples only while it runs, so on a loaded
+# machine a 300 ms wall-clock spin gave fewer than the 50 samples asked for
 if command -v perf >/dev/null; then
 	cat >"$T/spin.c" <<'EOF'
 #include <time.h>
 int main(void)
 {
 	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
 	do
-		clock_gettime(CLOCK_MONOTONIC, &b);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
 	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 300000000L);
 	return 0;
 }

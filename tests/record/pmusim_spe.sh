@@ -31,8 +31,10 @@ aux_in() { "$P" info "$1" | sed -n 's/.*; \([0-9]*\) bytes of AUX data.*/\1/p'; 
 # the samples without cpu/pid/tid and the AUX offset, which depend on the CPU a chunk went to
 samples() { "$P" script "$@" --csv | cut -d, -f1,5-19; }
 
-# 1. steady: nothing lost, the samples of the produced bytes in time order
-sim "$T/s.log" "$P" record -q -e arm_spe_0// -a --duration 1 -o "$T/s.data" 2>"$T/err" ||
+# 1. steady: nothing lost, the samples of the produced bytes in time order (the producer's
+# SIGINT ends the recording once every byte was made, however slow a loaded machine is)
+sim "$T/s.log" env PMUSIM_DONE_SIGNAL=2 "$P" record -q -e arm_spe_0// -a --duration 120 \
+	-o "$T/s.data" 2>"$T/err" ||
 	bad "steady: record exited $?: $(cat "$T/err")"
 [ "$(sum "$T/s.log" produced)" = "$SPE_BYTES" ] || bad "steady: produced $(sum "$T/s.log" produced) of $SPE_BYTES"
 [ "$(aux_in "$T/s.data")" = "$SPE_BYTES" ] || bad "steady: $(aux_in "$T/s.data") AUX bytes in the container, $SPE_BYTES produced"
@@ -79,6 +81,14 @@ env SYSFS_PATH="$T/fs" PMUSIM_TYPE=8 PMUSIM_SPE="$T/a.spe" PMUSIM_LOG="$T/n.log"
 	LD_PRELOAD="$T/sim.so" "$P" record -e arm_spe_0// -a -S -m 8,16 --duration 10 \
 	-o "$T/n.data" 2>"$T/nerr" &
 pid=$!
+# a SIGUSR2 before the recorder has its handler would end it (ASan's start under load can
+# pass the second this waited): wait for the handler (SigCgt bit 12), then for the areas
+# to wrap (200 KB/s per CPU, 64 KiB areas)
+for i in $(seq 600); do
+	cgt=$(sed -n 's/^SigCgt:\t*//p' /proc/$pid/status 2>/dev/null)
+	[ -n "$cgt" ] && [ $((0x$cgt >> 11 & 1)) = 1 ] && break
+	sleep 0.1
+done
 sleep 1
 kill -USR2 $pid
 sleep 0.6
@@ -111,9 +121,10 @@ ARM=$ORC/bin/perf-7.3-arm64 X86=$ORC/bin/perf-7.3
 if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-gnu-gcc >/dev/null; then
 	aarch64-linux-gnu-gcc -shared -fPIC -O2 -o "$T/sim64.so" "$HERE/../pmusim/pmusim.c" -ldl -lpthread
 	rm -f "$T/p.log"
+	# (every byte in 2 s under qemu was a timing assumption: the producer's SIGINT ends it)
 	SYSFS_PATH=$T/fs PERF_CPUID=0x410fd0c0 PMUSIM_TYPE=8 PMUSIM_SPE=$T/a.spe PMUSIM_LOG=$T/p.log \
-		QEMU_SET_ENV=LD_PRELOAD=$T/sim64.so timeout 120 "$ARM" record -e arm_spe_0// -a \
-		-o "$T/perf.data" -- sleep 2 >"$T/perr" 2>&1
+		PMUSIM_DONE_SIGNAL=2 QEMU_SET_ENV=LD_PRELOAD=$T/sim64.so timeout 120 "$ARM" record \
+		-e arm_spe_0// -a -o "$T/perf.data" -- sleep 100 >"$T/perr" 2>&1
 	[ "$(sum "$T/p.log" produced)" = "$SPE_BYTES" ] || bad "perf 7.3: produced $(sum "$T/p.log" produced) of $SPE_BYTES: $(tail -3 "$T/perr")"
 	"$X86" script -i "$T/perf.data" -F time,event,ip,addr 2>/dev/null | sort >"$T/perf.txt"
 	"$P" script "$T/s.data" --perf-compat=7.3 -F time,event,ip,addr | sort >"$T/pmt.txt"

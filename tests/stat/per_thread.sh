@@ -37,16 +37,17 @@ TIDS=$(ls /proc/$W/task | sort -n)
 W1=$(echo "$TIDS" | sed -n 3p) # pt-work-1
 EV=page-faults,task-clock,context-switches
 
-# one counting run: the fixture's round starts 0.6 s in (both tools have opened by then)
+# one counting run: the workload starts the fixture's round, so the work is counted
+# (both tools enable their counters before they start the workload; a round started at a
+# fixed 0.6 s came before the counters of -a under load and ASan), waits for the round to
+# be done and lasts at least 1.5 s (-I 400 compares three intervals)
+rounds=0
 count() { # OUT TOOL ARGS...
 	out=$1
 	shift
-	(sleep 0.6; kill -USR1 $W) &
-	k=$!
-	"$@" -- sleep 1.5 2>"$out" >/dev/null
-	st=$?
-	wait $k
-	return $st
+	rounds=$((rounds + 1))
+	"$@" -- sh -c "kill -USR1 $W; sleep 1.5; i=0; until grep -q '^round $rounds done' '$T/ready' || [ \$i -ge 600 ]; do sleep 0.1; i=\$((i + 1)); done" \
+		2>"$out" >/dev/null
 }
 
 # the rows' known work: page-faults and task-clock of each worker (text, -x and -j rows)

@@ -4,7 +4,8 @@
  * for about 50 ms, then waits for the next SIGUSR1 (one round each), until killed. Its
  * threads are named pt-work-K (comm), so a count's row is COMM-TID with a known page-fault
  * count, and one process serves several counting runs with the same rows.
- *   thread_work N      prints its pid and "ready" once every thread waits */
+ *   thread_work N      prints its pid and "ready" once every thread waits, and
+ *                      "round R done" once every thread has done round R */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -19,6 +20,7 @@ static pthread_barrier_t ready;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t go = PTHREAD_COND_INITIALIZER;
 static int round_no;           /* rounds started */
+static long nthreads, finished; /* rounds finished, summed over the threads */
 
 static double cpu_now(void)
 {
@@ -59,6 +61,14 @@ static void *work(void *arg)
 		t0 = cpu_now();
 		while (cpu_now() - t0 < 0.05)
 			spin++;
+		/* the last thread done says so: a counting run ends after the work, however
+		 * long a loaded machine makes it */
+		pthread_mutex_lock(&lock);
+		if (++finished == nthreads * round_no) {
+			printf("round %d done\n", round_no);
+			fflush(stdout);
+		}
+		pthread_mutex_unlock(&lock);
 	}
 	return NULL;
 }
@@ -72,6 +82,7 @@ int main(int argc, char **argv)
 
 	if (n < 1 || n > 64)
 		return 1;
+	nthreads = n;
 	/* every thread inherits the block; the main thread takes the signal with sigwait */
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);

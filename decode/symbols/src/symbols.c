@@ -344,17 +344,18 @@ int pmt_symbols_add_build_id(struct pmt_symbols *s, const char *filename,
 	return 0;
 }
 
+/* comm NULL: the name of parent_tid at that time (a fork), or none when parent_tid is -1 */
 static int set_comm(struct pmt_symbols *s, int32_t pid, int32_t tid, const char *comm,
-		    uint64_t time)
+		    int32_t parent_tid, uint64_t time)
 {
 	struct thread *t = thread_get(s, tid);
 	uint32_t at;
-	char *c;
+	char *c = NULL;
 
 	if (!t)
 		return -PMT_ENOMEM;
 	t->pid = pid;
-	if (!comm)
+	if (!comm && parent_tid == -1)
 		return 0;
 	if (t->ncomms == t->capcomms) {
 		uint32_t cap = t->capcomms ? t->capcomms * 2 : 2;
@@ -365,13 +366,13 @@ static int set_comm(struct pmt_symbols *s, int32_t pid, int32_t tid, const char 
 		t->comms = n;
 		t->capcomms = cap;
 	}
-	if (!(c = strdup(comm)))
+	if (comm && !(c = strdup(comm)))
 		return -PMT_ENOMEM;
 	/* after every name of the same time or earlier: the later record wins a tie */
 	for (at = t->ncomms; at > 0 && t->comms[at - 1].time > time; at--)
 		;
 	memmove(t->comms + at + 1, t->comms + at, (t->ncomms - at) * sizeof(*t->comms));
-	t->comms[at] = (struct comm_at){ .time = time, .name = c };
+	t->comms[at] = (struct comm_at){ .time = time, .name = c, .parent_tid = parent_tid };
 	t->ncomms++;
 	return 0;
 }
@@ -505,12 +506,19 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 					       !ev->u.mmap.ino_generation });
 	case PMT_REC_COMM:
 		return set_comm(s, (int32_t)ev->u.comm.pid, (int32_t)ev->u.comm.tid,
-				ev->u.comm.comm, ev->sid.valid ? ev->sid.time : 0);
+				ev->u.comm.comm, -1, ev->sid.valid ? ev->sid.time : 0);
 	case PMT_REC_FORK: {
+		/* perf's thread__fork names the child by the parent's name at the fork; with
+		 * times, a parent's exec COMM on another CPU may still be ahead in the file (one
+		 * round, seen under load: samples of a child before its exec named "perf-exec"
+		 * where perf said "sh"), so the child links to it; without times perf's order
+		 * is the file's and the name is copied now */
 		uint64_t time = ev->sid.valid ? ev->sid.time : 0;
-		const char *pc = comm_at(s, (int32_t)ev->u.task.ptid, time);
-		char *comm = pc ? strdup(pc) : NULL;
-		int rc = set_comm(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.tid, comm, time);
+		int32_t ptid = (int32_t)ev->u.task.ptid;
+		const char *pc = comm_at(s, ptid, time);
+		char *comm = pc && !time ? strdup(pc) : NULL;
+		int rc = set_comm(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.tid, comm,
+				  pc && time ? ptid : -1, time);
 
 		free(comm);
 		return rc < 0 ? rc : fork_proc(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.ppid);
@@ -521,20 +529,24 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 }
 
 /* The last name given at or before time (0: the latest); a sample before the first COMM
- * keeps the first name rather than none. */
+ * keeps the first name rather than none. A fork's name is the parent's then (a chain of
+ * forks followed up to a bound: a reused tid could make a cycle). */
 static const char *comm_at(const struct pmt_symbols *s, int32_t tid, uint64_t time)
 {
-	const struct thread *t;
-	uint32_t i;
+	for (int depth = 0; s && s->thr_cap && depth < 64; depth++) {
+		const struct thread *t = slot_of(s->threads, s->thr_cap, sizeof(*t), tid);
+		uint32_t i;
 
-	if (!s || !s->thr_cap)
-		return NULL;
-	t = slot_of(s->threads, s->thr_cap, sizeof(*t), tid);
-	if (t->tid != tid || !t->ncomms)
-		return NULL;
-	for (i = t->ncomms - 1; time && i > 0 && t->comms[i].time > time; i--)
-		;
-	return t->comms[i].name;
+		if (t->tid != tid || !t->ncomms)
+			return NULL;
+		for (i = t->ncomms - 1; time && i > 0 && t->comms[i].time > time; i--)
+			;
+		if (t->comms[i].name)
+			return t->comms[i].name;
+		tid = t->comms[i].parent_tid;
+		time = t->comms[i].time;
+	}
+	return NULL;
 }
 
 const char *pmt_symbols_comm(const struct pmt_symbols *s, int32_t tid, uint64_t time)

@@ -49,10 +49,13 @@ struct proc {
 };
 
 /* A thread's names in time order: perf names a sample by the COMM in force at its time
- * (a workload is "perf-exec" until its exec), not by the thread's last one. */
+ * (a workload is "perf-exec" until its exec), not by the thread's last one. A forked
+ * child's first name is its parent's at the fork (name NULL, parent_tid): looked up when
+ * asked for, since the parent's COMM of an earlier time may come later in the file. */
 struct comm_at {
 	uint64_t time;
 	char *name;
+	int32_t parent_tid;
 };
 
 struct thread {
