@@ -112,8 +112,10 @@ void pmt_symbols_free(struct pmt_symbols *s)
 		}
 	}
 	for (size_t i = 0; i < s->proc_cap; i++)
-		if (s->procs[i].pid != FREE_ID)
+		if (s->procs[i].pid != FREE_ID) {
 			free(s->procs[i].maps);
+			free(s->procs[i].forks);
+		}
 	for (size_t i = 0; i < s->thr_cap; i++)
 		if (s->threads[i].tid != FREE_ID) {
 			for (uint32_t k = 0; k < s->threads[i].ncomms; k++)
@@ -292,11 +294,38 @@ static void recorded_build_id(const struct pmt_symbols *s, const char *name,
 	}
 }
 
+/* A map of pid's made before some of its forks, but read after them (records of several
+ * CPUs interleave within a round): the children forked after its time had it too, as perf
+ * sees it with its records sorted by time. Their own later maps still win (find_map). */
+static int inherit_late(struct pmt_symbols *s, int32_t pid, const struct map *m, int depth)
+{
+	struct proc *p = proc_find(s, pid);
+	const struct fork_at *forks = p ? p->forks : NULL;
+	size_t n = p ? p->nforks : 0;
+
+	if (depth >= 64) /* reused tids can make a cycle */
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct proc *c;
+		int rc;
+
+		if (forks[i].time <= m->time || forks[i].child == pid)
+			continue;
+		if (!(c = proc_get(s, forks[i].child)))
+			return -PMT_ENOMEM;
+		if ((rc = proc_insert(s, c, m)) < 0 ||
+		    (rc = inherit_late(s, forks[i].child, m, depth + 1)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint64_t len,
 		   uint64_t pgoff, const char *filename, const uint8_t *build_id,
 		   size_t build_id_size, uint64_t time, const struct pmt_map_id *id)
 {
 	struct proc *p;
+	int rc;
 	struct map m = { .start = start, .end = start + len, .pgoff = pgoff, .time = time,
 			 .id = *id };
 
@@ -308,7 +337,8 @@ static int add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint64_t 
 	p = proc_get(s, pid);
 	if (!m.dso || !p)
 		return -PMT_ENOMEM;
-	return proc_insert(s, p, &m);
+	rc = proc_insert(s, p, &m);
+	return rc < 0 || !time || !p->nforks ? rc : inherit_late(s, pid, &m, 0);
 }
 
 int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t start, uint64_t len,
@@ -377,11 +407,34 @@ static int set_comm(struct pmt_symbols *s, int32_t pid, int32_t tid, const char 
 	return 0;
 }
 
+/* The parent keeps its forks with their times: a map of its own made before a fork but
+ * read after it reaches the child then (inherit_late) */
+static int note_fork(struct pmt_symbols *s, int32_t pid, int32_t ppid, uint64_t time)
+{
+	struct proc *parent = proc_get(s, ppid);
+
+	if (!parent)
+		return -PMT_ENOMEM;
+	if (parent->nforks == parent->cap_forks) {
+		size_t cap = parent->cap_forks ? 2 * parent->cap_forks : 4;
+		struct fork_at *f = realloc(parent->forks, cap * sizeof(*f));
+
+		if (!f)
+			return -PMT_ENOMEM;
+		parent->forks = f;
+		parent->cap_forks = cap;
+	}
+	parent->forks[parent->nforks++] = (struct fork_at){ pid, time };
+	return 0;
+}
+
 /* A new process starts with its parent's address space (perf's thread__fork) */
-static int fork_proc(struct pmt_symbols *s, int32_t pid, int32_t ppid)
+static int fork_proc(struct pmt_symbols *s, int32_t pid, int32_t ppid, uint64_t time)
 {
 	struct proc *parent, *child;
 
+	if (pid != ppid && time && note_fork(s, pid, ppid, time) < 0)
+		return -PMT_ENOMEM;
 	if (pid == ppid || !(parent = proc_find(s, ppid)))
 		return 0;
 	child = proc_find(s, pid);
@@ -521,7 +574,8 @@ int pmt_symbols_add_event(struct pmt_symbols *s, const struct pmt_trace_event *e
 				  pc && time ? ptid : -1, time);
 
 		free(comm);
-		return rc < 0 ? rc : fork_proc(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.ppid);
+		return rc < 0 ? rc : fork_proc(s, (int32_t)ev->u.task.pid, (int32_t)ev->u.task.ppid,
+						  time);
 	}
 	default:
 		return 0;
@@ -576,8 +630,11 @@ static const struct map *find_map(const struct proc *p, uint64_t ip, uint64_t ti
 
 		if (ip - m->start >= p->max_len)
 			break;
+		/* the newest by time, as perf's time-sorted records leave it; in file order
+		 * among equal times (a map inherited late comes after the child's own) */
 		if (ip < m->end && (!time || !m->time || m->time <= time) &&
-		    (!best || m->seq > best->seq))
+		    (!best || m->time > best->time ||
+		     (m->time == best->time && m->seq > best->seq)))
 			best = m;
 	}
 	return best;

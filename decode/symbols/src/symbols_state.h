@@ -46,6 +46,11 @@ struct proc {
 	struct map *maps;      /* by start, then seq */
 	size_t n, cap;
 	uint64_t max_len;      /* the longest map: how far back a lookup has to look */
+	struct fork_at {       /* the processes it forked, and when (files with times) */
+		int32_t child;
+		uint64_t time;
+	} *forks;
+	size_t nforks, cap_forks;
 };
 
 /* A thread's names in time order: perf names a sample by the COMM in force at its time

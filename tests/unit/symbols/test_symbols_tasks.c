@@ -127,6 +127,26 @@ static void parent_comm_after_the_fork(void **state)
 	pmt_symbols_free(s);
 }
 
+/* The parent's exec maps (MMAP at 150) in the file after the FORK at 200: the child runs
+ * the parent's code between its fork and its exec, as perf shows it. */
+static void parent_map_after_the_fork(void **state)
+{
+	struct pmt_symbols *s = test_symbols_new();
+
+	(void)state;
+	add(s, comm_ev(PARENT, "perf-exec", 0));
+	add(s, fork_ev(CHILD, PARENT, 200));
+	add(s, comm_ev(PARENT, "dash", 150));
+	add(s, test_mmap_event(PARENT, 0x400000, SHELL, 150));
+	add(s, comm_ev(CHILD, "tool", 300));
+	add(s, test_mmap_event(CHILD, 0x400000, TOOL, 310));
+
+	assert_non_null(dso_at(s, CHILD, 0x401000, 250));
+	assert_string_equal(dso_at(s, CHILD, 0x401000, 250), SHELL);
+	assert_string_equal(dso_at(s, CHILD, 0x401000, 400), TOOL);
+	pmt_symbols_free(s);
+}
+
 /* Two tids that fork each other at one time (damaged or reused tids): the links make a
  * cycle, which the lookup leaves (no name) instead of following for ever; an earlier
  * time still has its name. */
@@ -149,6 +169,7 @@ int main(void)
 		cmocka_unit_test(child_records_before_its_fork),
 		cmocka_unit_test(child_records_after_its_fork),
 		cmocka_unit_test(parent_comm_after_the_fork),
+		cmocka_unit_test(parent_map_after_the_fork),
 		cmocka_unit_test(fork_cycle_ends),
 	};
 
