@@ -240,7 +240,6 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	uint32_t enabled = 0;
 	bool brstack;
 	bool container = false; /* the input is a container file */
-	bool sampler = false; /* -j: a container's samples made on the sampler's thread */
 	struct pmt_spe_sink_opts sink_opts = { .sz = sizeof(sink_opts) };
 	struct pmt_out_file html_file = { 0 };
 	char line[256];
@@ -486,29 +485,29 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (pmt_progress_init(&ctx.progress, so.progress ? stderr : NULL, so.cmd,
 			      so.raw ? map.size : input_size(so.path, &container)) < 0)
 		pmt_cli_warn(so.cmd, "no progress line: out of memory");
-	/* -j: the rows are written on a thread of their own unless the writer reads the
-	 * address spaces, which the decode adds to as it reads the trace's records */
+	/* -j: a container's frames are decompressed ahead, and the rows are written on a
+	 * thread of their own unless the writer reads the address spaces, which the decode
+	 * adds to as it reads the trace's records */
+	if (so.jobs > 1 && src && pmt_source_threads(src, so.jobs > 2 ? so.jobs - 2 : 1) < 0)
+		pmt_cli_warn(so.cmd, "-j: no threads to decompress ahead: out of memory");
 	if (so.jobs > 1 && !syms && !ctx.html && !cons && !ctx.hist) {
 		/* a time-ordered container's samples are made on a thread of the decoder's,
 		 * which writes them too; otherwise they go to a writer's thread from here. Not
 		 * for a perf.data: its main thread has no frames to read, and the samples made
 		 * here balance the two threads better (bench/parallel_decode.sh: at -j 2 the
 		 * writer's thread took 60% of the CPU with the samples, 42% without) */
+		bool sampler;
+
 		so.run.sample_thread = container;
 		sampler = pmt_spe_run_sample_thread(src ? pmt_source_meta(src) : NULL, &so.run);
-		/* -j 2 on a container: the writer's thread and this one, which decompresses
-		 * the frames too: two threads of about half the CPU each (perf record -s:
-		 * 51-54% and 46-48%), where three (a record worker or a thread decompressing
-		 * ahead) cost more CPU in hand-overs or shared a core (README) */
+		/* -j 2 on a container: the writer's thread and the one decompressing keep
+		 * both cores busy; a record worker as well cost more CPU in hand-overs than
+		 * it took off this thread (bench/parallel_decode.sh, README) */
 		if (sampler && so.jobs == 2 && container)
 			so.run.decode_threads = 0;
 		if (!sampler && pmt_sample_pipe_new(write_sample, &ctx, &ctx.pipe) < 0)
 			pmt_cli_warn(so.cmd, "-j: no writer thread: out of memory");
 	}
-	/* -j: a container's frames are decompressed ahead */
-	if (so.jobs > 1 && src && !(sampler && so.jobs == 2 && container) &&
-	    pmt_source_threads(src, so.jobs > 2 ? so.jobs - 2 : 1) < 0)
-		pmt_cli_warn(so.cmd, "-j: no threads to decompress ahead: out of memory");
 	if (begin_rc)
 		rc = 0;
 	else if (so.raw)
