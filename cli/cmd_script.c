@@ -351,7 +351,6 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 				pmt_hist_set_mode(ctx.hist, so.run.compat, so.mem);
 				pmt_hist_set_time_slices(ctx.hist, so.time);
 				pmt_hist_set_relative(ctx.hist, so.percentage_relative != 0);
-				pmt_hist_set_jobs(ctx.hist, so.jobs);
 				if (src)
 					pmt_hist_set_trace(ctx.hist, pmt_source_meta(src));
 				if (src && !so.mem) {

@@ -115,7 +115,6 @@ struct pmt_hist {
 	 * header and its absolute percentages count them (--percentage) */
 	uint64_t whole_period[HIST_SLOTS], whole_samples[HIST_SLOTS], whole_weight[HIST_SLOTS];
 	bool relative;
-	unsigned jobs;          /* pmt_hist_set_jobs: threads the printing may take */
 	/* --comms, --dsos, --symbols (hist_filter.c); NULL: that list not given */
 	struct hist_names *comm_list, *dso_list, *sym_list;         /* --percentage relative: of the entries shown only */
 	int mem_mode;          /* perf mem report: overhead by weight, a Samples column */

@@ -664,11 +664,6 @@ void pmt_hist_set_relative(struct pmt_hist *h, bool relative)
 	h->relative = relative;
 }
 
-void pmt_hist_set_jobs(struct pmt_hist *h, unsigned jobs)
-{
-	h->jobs = jobs;
-}
-
 static inline bool hist_has_filters(const struct pmt_hist *h)
 {
 	return h->comm_list || h->dso_list || h->sym_list;

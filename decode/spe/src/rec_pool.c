@@ -10,7 +10,6 @@
 #include "pmutrace/common.h"
 #include "rec_pool.h"
 #include "spe_record_priv.h"
-#include "threads.h"
 
 /* 2048 records (~220 KiB) a batch: the merge takes the lock once per batch, and 4 of them
  * let a worker run ahead of the merge by a few thousand records per CPU. A lane's batches
@@ -27,7 +26,6 @@ struct rec_batch {
 	struct rec_batch *next;
 	uint32_t n, nseg, taken_seg;
 	struct pmt_spe_record rec[BATCH_RECS];
-	struct spe_rec_pre pre[BATCH_RECS];
 	uint32_t end[BATCH_RECS];
 	uint64_t seq[BATCH_RECS];
 };
@@ -41,10 +39,6 @@ struct rec_lane {
 	struct rec_lane *next_lane; /* every lane, for the pool's free */
 	struct rec_lane *next_run;  /* run queue */
 	struct pmt_spe_rec_decoder *dec;
-	/* rec_lane_presample: the sampler's settings and the queue's CPU */
-	struct pmt_spe_sampler s;
-	uint64_t midr, event_filter;
-	bool presample;
 	/* chunks given and not yet fed: [head, n) of chunks, seq of chunks[0] is seq0 */
 	struct lane_chunk *chunks;
 	size_t head, n, cap;
@@ -111,9 +105,6 @@ static void fill(struct rec_pool *p, struct rec_lane *l, struct rec_batch *b)
 		bool got;
 
 		if (l->feeding && pmt_spe_rec_next(l->dec, &b->rec[b->n]) == 1) {
-			if (l->presample)
-				spe_rec_pre_make(&l->s, l->midr, l->event_filter, &b->rec[b->n],
-						 &b->pre[b->n]);
 			if (!b->nseg || b->seq[b->nseg - 1] != l->fed_seq)
 				b->seq[b->nseg++] = l->fed_seq;
 			b->end[b->nseg - 1] = ++b->n;
@@ -250,16 +241,6 @@ struct rec_lane *rec_pool_lane(struct rec_pool *p, struct pmt_spe_rec_decoder *d
 	return l;
 }
 
-void rec_lane_presample(struct rec_lane *l, const struct pmt_spe_sampler *s, uint64_t midr,
-			uint64_t event_filter)
-{
-	l->s = *s;
-	l->s.threads = NULL; /* the merge's: not read here */
-	l->midr = midr;
-	l->event_filter = event_filter;
-	l->presample = true;
-}
-
 int rec_lane_submit(struct rec_pool *p, struct rec_lane *l, const uint8_t *data,
 		    uint64_t size, uint64_t offset, uint64_t pad_base)
 {
@@ -323,7 +304,6 @@ int rec_lane_span(struct rec_pool *p, struct rec_lane *l, struct rec_span *out)
 	}
 	i = b->taken_seg++;
 	out->rec = &b->rec[i ? b->end[i - 1] : 0];
-	out->pre = l->presample ? &b->pre[i ? b->end[i - 1] : 0] : NULL;
 	out->n = b->end[i] - (i ? b->end[i - 1] : 0);
 	out->seq = b->seq[i];
 	return 1;

@@ -24,11 +24,6 @@ void rec_pool_free(struct rec_pool *p);
 /* A lane decoding with dec (owned by the caller; not touched by the caller until
  * rec_pool_free). Returns NULL when out of memory. */
 struct rec_lane *rec_pool_lane(struct rec_pool *p, struct pmt_spe_rec_decoder *dec);
-/* The lane's records come with what the sampler works out of a record alone (threads.h:
- * struct spe_rec_pre), made with s's settings and the queue's midr and caps (s is copied).
- * Before its first chunk. */
-void rec_lane_presample(struct rec_lane *l, const struct pmt_spe_sampler *s, uint64_t midr,
-			uint64_t event_filter);
 /* The next AUX chunk of the lane: its bytes stay valid until the merge has taken a record
  * of a later chunk or has seen the lane run dry. Returns 0 or -PMT_ENOMEM. */
 int rec_lane_submit(struct rec_pool *p, struct rec_lane *l, const uint8_t *data,
@@ -36,7 +31,6 @@ int rec_lane_submit(struct rec_pool *p, struct rec_lane *l, const uint8_t *data,
 /* Records of one chunk, in order: valid until the next rec_lane_span() of the lane. */
 struct rec_span {
 	const struct pmt_spe_record *rec;
-	const struct spe_rec_pre *pre; /* pre[i] for rec[i]; NULL without rec_lane_presample */
 	uint32_t n;   /* >= 1 */
 	uint64_t seq; /* the chunk's sequence number: 0, 1, ... in submit order */
 };

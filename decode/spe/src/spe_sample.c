@@ -167,28 +167,8 @@ void spe_queue_context(const struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	}
 }
 
-static uint64_t sample_time(const struct pmt_spe_sampler *s, const struct pmt_spe_record *r)
-{
-	/* without TIME_CONV perf converts with zeroed parameters, i.e. time 0; pmutrace
-	 * keeps the raw SPE timestamp unless asked to reproduce perf */
-	if (!s->timeless && s->have_time_conv)
-		return pmt_time_conv_to_perf(&s->tc, r->timestamp);
-	if (!s->timeless && s->compat >= PMT_PERF_NEWEST)
-		return r->timestamp;
-	return 0;
-}
-
-void spe_rec_pre_make(const struct pmt_spe_sampler *s, uint64_t midr, uint64_t event_filter,
-		      const struct pmt_spe_record *r, struct spe_rec_pre *pre)
-{
-	pre->dsrc = pmt_spe_data_source_caps(r, midr, event_filter, s->compat);
-	pre->time = sample_time(s, r);
-	pre->is_mem = pmt_spe_is_mem_op(r->op, s->compat);
-}
-
-static inline int sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
-			      const struct pmt_spe_record *r, const struct spe_rec_pre *pre,
-			      struct pmt_spe_sample *out)
+int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
+			const struct pmt_spe_record *r, struct pmt_spe_sample *out)
 {
 	const int compat = s->compat;
 	const uint32_t en = s->enabled;
@@ -196,7 +176,7 @@ static inline int sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q
 	uint64_t dsrc;
 	struct pmt_spe_sample base;
 	int n = 0;
-	int is_mem;
+	int is_mem = pmt_spe_is_mem_op(r->op, compat);
 
 	spe_queue_context(s, q, r);
 	if (s->decimate_all) {
@@ -205,13 +185,7 @@ static inline int sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q
 			return 0;
 		q->insn_count = 0;
 	}
-	if (pre) {
-		dsrc = pre->dsrc;
-		is_mem = pre->is_mem;
-	} else {
-		dsrc = pmt_spe_data_source_caps(r, q->midr, q->event_filter, compat);
-		is_mem = pmt_spe_is_mem_op(r->op, compat);
-	}
+	dsrc = pmt_spe_data_source_caps(r, q->midr, q->event_filter, compat);
 
 	/* a copy of a zero struct, not memset(): gcc makes rep stos of that memset, which
 	 * took a quarter of the sampler's time (bench_spe_decode) */
@@ -226,7 +200,12 @@ static inline int sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q
 	base.issue_lat = r->issue_lat;
 	base.xlat_lat = r->xlat_lat;
 	base.rec = r;
-	base.time = pre ? pre->time : sample_time(s, r);
+	/* without TIME_CONV perf converts with zeroed parameters, i.e. time 0; pmutrace
+	 * keeps the raw SPE timestamp unless asked to reproduce perf */
+	if (!s->timeless && s->have_time_conv)
+		base.time = pmt_time_conv_to_perf(&s->tc, r->timestamp);
+	else if (!s->timeless && compat >= PMT_PERF_NEWEST)
+		base.time = r->timestamp;
 
 #define MEM(ev)                                                                          \
 	do {                                                                             \
@@ -290,17 +269,4 @@ static inline int sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q
 	}
 #undef MEM
 	return n;
-}
-
-int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
-			const struct pmt_spe_record *r, struct pmt_spe_sample *out)
-{
-	return sampler_run(s, q, r, NULL, out);
-}
-
-int spe_sampler_run_pre(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
-			const struct pmt_spe_record *r, const struct spe_rec_pre *pre,
-			struct pmt_spe_sample *out)
-{
-	return sampler_run(s, q, r, pre, out);
 }

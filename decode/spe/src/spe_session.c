@@ -70,7 +70,6 @@ struct queue_slot {
 	/* the record to emit next: &pending, or a worker's batch entry, which stays valid
 	 * until the next pull of the queue (after this one is emitted) */
 	const struct pmt_spe_record *head;
-	const struct spe_rec_pre *head_pre; /* a worker's for head (rec_pool.h), or NULL */
 };
 
 struct run {
@@ -145,13 +144,7 @@ static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_rec
 		return sample_thread_put(r->st, &((struct queue_slot *)q)->wq, rec, q->pid,
 					 q->tid);
 	}
-	/* a worker's record is emitted as its queue's head (merge_queues) */
-	if (r->slot_of_queue && ((struct queue_slot *)q)->head_pre &&
-	    ((struct queue_slot *)q)->head == rec)
-		n = spe_sampler_run_pre(&r->s, q, rec, ((struct queue_slot *)q)->head_pre,
-					r->out);
-	else
-		n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
+	n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
 	if (r->o->record_fn)
 		return n ? r->o->record_fn(r->out, n, r->ctx) : 0;
 	for (int i = 0; i < n; i++) {
@@ -352,7 +345,6 @@ static int pull_decoded(struct run *r, struct queue_slot *sl)
 		if (rec->timestamp > sl->key)
 			sl->key = rec->timestamp;
 		sl->head = rec;
-		sl->head_pre = sl->span.pre ? &sl->span.pre[sl->span_at - 1] : NULL;
 		sl->has_pending = 1;
 		return 0;
 	}
@@ -710,9 +702,6 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 				rc = -PMT_ENOMEM;
 				break;
 			}
-			/* a sampler thread takes the records without them */
-			if (sl->lane && !r.st)
-				rec_lane_presample(sl->lane, &r.s, sl->q.midr, sl->q.event_filter);
 		}
 		rc = queue_chunk(&r, sl, &ev);
 		if (rc >= 0 && r.held > HOLD_MAX) {

@@ -17,25 +17,9 @@ void pmt_spe_threads_fini(struct pmt_spe_threads *t);
 struct pmt_spe_sampler;
 struct pmt_spe_queue;
 struct pmt_spe_record;
-struct pmt_spe_sample;
 /* The queue's thread from the record's CONTEXT packet, and its pid from the sampler's
  * threads, when decoding is not timeless (the first step of pmt_spe_sampler_run(); the
  * merge takes it alone when another thread samples) */
 void spe_queue_context(const struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 		       const struct pmt_spe_record *r);
-
-/* What the sampler works out of a record alone (its CPU's MIDR and caps, the trace's
- * time conversion), whichever order the merge takes it in: made on the record workers
- * (rec_pool.h) beside each record, which took ~70 instructions a record off the merging
- * thread (the data source's tables, the time conversion's divisions) */
-struct spe_rec_pre {
-	uint64_t dsrc, time;
-	uint8_t is_mem;
-};
-void spe_rec_pre_make(const struct pmt_spe_sampler *s, uint64_t midr, uint64_t event_filter,
-		      const struct pmt_spe_record *r, struct spe_rec_pre *pre);
-/* pmt_spe_sampler_run() with pre made for r by spe_rec_pre_make() with q's MIDR and caps */
-int spe_sampler_run_pre(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
-			const struct pmt_spe_record *r, const struct spe_rec_pre *pre,
-			struct pmt_spe_sample *out);
 #endif

@@ -120,61 +120,9 @@ static void by_memory(void **state)
 	same_table("sym,tlb,snoop", false);
 }
 
-/* report -j: a text of more than 20k rows has its later events printed on a second thread
- * into memory (report_flat.c); the bytes must be those printed on one, for every event in
- * its place. Half the records in the unmapped kernel: an entry per address. */
-static void printed_on_two_threads(void **state)
-{
-	static uint8_t buf[64 * 24000];
-	struct pmt_symbols *syms = test_symbols_new();
-	struct pmt_spe_synth_opts so;
-	struct pmt_spe_synth sy;
-	struct pmt_spe_run_opts o = PMT_OPTS_INIT(pmt_spe_run_opts);
-	struct pair p = { 0 };
-	struct pmt_trace_event app = test_mmap_event(PID, 0x400000, "/nonexistent/app", 0);
-	size_t rows = 0;
-	int64_t len;
-	char *a, *b;
-
-	(void)state;
-	assert_int_equal(pmt_symbols_add_event(syms, &app), 0);
-	pmt_spe_synth_opts_init(&so);
-	so.seed = 9;
-	so.text_base = 0x400000;
-	so.text_len = 0x3000;
-	so.kernel_pct = 50;
-	assert_int_equal(pmt_spe_synth_init(&sy, &so), 0);
-	len = pmt_spe_synth_fill(&sy, buf, sizeof(buf));
-	assert_true(len > 0);
-	assert_int_equal(pmt_itrace_parse("bfmtaMi1i", &o.itrace, NULL), 0);
-	o.compat = PMT_PERF_NEWEST;
-	o.midr = 0x410fd0c0;
-	o.tid = PID;
-	o.raw_timed = 1;
-	o.record_fn = add_both;
-	assert_int_equal(pmt_hist_new("sym,dso", syms, &p.each, NULL), 0);
-	assert_int_equal(pmt_hist_new("sym,dso", syms, &p.record, NULL), 0);
-	pmt_hist_set_mode(p.each, PMT_PERF_NEWEST, false);
-	pmt_hist_set_mode(p.record, PMT_PERF_NEWEST, false);
-	pmt_hist_set_jobs(p.record, 2);
-	assert_int_equal(pmt_spe_run_raw(buf, (size_t)len, &o, NULL, &p, NULL, NULL), 0);
-	a = text_of(p.each, PMT_SINK_TEXT);
-	b = text_of(p.record, PMT_SINK_TEXT);
-	for (const char *c = a; *c; c++)
-		rows += *c == '\n';
-	assert_true(rows > 25000);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	pmt_hist_free(p.each);
-	pmt_hist_free(p.record);
-	pmt_symbols_free(syms);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(printed_on_two_threads),
 		cmocka_unit_test(by_symbol),
 		cmocka_unit_test(by_thread_and_cpu),
 		cmocka_unit_test(by_memory),

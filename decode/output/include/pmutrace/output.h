@@ -196,9 +196,6 @@ PMT_API int pmt_hist_set_filter(struct pmt_hist *h, const struct pmt_hist_filter
  * the call graphs' threshold) those of the entries shown, absolute (perf's default)
  * those of the whole file */
 PMT_API void pmt_hist_set_relative(struct pmt_hist *h, bool relative);
-/* Threads the printing may take (report's -j; default 1): the text's later events are
- * sorted and printed on a second one into memory when the table is large. */
-PMT_API void pmt_hist_set_jobs(struct pmt_hist *h, unsigned jobs);
 PMT_API int pmt_hist_print(struct pmt_hist *h, struct pmt_out *out, int compat,
 			   uint64_t lost_samples);
 /* The same entries, in the same order, as one JSON document ({"lost_samples", "events":
