@@ -9,31 +9,24 @@
 #include "pmutrace/metrics.h"
 #include "stat_topdown.h"
 
-/* perf 7.3's built-in Alder Lake table (GenuineIntel-6-97, and the Raptor Lake models that
- * share it) on the cpu_atom PMU: TOPDOWN_RETIRING.ALL, CPU_CLK_UNHALTED.CORE,
- * TOPDOWN_FE_BOUND.ALL, TOPDOWN_BE_BOUND.ALL (pmu-events alderlake/adl-metrics.json and
- * the atom event file), opened alone in the order perf 7.3 opens them */
-enum { ATOM_RETIRING = 0xc2, ATOM_CYCLES = 0x3c, ATOM_FE_BOUND = 0x71, ATOM_BE_BOUND = 0x74 };
-static const char atom_events[] = "cpu_atom/event=0xc2/,cpu_atom/event=0x3c/,"
-				  "cpu_atom/event=0x71/,cpu_atom/event=0x74/";
-
-/* The kernel names the PMU's model in caps/pmu_name; Meteor Lake's atom (6 slots a cycle,
- * TOPDOWN_RETIRING.ALL_P) and Arrow/Lunar Lake's (8) formulas are other ones, left out. */
-static bool alderlake_atom(const struct pmt_pmus *pmus)
+/* The kernel names the part in the cpu_atom PMU's caps/pmu_name (perf chooses its table by
+ * CPUID; the name is what a recording's sysfs and a fake tree carry) */
+static const struct pmt_topdown_hybrid *hybrid_layout(const struct pmt_pmus *pmus,
+						      unsigned level)
 {
 	const struct pmt_pmu *atom = pmus ? pmt_pmus_find(pmus, "cpu_atom") : NULL;
 
 	for (uint32_t i = 0; atom && i < atom->nr_caps; i++)
 		if (!strcmp(atom->caps[i].name, "pmu_name"))
-			return !strncmp(atom->caps[i].value, "alderlake_hybrid", 16);
-	return false;
+			return pmt_topdown_hybrid(atom->caps[i].value, level);
+	return NULL;
 }
 
 int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 		    const struct pmt_pmus *atom_pmus)
 {
-	const char *const *core, *const *atom = NULL;
-	int ncore, natom = 0;
+	const char *const *core;
+	int ncore;
 
 	if (!max)
 		return pmt_cli_fail("stat", "Topdown requested but the topdown metric groups "
@@ -49,14 +42,18 @@ int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 		return pmt_cli_fail("stat", "Unsupported top-down metrics level %u. pmutrace "
 				    "prints levels 1, 2 and Granite Rapids' 6 (%s has %u; README, "
 				    "Counting, says why).", td->level, where, max);
-	if (alderlake_atom(atom_pmus))
-		natom = pmt_topdown_atom_columns(td->level, &atom);
-	if (natom < 0)
-		natom = 0; /* level 2's atom columns: README, Counting */
-	td->cols = ncore + natom;
-	td->atom_from = ncore;
+	td->hyb = hybrid_layout(atom_pmus, td->level);
+	td->cols = td->hyb ? (int)td->hyb->nr_cols : ncore;
+	for (unsigned i = 0; td->hyb && i < td->hyb->nr_events; i++) {
+		size_t n = strlen(td->atom_events);
+		uint64_t c = td->hyb->event[i].config;
+
+		snprintf(td->atom_events + n, sizeof(td->atom_events) - n,
+			 "%scpu_atom/event=%#x,umask=%#x/", n ? "," : "", (unsigned)(c & 0xff),
+			 (unsigned)(c >> 8 & 0xff));
+	}
 	for (int k = 0; k < td->cols; k++) {
-		const char *n = k < ncore ? core[k] : atom[k - ncore];
+		const char *n = td->hyb ? td->hyb->col[k].name : core[k];
 		char *h = malloc(strlen(n) + 4);
 
 		if (!h)
@@ -64,13 +61,14 @@ int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 		sprintf(h, "%%  %s", n);
 		td->name[k] = n;
 		td->head[k] = h;
+		td->atom[k] = td->hyb && td->hyb->col[k].atom;
 	}
 	return 0;
 }
 
 const char *stat_td_atom_events(const struct stat_topdown *td)
 {
-	return td->atom_from < td->cols ? atom_events : NULL;
+	return td->atom_events[0] ? td->atom_events : NULL;
 }
 
 int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units)
@@ -93,7 +91,7 @@ static void atom_unit(struct stat_topdown *td, const struct pmt_stat *s,
 {
 	double *v = td->val + (size_t)u * td->cols;
 	uint8_t *cell = td->cell + (size_t)u * td->cols;
-	double cyc = 0, fe = 0, be = 0, ret = 0;
+	double count[PMT_TDA_NR] = { 0 };
 	bool counted = true;
 	uint32_t nr = 0;
 	struct pmt_topdown t;
@@ -101,24 +99,22 @@ static void atom_unit(struct stat_topdown *td, const struct pmt_stat *s,
 	for (uint32_t e = 0; e < plan->ev.nr; e++) {
 		const struct pmt_evsel *ev = &plan->ev.ev[e];
 		const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
-		double *to = is_atom(ev, ATOM_CYCLES)     ? &cyc
-			     : is_atom(ev, ATOM_FE_BOUND) ? &fe
-			     : is_atom(ev, ATOM_BE_BOUND) ? &be
-			     : is_atom(ev, ATOM_RETIRING) ? &ret
-							  : NULL;
 
-		if (!to)
-			continue;
-		*to = c->val;
-		counted &= c->counted;
-		nr += c->nr;
+		for (unsigned i = 0; i < td->hyb->nr_events; i++)
+			if (is_atom(ev, td->hyb->event[i].config)) {
+				count[td->hyb->event[i].role] = c->val;
+				counted &= c->counted;
+				nr += c->nr;
+				break;
+			}
 	}
 	/* perf's expression gives NaN for a division by 0 cycles, or counters not read */
-	counted = counted && pmt_topdown_atom_from_counts(cyc, fe, be, ret, &t) >= 0;
-	for (int k = td->atom_from; k < td->cols; k++) {
-		v[k] = counted ? pmt_topdown_pct(&t, td->name[k]) : NAN;
-		cell[k] = nr ? PMT_MO_RATIO : PMT_MO_SKIP;
-	}
+	counted = counted && pmt_topdown_atom_eval(td->hyb, count, &t) >= 0;
+	for (int k = 0; k < td->cols; k++)
+		if (td->atom[k]) {
+			v[k] = counted ? pmt_topdown_pct(&t, td->name[k]) : NAN;
+			cell[k] = nr ? PMT_MO_RATIO : PMT_MO_SKIP;
+		}
 }
 
 void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
@@ -153,12 +149,14 @@ void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 				slots = c->val;
 		}
 		counted = counted && pmt_topdown_from_counts(slots, td8, &t) >= 0;
-		for (int k = 0; k < td->atom_from; k++) {
+		for (int k = 0; k < td->cols; k++) {
+			if (td->atom[k])
+				continue;
 			v[k] = counted ? pmt_topdown_pct(&t, td->name[k]) : NAN;
 			/* a hybrid part's atom CPU has no line for the core PMU's columns */
-			cell[k] = td->atom_from < td->cols && !nr ? PMT_MO_SKIP : PMT_MO_VALUE;
+			cell[k] = td->hyb && !nr ? PMT_MO_SKIP : PMT_MO_VALUE;
 		}
-		if (td->atom_from < td->cols)
+		if (td->hyb)
 			atom_unit(td, s, plan, u);
 	}
 }

@@ -1,6 +1,7 @@
 /* stat --topdown's columns and values, wired by cmd_stat.c: the tma_* columns of the
- * PERF_METRICS core PMU in perf 7.3's order and, on an Alder/Raptor Lake hybrid part, the
- * cpu_atom PMU's level-1 columns after them, as perf 7.3 prints both. */
+ * PERF_METRICS core PMU in perf 7.3's order and, on a hybrid part perf 7.3 has a built-in
+ * table for (Alder/Raptor, Meteor, Lunar and Arrow Lake), both core PMUs' columns as perf 7.3
+ * interleaves them. */
 #ifndef PMT_CLI_STAT_TOPDOWN_H
 #define PMT_CLI_STAT_TOPDOWN_H
 
@@ -17,7 +18,9 @@ struct stat_topdown {
 	bool on;                          /* --topdown */
 	unsigned level;                   /* --td-level (0 until stat_td_columns: level 1) */
 	int cols;
-	int atom_from;                    /* the first cpu_atom column (cols: none) */
+	const struct pmt_topdown_hybrid *hyb; /* a hybrid part's layout, else NULL */
+	bool atom[STAT_TD_MAX_COLS];      /* a cpu_atom column */
+	char atom_events[256];            /* the cpu_atom events to count ("" for none) */
 	const char *name[STAT_TD_MAX_COLS];  /* tma_* names */
 	const char *head[STAT_TD_MAX_COLS];  /* as perf heads them ("%  tma_retiring") */
 	double *val;                      /* [unit][cols] */
@@ -33,7 +36,7 @@ int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 const char *stat_td_atom_events(const struct stat_topdown *td);
 int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units);
 /* without a table: every unit's ratios from the topdown-* counts (topdown.txt) and the
- * cpu_atom TOPDOWN_*.ALL counts */
+ * cpu_atom TOPDOWN_* counts */
 void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 			 const struct pmt_count_plan *plan);
 void stat_td_fini(struct stat_topdown *td);

@@ -4,7 +4,8 @@
 # so -A prints a CPU's line for the events of its own PMU; a counter that cannot be read
 # is <not counted> (the simulated PMU counts cpu_core alone: its cpu_atom fds give EAGAIN)
 # and the others are printed. x86 perf 7.3 and pmutrace on the simulated PMU, byte for
-# byte: text, -A, -x, -j, -I (times blanked); and --topdown's two PMUs' columns.
+# byte: text, -A, -x, -j, -I (times blanked); and --topdown's two PMUs' columns at levels 1
+# and 2 on the Alder, Meteor, Lunar and Arrow Lake tables.
 #   hybrid_stat.sh PMUTRACE ORACLES_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 SRC=$3
@@ -38,28 +39,53 @@ done
 # line with its own PMU's columns only; cpu_atom unreadable (nan, empty, "none") and, with
 # PMUSIM_PEBS_TYPE=4,10, counted (numbers), byte for byte
 td() { # PEBS_TYPES LINES OUT CMD...: LINES kept (-I: the first interval's, a loaded machine
-	# may fit one interval fewer into the workload's time)
+	# may fit one interval fewer into the workload's time); the tree $TREE, PERF_CPUID $CPUID
 	types=$1 lines=$2 out=$3
 	shift 3
-	SYSFS_PATH=$T/hyb PERF_CPUID=GenuineIntel-6-97-0 PMUSIM_PEBS_TYPE=$types \
+	SYSFS_PATH=$TREE PERF_CPUID=$CPUID PMUSIM_PEBS_TYPE=$types \
 		PMUSIM_RATES=0x10ad:0,0x400:1000000 LD_PRELOAD=$T/sim.so timeout 60 "$@" 2>&1 >/dev/null |
 		sed -e '/seconds time elapsed/d' -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' \
 			-e 's/^[0-9]*\.[0-9]\{9\},/TIME,/' -e 's/"interval" : [0-9.]*/"interval" : T/' |
 		head -"$lines" >"$out"
 }
-for types in 4 4,10; do
-	for o in - -A -x, -x,_-A -j -j_-A -I_150 -I_150_-A -I_150_-x, -I_150_-j --td-level_1_-x, -r_2; do
+td_cmp() { # LEVEL TYPES OPTS...: perf 7.3 and pmutrace stat --topdown --td-level LEVEL -a
+	# (LEVEL "": no --td-level)
+	level=$1 types=$2 lv=${1:+--td-level $1}
+	shift 2
+	for o in "$@"; do
 		n=$((n + 1))
 		opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
 		case "$o" in -I_150_-A) k=13 ;; -I_150_-j) k=1 ;; -I*) k=2 ;; *) k=99 ;; esac
 		# shellcheck disable=SC2086
-		td $types $k "$T/perf" "$X" stat --topdown -a $opts -- sleep 0.2
+		td $types $k "$T/perf" "$X" stat --topdown $lv -a $opts -- sleep 0.2
 		# shellcheck disable=SC2086
-		td $types $k "$T/pmt" "$P" stat --topdown -a $opts -- sleep 0.2
-		grep -q 'tma_backend_bound.*tma_backend_bound\|"cpu" : "8", "%  tma_bad_speculation"' "$T/perf" ||
+		td $types $k "$T/pmt" "$P" stat --topdown $lv -a $opts -- sleep 0.2
+		# both PMUs' columns (a level-2 head has tma_machine_clears twice)
+		grep -q 'tma_backend_bound.*tma_backend_bound\|tma_machine_clears.*tma_machine_clears\|"cpu" : "8", "%  tma_' "$T/perf" ||
 			{ echo "FAIL: perf 7.3 printed no cpu_atom columns: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
 		[ -n "${VERBOSE:-}" ] && cat "$T/pmt"
-		cmp -s "$T/perf" "$T/pmt" || { echo "FAIL: hybrid --topdown $opts (counted: $types): perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
+		cmp -s "$T/perf" "$T/pmt" || { echo "FAIL: hybrid --topdown $lv $opts ($CPUID, counted: $types): perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
+	done
+}
+TREE=$T/hyb CPUID=GenuineIntel-6-97-0
+for types in 4 4,10; do
+	td_cmp "" $types - -A -x, -x,_-A -j -j_-A -I_150 -I_150_-A -I_150_-x, -I_150_-j -r_2
+	td_cmp 1 $types -x,
+	# level 2 (issue 11): perf 7.3 prints the atom's machine_clears, the core's eight, then
+	# the atom's core_bound, branch_mispredicts, ifetch_latency, ifetch_bandwidth and
+	# resource_bound (TOPDOWN_BAD_SPECULATION.*, TOPDOWN_FE_BOUND.FRONTEND_*,
+	# TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS over 5 * CPU_CLK_UNHALTED.CORE)
+	td_cmp 2 $types - -A -x, -x,_-A -j -j_-A -I_150 -I_150_-A -I_150_-x, -I_150_-j -r_2
+done
+# Meteor Lake (6 slots a cycle, the *.ALL_P events), Lunar Lake and Arrow Lake (8): perf 7.3's
+# tables for those CPUIDs, the fake tree's cpu_atom named as the kernel names the part
+for m in meteorlake_hybrid:GenuineIntel-6-AA-0 lunarlake_hybrid:GenuineIntel-6-BD-0 \
+	lunarlake_hybrid:GenuineIntel-6-C6-0 arrowlake_h_hybrid:GenuineIntel-6-C5-0; do
+	TREE=$T/${m%%:*} CPUID=${m#*:}
+	[ -d "$TREE" ] || sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$TREE" hybrid "${m%%:*}"
+	for level in 1 2; do
+		td_cmp $level 4 -A
+		td_cmp $level 4,10 - -A -x,_-A -j_-A
 	done
 done
 echo "$n outputs compared, $fail differ"

@@ -97,37 +97,6 @@ int pmt_topdown_columns(unsigned level, const char *const **names)
 	return -PMT_EINVAL;
 }
 
-/* Gracemont allocates 5 uops a cycle; Meteor Lake's Crestmont (6) and Arrow/Lunar Lake's
- * Skymont (8) tables use other widths and events, which the caller has to rule out */
-#define ATOM_ADL_SLOTS_PER_CYCLE 5
-
-int pmt_topdown_atom_from_counts(double cycles, double fe_bound, double be_bound,
-				 double retiring, struct pmt_topdown *out)
-{
-	double slots = ATOM_ADL_SLOTS_PER_CYCLE * cycles;
-
-	memset(out, 0, sizeof(*out));
-	if (!(slots > 0))
-		return -PMT_EINVAL;
-	out->slots = slots;
-	out->fe_bound = fe_bound / slots;
-	out->be_bound = be_bound / slots;
-	out->retiring = retiring / slots;
-	out->bad_spec = (slots - (fe_bound + be_bound + retiring)) / slots;
-	return 0;
-}
-
-int pmt_topdown_atom_columns(unsigned level, const char *const **names)
-{
-	static const char *const atom1[] = { "tma_bad_speculation", "tma_retiring",
-					     "tma_frontend_bound", "tma_backend_bound" };
-
-	if (level != 1)
-		return -PMT_EINVAL;
-	*names = atom1;
-	return 4;
-}
-
 double pmt_topdown_pct(const struct pmt_topdown *t, const char *name)
 {
 	static const struct {
@@ -146,6 +115,9 @@ double pmt_topdown_pct(const struct pmt_topdown *t, const char *name)
 		{ "tma_branch_mispredicts", offsetof(struct pmt_topdown, br_mispredict) },
 		{ "tma_fetch_latency", offsetof(struct pmt_topdown, fetch_lat) },
 		{ "tma_fetch_bandwidth", offsetof(struct pmt_topdown, fetch_bw) },
+		{ "tma_ifetch_latency", offsetof(struct pmt_topdown, ifetch_lat) },
+		{ "tma_ifetch_bandwidth", offsetof(struct pmt_topdown, ifetch_bw) },
+		{ "tma_resource_bound", offsetof(struct pmt_topdown, resource_bound) },
 	};
 
 	for (size_t i = 0; i < sizeof(field) / sizeof(field[0]); i++)

@@ -163,33 +163,112 @@ static void level_columns(void **state)
 	assert_true(isnan(pmt_topdown_pct(&t, "tma_retiring_x")));
 }
 
+static double atom_pct(const struct pmt_topdown_hybrid *h, const double count[PMT_TDA_NR],
+		       unsigned col)
+{
+	struct pmt_topdown t;
+
+	assert_int_equal(pmt_topdown_atom_eval(h, count, &t), 0);
+	assert_true(h->col[col].atom);
+	return pmt_topdown_pct(&t, h->col[col].name);
+}
+
 /* a hybrid part's cpu_atom level 1: perf 7.3 (Alder Lake table, the simulated PMU of
  * tests/stat/hybrid_stat.sh) read 21194 CPU_CLK_UNHALTED.CORE, 29706 TOPDOWN_RETIRING.ALL,
  * 38990 TOPDOWN_FE_BOUND.ALL and 19038 TOPDOWN_BE_BOUND.ALL and printed bad speculation
- * 17.2, retiring 28.0, frontend 36.8, backend 18.0 (%8.1f), in that column order */
+ * 17.2, retiring 28.0, frontend 36.8, backend 18.0 (%8.1f), in that column order after the
+ * core's four */
 static void atom_level1(void **state)
 {
-	const char *const *names;
+	const struct pmt_topdown_hybrid *h = pmt_topdown_hybrid("alderlake_hybrid", 1);
+	double count[PMT_TDA_NR] = { [PMT_TDA_CYCLES] = 21194, [PMT_TDA_RETIRING] = 29706,
+				     [PMT_TDA_FE_BOUND] = 38990, [PMT_TDA_BE_BOUND] = 19038 };
 	struct pmt_topdown t;
 	char buf[64];
 
-	assert_int_equal(pmt_topdown_atom_columns(1, &names), 4);
-	assert_string_equal(names[0], "tma_bad_speculation");
-	assert_string_equal(names[1], "tma_retiring");
-	assert_string_equal(names[2], "tma_frontend_bound");
-	assert_string_equal(names[3], "tma_backend_bound");
-	assert_int_equal(pmt_topdown_atom_columns(2, &names), -PMT_EINVAL);
-	assert_int_equal(pmt_topdown_atom_from_counts(21194, 38990, 19038, 29706, &t), 0);
-	snprintf(buf, sizeof(buf), "%.1f %.1f %.1f %.1f", pmt_topdown_pct(&t, names[0]),
-		 pmt_topdown_pct(&t, names[1]), pmt_topdown_pct(&t, names[2]),
-		 pmt_topdown_pct(&t, names[3]));
+	assert_non_null(h);
+	assert_int_equal(h->nr_cols, 8);
+	assert_string_equal(h->col[0].name, "tma_frontend_bound");
+	assert_false(h->col[3].atom);
+	assert_string_equal(h->col[4].name, "tma_bad_speculation");
+	assert_string_equal(h->col[7].name, "tma_backend_bound");
+	assert_int_equal(h->slots_per_cycle, 5);
+	snprintf(buf, sizeof(buf), "%.1f %.1f %.1f %.1f", atom_pct(h, count, 4),
+		 atom_pct(h, count, 5), atom_pct(h, count, 6), atom_pct(h, count, 7));
 	assert_string_equal(buf, "17.2 28.0 36.8 18.0");
 	/* 5 slots a cycle; bad speculation not clamped at 0 as the P-core's is */
-	assert_int_equal(pmt_topdown_atom_from_counts(100, 300, 200, 100, &t), 0);
+	count[PMT_TDA_CYCLES] = 100;
+	count[PMT_TDA_FE_BOUND] = 300;
+	count[PMT_TDA_BE_BOUND] = 200;
+	count[PMT_TDA_RETIRING] = 100;
+	assert_int_equal(pmt_topdown_atom_eval(h, count, &t), 0);
 	NEAR(pmt_topdown_pct(&t, "tma_bad_speculation"), -20.0);
 	NEAR(pmt_topdown_pct(&t, "tma_frontend_bound"), 60.0);
 	/* perf's division by 0 cycles: NaN, left to the caller */
-	assert_int_equal(pmt_topdown_atom_from_counts(0, 1, 1, 1, &t), -PMT_EINVAL);
+	count[PMT_TDA_CYCLES] = 0;
+	assert_int_equal(pmt_topdown_atom_eval(h, count, &t), -PMT_EINVAL);
+	assert_null(pmt_topdown_hybrid("alderlake_hybrid", 3));
+	assert_null(pmt_topdown_hybrid("sapphire_rapids", 1));
+}
+
+/* level 2 on the Alder Lake tree: perf 7.3 -C 8 (an atom CPU) printed machine_clears 34.0,
+ * core_bound 5.6, branch_mispredicts 4.8, ifetch_latency 7.3, ifetch_bandwidth 21.7,
+ * resource_bound 12.4 from the simulated PMU's rates of TOPDOWN_BAD_SPECULATION.
+ * MACHINE_CLEARS 9010, TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS 1472, .MISPREDICT 1284,
+ * TOPDOWN_FE_BOUND.FRONTEND_LATENCY 1934, CPU_CLK_UNHALTED.CORE 5297, .FRONTEND_BANDWIDTH
+ * 5759, TOPDOWN_BE_BOUND.ALL 4758; its column order puts the atom's machine_clears before
+ * the core's eight and the rest after */
+static void atom_level2(void **state)
+{
+	const struct pmt_topdown_hybrid *h = pmt_topdown_hybrid("alderlake_hybrid", 2);
+	const double count[PMT_TDA_NR] = {
+		[PMT_TDA_MACHINE_CLEARS] = 9010, [PMT_TDA_ALLOC_RESTRICTIONS] = 1472,
+		[PMT_TDA_MISPREDICT] = 1284, [PMT_TDA_FE_LATENCY] = 1934,
+		[PMT_TDA_CYCLES] = 5297, [PMT_TDA_FE_BANDWIDTH] = 5759, [PMT_TDA_BE_BOUND] = 4758,
+	};
+	char buf[64];
+
+	assert_non_null(h);
+	assert_int_equal(h->nr_cols, 14);
+	assert_int_equal(h->nr_events, 7);
+	assert_string_equal(h->col[1].name, "tma_memory_bound");
+	assert_false(h->col[1].atom);
+	assert_string_equal(h->col[5].name, "tma_fetch_latency");
+	assert_string_equal(h->col[8].name, "tma_branch_mispredicts");
+	snprintf(buf, sizeof(buf), "%.1f %.1f %.1f %.1f %.1f %.1f", atom_pct(h, count, 0),
+		 atom_pct(h, count, 9), atom_pct(h, count, 10), atom_pct(h, count, 11),
+		 atom_pct(h, count, 12), atom_pct(h, count, 13));
+	assert_string_equal(buf, "34.0 5.6 4.8 7.3 21.7 12.4");
+}
+
+/* Meteor Lake's Crestmont takes 6 slots a cycle and counts bad speculation
+ * (TOPDOWN_BAD_SPECULATION.ALL_P), Lunar/Arrow Lake's Skymont 8 (perf 7.3's -vv formulas
+ * for GenuineIntel-6-AA and 6-BD/C5); Arrow Lake-S's PMU is named lunarlake_hybrid */
+static void atom_widths(void **state)
+{
+	const struct pmt_topdown_hybrid *mtl = pmt_topdown_hybrid("meteorlake_hybrid", 1);
+	const struct pmt_topdown_hybrid *lnl = pmt_topdown_hybrid("lunarlake_hybrid", 1);
+	const struct pmt_topdown_hybrid *arl = pmt_topdown_hybrid("arrowlake_h_hybrid", 2);
+	const double count[PMT_TDA_NR] = { [PMT_TDA_CYCLES] = 100, [PMT_TDA_BAD_SPEC] = 60,
+					   [PMT_TDA_FE_BOUND] = 300, [PMT_TDA_BE_BOUND] = 120,
+					   [PMT_TDA_ALLOC_RESTRICTIONS] = 40 };
+	struct pmt_topdown t;
+
+	assert_non_null(mtl);
+	assert_non_null(lnl);
+	assert_non_null(arl);
+	assert_int_equal(pmt_topdown_atom_eval(mtl, count, &t), 0);
+	NEAR(pmt_topdown_pct(&t, "tma_bad_speculation"), 10.0);
+	NEAR(pmt_topdown_pct(&t, "tma_frontend_bound"), 50.0);
+	assert_int_equal(pmt_topdown_atom_eval(lnl, count, &t), 0);
+	NEAR(pmt_topdown_pct(&t, "tma_bad_speculation"), 7.5);
+	assert_int_equal(pmt_topdown_atom_eval(arl, count, &t), 0);
+	NEAR(pmt_topdown_pct(&t, "tma_resource_bound"), 10.0);
+	/* perf's first column on both: the atom's backend_bound */
+	assert_true(mtl->col[0].atom);
+	assert_string_equal(lnl->col[0].name, "tma_backend_bound");
+	assert_string_equal(lnl->col[1].name, "tma_retiring");
+	assert_false(lnl->col[1].atom);
 }
 
 /* perf's metricgroups__topdown_max_level(): the first TopdownL of each metric's groups */
@@ -218,6 +297,8 @@ int main(void)
 		cmocka_unit_test(cli_topdown),
 		cmocka_unit_test(level_columns),
 		cmocka_unit_test(atom_level1),
+		cmocka_unit_test(atom_level2),
+		cmocka_unit_test(atom_widths),
 		cmocka_unit_test(table_max_level),
 	};
 

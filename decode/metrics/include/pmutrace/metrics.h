@@ -307,6 +307,9 @@ struct pmt_topdown {
 	double retiring, bad_spec, fe_bound, be_bound;   /* level 1 ratios */
 	double heavy_ops, br_mispredict, fetch_lat, mem_bound;          /* level 2 */
 	double light_ops, machine_clears, fetch_bw, core_bound;         /* complements */
+	/* an E-core's level 2 (pmt_topdown_atom_eval; machine_clears, br_mispredict and
+	 * core_bound above are its counted ones) */
+	double ifetch_lat, ifetch_bw, resource_bound;
 	/* per-metric slots as the kernel computes them: slots * byte / 0xff (integer) */
 	uint64_t slots_of[8];
 };
@@ -324,16 +327,41 @@ PMT_API int pmt_topdown_from_counts(double slots, const double td[8], struct pmt
  * them on a PERF_METRICS PMU (checked on Granite Rapids' tables): *names points at them;
  * returns their number (4 for level 1, 8 for level 2), -PMT_EINVAL for another level */
 PMT_API int pmt_topdown_columns(unsigned level, const char *const **names);
-/* A hybrid part's E-core (cpu_atom) level 1 as perf 7.3's built-in Alder/Raptor Lake table
- * computes it (pmu-events alderlake/adl-metrics.json, the cpu_atom entries): each
- * TOPDOWN_*.ALL count over 5 slots per CPU_CLK_UNHALTED.CORE cycle, bad speculation what the
- * other three leave (not clamped at 0, unlike the P-core's). Level-2 fields are left 0.
- * Returns -PMT_EINVAL when the cycles are 0 (perf's NaN). */
-PMT_API int pmt_topdown_atom_from_counts(double cycles, double fe_bound, double be_bound,
-					 double retiring, struct pmt_topdown *out);
-/* the atom level-1 columns in the order perf 7.3 prints them after the core's (the
- * Alder Lake hybrid tree: bad speculation first); 4, or -PMT_EINVAL for another level */
-PMT_API int pmt_topdown_atom_columns(unsigned level, const char *const **names);
+/* A hybrid part's topdown without a metric table, as perf 7.3 prints it from its built-in
+ * tables (topdown_hybrid.c cites them): both core PMUs' columns in perf's interleaved order,
+ * and the cpu_atom PMU's ratios, each TOPDOWN_* count over slots_per_cycle *
+ * CPU_CLK_UNHALTED.CORE. */
+enum pmt_topdown_atom_role {
+	PMT_TDA_CYCLES, PMT_TDA_RETIRING, PMT_TDA_FE_BOUND, PMT_TDA_BE_BOUND, PMT_TDA_BAD_SPEC,
+	PMT_TDA_MACHINE_CLEARS, PMT_TDA_MISPREDICT, PMT_TDA_ALLOC_RESTRICTIONS,
+	PMT_TDA_FE_LATENCY, PMT_TDA_FE_BANDWIDTH, PMT_TDA_NR
+};
+struct pmt_topdown_column {
+	const char *name;                     /* tma_* */
+	bool atom;                            /* cpu_atom's, else cpu_core's */
+};
+struct pmt_topdown_atom_event {
+	uint64_t config;                      /* raw: umask << 8 | event */
+	enum pmt_topdown_atom_role role;
+};
+struct pmt_topdown_hybrid {
+	const char *model;
+	unsigned slots_per_cycle;             /* the E-core's allocation width */
+	unsigned nr_cols, nr_events;
+	const struct pmt_topdown_column *col;  /* perf 7.3's order */
+	const struct pmt_topdown_atom_event *event;  /* in the order perf 7.3 parses them */
+};
+/* the layout of a part whose cpu_atom PMU's caps/pmu_name is atom_pmu_name (alderlake_hybrid,
+ * meteorlake_hybrid, lunarlake_hybrid, arrowlake_h_hybrid) at level 1 or 2; NULL for
+ * another part or level */
+PMT_API const struct pmt_topdown_hybrid *pmt_topdown_hybrid(const char *atom_pmu_name,
+							    unsigned level);
+/* the cpu_atom ratios from its counts by role (0 where the layout reads none). Bad
+ * speculation is its own event's share where the layout counts one, else (Alder Lake) what
+ * the other three leave, not clamped at 0 as the P-core's is. Returns -PMT_EINVAL when the
+ * cycles are 0 (perf's NaN). */
+PMT_API int pmt_topdown_atom_eval(const struct pmt_topdown_hybrid *h,
+				  const double count[PMT_TDA_NR], struct pmt_topdown *out);
 /* one of those metrics from decoded ratios, in % (NAN for a name it does not know) */
 PMT_API double pmt_topdown_pct(const struct pmt_topdown *t, const char *name);
 /* The events of a table's metric group (perf pmu-events JSON) in the order perf 7.3's
