@@ -99,6 +99,7 @@ struct run {
 	size_t nsel;
 	const char *metrics_file;
 	struct stat_topdown td;         /* --topdown */
+	const char *cpu_list;           /* -C */
 	/* -r N */
 	uint32_t runs, run;
 	struct pmt_run_stats elapsed;
@@ -205,10 +206,8 @@ static void banner(struct run *r, const struct pmt_count_opts *o, char **argv, i
 	if (o->target == PMT_COUNT_SYSTEM || o->target == PMT_COUNT_ALL_THREADS) {
 		fputs("'system wide'", r->out);
 	} else if (o->target == PMT_COUNT_CPUS) {
-		fputs("'CPU(s) ", r->out);
-		for (uint32_t i = 0; i < r->plan.nr_cpus; i++)
-			fprintf(r->out, "%s%d", i ? "," : "", r->plan.cpu[i]);
-		fputc('\'', r->out);
+		/* perf prints -C's list as given ("0-3") */
+		fprintf(r->out, "'CPU(s) %s'", r->cpu_list);
 	} else if (o->target == PMT_COUNT_PID) {
 		fprintf(r->out, "process id '%d'", (int)pid);
 	} else if (o->target == PMT_COUNT_TID) {
@@ -544,6 +543,7 @@ int cmd_stat(int argc, char **argv)
 				return pmt_cli_usage_fail("stat", "bad value '%s' for -C (a CPU list "
 							  "such as 0-3,8)", optarg);
 			o.target = PMT_COUNT_CPUS;
+			r.cpu_list = optarg;
 			targets++;
 			break;
 		case 'p':
@@ -712,6 +712,7 @@ int cmd_stat(int argc, char **argv)
 		rc = PMT_EXIT_USAGE;
 		goto done_early;
 	}
+	stat_td_drop_uncounted(&r.td, &r.plan, &pmus);
 	rc = verbose > 0 || !dry_run ? list_threads(&r, &o, pid) : PMT_EXIT_OK;
 	if (verbose > 0 && rc == PMT_EXIT_OK)
 		pmt_count_plan_print(stdout, &r.plan, r.threads, (uint32_t)r.nthreads);

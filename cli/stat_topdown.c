@@ -66,6 +66,42 @@ int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 	return 0;
 }
 
+/* does the plan open any of its events on a CPU of that PMU (per thread: every PMU) */
+static bool pmu_counted(const struct pmt_pmus *pmus, const char *name,
+			const struct pmt_count_plan *plan)
+{
+	const struct pmt_pmu *pmu = pmt_pmus_find(pmus, name);
+
+	if (!pmu || !pmu->has_cpus || !plan->per_cpu)
+		return true;
+	for (uint32_t i = 0; i < plan->nr_cpus; i++)
+		if (plan->cpu[i] >= 0 && pmt_cpumask_has(&pmu->cpus, (unsigned)plan->cpu[i]))
+			return true;
+	return false;
+}
+
+void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan *plan,
+			    const struct pmt_pmus *pmus)
+{
+	bool keep[2];
+	int n = 0;
+
+	if (!td->hyb)
+		return;
+	keep[0] = pmu_counted(pmus, "cpu_core", plan);
+	keep[1] = pmu_counted(pmus, "cpu_atom", plan);
+	for (int k = 0; k < td->cols; k++) {
+		if (!keep[td->atom[k]]) {
+			free((char *)td->head[k]);
+			continue;
+		}
+		td->name[n] = td->name[k];
+		td->head[n] = td->head[k];
+		td->atom[n++] = td->atom[k];
+	}
+	td->cols = n;
+}
+
 const char *stat_td_atom_events(const struct stat_topdown *td)
 {
 	return td->atom_events[0] ? td->atom_events : NULL;

@@ -32,6 +32,10 @@ struct stat_topdown {
  * metric table), else NULL. */
 int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 		    const struct pmt_pmus *atom_pmus);
+/* a hybrid part's columns of a PMU the plan opens nothing on (-C of the other PMU's CPUs)
+ * left out, as perf 7.3 prints no metric of events it did not open */
+void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan *plan,
+			    const struct pmt_pmus *pmus);
 /* the cpu_atom events to count beside the core's topdown group, NULL when none */
 const char *stat_td_atom_events(const struct stat_topdown *td);
 int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units);
