@@ -27,7 +27,8 @@ static int usage(FILE *fp)
 		"                     [-I MS]\n"
 		"                     [-x SEP | -j] [-M METRIC --metrics FILE]\n"
 		"                     [--topdown [--td-level N]]\n"
-		"                     [--events FILE] [-o FILE] [--no-inherit] [--dry-run] [-v]\n"
+		"                     [--events FILE] [--cputype core|atom] [-o FILE] [--no-inherit]\n"
+		"                     [--dry-run] [-v]\n"
 		"  -e, --event EVENT    perf's syntax (default: task-clock, context-switches,\n"
 		"                       cpu-migrations, page-faults)\n"
 		"  -a, --all-cpus       every online CPU;  -C, --cpu LIST: those CPUs\n"
@@ -51,13 +52,15 @@ static int usage(FILE *fp)
 		"                       table's TopdownL1 group as perf opens it; without, the\n"
 		"                       slots + topdown-* group of a PERF_METRICS PMU\n"
 		"      --td-level N     --topdown's level (0 or 1: level 1; 2; 6 of GNR's table)\n"
+		"      --cputype core|atom  hybrid: events without a PMU (and --topdown's) on that\n"
+		"                       PMU only\n"
 		"The counts go to stderr, as perf stat's do.\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
 enum { O_DRY_RUN = 256, O_PER_CORE, O_PER_SOCKET, O_METRICS, O_TOPDOWN, O_PER_DIE, O_EVENTS,
-       O_PER_THREAD, O_TD_LEVEL };
+       O_PER_THREAD, O_TD_LEVEL, O_CPUTYPE };
 
 static volatile sig_atomic_t stop_requested;
 
@@ -508,6 +511,7 @@ int cmd_stat(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, O_DRY_RUN },
 		{ "topdown", no_argument, NULL, O_TOPDOWN },
 		{ "td-level", required_argument, NULL, O_TD_LEVEL },
+		{ "cputype", required_argument, NULL, O_CPUTYPE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -588,6 +592,7 @@ int cmd_stat(int argc, char **argv)
 		case 'i': o.no_inherit = true; break;
 		case O_DRY_RUN: dry_run = 1; break;
 		case O_TOPDOWN: r.td.on = true; break;
+		case O_CPUTYPE: eo.cputype = optarg; break;
 		case O_TD_LEVEL: {
 			/* perf's OPT_UINTEGER: a sign refused, strtol's digits; "" is 0 */
 			char *end;
@@ -668,9 +673,10 @@ int cmd_stat(int argc, char **argv)
 		if (r.td.on) {
 			struct pmt_evlist l2 = { 0 };
 			struct pmt_diag ignored = PMT_DIAG_INIT;
+			struct pmt_events_opts any = PMT_OPTS_INIT(pmt_events_opts, .table = table);
 			unsigned max = pmt_events_parse_opts(&l2, &pmus, "topdown-heavy-ops,"
 							     "topdown-br-mispredict,topdown-fetch-lat,"
-							     "topdown-mem-bound", &eo, &ignored) < 0 ? 1 : 2;
+							     "topdown-mem-bound", &any, &ignored) < 0 ? 1 : 2;
 
 			pmt_evlist_fini(&l2);
 			rc = stat_td_columns(&r.td, max, pmus.root, &pmus);
@@ -679,7 +685,8 @@ int cmd_stat(int argc, char **argv)
 				goto done_early;
 			}
 		}
-		if (!nev)
+		/* --cputype atom: the core PMU's topdown group is not counted */
+		if (!nev && !(r.td.on && !stat_td_counts_core(&r.td, eo.cputype)))
 			evstr[nev++] = r.td.on && r.td.level == 2
 					       ? "topdown-retiring,topdown-bad-spec,topdown-fe-bound,"
 						 "topdown-be-bound,topdown-heavy-ops,"
@@ -689,8 +696,8 @@ int cmd_stat(int argc, char **argv)
 						     "topdown-fe-bound,topdown-be-bound"
 						   : "task-clock,context-switches,cpu-migrations,"
 						     "page-faults";
-		if (r.td.on && stat_td_atom_events(&r.td))
-			evstr[nev++] = stat_td_atom_events(&r.td);
+		if (r.td.on && stat_td_atom_events(&r.td, eo.cputype))
+			evstr[nev++] = stat_td_atom_events(&r.td, eo.cputype);
 		rc = 0;
 		for (unsigned i = 0; i < nev && rc >= 0; i++)
 			rc = pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
@@ -712,8 +719,12 @@ int cmd_stat(int argc, char **argv)
 		rc = PMT_EXIT_USAGE;
 		goto done_early;
 	}
-	stat_td_drop_uncounted(&r.td, &r.plan, &pmus);
-	rc = verbose > 0 || !dry_run ? list_threads(&r, &o, pid) : PMT_EXIT_OK;
+	stat_td_drop_uncounted(&r.td, &r.plan, &pmus, eo.cputype);
+	/* perf 7.3's words when the metric group has no event on these CPUs */
+	if (r.td.on && !r.td.cols)
+		rc = pmt_cli_fail("stat", "No supported events found.\nTopdownL%u", r.td.level);
+	else
+		rc = verbose > 0 || !dry_run ? list_threads(&r, &o, pid) : PMT_EXIT_OK;
 	if (verbose > 0 && rc == PMT_EXIT_OK)
 		pmt_count_plan_print(stdout, &r.plan, r.threads, (uint32_t)r.nthreads);
 	if (!dry_run && rc == PMT_EXIT_OK) {

@@ -80,16 +80,27 @@ static bool pmu_counted(const struct pmt_pmus *pmus, const char *name,
 	return false;
 }
 
+/* --cputype names the PMU as perf does (core, atom) or in full */
+static bool cputype_is(const char *cputype, const char *pmu)
+{
+	return !cputype || !strcmp(cputype, pmu) || !strcmp(cputype, pmu + 4);
+}
+
+bool stat_td_counts_core(const struct stat_topdown *td, const char *cputype)
+{
+	return !td->hyb || cputype_is(cputype, "cpu_core");
+}
+
 void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan *plan,
-			    const struct pmt_pmus *pmus)
+			    const struct pmt_pmus *pmus, const char *cputype)
 {
 	bool keep[2];
 	int n = 0;
 
 	if (!td->hyb)
 		return;
-	keep[0] = pmu_counted(pmus, "cpu_core", plan);
-	keep[1] = pmu_counted(pmus, "cpu_atom", plan);
+	keep[0] = cputype_is(cputype, "cpu_core") && pmu_counted(pmus, "cpu_core", plan);
+	keep[1] = cputype_is(cputype, "cpu_atom") && pmu_counted(pmus, "cpu_atom", plan);
 	for (int k = 0; k < td->cols; k++) {
 		if (!keep[td->atom[k]]) {
 			free((char *)td->head[k]);
@@ -102,9 +113,9 @@ void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan
 	td->cols = n;
 }
 
-const char *stat_td_atom_events(const struct stat_topdown *td)
+const char *stat_td_atom_events(const struct stat_topdown *td, const char *cputype)
 {
-	return td->atom_events[0] ? td->atom_events : NULL;
+	return td->atom_events[0] && cputype_is(cputype, "cpu_atom") ? td->atom_events : NULL;
 }
 
 int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units)

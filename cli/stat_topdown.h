@@ -32,12 +32,15 @@ struct stat_topdown {
  * metric table), else NULL. */
 int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 		    const struct pmt_pmus *atom_pmus);
-/* a hybrid part's columns of a PMU the plan opens nothing on (-C of the other PMU's CPUs)
- * left out, as perf 7.3 prints no metric of events it did not open */
+/* a hybrid part's columns of a PMU the plan opens nothing on (-C of the other PMU's CPUs,
+ * --cputype of the other: core, atom, cpu_core, cpu_atom or NULL) left out, as perf 7.3
+ * prints no metric of events it did not open */
 void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan *plan,
-			    const struct pmt_pmus *pmus);
+			    const struct pmt_pmus *pmus, const char *cputype);
 /* the cpu_atom events to count beside the core's topdown group, NULL when none */
-const char *stat_td_atom_events(const struct stat_topdown *td);
+const char *stat_td_atom_events(const struct stat_topdown *td, const char *cputype);
+/* is the core PMU's topdown group counted (not with --cputype atom on a hybrid part) */
+bool stat_td_counts_core(const struct stat_topdown *td, const char *cputype);
 int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units);
 /* without a table: every unit's ratios from the topdown-* counts (topdown.txt) and the
  * cpu_atom TOPDOWN_* counts */

@@ -87,6 +87,25 @@ for TGT in "-C 8" "-C 0-3" "-C 6-9"; do
 	td_cmp 1 4,10 - -A -x,
 	td_cmp 2 4,10 - -A -j
 done
+# --cputype: that PMU's columns only, and no line for the other PMU's CPUs; with -C of the
+# other PMU's CPUs only, perf's error (pmutrace's prefix instead of its "Error:" line)
+for CT in atom core; do
+	TGT="--cputype $CT -a"
+	td_cmp 1 4,10 - -A -x,_-A -j_-A
+	td_cmp 2 4,10 - -A -x,_-A -j_-A
+	other=8
+	[ $CT = atom ] && other=0-3
+	for level in 1 2; do
+		n=$((n + 1))
+		TGT="--cputype $CT -C $other"
+		td 4,10 99 "$T/perf" "$X" stat --topdown --td-level $level $TGT -- sleep 0.1
+		td 4,10 99 "$T/pmt" "$P" stat --topdown --td-level $level $TGT -- sleep 0.1
+		sed -n '2,$p' "$T/perf" >"$T/perf.1"
+		sed 's/^pmutrace stat: //' "$T/pmt" >"$T/pmt.1"
+		grep -q "No supported events found" "$T/perf.1" && cmp -s "$T/perf.1" "$T/pmt.1" ||
+			{ echo "FAIL: hybrid --topdown $TGT: perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt"; fail=$((fail + 1)); }
+	done
+done
 TGT=
 # Meteor Lake (6 slots a cycle, the *.ALL_P events), Lunar Lake and Arrow Lake (8): perf 7.3's
 # tables for those CPUIDs, the fake tree's cpu_atom named as the kernel names the part

@@ -243,7 +243,14 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 		const double *v = val + (size_t)u * ncol;
 		const uint8_t *cell = cells ? cells + (size_t)u * ncol : NULL;
 		bool first = true;
+		uint32_t shown = 0;
 
+		for (uint32_t k = 0; k < ncol; k++)
+			shown += !cell || cell[k] != PMT_MO_SKIP;
+		/* a hybrid CPU none of whose PMU's metrics is printed (--cputype of the other
+		 * PMU) has no line in perf 7.3 */
+		if (ncol && !shown)
+			continue;
 		if (po->format == PMT_STAT_JSON) {
 			json_open(fp, s, u, po);
 			/* perf 7.3 counts the CPUs of a core, die or socket here too */
