@@ -333,6 +333,79 @@ static void test_batches_and_indexes(void **state)
 	free(path);
 }
 
+/* n samples as test_batches_and_indexes makes them, into path (sqlite_api: through
+ * SQLite's INSERTs, else as b-tree pages written by the export) */
+static void export_n(const char *path, int n, bool sqlite_api)
+{
+	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .compat = 601,
+						 .sqlite_api = sqlite_api);
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_export *x;
+	uint64_t lcg = 11;
+
+	unlink(path);
+	assert_int_equal(pmt_export_sqlite_new(path, &o, &x, &d), 0);
+	for (int i = 0; i < n; i++) {
+		struct pmt_spe_sample s = { .event = (uint32_t)(i % 7), .pid = 1 + i % 3,
+					    .tid = 1 + i % 5, .period = 1 };
+
+		lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+		s.time = 1000 + (uint64_t)(i / 3);
+		s.ip = i % 4 ? 0x400000 + (lcg >> 50) : 0xffff800008000000ULL + (lcg >> 52);
+		s.addr = i % 9 ? lcg : (uint64_t)(i % 2); /* 0 and 1: serial types 8 and 9 */
+		s.weight = lcg >> (i % 64);
+		s.data_src = i % 3 ? 0x288100142ULL : 0; /* texts, or NULL texts */
+		s.op = (uint32_t)i & 0xff;
+		assert_int_equal(pmt_export_sample(x, &s), 0);
+	}
+	assert_int_equal(pmt_export_finish(x, NULL, 0, &d), n);
+	pmt_export_free(x);
+}
+
+/* The samples table and indexes the export writes as pages against the same samples
+ * through SQLite's INSERTs: one leaf (the root), a few, and enough rows for two interior
+ * levels of the table and of each index; SQLite's own integrity_check on every page and
+ * index entry, the same rows both ways and each index's walk equal to a table scan */
+static void test_pages_equal_api(void **state)
+{
+	static const int sizes[] = { 0, 1, 2, 30, 200, 5000, 70000 };
+	char *path = tmp_db(), *api = tmp_db();
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		char want[64], *sql;
+		sqlite3 *db;
+
+		export_n(path, sizes[k], false);
+		export_n(api, sizes[k], true);
+		assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		query_eq(db, "PRAGMA integrity_check", "ok");
+		sql = sqlite3_mprintf("ATTACH '%q' AS a", api);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_free(sql);
+		snprintf(want, sizeof(want), "%d:%d:0:0", sizes[k], sizes[k]);
+		query_eq(db, "SELECT (SELECT count(*) FROM samples) || ':' || (SELECT count(*) "
+			     "FROM a.samples) || ':' || (SELECT count(*) FROM (SELECT * FROM "
+			     "samples EXCEPT SELECT * FROM a.samples)) || ':' || (SELECT count(*) "
+			     "FROM (SELECT * FROM a.samples EXCEPT SELECT * FROM samples))", want);
+		query_eq(db, "SELECT (SELECT group_concat(name || rootpage > 0) FROM (SELECT * "
+			     "FROM sqlite_schema ORDER BY rowid)) = (SELECT group_concat(name || "
+			     "rootpage > 0) FROM (SELECT * FROM a.sqlite_schema ORDER BY rowid))",
+			 "1");
+		if (sizes[k]) { /* (no rows: group_concat is NULL) */
+			index_eq_scan(db, "samples_time", "time");
+			index_eq_scan(db, "samples_ip", "ip");
+			index_eq_scan(db, "samples_addr", "addr");
+			index_eq_scan(db, "samples_event", "event_id");
+		}
+		sqlite3_close(db);
+	}
+	unlink(path);
+	unlink(api);
+	free(path);
+	free(api);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_call_paths),
 		cmocka_unit_test(test_batches_and_indexes),
+		cmocka_unit_test(test_pages_equal_api),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
