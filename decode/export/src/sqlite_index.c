@@ -71,26 +71,44 @@ void sq_keys_add(struct sq_index_keys *k, uint64_t time, uint64_t ip, uint64_t a
 
 
 /* LSD radix sort by key, a byte per pass, stable (equal keys keep their ascending ids, as
- * the index orders them); a pass whose byte is the same in every key is skipped */
+ * the index orders them): the eight bytes' counts in one read, a pass only for a byte that
+ * differs between keys, and none at all for keys already in order (time, mostly) */
 static void radix_sort(struct sq_key_id *a, struct sq_key_id *tmp, size_t n)
 {
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, pos = 0;
+	size_t count[8][256] = { { 0 } };
+	struct sq_key_id *src = a, *dst = tmp;
+	bool sorted = true;
 
-		for (size_t i = 0; i < n; i++)
-			count[(a[i].key >> shift) & 0xff]++;
-		if (count[(a[0].key >> shift) & 0xff] == n)
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = a[i].key;
+
+		sorted &= i == 0 || a[i - 1].key <= k;
+		for (unsigned b = 0; b < 8; b++)
+			count[b][(k >> (8 * b)) & 0xff]++;
+	}
+	if (sorted)
+		return;
+	for (unsigned b = 0; b < 8; b++) {
+		size_t *c = count[b], pos = 0;
+		unsigned shift = 8 * b;
+
+		if (c[(src[0].key >> shift) & 0xff] == n)
 			continue;
 		for (unsigned d = 0; d < 256; d++) {
-			size_t c = count[d];
+			size_t m = c[d];
 
-			count[d] = pos;
-			pos += c;
+			c[d] = pos;
+			pos += m;
 		}
 		for (size_t i = 0; i < n; i++)
-			tmp[count[(a[i].key >> shift) & 0xff]++] = a[i];
-		memcpy(a, tmp, n * sizeof(*a));
+			dst[c[(src[i].key >> shift) & 0xff]++] = src[i];
+		struct sq_key_id *t = src;
+
+		src = dst;
+		dst = t;
 	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
 }
 
 const char *sq_index_name(size_t c)

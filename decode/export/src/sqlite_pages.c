@@ -73,56 +73,7 @@ static int put_varint(uint8_t *p, uint64_t v)
 	return n;
 }
 
-/* 2.1's serial type of an integer, the smallest SQLite itself picks (8 and 9 for 0 and 1:
- * schema format 4, SQLite's default), and its size in the body */
 static const uint8_t int_size[10] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0 };
-
-static uint8_t int_type(int64_t v)
-{
-	uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
-
-	if (u <= 127)
-		return (v & 1) == v ? (uint8_t)(8 + v) : 1;
-	if (u <= 32767)
-		return 2;
-	if (u <= 8388607)
-		return 3;
-	if (u <= 2147483647)
-		return 4;
-	if (u <= ((uint64_t)0x8000 << 32) - 1)
-		return 5;
-	return 6;
-}
-
-static uint32_t put_int(uint8_t *p, int64_t v, uint8_t type)
-{
-	uint32_t n = int_size[type];
-
-	for (uint32_t i = 0; i < n; i++)
-		p[i] = (uint8_t)((uint64_t)v >> (8 * (n - 1 - i)));
-	return n;
-}
-
-void sq_record_null(struct sq_record *r)
-{
-	if (r->nt + 9 > sizeof(r->types)) {
-		r->too_long = true;
-		return;
-	}
-	r->types[r->nt++] = 0;
-}
-
-void sq_record_int(struct sq_record *r, int64_t v)
-{
-	uint8_t t = int_type(v);
-
-	if (r->nt + 9 > sizeof(r->types) || r->nb + 8 > sizeof(r->body)) {
-		r->too_long = true;
-		return;
-	}
-	r->types[r->nt++] = t;
-	r->nb += put_int(r->body + r->nb, v, t);
-}
 
 void sq_record_text(struct sq_record *r, const char *s, size_t len)
 {
@@ -245,10 +196,9 @@ int sq_pages_init(struct sq_pages *p, const char *db_path)
 	/* 1.3.2: the usable size is at least 480; SQLite's pages are 512 to 65536 bytes */
 	if (p->page_size < 512 || p->usable < 480)
 		return fail(p, EINVAL, "unexpected page size in the database header");
-	p->leaf = malloc(p->page_size);
 	p->out = malloc((size_t)OUT_PAGES * p->page_size);
 	spill = malloc(strlen(db_path) + 16);
-	if (!p->leaf || !p->out || !spill) {
+	if (!p->out || !spill) {
 		free(spill);
 		return fail(p, ENOMEM, "out of memory");
 	}
@@ -277,8 +227,9 @@ static int flush_out(struct sq_pages *p)
 /* the leaf being filled, finished */
 static int leaf_done(struct sq_pages *p)
 {
-	struct page pg = { .b = p->leaf, .size = p->page_size, .usable = p->usable, .hdr = 8,
-			   .ncells = p->ncells, .content = p->content };
+	struct page pg = { .b = p->out + p->nout * p->page_size, .size = p->page_size,
+			   .usable = p->usable, .hdr = 8, .ncells = p->ncells,
+			   .content = p->content };
 
 	if (p->nleaves == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 1024;
@@ -291,7 +242,7 @@ static int leaf_done(struct sq_pages *p)
 	}
 	page_seal(&pg, 0);
 	p->max[p->nleaves++] = p->leaf_max;
-	memcpy(p->out + p->nout++ * p->page_size, p->leaf, p->page_size);
+	p->nout++;
 	p->ncells = 0;
 	return p->nout == OUT_PAGES ? flush_out(p) : 0;
 }
@@ -300,7 +251,7 @@ int sq_pages_row(struct sq_pages *p, int64_t rowid, const struct sq_record *r)
 {
 	uint8_t cell[9 + 9 + 2 + sizeof(r->types) + sizeof(r->body)];
 	uint32_t len = record_len(r), n;
-	struct page pg = { .b = p->leaf, .size = p->page_size, .usable = p->usable, .hdr = 8,
+	struct page pg = { .size = p->page_size, .usable = p->usable, .hdr = 8,
 			   .ncells = p->ncells, .content = p->content };
 
 	if (p->err)
@@ -312,13 +263,11 @@ int sq_pages_row(struct sq_pages *p, int64_t rowid, const struct sq_record *r)
 	n = (uint32_t)put_varint(cell, len);
 	n += (uint32_t)put_varint(cell + n, (uint64_t)rowid);
 	n += put_record(cell + n, r);
-	if (!p->ncells) {
+	if (p->ncells && !page_fits(&pg, n) && leaf_done(p) < 0)
+		return -p->err;
+	pg.b = p->out + p->nout * p->page_size;
+	if (!p->ncells)
 		page_start(&pg, PAGE_TABLE_LEAF);
-	} else if (!page_fits(&pg, n)) {
-		if (leaf_done(p) < 0)
-			return -p->err;
-		page_start(&pg, PAGE_TABLE_LEAF);
-	}
 	page_add(&pg, cell, n);
 	p->ncells = pg.ncells;
 	p->content = pg.content;
@@ -407,7 +356,7 @@ static int table_level(struct appender *a, uint32_t *child, int64_t *max, size_t
 static uint32_t index_cell(uint8_t *cell, const struct sq_key_id *e, const uint32_t *child)
 {
 	int64_t key = (int64_t)(e->key ^ (1ULL << 63));
-	uint8_t tk = int_type(key), ti = int_type(e->id);
+	uint8_t tk = sq_int_type(key), ti = sq_int_type(e->id);
 	uint32_t n = 0, len = 3 + int_size[tk] + int_size[ti];
 
 	if (child) {
@@ -418,8 +367,8 @@ static uint32_t index_cell(uint8_t *cell, const struct sq_key_id *e, const uint3
 	cell[n++] = 3;
 	cell[n++] = tk;
 	cell[n++] = ti;
-	n += put_int(cell + n, key, tk);
-	n += put_int(cell + n, e->id, ti);
+	n += sq_put_int(cell + n, key, tk);
+	n += sq_put_int(cell + n, e->id, ti);
 	return n;
 }
 
@@ -441,7 +390,7 @@ static int index_level(struct appender *a, struct sq_key_id *e, uint32_t *child,
 
 		page_start(&a->pg, type);
 		for (; i < n; i++) {
-			uint8_t cell[4 + 4 + 16];
+			uint8_t cell[32]; /* sq_put_int writes 8 bytes */
 			uint32_t len = index_cell(cell, &e[i], child ? &child[i] : NULL);
 
 			if (!page_fits(&a->pg, len))
@@ -625,7 +574,6 @@ void sq_pages_fini(struct sq_pages *p)
 {
 	if (p->spill >= 0)
 		close(p->spill);
-	free(p->leaf);
 	free(p->out);
 	free(p->max);
 	memset(p, 0, sizeof(*p));

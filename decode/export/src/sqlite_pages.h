@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sqlite_index.h"
 
@@ -37,18 +38,69 @@ static inline void sq_record_reset(struct sq_record *r)
 	r->too_long = false;
 }
 
-void sq_record_null(struct sq_record *r);
-void sq_record_int(struct sq_record *r, int64_t v);
+/* 2.1's serial type of an integer, the smallest SQLite itself picks (8 and 9 for 0 and 1:
+ * schema format 4, SQLite's default) */
+static inline uint8_t sq_int_type(int64_t v)
+{
+	uint64_t u = v < 0 ? ~(uint64_t)v : (uint64_t)v;
+
+	if (u <= 127)
+		return (v & 1) == v ? (uint8_t)(8 + v) : 1;
+	if (u <= 32767)
+		return 2;
+	if (u <= 8388607)
+		return 3;
+	if (u <= 2147483647)
+		return 4;
+	if (u <= ((uint64_t)0x8000 << 32) - 1)
+		return 5;
+	return 6;
+}
+
+/* v big-endian in its serial type's size at p (8 bytes of room): the size */
+static inline uint32_t sq_put_int(uint8_t *p, int64_t v, uint8_t type)
+{
+	static const uint8_t size[10] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0 };
+	uint32_t n = size[type];
+	uint64_t be;
+
+	if (!n)
+		return 0;
+	be = __builtin_bswap64((uint64_t)v << (64 - 8 * n));
+	memcpy(p, &be, 8);
+	return n;
+}
+
+static inline void sq_record_null(struct sq_record *r)
+{
+	if (r->nt + 9 > sizeof(r->types)) {
+		r->too_long = true;
+		return;
+	}
+	r->types[r->nt++] = 0;
+}
+
+static inline void sq_record_int(struct sq_record *r, int64_t v)
+{
+	uint8_t t = sq_int_type(v);
+
+	if (r->nt + 9 > sizeof(r->types) || r->nb + 8 > sizeof(r->body)) {
+		r->too_long = true;
+		return;
+	}
+	r->types[r->nt++] = t;
+	r->nb += sq_put_int(r->body + r->nb, v, t);
+}
+
 void sq_record_text(struct sq_record *r, const char *s, size_t len);
 
 struct sq_pages {
 	int spill;                /* the finished leaves, in order; -1: not open */
 	uint32_t page_size, usable;
-	uint8_t *leaf;            /* the leaf being filled */
 	uint32_t ncells, content; /* its cells, where its cell content area starts */
 	int64_t leaf_max;         /* its largest rowid */
-	uint8_t *out;             /* finished leaves not yet written to spill */
-	size_t nout;
+	uint8_t *out;             /* finished leaves not yet written to spill, then */
+	size_t nout;              /* the leaf being filled (out[nout]) */
 	int64_t *max;             /* the largest rowid of each finished leaf */
 	size_t nleaves, cap;
 	int err;                  /* errno of the first failure; 0 */
