@@ -123,11 +123,17 @@ static bool page_fits(const struct page *pg, uint32_t len)
 	return pg->hdr + 2 * (pg->ncells + 1) + len <= pg->content;
 }
 
-static void page_add(struct page *pg, const uint8_t *cell, uint32_t len)
+/* room for a cell of len bytes (page_fits said there is): where it goes */
+static uint8_t *page_cell(struct page *pg, uint32_t len)
 {
 	pg->content -= len;
-	memcpy(pg->b + pg->content, cell, len);
 	put16(pg->b + pg->hdr + 2 * pg->ncells++, pg->content);
+	return pg->b + pg->content;
+}
+
+static void page_add(struct page *pg, const uint8_t *cell, uint32_t len)
+{
+	memcpy(page_cell(pg, len), cell, len);
 }
 
 /* takes the last cell off again (zeroed: a page's free space is zeros, as SQLite's) */
@@ -249,7 +255,7 @@ static int leaf_done(struct sq_pages *p)
 
 int sq_pages_row(struct sq_pages *p, int64_t rowid, const struct sq_record *r)
 {
-	uint8_t cell[9 + 9 + 2 + sizeof(r->types) + sizeof(r->body)];
+	uint8_t head[18], *cell;
 	uint32_t len = record_len(r), n;
 	struct page pg = { .size = p->page_size, .usable = p->usable, .hdr = 8,
 			   .ncells = p->ncells, .content = p->content };
@@ -260,15 +266,16 @@ int sq_pages_row(struct sq_pages *p, int64_t rowid, const struct sq_record *r)
 	 * this writer does not make; a samples row is a few hundred bytes at most */
 	if (r->too_long || len > p->usable - 35)
 		return fail(p, EFBIG, "a samples row longer than a page holds");
-	n = (uint32_t)put_varint(cell, len);
-	n += (uint32_t)put_varint(cell + n, (uint64_t)rowid);
-	n += put_record(cell + n, r);
-	if (p->ncells && !page_fits(&pg, n) && leaf_done(p) < 0)
+	n = (uint32_t)put_varint(head, len);
+	n += (uint32_t)put_varint(head + n, (uint64_t)rowid);
+	if (p->ncells && !page_fits(&pg, n + len) && leaf_done(p) < 0)
 		return -p->err;
 	pg.b = p->out + p->nout * p->page_size;
 	if (!p->ncells)
 		page_start(&pg, PAGE_TABLE_LEAF);
-	page_add(&pg, cell, n);
+	cell = page_cell(&pg, n + len);
+	memcpy(cell, head, n);
+	put_record(cell + n, r);
 	p->ncells = pg.ncells;
 	p->content = pg.content;
 	p->leaf_max = rowid;
@@ -295,6 +302,13 @@ static int append_flush(struct appender *a)
 	return err ? fail(p, err, "cannot write the database's pages") : 0;
 }
 
+/* a page to build, in place in out */
+static void append_start(struct appender *a, uint8_t type)
+{
+	a->pg.b = a->p->out + a->p->nout * a->p->page_size;
+	page_start(&a->pg, type);
+}
+
 /* the page built, sealed, at root or at the next page number: its number */
 static int64_t append_page(struct appender *a, uint32_t right, uint32_t root)
 {
@@ -306,8 +320,7 @@ static int64_t append_page(struct appender *a, uint32_t right, uint32_t root)
 		err = write_all(a->fd, a->pg.b, p->page_size, (off_t)(root - 1) * p->page_size);
 		return err ? fail(p, err, "cannot write the database's pages") : (int64_t)root;
 	}
-	memcpy(p->out + p->nout++ * p->page_size, a->pg.b, p->page_size);
-	if (p->nout == OUT_PAGES && append_flush(a) < 0)
+	if (++p->nout == OUT_PAGES && append_flush(a) < 0)
 		return -p->err;
 	return a->next++;
 }
@@ -325,7 +338,7 @@ static int table_level(struct appender *a, uint32_t *child, int64_t *max, size_t
 		size_t first = i;
 		int64_t pgno;
 
-		page_start(&a->pg, PAGE_TABLE_INTERIOR);
+		append_start(a, PAGE_TABLE_INTERIOR);
 		for (; i < n; i++) {
 			uint8_t cell[13];
 			uint32_t len;
@@ -388,7 +401,7 @@ static int index_level(struct appender *a, struct sq_key_id *e, uint32_t *child,
 		uint32_t page_right = right;
 		int64_t pgno;
 
-		page_start(&a->pg, type);
+		append_start(a, type);
 		for (; i < n; i++) {
 			uint8_t cell[32]; /* sq_put_int writes 8 bytes */
 			uint32_t len = index_cell(cell, &e[i], child ? &child[i] : NULL);
@@ -539,11 +552,10 @@ int sq_pages_finish(struct sq_pages *p, const char *db_path, uint32_t table_root
 		return -p->err;
 	if (!p->nleaves)
 		return 0; /* no rows: SQLite's empty table and indexes are the right ones */
-	a.pg = (struct page){ .b = malloc(p->page_size), .size = p->page_size,
-			      .usable = p->usable };
+	a.pg = (struct page){ .size = p->page_size, .usable = p->usable };
 	a.fd = open(db_path, O_RDWR | O_CLOEXEC);
-	if (!a.pg.b || a.fd < 0) {
-		fail(p, a.pg.b ? errno : ENOMEM, "cannot open the database");
+	if (a.fd < 0) {
+		fail(p, errno, "cannot open the database");
 		goto out;
 	}
 	if (fstat(a.fd, &st) || pread(a.fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
@@ -566,7 +578,6 @@ int sq_pages_finish(struct sq_pages *p, const char *db_path, uint32_t table_root
 out:
 	if (a.fd >= 0 && close(a.fd) && !p->err)
 		fail(p, errno, "cannot write the database");
-	free(a.pg.b);
 	return p->err ? -p->err : 0;
 }
 
