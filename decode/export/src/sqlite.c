@@ -184,7 +184,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 		return rc;
 	}
 	/* bulk load: no rollback journal, no fsync (the caller renames a complete file) */
-	if (exec(x, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+	if (exec(x, "PRAGMA auto_vacuum=NONE; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
 		    "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
 		    "PRAGMA temp_store=MEMORY") ||
 	    exec(x, sq_schema_tables) || insert_run(x, opts) ||

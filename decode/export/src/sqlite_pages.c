@@ -202,6 +202,10 @@ int sq_pages_init(struct sq_pages *p, const char *db_path)
 	/* 1.3.2: the usable size is at least 480; SQLite's pages are 512 to 65536 bytes */
 	if (p->page_size < 512 || p->usable < 480)
 		return fail(p, EINVAL, "unexpected page size in the database header");
+	/* what the pages written here assume (1.3): schema format 4 (serial types 8 and 9),
+	 * UTF-8 text, no auto-vacuum (no pointer-map pages to keep) */
+	if (get32(h + 44) != 4 || get32(h + 56) != 1 || get32(h + 52))
+		return fail(p, EINVAL, "a database format other than SQLite's default");
 	p->out = malloc((size_t)OUT_PAGES * p->page_size);
 	spill = malloc(strlen(db_path) + 16);
 	if (!p->out || !spill) {
