@@ -21,6 +21,7 @@
 #include "sqlite_index.h"
 #include "sqlite_pages.h"
 #include "sqlite_rows.h"
+#include "sqlite_sample.h"
 #include "sqlite_schema.h"
 
 enum { S_SAMPLES, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_METRIC, S_METRIC_RETLAT, S_CALL_PATH,
@@ -48,15 +49,6 @@ enum {
 	C_OFFSET, C_COMM, C_DSO, C_SYMBOL, C_SYMOFF, C_CALL_PATH,
 };
 
-/* A samples row waiting for its batch's INSERT. The mem_* and op texts are looked up when
- * SQLite reads the column: a batch holds more data_src values than the text cache. */
-struct sample_row {
-	uint64_t time, ip, addr, phys_addr, period, weight, data_src, aux_offset, sym_offset;
-	int64_t comm_id, dso_id, symbol_id, call_path_id; /* 0: NULL */
-	int32_t cpu, pid, tid;
-	uint32_t event, op, flags;
-	uint16_t issue_lat, xlat_lat;
-};
 /* rows per INSERT ... SELECT: past a few hundred the statement's own cost is lost in the
  * rows'; the buffer (~130 KB) stays in the cache's reach */
 #define SAMPLE_BATCH 1024
@@ -414,58 +406,11 @@ static void sample_column(const struct sq_rows *rows, size_t i, int col, sqlite3
 	}
 }
 
-static void record_id_or_null(struct sq_record *rec, int64_t id)
-{
-	if (id)
-		sq_record_int(rec, id);
-	else
-		sq_record_null(rec);
-}
-
 /* the row as sample_column gives it to SQLite, as a record into the table's pages */
 static int put_row(struct sq_export *x, const struct sample_row *r)
 {
-	struct sq_record *rec = &x->rec;
-	const char *op = export_op_name(r->op);
-
-	sq_record_reset(rec);
-	sq_record_null(rec); /* id: an INTEGER PRIMARY KEY is the rowid, NULL in the record */
-	sq_record_int(rec, 1);
-	sq_record_int(rec, r->event);
-	sq_record_int(rec, r->cpu);
-	sq_record_int(rec, r->pid);
-	sq_record_int(rec, r->tid);
-	sq_record_int(rec, (int64_t)r->time);
-	sq_record_int(rec, (int64_t)r->ip);
-	sq_record_int(rec, (int64_t)r->addr);
-	sq_record_int(rec, (int64_t)r->phys_addr);
-	sq_record_int(rec, (int64_t)r->period);
-	sq_record_int(rec, (int64_t)r->weight);
-	sq_record_int(rec, r->issue_lat);
-	sq_record_int(rec, r->xlat_lat);
-	sq_record_int(rec, (int64_t)r->data_src);
-	if (r->data_src) {
-		const struct dsrc_slot *d = export_dsrc_text(x->dsrc, r->data_src, x->compat);
-
-		for (int i = 0; i < 4; i++)
-			sq_record_text(rec, d->text[i], d->len[i]);
-	} else {
-		for (int i = 0; i < 4; i++)
-			sq_record_null(rec);
-	}
-	sq_record_text(rec, op, strlen(op));
-	sq_record_int(rec, r->op);
-	sq_record_int(rec, r->flags);
-	sq_record_int(rec, (int64_t)r->aux_offset);
-	record_id_or_null(rec, r->comm_id);
-	record_id_or_null(rec, r->dso_id);
-	record_id_or_null(rec, r->symbol_id);
-	if (r->symbol_id)
-		sq_record_int(rec, (int64_t)r->sym_offset);
-	else
-		sq_record_null(rec);
-	record_id_or_null(rec, r->call_path_id);
-	if (sq_pages_row(&x->pages, x->nsamples, rec) < 0) {
+	sq_sample_record(&x->rec, r, x->dsrc, x->compat);
+	if (sq_pages_row(&x->pages, x->nsamples, &x->rec) < 0) {
 		if (!x->failed)
 			snprintf(x->errmsg, sizeof(x->errmsg), "%s: %s", x->pages.what,
 				 strerror(x->pages.err));
