@@ -181,6 +181,30 @@ static int write_all(int fd, const uint8_t *b, size_t n, off_t off)
 	return 0;
 }
 
+/* An unnamed file beside the database (buf: room for db_path + 16): the same file system
+ * for copy_file_range, and the space the database needs anyway. O_TMPFILE has no name to
+ * leave behind; where the file system lacks it, a named file unlinked at once. */
+static int open_spill(char *buf, const char *db_path)
+{
+	char *slash;
+	int fd;
+
+	strcpy(buf, db_path);
+	slash = strrchr(buf, '/');
+	if (slash)
+		slash[1] = 0;
+	else
+		strcpy(buf, ".");
+	fd = open(buf, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	sprintf(buf, "%s.pagesXXXXXX", db_path);
+	fd = mkostemp(buf, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(buf);
+	return fd;
+}
+
 int sq_pages_init(struct sq_pages *p, const char *db_path)
 {
 	uint8_t h[100];
@@ -212,18 +236,10 @@ int sq_pages_init(struct sq_pages *p, const char *db_path)
 		free(spill);
 		return fail(p, ENOMEM, "out of memory");
 	}
-	/* beside the database: same file system for copy_file_range, and the space the
-	 * database needs anyway; unlinked at once, so nothing stays behind */
-	sprintf(spill, "%s.pagesXXXXXX", db_path);
-	p->spill = mkostemp(spill, O_CLOEXEC);
-	if (p->spill < 0) {
-		err = errno;
-		free(spill);
-		return fail(p, err, "cannot create the pages' spill file");
-	}
-	unlink(spill);
+	p->spill = open_spill(spill, db_path);
+	err = errno;
 	free(spill);
-	return 0;
+	return p->spill < 0 ? fail(p, err, "cannot create the pages' spill file") : 0;
 }
 
 static int flush_out(struct sq_pages *p)
