@@ -3,11 +3,13 @@
  * times, scattered addresses, the four short data-source texts) inserted with one prepared
  * statement in one transaction under the export's pragmas, then its four indexes. No
  * decoding and no pmutrace code per row: what a row costs SQLite through bind, step and
- * reset, and CREATE INDEX's sorter. Then the same values through the export itself
- * (pmt_export_sqlite_new: rows in batches through a virtual table, the indexes from keys
- * it sorts), without decoding: the floor `export sqlite` stands on. Prints CPU seconds
+ * reset, and CREATE INDEX's sorter. Then the same values through the export itself,
+ * without decoding: the floor `export sqlite` stands on, with the samples and indexes
+ * written as b-tree pages (the default) and through SQLite (--sqlite-api: rows in batches
+ * through a virtual table, the indexes from keys it sorts). Prints CPU seconds
  * (user + sys) of the load and of the indexes.
  *   bench_sqlite_floor DB [ROWS]   (DB is overwritten; default 1000000 rows) */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +40,10 @@ static void check(int rc, sqlite3 *db, const char *what)
 }
 
 /* the rows of main()'s loop as samples into pmt_export_sqlite_new's database */
-static void through_export(const char *path, long rows)
+static void through_export(const char *path, long rows, bool sqlite_api)
 {
 	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .trace_path = "floor",
-						 .compat = 9999);
+						 .compat = 9999, .sqlite_api = sqlite_api);
 	struct pmt_diag d = PMT_DIAG_INIT;
 	struct pmt_export *x;
 	uint64_t lcg = 1;
@@ -71,9 +73,10 @@ static void through_export(const char *path, long rows)
 	if (pmt_export_finish(x, NULL, 0, &d) < 0)
 		exit((pmt_diag_print(&d), 1));
 	t2 = cpu_seconds();
-	printf("%ld rows through the export: load %.2f s CPU, finish (the last batch, the "
-	       "commit's writes, indexes) %.2f s CPU, total %.2f s\n", rows, t1 - t0, t2 - t1,
-	       t2 - t0);
+	printf("%ld rows through the export%s: load %.2f s CPU, finish (the commit's writes, "
+	       "indexes%s) %.2f s CPU, total %.2f s\n", rows,
+	       sqlite_api ? " --sqlite-api" : " (pages)", t1 - t0,
+	       sqlite_api ? "" : ", the pages", t2 - t1, t2 - t0);
 	pmt_export_free(x);
 	unlink(path);
 }
@@ -147,6 +150,7 @@ int main(int argc, char **argv)
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	free(tables);
-	through_export(argv[1], rows);
+	through_export(argv[1], rows, false);
+	through_export(argv[1], rows, true);
 	return 0;
 }

@@ -8,8 +8,8 @@
 #include "metric_opts.h"
 
 static const char export_usage[] =
-	"usage: pmutrace export sqlite [-i] [FILE] -o OUT.db [--no-index] [--itrace=OPTS]\n"
-	"         [--perf-compat=VER] [--symfs DIR]\n"
+	"usage: pmutrace export sqlite [-i] [FILE] -o OUT.db [--no-index] [--sqlite-api]\n"
+	"         [--itrace=OPTS] [--perf-compat=VER] [--symfs DIR]\n"
 	"         [--cpu LIST] [--pid LIST] [--tid LIST] [--time START,STOP|A%-B%]\n"
 	"         [--raw [--midr X] [--cpu N] [--tid T]]\n"
 	"       pmutrace export pprof [-i] [FILE] -o OUT.pb.gz [same decode options]\n"
@@ -28,11 +28,13 @@ static const char export_usage[] =
 	"  -o, --output OUT: the database or profile; written beside OUT and renamed when\n"
 	"      complete (pprof: - writes stdout).\n"
 	"  --no-index: no indexes on samples (sqlite; for files merged and indexed later).\n"
+	"  --sqlite-api: samples and indexes through SQLite's INSERTs, not written as its\n"
+	"      b-tree pages (sqlite; slower: for comparison).\n"
 	METRIC_USAGE
 	"      into the metrics table (sqlite, postgresql).\n"
 	"  Formats: sqlite, pprof, postgresql.\n";
 
-enum { OPT_NO_INDEX = 1000, OPT_DB };
+enum { OPT_NO_INDEX = 1000, OPT_DB, OPT_SQLITE_API };
 
 enum export_format { FMT_SQLITE, FMT_PPROF, FMT_POSTGRESQL };
 static const char *const format_names[] = { "sqlite", "pprof", "postgresql" };
@@ -42,6 +44,7 @@ struct export_ctx {
 	const char *output;
 	const char *conninfo; /* --db */
 	bool no_index;
+	bool sqlite_api;
 	char *command; /* runs.command */
 	const char *trace; /* as begin() got it: the metric rows read it again */
 	struct metric_opts metrics;
@@ -59,6 +62,8 @@ static int export_opt(void *ctx, int c, const char *arg)
 		return rc;
 	if (c == OPT_NO_INDEX)
 		e->no_index = true;
+	else if (c == OPT_SQLITE_API)
+		e->sqlite_api = true;
 	else if (c == OPT_DB)
 		e->conninfo = arg;
 	else if (c == 'o')
@@ -75,7 +80,7 @@ static int export_begin(void *ctx, const char *path, const struct pmt_trace_meta
 	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .trace_path = path,
 						 .command = e->command, .meta = meta,
 						 .compat = compat, .no_index = e->no_index,
-						 .symbols = syms);
+						 .symbols = syms, .sqlite_api = e->sqlite_api);
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const char *inputs[] = { path };
 	int rc;
@@ -207,6 +212,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
+		{ "sqlite-api", no_argument, NULL, OPT_SQLITE_API },
 		{ "db", required_argument, NULL, OPT_DB },
 		METRIC_LONG_OPTS,
 		{ NULL, 0, NULL, 0 },

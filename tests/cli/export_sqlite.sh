@@ -73,6 +73,16 @@ check() {
 		[ "$(by "INDEXED BY ${ix%:*}")" = "$(by "NOT INDEXED")" ] ||
 			fail "$name: index ${ix%:*} disagrees with the table"
 	done
+	# the samples table and its indexes are written as b-tree pages by pmutrace itself:
+	# the same table, row for row, and the same schema as SQLite's own INSERTs make
+	pmt_ok "$T/$name.api.out" "$T/$name.api.err" "$pmt" export sqlite "$@" --sqlite-api \
+		-o "$T/$name.api.db"
+	[ "$pmt_rc" = "$want" ] || fail "$name --sqlite-api: exit $pmt_rc, want $want"
+	q "$db" ".dump samples" >"$T/$name.dump"
+	q "$T/$name.api.db" ".dump samples" | cmp -s "$T/$name.dump" - ||
+		fail "$name: .dump samples differs from --sqlite-api's"
+	[ "$(grep -c '^INSERT INTO samples' "$T/$name.dump")" = "$(wc -l <"$T/$name.want")" ] ||
+		fail "$name: .dump has not every row"
 	echo "$name: $(wc -l <"$T/$name.want") rows equal"
 }
 
@@ -180,6 +190,17 @@ case $rc in
 *) fail "SIGTERM: exit $rc" ;;
 esac
 ls -a "$T" | grep -q '^\.term\.db' && fail "SIGTERM left $(ls -a "$T" | grep '^\.term')"
+
+# a write that fails (the file size limit, as a full disk would fail it) while the samples'
+# pages are written: exit 1 with the reason, no database, no temporary or spill file
+for lim in 8192 70000; do
+	rc=0
+	(ulimit -f $lim && trap '' XFSZ && exec "$pmt" export sqlite "$T/big.data" -o "$T/full.db") \
+		>/dev/null 2>"$T/full.err" || rc=$?
+	[ $rc = 1 ] || fail "file size limit $lim: exit $rc, want 1: $(cat "$T/full.err")"
+	grep -q "File too large" "$T/full.err" || fail "file size limit $lim: $(cat "$T/full.err")"
+	ls -a "$T" | grep -q 'full\.db' && fail "a failed write left $(ls -a "$T" | grep 'full\.db')"
+done
 
 # exporting again replaces the database (one run, not two)
 "$pmt" export sqlite "$T/a.perf.data" -o "$T/keep.db" --cpu 0 || fail "re-export"

@@ -1,8 +1,11 @@
 /* Samples into SQLite: the schema of SCHEMA.md, one prepared INSERT per table, the bulk load
- * in transactions with the journal and fsyncs off, indexes built after the load. */
+ * in transactions with the journal and fsyncs off; the samples table and its indexes
+ * written as b-tree pages (sqlite_pages.h) once SQLite is done, or (sqlite_api) through a
+ * batched INSERT and indexes built after the load. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <sqlite3.h>
@@ -16,7 +19,9 @@
 #include "rows.h"
 #include "callpaths.h"
 #include "sqlite_index.h"
+#include "sqlite_pages.h"
 #include "sqlite_rows.h"
+#include "sqlite_sample.h"
 #include "sqlite_schema.h"
 
 enum { S_SAMPLES, S_BRANCH, S_COMM, S_DSO, S_SYMBOL, S_METRIC, S_METRIC_RETLAT, S_CALL_PATH,
@@ -44,15 +49,6 @@ enum {
 	C_OFFSET, C_COMM, C_DSO, C_SYMBOL, C_SYMOFF, C_CALL_PATH,
 };
 
-/* A samples row waiting for its batch's INSERT. The mem_* and op texts are looked up when
- * SQLite reads the column: a batch holds more data_src values than the text cache. */
-struct sample_row {
-	uint64_t time, ip, addr, phys_addr, period, weight, data_src, aux_offset, sym_offset;
-	int64_t comm_id, dso_id, symbol_id, call_path_id; /* 0: NULL */
-	int32_t cpu, pid, tid;
-	uint32_t event, op, flags;
-	uint16_t issue_lat, xlat_lat;
-};
 /* rows per INSERT ... SELECT: past a few hundred the statement's own cost is lost in the
  * rows'; the buffer (~130 KB) stays in the cache's reach */
 #define SAMPLE_BATCH 1024
@@ -77,6 +73,10 @@ struct sq_export {
 	struct sample_row *rows; /* [SAMPLE_BATCH], pending.n of them filled */
 	struct sq_rows pending;
 	struct sq_index_keys keys; /* the indexed columns, for the indexes (not --no-index) */
+	bool direct;              /* samples as pages (not sqlite_api) */
+	struct sq_pages pages;
+	struct sq_record rec;
+	char *path;
 	struct pmt_symbols *syms;
 	struct export_ids ids;
 	struct export_callpaths paths;
@@ -152,8 +152,11 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	export_ids_init(&x->ids);
 	export_callpaths_init(&x->paths, x->compat);
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
+	x->direct = !(PMT_OPTS_HAS(opts, sqlite_api) && opts->sqlite_api);
+	x->pages.spill = -1;
 	x->rows = malloc(SAMPLE_BATCH * sizeof(*x->rows));
-	if (!x->rows) {
+	x->path = strdup(db_path);
+	if (!x->rows || !x->path) {
 		sq_free(&x->base);
 		return pmt_diag_set(diag, -PMT_ENOMEM, db_path, PMT_DIAG_NO_OFFSET,
 				    "out of memory");
@@ -173,12 +176,19 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 		return rc;
 	}
 	/* bulk load: no rollback journal, no fsync (the caller renames a complete file) */
-	if (exec(x, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+	if (exec(x, "PRAGMA auto_vacuum=NONE; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
 		    "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
 		    "PRAGMA temp_store=MEMORY") ||
 	    exec(x, sq_schema_tables) || insert_run(x, opts) ||
 	    sq_rows_register(x->db, "pmt_sample_rows", &x->pending) != SQLITE_OK) {
 		int rc = db_fail(x, diag, db_path, "cannot create the schema");
+
+		sq_free(&x->base);
+		return rc;
+	}
+	if (x->direct && sq_pages_init(&x->pages, db_path) < 0) {
+		int rc = pmt_diag_set(diag, -PMT_EIO, db_path, PMT_DIAG_NO_OFFSET, "%s: %s",
+				      x->pages.what, strerror(x->pages.err));
 
 		sq_free(&x->base);
 		return rc;
@@ -396,6 +406,20 @@ static void sample_column(const struct sq_rows *rows, size_t i, int col, sqlite3
 	}
 }
 
+/* the row as sample_column gives it to SQLite, as a record into the table's pages */
+static int put_row(struct sq_export *x, const struct sample_row *r)
+{
+	sq_sample_record(&x->rec, r, x->dsrc, x->compat);
+	if (sq_pages_row(&x->pages, x->nsamples, &x->rec) < 0) {
+		if (!x->failed)
+			snprintf(x->errmsg, sizeof(x->errmsg), "%s: %s", x->pages.what,
+				 strerror(x->pages.err));
+		x->failed = 1;
+		return -PMT_EIO;
+	}
+	return 0;
+}
+
 /* the pending rows into samples, in one statement */
 static int flush_rows(struct sq_export *x)
 {
@@ -447,7 +471,12 @@ static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s)
 		}
 		r->call_path_id = path;
 	}
-	x->rows[x->pending.n++] = *r;
+	if (x->direct) {
+		if (put_row(x, r) < 0)
+			return -PMT_EIO;
+	} else {
+		x->rows[x->pending.n++] = *r;
+	}
 	if (!x->no_index)
 		sq_keys_add(&x->keys, r->time, r->ip, r->addr, r->event);
 	if (x->pending.n == SAMPLE_BATCH && flush_rows(x))
@@ -625,6 +654,70 @@ static int insert_loss_ranges(struct sq_export *x)
 	return rc;
 }
 
+/* the root page SQLite gave table or index name; 0 when it has none */
+static uint32_t root_page(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	uint32_t root = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_schema WHERE name = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 1)
+		root = (uint32_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return root;
+}
+
+static void close_db(struct sq_export *x)
+{
+	for (int i = 0; i < S_NSTMT; i++) {
+		sqlite3_finalize(x->st[i]);
+		x->st[i] = NULL;
+	}
+	sqlite3_close(x->db);
+	x->db = NULL;
+}
+
+/* The samples' pages into the file SQLite made (the rest committed): their indexes, empty,
+ * by CREATE INDEX first, so that SQLite gives each its root page and sqlite_schema row;
+ * without a key per row, the indexes are CREATE INDEX's of the table once it is in. */
+static int64_t finish_pages(struct sq_export *x, struct pmt_diag *diag)
+{
+	bool from_keys = !x->no_index && sq_keys_complete(&x->keys, (size_t)x->nsamples);
+	bool later = !x->no_index && !from_keys;
+	uint32_t table_root, index_root[SQ_NINDEXES];
+
+	for (size_t c = 0; from_keys && c < SQ_NINDEXES; c++) {
+		char *sql = sqlite3_mprintf("CREATE INDEX %s ON samples (%s)", sq_index_name(c),
+					    sq_index_column(c));
+		int rc = sql ? exec(x, sql) : -PMT_ENOMEM;
+
+		sqlite3_free(sql);
+		if (rc || !(index_root[c] = root_page(x->db, sq_index_name(c))))
+			return db_fail(x, diag, NULL, "cannot create the indexes");
+	}
+	table_root = root_page(x->db, "samples");
+	if (!table_root || (!later && exec(x, sq_schema_view)))
+		return db_fail(x, diag, NULL, "cannot finish the database");
+	close_db(x);
+	if (sq_pages_finish(&x->pages, x->path, table_root, from_keys ? index_root : NULL,
+			    &x->keys) < 0)
+		return pmt_diag_set(diag, -PMT_EIO, x->path, PMT_DIAG_NO_OFFSET, "%s: %s",
+				    x->pages.what, strerror(x->pages.err));
+	if (later) {
+		if (sqlite3_open_v2(x->path, &x->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+		    exec(x, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+			    "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536") ||
+		    sq_build_indexes(x->db, &x->keys, (size_t)x->nsamples) != SQLITE_OK ||
+		    exec(x, sq_schema_view))
+			return db_fail(x, diag, x->path, "cannot index the samples");
+		close_db(x);
+	}
+	return x->nsamples;
+}
+
 static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats *stats,
 			 uint32_t enabled, struct pmt_diag *diag)
 {
@@ -637,8 +730,11 @@ static int64_t sq_finish(struct pmt_export *base, const struct pmt_spe_rec_stats
 		return pmt_diag_set(diag, -PMT_EIO, NULL, PMT_DIAG_NO_OFFSET,
 				    "SQLite: cannot insert a sample: %s", x->errmsg);
 	if (insert_events(x, enabled | x->seen_events) || insert_loss(x, stats) ||
-	    insert_loss_ranges(x) || insert_threads(x) || exec(x, "COMMIT") ||
-	    (!x->no_index && sq_build_indexes(x->db, &x->keys, (size_t)x->nsamples) != SQLITE_OK) ||
+	    insert_loss_ranges(x) || insert_threads(x) || exec(x, "COMMIT"))
+		return db_fail(x, diag, NULL, "cannot finish the database");
+	if (x->direct)
+		return finish_pages(x, diag);
+	if ((!x->no_index && sq_build_indexes(x->db, &x->keys, (size_t)x->nsamples) != SQLITE_OK) ||
 	    exec(x, sq_schema_view))
 		return db_fail(x, diag, NULL, "cannot finish the database");
 	return x->nsamples;
@@ -654,6 +750,8 @@ static void sq_free(struct pmt_export *base)
 		sqlite3_finalize(x->st[i]);
 	sqlite3_close(x->db);
 	free(x->rows);
+	free(x->path);
+	sq_pages_fini(&x->pages);
 	sq_keys_fini(&x->keys);
 	free(x->threads.thr);
 	export_ids_fini(&x->ids);

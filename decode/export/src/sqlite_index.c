@@ -69,42 +69,85 @@ void sq_keys_add(struct sq_index_keys *k, uint64_t time, uint64_t ip, uint64_t a
 	k->n++;
 }
 
-struct key_id {
-	uint64_t key; /* the signed key with its sign bit flipped: unsigned order is SQLite's */
-	int64_t id;
-};
 
 /* LSD radix sort by key, a byte per pass, stable (equal keys keep their ascending ids, as
- * the index orders them); a pass whose byte is the same in every key is skipped */
-static void radix_sort(struct key_id *a, struct key_id *tmp, size_t n)
+ * the index orders them): the eight bytes' counts in one read, a pass only for a byte that
+ * differs between keys, and none at all for keys already in order (time, mostly) */
+static void radix_sort(struct sq_key_id *a, struct sq_key_id *tmp, size_t n)
 {
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, pos = 0;
+	size_t count[8][256] = { { 0 } };
+	struct sq_key_id *src = a, *dst = tmp;
+	bool sorted = true;
 
-		for (size_t i = 0; i < n; i++)
-			count[(a[i].key >> shift) & 0xff]++;
-		if (count[(a[0].key >> shift) & 0xff] == n)
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = a[i].key;
+
+		sorted &= i == 0 || a[i - 1].key <= k;
+		for (unsigned b = 0; b < 8; b++)
+			count[b][(k >> (8 * b)) & 0xff]++;
+	}
+	if (sorted)
+		return;
+	for (unsigned b = 0; b < 8; b++) {
+		size_t *c = count[b], pos = 0;
+		unsigned shift = 8 * b;
+
+		if (c[(src[0].key >> shift) & 0xff] == n)
 			continue;
 		for (unsigned d = 0; d < 256; d++) {
-			size_t c = count[d];
+			size_t m = c[d];
 
-			count[d] = pos;
-			pos += c;
+			c[d] = pos;
+			pos += m;
 		}
 		for (size_t i = 0; i < n; i++)
-			tmp[count[(a[i].key >> shift) & 0xff]++] = a[i];
-		memcpy(a, tmp, n * sizeof(*a));
+			dst[c[(src[i].key >> shift) & 0xff]++] = src[i];
+		struct sq_key_id *t = src;
+
+		src = dst;
+		dst = t;
 	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
+const char *sq_index_name(size_t c)
+{
+	return indexes[c].name;
+}
+
+const char *sq_index_column(size_t c)
+{
+	return indexes[c].column;
+}
+
+static const int64_t *key_column_of(const struct sq_index_keys *k, size_t c)
+{
+	const int64_t *col[] = { k->time, k->ip, k->addr, k->event };
+
+	return col[c];
+}
+
+void sq_keys_sorted(const struct sq_index_keys *k, size_t c, struct sq_key_id *a,
+		    struct sq_key_id *tmp)
+{
+	const int64_t *key = key_column_of(k, c);
+
+	for (size_t i = 0; i < k->n; i++) {
+		a[i].key = (uint64_t)key[i] ^ (1ULL << 63);
+		a[i].id = (int64_t)i + 1;
+	}
+	radix_sort(a, tmp, k->n);
 }
 
 struct sorted_keys {
 	struct sq_rows rows; /* first: the virtual table's view of it */
-	struct key_id *a;
+	struct sq_key_id *a;
 };
 
 static void key_column(const struct sq_rows *r, size_t i, int col, sqlite3_context *ctx)
 {
-	const struct key_id *e = &((const struct sorted_keys *)r)->a[i];
+	const struct sq_key_id *e = &((const struct sorted_keys *)r)->a[i];
 
 	sqlite3_result_int64(ctx, col ? e->id : (sqlite3_int64)(e->key ^ (1ULL << 63)));
 }
@@ -121,10 +164,9 @@ static int exec_free(sqlite3 *db, char *sql)
 /* the four indexes as WITHOUT ROWID tables of sorted (key, id), then renamed indexes */
 static int build_sorted(sqlite3 *db, struct sq_index_keys *k)
 {
-	const int64_t *col[] = { k->time, k->ip, k->addr, k->event };
 	struct sorted_keys s = { .rows = { .decl = "CREATE TABLE x(k, id)",
 					   .column = key_column } };
-	struct key_id *tmp;
+	struct sq_key_id *tmp;
 	int rc;
 
 	/* a library built defensive by default refuses writable_schema's UPDATE; the
@@ -136,11 +178,7 @@ static int build_sorted(sqlite3 *db, struct sq_index_keys *k)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	for (size_t c = 0; c < sizeof(indexes) / sizeof(indexes[0]) && rc == SQLITE_OK; c++) {
-		for (size_t i = 0; i < k->n; i++) {
-			s.a[i].key = (uint64_t)col[c][i] ^ (1ULL << 63);
-			s.a[i].id = (int64_t)i + 1;
-		}
-		radix_sort(s.a, tmp, k->n);
+		sq_keys_sorted(k, c, s.a, tmp);
 		s.rows.n = k->n;
 		rc = exec_free(db, sqlite3_mprintf(
 			"CREATE TABLE %s (%s INTEGER, id INTEGER, PRIMARY KEY (%s, id)) WITHOUT "
@@ -170,7 +208,7 @@ int sq_build_indexes(sqlite3 *db, struct sq_index_keys *k, size_t rows)
 {
 	int rc;
 
-	if (!k->off && k->n && k->n == rows && build_sorted(db, k) == SQLITE_OK)
+	if (sq_keys_complete(k, rows) && build_sorted(db, k) == SQLITE_OK)
 		return SQLITE_OK;
 	/* SQLite's own way: no keys, too many of them or the above failed (rolled back) */
 	rc = SQLITE_OK;

@@ -22,6 +22,25 @@ struct sq_index_keys {
 	bool off;
 };
 
+/* the indexes: samples_time, samples_ip, samples_addr, samples_event */
+#define SQ_NINDEXES 4
+const char *sq_index_name(size_t c);
+const char *sq_index_column(size_t c);
+
+/* can the indexes of rows samples be built from k (a key per row kept)? */
+static inline bool sq_keys_complete(const struct sq_index_keys *k, size_t rows)
+{
+	return !k->off && k->n && k->n == rows;
+}
+
+struct sq_key_id {
+	uint64_t key; /* the signed key with its sign bit flipped: unsigned order is SQLite's */
+	int64_t id;
+};
+/* index c's entries (key, id) in SQLite's order into a (tmp: scratch), k->n of each */
+void sq_keys_sorted(const struct sq_index_keys *k, size_t c, struct sq_key_id *a,
+		    struct sq_key_id *tmp);
+
 void sq_keys_add(struct sq_index_keys *k, uint64_t time, uint64_t ip, uint64_t addr,
 		 uint32_t event);
 void sq_keys_fini(struct sq_index_keys *k);

@@ -272,6 +272,15 @@ static void index_eq_scan(sqlite3 *db, const char *index, const char *column)
 	sqlite3_free(q[1]);
 }
 
+/* the four indexes of samples each against a table scan */
+static void indexes_eq_scan(sqlite3 *db)
+{
+	index_eq_scan(db, "samples_time", "time");
+	index_eq_scan(db, "samples_ip", "ip");
+	index_eq_scan(db, "samples_addr", "addr");
+	index_eq_scan(db, "samples_event", "event_id");
+}
+
 /* 3000 samples across the 1024-row batches and 700-sample transactions, with addresses on
  * both sides of 2^63 (negative in SQLite) in no order and repeated times: every row back
  * with its id, and the four indexes are real indexes of samples holding SQLite's order
@@ -322,15 +331,85 @@ static void test_batches_and_indexes(void **state)
 				 "samples_event CREATE INDEX samples_event ON samples (event_id)");
 			query_eq(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
 				     "name LIKE 'samples_%'", "0");
-			index_eq_scan(db, "samples_time", "time");
-			index_eq_scan(db, "samples_ip", "ip");
-			index_eq_scan(db, "samples_addr", "addr");
-			index_eq_scan(db, "samples_event", "event_id");
+			indexes_eq_scan(db);
 		}
 		sqlite3_close(db);
 		unlink(path);
 	}
 	free(path);
+}
+
+/* n samples as test_batches_and_indexes makes them, into path (sqlite_api: through
+ * SQLite's INSERTs, else as b-tree pages written by the export) */
+static void export_n(const char *path, int n, bool sqlite_api)
+{
+	struct pmt_export_opts o = PMT_OPTS_INIT(pmt_export_opts, .compat = 601,
+						 .sqlite_api = sqlite_api);
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_export *x;
+	uint64_t lcg = 11;
+
+	unlink(path);
+	assert_int_equal(pmt_export_sqlite_new(path, &o, &x, &d), 0);
+	for (int i = 0; i < n; i++) {
+		struct pmt_spe_sample s = { .event = (uint32_t)(i % 7), .pid = 1 + i % 3,
+					    .tid = 1 + i % 5, .period = 1 };
+
+		lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+		s.time = 1000 + (uint64_t)(i / 3);
+		s.ip = i % 4 ? 0x400000 + (lcg >> 50) : 0xffff800008000000ULL + (lcg >> 52);
+		s.addr = i % 9 ? lcg : (uint64_t)(i % 2); /* 0 and 1: serial types 8 and 9 */
+		s.weight = lcg >> (i % 64);
+		s.data_src = i % 3 ? 0x288100142ULL : 0; /* texts, or NULL texts */
+		s.op = (uint32_t)i & 0xff;
+		assert_int_equal(pmt_export_sample(x, &s), 0);
+	}
+	assert_int_equal(pmt_export_finish(x, NULL, 0, &d), n);
+	pmt_export_free(x);
+}
+
+/* The samples table and indexes the export writes as pages against the same samples
+ * through SQLite's INSERTs: one leaf (the root), a few, and enough rows for two interior
+ * levels of the table and of each index; SQLite's own integrity_check on every page and
+ * index entry, the same rows both ways and each index's walk equal to a table scan */
+static void test_pages_equal_api(void **state)
+{
+	static const int sizes[] = { 0, 1, 2, 30, 200, 5000, 70000 };
+	char *path = tmp_db(), *api = tmp_db();
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		char want[64], *sql;
+		sqlite3 *db;
+
+		export_n(path, sizes[k], false);
+		export_n(api, sizes[k], true);
+		assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		query_eq(db, "PRAGMA integrity_check", "ok");
+		sql = sqlite3_mprintf("ATTACH '%q' AS a", api);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_free(sql);
+		snprintf(want, sizeof(want), "%d:%d:0:0", sizes[k], sizes[k]);
+		query_eq(db, "SELECT (SELECT count(*) FROM samples) || ':' || (SELECT count(*) "
+			     "FROM a.samples) || ':' || (SELECT count(*) FROM (SELECT * FROM "
+			     "samples EXCEPT SELECT * FROM a.samples)) || ':' || (SELECT count(*) "
+			     "FROM (SELECT * FROM a.samples EXCEPT SELECT * FROM samples))", want);
+		/* the same schema rows in the same order (the root pages apart) */
+		query_eq(db, "SELECT (SELECT group_concat(type || ' ' || name || ' ' || tbl_name "
+			     "|| ' ' || (rootpage > 1) || ' ' || coalesce(sql, ''), ';') FROM "
+			     "(SELECT * FROM sqlite_schema ORDER BY rowid)) IS (SELECT "
+			     "group_concat(type || ' ' || name || ' ' || tbl_name || ' ' || "
+			     "(rootpage > 1) || ' ' || coalesce(sql, ''), ';') FROM (SELECT * FROM "
+			     "a.sqlite_schema ORDER BY rowid))", "1");
+		if (sizes[k]) { /* (no rows: group_concat is NULL) */
+			indexes_eq_scan(db);
+		}
+		sqlite3_close(db);
+	}
+	unlink(path);
+	unlink(api);
+	free(path);
+	free(api);
 }
 
 int main(void)
@@ -341,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_call_paths),
 		cmocka_unit_test(test_batches_and_indexes),
+		cmocka_unit_test(test_pages_equal_api),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,19 +18,23 @@ struct pmt_export_opts {
 	int compat;                /* perf compatibility level: event names, mem_lvl text */
 	uint64_t batch;            /* samples per transaction; 0 = one transaction */
 	bool no_index;             /* no indexes on samples: for files that are merged and
-				    * indexed later (the load is then ~2x as fast) */
+				    * indexed later (the export then takes ~2/3 of the time) */
 	/* the trace's address spaces and threads (fed with its sideband by the caller while
 	 * decoding): comms, dsos and symbols; NULL: those columns stay NULL */
 	struct pmt_symbols *symbols;
+	/* SQLite: the samples and their indexes through libsqlite3's INSERTs, as before the
+	 * export wrote their b-tree pages itself (~2x the time; for comparison and tests) */
+	bool sqlite_api;
 };
 
 /* One export into one new database or file; the calls below take every kind. */
 struct pmt_export;
 /* Create the schema in the SQLite file db_path (it should be new or empty: the caller
- * writes it at a temporary path and renames it when finish succeeded). Samples go in
- * by batches inside transactions; pmt_export_finish() builds the indexes after the bulk
- * load, from the indexed columns kept and sorted during it (32 bytes a sample, up to 8M
- * samples; CREATE INDEX past that). */
+ * writes it at a temporary path and renames it when finish succeeded). Samples become
+ * the samples table's b-tree pages (kept in an unlinked file beside db_path until
+ * pmt_export_finish() appends them to the database; opts->sqlite_api: INSERTs in
+ * batches); pmt_export_finish() builds the indexes from the indexed columns kept and
+ * sorted during the load (32 bytes a sample, up to 8M samples; CREATE INDEX past that). */
 PMT_API int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opts,
 				  struct pmt_export **out, struct pmt_diag *diag);
 /* A pprof profile (Google's profile.proto), gzip'd, written to path ("-": stdout) by
