@@ -129,8 +129,16 @@ done
 # named graph is the first in that tree's walk, the others merged in by address
 "$PERF73" report --stdio -i "$T/lsg.data" --sort srcline 2>/dev/null >"$T/p"
 grep -q '%  ??:0$' "$T/p" || fail "perf 7.3 shows no ??:0 entry for ls -g"
-for keys in srcline srcfile srcline,dso comm,srcline; do
-	for g in "" "-g srcline" "-g address,callee" "--no-children"; do
+# perf stops looking lines up in a file after 123 failed lookups in a row (srcline.c
+# A2L_FAIL_LIMIT), and every caller's lookup at its process address fails: libc's callers
+# cut libc off while perf merges the entries, so under --sort srcfile,srcline an entry whose
+# line no comparison asked for before then (alone in its source file) prints "SYM+OFFSET"
+# beside its file
+"$PERF73" report --stdio -i "$T/lsg.data" --sort srcfile,srcline -g none 2>/dev/null >"$T/p"
+grep -q '%  [^ ]*\.[chS]  *[^ ]*+[0-9]*$' "$T/p" ||
+	echo "note: perf 7.3 cut no file off in this recording (no FILE and SYM+OFFSET entry)"
+for keys in srcline srcfile srcline,dso comm,srcline srcfile,srcline; do
+	for g in "" "-g srcline" "-g address,callee" "--no-children" "-g none"; do
 		# shellcheck disable=SC2086
 		same "$T/lsg.data" --sort "$keys" $g
 	done
