@@ -28,6 +28,14 @@ perf record -q -e cpu-clock:u -c 100000 -o "$T/ls.data" ls -lR /usr/share \
 # init_rem_hits): its inlined flag is heap garbage, " (inlined)" in some runs; dropped
 untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
 checked=0
+# $T/theirs and $T/ours equal, counted, or the test fails with WHAT and their first differences
+equal_or_fail() {
+	cmp -s "$T/theirs" "$T/ours" || {
+		diff "$T/theirs" "$T/ours" | head -20
+		fail "$1"
+	}
+	checked=$((checked + 1))
+}
 # same DATA ARGS...
 same() {
 	data=$1
@@ -129,8 +137,16 @@ done
 # named graph is the first in that tree's walk, the others merged in by address
 "$PERF73" report --stdio -i "$T/lsg.data" --sort srcline 2>/dev/null >"$T/p"
 grep -q '%  ??:0$' "$T/p" || fail "perf 7.3 shows no ??:0 entry for ls -g"
-for keys in srcline srcfile srcline,dso comm,srcline; do
-	for g in "" "-g srcline" "-g address,callee" "--no-children"; do
+# perf stops looking lines up in a file after 123 failed lookups in a row (srcline.c
+# A2L_FAIL_LIMIT), and every caller's lookup at its process address fails: libc's callers
+# cut libc off while perf merges the entries, so under --sort srcfile,srcline an entry whose
+# line no comparison asked for before then (alone in its source file) prints "SYM+OFFSET"
+# beside its file
+"$PERF73" report --stdio -i "$T/lsg.data" --sort srcfile,srcline -g none 2>/dev/null >"$T/p"
+grep -q '%  [^ ]*\.[chS]  *[^ ]*+[0-9]*$' "$T/p" ||
+	echo "note: perf 7.3 cut no file off in this recording (no FILE and SYM+OFFSET entry)"
+for keys in srcline srcfile srcline,dso comm,srcline srcfile,srcline; do
+	for g in "" "-g srcline" "-g address,callee" "--no-children" "-g none"; do
 		# shellcheck disable=SC2086
 		same "$T/lsg.data" --sort "$keys" $g
 	done
@@ -168,11 +184,34 @@ for keys in srcline sym,srcline srcline,dso; do
 		# shellcheck disable=SC2086
 		HOME=$T/nohome "$P" report "$T/vdso.data" --sort "$keys" $g >"$T/ours" ||
 			fail "pmutrace report of the vdso without its image failed"
-		cmp -s "$T/theirs" "$T/ours" || {
-			diff "$T/theirs" "$T/ours" | head -20
-			fail "report --sort $keys $g of the vdso without its image differs (perf 7.3 < > pmutrace)"
-		}
-		checked=$((checked + 1))
+		equal_or_fail "report --sort $keys $g of the vdso without its image differs (perf 7.3 < > pmutrace)"
+	done
+done
+# --perf-compat=6.1: perf 6.1 keys these entries by their text from the start (no entries
+# per address merged afterwards): a sample's callers of one line count once in its Children
+# (at most 100%) and the graphs keep their names; a caller's line is still looked up at its
+# process address ("SYM+OFFSET"), and a -g chain has no inlined lines. perf 6.1's binutils
+# names some header rows by their unit's file (libc_start_call_main.h:74 as libc-start.c:74,
+# ld.so's dl-cacheinfo.h:333 as dl-get-cpu-features.c:333, but dl-cacheinfo.h:792 as it
+# is), not matched yet: the lines naming those files are left out on both sides, and the
+# columns' widths, which they set
+norm61() {
+	grep -v -e 'libc_start_call_main\.h' -e 'libc-start\.c' -e 'dl-cacheinfo\.h' \
+		-e 'dl-get-cpu-features\.c' | sed 's/  */ /g; s/\.\.\.*/./g'
+}
+for keys in srcline srcfile sym,srcline srcline,dso comm,srcfile; do
+	for g in "" "-g none" "--no-children" "-g folded" "-g srcline" "-g address,flat"; do
+		# perf 6.1 cuts sym,srcline's last column of --no-children to a width of its
+		# own ("cpu-features.c" for cpu-features.c:305): not matched
+		[ "$keys $g" = "sym,srcline --no-children" ] && continue
+		# shellcheck disable=SC2086
+		perf report --stdio -i "$T/cc.data" --sort "$keys" $g 2>/dev/null | untip |
+			norm61 >"$T/theirs"
+		# shellcheck disable=SC2086
+		"$P" report --perf-compat=6.1 "$T/cc.data" --sort "$keys" $g >"$T/ours.raw" ||
+			fail "pmutrace report --perf-compat=6.1 --sort $keys $g failed"
+		norm61 <"$T/ours.raw" >"$T/ours"
+		equal_or_fail "report --perf-compat=6.1 --sort $keys $g differs (perf 6.1 < > pmutrace)"
 	done
 done
 # --csv and --json carry the text's Children and Self
@@ -198,4 +237,4 @@ ok = len(t) == len(j) and all(a[2] == b[2] and abs(float(a[0]) - b[0]) <= 0.0050
 sys.exit(0 if ok else "JSON != text: %s / %s" % (t[:3], j[:3]))' "$T/json" "$T/t" || fail "JSON != text"
 "$P" report "$T/flat.data" --sort srcline,bogus 2>"$T/err" && fail "--sort bogus accepted"
 grep -q "unknown key 'bogus' (keys: .*srcline srcfile)" "$T/err" || fail "keys not listed: $(cat "$T/err")"
-echo "OK: $checked reports equal to perf 7.3's for --sort srcline / srcfile"
+echo "OK: $checked reports equal to perf 7.3's (and 6.1's) for --sort srcline / srcfile"

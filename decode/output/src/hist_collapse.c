@@ -135,9 +135,162 @@ static int perf_order(struct pmt_hist *h, uint32_t *ranks[HIST_SLOTS])
 			order[j] = x;
 		}
 		ranks[ev] = malloc(h->n * sizeof(*ranks[ev]));
-		rc = ranks[ev] ? hist_rb_ranks(order, m, perf_cmp, h, ranks[ev]) : -PMT_ENOMEM;
+		rc = ranks[ev] ? hist_rb_ranks(order, m, perf_cmp, h, ranks[ev], NULL) : -PMT_ENOMEM;
 	}
 	free(order);
+	return rc;
+}
+
+/* perf's lookups of lines stop for a file after 123 failures in a row (srcline.c
+ * A2L_FAIL_LIMIT: __get_srcline clears dso->has_srcline for good, its counter starting at
+ * 1), and from then on an address of that file is "SYM+OFFSET" or "DSO[ADDR]" with no
+ * source file. perf 7.3 looks an entry's srcline and srcfile up when a comparison first
+ * needs them (sort__srcline_collapse, sort__srcfile_collapse), and each caller's lookup at
+ * its process address fails: a recording with more than 123 such callers of one file in a
+ * row (libc under ls -lR -g) cuts that file off during the merge, and the entries whose
+ * text no comparison needed before then (alone in their source file under --sort
+ * srcfile,srcline) print perf's text of no line. */
+#define A2L_FAIL_LIMIT 123
+
+struct a2l_dso {
+	const void *id;
+	unsigned fails;
+	bool off;
+};
+
+struct a2l {
+	struct pmt_hist *h;
+	uint8_t *known; /* per entry: bit KEY_SRCLINE / KEY_SRCFILE - 8 asked for */
+	struct a2l_dso *dsos;
+	size_t ndsos;
+};
+
+/* "FILE:LINE", not "SYM+OFFSET" (a C++ name's "::" is followed by more than digits) */
+static bool is_file_line(const char *text)
+{
+	const char *colon = strrchr(text, ':');
+
+	return colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1);
+}
+
+static struct a2l_dso *a2l_dso(struct a2l *a, const void *id)
+{
+	for (size_t i = 0; i < a->ndsos; i++)
+		if (a->dsos[i].id == id)
+			return &a->dsos[i];
+	/* the entries' files: dsos has room for one per entry */
+	a->dsos[a->ndsos] = (struct a2l_dso){ id, 1, false };
+	return &a->dsos[a->ndsos++];
+}
+
+/* the lookup of entry i's text for key (srcline or srcfile) perf makes when first asked:
+ * counted for its file, and perf's text of no line once the file is cut off */
+static int a2l_ask(struct a2l *a, uint32_t i, enum key key)
+{
+	struct hent *e = &a->h->e[i];
+	const uint8_t bit = key == KEY_SRCLINE ? 1 : 2;
+	const char *line, *fail;
+	struct a2l_dso *d;
+	bool found, at_file;
+	size_t tl;
+
+	if (a->known[i] & bit)
+		return 0;
+	a->known[i] |= bit;
+	if (!e->dso_id)
+		return 0; /* no map: perf has nothing to look up */
+	at_file = hist_src_looked_up(a->h->src, e->dso_id, e->ip, &line, &fail, &found);
+	if (at_file && key == KEY_SRCLINE && e->srcline != line)
+		return 0; /* the line its inline list gave: no lookup */
+	if (!at_file) {
+		/* a caller at its process address: only addr2line's own answers ("??:0",
+		 * ":0") succeed there, and a line from the inline list is no lookup */
+		tl = strlen(e->srcline);
+		found = tl >= 2 && !strcmp(e->srcline + tl - 2, ":0");
+		if (key == KEY_SRCLINE && !found && is_file_line(e->srcline))
+			return 0;
+		fail = NULL;
+	}
+	d = a2l_dso(a, e->dso_id);
+	if (d->off) {
+		if (!found)
+			return 0; /* the same text either way */
+		if (key == KEY_SRCFILE)
+			e->srcfile = hist_src_intern(a->h->src, "");
+		else if (fail)
+			e->srcline = fail;
+		return e->srcfile ? 0 : -PMT_ENOMEM;
+	}
+	if (found)
+		d->fails = 0;
+	else if (++d->fails > A2L_FAIL_LIMIT)
+		d->off = true;
+	return 0;
+}
+
+/* perf's hist_entry__collapse(existing, new) over the keys a2l_cutoff takes, asking for
+ * the texts as perf's collapse functions do (left's, then right's) */
+static int64_t a2l_cmp(const void *ctx, uint32_t existing, uint32_t added)
+{
+	struct a2l *a = (struct a2l *)ctx;
+	const struct pmt_hist *h = a->h;
+	const struct hent *l = &h->e[existing], *r = &h->e[added];
+	int64_t c = 0;
+
+	for (unsigned i = 0; i < h->nkeys && !c; i++) {
+		switch (h->keys[i]) {
+		case KEY_SRCLINE:
+		case KEY_SRCFILE:
+			/* out of memory only: the texts stay as they were */
+			(void)a2l_ask(a, existing, h->keys[i]);
+			(void)a2l_ask(a, added, h->keys[i]);
+			c = h->keys[i] == KEY_SRCLINE ? strcmp(r->srcline, l->srcline)
+						      : strcmp(r->srcfile, l->srcfile);
+			break;
+		case KEY_DSO:
+			c = dso_cmp(l, r);
+			break;
+		default: /* comm */
+			c = strcmp(r->comm == UINT32_MAX ? "" : h->comms + r->comm,
+				   l->comm == UINT32_MAX ? "" : h->comms + l->comm);
+		}
+	}
+	return c;
+}
+
+/* the texts perf's cut-off files give, for a table of one event whose input order is
+ * known (rank): its merge walked in that order, then the texts no comparison asked for
+ * (perf looks them up when printing: the files cut off by then give no line) */
+static int a2l_cutoff(struct pmt_hist *h, const uint32_t *rank, unsigned ev)
+{
+	struct a2l a = { h, NULL, NULL, 0 };
+	uint32_t *order = NULL, *into = NULL, *tree_rank = NULL;
+	size_t m = 0;
+	int rc = -PMT_ENOMEM;
+
+	a.known = calloc(h->n ? h->n : 1, 1);
+	a.dsos = malloc((h->n ? h->n : 1) * sizeof(*a.dsos));
+	order = malloc((h->n ? h->n : 1) * sizeof(*order));
+	into = malloc((h->n ? h->n : 1) * sizeof(*into));
+	tree_rank = malloc((h->n ? h->n : 1) * sizeof(*tree_rank));
+	if (!a.known || !a.dsos || !order || !into || !tree_rank)
+		goto out;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->e[i].ev_at[ev])
+			order[rank[i]] = (uint32_t)i, m++;
+	rc = hist_rb_ranks(order, m, a2l_cmp, &a, tree_rank, into);
+	for (size_t i = 0; i < m && rc >= 0; i++) {
+		if (h->used_keys & (1u << KEY_SRCLINE))
+			rc = a2l_ask(&a, order[i], KEY_SRCLINE);
+		if (rc >= 0 && (h->used_keys & (1u << KEY_SRCFILE)))
+			rc = a2l_ask(&a, order[i], KEY_SRCFILE);
+	}
+out:
+	free(a.known);
+	free(a.dsos);
+	free(order);
+	free(into);
+	free(tree_rank);
 	return rc;
 }
 
@@ -276,6 +429,12 @@ int hist_collapse(struct pmt_hist *h)
 	/* the group's entry is its first in the first event's tree */
 	for (ev = 0; ev < HIST_SLOTS && !ranks[ev]; ev++)
 		;
+	/* one event: perf's files are shared by the events' merges, whose interleaving with
+	 * the printing of each is not followed here */
+	for (j = ev + 1; j < HIST_SLOTS && !ranks[j]; j++)
+		;
+	if (rc >= 0 && ev < HIST_SLOTS && j == HIST_SLOTS)
+		rc = a2l_cutoff(h, ranks[ev], ev);
 	for (i = 0; i < h->n && rc >= 0; i++) {
 		v[i] = (struct member){ &h->e[i], (uint32_t)i, UINT32_MAX };
 		if (ev < HIST_SLOTS && h->e[i].ev_at[ev])

@@ -69,7 +69,7 @@ static void fixup(struct rb *t, uint32_t z)
 }
 
 int hist_rb_ranks(const uint32_t *order, size_t n, hist_rb_cmp cmp, const void *ctx,
-		  uint32_t *rank)
+		  uint32_t *rank, uint32_t *into)
 {
 	struct rb t = { 0 };
 	uint32_t *stack;
@@ -89,12 +89,20 @@ int hist_rb_ranks(const uint32_t *order, size_t n, hist_rb_cmp cmp, const void *
 		uint32_t z = (uint32_t)i + 1, y = 0, x = t.root;
 		int64_t c = 0;
 
-		/* hists__findnew_entry: left while cmp(existing, new) < 0; the entries
-		 * given are distinct, so no walk ends on an equal one */
+		/* hists__findnew_entry: left while cmp(existing, new) < 0; an equal one
+		 * ends the walk where the caller asks for merges (into), as
+		 * hists__collapse_insert_entry's does */
 		while (x) {
 			y = x;
 			c = cmp(ctx, order[x - 1], order[i]);
+			if (!c && into)
+				break;
 			x = C(&t, x, c < 0 ? 0 : 1);
+		}
+		if (into) {
+			into[order[i]] = x ? order[x - 1] : order[i];
+			if (x)
+				continue;
 		}
 		P(&t, z) = y;
 		if (!y)

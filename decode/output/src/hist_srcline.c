@@ -20,6 +20,8 @@ struct addr_slot {
 	const void *dso_id;
 	uint64_t map_ip;
 	const char *line, *file;
+	const char *fail; /* the line perf prints once it stops looking up (hist_src_looked_up) */
+	bool found;       /* a line was found: perf's lookup succeeded */
 };
 
 struct hist_src {
@@ -139,13 +141,13 @@ static const char *intern(struct hist_src *s, const char *t, size_t n)
  * else "SYM+OFFSET" (decimal) in a symbol, else "DSO[ADDR]"; the source file is what comes
  * before the ':' of the first, empty for the others */
 static int make_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pmt_sym_loc *loc,
-		      const char **line_text, const char **file_text)
+		      const char **line_text, const char **file_text, struct addr_slot *slot)
 {
 	char buf[4096];
 	const char *file, *slash;
 	unsigned line;
 	uint64_t va;
-	int rc, n;
+	int rc, n, fn;
 
 	if (!loc->dso) {
 		/* no map: perf's SRCLINE_UNKNOWN and no_srcfile */
@@ -158,23 +160,26 @@ static int make_texts(struct hist_src *s, struct pmt_symbols *syms, const struct
 	 * "??" (checked with perf 7.3 on _start of the AArch64 fixtures) */
 	if (rc == 2 && !file)
 		file = "??";
-	if (rc == 1 || rc == 2) {
+	if (loc->sym)
+		fn = snprintf(buf, sizeof(buf), "%s+%" PRIu64, loc->sym, loc->symoff);
+	else
+		fn = snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", loc->dso_short ? loc->dso_short : "",
+			      va != UINT64_MAX ? va : loc->map_ip);
+	fn = fn < 0 ? 0 : fn >= (int)sizeof(buf) ? (int)sizeof(buf) - 1 : fn;
+	slot->found = rc == 1 || rc == 2;
+	if (!(slot->fail = intern(s, buf, (size_t)fn)))
+		return -PMT_ENOMEM;
+	if (slot->found) {
 		slash = strrchr(file, '/');
 		file = slash ? slash + 1 : file;
 		n = snprintf(buf, sizeof(buf), "%s:%u", file, line);
+		n = n < 0 ? 0 : n >= (int)sizeof(buf) ? (int)sizeof(buf) - 1 : n;
+		*line_text = intern(s, buf, (size_t)n);
 		*file_text = intern(s, file, strlen(file));
 	} else {
-		if (loc->sym)
-			n = snprintf(buf, sizeof(buf), "%s+%" PRIu64, loc->sym, loc->symoff);
-		else
-			n = snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]",
-				     loc->dso_short ? loc->dso_short : "",
-				     va != UINT64_MAX ? va : loc->map_ip);
+		*line_text = slot->fail;
 		*file_text = intern(s, "", 0);
 	}
-	if (n >= (int)sizeof(buf))
-		n = (int)sizeof(buf) - 1;
-	*line_text = intern(s, buf, (size_t)(n < 0 ? 0 : n));
 	return *line_text && *file_text ? 0 : -PMT_ENOMEM;
 }
 
@@ -213,9 +218,11 @@ int hist_src_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pm
 {
 	size_t j;
 
+	struct addr_slot made;
+
 	/* without a file there is nothing to look up */
 	if (!loc->dso || !loc->dso_id)
-		return make_texts(s, syms, loc, line, file);
+		return make_texts(s, syms, loc, line, file, &made);
 	if (s->addrs_n * 2 >= s->addrs_cap)
 		PMT_FORWARD_IF_ERROR(grow_addrs(s));
 	for (j = addr_slot(loc->dso_id, loc->map_ip, s->addrs_cap); s->addrs[j].line;
@@ -225,10 +232,28 @@ int hist_src_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pm
 			*file = s->addrs[j].file;
 			return 0;
 		}
-	PMT_FORWARD_IF_ERROR(make_texts(s, syms, loc, line, file));
-	s->addrs[j] = (struct addr_slot){ loc->dso_id, loc->map_ip, *line, *file };
+	PMT_FORWARD_IF_ERROR(make_texts(s, syms, loc, line, file, &made));
+	made.dso_id = loc->dso_id;
+	made.map_ip = loc->map_ip;
+	made.line = *line;
+	made.file = *file;
+	s->addrs[j] = made;
 	s->addrs_n++;
 	return 0;
+}
+
+bool hist_src_looked_up(const struct hist_src *s, const void *dso_id, uint64_t map_ip,
+			const char **line, const char **fail, bool *found)
+{
+	for (size_t j = addr_slot(dso_id, map_ip, s->addrs_cap); s->addrs[j].line;
+	     j = (j + 1) & (s->addrs_cap - 1))
+		if (s->addrs[j].dso_id == dso_id && s->addrs[j].map_ip == map_ip) {
+			*line = s->addrs[j].line;
+			*fail = s->addrs[j].fail;
+			*found = s->addrs[j].found;
+			return true;
+		}
+	return false;
 }
 
 const char *hist_src_intern(struct hist_src *s, const char *text)

@@ -3,6 +3,9 @@
 #ifndef PMT_OUTPUT_HIST_SRCLINE_H
 #define PMT_OUTPUT_HIST_SRCLINE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "pmutrace/symbols.h"
 
 struct hist_src;
@@ -13,6 +16,11 @@ void hist_src_free(struct hist_src *s); /* NULL is a no-op */
  * same pointer, valid until s is freed). 0 or -PMT_ENOMEM. */
 int hist_src_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pmt_sym_loc *loc,
 		   const char **line, const char **file);
+/* whether (dso_id, map_ip) was looked up as an address in its file: then its line, whether
+ * a line was found there (perf's lookup succeeded), and the "SYM+OFFSET" or "DSO[ADDR]" perf
+ * prints there once it no longer looks lines up in that file */
+bool hist_src_looked_up(const struct hist_src *s, const void *dso_id, uint64_t map_ip,
+			const char **line, const char **fail, bool *found);
 /* the interned copy of text (as the texts above); NULL: out of memory */
 const char *hist_src_intern(struct hist_src *s, const char *text);
 

@@ -85,9 +85,10 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	 * text (hist_collapse.c); the merge keeps the lowest address's, as keep_low_ip */
 	if (h->used_keys & SRC_KEYS) {
 		g->want_src = true;
-		h->src_collapse = 1;
+		h->src_collapse = h->compat >= 700;
 		h->keep_low_ip = 0;
-		h->entry_keys = (h->used_keys & ~SRC_KEYS) | PRE_COLLAPSE_KEY;
+		if (h->src_collapse)
+			h->entry_keys = (h->used_keys & ~SRC_KEYS) | PRE_COLLAPSE_KEY;
 	}
 	h->cg = g;
 	return 0;
@@ -295,7 +296,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 	if (h->used_keys & ((1u << KEY_SYM) | (1u << KEY_DSO) | SRC_KEYS)) {
 		if (frame) {
 			loc = frame->loc;
-			if (h->src_collapse)
+			if (h->used_keys & SRC_KEYS)
 				hist_frame_at(&loc, frame, faddr);
 		} else
 			pmt_symbols_resolve(h->syms, s->pid, s->ip, s->time, &loc);
@@ -326,7 +327,7 @@ static int make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 		if (h->used_keys & SRC_KEYS) {
 			PMT_FORWARD_IF_ERROR(hist_src_texts(h->src, h->syms, &loc, &k->srcline,
 							    &k->srcfile));
-			if (h->src_collapse && frame)
+			if (frame)
 				PMT_FORWARD_IF_ERROR(hist_frame_texts(h, &loc, faddr, fsrc, k));
 			/* perf merges the addresses of one text (sort__srcline_collapse), with
 			 * call chains only after they were entries of their own */

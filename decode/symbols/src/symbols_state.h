@@ -93,4 +93,17 @@ struct pmt_symbols {
 	uint64_t max_map_time; /* the latest map's time: samples after it see every map */
 };
 
+/* a free slot of the process and thread tables */
+#define FREE_ID INT32_MIN
+
+/* symbols.c: the files behind the maps */
+struct dso *dso_get(struct pmt_symbols *s, const char *name, const uint8_t *bid,
+		    size_t bid_size);
+void recorded_build_id(const struct pmt_symbols *s, const char *name, const uint8_t **id,
+		       size_t *size);
+int mark_module(struct pmt_symbols *s, const char *path, const uint8_t *bid, size_t bid_size);
+/* symbols_tasks.c: the processes and their maps */
+struct proc *proc_find(const struct pmt_symbols *s, int32_t pid);
+const struct map *find_map(const struct proc *p, uint64_t ip, uint64_t time);
+
 #endif
