@@ -175,6 +175,17 @@ static int on_record_hist(const struct pmt_spe_sample *s, int n, void *ctx)
 	return pmt_hist_add_record(c->hist, s, n);
 }
 
+/* report's records in brief, when its table reads no more of their samples */
+static int on_brief_hist(const struct pmt_spe_brief *b, void *ctx)
+{
+	struct sink_ctx *c = ctx;
+
+	if (pmt_progress_due(&c->progress, b->n))
+		pmt_progress_stream(&c->progress, b->cpu, b->rec->offset);
+	pmt_progress_add(&c->progress, b->n);
+	return pmt_hist_add_brief(c->hist, b);
+}
+
 static void prefetch_hist(uint64_t ip, void *ctx)
 {
 	pmt_hist_prefetch(((struct sink_ctx *)ctx)->hist, ip);
@@ -474,6 +485,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 	if (ctx.hist && !ctx.filter && !ctx.threads && !ctx.html && !cons) {
 		so.run.record_fn = on_record_hist;
 		so.run.prefetch_fn = prefetch_hist;
+		if (pmt_hist_takes_brief(ctx.hist))
+			so.run.brief_fn = on_brief_hist;
 	}
 	/* the consumer opens its output only for a trace that could be opened */
 	begin_rc = cons ? cons->begin(cons->ctx, so.path, src ? pmt_source_meta(src) : NULL,

@@ -582,11 +582,11 @@ static uint32_t ipc_slot(uint64_t ip)
 
 /* the cache's epoch for the address spaces' version (0: no cache), a new one when they
  * changed */
-static uint32_t ipc_epoch(struct pmt_hist *h, const struct pmt_spe_sample *s, uint64_t version)
+static uint32_t ipc_epoch(struct pmt_hist *h, int32_t pid, uint64_t version)
 {
 	/* one process's addresses (16-byte slots: twice as many fit in the L2); the
 	 * samples of others take the way without it */
-	if (!version || s->pid != h->ipc_pid)
+	if (!version || pid != h->ipc_pid)
 		return 0;
 	if (version != h->ipc_version) {
 		h->ipc_version = version;
@@ -599,14 +599,14 @@ static uint32_t ipc_epoch(struct pmt_hist *h, const struct pmt_spe_sample *s, ui
 }
 
 /* the record's entry from the address cache; false: not there, or the cache is off */
-static bool ipc_find(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t epoch)
+static bool ipc_find(struct pmt_hist *h, uint64_t ip, uint32_t epoch)
 {
 	const struct hist_ipc *c;
 
 	if (!epoch)
 		return false;
-	c = &h->ipc[ipc_slot(s->ip)];
-	if (c->epoch != epoch || c->ip != s->ip)
+	c = &h->ipc[ipc_slot(ip)];
+	if (c->epoch != epoch || c->ip != ip)
 		return false;
 	h->last_slot = c->at;
 	h->last_kernel = c->kernel;
@@ -620,16 +620,16 @@ static bool ipc_find(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_
  * (found again by the index at the cost of a failed symbol search), where a function's
  * many addresses share theirs; the bench's 5% of unresolved kernel addresses had evicted
  * as many of the functions' slots */
-static void ipc_put(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t epoch)
+static void ipc_put(struct pmt_hist *h, uint64_t ip, uint32_t epoch)
 {
 	struct hist_ipc *c;
 
 	if (!epoch || h->e[h->last_slot].object)
 		return;
-	c = &h->ipc[ipc_slot(s->ip)];
+	c = &h->ipc[ipc_slot(ip)];
 	if (h->last_nosym && c->epoch == epoch && !c->nosym)
 		return;
-	*c = (struct hist_ipc){ .ip = s->ip, .at = (uint32_t)h->last_slot,
+	*c = (struct hist_ipc){ .ip = ip, .at = (uint32_t)h->last_slot,
 				.epoch = (uint16_t)epoch, .kernel = h->last_kernel,
 				.nosym = h->last_nosym };
 }
@@ -670,6 +670,23 @@ static inline bool hist_has_filters(const struct pmt_hist *h)
 	return h->comm_list || h->dso_list || h->sym_list;
 }
 
+/* the sample's entry into h->last_slot from its key (the address cache did not have it) */
+static int locate_key(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t epoch)
+{
+	struct hent k;
+	int rc = make_key(h, s, NULL, 0, NULL, &k);
+
+	h->last_kernel = k.kernel;
+	h->last_nosym = !k.sym;
+	h->last_objoff = k.objoff;
+	h->last_map_ip = k.ip;
+	if (rc >= 0)
+		rc = find_or_add(h, &k, &h->last_slot);
+	if (rc >= 0)
+		ipc_put(h, s->ip, epoch);
+	return rc;
+}
+
 /* the sample's entry into h->last_slot: the last sample's when it has the same address,
  * thread, CPU and time (the other samples of its record) */
 static inline int locate(struct pmt_hist *h, const struct pmt_spe_sample *s)
@@ -679,25 +696,17 @@ static inline int locate(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	if (!h->last_valid || s->ip != h->last_ip || s->pid != h->last_pid ||
 	    s->tid != h->last_tid || s->cpu != h->last_cpu || s->time != h->last_time) {
 		uint32_t epoch;
-		struct hent k;
 
 		if (!h->ipc_tried)
 			ipc_setup(h, s->pid);
-		epoch = h->ipc ? ipc_epoch(h, s, pmt_symbols_version(h->syms, s->time)) : 0;
+		epoch = h->ipc ? ipc_epoch(h, s->pid, pmt_symbols_version(h->syms, s->time)) : 0;
 		h->last_dsrc = s->data_src;
-		if (!ipc_find(h, s, epoch)) {
-			rc = make_key(h, s, NULL, 0, NULL, &k);
-			h->last_kernel = k.kernel;
-			h->last_nosym = !k.sym;
-			h->last_objoff = k.objoff;
-			h->last_map_ip = k.ip;
-			if (rc >= 0)
-				rc = find_or_add(h, &k, &h->last_slot);
+		if (!ipc_find(h, s->ip, epoch)) {
+			rc = locate_key(h, s, epoch);
 			if (rc < 0) {
 				h->last_valid = 0;
 				return rc;
 			}
-			ipc_put(h, s, epoch);
 		}
 		h->last_ip = s->ip;
 		h->last_pid = s->pid;
@@ -804,6 +813,50 @@ int pmt_hist_add_record(struct pmt_hist *h, const struct pmt_spe_sample *s, int 
 			return -PMT_ENOMEM;
 		x->period += s[i].period;
 		x->weight += s[i].weight;
+		x->nr++;
+	}
+	return 0;
+}
+
+bool pmt_hist_takes_brief(const struct pmt_hist *h)
+{
+	/* the brief has no data source (mem keys), chain or sample of its own to look at */
+	return !h->cg && !h->keep_low_ip && !hist_has_filters(h) && !(h->used_keys & MEM_KEYS);
+}
+
+int pmt_hist_add_brief(struct pmt_hist *h, const struct pmt_spe_brief *b)
+{
+	uint32_t epoch, m = b->events;
+
+	if (!m)
+		return 0;
+	if (!h->ipc_tried)
+		ipc_setup(h, b->pid);
+	epoch = h->ipc ? ipc_epoch(h, b->pid, pmt_symbols_version(h->syms, b->time)) : 0;
+	/* the samples' way remembers its last record: not this one */
+	h->last_valid = 0;
+	if (!ipc_find(h, b->ip, epoch)) {
+		struct pmt_spe_sample s = { .cpu = b->cpu, .pid = b->pid, .tid = b->tid,
+					    .time = b->time, .ip = b->ip, .rec = b->rec };
+
+		PMT_FORWARD_IF_ERROR(locate_key(h, &s, epoch));
+	}
+	h->adding_kernel = h->last_kernel;
+	for (; m; m &= m - 1) {
+		const unsigned slot = (unsigned)__builtin_ctz(m);
+		const uint64_t period = slot == PMT_SPE_SE_INSN ? b->insn_period : b->period;
+		struct hent_ev *x = entry_event(h, &h->e[h->last_slot], slot);
+
+		if (!x)
+			return -PMT_ENOMEM;
+		h->total_period[slot] += period;
+		h->total_weight[slot] += b->weight;
+		h->nr_samples[slot]++;
+		h->whole_period[slot] += period;
+		h->whole_weight[slot] += b->weight;
+		h->whole_samples[slot]++;
+		x->period += period;
+		x->weight += b->weight;
 		x->nr++;
 	}
 	return 0;

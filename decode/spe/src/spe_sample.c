@@ -167,25 +167,77 @@ void spe_queue_context(const struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	}
 }
 
+/* the time perf gives the record's samples */
+static inline uint64_t sample_time(const struct pmt_spe_sampler *s, const struct pmt_spe_record *r)
+{
+	/* without TIME_CONV perf converts with zeroed parameters, i.e. time 0; pmutrace
+	 * keeps the raw SPE timestamp unless asked to reproduce perf */
+	if (!s->timeless && s->have_time_conv)
+		return pmt_time_conv_to_perf(&s->tc, r->timestamp);
+	if (!s->timeless && s->compat >= PMT_PERF_NEWEST)
+		return r->timestamp;
+	return 0;
+}
+
+/* perf >= 6.18 drops whole records by the --itrace period (arm_spe_sample(): a u64
+ * compare, so a period of 0 keeps all); true: this one is dropped */
+static inline bool decimated(const struct pmt_spe_sampler *s, struct pmt_spe_queue *q)
+{
+	if (!s->decimate_all)
+		return false;
+	if (++q->insn_count < s->period)
+		return true;
+	q->insn_count = 0;
+	return false;
+}
+
+/* The events perf samples the record in, a bit each (enum pmt_spe_event), which is also
+ * the order it makes the samples in; counts the record in the --itrace instructions period.
+ * dsrc: the record's data source, which only perf 6.1's memory event reads. */
+static inline uint32_t sample_events(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
+				     const struct pmt_spe_record *r, uint64_t dsrc)
+{
+	const int compat = s->compat;
+	const uint32_t en = s->enabled;
+	const uint64_t e = r->events;
+	uint32_t m = 0;
+
+	m |= (e & EV(L1D_REFILL)) ? 1u << PMT_SPE_SE_L1D_MISS : 0;
+	m |= (e & EV(L1D_ACCESS)) ? 1u << PMT_SPE_SE_L1D_ACCESS : 0;
+	m |= (e & EV(LLC_MISS)) ? 1u << PMT_SPE_SE_LLC_MISS : 0;
+	m |= (e & EV(LLC_ACCESS)) ? 1u << PMT_SPE_SE_LLC_ACCESS : 0;
+	m |= (e & EV(TLB_WALK)) ? 1u << PMT_SPE_SE_TLB_MISS : 0;
+	m |= (e & EV(TLB_ACCESS)) ? 1u << PMT_SPE_SE_TLB_ACCESS : 0;
+	m |= (e & EV(REMOTE_ACCESS)) ? 1u << PMT_SPE_SE_REMOTE : 0;
+	if (compat <= 612 ? (e & EV(MISPRED)) != 0 : (r->op & PMT_SPE_OP_F_BRANCH) != 0)
+		m |= 1u << PMT_SPE_SE_BRANCH;
+	/* 6.1 tests data_src != 0, later perf the LD/ST op class, 6.19 SIMD ops too */
+	if ((en & 1u << PMT_SPE_SE_MEMORY) &&
+	    (compat <= 601 ? dsrc != 0 : pmt_spe_is_mem_op(r->op, compat)))
+		m |= 1u << PMT_SPE_SE_MEMORY;
+	if ((en & 1u << PMT_SPE_SE_INSN) &&
+	    (s->decimate_all || ++q->insn_count >= s->itrace.period)) {
+		if (!s->decimate_all)
+			q->insn_count = 0;
+		m |= 1u << PMT_SPE_SE_INSN;
+	}
+	return m & en;
+}
+
 int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 			const struct pmt_spe_record *r, struct pmt_spe_sample *out)
 {
 	const int compat = s->compat;
-	const uint32_t en = s->enabled;
-	uint64_t e = r->events;
 	uint64_t dsrc;
+	uint32_t m;
 	struct pmt_spe_sample base;
 	int n = 0;
-	int is_mem = pmt_spe_is_mem_op(r->op, compat);
 
 	spe_queue_context(s, q, r);
-	if (s->decimate_all) {
-		/* perf >= 6.18 arm_spe_sample(): u64 compare, so a period of 0 keeps all */
-		if (++q->insn_count < s->period)
-			return 0;
-		q->insn_count = 0;
-	}
+	if (decimated(s, q))
+		return 0;
 	dsrc = pmt_spe_data_source_caps(r, q->midr, q->event_filter, compat);
+	m = sample_events(s, q, r, dsrc);
 
 	/* a copy of a zero struct, not memset(): gcc makes rep stos of that memset, which
 	 * took a quarter of the sampler's time (bench_spe_decode) */
@@ -200,73 +252,64 @@ int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 	base.issue_lat = r->issue_lat;
 	base.xlat_lat = r->xlat_lat;
 	base.rec = r;
-	/* without TIME_CONV perf converts with zeroed parameters, i.e. time 0; pmutrace
-	 * keeps the raw SPE timestamp unless asked to reproduce perf */
-	if (!s->timeless && s->have_time_conv)
-		base.time = pmt_time_conv_to_perf(&s->tc, r->timestamp);
-	else if (!s->timeless && compat >= PMT_PERF_NEWEST)
-		base.time = r->timestamp;
-
-#define MEM(ev)                                                                          \
-	do {                                                                             \
-		out[n] = base;                                                           \
-		out[n].event = (ev);                                                     \
-		out[n].addr = r->virt_addr;                                              \
-		out[n].phys_addr = r->phys_addr;                                         \
-		out[n].data_src = dsrc;                                                  \
-		n++;                                                                     \
-	} while (0)
-
-	if ((en & 1u << PMT_SPE_SE_L1D_MISS) && (e & EV(L1D_REFILL)))
-		MEM(PMT_SPE_SE_L1D_MISS);
-	if ((en & 1u << PMT_SPE_SE_L1D_ACCESS) && (e & EV(L1D_ACCESS)))
-		MEM(PMT_SPE_SE_L1D_ACCESS);
-	if ((en & 1u << PMT_SPE_SE_LLC_MISS) && (e & EV(LLC_MISS)))
-		MEM(PMT_SPE_SE_LLC_MISS);
-	if ((en & 1u << PMT_SPE_SE_LLC_ACCESS) && (e & EV(LLC_ACCESS)))
-		MEM(PMT_SPE_SE_LLC_ACCESS);
-	if ((en & 1u << PMT_SPE_SE_TLB_MISS) && (e & EV(TLB_WALK)))
-		MEM(PMT_SPE_SE_TLB_MISS);
-	if ((en & 1u << PMT_SPE_SE_TLB_ACCESS) && (e & EV(TLB_ACCESS)))
-		MEM(PMT_SPE_SE_TLB_ACCESS);
+	base.time = sample_time(s, r);
 	if (s->brstack)
 		prep_brstack(s, q, r);
-	if (en & 1u << PMT_SPE_SE_BRANCH) {
-		int take = compat <= 612 ? (e & EV(MISPRED)) != 0
-					 : (r->op & PMT_SPE_OP_F_BRANCH) != 0;
+	for (; m; m &= m - 1) {
+		const unsigned ev = (unsigned)__builtin_ctz(m);
+		struct pmt_spe_sample *o = &out[n++];
 
-		if (take) {
-			out[n] = base;
-			out[n].event = PMT_SPE_SE_BRANCH;
-			out[n].addr = r->to_ip;
-			out[n].flags = branch_flags(r);
-			out[n].brstack = s->brstack ? &q->brstack : NULL;
-			n++;
+		*o = base;
+		o->event = ev;
+		if (ev == PMT_SPE_SE_BRANCH) {
+			o->addr = r->to_ip;
+			o->flags = branch_flags(r);
+			o->brstack = s->brstack ? &q->brstack : NULL;
+			continue;
 		}
-	}
-	if ((en & 1u << PMT_SPE_SE_REMOTE) && (e & EV(REMOTE_ACCESS)))
-		MEM(PMT_SPE_SE_REMOTE);
-	if (en & 1u << PMT_SPE_SE_MEMORY) {
-		/* 6.1 tests data_src != 0, later perf the LD/ST op class, 6.19 SIMD ops too */
-		if (compat <= 601 ? dsrc != 0 : is_mem)
-			MEM(PMT_SPE_SE_MEMORY);
-	}
-	if (en & 1u << PMT_SPE_SE_INSN) {
-		if (s->decimate_all || ++q->insn_count >= s->itrace.period) {
-			if (!s->decimate_all)
-				q->insn_count = 0;
-			out[n] = base;
-			out[n].brstack = s->brstack ? &q->brstack : NULL;
-			out[n].event = PMT_SPE_SE_INSN;
-			out[n].addr = compat < 613 ? r->virt_addr : r->to_ip;
-			out[n].phys_addr = r->phys_addr;
-			out[n].data_src = dsrc;
-			out[n].period = s->decimate_all ? s->period : s->itrace.period;
+		o->addr = r->virt_addr;
+		o->phys_addr = r->phys_addr;
+		o->data_src = dsrc;
+		if (ev == PMT_SPE_SE_INSN) {
+			o->brstack = s->brstack ? &q->brstack : NULL;
+			if (compat >= 613)
+				o->addr = r->to_ip;
+			o->period = s->decimate_all ? s->period : s->itrace.period;
 			if (r->op & PMT_SPE_OP_F_BRANCH)
-				out[n].flags = branch_flags(r);
-			n++;
+				o->flags = branch_flags(r);
 		}
 	}
-#undef MEM
 	return n;
+}
+
+int pmt_spe_sampler_brief(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
+			  const struct pmt_spe_record *r, struct pmt_spe_brief *b)
+{
+	uint64_t dsrc = 0;
+	uint32_t m;
+
+	spe_queue_context(s, q, r);
+	b->events = b->n = 0;
+	if (decimated(s, q))
+		return 0;
+	/* the data source decides perf 6.1's memory samples only: not worked out else */
+	if ((s->enabled & 1u << PMT_SPE_SE_MEMORY) && s->compat <= 601)
+		dsrc = pmt_spe_data_source_caps(r, q->midr, q->event_filter, s->compat);
+	b->events = sample_events(s, q, r, dsrc);
+	b->cpu = q->cpu;
+	b->pid = q->pid;
+	b->tid = q->tid;
+	b->time = sample_time(s, r);
+	b->ip = r->from_ip;
+	b->weight = r->latency;
+	b->period = s->period;
+	b->insn_period = s->decimate_all ? s->period : s->itrace.period;
+	b->rec = r;
+	/* no popcnt instruction in the baseline x86-64 ISA: gcc calls libgcc's, 42 of the
+	 * instructions of a record (cachegrind) */
+	m = b->events - ((b->events >> 1) & 0x5555);
+	m = (m & 0x3333) + ((m >> 2) & 0x3333);
+	m = (m + (m >> 4)) & 0x0f0f;
+	b->n = (m + (m >> 8)) & 0x1f;
+	return (int)b->n;
 }

@@ -66,8 +66,10 @@ struct queue_slot {
 	uint64_t key;         /* latest record timestamp of the queue */
 	uint8_t has_pending;
 	uint8_t headed;       /* a complete record was pulled: perf's queue is set up */
-	struct pmt_spe_record pending;
-	/* the record to emit next: &pending, or a worker's batch entry, which stays valid
+	/* pulled records, in turn: the one emitted stays as it was while the next is pulled */
+	struct pmt_spe_record pending[2];
+	uint8_t pend;         /* the one pulled last */
+	/* the record to emit next: a pending one, or a worker's batch entry, which stays valid
 	 * until the next pull of the queue (after this one is emitted) */
 	const struct pmt_spe_record *head;
 };
@@ -143,6 +145,11 @@ static int emit(struct run *r, struct pmt_spe_queue *q, const struct pmt_spe_rec
 		spe_queue_context(&r->s, q, rec);
 		return sample_thread_put(r->st, &((struct queue_slot *)q)->wq, rec, q->pid,
 					 q->tid);
+	}
+	if (PMT_OPTS_HAS(r->o, brief_fn) && r->o->brief_fn) {
+		struct pmt_spe_brief b;
+
+		return pmt_spe_sampler_brief(&r->s, q, rec, &b) ? r->o->brief_fn(&b, r->ctx) : 0;
 	}
 	n = pmt_spe_sampler_run(&r->s, q, rec, r->out);
 	if (r->o->record_fn)
@@ -350,7 +357,7 @@ static int pull_decoded(struct run *r, struct queue_slot *sl)
 	}
 }
 
-/* Next record of a queue into sl->pending, crossing chunk boundaries. */
+/* Next record of a queue into a pending one, crossing chunk boundaries. */
 static int pull(struct run *r, struct queue_slot *sl)
 {
 	int rc = maybe_artefact(r, &sl->q);
@@ -360,15 +367,18 @@ static int pull(struct run *r, struct queue_slot *sl)
 	if (sl->lane)
 		return pull_decoded(r, sl);
 	for (;;) {
-		if (sl->feeding && pmt_spe_rec_next(sl->q.dec, &sl->pending) == 1) {
+		struct pmt_spe_record *p = &sl->pending[sl->pend ^ 1];
+
+		if (sl->feeding && pmt_spe_rec_next(sl->q.dec, p) == 1) {
 			/* perf's arm_spe__setup_queue() decodes until the first complete
 			 * record and samples nothing it cut short before it */
-			if (!sl->headed && sl->pending.partial)
+			if (!sl->headed && p->partial)
 				continue;
 			sl->headed = 1;
-			if (sl->pending.timestamp > sl->key)
-				sl->key = sl->pending.timestamp;
-			sl->head = &sl->pending;
+			if (p->timestamp > sl->key)
+				sl->key = p->timestamp;
+			sl->pend ^= 1;
+			sl->head = p;
 			sl->has_pending = 1;
 			return 0;
 		}
@@ -435,15 +445,15 @@ static int merge_queues(struct run *r, struct queue_slot **tab, bool final)
 				note_reorder(r);
 		}
 		if (PMT_OPTS_HAS(r->o, prefetch_fn) && r->o->prefetch_fn && !b->lane) {
-			/* records are values: the current one outlives the pull of the next */
-			struct pmt_spe_record cur = *b->head;
+			/* the next record goes to the other pending one */
+			const struct pmt_spe_record *cur = b->head;
 
 			rc = pull(r, b);
 			if (rc < 0)
 				break;
 			if (b->has_pending)
 				r->o->prefetch_fn(b->head->from_ip, r->ctx);
-			rc = emit(r, &b->q, &cur);
+			rc = emit(r, &b->q, cur);
 			if (rc < 0)
 				break;
 		} else {

@@ -178,6 +178,11 @@ PMT_API int pmt_hist_add(struct pmt_hist *h, const struct pmt_spe_sample *s);
 /* the n samples of one record (a pmt_spe_run_opts record_fn's), as pmt_hist_add of each:
  * one call per record on report's hot path */
 PMT_API int pmt_hist_add_record(struct pmt_hist *h, const struct pmt_spe_sample *s, int n);
+/* Whether h can take records in brief (pmt_hist_add_brief()): not when its keys or options
+ * read more of a sample (mem, snoop and tlb keys, call graphs, --comms/--dsos/--symbols). */
+PMT_API bool pmt_hist_takes_brief(const struct pmt_hist *h);
+/* a record's samples in brief (pmt_spe_run_opts' brief_fn), as pmt_hist_add_record of them */
+PMT_API int pmt_hist_add_brief(struct pmt_hist *h, const struct pmt_spe_brief *b);
 /* a hint: a record at ip follows (pmt_spe_run_opts' prefetch_fn) */
 PMT_API void pmt_hist_prefetch(const struct pmt_hist *h, uint64_t ip);
 /* a sample of a thread --pid/--tid leave out: counted in the event's totals only, as

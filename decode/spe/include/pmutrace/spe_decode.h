@@ -334,6 +334,24 @@ PMT_API void pmt_spe_queue_fini(struct pmt_spe_queue *q);
  * CONTEXT packet when decoding is not timeless, as perf does. */
 PMT_API int pmt_spe_sampler_run(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
 				const struct pmt_spe_record *rec, struct pmt_spe_sample *out);
+/* A record's samples in brief, for a consumer that reads nothing else of them (report's
+ * table by symbol or DSO): which samples pmt_spe_sampler_run() makes of the record and what
+ * they share, without writing each one out (120 bytes a sample, most of them unread). */
+struct pmt_spe_brief {
+	uint32_t events;      /* bit per enum pmt_spe_event: a sample; their order is perf's */
+	uint32_t n;           /* the samples: bits set in events */
+	uint32_t cpu;
+	int32_t pid, tid;
+	uint64_t time, ip;
+	uint64_t weight;      /* every sample's */
+	uint64_t period;      /* every sample's but the instructions sample's */
+	uint64_t insn_period; /* the instructions sample's */
+	const struct pmt_spe_record *rec;
+};
+/* pmt_spe_sampler_run() in brief: the same samples (and the same state after), described
+ * in *out; returns their count. */
+PMT_API int pmt_spe_sampler_brief(struct pmt_spe_sampler *s, struct pmt_spe_queue *q,
+				  const struct pmt_spe_record *rec, struct pmt_spe_brief *out);
 
 /* ---- sample filters (perf's --cpu, --pid, --tid, --time): pmutrace/sample_filter.h ---- */
 #include "pmutrace/sample_filter.h"
@@ -378,6 +396,10 @@ struct pmt_spe_run_opts {
 	 * the calling thread, after that thread is idle): fn and record_fn must not read
 	 * what event_fn changes. The samples and their order are the same */
 	uint8_t sample_thread;
+	/* optional, with record_fn: SPE's records in brief (pmt_spe_sampler_brief()), for a
+	 * consumer of the few fields the samples share; the trace's own samples still go to
+	 * record_fn. Not with sample_thread (record_fn gets them there). < 0 stops */
+	int (*brief_fn)(const struct pmt_spe_brief *b, void *ctx);
 };
 typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 /* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for
