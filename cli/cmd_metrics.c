@@ -396,6 +396,21 @@ static void fill_unit(struct pmt_metric_plan *plan, const struct pmt_counts_trac
 	pmt_metric_plan_fill_retlat_sel(plan, &sel, name, smp, stat, pct);
 }
 
+static int only_bound(struct pmt_counts_trace *ct, struct pmt_metric_plan *plan)
+{
+	size_t n = 0, nin = pmt_metric_plan_nr_inputs(plan);
+	int *cols = calloc(nin + 1, sizeof(*cols)), rc;
+
+	if (!cols)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < nin; i++)
+		if (pmt_metric_plan_input(plan, i)->count_idx >= 0)
+			cols[n++] = pmt_metric_plan_input(plan, i)->count_idx;
+	rc = pmt_counts_trace_only(ct, cols, n);
+	free(cols);
+	return rc;
+}
+
 static int run(struct opts *op)
 {
 	struct pmt_metric_set ms = { 0 };
@@ -505,6 +520,9 @@ static int run(struct opts *op)
 	if (ct && pmt_counts_trace_next(ct, c) < 0)
 		goto out;
 	pmt_metric_plan_bind(plan, c);
+	/* the rounds after the first sum only the events the metrics read */
+	if (ct && only_bound(ct, plan) < 0)
+		goto out;
 	pmt_metric_plan_fill_retlat(plan, c, op->trace ? &smp : NULL, &tab, stat, pct);
 	/* units in blocks, each formula evaluated over a block's units at once; per-CPU
 	 * retire latencies change the plan's :R values unit by unit, so those go one by one */

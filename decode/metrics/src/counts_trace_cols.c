@@ -44,6 +44,10 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 		for (uint32_t i = run.first; i < run.first + n; i++) {
 			int32_t sl = t->slot[f->key[i]];
 
+			if (sl == SLOT_NOT_WANTED) {
+				t->stats++;
+				continue;
+			}
 			if (sl < 0) {
 				ct_stat_left_out(t, sl, f->keys[f->key[i]].id,
 					      run.off + 48 * (uint64_t)(i - run.first), 48);
@@ -61,4 +65,23 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 			return opening ? 1 : ct_round_units(t, c, run.round_time);
 	}
 	return rc;
+}
+
+int pmt_counts_trace_only(struct pmt_counts_trace *t, const int *cols, size_t n)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t w = 0; w < t->nwattr; w++) {
+		uint32_t a = t->wattr[w];
+		bool in = false;
+
+		for (size_t i = 0; i < n && !in; i++)
+			in = cols[i] == t->col[a];
+		t->want[a] = in;
+		if (in)
+			t->wattr[kept++] = a;
+	}
+	t->nwattr = kept;
+	t->slot_ok = false; /* the frame's slots say which keys are left out */
+	return (int)kept;
 }
