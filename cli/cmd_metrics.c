@@ -476,14 +476,6 @@ static int run(struct opts *op)
 		}
 		if (r >= 0)
 			r = pmt_counts_trace_open_source(src, op->trace, c, &ct, &diag);
-		/* and its counts frames decoded there (zstd and the columns: ~45% of it) */
-		if (r >= 0 && op->jobs > 1 && pmt_counts_trace_threads(ct, op->jobs - 1) < 0) {
-			r = pmt_diag_set(&diag, -PMT_ENOMEM, op->trace, PMT_DIAG_NO_OFFSET,
-					 "out of memory");
-			pmt_counts_trace_close(ct);
-			ct = NULL;
-		}
-
 		if (r < 0 && r != -PMT_ENOT_FOUND) {
 			pmt_cli_fail_diag("metrics", &diag);
 			goto out;
@@ -517,11 +509,15 @@ static int run(struct opts *op)
 		rc = 0;
 		goto out;
 	}
-	if (ct && pmt_counts_trace_next(ct, c) < 0)
-		goto out;
+	/* the events are the recording's from its opening on: only those the metrics read are
+	 * summed, and the counts frames' values of the others left unread */
 	pmt_metric_plan_bind(plan, c);
-	/* the rounds after the first sum only the events the metrics read */
 	if (ct && only_bound(ct, plan) < 0)
+		goto out;
+	/* the counts frames decoded on other threads (zstd and the columns: ~45% of it) */
+	if (ct && op->jobs > 1 && pmt_counts_trace_threads(ct, op->jobs - 1) < 0)
+		goto out;
+	if (ct && pmt_counts_trace_next(ct, c) < 0)
 		goto out;
 	pmt_metric_plan_fill_retlat(plan, c, op->trace ? &smp : NULL, &tab, stat, pct);
 	/* units in blocks, each formula evaluated over a block's units at once; per-CPU

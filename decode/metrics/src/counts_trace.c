@@ -705,6 +705,7 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	free(t->col);
 	free(t->wattr);
 	free(t->want);
+	free(t->dwant);
 	free(t->ids);
 	free(t->cur);
 	free(t->prev);

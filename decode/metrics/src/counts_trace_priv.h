@@ -45,6 +45,9 @@ struct pmt_counts_trace {
 	 * out): a left-out attr's records are counted and passed by */
 	uint32_t *wattr, nwattr;
 	uint8_t *want;              /* [attr] */
+	/* [ids index] some attr of that id wanted, as the counts frames' decoders were told
+	 * (read on their threads, set before they start and not changed after) */
+	uint8_t *dwant;
 	struct id_ent *ids;
 	size_t nids;
 	size_t next_id;             /* where the id after the last one found should be */
