@@ -54,9 +54,9 @@ static void usage(FILE *fp)
 		"-A, --per-core, --per-die, --per-socket, --global: how a TRACE's counts read per\n"
 		"CPU are summed (perf stat report's options; default: as recorded). Per core, die\n"
 		"or socket needs the recording's CPU topology.\n"
-		"-j, --jobs N: a container's frames and counts frames are decompressed on N - 1\n"
-		"threads ahead of the reading (default: the online CPUs; 1: none); the output is\n"
-		"the same.\n"
+		"-j, --jobs N: a container's frames are decompressed on N - 1 threads ahead of\n"
+		"the reading, its counts frames decoded on N (default: the online CPUs; 1: none);\n"
+		"the output is the same.\n"
 		"-v, --verbose: say how a TRACE's counts are read (counts frames or STAT records,\n"
 		"and why a counts frame is not used).\n");
 	fputs(pmt_cli_exit_help, fp);
@@ -514,8 +514,10 @@ static int run(struct opts *op)
 	pmt_metric_plan_bind(plan, c);
 	if (ct && only_bound(ct, plan) < 0)
 		goto out;
-	/* the counts frames decoded on other threads (zstd and the columns: ~45% of it) */
-	if (ct && op->jobs > 1 && pmt_counts_trace_threads(ct, op->jobs - 1) < 0)
+	/* the counts frames decoded on -j threads besides this one (zstd and the columns: half
+	 * the CPU of every metric, 70% of one metric's that skips most events): this thread
+	 * sums and prints between waits for them, so -j 2 keeps both cores busy */
+	if (ct && op->jobs > 1 && pmt_counts_trace_threads(ct, op->jobs) < 0)
 		goto out;
 	if (ct && pmt_counts_trace_next(ct, c) < 0)
 		goto out;

@@ -50,12 +50,15 @@ static inline uint64_t unzz(uint64_t z)
 }
 
 /* Past n varints: a word's count of bytes that end one (high bit clear) says how many end
- * in it, so a run of records whose values are not wanted costs a load and a popcount per 8
- * bytes instead of a decode per value. NULL when the column ends first. */
+ * in it, so a run of records whose values are not wanted costs a load and a multiply per 8
+ * bytes instead of a decode per value (the bytes' 0/1 summed by the multiply into the top
+ * byte: __builtin_popcountll is a libgcc call without -mpopcnt, 8% of a run). NULL when the
+ * column ends first. */
 static inline const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end, size_t n)
 {
 	while (n && end - p >= 8) {
-		unsigned ends = (unsigned)__builtin_popcountll(~pmt_le64(p) & 0x8080808080808080ull);
+		uint64_t ones = (~pmt_le64(p) & 0x8080808080808080ull) >> 7;
+		unsigned ends = (unsigned)((ones * 0x0101010101010101ull) >> 56);
 
 		/* the word's bytes after the n-th end are the next varint's */
 		if (ends >= n)
