@@ -173,6 +173,8 @@ int stat_cols_open(struct pmt_source *src, const char *path, struct stat_cols **
 		stat_cols_close(c);
 		return rc;
 	}
+	/* every frame used passed its checksum in the list above */
+	pmt_ctr_counts_listed(c->now.dec, true);
 	*out = c;
 	return 1;
 }
@@ -371,6 +373,7 @@ int stat_cols_threads(struct stat_cols *c, unsigned n)
 		if (pmt_ctr_counts_new(&a->slot[i].dec) < 0)
 			return ahead_stop(c), -PMT_ENOMEM;
 		pmt_ctr_counts_want(a->slot[i].dec, c->want_fn, c->want_ctx);
+		pmt_ctr_counts_listed(a->slot[i].dec, true);
 	}
 	for (; a->started < n; a->started++)
 		if (pthread_create(&a->tid[a->started], NULL, ahead_main, c))
