@@ -54,9 +54,9 @@ static void usage(FILE *fp)
 		"-A, --per-core, --per-die, --per-socket, --global: how a TRACE's counts read per\n"
 		"CPU are summed (perf stat report's options; default: as recorded). Per core, die\n"
 		"or socket needs the recording's CPU topology.\n"
-		"-j, --jobs N: a container's frames and counts frames are decompressed on N - 1\n"
-		"threads ahead of the reading (default: the online CPUs; 1: none); the output is\n"
-		"the same.\n"
+		"-j, --jobs N: a container's frames are decompressed on N - 1 threads ahead of\n"
+		"the reading, its counts frames decoded on N (default: the online CPUs; 1: none);\n"
+		"the output is the same.\n"
 		"-v, --verbose: say how a TRACE's counts are read (counts frames or STAT records,\n"
 		"and why a counts frame is not used).\n");
 	fputs(pmt_cli_exit_help, fp);
@@ -396,6 +396,21 @@ static void fill_unit(struct pmt_metric_plan *plan, const struct pmt_counts_trac
 	pmt_metric_plan_fill_retlat_sel(plan, &sel, name, smp, stat, pct);
 }
 
+static int only_bound(struct pmt_counts_trace *ct, struct pmt_metric_plan *plan)
+{
+	size_t n = 0, nin = pmt_metric_plan_nr_inputs(plan);
+	int *cols = calloc(nin + 1, sizeof(*cols)), rc;
+
+	if (!cols)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < nin; i++)
+		if (pmt_metric_plan_input(plan, i)->count_idx >= 0)
+			cols[n++] = pmt_metric_plan_input(plan, i)->count_idx;
+	rc = pmt_counts_trace_only(ct, cols, n);
+	free(cols);
+	return rc;
+}
+
 static int run(struct opts *op)
 {
 	struct pmt_metric_set ms = { 0 };
@@ -461,14 +476,6 @@ static int run(struct opts *op)
 		}
 		if (r >= 0)
 			r = pmt_counts_trace_open_source(src, op->trace, c, &ct, &diag);
-		/* and its counts frames decoded there (zstd and the columns: ~45% of it) */
-		if (r >= 0 && op->jobs > 1 && pmt_counts_trace_threads(ct, op->jobs - 1) < 0) {
-			r = pmt_diag_set(&diag, -PMT_ENOMEM, op->trace, PMT_DIAG_NO_OFFSET,
-					 "out of memory");
-			pmt_counts_trace_close(ct);
-			ct = NULL;
-		}
-
 		if (r < 0 && r != -PMT_ENOT_FOUND) {
 			pmt_cli_fail_diag("metrics", &diag);
 			goto out;
@@ -502,9 +509,18 @@ static int run(struct opts *op)
 		rc = 0;
 		goto out;
 	}
+	/* the events are the recording's from its opening on: only those the metrics read are
+	 * summed, and the counts frames' values of the others left unread */
+	pmt_metric_plan_bind(plan, c);
+	if (ct && only_bound(ct, plan) < 0)
+		goto out;
+	/* the counts frames decoded on -j threads besides this one (zstd and the columns: half
+	 * the CPU of every metric, 70% of one metric's that skips most events): this thread
+	 * sums and prints between waits for them, so -j 2 keeps both cores busy */
+	if (ct && op->jobs > 1 && pmt_counts_trace_threads(ct, op->jobs) < 0)
+		goto out;
 	if (ct && pmt_counts_trace_next(ct, c) < 0)
 		goto out;
-	pmt_metric_plan_bind(plan, c);
 	pmt_metric_plan_fill_retlat(plan, c, op->trace ? &smp : NULL, &tab, stat, pct);
 	/* units in blocks, each formula evaluated over a block's units at once; per-CPU
 	 * retire latencies change the plan's :R values unit by unit, so those go one by one */

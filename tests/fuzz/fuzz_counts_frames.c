@@ -1,7 +1,8 @@
 /* Fuzz the counts frames' reader (formats/container, FORMAT.md "Counts frames"): the input
  * as a container (pmt_ctr_counts_list, then every usable frame decoded), and the input as
  * one counts frame's content with its checksum made to hold, so the fuzzer reaches the
- * payload's columns instead of stopping at the checksum; and the data frames' records read
+ * payload's columns instead of stopping at the checksum (once more with the values of odd
+ * ids left unread, pmt_ctr_counts_want); and the data frames' records read
  * into the same columns (the fallback when columns do not decode), from each listed frame
  * and from the input as one zstd frame. */
 #include <stdint.h>
@@ -26,6 +27,22 @@ static void use(struct ctx *c, const struct pmt_ctr_counts_frame *f)
 		c->sink += f->round_time[i] + f->seg[i];
 	for (uint32_t i = 0; i < f->ngaps; i++)
 		c->sink += f->gap_at[i] ^ f->gap[i];
+}
+
+/* a reader that wants the values of even ids alone: the others' runs are passed over */
+static void even_ids(const struct pmt_ctr_count_key *keys, uint32_t nkeys, uint8_t *want,
+		     void *vc)
+{
+	(void)vc;
+	for (uint32_t k = 0; k < nkeys; k++)
+		want[k] = !(keys[k].id & 1);
+}
+
+static void use_even(struct ctx *c, const struct pmt_ctr_counts_frame *f)
+{
+	for (uint32_t i = 0; i < f->nstats; i++)
+		if (!(f->keys[f->key[i]].id & 1))
+			c->sink += f->val[i] ^ f->ena[i] ^ f->run[i];
 }
 
 static int each(const struct pmt_ctr_counts_ref *ref, void *vc)
@@ -79,6 +96,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pmt_put_le32(wrap + 8 + size, sum32(wrap + 8, size));
 	if (pmt_ctr_counts_decode(c.dec, wrap, size + 12, 0, &f, &why) == 0)
 		use(&c, &f);
+	pmt_ctr_counts_want(c.dec, even_ids, NULL);
+	if (pmt_ctr_counts_decode(c.dec, wrap, size + 12, 0, &f, &why) == 0)
+		use_even(&c, &f);
+	pmt_ctr_counts_want(c.dec, NULL, NULL);
 	/* as a data frame of records (a zstd frame; the size it should expand to in its last
 	 * 4 bytes, as a frame info would give it) */
 	if (size > 8 && pmt_ctr_counts_decode_records(c.dec, copy, size - 4, 0,

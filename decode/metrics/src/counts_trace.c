@@ -181,6 +181,7 @@ static void stat_config(struct pmt_counts_trace *t, const struct pmt_trace_event
 		else if (tag == CONFIG_INTERVAL)
 			t->interval_ms = v;
 	}
+	t->units_ok = false;
 }
 
 /* sized at the first STAT, when the maps are known; made again (the counts so far
@@ -198,6 +199,7 @@ int ct_alloc_values(struct pmt_counts_trace *t)
 	t->v_ncpu = t->ncpu;
 	t->v_nthr = t->nthr;
 	t->slot_ok = false;
+	t->units_ok = false;
 
 	/* the maps are fixed from the first STAT on */
 	memset(t->cpu_index, 0xff, sizeof(t->cpu_index));
@@ -220,6 +222,8 @@ ptrdiff_t ct_stat_slot(struct pmt_counts_trace *t, uint64_t id, uint32_t ci, uin
 
 	if (a < 0)
 		return -1;
+	if (!t->want[a])
+		return SLOT_NOT_WANTED;
 	/* perf writes the CPU (-1 for a thread's counter); an index into the CPU map, which
 	 * pmutrace stat -o wrote until it wrote CPUs too, when no CPU of the map matches */
 	if (ci < MAX_CPUS && t->cpu_index[ci] >= 0)
@@ -260,6 +264,10 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	if (ev->raw_size < 48)
 		return damaged(t, ev, "shorter than 48 bytes"), 0;
 	slot = ct_stat_slot(t, r64(t, ev->raw + 8), r32(t, ev->raw + 16), r32(t, ev->raw + 20));
+	if (slot == SLOT_NOT_WANTED) {
+		t->stats++;
+		return 0;
+	}
 	if (slot < 0)
 		return ct_stat_left_out(t, slot, r64(t, ev->raw + 8), ev->file_offset, ev->raw_size), 0;
 	v = &t->cur[slot];
@@ -425,12 +433,20 @@ int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t ti
 		return 0; /* a round before any STAT */
 	if (ct_alloc_values(t) < 0)
 		return -PMT_ENOMEM;
-	rc = make_units(t);
-	if (rc < 0)
+	/* the units hold from the first STAT on, unless the aggregation changes */
+	if (!t->units_ok && (rc = make_units(t)) < 0)
 		return rc;
+	t->units_ok = true;
 	nu = t->nunits;
-	memset(t->sum, 0, (size_t)nu * t->nattr * sizeof(*t->sum));
-	for (uint32_t a = 0; a < t->nattr; a++) {
+	if (t->nwattr == t->nattr)
+		memset(t->sum, 0, (size_t)nu * t->nattr * sizeof(*t->sum));
+	else
+		for (uint32_t u = 0; u < nu; u++)
+			for (uint32_t w = 0; w < t->nwattr; w++)
+				t->sum[(size_t)u * t->nattr + t->wattr[w]] = (struct usum){ 0 };
+	for (uint32_t w = 0; w < t->nwattr; w++) {
+		uint32_t a = t->wattr[w];
+
 		for (uint32_t ci = 0; ci < t->ncpu; ci++) {
 			struct usum *s = &t->sum[(size_t)t->unit_of[ci] * t->nattr + a];
 
@@ -469,7 +485,8 @@ int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t ti
 
 		if (unit < 0)
 			return unit;
-		for (uint32_t a = 0; a < t->nattr; a++) {
+		for (uint32_t w = 0; w < t->nwattr; w++) {
+			uint32_t a = t->wattr[w];
 			const struct usum *s = &t->sum[(size_t)u * t->nattr + a];
 
 			if (s->set)
@@ -577,16 +594,20 @@ static int trace_open(struct pmt_source *src, const char *path, struct pmt_count
 	t->name = calloc(t->nattr + 1, sizeof(*t->name));
 	t->scale = calloc(t->nattr + 1, sizeof(*t->scale));
 	t->col = calloc(t->nattr + 1, sizeof(*t->col));
+	t->wattr = calloc(t->nattr + 1, sizeof(*t->wattr));
+	t->want = calloc(t->nattr + 1, sizeof(*t->want));
 	for (uint32_t a = 0; a < t->nattr; a++)
 		t->nids += m->attrs[a].nr_ids;
 	t->ids = calloc(t->nids + 1, sizeof(*t->ids));
-	if (!t->name || !t->scale || !t->col || !t->ids) {
+	if (!t->name || !t->scale || !t->col || !t->ids || !t->wattr || !t->want) {
 		pmt_counts_trace_close(t);
 		return -PMT_ENOMEM;
 	}
 	t->nids = 0;
 	for (uint32_t a = 0; a < t->nattr; a++) {
 		t->scale[a] = 1.0;
+		t->want[a] = 1;
+		t->wattr[t->nwattr++] = a;
 		snprintf(t->name[a], sizeof(t->name[a]), "%s",
 			 m->attrs[a].name ? m->attrs[a].name : "");
 		for (uint32_t i = 0; i < m->attrs[a].nr_ids; i++)
@@ -682,6 +703,9 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	free(t->name);
 	free(t->scale);
 	free(t->col);
+	free(t->wattr);
+	free(t->want);
+	free(t->dwant);
 	free(t->ids);
 	free(t->cur);
 	free(t->prev);
@@ -708,6 +732,7 @@ int pmt_counts_trace_set_aggr(struct pmt_counts_trace *t, enum pmt_counts_aggr a
 					    "thread", opt[a]);
 	}
 	t->aggr = a;
+	t->units_ok = false;
 	return 0;
 }
 

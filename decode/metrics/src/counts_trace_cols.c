@@ -2,6 +2,7 @@
  * frames stat_cols.c passes over, taken from their columns as stat_rec() and pump() take
  * the records themselves (the same counters, warnings and stream offsets). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
@@ -44,6 +45,10 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 		for (uint32_t i = run.first; i < run.first + n; i++) {
 			int32_t sl = t->slot[f->key[i]];
 
+			if (sl == SLOT_NOT_WANTED) {
+				t->stats++;
+				continue;
+			}
 			if (sl < 0) {
 				ct_stat_left_out(t, sl, f->keys[f->key[i]].id,
 					      run.off + 48 * (uint64_t)(i - run.first), 48);
@@ -61,4 +66,73 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 			return opening ? 1 : ct_round_units(t, c, run.round_time);
 	}
 	return rc;
+}
+
+/* The keys of a counts frame whose values the reader passes by (on a decoding thread: the
+ * attrs' lookup with a hint of its own, dwant fixed while threads run). A key of an id no
+ * attr has is read: the reader warns of it as of its record. */
+static void keys_wanted(const struct pmt_ctr_count_key *keys, uint32_t nkeys, uint8_t *want,
+			void *ctx)
+{
+	const struct pmt_counts_trace *t = ctx;
+	size_t next = 0;
+
+	for (uint32_t k = 0; k < nkeys; k++) {
+		size_t at = next;
+
+		if (at >= t->nids || t->ids[at].id != keys[k].id) {
+			size_t lo = 0, hi = t->nids;
+
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (t->ids[mid].id < keys[k].id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo >= t->nids || t->ids[lo].id != keys[k].id)
+				continue;
+			at = lo;
+		}
+		want[k] = t->dwant[at];
+		next = at + 1;
+	}
+}
+
+int pmt_counts_trace_only(struct pmt_counts_trace *t, const int *cols, size_t n)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t w = 0; w < t->nwattr; w++) {
+		uint32_t a = t->wattr[w];
+		bool in = false;
+
+		for (size_t i = 0; i < n && !in; i++)
+			in = cols[i] == t->col[a];
+		t->want[a] = in;
+		if (in)
+			t->wattr[kept++] = a;
+	}
+	t->nwattr = kept;
+	t->slot_ok = false; /* the frame's slots say which keys are left out */
+	/* the counts frames decoded from now on skip their values (once, before threads) */
+	if (kept < t->nattr && t->cols && !t->dwant) {
+		t->dwant = calloc(t->nids + 1, 1);
+		if (!t->dwant)
+			return -PMT_ENOMEM;
+		/* an id two attrs have (a damaged file) is wanted when either is */
+		for (size_t i = 0, j; i < t->nids; i = j) {
+			uint8_t w = 0;
+
+			for (j = i; j < t->nids && t->ids[j].id == t->ids[i].id; j++)
+				w |= t->want[t->ids[j].attr];
+			memset(t->dwant + i, w, j - i);
+		}
+		if (!stat_cols_want(t->cols, keys_wanted, t)) {
+			free(t->dwant);
+			t->dwant = NULL;
+		}
+	}
+	return (int)kept;
 }

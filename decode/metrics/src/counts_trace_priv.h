@@ -41,6 +41,13 @@ struct pmt_counts_trace {
 	char (*name)[160];
 	double *scale;
 	int *col;                   /* [attr] the counts' event column */
+	/* the attrs summed, ascending (all of them unless pmt_counts_trace_only() left some
+	 * out): a left-out attr's records are counted and passed by */
+	uint32_t *wattr, nwattr;
+	uint8_t *want;              /* [attr] */
+	/* [ids index] some attr of that id wanted, as the counts frames' decoders were told
+	 * (read on their threads, set before they start and not changed after) */
+	uint8_t *dwant;
 	struct id_ent *ids;
 	size_t nids;
 	size_t next_id;             /* where the id after the last one found should be */
@@ -53,6 +60,7 @@ struct pmt_counts_trace {
 	struct usum *sum;           /* [unit][attr] */
 	enum pmt_counts_aggr aggr;  /* asked for; AS_RECORDED follows aggr_mode */
 	uint32_t nunits;
+	bool units_ok;              /* make_units() holds for the aggregation and maps */
 	uint32_t unit_of[MAX_CPUS]; /* [cpu index] its unit */
 	int32_t unit_cpus[MAX_CPUS];/* the CPUs, unit by unit (unit u from unit_first[u]) */
 	uint32_t unit_first[MAX_CPUS + 1];
@@ -80,7 +88,9 @@ struct pmt_counts_trace {
 
 /* counts_trace.c */
 int ct_alloc_values(struct pmt_counts_trace *t);
-/* A STAT's place in cur[]: -1 an id no attr has, -2 a CPU or thread outside the maps */
+/* A STAT's place in cur[]: -1 an id no attr has, -2 a CPU or thread outside the maps,
+ * SLOT_NOT_WANTED an attr pmt_counts_trace_only() left out */
+#define SLOT_NOT_WANTED (-3)
 ptrdiff_t ct_stat_slot(struct pmt_counts_trace *t, uint64_t id, uint32_t ci, uint32_t ti);
 /* A STAT left out (ct_stat_slot < 0): warned and counted as the records' path does */
 void ct_stat_left_out(struct pmt_counts_trace *t, ptrdiff_t slot, uint64_t id, uint64_t off,

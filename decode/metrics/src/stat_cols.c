@@ -64,6 +64,9 @@ struct stat_cols {
 				  * before it */
 	uint32_t gap;          /* the next of cur's gaps (other records) not yet passed */
 	uint64_t off;          /* stream offset of the next record */
+	void (*want_fn)(const struct pmt_ctr_count_key *keys, uint32_t nkeys, uint8_t *want,
+			void *ctx);
+	void *want_ctx;
 };
 
 static int add_ref(const struct pmt_ctr_counts_ref *ref, void *ctx)
@@ -170,6 +173,8 @@ int stat_cols_open(struct pmt_source *src, const char *path, struct stat_cols **
 		stat_cols_close(c);
 		return rc;
 	}
+	/* every frame used passed its checksum in the list above */
+	pmt_ctr_counts_listed(c->now.dec, true);
 	*out = c;
 	return 1;
 }
@@ -364,15 +369,31 @@ int stat_cols_threads(struct stat_cols *c, unsigned n)
 	pthread_cond_init(&a->ready, NULL);
 	if (!a->tid || !a->slot)
 		return ahead_stop(c), -PMT_ENOMEM;
-	for (size_t i = 0; i < a->nslots; i++)
+	for (size_t i = 0; i < a->nslots; i++) {
 		if (pmt_ctr_counts_new(&a->slot[i].dec) < 0)
 			return ahead_stop(c), -PMT_ENOMEM;
+		pmt_ctr_counts_want(a->slot[i].dec, c->want_fn, c->want_ctx);
+		pmt_ctr_counts_listed(a->slot[i].dec, true);
+	}
 	for (; a->started < n; a->started++)
 		if (pthread_create(&a->tid[a->started], NULL, ahead_main, c))
 			break; /* fewer threads: the frames are decoded all the same */
 	if (!a->started) /* none: decoded here, as without threads */
 		ahead_stop(c);
 	return 0;
+}
+
+int stat_cols_want(struct stat_cols *c,
+		   void (*fn)(const struct pmt_ctr_count_key *keys, uint32_t nkeys, uint8_t *want,
+			      void *ctx),
+		   void *ctx)
+{
+	if (!c || c->ahead)
+		return 0;
+	c->want_fn = fn;
+	c->want_ctx = ctx;
+	pmt_ctr_counts_want(c->now.dec, fn, ctx);
+	return 1;
 }
 
 void stat_cols_take(struct stat_cols *c, uint32_t n, bool round)

@@ -31,6 +31,13 @@ int stat_cols_peek(struct stat_cols *c, uint64_t before, struct stat_run *run);
 /* The frames after the one being read decoded ahead on n threads (0: none): the runs,
  * warnings and order are those without threads. 0 or -PMT_ENOMEM. */
 int stat_cols_threads(struct stat_cols *c, unsigned n);
+/* The frames decoded from now on leave the values of the keys fn clears unread
+ * (pmt_ctr_counts_want); before stat_cols_threads(), else it is not applied (the runs are
+ * the same either way): 1 applied, 0 not. */
+int stat_cols_want(struct stat_cols *c,
+		   void (*fn)(const struct pmt_ctr_count_key *keys, uint32_t nkeys, uint8_t *want,
+			      void *ctx),
+		   void *ctx);
 /* n STAT records of the run taken, and its STAT_ROUND with them when round */
 void stat_cols_take(struct stat_cols *c, uint32_t n, bool round);
 void stat_cols_close(struct stat_cols *c);

@@ -13,6 +13,7 @@
 
 #include "counts_cols.h"
 #include "frame_info.h"
+#include "varint.h"
 
 #define REC_STAT 76
 #define REC_STAT_ROUND 77
@@ -422,7 +423,8 @@ struct list_ctx {
 	int n;
 };
 
-static const char *check_head(const uint8_t *c, size_t n)
+/* sum: its checksum too (a decode of a frame pmt_ctr_counts_list checked may skip it) */
+static const char *check_head(const uint8_t *c, size_t n, bool sum)
 {
 	uint32_t version;
 
@@ -433,7 +435,7 @@ static const char *check_head(const uint8_t *c, size_t n)
 		return "a version this build does not read";
 	if (version == COUNTS_MIXED && n < HEAD2 + 4)
 		return "too short for its header";
-	if (pmt_le32(c + n - 4) != sum32(c, n - 4))
+	if (sum && pmt_le32(c + n - 4) != sum32(c, n - 4))
 		return "its checksum fails";
 	return NULL;
 }
@@ -459,7 +461,7 @@ static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 	if (n > l->len - at - 8) {
 		ref.damaged = "the file ends inside it";
 		n = 0;
-	} else if (!(ref.damaged = check_head(c, n))) {
+	} else if (!(ref.damaged = check_head(c, n, true))) {
 		ref.index = pmt_le32(c + 12);
 		ref.offset = pmt_le64(c + 16);
 		ref.stream_offset = pmt_le64(c + 24);
@@ -514,7 +516,27 @@ struct pmt_ctr_counts {
 	uint32_t *gap_at;
 	uint64_t *gap;
 	size_t cap_keys, cap_rounds, cap_stats, cap_gaps;
+	void (*want_fn)(const struct pmt_ctr_count_key *keys, uint32_t nkeys, uint8_t *want,
+			void *ctx);
+	void *want_ctx;
+	uint8_t *want;         /* [key] its values wanted (want_fn's answer for the frame) */
+	uint32_t *skip;        /* [key] keys not wanted from it on, in a row (0: wanted) */
+	bool listed;           /* the checksums were checked by pmt_ctr_counts_list */
 };
+
+void pmt_ctr_counts_listed(struct pmt_ctr_counts *d, bool listed)
+{
+	d->listed = listed;
+}
+
+void pmt_ctr_counts_want(struct pmt_ctr_counts *d,
+			 void (*fn)(const struct pmt_ctr_count_key *keys, uint32_t nkeys,
+				    uint8_t *want, void *ctx),
+			 void *ctx)
+{
+	d->want_fn = fn;
+	d->want_ctx = ctx;
+}
 
 int pmt_ctr_counts_new(struct pmt_ctr_counts **out)
 {
@@ -537,6 +559,8 @@ void pmt_ctr_counts_free(struct pmt_ctr_counts *d)
 	free(d->raw);
 	free(d->keys);
 	free(d->last);
+	free(d->want);
+	free(d->skip);
 	free(d->seg);
 	free(d->key);
 	free(d->rtype);
@@ -568,57 +592,16 @@ static int reserve(struct pmt_ctr_counts *d, size_t raw, size_t nkeys, size_t nr
 		   size_t nstats)
 {
 	void **pr[] = { (void **)&d->raw };
-	void **pk[] = { (void **)&d->keys, (void **)&d->last };
+	void **pk[] = { (void **)&d->keys, (void **)&d->last, (void **)&d->want,
+			(void **)&d->skip };
 	void **pn[] = { (void **)&d->seg, (void **)&d->rtype, (void **)&d->rtime };
 	void **ps[] = { (void **)&d->key, (void **)&d->v[0], (void **)&d->v[1], (void **)&d->v[2] };
-	static const size_t er[] = { 1 }, ek[] = { sizeof(struct pmt_ctr_count_key), 24 },
+	static const size_t er[] = { 1 }, ek[] = { sizeof(struct pmt_ctr_count_key), 24, 1, 4 },
 			    en[] = { 4, 8, 8 }, es[] = { 4, 8, 8, 8 };
 
-	return grow(&d->raw_cap, raw + 1, pr, er, 1) && grow(&d->cap_keys, nkeys + 1, pk, ek, 2) &&
+	return grow(&d->raw_cap, raw + 1, pr, er, 1) && grow(&d->cap_keys, nkeys + 1, pk, ek, 4) &&
 	       grow(&d->cap_rounds, nrounds + 1, pn, en, 3) &&
 	       grow(&d->cap_stats, nstats + 1, ps, es, 4) ? 0 : -PMT_ENOMEM;
-}
-
-static const uint8_t *get_uv_long(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	for (unsigned s = 0; p < end && s < 64; s += 7) {
-		uint8_t b = *p++;
-
-		x |= (uint64_t)(b & 0x7f) << s;
-		if (!(b & 0x80)) {
-			*v = x;
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/* A varint of up to 8 bytes from one 8-byte load, its 7-bit groups gathered without a
- * loop: the byte-wise loop was a third of reading a recording's counts */
-static inline const uint8_t *get_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	if (end - p >= 8) {
-		uint64_t w = pmt_le64(p), stop = ~w & 0x8080808080808080ull;
-
-		if (stop) {
-			unsigned n = (unsigned)__builtin_ctzll(stop) / 8 + 1;
-			uint64_t x = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) |
-				     (w >> 3 & 0xfe00000) | (w >> 4 & 0x7f0000000ull) |
-				     (w >> 5 & 0x3f800000000ull) | (w >> 6 & 0x1fc0000000000ull) |
-				     (w >> 7 & 0xfe000000000000ull);
-
-			*v = n == 8 ? x : x & ((1ull << (7 * n)) - 1);
-			return p + n;
-		}
-	}
-	return get_uv_long(p, end, v);
-}
-
-static inline uint64_t unzz(uint64_t z)
-{
-	return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
 }
 
 static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOLS],
@@ -651,6 +634,7 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 		const uint8_t *ek = end[C_KEY], *ev = end[C_VAL], *ee = end[C_ENA], *er = end[C_RUN];
 		uint64_t *last = d->last, *val = d->v[0], *ena = d->v[1], *run = d->v[2];
 		uint32_t *key = d->key;
+		const uint32_t *skip = d->want_fn ? d->skip : NULL;
 
 		for (uint32_t i = 0; i < nstats; i++) {
 			uint64_t *l, a, b, c;
@@ -672,6 +656,22 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 			if (k >= nkeys)
 				return "a record names a key it does not list";
 			key[i] = k;
+			if (skip && skip[k]) {
+				/* keys not wanted: this record's values and those of the
+				 * records after it whose keys follow in a row, unread */
+				uint32_t j = 1, m = skip[k] < nstats - i ? skip[k] : nstats - i;
+
+				for (; j < m && pk < ek && pr < er && !(*pk | *pr); j++) {
+					pk++;
+					pr++;
+					key[i + j] = k + j;
+				}
+				if (!(pv = skip_uv(pv, ev, j)) || !(pe = skip_uv(pe, ee, j)))
+					return "a value column is short";
+				k += j - 1;
+				i += j - 1;
+				continue;
+			}
 			if (!(pv = get_uv(pv, ev, &a)) || !(pe = get_uv(pe, ee, &b)))
 				return "a value column is short";
 			l = &last[3 * (size_t)k];
@@ -734,7 +734,7 @@ int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 	    (n = pmt_le32(b + at + 4)) > len - at - 8)
 		return *why = "no counts frame there", -PMT_ECORRUPT;
 	c = b + at + 8;
-	if ((*why = check_head(c, n)))
+	if ((*why = check_head(c, n, !d->listed)))
 		return -PMT_ECORRUPT;
 	mixed = pmt_le32(c + 8) == COUNTS_MIXED;
 	ncols = mixed ? NCOLS2 : NCOLS;
@@ -772,6 +772,13 @@ int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 
 		d->keys[k] = (struct pmt_ctr_count_key){ pmt_le64(e), pmt_le32(e + 8),
 							  pmt_le32(e + 12) };
+	}
+	if (d->want_fn) {
+		memset(d->want, 1, nkeys);
+		d->want_fn(d->keys, nkeys, d->want, d->want_ctx);
+		d->skip[nkeys] = 0;
+		for (uint32_t k = nkeys; k-- > 0;)
+			d->skip[k] = d->want[k] ? 0 : d->skip[k + 1] + 1;
 	}
 	if ((*why = decode_cols(d, col, end, nkeys, nstats, nrounds)))
 		return -PMT_ECORRUPT;

@@ -1,6 +1,7 @@
 /* The STAT-record reader (pmt_counts_trace) on perf stat record's layout written by hand:
  * CPUs named by number (perf), or by place in the CPU map (older pmutrace stat -o), ids in
- * and out of order, interval deltas and enabled/running scaling. Every expected value is
+ * and out of order, interval deltas and enabled/running scaling, and the events left out
+ * by pmt_counts_trace_only(). Every expected value is
  * worked out in the comments from the records the test writes. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,11 +160,47 @@ static void cpus_by_place_in_the_map(void **state)
 	read_rounds(1);
 }
 
+/* pmt_counts_trace_only(): after round 1, ev-b alone; its round-2 differences are those
+ * of a full read (its values of round 1 kept), ev-a is unset (NaN, no sources), and every
+ * STAT record is still counted as read */
+static void only_the_columns_asked_for(void **state)
+{
+	struct pmt_diag d = PMT_DIAG_INIT;
+	struct pmt_counts_trace *t;
+	struct pmt_counts *c;
+	uint64_t rounds, stats, skipped;
+	size_t len;
+	char *mem = write_trace(&len, 0);
+	int b;
+
+	(void)state;
+	assert_int_equal(pmt_counts_new(&c), 0);
+	assert_int_equal(pmt_counts_trace_open_mem(mem, len, "trace", c, &t, &d), 0);
+	assert_int_equal(pmt_counts_trace_next(t, c), 1);
+	assert_true(cell(c, "CPU2", "ev-a") == 100);
+	b = pmt_counts_find(c, "ev-b");
+	assert_int_equal(pmt_counts_trace_only(t, &b, 1), 1);
+	assert_int_equal(pmt_counts_trace_next(t, c), 1);
+	assert_true(cell(c, "CPU2", "ev-a") != cell(c, "CPU2", "ev-a")); /* NaN */
+	assert_int_equal(pmt_counts_sources(c, 0, (size_t)pmt_counts_find(c, "ev-a")), 0);
+	assert_true(cell(c, "CPU2", "ev-b") == 10);
+	assert_true(cell(c, "CPU5", "ev-b") == 750);
+	assert_int_equal(pmt_counts_trace_next(t, c), 0);
+	pmt_counts_trace_stats(t, &rounds, &stats, &skipped);
+	assert_int_equal(rounds, 2);
+	assert_int_equal(stats, 8);
+	assert_int_equal(skipped, 0);
+	pmt_counts_trace_close(t);
+	pmt_counts_free(c);
+	free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cpus_by_number),
 		cmocka_unit_test(cpus_by_place_in_the_map),
+		cmocka_unit_test(only_the_columns_asked_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

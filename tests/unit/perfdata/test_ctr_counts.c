@@ -9,7 +9,9 @@
  * takes, and its types mask names them, as the data frame shows; a STAT of another size
  * leaves its frame without one. The data frame's records read into the same columns
  * (pmt_ctr_counts_decode_records, the fallback for columns that do not decode) give the
- * same records and gaps. A flipped byte is named by pmt_ctr_counts_list, and a decode of
+ * same records and gaps; a decoder told to leave some keys' values unread
+ * (pmt_ctr_counts_want) gives the other keys' values, and every key and round, the same.
+ * A flipped byte is named by pmt_ctr_counts_list, and a decode of
  * it fails. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +29,7 @@
 #define NREC 3000
 
 static uint64_t rng = 88172645463325252ull;
+static bool not_multiplexed; /* running = enabled: the usual records, keys in a row */
 
 static uint64_t next_rand(void)
 {
@@ -90,7 +93,7 @@ static uint8_t *make(size_t *len, unsigned threads, bool odd_records, bool mixed
 		pmt_put_le32(r + 20, (uint32_t)(i % 2));
 		pmt_put_le64(r + 24, edge(i));
 		pmt_put_le64(r + 32, edge(i + 1));
-		pmt_put_le64(r + 40, edge(i + 2));
+		pmt_put_le64(r + 40, not_multiplexed ? pmt_le64(r + 32) : edge(i + 2));
 		if (odd_records && i == 1500) { /* a STAT of 56 bytes: its frame gets none */
 			r[6] = 56;
 			assert_int_equal(pmt_ctr_write(w, r, 56), 0);
@@ -142,10 +145,29 @@ static bool has_counts(const uint8_t *p, size_t n)
 	return any;
 }
 
+/* pmt_ctr_counts_want: the values of ids 1000 + 6k alone (runs of five ids not wanted) */
+static bool wanted_id(uint64_t id)
+{
+	return id % 6 == 1000 % 6;
+}
+
+static void some_keys(const struct pmt_ctr_count_key *keys, uint32_t nkeys, uint8_t *want,
+		      void *ctx)
+{
+	unsigned *left_out = ctx;
+
+	for (uint32_t k = 0; k < nkeys; k++) {
+		want[k] = wanted_id(keys[k].id);
+		*left_out += !want[k];
+	}
+}
+
 /* the frame's records, rebuilt from its counts frame, equal the records, and its gaps
- * and types those of the other records between them */
-static void same_records(const struct pmt_ctr_counts_frame *f,
-			 const struct pmt_ctr_counts_ref *ref, const uint8_t *p, size_t n)
+ * and types those of the other records between them (some: the values of wanted_id()'s
+ * keys alone) */
+static void same_records_of(const struct pmt_ctr_counts_frame *f,
+			    const struct pmt_ctr_counts_ref *ref, const uint8_t *p, size_t n,
+			    bool some)
 {
 	size_t at = 0;
 	uint32_t s = 0, r = 0, ord = 0, g = 0, inseg = 0;
@@ -174,9 +196,11 @@ static void same_records(const struct pmt_ctr_counts_frame *f,
 			assert_int_equal(pmt_le64(p + at + 8), key->id);
 			assert_int_equal(pmt_le32(p + at + 16), key->cpu);
 			assert_int_equal(pmt_le32(p + at + 20), key->thread);
-			assert_int_equal(pmt_le64(p + at + 24), f->val[s]);
-			assert_int_equal(pmt_le64(p + at + 32), f->ena[s]);
-			assert_int_equal(pmt_le64(p + at + 40), f->run[s]);
+			if (!some || wanted_id(key->id)) {
+				assert_int_equal(pmt_le64(p + at + 24), f->val[s]);
+				assert_int_equal(pmt_le64(p + at + 32), f->ena[s]);
+				assert_int_equal(pmt_le64(p + at + 40), f->run[s]);
+			}
 			s++;
 			inseg++;
 			at += 48;
@@ -200,19 +224,28 @@ static void same_records(const struct pmt_ctr_counts_frame *f,
 	assert_int_equal(types[1], ref->other_types[1]);
 }
 
+static void same_records(const struct pmt_ctr_counts_frame *f,
+			 const struct pmt_ctr_counts_ref *ref, const uint8_t *p, size_t n)
+{
+	same_records_of(f, ref, p, n, false);
+}
+
 static void check(unsigned threads, bool odd, bool mixed)
 {
 	size_t len;
 	uint8_t *buf = make(&len, threads, odd, mixed);
 	struct refs refs = { .n = 0 };
 	struct pmt_ctr_reader *rd;
-	struct pmt_ctr_counts *dec;
+	struct pmt_ctr_counts *dec, *some;
+	unsigned left_out = 0;
 	struct pmt_ctr_frame fr;
 	struct pmt_diag d = PMT_DIAG_INIT;
 	unsigned with = 0, without = 0, with_others = 0;
 
 	assert_true(pmt_ctr_counts_list(buf, len, note, &refs) > 0);
 	assert_int_equal(pmt_ctr_counts_new(&dec), 0);
+	assert_int_equal(pmt_ctr_counts_new(&some), 0);
+	pmt_ctr_counts_want(some, some_keys, &left_out);
 	assert_int_equal(pmt_ctr_reader_new(buf, len, "t", &rd, &d), 0);
 	while (pmt_ctr_next(rd, &fr, &d) == 1) {
 		const struct pmt_ctr_counts_ref *ref = NULL;
@@ -234,6 +267,9 @@ static void check(unsigned threads, bool odd, bool mixed)
 		assert_int_equal(ref->stream_size, fr.size);
 		assert_int_equal(pmt_ctr_counts_decode(dec, buf, len, ref->at, &f, &why), 0);
 		same_records(&f, ref, fr.data, fr.size);
+		/* some keys' values left unread: the others' and every key and round the same */
+		assert_int_equal(pmt_ctr_counts_decode(some, buf, len, ref->at, &f, &why), 0);
+		same_records_of(&f, ref, fr.data, fr.size, true);
 		/* the fallback for columns that do not decode: the data frame's own records */
 		assert_int_equal(pmt_ctr_counts_decode_records(dec, buf, len, ref->offset,
 							       ref->stream_size, &f, &why), 0);
@@ -271,8 +307,10 @@ static void check(unsigned threads, bool odd, bool mixed)
 				 -PMT_ECORRUPT);
 		assert_non_null(why);
 	}
+	assert_true(left_out > 100);
 	pmt_ctr_reader_free(rd);
 	pmt_ctr_counts_free(dec);
+	pmt_ctr_counts_free(some);
 	free(buf);
 }
 
@@ -282,6 +320,10 @@ static void test_caller_thread(void **state)
 	check(1, false, false);
 	check(1, true, false);
 	check(1, false, true);
+	not_multiplexed = true; /* runs of keys in a row whose values are not wanted */
+	check(1, false, false);
+	check(1, false, true);
+	not_multiplexed = false;
 }
 
 static void test_pool(void **state)

@@ -143,6 +143,12 @@ PMT_API int pmt_counts_trace_threads(struct pmt_counts_trace *t, unsigned n);
  * records are skipped with a warning, the first kept in _damage() (code 0: none). */
 PMT_API const struct pmt_diag *pmt_counts_trace_damage(const struct pmt_counts_trace *t);
 PMT_API int pmt_counts_trace_next(struct pmt_counts_trace *t, struct pmt_counts *c);
+/* Only the attrs counted into these event columns of c summed from the next round on (n
+ * 0: none), e.g. the columns a bound plan reads (pmt_metric_plan_input()'s count_idx): the
+ * others are left unset in every unit (NaN, no sources), their records read and passed
+ * by; a recording's 291 events for one metric that reads 5 of them. Narrows only (a column
+ * left out does not come back: its last values were not kept). The attrs kept, or < 0. */
+PMT_API int pmt_counts_trace_only(struct pmt_counts_trace *t, const int *cols, size_t n);
 /* How the counters of a recording made per CPU are summed into units: as the recording
  * says (its STAT_CONFIG aggregation mode; per core, die or socket only with a topology),
  * or as perf stat report's -A, --per-core, --per-die, --per-socket, or one total. */

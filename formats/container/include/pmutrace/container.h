@@ -364,6 +364,18 @@ PMT_API void pmt_ctr_counts_free(struct pmt_ctr_counts *d);
  * checksum, its zstd frame, a column that does not add up), -PMT_ENOMEM. */
 PMT_API int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 				  uint64_t at, struct pmt_ctr_counts_frame *f, const char **why);
+/* Records whose values are not wanted pass unread: for the decodes after it, fn gets each
+ * counts frame's keys and clears want[k] (all set) for a key whose records' values are not
+ * wanted; those records keep their key, their val, ena and run are undefined. fn NULL:
+ * every key's values (the default). fn runs on the thread that decodes. */
+PMT_API void pmt_ctr_counts_want(struct pmt_ctr_counts *d,
+				 void (*fn)(const struct pmt_ctr_count_key *keys, uint32_t nkeys,
+					    uint8_t *want, void *ctx),
+				 void *ctx);
+/* The frames decoded from now on were found by pmt_ctr_counts_list() over the same bytes,
+ * which checked their checksums: not summed again (the columns' bounds are checked all the
+ * same; a second pass over every byte was 3% of reading one metric's counts). */
+PMT_API void pmt_ctr_counts_listed(struct pmt_ctr_counts *d, bool listed);
 /* The records of the data frame at file offset `offset` (stream_size bytes expanded, as
  * its frame info says) in the same columns, each record its own key: for a counts frame
  * that does not decode. 0 with *f, -PMT_ECORRUPT with *why (not a zstd frame of that

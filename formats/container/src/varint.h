@@ -1,0 +1,73 @@
+/* LEB128 varints of the counts frames' columns (counts_cols.c): read, zigzag, and passed
+ * over many at a time. Private to formats/container. */
+#ifndef PMT_CTR_VARINT_H
+#define PMT_CTR_VARINT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmutrace/bytes.h"
+
+static inline const uint8_t *get_uv_long(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned s = 0; p < end && s < 64; s += 7) {
+		uint8_t b = *p++;
+
+		x |= (uint64_t)(b & 0x7f) << s;
+		if (!(b & 0x80)) {
+			*v = x;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* A varint of up to 8 bytes from one 8-byte load, its 7-bit groups gathered without a
+ * loop: the byte-wise loop was a third of reading a recording's counts */
+static inline const uint8_t *get_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (end - p >= 8) {
+		uint64_t w = pmt_le64(p), stop = ~w & 0x8080808080808080ull;
+
+		if (stop) {
+			unsigned n = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+			uint64_t x = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) |
+				     (w >> 3 & 0xfe00000) | (w >> 4 & 0x7f0000000ull) |
+				     (w >> 5 & 0x3f800000000ull) | (w >> 6 & 0x1fc0000000000ull) |
+				     (w >> 7 & 0xfe000000000000ull);
+
+			*v = n == 8 ? x : x & ((1ull << (7 * n)) - 1);
+			return p + n;
+		}
+	}
+	return get_uv_long(p, end, v);
+}
+
+static inline uint64_t unzz(uint64_t z)
+{
+	return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+}
+
+/* Past n varints: a word's count of bytes that end one (high bit clear) says how many end
+ * in it, so a run of records whose values are not wanted costs a load and a multiply per 8
+ * bytes instead of a decode per value (the bytes' 0/1 summed by the multiply into the top
+ * byte: __builtin_popcountll is a libgcc call without -mpopcnt, 8% of a run). NULL when the
+ * column ends first. */
+static inline const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end, size_t n)
+{
+	while (n && end - p >= 8) {
+		uint64_t ones = (~pmt_le64(p) & 0x8080808080808080ull) >> 7;
+		unsigned ends = (unsigned)((ones * 0x0101010101010101ull) >> 56);
+
+		/* the word's bytes after the n-th end are the next varint's */
+		if (ends >= n)
+			break;
+		n -= ends;
+		p += 8;
+	}
+	for (; n && p < end; p++)
+		n -= !(*p & 0x80);
+	return n ? NULL : p;
+}
+#endif
