@@ -309,8 +309,8 @@ int pmt_ctr_reader_help(struct pmt_ctr_reader *r)
 	struct ctr_prefetch *pf = r ? r->pf : NULL;
 	struct job *j;
 
-	if (!pf)
-		return 0;
+	if (!pf || pf->nth)
+		return 0; /* the reader's own threads take the frames */
 	pthread_mutex_lock(&pf->mu);
 	j = queued_job(pf);
 	if (j)

@@ -200,8 +200,8 @@ PMT_API int pmt_ctr_reader_threads(struct pmt_ctr_reader *r, unsigned n);
  * itself. Memory grows by frames + 1 frame buffers. 0, -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_ctr_reader_ahead(struct pmt_ctr_reader *r, unsigned frames);
 /* On any thread, while pmt_ctr_next() runs on another: decompresses one frame waiting
- * ahead (pmt_ctr_reader_ahead or _threads) and returns 1, or returns 0 when none waits.
- * Not while the threads or the frames ahead are being set. */
+ * ahead (pmt_ctr_reader_ahead) and returns 1, or returns 0 when none waits (or the reader
+ * has threads of its own: pmt_ctr_reader_threads). Not while either is being set. */
 PMT_API int pmt_ctr_reader_help(struct pmt_ctr_reader *r);
 
 /* ---- frame info: what a data frame holds, so a slice reads only the frames it needs ---- */
