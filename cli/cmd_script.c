@@ -504,12 +504,6 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		 * it took off this thread (bench/parallel_decode.sh, README) */
 		if (sampler && so.jobs == 2 && container)
 			so.run.decode_threads = 0;
-		/* -j 2 on a container: no thread decompressing, two threads, not three on
-		 * two cores: the frames ahead are decompressed by whichever of the merge and
-		 * the sampler's thread would wait for the other (README, `script -j`) */
-		if (sampler && so.jobs == 2 && container &&
-		    pmt_source_ahead(src, 4) < 0)
-			pmt_cli_warn(so.cmd, "-j: no frames decompressed ahead: out of memory");
 		if (!sampler && pmt_sample_pipe_new(write_sample, &ctx, &ctx.pipe) < 0)
 			pmt_cli_warn(so.cmd, "-j: no writer thread: out of memory");
 	}

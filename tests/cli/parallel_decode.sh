@@ -58,8 +58,8 @@ done
 rows "$tmp/a.pmt" 100000
 all_commands "$tmp/a.data"
 all_commands "$tmp/a.pmt"
-# -j 2 on a container: frames waiting ahead for whichever thread would wait; with the
-# default frame size (few, large frames) and with column frames (not decompressed ahead)
+# -j 2 on a container with the default frame size (few, large frames) and with column
+# frames (not decompressed ahead)
 "$pmt" convert "$tmp/a.data" --container -o "$tmp/big.pmt" || fail "convert big"
 same "$tmp/big.pmt" script --csv
 "$pmt" convert "$tmp/a.data" --container --frame-size 64k --spe-columns -o "$tmp/cols.pmt" ||

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 
 #include "pmutrace/common.h"
-#include "pmutrace/perfdata.h"
 #include "sample_thread.h"
 
 /* 2048 records (~230 KiB) a batch, as the record workers' batches (rec_pool.c). A side
@@ -47,25 +46,7 @@ struct sample_thread {
 	unsigned merge_needs; /* 0, or the free batches the merge waits for (NBATCH: all) */
 	bool closing;
 	int err; /* a callback's first negative value: the thread stops handing on */
-	/* a container whose frames wait for threads that would sleep (pmt_source_ahead):
-	 * either side decompresses one instead of waiting for the other, so that two threads
-	 * share the work of three (NULL: none) */
-	struct pmt_source *help;
 };
-
-/* Under the mutex, before a wait: true when a frame was decompressed (the mutex was let
- * go: the caller looks at its condition again, and again after a false, then sleeps) */
-static bool help_instead(struct sample_thread *t)
-{
-	int did;
-
-	if (!t->help)
-		return false;
-	pthread_mutex_unlock(&t->mu);
-	did = pmt_source_help(t->help);
-	pthread_mutex_lock(&t->mu);
-	return did > 0;
-}
 
 static int sample_batch(struct sample_thread *t, const struct batch *b)
 {
@@ -104,16 +85,9 @@ static void *run(void *arg)
 	for (;;) {
 		struct batch *b = &t->b[t->drain];
 
-		bool idle = false;
-
 		while (!b->full && !t->closing) {
-			if (!idle) {
-				idle = !help_instead(t);
-				continue;
-			}
 			t->thread_sleeps = true;
 			pthread_cond_wait(&t->filled, &t->mu);
-			idle = false;
 		}
 		t->thread_sleeps = false;
 		if (!b->full)
@@ -136,8 +110,7 @@ static void *run(void *arg)
 
 int sample_thread_new(const struct pmt_spe_sampler *s,
 		      int (*record_fn)(const struct pmt_spe_sample *s, int n, void *ctx),
-		      pmt_spe_sample_fn fn, void *ctx, struct pmt_source *help,
-		      struct sample_thread **out)
+		      pmt_spe_sample_fn fn, void *ctx, struct sample_thread **out)
 {
 	struct sample_thread *t = calloc(1, sizeof(*t));
 
@@ -151,7 +124,6 @@ int sample_thread_new(const struct pmt_spe_sampler *s,
 	t->record_fn = record_fn;
 	t->fn = fn;
 	t->ctx = ctx;
-	t->help = help;
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->filled, NULL);
 	pthread_cond_init(&t->emptied, NULL);
@@ -186,17 +158,9 @@ static void hand_over(struct sample_thread *t, bool flush)
 /* Under the mutex: sleeps until need batches are free (NBATCH: the thread is done). */
 static void wait_free(struct sample_thread *t, unsigned need)
 {
-	bool idle = false;
-
 	t->merge_needs = need;
-	while (NBATCH - t->nfull < need) {
-		if (!idle) {
-			idle = !help_instead(t);
-			continue;
-		}
+	while (NBATCH - t->nfull < need)
 		pthread_cond_wait(&t->emptied, &t->mu);
-		idle = false;
-	}
 	t->merge_needs = 0;
 }
 

@@ -9,19 +9,15 @@
 #ifndef PMT_SPE_SAMPLE_THREAD_H
 #define PMT_SPE_SAMPLE_THREAD_H
 
-#include "pmutrace/perfdata.h"
 #include "pmutrace/spe_decode.h"
 
 struct sample_thread;
 
 /* s is copied (its threads table is not read: the merge settles every record's pid and
- * tid); record_fn, else fn, gets the samples with ctx. help: the source the merge reads,
- * whose frames waiting ahead (pmt_source_ahead) either thread decompresses instead of
- * waiting for the other (pmt_source_help), or NULL. 0, or -PMT_ENOMEM. */
+ * tid); record_fn, else fn, gets the samples with ctx. 0, or -PMT_ENOMEM. */
 int sample_thread_new(const struct pmt_spe_sampler *s,
 		      int (*record_fn)(const struct pmt_spe_sample *s, int n, void *ctx),
-		      pmt_spe_sample_fn fn, void *ctx, struct pmt_source *help,
-		      struct sample_thread **out);
+		      pmt_spe_sample_fn fn, void *ctx, struct sample_thread **out);
 /* The record's samples, made with q (the thread's state of the record's CPU: only this
  * thread touches it from the first put on) after setting q's pid and tid. Returns 0, or
  * the first negative value a callback returned (nothing more is handed on then). */

@@ -304,36 +304,22 @@ void ctr_prefetch_free(struct ctr_prefetch *pf)
 	free(pf);
 }
 
-int pmt_ctr_reader_help(struct pmt_ctr_reader *r)
-{
-	struct ctr_prefetch *pf = r ? r->pf : NULL;
-	struct job *j;
-
-	if (!pf || pf->nth)
-		return 0; /* the reader's own threads take the frames */
-	pthread_mutex_lock(&pf->mu);
-	j = queued_job(pf);
-	if (j)
-		run_job(pf, j);
-	pthread_mutex_unlock(&pf->mu);
-	return j != NULL;
-}
-
-/* n threads decompress ahead, njob - 1 frames at most */
-static int prefetch_new(struct pmt_ctr_reader *r, unsigned n, unsigned njob)
+int pmt_ctr_reader_threads(struct pmt_ctr_reader *r, unsigned n)
 {
 	struct ctr_prefetch *pf;
 
+	if (!r || n > 256)
+		return -PMT_EINVAL;
 	ctr_prefetch_free(r->pf);
 	r->pf = NULL;
-	if (njob < 2)
+	if (!n)
 		return 0;
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)
 		return -PMT_ENOMEM;
 	pf->buf = r->buf;
 	pf->len = r->len;
-	pf->njob = njob;
+	pf->njob = 2 * n + 1;
 	pf->job = calloc(pf->njob, sizeof(*pf->job));
 	pf->th = calloc(n, sizeof(*pf->th));
 	pthread_mutex_init(&pf->mu, NULL);
@@ -354,18 +340,4 @@ static int prefetch_new(struct pmt_ctr_reader *r, unsigned n, unsigned njob)
 fail:
 	ctr_prefetch_free(pf);
 	return -PMT_ENOMEM;
-}
-
-int pmt_ctr_reader_threads(struct pmt_ctr_reader *r, unsigned n)
-{
-	if (!r || n > 256)
-		return -PMT_EINVAL;
-	return prefetch_new(r, n, n ? 2 * n + 1 : 0);
-}
-
-int pmt_ctr_reader_ahead(struct pmt_ctr_reader *r, unsigned frames)
-{
-	if (!r || frames > 64)
-		return -PMT_EINVAL;
-	return prefetch_new(r, 0, frames ? frames + 1 : 0);
 }

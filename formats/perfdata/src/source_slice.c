@@ -88,18 +88,6 @@ int pmt_source_threads(struct pmt_source *s, unsigned n)
 	return s->ctr ? pmt_ctr_reader_threads(s->ctr, n) : 0;
 }
 
-int pmt_source_ahead(struct pmt_source *s, unsigned frames)
-{
-	if (!s)
-		return -PMT_EINVAL;
-	return s->ctr ? pmt_ctr_reader_ahead(s->ctr, frames) : 0;
-}
-
-int pmt_source_help(struct pmt_source *s)
-{
-	return s && s->ctr ? pmt_ctr_reader_help(s->ctr) : 0;
-}
-
 int pmt_source_container(const struct pmt_source *s, const void **buf, size_t *len)
 {
 	*buf = NULL;

@@ -194,15 +194,6 @@ PMT_API const struct pmt_ctr_stats *pmt_ctr_stats(const struct pmt_ctr_reader *r
  * frame the last call gave stays valid unless threads set earlier are changed. Returns 0,
  * -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_ctr_reader_threads(struct pmt_ctr_reader *r, unsigned n);
-/* The same with no threads of the reader's own: up to `frames` data frames ahead (0: none,
- * at most 64) wait for threads of the caller's that would otherwise sleep to decompress
- * them with pmt_ctr_reader_help(); pmt_ctr_next() decompresses a frame no one took yet
- * itself. Memory grows by frames + 1 frame buffers. 0, -PMT_EINVAL or -PMT_ENOMEM. */
-PMT_API int pmt_ctr_reader_ahead(struct pmt_ctr_reader *r, unsigned frames);
-/* On any thread, while pmt_ctr_next() runs on another: decompresses one frame waiting
- * ahead (pmt_ctr_reader_ahead) and returns 1, or returns 0 when none waits (or the reader
- * has threads of its own: pmt_ctr_reader_threads). Not while either is being set. */
-PMT_API int pmt_ctr_reader_help(struct pmt_ctr_reader *r);
 
 /* ---- frame info: what a data frame holds, so a slice reads only the frames it needs ---- */
 enum {

@@ -304,12 +304,6 @@ PMT_API bool pmt_source_slice_omits(const struct pmt_trace_event *ev);
  * 0: none). Events, damage and messages are those without threads. A perf.data is read as
  * before (0 is returned). Returns 0, -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_source_threads(struct pmt_source *src, unsigned n);
-/* A container's next `frames` data frames wait to be decompressed by threads of the
- * caller's that call pmt_source_help() instead of sleeping (pmt_ctr_reader_ahead); 0 for
- * a perf.data. pmt_source_help(): 1 when it decompressed a frame, 0 when none waited (any
- * thread, while pmt_source_next() runs on another). */
-PMT_API int pmt_source_ahead(struct pmt_source *src, unsigned frames);
-PMT_API int pmt_source_help(struct pmt_source *src);
 /* The container a source reads, in memory (for its skippable frames: pmt_ctr_counts_list):
  * 1 with *buf and *len, 0 for a perf.data or a container read through a pipe. */
 PMT_API int pmt_source_container(const struct pmt_source *src, const void **buf, size_t *len);
