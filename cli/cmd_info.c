@@ -260,9 +260,46 @@ static void print_streams(const struct infos_sum *s)
 /* The frame the file ends inside: what its readable part holds (zstd -dc prints it; no
  * reader of ours takes it, since the checksum that would vouch for it is cut off) and what
  * is lost after it */
-static void print_cut_frame(const struct pmt_ctr_cut *c, const struct pmt_time_conv *tc)
+static void print_cut_columns(const struct pmt_ctr_cut *c, uint64_t ts_before)
+{
+	const struct pmt_ctr_frame_info *fi = &c->lost;
+
+	printf("cut: data frame %" PRIu32 " (columns, file offset %" PRIu64 "): the file holds %"
+	       PRIu64 " of its bytes", c->index, c->offset, c->file_bytes);
+	if (c->parts)
+		printf(", %" PRIu32 " of its %" PRIu32 " parts whole", c->parts_whole, c->parts);
+	else
+		printf(", not its whole header");
+	printf("; its records are rebuilt only from all of its parts, so none are readable\n");
+	printf("lost: data frame %" PRIu32 ": ", c->index);
+	if (c->content_size != PMT_CTR_NO_OFFSET)
+		printf("%" PRIu64 " bytes of records (all of them)", c->content_size);
+	else
+		printf("all of its records (how many bytes is not known: its header is cut)");
+	if (c->listed) {
+		printf(": %" PRIu32 " records, %" PRIu32 " AUXTRACE records, %" PRIu64 " AUX bytes",
+		       fi->records, fi->auxtraces, fi->aux_bytes);
+		if (fi->flags & PMT_CTR_FI_UNPARSED)
+			printf(" (its records could not all be walked)");
+	} else {
+		printf(" (which records is not known: its first part, which lists them, is cut)");
+	}
+	if (ts_before)
+		printf(", SPE timestamps after 0x%" PRIx64, ts_before);
+	printf("\n");
+	for (uint32_t i = 0; c->listed && i < fi->aux_n; i++)
+		print_range("lost", c->index, &fi->aux[i], false);
+}
+
+static void print_cut_frame(const struct pmt_ctr_cut *c, const struct pmt_time_conv *tc,
+			    uint64_t ts_before)
 {
 	const struct pmt_ctr_frame_info *fi = &c->fi;
+
+	if (c->columns) {
+		print_cut_columns(c, ts_before);
+		return;
+	}
 
 	printf("cut: data frame %" PRIu32 " (file offset %" PRIu64 "): the file holds %" PRIu64
 	       " of its bytes, which decompress to %" PRIu64 " bytes (", c->index, c->offset,
@@ -431,6 +468,7 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 	size_t nread = 0, read_cap = 0, nwalked = 0, walked_cap = 0;
 	struct offsets with_info = { 0 };
 	struct pmt_ctr_frame_info *walked = NULL;
+	uint64_t ts_seen = 0; /* the newest SPE timestamp of the frames read */
 	int rc;
 
 	if (pmt_ctr_reader_new(m->data, m->size, path, &r, &d) < 0) {
@@ -517,6 +555,7 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 		printf("\n");
 		print_streams(&is);
 		free(is.st);
+		ts_seen = is.timed ? is.ts_hi : 0;
 	}
 	free(walked);
 	free(read);
@@ -526,7 +565,7 @@ static void container_info(const char *path, const struct pmt_file_map *m,
 		int rc_cut = pmt_ctr_cut_frame(r, &cut);
 
 		if (rc_cut > 0)
-			print_cut_frame(&cut, tc);
+			print_cut_frame(&cut, tc, ts_seen);
 		else if (rc_cut < 0)
 			pmt_cli_warn("info", "out of memory");
 	}

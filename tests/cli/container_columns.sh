@@ -58,6 +58,38 @@ rc=0
 grep -q "data frame [0-9]* (columns) is damaged" "$T/err" || fail "the damage is not named: $(cat "$T/err")"
 got=$(wc -l <"$T/bad.csv")
 [ "$got" -gt 1000 ] && [ "$got" -lt "$lines" ] || fail "after the damage $got of $lines rows"
+# info of a column frame the file ends inside: what it held is lost (none of it can be
+# rebuilt), said as for the same frame damaged (its frame info, the writer's count) and as
+# for the plain container cut inside the same frame
+dmg=$("$P" info "$T/bad.cols" 2>/dev/null) || true
+k=$(echo "$dmg" | sed -n 's/^lost: data frame \([0-9]*\) (file offset '"$off"'): .*/\1/p')
+[ -n "$k" ] || fail "info of a damaged column frame: $dmg"
+head -c $((off + 3000)) "$T/big.cols" >"$T/cutk.cols"
+rc=0
+"$P" info "$T/cutk.cols" >"$T/info" 2>"$T/err" || rc=$?
+[ $rc = 2 ] || fail "info of a cut column frame: exit $rc"
+grep -q "data frame $k (columns) is cut short: the file ends inside it" "$T/err" ||
+	fail "info: the cut column frame is not named: $(cat "$T/err")"
+grep -q "^cut: data frame $k (columns, file offset $off): the file holds 3000 of its bytes, [0-9]* of its 11 parts whole" "$T/info" ||
+	fail "info: no cut line for the column frame: $(cat "$T/info")"
+want=$(echo "$dmg" | sed -n "s/^lost: data frame $k (file offset $off): \([0-9]* records, [0-9]* AUXTRACE records, [0-9]* AUX bytes\).*/\1/p")
+grep -q "^lost: data frame $k: [0-9]* bytes of records (all of them): $want" "$T/info" ||
+	fail "info: the cut column frame's loss is not the frame's own ($want): $(cat "$T/info")"
+[ "$(echo "$dmg" | grep "^lost: data frame $k: CPU")" = "$(grep "^lost: data frame $k: CPU" "$T/info")" ] ||
+	fail "info: the cut column frame's AUX ranges differ from its frame info's"
+poff=$(LC_ALL=C grep -obUaP '\x28\xb5\x2f\xfd' "$T/big.pmt" | sed -n "$((k + 1))p" | cut -d: -f1)
+head -c $((poff + 3000)) "$T/big.pmt" >"$T/cutk.pmt"
+plain=$("$P" info "$T/cutk.pmt" 2>/dev/null | sed -n "s/^lost: data frame $k: \([0-9]*\) bytes of records after the cut (of \1)\$/\1/p") || true
+[ -n "$plain" ] || fail "the plain container cut in frame $k: $("$P" info "$T/cutk.pmt" 2>&1)"
+grep -q "^lost: data frame $k: $plain bytes of records (all of them)" "$T/info" ||
+	fail "info: the plain frame $k held $plain bytes: $(cat "$T/info")"
+# cut inside its header, and before its first part is whole
+head -c $((off + 20)) "$T/big.cols" >"$T/cuth.cols"
+"$P" info "$T/cuth.cols" 2>/dev/null | grep -q "^lost: data frame $k: all of its records (how many bytes is not known: its header is cut) (which records is not known" ||
+	fail "info: a column frame cut in its header: $("$P" info "$T/cuth.cols" 2>&1)"
+head -c $((off + 125)) "$T/big.cols" >"$T/cutp.cols" # the header is 120 bytes
+"$P" info "$T/cutp.cols" 2>/dev/null | grep -q "^lost: data frame $k: $plain bytes of records (all of them) (which records is not known" ||
+	fail "info: a column frame cut in its first part: $("$P" info "$T/cutp.cols" 2>&1)"
 # cut inside the last column frame: everything before it decodes
 size=$(wc -c <"$T/big.cols")
 head -c $((size - 9000)) "$T/big.cols" >"$T/cut.cols"

@@ -58,6 +58,14 @@ done
 rows "$tmp/a.pmt" 100000
 all_commands "$tmp/a.data"
 all_commands "$tmp/a.pmt"
+# -j 2 on a container with the default frame size (few, large frames) and with column
+# frames (not decompressed ahead)
+"$pmt" convert "$tmp/a.data" --container -o "$tmp/big.pmt" || fail "convert big"
+same "$tmp/big.pmt" script --csv
+"$pmt" convert "$tmp/a.data" --container --frame-size 64k --spe-columns -o "$tmp/cols.pmt" ||
+	fail "convert cols"
+same "$tmp/cols.pmt" script --csv
+same "$tmp/cols.pmt" script
 # no CONTEXT packets: each record's pid/tid come from its CPU's context switches, which
 # the merge applies while the writer's thread makes the samples; and a trace with samples
 # of its own merged with SPE's

@@ -10,6 +10,7 @@
 #include "pmutrace/spe.h"
 
 #include "columns.h"
+#include "reader.h"
 
 #define REC_AUXTRACE 71
 #define AUXTRACE_HDR 48 /* header, size, offset, reference, idx, tid, cpu, reserved */
@@ -208,4 +209,61 @@ int ctr_columns_decode(const uint8_t *in, size_t n, size_t max, uint8_t **buf, s
 	if (rc == 0)
 		*len = w;
 	return rc;
+}
+
+int ctr_columns_cut(const uint8_t *in, size_t n, uint64_t *total, uint32_t *parts,
+		    uint32_t *whole, uint8_t **buf, size_t *len)
+{
+	size_t o = HEAD, usize, csize, at = 0, w = 0, rsize;
+	uint8_t *skel, *out;
+
+	*total = 0;
+	*parts = *whole = 0;
+	*buf = NULL;
+	*len = 0;
+	if (n < HEAD || memcmp(in, "PMTCOLS", 8) || pmt_le32(in + 8) != 1 ||
+	    pmt_le32(in + 12) != NPARTS)
+		return 0;
+	*total = pmt_le64(in + 16);
+	*parts = NPARTS;
+	for (int i = 0; i < NPARTS; i++) {
+		csize = pmt_le32(in + 24 + 8 * i + 4);
+		if (csize > n - o)
+			break;
+		o += csize;
+		(*whole)++;
+	}
+	usize = pmt_le32(in + 24);
+	csize = pmt_le32(in + 28);
+	if (!*whole || usize > *total || *total > FRAME_MAX)
+		return 0;
+	skel = malloc(usize ? usize : 1);
+	out = malloc(*total ? (size_t)*total : 1);
+	if (!skel || !out) {
+		free(skel);
+		free(out);
+		return -PMT_ENOMEM;
+	}
+	if (ZSTD_decompress(skel, usize, in + HEAD, csize) != usize) {
+		free(skel);
+		free(out);
+		return 0;
+	}
+	while (at + 8 <= usize && (rsize = pmt_le16(skel + at + 6)) >= 8 && rsize <= usize - at &&
+	       rsize <= *total - w) {
+		uint64_t aux = pmt_le32(skel + at) == REC_AUXTRACE && rsize >= AUXTRACE_HDR
+				       ? pmt_le64(skel + at + 8) : 0;
+
+		memcpy(out + w, skel + at, rsize);
+		w += rsize;
+		at += rsize;
+		if (aux > *total - w)
+			break;
+		memset(out + w, 0, (size_t)aux);
+		w += (size_t)aux;
+	}
+	free(skel);
+	*buf = out;
+	*len = w;
+	return 1;
 }

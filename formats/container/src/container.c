@@ -744,6 +744,17 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 				r->st.truncated = 1;
 				r->st.lost_bytes += left;
 				r->pos = r->len;
+				if (magic == SKIP_COLUMNS) {
+					/* a data frame: pmt_ctr_cut_frame says what it held */
+					r->st.cut_frame = 1;
+					r->st.cut_index = r->st.frames + r->st.damaged;
+					r->st.cut_offset = at;
+					r->st.cut_stream_offset = r->stream_next;
+					return pmt_diag_set(diag, -PMT_ENEED_MORE, r->name, at,
+							    "data frame %u (columns) is cut short: "
+							    "the file ends inside it",
+							    r->st.cut_index);
+				}
 				return pmt_diag_set(diag, -PMT_ENEED_MORE, r->name, at,
 						    "the file ends inside its %s",
 						    magic == SKIP_INDEX ? "frame index" :

@@ -9,6 +9,7 @@
 
 #include "pmutrace/spe.h"
 
+#include "columns.h"
 #include "frame_info.h"
 #include "reader.h"
 
@@ -147,6 +148,62 @@ static size_t walk_records(struct pmt_ctr_cut *c, const uint8_t *p, size_t n, si
 	return at;
 }
 
+/* The records of a whole data frame into acc (reset here), as the writer walked them: the
+ * first frame starts with the pipe header, the others go on in its byte order */
+static void walk_frame(const struct pmt_ctr_reader *r, struct finfo_acc *acc, const uint8_t *p,
+		       size_t n)
+{
+	finfo_reset(acc);
+	if (!(n >= PIPE_HEADER && (!memcmp(p, "PERFILE2", 8) || !memcmp(p, "2ELIFREP", 8)))) {
+		int swap = trace_swapped(r);
+
+		acc->started = 1;
+		acc->swap = (uint8_t)(swap == 1);
+		if (swap < 0) {
+			acc->unknown = 1;
+			acc->cur.flags |= PMT_CTR_FI_UNPARSED;
+		}
+	}
+	finfo_add(acc, p, n);
+}
+
+/* A column frame the file ends inside: nothing of it can be rebuilt, so what it held is
+ * all lost; its first part lists the records when it is whole. */
+static int cut_columns(const struct pmt_ctr_reader *r, struct pmt_ctr_cut *out)
+{
+	const uint8_t *in = r->buf + out->offset + 8;
+	size_t n = out->file_bytes > 8 ? (size_t)out->file_bytes - 8 : 0, len;
+	uint64_t total;
+	uint8_t *recs;
+	struct finfo_acc *acc;
+	int rc = ctr_columns_cut(in, n, &total, &out->parts, &out->parts_whole, &recs, &len);
+
+	out->columns = 1;
+	out->content_size = out->parts ? total : PMT_CTR_NO_OFFSET;
+	out->fi.index = out->index;
+	out->fi.offset = out->offset;
+	out->fi.stream_offset = out->stream_offset;
+	if (rc <= 0)
+		return rc < 0 ? rc : 1;
+	acc = calloc(1, sizeof(*acc));
+	if (!acc) {
+		free(recs);
+		return -PMT_ENOMEM;
+	}
+	walk_frame(r, acc, recs, len);
+	out->listed = 1;
+	out->lost = acc->cur;
+	/* the zeros stand for bytes the columns held: no SPE times can come of them */
+	out->lost.flags &= ~(uint32_t)PMT_CTR_FI_TIMED;
+	out->lost.index = out->index;
+	out->lost.offset = out->offset;
+	out->lost.stream_offset = out->stream_offset;
+	out->lost.stream_size = (uint32_t)len;
+	free(acc);
+	free(recs);
+	return 1;
+}
+
 int pmt_ctr_cut_frame(const struct pmt_ctr_reader *r, struct pmt_ctr_cut *out)
 {
 	const struct pmt_ctr_stats *st = &r->st;
@@ -164,6 +221,8 @@ int pmt_ctr_cut_frame(const struct pmt_ctr_reader *r, struct pmt_ctr_cut *out)
 	out->offset = st->cut_offset;
 	out->file_bytes = r->len - st->cut_offset;
 	out->stream_offset = st->cut_stream_offset;
+	if (out->file_bytes >= 4 && pmt_le32(r->buf + st->cut_offset) == SKIP_COLUMNS)
+		return cut_columns(r, out);
 	cs = ZSTD_getFrameContentSize(r->buf + st->cut_offset, (size_t)out->file_bytes);
 	out->content_size = cs == ZSTD_CONTENTSIZE_UNKNOWN || cs == ZSTD_CONTENTSIZE_ERROR
 				    ? PMT_CTR_NO_OFFSET : cs;
@@ -209,27 +268,13 @@ int pmt_ctr_frame_describe(const struct pmt_ctr_reader *r, const struct pmt_ctr_
 			   struct pmt_ctr_frame_info *out)
 {
 	struct finfo_acc *acc;
-	bool first;
 
 	if (!r || !f || !out || (!f->data && f->size))
 		return -PMT_EINVAL;
 	acc = calloc(1, sizeof(*acc));
 	if (!acc)
 		return -PMT_ENOMEM;
-	finfo_reset(acc);
-	first = f->size >= PIPE_HEADER && (!memcmp(f->data, "PERFILE2", 8) ||
-					    !memcmp(f->data, "2ELIFREP", 8));
-	if (!first) {
-		int swap = trace_swapped(r);
-
-		acc->started = 1;
-		acc->swap = (uint8_t)(swap == 1);
-		if (swap < 0) {
-			acc->unknown = 1;
-			acc->cur.flags |= PMT_CTR_FI_UNPARSED;
-		}
-	}
-	finfo_add(acc, f->data, f->size);
+	walk_frame(r, acc, f->data, f->size);
 	*out = acc->cur;
 	out->index = f->index;
 	out->offset = f->offset;

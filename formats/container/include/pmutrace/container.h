@@ -294,6 +294,15 @@ struct pmt_ctr_cut {
 	uint8_t cut_timed;       /* the readable AUX bytes of the record cut have timestamps */
 	uint64_t cut_ts_lo, cut_ts_hi;
 	const char *zerr;        /* zstd's word when it stopped before the file's end */
+	/* a column frame (convert --spe-columns): rebuilt only from all of its parts, so none
+	 * of its records are readable (decoded, whole and fi stay 0); content_size is its
+	 * header's size of the records. parts: how many it has (0: its header is cut), of
+	 * them parts_whole in the file; listed: its first part, the records without their
+	 * AUX bytes, is whole, and lost is what those records hold (no SPE times: they are in
+	 * the columns) */
+	uint8_t columns, listed;
+	uint32_t parts, parts_whole;
+	struct pmt_ctr_frame_info lost;
 };
 /* After pmt_ctr_next() returned 0 with stats.cut_frame set: decompress what the file holds
  * of that frame (streaming, as `zstd -dc` does; no checksum can vouch for it) and walk its
