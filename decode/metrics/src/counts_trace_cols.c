@@ -42,20 +42,29 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 			t->slot_frame = run.frame;
 			t->slot_ok = true;
 		}
-		for (uint32_t i = run.first; i < run.first + n; i++) {
-			int32_t sl = t->slot[f->key[i]];
+		{
+			/* in locals: stores through t->cur may alias t's fields, which the
+			 * compiler then loaded again per record */
+			struct cval *cur = t->cur;
+			const int32_t *slot = t->slot;
+			uint64_t taken = 0;
 
-			if (sl == SLOT_NOT_WANTED) {
-				t->stats++;
-				continue;
+			for (uint32_t i = run.first; i < run.first + n; i++) {
+				int32_t sl = slot[f->key[i]];
+
+				if (sl == SLOT_NOT_WANTED) {
+					taken++;
+					continue;
+				}
+				if (sl < 0) {
+					ct_stat_left_out(t, sl, f->keys[f->key[i]].id,
+						      run.off + 48 * (uint64_t)(i - run.first), 48);
+					continue;
+				}
+				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1 };
+				taken++;
 			}
-			if (sl < 0) {
-				ct_stat_left_out(t, sl, f->keys[f->key[i]].id,
-					      run.off + 48 * (uint64_t)(i - run.first), 48);
-				continue;
-			}
-			t->cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1 };
-			t->stats++;
+			t->stats += taken;
 		}
 		if (opening && n) {
 			stat_cols_take(t->cols, n, false);
