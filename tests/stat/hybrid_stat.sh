@@ -134,5 +134,27 @@ for m in hyb:GenuineIntel-6-97-0 meteorlake_hybrid:GenuineIntel-6-AA-0 \
 	TGT=
 done
 UOP=0
+# the attr of that cpu_core event and its open line (not in the slots group), perf 7.3's
+# -vv against pmutrace's --dry-run -v; none on Lunar Lake
+uop_attr() { # FILE: the attr block(s) of config 0x10ad, annotations and fds left out
+	awk '/^perf_event_attr:/ { p = 1; b = ""; next }
+	     /^sys_perf_event_open/ { sub(/ += [0-9]+$/, ""); if (b ~ /0x10ad/) printf "%s%s\n", b, $0; p = 0; next }
+	     p && !/^-----/ { sub(/ \(.*\)$/, ""); b = b $0 "\n" }' "$1"
+}
+for m in hyb:GenuineIntel-6-97-0:1 meteorlake_hybrid:GenuineIntel-6-AA-0:1 \
+	lunarlake_hybrid:GenuineIntel-6-BD-0:0; do
+	tree=${m%%:*} rest=${m#*:}
+	for level in 1 2; do
+		n=$((n + 1))
+		SYSFS_PATH=$T/$tree PERF_CPUID=${rest%:*} PMUSIM_PEBS_TYPE=4 LD_PRELOAD=$T/sim.so \
+			timeout 60 "$X" stat -vv --topdown --td-level $level -C 0 -- true >"$T/perf.vv" 2>&1
+		SYSFS_PATH=$T/$tree PERF_CPUID=${rest%:*} LD_PRELOAD=$T/sim.so timeout 60 "$P" stat \
+			--dry-run -v --topdown --td-level $level -C 0 -- true >"$T/pmt.vv" 2>&1
+		uop_attr "$T/perf.vv" >"$T/perf"
+		uop_attr "$T/pmt.vv" >"$T/pmt"
+		[ "$(grep -c 'config.*0x10ad' "$T/perf")" = "${rest#*:}" ] && cmp -s "$T/perf" "$T/pmt" ||
+			{ echo "FAIL: UOP_DROPPING attr ($tree, level $level): perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt"; fail=$((fail + 1)); }
+	done
+done
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]
