@@ -52,6 +52,10 @@ int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 			 "%scpu_atom/event=%#x,umask=%#x/", n ? "," : "", (unsigned)(c & 0xff),
 			 (unsigned)(c >> 8 & 0xff));
 	}
+	if (td->hyb && td->hyb->core_uop_dropping)
+		snprintf(td->core_events, sizeof(td->core_events), "cpu_core/event=%#x,umask=%#x/",
+			 (unsigned)(td->hyb->core_uop_dropping & 0xff),
+			 (unsigned)(td->hyb->core_uop_dropping >> 8 & 0xff));
 	for (int k = 0; k < td->cols; k++) {
 		const char *n = td->hyb ? td->hyb->col[k].name : core[k];
 		char *h = malloc(strlen(n) + 4);
@@ -118,6 +122,11 @@ const char *stat_td_atom_events(const struct stat_topdown *td, const char *cputy
 	return td->atom_events[0] && cputype_is(cputype, "cpu_atom") ? td->atom_events : NULL;
 }
 
+const char *stat_td_core_events(const struct stat_topdown *td, const char *cputype)
+{
+	return td->core_events[0] && cputype_is(cputype, "cpu_core") ? td->core_events : NULL;
+}
+
 int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units)
 {
 	size_t n = (size_t)nr_units * (size_t)(td->cols + 1);
@@ -127,9 +136,9 @@ int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units)
 	return td->val && td->cell ? 0 : -PMT_ENOMEM;
 }
 
-static bool is_atom(const struct pmt_evsel *e, uint64_t config)
+static bool is_on(const struct pmt_evsel *e, const char *pmu, uint64_t config)
 {
-	return e->pmu && !strcmp(e->pmu->name, "cpu_atom") && e->attr.config == config;
+	return e->pmu && !strcmp(e->pmu->name, pmu) && e->attr.config == config;
 }
 
 /* a unit's cpu_atom columns: nr 0 where none of the unit's CPUs is an atom one */
@@ -148,7 +157,7 @@ static void atom_unit(struct stat_topdown *td, const struct pmt_stat *s,
 		const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
 
 		for (unsigned i = 0; i < td->hyb->nr_events; i++)
-			if (is_atom(ev, td->hyb->event[i].config)) {
+			if (is_on(ev, "cpu_atom", td->hyb->event[i].config)) {
 				count[td->hyb->event[i].role] = c->val;
 				counted &= c->counted;
 				nr += c->nr;
@@ -175,7 +184,7 @@ void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 	};
 
 	for (uint32_t u = 0; u < pmt_stat_nr_units(s); u++) {
-		double td8[8] = { 0 }, slots = 0;
+		double td8[8] = { 0 }, slots = 0, uop_dropping = 0;
 		struct pmt_topdown t;
 		double *v = td->val + (size_t)u * td->cols;
 		uint8_t *cell = td->cell + (size_t)u * td->cols;
@@ -194,8 +203,15 @@ void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 				}
 			if (!strcmp(name, "slots"))
 				slots = c->val;
+			if (td->hyb && td->hyb->core_uop_dropping &&
+			    is_on(&plan->ev.ev[e], "cpu_core", td->hyb->core_uop_dropping)) {
+				uop_dropping = c->val;
+				counted &= c->counted;
+			}
 		}
 		counted = counted && pmt_topdown_from_counts(slots, td8, &t) >= 0;
+		if (td->hyb && td->hyb->core_uop_dropping)
+			counted = counted && pmt_topdown_less_uop_dropping(&t, uop_dropping) >= 0;
 		for (int k = 0; k < td->cols; k++) {
 			if (td->atom[k])
 				continue;

@@ -21,6 +21,7 @@ struct stat_topdown {
 	const struct pmt_topdown_hybrid *hyb; /* a hybrid part's layout, else NULL */
 	bool atom[STAT_TD_MAX_COLS];      /* a cpu_atom column */
 	char atom_events[256];            /* the cpu_atom events to count ("" for none) */
+	char core_events[64];             /* cpu_core's outside the slots group ("" for none) */
 	const char *name[STAT_TD_MAX_COLS];  /* tma_* names */
 	const char *head[STAT_TD_MAX_COLS];  /* as perf heads them ("%  tma_retiring") */
 	double *val;                      /* [unit][cols] */
@@ -39,6 +40,9 @@ void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan
 			    const struct pmt_pmus *pmus, const char *cputype);
 /* the cpu_atom events to count beside the core's topdown group, NULL when none */
 const char *stat_td_atom_events(const struct stat_topdown *td, const char *cputype);
+/* the cpu_core events a hybrid table reads besides the topdown group (Alder Lake's
+ * INT_MISC.UOP_DROPPING), opened after it as perf 7.3 opens them; NULL for none */
+const char *stat_td_core_events(const struct stat_topdown *td, const char *cputype);
 /* is the core PMU's topdown group counted (not with --cputype atom on a hybrid part) */
 bool stat_td_counts_core(const struct stat_topdown *td, const char *cputype);
 int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units);

@@ -44,6 +44,18 @@ int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown
 	return 0;
 }
 
+int pmt_topdown_less_uop_dropping(struct pmt_topdown *t, double uop_dropping)
+{
+	if (!(t->slots > 0))
+		return -PMT_EINVAL;
+	t->fe_bound -= uop_dropping / t->slots;
+	t->fetch_lat -= uop_dropping / t->slots;
+	t->bad_spec = at_least_0(1 - (t->fe_bound + t->be_bound + t->retiring));
+	t->machine_clears = at_least_0(t->bad_spec - t->br_mispredict);
+	t->fetch_bw = at_least_0(t->fe_bound - t->fetch_lat);
+	return 0;
+}
+
 int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_slots,
 		       uint64_t prev_metrics, struct pmt_topdown *out)
 {

@@ -201,6 +201,20 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 }
 
 /* perf 7.3's aggr_header_lens[]: the indent of --metric-only's text header */
+/* perf's metric-only -x and -j keep the value's leading digits and dots only
+ * (print_metric_only_csv/json): a negative ratio (Alder Lake's frontend bound less
+ * UOP_DROPPING) prints as an empty field, "none" in -j; text keeps the sign */
+static const char *metric_only_digits(char buf[64], double v)
+{
+	size_t n = 0;
+
+	snprintf(buf, 64, "%.1f", v);
+	while ((buf[n] >= '0' && buf[n] <= '9') || buf[n] == '.')
+		n++;
+	buf[n] = 0;
+	return buf;
+}
+
 static int aggr_header_len(enum pmt_aggr a)
 {
 	return a == PMT_AGGR_CPU || a == PMT_AGGR_SOCKET ? 6 : a == PMT_AGGR_DIE ? 12
@@ -244,6 +258,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 		const uint8_t *cell = cells ? cells + (size_t)u * ncol : NULL;
 		bool first = true;
 		uint32_t shown = 0;
+		char num[64];
 
 		for (uint32_t k = 0; k < ncol; k++)
 			shown += !cell || cell[k] != PMT_MO_SKIP;
@@ -263,8 +278,10 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 				first = false;
 				if (isnan(v[k]))
 					fputs(cell && cell[k] == PMT_MO_RATIO ? "\"none\"" : "\"\"", fp);
+				else if (*metric_only_digits(num, v[k]))
+					fprintf(fp, "\"%s\"", num);
 				else
-					fprintf(fp, "\"%.1f\"", v[k]);
+					fputs("\"none\"", fp);
 			}
 			fputs("}\n", fp);
 			continue;
@@ -280,7 +297,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 				if (cell && cell[k] == PMT_MO_SKIP)
 					continue;
 				if (!isnan(v[k]))
-					fprintf(fp, "%.1f", v[k]);
+					fputs(metric_only_digits(num, v[k]), fp);
 				fputs(sep, fp);
 			}
 			fputc('\n', fp);

@@ -109,6 +109,32 @@ static void from_counts(void **state)
 	assert_int_equal(pmt_topdown_from_counts(0, delta, &t), -PMT_EINVAL);
 }
 
+/* Alder Lake's cpu_core formulas (adl-metrics.json; perf 7.3 printed 26.4 / 11.3 for these
+ * counts with UOP_DROPPING 5e4 over 1e6 slots on the simulated PMU): frontend bound and
+ * fetch latency less UOP_DROPPING / slots, bad speculation and machine clears the rest */
+static void less_uop_dropping(void **state)
+{
+	const double td[8] = { 250980, 62745, 313725, 372549, 0, 20000, 200000, 0 };
+	struct pmt_topdown t;
+
+	(void)state;
+	assert_int_equal(pmt_topdown_from_counts(1e6, td, &t), 0);
+	assert_int_equal(pmt_topdown_less_uop_dropping(&t, 5e4), 0);
+	NEAR(t.fe_bound, 313725.0 / 999999 - 0.05);
+	NEAR(t.fetch_lat, 200000.0 / 999999 - 0.05);
+	NEAR(t.bad_spec, 1 - (t.fe_bound + t.be_bound + t.retiring));
+	NEAR(t.machine_clears, t.bad_spec - 20000.0 / 999999);
+	NEAR(t.fetch_bw, t.fe_bound - t.fetch_lat);
+	assert_true(fabs(100 * t.fe_bound - 26.4) < 0.05);
+	assert_true(fabs(100 * t.bad_spec - 11.3) < 0.05);
+	/* more dropped than the frontend bound: negative, as perf prints it */
+	assert_int_equal(pmt_topdown_from_counts(1e6, td, &t), 0);
+	assert_int_equal(pmt_topdown_less_uop_dropping(&t, 4e5), 0);
+	assert_true(t.fe_bound < 0);
+	t.slots = 0;
+	assert_int_equal(pmt_topdown_less_uop_dropping(&t, 1), -PMT_EINVAL);
+}
+
 static void cli_topdown(void **state)
 {
 	const char *bin = getenv("PMUTRACE");
@@ -294,6 +320,7 @@ int main(void)
 		cmocka_unit_test(delta_between_reads),
 		cmocka_unit_test(level1_normalised),
 		cmocka_unit_test(from_counts),
+		cmocka_unit_test(less_uop_dropping),
 		cmocka_unit_test(cli_topdown),
 		cmocka_unit_test(level_columns),
 		cmocka_unit_test(atom_level1),

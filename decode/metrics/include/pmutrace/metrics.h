@@ -356,6 +356,10 @@ struct pmt_topdown_hybrid {
 	unsigned nr_cols, nr_events;
 	const struct pmt_topdown_column *col;  /* perf 7.3's order */
 	const struct pmt_topdown_atom_event *event;  /* in the order perf 7.3 parses them */
+	/* the cpu_core event (raw umask << 8 | event) the table subtracts over slots from
+	 * tma_frontend_bound and tma_fetch_latency: INT_MISC.UOP_DROPPING on Alder and Meteor
+	 * Lake, 0 on Lunar and Arrow Lake whose tables subtract nothing */
+	uint64_t core_uop_dropping;
 };
 /* the layout of a part whose cpu_atom PMU's caps/pmu_name is atom_pmu_name (alderlake_hybrid,
  * meteorlake_hybrid, lunarlake_hybrid, arrowlake_h_hybrid) at level 1 or 2; NULL for
@@ -368,6 +372,11 @@ PMT_API const struct pmt_topdown_hybrid *pmt_topdown_hybrid(const char *atom_pmu
  * cycles are 0 (perf's NaN). */
 PMT_API int pmt_topdown_atom_eval(const struct pmt_topdown_hybrid *h,
 				  const double count[PMT_TDA_NR], struct pmt_topdown *out);
+/* Alder and Meteor Lake's cpu_core formulas on top of pmt_topdown_from_counts' ratios:
+ * frontend bound and fetch latency less uop_dropping / slots, then bad speculation,
+ * machine clears and fetch bandwidth from those (max(1 - (fe + be + retiring), 0), ...).
+ * Returns -PMT_EINVAL when t's slots are 0 (perf's NaN). */
+PMT_API int pmt_topdown_less_uop_dropping(struct pmt_topdown *t, double uop_dropping);
 /* one of those metrics from decoded ratios, in % (NAN for a name it does not know) */
 PMT_API double pmt_topdown_pct(const struct pmt_topdown *t, const char *name);
 /* The events of a table's metric group (perf pmu-events JSON) in the order perf 7.3's
