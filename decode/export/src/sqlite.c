@@ -193,6 +193,13 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 		sq_free(&x->base);
 		return rc;
 	}
+	/* the library's own lock-byte offset (an argument of 0 only reads it): a page
+	 * written there would be refused as corrupt by every reader */
+	if (x->direct) {
+		int pending = sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, 0);
+
+		x->pages.pending_byte = pending > 0 ? (uint64_t)pending : 0;
+	}
 	for (int i = 0; i < S_NSTMT; i++) {
 		if (sqlite3_prepare_v3(x->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 				       &x->st[i], NULL) != SQLITE_OK) {

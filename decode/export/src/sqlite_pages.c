@@ -308,6 +308,7 @@ struct appender {
 	int fd;
 	uint32_t next;   /* the page number the next appended page gets */
 	uint32_t first;  /* that of out[0] */
+	uint32_t lock;   /* the lock-byte page (1.3.2), which no page may take */
 	struct page pg;  /* the page being built */
 };
 
@@ -339,6 +340,14 @@ static int64_t append_page(struct appender *a, uint32_t right, uint32_t root)
 	if (root) {
 		err = write_all(a->fd, a->pg.b, p->page_size, (off_t)(root - 1) * p->page_size);
 		return err ? fail(p, err, "cannot write the database's pages") : (int64_t)root;
+	}
+	if (a->next == a->lock) {
+		/* the pages before it out, then this one from the page after it */
+		if (p->nout && append_flush(a) < 0)
+			return -p->err;
+		memmove(p->out, a->pg.b, p->page_size);
+		a->pg.b = p->out;
+		a->first = ++a->next;
 	}
 	if (++p->nout == OUT_PAGES && append_flush(a) < 0)
 		return -p->err;
@@ -474,11 +483,11 @@ static int build_index(struct appender *a, struct sq_key_id *e, uint32_t *child,
 	return 0;
 }
 
-/* the spill's leaves into the database from page first */
-static int copy_leaves(struct sq_pages *p, int fd, uint32_t first)
+/* count of the spill's leaves, from leaf `from` on, into the database from page first */
+static int copy_leaves(struct sq_pages *p, int fd, size_t from, size_t count, uint32_t first)
 {
-	off_t in = 0, out = (off_t)(first - 1) * p->page_size;
-	size_t left = p->nleaves * p->page_size;
+	off_t in = (off_t)from * p->page_size, out = (off_t)(first - 1) * p->page_size;
+	size_t left = count * p->page_size;
 
 	while (left) {
 		ssize_t n = copy_file_range(p->spill, &in, fd, &out, left, 0);
@@ -512,7 +521,7 @@ static int finish_table(struct appender *a, uint32_t root)
 {
 	struct sq_pages *p = a->p;
 	uint32_t *child;
-	size_t n = p->nleaves;
+	size_t n = p->nleaves, before;
 
 	if (n == 1) {
 		/* one leaf: it is the root */
@@ -523,14 +532,17 @@ static int finish_table(struct appender *a, uint32_t root)
 	}
 	if (p->nout && flush_out(p) < 0)
 		return -p->err;
-	if (copy_leaves(p, a->fd, a->next) < 0)
+	/* the leaves before the lock-byte page, then the rest from the page after it */
+	before = a->lock >= a->next && a->lock - a->next < n ? a->lock - a->next : n;
+	if (copy_leaves(p, a->fd, 0, before, a->next) < 0 ||
+	    (before < n && copy_leaves(p, a->fd, before, n - before, a->lock + 1) < 0))
 		return -p->err;
 	child = malloc(n * sizeof(*child));
 	if (!child)
 		return fail(p, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
-		child[i] = a->next + (uint32_t)i;
-	a->next += (uint32_t)n;
+		child[i] = a->next + (uint32_t)i + (i >= before);
+	a->next += (uint32_t)n + (before < n);
 	a->first = a->next;
 	while (n > 1 && table_level(a, child, p->max, n, root, &n) >= 0)
 		;
@@ -584,6 +596,7 @@ int sq_pages_finish(struct sq_pages *p, const char *db_path, uint32_t table_root
 		goto out;
 	}
 	a.next = a.first = (uint32_t)(st.st_size / p->page_size) + 1;
+	a.lock = (uint32_t)((p->pending_byte ? p->pending_byte : 0x40000000) / p->page_size) + 1;
 	if (finish_table(&a, table_root) < 0 ||
 	    (index_root && finish_indexes(&a, index_root, k) < 0) ||
 	    (p->nout && append_flush(&a) < 0))

@@ -105,6 +105,7 @@ struct sq_pages {
 	size_t nleaves, cap;
 	int err;                  /* errno of the first failure; 0 */
 	const char *what;         /* what failed */
+	uint64_t pending_byte;    /* 1.3.2: the page holding it is never used (0: 1 GiB) */
 };
 
 /* Reads db_path's page size (SQLite made the file) and opens the spill beside it.
