@@ -39,6 +39,39 @@ static int usage(FILE *fp)
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
 }
 
+/* As git and perf do: a typo gets the nearest commands, an option before the command
+ * (pmutrace -j1 export ...) is told where options go. */
+static int unknown_command(int argc, char **argv)
+{
+	struct pmt_near nr;
+	char near[256];
+
+	if (argv[1][0] == '-') {
+		for (int i = 2; i < argc; i++) {
+			for (const struct command *c = commands; c->name; c++) {
+				if (!strcmp(argv[i], c->name)) {
+					fprintf(stderr, "pmutrace: '%s' is an option: options go after "
+						"the command ('pmutrace %s %s ...')\n",
+						argv[1], c->name, argv[1]);
+					return PMT_EXIT_USAGE;
+				}
+			}
+		}
+		fprintf(stderr, "pmutrace: '%s' is not a command (options go after the command)\n",
+			argv[1]);
+		return usage(stderr);
+	}
+	pmt_near_init(&nr, argv[1], strlen(argv[1]) / 3 + 1, false);
+	for (const struct command *c = commands; c->name; c++)
+		pmt_near_consider(&nr, c->name);
+	if (pmt_near_list(&nr, near, sizeof(near))) {
+		fprintf(stderr, "pmutrace: unknown command '%s'; did you mean %s?\n", argv[1], near);
+		return PMT_EXIT_USAGE;
+	}
+	fprintf(stderr, "pmutrace: unknown command '%s'\n", argv[1]);
+	return usage(stderr);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -72,6 +105,5 @@ int main(int argc, char **argv)
 			return rc;
 		}
 	}
-	fprintf(stderr, "pmutrace: unknown command '%s'\n", argv[1]);
-	return usage(stderr);
+	return unknown_command(argc, argv);
 }

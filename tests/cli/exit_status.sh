@@ -72,6 +72,11 @@ expect 129 "convert without -o" "$pmt" convert "$tmp/ok.data"
 expect 129 "synth bad option" "$pmt" synth --records
 expect 129 "metrics without table" "$pmt" metrics --counts x.csv
 expect 129 "unknown command" "$pmt" no-such-command
+expect 129 "misspelt command" "$pmt" scirpt "$tmp/ok.data"
+grep -q "unknown command 'scirpt'; did you mean script?" "$tmp/err" || fail "a misspelt command: $(cat "$tmp/err")"
+expect 129 "an option before the command" "$pmt" -j1 script "$tmp/ok.data"
+grep -q "'-j1' is an option: options go after the command ('pmutrace script -j1 ...')" "$tmp/err" ||
+	fail "an option before the command: $(cat "$tmp/err")"
 # an option of another command or format is refused, not ignored (issue 15 item 6)
 expect 129 "script --json" "$pmt" script --json "$tmp/ok.data"
 expect 129 "report --csv" "$pmt" report --csv "$tmp/ok.data"

@@ -3,6 +3,9 @@
 #ifndef PMUTRACE_CLI_UTIL_H
 #define PMUTRACE_CLI_UTIL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "pmutrace/errors.h"
 
 #ifdef __cplusplus
@@ -38,6 +41,24 @@ PMT_API int pmt_cli_fail(const char *cmd, const char *fmt, ...) __attribute__((f
 /* The same for a diagnostic: "pmutrace CMD: FILE: offset 0x..: MSG"; returns 1. */
 PMT_API int pmt_cli_fail_diag(const char *cmd, const struct pmt_diag *d);
 
+/* Near names for "did you mean" hints of unknown commands, events, metrics, fields: up to
+ * PMT_NEAR_MAX candidates, the closest first (case-insensitive edit distance, ties in the
+ * order considered). */
+enum { PMT_NEAR_MAX = 3, PMT_NAME_FAR = 1000 };
+struct pmt_near {
+	const char *want;
+	unsigned limit;		/* the most edits a near name may be away */
+	bool holding_is_near;	/* a candidate containing `want` counts as distance 0 */
+	char names[PMT_NEAR_MAX][128];
+	unsigned dist[PMT_NEAR_MAX];
+};
+/* Case-insensitive Levenshtein distance; PMT_NAME_FAR for names over 127 characters. */
+PMT_API unsigned pmt_name_distance(const char *a, const char *b);
+PMT_API void pmt_near_init(struct pmt_near *nr, const char *want, unsigned limit,
+			   bool holding_is_near);
+PMT_API void pmt_near_consider(struct pmt_near *nr, const char *name);
+/* "a, b, c" into out (empty when nothing was near); returns the length it needed. */
+PMT_API size_t pmt_near_list(const struct pmt_near *nr, char *out, size_t cap);
 
 #ifdef __cplusplus
 }

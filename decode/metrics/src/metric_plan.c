@@ -542,69 +542,16 @@ static int select_metric(struct pmt_metric_plan *p, size_t idx)
 	return 0;
 }
 
-/* Levenshtein distance, case-insensitive, of names up to 127 characters (longer: far) */
-static unsigned name_distance(const char *a, const char *b)
-{
-	unsigned row[128], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
-
-	if (la > 127 || lb > 127)
-		return 1000;
-	for (unsigned j = 0; j <= lb; j++)
-		row[j] = j;
-	for (unsigned i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-
-		row[0] = i;
-		for (unsigned j = 1; j <= lb; j++) {
-			unsigned up = row[j], cost = tolower((unsigned char)a[i - 1]) !=
-						     tolower((unsigned char)b[j - 1]);
-			unsigned best = diag + cost;
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* Up to three metric names close to `want` (containing it, or a few edits away), the
  * closest first, for the "no metric named" error. */
 static void near_names(const struct pmt_metric_set *ms, const char *want, char *out, size_t cap)
 {
-	const char *best[3] = { NULL, NULL, NULL };
-	unsigned dist[3] = { 0 }, limit = (unsigned)strlen(want) / 4 + 1;
-	size_t len = 0;
+	struct pmt_near nr;
 
-	for (size_t i = 0; i < ms->nr; i++) {
-		const char *name = ms->m[i].name;
-		unsigned d = name_distance(name, want);
-
-		/* a name holding the text given comes first: "lock" finds tma_lock_latency */
-		if (strcasestr(name, want))
-			d = 0;
-		else if (d > limit)
-			continue;
-		for (int k = 0; k < 3; k++) {
-			if (best[k] && !strcasecmp(best[k], name))
-				break;
-			if (!best[k] || d < dist[k]) {
-				for (int m = 2; m > k; m--) {
-					best[m] = best[m - 1];
-					dist[m] = dist[m - 1];
-				}
-				best[k] = name;
-				dist[k] = d;
-				break;
-			}
-		}
-	}
-	out[0] = 0;
-	for (int k = 0; k < 3 && best[k] && len < cap; k++)
-		len += (size_t)snprintf(out + len, cap - len, "%s%s", k ? ", " : "", best[k]);
+	pmt_near_init(&nr, want, (unsigned)strlen(want) / 4 + 1, true);
+	for (size_t i = 0; i < ms->nr; i++)
+		pmt_near_consider(&nr, ms->m[i].name);
+	pmt_near_list(&nr, out, cap);
 }
 
 int pmt_metric_plan_new(const struct pmt_metric_set *ms, const char *const *select, size_t nsel,

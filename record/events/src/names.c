@@ -133,98 +133,40 @@ bool pmt_cache_find(const char *name, size_t n, uint64_t *config)
 	return true;
 }
 
-/* Damerau-free Levenshtein distance, case-insensitive, capped at 99 */
-static unsigned distance(const char *a, const char *b)
-{
-	unsigned row[64], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (unsigned j = 0; j <= lb; j++)
-		row[j] = j;
-	for (unsigned i = 1; i <= la; i++) {
-		unsigned prev = row[0], cur;
-
-		row[0] = i;
-		for (unsigned j = 1; j <= lb; j++) {
-			unsigned sub = prev + ((a[i - 1] | 32) != (b[j - 1] | 32));
-
-			cur = row[j];
-			row[j] = sub;
-			if (cur + 1 < row[j])
-				row[j] = cur + 1;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
-struct near {
-	char names[3][96];
-	unsigned dist[3];
-	unsigned limit;
-};
-
-static void consider(struct near *nr, const char *want, const char *name)
-{
-	unsigned d = distance(want, name);
-
-	/* a name is near when it keeps more of the given one than it changes */
-	if (d > nr->limit || d >= strlen(want))
-		return;
-	for (int i = 0; i < 3; i++) {
-		if (nr->names[i][0] && !strcasecmp(nr->names[i], name))
-			return;
-	}
-	for (int i = 0; i < 3; i++) {
-		if (!nr->names[i][0] || d < nr->dist[i]) {
-			for (int k = 2; k > i; k--) {
-				memcpy(nr->names[k], nr->names[k - 1], sizeof(nr->names[k]));
-				nr->dist[k] = nr->dist[k - 1];
-			}
-			snprintf(nr->names[i], sizeof(nr->names[i]), "%s", name);
-			nr->dist[i] = d;
-			return;
-		}
-	}
-}
-
 void pmt_events_suggest(const char *want, const struct pmt_pmus *pmus,
 			const struct pmt_event_table *table, const struct pmt_pmu *terms_of,
 			char *out, size_t cap)
 {
-	struct near nr = { .limit = strlen(want) > 8 ? (unsigned)strlen(want) / 4 : 2 };
+	struct pmt_near nr;
 	char buf[96];
-	size_t len = 0;
+	size_t len;
 
+	pmt_near_init(&nr, want, strlen(want) > 8 ? (unsigned)strlen(want) / 4 : 2, false);
 	for (size_t i = 0; i < N_LEGACY; i++)
-		consider(&nr, want, legacy[i].name);
+		pmt_near_consider(&nr, legacy[i].name);
 	for (size_t c = 0; c < 7; c++) {
 		for (size_t o = 0; o < 3; o++) {
 			if (!(cache_op_valid[c] & (1u << o)))
 				continue;
 			snprintf(buf, sizeof(buf), "%s-%s", cache_names[c][0], cache_ops[o][1]);
-			consider(&nr, want, buf);
+			pmt_near_consider(&nr, buf);
 			snprintf(buf, sizeof(buf), "%s-%s-misses", cache_names[c][0],
 				 cache_ops[o][0]);
-			consider(&nr, want, buf);
+			pmt_near_consider(&nr, buf);
 		}
 	}
 	for (uint32_t p = 0; p < pmus->nr; p++) {
-		consider(&nr, want, pmus->pmu[p].name);
+		pmt_near_consider(&nr, pmus->pmu[p].name);
 		for (uint32_t a = 0; a < pmus->pmu[p].nr_aliases; a++)
-			consider(&nr, want, pmus->pmu[p].aliases[a].name);
+			pmt_near_consider(&nr, pmus->pmu[p].aliases[a].name);
 	}
 	for (uint32_t f = 0; terms_of && f < terms_of->nr_formats; f++)
-		consider(&nr, want, terms_of->formats[f].name);
+		pmt_near_consider(&nr, terms_of->formats[f].name);
 	for (uint32_t i = 0; table && i < pmt_event_table_size(table); i++)
-		consider(&nr, want, pmt_event_table_name(table, i));
-	out[0] = 0;
-	for (int i = 0; i < 3 && nr.names[i][0]; i++)
-		len += (size_t)snprintf(out + len, cap > len ? cap - len : 0, "%s%s",
-					i ? ", " : "; did you mean ", nr.names[i]);
-	if (len)
-		snprintf(out + len, cap > len ? cap - len : 0, "?");
+		pmt_near_consider(&nr, pmt_event_table_name(table, i));
+	len = (size_t)snprintf(out, cap, "; did you mean ");
+	if (!pmt_near_list(&nr, out + (len < cap ? len : cap), len < cap ? cap - len : 0))
+		out[0] = 0;
+	else if (strlen(out) + 1 < cap)
+		strcat(out, "?");
 }

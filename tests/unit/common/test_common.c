@@ -370,10 +370,54 @@ static void out_file_dash_is_stdout(void **state)
 	}
 }
 
+/* The distances are the textbook Levenshtein values (kitten/sitting 3), case folded */
+static void near_names_closest_first(void **state)
+{
+	struct pmt_near nr;
+	char out[64], longname[200];
+
+	(void)state;
+	assert_int_equal(pmt_name_distance("kitten", "sitting"), 3);
+	assert_int_equal(pmt_name_distance("", "abc"), 3);
+	assert_int_equal(pmt_name_distance("Script", "sCRIPT"), 0);
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	assert_int_equal(pmt_name_distance(longname, "a"), PMT_NAME_FAR);
+
+	pmt_near_init(&nr, "repot", 2, false);
+	pmt_near_consider(&nr, "report");
+	pmt_near_consider(&nr, "record");
+	pmt_near_consider(&nr, "repo");
+	pmt_near_consider(&nr, "REPORT"); /* the same name again, in other case */
+	pmt_near_consider(&nr, "stat");
+	pmt_near_consider(&nr, "rep");
+	assert_int_equal(pmt_near_list(&nr, out, sizeof(out)), strlen("report, repo, rep"));
+	assert_string_equal(out, "report, repo, rep");
+
+	/* "lock" finds the names holding it first, then ones a few edits away */
+	pmt_near_init(&nr, "lock", 1, true);
+	pmt_near_consider(&nr, "lack");
+	pmt_near_consider(&nr, "tma_lock_latency");
+	pmt_near_consider(&nr, "unrelated");
+	pmt_near_list(&nr, out, sizeof(out));
+	assert_string_equal(out, "tma_lock_latency, lack");
+
+	/* a name that changes more than it keeps is not offered; a short buffer is cut */
+	pmt_near_init(&nr, "ab", 5, false);
+	pmt_near_consider(&nr, "xy");
+	assert_int_equal(pmt_near_list(&nr, out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	pmt_near_init(&nr, "script", 2, false);
+	pmt_near_consider(&nr, "script");
+	assert_int_equal(pmt_near_list(&nr, out, 4), strlen("script"));
+	assert_string_equal(out, "scr");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(errstr_names_every_code),
+		cmocka_unit_test(near_names_closest_first),
 		cmocka_unit_test(cursor_reads_both_byte_orders),
 		cmocka_unit_test(parse_numbers_strictly),
 		cmocka_unit_test(out_formats_like_printf),
