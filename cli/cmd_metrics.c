@@ -396,21 +396,6 @@ static void fill_unit(struct pmt_metric_plan *plan, const struct pmt_counts_trac
 	pmt_metric_plan_fill_retlat_sel(plan, &sel, name, smp, stat, pct);
 }
 
-static int only_bound(struct pmt_counts_trace *ct, struct pmt_metric_plan *plan)
-{
-	size_t n = 0, nin = pmt_metric_plan_nr_inputs(plan);
-	int *cols = calloc(nin + 1, sizeof(*cols)), rc;
-
-	if (!cols)
-		return -PMT_ENOMEM;
-	for (size_t i = 0; i < nin; i++)
-		if (pmt_metric_plan_input(plan, i)->count_idx >= 0)
-			cols[n++] = pmt_metric_plan_input(plan, i)->count_idx;
-	rc = pmt_counts_trace_only(ct, cols, n);
-	free(cols);
-	return rc;
-}
-
 static int run(struct opts *op)
 {
 	struct pmt_metric_set ms = { 0 };
@@ -512,7 +497,7 @@ static int run(struct opts *op)
 	/* the events are the recording's from its opening on: only those the metrics read are
 	 * summed, and the counts frames' values of the others left unread */
 	pmt_metric_plan_bind(plan, c);
-	if (ct && only_bound(ct, plan) < 0)
+	if (ct && pmt_metric_plan_only_in(plan, ct) < 0)
 		goto out;
 	/* the counts frames decoded on -j threads besides this one (zstd and the columns: half
 	 * the CPU of every metric, 70% of one metric's that skips most events): this thread

@@ -145,3 +145,18 @@ int pmt_counts_trace_only(struct pmt_counts_trace *t, const int *cols, size_t n)
 	}
 	return (int)kept;
 }
+
+int pmt_metric_plan_only_in(struct pmt_metric_plan *p, struct pmt_counts_trace *t)
+{
+	size_t n = 0, nin = pmt_metric_plan_nr_inputs(p);
+	int *cols = calloc(nin + 1, sizeof(*cols)), rc;
+
+	if (!cols)
+		return -PMT_ENOMEM;
+	for (size_t i = 0; i < nin; i++)
+		if (pmt_metric_plan_input(p, i)->count_idx >= 0)
+			cols[n++] = pmt_metric_plan_input(p, i)->count_idx;
+	rc = pmt_counts_trace_only(t, cols, n);
+	free(cols);
+	return rc;
+}

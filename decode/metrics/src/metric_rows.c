@@ -248,11 +248,16 @@ int pmt_metric_rows_trace(const char *trace, const struct pmt_metric_rows_opts *
 	rc = setup(&s, trace, o, ectx, diag);
 	if (rc < 0)
 		goto out;
+	/* a recording's events that no selected metric reads are passed by, not summed */
+	pmt_metric_plan_bind(s.plan, s.c);
+	if (s.ct && (rc = pmt_metric_plan_only_in(s.plan, s.ct)) < 0) {
+		pmt_diag_set(diag, rc, trace, PMT_DIAG_NO_OFFSET, "out of memory");
+		goto out;
+	}
 	if (s.ct && (rc = pmt_counts_trace_next(s.ct, s.c)) < 0) {
 		pmt_diag_set(diag, rc, trace, PMT_DIAG_NO_OFFSET, "cannot read the counts");
 		goto out;
 	}
-	pmt_metric_plan_bind(s.plan, s.c);
 	pmt_metric_plan_fill_retlat(s.plan, s.c, &s.smp, &s.tab, o->stat, o->pct);
 	do {
 		for (size_t u = 0; u < pmt_counts_nr_units(s.c); u++) {

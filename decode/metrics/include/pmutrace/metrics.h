@@ -247,6 +247,9 @@ PMT_API size_t pmt_metric_plan_nr_inputs(const struct pmt_metric_plan *p);
 PMT_API struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p, size_t i);
 /* Bind count inputs to the columns of c (by pmt_counts_find). */
 PMT_API int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c);
+/* pmt_counts_trace_only() for the columns a bound plan reads: a recording's other events are
+ * read past, not summed (before the first pmt_counts_trace_next()). Attrs kept, or < 0. */
+PMT_API int pmt_metric_plan_only_in(struct pmt_metric_plan *p, struct pmt_counts_trace *t);
 /* Evaluate every selected metric for one unit: values[i] (ScaleUnit applied) and
  * thresh[i] (1 over, 0 not, -1 no threshold or NaN). Returns the number of metrics whose
  * evaluation failed ("%" by 0); their value is NaN. No allocation; the plan holds the
