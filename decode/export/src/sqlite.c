@@ -2,6 +2,7 @@
  * in transactions with the journal and fsyncs off; the samples table and its indexes
  * written as b-tree pages (sqlite_pages.h) once SQLite is done, or (sqlite_api) through a
  * batched INSERT and indexes built after the load. */
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -126,6 +127,23 @@ static int insert_run(struct sq_export *x, const struct pmt_export_opts *o)
 	return rc;
 }
 
+/* the pages' writer on the page size SQLite chose, its lock byte and the file */
+static int init_pages(struct sq_export *x)
+{
+	/* the library's own lock-byte offset (an argument of 0 only reads it): a page
+	 * written there would be refused as corrupt by every reader */
+	int pending = sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, 0);
+	sqlite3_int64 size = 0;
+	const uint8_t *image = sqlite3_serialize(x->db, "main", &size, SQLITE_SERIALIZE_NOCOPY);
+
+	if (!image || size < 100) {
+		x->pages.what = "SQLite's database is not in memory";
+		x->pages.err = EIO;
+		return -EIO;
+	}
+	return sq_pages_init(&x->pages, x->path, image, pending > 0 ? (uint64_t)pending : 0);
+}
+
 static int sq_sample(struct pmt_export *base, const struct pmt_spe_sample *s);
 static void sample_column(const struct sq_rows *rows, size_t i, int col, sqlite3_context *ctx);
 static int sq_event(struct pmt_export *base, const struct pmt_trace_event *ev);
@@ -153,7 +171,7 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	export_callpaths_init(&x->paths, x->compat);
 	x->no_index = PMT_OPTS_HAS(opts, no_index) && opts->no_index;
 	x->direct = !(PMT_OPTS_HAS(opts, sqlite_api) && opts->sqlite_api);
-	x->pages.spill = -1;
+	x->pages.fd = -1;
 	x->rows = malloc(SAMPLE_BATCH * sizeof(*x->rows));
 	x->path = strdup(db_path);
 	if (!x->rows || !x->path) {
@@ -168,8 +186,14 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 	 * return SQLITE_MISUSE and change nothing. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
-	if (sqlite3_open_v2(db_path, &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
+	/* Pages: SQLite's part in memory (memdb), which goes into the file in front of the
+	 * samples' pages at the end, so that those are written once, straight to their place
+	 * (sqlite_pages.h); no size limit of its own (1 GiB by default) */
+	if (sqlite3_open_v2(x->direct ? "file:pmutrace-export?vfs=memdb" : db_path, &x->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL) !=
+		    SQLITE_OK ||
+	    (x->direct && sqlite3_file_control(x->db, "main", SQLITE_FCNTL_SIZE_LIMIT,
+					       &(sqlite3_int64){ INT64_MAX }) != SQLITE_OK)) {
 		int rc = db_fail(x, diag, db_path, "cannot open");
 
 		sq_free(&x->base);
@@ -186,19 +210,12 @@ int pmt_export_sqlite_new(const char *db_path, const struct pmt_export_opts *opt
 		sq_free(&x->base);
 		return rc;
 	}
-	if (x->direct && sq_pages_init(&x->pages, db_path) < 0) {
+	if (x->direct && init_pages(x) < 0) {
 		int rc = pmt_diag_set(diag, -PMT_EIO, db_path, PMT_DIAG_NO_OFFSET, "%s: %s",
 				      x->pages.what, strerror(x->pages.err));
 
 		sq_free(&x->base);
 		return rc;
-	}
-	/* the library's own lock-byte offset (an argument of 0 only reads it): a page
-	 * written there would be refused as corrupt by every reader */
-	if (x->direct) {
-		int pending = sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, 0);
-
-		x->pages.pending_byte = pending > 0 ? (uint64_t)pending : 0;
 	}
 	for (int i = 0; i < S_NSTMT; i++) {
 		if (sqlite3_prepare_v3(x->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
@@ -687,7 +704,8 @@ static void close_db(struct sq_export *x)
 	x->db = NULL;
 }
 
-/* The samples' pages into the file SQLite made (the rest committed): their indexes, empty,
+/* SQLite's database (committed, in memory) and the samples' pages into the file: their
+ * indexes, empty,
  * by CREATE INDEX first, so that SQLite gives each its root page and sqlite_schema row;
  * without a key per row, the indexes are CREATE INDEX's of the table once it is in. */
 static int64_t finish_pages(struct sq_export *x, struct pmt_diag *diag)
@@ -695,6 +713,9 @@ static int64_t finish_pages(struct sq_export *x, struct pmt_diag *diag)
 	bool from_keys = !x->no_index && sq_keys_complete(&x->keys, (size_t)x->nsamples);
 	bool later = !x->no_index && !from_keys;
 	uint32_t table_root, index_root[SQ_NINDEXES];
+	const uint8_t *image;
+	sqlite3_int64 size = 0;
+	int err;
 
 	for (size_t c = 0; from_keys && c < SQ_NINDEXES; c++) {
 		char *sql = sqlite3_mprintf("CREATE INDEX %s ON samples (%s)", sq_index_name(c),
@@ -708,9 +729,13 @@ static int64_t finish_pages(struct sq_export *x, struct pmt_diag *diag)
 	table_root = root_page(x->db, "samples");
 	if (!table_root || (!later && exec(x, sq_schema_view)))
 		return db_fail(x, diag, NULL, "cannot finish the database");
+	image = sqlite3_serialize(x->db, "main", &size, SQLITE_SERIALIZE_NOCOPY);
+	if (!image)
+		return db_fail(x, diag, NULL, "cannot finish the database");
+	err = sq_pages_finish(&x->pages, image, (size_t)size, table_root,
+			      from_keys ? index_root : NULL, &x->keys);
 	close_db(x);
-	if (sq_pages_finish(&x->pages, x->path, table_root, from_keys ? index_root : NULL,
-			    &x->keys) < 0)
+	if (err < 0)
 		return pmt_diag_set(diag, -PMT_EIO, x->path, PMT_DIAG_NO_OFFSET, "%s: %s",
 				    x->pages.what, strerror(x->pages.err));
 	if (later) {

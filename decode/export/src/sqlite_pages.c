@@ -1,6 +1,5 @@
 /* SQLite b-tree pages written directly (sqlite_pages.h). Section numbers are those of
  * https://www.sqlite.org/fileformat2.html. */
-#define _GNU_SOURCE /* copy_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,8 +16,7 @@ enum {
 	PAGE_INDEX_LEAF = 0x0a,
 	PAGE_TABLE_LEAF = 0x0d,
 };
-/* finished leaves kept before a write to the spill, and appended pages before a write to
- * the database: 1 MiB at 4 KiB pages, few system calls without holding much */
+/* finished leaves kept before a write, and appended pages before theirs: 1 MiB at 4 KiB pages, few system calls without holding much */
 #define OUT_PAGES 256
 
 static void put16(uint8_t *p, uint32_t v)
@@ -181,46 +179,13 @@ static int write_all(int fd, const uint8_t *b, size_t n, off_t off)
 	return 0;
 }
 
-/* An unnamed file beside the database (buf: room for db_path + 16): the same file system
- * for copy_file_range, and the space the database needs anyway. O_TMPFILE has no name to
- * leave behind; where the file system lacks it, a named file unlinked at once. */
-static int open_spill(char *buf, const char *db_path)
+int sq_pages_init(struct sq_pages *p, const char *db_path, const uint8_t *h,
+		  uint64_t pending_byte)
 {
-	char *slash;
-	int fd;
-
-	strcpy(buf, db_path);
-	slash = strrchr(buf, '/');
-	if (slash)
-		slash[1] = 0;
-	else
-		strcpy(buf, ".");
-	fd = open(buf, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	sprintf(buf, "%s.pagesXXXXXX", db_path);
-	fd = mkostemp(buf, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(buf);
-	return fd;
-}
-
-int sq_pages_init(struct sq_pages *p, const char *db_path)
-{
-	uint8_t h[100];
-	char *spill;
-	int fd, err = 0;
+	struct stat st;
 
 	memset(p, 0, sizeof(*p));
-	p->spill = -1;
-	fd = open(db_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail(p, errno, "cannot read the database header");
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		err = EIO;
-	close(fd);
-	if (err)
-		return fail(p, err, "cannot read the database header");
+	p->fd = -1;
 	p->page_size = get16(h + 16) == 1 ? 65536 : get16(h + 16);
 	p->usable = p->page_size - h[20];
 	/* 1.3.2: the usable size is at least 480; SQLite's pages are 512 to 65536 bytes */
@@ -230,22 +195,29 @@ int sq_pages_init(struct sq_pages *p, const char *db_path)
 	 * UTF-8 text, no auto-vacuum (no pointer-map pages to keep) */
 	if (get32(h + 44) != 4 || get32(h + 56) != 1 || get32(h + 52))
 		return fail(p, EINVAL, "a database format other than SQLite's default");
+	p->lock = (uint32_t)((pending_byte ? pending_byte : 0x40000000) / p->page_size) + 1;
+	p->out_first = p->next_leaf = SQ_RESERVED + 1;
 	p->out = malloc((size_t)OUT_PAGES * p->page_size);
-	spill = malloc(strlen(db_path) + 16);
-	if (!p->out || !spill) {
-		free(spill);
+	if (!p->out)
 		return fail(p, ENOMEM, "out of memory");
-	}
-	p->spill = open_spill(spill, db_path);
-	err = errno;
-	free(spill);
-	return p->spill < 0 ? fail(p, err, "cannot create the pages' spill file") : 0;
+	p->fd = open(db_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (p->fd < 0)
+		return fail(p, errno, "cannot open the database");
+	/* what was there would be neither kept nor wholly replaced */
+	if (fstat(p->fd, &st))
+		return fail(p, errno, "cannot open the database");
+	if (st.st_size)
+		return fail(p, EEXIST, "the database file is not empty");
+	return 0;
 }
 
+/* the leaves in out into their pages */
 static int flush_out(struct sq_pages *p)
 {
-	int err = write_all(p->spill, p->out, p->nout * p->page_size, -1);
+	int err = write_all(p->fd, p->out, p->nout * p->page_size,
+			    (off_t)(p->out_first - 1) * p->page_size);
 
+	p->out_first += (uint32_t)p->nout;
 	p->nout = 0;
 	return err ? fail(p, err, "cannot write the samples' pages") : 0;
 }
@@ -260,17 +232,29 @@ static int leaf_done(struct sq_pages *p)
 	if (p->nleaves == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 1024;
 		int64_t *m = realloc(p->max, cap * sizeof(*m));
+		uint32_t *g;
 
 		if (!m)
 			return fail(p, ENOMEM, "out of memory");
 		p->max = m;
+		g = realloc(p->pgno, cap * sizeof(*g));
+		if (!g)
+			return fail(p, ENOMEM, "out of memory");
+		p->pgno = g;
 		p->cap = cap;
 	}
 	page_seal(&pg, 0);
-	p->max[p->nleaves++] = p->leaf_max;
-	p->nout++;
+	if (p->next_leaf == p->lock) {
+		/* the leaves before it out, then this one from the page after it */
+		if (p->nout && flush_out(p) < 0)
+			return -p->err;
+		memmove(p->out, pg.b, p->page_size);
+		p->out_first = ++p->next_leaf;
+	}
+	p->max[p->nleaves] = p->leaf_max;
+	p->pgno[p->nleaves++] = p->next_leaf++;
 	p->ncells = 0;
-	return p->nout == OUT_PAGES ? flush_out(p) : 0;
+	return ++p->nout == OUT_PAGES ? flush_out(p) : 0;
 }
 
 int sq_pages_row(struct sq_pages *p, int64_t rowid, const struct sq_record *r)
@@ -483,67 +467,61 @@ static int build_index(struct appender *a, struct sq_key_id *e, uint32_t *child,
 	return 0;
 }
 
-/* count of the spill's leaves, from leaf `from` on, into the database from page first */
-static int copy_leaves(struct sq_pages *p, int fd, size_t from, size_t count, uint32_t first)
+/* leaf i from its page to page to (through out, empty by now) */
+static int move_leaf(struct sq_pages *p, size_t i, uint32_t to)
 {
-	off_t in = (off_t)from * p->page_size, out = (off_t)(first - 1) * p->page_size;
-	size_t left = count * p->page_size;
+	ssize_t n = pread(p->fd, p->out, p->page_size, (off_t)(p->pgno[i] - 1) * p->page_size);
+	int err;
 
-	while (left) {
-		ssize_t n = copy_file_range(p->spill, &in, fd, &out, left, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		left -= (size_t)n;
-	}
-	/* another file system or kernel: through the out buffer */
-	while (left) {
-		size_t want = left < (size_t)OUT_PAGES * p->page_size ? left
-								 : (size_t)OUT_PAGES * p->page_size;
-		ssize_t n = pread(p->spill, p->out, want, in);
-		int err;
-
-		if (n <= 0)
-			return fail(p, n < 0 ? errno : EIO, "cannot read the pages' spill file");
-		err = write_all(fd, p->out, (size_t)n, out);
-		if (err)
-			return fail(p, err, "cannot write the database's pages");
-		in += n;
-		out += n;
-		left -= (size_t)n;
-	}
+	if (n != (ssize_t)p->page_size)
+		return fail(p, n < 0 ? errno : EIO, "cannot read the samples' pages back");
+	err = write_all(p->fd, p->out, p->page_size, (off_t)(to - 1) * p->page_size);
+	if (err)
+		return fail(p, err, "cannot write the database's pages");
+	p->pgno[i] = to;
 	return 0;
+}
+
+/* The leaves went from page SQ_RESERVED + 1 on; SQLite's pages are 1..npages. Fewer than
+ * that: the last leaves fill the pages between; more: the leaves in their way go after
+ * the last. A table's leaves may be anywhere (its interior pages name them), so only
+ * those few pages are written twice. The page after the last leaf, or -errno. */
+static int64_t place_leaves(struct sq_pages *p, uint32_t npages)
+{
+	size_t n = p->nleaves, hi = n;
+	uint32_t first = p->pgno[0], to = npages + 1;
+
+	if (npages >= first) {
+		to = p->pgno[n - 1] + 1 > to ? p->pgno[n - 1] + 1 : to;
+		for (size_t i = 0; i < n && p->pgno[i] <= npages; i++) {
+			to += to == p->lock;
+			if (move_leaf(p, i, to++) < 0)
+				return -p->err;
+		}
+		return to;
+	}
+	/* leaves [0, hi) are where they were written, ascending */
+	while (to < first && hi && p->pgno[hi - 1] >= first) {
+		if (to == p->lock) {
+			to++;
+			continue;
+		}
+		if (move_leaf(p, --hi, to++) < 0)
+			return -p->err;
+	}
+	return hi ? p->pgno[hi - 1] + 1 : to;
 }
 
 static int finish_table(struct appender *a, uint32_t root)
 {
 	struct sq_pages *p = a->p;
 	uint32_t *child;
-	size_t n = p->nleaves, before;
+	size_t n = p->nleaves;
 
-	if (n == 1) {
-		/* one leaf: it is the root */
-		int err = write_all(a->fd, p->out, p->page_size, (off_t)(root - 1) * p->page_size);
-
-		p->nout = 0;
-		return err ? fail(p, err, "cannot write the database's pages") : 0;
-	}
-	if (p->nout && flush_out(p) < 0)
-		return -p->err;
-	/* the leaves before the lock-byte page, then the rest from the page after it */
-	before = a->lock >= a->next && a->lock - a->next < n ? a->lock - a->next : n;
-	if (copy_leaves(p, a->fd, 0, before, a->next) < 0 ||
-	    (before < n && copy_leaves(p, a->fd, before, n - before, a->lock + 1) < 0))
-		return -p->err;
 	child = malloc(n * sizeof(*child));
 	if (!child)
 		return fail(p, ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		child[i] = a->next + (uint32_t)i + (i >= before);
-	a->next += (uint32_t)n + (before < n);
-	a->first = a->next;
+	memcpy(child, p->pgno, n * sizeof(*child));
 	while (n > 1 && table_level(a, child, p->max, n, root, &n) >= 0)
 		;
 	free(child);
@@ -570,56 +548,76 @@ static int finish_indexes(struct appender *a, const uint32_t *root,
 	return p->err ? -p->err : 0;
 }
 
-int sq_pages_finish(struct sq_pages *p, const char *db_path, uint32_t table_root,
+int sq_pages_finish(struct sq_pages *p, const uint8_t *image, size_t size, uint32_t table_root,
 		    const uint32_t *index_root, const struct sq_index_keys *k)
 {
-	struct appender a = { .p = p };
+	struct appender a = { .p = p, .fd = p->fd, .lock = p->lock };
+	uint32_t npages, counter;
 	uint8_t h[100];
-	struct stat st;
-	uint32_t counter;
+	int64_t next;
+	int err;
 
 	if (p->err)
 		return -p->err;
+	if (size < sizeof(h) || size % p->page_size || get32(image + 28) != size / p->page_size)
+		return fail(p, EIO, "the database is not as SQLite left it");
+	npages = (uint32_t)(size / p->page_size);
+	memcpy(h, image, sizeof(h));
 	if (p->ncells && leaf_done(p) < 0)
 		return -p->err;
-	if (!p->nleaves)
-		return 0; /* no rows: SQLite's empty table and indexes are the right ones */
 	a.pg = (struct page){ .size = p->page_size, .usable = p->usable };
-	a.fd = open(db_path, O_RDWR | O_CLOEXEC);
-	if (a.fd < 0) {
-		fail(p, errno, "cannot open the database");
-		goto out;
+	a.next = npages + 1;
+	if (p->nleaves > 1) {
+		if (p->nout && flush_out(p) < 0)
+			return -p->err;
+		next = place_leaves(p, npages);
+		if (next < 0)
+			return -p->err;
+		a.next = (uint32_t)next;
 	}
-	if (fstat(a.fd, &st) || pread(a.fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    st.st_size % p->page_size || get32(h + 28) != st.st_size / p->page_size) {
-		fail(p, EIO, "the database is not as SQLite left it");
-		goto out;
+	a.first = a.next;
+	err = write_all(p->fd, image, size, 0);
+	if (err)
+		return fail(p, err, "cannot write the database");
+	if (p->nleaves == 1) {
+		/* one leaf, still in out: it is the root, over SQLite's empty one */
+		err = write_all(p->fd, p->out, p->page_size,
+				(off_t)(table_root - 1) * p->page_size);
+		p->nout = 0;
+		if (err)
+			return fail(p, err, "cannot write the database's pages");
 	}
-	a.next = a.first = (uint32_t)(st.st_size / p->page_size) + 1;
-	a.lock = (uint32_t)((p->pending_byte ? p->pending_byte : 0x40000000) / p->page_size) + 1;
-	if (finish_table(&a, table_root) < 0 ||
-	    (index_root && finish_indexes(&a, index_root, k) < 0) ||
-	    (p->nout && append_flush(&a) < 0))
-		goto out;
-	/* 1.3: the page count is valid while the change counter equals version-valid-for */
-	counter = get32(h + 24) + 1;
-	put32(h + 24, counter);
-	put32(h + 28, a.next - 1);
-	put32(h + 92, counter);
-	if (write_all(a.fd, h, sizeof(h), 0))
-		fail(p, errno, "cannot write the database header");
-out:
-	if (a.fd >= 0 && close(a.fd) && !p->err)
-		fail(p, errno, "cannot write the database");
-	return p->err ? -p->err : 0;
+	/* no rows: SQLite's empty table and indexes are the right ones */
+	if (p->nleaves) {
+		if ((p->nleaves > 1 && finish_table(&a, table_root) < 0) ||
+		    (index_root && finish_indexes(&a, index_root, k) < 0) ||
+		    (p->nout && append_flush(&a) < 0))
+			return -p->err;
+		/* 1.3: the page count is valid while the change counter equals
+		 * version-valid-for */
+		counter = get32(h + 24) + 1;
+		put32(h + 24, counter);
+		put32(h + 28, a.next - 1);
+		put32(h + 92, counter);
+		err = write_all(p->fd, h, sizeof(h), 0);
+		if (err)
+			return fail(p, err, "cannot write the database header");
+		/* the leaves moved into the gap leave their old pages past the end */
+		if (ftruncate(p->fd, (off_t)(a.next - 1) * p->page_size))
+			return fail(p, errno, "cannot write the database");
+	}
+	err = close(p->fd) ? errno : 0;
+	p->fd = -1;
+	return err ? fail(p, err, "cannot write the database") : 0;
 }
 
 void sq_pages_fini(struct sq_pages *p)
 {
-	if (p->spill >= 0)
-		close(p->spill);
+	if (p->fd >= 0)
+		close(p->fd);
 	free(p->out);
 	free(p->max);
+	free(p->pgno);
 	memset(p, 0, sizeof(*p));
-	p->spill = -1;
+	p->fd = -1;
 }
