@@ -91,6 +91,7 @@ struct sink_ctx {
 	struct pmt_sample_filter threads_only;
 	const struct spe_consumer *cons;        /* export: takes every sample */
 	struct pmt_sample_pipe *pipe;           /* -j: the writer's thread */
+	struct pmt_sink_blocks *blocks;         /* -j: rows made on the decoder's threads */
 	/* the progress line: its position is the AUX bytes decoded, nearly all of an SPE
 	 * trace; not the trace's read position, which runs ahead of the decode (chunks are
 	 * queued) or stands still (one AUXTRACE record may hold the whole trace) */
@@ -164,6 +165,22 @@ static int on_record(const struct pmt_spe_sample *s, int n, void *ctx)
 	for (int i = 0; i < n; i++)
 		pmt_spe_sink_write(c->sink, &s[i]);
 	return 0;
+}
+
+/* -j on a container: a block of SPE samples' rows, on whichever decoder thread is free */
+static int on_block_rows(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx)
+{
+	return pmt_sink_blocks_rows(((struct sink_ctx *)ctx)->blocks, slot, s, n);
+}
+
+/* ... and out, in block order */
+static int on_block_out(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx)
+{
+	struct sink_ctx *c = ctx;
+
+	if (n)
+		count_progress(c, s, (int)n);
+	return pmt_sink_blocks_out(c->blocks, slot);
 }
 
 /* report's samples a record at a time, when nothing filters them */
@@ -517,6 +534,13 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		 * it took off this thread (bench/parallel_decode.sh, README) */
 		if (sampler && so.jobs == 2 && container)
 			so.run.decode_threads = 0;
+		/* CSV and JSONL rows: made in blocks by the sampler's thread, and by the merge
+		 * when it would wait for that thread (bench/parallel_decode.sh, README) */
+		if (sampler && so.run.record_fn == on_record &&
+		    pmt_sink_blocks_new(ctx.sink, PMT_SPE_BLOCK_SLOTS, &ctx.blocks) == 0) {
+			so.run.block_rows_fn = on_block_rows;
+			so.run.block_out_fn = on_block_out;
+		}
 		if (!sampler && pmt_sample_pipe_new(write_sample, &ctx, &ctx.pipe) < 0)
 			pmt_cli_warn(so.cmd, "-j: no writer thread: out of memory");
 	}
@@ -528,6 +552,8 @@ static int decode_command(int argc, char **argv, int is_report, const struct spe
 		rc = pmt_spe_run_source(src, &so.run, on_sample, &ctx, &st, &enabled);
 	{
 		int prc = pmt_sample_pipe_free(ctx.pipe);
+
+		pmt_sink_blocks_free(ctx.blocks);
 
 		if (prc < 0 && rc >= 0)
 			rc = prc;

@@ -38,6 +38,22 @@ int pmt_out_fini(struct pmt_out *o)
 
 void pmt_out_grow(struct pmt_out *o, size_t need)
 {
+	if (!o->fp) {
+		/* a buffer in memory (rows made ahead for a writer): it keeps what it holds */
+		size_t cap = o->cap ? 2 * o->cap : 4096;
+		char *p;
+
+		while (cap - o->len < need)
+			cap *= 2;
+		p = realloc(o->buf, cap);
+		if (!p) {
+			fputs("pmutrace: out of memory in output buffer\n", stderr);
+			abort();
+		}
+		o->buf = p;
+		o->cap = cap;
+		return;
+	}
 	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->fp) != o->len)
 		o->err = -PMT_EIO;
 	o->len = 0;

@@ -7,7 +7,8 @@
 # the file), --cpu/--time slices, files cut at frame boundaries and inside frames, flipped
 # bits in frame headers and payloads, damaged SPE bytes in sound frames (perf.data and
 # container), --jsonl, threads known from context switches only, a trace with samples of
-# its own, and the shared real buffers (as containers, and raw) when PMT_SHARED_DIR has
+# its own, rows made in blocks (one record per CPU, one block and one record more, a write
+# error), and the shared real buffers (as containers, and raw) when PMT_SHARED_DIR has
 # them. Run under the load of a full ctest, the threads' timing varies
 # from run to run.
 # Usage: parallel_decode.sh PMUTRACE SPE_CPUS SRC_DIR [SHARED_DIR]
@@ -173,12 +174,29 @@ for f in "$tmp/d.data" "$tmp/d.pmt"; do
 	[ $rc = 2 ] && grep -q "bytes skipped in" "$tmp/e" || fail "$f: damaged SPE bytes: exit $rc: $(cat "$tmp/e")"
 done
 same "$tmp/a.pmt" script --jsonl
+same "$tmp/a.pmt" script --csv --itrace=i10ibl
 same "$tmp/a.data" script --jsonl
 # past the decoder's 32 MiB window: samples are merged before the end of the file
 "$gen" "$tmp/big.data" whole 128 || fail "spe_cpus 128"
 "$pmt" convert "$tmp/big.data" --container -o "$tmp/big.pmt" || fail "convert big"
 same "$tmp/big.pmt" script --csv
 same "$tmp/big.data" script --csv
+same "$tmp/big.pmt" script --jsonl
+# rows made in blocks of 2048 records on either thread (-j on a container): one record per
+# CPU, exactly one block, one record past it; and a write error
+for n in "1 1" "2 256" "1 513"; do
+	# shellcheck disable=SC2086
+	"$gen" "$tmp/blk.data" whole $n || fail "spe_cpus whole $n"
+	"$pmt" convert "$tmp/blk.data" --container -o "$tmp/blk.pmt" || fail "convert $n"
+	same "$tmp/blk.pmt" script --csv
+	same "$tmp/blk.pmt" script --jsonl
+done
+rc1=0
+"$pmt" script --csv -j 1 "$tmp/big.pmt" >/dev/full 2>"$tmp/e1" || rc1=$?
+rc=0
+"$pmt" script --csv -j 2 "$tmp/big.pmt" >/dev/full 2>"$tmp/e" || rc=$?
+[ $rc = $rc1 ] && [ $rc != 0 ] && cmp -s "$tmp/e1" "$tmp/e" ||
+	fail "writing to /dev/full: -j 2 exit $rc ($(cat "$tmp/e")), -j 1 $rc1 ($(cat "$tmp/e1"))"
 if [ -n "$shared" ] && [ -d "$shared/data/spe" ]; then
 	# raw AUX buffers: as containers (timed and timeless, AUXTRACE records of 48 bytes),
 	# and raw

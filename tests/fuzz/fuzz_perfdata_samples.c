@@ -52,6 +52,8 @@ static int to_all(const struct pmt_spe_sample *s, void *ctx)
 
 struct digest {
 	uint64_t n, hash;
+	/* block mode: each slot's samples as its rows callback saw them */
+	uint64_t slot_hash[PMT_SPE_BLOCK_SLOTS];
 };
 
 static int hash_sample(const struct pmt_spe_sample *s, void *ctx)
@@ -66,7 +68,40 @@ static int hash_sample(const struct pmt_spe_sample *s, void *ctx)
 	return 0;
 }
 
-/* the samples of o over buf with threads decode threads: their digest, stats and rc */
+static uint64_t hash_block(const struct pmt_spe_sample *s, size_t n)
+{
+	struct digest d = { 0, 0xcbf29ce484222325ULL, { 0 } };
+
+	for (size_t i = 0; i < n; i++)
+		hash_sample(&s[i], &d);
+	return d.hash ^ n;
+}
+
+/* on either thread: what the block's rows would be made of */
+static int block_rows(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx)
+{
+	struct digest *d = ctx;
+
+	if (slot >= PMT_SPE_BLOCK_SLOTS)
+		abort();
+	d->slot_hash[slot] = hash_block(s, n);
+	return 0;
+}
+
+/* in order: the samples are still those the rows were made of, and count in order */
+static int block_out(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx)
+{
+	struct digest *d = ctx;
+
+	if (slot >= PMT_SPE_BLOCK_SLOTS || d->slot_hash[slot] != hash_block(s, n))
+		abort();
+	for (size_t i = 0; i < n; i++)
+		hash_sample(&s[i], d);
+	return 0;
+}
+
+/* the samples of o over buf with threads decode threads: their digest, stats and rc;
+ * sample_thread 2: in blocks (rows made by either thread) */
 static int digest_run(const uint8_t *buf, size_t size, const struct pmt_spe_run_opts *o,
 		      uint32_t threads, int sample_thread, struct digest *d,
 		      struct pmt_spe_rec_stats *st)
@@ -76,7 +111,11 @@ static int digest_run(const uint8_t *buf, size_t size, const struct pmt_spe_run_
 	int rc;
 
 	ro.decode_threads = threads;
-	ro.sample_thread = (uint8_t)sample_thread;
+	ro.sample_thread = sample_thread > 0;
+	if (sample_thread == 2) {
+		ro.block_rows_fn = block_rows;
+		ro.block_out_fn = block_out;
+	}
 	ro.event_fn = NULL; /* the symbols are gone */
 	ro.unwind_fn = NULL;
 	d->n = 0;
@@ -96,9 +135,9 @@ static void same_with_threads(const uint8_t *buf, size_t size, const struct pmt_
 	int rc1 = digest_run(buf, size, o, 0, 0, &d1, &st1);
 
 	/* records decoded on workers; the samples made on a thread of their own, with and
-	 * without the record workers */
-	for (int v = 0; v < 3; v++) {
-		int rc2 = digest_run(buf, size, o, v < 2 ? 2 : 0, v > 0, &d2, &st2);
+	 * without the record workers, and in blocks */
+	for (int v = 0; v < 4; v++) {
+		int rc2 = digest_run(buf, size, o, v < 2 ? 2 : 0, v == 3 ? 2 : v > 0, &d2, &st2);
 
 		if (rc1 != rc2 || d1.n != d2.n || d1.hash != d2.hash ||
 		    memcmp(&st1, &st2, sizeof(st1)))

@@ -23,7 +23,7 @@ extern "C" {
  * stdio's printf dominates the cost of a CSV sink; this writer formats integers itself
  * and flushes in large blocks. Errors are sticky and reported by pmt_out_flush/close. */
 struct pmt_out {
-	FILE *fp;
+	FILE *fp; /* NULL: a buffer in memory, grown (malloc'd buf) instead of flushed */
 	char *buf;
 	size_t len;
 	size_t cap;

@@ -16,7 +16,7 @@
  * flight: `perf stat -e context-switches` at -j 2 counted 900-950 with 4 (waking at 2),
  * 480-560 with 8, 520-540 with 16 of 1024 records. */
 #define BATCH 2048
-#define NBATCH 8
+#define NBATCH PMT_SPE_BLOCK_SLOTS
 #define WAKE (NBATCH / 2)
 
 struct entry {
@@ -25,10 +25,19 @@ struct entry {
 	struct pmt_spe_record rec;
 };
 
+/* FULL: handed to the thread. In block mode a batch then holds its samples (SAMPLED),
+ * has its rows made (ROWS, by either thread; READY after) and goes out in order. */
+enum batch_state { B_FREE, B_FULL, B_SAMPLED, B_ROWS, B_READY };
+
 struct batch {
 	struct entry e[BATCH];
 	unsigned n;
-	bool full; /* handed to the thread, not yet sampled */
+	enum batch_state state;
+	/* block mode: the samples of the batch's records (BATCH * the most a record makes,
+	 * allocated once), each record's branch stack (the queue's is the next record's) */
+	struct pmt_spe_sample *smp;
+	size_t nsmp;
+	struct pmt_spe_brstack *br;
 };
 
 struct sample_thread {
@@ -38,10 +47,15 @@ struct sample_thread {
 	struct pmt_spe_sampler s;
 	int (*record_fn)(const struct pmt_spe_sample *s, int n, void *ctx);
 	pmt_spe_sample_fn fn;
+	int (*rows_fn)(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx);
+	int (*out_fn)(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx);
 	void *ctx;
 	struct batch *b;
 	unsigned fill, drain; /* the batch the merge fills, the one the thread samples next */
-	unsigned nfull;
+	unsigned rows_next, out_next; /* block mode: the next batch to make rows of, to put out */
+	unsigned nfull; /* batches not free */
+	unsigned nfull_unsampled; /* of them, FULL */
+	bool writing; /* block mode: a thread is in out_fn */
 	bool thread_sleeps; /* the thread waits for WAKE full batches (or the end) */
 	unsigned merge_needs; /* 0, or the free batches the merge waits for (NBATCH: all) */
 	bool closing;
@@ -76,31 +90,119 @@ static int sample_batch(struct sample_thread *t, const struct batch *b)
 	return 0;
 }
 
+/* block mode: the batch's samples into its own arrays, nothing handed on yet */
+static void sample_block(struct sample_thread *t, struct batch *b)
+{
+	b->nsmp = 0;
+	for (unsigned i = 0; i < b->n; i++) {
+		struct entry *e = &b->e[i];
+		struct pmt_spe_sample *out = b->smp + b->nsmp;
+		int n;
+
+		e->q->pid = e->pid;
+		e->q->tid = e->tid;
+		n = pmt_spe_sampler_run(&t->s, e->q, &e->rec, out);
+		for (int k = 0; k < n; k++) {
+			if (out[k].brstack) {
+				b->br[i] = *out[k].brstack;
+				out[k].brstack = &b->br[i];
+			}
+		}
+		b->nsmp += (size_t)n;
+	}
+}
+
+/* Under the mutex, block mode: the batches whose rows are made go out in order, by one
+ * thread at a time; the merge is woken when it waits for free batches. */
+static void put_out_ready(struct sample_thread *t)
+{
+	while (!t->writing && t->b[t->out_next].state == B_READY) {
+		struct batch *b = &t->b[t->out_next];
+		bool stopped = t->err;
+		int rc = 0;
+
+		t->writing = true;
+		pthread_mutex_unlock(&t->mu);
+		if (!stopped)
+			rc = t->out_fn((unsigned)(b - t->b), b->smp, b->nsmp, t->ctx);
+		pthread_mutex_lock(&t->mu);
+		if (rc < 0 && !t->err)
+			t->err = rc;
+		t->writing = false;
+		b->n = 0;
+		b->nsmp = 0;
+		b->state = B_FREE;
+		t->nfull--;
+		t->out_next = (t->out_next + 1) % NBATCH;
+		if (t->merge_needs && NBATCH - t->nfull >= t->merge_needs)
+			pthread_cond_signal(&t->emptied);
+	}
+}
+
+/* Under the mutex, block mode: makes the rows of the oldest sampled batch, if one waits
+ * (and puts out what is ready). Returns whether there was one. */
+static bool make_rows(struct sample_thread *t)
+{
+	unsigned slot = t->rows_next;
+	struct batch *b = &t->b[slot];
+	bool stopped = t->err;
+	int rc = 0;
+
+	if (b->state != B_SAMPLED)
+		return false;
+	b->state = B_ROWS;
+	t->rows_next = (t->rows_next + 1) % NBATCH;
+	pthread_mutex_unlock(&t->mu);
+	if (!stopped)
+		rc = t->rows_fn(slot, b->smp, b->nsmp, t->ctx);
+	pthread_mutex_lock(&t->mu);
+	if (rc < 0 && !t->err)
+		t->err = rc;
+	b->state = B_READY;
+	put_out_ready(t);
+	return true;
+}
+
 static void *run(void *arg)
 {
 	struct sample_thread *t = arg;
+	bool blocks = t->rows_fn;
 	int err = 0;
 
 	pthread_mutex_lock(&t->mu);
 	for (;;) {
 		struct batch *b = &t->b[t->drain];
 
-		while (!b->full && !t->closing) {
+		if (b->state != B_FULL) {
+			/* block mode: rows while there is nothing to sample */
+			if (blocks && make_rows(t))
+				continue;
+			if (t->closing)
+				break; /* everything given is sampled (and out, in block mode) */
 			t->thread_sleeps = true;
 			pthread_cond_wait(&t->filled, &t->mu);
+			t->thread_sleeps = false;
+			continue;
 		}
-		t->thread_sleeps = false;
-		if (!b->full)
-			break; /* closing, and everything given is sampled */
 		pthread_mutex_unlock(&t->mu);
-		if (!err)
+		if (blocks)
+			sample_block(t, b);
+		else if (!err)
 			err = sample_batch(t, b);
 		pthread_mutex_lock(&t->mu);
+		t->nfull_unsampled--;
+		t->drain = (t->drain + 1) % NBATCH;
+		if (blocks) {
+			b->state = B_SAMPLED;
+			/* a merge waiting for free batches can make these rows */
+			if (t->merge_needs)
+				pthread_cond_signal(&t->emptied);
+			continue;
+		}
 		t->err = err;
 		b->n = 0;
-		b->full = false;
+		b->state = B_FREE;
 		t->nfull--;
-		t->drain = (t->drain + 1) % NBATCH;
 		if (t->merge_needs && NBATCH - t->nfull >= t->merge_needs)
 			pthread_cond_signal(&t->emptied);
 	}
@@ -108,8 +210,16 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int sample_thread_new(const struct pmt_spe_sampler *s,
-		      int (*record_fn)(const struct pmt_spe_sample *s, int n, void *ctx),
+static void free_batches(struct sample_thread *t)
+{
+	for (unsigned i = 0; t->b && i < NBATCH; i++) {
+		free(t->b[i].smp);
+		free(t->b[i].br);
+	}
+	free(t->b);
+}
+
+int sample_thread_new(const struct pmt_spe_sampler *s, const struct pmt_spe_run_opts *o,
 		      pmt_spe_sample_fn fn, void *ctx, struct sample_thread **out)
 {
 	struct sample_thread *t = calloc(1, sizeof(*t));
@@ -121,9 +231,24 @@ int sample_thread_new(const struct pmt_spe_sampler *s,
 	}
 	t->s = *s;
 	t->s.threads = NULL;
-	t->record_fn = record_fn;
+	t->record_fn = o->record_fn;
 	t->fn = fn;
 	t->ctx = ctx;
+	if (PMT_OPTS_HAS(o, block_out_fn) && o->block_rows_fn && o->block_out_fn) {
+		t->rows_fn = o->block_rows_fn;
+		t->out_fn = o->block_out_fn;
+		for (unsigned i = 0; i < NBATCH; i++) {
+			struct batch *b = &t->b[i];
+
+			b->smp = malloc(BATCH * PMT_SPE_MAX_SAMPLES_PER_RECORD * sizeof(*b->smp));
+			b->br = malloc(BATCH * sizeof(*b->br));
+			if (!b->smp || !b->br) {
+				free_batches(t);
+				free(t);
+				return -PMT_ENOMEM;
+			}
+		}
+	}
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->filled, NULL);
 	pthread_cond_init(&t->emptied, NULL);
@@ -131,7 +256,7 @@ int sample_thread_new(const struct pmt_spe_sampler *s,
 		pthread_cond_destroy(&t->filled);
 		pthread_cond_destroy(&t->emptied);
 		pthread_mutex_destroy(&t->mu);
-		free(t->b);
+		free_batches(t);
 		free(t);
 		return -PMT_ENOMEM;
 	}
@@ -147,20 +272,25 @@ static void hand_over(struct sample_thread *t, bool flush)
 	struct batch *b = &t->b[t->fill];
 
 	if (b->n) {
-		b->full = true;
+		b->state = B_FULL;
 		t->nfull++;
+		t->nfull_unsampled++;
 		t->fill = (t->fill + 1) % NBATCH;
 	}
-	if (t->thread_sleeps && (flush || t->nfull >= WAKE))
+	if (t->thread_sleeps && (flush || t->nfull_unsampled >= WAKE))
 		pthread_cond_signal(&t->filled);
 }
 
-/* Under the mutex: sleeps until need batches are free (NBATCH: the thread is done). */
+/* Under the mutex: sleeps until need batches are free (NBATCH: the thread is done). In
+ * block mode it makes the rows of sampled batches meanwhile: the thread is behind. */
 static void wait_free(struct sample_thread *t, unsigned need)
 {
 	t->merge_needs = need;
-	while (NBATCH - t->nfull < need)
+	while (NBATCH - t->nfull < need) {
+		if (t->rows_fn && make_rows(t))
+			continue;
 		pthread_cond_wait(&t->emptied, &t->mu);
+	}
 	t->merge_needs = 0;
 }
 
@@ -215,7 +345,7 @@ int sample_thread_free(struct sample_thread *t)
 	pthread_cond_destroy(&t->filled);
 	pthread_cond_destroy(&t->emptied);
 	pthread_mutex_destroy(&t->mu);
-	free(t->b);
+	free_batches(t);
 	free(t);
 	return rc;
 }

@@ -644,7 +644,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		rec_pool_new(o->decode_threads, &r.pool);
 	/* without the thread (out of memory) the samples are made here, the same ones */
 	if (pmt_spe_run_sample_thread(m, o))
-		sample_thread_new(&r.s, o->record_fn, fn, ctx, &r.st);
+		sample_thread_new(&r.s, o, fn, ctx, &r.st);
 	pmt_source_keep_from(src, 0); /* chunks are referenced until decoded */
 
 	for (;;) {

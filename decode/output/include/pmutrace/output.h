@@ -83,6 +83,21 @@ PMT_API void pmt_spe_sink_free(struct pmt_spe_sink *k); /* NULL is a no-op */
 PMT_API void pmt_spe_sink_header(struct pmt_spe_sink *k); /* CSV header row (+ brstack) */
 PMT_API void pmt_spe_sink_write(struct pmt_spe_sink *k, const struct pmt_spe_sample *s);
 
+/* A sink's CSV or JSONL rows made a block of samples at a time on any thread (those of
+ * different slots at once), then written to the sink's output in block order: the same
+ * bytes as pmt_spe_sink_write() of each sample in that order. -PMT_EUNSUPPORTED for text rows
+ * and rows with a call chain column; the sink must outlive it and not change meanwhile. */
+struct pmt_sink_blocks;
+PMT_API int pmt_sink_blocks_new(struct pmt_spe_sink *k, unsigned nslots,
+				struct pmt_sink_blocks **out);
+PMT_API void pmt_sink_blocks_free(struct pmt_sink_blocks *b); /* NULL is a no-op */
+/* The rows of n samples into the slot's buffer (what it held is dropped): 0, -PMT_EINVAL */
+PMT_API int pmt_sink_blocks_rows(struct pmt_sink_blocks *b, unsigned slot,
+				 const struct pmt_spe_sample *s, size_t n);
+/* The sink's pending output, then the slot's rows, to the sink's file (errors stay in the
+ * sink's pmt_out, as its own writes' do): 0, -PMT_EINVAL */
+PMT_API int pmt_sink_blocks_out(struct pmt_sink_blocks *b, unsigned slot);
+
 /* ---- a writer on its own thread ---------------------------------------------------------*/
 /* Samples handed to fn on a thread of its own, in the order put, while the caller decodes
  * the next ones (script/report -j). Each put copies the samples with their record and

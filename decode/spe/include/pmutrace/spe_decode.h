@@ -400,7 +400,18 @@ struct pmt_spe_run_opts {
 	 * consumer of the few fields the samples share; the trace's own samples still go to
 	 * record_fn. Not with sample_thread (record_fn gets them there). < 0 stops */
 	int (*brief_fn)(const struct pmt_spe_brief *b, void *ctx);
+	/* optional, with sample_thread and both set: SPE's samples go on in blocks (those of
+	 * up to a few thousand records) instead of to record_fn, so that the work done with
+	 * them can be shared: block_rows_fn(slot, s, n, ctx) runs on whichever of the sampler's
+	 * thread and the calling one is free (the latter when it would wait for the former),
+	 * never twice at once for one slot; block_out_fn(slot, s, n, ctx) then runs for each
+	 * block in order, one at a time, on either thread. The n samples stay valid until
+	 * block_out_fn returns; slot < PMT_SPE_BLOCK_SLOTS is reused after it. The trace's
+	 * own samples still go to record_fn, after every block before them is out. < 0 stops */
+	int (*block_rows_fn)(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx);
+	int (*block_out_fn)(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx);
 };
+#define PMT_SPE_BLOCK_SLOTS 8
 typedef int (*pmt_spe_sample_fn)(const struct pmt_spe_sample *s, void *ctx);
 /* Decode every AUXTRACE chunk of src (per-CPU queues) or one raw buffer and call fn for
  * each sample; fn returning < 0 stops. stats receives the summed damage. The trace's own
