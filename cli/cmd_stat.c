@@ -689,15 +689,9 @@ int cmd_stat(int argc, char **argv)
 		bool td_core_group = r.td.on && !nev && stat_td_counts_core(&r.td, eo.cputype);
 
 		if (!nev && !(r.td.on && !stat_td_counts_core(&r.td, eo.cputype)))
-			evstr[nev++] = r.td.on && r.td.level == 2
-					       ? "topdown-retiring,topdown-bad-spec,topdown-fe-bound,"
-						 "topdown-be-bound,topdown-heavy-ops,"
-						 "topdown-br-mispredict,topdown-fetch-lat,"
-						 "topdown-mem-bound"
-				       : r.td.on ? "topdown-retiring,topdown-bad-spec,"
-						     "topdown-fe-bound,topdown-be-bound"
-						   : "task-clock,context-switches,cpu-migrations,"
-						     "page-faults";
+			evstr[nev++] = r.td.on ? stat_td_core_group(&r.td)
+					       : "task-clock,context-switches,cpu-migrations,"
+						 "page-faults";
 		/* after the slots group, as perf 7.3 opens them */
 		if (td_core_group && stat_td_core_events(&r.td, eo.cputype))
 			evstr[nev++] = stat_td_core_events(&r.td, eo.cputype);
