@@ -90,6 +90,11 @@ static bool cputype_is(const char *cputype, const char *pmu)
 	return !cputype || !strcmp(cputype, pmu) || !strcmp(cputype, pmu + 4);
 }
 
+bool stat_td_has_pmu(const struct stat_topdown *td, const char *cputype)
+{
+	return !td->hyb || cputype_is(cputype, "cpu_core") || cputype_is(cputype, "cpu_atom");
+}
+
 bool stat_td_counts_core(const struct stat_topdown *td, const char *cputype)
 {
 	return !td->hyb || cputype_is(cputype, "cpu_core");
