@@ -27,7 +27,8 @@ static int usage(FILE *fp)
 		"                     [-I MS]\n"
 		"                     [-x SEP | -j] [-M METRIC --metrics FILE]\n"
 		"                     [--topdown [--td-level N]]\n"
-		"                     [--events FILE] [--cputype core|atom] [-o FILE] [--no-inherit]\n"
+		"                     [--events FILE] [--cputype core|atom|lowpower] [-o FILE]\n"
+		"                     [--no-inherit]\n"
 		"                     [--dry-run] [-v]\n"
 		"  -e, --event EVENT    perf's syntax (default: task-clock, context-switches,\n"
 		"                       cpu-migrations, page-faults)\n"
@@ -52,8 +53,8 @@ static int usage(FILE *fp)
 		"                       table's TopdownL1 group as perf opens it; without, the\n"
 		"                       slots + topdown-* group of a PERF_METRICS PMU\n"
 		"      --td-level N     --topdown's level (0 or 1: level 1; 2; 6 of GNR's table)\n"
-		"      --cputype core|atom  hybrid: events without a PMU (and --topdown's) on that\n"
-		"                       PMU only\n"
+		"      --cputype TYPE   hybrid: events without a PMU (and --topdown's) on core PMU\n"
+		"                       cpu_TYPE (core, atom, Arrow Lake-H's lowpower) only\n"
 		"The counts go to stderr, as perf stat's do.\n");
 	fputs(pmt_cli_exit_help, fp);
 	return fp == stdout ? 0 : PMT_EXIT_USAGE;
@@ -666,6 +667,7 @@ int cmd_stat(int argc, char **argv)
 		rc = PMT_EXIT_ERROR;
 		goto done_early;
 	}
+	pmt_pmus_probe_extended_type(&pmus);
 	if (!nev && r.mplan) {
 		rc = metric_events(&r, &events, &pmus, &eo, &d);
 	} else {
@@ -680,6 +682,11 @@ int cmd_stat(int argc, char **argv)
 
 			pmt_evlist_fini(&l2);
 			rc = stat_td_columns(&r.td, max, pmus.root, &pmus);
+			/* --cputype of a core PMU perf 7.3's hybrid tables have no metric for
+			 * (Arrow Lake-H's cpu_lowpower): its words */
+			if (!rc && !stat_td_has_pmu(&r.td, eo.cputype))
+				rc = pmt_cli_fail("stat", "Cannot find metric or group `TopdownL%u'",
+						  r.td.level);
 			if (rc) {
 				pmt_pmus_fini(&pmus);
 				goto done_early;
@@ -689,15 +696,9 @@ int cmd_stat(int argc, char **argv)
 		bool td_core_group = r.td.on && !nev && stat_td_counts_core(&r.td, eo.cputype);
 
 		if (!nev && !(r.td.on && !stat_td_counts_core(&r.td, eo.cputype)))
-			evstr[nev++] = r.td.on && r.td.level == 2
-					       ? "topdown-retiring,topdown-bad-spec,topdown-fe-bound,"
-						 "topdown-be-bound,topdown-heavy-ops,"
-						 "topdown-br-mispredict,topdown-fetch-lat,"
-						 "topdown-mem-bound"
-				       : r.td.on ? "topdown-retiring,topdown-bad-spec,"
-						     "topdown-fe-bound,topdown-be-bound"
-						   : "task-clock,context-switches,cpu-migrations,"
-						     "page-faults";
+			evstr[nev++] = r.td.on ? stat_td_core_group(&r.td)
+					       : "task-clock,context-switches,cpu-migrations,"
+						 "page-faults";
 		/* after the slots group, as perf 7.3 opens them */
 		if (td_core_group && stat_td_core_events(&r.td, eo.cputype))
 			evstr[nev++] = stat_td_core_events(&r.td, eo.cputype);

@@ -90,6 +90,11 @@ static bool cputype_is(const char *cputype, const char *pmu)
 	return !cputype || !strcmp(cputype, pmu) || !strcmp(cputype, pmu + 4);
 }
 
+bool stat_td_has_pmu(const struct stat_topdown *td, const char *cputype)
+{
+	return !td->hyb || cputype_is(cputype, "cpu_core") || cputype_is(cputype, "cpu_atom");
+}
+
 bool stat_td_counts_core(const struct stat_topdown *td, const char *cputype)
 {
 	return !td->hyb || cputype_is(cputype, "cpu_core");
@@ -125,6 +130,23 @@ const char *stat_td_atom_events(const struct stat_topdown *td, const char *cputy
 const char *stat_td_core_events(const struct stat_topdown *td, const char *cputype)
 {
 	return td->core_events[0] && cputype_is(cputype, "cpu_core") ? td->core_events : NULL;
+}
+
+const char *stat_td_core_group(const struct stat_topdown *td)
+{
+	/* perf 7.3 parses a hybrid part's level 2 from its built-in table, in the order its
+	 * metric list gives (the same on Alder, Meteor, Lunar and Arrow Lake: -vv's opens),
+	 * and opens the group in that order; elsewhere without a table, PERF_METRICS' byte
+	 * order */
+	if (td->level == 2 && td->hyb)
+		return "topdown-retiring,topdown-mem-bound,topdown-bad-spec,topdown-heavy-ops,"
+		       "topdown-fetch-lat,topdown-br-mispredict,topdown-fe-bound,"
+		       "topdown-be-bound";
+	if (td->level == 2)
+		return "topdown-retiring,topdown-bad-spec,topdown-fe-bound,topdown-be-bound,"
+		       "topdown-heavy-ops,topdown-br-mispredict,topdown-fetch-lat,"
+		       "topdown-mem-bound";
+	return "topdown-retiring,topdown-bad-spec,topdown-fe-bound,topdown-be-bound";
 }
 
 int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units)

@@ -43,6 +43,10 @@ const char *stat_td_atom_events(const struct stat_topdown *td, const char *cputy
 /* the cpu_core events a hybrid table reads besides the topdown group (Alder Lake's
  * INT_MISC.UOP_DROPPING), opened after it as perf 7.3 opens them; NULL for none */
 const char *stat_td_core_events(const struct stat_topdown *td, const char *cputype);
+/* the core PMU's topdown-* events for the level, in the order perf 7.3 opens them */
+const char *stat_td_core_group(const struct stat_topdown *td);
+/* has the hybrid part's table metrics for --cputype's PMU (none for cpu_lowpower) */
+bool stat_td_has_pmu(const struct stat_topdown *td, const char *cputype);
 /* is the core PMU's topdown group counted (not with --cputype atom on a hybrid part) */
 bool stat_td_counts_core(const struct stat_topdown *td, const char *cputype);
 int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units);

@@ -1,14 +1,17 @@
 #!/bin/sh
 # A sysfs tree with fake Intel core PMUs, for SYSFS_PATH (perf and pmutrace read PMUs from it).
 #   fake_intel_sysfs.sh DIR gnr      one "cpu" PMU (type 4) on 8 CPUs, as on Granite Rapids
-#   fake_intel_sysfs.sh DIR hybrid [PMU_NAME]
+#   fake_intel_sysfs.sh DIR hybrid [PMU_NAME [lowpower]]
 #                                    "cpu_core" (type 4, CPUs 0-7) and "cpu_atom" (type 10,
 #                                    CPUs 8-11), as on Alder/Meteor Lake (intel-hybrid.txt);
 #                                    caps/pmu_name PMU_NAME (alderlake_hybrid; the kernel's
-#                                    meteorlake_hybrid, lunarlake_hybrid, arrowlake_h_hybrid)
+#                                    meteorlake_hybrid, lunarlake_hybrid, arrowlake_h_hybrid);
+#                                    lowpower: Arrow Lake-H's third core PMU, "cpu_lowpower"
+#                                    (the kernel's hybrid_tiny: a dynamic type, 11 here, CPUs
+#                                    12-13, the atom's format and events, no topdown events)
 # Format, events and caps files are those of the kernel's arch/x86/events/intel/core.c.
 set -eu
-dir=$1 kind=$2 hybrid_name=${3:-alderlake_hybrid}
+dir=$1 kind=$2 hybrid_name=${3:-alderlake_hybrid} third=${4:-}
 rm -rf "$dir"
 mkdir -p "$dir/devices/system/cpu" "$dir/bus/event_source/devices/software"
 echo 1 >"$dir/bus/event_source/devices/software/type"
@@ -52,6 +55,10 @@ hybrid)
 	core_pmu cpu_core 4 0-7 "$hybrid_name"
 	topdown cpu_core
 	core_pmu cpu_atom 10 8-11 "$hybrid_name"
+	if [ "$third" = lowpower ]; then
+		n=14
+		core_pmu cpu_lowpower 11 12-13 "$hybrid_name"
+	fi
 	;;
 *) echo "fake_intel_sysfs.sh: kind is gnr or hybrid, not '$kind'" >&2; exit 2 ;;
 esac

@@ -13,6 +13,7 @@ set -eu
 P=$1 ORC=$2 SHARED=${3:-}
 . "$(dirname "$0")/x86_perf73_setup.sh"
 sh "$HERE/fake_intel_sysfs.sh" "$T/hybrid" hybrid
+sh "$HERE/fake_intel_sysfs.sh" "$T/arlh" hybrid arrowlake_h_hybrid lowpower
 TABLE=$HERE/../../fixtures/events/gnr_small.json
 PERFMON=$SHARED/data/tpebs/GNR_events_graniterapids_core.EXCERPT.json
 
@@ -33,11 +34,12 @@ blocks() {
 	     END { if (have) printf "%s", pend }' "$1"
 }
 n=0 fail=0
-check() { # FS ARGS...   (FS: gnr or hybrid; @TABLE is the fixture table)
+check() { # FS ARGS...   (FS: gnr, hybrid or arlh; @TABLE is the fixture table)
 	fs=$1
 	shift
 	cpuid=GenuineIntel-6-AD-0
 	[ "$fs" = hybrid ] && cpuid=GenuineIntel-6-97-0
+	[ "$fs" = arlh ] && cpuid=GenuineIntel-6-C5-0
 	n=$((n + 1))
 	perfargs=$(echo "$*" | sed -e 's/--events @[A-Z]*//' -e 's/--cputype \([a-z]*\)//')
 	pmtargs=$(echo "$*" | sed -e "s|@TABLE|$TABLE|" -e "s|@PERFMONDIR|$T/perfmon|" \
@@ -46,9 +48,10 @@ check() { # FS ARGS...   (FS: gnr or hybrid; @TABLE is the fixture table)
 	case "$*" in
 	*"--cputype core"*) perfargs=$(echo "$perfargs" | sed 's|-e \([a-z-]*\)|-e cpu_core/\1/|g') ;;
 	*"--cputype atom"*) perfargs=$(echo "$perfargs" | sed 's|-e \([a-z-]*\)|-e cpu_atom/\1/|g') ;;
+	*"--cputype lowpower"*) perfargs=$(echo "$perfargs" | sed 's|-e \([a-z-]*\)|-e cpu_lowpower/\1/|g') ;;
 	esac
 	# shellcheck disable=SC2086
-	SYSFS_PATH=$T/$fs PERF_CPUID=$cpuid PROBE_OK_TYPES=3,4,10 LD_PRELOAD=$T/probe.so \
+	SYSFS_PATH=$T/$fs PERF_CPUID=$cpuid PROBE_OK_TYPES=3,4,10,11 LD_PRELOAD=$T/probe.so \
 		timeout 60 "$X86" record -vv -o "$T/perf.data" $perfargs >"$T/perf.out" 2>&1 || true
 	blocks "$T/perf.out" >"$T/perf.attrs"
 	# shellcheck disable=SC2086
@@ -141,6 +144,8 @@ check hybrid -e cycles:u -- true
 check hybrid -e cpu_atom/cycles/ -- true
 check hybrid -e cpu_core/instructions/ -- true
 check hybrid -e r1c2 -- true
+check hybrid -e r1c2 -a
+check arlh -e r1c2:u -C 0,8,12
 check hybrid -e '{cycles,instructions}' -- true
 check hybrid -e '{cycles,instructions}:S' -- true
 check hybrid -e '{cycles,cpu-clock}' -- true
@@ -203,6 +208,14 @@ check gnr -e '{cpu/cycles,period=100/,instructions}:S' -c 1000 -- true
 check gnr -e '{cycles,instructions}:H' -a
 check hybrid -e '{cpu_core/cycles/,cpu_core/instructions/}:S' -C 0-3
 check hybrid -e '{slots,topdown-retiring}' -- true
+# Arrow Lake-H: a third core PMU, cpu_lowpower (type 11, CPUs 12-13), opened as the others
+check arlh -e cycles -- true
+check arlh -e cycles -a
+check arlh -e LLC-loads -C 11-13
+check arlh -e cpu_lowpower/cycles/ -- true
+check arlh --cputype lowpower -e cycles -- true
+check arlh -e '{cycles,instructions}' -- true
+check arlh -e '{cpu_core/cycles/,cpu_lowpower/instructions/}' -- true
 
 # refusals and hints
 refuse() { # FS PATTERN ARGS...
@@ -228,7 +241,7 @@ refuse gnr "unknown modifier 'x'" -e cycles:x -- true
 refuse gnr "not in the event tables" --events @TABLE -e inst_retired.anyy -- true
 refuse gnr "groups do not nest" -e '{cycles,{instructions}}' -- true
 refuse gnr "closing '}'" -e '{cycles,instructions' -- true
-refuse gnr "--cputype core: no PMU cpu_core" --cputype core -e cycles -- true
+refuse gnr "--cputype core is not supported" --cputype core -e cycles -- true
 refuse gnr "named events need an event table" -e inst_retired.any -- true
 # a group of two PMUs is split, and said as perf says it
 n=$((n + 1))

@@ -26,6 +26,17 @@ blocks() {
 	     /^-----/ { if (p) { if (b != last) printf "%s--\n", b; last = b } p = 0; next }
 	     p { sub(/ \(.*\)$/, ""); b = b $0 "\n" }' "$1"
 }
+# perf's probes of the kernel (an attr opened with pid 0 and cpu -1: the hybrid extended
+# type; perf opens a workload's events with its pid) left out
+drop_probes() {
+	awk '/^perf_event_attr:/ { if (b != "") printf "%s", b; b = $0 "\n"; held = 1; next }
+	     held { b = b $0 "\n"
+		    if (/^sys_perf_event_open: pid 0  cpu -1 /) { b = ""; held = 0 }
+		    else if (/^sys_perf_event_open/) { printf "%s", b; b = ""; held = 0 }
+		    next }
+	     { print }
+	     END { printf "%s", b }' "$1"
+}
 # the open lines: pid (a workload's is PID: pmutrace --dry-run forks none and prints 0;
 # the live process's threads are kept), cpu, and whether a group member
 opens() {
@@ -56,15 +67,24 @@ check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open line
 	n=$((n + 1))
 	sysfs=/sys cpuid=
 	[ "$fs" = gnr ] && sysfs=$T/gnr cpuid=GenuineIntel-6-AD-0
+	# (the fake PMUs' opens answered too, so perf opens every event on every CPU)
+	ok=
+	[ "$fs" = arlh ] && sysfs=$T/arlh cpuid=GenuineIntel-6-C5-0 ok=3,4,10,11
 	# shellcheck disable=SC2086
-	env SYSFS_PATH="$sysfs" ${cpuid:+PERF_CPUID=$cpuid} LD_PRELOAD="$T/probe.so" timeout 60 \
+	env SYSFS_PATH="$sysfs" ${cpuid:+PERF_CPUID=$cpuid} ${ok:+PROBE_OK_TYPES=$ok} LD_PRELOAD="$T/probe.so" timeout 60 \
 		"$X86" stat -vv $(echo "$args" | sed 's/ *--metrics [^ ]*//; s/ *--events [^ ]*//') \
 		>"$T/perf.out" 2>&1 || true
 	# shellcheck disable=SC2086
-	if ! SYSFS_PATH=$sysfs "$P" stat --dry-run -v $args >"$T/pmt.out" 2>"$T/pmt.err"; then
+	# (the preload answers both tools' extended-type probe on a hybrid tree)
+	if ! SYSFS_PATH=$sysfs LD_PRELOAD="$T/probe.so" "$P" stat --dry-run -v $args >"$T/pmt.out" \
+		2>"$T/pmt.err"; then
 		echo "FAIL [$fs] $args: pmutrace refused it:"; cat "$T/pmt.err"
 		fail=$((fail + 1))
 		return
+	fi
+	if [ "$fs" = arlh ]; then
+		drop_probes "$T/perf.out" >"$T/perf.noprobe"
+		mv "$T/perf.noprobe" "$T/perf.out"
 	fi
 	blocks "$T/perf.out" >"$T/perf.attrs"
 	blocks "$T/pmt.out" | grep -v '^  config[34] ' >"$T/pmt.attrs"
@@ -159,6 +179,15 @@ check gnr no -e cpu/event=0xc0,umask=0x1/ -- /bin/true
 check gnr no -e cpu/event=0xa3,umask=0x14,cmask=0x14/ -C 2
 check gnr no -e cpu/event=0xc2,umask=0x2,inv,cmask=1/u -a
 check gnr no -e cpu/event=0x3c,edge/k -- /bin/true
+# Arrow Lake-H's three core PMUs (cpu_core 4, cpu_atom 10, cpu_lowpower 11): a hardware
+# event once per PMU with its type in config[63:32], --cputype lowpower (perf 7.3 takes a
+# core PMU's name without its "cpu_")
+sh "$HERE/fake_intel_sysfs.sh" "$T/arlh" hybrid arrowlake_h_hybrid lowpower
+check arlh yes -e cycles -a
+check arlh yes -e instructions,LLC-loads -C 11-13
+check arlh yes --cputype lowpower -e cycles -a
+check arlh yes --cputype lowpower -e instructions,LLC-loads -C 12
+check arlh yes --cputype atom -e cycles -a
 # --topdown: perf's TopdownL1 group (GNR pmu-events table): slots leading topdown-retiring,
 # -fe-bound, -be-bound and -bad-spec, INT_MISC.UOP_DROPPING (0x10ad) outside; the
 # threshold's topdown-heavy-ops is not opened. The attrs in perf's order, which follows its

@@ -156,5 +156,70 @@ for m in hyb:GenuineIntel-6-97-0:1 meteorlake_hybrid:GenuineIntel-6-AA-0:1 \
 			{ echo "FAIL: UOP_DROPPING attr ($tree, level $level): perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt"; fail=$((fail + 1)); }
 	done
 done
+# Arrow Lake-H with its third core PMU, cpu_lowpower (type 11, CPUs 12-13: the kernel's
+# hybrid_tiny; perf 7.3 treats it as any core PMU with a cpus file, and its tables have no
+# metric for it): events on each PMU's CPUs, cycles on all three, --cputype lowpower, and
+# --topdown with cpu_core's and cpu_atom's columns only, as perf 7.3 prints them
+TREE=$T/arlh3 CPUID=GenuineIntel-6-C5-0
+sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$TREE" hybrid arrowlake_h_hybrid lowpower
+lp() { # OUT CMD...
+	td 4,10,11 99 "$@"
+	sed -i 's/^pmutrace stat: //; /^Error:$/d' "$1"
+}
+for o in -a+-A -a -a+-x,+-A -a+-j+-A; do
+	# raw r3c: on cpu_core alone (the PMU of PERF_TYPE_RAW), whatever --cputype says
+	for ev in cpu_core/event=0x3c/,cpu_atom/event=0xc0/,cpu_lowpower/event=0xc0/ cycles,r3c \
+		--cputype+lowpower+-e+cycles,instructions,r3c --cputype+atom+-e+r3c,instructions; do
+		n=$((n + 1))
+		args="$(echo "$ev" | sed 's/^[^-]/-e &/' | tr + ' ') $(echo "$o" | tr + ' ')"
+		# shellcheck disable=SC2086
+		lp "$T/perf" "$X" stat $args -- sleep 0.1
+		# shellcheck disable=SC2086
+		lp "$T/pmt" "$P" stat $args -- sleep 0.1
+		grep -q "cpu_.*/" "$T/perf" && cmp -s "$T/perf" "$T/pmt" ||
+			{ echo "FAIL: Arrow Lake-H stat $args: perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
+	done
+done
+for level in 1 2; do
+	td_cmp $level 4,10,11 - -A -x,_-A -j_-A
+	# perf's words for --cputype lowpower (no metric) and for -C of lowpower CPUs only
+	for tgt in "--cputype lowpower -a" "-C 12-13" "--cputype lowpower -C 12"; do
+		n=$((n + 1))
+		# shellcheck disable=SC2086
+		lp "$T/perf" "$X" stat --topdown --td-level $level $tgt -- sleep 0.1
+		# shellcheck disable=SC2086
+		lp "$T/pmt" "$P" stat --topdown --td-level $level $tgt -- sleep 0.1
+		grep -q "TopdownL$level" "$T/perf" && cmp -s "$T/perf" "$T/pmt" ||
+			{ echo "FAIL: Arrow Lake-H --topdown --td-level $level $tgt: perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt"; fail=$((fail + 1)); }
+	done
+done
+# level 2's cpu_core group in the order perf 7.3 opens it (its built-in table's metric order:
+# retiring, mem-bound, bad-spec, heavy-ops, fetch-lat, br-mispredict, fe-bound, be-bound),
+# not PERF_METRICS' byte order; level 1 for the record. Every cpu_core attr opened on CPU 0
+# and its open line, group fds as G, perf 7.3 -vv against pmutrace --dry-run -v (but the
+# slots leader: perf's -vv prints that attr's first lines among its probes' lines)
+core_attrs() { # FILE
+	awk '/^perf_event_attr:/ { p = 1; b = ""; next }
+	     /^sys_perf_event_open/ { sub(/ += [0-9]+$/, ""); sub(/group_fd [0-9A-Z]+/, "group_fd G")
+		if (b ~ /type +4\n/ && b !~ /config +0x400\n/ && / cpu 0 /) printf "%s%s\n", b, $0
+		p = 0; next }
+	     p && !/^-----/ { sub(/ \(.*\)$/, ""); b = b $0 "\n" }' "$1"
+}
+for m in hyb:GenuineIntel-6-97-0 meteorlake_hybrid:GenuineIntel-6-AA-0 \
+	lunarlake_hybrid:GenuineIntel-6-BD-0 lunarlake_hybrid:GenuineIntel-6-C6-0 \
+	arrowlake_h_hybrid:GenuineIntel-6-C5-0; do
+	tree=${m%%:*} cpuid=${m#*:}
+	for level in 1 2; do
+		n=$((n + 1))
+		SYSFS_PATH=$T/$tree PERF_CPUID=$cpuid PMUSIM_PEBS_TYPE=4 LD_PRELOAD=$T/sim.so \
+			timeout 60 "$X" stat -vv --topdown --td-level $level -C 0 -- true >"$T/perf.vv" 2>&1
+		SYSFS_PATH=$T/$tree PERF_CPUID=$cpuid LD_PRELOAD=$T/sim.so timeout 60 "$P" stat \
+			--dry-run -v --topdown --td-level $level -C 0 -- true >"$T/pmt.vv" 2>&1
+		core_attrs "$T/perf.vv" >"$T/perf"
+		core_attrs "$T/pmt.vv" >"$T/pmt"
+		[ "$(grep -c 'config.*0x8[0-7]00$' "$T/perf")" = $((level * 4)) ] && cmp -s "$T/perf" "$T/pmt" ||
+			{ echo "FAIL: cpu_core topdown attrs ($cpuid, level $level): perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -20; fail=$((fail + 1)); }
+	done
+done
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]

@@ -346,6 +346,41 @@ static int pmu_less_event(struct ctx *c, uint32_t type, uint64_t config, const c
 	return modifiers(c, e, m, ml, false);
 }
 
+/* rNNNN: on a hybrid machine the kernel gives PERF_TYPE_RAW to the PMU of that type
+ * (cpu_core), so perf 7.3 opens it on that PMU's CPUs alone, whatever --cputype says, and
+ * names it after the PMU */
+static int raw_event(struct ctx *c, uint64_t raw, const char *ev, size_t nl, const char *m,
+		     size_t ml)
+{
+	const struct pmt_pmu *pmu = NULL;
+	struct pmt_evsel *e;
+
+	for (uint32_t i = 0; pmt_pmus_nr_core(c->pmus) > 1 && i < c->pmus->nr; i++)
+		if (c->pmus->pmu[i].core && c->pmus->pmu[i].type == PMT_TYPE_RAW)
+			pmu = &c->pmus->pmu[i];
+	if (!pmu)
+		return pmu_less_event(c, PMT_TYPE_RAW, raw, m, ml);
+	if (!(e = new_event(c, pmu)))
+		return -PMT_ENOMEM;
+	e->attr.config = raw;
+	snprintf(e->name, sizeof(e->name), "%s/%.*s/%.*s", pmu->name, (int)nl, ev, (int)ml, m);
+	return modifiers(c, e, m, ml, false);
+}
+
+/* --cputype's core PMU as perf 7.3's perf_pmus__pmu_for_pmu_filter finds it: the name in
+ * full or without its "cpu_" (core, atom, lowpower) */
+static const char *cputype_pmu(const struct pmt_pmus *pmus, const char *cputype)
+{
+	for (uint32_t i = 0; i < pmus->nr; i++) {
+		const char *name = pmus->pmu[i].name;
+		bool short_name = !strncmp(name, "cpu_", 4) && !strcmp(name + 4, cputype);
+
+		if (pmus->pmu[i].core && (!strcmp(name, cputype) || short_name))
+			return name;
+	}
+	return NULL;
+}
+
 /* the core PMUs a PMU-less event goes to (all of them, or --cputype's) */
 static bool wanted_core(const struct ctx *c, const struct pmt_pmu *pmu)
 {
@@ -380,7 +415,7 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 					    c->event);
 			snprintf(hex, sizeof(hex), "%.*s", (int)(nl - h), ev + h);
 			raw = strtoull(hex, NULL, 16);
-			return pmu_less_event(c, PMT_TYPE_RAW, raw, m, ml);
+			return raw_event(c, raw, ev, nl, m, ml);
 		}
 	}
 	if (pmt_legacy_find(ev, nl, &type, &config) && type == PMT_TYPE_SOFTWARE)
@@ -441,7 +476,9 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 	/* perf names the copies of a hybrid event after their PMU */
 	for (uint32_t i = first; i < c->out->nr; i++) {
 		e = &c->out->ev[i];
-		if (added > 1 && e->pmu)
+		/* and, on a hybrid machine, an event --cputype put on one of them */
+		if (e->pmu && (added > 1 || (c->cputype && !e->topdown &&
+					     pmt_pmus_nr_core(pmus) > 1)))
 			snprintf(e->name, sizeof(e->name), "%s/%.*s/%.*s", e->pmu->name, (int)nl,
 				 ev, (int)ml, m);
 		else
@@ -581,13 +618,12 @@ int pmt_events_parse_opts(struct pmt_evlist *l, const struct pmt_pmus *pmus, con
 		return -PMT_EINVAL;
 	if (o) {
 		c.table = o->table;
-		c.cputype = o->cputype;
-		if (c.cputype && (!strcmp(c.cputype, "core") || !strcmp(c.cputype, "atom")))
-			c.cputype = !strcmp(c.cputype, "core") ? "cpu_core" : "cpu_atom";
-		if (c.cputype && !pmt_pmus_find(pmus, c.cputype))
-			return FAIL(&c, -PMT_ENO_PMU, "--cputype %s: no PMU %s in %s/bus/"
-				    "event_source/devices (a hybrid machine has cpu_core and "
-				    "cpu_atom)", o->cputype, c.cputype, pmus->root);
+		c.cputype = o->cputype ? cputype_pmu(pmus, o->cputype) : NULL;
+		if (o->cputype && !c.cputype)
+			return FAIL(&c, -PMT_ENO_PMU, "--cputype %s is not supported: no core PMU "
+				    "%s or cpu_%s in %s/bus/event_source/devices (a hybrid machine "
+				    "has cpu_core and cpu_atom, Arrow Lake-H cpu_lowpower too)",
+				    o->cputype, o->cputype, o->cputype, pmus->root);
 	}
 	if (!*p)
 		return FAIL(&c, -PMT_EPARSE, "empty event string");

@@ -195,6 +195,25 @@ static void hybrid_events_per_core_pmu(void **state)
 	assert_int_equal(parse(&hybrid, "cycles", &l, &o, &d), 0);
 	assert_int_equal(l.nr, 1);
 	assert_true(l.ev[0].attr.config == 0xa00000000ULL);
+	/* perf 7.3's stat names it after its PMU (cpu_atom/cycles/ in stat -x,) */
+	assert_string_equal(l.ev[0].name, "cpu_atom/cycles/");
+	pmt_evlist_fini(&l);
+	/* a raw event: cpu_core's alone (PERF_TYPE_RAW is its type), whatever --cputype says
+	 * (perf 7.3 stat -a prints cpu_core/r3c/ counted on CPUs 0-7) */
+	o.cputype = "cpu_atom";
+	assert_int_equal(parse(&hybrid, "r3c:u", &l, &o, &d), 0);
+	assert_int_equal(l.nr, 1);
+	assert_true(l.ev[0].attr.type == 4 && l.ev[0].attr.config == 0x3c);
+	assert_string_equal(l.ev[0].pmu->name, "cpu_core");
+	assert_string_equal(l.ev[0].name, "cpu_core/r3c/u");
+	pmt_evlist_fini(&l);
+	assert_int_equal(parse(&gnr, "r3c", &l, NULL, &d), 0);
+	assert_null(l.ev[0].pmu);
+	assert_string_equal(l.ev[0].name, "r3c");
+	pmt_evlist_fini(&l);
+	o.cputype = "lowpower"; /* no cpu_lowpower in this tree (Arrow Lake-H has one) */
+	assert_int_equal(parse(&hybrid, "cycles", &l, &o, &d), -PMT_ENO_PMU);
+	assert_non_null(strstr(d.msg, "--cputype lowpower is not supported"));
 	pmt_evlist_fini(&l);
 	/* without the kernel's extended types: the plain config on each PMU */
 	hybrid.extended_type = false;
@@ -205,7 +224,7 @@ static void hybrid_events_per_core_pmu(void **state)
 	pmt_evlist_fini(&l);
 	o.cputype = "core";
 	assert_int_equal(parse(&gnr, "cycles", &l, &o, &d), -PMT_ENO_PMU);
-	assert_non_null(strstr(d.msg, "no PMU cpu_core"));
+	assert_non_null(strstr(d.msg, "no core PMU core or cpu_core"));
 	pmt_evlist_fini(&l);
 }
 
