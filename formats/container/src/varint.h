@@ -53,21 +53,42 @@ static inline uint64_t unzz(uint64_t z)
  * in it, so a run of records whose values are not wanted costs a load and a multiply per 8
  * bytes instead of a decode per value (the bytes' 0/1 summed by the multiply into the top
  * byte: __builtin_popcountll is a libgcc call without -mpopcnt, 8% of a run). NULL when the
- * column ends first. */
+ * column ends first, or at a varint over 10 bytes, which get_uv() refuses: a frame must
+ * not read one way when its values are wanted and another when they are passed over. */
+#define UV_MAX_CONT 9 /* continuation bytes of a 64-bit varint */
 static inline const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end, size_t n)
 {
+	unsigned cont = 0; /* continuation bytes in a row before p */
+
 	while (n && end - p >= 8) {
 		uint64_t ones = (~pmt_le64(p) & 0x8080808080808080ull) >> 7;
 		unsigned ends = (unsigned)((ones * 0x0101010101010101ull) >> 56);
 
+		if (!ones) {
+			if ((cont += 8) > UV_MAX_CONT)
+				return NULL;
+			p += 8;
+			continue;
+		}
+		/* a varint ending in this word began before it; runs inside a word are
+		 * shorter than 7 bytes */
+		if (cont + (unsigned)__builtin_ctzll(ones) / 8 > UV_MAX_CONT)
+			return NULL;
 		/* the word's bytes after the n-th end are the next varint's */
 		if (ends >= n)
 			break;
+		cont = (unsigned)__builtin_clzll(ones) / 8;
 		n -= ends;
 		p += 8;
 	}
-	for (; n && p < end; p++)
-		n -= !(*p & 0x80);
+	for (; n && p < end; p++) {
+		if (!(*p & 0x80)) {
+			n--;
+			cont = 0;
+		} else if (++cont > UV_MAX_CONT) {
+			return NULL;
+		}
+	}
 	return n ? NULL : p;
 }
 #endif
