@@ -56,13 +56,16 @@ static inline uint64_t unzz(uint64_t z)
  * column ends first, or at a varint over 10 bytes, which get_uv() refuses: a frame must
  * not read one way when its values are wanted and another when they are passed over. */
 #define UV_MAX_CONT 9 /* continuation bytes of a 64-bit varint */
-static inline const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end, size_t n)
+/* not inlined: a call per run passed over, and the values' decoder keeps its registers */
+__attribute__((noinline)) static const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end,
+							 size_t n)
 {
 	unsigned cont = 0; /* continuation bytes in a row before p */
 
 	while (n && end - p >= 8) {
 		uint64_t ones = (~pmt_le64(p) & 0x8080808080808080ull) >> 7;
 		unsigned ends = (unsigned)((ones * 0x0101010101010101ull) >> 56);
+		uint64_t first, down;
 
 		if (!ones) {
 			if ((cont += 8) > UV_MAX_CONT)
@@ -70,24 +73,30 @@ static inline const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end, size_
 			p += 8;
 			continue;
 		}
-		/* a varint ending in this word began before it; runs inside a word are
-		 * shorter than 7 bytes */
-		if (cont + (unsigned)__builtin_ctzll(ones) / 8 > UV_MAX_CONT)
+		/* too long when the word's first 10 - cont bytes continue it too (only
+		 * possible from cont 3 on: a word with an end has at most 7 before it);
+		 * masks and a multiply instead of bsf/bsr) */
+		first = cont >= 3 ? (1ull << (8 * (10 - cont))) - 1 : ~0ull;
+		if (!(ones & first))
 			return NULL;
-		/* the word's bytes after the n-th end are the next varint's */
 		if (ends >= n)
 			break;
-		cont = (unsigned)__builtin_clzll(ones) / 8;
+		/* the bytes after the word's last end: 8 less the bytes up to it */
+		down = ones | ones >> 8;
+		down |= down >> 16;
+		down |= down >> 32;
+		cont = 8 - (unsigned)((down * 0x0101010101010101ull) >> 56);
 		n -= ends;
 		p += 8;
 	}
+	/* without branches on the bytes: these few vary from call to call */
 	for (; n && p < end; p++) {
-		if (!(*p & 0x80)) {
-			n--;
-			cont = 0;
-		} else if (++cont > UV_MAX_CONT) {
+		unsigned more = *p >> 7;
+
+		n -= !more;
+		cont = (cont + 1) & (0u - more);
+		if (cont > UV_MAX_CONT)
 			return NULL;
-		}
 	}
 	return n ? NULL : p;
 }
