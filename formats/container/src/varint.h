@@ -57,44 +57,47 @@ static inline uint64_t unzz(uint64_t z)
  * not read one way when its values are wanted and another when they are passed over. */
 #define UV_MAX_CONT 9 /* continuation bytes of a 64-bit varint */
 /* not inlined: a call per run passed over, and the values' decoder keeps its registers */
-__attribute__((noinline)) static const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end,
-							 size_t n)
+__attribute__((noinline)) static const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end, size_t n)
 {
-	unsigned cont = 0; /* continuation bytes in a row before p */
+	/* the last word with an end before p (before the first: one ending at its top
+	 * byte), and the continuation bytes of whole words after it */
+	uint64_t prev = 1ull << 56;
+	unsigned more = 0, cont;
 
 	while (n && end - p >= 8) {
 		uint64_t ones = (~pmt_le64(p) & 0x8080808080808080ull) >> 7;
 		unsigned ends = (unsigned)((ones * 0x0101010101010101ull) >> 56);
-		uint64_t first, down;
 
 		if (!ones) {
-			if ((cont += 8) > UV_MAX_CONT)
+			more += 8;
+			if ((unsigned)__builtin_clzll(prev) / 8 + more > UV_MAX_CONT)
 				return NULL;
 			p += 8;
 			continue;
 		}
-		/* too long when the word's first 10 - cont bytes continue it too (only
-		 * possible from cont 3 on: a word with an end has at most 7 before it);
-		 * masks and a multiply instead of bsf/bsr) */
-		first = cont >= 3 ? (1ull << (8 * (10 - cont))) - 1 : ~0ull;
-		if (!(ones & first))
+		/* a varint over 10 bytes ending here began in whole words of continuation
+		 * bytes, or 3 or more bytes back in prev and goes on 3 or more into this
+		 * word (each has an end: at most 7 either side); counted only then, so
+		 * a word costs two tests more, not a bit scan */
+		if ((more || (!(prev >> 40) && !(ones & 0x010101))) &&
+		    (unsigned)__builtin_clzll(prev) / 8 + more +
+				    (unsigned)__builtin_ctzll(ones) / 8 > UV_MAX_CONT)
 			return NULL;
+		/* the word's bytes after the n-th end are the next varint's */
 		if (ends >= n)
 			break;
-		/* the bytes after the word's last end: 8 less the bytes up to it */
-		down = ones | ones >> 8;
-		down |= down >> 16;
-		down |= down >> 32;
-		cont = 8 - (unsigned)((down * 0x0101010101010101ull) >> 56);
+		prev = ones;
+		more = 0;
 		n -= ends;
 		p += 8;
 	}
+	cont = (unsigned)__builtin_clzll(prev) / 8 + more;
 	/* without branches on the bytes: these few vary from call to call */
 	for (; n && p < end; p++) {
-		unsigned more = *p >> 7;
+		unsigned c = *p >> 7;
 
-		n -= !more;
-		cont = (cont + 1) & (0u - more);
+		n -= !c;
+		cont = (cont + 1) & (0u - c);
 		if (cont > UV_MAX_CONT)
 			return NULL;
 	}
