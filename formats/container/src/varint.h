@@ -57,7 +57,8 @@ static inline uint64_t unzz(uint64_t z)
  * not read one way when its values are wanted and another when they are passed over. */
 #define UV_MAX_CONT 9 /* continuation bytes of a 64-bit varint */
 /* not inlined: a call per run passed over, and the values' decoder keeps its registers */
-__attribute__((noinline)) static const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end, size_t n)
+__attribute__((noinline)) static const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end,
+							 size_t n)
 {
 	/* the last word with an end before p (before the first: one ending at its top
 	 * byte), and the continuation bytes of whole words after it */
