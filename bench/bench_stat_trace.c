@@ -2,7 +2,12 @@
  * for every count event of a metric table, INTERVALS rounds of NCPUS CPUs (-a -A -I 1000),
  * counts drawn from a fixed seed. Not a test and not timed itself: the script times
  * `pmutrace metrics` on the file.
- *   bench_stat_trace METRICS.json OUT.pmt [INTERVALS] [NCPUS] */
+ *   bench_stat_trace METRICS.json OUT.pmt [INTERVALS] [NCPUS] [MIX] [ODD]
+ * ODD 1 (tests/cli/counts_columns.sh): rounds as perf does not write them but a reader must
+ * take: every 7th round event 1's CPUs in reverse order, every 5th event 2's CPU 0 twice
+ * (a smaller count first), every 11th event 4's CPU 1 left out, and every event 4k + 3
+ * multiplexed (running 3/4 of enabled: its counts scaled). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +40,7 @@ int main(int argc, char **argv)
 	 * FINISHED_ROUND before each STAT_ROUND, as a recording with samples and counts has
 	 * them (counts frames of version 2, FORMAT.md) */
 	uint32_t mix = argc > 5 ? (uint32_t)atoi(argv[5]) : 0;
+	bool odd = argc > 6 && atoi(argv[6]) == 1;
 	uint64_t *cum, seed = 42;
 	FILE *fp, *stream;
 	uint8_t rec[256];
@@ -111,17 +117,26 @@ int main(int argc, char **argv)
 		uint64_t t = (uint64_t)r * 1000000000ull;
 
 		for (uint32_t e = 0; e < nev; e++) {
-			for (uint32_t c = 0; c < ncpus; c++) {
+			for (uint32_t i = 0; i < ncpus; i++) {
+				uint32_t c = odd && e == 1 && r % 7 == 0 ? ncpus - 1 - i : i;
 				uint64_t id = 1 + (uint64_t)e * ncpus + c, run = t, v[3];
 
 				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 				cum[(size_t)e * ncpus + c] += (seed >> 40) + 1;
 				v[0] = cum[(size_t)e * ncpus + c];
 				v[1] = t;
-				v[2] = run;
+				v[2] = odd && e % 4 == 3 ? t / 4 * 3 : run;
+				if (odd && e == 4 && c == 1 && r % 11 == 0)
+					continue;
 				hdr(rec, 76, 48);
 				memcpy(rec + 8, &id, 8);
 				memcpy(rec + 16, &c, 4);
+				if (odd && e == 2 && c == 0 && r % 5 == 0) {
+					uint64_t early[3] = { v[0] - 7, v[1] - 5, v[2] - 5 };
+
+					memcpy(rec + 24, early, sizeof(early));
+					pmt_perf_writer_write_record(w, rec, 48);
+				}
 				memcpy(rec + 24, v, sizeof(v));
 				pmt_perf_writer_write_record(w, rec, 48);
 			}

@@ -10,6 +10,8 @@
 #   - each read three ways: by counts frames, the same file through its records
 #     (PMT_TEST_COUNTS_RECORDS) and the file written without counts frames
 #     (PMT_CTR_TEST_NO_COUNTS, as writers before them did);
+#   - bench_stat_trace's ODD recording (CPUs out of order, a key twice in a round, one left
+#     out, multiplexed counts), in 4 MiB and 64 KiB frames: --global, per CPU, -j 1;
 #   - perf 6.1's stat record (file mode) converted to a container: the rows of the
 #     perf.data itself;
 #   - recordings that mix samples and counts (version 2 counts frames: other records stand
@@ -128,6 +130,21 @@ n=$(used "$T/x.pmt" "$M" tma_retiring)
 same "mixed --csv" "$T/x.pmt" "$M" --csv
 same "mixed --global --jsonl" "$T/x.pmt" "$M" --global --jsonl
 rm -f "$T/x.pmt.old"
+
+# rounds a reader sums as their records come, except where they come out of order or
+# repeated (bench_stat_trace's ODD: CPUs in reverse, a key twice, a key left out, multiplexed
+# counts scaled): the same bytes as through the records, in 4 MiB frames and in 64 KiB
+# frames whose rounds span frames
+"$G" "$M" "$T/o.pmt" 60 32 0 1 >/dev/null 2>&1 || bad "bench_stat_trace 60 32 0 1"
+conv64 "odd 64k" "$T/o.pmt" "$T/o64.pmt"
+rm -f "$T/o64.pmt.old"
+for f in "$T/o.pmt" "$T/o64.pmt"; do
+	same "odd --global --csv" "$f" "$M" --global --csv
+	same "odd --csv" "$f" "$M" --csv
+	same "odd -j 1 --global -M tma_retiring,tma_frontend_bound" "$f" "$M" -j 1 --global \
+		-M tma_retiring,tma_frontend_bound --csv
+done
+rm -f "$T/o.pmt" "$T/o64.pmt"
 
 # damage: a flipped byte in a counts frame in the middle (frames by columns before and
 # after the one read as records); the file cut inside the last counts frame

@@ -181,6 +181,7 @@ static void stat_config(struct pmt_counts_trace *t, const struct pmt_trace_event
 		else if (tag == CONFIG_INTERVAL)
 			t->interval_ms = v;
 	}
+	ct_fast_off(t);
 	t->units_ok = false;
 }
 
@@ -195,6 +196,10 @@ int ct_alloc_values(struct pmt_counts_trace *t)
 	free(t->cur);
 	free(t->prev);
 	free(t->sum);
+	free(t->undo);
+	free(t->slot_sum);
+	t->fast = t->sum_clean = false;
+	t->nundo = 0;
 	t->v_nattr = t->nattr;
 	t->v_ncpu = t->ncpu;
 	t->v_nthr = t->nthr;
@@ -211,7 +216,9 @@ int ct_alloc_values(struct pmt_counts_trace *t)
 	/* one unit per CPU or thread, or one for all (also when a damaged file has no CPU) */
 	t->sum = calloc((size_t)(t->ncpu > t->nthr ? t->ncpu : t->nthr ? t->nthr : 1) * t->nattr + 1,
 			sizeof(*t->sum));
-	return t->cur && t->prev && t->sum ? 0 : -PMT_ENOMEM;
+	t->undo = malloc((n ? n : 1) * sizeof(*t->undo));
+	t->slot_sum = calloc(n ? n : 1, sizeof(*t->slot_sum));
+	return t->cur && t->prev && t->sum && t->undo && t->slot_sum ? 0 : -PMT_ENOMEM;
 }
 
 /* A STAT's place in cur[]: -1 for an id no attr has, -2 for a CPU or thread outside the
@@ -270,6 +277,7 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	}
 	if (slot < 0)
 		return ct_stat_left_out(t, slot, r64(t, ev->raw + 8), ev->file_offset, ev->raw_size), 0;
+	ct_fast_off(t);
 	v = &t->cur[slot];
 	v->val = r64(t, ev->raw + 24);
 	v->ena = r64(t, ev->raw + 32);
@@ -352,6 +360,8 @@ static int make_units(struct pmt_counts_trace *t)
 	uint32_t n = 0, next[MAX_CPUS];
 	int32_t id[3];
 
+	/* the frames' sum[] entries and the sums' extent follow the units */
+	t->slot_ok = t->sum_clean = false;
 	if (t->aggr == PMT_COUNTS_AS_RECORDED && t->aggr_mode == PERF_AGGR_THREAD && t->thread &&
 	    t->ncpu == 1 && t->cpu[0] < 0)
 		return thread_units(t);
@@ -434,51 +444,17 @@ int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t ti
 	if (ct_alloc_values(t) < 0)
 		return -PMT_ENOMEM;
 	/* the units hold from the first STAT on, unless the aggregation changes */
-	if (!t->units_ok && (rc = make_units(t)) < 0)
-		return rc;
+	if (!t->units_ok) {
+		if ((rc = make_units(t)) < 0)
+			return rc;
+		ct_slot_sums(t);
+	}
 	t->units_ok = true;
 	nu = t->nunits;
-	if (t->nwattr == t->nattr)
-		memset(t->sum, 0, (size_t)nu * t->nattr * sizeof(*t->sum));
-	else
-		for (uint32_t u = 0; u < nu; u++)
-			for (uint32_t w = 0; w < t->nwattr; w++)
-				t->sum[(size_t)u * t->nattr + t->wattr[w]] = (struct usum){ 0 };
-	for (uint32_t w = 0; w < t->nwattr; w++) {
-		uint32_t a = t->wattr[w];
-
-		for (uint32_t ci = 0; ci < t->ncpu; ci++) {
-			struct usum *s = &t->sum[(size_t)t->unit_of[ci] * t->nattr + a];
-
-			for (uint32_t ti = 0; ti < t->nthr; ti++) {
-				size_t k = ((size_t)a * t->ncpu + ci) * t->nthr + ti;
-				struct cval d = t->cur[k];
-
-				if (t->per_thread)
-					s = &t->sum[(size_t)ti * t->nattr + a];
-				if (!d.set)
-					continue;
-				if (t->interval_ms) {
-					d.val -= t->prev[k].val;
-					d.ena -= t->prev[k].ena;
-					d.run -= t->prev[k].run;
-				}
-				t->prev[k] = t->cur[k];
-				t->cur[k].set = 0;
-				if (d.run && d.run < d.ena) {
-					/* perf's u64 cut of the scaled count; a damaged
-					 * record's beyond 2^64 has no u64 to cut to */
-					double sc = (double)d.val * (double)d.ena / (double)d.run;
-
-					s->val += sc < 0x1p64 ? (double)(uint64_t)sc : sc;
-				}
-				else if (d.run)
-					s->val += (double)d.val;
-				s->ena += d.ena;
-				s->run += d.run;
-				s->set = 1;
-			}
-		}
+	if (!t->fast) {
+		if (!t->sum_clean)
+			ct_clear_sums(t);
+		ct_sum_round(t);
 	}
 	for (uint32_t u = 0; u < nu; u++) {
 		int unit = pmt_counts_unit(c, ivp, t->unit_name[u]);
@@ -494,6 +470,11 @@ int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t ti
 					       s->run && s->ena ? s->val * t->scale[a] : NAN);
 		}
 	}
+	/* the next round's records are summed as they come */
+	ct_clear_sums(t);
+	t->fast = true;
+	t->fast_last = -1;
+	t->nundo = 0;
 	t->rounds++;
 	return 1;
 }
@@ -699,6 +680,9 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 			 (unsigned long long)t->skipped);
 	stat_cols_close(t->cols);
 	free(t->slot);
+	free(t->sumi);
+	free(t->undo);
+	free(t->slot_sum);
 	pmt_source_close(t->src);
 	free(t->name);
 	free(t->scale);
@@ -731,6 +715,7 @@ int pmt_counts_trace_set_aggr(struct pmt_counts_trace *t, enum pmt_counts_aggr a
 					    "%s needs counts read per CPU; these were read per "
 					    "thread", opt[a]);
 	}
+	ct_fast_off(t);
 	t->aggr = a;
 	t->units_ok = false;
 	return 0;

@@ -34,35 +34,91 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 				if (!sl)
 					return -PMT_ENOMEM;
 				t->slot = sl;
+				sl = realloc(t->sumi, f->nkeys * sizeof(*sl));
+				if (!sl)
+					return -PMT_ENOMEM;
+				t->sumi = sl;
 				t->slot_cap = f->nkeys;
 			}
-			for (uint32_t k = 0; k < f->nkeys; k++)
+			for (uint32_t k = 0; k < f->nkeys; k++) {
 				t->slot[k] = (int32_t)ct_stat_slot(t, f->keys[k].id, f->keys[k].cpu,
 								f->keys[k].thread);
+				t->sumi[k] = t->slot[k] >= 0 ? t->slot_sum[t->slot[k]] : -1;
+			}
 			t->slot_frame = run.frame;
 			t->slot_ok = true;
 		}
 		{
 			/* in locals: stores through t->cur may alias t's fields, which the
 			 * compiler then loaded again per record */
-			struct cval *cur = t->cur;
-			const int32_t *slot = t->slot;
+			struct cval *cur = t->cur, *prev = t->prev;
+			struct usum *sum = t->sum;
+			struct ct_undo *undo = t->undo;
+			const int32_t *slot = t->slot, *sumi = t->sumi;
 			uint64_t taken = 0;
+			ptrdiff_t last = t->fast_last;
+			size_t nundo = t->nundo;
+			bool fast = t->fast, interval = t->interval_ms != 0;
+			/* the unit's sum the records before added to, in registers: through
+			 * memory each add waited for the one before (a total's 64 CPUs in a
+			 * row) */
+			struct usum acc = { 0 };
+			int32_t at = -1;
 
 			for (uint32_t i = run.first; i < run.first + n; i++) {
-				int32_t sl = slot[f->key[i]];
+				uint32_t k = f->key[i];
+				int32_t sl = slot[k];
 
 				if (sl == SLOT_NOT_WANTED) {
 					taken++;
 					continue;
 				}
 				if (sl < 0) {
-					ct_stat_left_out(t, sl, f->keys[f->key[i]].id,
+					ct_stat_left_out(t, sl, f->keys[k].id,
 						      run.off + 48 * (uint64_t)(i - run.first), 48);
 					continue;
 				}
-				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1 };
 				taken++;
+				if (fast && sl > last) {
+					struct cval *p = &prev[sl], d = { f->val[i], f->ena[i],
+									 f->run[i], 1 };
+					/* the delta from these, not from the undo entry read
+					 * back: a load across its stores stalls */
+					uint64_t pv = p->val, pe = p->ena, pr = p->run;
+
+					undo[nundo++] = (struct ct_undo){ pv, pe, pr, (uint32_t)sl,
+									  p->set };
+					last = sl;
+					*p = d;
+					if (interval) {
+						d.val -= pv;
+						d.ena -= pe;
+						d.run -= pr;
+					}
+					if (sumi[k] != at) {
+						if (at >= 0)
+							sum[at] = acc;
+						at = sumi[k];
+						acc = sum[at];
+					}
+					ct_sum_delta(&acc, &d);
+					continue;
+				}
+				if (fast) {
+					if (at >= 0)
+						sum[at] = acc;
+					at = -1;
+					t->nundo = nundo;
+					ct_fast_off(t);
+					fast = false;
+				}
+				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1 };
+			}
+			if (at >= 0)
+				sum[at] = acc;
+			if (fast) {
+				t->fast_last = last;
+				t->nundo = nundo;
 			}
 			t->stats += taken;
 		}
@@ -123,6 +179,7 @@ int pmt_counts_trace_only(struct pmt_counts_trace *t, const int *cols, size_t n)
 		if (in)
 			t->wattr[kept++] = a;
 	}
+	ct_fast_off(t);
 	t->nwattr = kept;
 	t->slot_ok = false; /* the frame's slots say which keys are left out */
 	/* the counts frames decoded from now on skip their values (once, before threads) */

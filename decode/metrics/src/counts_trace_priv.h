@@ -32,6 +32,12 @@ struct usum {
 	uint64_t ena, run;
 	uint8_t set;
 };
+/* a slot's prev[] before a round summed as its records came (ct_fast_off() puts it back) */
+struct ct_undo {
+	uint64_t val, ena, run;
+	uint32_t slot;
+	uint8_t set;
+};
 
 struct pmt_counts_trace {
 	struct pmt_source *src;
@@ -83,6 +89,18 @@ struct pmt_counts_trace {
 	size_t slot_cap;
 	uint32_t slot_frame;        /* the counts frame slot[] is for */
 	bool slot_ok;
+	int32_t *sumi;              /* [key of the current counts frame] its sum[] entry */
+	int32_t *slot_sum;          /* [slot] its sum[] entry (ct_slot_sums) */
+	/* A round whose counts-frame records come in slot order (perf writes them so) is
+	 * summed as they are taken, its deltas from prev[] and into sum[] in the order
+	 * ct_round_units() would add them, instead of through cur[] in a second pass over
+	 * every slot; any other record (out of order, repeated, read from a data frame)
+	 * first puts the round back into cur[] (ct_fast_off) */
+	bool fast;                  /* this round's records so far summed: cur[] holds none */
+	bool sum_clean;             /* sum[] is 0 for the wanted attrs */
+	ptrdiff_t fast_last;        /* the last slot summed this round */
+	struct ct_undo *undo;       /* [nundo] the slots summed this round (n slots at most) */
+	size_t nundo;
 	struct pmt_diag damage;     /* the first damage read past (pmt_counts_trace_damage) */
 };
 
@@ -98,4 +116,30 @@ void ct_stat_left_out(struct pmt_counts_trace *t, ptrdiff_t slot, uint64_t id, u
 int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t time_ns);
 /* counts_trace_cols.c: the counts frames' records due before the source's pending record */
 int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening);
+/* The round summed so far put back into cur[] and prev[] as the records would have left
+ * them, to be summed by ct_round_units() (before anything else touches cur[], the units
+ * or the wanted attrs) */
+void ct_fast_off(struct pmt_counts_trace *t);
+/* counts_trace_sums.c: each slot's entry in sum[], for the units just made */
+void ct_slot_sums(struct pmt_counts_trace *t);
+/* sum[] zeroed for the wanted attrs */
+void ct_clear_sums(struct pmt_counts_trace *t);
+/* the round's deltas from cur[] and prev[], slot by slot, into the units' sums */
+void ct_sum_round(struct pmt_counts_trace *t);
+
+/* A slot's delta added to its unit's sum, as perf does: a multiplexed counter scaled by
+ * enabled/running and cut to u64 (a damaged record's beyond 2^64 has no u64 to cut to) */
+static inline void ct_sum_delta(struct usum *s, const struct cval *d)
+{
+	if (d->run && d->run < d->ena) {
+		double sc = (double)d->val * (double)d->ena / (double)d->run;
+
+		s->val += sc < 0x1p64 ? (double)(uint64_t)sc : sc;
+	} else if (d->run) {
+		s->val += (double)d->val;
+	}
+	s->ena += d->ena;
+	s->run += d->run;
+	s->set = 1;
+}
 #endif

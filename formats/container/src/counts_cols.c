@@ -651,7 +651,7 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 					return "its key column is short";
 				k = (uint32_t)(k + 1 + unzz(x));
 				if (!(pr = get_uv(pr, er, &c)))
-					return "a value column is short";
+					return "a value column is short or has a varint over 10 bytes";
 			}
 			if (k >= nkeys)
 				return "a record names a key it does not list";
@@ -667,13 +667,13 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 					key[i + j] = k + j;
 				}
 				if (!(pv = skip_uv(pv, ev, j)) || !(pe = skip_uv(pe, ee, j)))
-					return "a value column is short";
+					return "a value column is short or has a varint over 10 bytes";
 				k += j - 1;
 				i += j - 1;
 				continue;
 			}
 			if (!(pv = get_uv(pv, ev, &a)) || !(pe = get_uv(pe, ee, &b)))
-				return "a value column is short";
+				return "a value column is short or has a varint over 10 bytes";
 			l = &last[3 * (size_t)k];
 			val[i] = l[0] += unzz(a);
 			b = unzz(b);

@@ -53,21 +53,55 @@ static inline uint64_t unzz(uint64_t z)
  * in it, so a run of records whose values are not wanted costs a load and a multiply per 8
  * bytes instead of a decode per value (the bytes' 0/1 summed by the multiply into the top
  * byte: __builtin_popcountll is a libgcc call without -mpopcnt, 8% of a run). NULL when the
- * column ends first. */
-static inline const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end, size_t n)
+ * column ends first, or at a varint over 10 bytes, which get_uv() refuses: a frame must
+ * not read one way when its values are wanted and another when they are passed over. */
+#define UV_MAX_CONT 9 /* continuation bytes of a 64-bit varint */
+/* not inlined: a call per run passed over, and the values' decoder keeps its registers */
+__attribute__((noinline)) static const uint8_t *skip_uv(const uint8_t *p, const uint8_t *end,
+							 size_t n)
 {
+	/* the last word with an end before p (before the first: one ending at its top
+	 * byte), and the continuation bytes of whole words after it */
+	uint64_t prev = 1ull << 56;
+	unsigned more = 0, cont;
+
 	while (n && end - p >= 8) {
 		uint64_t ones = (~pmt_le64(p) & 0x8080808080808080ull) >> 7;
 		unsigned ends = (unsigned)((ones * 0x0101010101010101ull) >> 56);
 
+		if (!ones) {
+			more += 8;
+			if ((unsigned)__builtin_clzll(prev) / 8 + more > UV_MAX_CONT)
+				return NULL;
+			p += 8;
+			continue;
+		}
+		/* a varint over 10 bytes ending here began in whole words of continuation
+		 * bytes, or 3 or more bytes back in prev and goes on 3 or more into this
+		 * word (each has an end: at most 7 either side); counted only then, so
+		 * a word costs two tests more, not a bit scan */
+		if ((more || (!(prev >> 40) && !(ones & 0x010101))) &&
+		    (unsigned)__builtin_clzll(prev) / 8 + more +
+				    (unsigned)__builtin_ctzll(ones) / 8 > UV_MAX_CONT)
+			return NULL;
 		/* the word's bytes after the n-th end are the next varint's */
 		if (ends >= n)
 			break;
+		prev = ones;
+		more = 0;
 		n -= ends;
 		p += 8;
 	}
-	for (; n && p < end; p++)
-		n -= !(*p & 0x80);
+	cont = (unsigned)__builtin_clzll(prev) / 8 + more;
+	/* without branches on the bytes: these few vary from call to call */
+	for (; n && p < end; p++) {
+		unsigned c = *p >> 7;
+
+		n -= !c;
+		cont = (cont + 1) & (0u - c);
+		if (cont > UV_MAX_CONT)
+			return NULL;
+	}
 	return n ? NULL : p;
 }
 #endif

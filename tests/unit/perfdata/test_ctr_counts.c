@@ -334,11 +334,124 @@ static void test_pool(void **state)
 	check(2, false, true);
 }
 
+#define LONG_KEYS 8
+/* the values of the last key alone */
+static void last_key(const struct pmt_ctr_count_key *keys, uint32_t nkeys, uint8_t *want,
+		     void *ctx)
+{
+	(void)ctx;
+	for (uint32_t k = 0; k < nkeys; k++)
+		want[k] = keys[k].id == 100 + LONG_KEYS - 1;
+}
+
+/* A counts frame of LONG_KEYS records, one per key, no round, whose
+ * column col (4 values, 5 enabled) holds at record `at` a varint of `len` bytes and 1-byte
+ * varints elsewhere (the last record's value 5); its payload a zstd frame of one raw block */
+static size_t long_varint_frame(uint8_t *out, int col, unsigned at, unsigned len)
+{
+	uint8_t raw[255], *p = raw + 28;
+	uint32_t sizes[7] = { 1, 0, 0, LONG_KEYS, LONG_KEYS, LONG_KEYS, LONG_KEYS };
+	size_t nraw, n = 0;
+
+	for (unsigned k = 0; k < LONG_KEYS; k++) {
+		pmt_put_le64(p, 100 + k);
+		pmt_put_le32(p + 8, k);
+		pmt_put_le32(p + 12, 0);
+		p += 16;
+	}
+	*p++ = LONG_KEYS; /* the records after the (no) last round */
+	memset(p, 0, LONG_KEYS); /* keys in a row */
+	p += LONG_KEYS;
+	for (int c = 4; c <= 5; c++)
+		for (unsigned i = 0; i < LONG_KEYS; i++) {
+			if (c == col && i == at) {
+				memset(p, 0x80, len - 1);
+				p[len - 1] = 0x01;
+				p += len;
+				sizes[c] += len - 1;
+				continue;
+			}
+			*p++ = c == 4 && i == LONG_KEYS - 1 ? 10 : 0; /* zigzag 5 */
+		}
+	memset(p, 0, LONG_KEYS); /* running = enabled */
+	p += LONG_KEYS;
+	for (int c = 0; c < 7; c++)
+		pmt_put_le32(raw + 4 * c, sizes[c]);
+	nraw = (size_t)(p - raw);
+	assert_true(nraw < 256);
+	pmt_put_le32(out, 0x184D2A56u);
+	memcpy(out + 8, "PMTCOUNT", 8);
+	pmt_put_le32(out + 16, 1);                    /* version */
+	memset(out + 20, 0, 20);                      /* frame number, offsets */
+	pmt_put_le32(out + 40, 48 * LONG_KEYS);       /* stream size */
+	pmt_put_le32(out + 44, LONG_KEYS);            /* records */
+	pmt_put_le32(out + 48, LONG_KEYS);            /* STAT */
+	pmt_put_le32(out + 52, 0);                    /* STAT_ROUND */
+	pmt_put_le32(out + 56, LONG_KEYS);            /* keys */
+	pmt_put_le32(out + 60, (uint32_t)nraw);
+	n = 64;
+	pmt_put_le32(out + n, 0xFD2FB528u);           /* zstd: single segment, 1-byte size */
+	out[n + 4] = 0x20;
+	out[n + 5] = (uint8_t)nraw;
+	n += 6;
+	out[n] = (uint8_t)(nraw << 3 | 1);            /* the last block, raw */
+	out[n + 1] = (uint8_t)(nraw >> 5);
+	out[n + 2] = (uint8_t)(nraw >> 13);
+	memcpy(out + n + 3, raw, nraw);
+	n += 3 + nraw;
+	pmt_put_le32(out + n, 0); /* no checksum: decoded as listed, as the reader does */
+	n += 4;
+	pmt_put_le32(out + 4, (uint32_t)(n - 8));
+	return n;
+}
+
+/* A varint over 10 bytes is refused whether its record's values are read or passed over
+ * (pmt_ctr_counts_want): the frame decodes the same either way, at every place of the run
+ * of records passed over (inside a word, across words, at the column's end) */
+static void test_long_varint(void **state)
+{
+	struct pmt_ctr_counts *all, *some;
+	uint8_t buf[512];
+
+	(void)state;
+	assert_int_equal(pmt_ctr_counts_new(&all), 0);
+	assert_int_equal(pmt_ctr_counts_new(&some), 0);
+	pmt_ctr_counts_want(some, last_key, NULL);
+	/* the reader's decoders: the listing checked the checksums */
+	pmt_ctr_counts_listed(all, true);
+	pmt_ctr_counts_listed(some, true);
+	for (int col = 4; col <= 5; col++)
+		for (unsigned at = 0; at < LONG_KEYS - 1; at++)
+			for (unsigned len = 9; len <= 19; len++) {
+				size_t n = long_varint_frame(buf, col, at, len);
+				struct pmt_ctr_counts_frame f;
+				const char *why_all, *why_some;
+				int ra = pmt_ctr_counts_decode(all, buf, n, 0, &f, &why_all);
+				int rs = pmt_ctr_counts_decode(some, buf, n, 0, &f, &why_some);
+
+				if (len <= 10) {
+					assert_int_equal(ra, 0);
+					assert_int_equal(rs, 0);
+					assert_int_equal(f.nstats, LONG_KEYS);
+					assert_int_equal(f.val[LONG_KEYS - 1], 5);
+					continue;
+				}
+				assert_int_equal(ra, -PMT_ECORRUPT);
+				assert_int_equal(rs, -PMT_ECORRUPT);
+				assert_string_equal(why_all, why_some);
+				assert_string_equal(why_some, "a value column is short or has a "
+							      "varint over 10 bytes");
+			}
+	pmt_ctr_counts_free(all);
+	pmt_ctr_counts_free(some);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_caller_thread),
 		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_long_varint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
