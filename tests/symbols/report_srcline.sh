@@ -157,6 +157,26 @@ for keys in srcline srcfile srcline,dso comm,srcline srcfile,srcline; do
 		same "$T/lsg.data" --sort "$keys" $g
 	done
 done
+# --sort sym,srcline with call chains: perf compares an inlined function's symbol by name
+# and, names equal, by its holding function's range touching the other's (ends included),
+# other symbols by start (_sort__sym_cmp), not a total order: its entry and merge trees
+# miss equal entries and print one "NAME (inlined)  FILE:LINE" in several rows where
+# pmutrace merges them (a known difference, seen in some recordings of ls -lR /usr at
+# 20 us: a replay of perf's two trees over every entry added gave perf's rows). Checked:
+# the same texts, perf's extra rows only inlined ones summing to pmutrace's, every other
+# row equal
+"$PERF73" report --stdio -i "$T/lsg.data" --sort sym,srcline -g none 2>/dev/null >"$T/theirs"
+"$P" report "$T/lsg.data" --sort sym,srcline -g none >"$T/ours" ||
+	fail "pmutrace report --sort sym,srcline -g none of ls -g failed"
+python3 "$SRC/tests/tools/inlined_split_rows.py" "$T/theirs" "$T/ours" >"$T/split" || {
+	cat "$T/split"
+	fail "report --sort sym,srcline -g none of ls -g differs beyond perf's split inlined rows"
+}
+case $(tail -1 "$T/split") in
+0\ texts*) ;;
+*) echo "known difference: $(tail -1 "$T/split")" ;;
+esac
+checked=$((checked + 1))
 # chains through the vdso (named from the image perf keeps in its build-id cache): with -g
 # address or srcline a caller's entry takes the line perf's cursor node carries
 # (callchain_srcline: "??:0", "+OFFSET" in the vdso and in a .plt stub), not its
