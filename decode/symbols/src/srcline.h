@@ -44,6 +44,8 @@ struct srcline {
 	struct a2l_symtab *a2l; /* read on the first address without a line or variable */
 	struct srcline_name *names; /* open addressing by link, a power of two */
 	uint32_t names_cap, names_n;
+	/* name rows as binutils 2.40's addr2line (perf 6.1's) does: see bfd240_file */
+	uint8_t bfd240_files;
 };
 
 /* 0, -PMT_ENOMEM, or -PMT_EFORMAT when libdw cannot take the file */
