@@ -34,6 +34,9 @@ set_tests_properties(symbols.debug_placement PROPERTIES LABELS "symbols;differen
 add_test(NAME symbols.inline
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/inline_srcline.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.inline PROPERTIES LABELS "symbols;differential" SKIP_RETURN_CODE 77 TIMEOUT 120)
+add_test(NAME symbols.srcline_bfd240
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/srcline_bfd240.sh $<TARGET_FILE:pmutrace>)
+set_tests_properties(symbols.srcline_bfd240 PROPERTIES LABELS "symbols;differential" SKIP_RETURN_CODE 77 TIMEOUT 120)
 add_test(NAME symbols.srcline_fallback
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/srcline_fallback.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.srcline_fallback PROPERTIES LABELS "symbols;differential" SKIP_RETURN_CODE 77 TIMEOUT 180)

@@ -157,6 +157,26 @@ for keys in srcline srcfile srcline,dso comm,srcline srcfile,srcline; do
 		same "$T/lsg.data" --sort "$keys" $g
 	done
 done
+# --sort sym,srcline with call chains: perf compares an inlined function's symbol by name
+# and, names equal, by its holding function's range touching the other's (ends included),
+# other symbols by start (_sort__sym_cmp), not a total order: its entry and merge trees
+# miss equal entries and print one "NAME (inlined)  FILE:LINE" in several rows where
+# pmutrace merges them (a known difference, seen in some recordings of ls -lR /usr at
+# 20 us: a replay of perf's two trees over every entry added gave perf's rows). Checked:
+# the same texts, perf's extra rows only inlined ones summing to pmutrace's, every other
+# row equal
+"$PERF73" report --stdio -i "$T/lsg.data" --sort sym,srcline -g none 2>/dev/null >"$T/theirs"
+"$P" report "$T/lsg.data" --sort sym,srcline -g none >"$T/ours" ||
+	fail "pmutrace report --sort sym,srcline -g none of ls -g failed"
+python3 "$SRC/tests/tools/inlined_split_rows.py" "$T/theirs" "$T/ours" >"$T/split" || {
+	cat "$T/split"
+	fail "report --sort sym,srcline -g none of ls -g differs beyond perf's split inlined rows"
+}
+case $(tail -1 "$T/split") in
+0\ texts*) ;;
+*) echo "known difference: $(tail -1 "$T/split")" ;;
+esac
+checked=$((checked + 1))
 # chains through the vdso (named from the image perf keeps in its build-id cache): with -g
 # address or srcline a caller's entry takes the line perf's cursor node carries
 # (callchain_srcline: "??:0", "+OFFSET" in the vdso and in a .plt stub), not its
@@ -198,23 +218,16 @@ done
 # (at most 100%) and the graphs keep their names; a caller's line is still looked up at its
 # process address ("SYM+OFFSET"), and a -g chain has no inlined lines. perf 6.1's binutils
 # names some header rows by their unit's file (libc_start_call_main.h:74 as libc-start.c:74,
-# ld.so's dl-cacheinfo.h:333 as dl-get-cpu-features.c:333, but dl-cacheinfo.h:792 as it
-# is), not matched yet: the lines naming those files are left out on both sides, and the
-# columns' widths, which they set. Also left out: a caller in ld.so's start-up
+# ld.so's dl-cacheinfo.h:333 as dl-get-cpu-features.c:333, but dl-cacheinfo.h:792 after a
+# set_file as it is), which --perf-compat=6.1 follows (symbols.srcline_bfd240); the
+# columns' widths are not compared. Left out: a caller in ld.so's start-up
 # (_dl_start_user), which perf 6.1 names by its process address as an offset
 # ("_dl_start_user+140575029669888") where pmutrace prints ":0", in recordings that sample
-# the start-up (not matched yet): lines with such offsets or a ":0" frame, on both sides
-# Other start-up rows of ld.so and libc come and go with the recording, and perf 6.1 names
-# more of them by their unit's file (dl-error-minimal.c:175 for dl-error-skeleton.c:175):
-# the file names are compared as F (lines, shares and structure still are), equal shares
-# in one order (equal_rows_sorted.py)
+# the start-up (not matched yet): lines with such offsets or a ":0" frame, on both sides;
+# equal shares in one order (equal_rows_sorted.py)
 norm61() {
-	grep -v -e 'libc_start_call_main\.h' -e 'libc-start\.c' -e 'dl-cacheinfo\.h' \
-		-e 'dl-get-cpu-features\.c' -e '+[0-9]\{10,\}' \
-		-e '\(^\|[ ;-]\):0\($\|[ ;]\)' |
-		sed 's/  */ /g; s/\.\.\.*/./g' |
-		sed -E 's/[A-Za-z0-9_][A-Za-z0-9_.+-]*\.[chS](:[0-9]+)?([^A-Za-z0-9_]|$)/F\1\2/g' \
-			>"$T/norm61"
+	grep -v -e '+[0-9]\{10,\}' -e '\(^\|[ ;-]\):0\($\|[ ;]\)' |
+		sed 's/  */ /g; s/\.\.\.*/./g' >"$T/norm61"
 	python3 "$SRC/tests/tools/equal_rows_sorted.py" "$T/norm61"
 }
 for keys in srcline srcfile sym,srcline srcline,dso comm,srcfile; do

@@ -5,6 +5,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -100,6 +101,76 @@ static const struct srcline_var *find_var(struct srcline *sl, uint64_t addr)
 	return sl->nvars ? bsearch(&key, sl->vars, sl->nvars, sizeof(key), cmp_var) : NULL;
 }
 
+/* the index of the unit's first row at or after addr */
+static size_t first_row_at(Dwarf_Lines *lines, size_t n, Dwarf_Addr addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		Dwarf_Addr a;
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dwarf_lineaddr(dwarf_onesrcline(lines, mid), &a) || a < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* binutils 2.40's addr2line (the one perf 6.1 runs) starts each sequence of a DWARF 5 line
+ * program with file entry 0 (dwarf2.c decode_line_info: concat_filename (table, 0) once
+ * use_dir_and_file_0 is set) where DWARF's file register starts at 1, and the assembler
+ * sets the file only when it changes: so a sequence's rows before its first
+ * DW_LNS_set_file, in entry 1, are named after entry 0, the unit's own file (libc's
+ * libc_start_call_main.h:29 as libc-start.c:29, ld.so's dl-cacheinfo.h:333 as
+ * dl-get-cpu-features.c:333, its dl-cacheinfo.h:792 after a set_file as it is). libdw
+ * sorts the rows of all sequences by address, so a sequence is taken as the unit's
+ * address range holding the row (the assembler's one sequence per section it adds to).
+ * f: the row's file as libdw names it */
+static const char *bfd240_file(struct srcline *sl, Dwfl_Line *l, const char *f)
+{
+	Dwarf_Addr bias, addr, base, lo = 0, hi = 0;
+	Dwarf_Line *row = dwfl_dwarf_line(l, &bias);
+	Dwarf_Die *cu = dwfl_linecu(l);
+	Dwarf_Lines *lines;
+	Dwarf_Files *files;
+	Dwarf_Half version;
+	struct srcline_seq *seq;
+	const char *first, *unit;
+	size_t n, nfiles, i;
+	ptrdiff_t off = 0;
+
+	if (!row || !cu || dwarf_cu_info(cu->cu, &version, NULL, NULL, NULL, NULL, NULL, NULL) ||
+	    version < 5 || dwarf_getsrclines(cu, &lines, &n) || dwarf_getsrcfiles(cu, &files, &nfiles) ||
+	    nfiles < 2 || !(first = dwarf_filesrc(files, 1, NULL, NULL)) || f != first ||
+	    !(unit = dwarf_filesrc(files, 0, NULL, NULL)) || !strcmp(unit, first) ||
+	    dwarf_lineaddr(row, &addr))
+		return f; /* most units: entry 1 is the unit's file again */
+	while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0 && !(addr >= lo && addr < hi))
+		;
+	if (off <= 0)
+		return f;
+	seq = &sl->bfd240_seq[(((uintptr_t)lines >> 4) ^ (lo >> 2)) & 63];
+	if (seq->lines != lines || seq->lo != lo) {
+		/* from the range's first row on, while in entry 1 (the end of a sequence
+		 * before this one, at its start, is not this one's) */
+		*seq = (struct srcline_seq){ lines, lo, first_row_at(lines, n, lo), 0 };
+		for (i = seq->at; i < n; i++) {
+			Dwarf_Line *x = dwarf_onesrcline(lines, i);
+			bool end = false;
+
+			if ((dwarf_lineendsequence(x, &end) || !end) &&
+			    dwarf_linesrc(x, NULL, NULL) != first)
+				break;
+		}
+		seq->end = i;
+	}
+	for (i = first_row_at(lines, n, addr); i < n && dwarf_onesrcline(lines, i) != row; i++)
+		;
+	return i >= seq->at && i < seq->end ? unit : f;
+}
+
 int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line)
 {
 	Dwfl_Line *l;
@@ -123,7 +194,7 @@ int srcline_find(struct srcline *sl, uint64_t vaddr, const char **file, unsigned
 	f = dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL);
 	if (!f)
 		return 0;
-	*file = f;
+	*file = sl->bfd240_files ? bfd240_file(sl, l, f) : f;
 	*line = (unsigned)ln;
 	return 1;
 }

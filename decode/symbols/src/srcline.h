@@ -44,6 +44,15 @@ struct srcline {
 	struct a2l_symtab *a2l; /* read on the first address without a line or variable */
 	struct srcline_name *names; /* open addressing by link, a power of two */
 	uint32_t names_cap, names_n;
+	/* name rows as binutils 2.40's addr2line (perf 6.1's) does: see bfd240_file */
+	uint8_t bfd240_files;
+	/* its sequences' leading rows in file entry 1, found once: rows [at, end) of the
+	 * unit's lines from the range starting at lo */
+	struct srcline_seq {
+		const void *lines;
+		uint64_t lo;
+		size_t at, end;
+	} bfd240_seq[64];
 };
 
 /* 0, -PMT_ENOMEM, or -PMT_EFORMAT when libdw cannot take the file */

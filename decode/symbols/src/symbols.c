@@ -47,6 +47,8 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 	 * abi::__cxa_demangle came in between and is not pinned: taken as 6.2's */
 	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 602)
 		s->load_flags |= ELF_LOAD_DEMANGLE_PARAMS;
+	/* perf 6.1 runs binutils' addr2line (2.40 on its Debian, checked); 7.3 libdw */
+	s->bfd240_files = o && PMT_OPTS_HAS(o, compat) && o->compat && o->compat < 602;
 	s->dso_hash = calloc(s->dso_cap, sizeof(*s->dso_hash));
 	if (o && o->symfs && *o->symfs) {
 		/* perf strips a trailing slash so symfs + "/usr/..." stays one path */
@@ -395,27 +397,31 @@ static uint64_t loc_vaddr(const struct pmt_sym_loc *loc)
 }
 
 /* the line tables of loc's file, with *vaddr its ELF address; NULL when it has none */
-static struct srcline *loc_lines(const struct pmt_sym_loc *loc, uint64_t *vaddr)
+static struct srcline *loc_lines(const struct pmt_symbols *s, const struct pmt_sym_loc *loc,
+				 uint64_t *vaddr)
 {
+	struct srcline *sl;
+
 	*vaddr = loc_vaddr(loc);
-	return *vaddr == UINT64_MAX ? NULL : dso_lines((struct dso *)loc->dso_id);
+	sl = *vaddr == UINT64_MAX ? NULL : dso_lines((struct dso *)loc->dso_id);
+	if (sl)
+		sl->bfd240_files = s && s->bfd240_files;
+	return sl;
 }
 
 int pmt_symbols_srcline(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 			const char **file, unsigned *line, uint64_t *vaddr)
 {
-	struct srcline *sl = loc_lines(loc, vaddr);
+	struct srcline *sl = loc_lines(s, loc, vaddr);
 
-	(void)s;
 	return sl ? srcline_find(sl, *vaddr, file, line) : 0;
 }
 
 int pmt_symbols_srcline_perf(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 			     const char **file, unsigned *line, uint64_t *vaddr)
 {
-	struct srcline *sl = loc_lines(loc, vaddr);
+	struct srcline *sl = loc_lines(s, loc, vaddr);
 
-	(void)s;
 	return sl ? srcline_find_perf(sl, *vaddr, file, line) : 0;
 }
 
@@ -427,7 +433,7 @@ int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 	struct srcline *sl;
 	int n;
 
-	if (va == UINT64_MAX || !frames || !(sl = dso_lines((struct dso *)loc->dso_id)))
+	if (va == UINT64_MAX || !frames || !(sl = loc_lines(s, loc, &va)))
 		return 0;
 	n = srcline_inlines(sl, va, s->load_flags, frames, max);
 	/* perf's new_inline_sym(): a frame by another name than the symbol's is an inlined

@@ -73,6 +73,7 @@ struct pmt_symbols {
 	char *symfs, *buildid_dir, *kallsyms, *vmlinux;
 	struct dbgd *dbgd;     /* debuginfod servers; NULL: none to ask */
 	unsigned load_flags;
+	uint8_t bfd240_files;  /* source files named as perf 6.1's addr2line names them */
 	struct dso **dso_hash;
 	size_t dso_cap;
 	struct proc *procs;    /* open addressing by pid; pid INT32_MIN marks a free slot */
