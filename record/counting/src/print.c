@@ -70,12 +70,48 @@ static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u)
 	}
 }
 
+/* perf's print_metric_std(): " # ", the value, the unit left in what METRIC_LEN leaves */
+static void metric_text(FILE *fp, const struct pmt_stat_metric *m)
+{
+	int n = fprintf(fp, " # ");
+
+	n += fprintf(fp, m->scaled ? "%8.1f" : "%8.2f", m->val);
+	fprintf(fp, " %-*s", METRIC_LEN - n - 1 > 0 ? METRIC_LEN - n - 1 : 0, m->unit);
+}
+
+/* the event's metrics: the first after its name, each other on a line of its own below
+ * (perf's do_new_line_std(): the unit's columns, then blanks as wide as the counts, unit
+ * and name; -A's lines 8 blanks wider, perf's AGGR_NONE indent) */
+static void metrics_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, int uw,
+			 const char *prefix, const struct pmt_stat_print_opts *po)
+{
+	struct pmt_stat_metric m[16];
+	size_t n = po->metrics(po->metrics_ctx, u, e, m, sizeof(m) / sizeof(m[0]));
+
+	if (!n) {
+		fprintf(fp, "%-*s", METRIC_LEN, "");
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (k) {
+			fprintf(fp, "\n%s", prefix);
+			aggr_prefix(fp, s, u);
+			fprintf(fp, "%*s", COUNTS_LEN + 1 + uw + 1 + EVNAME_LEN +
+				(pmt_stat_aggr(s) == PMT_AGGR_CPU ? 8 : 0), "");
+		}
+		metric_text(fp, &m[k]);
+	}
+}
+
 static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, int uw,
-		      const char *prefix, uint32_t runs)
+		      const char *prefix, const struct pmt_stat_print_opts *po)
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
 	double sc = p->scale[e];
+	uint32_t runs = po->runs;
+	bool has_metrics = po->sz >= offsetof(struct pmt_stat_print_opts, metrics_ctx) +
+					     sizeof(po->metrics_ctx) && po->metrics;
 
 	fputs(prefix, fp);
 	aggr_prefix(fp, s, u);
@@ -83,7 +119,11 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 		fprintf(fp, floor(sc) != sc ? "%*.2f " : "%*.0f ", COUNTS_LEN, c->val);
 	else
 		fprintf(fp, "%*s ", COUNTS_LEN, c->supported ? "<not counted>" : "<not supported>");
-	fprintf(fp, "%-*s %-*s%-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name, METRIC_LEN, "");
+	fprintf(fp, "%-*s %-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name);
+	if (has_metrics)
+		metrics_text(fp, s, u, e, uw, prefix, po);
+	else
+		fprintf(fp, "%-*s", METRIC_LEN, "");
 	if (runs > 1 && c->noise)
 		fprintf(fp, "  ( +-%6.2f%% )", c->noise);
 	if (c->run != c->ena && c->ena)
@@ -196,7 +236,7 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 		else if (po->format == PMT_STAT_JSON)
 			line_json(fp, s, u, e, po);
 		else
-			line_text(fp, s, u, e, uw, prefix, po->runs);
+			line_text(fp, s, u, e, uw, prefix, po);
 	}
 }
 
