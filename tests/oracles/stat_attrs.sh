@@ -211,6 +211,8 @@ if [ -r "$SHARED/data/tpebs/gnr-metrics.json" ]; then
 	check gnr order -M tma_bad_speculation $TD -- /bin/true
 	check gnr order -M TopdownL1 $TD -a
 	check gnr order -M TopdownL1 $TD -A -C 0-1
+	check gnr order -M tma_info_thread_ipc --metrics $SHARED/data/tpebs/gnr-metrics.json \
+		--events "$HERE/../../fixtures/events/gnr_info_thread.json" -a
 fi
 
 echo "$n command lines, $fail differ"

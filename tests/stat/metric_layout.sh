@@ -7,7 +7,9 @@
 # pick_display_evsel(): the first of the metric's events the fewest selected metrics
 # read), an event's later metrics on lines of their own, the events of the metrics'
 # thresholds counted too, in perf's order. Single metrics (perf groups their events) and
-# the TopdownL1 group, in text and -A, -I.
+# the TopdownL1 group, and two metrics of other events (IPC and CPI: INST_RETIRED.ANY and
+# CPU_CLK_UNHALTED.THREAD as perf's table encodes them, fixtures/events/gnr_info_thread.json)
+# in text, -A, -I and -I -A.
 #   metric_layout.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
@@ -32,7 +34,10 @@ run() { # OUT CMD...
 		LD_PRELOAD=$T/sim.so timeout 60 "$@" 2>&1 >/dev/null | norm >"$out"
 }
 fail=0 n=0
-for m in tma_retiring tma_frontend_bound tma_backend_bound tma_bad_speculation TopdownL1; do
+for m in tma_retiring tma_frontend_bound tma_backend_bound tma_bad_speculation TopdownL1 \
+	tma_info_thread_ipc tma_info_thread_cpi; do
+	ev=$D/GNR_events_graniterapids_core.EXCERPT.json
+	case $m in tma_info_*) ev=$SRC/fixtures/events/gnr_info_thread.json ;; esac
 	for o in - -A -I_150 -I_150_-A; do
 		n=$((n + 1))
 		opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
@@ -41,7 +46,7 @@ for m in tma_retiring tma_frontend_bound tma_backend_bound tma_bad_speculation T
 		grep -q "# .*tma_" "$T/perf" || { echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
 		# shellcheck disable=SC2086
 		run "$T/pmt" "$P" stat -M $m --metrics "$D/gnr-metrics.json" \
-			--events "$D/GNR_events_graniterapids_core.EXCERPT.json" -a $opts -- sleep 0.2
+			--events "$ev" -a $opts -- sleep 0.2
 		if ! cmp -s "$T/perf" "$T/pmt"; then
 			echo "FAIL: -M $m $opts: perf 7.3 < > pmutrace"
 			diff "$T/perf" "$T/pmt" | head -10
