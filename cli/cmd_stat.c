@@ -469,12 +469,17 @@ static size_t add_inputs(struct run *r, const char *id, bool *done, char *list, 
 	return n;
 }
 
-/* -M's `#` layout: perf 7.3's text for the total and -A (its other layouts and
+/* -M's `#` layout: perf 7.3's text, -x and -j for the total and -A (the other
  * aggregations keep pmutrace's metric lines for now) */
 static bool ml_layout_wanted(const struct run *r)
 {
-	return r->nsel && !r->td.on && r->po.format == PMT_STAT_TEXT &&
-	       (r->aggr == PMT_AGGR_GLOBAL || r->aggr == PMT_AGGR_CPU);
+	return r->nsel && !r->td.on && (r->aggr == PMT_AGGR_GLOBAL || r->aggr == PMT_AGGR_CPU);
+}
+
+/* perf stat sets metric_no_threshold for -x: no threshold events, no classes */
+static bool ml_thresholds(const struct run *r)
+{
+	return r->po.format != PMT_STAT_CSV;
 }
 
 /* -M without -e: the events the metrics read, as perf stat -M opens them; --topdown's in
@@ -497,7 +502,8 @@ static int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_
 		order = NULL;
 	/* -M: perf 7.3 also opens the events of the metrics' thresholds, but for -x */
 	if (!r->td.on && ml_layout_wanted(r) &&
-	    pmt_metric_set_perf_events_sel(&r->ms, r->sel, r->nsel, true, &order, &grouped) < 0)
+	    pmt_metric_set_perf_events_sel(&r->ms, r->sel, r->nsel, ml_thresholds(r), &order,
+					   &grouped) < 0)
 		order = NULL;
 	if (grouped && order && list)
 		n = (size_t)sprintf(list, "{");
@@ -760,7 +766,7 @@ int cmd_stat(int argc, char **argv)
 	}
 	stat_td_drop_uncounted(&r.td, &r.plan, &pmus, eo.cputype);
 	if (rc >= 0 && !nev_given && r.mplan && ml_layout_wanted(&r) &&
-	    stat_ml_setup(&r.ml, &r.ms, r.sel, r.nsel, true, r.mplan, &r.plan) < 0)
+	    stat_ml_setup(&r.ml, &r.ms, r.sel, r.nsel, ml_thresholds(&r), r.mplan, &r.plan) < 0)
 		rc = pmt_cli_fail("stat", "out of memory");
 	/* perf 7.3's words when the metric group has no event on these CPUs */
 	if (r.td.on && !r.td.cols)

@@ -65,13 +65,14 @@ out:
 void stat_ml_eval(struct stat_ml *ml, const struct pmt_stat *st, const struct pmt_count_plan *plan)
 {
 	struct pmt_counts *c;
-	int8_t *th = NULL;
 	uint32_t nu = pmt_stat_nr_units(st);
 
 	free(ml->val);
+	free(ml->th);
 	ml->val = calloc((size_t)nu * ml->plan_nm + 1, sizeof(*ml->val));
-	ml->nunits = ml->val ? nu : 0;
-	if (!ml->val || pmt_counts_new(&c) < 0)
+	ml->th = calloc((size_t)nu * ml->plan_nm + 1, sizeof(*ml->th));
+	ml->nunits = ml->val && ml->th ? nu : 0;
+	if (!ml->nunits || pmt_counts_new(&c) < 0)
 		return;
 	for (uint32_t u = 0; u < nu; u++) {
 		int unit = pmt_counts_unit(c, NULL, pmt_stat_unit_name(st, u));
@@ -83,12 +84,11 @@ void stat_ml_eval(struct stat_ml *ml, const struct pmt_stat *st, const struct pm
 				       cell->counted ? cell->val : NAN);
 		}
 	}
-	th = calloc(ml->plan_nm + 1, sizeof(*th));
 	pmt_metric_plan_bind(ml->mplan, c);
 	/* the counts' units are the stat's, added in its order */
-	for (size_t u = 0; th && u < pmt_counts_nr_units(c) && u < nu; u++)
-		pmt_metric_plan_eval(ml->mplan, c, u, ml->val + u * ml->plan_nm, th);
-	free(th);
+	for (size_t u = 0; u < pmt_counts_nr_units(c) && u < nu; u++)
+		pmt_metric_plan_eval(ml->mplan, c, u, ml->val + u * ml->plan_nm,
+				     ml->th + u * ml->plan_nm);
 	pmt_counts_free(c);
 }
 
@@ -106,6 +106,7 @@ size_t stat_ml_metrics(void *ctx, uint32_t u, uint32_t e, struct pmt_stat_metric
 		if (ml->ev[k] != (int)e)
 			continue;
 		out[n].val = ml->val[u * ml->plan_nm + ml->plan_idx[k]];
+		out[n].threshold = ml->th[u * ml->plan_nm + ml->plan_idx[k]];
 		out[n].scaled = m->scale_unit != NULL;
 		out[n].unit = ml->label[k];
 		n++;
@@ -121,5 +122,6 @@ void stat_ml_fini(struct stat_ml *ml)
 	free(ml->ev);
 	free(ml->plan_idx);
 	free(ml->val);
+	free(ml->th);
 	memset(ml, 0, sizeof(*ml));
 }

@@ -17,6 +17,7 @@ struct stat_ml {
 	size_t *plan_idx; /* [k]: the metric's index in the plan */
 	char **label;     /* [k]: "%  tma_retiring" (ScaleUnit's unit, the name) or the name */
 	double *val;      /* [unit * plan metrics + plan index], the last read's values */
+	int8_t *th;       /* the same cells' threshold class (1 over, 0 not, -1 none) */
 	uint32_t nunits;
 	size_t plan_nm;
 	struct pmt_metric_plan *mplan; /* borrowed */

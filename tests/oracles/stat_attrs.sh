@@ -211,6 +211,9 @@ if [ -r "$SHARED/data/tpebs/gnr-metrics.json" ]; then
 	check gnr order -M tma_bad_speculation $TD -- /bin/true
 	check gnr order -M TopdownL1 $TD -a
 	check gnr order -M TopdownL1 $TD -A -C 0-1
+	# -x: perf's metric_no_threshold, no topdown-heavy-ops
+	check gnr order -M tma_retiring -x, $TD -a
+	check gnr order -M TopdownL1 -x, $TD -a
 	check gnr order -M tma_info_thread_ipc --metrics $SHARED/data/tpebs/gnr-metrics.json \
 		--events "$HERE/../../fixtures/events/gnr_info_thread.json" -a
 fi

@@ -2,14 +2,15 @@
 # stat -M in perf 7.3's layout (issue 11, item 5): x86 perf 7.3's `stat -M X -a` and
 # pmutrace's with perf's GNR tables (--metrics, --events) on the simulated Intel core PMU
 # (tests/pmusim/pmusim.c: slots 1e6 per CPU, a fixed PERF_METRICS, INT_MISC.UOP_DROPPING
-# nothing) of a fake Granite Rapids sysfs tree print the same text byte for byte (elapsed
-# time aside): each metric a `#` value on the line of the event perf displays it on (its
-# pick_display_evsel(): the first of the metric's events the fewest selected metrics
-# read), an event's later metrics on lines of their own, the events of the metrics'
-# thresholds counted too, in perf's order. Single metrics (perf groups their events) and
-# the TopdownL1 group, and two metrics of other events (IPC and CPI: INST_RETIRED.ANY and
-# CPU_CLK_UNHALTED.THREAD as perf's table encodes them, fixtures/events/gnr_info_thread.json)
-# in text, -A, -I and -I -A.
+# nothing) of a fake Granite Rapids sysfs tree print the same output byte for byte (elapsed
+# time aside): each metric a `#` value (-x: its two fields, -j: its keys) on the line of
+# the event perf displays it on (its pick_display_evsel(): the first of the metric's
+# events the fewest selected metrics read), an event's later metrics on lines of their
+# own, the events of the metrics' thresholds counted too, in perf's order. Single metrics
+# (perf groups their events), the TopdownL1 group, and IPC and CPI (INST_RETIRED.ANY and
+# CPU_CLK_UNHALTED.THREAD as perf's table encodes them: fixtures/events/gnr_info_thread.json)
+# in text, -A, -I, -I -A, -r 2, -x (perf opens no threshold events there: its
+# metric_no_threshold), -x -r 2 and -j (the threshold's class, "metric-threshold").
 #   metric_layout.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
@@ -22,10 +23,12 @@ sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
 # -I: the time column blanked and the first interval's lines kept (how many intervals
 # `sleep 0.2` spans depends on the load; every interval prints the same values)
 norm() { awk '{ t = "" }
-	match($0, /^ *[0-9]+\.[0-9]+ /) { t = substr($0, 1, RLENGTH - 1) }
+	match($0, /^ *[0-9]+\.[0-9]+[ ,]/) { t = substr($0, 1, RLENGTH - 1) }
+	match($0, /"interval" : [0-9.]+/) { t = substr($0, RSTART, RLENGTH) }
 	t != "" && first == "" { first = t }
 	t != "" && t != first { next }
-	{ print }' | sed -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' -e '/seconds time elapsed/d'; }
+	{ print }' | sed -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' -e 's/^[0-9]*\.[0-9]\{9\},/TIME,/' \
+	-e 's/"interval" : [0-9.]*/"interval" : T/' -e '/seconds time elapsed/d'; }
 run() { # OUT CMD...
 	out=$1
 	shift
@@ -38,12 +41,14 @@ for m in tma_retiring tma_frontend_bound tma_backend_bound tma_bad_speculation T
 	tma_info_thread_ipc tma_info_thread_cpi; do
 	ev=$D/GNR_events_graniterapids_core.EXCERPT.json
 	case $m in tma_info_*) ev=$SRC/fixtures/events/gnr_info_thread.json ;; esac
-	for o in - -A -I_150 -I_150_-A; do
+	for o in - -A -I_150 -I_150_-A -r_2 -x, -x,_-A -x\;_-A -x,_-I_150 -x,_-r_2 \
+		-j -j_-A -j_-I_150_-A; do
 		n=$((n + 1))
 		opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
 		# shellcheck disable=SC2086
 		run "$T/perf" "$X" stat -M $m -a $opts -- sleep 0.2
-		grep -q "# .*tma_" "$T/perf" || { echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
+		grep -q "tma_" "$T/perf" ||
+			{ echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
 		# shellcheck disable=SC2086
 		run "$T/pmt" "$P" stat -M $m --metrics "$D/gnr-metrics.json" \
 			--events "$ev" -a $opts -- sleep 0.2

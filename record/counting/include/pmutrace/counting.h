@@ -174,6 +174,7 @@ struct pmt_stat_metric {
 	const char *unit;  /* "%  tma_retiring" (ScaleUnit's unit, two spaces, the name) or the
 			    * name alone */
 	bool scaled;       /* a ScaleUnit: "%8.1f", else "%8.2f" */
+	int8_t threshold;  /* -j's "metric-threshold": 1 "bad", 0 "good", -1 none */
 };
 struct pmt_stat_print_opts {
 	size_t sz;                 /* sizeof(struct pmt_stat_print_opts) */
@@ -185,8 +186,8 @@ struct pmt_stat_print_opts {
 	uint32_t runs;             /* -r N: the cells carry the runs' noise */
 	bool skip_zero;            /* --per-thread -a: a unit's line is left out when its count
 				    * is 0 (perf's should_skip_zero_counter) */
-	/* -M in perf's layout (its `#` column, text only): the metrics event e of unit u
-	 * carries, in print order, into out[cap]; returns how many */
+	/* -M in perf's layout (text's `#` column, -x's and -j's metric fields): the
+	 * metrics event e of unit u carries, in print order, into out[cap]; returns how many */
 	size_t (*metrics)(void *ctx, uint32_t u, uint32_t e, struct pmt_stat_metric *out,
 			  size_t cap);
 	void *metrics_ctx;
