@@ -20,15 +20,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
 sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
-# -I: the time column blanked and the first interval's lines kept (how many intervals
-# `sleep 0.2` spans depends on the load; every interval prints the same values)
-norm() { awk '{ t = "" }
-	match($0, /^ *[0-9]+\.[0-9]+[ ,]/) { t = substr($0, 1, RLENGTH - 1) }
-	match($0, /"interval" : [0-9.]+/) { t = substr($0, RSTART, RLENGTH) }
-	t != "" && first == "" { first = t }
-	t != "" && t != first { next }
-	{ print }' | sed -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' -e 's/^[0-9]*\.[0-9]\{9\},/TIME,/' \
-	-e 's/"interval" : [0-9.]*/"interval" : T/' -e '/seconds time elapsed/d'; }
+. "$SRC/tests/stat/first_interval.sh"
+norm() { first_interval; }
 run() { # OUT CMD...
 	out=$1
 	shift
