@@ -17,6 +17,7 @@
 #include "pmutrace/events.h"
 #include "pmutrace/metrics.h"
 #include "pmutrace/pmu.h"
+#include "stat_metric_layout.h"
 #include "stat_topdown.h"
 
 static int usage(FILE *fp)
@@ -103,6 +104,7 @@ struct run {
 	size_t nsel;
 	const char *metrics_file;
 	struct stat_topdown td;         /* --topdown */
+	struct stat_ml ml;              /* -M's metrics in perf's `#` column */
 	const char *cpu_list;           /* -C */
 	/* -r N */
 	uint32_t runs, run;
@@ -182,6 +184,19 @@ static void print_topdown(struct run *r)
 				   r->td.cell, &r->po);
 }
 
+/* the counts with -M's metrics: in perf's `#` column where reproduced, else after them */
+static void print_counts_metrics(struct run *r)
+{
+	if (r->ml.nm) {
+		stat_ml_eval(&r->ml, r->stat, &r->plan);
+		r->po.metrics = stat_ml_metrics;
+		r->po.metrics_ctx = &r->ml;
+	}
+	pmt_stat_print(r->out, r->stat, &r->po);
+	if (!r->ml.nm)
+		print_metrics(r);
+}
+
 static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
 {
 	int rc = pmt_counter_read(r->ctr);
@@ -198,8 +213,7 @@ static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
 		print_topdown(r);
 		return 0;
 	}
-	pmt_stat_print(r->out, r->stat, &r->po);
-	print_metrics(r);
+	print_counts_metrics(r);
 	return 0;
 }
 
@@ -246,8 +260,7 @@ static int end_of_run(struct run *r, const struct pmt_count_opts *o, char **argv
 	if (r->td.on) {
 		print_topdown(r);
 	} else {
-		pmt_stat_print(r->out, r->stat, &r->po);
-		print_metrics(r);
+		print_counts_metrics(r);
 	}
 	if (r->po.format == PMT_STAT_TEXT) {
 		double sd = pmt_run_stats_stddev(&r->elapsed);
@@ -446,13 +459,27 @@ static size_t add_inputs(struct run *r, const char *id, bool *done, char *list, 
 	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++) {
 		struct pmt_metric_input *in = pmt_metric_plan_input(r->mplan, i);
 
-		if (done[i] || in->kind != PMT_MIN_COUNT || in->threshold_only ||
+		/* a threshold's own event where perf's order names it */
+		if (done[i] || in->kind != PMT_MIN_COUNT || (in->threshold_only && !id) ||
 		    (id && strcasecmp(in->id, id)))
 			continue;
 		done[i] = true;
-		n += (size_t)sprintf(list + n, "%s%s", n ? "," : "", in->id);
+		n += (size_t)sprintf(list + n, "%s%s", n && list[n - 1] != '{' ? "," : "", in->id);
 	}
 	return n;
+}
+
+/* -M's `#` layout: perf 7.3's text, -x and -j for the total and -A (the other
+ * aggregations keep pmutrace's metric lines for now) */
+static bool ml_layout_wanted(const struct run *r)
+{
+	return r->nsel && !r->td.on && (r->aggr == PMT_AGGR_GLOBAL || r->aggr == PMT_AGGR_CPU);
+}
+
+/* perf stat sets metric_no_threshold for -x: no threshold events, no classes */
+static bool ml_thresholds(const struct run *r)
+{
+	return r->po.format != PMT_STAT_CSV;
 }
 
 /* -M without -e: the events the metrics read, as perf stat -M opens them; --topdown's in
@@ -462,22 +489,32 @@ static int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_
 {
 	size_t len = 1, n = 0, ni = pmt_metric_plan_nr_inputs(r->mplan);
 	char *list, **order = NULL, group[16];
-	bool *done = calloc(ni + 1, sizeof(*done));
+	bool *done = calloc(ni + 1, sizeof(*done)), grouped = false;
 	int rc;
 
 	for (size_t i = 0; i < ni; i++)
 		len += strlen(pmt_metric_plan_input(r->mplan, i)->id) + 1;
+	len += 4; /* a group's braces and :W */
 	list = malloc(len);
 	snprintf(group, sizeof(group), "TopdownL%u", r->td.level);
 	/* where perf's order is not reproduced (grouped metrics): the plan's */
 	if (r->td.on && pmt_metric_set_perf_events(&r->ms, group, &order) < 0)
 		order = NULL;
+	/* -M: perf 7.3 also opens the events of the metrics' thresholds, but for -x */
+	if (!r->td.on && ml_layout_wanted(r) &&
+	    pmt_metric_set_perf_events_sel(&r->ms, r->sel, r->nsel, ml_thresholds(r), &order,
+					   &grouped) < 0)
+		order = NULL;
+	if (grouped && order && list)
+		n = (size_t)sprintf(list, "{");
 	/* one list, parsed at once: the topdown-* events and TOPDOWN.SLOTS of TopdownL1 form
 	 * one group led by slots, as perf's parse of its metric events groups them */
 	for (size_t k = 0; list && done && order && order[k]; k++) {
 		pmt_debug("found event %s", order[k]); /* perf's words at -vv */
 		n = add_inputs(r, order[k], done, list, n);
 	}
+	if (grouped && order && list)
+		n += (size_t)sprintf(list + n, "}:W");
 	if (list && done)
 		n = add_inputs(r, NULL, done, list, n);
 	rc = !list || !done ? -PMT_ENOMEM : n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
@@ -528,6 +565,7 @@ int cmd_stat(int argc, char **argv)
 	const char *evstr[64], *outpath = NULL;
 	unsigned nev = 0, targets = 0, aggrs = 0;
 	int c, verbose = 0, dry_run = 0, rc;
+	bool nev_given = false;
 	int32_t pid = 0;
 	uint64_t v;
 
@@ -668,6 +706,7 @@ int cmd_stat(int argc, char **argv)
 		goto done_early;
 	}
 	pmt_pmus_probe_extended_type(&pmus);
+	nev_given = nev != 0;
 	if (!nev && r.mplan) {
 		rc = metric_events(&r, &events, &pmus, &eo, &d);
 	} else {
@@ -726,6 +765,9 @@ int cmd_stat(int argc, char **argv)
 		goto done_early;
 	}
 	stat_td_drop_uncounted(&r.td, &r.plan, &pmus, eo.cputype);
+	if (rc >= 0 && !nev_given && r.mplan && ml_layout_wanted(&r) &&
+	    stat_ml_setup(&r.ml, &r.ms, r.sel, r.nsel, ml_thresholds(&r), r.mplan, &r.plan) < 0)
+		rc = pmt_cli_fail("stat", "out of memory");
 	/* perf 7.3's words when the metric group has no event on these CPUs */
 	if (r.td.on && !r.td.cols)
 		rc = pmt_cli_fail("stat", "No supported events found.\nTopdownL%u", r.td.level);
@@ -749,6 +791,7 @@ int cmd_stat(int argc, char **argv)
 	pmt_pmus_fini(&pmus);
 done_early:
 	stat_td_fini(&r.td);
+	stat_ml_fini(&r.ml);
 	pmt_event_table_free(table);
 	pmt_metric_plan_free(r.mplan);
 	pmt_metric_set_fini(&r.ms);

@@ -39,3 +39,10 @@ add_test(NAME oracle.topdown_order73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/orac
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR})
 set_tests_properties(oracle.topdown_order73 PROPERTIES LABELS "perf73" TIMEOUT 300
   SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+
+# stat -M's `#` column against x86 perf 7.3 on the simulated Intel PMU (fake GNR sysfs):
+# single metrics and TopdownL1 in text, -x and -j, with -A and -I, byte for byte
+add_test(NAME stat.metric_layout73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/metric_layout.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(stat.metric_layout73 PROPERTIES LABELS "perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")

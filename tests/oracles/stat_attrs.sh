@@ -202,6 +202,20 @@ if [ -r "$SHARED/data/tpebs/gnr-metrics.json" ]; then
 	# and -mem-bound to the slots group
 	check gnr order --topdown --td-level 2 $TD -a
 	check gnr order --topdown --td-level 2 $TD -- /bin/true
+	# -M: the events of each metric's threshold too (tma_retiring's names
+	# tma_heavy_operations: topdown-heavy-ops), in the order of perf's hash map of them;
+	# one metric outside its MetricgroupNoGroup parsed as perf's {...}:W group
+	# (INT_MISC.UOP_DROPPING after topdown-retiring), a group's metrics merged
+	check gnr order -M tma_retiring $TD -a
+	check gnr order -M tma_frontend_bound $TD -a
+	check gnr order -M tma_bad_speculation $TD -- /bin/true
+	check gnr order -M TopdownL1 $TD -a
+	check gnr order -M TopdownL1 $TD -A -C 0-1
+	# -x: perf's metric_no_threshold, no topdown-heavy-ops
+	check gnr order -M tma_retiring -x, $TD -a
+	check gnr order -M TopdownL1 -x, $TD -a
+	check gnr order -M tma_info_thread_ipc --metrics $SHARED/data/tpebs/gnr-metrics.json \
+		--events "$HERE/../../fixtures/events/gnr_info_thread.json" -a
 fi
 
 echo "$n command lines, $fail differ"

@@ -30,18 +30,8 @@ for c in 0 1 2 3 4 5 6 7; do
 	for f in package_cpus_list core_siblings_list die_cpus_list; do echo 0-7 >"$d/$f"; done
 done
 fail=0 n=0
-# the interval lines' time and the elapsed time differ run to run. With -I only the first
-# interval's lines are kept: how many intervals `sleep 0.2` spans depends on scheduling (two
-# when idle, a third when a loaded machine holds the tool or sleep past 300 ms; the count
-# differed between perf and pmutrace in CI's parallel runs), and with a fixed PERF_METRICS
-# every interval prints the same fractions.
-norm() { awk '{ t = "" }
-	match($0, /^ *[0-9]+\.[0-9]+[ ,]/) { t = substr($0, 1, RLENGTH - 1) }
-	match($0, /"interval" : [0-9.]+/) { t = substr($0, RSTART, RLENGTH) }
-	t != "" && first == "" { first = t }
-	t != "" && t != first { next }
-	{ print }' | sed -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' -e 's/^[0-9]*\.[0-9]\{9\},/TIME,/' \
-	-e 's/"interval" : [0-9.]*/"interval" : T/' -e '/seconds time elapsed/d' | head -4; }
+. "$SRC/tests/stat/first_interval.sh"
+norm() { first_interval | head -4; }
 run() { # PM OUT CMD...
 	pm=$1 out=$2
 	shift 2

@@ -357,44 +357,102 @@ static void sort_by_name(int *idx, size_t n, const struct pmt_metric_set *ms)
 
 int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const char *group, char ***ids)
 {
-	size_t nm = 0, total = 0, n = 0;
+	bool grouped;
+	int rc = pmt_metric_set_perf_events_sel(ms, &group, 1, false, ids, &grouped);
+
+	/* --topdown's groups: every metric in MetricgroupNoGroup, else perf's own groups */
+	if (rc >= 0 && grouped) {
+		pmt_perf_events_free(*ids);
+		*ids = NULL;
+		return -PMT_EUNSUPPORTED;
+	}
+	return rc;
+}
+
+/* match_pm_metric(): a metric's name or one of its groups */
+static bool selected(const struct pmt_metric *m, const char *const *sel, size_t nsel)
+{
+	for (size_t k = 0; k < nsel; k++)
+		if (in_list(m->name, sel[k]) || (m->groups && in_list(m->groups, sel[k])))
+			return true;
+	return false;
+}
+
+static bool nogroup_for(const struct pmt_metric *m, const char *const *sel, size_t nsel)
+{
+	for (size_t k = 0; k < nsel; k++)
+		if (m->nogroup && in_list(m->nogroup, sel[k]))
+			return true;
+	return false;
+}
+
+/* perf's metric_list for a selection: the root metrics with their IDs, sorted as
+ * metricgroup.c's parse_groups() sorts them */
+struct roots {
+	struct root *r;
+	size_t nm;
+	bool grouped;      /* perf parses the one metric's IDs as a {...}:W group */
+	const char **walk; /* room for any map's walk */
+};
+
+static void roots_fini(struct roots *rs)
+{
+	for (size_t k = 0; rs->r && k < rs->nm; k++) {
+		phm_fini(&rs->r[k].ids);
+		free(rs->r[k].refs);
+	}
+	free(rs->r);
+	free(rs->walk);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t nsel,
+		       bool thresholds, struct roots *rs)
+{
+	size_t nm = 0, total = 0;
 	int *idx = calloc(ms->nr + 1, sizeof(*idx));
-	struct root *roots = calloc(ms->nr + 1, sizeof(*roots));
-	struct phm combined = { 0 };
-	const char **walk = NULL;
-	char **out = NULL;
+	bool grouped = false;
 	int rc = 0;
 
-	*ids = NULL;
-	if (!idx || !roots) {
+	memset(rs, 0, sizeof(*rs));
+	rs->r = calloc(ms->nr + 1, sizeof(*rs->r));
+	if (!idx || !rs->r) {
 		rc = -PMT_ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < ms->nr; i++) {
-		if (!ms->m[i].groups || !in_list(ms->m[i].groups, group))
+		if (!selected(&ms->m[i], sel, nsel))
 			continue;
-		/* a metric perf groups ({...}:W) gets an event list of its own */
-		if (!ms->m[i].nogroup || !in_list(ms->m[i].nogroup, group) || ms->m[i].intel) {
+		if (ms->m[i].intel) {
 			rc = -PMT_EUNSUPPORTED;
 			goto out;
 		}
+		grouped |= !nogroup_for(&ms->m[i], sel, nsel);
 		idx[nm++] = (int)i;
 	}
 	if (!nm) {
 		rc = -PMT_ENOT_FOUND;
 		goto out;
 	}
+	/* a metric perf groups ({...}:W) gets an event list of its own, deduplicated against
+	 * the others': reproduced for one metric alone, whose list is its map's walk */
+	if (grouped && nm > 1) {
+		rc = -PMT_EUNSUPPORTED;
+		goto out;
+	}
+	rs->grouped = grouped;
 	sort_by_name(idx, nm, ms);
 	for (size_t i = 0; i < ms->nr; i++)
 		total += strlen(ms->m[i].expr) / 2 + 2; /* a bound on any map's IDs */
-	walk = calloc(total + ms->nr + 1, sizeof(*walk));
-	if (!walk) {
+	rs->walk = calloc(total + ms->nr + 1, sizeof(*rs->walk));
+	if (!rs->walk) {
 		rc = -PMT_ENOMEM;
 		goto out;
 	}
+	rs->nm = nm;
 	/* __add_metric() per metric, each put at the list's head */
 	for (size_t k = 0; k < nm && rc >= 0; k++) {
-		struct root *r = &roots[nm - 1 - k];
+		struct root *r = &rs->r[nm - 1 - k];
 		const struct pmt_metric *pm = &ms->m[idx[k]];
 
 		r->name = pm->name;
@@ -403,38 +461,60 @@ int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const char *grou
 			rc = -PMT_ENOMEM;
 			break;
 		}
-		/* metric_no_threshold: the metric's name, which resolves to its expression */
-		rc = add_ids(&r->ids, pm->threshold ? pm->name : pm->expr);
+		/* a root metric's threshold names the metric itself: perf parses the threshold,
+		 * or with metric_no_threshold the name, which resolves to its expression */
+		rc = add_ids(&r->ids, !pm->threshold ? pm->expr : thresholds ? pm->threshold
+									  : pm->name);
 		if (rc >= 0)
-			rc = resolve(ms, r, walk);
+			rc = resolve(ms, r, rs->walk);
 		if (rc >= 0) {
-			size_t w = phm_walk(&r->ids, walk);
+			size_t w = phm_walk(&r->ids, rs->walk);
 
 			r->count = 0;
 			for (size_t i = 0; i < w; i++)
-				r->count += !tool_event(walk[i]);
+				r->count += !tool_event(rs->walk[i]);
 		}
 	}
 	if (rc < 0)
 		goto out;
 	/* list_sort(metric_list_cmp): most IDs first, a stable merge sort */
 	for (size_t i = 1; i < nm; i++)
-		for (size_t j = i; j > 0 && roots[j - 1].count < roots[j].count; j--) {
-			struct root t = roots[j];
+		for (size_t j = i; j > 0 && rs->r[j - 1].count < rs->r[j].count; j--) {
+			struct root t = rs->r[j];
 
-			roots[j] = roots[j - 1];
-			roots[j - 1] = t;
+			rs->r[j] = rs->r[j - 1];
+			rs->r[j - 1] = t;
 		}
-	/* build_combined_expr_ctx() */
-	for (size_t k = 0; k < nm && rc >= 0; k++) {
-		size_t w = phm_walk(&roots[k].ids, walk);
+out:
+	free(idx);
+	if (rc < 0)
+		roots_fini(rs);
+	return rc;
+}
+
+int pmt_metric_set_perf_events_sel(const struct pmt_metric_set *ms, const char *const *sel,
+				   size_t nsel, bool thresholds, char ***ids, bool *grouped)
+{
+	struct roots rs;
+	struct phm combined = { 0 };
+	char **out = NULL;
+	size_t n;
+	int rc = roots_build(ms, sel, nsel, thresholds, &rs);
+
+	*ids = NULL;
+	if (rc < 0)
+		return rc;
+	*grouped = rs.grouped;
+	/* build_combined_expr_ctx() for the ungrouped; a grouped metric's own map */
+	for (size_t k = 0; k < rs.nm && rc >= 0 && !rs.grouped; k++) {
+		size_t w = phm_walk(&rs.r[k].ids, rs.walk);
 
 		for (size_t i = 0; i < w && rc >= 0; i++)
-			rc = phm_add(&combined, walk[i]);
+			rc = phm_add(&combined, rs.walk[i]);
 	}
 	if (rc < 0)
 		goto out;
-	n = phm_walk(&combined, walk);
+	n = phm_walk(rs.grouped ? &rs.r[0].ids : &combined, rs.walk);
 	out = calloc(n + 1, sizeof(*out));
 	if (!out) {
 		rc = -PMT_ENOMEM;
@@ -442,9 +522,9 @@ int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const char *grou
 	}
 	rc = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (tool_event(walk[i]))
+		if (tool_event(rs.walk[i]))
 			continue;
-		out[rc] = strdup(walk[i]);
+		out[rc] = strdup(rs.walk[i]);
 		if (!out[rc]) {
 			pmt_perf_events_free(out);
 			out = NULL;
@@ -455,14 +535,54 @@ int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const char *grou
 	}
 	*ids = out;
 out:
-	for (size_t k = 0; roots && k < nm; k++) {
-		phm_fini(&roots[k].ids);
-		free(roots[k].refs);
-	}
+	roots_fini(&rs);
 	phm_fini(&combined);
-	free(roots);
-	free(idx);
-	free(walk);
+	return rc;
+}
+
+/* count_uses(): how many of the metrics read an event */
+static size_t uses(const struct roots *rs, const char *ev)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < rs->nm; k++)
+		n += phm_find(&rs->r[k].ids, ev) >= 0;
+	return n;
+}
+
+int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const char *const *sel,
+				size_t nsel, bool thresholds, const char *const *evnames,
+				size_t nev, const char **metric, int *ev)
+{
+	struct roots rs;
+	int rc = roots_build(ms, sel, nsel, thresholds, &rs);
+
+	if (rc < 0)
+		return rc;
+	/* setup_metric_events() matches the events in list order, a name once;
+	 * pick_display_evsel() keeps the first of those the fewest metrics read */
+	for (size_t k = 0; k < rs.nm; k++) {
+		size_t best = 0;
+
+		ev[k] = -1;
+		metric[k] = rs.r[k].name;
+		for (size_t e = 0; e < nev; e++) {
+			bool dup = false;
+			size_t u;
+
+			for (size_t j = 0; j < e; j++)
+				dup |= !strcmp(evnames[j], evnames[e]);
+			if (dup || phm_find(&rs.r[k].ids, evnames[e]) < 0)
+				continue;
+			u = uses(&rs, evnames[e]);
+			if (ev[k] < 0 || u < best) {
+				ev[k] = (int)e;
+				best = u;
+			}
+		}
+	}
+	rc = (int)rs.nm;
+	roots_fini(&rs);
 	return rc;
 }
 

@@ -70,12 +70,55 @@ static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u)
 	}
 }
 
+static size_t event_metrics(const struct pmt_stat_print_opts *po, uint32_t u, uint32_t e,
+			    struct pmt_stat_metric *m, size_t cap)
+{
+	bool has = po->sz >= offsetof(struct pmt_stat_print_opts, metrics_ctx) +
+				     sizeof(po->metrics_ctx) && po->metrics;
+
+	return has ? po->metrics(po->metrics_ctx, u, e, m, cap) : 0;
+}
+
+/* perf's print_metric_std(): " # ", the value, the unit left in what METRIC_LEN leaves */
+static void metric_text(FILE *fp, const struct pmt_stat_metric *m)
+{
+	int n = fprintf(fp, " # ");
+
+	n += fprintf(fp, m->scaled ? "%8.1f" : "%8.2f", m->val);
+	fprintf(fp, " %-*s", METRIC_LEN - n - 1 > 0 ? METRIC_LEN - n - 1 : 0, m->unit);
+}
+
+/* the event's metrics: the first after its name, each other on a line of its own below
+ * (perf's do_new_line_std(): the unit's columns, then blanks as wide as the counts, unit
+ * and name; -A's lines 8 blanks wider, perf's AGGR_NONE indent) */
+static void metrics_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, int uw,
+			 const char *prefix, const struct pmt_stat_print_opts *po)
+{
+	struct pmt_stat_metric m[16];
+	size_t n = event_metrics(po, u, e, m, sizeof(m) / sizeof(m[0]));
+
+	if (!n) {
+		fprintf(fp, "%-*s", METRIC_LEN, "");
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (k) {
+			fprintf(fp, "\n%s", prefix);
+			aggr_prefix(fp, s, u);
+			fprintf(fp, "%*s", COUNTS_LEN + 1 + uw + 1 + EVNAME_LEN +
+				(pmt_stat_aggr(s) == PMT_AGGR_CPU ? 8 : 0), "");
+		}
+		metric_text(fp, &m[k]);
+	}
+}
+
 static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, int uw,
-		      const char *prefix, uint32_t runs)
+		      const char *prefix, const struct pmt_stat_print_opts *po)
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
 	double sc = p->scale[e];
+	uint32_t runs = po->runs;
 
 	fputs(prefix, fp);
 	aggr_prefix(fp, s, u);
@@ -83,7 +126,8 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 		fprintf(fp, floor(sc) != sc ? "%*.2f " : "%*.0f ", COUNTS_LEN, c->val);
 	else
 		fprintf(fp, "%*s ", COUNTS_LEN, c->supported ? "<not counted>" : "<not supported>");
-	fprintf(fp, "%-*s %-*s%-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name, METRIC_LEN, "");
+	fprintf(fp, "%-*s %-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name);
+	metrics_text(fp, s, u, e, uw, prefix, po);
 	if (runs > 1 && c->noise)
 		fprintf(fp, "  ( +-%6.2f%% )", c->noise);
 	if (c->run != c->ena && c->ena)
@@ -102,18 +146,50 @@ static void time_prefix(char *buf, size_t cap, const struct pmt_stat_print_opts 
 			 po->format == PMT_STAT_CSV ? sep : " ");
 }
 
-static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, const char *sep,
-		     const char *prefix, uint32_t runs)
+static void csv_unit(FILE *fp, const struct pmt_stat *s, uint32_t u, const char *sep)
 {
-	const struct pmt_count_plan *p = pmt_stat_plan(s);
-	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
-	double sc = p->scale[e];
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, 0);
 
-	fputs(prefix, fp);
 	if (pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_THREAD)
 		fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
 	else if (pmt_stat_aggr(s) != PMT_AGGR_GLOBAL)
 		fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep, c->nr, sep);
+}
+
+/* perf's print_metric_csv(): the value without its padding, the unit; an event's other
+ * metrics on lines of their own, the count's fields left empty (new_line_csv()) */
+static void metrics_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
+			const char *sep, const char *prefix, const struct pmt_stat_print_opts *po)
+{
+	struct pmt_stat_metric m[16];
+	size_t n = event_metrics(po, u, e, m, sizeof(m) / sizeof(m[0]));
+
+	if (!n) {
+		fprintf(fp, "%s%s\n", sep, sep);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (k) {
+			fprintf(fp, "%s", prefix);
+			csv_unit(fp, s, u, sep);
+			for (int f = 0; f < 4; f++)
+				fputs(sep, fp);
+		}
+		fprintf(fp, m[k].scaled ? "%s%.1f%s%s\n" : "%s%.2f%s%s\n", sep, m[k].val, sep,
+			m[k].unit);
+	}
+}
+
+static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, const char *sep,
+		     const char *prefix, const struct pmt_stat_print_opts *po)
+{
+	const struct pmt_count_plan *p = pmt_stat_plan(s);
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	double sc = p->scale[e];
+	uint32_t runs = po->runs;
+
+	fputs(prefix, fp);
+	csv_unit(fp, s, u, sep);
 	if (c->counted)
 		fprintf(fp, floor(sc) != sc ? "%.2f%s" : "%.0f%s", c->val, sep);
 	else
@@ -121,10 +197,10 @@ static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 	fprintf(fp, "%s%s%s", p->unit[e], sep, p->ev.ev[e].name);
 	if (runs > 1)
 		fprintf(fp, "%s%.2f%%", sep, c->noise);
-	fprintf(fp, "%s%llu%s%.2f%s%s\n", sep,
+	fprintf(fp, "%s%llu%s%.2f", sep,
 		(unsigned long long)c->run, sep,
-		c->run != c->ena && c->ena ? 100.0 * (double)c->run / (double)c->ena : 100.0,
-		sep, sep);
+		c->run != c->ena && c->ena ? 100.0 * (double)c->run / (double)c->ena : 100.0);
+	metrics_csv(fp, s, u, e, sep, prefix, po);
 }
 
 /* a JSON line's start: its interval and its unit */
@@ -142,6 +218,26 @@ static void json_open(FILE *fp, const struct pmt_stat *s, uint32_t u,
 		fprintf(fp, "\"cpu\" : \"%s\", ", pmt_stat_unit_name(s, u) + 3);
 	else if (a != PMT_AGGR_GLOBAL)
 		fprintf(fp, "\"%s\" : \"%s\", ", aggr_key(a), pmt_stat_unit_name(s, u));
+}
+
+/* perf's print_metric_json(): the value, its unit and threshold class; an event's other
+ * metrics on lines of their own, the unit's keys only */
+static void metrics_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
+			 const struct pmt_stat_print_opts *po)
+{
+	struct pmt_stat_metric m[16];
+	size_t n = event_metrics(po, u, e, m, sizeof(m) / sizeof(m[0]));
+
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			json_open(fp, s, u, po);
+		fprintf(fp, "%s\"metric-value\" : \"%f\", \"metric-unit\" : \"%s\"", k ? "" : ", ",
+			m[k].val, m[k].unit);
+		if (m[k].threshold >= 0)
+			fprintf(fp, ", \"metric-threshold\" : \"%s\"", m[k].threshold ? "bad" : "good");
+		fputs(k + 1 < n ? "}\n" : "", fp);
+	}
+	fputs("}\n", fp);
 }
 
 static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
@@ -162,8 +258,9 @@ static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", ", p->unit[e], p->ev.ev[e].name);
 	if (po->runs > 1)
 		fprintf(fp, "\"variance\" : %.2f, ", c->noise);
-	fprintf(fp, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f}\n", (unsigned long long)c->run,
+	fprintf(fp, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f", (unsigned long long)c->run,
 		c->run != c->ena && c->ena ? 100.0 * (double)c->run / (double)c->ena : 100.0);
+	metrics_json(fp, s, u, e, po);
 }
 
 void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po)
@@ -192,11 +289,11 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 		if ((skip_zero && pmt_stat_cell(s, u, e)->val == 0) || !pmt_stat_cell(s, u, e)->nr)
 			continue;
 		if (po->format == PMT_STAT_CSV)
-			line_csv(fp, s, u, e, sep, prefix, po->runs);
+			line_csv(fp, s, u, e, sep, prefix, po);
 		else if (po->format == PMT_STAT_JSON)
 			line_json(fp, s, u, e, po);
 		else
-			line_text(fp, s, u, e, uw, prefix, po->runs);
+			line_text(fp, s, u, e, uw, prefix, po);
 	}
 }
 

@@ -168,6 +168,14 @@ PMT_API const struct pmt_count_plan *pmt_stat_plan(const struct pmt_stat *s);
 PMT_API void pmt_stat_free(struct pmt_stat *s);
 
 enum pmt_stat_format { PMT_STAT_TEXT = 0, PMT_STAT_CSV, PMT_STAT_JSON };
+/* a metric printed on an event's line, as perf's generic_metric() formats it */
+struct pmt_stat_metric {
+	double val;        /* scaled by the metric's ScaleUnit */
+	const char *unit;  /* "%  tma_retiring" (ScaleUnit's unit, two spaces, the name) or the
+			    * name alone */
+	bool scaled;       /* a ScaleUnit: "%8.1f", else "%8.2f" */
+	int8_t threshold;  /* -j's "metric-threshold": 1 "bad", 0 "good", -1 none */
+};
 struct pmt_stat_print_opts {
 	size_t sz;                 /* sizeof(struct pmt_stat_print_opts) */
 	enum pmt_stat_format format;
@@ -178,6 +186,11 @@ struct pmt_stat_print_opts {
 	uint32_t runs;             /* -r N: the cells carry the runs' noise */
 	bool skip_zero;            /* --per-thread -a: a unit's line is left out when its count
 				    * is 0 (perf's should_skip_zero_counter) */
+	/* -M in perf's layout (text's `#` column, -x's and -j's metric fields): the
+	 * metrics event e of unit u carries, in print order, into out[cap]; returns how many */
+	size_t (*metrics)(void *ctx, uint32_t u, uint32_t e, struct pmt_stat_metric *out,
+			  size_t cap);
+	void *metrics_ctx;
 };
 /* The counts of every unit and event in perf stat's layout (perf 7.3). */
 PMT_API void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po);

@@ -1,0 +1,127 @@
+/* stat -M's `#` column (stat_metric_layout.h) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stat_metric_layout.h"
+
+int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const char *const *sel,
+		  size_t nsel, bool thresholds, struct pmt_metric_plan *mplan,
+		  const struct pmt_count_plan *plan)
+{
+	const char **names = calloc(plan->ev.nr + 1, sizeof(*names));
+	const char **metric = calloc(ms->nr + 1, sizeof(*metric));
+	int n, rc = 0;
+
+	memset(ml, 0, sizeof(*ml));
+	ml->ev = calloc(ms->nr + 1, sizeof(*ml->ev));
+	ml->plan_idx = calloc(ms->nr + 1, sizeof(*ml->plan_idx));
+	ml->label = calloc(ms->nr + 1, sizeof(*ml->label));
+	if (!names || !metric || !ml->ev || !ml->plan_idx || !ml->label) {
+		rc = -PMT_ENOMEM;
+		goto out;
+	}
+	for (uint32_t e = 0; e < plan->ev.nr; e++)
+		names[e] = plan->ev.ev[e].name;
+	n = pmt_metric_set_perf_display(ms, sel, nsel, thresholds, names, plan->ev.nr, metric,
+					ml->ev);
+	if (n <= 0)
+		goto out; /* not reproduced: pmutrace's own metric lines */
+	ml->plan_nm = pmt_metric_plan_nr_metrics(mplan);
+	for (int k = 0; k < n; k++) {
+		size_t i = 0;
+
+		while (i < ml->plan_nm && strcmp(pmt_metric_plan_metric(mplan, i)->name, metric[k]))
+			i++;
+		/* a metric of perf's list the plan lacks, or one no opened event carries */
+		if (i == ml->plan_nm || ml->ev[k] < 0)
+			goto out;
+		ml->plan_idx[k] = i;
+		const struct pmt_metric *m = pmt_metric_plan_metric(mplan, i);
+		size_t len = strlen(m->name) + (m->unit ? strlen(m->unit) : 0) + 3;
+
+		ml->label[k] = malloc(len);
+		if (!ml->label[k]) {
+			rc = -PMT_ENOMEM;
+			goto out;
+		}
+		/* generic_metric(): a ScaleUnit's unit before the name */
+		if (m->scale_unit)
+			snprintf(ml->label[k], len, "%s  %s", m->unit ? m->unit : "", m->name);
+		else
+			snprintf(ml->label[k], len, "%s", m->name);
+	}
+	ml->nm = (size_t)n;
+	ml->mplan = mplan;
+out:
+	free(names);
+	free(metric);
+	if (!ml->nm)
+		stat_ml_fini(ml);
+	return rc;
+}
+
+void stat_ml_eval(struct stat_ml *ml, const struct pmt_stat *st, const struct pmt_count_plan *plan)
+{
+	struct pmt_counts *c;
+	uint32_t nu = pmt_stat_nr_units(st);
+
+	free(ml->val);
+	free(ml->th);
+	ml->val = calloc((size_t)nu * ml->plan_nm + 1, sizeof(*ml->val));
+	ml->th = calloc((size_t)nu * ml->plan_nm + 1, sizeof(*ml->th));
+	ml->nunits = ml->val && ml->th ? nu : 0;
+	if (!ml->nunits || pmt_counts_new(&c) < 0)
+		return;
+	for (uint32_t u = 0; u < nu; u++) {
+		int unit = pmt_counts_unit(c, NULL, pmt_stat_unit_name(st, u));
+
+		for (uint32_t e = 0; e < plan->ev.nr; e++) {
+			const struct pmt_stat_cell *cell = pmt_stat_cell(st, u, e);
+
+			pmt_counts_add(c, unit, pmt_counts_event(c, plan->ev.ev[e].name),
+				       cell->counted ? cell->val : NAN);
+		}
+	}
+	pmt_metric_plan_bind(ml->mplan, c);
+	/* the counts' units are the stat's, added in its order */
+	for (size_t u = 0; u < pmt_counts_nr_units(c) && u < nu; u++)
+		pmt_metric_plan_eval(ml->mplan, c, u, ml->val + u * ml->plan_nm,
+				     ml->th + u * ml->plan_nm);
+	pmt_counts_free(c);
+}
+
+size_t stat_ml_metrics(void *ctx, uint32_t u, uint32_t e, struct pmt_stat_metric *out, size_t cap)
+{
+	const struct stat_ml *ml = ctx;
+	size_t n = 0;
+
+	if (u >= ml->nunits)
+		return 0;
+	/* perf adds a metric at the head of its event's list: the last one first */
+	for (size_t k = ml->nm; k-- > 0 && n < cap;) {
+		const struct pmt_metric *m = pmt_metric_plan_metric(ml->mplan, ml->plan_idx[k]);
+
+		if (ml->ev[k] != (int)e)
+			continue;
+		out[n].val = ml->val[u * ml->plan_nm + ml->plan_idx[k]];
+		out[n].threshold = ml->th[u * ml->plan_nm + ml->plan_idx[k]];
+		out[n].scaled = m->scale_unit != NULL;
+		out[n].unit = ml->label[k];
+		n++;
+	}
+	return n;
+}
+
+void stat_ml_fini(struct stat_ml *ml)
+{
+	for (size_t k = 0; ml->label && ml->label[k]; k++)
+		free(ml->label[k]);
+	free(ml->label);
+	free(ml->ev);
+	free(ml->plan_idx);
+	free(ml->val);
+	free(ml->th);
+	memset(ml, 0, sizeof(*ml));
+}

@@ -1,0 +1,37 @@
+/* stat -M in perf 7.3's layout, wired by cmd_stat.c: each metric printed as a `#` value on
+ * the line of the event perf 7.3 displays it on (metricgroup.c's pick_display_evsel(), see
+ * pmt_metric_set_perf_display()), instead of pmutrace's metric lines after the counts. */
+#ifndef PMT_CLI_STAT_METRIC_LAYOUT_H
+#define PMT_CLI_STAT_METRIC_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmutrace/counting.h"
+#include "pmutrace/metrics.h"
+
+struct stat_ml {
+	size_t nm;        /* the metrics of perf's list, 0: the layout is off */
+	int *ev;          /* [k]: the event index it is printed on, -1 none */
+	size_t *plan_idx; /* [k]: the metric's index in the plan */
+	char **label;     /* [k]: "%  tma_retiring" (ScaleUnit's unit, the name) or the name */
+	double *val;      /* [unit * plan metrics + plan index], the last read's values */
+	int8_t *th;       /* the same cells' threshold class (1 over, 0 not, -1 none) */
+	uint32_t nunits;
+	size_t plan_nm;
+	struct pmt_metric_plan *mplan; /* borrowed */
+};
+
+/* On when perf's event order and display events are reproduced for sel (see
+ * pmt_metric_set_perf_display()) and every metric is displayed: 0 on or off, < 0 error. */
+int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const char *const *sel,
+		  size_t nsel, bool thresholds, struct pmt_metric_plan *mplan,
+		  const struct pmt_count_plan *plan);
+/* every unit's metric values from the counts of the last read */
+void stat_ml_eval(struct stat_ml *ml, const struct pmt_stat *st, const struct pmt_count_plan *plan);
+/* pmt_stat_print_opts.metrics: an event's metrics in perf's print order */
+size_t stat_ml_metrics(void *ctx, uint32_t u, uint32_t e, struct pmt_stat_metric *out, size_t cap);
+void stat_ml_fini(struct stat_ml *ml);
+
+#endif

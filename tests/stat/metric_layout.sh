@@ -1,0 +1,56 @@
+#!/bin/sh
+# stat -M in perf 7.3's layout (issue 11, item 5): x86 perf 7.3's `stat -M X -a` and
+# pmutrace's with perf's GNR tables (--metrics, --events) on the simulated Intel core PMU
+# (tests/pmusim/pmusim.c: slots 1e6 per CPU, a fixed PERF_METRICS, INT_MISC.UOP_DROPPING
+# nothing) of a fake Granite Rapids sysfs tree print the same output byte for byte (elapsed
+# time aside): each metric a `#` value (-x: its two fields, -j: its keys) on the line of
+# the event perf displays it on (its pick_display_evsel(): the first of the metric's
+# events the fewest selected metrics read), an event's later metrics on lines of their
+# own, the events of the metrics' thresholds counted too, in perf's order. Single metrics
+# (perf groups their events), the TopdownL1 group, and IPC and CPI (INST_RETIRED.ANY and
+# CPU_CLK_UNHALTED.THREAD as perf's table encodes them: fixtures/events/gnr_info_thread.json)
+# in text, -A, -I, -I -A, -r 2, -x (perf opens no threshold events there: its
+# metric_no_threshold), -x -r 2 and -j (the threshold's class, "metric-threshold").
+#   metric_layout.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
+set -u
+P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
+[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
+[ -r "$D/gnr-metrics.json" ] || { echo "SKIP: no $D"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
+sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
+. "$SRC/tests/stat/first_interval.sh"
+norm() { first_interval; }
+run() { # OUT CMD...
+	out=$1
+	shift
+	SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4 \
+		PMUSIM_PERF_METRICS=0x40300C085F501040 PMUSIM_RATES=0x10ad:0,0x400:1000000 \
+		LD_PRELOAD=$T/sim.so timeout 60 "$@" 2>&1 >/dev/null | norm >"$out"
+}
+fail=0 n=0
+for m in tma_retiring tma_frontend_bound tma_backend_bound tma_bad_speculation TopdownL1 \
+	tma_info_thread_ipc tma_info_thread_cpi; do
+	ev=$D/GNR_events_graniterapids_core.EXCERPT.json
+	case $m in tma_info_*) ev=$SRC/fixtures/events/gnr_info_thread.json ;; esac
+	for o in - -A -I_150 -I_150_-A -r_2 -x, -x,_-A -x\;_-A -x,_-I_150 -x,_-r_2 \
+		-j -j_-A -j_-I_150_-A; do
+		n=$((n + 1))
+		opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
+		# shellcheck disable=SC2086
+		run "$T/perf" "$X" stat -M $m -a $opts -- sleep 0.2
+		grep -q "tma_" "$T/perf" ||
+			{ echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
+		# shellcheck disable=SC2086
+		run "$T/pmt" "$P" stat -M $m --metrics "$D/gnr-metrics.json" \
+			--events "$ev" -a $opts -- sleep 0.2
+		if ! cmp -s "$T/perf" "$T/pmt"; then
+			echo "FAIL: -M $m $opts: perf 7.3 < > pmutrace"
+			diff "$T/perf" "$T/pmt" | head -10
+			fail=$((fail + 1))
+		fi
+	done
+done
+echo "$n outputs compared, $fail differ"
+[ $fail = 0 ]
