@@ -42,7 +42,7 @@ static int usage(FILE *fp)
 		"                       thread in /proc; lines of 0 left out)\n"
 		"  -I, --interval-print MS   print (and record) the counts of every MS milliseconds\n"
 		"  -x, --field-separator SEP perf stat's CSV columns;  -j, --json-output: JSON lines\n"
-		"  -M, --metrics-select NAME  metrics (or groups) computed from the counts, with\n"
+		"  -M, --metrics-select NAME[,NAME]  metrics (or groups) computed from the counts, with\n"
 		"      --metrics FILE   perf pmu-events or Intel perfmon metric JSON\n"
 		"      --events FILE    named events from a JSON table (default: the search path\n"
 		"                       $PMUTRACE_EVENTS_PATH, else $XDG_DATA_HOME/pmutrace/events)\n"
@@ -621,10 +621,12 @@ int cmd_stat(int argc, char **argv)
 			r.po.sep = optarg;
 			break;
 		case 'j': r.po.format = PMT_STAT_JSON; break;
-		case 'M':
-			if (r.nsel == sizeof(r.sel) / sizeof(r.sel[0]))
-				return pmt_cli_usage_fail("stat", "too many -M options");
-			r.sel[r.nsel++] = optarg;
+		case 'M': /* perf's -M takes a comma-separated list (argv is ours to cut) */
+			for (char *sv, *m = strtok_r(optarg, ",", &sv); m; m = strtok_r(NULL, ",", &sv)) {
+				if (r.nsel == sizeof(r.sel) / sizeof(r.sel[0]))
+					return pmt_cli_usage_fail("stat", "too many metrics in -M");
+				r.sel[r.nsel++] = m;
+			}
 			break;
 		case O_METRICS: r.metrics_file = optarg; break;
 		case 'o': outpath = optarg; o.record_pipe = true; break;
