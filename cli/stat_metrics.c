@@ -131,9 +131,32 @@ size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t 
 		    (id && strcasecmp(in->id, id)))
 			continue;
 		done[i] = true;
-		n += (size_t)sprintf(list + n, "%s%s", n && list[n - 1] != '{' ? "," : "", in->id);
+		n += (size_t)sprintf(list + n, "%s", n && list[n - 1] != '{' ? "," : "");
+		/* a hybrid table's "cpu_atom@EVENT@" is perf's event cpu_atom/EVENT/ */
+		for (const char *c = in->id; *c; c++)
+			list[n++] = *c == '@' ? '/' : *c;
+		list[n] = 0;
 	}
 	return n;
+}
+
+/* the PMU an ID names ("cpu_core@...@"), as a length of id; 0 for none */
+static size_t id_pmu_len(const char *id)
+{
+	const char *at = strchr(id, '@');
+
+	return at ? (size_t)(at - id) : 0;
+}
+
+/* perf opens a grouped metric's events as one {...}:W group per metric: on a hybrid
+ * table one metric per PMU, so a new group where the PMU changes */
+static size_t next_group(const char *const *order, size_t k, char *list, size_t n)
+{
+	size_t pl = id_pmu_len(order[k]);
+
+	if (k && pl == id_pmu_len(order[k - 1]) && !strncmp(order[k], order[k - 1], pl))
+		return n;
+	return n + (size_t)sprintf(list + n, "%s{", k ? "}:W," : "");
 }
 
 /* -M's `#` layout: perf 7.3's text, -x and -j for the total and -A (the other
@@ -161,7 +184,7 @@ int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *p
 
 	for (size_t i = 0; i < ni; i++)
 		len += strlen(pmt_metric_plan_input(r->mplan, i)->id) + 1;
-	len += 4; /* a group's braces and :W */
+	len += 5 * (ni + 1); /* groups' braces, :W and commas */
 	list = malloc(len);
 	snprintf(group, sizeof(group), "TopdownL%u", r->td.level);
 	/* where perf's order is not reproduced (grouped metrics): the plan's */
@@ -172,15 +195,15 @@ int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *p
 	    pmt_metric_set_perf_events_sel(&r->ms, r->sel, r->nsel, ml_thresholds(r), &order,
 					   &grouped) < 0)
 		order = NULL;
-	if (grouped && order && list)
-		n = (size_t)sprintf(list, "{");
 	/* one list, parsed at once: the topdown-* events and TOPDOWN.SLOTS of TopdownL1 form
 	 * one group led by slots, as perf's parse of its metric events groups them */
 	for (size_t k = 0; list && done && order && order[k]; k++) {
 		pmt_debug("found event %s", order[k]); /* perf's words at -vv */
+		if (grouped)
+			n = next_group((const char *const *)order, k, list, n);
 		n = add_inputs(r, order[k], done, list, n);
 	}
-	if (grouped && order && list)
+	if (grouped && order && order[0] && list)
 		n += (size_t)sprintf(list + n, "}:W");
 	if (list && done)
 		n = add_inputs(r, NULL, done, list, n);

@@ -589,7 +589,11 @@ static int add_slots(struct ctx *c, uint32_t first)
 		s->attr.type = pmu->type;
 		s->topdown = true;
 		s->excl_mods = c->out->ev[i + 1].excl_mods;
-		snprintf(s->name, sizeof(s->name), "slots");
+		/* perf 7.3 names an event of one of several core PMUs after its PMU */
+		if (pmt_pmus_nr_core(c->pmus) > 1)
+			snprintf(s->name, sizeof(s->name), "%s/slots/", pmu->name);
+		else
+			snprintf(s->name, sizeof(s->name), "slots");
 		snprintf(c->event, sizeof(c->event), "slots");
 		if ((rc = terms(c, s, a->terms, strlen(a->terms), 1)) < 0)
 			return rc;
