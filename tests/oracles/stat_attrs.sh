@@ -76,6 +76,7 @@ check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open line
 	ok=
 	[ "$fs" = arlh ] && sysfs=$T/arlh cpuid=GenuineIntel-6-C5-0 ok=3,4,10,11
 	[ "$fs" = adl ] && sysfs=$T/adl cpuid=GenuineIntel-6-97-0 ok=4,10
+	[ "$fs" = mtl ] && sysfs=$T/adl cpuid=GenuineIntel-6-AA-0 ok=4,10
 	# shellcheck disable=SC2086
 	env SYSFS_PATH="$sysfs" ${cpuid:+PERF_CPUID=$cpuid} ${ok:+PROBE_OK_TYPES=$ok} LD_PRELOAD="$T/probe.so" timeout 60 \
 		"$X86" stat -vv $(echo "$args" | sed 's/ *--metrics [^ ]*//; s/ *--events [^ ]*//') \
@@ -88,7 +89,7 @@ check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open line
 		fail=$((fail + 1))
 		return
 	fi
-	if [ "$fs" = arlh ] || [ "$fs" = adl ]; then
+	if [ "$fs" = arlh ] || [ "$fs" = adl ] || [ "$fs" = mtl ]; then
 		drop_probes "$T/perf.out" >"$T/perf.noprobe"
 		mv "$T/perf.noprobe" "$T/perf.out"
 	fi
@@ -233,6 +234,9 @@ check adl yes -M tma_retiring $ADL -a
 check adl yes -M tma_retiring -x, $ADL -a
 check adl yes -M tma_info_thread_ipc $ADL -a
 check adl yes -M tma_info_core_ipc $ADL -A -C 7-8
+# the tree named as Meteor Lake: cpu_atom's TOPDOWN_RETIRING.ALL_P (0x72)
+check mtl yes -M tma_retiring --metrics "$HERE/../../fixtures/metrics/mtl-hybrid-metrics.json" \
+	--events "$HERE/../../fixtures/events/mtl_hybrid.json" -a
 
 echo "$n command lines, $fail differ"
 [ "$fail" = 0 ]

@@ -10,7 +10,10 @@
 # events a {...}:W group of their own; tma_info_thread_ipc (cpu_core's alone) and
 # tma_info_core_ipc (cpu_atom's alone). In text, -A, -I, -r 2, -x, -x -A (a metric that
 # cannot be computed: perf's empty field), -j and -j -A, with the cpu_atom counters read
-# (PMUSIM_PEBS_TYPE=4,10) and unreadable (4: <not counted>, nan).
+# (PMUSIM_PEBS_TYPE=4,10) and unreadable (4: <not counted>, nan). The same tree named as
+# Meteor Lake (6-AA: cpu_atom's tma_retiring from TOPDOWN_RETIRING.ALL_P over 6 slots a
+# cycle; fixtures/metrics/mtl-hybrid-metrics.json, fixtures/events/mtl_hybrid.json) in
+# text, -A, -x and -j.
 #   metric_hybrid.sh PMUTRACE ORACLES_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 SRC=$3
@@ -20,33 +23,44 @@ trap 'rm -rf "$T"' EXIT
 cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
 sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/adl" hybrid
 . "$SRC/tests/stat/first_interval.sh"
-TABLE="--metrics $SRC/fixtures/metrics/adl-hybrid-metrics.json --events $SRC/fixtures/events/adl_hybrid.json"
-run() { # OUT TYPES CMD...
+run() { # OUT TYPES CMD...: on the tree named $CPUID
 	out=$1 types=$2
 	shift 2
-	SYSFS_PATH=$T/adl PERF_CPUID=GenuineIntel-6-97-0 PMUSIM_PEBS_TYPE=$types \
+	SYSFS_PATH=$T/adl PERF_CPUID=$CPUID PMUSIM_PEBS_TYPE=$types \
 		PMUSIM_RATES=0x10ad:0,0x400:1000000 LD_PRELOAD=$T/sim.so timeout 60 "$@" 2>&1 \
 		>/dev/null | first_interval >"$out"
 }
 fail=0 n=0
-for types in 4,10 4; do
-	for m in tma_retiring tma_info_thread_ipc tma_info_core_ipc; do
-		for o in - -A -I_150 -r_2 -x, -x,_-A -j -j_-A; do
-			n=$((n + 1))
-			opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
-			# shellcheck disable=SC2086
-			run "$T/perf" $types "$X" stat -M $m -a $opts -- sleep 0.2
-			grep -q "tma_" "$T/perf" ||
-				{ echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
-			# shellcheck disable=SC2086
-			run "$T/pmt" $types "$P" stat -M $m $TABLE -a $opts -- sleep 0.2
-			if ! cmp -s "$T/perf" "$T/pmt"; then
-				echo "FAIL: -M $m $opts (PMUSIM_PEBS_TYPE=$types): perf 7.3 < > pmutrace"
-				diff "$T/perf" "$T/pmt" | head -10
-				fail=$((fail + 1))
-			fi
+cmp_model() { # the outputs of the tree named $CPUID with $TABLE, option sets $opt_sets
+	for types in 4,10 4; do
+		for m in tma_retiring tma_info_thread_ipc tma_info_core_ipc; do
+			for o in $opt_sets; do
+				n=$((n + 1))
+				opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
+				# shellcheck disable=SC2086
+				run "$T/perf" $types "$X" stat -M $m -a $opts -- sleep 0.2
+				grep -q "tma_" "$T/perf" || {
+					echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"
+					fail=$((fail + 1))
+					continue
+				}
+				# shellcheck disable=SC2086
+				run "$T/pmt" $types "$P" stat -M $m $TABLE -a $opts -- sleep 0.2
+				if ! cmp -s "$T/perf" "$T/pmt"; then
+					echo "FAIL: $CPUID -M $m $opts (PMUSIM_PEBS_TYPE=$types): perf 7.3 < > pmutrace"
+					diff "$T/perf" "$T/pmt" | head -10
+					fail=$((fail + 1))
+				fi
+			done
 		done
 	done
+}
+for model in adl mtl; do
+	CPUID=GenuineIntel-6-97-0 opt_sets="- -A -I_150 -r_2 -x, -x,_-A -j -j_-A"
+	[ $model = mtl ] && CPUID=GenuineIntel-6-AA-0 opt_sets="- -A -x, -j"
+	TABLE="--metrics $SRC/fixtures/metrics/$model-hybrid-metrics.json"
+	TABLE="$TABLE --events $SRC/fixtures/events/${model}_hybrid.json"
+	cmp_model
 done
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]
