@@ -46,11 +46,7 @@ cmp_model() { # the outputs of the tree named $CPUID with $TABLE, option sets $o
 				}
 				# shellcheck disable=SC2086
 				run "$T/pmt" $types "$P" stat -M $m $TABLE -a $opts -- sleep 0.2
-				if ! cmp -s "$T/perf" "$T/pmt"; then
-					echo "FAIL: $CPUID -M $m $opts (PMUSIM_PEBS_TYPE=$types): perf 7.3 < > pmutrace"
-					diff "$T/perf" "$T/pmt" | head -10
-					fail=$((fail + 1))
-				fi
+				same_as_perf "$CPUID -M $m $opts (PMUSIM_PEBS_TYPE=$types)"
 			done
 		done
 	done
