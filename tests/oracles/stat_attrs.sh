@@ -234,6 +234,9 @@ check adl yes -M tma_retiring $ADL -a
 check adl yes -M tma_retiring -x, $ADL -a
 check adl yes -M tma_info_thread_ipc $ADL -a
 check adl yes -M tma_info_core_ipc $ADL -A -C 7-8
+# TopdownL1: ungrouped, both PMUs' events in perf's hash order, TOPDOWN.SLOTS as slots
+check adl yes -M TopdownL1 $ADL -a
+check adl yes -M TopdownL1 -x, $ADL -a
 # the tree named as Meteor Lake: cpu_atom's TOPDOWN_RETIRING.ALL_P (0x72)
 check mtl yes -M tma_retiring --metrics "$HERE/../../fixtures/metrics/mtl-hybrid-metrics.json" \
 	--events "$HERE/../../fixtures/events/mtl_hybrid.json" -a

@@ -8,7 +8,10 @@
 # cpu_core/topdown-retiring/ (its slots group, slots named cpu_core/slots/ as perf names an
 # event of one of several core PMUs) and on cpu_atom/TOPDOWN_RETIRING.ALL/, each PMU's
 # events a {...}:W group of their own; tma_info_thread_ipc (cpu_core's alone) and
-# tma_info_core_ipc (cpu_atom's alone). In text, -A, -I, -r 2, -x, -x -A (a metric that
+# tma_info_core_ipc (cpu_atom's alone); the TopdownL1 group (in its MetricgroupNoGroup:
+# both PMUs' events ungrouped in the order of perf's hash map of their names, the table's
+# TOPDOWN.SLOTS taken for slots by its encoding as perf does, so no slots added, and two
+# metrics on it). In text, -A, -I, -r 2, -x, -x -A (a metric that
 # cannot be computed: perf's empty field), -j and -j -A, with the cpu_atom counters read
 # (PMUSIM_PEBS_TYPE=4,10) and unreadable (4: <not counted>, nan). The same tree named as
 # Meteor Lake (6-AA: cpu_atom's tma_retiring from TOPDOWN_RETIRING.ALL_P over 6 slots a
@@ -31,9 +34,9 @@ run() { # OUT TYPES CMD...: on the tree named $CPUID
 		>/dev/null | first_interval >"$out"
 }
 fail=0 n=0
-cmp_model() { # the outputs of the tree named $CPUID with $TABLE, option sets $opt_sets
+cmp_model() { # the tree named $CPUID with $TABLE: $metrics with option sets $opt_sets
 	for types in 4,10 4; do
-		for m in tma_retiring tma_info_thread_ipc tma_info_core_ipc; do
+		for m in $metrics; do
 			for o in $opt_sets; do
 				n=$((n + 1))
 				opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
@@ -53,7 +56,9 @@ cmp_model() { # the outputs of the tree named $CPUID with $TABLE, option sets $o
 }
 for model in adl mtl; do
 	CPUID=GenuineIntel-6-97-0 opt_sets="- -A -I_150 -r_2 -x, -x,_-A -j -j_-A"
-	[ $model = mtl ] && CPUID=GenuineIntel-6-AA-0 opt_sets="- -A -x, -j"
+	metrics="tma_retiring tma_info_thread_ipc tma_info_core_ipc TopdownL1"
+	[ $model = mtl ] && CPUID=GenuineIntel-6-AA-0 opt_sets="- -A -x, -j" \
+		metrics="tma_retiring tma_info_thread_ipc tma_info_core_ipc"
 	TABLE="--metrics $SRC/fixtures/metrics/$model-hybrid-metrics.json"
 	TABLE="$TABLE --events $SRC/fixtures/events/${model}_hybrid.json"
 	cmp_model

@@ -307,7 +307,8 @@ static int pmu_event(struct ctx *c, const char *ev, size_t len)
 			 (int)ml, m);
 		if ((rc = terms(c, e, body, bl, 0)) < 0 || (rc = modifiers(c, e, m, ml, false)) < 0)
 			return rc;
-		e->topdown = !memchr(body, ',', bl) && is_topdown(e, body, bl);
+		e->topdown = (!memchr(body, ',', bl) && is_topdown(e, body, bl)) ||
+			     is_slots_encoding(e);
 	}
 	if (!found) {
 		char names[1024], near[320], want[96];
