@@ -17,8 +17,7 @@
 #include "pmutrace/events.h"
 #include "pmutrace/metrics.h"
 #include "pmutrace/pmu.h"
-#include "stat_metric_layout.h"
-#include "stat_topdown.h"
+#include "stat_metrics.h"
 
 static int usage(FILE *fp)
 {
@@ -85,116 +84,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-struct run {
-	struct pmt_count_plan plan;
-	struct pmt_counter *ctr;
-	struct pmt_stat *stat;
-	struct pmt_stat_file *file;
-	struct pmt_workload wl;
-	int32_t *threads;
-	int nthreads;
-	enum pmt_aggr aggr;
-	uint64_t interval_ms;
-	struct pmt_stat_print_opts po;
-	FILE *out;
-	/* -M */
-	struct pmt_metric_set ms;
-	struct pmt_metric_plan *mplan;
-	const char *sel[64];
-	size_t nsel;
-	const char *metrics_file;
-	struct stat_topdown td;         /* --topdown */
-	struct stat_ml ml;              /* -M's metrics in perf's `#` column */
-	const char *cpu_list;           /* -C */
-	/* -r N */
-	uint32_t runs, run;
-	struct pmt_run_stats elapsed;
-};
 
 static const struct pmt_count_value *get_value(void *ctx, uint32_t e, uint32_t ci, uint32_t ti)
 {
 	return pmt_counter_value(ctx, e, ci, ti);
-}
-
-/* the metrics of -M over this read's units, after the counts */
-static void print_metrics(struct run *r)
-{
-	struct pmt_counts *c;
-	size_t nm;
-	double *val;
-	int8_t *th;
-	const char **missing;
-
-	if (!r->mplan || pmt_counts_new(&c) < 0)
-		return;
-	for (uint32_t u = 0; u < pmt_stat_nr_units(r->stat); u++) {
-		int unit = pmt_counts_unit(c, NULL, pmt_stat_unit_name(r->stat, u));
-
-		for (uint32_t e = 0; e < r->plan.ev.nr; e++) {
-			const struct pmt_stat_cell *cell = pmt_stat_cell(r->stat, u, e);
-
-			pmt_counts_add(c, unit, pmt_counts_event(c, r->plan.ev.ev[e].name),
-				       cell->counted ? cell->val : NAN);
-		}
-	}
-	nm = pmt_metric_plan_nr_metrics(r->mplan);
-	val = calloc(nm + 1, sizeof(*val));
-	th = calloc(nm + 1, sizeof(*th));
-	missing = calloc(nm + 1, sizeof(*missing));
-	pmt_metric_plan_bind(r->mplan, c);
-	for (size_t u = 0; val && th && missing && u < pmt_counts_nr_units(c); u++) {
-		pmt_metric_plan_eval(r->mplan, c, u, val, th);
-		pmt_metric_plan_missing(r->mplan, missing);
-		for (size_t i = 0; r->td.on && i < nm; i++) {
-			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
-
-			for (int k = 0; k < r->td.cols; k++)
-				if (!strcmp(m->name, r->td.name[k]))
-					r->td.val[u * (size_t)r->td.cols + k] = missing[i] ? NAN : val[i];
-		}
-		for (size_t i = 0; !r->td.on && i < nm; i++) {
-			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
-			const char *ag = pmt_counts_unit_aggr(c, u);
-
-			if (r->po.format == PMT_STAT_CSV)
-				fprintf(r->out, "%s%s%s%s%.6g%s%s\n", ag, *ag ? r->po.sep : "", m->name,
-					r->po.sep, missing[i] ? NAN : val[i], r->po.sep,
-					m->unit ? m->unit : "");
-			else if (missing[i])
-				fprintf(r->out, "%-8s %18s %-s (%s not counted)\n", ag,
-					"<not counted>", m->name, missing[i]);
-			else
-				fprintf(r->out, "%-8s %18.2f %-10s %s\n", ag, val[i],
-					m->unit ? m->unit : "", m->name);
-		}
-	}
-	free(val);
-	free(th);
-	free(missing);
-	pmt_counts_free(c);
-}
-
-static void print_topdown(struct run *r)
-{
-	if (r->mplan)
-		print_metrics(r);
-	else
-		stat_td_from_counts(&r->td, r->stat, &r->plan);
-	pmt_stat_print_metric_only(r->out, r->stat, r->td.head, (uint32_t)r->td.cols, r->td.val,
-				   r->td.cell, &r->po);
-}
-
-/* the counts with -M's metrics: in perf's `#` column where reproduced, else after them */
-static void print_counts_metrics(struct run *r)
-{
-	if (r->ml.nm) {
-		stat_ml_eval(&r->ml, r->stat, &r->plan);
-		r->po.metrics = stat_ml_metrics;
-		r->po.metrics_ctx = &r->ml;
-	}
-	pmt_stat_print(r->out, r->stat, &r->po);
-	if (!r->ml.nm)
-		print_metrics(r);
 }
 
 static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
@@ -418,109 +311,6 @@ out:
 	if (rc == PMT_EXIT_OK && argc > 0 && WIFEXITED(status) &&
 	    WEXITSTATUS(status))
 		rc = WEXITSTATUS(status); /* perf stat returns the workload's status */
-	return rc;
-}
-
-static int setup_metrics(struct run *r)
-{
-	struct pmt_expr_ctx ctx;
-	struct pmt_diag diag = PMT_DIAG_INIT;
-	static char group[16];
-
-	if (!r->nsel && !(r->td.on && r->metrics_file))
-		return 0;
-	if (!r->metrics_file)
-		return pmt_cli_usage_fail("stat", "-M needs --metrics FILE (a perf pmu-events or "
-					  "Intel perfmon metric table)");
-	if (pmt_metric_set_load(&r->ms, r->metrics_file, &diag) < 0) {
-		pmt_diag_print(&diag);
-		return PMT_EXIT_ERROR;
-	}
-	/* perf's --topdown is its table's TopdownL<level> group */
-	if (r->td.on) {
-		unsigned max = pmt_metric_set_topdown_max_level(&r->ms);
-		int rc = stat_td_columns(&r->td, max, r->metrics_file, NULL);
-
-		if (rc)
-			return rc;
-		snprintf(group, sizeof(group), "TopdownL%u", r->td.level);
-		r->sel[r->nsel++] = group;
-	}
-	pmt_expr_ctx_default(&ctx);
-	ctx.smt_on = stat_smt_on();
-	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, &diag) < 0)
-		return pmt_cli_fail_diag("stat", &diag);
-	return r->td.on ? stat_td_check_table(&r->td, r->mplan, r->metrics_file) : 0;
-}
-
-/* the plan's count inputs named id (all for NULL) not listed yet, appended to list */
-static size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t n)
-{
-	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++) {
-		struct pmt_metric_input *in = pmt_metric_plan_input(r->mplan, i);
-
-		/* a threshold's own event where perf's order names it */
-		if (done[i] || in->kind != PMT_MIN_COUNT || (in->threshold_only && !id) ||
-		    (id && strcasecmp(in->id, id)))
-			continue;
-		done[i] = true;
-		n += (size_t)sprintf(list + n, "%s%s", n && list[n - 1] != '{' ? "," : "", in->id);
-	}
-	return n;
-}
-
-/* -M's `#` layout: perf 7.3's text, -x and -j for the total and -A (the other
- * aggregations keep pmutrace's metric lines for now) */
-static bool ml_layout_wanted(const struct run *r)
-{
-	return r->nsel && !r->td.on && (r->aggr == PMT_AGGR_GLOBAL || r->aggr == PMT_AGGR_CPU);
-}
-
-/* perf stat sets metric_no_threshold for -x: no threshold events, no classes */
-static bool ml_thresholds(const struct run *r)
-{
-	return r->po.format != PMT_STAT_CSV;
-}
-
-/* -M without -e: the events the metrics read, as perf stat -M opens them; --topdown's in
- * the order perf 7.3 parses them (its hashed ID list), which its attrs follow */
-static int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *pmus,
-			 const struct pmt_events_opts *eo, struct pmt_diag *d)
-{
-	size_t len = 1, n = 0, ni = pmt_metric_plan_nr_inputs(r->mplan);
-	char *list, **order = NULL, group[16];
-	bool *done = calloc(ni + 1, sizeof(*done)), grouped = false;
-	int rc;
-
-	for (size_t i = 0; i < ni; i++)
-		len += strlen(pmt_metric_plan_input(r->mplan, i)->id) + 1;
-	len += 4; /* a group's braces and :W */
-	list = malloc(len);
-	snprintf(group, sizeof(group), "TopdownL%u", r->td.level);
-	/* where perf's order is not reproduced (grouped metrics): the plan's */
-	if (r->td.on && pmt_metric_set_perf_events(&r->ms, group, &order) < 0)
-		order = NULL;
-	/* -M: perf 7.3 also opens the events of the metrics' thresholds, but for -x */
-	if (!r->td.on && ml_layout_wanted(r) &&
-	    pmt_metric_set_perf_events_sel(&r->ms, r->sel, r->nsel, ml_thresholds(r), &order,
-					   &grouped) < 0)
-		order = NULL;
-	if (grouped && order && list)
-		n = (size_t)sprintf(list, "{");
-	/* one list, parsed at once: the topdown-* events and TOPDOWN.SLOTS of TopdownL1 form
-	 * one group led by slots, as perf's parse of its metric events groups them */
-	for (size_t k = 0; list && done && order && order[k]; k++) {
-		pmt_debug("found event %s", order[k]); /* perf's words at -vv */
-		n = add_inputs(r, order[k], done, list, n);
-	}
-	if (grouped && order && list)
-		n += (size_t)sprintf(list + n, "}:W");
-	if (list && done)
-		n = add_inputs(r, NULL, done, list, n);
-	rc = !list || !done ? -PMT_ENOMEM : n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
-	pmt_perf_events_free(order);
-	free(done);
-	free(list);
 	return rc;
 }
 

@@ -6,12 +6,19 @@
 
 #include "stat_metric_layout.h"
 
+/* a hybrid table has a metric of each name per PMU */
+static bool same_metric(const struct pmt_metric *a, const struct pmt_metric *b)
+{
+	return !strcmp(a->name, b->name) &&
+	       (a->pmu && b->pmu ? !strcmp(a->pmu, b->pmu) : a->pmu == b->pmu);
+}
+
 int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const char *const *sel,
 		  size_t nsel, bool thresholds, struct pmt_metric_plan *mplan,
 		  const struct pmt_count_plan *plan)
 {
 	const char **names = calloc(plan->ev.nr + 1, sizeof(*names));
-	const char **metric = calloc(ms->nr + 1, sizeof(*metric));
+	const struct pmt_metric **metric = calloc(ms->nr + 1, sizeof(*metric));
 	int n, rc = 0;
 
 	memset(ml, 0, sizeof(*ml));
@@ -32,7 +39,7 @@ int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const cha
 	for (int k = 0; k < n; k++) {
 		size_t i = 0;
 
-		while (i < ml->plan_nm && strcmp(pmt_metric_plan_metric(mplan, i)->name, metric[k]))
+		while (i < ml->plan_nm && !same_metric(pmt_metric_plan_metric(mplan, i), metric[k]))
 			i++;
 		/* a metric of perf's list the plan lacks, or one no opened event carries */
 		if (i == ml->plan_nm || ml->ev[k] < 0)

@@ -223,7 +223,8 @@ void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 					counted &= c->counted;
 					nr += c->nr;
 				}
-			if (!strcmp(name, "slots"))
+			/* the slots perf adds, named cpu_core/slots/ on a hybrid part */
+			if (!strcmp(name, "slots") || !strcmp(name, "cpu_core/slots/"))
 				slots = c->val;
 			if (td->hyb && td->hyb->core_uop_dropping &&
 			    is_on(&plan->ev.ev[e], "cpu_core", td->hyb->core_uop_dropping)) {

@@ -46,3 +46,10 @@ add_test(NAME stat.metric_layout73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/m
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(stat.metric_layout73 PROPERTIES LABELS "perf73" TIMEOUT 300
   SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+
+# stat -M's `#` column on a hybrid part against x86 perf 7.3 on the simulated PMU (fake Alder
+# Lake tree): a metric per core PMU, each on its own PMU's event, text, -x and -j
+add_test(NAME stat.metric_hybrid73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/metric_hybrid.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(stat.metric_hybrid73 PROPERTIES LABELS "perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")

@@ -27,11 +27,16 @@ blocks() {
 	     p { sub(/ \(.*\)$/, ""); b = b $0 "\n" }' "$1"
 }
 # perf's probes of the kernel (an attr opened with pid 0 and cpu -1: the hybrid extended
-# type; perf opens a workload's events with its pid) left out
+# type; perf opens a workload's events with its pid) left out; a probe perf makes while it
+# prints an attr (its first event's type and size, then the probes, then the rest) is cut
+# out of that attr
 drop_probes() {
-	awk '/^perf_event_attr:/ { if (b != "") printf "%s", b; b = $0 "\n"; held = 1; next }
+	awk '/^perf_event_attr:/ { if (held && b != "") { outer = b; sub(/-+\n$/, "", outer) }
+				   else if (b != "") printf "%s", b
+				   b = $0 "\n"; held = 1; next }
 	     held { b = b $0 "\n"
-		    if (/^sys_perf_event_open: pid 0  cpu -1 /) { b = ""; held = 0 }
+		    if (/^sys_perf_event_open: pid 0  cpu -1 /) {
+			b = outer; held = outer != ""; outer = "" }
 		    else if (/^sys_perf_event_open/) { printf "%s", b; b = ""; held = 0 }
 		    next }
 	     { print }
@@ -70,6 +75,8 @@ check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open line
 	# (the fake PMUs' opens answered too, so perf opens every event on every CPU)
 	ok=
 	[ "$fs" = arlh ] && sysfs=$T/arlh cpuid=GenuineIntel-6-C5-0 ok=3,4,10,11
+	[ "$fs" = adl ] && sysfs=$T/adl cpuid=GenuineIntel-6-97-0 ok=4,10
+	[ "$fs" = mtl ] && sysfs=$T/adl cpuid=GenuineIntel-6-AA-0 ok=4,10
 	# shellcheck disable=SC2086
 	env SYSFS_PATH="$sysfs" ${cpuid:+PERF_CPUID=$cpuid} ${ok:+PROBE_OK_TYPES=$ok} LD_PRELOAD="$T/probe.so" timeout 60 \
 		"$X86" stat -vv $(echo "$args" | sed 's/ *--metrics [^ ]*//; s/ *--events [^ ]*//') \
@@ -82,7 +89,7 @@ check() { # FS OPENS ARGS...: FS host or gnr; OPENS yes to compare the open line
 		fail=$((fail + 1))
 		return
 	fi
-	if [ "$fs" = arlh ]; then
+	if [ "$fs" = arlh ] || [ "$fs" = adl ] || [ "$fs" = mtl ]; then
 		drop_probes "$T/perf.out" >"$T/perf.noprobe"
 		mv "$T/perf.noprobe" "$T/perf.out"
 	fi
@@ -217,6 +224,22 @@ if [ -r "$SHARED/data/tpebs/gnr-metrics.json" ]; then
 	check gnr order -M tma_info_thread_ipc --metrics $SHARED/data/tpebs/gnr-metrics.json \
 		--events "$HERE/../../fixtures/events/gnr_info_thread.json" -a
 fi
+# -M on Alder Lake (hybrid): one copy of a metric per core PMU (the table's Unit), each
+# metric's events a {...}:W group of its own PMU's: cpu_core's slots group (slots added
+# as its leader) then cpu_atom's TOPDOWN_RETIRING.ALL and CPU_CLK_UNHALTED.CORE; the
+# table: perf 7.3's built-in one as its -vv prints it (fixtures/metrics/adl-hybrid-metrics.json)
+sh "$HERE/fake_intel_sysfs.sh" "$T/adl" hybrid
+ADL="--metrics $HERE/../../fixtures/metrics/adl-hybrid-metrics.json --events $HERE/../../fixtures/events/adl_hybrid.json"
+check adl yes -M tma_retiring $ADL -a
+check adl yes -M tma_retiring -x, $ADL -a
+check adl yes -M tma_info_thread_ipc $ADL -a
+check adl yes -M tma_info_core_ipc $ADL -A -C 7-8
+# TopdownL1: ungrouped, both PMUs' events in perf's hash order, TOPDOWN.SLOTS as slots
+check adl yes -M TopdownL1 $ADL -a
+check adl yes -M TopdownL1 -x, $ADL -a
+# the tree named as Meteor Lake: cpu_atom's TOPDOWN_RETIRING.ALL_P (0x72)
+check mtl yes -M tma_retiring --metrics "$HERE/../../fixtures/metrics/mtl-hybrid-metrics.json" \
+	--events "$HERE/../../fixtures/events/mtl_hybrid.json" -a
 
 echo "$n command lines, $fail differ"
 [ "$fail" = 0 ]

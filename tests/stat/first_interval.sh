@@ -11,3 +11,11 @@ first_interval() { awk '{ t = "" }
 	t != "" && t != first { next }
 	{ print }' | sed -e 's/^ *[0-9]*\.[0-9]\{9\} /TIME /' -e 's/^[0-9]*\.[0-9]\{9\},/TIME,/' \
 	-e 's/"interval" : [0-9.]*/"interval" : T/' -e '/seconds time elapsed/d'; }
+# same_as_perf LABEL: $T/perf and $T/pmt equal, else a FAIL line with LABEL, the first lines
+# of their diff and $fail counted
+same_as_perf() {
+	cmp -s "$T/perf" "$T/pmt" && return 0
+	echo "FAIL: $1: perf 7.3 < > pmutrace"
+	diff "$T/perf" "$T/pmt" | head -10
+	fail=$((fail + 1))
+}

@@ -45,11 +45,7 @@ for m in tma_retiring tma_frontend_bound tma_backend_bound tma_bad_speculation T
 		# shellcheck disable=SC2086
 		run "$T/pmt" "$P" stat -M $m --metrics "$D/gnr-metrics.json" \
 			--events "$ev" -a $opts -- sleep 0.2
-		if ! cmp -s "$T/perf" "$T/pmt"; then
-			echo "FAIL: -M $m $opts: perf 7.3 < > pmutrace"
-			diff "$T/perf" "$T/pmt" | head -10
-			fail=$((fail + 1))
-		fi
+		same_as_perf "-M $m $opts"
 	done
 done
 # -M takes perf's comma-separated list: the same as the metrics given one by one (several

@@ -281,12 +281,25 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
-static int find_metric(const struct pmt_metric_set *ms, const char *name)
+static bool same_pmu(const char *a, const char *b)
 {
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* a hybrid table has a metric of each name per PMU (its Unit): perf resolves a reference
+ * in the referring metric's PMU table */
+static int find_metric(const struct pmt_metric_set *ms, const char *name, const char *pmu)
+{
+	int any = -1;
+
 	for (size_t i = 0; i < ms->nr; i++)
-		if (!strcasecmp(ms->m[i].name, name))
-			return (int)i;
-	return -1;
+		if (!strcasecmp(ms->m[i].name, name)) {
+			if (same_pmu(ms->m[i].pmu, pmu))
+				return (int)i;
+			if (any < 0)
+				any = (int)i;
+		}
+	return any;
 }
 
 struct root {
@@ -295,6 +308,8 @@ struct root {
 	size_t nr_refs;
 	size_t count;      /* IDs but tool events: perf's sort key */
 	const char *name;
+	const char *pmu;   /* a hybrid table's Unit, NULL elsewhere */
+	const struct pmt_metric *m;
 };
 
 /* resolve_metric(): the map's metric names, in walk order, replaced by their IDs */
@@ -311,7 +326,7 @@ static int resolve(const struct pmt_metric_set *ms, struct root *r, const char *
 		return -PMT_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		int k = find_metric(ms, walk[i]);
+		int k = find_metric(ms, walk[i], r->pmu);
 
 		if (k >= 0) {
 			key[np] = walk[i]; /* the map's own string: unlinked, not freed */
@@ -395,6 +410,15 @@ struct roots {
 	const char **walk; /* room for any map's walk */
 };
 
+static bool one_per_pmu(const struct pmt_metric_set *ms, const int *idx, size_t nm)
+{
+	for (size_t i = 0; i < nm; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!ms->m[idx[i]].pmu || same_pmu(ms->m[idx[i]].pmu, ms->m[idx[j]].pmu))
+				return false;
+	return true;
+}
+
 static void roots_fini(struct roots *rs)
 {
 	for (size_t k = 0; rs->r && k < rs->nm; k++) {
@@ -435,8 +459,9 @@ static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, 
 		goto out;
 	}
 	/* a metric perf groups ({...}:W) gets an event list of its own, deduplicated against
-	 * the others': reproduced for one metric alone, whose list is its map's walk */
-	if (grouped && nm > 1) {
+	 * the others': reproduced for one metric alone, whose list is its map's walk, or for
+	 * one per PMU of a hybrid table (each reads its own PMU's events: nothing to share) */
+	if (grouped && nm > 1 && !one_per_pmu(ms, idx, nm)) {
 		rc = -PMT_EUNSUPPORTED;
 		goto out;
 	}
@@ -456,6 +481,8 @@ static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, 
 		const struct pmt_metric *pm = &ms->m[idx[k]];
 
 		r->name = pm->name;
+		r->pmu = pm->pmu;
+		r->m = pm;
 		r->refs = calloc(ms->nr + 1, sizeof(*r->refs));
 		if (!r->refs) {
 			rc = -PMT_ENOMEM;
@@ -514,24 +541,30 @@ int pmt_metric_set_perf_events_sel(const struct pmt_metric_set *ms, const char *
 	}
 	if (rc < 0)
 		goto out;
-	n = phm_walk(rs.grouped ? &rs.r[0].ids : &combined, rs.walk);
+	/* grouped: each root's group in the sorted list's order (one per PMU) */
+	n = 0;
+	for (size_t k = 0; k < (rs.grouped ? rs.nm : 1); k++)
+		n += phm_walk(rs.grouped ? &rs.r[k].ids : &combined, rs.walk);
 	out = calloc(n + 1, sizeof(*out));
 	if (!out) {
 		rc = -PMT_ENOMEM;
 		goto out;
 	}
 	rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (tool_event(rs.walk[i]))
-			continue;
-		out[rc] = strdup(rs.walk[i]);
-		if (!out[rc]) {
-			pmt_perf_events_free(out);
-			out = NULL;
-			rc = -PMT_ENOMEM;
-			goto out;
+	for (size_t k = 0; k < (rs.grouped ? rs.nm : 1); k++) {
+		n = phm_walk(rs.grouped ? &rs.r[k].ids : &combined, rs.walk);
+		for (size_t i = 0; i < n; i++) {
+			if (tool_event(rs.walk[i]))
+				continue;
+			out[rc] = strdup(rs.walk[i]);
+			if (!out[rc]) {
+				pmt_perf_events_free(out);
+				out = NULL;
+				rc = -PMT_ENOMEM;
+				goto out;
+			}
+			rc++;
 		}
-		rc++;
 	}
 	*ids = out;
 out:
@@ -540,19 +573,35 @@ out:
 	return rc;
 }
 
+/* an opened event in a metric's IDs: its name, or a hybrid table's "pmu@EVENT@" for the
+ * event pmu/EVENT/ */
+static int find_event(const struct phm *ids, const char *ev)
+{
+	char at[256];
+	size_t n = strlen(ev);
+	int i = phm_find(ids, ev);
+
+	if (i >= 0 || n >= sizeof(at) || n < 2 || ev[n - 1] != '/' || !strchr(ev, '/') ||
+	    strchr(ev, '/') == ev + n - 1)
+		return i;
+	for (size_t k = 0; k <= n; k++)
+		at[k] = ev[k] == '/' ? '@' : ev[k];
+	return phm_find(ids, at);
+}
+
 /* count_uses(): how many of the metrics read an event */
 static size_t uses(const struct roots *rs, const char *ev)
 {
 	size_t n = 0;
 
 	for (size_t k = 0; k < rs->nm; k++)
-		n += phm_find(&rs->r[k].ids, ev) >= 0;
+		n += find_event(&rs->r[k].ids, ev) >= 0;
 	return n;
 }
 
 int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const char *const *sel,
 				size_t nsel, bool thresholds, const char *const *evnames,
-				size_t nev, const char **metric, int *ev)
+				size_t nev, const struct pmt_metric **metric, int *ev)
 {
 	struct roots rs;
 	int rc = roots_build(ms, sel, nsel, thresholds, &rs);
@@ -565,14 +614,14 @@ int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const char *con
 		size_t best = 0;
 
 		ev[k] = -1;
-		metric[k] = rs.r[k].name;
+		metric[k] = rs.r[k].m;
 		for (size_t e = 0; e < nev; e++) {
 			bool dup = false;
 			size_t u;
 
 			for (size_t j = 0; j < e; j++)
 				dup |= !strcmp(evnames[j], evnames[e]);
-			if (dup || phm_find(&rs.r[k].ids, evnames[e]) < 0)
+			if (dup || find_event(&rs.r[k].ids, evnames[e]) < 0)
 				continue;
 			u = uses(&rs, evnames[e]);
 			if (ev[k] < 0 || u < best) {

@@ -175,8 +175,15 @@ static void metrics_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t
 			for (int f = 0; f < 4; f++)
 				fputs(sep, fp);
 		}
-		fprintf(fp, m[k].scaled ? "%s%.1f%s%s\n" : "%s%.2f%s%s\n", sep, m[k].val, sep,
-			m[k].unit);
+		char v[64];
+		size_t d = 0;
+
+		snprintf(v, sizeof(v), m[k].scaled ? "%.1f" : "%.2f", m[k].val);
+		/* perf keeps the value's leading digits and dots: nan and a sign print empty */
+		while ((v[d] >= '0' && v[d] <= '9') || v[d] == '.')
+			d++;
+		v[d] = 0;
+		fprintf(fp, "%s%s%s%s\n", sep, v, sep, m[k].unit);
 	}
 }
 

@@ -307,7 +307,8 @@ static int pmu_event(struct ctx *c, const char *ev, size_t len)
 			 (int)ml, m);
 		if ((rc = terms(c, e, body, bl, 0)) < 0 || (rc = modifiers(c, e, m, ml, false)) < 0)
 			return rc;
-		e->topdown = !memchr(body, ',', bl) && is_topdown(e, body, bl);
+		e->topdown = (!memchr(body, ',', bl) && is_topdown(e, body, bl)) ||
+			     is_slots_encoding(e);
 	}
 	if (!found) {
 		char names[1024], near[320], want[96];
@@ -589,7 +590,11 @@ static int add_slots(struct ctx *c, uint32_t first)
 		s->attr.type = pmu->type;
 		s->topdown = true;
 		s->excl_mods = c->out->ev[i + 1].excl_mods;
-		snprintf(s->name, sizeof(s->name), "slots");
+		/* perf 7.3 names an event of one of several core PMUs after its PMU */
+		if (pmt_pmus_nr_core(c->pmus) > 1)
+			snprintf(s->name, sizeof(s->name), "%s/slots/", pmu->name);
+		else
+			snprintf(s->name, sizeof(s->name), "slots");
 		snprintf(c->event, sizeof(c->event), "slots");
 		if ((rc = terms(c, s, a->terms, strlen(a->terms), 1)) < 0)
 			return rc;

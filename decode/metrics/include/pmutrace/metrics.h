@@ -402,14 +402,15 @@ PMT_API int pmt_metric_set_perf_events_sel(const struct pmt_metric_set *ms,
 					   const char *const *sel, size_t nsel, bool thresholds,
 					   char ***ids, bool *grouped);
 /* Where perf 7.3's stat prints each metric of that selection as a `#` value: evnames[]
- * the events as opened (perf's order, named as the metrics name them), metric[k] and ev[k]
+ * the events as opened (perf's order, named as the metrics name them; a hybrid table's
+ * "cpu_core@EVENT@" matches the event cpu_core/EVENT/), metric[k] (one of ms) and ev[k]
  * (an index into evnames, -1 for none) for the k-th metric of perf's list, both arrays
  * with room for every metric of ms. An event carrying several prints the last one first
  * (perf adds each at the head of the event's list). Returns the number of metrics, or the
  * errors of pmt_metric_set_perf_events_sel(). */
 PMT_API int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const char *const *sel,
 					size_t nsel, bool thresholds, const char *const *evnames,
-					size_t nev, const char **metric, int *ev);
+					size_t nev, const struct pmt_metric **metric, int *ev);
 PMT_API void pmt_perf_events_free(char **ids);
 /* the deepest TopdownLN group of a table, as perf's metricgroups__topdown_max_level()
  * reads it (the first "TopdownL" of each metric's groups); 0 when none */

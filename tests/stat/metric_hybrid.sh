@@ -1,0 +1,67 @@
+#!/bin/sh
+# stat -M on a hybrid part in perf 7.3's layout (issue 11, item 5): x86 perf 7.3's `stat -M X
+# -a` with its built-in Alder Lake table (PERF_CPUID=GenuineIntel-6-97-0) and pmutrace's
+# with that table as perf's -vv prints it (fixtures/metrics/adl-hybrid-metrics.json,
+# fixtures/events/adl_hybrid.json) on the simulated PMU of the fake hybrid tree (cpu_core:
+# CPUs 0-7, cpu_atom: 8-11) print the same output byte for byte (elapsed time aside). A
+# table with a metric per core PMU (its Unit) gives one `#` line per PMU: tma_retiring on
+# cpu_core/topdown-retiring/ (its slots group, slots named cpu_core/slots/ as perf names an
+# event of one of several core PMUs) and on cpu_atom/TOPDOWN_RETIRING.ALL/, each PMU's
+# events a {...}:W group of their own; tma_info_thread_ipc (cpu_core's alone) and
+# tma_info_core_ipc (cpu_atom's alone); the TopdownL1 group (in its MetricgroupNoGroup:
+# both PMUs' events ungrouped in the order of perf's hash map of their names, the table's
+# TOPDOWN.SLOTS taken for slots by its encoding as perf does, so no slots added, and two
+# metrics on it). In text, -A, -I, -r 2, -x, -x -A (a metric that
+# cannot be computed: perf's empty field), -j and -j -A, with the cpu_atom counters read
+# (PMUSIM_PEBS_TYPE=4,10) and unreadable (4: <not counted>, nan). The same tree named as
+# Meteor Lake (6-AA: cpu_atom's tma_retiring from TOPDOWN_RETIRING.ALL_P over 6 slots a
+# cycle; fixtures/metrics/mtl-hybrid-metrics.json, fixtures/events/mtl_hybrid.json) in
+# text, -A, -x and -j.
+#   metric_hybrid.sh PMUTRACE ORACLES_DIR SOURCE_DIR
+set -u
+P=$1 X=${2:-}/bin/perf-7.3 SRC=$3
+[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
+sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/adl" hybrid
+. "$SRC/tests/stat/first_interval.sh"
+run() { # OUT TYPES CMD...: on the tree named $CPUID
+	out=$1 types=$2
+	shift 2
+	SYSFS_PATH=$T/adl PERF_CPUID=$CPUID PMUSIM_PEBS_TYPE=$types \
+		PMUSIM_RATES=0x10ad:0,0x400:1000000 LD_PRELOAD=$T/sim.so timeout 60 "$@" 2>&1 \
+		>/dev/null | first_interval >"$out"
+}
+fail=0 n=0
+cmp_model() { # the tree named $CPUID with $TABLE: $metrics with option sets $opt_sets
+	for types in 4,10 4; do
+		for m in $metrics; do
+			for o in $opt_sets; do
+				n=$((n + 1))
+				opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
+				# shellcheck disable=SC2086
+				run "$T/perf" $types "$X" stat -M $m -a $opts -- sleep 0.2
+				grep -q "tma_" "$T/perf" || {
+					echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"
+					fail=$((fail + 1))
+					continue
+				}
+				# shellcheck disable=SC2086
+				run "$T/pmt" $types "$P" stat -M $m $TABLE -a $opts -- sleep 0.2
+				same_as_perf "$CPUID -M $m $opts (PMUSIM_PEBS_TYPE=$types)"
+			done
+		done
+	done
+}
+for model in adl mtl; do
+	CPUID=GenuineIntel-6-97-0 opt_sets="- -A -I_150 -r_2 -x, -x,_-A -j -j_-A"
+	metrics="tma_retiring tma_info_thread_ipc tma_info_core_ipc TopdownL1"
+	[ $model = mtl ] && CPUID=GenuineIntel-6-AA-0 opt_sets="- -A -x, -j" \
+		metrics="tma_retiring tma_info_thread_ipc tma_info_core_ipc"
+	TABLE="--metrics $SRC/fixtures/metrics/$model-hybrid-metrics.json"
+	TABLE="$TABLE --events $SRC/fixtures/events/${model}_hybrid.json"
+	cmp_model
+done
+echo "$n outputs compared, $fail differ"
+[ $fail = 0 ]
