@@ -312,6 +312,9 @@ SIM_EXPORT int ioctl(int fd, unsigned long req, ...)
 		return real_ioctl(fd, req, arg);
 	switch (req) {
 	case IOC_ENABLE:
+		if (e->spe)
+			__atomic_store_n(&sim_polls_at_enable,
+					 __atomic_load_n(&sim_polls, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
 		e->enabled = 1;
 		return 0;
 	case IOC_DISABLE:
@@ -394,12 +397,15 @@ static int sim_ready(struct pollfd *fds, nfds_t n, nfds_t *others)
 	return ready;
 }
 
+unsigned long sim_polls, sim_polls_at_enable;
+
 SIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	nfds_t others;
 	int ready, r;
 
 	init_real();
+	__atomic_add_fetch(&sim_polls, 1, __ATOMIC_SEQ_CST);
 	ready = sim_ready(fds, n, &others);
 	if (!ready && others == n)
 		return real_poll(fds, n, timeout); /* nothing simulated: the caller's timeout */

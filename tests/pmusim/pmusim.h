@@ -65,6 +65,10 @@ struct ev {
 
 extern struct ev evs[MAX_EV];
 extern pthread_mutex_t lock;
+/* the process's poll() calls so far, and their number when an SPE event was last enabled:
+ * a recorder that has polled since it enabled its events again is done with the last
+ * snapshot and ready for the next request (spe.c) */
+extern unsigned long sim_polls, sim_polls_at_enable;
 struct ev *find(int fd);
 uint64_t now_ns(void);
 void simlog(const char *fmt, ...);
