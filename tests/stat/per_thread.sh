@@ -35,6 +35,9 @@ for i in $(seq 100); do grep -q ready "$T/ready" && break; sleep 0.1; done
 grep -q ready "$T/ready" || { bad "the fixture did not start"; exit 1; }
 TIDS=$(ls /proc/$W/task | sort -n)
 W1=$(echo "$TIDS" | sed -n 3p) # pt-work-1
+# the fixture's own rows, by thread id: -a counts every thread of the system, another run
+# of this test's fixture too (its threads have the same names: two runs at once differed)
+MINE="(pt-work-[0-9]|tw)-($(echo "$TIDS" | paste -sd'|'))([ ,\"]|\$)"
 EV=page-faults,task-clock,context-switches
 
 # one counting run: the workload starts the fixture's round, so the work is counted
@@ -52,15 +55,15 @@ count() { # OUT TOOL ARGS...
 
 # the rows' known work: page-faults and task-clock of each worker (text, -x and -j rows)
 work_ok() { # FILE WHAT
-	python3 - "$1" "$W" <<'EOF' || bad "$2: $(cat "$1")"
+	python3 - "$1" "$W" $TIDS <<'EOF' || bad "$2: $(cat "$1")"
 import re, sys
-rows = {}
+rows, mine = {}, set(sys.argv[3:])
 for line in open(sys.argv[1]):
-    m = (re.search(r'"thread" : "(pt-work-\d)-\d+", "counter-value" : "([0-9.]+)", "unit" : "[^"]*", "event" : "([a-z-]+)"', line)
-         or re.search(r'(pt-work-\d)-\d+,([0-9.]+),[^,]*,([a-z-]+),', line)
-         or re.search(r'(pt-work-\d)-\d+ +([0-9.]+) +(?:msec +)?([a-z-]+)', line))
-    if m:
-        rows[(m.group(1), m.group(3))] = float(m.group(2))
+    m = (re.search(r'"thread" : "(pt-work-\d)-(\d+)", "counter-value" : "([0-9.]+)", "unit" : "[^"]*", "event" : "([a-z-]+)"', line)
+         or re.search(r'(pt-work-\d)-(\d+),([0-9.]+),[^,]*,([a-z-]+),', line)
+         or re.search(r'(pt-work-\d)-(\d+) +([0-9.]+) +(?:msec +)?([a-z-]+)', line))
+    if m and m.group(2) in mine:
+        rows[(m.group(1), m.group(4))] = float(m.group(3))
 ok = len(rows) == 9
 for k in range(3):
     pf, tc = rows.get(("pt-work-%d" % k, "page-faults"), -1), rows.get(("pt-work-%d" % k, "task-clock"), -1)
@@ -112,7 +115,7 @@ for opts in "" "-x," "-j"; do
 	m=mask
 	[ -n "$opts" ] && m=mask_plain
 	for f in perf pmt; do
-		grep "pt-work-\|tw-$W" "$T/$f.raw" | $m >"$T/$f.txt"
+		grep -E "$MINE" "$T/$f.raw" | $m >"$T/$f.txt"
 		in_order "$T/$f.raw" "--per-thread -a $opts ($f)"
 	done
 	cmp -s "$T/perf.txt" "$T/pmt.txt" || { bad "the fixture's rows of stat --per-thread -a $opts differ from perf 7.3:"; diff "$T/perf.txt" "$T/pmt.txt" | head -8; }
@@ -139,7 +142,7 @@ for opts in "-p $W" "-a"; do
 	count "$T/live" "$P" stat --per-thread $opts -e $EV -o "$T/pt.ctr" || bad "stat --per-thread $opts -o: exit $?"
 	zstd -dc "$T/pt.ctr" | "$X" stat report -i - 2>"$T/report" >/dev/null
 	# perf's report prints the rows of 0 that -a leaves out live (it knows no -a)
-	for f in live report; do grep "pt-work-\|tw-$W" "$T/$f" | grep -v " 0      page-faults" >"$T/$f.rows"; done
+	for f in live report; do grep -E "$MINE" "$T/$f" | grep -v " 0      page-faults" >"$T/$f.rows"; done
 	[ -s "$T/live.rows" ] && cmp -s "$T/live.rows" "$T/report.rows" ||
 		{ bad "--per-thread $opts -o: perf 7.3's stat report of the container differs from the live rows:"; diff "$T/live.rows" "$T/report.rows" | head -6; }
 	# pmutrace metrics of the container: a row per thread, as perf's stat report has,
