@@ -118,7 +118,16 @@ for opts in "" "-x," "-j"; do
 		grep -E "$MINE" "$T/$f.raw" | $m >"$T/$f.txt"
 		in_order "$T/$f.raw" "--per-thread -a $opts ($f)"
 	done
-	cmp -s "$T/perf.txt" "$T/pmt.txt" || { bad "the fixture's rows of stat --per-thread -a $opts differ from perf 7.3:"; diff "$T/perf.txt" "$T/pmt.txt" | head -8; }
+	cmp -s "$T/perf.txt" "$T/pmt.txt" || {
+		bad "the fixture's rows of stat --per-thread -a $opts differ from perf 7.3 (perf < > pmutrace):"
+		diff "$T/perf.txt" "$T/pmt.txt" | head -8
+		# unmasked, with each tool's line count and last line (an error?), and the rounds
+		for f in perf pmt; do
+			echo "$f: $(grep -c . "$T/$f.raw") lines, the last '$(tail -1 "$T/$f.raw")'"
+			grep -E "$MINE" "$T/$f.raw" | head -12
+		done
+		echo "fixture (round $rounds): $(tail -2 "$T/ready" | tr '\n' ' ')"
+	}
 	work_ok "$T/pmt.raw" "pmutrace --per-thread -a $opts"
 	grep -E '^ *[^ ]+-[0-9]+ +0 |,0,|"counter-value" : "0.000000"' "$T/pmt.raw" | grep -v "tw-$W" | head -3 | grep . &&
 		bad "--per-thread -a $opts: rows of 0 printed"
