@@ -224,26 +224,44 @@ static inline uint32_t zero_run(const uint8_t *pk, const uint8_t *ek, const uint
 
 /* m usual records (zero_run) of keys first.. in a row: their values and enabled decoded
  * (running steps as enabled does). The value column's cursor after them, NULL when a
- * column is short or has a varint over 10 bytes; *pe moves past their enabled. */
-__attribute__((noinline)) static const uint8_t *usual_run(const uint8_t *pv, const uint8_t *ev, const uint8_t **pe_,
+ * column is short or has a varint over 10 bytes; *pe moves past their enabled. Not
+ * inlined: its cursors and arrays stay in registers. */
+#define USUAL_RUN(NAME, ATTR, GET)                                                             \
+	ATTR static const uint8_t *NAME(const uint8_t *pv, const uint8_t *ev,                  \
+					const uint8_t **pe_, const uint8_t *ee, uint64_t *l,   \
+					uint32_t first, uint32_t m, uint32_t *key,             \
+					uint64_t *val, uint64_t *ena, uint64_t *run)           \
+	{                                                                                      \
+		const uint8_t *pe = *pe_;                                                      \
+                                                                                               \
+		for (uint32_t j = 0; j < m; j++, l += 3) {                                     \
+			uint64_t a, b;                                                         \
+                                                                                               \
+			if (!(pv = GET(pv, ev, &a)) || !(pe = GET(pe, ee, &b)))                \
+				return NULL;                                                   \
+			b = unzz(b);                                                           \
+			key[j] = first + j;                                                    \
+			val[j] = l[0] += unzz(a);                                              \
+			ena[j] = l[1] += b;                                                    \
+			run[j] = l[2] += b;                                                    \
+		}                                                                              \
+		*pe_ = pe;                                                                     \
+		return pv;                                                                     \
+	}
+USUAL_RUN(usual_run_any, __attribute__((noinline)), get_uv)
+#ifdef PMT_UV_PEXT
+USUAL_RUN(usual_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext)
+#endif
+
+static const uint8_t *usual_run(const uint8_t *pv, const uint8_t *ev, const uint8_t **pe,
 				const uint8_t *ee, uint64_t *l, uint32_t first, uint32_t m,
 				uint32_t *key, uint64_t *val, uint64_t *ena, uint64_t *run)
 {
-	const uint8_t *pe = *pe_;
-
-	for (uint32_t j = 0; j < m; j++, l += 3) {
-		uint64_t a, b;
-
-		if (!(pv = get_uv(pv, ev, &a)) || !(pe = get_uv(pe, ee, &b)))
-			return NULL;
-		b = unzz(b);
-		key[j] = first + j;
-		val[j] = l[0] += unzz(a);
-		ena[j] = l[1] += b;
-		run[j] = l[2] += b;
-	}
-	*pe_ = pe;
-	return pv;
+#ifdef PMT_UV_PEXT
+	if (uv_pext_fast())
+		return usual_run_pext(pv, ev, pe, ee, l, first, m, key, val, ena, run);
+#endif
+	return usual_run_any(pv, ev, pe, ee, l, first, m, key, val, ena, run);
 }
 
 static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOLS],

@@ -2,6 +2,7 @@
  * over many at a time. Private to formats/container. */
 #ifndef PMT_CTR_VARINT_H
 #define PMT_CTR_VARINT_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,35 @@ static inline const uint8_t *get_uv(const uint8_t *p, const uint8_t *end, uint64
 	}
 	return get_uv_long(p, end, v);
 }
+
+#if defined(__x86_64__) && !defined(PMT_NO_SIMD)
+#include <immintrin.h>
+/* get_uv with the groups gathered by one pext, for hosts where it is one fast
+ * instruction (Intel, AMD from Zen 3: on Zen 1 and 2 it is microcoded, tens of cycles);
+ * the same values, ends and refusals as get_uv */
+#define PMT_UV_PEXT 1
+__attribute__((target("bmi2"))) static inline const uint8_t *
+get_uv_pext(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (end - p >= 8) {
+		uint64_t w = pmt_le64(p), stop = ~w & 0x8080808080808080ull;
+
+		if (stop) {
+			unsigned n = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+
+			*v = _pext_u64(w, 0x7f7f7f7f7f7f7f7full) & ((1ull << (7 * n)) - 1);
+			return p + n;
+		}
+	}
+	return get_uv_long(p, end, v);
+}
+
+static inline bool uv_pext_fast(void)
+{
+	return __builtin_cpu_supports("bmi2") &&
+	       (__builtin_cpu_is("intel") || __builtin_cpu_is("znver3"));
+}
+#endif
 
 static inline uint64_t unzz(uint64_t z)
 {
