@@ -679,8 +679,7 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 		pmt_warn("%s: %llu damaged count records skipped in all", t->path,
 			 (unsigned long long)t->skipped);
 	stat_cols_close(t->cols);
-	free(t->slot);
-	free(t->sumi);
+	free(t->place);
 	free(t->undo);
 	free(t->slot_sum);
 	pmt_source_close(t->src);

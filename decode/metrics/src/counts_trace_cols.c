@@ -10,6 +10,86 @@
 #include "counts_trace_priv.h"
 #include "stat_cols.h"
 
+/* The round's fast path: its records summed as they are taken while they come in slot
+ * order (in locals: stores through prev[] may alias t's fields, which the compiler then
+ * loaded again per record) */
+struct in_order {
+	struct cval *prev;
+	struct usum *sum;
+	struct ct_undo *undo;       /* the next entry */
+	const struct ct_place *place;
+	ptrdiff_t last;             /* the last slot summed this round */
+	uint64_t taken;
+	bool interval;
+};
+
+/* Records i.. of f summed while their slots rise (left-out attrs' records passed by):
+ * where it stopped, at a record before its round's last slot or not in the maps, or end.
+ * Not inlined, and with few values live, so that they and the running sum stay in
+ * registers (inlined in ct_cols_step, a third of them were kept on the stack). */
+__attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
+							const struct pmt_ctr_counts_frame *f,
+							uint32_t i, uint32_t end)
+{
+	struct cval *prev = o->prev;
+	struct usum *sum = o->sum;
+	struct ct_undo *undo = o->undo;
+	const struct ct_place *place = o->place;
+	const uint32_t *key = f->key;
+	const uint64_t *val = f->val, *ena = f->ena, *run = f->run;
+	ptrdiff_t last = o->last;
+	uint32_t from = i;
+	bool interval = o->interval;
+	/* the unit's sum the records before added to, in registers: through memory each
+	 * add waited for the one before (a total's 64 CPUs in a row); as a struct it was
+	 * kept on the stack, each add waiting for its store to be forwarded. Its set is
+	 * 1: a unit is taken up for a record that adds to it. */
+	double acc_val = 0;
+	uint64_t acc_ena = 0, acc_run = 0;
+	int32_t at = -1;
+
+	for (; i < end; i++) {
+		struct ct_place pl = place[key[i]];
+
+		if (pl.slot == SLOT_NOT_WANTED)
+			continue;
+		if (pl.slot < 0 || pl.slot <= last)
+			break;
+		struct cval *p = &prev[pl.slot];
+		uint64_t dv = val[i], de = ena[i], dr = run[i];
+		/* the delta from these, not from the undo entry read back: a load across
+		 * its stores stalls */
+		uint64_t pv = p->val, pe = p->ena, pr = p->run;
+
+		*undo++ = (struct ct_undo){ pv, pe, pr, (uint32_t)pl.slot, p->set };
+		last = pl.slot;
+		*p = (struct cval){ dv, de, dr, 1 };
+		if (interval) {
+			dv -= pv;
+			de -= pe;
+			dr -= pr;
+		}
+		if (pl.sum != at) {
+			if (at >= 0)
+				sum[at] = (struct usum){ acc_val, acc_ena, acc_run, 1 };
+			at = pl.sum;
+			acc_val = sum[at].val;
+			acc_ena = sum[at].ena;
+			acc_run = sum[at].run;
+		}
+		acc_val = ct_add_delta(acc_val, dv, de, dr);
+		acc_ena += de;
+		acc_run += dr;
+	}
+	if (at >= 0)
+		sum[at] = (struct usum){ acc_val, acc_ena, acc_run, 1 };
+	o->undo = undo;
+	o->last = last;
+	/* every record passed: summed, or of an attr left out (counted as taken) */
+	o->taken += i - from;
+	return i;
+}
+
 /* The STAT records of counts frames due before the source's next record, as stat_rec()
  * and the STAT_ROUND case of pump() take the records themselves: 1 or ct_round_units()'s
  * value at a round (or the first STAT when opening), 0 when none are due, < 0. */
@@ -29,48 +109,38 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 		if (n && (!t->slot_ok || t->slot_frame != run.frame)) {
 			/* each key's place once per frame, not per record */
 			if (f->nkeys > t->slot_cap) {
-				int32_t *sl = realloc(t->slot, f->nkeys * sizeof(*sl));
+				struct ct_place *pl = realloc(t->place, f->nkeys * sizeof(*pl));
 
-				if (!sl)
+				if (!pl)
 					return -PMT_ENOMEM;
-				t->slot = sl;
-				sl = realloc(t->sumi, f->nkeys * sizeof(*sl));
-				if (!sl)
-					return -PMT_ENOMEM;
-				t->sumi = sl;
+				t->place = pl;
 				t->slot_cap = f->nkeys;
 			}
 			for (uint32_t k = 0; k < f->nkeys; k++) {
-				t->slot[k] = (int32_t)ct_stat_slot(t, f->keys[k].id, f->keys[k].cpu,
+				int32_t sl = (int32_t)ct_stat_slot(t, f->keys[k].id, f->keys[k].cpu,
 								f->keys[k].thread);
-				t->sumi[k] = t->slot[k] >= 0 ? t->slot_sum[t->slot[k]] : -1;
+
+				t->place[k] = (struct ct_place){ sl, sl >= 0 ? t->slot_sum[sl] : -1 };
 			}
 			t->slot_frame = run.frame;
 			t->slot_ok = true;
 		}
 		{
-			/* in locals: stores through t->cur may alias t's fields, which the
-			 * compiler then loaded again per record */
-			struct cval *cur = t->cur, *prev = t->prev;
-			struct usum *sum = t->sum;
-			struct ct_undo *undo = t->undo;
-			const int32_t *slot = t->slot, *sumi = t->sumi;
-			uint64_t taken = 0;
-			ptrdiff_t last = t->fast_last;
-			size_t nundo = t->nundo;
-			bool fast = t->fast, interval = t->interval_ms != 0;
-			/* the unit's sum the records before added to, in registers: through
-			 * memory each add waited for the one before (a total's 64 CPUs in a
-			 * row) */
-			struct usum acc = { 0 };
-			int32_t at = -1;
+			struct in_order o = { t->prev, t->sum, t->undo + t->nundo, t->place,
+					      t->fast_last, 0, t->interval_ms != 0 };
+			struct cval *cur = t->cur;
+			bool fast = t->fast;
 
-			for (uint32_t i = run.first; i < run.first + n; i++) {
-				uint32_t k = f->key[i];
-				int32_t sl = slot[k];
+			for (uint32_t i = run.first, end = run.first + n; i < end; i++) {
+				uint32_t k;
+				int32_t sl;
 
+				if (fast && (i = sum_in_order(&o, f, i, end)) == end)
+					break;
+				k = f->key[i];
+				sl = o.place[k].slot;
 				if (sl == SLOT_NOT_WANTED) {
-					taken++;
+					o.taken++;
 					continue;
 				}
 				if (sl < 0) {
@@ -78,49 +148,20 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 						      run.off + 48 * (uint64_t)(i - run.first), 48);
 					continue;
 				}
-				taken++;
-				if (fast && sl > last) {
-					struct cval *p = &prev[sl], d = { f->val[i], f->ena[i],
-									 f->run[i], 1 };
-					/* the delta from these, not from the undo entry read
-					 * back: a load across its stores stalls */
-					uint64_t pv = p->val, pe = p->ena, pr = p->run;
-
-					undo[nundo++] = (struct ct_undo){ pv, pe, pr, (uint32_t)sl,
-									  p->set };
-					last = sl;
-					*p = d;
-					if (interval) {
-						d.val -= pv;
-						d.ena -= pe;
-						d.run -= pr;
-					}
-					if (sumi[k] != at) {
-						if (at >= 0)
-							sum[at] = acc;
-						at = sumi[k];
-						acc = sum[at];
-					}
-					ct_sum_delta(&acc, &d);
-					continue;
-				}
+				/* a record out of slot order: the round goes back to cur[] */
+				o.taken++;
 				if (fast) {
-					if (at >= 0)
-						sum[at] = acc;
-					at = -1;
-					t->nundo = nundo;
+					t->nundo = (size_t)(o.undo - t->undo);
 					ct_fast_off(t);
 					fast = false;
 				}
 				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1 };
 			}
-			if (at >= 0)
-				sum[at] = acc;
 			if (fast) {
-				t->fast_last = last;
-				t->nundo = nundo;
+				t->fast_last = o.last;
+				t->nundo = (size_t)(o.undo - t->undo);
 			}
-			t->stats += taken;
+			t->stats += o.taken;
 		}
 		if (opening && n) {
 			stat_cols_take(t->cols, n, false);

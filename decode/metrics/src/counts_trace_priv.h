@@ -32,6 +32,11 @@ struct usum {
 	uint64_t ena, run;
 	uint8_t set;
 };
+/* A counts frame's key: its cur[] index (-1 an id no attr has, -2 outside the maps,
+ * SLOT_NOT_WANTED) and its sum[] entry (-1: none), side by side: one load per record */
+struct ct_place {
+	int32_t slot, sum;
+};
 /* a slot's prev[] before a round summed as its records came (ct_fast_off() puts it back) */
 struct ct_undo {
 	uint64_t val, ena, run;
@@ -84,12 +89,10 @@ struct pmt_counts_trace {
 	struct stat_cols *cols;
 	struct pmt_trace_event pend;
 	bool pend_ok;
-	int32_t *slot;              /* [key of the current counts frame] its cur[] index;
-				     * -1 an id no attr has, -2 outside the maps */
+	struct ct_place *place;     /* [key of the current counts frame] */
 	size_t slot_cap;
-	uint32_t slot_frame;        /* the counts frame slot[] is for */
+	uint32_t slot_frame;        /* the counts frame place[] is for */
 	bool slot_ok;
-	int32_t *sumi;              /* [key of the current counts frame] its sum[] entry */
 	int32_t *slot_sum;          /* [slot] its sum[] entry (ct_slot_sums) */
 	/* A round whose counts-frame records come in slot order (perf writes them so) is
 	 * summed as they are taken, its deltas from prev[] and into sum[] in the order
@@ -128,16 +131,23 @@ void ct_clear_sums(struct pmt_counts_trace *t);
 void ct_sum_round(struct pmt_counts_trace *t);
 
 /* A slot's delta added to its unit's sum, as perf does: a multiplexed counter scaled by
- * enabled/running and cut to u64 (a damaged record's beyond 2^64 has no u64 to cut to) */
+ * enabled/running and cut to u64 (a damaged record's beyond 2^64 has no u64 to cut to).
+ * The value's part on scalars, so a caller can keep a running sum in a register. */
+static inline double ct_add_delta(double acc, uint64_t val, uint64_t ena, uint64_t run)
+{
+	if (run && run < ena) {
+		double sc = (double)val * (double)ena / (double)run;
+
+		acc += sc < 0x1p64 ? (double)(uint64_t)sc : sc;
+	} else if (run) {
+		acc += (double)val;
+	}
+	return acc;
+}
+
 static inline void ct_sum_delta(struct usum *s, const struct cval *d)
 {
-	if (d->run && d->run < d->ena) {
-		double sc = (double)d->val * (double)d->ena / (double)d->run;
-
-		s->val += sc < 0x1p64 ? (double)(uint64_t)sc : sc;
-	} else if (d->run) {
-		s->val += (double)d->val;
-	}
+	s->val = ct_add_delta(s->val, d->val, d->ena, d->run);
 	s->ena += d->ena;
 	s->run += d->run;
 	s->set = 1;

@@ -61,7 +61,7 @@ void ct_slot_sums(struct pmt_counts_trace *t)
 				t->slot_sum[k++] = (int32_t)((size_t)(t->per_thread ? ti
 									: t->unit_of[ci]) *
 								 t->nattr + a);
-	t->slot_ok = false; /* the frame's sumi[] follows */
+	t->slot_ok = false; /* the frame's place[].sum follows */
 }
 
 void ct_fast_off(struct pmt_counts_trace *t)

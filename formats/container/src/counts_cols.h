@@ -1,5 +1,5 @@
-/* Counts frames (counts_cols.c, FORMAT.md "Counts frames"): a data frame's STAT and
- * STAT_ROUND records by column, written after its frame info. */
+/* Counts frames (FORMAT.md "Counts frames"): a data frame's STAT and STAT_ROUND records
+ * by column, written after its frame info (counts_cols.c) and read (counts_read.c). */
 #ifndef PMT_CTR_COUNTS_COLS_H
 #define PMT_CTR_COUNTS_COLS_H
 #include <stdbool.h>
@@ -28,4 +28,33 @@ int ctr_counts_keep(struct ctr_kept *k, const struct pmt_ctr_piece *v, unsigned 
 /* Where the data frame landed, and the checksum over it all */
 void ctr_counts_place(uint8_t *c, size_t n, uint32_t index, uint64_t offset,
 		      uint64_t stream_offset, uint32_t stream_size);
+
+/* Shared by the writer (counts_cols.c) and the reader (counts_read.c) */
+#define REC_STAT 76
+#define REC_STAT_ROUND 77
+#define STAT_SIZE 48
+#define ROUND_SIZE 24
+#define REC_AUXTRACE 71
+#define HEAD 56        /* "PMTCOUNT", version, placement, counts, raw payload size */
+#define HEAD2 72       /* version 2: and the types of the frame's other records */
+#define NCOLS 7        /* segments, round types, round times, keys, values, enabled, running */
+#define NCOLS2 8       /* version 2: and the gaps */
+#define COUNTS_VERSION 1
+#define COUNTS_MIXED 2 /* the frame holds other records too */
+#define STANDIN 32     /* ctr_counts_keep()'s entry for other records */
+
+enum { C_SEG, C_RTYPE, C_RTIME, C_KEY, C_VAL, C_ENA, C_RUN, C_GAP };
+
+/* What a frame holds for its counts frame: STAT and STAT_ROUND records of their sizes
+ * (at least one), and the types and bytes of the others. whole: the records as they stand
+ * in the frame (an AUXTRACE's AUX bytes after it); else other records are
+ * ctr_counts_keep()'s stand-ins (STANDIN bytes: u32 0 where a record's type is, u32 0,
+ * u64 the bytes of the records in a row it stands for, u64 x 2 their types). */
+struct shape {
+	size_t nstats, nrounds;
+	uint64_t other_bytes, types[2];
+};
+bool ctr_counts_shape(const uint8_t *rec, size_t len, bool whole, struct shape *sh);
+/* FNV-1a over little-endian 64-bit words (the last one zero-padded), folded to 32 bits */
+uint32_t ctr_counts_sum32(const uint8_t *p, size_t n);
 #endif

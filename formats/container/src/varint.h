@@ -2,6 +2,7 @@
  * over many at a time. Private to formats/container. */
 #ifndef PMT_CTR_VARINT_H
 #define PMT_CTR_VARINT_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +25,10 @@ static inline const uint8_t *get_uv_long(const uint8_t *p, const uint8_t *end, u
 }
 
 /* A varint of up to 8 bytes from one 8-byte load, its 7-bit groups gathered without a
- * loop: the byte-wise loop was a third of reading a recording's counts */
+ * loop (the byte-wise loop was a third of reading a recording's counts), pairwise: 7-bit
+ * groups into 14 bits per 16, 28 per 32, then 56, in 3 steps instead of a shift and mask
+ * per byte. Bits of the bytes after the varint's end only land above its 7n bits, which
+ * the last mask clears (7n <= 56: no shift by 64). */
 static inline const uint8_t *get_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
 {
 	if (end - p >= 8) {
@@ -32,17 +36,46 @@ static inline const uint8_t *get_uv(const uint8_t *p, const uint8_t *end, uint64
 
 		if (stop) {
 			unsigned n = (unsigned)__builtin_ctzll(stop) / 8 + 1;
-			uint64_t x = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) |
-				     (w >> 3 & 0xfe00000) | (w >> 4 & 0x7f0000000ull) |
-				     (w >> 5 & 0x3f800000000ull) | (w >> 6 & 0x1fc0000000000ull) |
-				     (w >> 7 & 0xfe000000000000ull);
+			uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
 
-			*v = n == 8 ? x : x & ((1ull << (7 * n)) - 1);
+			x = (x & 0x007f007f007f007full) | (x >> 1 & 0x3f803f803f803f80ull);
+			x = (x & 0x00003fff00003fffull) | (x >> 2 & 0x0fffc0000fffc000ull);
+			x = (x & 0x000000000fffffffull) | (x >> 4 & 0x00fffffff0000000ull);
+			*v = x & ((1ull << (7 * n)) - 1);
 			return p + n;
 		}
 	}
 	return get_uv_long(p, end, v);
 }
+
+#if defined(__x86_64__) && !defined(PMT_NO_SIMD)
+#include <immintrin.h>
+/* get_uv with the groups gathered by one pext, for hosts where it is one fast
+ * instruction (Intel, AMD from Zen 3: on Zen 1 and 2 it is microcoded, tens of cycles);
+ * the same values, ends and refusals as get_uv */
+#define PMT_UV_PEXT 1
+__attribute__((target("bmi2"))) static inline const uint8_t *
+get_uv_pext(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (end - p >= 8) {
+		uint64_t w = pmt_le64(p), stop = ~w & 0x8080808080808080ull;
+
+		if (stop) {
+			unsigned n = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+
+			*v = _pext_u64(w, 0x7f7f7f7f7f7f7f7full) & ((1ull << (7 * n)) - 1);
+			return p + n;
+		}
+	}
+	return get_uv_long(p, end, v);
+}
+
+static inline bool uv_pext_fast(void)
+{
+	return __builtin_cpu_supports("bmi2") &&
+	       (__builtin_cpu_is("intel") || __builtin_cpu_is("znver3"));
+}
+#endif
 
 static inline uint64_t unzz(uint64_t z)
 {
