@@ -52,8 +52,8 @@ static int to_all(const struct pmt_spe_sample *s, void *ctx)
 
 struct digest {
 	uint64_t n, hash;
-	/* block mode: each slot's samples as its rows callback saw them */
-	uint64_t slot_hash[PMT_SPE_BLOCK_SLOTS];
+	/* block mode: each slot's samples as its rows callback saw them (in parts or whole) */
+	uint64_t slot_hash[PMT_SPE_BLOCK_SLOTS], slot_n[PMT_SPE_BLOCK_SLOTS];
 };
 
 static int hash_sample(const struct pmt_spe_sample *s, void *ctx)
@@ -70,21 +70,27 @@ static int hash_sample(const struct pmt_spe_sample *s, void *ctx)
 
 static uint64_t hash_block(const struct pmt_spe_sample *s, size_t n)
 {
-	struct digest d = { 0, 0xcbf29ce484222325ULL, { 0 } };
+	struct digest d = { 0, 0xcbf29ce484222325ULL, { 0 }, { 0 } };
 
 	for (size_t i = 0; i < n; i++)
 		hash_sample(&s[i], &d);
 	return d.hash ^ n;
 }
 
-/* on either thread: what the block's rows would be made of */
+/* on either thread: what the block's rows would be made of, the parts it comes in after
+ * the ones before */
 static int block_rows(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx)
 {
-	struct digest *d = ctx;
+	struct digest *d = ctx, part;
 
 	if (slot >= PMT_SPE_BLOCK_SLOTS)
 		abort();
-	d->slot_hash[slot] = hash_block(s, n);
+	part.n = d->slot_n[slot];
+	part.hash = d->slot_n[slot] ? d->slot_hash[slot] : 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		hash_sample(&s[i], &part);
+	d->slot_hash[slot] = part.hash;
+	d->slot_n[slot] = part.n;
 	return 0;
 }
 
@@ -93,8 +99,10 @@ static int block_out(unsigned slot, const struct pmt_spe_sample *s, size_t n, vo
 {
 	struct digest *d = ctx;
 
-	if (slot >= PMT_SPE_BLOCK_SLOTS || d->slot_hash[slot] != hash_block(s, n))
+	if (slot >= PMT_SPE_BLOCK_SLOTS || d->slot_n[slot] != n ||
+	    (n && (d->slot_hash[slot] ^ n) != hash_block(s, n)))
 		abort();
+	d->slot_n[slot] = 0;
 	for (size_t i = 0; i < n; i++)
 		hash_sample(&s[i], d);
 	return 0;
@@ -120,6 +128,7 @@ static int digest_run(const uint8_t *buf, size_t size, const struct pmt_spe_run_
 	ro.unwind_fn = NULL;
 	d->n = 0;
 	d->hash = 0xcbf29ce484222325ULL;
+	memset(d->slot_n, 0, sizeof(d->slot_n));
 	memset(st, 0, sizeof(*st));
 	if (pmt_source_open_mem(buf, size, &src, NULL) != 0)
 		return 1;

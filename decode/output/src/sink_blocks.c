@@ -59,9 +59,6 @@ int pmt_sink_blocks_rows(struct pmt_sink_blocks *b, unsigned slot,
 	if (slot >= b->n)
 		return -PMT_EINVAL;
 	sl = &b->slot[slot];
-	sl->out.len = 0;
-	/* the cached tail was in the slot's previous block */
-	sl->k.tail_valid = 0;
 	for (size_t i = 0; i < n; i++)
 		sink_write_row(&sl->k, &s[i], sl->k.fmt == PMT_SINK_JSONL);
 	return 0;
@@ -82,6 +79,8 @@ int pmt_sink_blocks_out(struct pmt_sink_blocks *b, unsigned slot)
 	b->k->tail_valid = 0;
 	if (sl->out.len && !o->err && fwrite(sl->out.buf, 1, sl->out.len, o->fp) != sl->out.len)
 		o->err = -PMT_EIO;
+	/* the slot's next block starts empty; its cached tail is gone with these rows */
 	sl->out.len = 0;
+	sl->k.tail_valid = 0;
 	return 0;
 }

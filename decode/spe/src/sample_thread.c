@@ -90,9 +90,16 @@ static int sample_batch(struct sample_thread *t, const struct batch *b)
 	return 0;
 }
 
-/* block mode: the batch's samples into its own arrays, nothing handed on yet */
-static void sample_block(struct sample_thread *t, struct batch *b)
+/* Block mode: the batch's samples into its own arrays; with rows, each record's samples
+ * also go to the rows at once, from this core's cache (done while the merge does not wait
+ * for a free batch). Stored and made into rows later, 2.5M samples of 120 bytes went
+ * through memory twice: -j 2 took 25-40% more CPU than -j 1, and cachegrind's D1 misses
+ * were 11.5M -> 25.7M at equal instructions. Returns a rows callback's error. */
+static int sample_block(struct sample_thread *t, struct batch *b, bool rows)
 {
+	unsigned slot = (unsigned)(b - t->b);
+	int rc = 0;
+
 	b->nsmp = 0;
 	for (unsigned i = 0; i < b->n; i++) {
 		struct entry *e = &b->e[i];
@@ -108,8 +115,11 @@ static void sample_block(struct sample_thread *t, struct batch *b)
 				out[k].brstack = &b->br[i];
 			}
 		}
+		if (rows && n && rc >= 0)
+			rc = t->rows_fn(slot, out, (size_t)n, t->ctx);
 		b->nsmp += (size_t)n;
 	}
+	return rc;
 }
 
 /* Under the mutex, block mode: the batches whose rows are made go out in order, by one
@@ -184,9 +194,26 @@ static void *run(void *arg)
 			t->thread_sleeps = false;
 			continue;
 		}
+		if (blocks && !t->merge_needs && !t->err && t->rows_next == t->drain) {
+			/* the rows as the samples are made (the batches before have theirs) */
+			int rc;
+
+			b->state = B_ROWS;
+			t->rows_next = (t->rows_next + 1) % NBATCH;
+			pthread_mutex_unlock(&t->mu);
+			rc = sample_block(t, b, true);
+			pthread_mutex_lock(&t->mu);
+			if (rc < 0 && !t->err)
+				t->err = rc;
+			t->nfull_unsampled--;
+			t->drain = (t->drain + 1) % NBATCH;
+			b->state = B_READY;
+			put_out_ready(t);
+			continue;
+		}
 		pthread_mutex_unlock(&t->mu);
 		if (blocks)
-			sample_block(t, b);
+			sample_block(t, b, false);
 		else if (!err)
 			err = sample_batch(t, b);
 		pthread_mutex_lock(&t->mu);
