@@ -91,25 +91,28 @@ static int sample_batch(struct sample_thread *t, const struct batch *b)
 }
 
 /* Block mode: the batch's samples into its own arrays; with rows, each record's samples
- * also go to the rows at once, from this core's cache (done while the merge does not wait
- * for a free batch). Stored and made into rows later, 2.5M samples of 120 bytes went
- * through memory twice: -j 2 took 25-40% more CPU than -j 1, and cachegrind's D1 misses
- * were 11.5M -> 25.7M at equal instructions. Returns a rows callback's error. */
+ * go to the rows at once instead, from this core's cache (done while the merge does not
+ * wait for a free batch), and only the first record's are kept, for block_out_fn. Stored
+ * and made into rows later, 2.5M samples of 120 bytes went through memory twice: -j 2 took
+ * 25-40% more CPU than -j 1, and cachegrind's D1 misses were 11.5M -> 25.7M at equal
+ * instructions. Returns a rows callback's error. */
 static int sample_block(struct sample_thread *t, struct batch *b, bool rows)
 {
+	struct pmt_spe_sample scratch[PMT_SPE_MAX_SAMPLES_PER_RECORD];
 	unsigned slot = (unsigned)(b - t->b);
 	int rc = 0;
 
 	b->nsmp = 0;
 	for (unsigned i = 0; i < b->n; i++) {
 		struct entry *e = &b->e[i];
-		struct pmt_spe_sample *out = b->smp + b->nsmp;
+		struct pmt_spe_sample *out = rows && b->nsmp ? scratch : b->smp + b->nsmp;
 		int n;
 
 		e->q->pid = e->pid;
 		e->q->tid = e->tid;
 		n = pmt_spe_sampler_run(&t->s, e->q, &e->rec, out);
-		for (int k = 0; k < n; k++) {
+		/* kept samples outlive the queue's branch stack */
+		for (int k = 0; out != scratch && k < n; k++) {
 			if (out[k].brstack) {
 				b->br[i] = *out[k].brstack;
 				out[k].brstack = &b->br[i];
@@ -134,7 +137,8 @@ static void put_out_ready(struct sample_thread *t)
 		t->writing = true;
 		pthread_mutex_unlock(&t->mu);
 		if (!stopped)
-			rc = t->out_fn((unsigned)(b - t->b), b->smp, b->nsmp, t->ctx);
+			rc = t->out_fn((unsigned)(b - t->b), b->nsmp ? b->smp : NULL, b->nsmp,
+				       t->ctx);
 		pthread_mutex_lock(&t->mu);
 		if (rc < 0 && !t->err)
 			t->err = rc;
