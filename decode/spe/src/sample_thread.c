@@ -52,7 +52,8 @@ struct sample_thread {
 	void *ctx;
 	struct batch *b;
 	unsigned fill, drain; /* the batch the merge fills, the one the thread samples next */
-	unsigned rows_next, out_next; /* block mode: the next batch to make rows of, to put out */
+	unsigned out_next; /* block mode: the next batch to put out */
+	unsigned nsampled; /* block mode: batches whose samples wait for their rows */
 	unsigned nfull; /* batches not free */
 	unsigned nfull_unsampled; /* of them, FULL */
 	bool writing; /* block mode: a thread is in out_fn */
@@ -157,15 +158,18 @@ static void put_out_ready(struct sample_thread *t)
  * (and puts out what is ready). Returns whether there was one. */
 static bool make_rows(struct sample_thread *t)
 {
-	unsigned slot = t->rows_next;
-	struct batch *b = &t->b[slot];
+	unsigned slot = t->out_next;
+	struct batch *b;
 	bool stopped = t->err;
 	int rc = 0;
 
-	if (b->state != B_SAMPLED)
+	if (!t->nsampled)
 		return false;
+	while (t->b[slot].state != B_SAMPLED)
+		slot = (slot + 1) % NBATCH;
+	b = &t->b[slot];
 	b->state = B_ROWS;
-	t->rows_next = (t->rows_next + 1) % NBATCH;
+	t->nsampled--;
 	pthread_mutex_unlock(&t->mu);
 	if (!stopped)
 		rc = t->rows_fn(slot, b->smp, b->nsmp, t->ctx);
@@ -198,12 +202,13 @@ static void *run(void *arg)
 			t->thread_sleeps = false;
 			continue;
 		}
-		if (blocks && !t->merge_needs && !t->err && t->rows_next == t->drain) {
-			/* the rows as the samples are made (the batches before have theirs) */
+		/* the rows as the samples are made, unless the merge waits with no rows to
+		 * make: it gets this batch's (kept for it, once a batch waits for them the
+		 * merge has work: keeping every batch while it waited left 4 of 5 so) */
+		if (blocks && !t->err && !(t->merge_needs && !t->nsampled)) {
 			int rc;
 
 			b->state = B_ROWS;
-			t->rows_next = (t->rows_next + 1) % NBATCH;
 			pthread_mutex_unlock(&t->mu);
 			rc = sample_block(t, b, true);
 			pthread_mutex_lock(&t->mu);
@@ -225,6 +230,7 @@ static void *run(void *arg)
 		t->drain = (t->drain + 1) % NBATCH;
 		if (blocks) {
 			b->state = B_SAMPLED;
+			t->nsampled++;
 			/* a merge waiting for free batches can make these rows */
 			if (t->merge_needs)
 				pthread_cond_signal(&t->emptied);
