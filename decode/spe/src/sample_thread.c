@@ -92,11 +92,11 @@ static int sample_batch(struct sample_thread *t, const struct batch *b)
 }
 
 /* Block mode: the batch's samples into its own arrays; with rows, each record's samples
- * go to the rows at once instead, from this core's cache (done while the merge does not
- * wait for a free batch), and only the first record's are kept, for block_out_fn. Stored
- * and made into rows later, 2.5M samples of 120 bytes went through memory twice: -j 2 took
- * 25-40% more CPU than -j 1, and cachegrind's D1 misses were 11.5M -> 25.7M at equal
- * instructions. Returns a rows callback's error. */
+ * go to the rows at once instead, from this core's cache (when run() does not keep the
+ * batch for the merge), and only the first record's are kept, for block_out_fn. Stored and
+ * made into rows later, 2.5M samples of 120 bytes went through memory twice: cachegrind's
+ * D1 misses at -j 2 were 11.5M -> 25.7M against -j 1, at equal instructions. Returns a
+ * rows callback's error. */
 static int sample_block(struct sample_thread *t, struct batch *b, bool rows)
 {
 	struct pmt_spe_sample scratch[PMT_SPE_MAX_SAMPLES_PER_RECORD];
@@ -203,8 +203,8 @@ static void *run(void *arg)
 			continue;
 		}
 		/* the rows as the samples are made, unless the merge waits with no rows to
-		 * make: it gets this batch's (kept for it, once a batch waits for them the
-		 * merge has work: keeping every batch while it waited left 4 of 5 so) */
+		 * make: it gets this batch's. One kept batch gives it work; keeping every
+		 * batch while it waited kept 4 of 5 (the merge waits most of a run) */
 		if (blocks && !t->err && !(t->merge_needs && !t->nsampled)) {
 			int rc;
 
