@@ -52,8 +52,10 @@ static int to_all(const struct pmt_spe_sample *s, void *ctx)
 
 struct digest {
 	uint64_t n, hash;
-	/* block mode: each slot's samples as its rows callback saw them */
-	uint64_t slot_hash[PMT_SPE_BLOCK_SLOTS];
+	/* block mode: each slot's samples as its rows callback saw them (in parts or whole),
+	 * hashed in block order when the block goes out */
+	struct pmt_spe_sample *slot[PMT_SPE_BLOCK_SLOTS];
+	size_t slot_n[PMT_SPE_BLOCK_SLOTS], slot_cap[PMT_SPE_BLOCK_SLOTS];
 };
 
 static int hash_sample(const struct pmt_spe_sample *s, void *ctx)
@@ -68,35 +70,49 @@ static int hash_sample(const struct pmt_spe_sample *s, void *ctx)
 	return 0;
 }
 
-static uint64_t hash_block(const struct pmt_spe_sample *s, size_t n)
+static uint64_t hash_one(const struct pmt_spe_sample *s)
 {
-	struct digest d = { 0, 0xcbf29ce484222325ULL, { 0 } };
+	struct digest d = { .hash = 0xcbf29ce484222325ULL };
 
-	for (size_t i = 0; i < n; i++)
-		hash_sample(&s[i], &d);
-	return d.hash ^ n;
+	hash_sample(s, &d);
+	return d.hash;
 }
 
-/* on either thread: what the block's rows would be made of */
+/* on either thread: what the block's rows would be made of, the parts it comes in after
+ * the ones before */
 static int block_rows(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx)
 {
 	struct digest *d = ctx;
 
 	if (slot >= PMT_SPE_BLOCK_SLOTS)
 		abort();
-	d->slot_hash[slot] = hash_block(s, n);
+	if (d->slot_n[slot] + n > d->slot_cap[slot]) {
+		size_t cap = 2 * (d->slot_n[slot] + n);
+		struct pmt_spe_sample *m = realloc(d->slot[slot], cap * sizeof(*m));
+
+		if (!m)
+			abort();
+		d->slot[slot] = m;
+		d->slot_cap[slot] = cap;
+	}
+	if (n)
+		memcpy(d->slot[slot] + d->slot_n[slot], s, n * sizeof(*s));
+	d->slot_n[slot] += n;
 	return 0;
 }
 
-/* in order: the samples are still those the rows were made of, and count in order */
+/* in order: the block's count and first sample are those the rows were made of; its samples
+ * count in order */
 static int block_out(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx)
 {
 	struct digest *d = ctx;
 
-	if (slot >= PMT_SPE_BLOCK_SLOTS || d->slot_hash[slot] != hash_block(s, n))
+	if (slot >= PMT_SPE_BLOCK_SLOTS || d->slot_n[slot] != n ||
+	    (n && hash_one(s) != hash_one(d->slot[slot])))
 		abort();
 	for (size_t i = 0; i < n; i++)
-		hash_sample(&s[i], d);
+		hash_sample(&d->slot[slot][i], d);
+	d->slot_n[slot] = 0;
 	return 0;
 }
 
@@ -120,11 +136,16 @@ static int digest_run(const uint8_t *buf, size_t size, const struct pmt_spe_run_
 	ro.unwind_fn = NULL;
 	d->n = 0;
 	d->hash = 0xcbf29ce484222325ULL;
+	memset(d->slot, 0, sizeof(d->slot));
+	memset(d->slot_n, 0, sizeof(d->slot_n));
+	memset(d->slot_cap, 0, sizeof(d->slot_cap));
 	memset(st, 0, sizeof(*st));
 	if (pmt_source_open_mem(buf, size, &src, NULL) != 0)
 		return 1;
 	rc = pmt_spe_run_source(src, &ro, hash_sample, d, st, NULL);
 	pmt_source_close(src);
+	for (unsigned i = 0; i < PMT_SPE_BLOCK_SLOTS; i++)
+		free(d->slot[i]);
 	return rc;
 }
 

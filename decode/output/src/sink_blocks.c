@@ -3,6 +3,7 @@
  * copy of the sink writing into a buffer of its own, and the buffers go to the sink's
  * output in block order. Text rows are padded to the widest field seen so far: not them. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
@@ -11,8 +12,11 @@
 struct pmt_sink_blocks {
 	struct pmt_spe_sink *k;
 	unsigned n;
+	/* Each slot on cache lines of its own: two threads make the rows of neighbouring
+	 * slots at once, and one's out.len, written at every row, shared a line with the
+	 * next slot's sink fields read at every row. */
 	struct slot {
-		struct pmt_spe_sink k; /* the sink's copy: its caches, writing into out */
+		_Alignas(64) struct pmt_spe_sink k; /* the sink's copy: its caches, writing into out */
 		struct pmt_out out;    /* in memory (fp NULL): grows to a block's rows */
 	} *slot;
 };
@@ -26,10 +30,12 @@ int pmt_sink_blocks_new(struct pmt_spe_sink *k, unsigned nslots, struct pmt_sink
 	    k->callchain_col)
 		return -PMT_EUNSUPPORTED;
 	b = calloc(1, sizeof(*b));
-	if (!b || !(b->slot = calloc(nslots, sizeof(*b->slot)))) {
+	/* sizeof(struct slot) is a multiple of its alignment, as aligned_alloc wants */
+	if (!b || !(b->slot = aligned_alloc(_Alignof(struct slot), nslots * sizeof(*b->slot)))) {
 		free(b);
 		return -PMT_ENOMEM;
 	}
+	memset(b->slot, 0, nslots * sizeof(*b->slot));
 	b->k = k;
 	b->n = nslots;
 	for (unsigned i = 0; i < nslots; i++) {
@@ -59,9 +65,6 @@ int pmt_sink_blocks_rows(struct pmt_sink_blocks *b, unsigned slot,
 	if (slot >= b->n)
 		return -PMT_EINVAL;
 	sl = &b->slot[slot];
-	sl->out.len = 0;
-	/* the cached tail was in the slot's previous block */
-	sl->k.tail_valid = 0;
 	for (size_t i = 0; i < n; i++)
 		sink_write_row(&sl->k, &s[i], sl->k.fmt == PMT_SINK_JSONL);
 	return 0;
@@ -82,6 +85,8 @@ int pmt_sink_blocks_out(struct pmt_sink_blocks *b, unsigned slot)
 	b->k->tail_valid = 0;
 	if (sl->out.len && !o->err && fwrite(sl->out.buf, 1, sl->out.len, o->fp) != sl->out.len)
 		o->err = -PMT_EIO;
+	/* the slot's next block starts empty; its cached tail is gone with these rows */
 	sl->out.len = 0;
+	sl->k.tail_valid = 0;
 	return 0;
 }

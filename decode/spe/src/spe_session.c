@@ -9,6 +9,7 @@
  * (reported once); mapped files and pipes take the same path, so they give the same
  * samples. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/perfdata.h"
@@ -59,10 +60,12 @@ struct queue_slot {
 	uint64_t seq_next;    /* sequence number of chunks[next_chunk] */
 	uint32_t idx;         /* position in the queue table */
 	/* the sampler thread's state of this queue (sample_thread.h): its per-CPU sampling
-	 * state; q keeps the pid and tid the merge settles */
-	struct pmt_spe_queue wq;
+	 * state; q keeps the pid and tid the merge settles. On cache lines of its own: the
+	 * sampler writes it at every record, and the merge's fields around it (idx, key,
+	 * pending) shared those lines with it */
+	_Alignas(64) struct pmt_spe_queue wq;
 	/* timestamp merge */
-	size_t next_chunk;
+	_Alignas(64) size_t next_chunk;
 	uint64_t key;         /* latest record timestamp of the queue */
 	uint8_t has_pending;
 	uint8_t headed;       /* a complete record was pulled: perf's queue is set up */
@@ -237,9 +240,11 @@ static struct queue_slot *get_slot(struct queue_slot **tab, uint32_t idx, uint32
 	if (idx >= PMT_MAX_CPUS)
 		return NULL;
 	if (!tab[idx]) {
-		tab[idx] = calloc(1, sizeof(**tab));
+		/* its sampler state on lines of its own (struct queue_slot) */
+		tab[idx] = aligned_alloc(_Alignof(struct queue_slot), sizeof(**tab));
 		if (!tab[idx])
 			return NULL;
+		memset(tab[idx], 0, sizeof(**tab));
 		tab[idx]->idx = idx;
 		if (pmt_spe_queue_init(&tab[idx]->q, cpu, tid, tid, midr, compat) < 0) {
 			free(tab[idx]);

@@ -3,8 +3,8 @@
  * reads this one. The reader's walk over the file stays on the caller's thread: damage,
  * skipped frames and statistics are found and counted in file order exactly as without
  * threads, and a thread only ever fills the buffer of a frame the walk will ask for (when
- * it asks for another, the guesses are dropped). Memory: two frame buffers per thread and
- * one more for the frame the caller holds. */
+ * it asks for another, the guesses are dropped). Memory: a frame buffer per thread and one
+ * more for the frame the caller holds. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -319,7 +319,10 @@ int pmt_ctr_reader_threads(struct pmt_ctr_reader *r, unsigned n)
 		return -PMT_ENOMEM;
 	pf->buf = r->buf;
 	pf->len = r->len;
-	pf->njob = 2 * n + 1;
+	/* One frame ahead per thread: expanding frames is 17-20% of `script --csv -j 2`'s
+	 * CPU, the threads using them the rest, so a second frame ahead was never waited for
+	 * and only cost its buffer's page faults (14.6k -> 13.6k a run without it). */
+	pf->njob = n + 1;
 	pf->job = calloc(pf->njob, sizeof(*pf->job));
 	pf->th = calloc(n, sizeof(*pf->th));
 	pthread_mutex_init(&pf->mu, NULL);

@@ -91,7 +91,8 @@ struct pmt_sink_blocks;
 PMT_API int pmt_sink_blocks_new(struct pmt_spe_sink *k, unsigned nslots,
 				struct pmt_sink_blocks **out);
 PMT_API void pmt_sink_blocks_free(struct pmt_sink_blocks *b); /* NULL is a no-op */
-/* The rows of n samples into the slot's buffer (what it held is dropped): 0, -PMT_EINVAL */
+/* The rows of n samples after those the slot holds (a block's samples may come in parts,
+ * in order; the slot is empty again after pmt_sink_blocks_out()): 0, -PMT_EINVAL */
 PMT_API int pmt_sink_blocks_rows(struct pmt_sink_blocks *b, unsigned slot,
 				 const struct pmt_spe_sample *s, size_t n);
 /* The sink's pending output, then the slot's rows, to the sink's file (errors stay in the

@@ -404,10 +404,13 @@ struct pmt_spe_run_opts {
 	 * up to a few thousand records) instead of to record_fn, so that the work done with
 	 * them can be shared: block_rows_fn(slot, s, n, ctx) runs on whichever of the sampler's
 	 * thread and the calling one is free (the latter when it would wait for the former),
-	 * never twice at once for one slot; block_out_fn(slot, s, n, ctx) then runs for each
-	 * block in order, one at a time, on either thread. The n samples stay valid until
-	 * block_out_fn returns; slot < PMT_SPE_BLOCK_SLOTS is reused after it. The trace's
-	 * own samples still go to record_fn, after every block before them is out. < 0 stops */
+	 * never twice at once for one slot, either once with the block's samples or (on the
+	 * sampler's thread, as they are made) several times with its consecutive parts, in
+	 * order (those samples are not kept); block_out_fn(slot, s, n, ctx) then runs for each
+	 * block in order, one at a time, on either thread, with its first sample (valid until
+	 * it returns; NULL when n is 0) and its count n; slot < PMT_SPE_BLOCK_SLOTS is reused
+	 * after it. The trace's own samples still go to record_fn, after every block before
+	 * them is out. < 0 stops */
 	int (*block_rows_fn)(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx);
 	int (*block_out_fn)(unsigned slot, const struct pmt_spe_sample *s, size_t n, void *ctx);
 };

@@ -190,7 +190,7 @@ PMT_API int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, stru
 PMT_API const struct pmt_ctr_stats *pmt_ctr_stats(const struct pmt_ctr_reader *r);
 /* Decompress the data frames ahead of pmt_ctr_next() on n threads (0: none, at most 256):
  * the frames, their order, damage and statistics are those of the reader without threads;
- * memory grows by 2n + 1 frame buffers. Call it before a pmt_ctr_next() (any one): the
+ * memory grows by n + 1 frame buffers. Call it before a pmt_ctr_next() (any one): the
  * frame the last call gave stays valid unless threads set earlier are changed. Returns 0,
  * -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_ctr_reader_threads(struct pmt_ctr_reader *r, unsigned n);
