@@ -9,11 +9,8 @@
 #   hybrid_stat.sh PMUTRACE ORACLES_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 SRC=$3
-[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
-sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/hyb" hybrid
+. "$SRC/tests/stat/sim_oracle_setup.sh"
+sim_oracle_setup hyb hybrid
 fail=0 n=0
 run() { # OUT CMD...
 	out=$1

@@ -20,12 +20,8 @@
 #   metric_hybrid.sh PMUTRACE ORACLES_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 SRC=$3
-[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
-sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/adl" hybrid
-. "$SRC/tests/stat/first_interval.sh"
+. "$SRC/tests/stat/sim_oracle_setup.sh"
+sim_oracle_setup adl hybrid
 run() { # OUT TYPES CMD...: on the tree named $CPUID
 	out=$1 types=$2
 	shift 2

@@ -14,13 +14,8 @@
 #   metric_layout.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
-[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
-[ -r "$D/gnr-metrics.json" ] || { echo "SKIP: no $D"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
-sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
-. "$SRC/tests/stat/first_interval.sh"
+. "$SRC/tests/stat/sim_oracle_setup.sh"
+sim_oracle_setup gnr gnr "$D/gnr-metrics.json"
 norm() { first_interval; }
 run() { # OUT CMD...
 	out=$1
