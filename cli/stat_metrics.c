@@ -159,11 +159,11 @@ static size_t next_group(const char *const *order, size_t k, char *list, size_t 
 	return n + (size_t)sprintf(list + n, "%s{", k ? "}:W," : "");
 }
 
-/* -M's `#` layout: perf 7.3's text, -x and -j for the total and -A (the other
- * aggregations keep pmutrace's metric lines for now) */
+/* -M's `#` layout: perf 7.3's text, -x and -j, in every aggregation (with -e, and where
+ * stat_ml_setup() finds perf's order not reproduced, pmutrace's metric lines instead) */
 bool ml_layout_wanted(const struct run *r)
 {
-	return r->nsel && !r->td.on && (r->aggr == PMT_AGGR_GLOBAL || r->aggr == PMT_AGGR_CPU);
+	return r->nsel && !r->td.on;
 }
 
 /* perf stat sets metric_no_threshold for -x: no threshold events, no classes */

@@ -227,8 +227,17 @@ static void json_open(FILE *fp, const struct pmt_stat *s, uint32_t u,
 		fprintf(fp, "\"%s\" : \"%s\", ", aggr_key(a), pmt_stat_unit_name(s, u));
 }
 
+/* --per-core, --per-die and --per-socket: how many CPUs' counters the unit adds up */
+static void json_counters(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e)
+{
+	enum pmt_aggr a = pmt_stat_aggr(s);
+
+	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
+		fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, e)->nr);
+}
+
 /* perf's print_metric_json(): the value, its unit and threshold class; an event's other
- * metrics on lines of their own, the unit's keys only */
+ * metrics on lines of their own, the unit's keys (with its counters) only */
 static void metrics_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 			 const struct pmt_stat_print_opts *po)
 {
@@ -236,8 +245,10 @@ static void metrics_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_
 	size_t n = event_metrics(po, u, e, m, sizeof(m) / sizeof(m[0]));
 
 	for (size_t k = 0; k < n; k++) {
-		if (k)
+		if (k) {
 			json_open(fp, s, u, po);
+			json_counters(fp, s, u, e);
+		}
 		fprintf(fp, "%s\"metric-value\" : \"%f\", \"metric-unit\" : \"%s\"", k ? "" : ", ",
 			m[k].val, m[k].unit);
 		if (m[k].threshold >= 0)
@@ -252,11 +263,9 @@ static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
-	enum pmt_aggr a = pmt_stat_aggr(s);
 
 	json_open(fp, s, u, po);
-	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
-		fprintf(fp, "\"counters\" : %u, ", c->nr);
+	json_counters(fp, s, u, e);
 	if (c->counted)
 		fprintf(fp, "\"counter-value\" : \"%f\", ", c->val);
 	else
@@ -373,8 +382,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 		if (po->format == PMT_STAT_JSON) {
 			json_open(fp, s, u, po);
 			/* perf 7.3 counts the CPUs of a core, die or socket here too */
-			if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
-				fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, 0)->nr);
+			json_counters(fp, s, u, 0);
 			for (uint32_t k = 0; k < ncol; k++) {
 				if (cell && cell[k] == PMT_MO_SKIP)
 					continue;
