@@ -538,6 +538,9 @@ int cmd_stat(int argc, char **argv)
 		rc = 0;
 		for (unsigned i = 0; i < nev && rc >= 0; i++)
 			rc = pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
+		/* perf 7.3's parse_events() words for -e (not for the events it picks itself) */
+		if (rc >= 0 && nev_given && events.regrouped)
+			fputs("WARNING: events were regrouped to match PMUs\n", stderr);
 		if (rc < 0 && r.td.on)
 			pmt_diag_set(&d, rc, NULL, PMT_DIAG_NO_OFFSET,
 				     "Topdown requested but the topdown events aren't present (a PMU "

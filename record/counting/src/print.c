@@ -117,6 +117,7 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	char name[sizeof(p->ev.ev[e].name) + 64];
 	double sc = p->scale[e];
 	uint32_t runs = po->runs;
 
@@ -126,7 +127,8 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 		fprintf(fp, floor(sc) != sc ? "%*.2f " : "%*.0f ", COUNTS_LEN, c->val);
 	else
 		fprintf(fp, "%*s ", COUNTS_LEN, c->supported ? "<not counted>" : "<not supported>");
-	fprintf(fp, "%-*s %-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name);
+	fprintf(fp, "%-*s %-*s", uw, p->unit[e], EVNAME_LEN,
+		pmt_count_display_name(p, e, name, sizeof(name)));
 	metrics_text(fp, s, u, e, uw, prefix, po);
 	if (runs > 1 && c->noise)
 		fprintf(fp, "  ( +-%6.2f%% )", c->noise);
@@ -192,6 +194,7 @@ static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	char name[sizeof(p->ev.ev[e].name) + 64];
 	double sc = p->scale[e];
 	uint32_t runs = po->runs;
 
@@ -201,7 +204,7 @@ static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 		fprintf(fp, floor(sc) != sc ? "%.2f%s" : "%.0f%s", c->val, sep);
 	else
 		fprintf(fp, "%s%s", c->supported ? "<not counted>" : "<not supported>", sep);
-	fprintf(fp, "%s%s%s", p->unit[e], sep, p->ev.ev[e].name);
+	fprintf(fp, "%s%s%s", p->unit[e], sep, pmt_count_display_name(p, e, name, sizeof(name)));
 	if (runs > 1)
 		fprintf(fp, "%s%.2f%%", sep, c->noise);
 	fprintf(fp, "%s%llu%s%.2f", sep,
@@ -263,6 +266,7 @@ static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	char name[sizeof(p->ev.ev[e].name) + 64];
 
 	json_open(fp, s, u, po);
 	json_counters(fp, s, u, e);
@@ -271,7 +275,8 @@ static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	else
 		fprintf(fp, "\"counter-value\" : \"%s\", ",
 			c->supported ? "<not counted>" : "<not supported>");
-	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", ", p->unit[e], p->ev.ev[e].name);
+	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", ", p->unit[e],
+		pmt_count_display_name(p, e, name, sizeof(name)));
 	if (po->runs > 1)
 		fprintf(fp, "\"variance\" : %.2f, ", c->noise);
 	fprintf(fp, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f", (unsigned long long)c->run,
