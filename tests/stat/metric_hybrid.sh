@@ -35,7 +35,7 @@ cmp_model() { # the tree named $CPUID with $TABLE: $metrics with option sets $op
 		for m in $metrics; do
 			for o in $opt_sets; do
 				n=$((n + 1))
-				opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
+				opts=$(echo "$o" | sed 's/_\([-0-9]\)/ \1/g; s/^-$//')
 				# shellcheck disable=SC2086
 				run "$T/perf" $types "$X" stat -M $m -a $opts -- sleep 0.2
 				grep -q "tma_" "$T/perf" || {
@@ -59,5 +59,12 @@ for model in adl mtl; do
 	TABLE="$TABLE --events $SRC/fixtures/events/${model}_hybrid.json"
 	cmp_model
 done
+# -e with -M: -e's events (each core PMU's copy of instructions) first, then the metrics'
+CPUID=GenuineIntel-6-97-0
+opt_sets="--event=instructions --event=instructions_-x, --event=cpu_core/topdown-retiring/"
+metrics="tma_retiring tma_info_core_ipc TopdownL1"
+TABLE="--metrics $SRC/fixtures/metrics/adl-hybrid-metrics.json"
+TABLE="$TABLE --events $SRC/fixtures/events/adl_hybrid.json"
+cmp_model
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]

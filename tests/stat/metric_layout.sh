@@ -11,7 +11,8 @@
 # CPU_CLK_UNHALTED.THREAD as perf's table encodes them: fixtures/events/gnr_info_thread.json)
 # in text, -A, -I, -I -A, -r 2, -x (perf opens no threshold events there: its
 # metric_no_threshold), -x -r 2 and -j (the threshold's class, "metric-threshold"); with
-# --per-core, --per-die and --per-socket (the tree given a topology) and --per-thread -p.
+# --per-core, --per-die and --per-socket (the tree given a topology) and --per-thread -p;
+# with -e EVENTS too.
 #   metric_layout.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
@@ -34,7 +35,7 @@ cmp_metric() { # METRIC TARGET OPTION_SETS...: perf 7.3's and pmutrace's stat -M
 	case $m in tma_info_*) ev=$SRC/fixtures/events/gnr_info_thread.json ;; esac
 	for o in "$@"; do
 		n=$((n + 1))
-		opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
+		opts=$(echo "$o" | sed 's/_\([-0-9]\)/ \1/g; s/^-$//')
 		# shellcheck disable=SC2086
 		run "$T/perf" "$X" stat -M $m $tgt $opts -- sleep 0.2
 		grep -q "tma_" "$T/perf" ||
@@ -66,6 +67,14 @@ for i in $(seq 100); do grep -q ready "$T/ready" && break; sleep 0.1; done
 for m in tma_retiring TopdownL1; do
 	cmp_metric $m "-p $W" --per-thread --per-thread_-x, --per-thread_-j
 done
+# -e with -M: -e's events first, counted apart, then the metric's as without -e (an event
+# of both opened twice, the metric shown on its own copy; -e's topdown-retiring regrouped
+# behind a slots of its own, with perf's warning)
+cmp_metric tma_info_thread_ipc -a --event=instructions --event=INST_RETIRED.ANY --event=INST_RETIRED.ANY_-x, \
+	--event=instructions_-j
+cmp_metric tma_retiring -a --event=instructions --event=instructions_-A --event=instructions_-x, \
+	--event=topdown-retiring --event=topdown-retiring_-j --event=instructions_--per-core
+cmp_metric TopdownL1 -a --event=instructions --event=topdown-retiring,instructions_-x,
 # -M takes perf's comma-separated list: the same as the metrics given one by one (several
 # metrics keep pmutrace's own layout for now, so this is not compared with perf; not through
 # norm, which takes a "25.10 %" metric-only line for an interval's time)
