@@ -36,17 +36,20 @@ void print_metrics(struct run *r)
 		for (size_t i = 0; !r->td.on && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
 			const char *ag = pmt_counts_unit_aggr(c, u);
+			char name[256];
 
+			/* a hybrid table's copies of a metric, one per core PMU, told apart */
+			snprintf(name, sizeof(name), m->pmu ? "%s (%s)" : "%s", m->name, m->pmu);
 			if (r->po.format == PMT_STAT_CSV)
-				fprintf(r->out, "%s%s%s%s%.6g%s%s\n", ag, *ag ? r->po.sep : "", m->name,
+				fprintf(r->out, "%s%s%s%s%.6g%s%s\n", ag, *ag ? r->po.sep : "", name,
 					r->po.sep, missing[i] ? NAN : val[i], r->po.sep,
 					m->unit ? m->unit : "");
 			else if (missing[i])
 				fprintf(r->out, "%-8s %18s %-s (%s not counted)\n", ag,
-					"<not counted>", m->name, missing[i]);
+					"<not counted>", name, missing[i]);
 			else
 				fprintf(r->out, "%-8s %18.2f %-10s %s\n", ag, val[i],
-					m->unit ? m->unit : "", m->name);
+					m->unit ? m->unit : "", name);
 		}
 	}
 	free(val);
