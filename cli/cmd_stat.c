@@ -538,6 +538,13 @@ int cmd_stat(int argc, char **argv)
 		rc = 0;
 		for (unsigned i = 0; i < nev && rc >= 0; i++)
 			rc = pmt_events_parse_opts(&events, &pmus, evstr[i], &eo, &d);
+		/* perf 7.3's parse_events() words for -e (not for the events it picks itself) */
+		if (rc >= 0 && nev_given && events.regrouped)
+			fputs("WARNING: events were regrouped to match PMUs\n", stderr);
+		/* -e with -M: the metrics' events after -e's, as perf 7.3 adds them */
+		r.metric_first = events.nr;
+		if (rc >= 0 && r.mplan)
+			rc = metric_events(&r, &events, &pmus, &eo, &d);
 		if (rc < 0 && r.td.on)
 			pmt_diag_set(&d, rc, NULL, PMT_DIAG_NO_OFFSET,
 				     "Topdown requested but the topdown events aren't present (a PMU "
@@ -557,8 +564,9 @@ int cmd_stat(int argc, char **argv)
 		goto done_early;
 	}
 	stat_td_drop_uncounted(&r.td, &r.plan, &pmus, eo.cputype);
-	if (rc >= 0 && !nev_given && r.mplan && ml_layout_wanted(&r) &&
-	    stat_ml_setup(&r.ml, &r.ms, r.sel, r.nsel, ml_thresholds(&r), r.mplan, &r.plan) < 0)
+	if (rc >= 0 && r.mplan && ml_layout_wanted(&r) &&
+	    stat_ml_setup(&r.ml, &r.ms, r.sel, r.nsel, ml_thresholds(&r), r.mplan, &r.plan,
+			  r.metric_first) < 0)
 		rc = pmt_cli_fail("stat", "out of memory");
 	/* perf 7.3's words when the metric group has no event on these CPUs */
 	if (r.td.on && !r.td.cols)

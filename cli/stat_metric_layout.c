@@ -15,7 +15,7 @@ static bool same_metric(const struct pmt_metric *a, const struct pmt_metric *b)
 
 int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const char *const *sel,
 		  size_t nsel, bool thresholds, struct pmt_metric_plan *mplan,
-		  const struct pmt_count_plan *plan)
+		  const struct pmt_count_plan *plan, uint32_t first)
 {
 	const char **names = calloc(plan->ev.nr + 1, sizeof(*names));
 	const struct pmt_metric **metric = calloc(ms->nr + 1, sizeof(*metric));
@@ -29,8 +29,9 @@ int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const cha
 		rc = -PMT_ENOMEM;
 		goto out;
 	}
+	/* -e's events are not the metrics': perf shows a metric on its own event */
 	for (uint32_t e = 0; e < plan->ev.nr; e++)
-		names[e] = plan->ev.ev[e].name;
+		names[e] = e < first ? "" : plan->ev.ev[e].name;
 	n = pmt_metric_set_perf_display(ms, sel, nsel, thresholds, names, plan->ev.nr, metric,
 					ml->ev);
 	if (n <= 0)
@@ -60,6 +61,7 @@ int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const cha
 			snprintf(ml->label[k], len, "%s", m->name);
 	}
 	ml->nm = (size_t)n;
+	ml->first = first;
 	ml->mplan = mplan;
 out:
 	free(names);
@@ -67,6 +69,26 @@ out:
 	if (!ml->nm)
 		stat_ml_fini(ml);
 	return rc;
+}
+
+struct pmt_counts *stat_metric_counts(const struct pmt_stat *st,
+				      const struct pmt_count_plan *plan, uint32_t first)
+{
+	struct pmt_counts *c;
+
+	if (pmt_counts_new(&c) < 0)
+		return NULL;
+	for (uint32_t u = 0; u < pmt_stat_nr_units(st); u++) {
+		int unit = pmt_counts_unit(c, NULL, pmt_stat_unit_name(st, u));
+
+		for (uint32_t e = first; e < plan->ev.nr; e++) {
+			const struct pmt_stat_cell *cell = pmt_stat_cell(st, u, e);
+
+			pmt_counts_add(c, unit, pmt_counts_event(c, plan->ev.ev[e].name),
+				       cell->counted ? cell->val : NAN);
+		}
+	}
+	return c;
 }
 
 void stat_ml_eval(struct stat_ml *ml, const struct pmt_stat *st, const struct pmt_count_plan *plan)
@@ -79,18 +101,8 @@ void stat_ml_eval(struct stat_ml *ml, const struct pmt_stat *st, const struct pm
 	ml->val = calloc((size_t)nu * ml->plan_nm + 1, sizeof(*ml->val));
 	ml->th = calloc((size_t)nu * ml->plan_nm + 1, sizeof(*ml->th));
 	ml->nunits = ml->val && ml->th ? nu : 0;
-	if (!ml->nunits || pmt_counts_new(&c) < 0)
+	if (!ml->nunits || !(c = stat_metric_counts(st, plan, ml->first)))
 		return;
-	for (uint32_t u = 0; u < nu; u++) {
-		int unit = pmt_counts_unit(c, NULL, pmt_stat_unit_name(st, u));
-
-		for (uint32_t e = 0; e < plan->ev.nr; e++) {
-			const struct pmt_stat_cell *cell = pmt_stat_cell(st, u, e);
-
-			pmt_counts_add(c, unit, pmt_counts_event(c, plan->ev.ev[e].name),
-				       cell->counted ? cell->val : NAN);
-		}
-	}
 	pmt_metric_plan_bind(ml->mplan, c);
 	/* the counts' units are the stat's, added in its order */
 	for (size_t u = 0; u < pmt_counts_nr_units(c) && u < nu; u++)

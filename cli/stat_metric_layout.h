@@ -19,15 +19,21 @@ struct stat_ml {
 	double *val;      /* [unit * plan metrics + plan index], the last read's values */
 	int8_t *th;       /* the same cells' threshold class (1 over, 0 not, -1 none) */
 	uint32_t nunits;
+	uint32_t first;   /* the plan's first event of the metrics (-e's come before) */
 	size_t plan_nm;
 	struct pmt_metric_plan *mplan; /* borrowed */
 };
 
 /* On when perf's event order and display events are reproduced for sel (see
- * pmt_metric_set_perf_display()) and every metric is displayed: 0 on or off, < 0 error. */
+ * pmt_metric_set_perf_display()) and every metric is displayed: 0 on or off, < 0 error.
+ * The metrics read and are shown on the plan's events from first on (-e's events before
+ * them are counted apart, as perf keeps them). */
 int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const char *const *sel,
 		  size_t nsel, bool thresholds, struct pmt_metric_plan *mplan,
-		  const struct pmt_count_plan *plan);
+		  const struct pmt_count_plan *plan, uint32_t first);
+/* the counts of the plan's events from first on, each unit of st one unit of the result */
+struct pmt_counts *stat_metric_counts(const struct pmt_stat *st,
+				      const struct pmt_count_plan *plan, uint32_t first);
 /* every unit's metric values from the counts of the last read */
 void stat_ml_eval(struct stat_ml *ml, const struct pmt_stat *st, const struct pmt_count_plan *plan);
 /* pmt_stat_print_opts.metrics: an event's metrics in perf's print order */

@@ -16,18 +16,8 @@ void print_metrics(struct run *r)
 	int8_t *th;
 	const char **missing;
 
-	if (!r->mplan || pmt_counts_new(&c) < 0)
+	if (!r->mplan || !(c = stat_metric_counts(r->stat, &r->plan, r->metric_first)))
 		return;
-	for (uint32_t u = 0; u < pmt_stat_nr_units(r->stat); u++) {
-		int unit = pmt_counts_unit(c, NULL, pmt_stat_unit_name(r->stat, u));
-
-		for (uint32_t e = 0; e < r->plan.ev.nr; e++) {
-			const struct pmt_stat_cell *cell = pmt_stat_cell(r->stat, u, e);
-
-			pmt_counts_add(c, unit, pmt_counts_event(c, r->plan.ev.ev[e].name),
-				       cell->counted ? cell->val : NAN);
-		}
-	}
 	nm = pmt_metric_plan_nr_metrics(r->mplan);
 	val = calloc(nm + 1, sizeof(*val));
 	th = calloc(nm + 1, sizeof(*th));
@@ -46,17 +36,20 @@ void print_metrics(struct run *r)
 		for (size_t i = 0; !r->td.on && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
 			const char *ag = pmt_counts_unit_aggr(c, u);
+			char name[256];
 
+			/* a hybrid table's copies of a metric, one per core PMU, told apart */
+			snprintf(name, sizeof(name), m->pmu ? "%s (%s)" : "%s", m->name, m->pmu);
 			if (r->po.format == PMT_STAT_CSV)
-				fprintf(r->out, "%s%s%s%s%.6g%s%s\n", ag, *ag ? r->po.sep : "", m->name,
+				fprintf(r->out, "%s%s%s%s%.6g%s%s\n", ag, *ag ? r->po.sep : "", name,
 					r->po.sep, missing[i] ? NAN : val[i], r->po.sep,
 					m->unit ? m->unit : "");
 			else if (missing[i])
 				fprintf(r->out, "%-8s %18s %-s (%s not counted)\n", ag,
-					"<not counted>", m->name, missing[i]);
+					"<not counted>", name, missing[i]);
 			else
 				fprintf(r->out, "%-8s %18.2f %-10s %s\n", ag, val[i],
-					m->unit ? m->unit : "", m->name);
+					m->unit ? m->unit : "", name);
 		}
 	}
 	free(val);
@@ -159,11 +152,11 @@ static size_t next_group(const char *const *order, size_t k, char *list, size_t 
 	return n + (size_t)sprintf(list + n, "%s{", k ? "}:W," : "");
 }
 
-/* -M's `#` layout: perf 7.3's text, -x and -j for the total and -A (the other
- * aggregations keep pmutrace's metric lines for now) */
+/* -M's `#` layout: perf 7.3's text, -x and -j, in every aggregation (where stat_ml_setup()
+ * finds perf's order not reproduced, pmutrace's metric lines instead) */
 bool ml_layout_wanted(const struct run *r)
 {
-	return r->nsel && !r->td.on && (r->aggr == PMT_AGGR_GLOBAL || r->aggr == PMT_AGGR_CPU);
+	return r->nsel && !r->td.on;
 }
 
 /* perf stat sets metric_no_threshold for -x: no threshold events, no classes */
@@ -172,8 +165,9 @@ bool ml_thresholds(const struct run *r)
 	return r->po.format != PMT_STAT_CSV;
 }
 
-/* -M without -e: the events the metrics read, as perf stat -M opens them; --topdown's in
- * the order perf 7.3 parses them (its hashed ID list), which its attrs follow */
+/* -M: the events the metrics read, as perf stat -M opens them (after -e's, apart from
+ * them); --topdown's in the order perf 7.3 parses them (its hashed ID list), which its
+ * attrs follow */
 int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *pmus,
 			 const struct pmt_events_opts *eo, struct pmt_diag *d)
 {

@@ -36,6 +36,7 @@ struct run {
 	const char *metrics_file;
 	struct stat_topdown td;         /* --topdown */
 	struct stat_ml ml;              /* -M's metrics in perf's `#` column */
+	uint32_t metric_first;          /* the first event -M opened (after -e's) */
 	const char *cpu_list;           /* -C */
 	/* -r N */
 	uint32_t runs, run;

@@ -12,14 +12,10 @@
 #   topdown_perf73.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
-[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
-[ -r "$D/GNR_metrics_graniterapids_metrics.json" ] || { echo "SKIP: no $D"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$SRC/tests/stat/sim_oracle_setup.sh"
+sim_oracle_setup gnr gnr "$D/GNR_metrics_graniterapids_metrics.json"
 fail=0
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
-sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
 SLOTS=8000000
 for pm in 0x40300C085F501040 0x80808080A0A0A0A0; do
 	# INT_MISC.UOP_DROPPING (0x10ad) counts nothing; slots at 1e6 per CPU of 8

@@ -16,16 +16,12 @@
 # (PMUSIM_PEBS_TYPE=4,10) and unreadable (4: <not counted>, nan). The same tree named as
 # Meteor Lake (6-AA: cpu_atom's tma_retiring from TOPDOWN_RETIRING.ALL_P over 6 slots a
 # cycle; fixtures/metrics/mtl-hybrid-metrics.json, fixtures/events/mtl_hybrid.json) in
-# text, -A, -x and -j.
+# text, -A, -x and -j. With -e before -M; several metrics at once (their values per PMU).
 #   metric_hybrid.sh PMUTRACE ORACLES_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 SRC=$3
-[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
-sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/adl" hybrid
-. "$SRC/tests/stat/first_interval.sh"
+. "$SRC/tests/stat/sim_oracle_setup.sh"
+sim_oracle_setup adl hybrid
 run() { # OUT TYPES CMD...: on the tree named $CPUID
 	out=$1 types=$2
 	shift 2
@@ -39,7 +35,7 @@ cmp_model() { # the tree named $CPUID with $TABLE: $metrics with option sets $op
 		for m in $metrics; do
 			for o in $opt_sets; do
 				n=$((n + 1))
-				opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
+				opts=$(echo "$o" | sed 's/_\([-0-9]\)/ \1/g; s/^-$//')
 				# shellcheck disable=SC2086
 				run "$T/perf" $types "$X" stat -M $m -a $opts -- sleep 0.2
 				grep -q "tma_" "$T/perf" || {
@@ -62,6 +58,33 @@ for model in adl mtl; do
 	TABLE="--metrics $SRC/fixtures/metrics/$model-hybrid-metrics.json"
 	TABLE="$TABLE --events $SRC/fixtures/events/${model}_hybrid.json"
 	cmp_model
+done
+# -e with -M: -e's events (each core PMU's copy of instructions) first, then the metrics'
+CPUID=GenuineIntel-6-97-0
+opt_sets="--event=instructions --event=instructions_-x, --event=cpu_core/topdown-retiring/"
+metrics="tma_retiring tma_info_core_ipc TopdownL1"
+TABLE="--metrics $SRC/fixtures/metrics/adl-hybrid-metrics.json"
+TABLE="$TABLE --events $SRC/fixtures/events/adl_hybrid.json"
+cmp_model
+# several grouped metrics keep pmutrace's metric lines after the counts (perf's groups per
+# metric are not reproduced); each names its PMU and has perf 7.3's value for that PMU
+# (-x: perf's value and the PMU of the event it is shown on, to perf's one decimal)
+CPUID=GenuineIntel-6-97-0
+for m in tma_retiring,tma_frontend_bound tma_info_thread_ipc,tma_info_core_ipc,tma_retiring; do
+	n=$((n + 1))
+	run "$T/perf" 4,10 "$X" stat -M $m -a -x, -- sleep 0.2
+	awk -F, '$7 != "" { split($3, p, "/"); k = split($7, w, " "); print p[1], w[k], $6 }' \
+		"$T/perf" | sort >"$T/perf.v"
+	# shellcheck disable=SC2086
+	run "$T/pmt" 4,10 "$P" stat -M $m $TABLE -a -x, -- sleep 0.2
+	awk -F, '$1 ~ / \(cpu_/ { split($1, w, "[ ()]+")
+		printf $3 == "" ? "%s %s %.2f\n" : "%s %s %.1f\n", w[2], w[1], $2 }' "$T/pmt" |
+		sort >"$T/pmt.v"
+	[ -s "$T/perf.v" ] && [ "$(wc -l <"$T/perf.v")" = "$(grep -c . "$T/pmt.v")" ] &&
+		cmp -s "$T/perf.v" "$T/pmt.v" || {
+		echo "FAIL: -M $m: perf 7.3 $(tr '\n' ';' <"$T/perf.v") pmutrace $(tr '\n' ';' <"$T/pmt.v")"
+		fail=$((fail + 1))
+	}
 done
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]

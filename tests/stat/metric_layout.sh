@@ -10,17 +10,15 @@
 # (perf groups their events), the TopdownL1 group, and IPC and CPI (INST_RETIRED.ANY and
 # CPU_CLK_UNHALTED.THREAD as perf's table encodes them: fixtures/events/gnr_info_thread.json)
 # in text, -A, -I, -I -A, -r 2, -x (perf opens no threshold events there: its
-# metric_no_threshold), -x -r 2 and -j (the threshold's class, "metric-threshold").
+# metric_no_threshold), -x -r 2 and -j (the threshold's class, "metric-threshold"); with
+# --per-core, --per-die and --per-socket (the tree given a topology) and --per-thread -p;
+# with -e EVENTS too.
 #   metric_layout.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
-[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
-[ -r "$D/gnr-metrics.json" ] || { echo "SKIP: no $D"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
-sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
-. "$SRC/tests/stat/first_interval.sh"
+. "$SRC/tests/stat/sim_oracle_setup.sh"
+sim_oracle_setup gnr gnr "$D/gnr-metrics.json"
+sim_gnr_topology gnr
 norm() { first_interval; }
 run() { # OUT CMD...
 	out=$1
@@ -30,24 +28,53 @@ run() { # OUT CMD...
 		LD_PRELOAD=$T/sim.so timeout 60 "$@" 2>&1 >/dev/null | norm >"$out"
 }
 fail=0 n=0
-for m in tma_retiring tma_frontend_bound tma_backend_bound tma_bad_speculation TopdownL1 \
-	tma_info_thread_ipc tma_info_thread_cpi; do
+cmp_metric() { # METRIC TARGET OPTION_SETS...: perf 7.3's and pmutrace's stat -M METRIC TARGET
+	m=$1 tgt=$2
+	shift 2
 	ev=$D/GNR_events_graniterapids_core.EXCERPT.json
 	case $m in tma_info_*) ev=$SRC/fixtures/events/gnr_info_thread.json ;; esac
-	for o in - -A -I_150 -I_150_-A -r_2 -x, -x,_-A -x\;_-A -x,_-I_150 -x,_-r_2 \
-		-j -j_-A -j_-I_150_-A; do
+	for o in "$@"; do
 		n=$((n + 1))
-		opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
+		opts=$(echo "$o" | sed 's/_\([-0-9]\)/ \1/g; s/^-$//')
 		# shellcheck disable=SC2086
-		run "$T/perf" "$X" stat -M $m -a $opts -- sleep 0.2
+		run "$T/perf" "$X" stat -M $m $tgt $opts -- sleep 0.2
 		grep -q "tma_" "$T/perf" ||
 			{ echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"; fail=$((fail + 1)); continue; }
 		# shellcheck disable=SC2086
 		run "$T/pmt" "$P" stat -M $m --metrics "$D/gnr-metrics.json" \
-			--events "$ev" -a $opts -- sleep 0.2
-		same_as_perf "-M $m $opts"
+			--events "$ev" $tgt $opts -- sleep 0.2
+		same_as_perf "-M $m $tgt $opts"
 	done
+}
+for m in tma_retiring tma_frontend_bound tma_backend_bound tma_bad_speculation TopdownL1 \
+	tma_info_thread_ipc tma_info_thread_cpi; do
+	cmp_metric $m -a - -A -I_150 -I_150_-A -r_2 -x, -x,_-A -x\;_-A -x,_-I_150 -x,_-r_2 \
+		-j -j_-A -j_-I_150_-A
 done
+# per core, die and socket of the tree's topology (four cores of two CPUs, one die and
+# socket): each unit's lines and its metrics ("counters" also on -j's metric-only lines);
+# per thread of a process of three threads besides its main one (tests/stat/thread_work.c)
+for m in tma_retiring TopdownL1 tma_info_thread_ipc; do
+	cmp_metric $m -a --per-core --per-core_-x, --per-core_-j --per-core_-I_150 \
+		--per-core_-r_2 --per-die --per-die_-x, --per-die_-j --per-socket \
+		--per-socket_-x, --per-socket_-j
+done
+cc -O2 -pthread -o "$T/tw" "$SRC/tests/stat/thread_work.c" || exit 1
+"$T/tw" 3 >"$T/ready" &
+W=$!
+trap 'kill $W; rm -rf "$T"' EXIT
+for i in $(seq 100); do grep -q ready "$T/ready" && break; sleep 0.1; done
+for m in tma_retiring TopdownL1; do
+	cmp_metric $m "-p $W" --per-thread --per-thread_-x, --per-thread_-j
+done
+# -e with -M: -e's events first, counted apart, then the metric's as without -e (an event
+# of both opened twice, the metric shown on its own copy; -e's topdown-retiring regrouped
+# behind a slots of its own, with perf's warning)
+cmp_metric tma_info_thread_ipc -a --event=instructions --event=INST_RETIRED.ANY --event=INST_RETIRED.ANY_-x, \
+	--event=instructions_-j
+cmp_metric tma_retiring -a --event=instructions --event=instructions_-A --event=instructions_-x, \
+	--event=topdown-retiring --event=topdown-retiring_-j --event=instructions_--per-core
+cmp_metric TopdownL1 -a --event=instructions --event=topdown-retiring,instructions_-x,
 # -M takes perf's comma-separated list: the same as the metrics given one by one (several
 # metrics keep pmutrace's own layout for now, so this is not compared with perf; not through
 # norm, which takes a "25.10 %" metric-only line for an interval's time)

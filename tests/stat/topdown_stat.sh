@@ -11,26 +11,10 @@
 #   topdown_stat.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
-[ -x "$X" ] || { echo "SKIP: x86 perf 7.3 oracle not built (tests/oracles/setup)"; exit 77; }
-[ -r "$D/gnr-metrics.json" ] || { echo "SKIP: no $D"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cc -shared -fPIC -O2 -o "$T/sim.so" "$SRC/tests/pmusim/pmusim.c" -ldl -lpthread || exit 1
-sh "$SRC/tests/oracles/fake_intel_sysfs.sh" "$T/gnr" gnr
-# CPUs 0-7 of one socket and die; core k%4, CPUs k and k+4 its two threads
-for c in 0 1 2 3 4 5 6 7; do
-	d=$T/gnr/devices/system/cpu/cpu$c/topology
-	mkdir -p "$d"
-	echo 0 >"$d/physical_package_id"
-	echo 0 >"$d/die_id"
-	echo $((c % 4)) >"$d/core_id"
-	echo $((c % 4)) >"$d/cluster_id"
-	echo "$((c % 4)),$((c % 4 + 4))" >"$d/core_cpus_list"
-	echo "$((c % 4)),$((c % 4 + 4))" >"$d/thread_siblings_list"
-	for f in package_cpus_list core_siblings_list die_cpus_list; do echo 0-7 >"$d/$f"; done
-done
+. "$SRC/tests/stat/sim_oracle_setup.sh"
+sim_oracle_setup gnr gnr "$D/gnr-metrics.json"
+sim_gnr_topology gnr
 fail=0 n=0
-. "$SRC/tests/stat/first_interval.sh"
 norm() { first_interval | head -4; }
 run() { # PM OUT CMD...
 	pm=$1 out=$2

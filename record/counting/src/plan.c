@@ -62,6 +62,7 @@ int pmt_count_plan_build(struct pmt_count_plan *p, struct pmt_evlist *events,
 	if (!events->nr)
 		return pmt_diag_set(diag, -PMT_EINVAL, NULL, PMT_DIAG_NO_OFFSET, "no events");
 	p->per_cpu = o->target == PMT_COUNT_SYSTEM || o->target == PMT_COUNT_CPUS;
+	p->hybrid = pmt_pmus_nr_core(pmus) > 1;
 	/* threads listed before their counters open may end in between (perf stat's
 	 * ignore_missing_thread for -p and --per-thread -a); a -t TID is named, so it must be */
 	p->skip_gone_threads = o->target == PMT_COUNT_PID || o->target == PMT_COUNT_ALL_THREADS;
@@ -148,4 +149,25 @@ void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, const int32_
 					e->leader == i || e->leader >= p->ev.nr ? "-1" : "LEADER");
 		}
 	}
+}
+
+const char *pmt_count_display_name(const struct pmt_count_plan *p, uint32_t e, char *buf,
+				   size_t cap)
+{
+	const struct pmt_evsel *ev = &p->ev.ev[e];
+	const char *pmu = ev->pmu ? ev->pmu->name : NULL, *name = ev->name, *cut;
+	size_t pl = pmu ? strlen(pmu) : 0;
+
+	if (!p->hybrid || !pmu || !ev->pmu->core || ev->named || !strncmp(name, pmu, pl))
+		return name;
+	/* event// -> pmu/event/, event/terms/ -> pmu/event,terms/, event:mods ->
+	 * pmu/event/mods, event -> pmu/event/ */
+	if ((cut = strchr(name, '/')))
+		snprintf(buf, cap, cut[1] == '/' ? "%s/%.*s/%s" : "%s/%.*s,%s", pmu,
+			 (int)(cut - name), name, cut + (cut[1] == '/' ? 2 : 1));
+	else if ((cut = strchr(name, ':')))
+		snprintf(buf, cap, "%s/%.*s/%s", pmu, (int)(cut - name), name, cut + 1);
+	else
+		snprintf(buf, cap, "%s/%s/", pmu, name);
+	return buf;
 }

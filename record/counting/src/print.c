@@ -117,6 +117,7 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	char name[sizeof(p->ev.ev[e].name) + 64];
 	double sc = p->scale[e];
 	uint32_t runs = po->runs;
 
@@ -126,7 +127,8 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 		fprintf(fp, floor(sc) != sc ? "%*.2f " : "%*.0f ", COUNTS_LEN, c->val);
 	else
 		fprintf(fp, "%*s ", COUNTS_LEN, c->supported ? "<not counted>" : "<not supported>");
-	fprintf(fp, "%-*s %-*s", uw, p->unit[e], EVNAME_LEN, p->ev.ev[e].name);
+	fprintf(fp, "%-*s %-*s", uw, p->unit[e], EVNAME_LEN,
+		pmt_count_display_name(p, e, name, sizeof(name)));
 	metrics_text(fp, s, u, e, uw, prefix, po);
 	if (runs > 1 && c->noise)
 		fprintf(fp, "  ( +-%6.2f%% )", c->noise);
@@ -192,6 +194,7 @@ static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
+	char name[sizeof(p->ev.ev[e].name) + 64];
 	double sc = p->scale[e];
 	uint32_t runs = po->runs;
 
@@ -201,7 +204,7 @@ static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 		fprintf(fp, floor(sc) != sc ? "%.2f%s" : "%.0f%s", c->val, sep);
 	else
 		fprintf(fp, "%s%s", c->supported ? "<not counted>" : "<not supported>", sep);
-	fprintf(fp, "%s%s%s", p->unit[e], sep, p->ev.ev[e].name);
+	fprintf(fp, "%s%s%s", p->unit[e], sep, pmt_count_display_name(p, e, name, sizeof(name)));
 	if (runs > 1)
 		fprintf(fp, "%s%.2f%%", sep, c->noise);
 	fprintf(fp, "%s%llu%s%.2f", sep,
@@ -227,8 +230,17 @@ static void json_open(FILE *fp, const struct pmt_stat *s, uint32_t u,
 		fprintf(fp, "\"%s\" : \"%s\", ", aggr_key(a), pmt_stat_unit_name(s, u));
 }
 
+/* --per-core, --per-die and --per-socket: how many CPUs' counters the unit adds up */
+static void json_counters(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e)
+{
+	enum pmt_aggr a = pmt_stat_aggr(s);
+
+	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
+		fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, e)->nr);
+}
+
 /* perf's print_metric_json(): the value, its unit and threshold class; an event's other
- * metrics on lines of their own, the unit's keys only */
+ * metrics on lines of their own, the unit's keys (with its counters) only */
 static void metrics_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 			 const struct pmt_stat_print_opts *po)
 {
@@ -236,8 +248,10 @@ static void metrics_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_
 	size_t n = event_metrics(po, u, e, m, sizeof(m) / sizeof(m[0]));
 
 	for (size_t k = 0; k < n; k++) {
-		if (k)
+		if (k) {
 			json_open(fp, s, u, po);
+			json_counters(fp, s, u, e);
+		}
 		fprintf(fp, "%s\"metric-value\" : \"%f\", \"metric-unit\" : \"%s\"", k ? "" : ", ",
 			m[k].val, m[k].unit);
 		if (m[k].threshold >= 0)
@@ -252,17 +266,17 @@ static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 {
 	const struct pmt_count_plan *p = pmt_stat_plan(s);
 	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
-	enum pmt_aggr a = pmt_stat_aggr(s);
+	char name[sizeof(p->ev.ev[e].name) + 64];
 
 	json_open(fp, s, u, po);
-	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
-		fprintf(fp, "\"counters\" : %u, ", c->nr);
+	json_counters(fp, s, u, e);
 	if (c->counted)
 		fprintf(fp, "\"counter-value\" : \"%f\", ", c->val);
 	else
 		fprintf(fp, "\"counter-value\" : \"%s\", ",
 			c->supported ? "<not counted>" : "<not supported>");
-	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", ", p->unit[e], p->ev.ev[e].name);
+	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", ", p->unit[e],
+		pmt_count_display_name(p, e, name, sizeof(name)));
 	if (po->runs > 1)
 		fprintf(fp, "\"variance\" : %.2f, ", c->noise);
 	fprintf(fp, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f", (unsigned long long)c->run,
@@ -373,8 +387,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 		if (po->format == PMT_STAT_JSON) {
 			json_open(fp, s, u, po);
 			/* perf 7.3 counts the CPUs of a core, die or socket here too */
-			if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
-				fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, 0)->nr);
+			json_counters(fp, s, u, 0);
 			for (uint32_t k = 0; k < ncol; k++) {
 				if (cell && cell[k] == PMT_MO_SKIP)
 					continue;

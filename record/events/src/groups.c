@@ -72,6 +72,7 @@ int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt
 	struct pmt_evsel *ev = l->ev + first, *sorted;
 	struct key *k;
 	bool regrouped = false;
+	uint32_t leaders_before = 0, leaders_after = 0;
 
 	(void)pmus;
 	(void)diag;
@@ -91,6 +92,7 @@ int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt
 		k[i].gkey = ev[i].leader - first;
 		k[i].grouped = leader->nr_members > 1;
 		k[i].pmu = group_pmu_name(l, &ev[i]);
+		leaders_before += ev[i].leader == first + i;
 		if (ev[i].topdown && !k[i].grouped && force == UINT32_MAX)
 			force = i;
 	}
@@ -116,12 +118,11 @@ int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt
 			    !strcmp(k[i].pmu, k[i - 1].pmu);
 
 		sorted[i] = ev[k[i].idx];
-		/* perf warns when a group was split or its order changed */
-		if (k[i].idx != i && k[i].grouped)
-			regrouped = true;
+		/* perf warns when an event moved or the groups changed in number (a group
+		 * split, topdown events grouped with slots): its idx_changed, num_leaders */
+		regrouped |= k[i].idx != i;
 		if (!same) {
-			if (i && k[i].grouped && k[i - 1].grouped && k[i].gkey == k[i - 1].gkey)
-				regrouped = true;
+			leaders_after++;
 			start = i;
 		}
 		sorted[i].leader = first + start;
@@ -131,6 +132,6 @@ int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt
 	memcpy(ev, sorted, n * sizeof(*sorted));
 	free(sorted);
 	free(k);
-	l->regrouped |= regrouped;
+	l->regrouped |= regrouped || leaders_before != leaders_after;
 	return 0;
 }

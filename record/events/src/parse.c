@@ -171,6 +171,7 @@ static int term(struct ctx *c, struct pmt_evsel *e, const char *t, size_t n, int
 		if (!eq)
 			return FAIL(c, -PMT_EPARSE, "event '%s': name needs a value", c->event);
 		snprintf(e->name, sizeof(e->name), "%.*s", (int)(n - kl - 1), eq + 1);
+		e->named = true;
 		return 0;
 	}
 	if (!strcmp(key, "period")) {

@@ -54,6 +54,8 @@ struct pmt_count_plan {
 	const char **unit;         /* [ev.nr] "msec" for the clocks, "" for the others */
 	bool skip_gone_threads;    /* -p, --per-thread -a: a thread that ended before its open
 				    * is left out (perf's ignore_missing_thread), not an error */
+	bool hybrid;               /* several core PMUs: the printed counts name the PMU of
+				    * each of their events (pmt_count_display_name) */
 };
 /* Take the parsed events (moved into plan->ev) and configure them as perf stat does:
  * read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING (|ID|GROUP in a group), sample_type
@@ -68,6 +70,12 @@ PMT_API void pmt_count_plan_fini(struct pmt_count_plan *plan);
  * workload not yet forked; ignored per CPU, where the pid is -1) */
 PMT_API void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *plan,
 				  const int32_t *threads, uint32_t nr_threads);
+/* the name perf 7.3's stat prints for event e: on a hybrid machine a core PMU's event is
+ * named after its PMU (its evsel__uniquify_counter: "cpu_core/topdown-retiring/",
+ * "cpu_core/cycles/u" for cycles:u) unless it has the PMU's name already or a name= term;
+ * buf holds the result when it differs from the evsel's name */
+PMT_API const char *pmt_count_display_name(const struct pmt_count_plan *plan, uint32_t e,
+					   char *buf, size_t cap);
 /* perf's scale of an event: 1e-6 and "msec" for cpu-clock and task-clock */
 PMT_API double pmt_count_scale(const struct pmt_evsel *e, const char **unit);
 

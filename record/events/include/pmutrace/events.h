@@ -47,6 +47,7 @@ struct pmt_evsel {
 	bool weak_group;            /* :W on the group: split it when it does not fit */
 	bool topdown;               /* slots or topdown-* of a PERF_METRICS PMU: in a group
 	                             * led by slots, as perf's x86 code puts them */
+	bool named;                 /* a name= term: perf stat prints that name as it is */
 };
 struct pmt_evlist {
 	struct pmt_evsel *ev;
