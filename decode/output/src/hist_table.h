@@ -165,12 +165,24 @@ void hist_filter_free(struct pmt_hist *h);
 uint32_t hist_elided(const struct pmt_hist *h);
 void hist_elided_note(const struct pmt_hist *h, struct pmt_out *out);
 
+/* hist_entries.c: the key of sample s but its event (frame: one of its chain's frames
+ * instead of its own address, at chain address faddr, with the line perf's inline list
+ * gave it, fsrc, or NULL); the entry of key k, made when new (its index into *slot); the
+ * entry's counts in an event slot, made on its first sample there; perf's cumulative
+ * entries of a sample's chain (self_ev: the pool index of its own entry's counts) */
+struct cg_frame;
+int hist_make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
+		  const struct cg_frame *frame, uint64_t faddr, const char *fsrc, struct hent *k);
+int hist_find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot);
+struct hent_ev *hist_new_event(struct pmt_hist *h, struct hent *e, unsigned slot);
+int hist_add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t self_ev,
+		   unsigned slot);
+
 /* perf's entries of one srcline/srcfile text merged (src_collapse), once */
 int hist_collapse(struct pmt_hist *h);
 /* with src_collapse, a caller's frame as perf 7.3 keys it: loc of frame moved to its
  * chain address faddr; then its texts (k->srcline, k->srcfile, those of loc already)
  * made perf's: fsrc, the line its inline list gave, or else looked up at faddr */
-struct cg_frame;
 void hist_frame_at(struct pmt_sym_loc *loc, const struct cg_frame *frame, uint64_t faddr);
 int hist_frame_texts(struct pmt_hist *h, const struct pmt_sym_loc *loc, uint64_t faddr,
 		     const char *fsrc, struct hent *k);
@@ -193,6 +205,15 @@ static inline const struct hent_ev_seen *hent_ev_seen(const struct pmt_hist *h,
 						      const struct hent *e, unsigned slot)
 {
 	return &h->ev_seen[hent_ev_at(h, e, slot)];
+}
+
+/* the entry's counts in the slot: the lookup inline, the making out of line */
+static inline struct hent_ev *hist_entry_event(struct pmt_hist *h, struct hent *e,
+					       unsigned slot)
+{
+	uint32_t i = hent_ev_at(h, e, slot);
+
+	return i ? &h->ev[i] : hist_new_event(h, e, slot);
 }
 
 #endif
