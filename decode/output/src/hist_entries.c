@@ -206,11 +206,28 @@ int hist_make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 	return 0;
 }
 
+int hist_room_for_entry(struct pmt_hist *h)
+{
+	struct hent *e;
+
+	if (h->n < h->e_cap)
+		return 0;
+	if (h->e_cap >= UINT32_MAX / 4)
+		return -PMT_ENOMEM;
+	e = hist_grow_table(h->e, &h->e_cap, sizeof(*e));
+	if (!e)
+		return -PMT_ENOMEM;
+	h->e = e;
+	return 0;
+}
+
 int hist_find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 {
 	const uint32_t hi = (uint32_t)(k->hash >> 32);
 	size_t i;
 
+	if (h->tree)
+		return hist_tree_find_or_add(h, k, slot);
 	for (i = hi & (h->cap - 1); h->idx[i].at; i = (i + 1) & (h->cap - 1)) {
 		const struct hent *e = &h->e[h->idx[i].at - 1];
 
@@ -219,16 +236,7 @@ int hist_find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 			return 0;
 		}
 	}
-	if (h->n == h->e_cap) {
-		struct hent *e;
-
-		if (h->e_cap >= UINT32_MAX / 4)
-			return -PMT_ENOMEM;
-		e = hist_grow_table(h->e, &h->e_cap, sizeof(*e));
-		if (!e)
-			return -PMT_ENOMEM;
-		h->e = e;
-	}
+	PMT_FORWARD_IF_ERROR(hist_room_for_entry(h));
 	k->seq = h->seq++;
 	h->e[h->n] = *k;
 	h->idx[i] = (struct hslot){ hi, (uint32_t)h->n + 1 };
@@ -360,6 +368,11 @@ int hist_add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t 
 
 		PMT_FORWARD_IF_ERROR(hist_make_key(h, s, f, g->want_src ? g->cur_addr[i] : 0,
 					      g->want_src ? cg_node_srcline(g, i) : NULL, &k));
+		if (h->tree && (rc = hist_tree_seen(h, &k, g->seen, nseen)) != 0) {
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		PMT_FORWARD_IF_ERROR(hist_find_or_add(h, &k, &at));
 		rc = seen_add(g, &nseen, h->e[at].seq);
 		if (rc <= 0) {

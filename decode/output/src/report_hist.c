@@ -12,6 +12,7 @@
 #include "hist_table.h"
 
 #include "callgraph.h"
+#include "hist_rbrank.h"
 #include "hist_srcline.h"
 
 const char *const hist_key_names[KEY_COUNT] = { "sym", "dso", "comm", "cpu", "mem", "snoop",
@@ -58,6 +59,10 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	}
 	cg_free(h->cg);
 	h->cg = NULL;
+	if (h->tree)
+		hist_rb_fini(h->tree);
+	free(h->tree);
+	h->tree = NULL;
 	PMT_FORWARD_IF_ERROR(cg_new(&g));
 	g->compat = h->compat;
 	/* perf parses -g while reading its options: a bad one is refused on any file */
@@ -88,6 +93,16 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 		h->keep_low_ip = 0;
 		if (h->src_collapse)
 			h->entry_keys = (h->used_keys & ~SRC_KEYS) | PRE_COLLAPSE_KEY;
+	}
+	/* the sym key's order is not total once inlined frames have entries: perf's
+	 * nodes are followed (hist_perftree.c) */
+	if (h->src_collapse && (h->used_keys & (1u << KEY_SYM)) && !g->no_inline &&
+	    hist_perf_keys_known(h)) {
+		h->tree = calloc(1, sizeof(*h->tree));
+		if (!h->tree) {
+			cg_free(g);
+			return -PMT_ENOMEM;
+		}
 	}
 	h->cg = g;
 	return 0;
@@ -188,6 +203,9 @@ void pmt_hist_free(struct pmt_hist *h)
 	hist_src_free(h->src);
 	hist_filter_free(h);
 	cg_free(h->cg);
+	if (h->tree)
+		hist_rb_fini(h->tree);
+	free(h->tree);
 	free(h);
 }
 
@@ -367,6 +385,11 @@ static inline int add_sample(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	if (hist_has_filters(h) && hist_filtered(h, s))
 		return pmt_hist_add_hidden(h, s);
 	add_totals(h, s, slot);
+	/* perf's nodes are per event: the record's other samples walk their own tree */
+	if (h->tree) {
+		h->adding_slot = (unsigned)slot;
+		h->last_valid = 0;
+	}
 	PMT_FORWARD_IF_ERROR(locate(h, s));
 	h->adding_kernel = h->last_kernel;
 	x = hist_entry_event(h, &h->e[h->last_slot], (unsigned)slot);
