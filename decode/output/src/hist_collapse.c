@@ -192,17 +192,7 @@ static int a2l_ask(struct a2l *a, uint32_t i, enum key key)
 			e->srcfile = hist_src_intern(a->h->src, "");
 		else if (fail)
 			e->srcline = fail;
-		else if (!e->sym_id) {
-			/* addr2line's ":0" of a caller without a symbol at its process
-			 * address: perf's text of no line there, "DSO[ADDR]" (seen once in a
-			 * recording of ls -lR /usr -g, libc cut off); with a symbol the
-			 * table does not keep its start for "SYM+OFFSET" */
-			char buf[512];
-
-			snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", e->dso ? e->dso : "", e->ip);
-			e->srcline = hist_src_intern(a->h->src, buf);
-		}
-		return e->srcfile && e->srcline ? 0 : -PMT_ENOMEM;
+		return e->srcfile ? 0 : -PMT_ENOMEM;
 	}
 	if (found)
 		d->fails = 0;
