@@ -44,7 +44,16 @@ same() {
 	shift
 	"$PERF73" report --stdio -i "$data" "$@" 2>/dev/null | untip >"$T/theirs"
 	"$P" report "$data" "$@" >"$T/ours" || fail "pmutrace report $data $* failed"
-	if [ "$data" = "$T/ls.data" ]; then
+	if [ "$data" = "$T/lsg20.data" ]; then
+		# a caller without a symbol in libc at its process address, whose ":0" or "??:0"
+		# (addr2line's) perf 7.3 printed as libc.so.6[ADDR] in 2 of 5 recordings
+		# (a 0.00% row; where perf's cut-off reaches it is not found): left out
+		for f in theirs ours; do
+			grep -v '\[\.\] 0x[0-9a-f]*  *\(??:0\|:0\|[^ ]*\[[0-9a-f]*\]\)$' "$T/$f" >"$T/$f.n"
+			mv "$T/$f.n" "$T/$f"
+		done
+	fi
+	if [ "$data" = "$T/ls.data" ] || [ "$data" = "$T/lsg20.data" ]; then
 		# ls's unresolved addresses of equal shares: perf 7.3 orders them by its
 		# output tree's insertion order (seen once in a merged suite; equal_rows_sorted.py)
 		# a sample in ld.so's _dl_find_object (seen once in about six runs): perf 7.3
@@ -52,7 +61,7 @@ same() {
 		# where libdw names the header, as perf 6.1's addr2line does for other rows
 		# (README's known differences; the rule is not found): left out on both sides
 		for f in theirs ours; do
-			grep -v 'dl-find_object\.[ch]:' "$T/$f" >"$T/$f.f"
+			grep -v 'dl-find_object\.[ch]' "$T/$f" >"$T/$f.f"
 			python3 "$SRC/tests/tools/equal_rows_sorted.py" "$T/$f.f" >"$T/$f.s"
 		done
 		mv "$T/theirs.s" "$T/theirs"
@@ -159,26 +168,43 @@ for keys in srcline srcfile srcline,dso comm,srcline srcfile,srcline; do
 		same "$T/lsg.data" --sort "$keys" $g
 	done
 done
-# --sort sym,srcline with call chains: perf compares an inlined function's symbol by name
-# and, names equal, by its holding function's range touching the other's (ends included),
-# other symbols by start (_sort__sym_cmp), not a total order: its entry and merge trees
-# miss equal entries and print one "NAME (inlined)  FILE:LINE" in several rows where
-# pmutrace merges them (a known difference, seen in some recordings of ls -lR /usr at
-# 20 us: a replay of perf's two trees over every entry added gave perf's rows). Checked:
-# the same texts, perf's extra rows only inlined ones summing to pmutrace's, every other
-# row equal
-"$PERF73" report --stdio -i "$T/lsg.data" --sort sym,srcline -g none 2>/dev/null >"$T/theirs"
-"$P" report "$T/lsg.data" --sort sym,srcline -g none >"$T/ours" ||
-	fail "pmutrace report --sort sym,srcline -g none of ls -g failed"
-python3 "$SRC/tests/tools/inlined_split_rows.py" "$T/theirs" "$T/ours" >"$T/split" || {
-	cat "$T/split"
-	fail "report --sort sym,srcline -g none of ls -g differs beyond perf's split inlined rows"
-}
-case $(tail -1 "$T/split") in
-0\ texts*) ;;
-*) echo "known difference: $(tail -1 "$T/split")" ;;
-esac
-checked=$((checked + 1))
+# --sort sym,srcline and sym,srcfile with call chains: perf compares an inlined function's
+# symbol by name and, names equal, by its holding function's range touching the other's
+# (ends included), other symbols by their ranges (_sort__sym_cmp), not a total order: its
+# entry tree and merge tree miss equal entries and print one "NAME (inlined)  FILE:LINE"
+# in several rows, which pmutrace follows by walking perf's trees (hist_perftree.c). Seen
+# in recordings of ls -lR /usr at 20 us (9 and 10 texts in two rows; the main build before
+# printed each once, with their sum). --no-inline has no inlined symbols but perf's cut-off
+# of libc's lines (123 failed lookups in a row) with the sym key (2,556 lines differed
+# before); its _dl_start_user and _start callers, named by their process address as an
+# offset in some runs (see --no-inline above), are left out on both sides, as are ld.so's dl-find_object
+# rows (see same() above). Rows of equal shares in one
+# order, as for ls.data (an unresolved address's 0.00% row of sym,srcfile 18 rows apart
+# from perf's in one recording of /usr/share)
+perf record -q -g -e cpu-clock:u -c 20000 -o "$T/lsg20.data" ls -lR /usr >/dev/null 2>&1 || :
+[ -s "$T/lsg20.data" ] || fail "perf record -g of ls -lR /usr failed"
+"$PERF73" report --stdio -i "$T/lsg20.data" --sort sym,srcline -g none 2>/dev/null |
+	untip >"$T/theirs"
+if awk '/%  \[.\] .* \(inlined\)  /' "$T/theirs" | sed 's/^ *[0-9.]*% *[0-9.]*% *//' |
+	sort | uniq -d | grep -q .; then :; else
+	echo "note: perf 7.3 printed no inlined text twice in this recording"
+fi
+for g in "-g none" ""; do
+	for keys in sym,srcline sym,srcfile; do
+		# shellcheck disable=SC2086
+		same "$T/lsg20.data" --sort "$keys" $g
+	done
+done
+"$PERF73" report --stdio -i "$T/lsg20.data" --sort sym,srcline -g none --no-inline \
+	2>/dev/null | untip | grep -v -e '_dl_start_user' -e '\[\.\] _start ' -e '+[0-9]\{10,\}$' -e 'dl-find_object\.[ch]:' \
+	-e '\[\.\] 0x[0-9a-f]*  *\(??:0\|:0\|[^ ]*\[[0-9a-f]*\]\)$' >"$T/theirs.f"
+"$P" report "$T/lsg20.data" --sort sym,srcline -g none --no-inline >"$T/ours.raw" ||
+	fail "pmutrace report --sort sym,srcline --no-inline failed"
+grep -v -e '_dl_start_user' -e '\[\.\] _start ' -e '+[0-9]\{10,\}$' -e 'dl-find_object\.[ch]:' \
+	-e '\[\.\] 0x[0-9a-f]*  *\(??:0\|:0\|[^ ]*\[[0-9a-f]*\]\)$' "$T/ours.raw" >"$T/ours.f"
+python3 "$SRC/tests/tools/equal_rows_sorted.py" "$T/theirs.f" >"$T/theirs"
+python3 "$SRC/tests/tools/equal_rows_sorted.py" "$T/ours.f" >"$T/ours"
+equal_or_fail "report --sort sym,srcline -g none --no-inline of ls -lR /usr differs (perf 7.3 < > pmutrace)"
 # chains through the vdso (named from the image perf keeps in its build-id cache): with -g
 # address or srcline a caller's entry takes the line perf's cursor node carries
 # (callchain_srcline: "??:0", "+OFFSET" in the vdso and in a .plt stub), not its

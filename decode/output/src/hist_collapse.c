@@ -7,6 +7,7 @@
  * addresses. The table is filled with perf's first entries (report_hist.c, h->src_collapse)
  * and merged here before it is sorted. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,53 +63,24 @@ struct member {
 	const struct hent *e;
 	uint32_t at;
 	uint32_t rank; /* its place in perf's tree of its first event (perf_order) */
+	uint32_t into; /* the rank of the entry perf's merge put it in (with cmp_into) */
 };
 
 static const struct pmt_hist *cmp_hist; /* qsort's context: the table being collapsed */
 static const uint32_t *cmp_rank;        /* and the ranks of the event being merged */
-
-/* perf's dso comparison (_sort__dso_cmp): no file first, else by name */
-static int64_t dso_cmp(const struct hent *l, const struct hent *r)
-{
-	if (!l->dso_id || !r->dso_id)
-		return !l->dso_id && !r->dso_id ? 0 : !r->dso_id ? -1 : 1;
-	return strcmp(l->dso ? l->dso : "", r->dso ? r->dso : "");
-}
-
-/* hist_entry__cmp(existing, new) over the keys perf_order knows, in --sort's order */
-static int64_t perf_cmp(const void *ctx, uint32_t existing, uint32_t added)
-{
-	const struct pmt_hist *h = ctx;
-	const struct hent *l = &h->e[existing], *r = &h->e[added];
-	int64_t c;
-
-	for (unsigned i = 0; i < h->nkeys; i++) {
-		if (h->keys[i] == KEY_DSO)
-			c = dso_cmp(l, r);
-		else if (h->keys[i] == KEY_COMM) /* sort__comm_cmp: right's name to left's */
-			c = strcmp(r->comm == UINT32_MAX ? "" : h->comms + r->comm,
-				   l->comm == UINT32_MAX ? "" : h->comms + l->comm);
-		else if ((c = (int64_t)(r->ip - l->ip)) == 0) /* srcline, srcfile */
-			c = dso_cmp(l, r);
-		if (c)
-			return c;
-	}
-	return 0;
-}
+static const uint32_t *cmp_into;        /* and where perf's merge put each entry, or NULL */
 
 /* perf's per-event input trees hold the event's entries in the order they got it (the
  * event's pool index): ranks[ev][entry] their in-order places, NULL for an unused event;
- * only for keys whose comparison is known here (srcline, srcfile, dso, comm), else nothing is
+ * only for keys whose comparison is known here (hist_perf_keys_known), else nothing is
  * set and the entries keep the address order */
 static int perf_order(struct pmt_hist *h, uint32_t *ranks[HIST_SLOTS])
 {
 	uint32_t *order;
 	int rc = 0;
 
-	for (unsigned i = 0; i < h->nkeys; i++)
-		if (h->keys[i] != KEY_SRCLINE && h->keys[i] != KEY_SRCFILE &&
-		    h->keys[i] != KEY_DSO && h->keys[i] != KEY_COMM)
-			return 0;
+	if (!hist_perf_keys_known(h))
+		return 0;
 	order = malloc((h->n ? h->n : 1) * sizeof(*order));
 	if (!order)
 		return -PMT_ENOMEM;
@@ -135,7 +107,8 @@ static int perf_order(struct pmt_hist *h, uint32_t *ranks[HIST_SLOTS])
 			order[j] = x;
 		}
 		ranks[ev] = malloc(h->n * sizeof(*ranks[ev]));
-		rc = ranks[ev] ? hist_rb_ranks(order, m, perf_cmp, h, ranks[ev], NULL) : -PMT_ENOMEM;
+		rc = ranks[ev] ? hist_rb_ranks(order, m, hist_perf_cmp, h, ranks[ev], NULL)
+				: -PMT_ENOMEM;
 	}
 	free(order);
 	return rc;
@@ -247,12 +220,8 @@ static int64_t a2l_cmp(const void *ctx, uint32_t existing, uint32_t added)
 			c = h->keys[i] == KEY_SRCLINE ? strcmp(r->srcline, l->srcline)
 						      : strcmp(r->srcfile, l->srcfile);
 			break;
-		case KEY_DSO:
-			c = dso_cmp(l, r);
-			break;
-		default: /* comm */
-			c = strcmp(r->comm == UINT32_MAX ? "" : h->comms + r->comm,
-				   l->comm == UINT32_MAX ? "" : h->comms + l->comm);
+		default: /* sym (no collapse function of its own: its cmp), dso, comm */
+			c = hist_perf_key_cmp(h, h->keys[i], l, r);
 		}
 	}
 	return c;
@@ -260,20 +229,20 @@ static int64_t a2l_cmp(const void *ctx, uint32_t existing, uint32_t added)
 
 /* the texts perf's cut-off files give, for a table of one event whose input order is
  * known (rank): its merge walked in that order, then the texts no comparison asked for
- * (perf looks them up when printing: the files cut off by then give no line) */
-static int a2l_cutoff(struct pmt_hist *h, const uint32_t *rank, unsigned ev)
+ * (perf looks them up when printing: the files cut off by then give no line); into[entry]:
+ * the entry perf's merge put it in (itself when kept; the event's entries only) */
+static int a2l_cutoff(struct pmt_hist *h, const uint32_t *rank, unsigned ev, uint32_t *into)
 {
 	struct a2l a = { h, NULL, NULL, 0 };
-	uint32_t *order = NULL, *into = NULL, *tree_rank = NULL;
+	uint32_t *order = NULL, *tree_rank = NULL;
 	size_t m = 0;
 	int rc = -PMT_ENOMEM;
 
 	a.known = calloc(h->n ? h->n : 1, 1);
 	a.dsos = malloc((h->n ? h->n : 1) * sizeof(*a.dsos));
 	order = malloc((h->n ? h->n : 1) * sizeof(*order));
-	into = malloc((h->n ? h->n : 1) * sizeof(*into));
 	tree_rank = malloc((h->n ? h->n : 1) * sizeof(*tree_rank));
-	if (!a.known || !a.dsos || !order || !into || !tree_rank)
+	if (!a.known || !a.dsos || !order || !tree_rank)
 		goto out;
 	for (size_t i = 0; i < h->n; i++)
 		if (h->e[i].ev_at[ev])
@@ -289,7 +258,6 @@ out:
 	free(a.known);
 	free(a.dsos);
 	free(order);
-	free(into);
 	free(tree_rank);
 	return rc;
 }
@@ -330,10 +298,17 @@ static int cmp_group(const struct hent *a, const struct hent *b)
 /* a group together, in perf's order within it: address, then file */
 static int cmp_member(const void *pa, const void *pb)
 {
-	const struct hent *a = ((const struct member *)pa)->e, *b = ((const struct member *)pb)->e;
-	int c = cmp_group(a, b);
+	const struct member *ma = pa, *mb = pb;
+	const struct hent *a = ma->e, *b = mb->e;
+	int c;
 
-	if (c)
+	/* perf's merge, followed: its groups, each in its tree's order */
+	if (cmp_into) {
+		CMP(ma->into, mb->into);
+		CMP(ma->rank, mb->rank);
+		return 0;
+	}
+	if ((c = cmp_group(a, b)) != 0)
 		return c;
 	if (cmp_rank) {
 		CMP(((const struct member *)pa)->rank, ((const struct member *)pb)->rank);
@@ -414,8 +389,9 @@ static int merge_group(struct pmt_hist *h, const struct member *v, size_t n,
 
 int hist_collapse(struct pmt_hist *h)
 {
-	uint32_t *ranks[HIST_SLOTS] = { 0 };
+	uint32_t *ranks[HIST_SLOTS] = { 0 }, *into;
 	struct member *v, *w;
+	bool by_into = false;
 	size_t i, j, out;
 	unsigned ev;
 	int rc;
@@ -425,7 +401,8 @@ int hist_collapse(struct pmt_hist *h)
 	h->collapsed = 1;
 	v = malloc((h->n ? h->n : 1) * sizeof(*v));
 	w = malloc((h->n ? h->n : 1) * sizeof(*w));
-	rc = v && w ? perf_order(h, ranks) : -PMT_ENOMEM;
+	into = malloc((h->n ? h->n : 1) * sizeof(*into));
+	rc = v && w && into ? perf_order(h, ranks) : -PMT_ENOMEM;
 	/* the group's entry is its first in the first event's tree */
 	for (ev = 0; ev < HIST_SLOTS && !ranks[ev]; ev++)
 		;
@@ -433,29 +410,43 @@ int hist_collapse(struct pmt_hist *h)
 	 * the printing of each is not followed here */
 	for (j = ev + 1; j < HIST_SLOTS && !ranks[j]; j++)
 		;
-	if (rc >= 0 && ev < HIST_SLOTS && j == HIST_SLOTS)
-		rc = a2l_cutoff(h, ranks[ev], ev);
+	if (rc >= 0 && ev < HIST_SLOTS && j == HIST_SLOTS) {
+		rc = a2l_cutoff(h, ranks[ev], ev, into);
+		/* the sym key's comparison is not a total order (hist_perftree.c): perf's
+		 * merge decides the groups, where the texts alone would merge entries it
+		 * keeps apart */
+		by_into = (h->used_keys & (1u << KEY_SYM)) != 0;
+	}
 	for (i = 0; i < h->n && rc >= 0; i++) {
-		v[i] = (struct member){ &h->e[i], (uint32_t)i, UINT32_MAX };
+		v[i] = (struct member){ &h->e[i], (uint32_t)i, UINT32_MAX, UINT32_MAX };
 		if (ev < HIST_SLOTS && h->e[i].ev_at[ev])
 			v[i].rank = ranks[ev][i];
 		h->e[i].hash = 0;
 	}
+	for (i = 0; i < h->n && rc >= 0 && by_into; i++)
+		if (h->e[i].ev_at[ev])
+			v[i].into = ranks[ev][into[i]];
 	cmp_hist = h;
 	cmp_rank = ev < HIST_SLOTS ? ranks[ev] : NULL;
+	cmp_into = by_into ? into : NULL;
 	if (rc >= 0)
 		qsort(v, h->n, sizeof(*v), cmp_member);
 	for (i = 0; i < h->n && rc >= 0; i = j) {
-		for (j = i + 1; j < h->n && !cmp_group(v[i].e, v[j].e); j++)
+		for (j = i + 1; j < h->n && (by_into ? v[i].into != UINT32_MAX &&
+							       v[j].into == v[i].into
+						     : !cmp_group(v[i].e, v[j].e));
+		     j++)
 			;
 		if (j - i > 1)
 			rc = merge_group(h, v + i, j - i, ranks, w);
 	}
 	cmp_rank = NULL;
+	cmp_into = NULL;
 	for (ev = 0; ev < HIST_SLOTS; ev++)
 		free(ranks[ev]);
 	free(v);
 	free(w);
+	free(into);
 	if (rc < 0)
 		return rc;
 	/* the kept entries in the order they were made (seq breaks ties as before); the

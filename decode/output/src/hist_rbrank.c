@@ -8,17 +8,12 @@
  * entry lands depends on the tree's shape: so the tree is built here as perf builds it
  * (lib/rbtree.c's insertion, which is the textbook one), in the order perf made the
  * entries. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pmutrace/common.h"
 #include "hist_rbrank.h"
-
-struct rb {
-	uint32_t *ch[2], *parent; /* children (left, right) and parent: index + 1; 0: none */
-	uint8_t *red;
-	uint32_t root;
-};
 
 #define C(t, x, d) ((t)->ch[d][(x) - 1])
 #define P(t, x) ((t)->parent[(x) - 1])
@@ -26,7 +21,7 @@ struct rb {
 
 /* x's child on side !d takes its place, x becomes that child's d side (d = 0: a left
  * rotation) */
-static void rotate(struct rb *t, uint32_t x, int d)
+static void rotate(struct hist_rb *t, uint32_t *root, uint32_t x, int d)
 {
 	uint32_t y = C(t, x, !d), up = P(t, x);
 
@@ -35,7 +30,7 @@ static void rotate(struct rb *t, uint32_t x, int d)
 		P(t, C(t, y, d)) = x;
 	P(t, y) = up;
 	if (!up)
-		t->root = y;
+		*root = y;
 	else
 		C(t, up, C(t, up, 0) == x ? 0 : 1) = y;
 	C(t, y, d) = x;
@@ -43,7 +38,7 @@ static void rotate(struct rb *t, uint32_t x, int d)
 }
 
 /* rb_insert_color: recolour while the uncle is red, else one or two rotations */
-static void fixup(struct rb *t, uint32_t z)
+static void fixup(struct hist_rb *t, uint32_t *root, uint32_t z)
 {
 	while (RED(t, P(t, z))) {
 		uint32_t p = P(t, z), g = P(t, p);
@@ -58,76 +53,122 @@ static void fixup(struct rb *t, uint32_t z)
 		}
 		if (z == C(t, p, !d)) {
 			z = p;
-			rotate(t, z, d);
+			rotate(t, root, z, d);
 			p = P(t, z);
 		}
 		t->red[p - 1] = 0;
 		t->red[g - 1] = 1;
-		rotate(t, g, !d);
+		rotate(t, root, g, !d);
 	}
-	t->red[t->root - 1] = 0;
+	t->red[*root - 1] = 0;
+}
+
+int hist_rb_reserve(struct hist_rb *t, size_t n)
+{
+	size_t cap = t->cap ? t->cap : 256;
+
+	if (n <= t->cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	for (int d = 0; d < 2; d++) {
+		uint32_t *v = realloc(t->ch[d], cap * sizeof(*v));
+
+		if (!v)
+			return -PMT_ENOMEM;
+		t->ch[d] = v;
+	}
+	{
+		uint32_t *v = realloc(t->parent, cap * sizeof(*v));
+		uint8_t *r;
+
+		if (!v)
+			return -PMT_ENOMEM;
+		t->parent = v;
+		r = realloc(t->red, cap);
+		if (!r)
+			return -PMT_ENOMEM;
+		t->red = r;
+	}
+	t->cap = cap;
+	return 0;
+}
+
+void hist_rb_fini(struct hist_rb *t)
+{
+	free(t->ch[0]);
+	free(t->ch[1]);
+	free(t->parent);
+	free(t->red);
+	memset(t, 0, sizeof(*t));
+}
+
+/* hists__findnew_entry: left while cmp(existing, new) < 0; an equal one ends the walk
+ * where the caller asks for merges, as hists__collapse_insert_entry's does */
+static uint32_t insert(struct hist_rb *t, uint32_t *root, uint32_t item, hist_rb_cmp cmp,
+		       const void *ctx, bool merge)
+{
+	uint32_t z = item + 1, y = 0, x = *root;
+	int64_t c = 0;
+
+	while (x) {
+		y = x;
+		c = cmp(ctx, x - 1, item);
+		if (!c && merge)
+			return x - 1;
+		x = C(t, x, c < 0 ? 0 : 1);
+	}
+	C(t, z, 0) = C(t, z, 1) = 0;
+	P(t, z) = y;
+	if (!y)
+		*root = z;
+	else
+		C(t, y, c < 0 ? 0 : 1) = z;
+	t->red[item] = 1;
+	fixup(t, root, z);
+	return item;
+}
+
+uint32_t hist_rb_findnew(struct hist_rb *t, uint32_t *root, uint32_t item, hist_rb_cmp cmp,
+			 const void *ctx)
+{
+	return insert(t, root, item, cmp, ctx, true);
 }
 
 int hist_rb_ranks(const uint32_t *order, size_t n, hist_rb_cmp cmp, const void *ctx,
 		  uint32_t *rank, uint32_t *into)
 {
-	struct rb t = { 0 };
-	uint32_t *stack;
+	struct hist_rb t = { 0 };
+	uint32_t *stack, root = 0, max = 0;
 	size_t sp = 0, next = 0;
 	int rc = -PMT_ENOMEM;
 
 	if (!n)
 		return 0;
-	t.ch[0] = calloc(n, sizeof(*t.ch[0]));
-	t.ch[1] = calloc(n, sizeof(*t.ch[1]));
-	t.parent = calloc(n, sizeof(*t.parent));
-	t.red = calloc(n, 1);
+	for (size_t i = 0; i < n; i++)
+		max = order[i] > max ? order[i] : max;
 	stack = malloc(n * sizeof(*stack));
-	if (!t.ch[0] || !t.ch[1] || !t.parent || !t.red || !stack)
+	if (!stack || hist_rb_reserve(&t, (size_t)max + 1) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t z = (uint32_t)i + 1, y = 0, x = t.root;
-		int64_t c = 0;
+		uint32_t at = insert(&t, &root, order[i], cmp, ctx, into != NULL);
 
-		/* hists__findnew_entry: left while cmp(existing, new) < 0; an equal one
-		 * ends the walk where the caller asks for merges (into), as
-		 * hists__collapse_insert_entry's does */
-		while (x) {
-			y = x;
-			c = cmp(ctx, order[x - 1], order[i]);
-			if (!c && into)
-				break;
-			x = C(&t, x, c < 0 ? 0 : 1);
-		}
-		if (into) {
-			into[order[i]] = x ? order[x - 1] : order[i];
-			if (x)
-				continue;
-		}
-		P(&t, z) = y;
-		if (!y)
-			t.root = z;
-		else
-			C(&t, y, c < 0 ? 0 : 1) = z;
-		t.red[i] = 1;
-		fixup(&t, z);
+		if (into)
+			into[order[i]] = at;
 	}
 	/* in order, as rb_first/rb_next walk it */
-	for (uint32_t x = t.root; x || sp;) {
+	for (uint32_t x = root; x || sp;) {
 		while (x) {
 			stack[sp++] = x;
 			x = C(&t, x, 0);
 		}
 		x = stack[--sp];
-		rank[order[x - 1]] = (uint32_t)next++;
+		rank[x - 1] = (uint32_t)next++;
 		x = C(&t, x, 1);
 	}
 	rc = 0;
 out:
-	free(t.ch[0]);
-	free(t.ch[1]);
-	free(t.parent);
-	free(t.red);
+	hist_rb_fini(&t);
 	free(stack);
 	return rc;
 }

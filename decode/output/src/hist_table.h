@@ -91,6 +91,7 @@ struct hist_ipc {
 
 struct cg;
 struct hist_src;
+struct hist_rb;
 struct pmt_hist {
 	struct pmt_symbols *syms;
 	struct hist_src *src;  /* the srcline and srcfile texts; NULL: neither key given */
@@ -141,6 +142,11 @@ struct pmt_hist {
 	 * apart while adding (used_keys, or with PRE_COLLAPSE_KEY for the texts) */
 	uint8_t src_collapse, collapsed;
 	uint32_t entry_keys;
+	/* the sym key with srcline/srcfile and a chain's inlined frames: the entries are
+	 * perf's entry tree's nodes, per event (hist_perftree.c); NULL: the index finds them */
+	struct hist_rb *tree;
+	uint32_t tree_root[HIST_SLOTS];
+	unsigned adding_slot;  /* the event slot of the sample being added */
 	uint64_t last_ip, last_time;
 	int32_t last_pid, last_tid;
 	uint32_t last_cpu;
@@ -165,12 +171,40 @@ void hist_filter_free(struct pmt_hist *h);
 uint32_t hist_elided(const struct pmt_hist *h);
 void hist_elided_note(const struct pmt_hist *h, struct pmt_out *out);
 
+/* hist_entries.c: the key of sample s but its event (frame: one of its chain's frames
+ * instead of its own address, at chain address faddr, with the line perf's inline list
+ * gave it, fsrc, or NULL); the entry of key k, made when new (its index into *slot); the
+ * entry's counts in an event slot, made on its first sample there; perf's cumulative
+ * entries of a sample's chain (self_ev: the pool index of its own entry's counts) */
+struct cg_frame;
+int hist_make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
+		  const struct cg_frame *frame, uint64_t faddr, const char *fsrc, struct hent *k);
+int hist_find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot);
+/* room for one more entry in h->e (which may move): 0 or -PMT_ENOMEM */
+int hist_room_for_entry(struct pmt_hist *h);
+struct hent_ev *hist_new_event(struct pmt_hist *h, struct hent *e, unsigned slot);
+int hist_add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t self_ev,
+		   unsigned slot);
+
+/* hist_perftree.c: perf 7.3's comparisons of hist entries (sort.c): sort__dso_cmp; one
+ * key's hist_entry__cmp part; and hist_entry__cmp(existing, added) over the table's
+ * entries, for keys that hist_perf_keys_known() (sym, dso, comm, srcline, srcfile) */
+int64_t hist_dso_cmp(const struct hent *l, const struct hent *r);
+int64_t hist_perf_key_cmp(const struct pmt_hist *h, enum key key, const struct hent *l,
+			  const struct hent *r);
+bool hist_perf_keys_known(const struct pmt_hist *h);
+int64_t hist_perf_cmp(const void *ctx, uint32_t existing, uint32_t added);
+/* with h->tree: the entry of key k in the tree of h->adding_slot, made when the walk meets
+ * no equal one; and whether k compares equal to one of the sample's entries so far (seen:
+ * their indexes), 1 or 0 */
+int hist_tree_find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot);
+int hist_tree_seen(struct pmt_hist *h, const struct hent *k, const uint32_t *seen, size_t n);
+
 /* perf's entries of one srcline/srcfile text merged (src_collapse), once */
 int hist_collapse(struct pmt_hist *h);
 /* with src_collapse, a caller's frame as perf 7.3 keys it: loc of frame moved to its
  * chain address faddr; then its texts (k->srcline, k->srcfile, those of loc already)
  * made perf's: fsrc, the line its inline list gave, or else looked up at faddr */
-struct cg_frame;
 void hist_frame_at(struct pmt_sym_loc *loc, const struct cg_frame *frame, uint64_t faddr);
 int hist_frame_texts(struct pmt_hist *h, const struct pmt_sym_loc *loc, uint64_t faddr,
 		     const char *fsrc, struct hent *k);
@@ -193,6 +227,15 @@ static inline const struct hent_ev_seen *hent_ev_seen(const struct pmt_hist *h,
 						      const struct hent *e, unsigned slot)
 {
 	return &h->ev_seen[hent_ev_at(h, e, slot)];
+}
+
+/* the entry's counts in the slot: the lookup inline, the making out of line */
+static inline struct hent_ev *hist_entry_event(struct pmt_hist *h, struct hent *e,
+					       unsigned slot)
+{
+	uint32_t i = hent_ev_at(h, e, slot);
+
+	return i ? &h->ev[i] : hist_new_event(h, e, slot);
 }
 
 #endif

@@ -368,6 +368,14 @@ int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip, uint64_
 	return 1;
 }
 
+void pmt_symbols_sym_range(const void *sym_id, uint64_t *start, uint64_t *end)
+{
+	const struct sym_entry *e = sym_id;
+
+	*start = e->start;
+	*end = e->end;
+}
+
 /* The line tables of d's symbol file, opened when first asked: NULL when there are none */
 static struct srcline *dso_lines(struct dso *d)
 {

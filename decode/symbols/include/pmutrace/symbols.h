@@ -90,6 +90,11 @@ PMT_API int pmt_symbols_add_map(struct pmt_symbols *s, int32_t pid, uint64_t sta
  * be found or read is reported once (pmt_info), then its addresses stay unresolved. */
 PMT_API int pmt_symbols_resolve(struct pmt_symbols *s, int32_t pid, uint64_t ip,
 				uint64_t time, struct pmt_sym_loc *out);
+/* The range [start, end) in its file's address space of the symbol a pmt_sym_loc's sym_id
+ * names, with perf's extended ends (symbols__fixup_end): perf orders the entries of
+ * different symbols by these, and an inlined function's by its holding function's (sort.c
+ * _sort__sym_cmp). */
+PMT_API void pmt_symbols_sym_range(const void *sym_id, uint64_t *start, uint64_t *end);
 /* For callers that remember resolutions: while this returns the same nonzero value,
  * pmt_symbols_resolve() gives each (pid, ip) the same answer at any time it is asked for.
  * Every pmt_symbols_add_* call changes it; 0 for a time before the latest map's, when
