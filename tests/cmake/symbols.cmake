@@ -58,6 +58,10 @@ add_test(NAME symbols.unwind_dwarf
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/unwind_dwarf.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.unwind_dwarf PROPERTIES LABELS "symbols;differential;perf73"
   SKIP_RETURN_CODE 77 TIMEOUT 180)
+add_test(NAME symbols.chain_order
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/chain_order.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.chain_order PROPERTIES LABELS "symbols;differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 180)
 add_test(NAME symbols.cxx_inline
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/cxx_inline.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 # (64 s at load 22 under ctest -j2)

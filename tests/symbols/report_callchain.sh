@@ -43,27 +43,11 @@ same() {
 		"$perf" report --stdio -i "$pin" "$@" 2>/dev/null | untip >"$T/theirs"
 	fi
 	"$P" report ${compat:+"$compat"} "$min" "$@" >"$T/ours" || fail "$label: pmutrace report $* failed"
-	# decode/symbols names some of libc's .plt entries offset_0xN@plt where perf 7.3
-	# has NAME@plt (a known difference, not the call graph's): such a pair of lines,
-	# equal before the name, and only such, is taken as equal. Also ld.so's
-	# _dl_find_object_from_map (inlined from dl-find_object.h): perf 7.3 reads line rows
-	# with the trixie root's libdw, which names dl-find_object.c for them where bookworm's
-	# libdw, pmutrace's here, names dl-find_object.h, the same line (a CI run: 107); a
-	# start-up frame a live recording samples by chance, so such a pair is taken as equal
+	# known differences of names, pair by pair (tests/tools/known_line_pairs.awk): libc's
+	# .plt entries and ld.so's dl-find_object rows
 	if [ "$(wc -l <"$T/theirs")" = "$(wc -l <"$T/ours")" ]; then
-		paste -d '\n' "$T/theirs" "$T/ours" | awk '
-			NR % 2 == 1 { theirs = $0; next }
-			{ t = theirs; o = $0
-			  if (t ~ /dl-find_object\.c:[0-9]+/ && o ~ /dl-find_object\.h:[0-9]+/) {
-				  gsub(/dl-find_object\.[ch]:/, "dl-find_object.?:", t)
-				  gsub(/dl-find_object\.[ch]:/, "dl-find_object.?:", o)
-				  if (t == o) { print theirs; next }
-			  }
-			  if (t ~ /@plt$/ && o ~ /offset_0x[0-9a-f]+@plt$/) {
-				  sub(/[^ ]+@plt$/, "", t); sub(/offset_0x[0-9a-f]+@plt$/, "", o)
-				  if (t == o) { print theirs; next }
-			  }
-			  print }' >"$T/ours.plt"
+		paste -d '\n' "$T/theirs" "$T/ours" |
+			awk -v plt=1 -f "$SRC/tests/tools/known_line_pairs.awk" >"$T/ours.plt"
 		mv "$T/ours.plt" "$T/ours"
 	fi
 	cmp -s "$T/theirs" "$T/ours" || {

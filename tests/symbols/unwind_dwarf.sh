@@ -77,8 +77,9 @@ same() { # LABEL: theirs and ours are equal, or the test fails showing how
 # (call_init) are named as perf 7.3 names them (pmt_inline_frame; symbols.unwind_clones).
 # report compares the samples of the workload proper (from the first to the last under
 # unw_level1): the start-up's entries of equal percentage come in perf's order of its
-# own, and one run in about ten differed by a sample in a branch of msort's graph with
-# them (not understood yet).
+# own. (One run in about ten once differed in a branch of msort's graph: perf's tree of
+# a node's children is no total order and had added a twin node, which report did not
+# copy then; symbols.chain_order reproduces it on purpose.)
 window() {
 	"$PERF73" script -i "$1" -F time,ip,sym 2>/dev/null | awk '
 		/^ *[0-9]+\.[0-9]+: *$/ { t = $1; sub(":", "", t) }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "pmutrace/output.h"
+#include "hist_rbrank.h"
 
 /* perf's callchain_param.mode, .order and .value (util/callchain.h); CG_FRACTAL is
  * perf's CHAIN_GRAPH_REL: each node's percentage of its parent's callees */
@@ -38,7 +39,9 @@ struct cg_node {
 	uint64_t hit;           /* the period of the chains that end here */
 	uint64_t cumul;         /* the period of every chain through here */
 	uint32_t frame;         /* index into the frames */
-	uint32_t child, sibling; /* node indexes; 0: none */
+	uint32_t child, sibling; /* node indexes; 0: none. Siblings stay in the order of
+				  * perf's rb_root_in of their parent (kids) */
+	uint32_t kids;          /* the root of that tree in cg.kid_rb: node + 1; 0: none */
 	uint32_t count;         /* how many chains pass through here (-g ...,count) */
 };
 
@@ -82,6 +85,7 @@ struct cg {
 	size_t tab_cap;
 	struct cg_node *nodes;  /* [0] unused: 0 means none */
 	size_t nnodes, node_cap;
+	struct hist_rb kid_rb;  /* each node's children as perf's red-black tree holds them */
 	struct cg_ev *ev;       /* parallel to the hist's hent_ev pool */
 	size_t ev_cap;
 	/* the frames of an address of a process, resolved once: libdw's inline walk per
@@ -92,13 +96,15 @@ struct cg {
 	size_t ipc_frames_n, ipc_frames_cap;
 	uint32_t *cur;          /* the sample's frames, in the cursor's order */
 	size_t cur_cap, cur_n;  /* cur_n: how many (kept for the next sample) */
-	/* with the srcline and srcfile keys (want_src), perf's hist entries are keyed by
-	 * each frame's chain address, and an inlined frame's entry takes the line perf's
-	 * inline list gives it: both beside cur (cur_addr, cur_src), src beside
-	 * ipc_frames, and each tree node's first address (node_ip: perf merges trees of
-	 * one line by address, see cg_merge_unnamed) */
+	/* each frame's chain address (cur_addr, beside cur) and each tree node's first
+	 * address (node_ip): perf's match_chain compares frames without a symbol by them.
+	 * With the srcline and srcfile keys (want_src), perf's hist entries are keyed by
+	 * the chain address too, and an inlined frame's entry takes the line perf's inline
+	 * list gives it (cur_src; ipc_srcs beside ipc_frames); perf merges the trees of
+	 * one line by address (cg_merge_unnamed) */
 	bool want_src;
 	uint64_t *cur_addr;
+	size_t cur_addr_cap;
 	const char **cur_src;
 	size_t cur_aux_cap;
 	const char **ipc_srcs;
@@ -144,8 +150,8 @@ struct cg_ev *cg_ev_at(struct cg *g, uint32_t i);
 /* the chain frames of sample s (PERF_CONTEXT_* skipped, inlined functions expanded as perf
  * 7.3 does), in the cursor's order, into g->cur; returns how many or -PMT_ENOMEM */
 int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_sample *s);
-/* chain fr[0..n) appended to an entry's tree with period; addrs (or NULL): the frames'
- * chain addresses, kept as each new node's first (want_src) */
+/* chain fr[0..n) appended to an entry's tree with period; addrs: the frames' chain
+ * addresses, kept as each new node's first */
 int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, const uint64_t *addrs,
 	      size_t n, uint64_t period);
 /* perf's callchain_merge() of src's tree into dst's, as hists__collapse_resort merges the

@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
@@ -24,61 +23,12 @@ struct kids {
 	size_t n;
 };
 
-/* perf's match_chain() of two frames (util/callchain.c): inlined functions by name, other
- * symbols by file and start, frames without one by file and address; the file's order is
- * its dso object's address in memory, which follows the order perf made them in
- * (pmt_sym_loc.dso_order) */
-static int frame_cmp(const struct cg *g, uint32_t a, uint32_t b)
-{
-	const struct cg_frame *x = cg_frame(g, a), *y = cg_frame(g, b);
-	uint64_t u, v;
-
-	/* the address key: file, then address (match_chain_dso_addresses); the srcline key:
-	 * the lines' texts, a frame without one after (match_chain_strings), the function's
-	 * rule when neither has one */
-	if (g->key == CG_KEY_ADDRESS) {
-		if (x->loc.dso_order != y->loc.dso_order)
-			return x->loc.dso_order < y->loc.dso_order ? -1 : 1;
-		return x->addr < y->addr ? -1 : x->addr > y->addr;
-	}
-	if (g->key == CG_KEY_SRCLINE && (x->srcline || y->srcline)) {
-		int c = !x->srcline ? 1 : !y->srcline ? -1 : strcmp(x->srcline, y->srcline);
-
-		return c < 0 ? -1 : c > 0;
-	}
-
-	if (x->loc.sym && y->loc.sym && (x->inlined || y->inlined)) {
-		int c = strcmp(x->loc.sym, y->loc.sym);
-
-		if (c)
-			return c;
-	}
-	if (x->loc.dso_order != y->loc.dso_order)
-		return x->loc.dso_order < y->loc.dso_order ? -1 : 1;
-	u = x->loc.sym && y->loc.sym ? x->loc.sym_start : x->ip;
-	v = x->loc.sym && y->loc.sym ? y->loc.sym_start : y->ip;
-	return u < v ? -1 : u > v;
-}
-
-/* a child goes before another: more hit, or as much and perf's insertion order (its
- * rb_root_in walked in order, which puts a greater frame first, then
- * rb_insert_callchain's equal ones after) */
+/* a child goes before another: more hit, or as much and first in its parent's
+ * rb_root_in, the order the trie keeps siblings in (sort_chain_graph_abs walks that tree
+ * in order and rb_insert_callchain puts equal ones after) */
 static bool kid_before(const struct cg *g, uint32_t a, uint32_t b, bool by_period)
 {
-	const struct cg_frame *x = cg_frame(g, g->nodes[a].frame);
-	const struct cg_frame *y = cg_frame(g, g->nodes[b].frame);
-
-	if (by_period && g->nodes[a].cumul != g->nodes[b].cumul)
-		return g->nodes[a].cumul > g->nodes[b].cumul;
-	/* a frame a merge left without its symbol (cg_merge_unnamed) against another: perf
-	 * compares the nodes' own first addresses, not a function's */
-	if (g->node_ip && (!x->loc.sym || !y->loc.sym) &&
-	    !(g->key == CG_KEY_SRCLINE && (x->srcline || y->srcline))) {
-		if (x->loc.dso_order != y->loc.dso_order)
-			return x->loc.dso_order > y->loc.dso_order;
-		return g->node_ip[a] > g->node_ip[b];
-	}
-	return frame_cmp(g, g->nodes[a].frame, g->nodes[b].frame) > 0;
+	return by_period && g->nodes[a].cumul > g->nodes[b].cumul;
 }
 
 /* the children of trie node n at or above min_hit, in perf's printing order, or

@@ -56,6 +56,7 @@ void cg_free(struct cg *g)
 	free(g->cur_src);
 	free(g->ipc_srcs);
 	free(g->node_ip);
+	hist_rb_fini(&g->kid_rb);
 	for (size_t i = 0; i < g->nstrs; i++)
 		free(g->strs[i]);
 	free(g->strs);
@@ -205,17 +206,14 @@ static int intern(struct cg *g, const struct pmt_sym_loc *loc, uint64_t ip, bool
 static int push(struct cg *g, size_t *n, uint32_t frame, uint64_t addr, const char *src)
 {
 	PMT_FORWARD_IF_ERROR(grow((void **)&g->cur, &g->cur_cap, *n + 1, sizeof(*g->cur)));
+	PMT_FORWARD_IF_ERROR(grow((void **)&g->cur_addr, &g->cur_addr_cap, *n + 1,
+				  sizeof(*g->cur_addr)));
 	if (g->want_src) {
-		size_t cap = g->cur_aux_cap;
-
-		PMT_FORWARD_IF_ERROR(grow((void **)&g->cur_addr, &cap, *n + 1,
-					  sizeof(*g->cur_addr)));
-		cap = g->cur_aux_cap;
-		PMT_FORWARD_IF_ERROR(grow((void **)&g->cur_src, &cap, *n + 1, sizeof(*g->cur_src)));
-		g->cur_aux_cap = cap;
-		g->cur_addr[*n] = addr;
+		PMT_FORWARD_IF_ERROR(grow((void **)&g->cur_src, &g->cur_aux_cap, *n + 1,
+					  sizeof(*g->cur_src)));
 		g->cur_src[*n] = src;
 	}
+	g->cur_addr[*n] = addr;
 	g->cur[(*n)++] = frame;
 	return 0;
 }
@@ -476,15 +474,15 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 	if (g->order == CG_CALLER)
 		for (size_t i = 0; i < n / 2; i++) {
 			uint32_t t = g->cur[i];
+			uint64_t a = g->cur_addr[i];
 
 			g->cur[i] = g->cur[n - 1 - i];
 			g->cur[n - 1 - i] = t;
+			g->cur_addr[i] = g->cur_addr[n - 1 - i];
+			g->cur_addr[n - 1 - i] = a;
 			if (g->want_src) {
-				uint64_t a = g->cur_addr[i];
 				const char *sr = g->cur_src[i];
 
-				g->cur_addr[i] = g->cur_addr[n - 1 - i];
-				g->cur_addr[n - 1 - i] = a;
 				g->cur_src[i] = g->cur_src[n - 1 - i];
 				g->cur_src[n - 1 - i] = sr;
 			}
@@ -496,52 +494,83 @@ static int new_node(struct cg *g, uint32_t frame, uint64_t ip, uint32_t *out)
 {
 	PMT_FORWARD_IF_ERROR(grow((void **)&g->nodes, &g->node_cap, g->nnodes + 1,
 				  sizeof(*g->nodes)));
-	if (g->want_src) {
-		PMT_FORWARD_IF_ERROR(grow((void **)&g->node_ip, &g->node_ip_cap, g->nnodes + 1,
-					  sizeof(*g->node_ip)));
-		g->node_ip[g->nnodes] = ip;
-	}
+	PMT_FORWARD_IF_ERROR(grow((void **)&g->node_ip, &g->node_ip_cap, g->nnodes + 1,
+				  sizeof(*g->node_ip)));
+	PMT_FORWARD_IF_ERROR(hist_rb_reserve(&g->kid_rb, g->nnodes + 1));
+	g->node_ip[g->nnodes] = ip;
 	g->nodes[g->nnodes] = (struct cg_node){ .frame = frame };
 	*out = (uint32_t)g->nnodes++;
 	return 0;
 }
 
-/* frames one node of a tree holds: the same frame, or with the srcline key the same line
- * (perf's match_chain_strings: "??:0" of two kernel functions too; the node keeps the
- * first's name) */
-static bool same_node(const struct cg *g, uint32_t a, uint32_t b)
+/* perf's match_chain(new, existing) (util/callchain.c) with the tree's key, as the side
+ * of existing's node in its parent's red-black tree the new frame goes to (< 0: left,
+ * existing is the lesser; 0: the same node). With the function key an inlined function
+ * is told apart by its name alone and others by file and start, frames without a symbol
+ * by file and address: not a total order once inlined frames mix with others, so where a
+ * frame lands (and whether it meets its equal) depends on the tree's shape, which is
+ * why the children are kept in perf's tree and not looked up by equality. The file's
+ * order is its dso object's address in perf's memory (pmt_sym_loc.dso_order). */
+static int64_t chain_cmp(const void *ctx, uint32_t existing, uint32_t added)
 {
-	const char *x, *y;
+	const struct cg *g = ctx;
+	const struct cg_frame *x = cg_frame(g, g->nodes[existing].frame);
+	const struct cg_frame *y = cg_frame(g, g->nodes[added].frame);
+	uint64_t u = g->node_ip[existing], v = g->node_ip[added];
 
-	if (a == b)
-		return true;
-	if (g->key != CG_KEY_SRCLINE)
-		return false;
-	x = cg_frame(g, a)->srcline;
-	y = cg_frame(g, b)->srcline;
-	return x && x == y;
+	/* match_chain_strings: a frame without a line is the greater; neither has one:
+	 * the function key's rule */
+	if (g->key == CG_KEY_SRCLINE && (x->srcline || y->srcline)) {
+		int c = !x->srcline ? 1 : !y->srcline ? -1 : strcmp(x->srcline, y->srcline);
+
+		return c < 0 ? -1 : c > 0;
+	}
+	if (g->key != CG_KEY_ADDRESS && x->loc.sym && y->loc.sym) {
+		if (x->inlined || y->inlined) {
+			int c = strcmp(x->loc.sym, y->loc.sym);
+
+			return c < 0 ? -1 : c > 0;
+		}
+		u = x->loc.sym_start;
+		v = y->loc.sym_start;
+	}
+	/* match_chain_dso_addresses */
+	if (x->loc.dso_order != y->loc.dso_order)
+		return x->loc.dso_order < y->loc.dso_order ? -1 : 1;
+	return u < v ? -1 : u > v;
 }
 
-/* whether child node c holds frame fr at address ip: the same frame (same_node), or for a
- * frame without a symbol from a merge (unnamed), perf's rule for one: a child of the same
- * file and first address (match_chain_dso_addresses), named or not, or with the srcline
- * key of the same line when both have one (match_chain_strings) */
-static bool holds(const struct cg *g, uint32_t c, uint32_t fr, uint64_t ip, bool unnamed)
+/* the child of node at that holds frame fr at address ip, added when perf's walk of the
+ * parent's tree meets none (append_chain_children); siblings are kept in the tree's
+ * order, a new one beside its neighbour there */
+static int child_for(struct cg *g, uint32_t at, uint32_t fr, uint64_t ip, uint32_t *out)
 {
-	const struct cg_frame *cf, *f;
+	uint32_t c, found, prev;
 
-	if (!unnamed)
-		return same_node(g, g->nodes[c].frame, fr);
-	cf = cg_frame(g, g->nodes[c].frame);
-	f = cg_frame(g, fr);
-	if (g->key == CG_KEY_SRCLINE && cf->srcline && f->srcline)
-		return cf->srcline == f->srcline;
-	return g->node_ip[c] == ip && cf->loc.dso_id == f->loc.dso_id;
+	PMT_FORWARD_IF_ERROR(new_node(g, fr, ip, &c));
+	found = hist_rb_findnew(&g->kid_rb, &g->nodes[at].kids, c, chain_cmp, g);
+	if (found != c) {
+		g->nnodes--; /* the probe: nothing points to it */
+		*out = found;
+		return 0;
+	}
+	prev = hist_rb_prev(&g->kid_rb, c);
+	if (prev) {
+		g->nodes[c].sibling = g->nodes[prev - 1].sibling;
+		g->nodes[prev - 1].sibling = c;
+	} else {
+		g->nodes[c].sibling = g->nodes[at].child;
+		g->nodes[at].child = c;
+	}
+	*out = c;
+	return 0;
 }
 
-/* perf's append_chain_children() */
+/* perf's append_chain_children(): a run of frames without a branch is one node of perf's
+ * and a run of trie nodes here, each with one child, whose tree of one node takes a
+ * frame that is not its equal to a new side (perf's split_add_child) */
 static int append_path(struct cg *g, struct cg_ev *x, const uint32_t *fr, const uint64_t *addrs,
-		       size_t n, uint64_t period, bool unnamed)
+		       size_t n, uint64_t period)
 {
 	uint32_t at;
 
@@ -551,21 +580,7 @@ static int append_path(struct cg *g, struct cg_ev *x, const uint32_t *fr, const 
 	g->nodes[at].cumul += period;
 	g->nodes[at].count++;
 	for (size_t i = 0; i < n; i++) {
-		const uint64_t ip = addrs ? addrs[i] : 0;
-		uint32_t c, last = 0;
-
-		for (c = g->nodes[at].child; c && !holds(g, c, fr[i], ip, unnamed);
-		     c = g->nodes[c].sibling)
-			last = c;
-		if (!c) {
-			/* appended last: siblings stay in the order they were first seen */
-			PMT_FORWARD_IF_ERROR(new_node(g, fr[i], ip, &c));
-			if (last)
-				g->nodes[last].sibling = c;
-			else
-				g->nodes[at].child = c;
-		}
-		at = c;
+		PMT_FORWARD_IF_ERROR(child_for(g, at, fr[i], addrs[i], &at));
 		g->nodes[at].cumul += period;
 		g->nodes[at].count++;
 	}
@@ -581,7 +596,7 @@ int cg_append(struct cg *g, struct cg_ev *x, const uint32_t *fr, const uint64_t 
 		return 0;
 	if ((size_t)x->max_depth < n)
 		x->max_depth = (uint32_t)n;
-	return append_path(g, x, fr, addrs, n, period, false);
+	return append_path(g, x, fr, addrs, n, period);
 }
 
 /* the frame of fr's file and address without a symbol */
@@ -616,7 +631,7 @@ static int merge_branch(struct cg *g, struct cg_ev *dst, uint32_t n, struct merg
 	PMT_FORWARD_IF_ERROR(unnamed_frame(g, g->nodes[n].frame, p->ip[depth], &p->fr[depth]));
 	if (g->nodes[n].hit)
 		PMT_FORWARD_IF_ERROR(append_path(g, dst, p->fr, p->ip, depth + 1,
-						 g->nodes[n].hit, true));
+						 g->nodes[n].hit));
 	for (uint32_t c = g->nodes[n].child; c; c = g->nodes[c].sibling)
 		PMT_FORWARD_IF_ERROR(merge_branch(g, dst, c, p, depth + 1));
 	return 0;
@@ -627,7 +642,7 @@ int cg_merge_unnamed(struct cg *g, struct cg_ev *dst, const struct cg_ev *src)
 	struct merge_path p = { 0 };
 	int rc = 0;
 
-	if (!src->root || !g->node_ip)
+	if (!src->root || !g->want_src)
 		return 0;
 	for (uint32_t c = g->nodes[src->root].child; c && rc >= 0; c = g->nodes[c].sibling)
 		rc = merge_branch(g, dst, c, &p, 0);

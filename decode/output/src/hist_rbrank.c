@@ -135,6 +135,20 @@ uint32_t hist_rb_findnew(struct hist_rb *t, uint32_t *root, uint32_t item, hist_
 	return insert(t, root, item, cmp, ctx, true);
 }
 
+uint32_t hist_rb_prev(const struct hist_rb *t, uint32_t item)
+{
+	uint32_t x = item + 1, up;
+
+	if (C(t, x, 0)) {
+		for (x = C(t, x, 0); C(t, x, 1);)
+			x = C(t, x, 1);
+		return x;
+	}
+	for (up = P(t, x); up && C(t, up, 0) == x; up = P(t, x))
+		x = up;
+	return up;
+}
+
 int hist_rb_ranks(const uint32_t *order, size_t n, hist_rb_cmp cmp, const void *ctx,
 		  uint32_t *rank, uint32_t *into)
 {

@@ -32,5 +32,7 @@ void hist_rb_fini(struct hist_rb *t);
  * or item itself, then linked in (hists__findnew_entry) */
 uint32_t hist_rb_findnew(struct hist_rb *t, uint32_t *root, uint32_t item, hist_rb_cmp cmp,
 			 const void *ctx);
+/* the item before item in the in-order walk of its tree, + 1; 0: it is the first */
+uint32_t hist_rb_prev(const struct hist_rb *t, uint32_t item);
 
 #endif
