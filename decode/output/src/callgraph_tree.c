@@ -511,12 +511,11 @@ static int new_node(struct cg *g, uint32_t frame, uint64_t ip, uint32_t *out)
  * frame lands (and whether it meets its equal) depends on the tree's shape, which is
  * why the children are kept in perf's tree and not looked up by equality. The file's
  * order is its dso object's address in perf's memory (pmt_sym_loc.dso_order). */
-static int64_t chain_cmp(const void *ctx, uint32_t existing, uint32_t added)
+static int frame_vs(const struct cg *g, uint32_t existing, uint32_t fr, uint64_t ip)
 {
-	const struct cg *g = ctx;
 	const struct cg_frame *x = cg_frame(g, g->nodes[existing].frame);
-	const struct cg_frame *y = cg_frame(g, g->nodes[added].frame);
-	uint64_t u = g->node_ip[existing], v = g->node_ip[added];
+	const struct cg_frame *y = cg_frame(g, fr);
+	uint64_t u = g->node_ip[existing], v = ip;
 
 	/* match_chain_strings: a frame without a line is the greater; neither has one:
 	 * the function key's rule */
@@ -527,7 +526,7 @@ static int64_t chain_cmp(const void *ctx, uint32_t existing, uint32_t added)
 	}
 	if (g->key != CG_KEY_ADDRESS && x->loc.sym && y->loc.sym) {
 		if (x->inlined || y->inlined) {
-			int c = strcmp(x->loc.sym, y->loc.sym);
+			int c = x == y ? 0 : strcmp(x->loc.sym, y->loc.sym);
 
 			return c < 0 ? -1 : c > 0;
 		}
@@ -540,20 +539,32 @@ static int64_t chain_cmp(const void *ctx, uint32_t existing, uint32_t added)
 	return u < v ? -1 : u > v;
 }
 
+static int64_t chain_cmp(const void *ctx, uint32_t existing, uint32_t added)
+{
+	const struct cg *g = ctx;
+
+	return frame_vs(g, existing, g->nodes[added].frame, g->node_ip[added]);
+}
+
 /* the child of node at that holds frame fr at address ip, added when perf's walk of the
  * parent's tree meets none (append_chain_children); siblings are kept in the tree's
  * order, a new one beside its neighbour there */
 static int child_for(struct cg *g, uint32_t at, uint32_t fr, uint64_t ip, uint32_t *out)
 {
-	uint32_t c, found, prev;
+	uint32_t c, prev;
 
-	PMT_FORWARD_IF_ERROR(new_node(g, fr, ip, &c));
-	found = hist_rb_findnew(&g->kid_rb, &g->nodes[at].kids, c, chain_cmp, g);
-	if (found != c) {
-		g->nnodes--; /* the probe: nothing points to it */
-		*out = found;
-		return 0;
+	for (uint32_t x = g->nodes[at].kids; x;) {
+		int d = frame_vs(g, x - 1, fr, ip);
+
+		if (!d) {
+			*out = x - 1;
+			return 0;
+		}
+		x = g->kid_rb.ch[d < 0 ? 0 : 1][x - 1];
 	}
+	PMT_FORWARD_IF_ERROR(new_node(g, fr, ip, &c));
+	/* the walk again, now linking c where it ended */
+	(void)hist_rb_findnew(&g->kid_rb, &g->nodes[at].kids, c, chain_cmp, g);
 	prev = hist_rb_prev(&g->kid_rb, c);
 	if (prev) {
 		g->nodes[c].sibling = g->nodes[prev - 1].sibling;
