@@ -3,7 +3,7 @@
 # and exit status) with frames decompressed ahead, SPE packets decoded into records on
 # worker threads and samples made and written on a thread of their own: on every container
 # of the fuzz corpus, a 4-CPU SPE trace as perf.data and as a container of small frames
-# (many frames in flight), one over the decoder's 32 MiB window (merges before the end of
+# (many frames in flight), one over the decoder's window (merges before the end of
 # the file), --cpu/--time slices, files cut at frame boundaries and inside frames, flipped
 # bits in frame headers and payloads, damaged SPE bytes in sound frames (perf.data and
 # container), --jsonl, threads known from context switches only, a trace with samples of
@@ -176,7 +176,8 @@ done
 same "$tmp/a.pmt" script --jsonl
 same "$tmp/a.pmt" script --csv --itrace=i10ibl
 same "$tmp/a.data" script --jsonl
-# past the decoder's 32 MiB window: samples are merged before the end of the file
+# past the decoder's window (8 MiB for its 64 KiB chunks): samples are merged before the
+# end of the file
 "$gen" "$tmp/big.data" whole 128 || fail "spe_cpus 128"
 "$pmt" convert "$tmp/big.data" --container -o "$tmp/big.pmt" || fail "convert big"
 same "$tmp/big.pmt" script --csv

@@ -114,6 +114,11 @@ set_tests_properties(cli.dump_offsets PROPERTIES LABELS cli SKIP_RETURN_CODE 77 
 add_test(NAME cli.parallel_decode COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/parallel_decode.sh
   $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PROJECT_SOURCE_DIR} ${PMT_SHARED_DIR})
 set_tests_properties(cli.parallel_decode PROPERTIES LABELS cli TIMEOUT 600)
+# large AUX chunks: the decode window sized from them keeps whole-file time order, the
+# samples perf 6.1 and 7.3 print
+add_test(NAME cli.spe_window COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cli/spe_window.sh
+  $<TARGET_FILE:pmutrace> $<TARGET_FILE:spe_cpus> ${PMT_PERF73})
+set_tests_properties(cli.spe_window PROPERTIES LABELS cli TIMEOUT 300)
 # report --c2c against perf 7.3 c2c report --stdio on a 4-CPU, 2-node SPE trace whose loads
 # and stores share cache lines between threads and CPUs (tests/perfdata/c2c_trace.c)
 add_executable(c2c_trace ${CMAKE_CURRENT_SOURCE_DIR}/perfdata/c2c_trace.c)

@@ -7,7 +7,8 @@
  * (SWITCH_CPU_WIDE, switch-in) of its CPU in the middle of its time range, naming one of
  * three threads: the samples' pid/tid come from the switches. "own" adds a cpu-clock event
  * with a SAMPLE of its own per chunk, at the same time, which perf merges with SPE's.
- * RECORDS sets the records per CPU and round (1000).
+ * RECORDS sets the records per CPU and round (1000; up to RECORDS_MAX, for AUX chunks of
+ * several MiB as perf record -m ,16M writes them).
  * Usage: spe_cpus OUT.data [cut|whole|switch|own [ROUNDS [RECORDS]]] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #define NCPUS 4
 #define ROUNDS 48 /* default; the third argument sets it (the benchmark's larger trace) */
 #define RECORDS 1000 /* per CPU and round, the default */
+#define RECORDS_MAX 200000
 #define PID 4321
 
 /* SWITCH_CPU_WIDE: thread 100 + (cpu + round) % 3 switched in on cpu at time (a switch-in
@@ -44,7 +46,8 @@ static int write_switch(struct pmt_perf_writer *w, unsigned cpu, unsigned round,
 int main(int argc, char **argv)
 {
 	static const uint8_t fin[8] = { PMT_REC_FINISHED_ROUND, 0, 0, 0, 0, 0, 8, 0 };
-	static uint8_t buf[NCPUS][RECORDS * PMT_SPE_SYNTH_RECORD_MAX + PMT_SPE_SYNTH_RECORD_MAX];
+	uint8_t *buf[NCPUS];
+	size_t buf_size;
 	struct pmt_time_conv tc = { .time_shift = 2, .time_mult = 5, .time_zero = 1000000,
 				    .cap_user_time_zero = 1 };
 	struct pmt_sample_id sid = { .valid = 1, .pid = PID, .tid = PID, .id = 1 };
@@ -63,12 +66,17 @@ int main(int argc, char **argv)
 	unsigned records = argc >= 5 ? (unsigned)strtoul(argv[4], NULL, 10) : RECORDS;
 	int rc = 0;
 
-	if (argc < 2 || argc > 5 || !rounds || !records || records > RECORDS) {
+	if (argc < 2 || argc > 5 || !rounds || !records || records > RECORDS_MAX) {
 		fprintf(stderr, "usage: spe_cpus OUT.data [cut|whole|switch|own [ROUNDS [RECORDS]]]\n");
 		return 2;
 	}
+	buf_size = ((size_t)records + 1) * PMT_SPE_SYNTH_RECORD_MAX;
 	for (unsigned c = 0; c < NCPUS; c++) {
 		struct pmt_spe_synth_opts so;
+
+		buf[c] = malloc(buf_size);
+		if (!buf[c])
+			return 1;
 
 		pmt_spe_synth_opts_init(&so);
 		so.seed = 11 + c;
@@ -100,7 +108,7 @@ int main(int argc, char **argv)
 
 			for (unsigned i = 0; i < records; i++) {
 				int n = pmt_spe_synth_next_record(&syn[c], buf[c] + len,
-								  sizeof(buf[c]) - len);
+								  buf_size - len);
 
 				if (n < 0)
 					return 1;
@@ -160,6 +168,8 @@ int main(int argc, char **argv)
 		}
 		rc |= pmt_perf_writer_write_record(w, fin, sizeof(fin));
 	}
+	for (unsigned c = 0; c < NCPUS; c++)
+		free(buf[c]);
 	if (rc < 0) {
 		fprintf(stderr, "spe_cpus: write failed\n");
 		pmt_perf_writer_close(w);

@@ -1,8 +1,9 @@
-/* The SPE session decodes within a bounded window of queued AUX data (32 MiB) and reads
- * pipes as a stream. With more AUX data than the window, spread over CPUs in interleaved
- * chunks: every record is decoded once, samples come out in time order across CPUs (what
- * perf's per-timestamp queue processing gives), and a mapped file, the same trace in pipe
- * mode, and both read through a FIFO give the very same sample sequence. A CPU that goes
+/* The SPE session decodes within a bounded window of queued AUX data (sized from the
+ * chunks: 12 MiB here, merged down to 6 MiB) and reads pipes as a stream. With more AUX
+ * data than the window, spread over CPUs in interleaved chunks: every record is decoded
+ * once, samples come out in time order across CPUs (what perf's per-timestamp queue
+ * processing gives), and a mapped file, the same trace in pipe mode, and both read through
+ * a FIFO give the very same sample sequence. A CPU that goes
  * quiet for most of the trace must not hold the others back (same sequence everywhere,
  * every record decoded). With decode threads (-j), the records decoded on workers give the
  * very same sequence, windowed merges and the quiet CPU included, and so do the samples
@@ -26,7 +27,7 @@
 
 #define NCPU 3
 #define CHUNK (1u << 20)
-#define PER_CPU (16u << 20) /* 3 x 16 MiB > the 32 MiB window */
+#define PER_CPU (16u << 20) /* 3 x 16 MiB > the window */
 
 struct digest {
 	uint64_t n, hash, per_cpu[NCPU], back_in_time, cpu_changes;
