@@ -118,6 +118,7 @@ struct pmt_ctr_counts {
 	uint8_t *want;         /* [key] its values wanted (want_fn's answer for the frame) */
 	uint32_t *skip;        /* [key] keys not wanted from it on, in a row (0: wanted) */
 	bool listed;           /* the checksums were checked by pmt_ctr_counts_list */
+	bool zsum_off;         /* dctx leaves zstd's checksum of what it decompresses unread */
 };
 
 void pmt_ctr_counts_listed(struct pmt_ctr_counts *d, bool listed)
@@ -166,6 +167,17 @@ void pmt_ctr_counts_free(struct pmt_ctr_counts *d)
 	free(d->gap_at);
 	free(d->gap);
 	free(d);
+}
+
+/* A counts frame's own checksum (check_head) covers its compressed payload, so zstd's
+ * XXH64 of the decompressed bytes is not computed for it again (a data frame has only
+ * zstd's). ZSTD_d_forceIgnoreChecksum is experimental: a libzstd without it verifies. */
+static void zstd_checksum(struct pmt_ctr_counts *d, bool on)
+{
+	if (d->zsum_off == !on)
+		return;
+	if (!ZSTD_isError(ZSTD_DCtx_setParameter(d->dctx, ZSTD_d_experimentalParam3, !on)))
+		d->zsum_off = !on;
 }
 
 /* arrays of one length grow together; *cap moves only when all of them have */
@@ -437,6 +449,7 @@ int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 	rc = reserve(d, raw, nkeys, nrounds, nstats);
 	if (rc < 0)
 		return rc;
+	zstd_checksum(d, false);
 	got = ZSTD_decompressDCtx(d->dctx, d->raw, raw, c + head, n - head - 4);
 	if (ZSTD_isError(got) || got != raw)
 		return *why = "its payload does not decompress to its size", -PMT_ECORRUPT;
@@ -505,6 +518,7 @@ int pmt_ctr_counts_decode_records(struct pmt_ctr_counts *d, const void *buf, siz
 		     stream_size / STAT_SIZE);
 	if (rc < 0)
 		return rc;
+	zstd_checksum(d, true);
 	got = ZSTD_decompressDCtx(d->dctx, d->raw, stream_size, b + offset, zlen);
 	if (ZSTD_isError(got) || got != stream_size)
 		return *why = "its data frame does not decompress to its size", -PMT_ECORRUPT;
