@@ -15,17 +15,7 @@
 
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
-
-/* libbpf's hashmap: buckets of singly linked entries, 2^bits buckets, grown (bits + 1, at
- * least 2) before an insert that would fill it past 3/4; entries are moved to the new
- * buckets in walk order, each pushed at its bucket's head. Deletion never shrinks. */
-struct phm {
-	char **key;
-	int *next;
-	int *head;
-	size_t nr, cap_entries, sz;
-	unsigned bits;
-};
+#include "perf_order_priv.h"
 
 static size_t key_hash(const char *s)
 {
@@ -41,7 +31,7 @@ static size_t hash_bits(size_t h, unsigned bits)
 	return bits ? (size_t)((uint64_t)h * 11400714819323198485ull) >> (64 - bits) : 0;
 }
 
-static int phm_find(const struct phm *m, const char *k)
+int phm_find(const struct phm *m, const char *k)
 {
 	if (!m->bits)
 		return -1;
@@ -77,7 +67,7 @@ static int phm_grow(struct phm *m)
 }
 
 /* hashmap__set: an existing key keeps its place */
-static int phm_add(struct phm *m, const char *k)
+int phm_add(struct phm *m, const char *k)
 {
 	size_t cap = m->bits ? (size_t)1 << m->bits : 0;
 	size_t b;
@@ -129,7 +119,7 @@ static void phm_del(struct phm *m, const char *k)
 }
 
 /* hashmap__for_each_entry: the live entries, bucket by bucket */
-static size_t phm_walk(const struct phm *m, const char **out)
+size_t phm_walk(const struct phm *m, const char **out)
 {
 	size_t n = 0;
 
@@ -139,7 +129,7 @@ static size_t phm_walk(const struct phm *m, const char **out)
 	return n;
 }
 
-static void phm_fini(struct phm *m)
+void phm_fini(struct phm *m)
 {
 	for (size_t i = 0; i < m->nr; i++)
 		free(m->key[i]);
@@ -150,7 +140,7 @@ static void phm_fini(struct phm *m)
 }
 
 /* perf 7.3's tool PMU events: counted by perf itself, never in a metric's event group */
-static bool tool_event(const char *id)
+bool tool_event(const char *id)
 {
 	static const char *const tool[] = { "duration_time", "user_time", "system_time" };
 
@@ -208,60 +198,381 @@ static bool all_number(const char *s, size_t n)
 	return digits && i == n;
 }
 
-/* Add the IDs of one expression to m in expr.y's order (left to right), unescaped as
- * expr.l's str() does. -PMT_EUNSUPPORTED where perf's IDs depend on values: "if" (a constant
- * condition keeps one branch's IDs), '?' (the runtime parameter), a tool value. */
-static int add_ids(struct phm *m, const char *expr)
+/* the ')' closing the '(' at p, or e */
+static const char *closing(const char *p, const char *e)
 {
+	int depth = 0;
+
+	for (; p < e; p++) {
+		if (*p == '\\' && p + 1 < e)
+			p++;
+		else if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			return p;
+	}
+	return e;
+}
+
+/* the end of the symbol (escapes kept) or '#' literal starting at p */
+static const char *sym_end(const char *p, const char *e)
+{
+	if (*p == '#') {
+		for (p++; p < e && (is_sym(*p) || *p == '-'); p++)
+			;
+		return p;
+	}
+	while (p < e && (is_sym(*p) || (*p == '\\' && p + 1 < e)))
+		p += *p == '\\' ? 2 : 1;
+	return p;
+}
+
+/* a keyword at the span's own depth (not in its parentheses), or NULL */
+static const char *top_word(const char *s, const char *e, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = s; p < e;) {
+		const char *t;
+
+		if (*p == '(') {
+			p = closing(p, e);
+			p += p < e;
+			continue;
+		}
+		t = sym_end(p, e);
+		if (t == p) {
+			p++;
+			continue;
+		}
+		if ((size_t)(t - p) == n && !strncmp(p, w, n))
+			return p;
+		p = t;
+	}
+	return NULL;
+}
+
+static int add_span(struct phm *m, const char *s, const char *e,
+		    const struct pmt_expr_ctx *ctx);
+
+/* "X if C else Y": a condition without IDs is evaluated when the expression is parsed
+ * and keeps one branch's IDs (expr.y: Y for 0, else X); otherwise all three count */
+static int add_if(struct phm *m, const char *s, const char *e, const char *at_if,
+		  const struct pmt_expr_ctx *ctx)
+{
+	const char *at_else = top_word(at_if + 2, e, "else");
+	struct phm cond = { 0 };
+	struct pmt_expr_error err;
+	char *text;
+	double v;
+	int rc;
+
+	if (!ctx || !at_else)
+		return -PMT_EUNSUPPORTED;
+	rc = add_span(&cond, at_if + 2, at_else, ctx);
+	if (rc < 0 || cond.sz) {
+		phm_fini(&cond);
+		if (rc < 0)
+			return rc;
+		rc = add_span(m, s, at_if, ctx);
+		if (rc >= 0)
+			rc = add_span(m, at_if + 2, at_else, ctx);
+		return rc < 0 ? rc : add_span(m, at_else + 4, e, ctx);
+	}
+	phm_fini(&cond);
+	text = strndup(at_if + 2, (size_t)(at_else - at_if - 2));
+	if (!text)
+		return -PMT_ENOMEM;
+	rc = pmt_expr_eval_str(text, 0, ctx, NULL, NULL, 0, &v, &err);
+	free(text);
+	if (rc < 0)
+		return -PMT_EUNSUPPORTED;
+	return v == 0 ? add_span(m, at_else + 4, e, ctx) : add_span(m, s, at_if, ctx);
+}
+
+/* Add the IDs of an expression's text [s, e) to m in expr.y's order (left to right),
+ * unescaped as expr.l's str() does. -PMT_EUNSUPPORTED where perf's IDs depend on values
+ * this does not know: "if" without ctx, '?' (the runtime parameter), a tool value. */
+static int add_span(struct phm *m, const char *s, const char *e,
+		    const struct pmt_expr_ctx *ctx)
+{
+	const char *at_if = top_word(s, e, "if");
 	char id[256];
-	bool skip_next = false;
 
-	for (const char *p = expr; *p;) {
-		size_t n = 0, raw;
-		const char *s = p;
+	if (at_if)
+		return add_if(m, s, e, at_if, ctx);
+	for (const char *p = s; p < e;) {
+		size_t n = 0;
+		const char *t;
+		int rc;
 
-		if (*p == '#') { /* a literal: #smt_on, #num_cpus_online, ... */
-			for (p++; *p && (is_sym(*p) || *p == '-'); p++)
-				;
+		if (*p == '(') {
+			t = closing(p, e);
+			rc = add_span(m, p + 1, t, ctx);
+			if (rc < 0)
+				return rc;
+			p = t + (t < e);
 			continue;
 		}
-		if (!is_sym(*p) && *p != '\\') {
+		t = sym_end(p, e);
+		if (t == p) {
 			p++;
 			continue;
 		}
-		while (*p && (is_sym(*p) || (*p == '\\' && p[1]))) {
-			if (*p == '\\')
-				p++;
+		if (*p == '#' || all_number(p, (size_t)(t - p))) { /* #smt_on, 1e9, ... */
+			p = t;
+			continue;
+		}
+		for (const char *c = p; c < t; c++) {
+			if (*c == '\\')
+				c++;
 			if (n + 1 < sizeof(id))
-				id[n++] = *p;
-			p++;
+				id[n++] = *c;
 		}
 		id[n] = 0;
-		raw = (size_t)(p - s);
-		if (all_number(s, raw))
-			continue;
-		if (!strcmp(id, "if") || strchr(id, '?'))
+		p = t;
+		if (strchr(id, '?'))
 			return -PMT_EUNSUPPORTED;
 		/* has_event(ID) and strcmp_cpuid_str(ID) read their ID without adding it */
 		if (!strcmp(id, "has_event") || !strcmp(id, "strcmp_cpuid_str")) {
-			skip_next = true;
+			while (p < e && *p != '(')
+				p++;
+			p = closing(p, e);
+			p += p < e;
 			continue;
 		}
 		if (!strcmp(id, "else") || !strcmp(id, "min") || !strcmp(id, "max") ||
 		    !strcmp(id, "d_ratio") || !strcmp(id, "source_count"))
 			continue;
-		if (skip_next) {
-			skip_next = false;
-			continue;
-		}
 		if (tool_value(id))
 			return -PMT_EUNSUPPORTED;
-		int rc = phm_add(m, id);
-
+		rc = phm_add(m, id);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
+}
+
+/* expr.y computing IDs: every leaf ID a map of its own, each operator the union of its
+ * operands' maps (ids__union(): the smaller one's entries, in walk order, set into the
+ * larger, the left one on a tie), a constant condition keeping one branch. The maps'
+ * histories decide the walk order of the result. */
+struct uparse {
+	const char *p, *e;
+	const struct pmt_expr_ctx *ctx;
+	int rc;
+};
+
+static struct phm *phm_new(void)
+{
+	return calloc(1, sizeof(struct phm));
+}
+
+static void phm_free(struct phm *m)
+{
+	if (m)
+		phm_fini(m);
+	free(m);
+}
+
+static struct phm *phm_union(struct uparse *u, struct phm *a, struct phm *b)
+{
+	const char **walk;
+	size_t n;
+
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (a->sz < b->sz) {
+		struct phm *t = a;
+
+		a = b;
+		b = t;
+	}
+	walk = calloc(b->sz + 1, sizeof(*walk));
+	n = walk ? phm_walk(b, walk) : 0;
+	if (!walk)
+		u->rc = -PMT_ENOMEM;
+	for (size_t i = 0; i < n && u->rc >= 0; i++)
+		u->rc = phm_add(a, walk[i]);
+	free(walk);
+	phm_free(b);
+	return a;
+}
+
+static void skip_space(struct uparse *u)
+{
+	while (u->p < u->e && (*u->p == ' ' || *u->p == '\t' || *u->p == '\n'))
+		u->p++;
+}
+
+static bool next_word(struct uparse *u, const char *w)
+{
+	size_t n = strlen(w);
+
+	skip_space(u);
+	return (size_t)(u->e - u->p) >= n && !strncmp(u->p, w, n) &&
+	       (u->p + n == u->e || !is_sym(u->p[n]));
+}
+
+static struct phm *u_if(struct uparse *u);
+static struct phm *u_bin(struct uparse *u, int level);
+
+static struct phm *u_primary(struct uparse *u)
+{
+	const char *t;
+	char id[256];
+	size_t n = 0;
+	struct phm *m;
+
+	skip_space(u);
+	if (u->p >= u->e) {
+		u->rc = -PMT_EUNSUPPORTED;
+		return NULL;
+	}
+	if (*u->p == '-' || *u->p == '!') {
+		u->p++;
+		return u_bin(u, 6);
+	}
+	if (*u->p == '(') {
+		u->p++;
+		m = u_if(u);
+		skip_space(u);
+		if (u->p < u->e && *u->p == ')')
+			u->p++;
+		return m;
+	}
+	t = sym_end(u->p, u->e);
+	if (t == u->p) {
+		u->rc = -PMT_EUNSUPPORTED;
+		return NULL;
+	}
+	if (*u->p == '#' || all_number(u->p, (size_t)(t - u->p))) {
+		u->p = t;
+		return NULL;
+	}
+	for (const char *c = u->p; c < t; c++) {
+		if (*c == '\\')
+			c++;
+		if (n + 1 < sizeof(id))
+			id[n++] = *c;
+	}
+	id[n] = 0;
+	u->p = t;
+	skip_space(u);
+	if (u->p < u->e && *u->p == '(') { /* min, max, d_ratio, source_count, has_event, ... */
+		bool value_only = !strcmp(id, "has_event") || !strcmp(id, "strcmp_cpuid_str");
+		const char *close = closing(u->p, u->e);
+
+		if (value_only) {
+			u->p = close + (close < u->e);
+			return NULL;
+		}
+		u->p++;
+		m = u_if(u);
+		for (skip_space(u); u->p < u->e && *u->p == ',' && u->rc >= 0; skip_space(u)) {
+			u->p++;
+			m = phm_union(u, m, u_if(u));
+		}
+		if (u->p < u->e && *u->p == ')')
+			u->p++;
+		return m;
+	}
+	if (strchr(id, '?') || tool_value(id)) {
+		u->rc = -PMT_EUNSUPPORTED;
+		return NULL;
+	}
+	m = phm_new();
+	if (!m || phm_add(m, id) < 0)
+		u->rc = -PMT_ENOMEM;
+	return m;
+}
+
+/* expr.y's precedence, loosest first: | ^ & < > + - * / % */
+static struct phm *u_bin(struct uparse *u, int level)
+{
+	static const char *const ops[] = { "|", "^", "&", "<>", "+-", "*/%" };
+	struct phm *m;
+
+	if (level >= 6)
+		return u_primary(u);
+	m = u_bin(u, level + 1);
+	for (skip_space(u); u->p < u->e && u->rc >= 0 && strchr(ops[level], *u->p);
+	     skip_space(u)) {
+		u->p++;
+		m = phm_union(u, m, u_bin(u, level + 1));
+	}
+	return m;
+}
+
+static struct phm *u_if(struct uparse *u)
+{
+	struct phm *x = u_bin(u, 0), *c, *y;
+	const char *cs, *ce;
+	struct pmt_expr_error err;
+	char *text;
+	double v;
+
+	if (u->rc < 0 || !next_word(u, "if"))
+		return x;
+	u->p += 2;
+	cs = u->p;
+	c = u_bin(u, 0);
+	ce = u->p;
+	if (!next_word(u, "else")) {
+		u->rc = -PMT_EUNSUPPORTED;
+		phm_free(c);
+		return x;
+	}
+	u->p += 4;
+	y = u_if(u);
+	if (c && c->sz)
+		return phm_union(u, phm_union(u, x, c), y);
+	phm_free(c);
+	text = strndup(cs, (size_t)(ce - cs));
+	if (!text || pmt_expr_eval_str(text, 0, u->ctx, NULL, NULL, 0, &v, &err) < 0)
+		u->rc = text ? -PMT_EUNSUPPORTED : -PMT_ENOMEM;
+	free(text);
+	if (v == 0 && u->rc >= 0) {
+		phm_free(x);
+		return y;
+	}
+	phm_free(y);
+	return x;
+}
+
+/* expr__find_ids() into m: the expression's map and m's, united (the start rule) */
+static int add_ids_union(struct phm *m, const char *expr, const struct pmt_expr_ctx *ctx)
+{
+	struct uparse u = { expr, expr + strlen(expr), ctx, 0 };
+	struct phm *x = u_if(&u), *old;
+
+	if (u.rc < 0) {
+		phm_free(x);
+		return u.rc;
+	}
+	old = phm_new();
+	if (!old) {
+		phm_free(x);
+		return -PMT_ENOMEM;
+	}
+	*old = *m;
+	x = phm_union(&u, x, old);
+	if (!x) {
+		memset(m, 0, sizeof(*m));
+		return u.rc;
+	}
+	*m = *x;
+	free(x);
+	return u.rc;
+}
+
+static int add_ids(struct phm *m, const char *expr, const struct pmt_expr_ctx *ctx)
+{
+	if (ctx)
+		return add_ids_union(m, expr, ctx);
+	return add_span(m, expr, expr + strlen(expr), ctx);
 }
 
 /* match_metric(): "name" or a ';'-separated list holding it, case-insensitive */
@@ -302,18 +613,10 @@ static int find_metric(const struct pmt_metric_set *ms, const char *name, const 
 	return any;
 }
 
-struct root {
-	struct phm ids;
-	const char **refs; /* metrics already resolved into ids */
-	size_t nr_refs;
-	size_t count;      /* IDs but tool events: perf's sort key */
-	const char *name;
-	const char *pmu;   /* a hybrid table's Unit, NULL elsewhere */
-	const struct pmt_metric *m;
-};
 
 /* resolve_metric(): the map's metric names, in walk order, replaced by their IDs */
-static int resolve(const struct pmt_metric_set *ms, struct root *r, const char **walk)
+static int resolve(const struct pmt_metric_set *ms, struct root *r, const char **walk,
+		   const struct pmt_expr_ctx *ctx)
 {
 	size_t n = phm_walk(&r->ids, walk), np = 0;
 	int *pending = calloc(n + 1, sizeof(*pending));
@@ -347,9 +650,9 @@ static int resolve(const struct pmt_metric_set *ms, struct root *r, const char *
 		if (pm->intel)
 			rc = -PMT_EUNSUPPORTED; /* Intel aliases: not perf's JSON */
 		else
-			rc = add_ids(&r->ids, pm->expr);
+			rc = add_ids(&r->ids, pm->expr, ctx);
 		if (rc >= 0)
-			rc = resolve(ms, r, walk);
+			rc = resolve(ms, r, walk, ctx);
 	}
 	free(pending);
 	free(key);
@@ -401,15 +704,6 @@ static bool nogroup_for(const struct pmt_metric *m, const char *const *sel, size
 	return false;
 }
 
-/* perf's metric_list for a selection: the root metrics with their IDs, sorted as
- * metricgroup.c's parse_groups() sorts them */
-struct roots {
-	struct root *r;
-	size_t nm;
-	bool grouped;      /* perf parses the one metric's IDs as a {...}:W group */
-	const char **walk; /* room for any map's walk */
-};
-
 static bool one_per_pmu(const struct pmt_metric_set *ms, const int *idx, size_t nm)
 {
 	for (size_t i = 0; i < nm; i++)
@@ -419,7 +713,7 @@ static bool one_per_pmu(const struct pmt_metric_set *ms, const int *idx, size_t 
 	return true;
 }
 
-static void roots_fini(struct roots *rs)
+void roots_fini(struct roots *rs)
 {
 	for (size_t k = 0; rs->r && k < rs->nm; k++) {
 		phm_fini(&rs->r[k].ids);
@@ -430,8 +724,28 @@ static void roots_fini(struct roots *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t nsel,
-		       bool thresholds, struct roots *rs)
+/* metric_no_group_events(): the MetricConstraint that keeps a metric's events out of a
+ * group (the NMI one while the watchdog holds a counter, the SMT one with SMT on) */
+static bool groups_events(const struct pmt_metric *m, const struct pmt_expr_ctx *ctx,
+			  unsigned flags)
+{
+	const char *c = m->constraint;
+
+	if (!c)
+		return true;
+	if (!strcmp(c, "NO_GROUP_EVENTS"))
+		return false;
+	if (!strcmp(c, "NO_GROUP_EVENTS_NMI") || !strcmp(c, "NO_NMI_WATCHDOG") ||
+	    !strcmp(c, "NO_THRESHOLD_AND_NMI"))
+		return !(flags & PO_NMI_WATCHDOG);
+	if (!strcmp(c, "NO_GROUP_EVENTS_SMT"))
+		return !(ctx && ctx->smt_on);
+	return true;
+}
+
+int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t nsel,
+		bool thresholds, const struct pmt_expr_ctx *ctx, unsigned flags,
+		struct roots *rs)
 {
 	size_t nm = 0, total = 0;
 	int *idx = calloc(ms->nr + 1, sizeof(*idx));
@@ -461,7 +775,7 @@ static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, 
 	/* a metric perf groups ({...}:W) gets an event list of its own, deduplicated against
 	 * the others': reproduced for one metric alone, whose list is its map's walk, or for
 	 * one per PMU of a hybrid table (each reads its own PMU's events: nothing to share) */
-	if (grouped && nm > 1 && !one_per_pmu(ms, idx, nm)) {
+	if (grouped && nm > 1 && !(flags & PO_MANY_GROUPS) && !one_per_pmu(ms, idx, nm)) {
 		rc = -PMT_EUNSUPPORTED;
 		goto out;
 	}
@@ -482,6 +796,8 @@ static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, 
 
 		r->name = pm->name;
 		r->pmu = pm->pmu;
+		r->grouped = !nogroup_for(pm, sel, nsel) &&
+			     (!(flags & PO_MANY_GROUPS) || groups_events(pm, ctx, flags));
 		r->m = pm;
 		r->refs = calloc(ms->nr + 1, sizeof(*r->refs));
 		if (!r->refs) {
@@ -491,9 +807,9 @@ static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, 
 		/* a root metric's threshold names the metric itself: perf parses the threshold,
 		 * or with metric_no_threshold the name, which resolves to its expression */
 		rc = add_ids(&r->ids, !pm->threshold ? pm->expr : thresholds ? pm->threshold
-									  : pm->name);
+									  : pm->name, ctx);
 		if (rc >= 0)
-			rc = resolve(ms, r, rs->walk);
+			rc = resolve(ms, r, rs->walk, ctx);
 		if (rc >= 0) {
 			size_t w = phm_walk(&r->ids, rs->walk);
 
@@ -526,7 +842,7 @@ int pmt_metric_set_perf_events_sel(const struct pmt_metric_set *ms, const char *
 	struct phm combined = { 0 };
 	char **out = NULL;
 	size_t n;
-	int rc = roots_build(ms, sel, nsel, thresholds, &rs);
+	int rc = roots_build(ms, sel, nsel, thresholds, NULL, 0, &rs);
 
 	*ids = NULL;
 	if (rc < 0)
@@ -575,7 +891,7 @@ out:
 
 /* an opened event in a metric's IDs: its name, or a hybrid table's "pmu@EVENT@" for the
  * event pmu/EVENT/ */
-static int find_event(const struct phm *ids, const char *ev)
+int find_event(const struct phm *ids, const char *ev)
 {
 	char at[256];
 	size_t n = strlen(ev);
@@ -590,7 +906,7 @@ static int find_event(const struct phm *ids, const char *ev)
 }
 
 /* count_uses(): how many of the metrics read an event */
-static size_t uses(const struct roots *rs, const char *ev)
+size_t uses(const struct roots *rs, const char *ev)
 {
 	size_t n = 0;
 
@@ -604,7 +920,7 @@ int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const char *con
 				size_t nev, const struct pmt_metric **metric, int *ev)
 {
 	struct roots rs;
-	int rc = roots_build(ms, sel, nsel, thresholds, &rs);
+	int rc = roots_build(ms, sel, nsel, thresholds, NULL, 0, &rs);
 
 	if (rc < 0)
 		return rc;
