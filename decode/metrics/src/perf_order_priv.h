@@ -55,6 +55,10 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 		bool thresholds, const struct pmt_expr_ctx *ctx, unsigned flags,
 		struct roots *rs);
 void roots_fini(struct roots *rs);
+/* expr__find_ids() of expr into m (metric_perf_ids.c). -PMT_EUNSUPPORTED where perf's
+ * IDs depend on values this does not know: a constant "if" condition without ctx (the
+ * literals it is decided by), '?' (the runtime parameter), a tool value. */
+int perf_add_ids(struct phm *m, const char *expr, const struct pmt_expr_ctx *ctx);
 /* perf 7.3's tool PMU events: counted by perf itself, never in a metric's event group */
 bool tool_event(const char *id);
 /* an opened event in a metric's IDs (a hybrid table's "pmu@EVENT@" for pmu/EVENT/) */
