@@ -93,6 +93,7 @@ struct uparse {
 	const char *p, *e;
 	const struct pmt_expr_ctx *ctx;
 	int rc;
+	unsigned depth; /* nesting, bounded: a hostile table must not exhaust the stack */
 };
 
 static struct phm *phm_new(void)
@@ -159,17 +160,22 @@ static struct phm *u_primary(struct uparse *u)
 	struct phm *m;
 
 	skip_space(u);
-	if (u->p >= u->e) {
+	if (u->p >= u->e || u->depth > 256) {
 		u->rc = -PMT_EUNSUPPORTED;
 		return NULL;
 	}
 	if (*u->p == '-' || *u->p == '!') {
 		u->p++;
-		return u_bin(u, 6);
+		u->depth++;
+		m = u_bin(u, 6);
+		u->depth--;
+		return m;
 	}
 	if (*u->p == '(') {
 		u->p++;
+		u->depth++;
 		m = u_if(u);
+		u->depth--;
 		skip_space(u);
 		if (u->p < u->e && *u->p == ')')
 			u->p++;
@@ -202,11 +208,13 @@ static struct phm *u_primary(struct uparse *u)
 			return NULL;
 		}
 		u->p++;
+		u->depth++;
 		m = u_if(u);
 		for (skip_space(u); u->p < u->e && *u->p == ',' && u->rc >= 0; skip_space(u)) {
 			u->p++;
 			m = phm_union(u, m, u_if(u));
 		}
+		u->depth--;
 		if (u->p < u->e && *u->p == ')')
 			u->p++;
 		return m;
@@ -244,7 +252,7 @@ static struct phm *u_if(struct uparse *u)
 	const char *cs, *ce;
 	struct pmt_expr_error err;
 	char *text;
-	double v;
+	double v = 0;
 
 	if (u->rc < 0 || !next_word(u, "if"))
 		return x;
@@ -258,7 +266,9 @@ static struct phm *u_if(struct uparse *u)
 		return x;
 	}
 	u->p += 4;
-	y = u_if(u);
+	u->depth++;
+	y = u_if(u); /* else ... if ... else: right-recursive */
+	u->depth--;
 	if (c && c->sz)
 		return phm_union(u, phm_union(u, x, c), y);
 	phm_free(c);
@@ -271,7 +281,7 @@ static struct phm *u_if(struct uparse *u)
 	if (!text || pmt_expr_eval_str(text, 0, u->ctx, NULL, NULL, 0, &v, &err) < 0)
 		u->rc = text ? -PMT_EUNSUPPORTED : -PMT_ENOMEM;
 	free(text);
-	if (v == 0 && u->rc >= 0) {
+	if (u->rc >= 0 && v == 0) {
 		phm_free(x);
 		return y;
 	}
@@ -284,7 +294,7 @@ static struct phm *u_if(struct uparse *u)
  * condition without ctx, '?' (the runtime parameter), a tool value. */
 int perf_add_ids(struct phm *m, const char *expr, const struct pmt_expr_ctx *ctx)
 {
-	struct uparse u = { expr, expr + strlen(expr), ctx, 0 };
+	struct uparse u = { expr, expr + strlen(expr), ctx, 0, 0 };
 	struct phm *x = u_if(&u), *old;
 
 	if (u.rc < 0) {
