@@ -26,7 +26,7 @@ static int usage(FILE *fp)
 		"                     [-A | --per-core | --per-die | --per-socket | --per-thread]\n"
 		"                     [-I MS]\n"
 		"                     [-x SEP | -j] [-M METRIC --metrics FILE]\n"
-		"                     [--topdown [--td-level N]]\n"
+		"                     [--topdown [--td-level N]] [--retire-latency TABLE]\n"
 		"                     [--events FILE] [--cputype core|atom|lowpower] [-o FILE]\n"
 		"                     [--no-inherit]\n"
 		"                     [--dry-run] [-v]\n"
