@@ -26,7 +26,7 @@ static int usage(FILE *fp)
 		"                     [-A | --per-core | --per-die | --per-socket | --per-thread]\n"
 		"                     [-I MS]\n"
 		"                     [-x SEP | -j] [-M METRIC --metrics FILE]\n"
-		"                     [--topdown [--td-level N]]\n"
+		"                     [--topdown [--td-level N]] [--retire-latency TABLE]\n"
 		"                     [--events FILE] [--cputype core|atom|lowpower] [-o FILE]\n"
 		"                     [--no-inherit]\n"
 		"                     [--dry-run] [-v]\n"
@@ -52,7 +52,12 @@ static int usage(FILE *fp)
 		"      --topdown        topdown level 1 (tma_* percentages): with --metrics, the\n"
 		"                       table's TopdownL1 group as perf opens it; without, the\n"
 		"                       slots + topdown-* group of a PERF_METRICS PMU\n"
-		"      --td-level N     --topdown's level (0 or 1: level 1; 2; 6 of GNR's table)\n"
+		"      --td-level N     --topdown's level (0 or 1: level 1; 2 and deeper with a\n"
+		"                       table, as deep as its TopdownLN groups go)\n"
+		"      --retire-latency TABLE  the :R events' values for -M and --topdown: the\n"
+		"                       table's mean, rounded, as perf stat takes its own table's\n"
+		"                       (Intel *_retire_latency.json, pmu-tools *-retlat.json or\n"
+		"                       events with RetirementLatencyMean; without: 0)\n"
 		"      --cputype TYPE   hybrid: events without a PMU (and --topdown's) on core PMU\n"
 		"                       cpu_TYPE (core, atom, Arrow Lake-H's lowpower) only\n"
 		"The counts go to stderr, as perf stat's do.\n");
@@ -61,7 +66,7 @@ static int usage(FILE *fp)
 }
 
 enum { O_DRY_RUN = 256, O_PER_CORE, O_PER_SOCKET, O_METRICS, O_TOPDOWN, O_PER_DIE, O_EVENTS,
-       O_PER_THREAD, O_TD_LEVEL, O_CPUTYPE };
+       O_PER_THREAD, O_TD_LEVEL, O_CPUTYPE, O_RETLAT };
 
 static volatile sig_atomic_t stop_requested;
 
@@ -340,6 +345,7 @@ int cmd_stat(int argc, char **argv)
 		{ "topdown", no_argument, NULL, O_TOPDOWN },
 		{ "td-level", required_argument, NULL, O_TD_LEVEL },
 		{ "cputype", required_argument, NULL, O_CPUTYPE },
+		{ "retire-latency", required_argument, NULL, O_RETLAT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -424,6 +430,7 @@ int cmd_stat(int argc, char **argv)
 		case O_DRY_RUN: dry_run = 1; break;
 		case O_TOPDOWN: r.td.on = true; break;
 		case O_CPUTYPE: eo.cputype = optarg; break;
+		case O_RETLAT: r.retlat_file = optarg; break;
 		case O_TD_LEVEL: {
 			/* perf's OPT_UINTEGER: a sign refused, strtol's digits; "" is 0 */
 			char *end;

@@ -81,6 +81,31 @@ void print_counts_metrics(struct run *r)
 		print_metrics(r);
 }
 
+/* perf stat without --record-tpebs: each :R event is its table's mean, rounded
+ * (evsel__tpebs_read()), the same on every unit; an event the table lacks stays 0 */
+static int retlat_defaults(struct run *r)
+{
+	struct pmt_retlat_table tab = { 0 };
+	struct pmt_diag diag = PMT_DIAG_INIT;
+
+	if (pmt_retlat_table_load(&tab, r->retlat_file, &diag) < 0) {
+		pmt_retlat_table_fini(&tab);
+		return pmt_cli_fail_diag("stat", &diag);
+	}
+	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++) {
+		struct pmt_metric_input *in = pmt_metric_plan_input(r->mplan, i);
+		double v;
+
+		if (in->kind != PMT_MIN_RETLAT)
+			continue;
+		if (pmt_retlat_value(NULL, &tab, in->id, PMT_RETLAT_MEAN, 0, &v) < 0)
+			v = 0;
+		in->value = in->value_all = v;
+	}
+	pmt_retlat_table_fini(&tab);
+	return 0;
+}
+
 int setup_metrics(struct run *r)
 {
 	struct pmt_expr_ctx ctx;
@@ -96,21 +121,22 @@ int setup_metrics(struct run *r)
 		pmt_diag_print(&diag);
 		return PMT_EXIT_ERROR;
 	}
+	pmt_expr_ctx_default(&ctx);
+	ctx.smt_on = stat_smt_on();
+	ctx.has_pmem = stat_has_pmem();
 	/* perf's --topdown is its table's TopdownL<level> group */
 	if (r->td.on) {
-		unsigned max = pmt_metric_set_topdown_max_level(&r->ms);
-		int rc = stat_td_columns(&r->td, max, r->metrics_file, NULL);
+		int rc = stat_td_table_columns(&r->td, pmt_metric_set_topdown_max_level(&r->ms),
+					       r->metrics_file, &r->ms, &ctx);
 
 		if (rc)
 			return rc;
 		snprintf(group, sizeof(group), "TopdownL%u", r->td.level);
 		r->sel[r->nsel++] = group;
 	}
-	pmt_expr_ctx_default(&ctx);
-	ctx.smt_on = stat_smt_on();
 	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, &diag) < 0)
 		return pmt_cli_fail_diag("stat", &diag);
-	return r->td.on ? stat_td_check_table(&r->td, r->mplan, r->metrics_file) : 0;
+	return r->retlat_file ? retlat_defaults(r) : 0;
 }
 
 /* the plan's count inputs named id (all for NULL) not listed yet, appended to list */

@@ -34,6 +34,7 @@ struct run {
 	const char *sel[64];
 	size_t nsel;
 	const char *metrics_file;
+	const char *retlat_file;        /* --retire-latency */
 	struct stat_topdown td;         /* --topdown */
 	struct stat_ml ml;              /* -M's metrics in perf's `#` column */
 	uint32_t metric_first;          /* the first event -M opened (after -e's) */

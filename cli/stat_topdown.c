@@ -22,12 +22,9 @@ static const struct pmt_topdown_hybrid *hybrid_layout(const struct pmt_pmus *pmu
 	return NULL;
 }
 
-int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
-		    const struct pmt_pmus *atom_pmus)
+/* the level against the deepest there is, in perf's words (an exit status, else 0) */
+static int check_level(struct stat_topdown *td, unsigned max, const char *where)
 {
-	const char *const *core;
-	int ncore;
-
 	if (!max)
 		return pmt_cli_fail("stat", "Topdown requested but the topdown metric groups "
 				    "aren't present.\n(See perf list the metric groups have names "
@@ -37,11 +34,78 @@ int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 	if (td->level > max)
 		return pmt_cli_usage_fail("stat", "Invalid top-down metrics level. The max level "
 					  "is %u.", max);
+	return 0;
+}
+
+static int set_heads(struct stat_topdown *td)
+{
+	for (int k = 0; k < td->cols; k++) {
+		const char *n = td->name[k];
+		char *h = malloc(strlen(n) + 4);
+
+		if (!h) {
+			td->cols = k;
+			return PMT_EXIT_ERROR;
+		}
+		sprintf(h, "%%  %s", n);
+		td->head[k] = h;
+	}
+	return 0;
+}
+
+/* perf's sysctl__nmi_watchdog_enabled(): an unreadable file is no watchdog */
+static bool nmi_watchdog(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/nmi_watchdog", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v > 0;
+}
+
+int stat_td_table_columns(struct stat_topdown *td, unsigned max, const char *where,
+			  const struct pmt_metric_set *ms, const struct pmt_expr_ctx *ctx)
+{
+	const struct pmt_metric **m;
+	char group[16];
+	int rc = check_level(td, max, where), n;
+
+	if (rc)
+		return rc;
+	m = calloc(ms->nr + 1, sizeof(*m));
+	if (!m)
+		return PMT_EXIT_ERROR;
+	snprintf(group, sizeof(group), "TopdownL%u", td->level);
+	n = pmt_metric_set_perf_topdown(ms, group, ctx, nmi_watchdog(), m);
+	if (n < 0 || n > STAT_TD_MAX_COLS) {
+		free(m);
+		return pmt_cli_fail("stat", "Unsupported top-down metrics level %u: perf 7.3's "
+				    "columns of %s's %s are not reproduced (%s).", td->level, where,
+				    group, n < 0 ? pmt_errstr(n) : "too many metrics");
+	}
+	td->cols = n;
+	for (int k = 0; k < n; k++)
+		td->name[k] = m[k]->name;
+	free(m);
+	return set_heads(td);
+}
+
+int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
+		    const struct pmt_pmus *atom_pmus)
+{
+	const char *const *core;
+	int ncore, rc = check_level(td, max, where);
+
+	if (rc)
+		return rc;
 	ncore = pmt_topdown_columns(td->level, &core);
 	if (ncore < 0)
-		return pmt_cli_fail("stat", "Unsupported top-down metrics level %u. pmutrace "
-				    "prints levels 1, 2 and Granite Rapids' 6 (%s has %u; README, "
-				    "Counting, says why).", td->level, where, max);
+		return pmt_cli_fail("stat", "Unsupported top-down metrics level %u (%s has %u).",
+				    td->level, where, max);
 	td->hyb = hybrid_layout(atom_pmus, td->level);
 	td->cols = td->hyb ? (int)td->hyb->nr_cols : ncore;
 	for (unsigned i = 0; td->hyb && i < td->hyb->nr_events; i++) {
@@ -57,17 +121,10 @@ int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
 			 (unsigned)(td->hyb->core_uop_dropping & 0xff),
 			 (unsigned)(td->hyb->core_uop_dropping >> 8 & 0xff));
 	for (int k = 0; k < td->cols; k++) {
-		const char *n = td->hyb ? td->hyb->col[k].name : core[k];
-		char *h = malloc(strlen(n) + 4);
-
-		if (!h)
-			return PMT_EXIT_ERROR;
-		sprintf(h, "%%  %s", n);
-		td->name[k] = n;
-		td->head[k] = h;
+		td->name[k] = td->hyb ? td->hyb->col[k].name : core[k];
 		td->atom[k] = td->hyb && td->hyb->col[k].atom;
 	}
-	return 0;
+	return set_heads(td);
 }
 
 /* does the plan open any of its events on a CPU of that PMU (per thread: every PMU) */
@@ -258,6 +315,14 @@ void stat_td_fini(struct stat_topdown *td)
 	td->cols = 0;
 }
 
+bool stat_has_pmem(void)
+{
+	char path[1200];
+
+	snprintf(path, sizeof(path), "%s/firmware/acpi/tables/NFIT", pmt_sysfs_root());
+	return access(path, F_OK) == 0;
+}
+
 bool stat_smt_on(void)
 {
 	char path[1200];
@@ -282,23 +347,4 @@ bool stat_smt_on(void)
 			on = strpbrk(t.cores[i], ",-") != NULL;
 	pmt_cpu_topology_fini(&t);
 	return on;
-}
-
-int stat_td_check_table(const struct stat_topdown *td, const struct pmt_metric_plan *plan,
-			const char *where)
-{
-	size_t nm = pmt_metric_plan_nr_metrics(plan);
-
-	for (int k = 0; td->level > 2 && k < td->cols; k++) {
-		size_t i = 0;
-
-		while (i < nm && strcmp(pmt_metric_plan_metric(plan, i)->name, td->name[k]))
-			i++;
-		if (i == nm)
-			return pmt_cli_fail("stat", "Unsupported top-down metrics level %u. pmutrace "
-					    "prints level %u of Granite Rapids' table only (%s's "
-					    "TopdownL%u has no %s).", td->level, td->level, where,
-					    td->level, td->name[k]);
-	}
-	return 0;
 }

@@ -12,7 +12,7 @@
 #include "pmutrace/metrics.h"
 #include "pmutrace/pmu.h"
 
-#define STAT_TD_MAX_COLS 16
+#define STAT_TD_MAX_COLS 64
 
 struct stat_topdown {
 	bool on;                          /* --topdown */
@@ -38,6 +38,10 @@ int stat_td_columns(struct stat_topdown *td, unsigned max, const char *where,
  * prints no metric of events it did not open */
 void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan *plan,
 			    const struct pmt_pmus *pmus, const char *cputype);
+/* the columns of a table's TopdownL<level> group in perf 7.3's order (any level the
+ * table has; ctx: its literals, #smt_on and #has_pmem) */
+int stat_td_table_columns(struct stat_topdown *td, unsigned max, const char *where,
+			  const struct pmt_metric_set *ms, const struct pmt_expr_ctx *ctx);
 /* the cpu_atom events to count beside the core's topdown group, NULL when none */
 const char *stat_td_atom_events(const struct stat_topdown *td, const char *cputype);
 /* the cpu_core events a hybrid table reads besides the topdown group (Alder Lake's
@@ -55,12 +59,10 @@ int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units);
 void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 			 const struct pmt_count_plan *plan);
 void stat_td_fini(struct stat_topdown *td);
-/* a level past 2 has the columns of one table (Granite Rapids'): each one a metric of the
- * plan of the table's TopdownLN group, else perf's order is not known (an exit status) */
-int stat_td_check_table(const struct stat_topdown *td, const struct pmt_metric_plan *plan,
-			const char *where);
 /* #SMT_on of the metric tables as perf's smt_on() reads sysfs ($SYSFS_PATH): smt/active,
  * else a core of more than one CPU in the topology */
 bool stat_smt_on(void);
+/* #has_pmem as perf's has_pmem() reads sysfs: firmware/acpi/tables/NFIT exists */
+bool stat_has_pmem(void);
 
 #endif

@@ -1,6 +1,7 @@
 /* Fuzz the metric table loader (perf pmu-events JSON and Intel perfmon JSON): load, plan
  * every metric (lenient: the ones that fail are left out), bind an empty count set and
- * evaluate; and perf's event order of the groups the metrics name as ungrouped. Seeds:
+ * evaluate; perf's event order of the groups the metrics name as ungrouped, and perf's
+ * --topdown columns of the groups they name (expr.y's ID maps, "if" decided). Seeds:
  * small tables, and chains, cycles and diamonds of references. */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 ms.m[i].nogroup);
 		if (pmt_metric_set_perf_events(&ms, group, &ids) >= 0)
 			pmt_perf_events_free(ids);
+	}
+	for (size_t i = 0; i < ms.nr && i < 8; i++) {
+		const struct pmt_metric **cols = calloc(ms.nr + 1, sizeof(*cols));
+		struct pmt_expr_ctx ctx;
+		char group[64];
+
+		if (!ms.m[i].groups || !cols) {
+			free(cols);
+			continue;
+		}
+		pmt_expr_ctx_default(&ctx);
+		ctx.smt_on = (double)(i & 1);
+		snprintf(group, sizeof(group), "%.*s", (int)strcspn(ms.m[i].groups, ";"),
+			 ms.m[i].groups);
+		(void)pmt_metric_set_perf_topdown(&ms, group, &ctx, i & 2, cols);
+		free(cols);
 	}
 	if (pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL) == 0) {
 		size_t n = pmt_metric_plan_nr_metrics(p);

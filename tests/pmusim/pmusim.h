@@ -14,7 +14,7 @@
 #pragma GCC visibility push(hidden)
 
 #define SIM_EXPORT __attribute__((visibility("default")))
-#define MAX_EV 256
+#define MAX_EV 2048
 #define IOC_ENABLE 0x2400
 #define IOC_DISABLE 0x2401
 #define IOC_RESET 0x2403

@@ -5,7 +5,7 @@
  * string by walking that map bucket by bucket, newest entry of a bucket first. The event
  * list, and so the attrs perf opens and their order, follow from: each metric's IDs
  * (parsed from its name, as --topdown sets metric_no_threshold, then every metric it names
- * resolved in the map's order), the metric list (table order, each added at the head, then
+ * resolved in the map's order; metric_perf_ids.c parses as expr.y does), the metric list (table order, each added at the head, then
  * sorted by number of IDs, most first, stably), and the IDs of the ungrouped metrics merged
  * in that list's order into one map. Reproduced here map operation by map operation. */
 #include <stdint.h>
@@ -15,17 +15,7 @@
 
 #include "pmutrace/common.h"
 #include "pmutrace/metrics.h"
-
-/* libbpf's hashmap: buckets of singly linked entries, 2^bits buckets, grown (bits + 1, at
- * least 2) before an insert that would fill it past 3/4; entries are moved to the new
- * buckets in walk order, each pushed at its bucket's head. Deletion never shrinks. */
-struct phm {
-	char **key;
-	int *next;
-	int *head;
-	size_t nr, cap_entries, sz;
-	unsigned bits;
-};
+#include "perf_order_priv.h"
 
 static size_t key_hash(const char *s)
 {
@@ -41,7 +31,7 @@ static size_t hash_bits(size_t h, unsigned bits)
 	return bits ? (size_t)((uint64_t)h * 11400714819323198485ull) >> (64 - bits) : 0;
 }
 
-static int phm_find(const struct phm *m, const char *k)
+int phm_find(const struct phm *m, const char *k)
 {
 	if (!m->bits)
 		return -1;
@@ -77,7 +67,7 @@ static int phm_grow(struct phm *m)
 }
 
 /* hashmap__set: an existing key keeps its place */
-static int phm_add(struct phm *m, const char *k)
+int phm_add(struct phm *m, const char *k)
 {
 	size_t cap = m->bits ? (size_t)1 << m->bits : 0;
 	size_t b;
@@ -129,7 +119,7 @@ static void phm_del(struct phm *m, const char *k)
 }
 
 /* hashmap__for_each_entry: the live entries, bucket by bucket */
-static size_t phm_walk(const struct phm *m, const char **out)
+size_t phm_walk(const struct phm *m, const char **out)
 {
 	size_t n = 0;
 
@@ -139,7 +129,7 @@ static size_t phm_walk(const struct phm *m, const char **out)
 	return n;
 }
 
-static void phm_fini(struct phm *m)
+void phm_fini(struct phm *m)
 {
 	for (size_t i = 0; i < m->nr; i++)
 		free(m->key[i]);
@@ -150,7 +140,7 @@ static void phm_fini(struct phm *m)
 }
 
 /* perf 7.3's tool PMU events: counted by perf itself, never in a metric's event group */
-static bool tool_event(const char *id)
+bool tool_event(const char *id)
 {
 	static const char *const tool[] = { "duration_time", "user_time", "system_time" };
 
@@ -158,110 +148,6 @@ static bool tool_event(const char *id)
 		if (!strcmp(id, tool[i]))
 			return true;
 	return false;
-}
-
-/* the tool PMU's other names: perf reads these IDs as its own values, which is not
- * reproduced here */
-static bool tool_value(const char *id)
-{
-	static const char *const tool[] = { "has_pmem", "num_cores", "num_cpus",
-					    "num_cpus_online", "num_dies", "num_packages",
-					    "slots", "smt_on", "system_tsc_freq", "core_wide",
-					    "target_cpu" };
-
-	for (size_t i = 0; i < sizeof(tool) / sizeof(tool[0]); i++)
-		if (!strcmp(id, tool[i]))
-			return true;
-	return false;
-}
-
-static bool is_sym(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       c == '_' || c == '.' || c == ':' || c == '@' || c == '?';
-}
-
-/* expr.l's number: a match as long as the symbol is a number (flex takes the first rule
- * of two equally long matches) */
-static bool all_number(const char *s, size_t n)
-{
-	size_t i = 0;
-	bool digits = false;
-
-	while (i < n && s[i] >= '0' && s[i] <= '9')
-		i++, digits = true;
-	if (i < n && s[i] == '.')
-		i++;
-	while (i < n && s[i] >= '0' && s[i] <= '9')
-		i++, digits = true;
-	if (digits && i < n && s[i] == 'e') {
-		size_t j = i + 1;
-
-		if (j < n && s[j] == '-')
-			j++;
-		if (j < n && s[j] >= '0' && s[j] <= '9') {
-			while (j < n && s[j] >= '0' && s[j] <= '9')
-				j++;
-			i = j;
-		}
-	}
-	return digits && i == n;
-}
-
-/* Add the IDs of one expression to m in expr.y's order (left to right), unescaped as
- * expr.l's str() does. -PMT_EUNSUPPORTED where perf's IDs depend on values: "if" (a constant
- * condition keeps one branch's IDs), '?' (the runtime parameter), a tool value. */
-static int add_ids(struct phm *m, const char *expr)
-{
-	char id[256];
-	bool skip_next = false;
-
-	for (const char *p = expr; *p;) {
-		size_t n = 0, raw;
-		const char *s = p;
-
-		if (*p == '#') { /* a literal: #smt_on, #num_cpus_online, ... */
-			for (p++; *p && (is_sym(*p) || *p == '-'); p++)
-				;
-			continue;
-		}
-		if (!is_sym(*p) && *p != '\\') {
-			p++;
-			continue;
-		}
-		while (*p && (is_sym(*p) || (*p == '\\' && p[1]))) {
-			if (*p == '\\')
-				p++;
-			if (n + 1 < sizeof(id))
-				id[n++] = *p;
-			p++;
-		}
-		id[n] = 0;
-		raw = (size_t)(p - s);
-		if (all_number(s, raw))
-			continue;
-		if (!strcmp(id, "if") || strchr(id, '?'))
-			return -PMT_EUNSUPPORTED;
-		/* has_event(ID) and strcmp_cpuid_str(ID) read their ID without adding it */
-		if (!strcmp(id, "has_event") || !strcmp(id, "strcmp_cpuid_str")) {
-			skip_next = true;
-			continue;
-		}
-		if (!strcmp(id, "else") || !strcmp(id, "min") || !strcmp(id, "max") ||
-		    !strcmp(id, "d_ratio") || !strcmp(id, "source_count"))
-			continue;
-		if (skip_next) {
-			skip_next = false;
-			continue;
-		}
-		if (tool_value(id))
-			return -PMT_EUNSUPPORTED;
-		int rc = phm_add(m, id);
-
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
 }
 
 /* match_metric(): "name" or a ';'-separated list holding it, case-insensitive */
@@ -302,18 +188,10 @@ static int find_metric(const struct pmt_metric_set *ms, const char *name, const 
 	return any;
 }
 
-struct root {
-	struct phm ids;
-	const char **refs; /* metrics already resolved into ids */
-	size_t nr_refs;
-	size_t count;      /* IDs but tool events: perf's sort key */
-	const char *name;
-	const char *pmu;   /* a hybrid table's Unit, NULL elsewhere */
-	const struct pmt_metric *m;
-};
 
 /* resolve_metric(): the map's metric names, in walk order, replaced by their IDs */
-static int resolve(const struct pmt_metric_set *ms, struct root *r, const char **walk)
+static int resolve(const struct pmt_metric_set *ms, struct root *r, const char **walk,
+		   const struct pmt_expr_ctx *ctx)
 {
 	size_t n = phm_walk(&r->ids, walk), np = 0;
 	int *pending = calloc(n + 1, sizeof(*pending));
@@ -347,9 +225,9 @@ static int resolve(const struct pmt_metric_set *ms, struct root *r, const char *
 		if (pm->intel)
 			rc = -PMT_EUNSUPPORTED; /* Intel aliases: not perf's JSON */
 		else
-			rc = add_ids(&r->ids, pm->expr);
+			rc = perf_add_ids(&r->ids, pm->expr, ctx);
 		if (rc >= 0)
-			rc = resolve(ms, r, walk);
+			rc = resolve(ms, r, walk, ctx);
 	}
 	free(pending);
 	free(key);
@@ -401,15 +279,6 @@ static bool nogroup_for(const struct pmt_metric *m, const char *const *sel, size
 	return false;
 }
 
-/* perf's metric_list for a selection: the root metrics with their IDs, sorted as
- * metricgroup.c's parse_groups() sorts them */
-struct roots {
-	struct root *r;
-	size_t nm;
-	bool grouped;      /* perf parses the one metric's IDs as a {...}:W group */
-	const char **walk; /* room for any map's walk */
-};
-
 static bool one_per_pmu(const struct pmt_metric_set *ms, const int *idx, size_t nm)
 {
 	for (size_t i = 0; i < nm; i++)
@@ -419,7 +288,7 @@ static bool one_per_pmu(const struct pmt_metric_set *ms, const int *idx, size_t 
 	return true;
 }
 
-static void roots_fini(struct roots *rs)
+void roots_fini(struct roots *rs)
 {
 	for (size_t k = 0; rs->r && k < rs->nm; k++) {
 		phm_fini(&rs->r[k].ids);
@@ -430,8 +299,28 @@ static void roots_fini(struct roots *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t nsel,
-		       bool thresholds, struct roots *rs)
+/* metric_no_group_events(): the MetricConstraint that keeps a metric's events out of a
+ * group (the NMI one while the watchdog holds a counter, the SMT one with SMT on) */
+static bool groups_events(const struct pmt_metric *m, const struct pmt_expr_ctx *ctx,
+			  unsigned flags)
+{
+	const char *c = m->constraint;
+
+	if (!c)
+		return true;
+	if (!strcmp(c, "NO_GROUP_EVENTS"))
+		return false;
+	if (!strcmp(c, "NO_GROUP_EVENTS_NMI") || !strcmp(c, "NO_NMI_WATCHDOG") ||
+	    !strcmp(c, "NO_THRESHOLD_AND_NMI"))
+		return !(flags & PO_NMI_WATCHDOG);
+	if (!strcmp(c, "NO_GROUP_EVENTS_SMT"))
+		return !(ctx && ctx->smt_on);
+	return true;
+}
+
+int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t nsel,
+		bool thresholds, const struct pmt_expr_ctx *ctx, unsigned flags,
+		struct roots *rs)
 {
 	size_t nm = 0, total = 0;
 	int *idx = calloc(ms->nr + 1, sizeof(*idx));
@@ -461,7 +350,7 @@ static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, 
 	/* a metric perf groups ({...}:W) gets an event list of its own, deduplicated against
 	 * the others': reproduced for one metric alone, whose list is its map's walk, or for
 	 * one per PMU of a hybrid table (each reads its own PMU's events: nothing to share) */
-	if (grouped && nm > 1 && !one_per_pmu(ms, idx, nm)) {
+	if (grouped && nm > 1 && !(flags & PO_MANY_GROUPS) && !one_per_pmu(ms, idx, nm)) {
 		rc = -PMT_EUNSUPPORTED;
 		goto out;
 	}
@@ -482,6 +371,8 @@ static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, 
 
 		r->name = pm->name;
 		r->pmu = pm->pmu;
+		r->grouped = !nogroup_for(pm, sel, nsel) &&
+			     (!(flags & PO_MANY_GROUPS) || groups_events(pm, ctx, flags));
 		r->m = pm;
 		r->refs = calloc(ms->nr + 1, sizeof(*r->refs));
 		if (!r->refs) {
@@ -490,10 +381,10 @@ static int roots_build(const struct pmt_metric_set *ms, const char *const *sel, 
 		}
 		/* a root metric's threshold names the metric itself: perf parses the threshold,
 		 * or with metric_no_threshold the name, which resolves to its expression */
-		rc = add_ids(&r->ids, !pm->threshold ? pm->expr : thresholds ? pm->threshold
-									  : pm->name);
+		rc = perf_add_ids(&r->ids, !pm->threshold ? pm->expr : thresholds ? pm->threshold
+									  : pm->name, ctx);
 		if (rc >= 0)
-			rc = resolve(ms, r, rs->walk);
+			rc = resolve(ms, r, rs->walk, ctx);
 		if (rc >= 0) {
 			size_t w = phm_walk(&r->ids, rs->walk);
 
@@ -526,7 +417,7 @@ int pmt_metric_set_perf_events_sel(const struct pmt_metric_set *ms, const char *
 	struct phm combined = { 0 };
 	char **out = NULL;
 	size_t n;
-	int rc = roots_build(ms, sel, nsel, thresholds, &rs);
+	int rc = roots_build(ms, sel, nsel, thresholds, NULL, 0, &rs);
 
 	*ids = NULL;
 	if (rc < 0)
@@ -575,7 +466,7 @@ out:
 
 /* an opened event in a metric's IDs: its name, or a hybrid table's "pmu@EVENT@" for the
  * event pmu/EVENT/ */
-static int find_event(const struct phm *ids, const char *ev)
+int find_event(const struct phm *ids, const char *ev)
 {
 	char at[256];
 	size_t n = strlen(ev);
@@ -590,7 +481,7 @@ static int find_event(const struct phm *ids, const char *ev)
 }
 
 /* count_uses(): how many of the metrics read an event */
-static size_t uses(const struct roots *rs, const char *ev)
+size_t uses(const struct roots *rs, const char *ev)
 {
 	size_t n = 0;
 
@@ -604,7 +495,7 @@ int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const char *con
 				size_t nev, const struct pmt_metric **metric, int *ev)
 {
 	struct roots rs;
-	int rc = roots_build(ms, sel, nsel, thresholds, &rs);
+	int rc = roots_build(ms, sel, nsel, thresholds, NULL, 0, &rs);
 
 	if (rc < 0)
 		return rc;

@@ -85,19 +85,8 @@ static const char *const level2[] = { "tma_memory_bound", "tma_core_bound",
 				      "tma_machine_clears", "tma_branch_mispredicts",
 				      "tma_fetch_latency", "tma_fetch_bandwidth" };
 
-/* level 6 of Granite Rapids' table, the one deeper level perf 7.3 prints in full on the
- * simulated PMU (3 crashes it, 4 and 5 print fewer values than columns) */
-static const char *const level6[] = { "tma_store_stlb_miss_4k", "tma_store_stlb_miss_2m",
-				      "tma_store_stlb_miss_1g", "tma_load_stlb_miss_4k",
-				      "tma_load_stlb_miss_2m", "tma_load_stlb_miss_1g",
-				      "tma_port_6", "tma_port_1", "tma_port_0" };
-
 int pmt_topdown_columns(unsigned level, const char *const **names)
 {
-	if (level == 6) {
-		*names = level6;
-		return 9;
-	}
 	if (level == 1) {
 		*names = level1;
 		return 4;

@@ -40,9 +40,14 @@ static int cmp(const struct pmt_evsel *ev, const struct key *a, const struct key
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+/* perf_pmu__is_software(): the software type, and the PMUs it knows to be software by
+ * name (msr's tsc joins a metric's group of core events, as in perf 7.3's TopdownL4) */
 static bool is_software(const struct pmt_evsel *e)
 {
-	return !e->pmu && e->attr.type == PMT_TYPE_SOFTWARE;
+	if (!e->pmu)
+		return e->attr.type == PMT_TYPE_SOFTWARE;
+	return !e->pmu->core && (!strcmp(e->pmu->name, "msr") || !strcmp(e->pmu->name, "kprobe") ||
+				 !strcmp(e->pmu->name, "uprobe"));
 }
 
 static const char *pmu_name(const struct pmt_evsel *e)

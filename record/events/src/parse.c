@@ -272,6 +272,34 @@ static struct pmt_evsel *new_event(struct ctx *c, const struct pmt_pmu *pmu)
 	return e;
 }
 
+/* perf's "EVENT/terms/" where EVENT is no PMU but an event of the table (a metric's
+ * OCR.DEMAND_RFO.L3_MISS@offcore_rsp\=0x103b800002@): the event on each core PMU with
+ * those terms first, so the table's own terms come after them and win, as perf 7.3 adds
+ * them (its attr carries the table's offcore_rsp). Returns the events made, 0 for none. */
+static int table_event_terms(struct ctx *c, const char *ev, size_t pl, const char *body,
+			     size_t bl, const char *m, size_t ml)
+{
+	int found = 0;
+
+	for (uint32_t i = 0; c->table && i < c->pmus->nr; i++) {
+		const struct pmt_pmu *pmu = &c->pmus->pmu[i];
+		struct pmt_evsel *e;
+		int rc;
+
+		if (!pmu->core || !pmt_event_table_find(c->table, ev, pl, pmu))
+			continue;
+		if (!(e = new_event(c, pmu)))
+			return -PMT_ENOMEM;
+		found++;
+		snprintf(e->name, sizeof(e->name), "%.*s/%.*s/%.*s", (int)pl, ev, (int)bl, body,
+			 (int)ml, m);
+		if ((rc = terms(c, e, body, bl, 0)) < 0 ||
+		    (rc = event_term(c, e, ev, pl, 0)) < 0 || (rc = modifiers(c, e, m, ml, false)) < 0)
+			return rc;
+	}
+	return found;
+}
+
 static int pmu_event(struct ctx *c, const char *ev, size_t len)
 {
 	const char *s1 = memchr(ev, '/', len);
@@ -279,7 +307,7 @@ static int pmu_event(struct ctx *c, const char *ev, size_t len)
 	size_t pl = (size_t)(s1 - ev), ml;
 	const char *m;
 	bool exact = false;
-	uint32_t found = 0;
+	int found = 0;
 	const struct pmt_pmus *pmus = c->pmus;
 
 	if (!s2)
@@ -311,6 +339,9 @@ static int pmu_event(struct ctx *c, const char *ev, size_t len)
 		e->topdown = (!memchr(body, ',', bl) && is_topdown(e, body, bl)) ||
 			     is_slots_encoding(e);
 	}
+	if (!found && (found = table_event_terms(c, ev, pl, s1 + 1, (size_t)(s2 - s1 - 1), m,
+						 ml)) < 0)
+		return (int)found;
 	if (!found) {
 		char names[1024], near[320], want[96];
 		size_t n = 0;

@@ -167,6 +167,33 @@ static void groups_and_topdown(void **state)
 	pmt_evlist_fini(&l);
 }
 
+/* perf_pmu__is_software(): an msr event stays in a group of core events (perf 7.3 opens
+ * GNR's TopdownL4 groups with msr/tsc/ as a member) */
+static void msr_joins_core_groups(void **state)
+{
+	struct pmt_pmus pmus;
+	struct pmt_evlist l;
+	struct pmt_diag d = PMT_DIAG_INIT;
+	char cmd[512];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "sh %s/tests/oracles/fake_intel_sysfs.sh %s/msr gnr && "
+		 "d=%s/msr/bus/event_source/devices/msr && mkdir -p $d/events $d/format && "
+		 "echo 9 >$d/type && echo event=0x00 >$d/events/tsc && "
+		 "echo config:0-63 >$d/format/event", PMT_SOURCE_DIR, root, root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/msr", root);
+	assert_true(pmt_pmus_load(&pmus, cmd, NULL) >= 0);
+	assert_int_equal(parse(&pmus, "{cycles,msr/tsc/}:W", &l, NULL, &d), 0);
+	assert_int_equal(l.nr, 2);
+	assert_int_equal(l.ev[0].nr_members, 2);
+	assert_int_equal(l.ev[1].leader, 0);
+	assert_int_equal(l.ev[1].attr.type, 9);
+	assert_false(l.regrouped);
+	pmt_evlist_fini(&l);
+	pmt_pmus_fini(&pmus);
+}
+
 static void hybrid_events_per_core_pmu(void **state)
 {
 	struct pmt_evlist l;
@@ -260,6 +287,14 @@ static void tables_map_fields_as_jevents(void **state)
 	assert_true(l.ev[1].attr.config == 0x12a && l.ev[1].attr.config1 == 0x3FBFC00001ULL);
 	/* cpu/event=0xc6,period=100007,umask=3,frontend=0x11/ */
 	assert_true(l.ev[2].attr.config == 0x3c6 && l.ev[2].attr.config1 == 0x11);
+	pmt_evlist_fini(&l);
+	/* a metric's EVENT@offcore_rsp\=..@: the table's event with those terms first, its own
+	 * offcore_rsp after them winning, as in perf 7.3's attr (config1 0x3f3fc00002 for
+	 * GNR's OCR.DEMAND_RFO.L3_MISS/offcore_rsp=0x103b800002/) */
+	assert_int_equal(parse(&gnr, "OCR.DEMAND_DATA_RD.L3_MISS/offcore_rsp=0x1/", &l, &o, &d), 0);
+	assert_int_equal(l.nr, 1);
+	assert_true(l.ev[0].attr.config == 0x12a && l.ev[0].attr.config1 == 0x3FBFC00001ULL);
+	assert_string_equal(l.ev[0].name, "OCR.DEMAND_DATA_RD.L3_MISS/offcore_rsp=0x1/");
 	pmt_evlist_fini(&l);
 	/* Intel perfmon's layout: an object with Events */
 	snprintf(path, sizeof(path), "%s/perfmon.json", root);
@@ -399,6 +434,7 @@ int main(void)
 		cmocka_unit_test(cache_names_decode_as_perf),
 		cmocka_unit_test(aliases_raw_and_terms),
 		cmocka_unit_test(groups_and_topdown),
+		cmocka_unit_test(msr_joins_core_groups),
 		cmocka_unit_test(hybrid_events_per_core_pmu),
 		cmocka_unit_test(tables_map_fields_as_jevents),
 		cmocka_unit_test(mapfile_picks_the_cpu),

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -82,11 +83,97 @@ static void refused(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* perf 7.3's stat --topdown columns (pmt_metric_set_perf_topdown): the heads perf 7.3
+ * printed for `stat --topdown --td-level N -a -x,` on tests/stat/topdown_stat.sh's tree
+ * (SMT on, an NFIT table: #has_pmem 1, no NMI watchdog) */
+static void expect_cols(const struct pmt_metric_set *ms, const char *group,
+			const struct pmt_expr_ctx *ctx, const char *const *want, int n)
+{
+	const struct pmt_metric **m = calloc(ms->nr + 1, sizeof(*m));
+
+	assert_non_null(m);
+	assert_int_equal(pmt_metric_set_perf_topdown(ms, group, ctx, false, m), n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(m[i]->name, want[i]);
+	free(m);
+}
+
+static void gnr_columns(void **state)
+{
+	static const char *const l1[] = { "tma_frontend_bound", "tma_bad_speculation",
+					  "tma_retiring", "tma_backend_bound" };
+	static const char *const l2[] = {
+		"tma_memory_bound", "tma_core_bound", "tma_light_operations",
+		"tma_heavy_operations", "tma_machine_clears", "tma_branch_mispredicts",
+		"tma_fetch_latency", "tma_fetch_bandwidth" };
+	static const char *const l3[] = {
+		"tma_other_light_ops", "tma_ports_utilization", "tma_divider", "tma_fp_arith",
+		"tma_l3_miss_bound", "tma_cxl_mem_bound", "tma_int_operations",
+		"tma_other_nukes", "tma_other_mispredicts", "tma_non_fused_branches",
+		"tma_fused_instructions", "tma_ind_jump_mispredicts",
+		"tma_ind_call_mispredicts", "tma_ret_mispredicts", "tma_memory_operations",
+		"tma_few_uops_instructions", "tma_microcode_sequencer",
+		"tma_cond_tk_mispredicts", "tma_cond_nt_mispredicts", "tma_ms",
+		"tma_ms_switches", "tma_serializing_operation", "tma_mite", "tma_l3_bound",
+		"tma_l2_bound", "tma_l1_bound", "tma_dsb", "tma_branch_resteers",
+		"tma_store_bound", "tma_lcp", "tma_itlb_misses", "tma_icache_misses",
+		"tma_dsb_switches", "tma_amx_busy" };
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_expr_ctx ctx;
+
+	(void)state;
+	if (access(GNR, R_OK))
+		skip();
+	assert_true(pmt_metric_set_load(&ms, GNR, NULL) > 0);
+	pmt_expr_ctx_default(&ctx);
+	ctx.smt_on = 1;
+	ctx.has_pmem = 1;
+	expect_cols(&ms, "TopdownL1", &ctx, l1, 4);
+	expect_cols(&ms, "TopdownL2", &ctx, l2, 8);
+	expect_cols(&ms, "TopdownL3", &ctx, l3, 34);
+	pmt_metric_set_fini(&ms);
+}
+
+/* the rule on a small table: a metric at its least-read event, an event's metrics in
+ * metric-list order, a metric whose IDs another grouped metric holds on that one's group */
+static void column_rule(void **state)
+{
+	static const char json[] =
+		"[{\"MetricName\": \"big\", \"MetricExpr\": \"a + b + c\", \"MetricGroup\": \"G\"},"
+		" {\"MetricName\": \"sub\", \"MetricExpr\": \"b / c\", \"MetricGroup\": \"G\"},"
+		" {\"MetricName\": \"own\", \"MetricExpr\": \"d * a if #smt_on else e\","
+		"  \"MetricGroup\": \"G\"}]";
+	/* perf's metric list: big (3 IDs), then sub and own (2 each; own reads d and a with
+	 * SMT on, not e), in reverse table order; sub's IDs are in big's group, so both are
+	 * shown on big's events (a, b and c are each read by two metrics) in list order; own
+	 * on d, read by it alone, in its own group after big's */
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_expr_ctx ctx;
+	const struct pmt_metric *m[4] = { 0 };
+	int n;
+
+	(void)state;
+	assert_int_equal(pmt_metric_set_load_mem(&ms, json, sizeof(json) - 1, "t", NULL), 3);
+	pmt_expr_ctx_default(&ctx);
+	ctx.smt_on = 1;
+	n = pmt_metric_set_perf_topdown(&ms, "G", &ctx, false, m);
+	assert_int_equal(n, 3);
+	assert_string_equal(m[0]->name, "big");
+	assert_string_equal(m[1]->name, "sub");
+	assert_string_equal(m[2]->name, "own");
+	/* the constant condition needs its literals */
+	assert_int_equal(pmt_metric_set_perf_topdown(&ms, "G", NULL, false, m),
+			 -PMT_EUNSUPPORTED);
+	pmt_metric_set_fini(&ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gnr_levels),
 		cmocka_unit_test(refused),
+		cmocka_unit_test(gnr_columns),
+		cmocka_unit_test(column_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -411,6 +411,15 @@ PMT_API int pmt_metric_set_perf_events_sel(const struct pmt_metric_set *ms,
 PMT_API int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const char *const *sel,
 					size_t nsel, bool thresholds, const char *const *evnames,
 					size_t nev, const struct pmt_metric **metric, int *ev);
+/* The columns of perf 7.3's stat --topdown for a table's group (TopdownL1..6), in perf's
+ * order (metric_perf_topdown.c says the rule): metric[] with room for every metric of ms.
+ * ctx: the literals an "if" of constant condition is decided by (#smt_on, #has_pmem);
+ * nmi_watchdog: the watchdog holds a counter (/proc/sys/kernel/nmi_watchdog), which
+ * ungroups a metric of constraint NO_GROUP_EVENTS_NMI as perf does. Returns the number
+ * of columns, or the errors of pmt_metric_set_perf_events_sel(). */
+PMT_API int pmt_metric_set_perf_topdown(const struct pmt_metric_set *ms, const char *group,
+					const struct pmt_expr_ctx *ctx, bool nmi_watchdog,
+					const struct pmt_metric **metric);
 PMT_API void pmt_perf_events_free(char **ids);
 /* the deepest TopdownLN group of a table, as perf's metricgroups__topdown_max_level()
  * reads it (the first "TopdownL" of each metric's groups); 0 when none */
