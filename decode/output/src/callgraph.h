@@ -98,6 +98,10 @@ struct cg {
 	 * ipc_frames, and each tree node's first address (node_ip: perf merges trees of
 	 * one line by address, see cg_merge_unnamed) */
 	bool want_src;
+	/* the trees keep each node's first address (node_ip, with the frames' cur_addr):
+	 * with want_src, and where perf's merge of entries by another key merges their
+	 * trees (comm's collapse over perf's entry tree, hist_perftree.c) */
+	bool node_addrs;
 	uint64_t *cur_addr;
 	const char **cur_src;
 	size_t cur_aux_cap;

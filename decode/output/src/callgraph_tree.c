@@ -205,7 +205,7 @@ static int intern(struct cg *g, const struct pmt_sym_loc *loc, uint64_t ip, bool
 static int push(struct cg *g, size_t *n, uint32_t frame, uint64_t addr, const char *src)
 {
 	PMT_FORWARD_IF_ERROR(grow((void **)&g->cur, &g->cur_cap, *n + 1, sizeof(*g->cur)));
-	if (g->want_src) {
+	if (g->node_addrs) {
 		size_t cap = g->cur_aux_cap;
 
 		PMT_FORWARD_IF_ERROR(grow((void **)&g->cur_addr, &cap, *n + 1,
@@ -479,7 +479,7 @@ int cg_resolve(struct cg *g, struct pmt_symbols *syms, const struct pmt_spe_samp
 
 			g->cur[i] = g->cur[n - 1 - i];
 			g->cur[n - 1 - i] = t;
-			if (g->want_src) {
+			if (g->node_addrs) {
 				uint64_t a = g->cur_addr[i];
 				const char *sr = g->cur_src[i];
 
@@ -496,7 +496,7 @@ static int new_node(struct cg *g, uint32_t frame, uint64_t ip, uint32_t *out)
 {
 	PMT_FORWARD_IF_ERROR(grow((void **)&g->nodes, &g->node_cap, g->nnodes + 1,
 				  sizeof(*g->nodes)));
-	if (g->want_src) {
+	if (g->node_addrs) {
 		PMT_FORWARD_IF_ERROR(grow((void **)&g->node_ip, &g->node_ip_cap, g->nnodes + 1,
 					  sizeof(*g->node_ip)));
 		g->node_ip[g->nnodes] = ip;

@@ -316,7 +316,7 @@ static int take_chain(struct cg *g, struct cg_ev *x, const struct pmt_spe_sample
 		x->has_tid = 1;
 	}
 	if (trees)
-		return cg_append(g, x, fr, g->want_src ? g->cur_addr + (fr - g->cur) : NULL, n,
+		return cg_append(g, x, fr, g->node_addrs ? g->cur_addr + (fr - g->cur) : NULL, n,
 				 s->period);
 	/* a chainless sample's callers (the chain perf walked) take its depth, its own
 	 * entry none: that orders their equal Children as perf 7.3 does (checked on a
