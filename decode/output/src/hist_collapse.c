@@ -227,16 +227,18 @@ static int64_t a2l_cmp(const void *ctx, uint32_t existing, uint32_t added)
 	return c;
 }
 
-/* the texts perf's cut-off files give, for a table of one event whose input order is
- * known (rank): its merge walked in that order, then the texts no comparison asked for
- * (perf looks them up when printing: the files cut off by then give no line); into[entry]:
- * the entry perf's merge put it in (itself when kept; the event's entries only) */
-static int a2l_cutoff(struct pmt_hist *h, const uint32_t *rank, unsigned ev, uint32_t *into,
-		      uint32_t *merged_rank)
+/* the texts perf's cut-off files give, for the events evs[0..nev) in perf's order, each
+ * with its input order known (ranks[ev]): their merges walked in that order, then the texts
+ * no comparison asked for (perf looks them up when sorting and printing, after every
+ * event's merge: the files cut off by then give no line). perf's files, and so their
+ * cut-off, are shared by the events. into[entry]: the entry perf's merge put it in (itself
+ * when kept; the events' entries only); merged_rank[entry] (or NULL): a kept entry's place
+ * in its event's merged tree */
+static int a2l_cutoff(struct pmt_hist *h, uint32_t *const ranks[HIST_SLOTS],
+		      const unsigned *evs, unsigned nev, uint32_t *into, uint32_t *merged_rank)
 {
 	struct a2l a = { h, NULL, NULL, 0 };
 	uint32_t *order = NULL, *tree_rank = merged_rank;
-	size_t m = 0;
 	int rc = -PMT_ENOMEM;
 
 	a.known = calloc(h->n ? h->n : 1, 1);
@@ -247,15 +249,26 @@ static int a2l_cutoff(struct pmt_hist *h, const uint32_t *rank, unsigned ev, uin
 		tree_rank = malloc((h->n ? h->n : 1) * sizeof(*tree_rank));
 	if (!a.known || !a.dsos || !order || !tree_rank)
 		goto out;
-	for (size_t i = 0; i < h->n; i++)
-		if (h->e[i].ev_at[ev])
-			order[rank[i]] = (uint32_t)i, m++;
-	rc = hist_rb_ranks(order, m, a2l_cmp, &a, tree_rank, into);
-	for (size_t i = 0; i < m && rc >= 0; i++) {
-		if (h->used_keys & (1u << KEY_SRCLINE))
-			rc = a2l_ask(&a, order[i], KEY_SRCLINE);
-		if (rc >= 0 && (h->used_keys & (1u << KEY_SRCFILE)))
-			rc = a2l_ask(&a, order[i], KEY_SRCFILE);
+	rc = 0;
+	for (unsigned pass = 0; pass < 2; pass++) {
+		for (unsigned k = 0; k < nev && rc >= 0; k++) {
+			const unsigned ev = evs[k];
+			size_t m = 0;
+
+			for (size_t i = 0; i < h->n; i++)
+				if (h->e[i].ev_at[ev])
+					order[ranks[ev][i]] = (uint32_t)i, m++;
+			if (!pass) {
+				rc = hist_rb_ranks(order, m, a2l_cmp, &a, tree_rank, into);
+				continue;
+			}
+			for (size_t i = 0; i < m && rc >= 0; i++) {
+				if (h->used_keys & (1u << KEY_SRCLINE))
+					rc = a2l_ask(&a, order[i], KEY_SRCLINE);
+				if (rc >= 0 && (h->used_keys & (1u << KEY_SRCFILE)))
+					rc = a2l_ask(&a, order[i], KEY_SRCFILE);
+			}
+		}
 	}
 out:
 	free(a.known);
@@ -421,14 +434,18 @@ int hist_collapse(struct pmt_hist *h)
 	if (rc >= 0 && h->tree) {
 		/* each event's entries are its own tree's nodes: each merge follows perf's
 		 * (the files' cut-off counted per event, where perf's is shared) */
+		unsigned evs[HIST_SLOTS], nev = 0, all[HIST_SLOTS];
+		const unsigned nall = pmt_ev_slot_order(&h->slots, all);
+
+		for (unsigned k = 0; k < nall; k++)
+			if (ranks[all[k]])
+				evs[nev++] = all[k];
 		h->tree_ord = malloc((h->n ? h->n : 1) * sizeof(*h->tree_ord));
-		rc = h->tree_ord ? 0 : -PMT_ENOMEM;
-		for (unsigned e = ev; e < HIST_SLOTS && rc >= 0; e++)
-			if (ranks[e])
-				rc = a2l_cutoff(h, ranks[e], e, into, h->tree_ord);
+		rc = h->tree_ord ? a2l_cutoff(h, ranks, evs, nev, into, h->tree_ord)
+				 : -PMT_ENOMEM;
 		by_into = true;
 	} else if (rc >= 0 && ev < HIST_SLOTS && j == HIST_SLOTS) {
-		rc = a2l_cutoff(h, ranks[ev], ev, into, NULL);
+		rc = a2l_cutoff(h, ranks, &ev, 1, into, NULL);
 		/* the sym key's comparison is not a total order (hist_perftree.c): perf's
 		 * merge decides the groups, where the texts alone would merge entries it
 		 * keeps apart */

@@ -96,10 +96,12 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 		if (h->src_collapse)
 			h->entry_keys = (h->used_keys & ~SRC_KEYS) | PRE_COLLAPSE_KEY;
 	}
-	/* the sym key's order is not total once inlined frames have entries: perf's
-	 * nodes are followed (hist_perftree.c) */
-	if ((h->src_collapse || !(h->used_keys & SRC_KEYS)) &&
-	    (h->used_keys & (1u << KEY_SYM)) && !g->no_inline && hist_perf_keys_known(h)) {
+	/* the sym key's order is not total once inlined frames have entries, and the
+	 * entries merged by text are each event's own (the texts perf's cut-off leaves them
+	 * differ by event): perf's nodes are followed (hist_perftree.c) */
+	if (hist_perf_keys_known(h) &&
+	    (h->src_collapse ||
+	     ((h->used_keys & (1u << KEY_SYM)) && !(h->used_keys & SRC_KEYS) && !g->no_inline))) {
 		h->tree = calloc(1, sizeof(*h->tree));
 		if (!h->tree) {
 			cg_free(g);
