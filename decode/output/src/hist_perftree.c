@@ -80,6 +80,8 @@ int64_t hist_perf_key_cmp(const struct pmt_hist *h, enum key key, const struct h
 	case KEY_DSO:
 		return hist_dso_cmp(l, r);
 	case KEY_COMM: /* sort__comm_cmp: right's name to left's */
+		if (l->comm == r->comm)
+			return 0; /* one name in the pool (most entries: one command) */
 		return strcmp(r->comm == UINT32_MAX ? "" : h->comms + r->comm,
 			      l->comm == UINT32_MAX ? "" : h->comms + l->comm);
 	default: /* srcline, srcfile before the merge: sort__srcline_cmp */
