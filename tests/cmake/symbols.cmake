@@ -86,3 +86,7 @@ add_test(NAME symbols.report_filters
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_filters.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.report_filters PROPERTIES LABELS "symbols;differential;perf73"
   SKIP_RETURN_CODE 77 TIMEOUT 180)
+add_test(NAME symbols.report_events
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_events.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.report_events PROPERTIES LABELS "symbols;differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 600)

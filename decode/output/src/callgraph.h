@@ -103,6 +103,10 @@ struct cg {
 	 * list gives it (cur_src; ipc_srcs beside ipc_frames); perf merges the trees of
 	 * one line by address (cg_merge_unnamed) */
 	bool want_src;
+	/* trees of merged entries merge by address (cg_merge_unnamed): with want_src, and
+	 * where perf's merge of entries by another key merges their trees (comm's collapse
+	 * over perf's entry tree, hist_perftree.c) */
+	bool node_addrs;
 	uint64_t *cur_addr;
 	size_t cur_addr_cap;
 	const char **cur_src;

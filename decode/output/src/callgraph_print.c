@@ -284,7 +284,7 @@ static void print_chains(const struct cg *g, const struct cg_ev *x, uint64_t tot
 {
 	struct kids chains = { 0 };
 	size_t cap = 0;
-	const size_t depth = g->want_src ? tree_depth(g, x->root) : x->max_depth;
+	const size_t depth = g->node_addrs ? tree_depth(g, x->root) : x->max_depth;
 	uint32_t *path = malloc((depth + 1) * sizeof(*path));
 
 	if (!path || flat_nodes(g, x->root, min_hit, &chains, &cap) < 0)

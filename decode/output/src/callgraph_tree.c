@@ -653,7 +653,7 @@ int cg_merge_unnamed(struct cg *g, struct cg_ev *dst, const struct cg_ev *src)
 	struct merge_path p = { 0 };
 	int rc = 0;
 
-	if (!src->root || !g->want_src)
+	if (!src->root || !g->node_addrs)
 		return 0;
 	for (uint32_t c = g->nodes[src->root].child; c && rc >= 0; c = g->nodes[c].sibling)
 		rc = merge_branch(g, dst, c, &p, 0);

@@ -227,38 +227,55 @@ static int64_t a2l_cmp(const void *ctx, uint32_t existing, uint32_t added)
 	return c;
 }
 
-/* the texts perf's cut-off files give, for a table of one event whose input order is
- * known (rank): its merge walked in that order, then the texts no comparison asked for
- * (perf looks them up when printing: the files cut off by then give no line); into[entry]:
- * the entry perf's merge put it in (itself when kept; the event's entries only) */
-static int a2l_cutoff(struct pmt_hist *h, const uint32_t *rank, unsigned ev, uint32_t *into)
+/* the texts perf's cut-off files give, for the events evs[0..nev) in perf's order, each
+ * with its input order known (ranks[ev]): their merges walked in that order, then the texts
+ * no comparison asked for (perf looks them up when sorting and printing, after every
+ * event's merge: the files cut off by then give no line). perf's files, and so their
+ * cut-off, are shared by the events. into[entry]: the entry perf's merge put it in (itself
+ * when kept; the events' entries only); merged_rank[entry] (or NULL): a kept entry's place
+ * in its event's merged tree */
+static int a2l_cutoff(struct pmt_hist *h, uint32_t *const ranks[HIST_SLOTS],
+		      const unsigned *evs, unsigned nev, uint32_t *into, uint32_t *merged_rank)
 {
 	struct a2l a = { h, NULL, NULL, 0 };
-	uint32_t *order = NULL, *tree_rank = NULL;
-	size_t m = 0;
+	uint32_t *order = NULL, *tree_rank = merged_rank;
 	int rc = -PMT_ENOMEM;
 
 	a.known = calloc(h->n ? h->n : 1, 1);
 	a.dsos = malloc((h->n ? h->n : 1) * sizeof(*a.dsos));
-	order = malloc((h->n ? h->n : 1) * sizeof(*order));
-	tree_rank = malloc((h->n ? h->n : 1) * sizeof(*tree_rank));
+	/* zeroed: GCC cannot tell the ranks fill the first m */
+	order = calloc(h->n ? h->n : 1, sizeof(*order));
+	if (!merged_rank)
+		tree_rank = malloc((h->n ? h->n : 1) * sizeof(*tree_rank));
 	if (!a.known || !a.dsos || !order || !tree_rank)
 		goto out;
-	for (size_t i = 0; i < h->n; i++)
-		if (h->e[i].ev_at[ev])
-			order[rank[i]] = (uint32_t)i, m++;
-	rc = hist_rb_ranks(order, m, a2l_cmp, &a, tree_rank, into);
-	for (size_t i = 0; i < m && rc >= 0; i++) {
-		if (h->used_keys & (1u << KEY_SRCLINE))
-			rc = a2l_ask(&a, order[i], KEY_SRCLINE);
-		if (rc >= 0 && (h->used_keys & (1u << KEY_SRCFILE)))
-			rc = a2l_ask(&a, order[i], KEY_SRCFILE);
+	rc = 0;
+	for (unsigned pass = 0; pass < 2; pass++) {
+		for (unsigned k = 0; k < nev && rc >= 0; k++) {
+			const unsigned ev = evs[k];
+			size_t m = 0;
+
+			for (size_t i = 0; i < h->n; i++)
+				if (h->e[i].ev_at[ev])
+					order[ranks[ev][i]] = (uint32_t)i, m++;
+			if (!pass) {
+				rc = hist_rb_ranks(order, m, a2l_cmp, &a, tree_rank, into);
+				continue;
+			}
+			for (size_t i = 0; i < m && rc >= 0; i++) {
+				if (h->used_keys & (1u << KEY_SRCLINE))
+					rc = a2l_ask(&a, order[i], KEY_SRCLINE);
+				if (rc >= 0 && (h->used_keys & (1u << KEY_SRCFILE)))
+					rc = a2l_ask(&a, order[i], KEY_SRCFILE);
+			}
+		}
 	}
 out:
 	free(a.known);
 	free(a.dsos);
 	free(order);
-	free(tree_rank);
+	if (tree_rank != merged_rank)
+		free(tree_rank);
 	return rc;
 }
 
@@ -396,8 +413,12 @@ int hist_collapse(struct pmt_hist *h)
 	unsigned ev;
 	int rc;
 
-	if (!h->src_collapse || h->collapsed)
+	/* perf merges only when a key has a collapse function of its own (comm, srcline,
+	 * srcfile: need_collapse); sym and dso alone print the entry tree's nodes */
+	if (h->collapsed)
 		return 0;
+	if (!(h->src_collapse || (h->tree && (h->used_keys & (1u << KEY_COMM)))))
+		return h->tree ? (h->collapsed = 1, hist_tree_order(h)) : 0;
 	h->collapsed = 1;
 	v = malloc((h->n ? h->n : 1) * sizeof(*v));
 	w = malloc((h->n ? h->n : 1) * sizeof(*w));
@@ -410,22 +431,41 @@ int hist_collapse(struct pmt_hist *h)
 	 * the printing of each is not followed here */
 	for (j = ev + 1; j < HIST_SLOTS && !ranks[j]; j++)
 		;
-	if (rc >= 0 && ev < HIST_SLOTS && j == HIST_SLOTS) {
-		rc = a2l_cutoff(h, ranks[ev], ev, into);
+	if (rc >= 0 && h->tree) {
+		/* each event's entries are its own tree's nodes: each merge follows perf's
+		 * (the files' cut-off counted per event, where perf's is shared) */
+		unsigned evs[HIST_SLOTS], nev = 0, all[HIST_SLOTS];
+		const unsigned nall = pmt_ev_slot_order(&h->slots, all);
+
+		for (unsigned k = 0; k < nall; k++)
+			if (ranks[all[k]])
+				evs[nev++] = all[k];
+		h->tree_ord = malloc((h->n ? h->n : 1) * sizeof(*h->tree_ord));
+		rc = h->tree_ord ? a2l_cutoff(h, ranks, evs, nev, into, h->tree_ord)
+				 : -PMT_ENOMEM;
+		by_into = true;
+	} else if (rc >= 0 && ev < HIST_SLOTS && j == HIST_SLOTS) {
+		rc = a2l_cutoff(h, ranks, &ev, 1, into, NULL);
 		/* the sym key's comparison is not a total order (hist_perftree.c): perf's
 		 * merge decides the groups, where the texts alone would merge entries it
 		 * keeps apart */
 		by_into = (h->used_keys & (1u << KEY_SYM)) != 0;
 	}
 	for (i = 0; i < h->n && rc >= 0; i++) {
+		unsigned e = ev;
+
+		/* with the tree an entry is in one event's only */
+		while (h->tree && e < HIST_SLOTS && !(ranks[e] && h->e[i].ev_at[e]))
+			e++;
 		v[i] = (struct member){ &h->e[i], (uint32_t)i, UINT32_MAX, UINT32_MAX };
-		if (ev < HIST_SLOTS && h->e[i].ev_at[ev])
-			v[i].rank = ranks[ev][i];
+		if (e < HIST_SLOTS && h->e[i].ev_at[e]) {
+			v[i].rank = ranks[e][i];
+			/* the group: the entry perf's merge kept */
+			if (by_into)
+				v[i].into = into[i];
+		}
 		h->e[i].hash = 0;
 	}
-	for (i = 0; i < h->n && rc >= 0 && by_into; i++)
-		if (h->e[i].ev_at[ev])
-			v[i].into = ranks[ev][into[i]];
 	cmp_hist = h;
 	cmp_rank = ev < HIST_SLOTS ? ranks[ev] : NULL;
 	cmp_into = by_into ? into : NULL;
@@ -452,8 +492,11 @@ int hist_collapse(struct pmt_hist *h)
 	/* the kept entries in the order they were made (seq breaks ties as before); the
 	 * index no longer finds them: nothing is added after this */
 	for (i = 0, out = 0; i < h->n; i++)
-		if (!h->e[i].hash)
+		if (!h->e[i].hash) {
+			if (h->tree_ord)
+				h->tree_ord[out] = h->tree_ord[i];
 			h->e[out++] = h->e[i];
+		}
 	h->n = out;
 	memset(h->idx, 0, h->cap * sizeof(*h->idx));
 	h->last_valid = 0;

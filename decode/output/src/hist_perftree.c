@@ -80,6 +80,8 @@ int64_t hist_perf_key_cmp(const struct pmt_hist *h, enum key key, const struct h
 	case KEY_DSO:
 		return hist_dso_cmp(l, r);
 	case KEY_COMM: /* sort__comm_cmp: right's name to left's */
+		if (l->comm == r->comm)
+			return 0; /* one name in the pool (most entries: one command) */
 		return strcmp(r->comm == UINT32_MAX ? "" : h->comms + r->comm,
 			      l->comm == UINT32_MAX ? "" : h->comms + l->comm);
 	default: /* srcline, srcfile before the merge: sort__srcline_cmp */
@@ -137,7 +139,41 @@ int hist_tree_seen(struct pmt_hist *h, const struct hent *k, const uint32_t *see
 	for (size_t i = 0; i < n; i++)
 		/* the srcline or srcfile key, there with the tree, compares the addresses:
 		 * others differ */
-		if (h->e[seen[i]].ip == k->ip && !hist_perf_cmp(h, seen[i], (uint32_t)h->n))
+		if ((!(h->used_keys & SRC_KEYS) || h->e[seen[i]].ip == k->ip) &&
+		    !hist_perf_cmp(h, seen[i], (uint32_t)h->n))
 			return 1;
+	return 0;
+}
+
+int hist_tree_order(struct pmt_hist *h)
+{
+	const struct hist_rb *t = h->tree;
+	uint32_t *ord = malloc((h->n ? h->n : 1) * sizeof(*ord));
+
+	if (!ord)
+		return -PMT_ENOMEM;
+	/* perf's output tree takes the entries in their tree's walk, and an entry equal to
+	 * one there in every sort key goes after it */
+	for (unsigned ev = 0; ev < HIST_SLOTS; ev++) {
+		uint32_t at = h->tree_root[ev], place = 0, from;
+
+		/* in order by the parent links: leftmost first, then each one's successor */
+		while (at && t->ch[0][at - 1])
+			at = t->ch[0][at - 1];
+		while (at) {
+			ord[at - 1] = place++;
+			if (t->ch[1][at - 1]) {
+				for (at = t->ch[1][at - 1]; t->ch[0][at - 1];)
+					at = t->ch[0][at - 1];
+				continue;
+			}
+			do {
+				from = at;
+				at = t->parent[at - 1];
+			} while (at && t->ch[1][at - 1] == from);
+		}
+	}
+	free(h->tree_ord);
+	h->tree_ord = ord;
 	return 0;
 }

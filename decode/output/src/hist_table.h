@@ -142,10 +142,14 @@ struct pmt_hist {
 	 * apart while adding (used_keys, or with PRE_COLLAPSE_KEY for the texts) */
 	uint8_t src_collapse, collapsed;
 	uint32_t entry_keys;
-	/* the sym key with srcline/srcfile and a chain's inlined frames: the entries are
-	 * perf's entry tree's nodes, per event (hist_perftree.c); NULL: the index finds them */
+	/* the sym key with a chain's inlined frames: the entries are perf's entry tree's
+	 * nodes, per event (hist_perftree.c); NULL: the index finds them */
 	struct hist_rb *tree;
 	uint32_t tree_root[HIST_SLOTS];
+	/* with the tree, once merged: each entry's place in the walk of the tree perf sorts
+	 * its output from (the entry tree, or the merge's), the order of entries equal in
+	 * every key; NULL: the address orders them */
+	uint32_t *tree_ord;
 	unsigned adding_slot;  /* the event slot of the sample being added */
 	uint64_t last_ip, last_time;
 	int32_t last_pid, last_tid;
@@ -199,6 +203,8 @@ int64_t hist_perf_cmp(const void *ctx, uint32_t existing, uint32_t added);
  * their indexes), 1 or 0 */
 int hist_tree_find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot);
 int hist_tree_seen(struct pmt_hist *h, const struct hent *k, const uint32_t *seen, size_t n);
+/* with h->tree: h->tree_ord from the entry trees' walks (perf prints them unmerged) */
+int hist_tree_order(struct pmt_hist *h);
 
 /* perf's entries of one srcline/srcfile text merged (src_collapse), once */
 int hist_collapse(struct pmt_hist *h);

@@ -63,6 +63,8 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 		hist_rb_fini(h->tree);
 	free(h->tree);
 	h->tree = NULL;
+	free(h->tree_ord);
+	h->tree_ord = NULL;
 	PMT_FORWARD_IF_ERROR(cg_new(&g));
 	g->compat = h->compat;
 	/* perf parses -g while reading its options: a bad one is refused on any file */
@@ -94,16 +96,20 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 		if (h->src_collapse)
 			h->entry_keys = (h->used_keys & ~SRC_KEYS) | PRE_COLLAPSE_KEY;
 	}
-	/* the sym key's order is not total once inlined frames have entries: perf's
-	 * nodes are followed (hist_perftree.c) */
-	if (h->src_collapse && (h->used_keys & (1u << KEY_SYM)) && !g->no_inline &&
-	    hist_perf_keys_known(h)) {
+	/* the sym key's order is not total once inlined frames have entries, and the
+	 * entries merged by text are each event's own (the texts perf's cut-off leaves them
+	 * differ by event): perf's nodes are followed (hist_perftree.c) */
+	if (hist_perf_keys_known(h) &&
+	    (h->src_collapse ||
+	     ((h->used_keys & (1u << KEY_SYM)) && !(h->used_keys & SRC_KEYS) && !g->no_inline))) {
 		h->tree = calloc(1, sizeof(*h->tree));
 		if (!h->tree) {
 			cg_free(g);
 			return -PMT_ENOMEM;
 		}
 	}
+	/* the graphs of entries perf's merge puts together merge by address */
+	g->node_addrs = g->want_src || (h->tree && (h->used_keys & (1u << KEY_COMM)));
 	h->cg = g;
 	return 0;
 }
@@ -206,6 +212,7 @@ void pmt_hist_free(struct pmt_hist *h)
 	if (h->tree)
 		hist_rb_fini(h->tree);
 	free(h->tree);
+	free(h->tree_ord);
 	free(h);
 }
 

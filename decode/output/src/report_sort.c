@@ -149,7 +149,7 @@ int hist_key_order(const struct pmt_hist *h, uint32_t *order, uint32_t *tmp, uin
 	 * (negative as such) come before user ones; as a signed order (the same for any two
 	 * addresses less than 2^63 apart) */
 	for (size_t i = 0; i < h->n; i++)
-		key[i] = h->e[i].ip ^ (1ULL << 63);
+		key[i] = h->tree_ord ? h->tree_ord[i] : h->e[i].ip ^ (1ULL << 63);
 	radix_by(order, tmp, h->n, key);
 	for (unsigned c = h->nkeys; c-- > 0;) {
 		enum key k = h->keys[c];
