@@ -98,10 +98,13 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	}
 	/* the sym key's order is not total once inlined frames have entries, and the
 	 * entries merged by text are each event's own (the texts perf's cut-off leaves them
-	 * differ by event): perf's nodes are followed (hist_perftree.c) */
+	 * differ by event): perf's nodes are followed (hist_perftree.c). Not for the sym
+	 * key alone under --perf-compat=6.1: perf 6.1 names inlined frames its own way, and
+	 * comm's collapse of the split entries merged a graph into addresses where perf 6.1
+	 * printed the names (symbols.cxx_inline, 2 recordings in 8) */
 	if (hist_perf_keys_known(h) &&
-	    (h->src_collapse ||
-	     ((h->used_keys & (1u << KEY_SYM)) && !(h->used_keys & SRC_KEYS) && !g->no_inline))) {
+	    (h->src_collapse || ((h->used_keys & (1u << KEY_SYM)) && !(h->used_keys & SRC_KEYS) &&
+				 !g->no_inline && h->compat >= 700))) {
 		h->tree = calloc(1, sizeof(*h->tree));
 		if (!h->tree) {
 			cg_free(g);
