@@ -7,7 +7,6 @@
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
-#include "hist_grow.h"
 #include "sink_priv.h"
 
 struct pmt_sink_blocks {
@@ -40,19 +39,9 @@ int pmt_sink_blocks_new(struct pmt_spe_sink *k, unsigned nslots, struct pmt_sink
 	b->k = k;
 	b->n = nslots;
 	for (unsigned i = 0; i < nslots; i++) {
-		/* a block's rows (~0.8 MiB of CSV for 2048 SPE records) in one 2 MiB page where
-		 * the kernel has them: grown from 4 KiB by doubling, each slot's buffer took ~75
-		 * page faults and ~1 MiB of copies, on the sampler's thread (README, issue 9) */
-		char *buf = aligned_alloc(HUGE_PAGE, HUGE_PAGE);
-
 		b->slot[i].k = *k;
 		b->slot[i].k.out = &b->slot[i].out;
 		b->slot[i].k.tail_valid = 0;
-		if (buf) {
-			hist_advise_huge(buf, HUGE_PAGE);
-			b->slot[i].out.buf = buf;
-			b->slot[i].out.cap = HUGE_PAGE;
-		}
 	}
 	*out = b;
 	return 0;
