@@ -4,8 +4,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 
 #include "pmutrace/common.h"
 #include "sample_thread.h"
@@ -249,31 +247,12 @@ static void *run(void *arg)
 	return NULL;
 }
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* The batches and their samples (~1.8 MiB and 8 x 2.4 MiB) in 2 MiB pages where the
- * kernel has them: in 4 KiB pages they took ~2k of script --csv -j 2's 7.4k page faults
- * a run of the 1M-record container, each a trap of the thread on the critical path
- * (README, issue 9's row). zero: the batches, whose states start B_FREE; the samples are
- * written before they are read. */
-static void *alloc_huge(size_t size, bool zero)
-{
-	void *p;
-
-	size = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	p = aligned_alloc(HUGE_PAGE, size);
-	if (p) {
-		madvise(p, size, MADV_HUGEPAGE);
-		if (zero)
-			memset(p, 0, size);
-	}
-	return p;
-}
-
 static void free_batches(struct sample_thread *t)
 {
-	if (t->b)
-		free(t->b[0].smp);
+	for (unsigned i = 0; t->b && i < NBATCH; i++) {
+		free(t->b[i].smp);
+		free(t->b[i].br);
+	}
 	free(t->b);
 }
 
@@ -283,7 +262,7 @@ int sample_thread_new(const struct pmt_spe_sampler *s, const struct pmt_spe_run_
 	struct sample_thread *t = calloc(1, sizeof(*t));
 
 	*out = NULL;
-	if (!t || !(t->b = alloc_huge(NBATCH * sizeof(*t->b), true))) {
+	if (!t || !(t->b = calloc(NBATCH, sizeof(*t->b)))) {
 		free(t);
 		return -PMT_ENOMEM;
 	}
@@ -293,22 +272,18 @@ int sample_thread_new(const struct pmt_spe_sampler *s, const struct pmt_spe_run_
 	t->fn = fn;
 	t->ctx = ctx;
 	if (PMT_OPTS_HAS(o, block_out_fn) && o->block_rows_fn && o->block_out_fn) {
-		const size_t nsmp = BATCH * PMT_SPE_MAX_SAMPLES_PER_RECORD;
-		/* one block: the samples of every batch, then their branch stacks */
-		struct pmt_spe_sample *smp = alloc_huge(NBATCH * (nsmp * sizeof(*smp) +
-							  BATCH * sizeof(struct pmt_spe_brstack)),
-						      false);
-
 		t->rows_fn = o->block_rows_fn;
 		t->out_fn = o->block_out_fn;
-		if (!smp) {
-			free_batches(t);
-			free(t);
-			return -PMT_ENOMEM;
-		}
 		for (unsigned i = 0; i < NBATCH; i++) {
-			t->b[i].smp = smp + i * nsmp;
-			t->b[i].br = (struct pmt_spe_brstack *)(smp + NBATCH * nsmp) + i * BATCH;
+			struct batch *b = &t->b[i];
+
+			b->smp = malloc(BATCH * PMT_SPE_MAX_SAMPLES_PER_RECORD * sizeof(*b->smp));
+			b->br = malloc(BATCH * sizeof(*b->br));
+			if (!b->smp || !b->br) {
+				free_batches(t);
+				free(t);
+				return -PMT_ENOMEM;
+			}
 		}
 	}
 	pthread_mutex_init(&t->mu, NULL);
