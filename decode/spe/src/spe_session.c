@@ -24,7 +24,6 @@
 #include "threads.h"
 #include "evsel_samples.h"
 #include "spe_record_priv.h"
-#include "chunk_pool.h"
 #include "rec_pool.h"
 #include "sample_thread.h"
 
@@ -109,7 +108,6 @@ struct run {
 	uint64_t round_max, prev_round_max; /* sample times of FINISHED_ROUND rounds */
 	struct rec_pool *pool; /* -j: records decoded on workers (time-ordered traces) */
 	struct sample_thread *st; /* -j: samples made and handed on there (with pool) */
-	struct chunk_pool copies; /* of transient chunks */
 };
 
 /* perf without CONTEXT packets: the thread that was switched in last on that CPU at the
@@ -325,7 +323,7 @@ static void release_fed(struct run *r, struct queue_slot *sl)
 		return;
 	r->held -= sl->fed.size;
 	if (sl->fed.owned)
-		chunk_pool_put(&r->copies, (void *)sl->fed.data, (size_t)sl->fed.size);
+		free((void *)sl->fed.data);
 	sl->feeding = 0;
 }
 
@@ -567,7 +565,7 @@ static int queue_chunk(struct run *r, struct queue_slot *sl, const struct pmt_tr
 		sl->cap = nc;
 	}
 	if (ev->u.auxtrace.transient) {
-		uint8_t *copy = chunk_pool_get(&r->copies, (size_t)c.size);
+		uint8_t *copy = malloc(c.size ? (size_t)c.size : 1);
 
 		if (!copy)
 			return -PMT_ENOMEM;
@@ -614,8 +612,7 @@ static void free_slot(struct run *r, struct queue_slot *sl)
 	release_fed(r, sl);
 	for (size_t c = sl->next_chunk; c < sl->nchunks; c++)
 		if (sl->chunks[c].owned)
-			chunk_pool_put(&r->copies, (void *)sl->chunks[c].data,
-				       (size_t)sl->chunks[c].size);
+			free((void *)sl->chunks[c].data);
 	free(sl->chunks);
 	free(sl->sw.e);
 	pmt_spe_queue_fini(&sl->q);
@@ -789,7 +786,6 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 			pmt_spe_rec_stats_add(stats, pmt_spe_rec_stats(tab[i]->q.dec));
 		free_slot(&r, tab[i]);
 	}
-	chunk_pool_fini(&r.copies);
 	pmt_source_keep_from(src, UINT64_MAX);
 	pmt_spe_threads_fini(&r.threads);
 	free(r.act);
