@@ -7,7 +7,6 @@
  * more for the frame the caller holds. */
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "columns.h"
 #include "reader.h"
@@ -15,41 +14,11 @@
 #define SKIP_ANY_MASK 0xFFFFFFF0u
 #define SKIP_ANY 0x184D2A50u
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* Room for a frame of size bytes (the contents are not kept). From 2 MiB on in 2 MiB
- * pages where the kernel has them: a 4 MiB frame's buffer took 1k page faults in 4 KiB
- * pages, the first time each buffer was filled (one buffer at -j 1, one per prefetch
- * thread and the caller's at -j 2; README, issue 9's row). */
-static int grow_out(struct ctr_frame_buf *fb, size_t size)
-{
-	uint8_t *n;
-
-	if (size < HUGE_PAGE) {
-		n = realloc(fb->out, size ? size : 1);
-		if (!n)
-			return -PMT_ENOMEM;
-		fb->out = n;
-		fb->out_cap = size ? size : 1;
-		return 0;
-	}
-	size = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	n = aligned_alloc(HUGE_PAGE, size);
-	if (!n)
-		return -PMT_ENOMEM;
-	madvise(n, size, MADV_HUGEPAGE);
-	free(fb->out);
-	fb->out = n;
-	fb->out_cap = size;
-	return 0;
-}
-
 int ctr_frame_decompress(struct ctr_frame_buf *fb, const uint8_t *src, size_t csize,
 			 unsigned long long *dsize)
 {
 	ZSTD_inBuffer in = { src, csize, 0 };
 	size_t ret = 1, got = 0, lim = SIZE_MAX;
-	int rc;
 
 	fb->zerr = NULL;
 	if (*dsize != ZSTD_CONTENTSIZE_UNKNOWN && *dsize > FRAME_MAX) {
@@ -61,8 +30,14 @@ int ctr_frame_decompress(struct ctr_frame_buf *fb, const uint8_t *src, size_t cs
 		 * buffer is from earlier frames: zstd then decodes it in one pass, and a
 		 * damaged one fails the same way (the same message) on any thread */
 		lim = (size_t)*dsize;
-		if (fb->out_cap < lim && (rc = grow_out(fb, lim)) < 0)
-			return rc;
+		if (fb->out_cap < lim) {
+			uint8_t *n = realloc(fb->out, lim ? lim : 1);
+
+			if (!n)
+				return -PMT_ENOMEM;
+			fb->out = n;
+			fb->out_cap = lim ? lim : 1;
+		}
 	}
 	ZSTD_DCtx_reset(fb->dctx, ZSTD_reset_session_only);
 	/* A frame that fits the buffer is expanded in one call, straight into it: the
