@@ -49,6 +49,15 @@ struct pmt_evsel {
 	                             * led by slots, as perf's x86 code puts them */
 	bool named;                 /* a name= term: perf stat prints that name as it is */
 };
+/* perf 7.3's tool PMU: its attr type (perf prints it in -vv; nothing is opened) and the
+ * config of duration_time, which pmutrace stat counts as the wall-clock nanoseconds since
+ * the counters were enabled */
+#define PMT_TOOL_PMU_TYPE 0xfffffffeu
+#define PMT_TOOL_DURATION_TIME 1
+static inline bool pmt_evsel_tool(const struct pmt_evsel *e)
+{
+	return e->attr.type == PMT_TOOL_PMU_TYPE;
+}
 struct pmt_evlist {
 	struct pmt_evsel *ev;
 	uint32_t nr, cap;
