@@ -8,7 +8,8 @@
 # (perf's tool/duration_time/ on the first CPU alone), -x, -j, --per-core (ctrs 1), -I, -C;
 # and -M metrics reading it (tma_info_system_time shown on the duration_time line,
 # tma_info_system_core_frequency on another: duration_time opened after the metric's
-# events, as perf's metricgroup does).
+# events, as perf's metricgroup does); and groups with it, which perf sorts as a software
+# event's, then takes it out of (its CPUs are not the leader's), with its two warnings.
 #   tool_event.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
@@ -36,7 +37,8 @@ for o in -e_duration_time,slots -A_-e_duration_time,cycles -x,_-e_duration_time,
 	-I_150_-x,_-e_duration_time,slots -I_150_-A_-e_duration_time,cycles \
 	-e_slots,duration_time,slots -M_tma_info_system_time -x,_-M_tma_info_system_time \
 	-j_-M_tma_info_system_time -M_tma_info_system_core_frequency -I_150_-M_tma_info_system_time \
-	--per-core_-M_tma_info_system_time; do
+	--per-core_-M_tma_info_system_time -e_{duration_time,slots} -e_{slots,duration_time} \
+	-e_{duration_time,task-clock} -e_{task-clock,duration_time,slots}; do
 	n=$((n + 1))
 	opts=$(echo "$o" | tr _ ' ' | sed 's/duration time/duration_time/g; s/tma info system /tma_info_system_/g')
 	opts=$(echo "$opts" | sed 's/core frequency/core_frequency/g')

@@ -210,6 +210,24 @@ static void duration_time_is_a_tool_event(void **state)
 	assert_string_equal(l.ev[1].name, "duration_time");
 	assert_true(pmt_evsel_tool(&l.ev[1]));
 	assert_false(pmt_evsel_tool(&l.ev[0]));
+	assert_string_equal(l.cpus_warning, "");
+	pmt_evlist_fini(&l);
+	/* in a group: sorted as a software event, then out of the group (perf stat -a) */
+	assert_int_equal(parse(&gnr, "{duration_time,slots}", &l, NULL, &d), 0);
+	assert_int_equal(l.nr, 2);
+	assert_string_equal(l.ev[0].name, "slots");
+	assert_int_equal(l.ev[0].nr_members, 1);
+	assert_int_equal(l.ev[1].leader, 1);
+	assert_true(l.regrouped);
+	assert_string_equal(l.cpus_warning, "  anon group { slots, duration_time }\n");
+	pmt_evlist_fini(&l);
+	assert_int_equal(parse(&gnr, "{task-clock,duration_time,slots}", &l, NULL, &d), 0);
+	assert_int_equal(l.nr, 3);
+	assert_int_equal(l.ev[0].nr_members, 2);
+	assert_int_equal(l.ev[1].leader, 0);
+	assert_string_equal(l.ev[1].name, "task-clock");
+	assert_int_equal(l.ev[2].leader, 2);
+	assert_string_equal(l.cpus_warning, "  anon group { slots, task-clock, duration_time }\n");
 	pmt_evlist_fini(&l);
 }
 

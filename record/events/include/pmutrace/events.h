@@ -64,6 +64,9 @@ struct pmt_evlist {
 	/* a group written with events of several PMUs (a hybrid event in a group) was split
 	 * into one group per PMU; perf says "WARNING: events were regrouped to match PMUs" */
 	bool regrouped;
+	/* groups a tool event (duration_time) left, one "  anon group { a, b }" line each, for
+	 * perf stat's "WARNING: grouped events cpus do not match." */
+	char cpus_warning[256];
 };
 
 /* Named events loaded from JSON tables: perf's pmu-events JSON (EventCode, UMask, ...
