@@ -548,6 +548,10 @@ int cmd_stat(int argc, char **argv)
 		/* perf 7.3's parse_events() words for -e (not for the events it picks itself) */
 		if (rc >= 0 && nev_given && events.regrouped)
 			fputs("WARNING: events were regrouped to match PMUs\n", stderr);
+		if (rc >= 0 && nev_given && events.cpus_warning[0])
+			fprintf(stderr, "WARNING: grouped events cpus do not match.\nEvents with CPUs "
+				"not matching the leader will be removed from the group.\n%s",
+				events.cpus_warning);
 		/* -e with -M: the metrics' events after -e's, as perf 7.3 adds them */
 		r.metric_first = events.nr;
 		if (rc >= 0 && r.mplan)

@@ -139,6 +139,15 @@ int setup_metrics(struct run *r)
 	return r->retlat_file ? retlat_defaults(r) : 0;
 }
 
+/* does a metric read duration_time (or DURATIONTIMEIN...) */
+static bool reads_duration(struct run *r)
+{
+	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++)
+		if (pmt_metric_plan_input(r->mplan, i)->kind == PMT_MIN_DURATION)
+			return true;
+	return false;
+}
+
 /* the plan's count inputs named id (all for NULL) not listed yet, appended to list */
 size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t n)
 {
@@ -204,7 +213,7 @@ int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *p
 
 	for (size_t i = 0; i < ni; i++)
 		len += strlen(pmt_metric_plan_input(r->mplan, i)->id) + 1;
-	len += 5 * (ni + 1); /* groups' braces, :W and commas */
+	len += 5 * (ni + 1) + sizeof(",duration_time"); /* groups' braces, :W, commas */
 	list = malloc(len);
 	snprintf(group, sizeof(group), "TopdownL%u", r->td.level);
 	/* where perf's order is not reproduced (grouped metrics): the plan's */
@@ -227,6 +236,10 @@ int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *p
 		n += (size_t)sprintf(list + n, "}:W");
 	if (list && done)
 		n = add_inputs(r, NULL, done, list, n);
+	/* perf's metricgroup__build_event_string(): the tool event after the others, opened
+	 * as one (nothing reaches the kernel), outside the groups */
+	if (list && done && reads_duration(r))
+		n += (size_t)sprintf(list + n, "%sduration_time", n ? "," : "");
 	rc = !list || !done ? -PMT_ENOMEM : n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
 	pmt_perf_events_free(order);
 	free(done);

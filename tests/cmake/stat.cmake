@@ -33,6 +33,13 @@ add_test(NAME stat.hybrid73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/hybrid_s
 set_tests_properties(stat.hybrid73 PROPERTIES LABELS "perf73" TIMEOUT 300
   SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
+# perf's duration_time tool event against x86 perf 7.3 on the simulated PMU (fake GNR sysfs):
+# -e in every layout and -M metrics reading it, the wall-clock counts masked and checked
+add_test(NAME stat.tool73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/tool_event.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(stat.tool73 PROPERTIES LABELS "perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+
 # --topdown's event order against x86 perf 7.3's "found event" lines on seven CPU models
 # (its built-in tables through perf list -j): perf's hash map of metric IDs reproduced
 add_test(NAME oracle.topdown_order73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/topdown_order.sh

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pmutrace/counting.h"
@@ -28,7 +29,20 @@ struct pmt_counter {
 	bool *gone;                     /* [thread] ended before its counters opened */
 	uint64_t *buf;                  /* one group read */
 	size_t buf_words;
+	uint64_t tool_start;            /* duration_time's 0: the open, as perf 7.3 starts
+					 * its tool event when it opens it (metrics divided by
+					 * it then count the opens' time too) */
+	uint64_t tool_reads;            /* its enabled and running times, as perf 7.3 prints
+					 * them: 1 a read (1 in every interval's delta) */
 };
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static size_t ix(const struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
 {
@@ -106,6 +120,7 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 		threads = &any;
 		nr_threads = 1;
 	}
+	c->tool_start = monotonic_ns();
 	c->plan = p;
 	c->nr_ev = p->ev.nr;
 	c->nr_cpus = p->nr_cpus;
@@ -134,8 +149,10 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 				int group = is_leader(p, e) ? -1 : c->fd[ix(c, ev->leader, ci, ti)];
 				int fd;
 
-				if (c->gone[ti] || !pmt_count_on_cpu(ev, p->cpu[ci]))
+				if (c->gone[ti] || !pmt_count_on_cpu(p, ev, ci))
 					continue;
+				if (pmt_evsel_tool(ev))
+					continue; /* nothing to open: read from the clock */
 				if (!is_leader(p, e) && group < 0) {
 					c->supported[e] = false; /* its leader failed */
 					continue;
@@ -304,10 +321,19 @@ static void unread(struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
 int pmt_counter_read(struct pmt_counter *c)
 {
 	const struct pmt_count_plan *p = c->plan;
+	uint64_t now = monotonic_ns();
 
+	c->tool_reads++;
 	for (uint32_t e = 0; e < c->nr_ev; e++) {
 		bool grouped = p->ev.ev[e].attr.read_format & PMT_READ_GROUP;
 
+		/* perf 7.3's tool PMU: the time since the start, on the first CPU or thread */
+		if (pmt_evsel_tool(&p->ev.ev[e])) {
+			c->val[ix(c, e, 0, 0)] = (struct pmt_count_value){
+				.val = now - c->tool_start, .ena = c->tool_reads,
+				.run = c->tool_reads };
+			continue;
+		}
 		if (grouped && !is_leader(p, e))
 			continue; /* read with its leader */
 		for (uint32_t ci = 0; ci < c->nr_cpus; ci++) {

@@ -137,13 +137,13 @@ void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, const int32_
 		for (uint32_t i = 0; i < p->ev.nr; i++) {
 			const struct pmt_evsel *e = &p->ev.ev[i];
 
-			if (!pmt_count_on_cpu(e, p->cpu[c]))
+			if (!pmt_count_on_cpu(p, e, c))
 				continue;
 			fputs(dashes, fp);
 			fputs("perf_event_attr:\n", fp);
 			pmt_perf_attr_print(fp, &e->attr, e->pmu ? e->pmu->name : NULL);
 			fputs(dashes, fp);
-			for (uint32_t t = 0; t < nr_threads; t++)
+			for (uint32_t t = 0; t < nr_threads && !pmt_evsel_tool(e); t++)
 				fprintf(fp, "sys_perf_event_open: pid %d  cpu %d  group_fd %s  "
 					"flags 0x8\n", (int)threads[t], p->cpu[c],
 					e->leader == i || e->leader >= p->ev.nr ? "-1" : "LEADER");

@@ -3,6 +3,7 @@
  * -x SEP (CSV) and -j (JSON lines). */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pmutrace/counting.h"
@@ -39,10 +40,11 @@ static void header(FILE *fp, enum pmt_aggr a)
 	fputs("             counts unit events\n", fp);
 }
 
-/* the unit's columns before the counts: CPU, or the unit and its counter count */
-static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u)
+/* the unit's columns before the counts: CPU, or the unit and the counters event e adds up
+ * in it (perf's "ctrs": a tool event has 1, on the unit's first CPU) */
+static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e)
 {
-	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, 0);
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
 
 	switch (pmt_stat_aggr(s)) {
 	case PMT_AGGR_CPU:
@@ -68,6 +70,18 @@ static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u)
 	default:
 		break;
 	}
+}
+
+/* perf 7.3 names a tool event after its PMU in -A's lines (tool/duration_time/) */
+static const char *event_name(const struct pmt_stat *s, uint32_t e, char *buf, size_t cap)
+{
+	const struct pmt_count_plan *p = pmt_stat_plan(s);
+
+	if (pmt_evsel_tool(&p->ev.ev[e]) && pmt_stat_aggr(s) == PMT_AGGR_CPU) {
+		snprintf(buf, cap, "tool/%s/", p->ev.ev[e].name);
+		return buf;
+	}
+	return pmt_count_display_name(p, e, buf, cap);
 }
 
 static size_t event_metrics(const struct pmt_stat_print_opts *po, uint32_t u, uint32_t e,
@@ -104,7 +118,7 @@ static void metrics_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_
 	for (size_t k = 0; k < n; k++) {
 		if (k) {
 			fprintf(fp, "\n%s", prefix);
-			aggr_prefix(fp, s, u);
+			aggr_prefix(fp, s, u, e);
 			fprintf(fp, "%*s", COUNTS_LEN + 1 + uw + 1 + EVNAME_LEN +
 				(pmt_stat_aggr(s) == PMT_AGGR_CPU ? 8 : 0), "");
 		}
@@ -122,13 +136,13 @@ static void line_text(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 	uint32_t runs = po->runs;
 
 	fputs(prefix, fp);
-	aggr_prefix(fp, s, u);
+	aggr_prefix(fp, s, u, e);
 	if (c->counted)
 		fprintf(fp, floor(sc) != sc ? "%*.2f " : "%*.0f ", COUNTS_LEN, c->val);
 	else
 		fprintf(fp, "%*s ", COUNTS_LEN, c->supported ? "<not counted>" : "<not supported>");
 	fprintf(fp, "%-*s %-*s", uw, p->unit[e], EVNAME_LEN,
-		pmt_count_display_name(p, e, name, sizeof(name)));
+		event_name(s, e, name, sizeof(name)));
 	metrics_text(fp, s, u, e, uw, prefix, po);
 	if (runs > 1 && c->noise)
 		fprintf(fp, "  ( +-%6.2f%% )", c->noise);
@@ -148,9 +162,9 @@ static void time_prefix(char *buf, size_t cap, const struct pmt_stat_print_opts 
 			 po->format == PMT_STAT_CSV ? sep : " ");
 }
 
-static void csv_unit(FILE *fp, const struct pmt_stat *s, uint32_t u, const char *sep)
+static void csv_unit(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e, const char *sep)
 {
-	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, 0);
+	const struct pmt_stat_cell *c = pmt_stat_cell(s, u, e);
 
 	if (pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_THREAD)
 		fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
@@ -173,7 +187,7 @@ static void metrics_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t
 	for (size_t k = 0; k < n; k++) {
 		if (k) {
 			fprintf(fp, "%s", prefix);
-			csv_unit(fp, s, u, sep);
+			csv_unit(fp, s, u, e, sep);
 			for (int f = 0; f < 4; f++)
 				fputs(sep, fp);
 		}
@@ -199,12 +213,12 @@ static void line_csv(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 	uint32_t runs = po->runs;
 
 	fputs(prefix, fp);
-	csv_unit(fp, s, u, sep);
+	csv_unit(fp, s, u, e, sep);
 	if (c->counted)
 		fprintf(fp, floor(sc) != sc ? "%.2f%s" : "%.0f%s", c->val, sep);
 	else
 		fprintf(fp, "%s%s", c->supported ? "<not counted>" : "<not supported>", sep);
-	fprintf(fp, "%s%s%s", p->unit[e], sep, pmt_count_display_name(p, e, name, sizeof(name)));
+	fprintf(fp, "%s%s%s", p->unit[e], sep, event_name(s, e, name, sizeof(name)));
 	if (runs > 1)
 		fprintf(fp, "%s%.2f%%", sep, c->noise);
 	fprintf(fp, "%s%llu%s%.2f", sep,
@@ -276,7 +290,7 @@ static void line_json(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e
 		fprintf(fp, "\"counter-value\" : \"%s\", ",
 			c->supported ? "<not counted>" : "<not supported>");
 	fprintf(fp, "\"unit\" : \"%s\", \"event\" : \"%s\", ", p->unit[e],
-		pmt_count_display_name(p, e, name, sizeof(name)));
+		event_name(s, e, name, sizeof(name)));
 	if (po->runs > 1)
 		fprintf(fp, "\"variance\" : %.2f, ", c->noise);
 	fprintf(fp, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f", (unsigned long long)c->run,
@@ -420,7 +434,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 			fputc('\n', fp);
 			continue;
 		}
-		aggr_prefix(fp, s, u);
+		aggr_prefix(fp, s, u, 0);
 		/* perf pads each value ("%8.1f") to the column's width, at least one space */
 		for (uint32_t k = 0; k < ncol; k++) {
 			int w = (int)strlen(heads[k]);

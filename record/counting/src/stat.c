@@ -203,7 +203,7 @@ int pmt_stat_new(const struct pmt_count_plan *plan, uint32_t nr_threads, enum pm
 		for (uint32_t u = 0; s->per_thread && u < s->nr_units; u++)
 			s->ctrs[(size_t)u * plan->ev.nr + e] = 1;
 		for (uint32_t ci = 0; !s->per_thread && ci < plan->nr_cpus; ci++)
-			if (pmt_count_on_cpu(&plan->ev.ev[e], plan->cpu[ci]))
+			if (pmt_count_on_cpu(plan, &plan->ev.ev[e], ci))
 				s->ctrs[(size_t)s->unit_of_cpu[ci] * plan->ev.nr + e]++;
 	}
 	*out = s;
@@ -226,7 +226,7 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 		for (uint32_t ci = 0; ci < p->nr_cpus; ci++) {
 			struct pmt_stat_cell *cell = &s->cell[(size_t)s->unit_of_cpu[ci] * ne + e];
 
-			if (!pmt_count_on_cpu(&p->ev.ev[e], p->cpu[ci]))
+			if (!pmt_count_on_cpu(p, &p->ev.ev[e], ci))
 				continue;
 			for (uint32_t ti = 0; ti < s->nr_threads; ti++) {
 				if (s->per_thread)

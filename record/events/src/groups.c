@@ -41,11 +41,12 @@ static int cmp(const struct pmt_evsel *ev, const struct key *a, const struct key
 }
 
 /* perf_pmu__is_software(): the software type, and the PMUs it knows to be software by
- * name (msr's tsc joins a metric's group of core events, as in perf 7.3's TopdownL4) */
+ * name (msr's tsc joins a metric's group of core events, as in perf 7.3's TopdownL4), the
+ * tool PMU's duration_time too */
 static bool is_software(const struct pmt_evsel *e)
 {
 	if (!e->pmu)
-		return e->attr.type == PMT_TYPE_SOFTWARE;
+		return e->attr.type == PMT_TYPE_SOFTWARE || pmt_evsel_tool(e);
 	return !e->pmu->core && (!strcmp(e->pmu->name, "msr") || !strcmp(e->pmu->name, "kprobe") ||
 				 !strcmp(e->pmu->name, "uprobe"));
 }
@@ -54,6 +55,8 @@ static const char *pmu_name(const struct pmt_evsel *e)
 {
 	if (e->pmu)
 		return e->pmu->name;
+	if (pmt_evsel_tool(e))
+		return "tool";
 	return is_software(e) ? "software" : "cpu";
 }
 
@@ -68,6 +71,46 @@ static const char *group_pmu_name(const struct pmt_evlist *l, const struct pmt_e
 			if (!is_software(leader + m))
 				return pmu_name(leader + m);
 	return pmu_name(e);
+}
+
+/* perf stat's evlist__check_cpu_maps(): a tool event counts on one CPU, not on its
+ * leader's, so it leaves the group (moved after the group's other events), and the group
+ * is named in l->cpus_warning as perf names it ("  anon group { slots, duration_time }") */
+static void ungroup_tools(struct pmt_evlist *l, uint32_t first)
+{
+	for (uint32_t g = first; g < l->nr; g += l->ev[g].nr_members) {
+		struct pmt_evsel *ev = &l->ev[g], t;
+		uint32_t n = ev->nr_members, tools = 0, k;
+		size_t len = strlen(l->cpus_warning);
+
+		for (k = 0; k < n; k++)
+			tools += pmt_evsel_tool(&ev[k]);
+		if (n < 2 || !tools)
+			continue;
+		len += (size_t)snprintf(l->cpus_warning + len, sizeof(l->cpus_warning) - len,
+					"  anon group {");
+		for (k = 0; k < n && len < sizeof(l->cpus_warning); k++)
+			len += (size_t)snprintf(l->cpus_warning + len,
+						sizeof(l->cpus_warning) - len, "%s %s",
+						k ? "," : "", ev[k].name);
+		if (len < sizeof(l->cpus_warning))
+			snprintf(l->cpus_warning + len, sizeof(l->cpus_warning) - len, " }\n");
+		/* stable: the others keep their order, the tools go last, each on its own */
+		for (uint32_t done = 0; done < tools; done++) {
+			for (k = 0; k + done < n && !pmt_evsel_tool(&ev[k]); k++)
+				;
+			t = ev[k];
+			memmove(&ev[k], &ev[k + 1], (n - k - 1) * sizeof(*ev));
+			ev[n - 1] = t;
+		}
+		for (k = 0; k < n; k++) {
+			ev[k].leader = k < n - tools ? g : g + k;
+			ev[k].nr_members = k < n - tools ? 1 : 1;
+		}
+		ev[0].nr_members = n - tools;
+		if (n - tools == 0)
+			ev[0].nr_members = 1;
+	}
 }
 
 int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt_pmus *pmus,
@@ -137,6 +180,7 @@ int pmt_events_fix_groups(struct pmt_evlist *l, uint32_t first, const struct pmt
 	memcpy(ev, sorted, n * sizeof(*sorted));
 	free(sorted);
 	free(k);
+	ungroup_tools(l, first);
 	l->regrouped |= regrouped || leaders_before != leaders_after;
 	return 0;
 }

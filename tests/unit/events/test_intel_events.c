@@ -194,6 +194,43 @@ static void msr_joins_core_groups(void **state)
 	pmt_pmus_fini(&pmus);
 }
 
+/* perf 7.3's tool PMU: duration_time has no PMU of sysfs, perf's type and config, and is
+ * its own leader beside core events (perf stat -vv prints type 4294967294, config 0x1) */
+static void duration_time_is_a_tool_event(void **state)
+{
+	struct pmt_evlist l;
+	struct pmt_diag d = PMT_DIAG_INIT;
+
+	(void)state;
+	assert_int_equal(parse(&gnr, "slots,duration_time", &l, NULL, &d), 0);
+	assert_int_equal(l.nr, 2);
+	assert_null(l.ev[1].pmu);
+	assert_int_equal(l.ev[1].attr.type, 4294967294u);
+	assert_int_equal(l.ev[1].attr.config, 1);
+	assert_string_equal(l.ev[1].name, "duration_time");
+	assert_true(pmt_evsel_tool(&l.ev[1]));
+	assert_false(pmt_evsel_tool(&l.ev[0]));
+	assert_string_equal(l.cpus_warning, "");
+	pmt_evlist_fini(&l);
+	/* in a group: sorted as a software event, then out of the group (perf stat -a) */
+	assert_int_equal(parse(&gnr, "{duration_time,slots}", &l, NULL, &d), 0);
+	assert_int_equal(l.nr, 2);
+	assert_string_equal(l.ev[0].name, "slots");
+	assert_int_equal(l.ev[0].nr_members, 1);
+	assert_int_equal(l.ev[1].leader, 1);
+	assert_true(l.regrouped);
+	assert_string_equal(l.cpus_warning, "  anon group { slots, duration_time }\n");
+	pmt_evlist_fini(&l);
+	assert_int_equal(parse(&gnr, "{task-clock,duration_time,slots}", &l, NULL, &d), 0);
+	assert_int_equal(l.nr, 3);
+	assert_int_equal(l.ev[0].nr_members, 2);
+	assert_int_equal(l.ev[1].leader, 0);
+	assert_string_equal(l.ev[1].name, "task-clock");
+	assert_int_equal(l.ev[2].leader, 2);
+	assert_string_equal(l.cpus_warning, "  anon group { slots, task-clock, duration_time }\n");
+	pmt_evlist_fini(&l);
+}
+
 static void hybrid_events_per_core_pmu(void **state)
 {
 	struct pmt_evlist l;
@@ -435,6 +472,7 @@ int main(void)
 		cmocka_unit_test(aliases_raw_and_terms),
 		cmocka_unit_test(groups_and_topdown),
 		cmocka_unit_test(msr_joins_core_groups),
+		cmocka_unit_test(duration_time_is_a_tool_event),
 		cmocka_unit_test(hybrid_events_per_core_pmu),
 		cmocka_unit_test(tables_map_fields_as_jevents),
 		cmocka_unit_test(mapfile_picks_the_cpu),

@@ -49,12 +49,24 @@ struct pmt_evsel {
 	                             * led by slots, as perf's x86 code puts them */
 	bool named;                 /* a name= term: perf stat prints that name as it is */
 };
+/* perf 7.3's tool PMU: its attr type (perf prints it in -vv; nothing is opened) and the
+ * config of duration_time, which pmutrace stat counts as the wall-clock nanoseconds since
+ * the counters were enabled */
+#define PMT_TOOL_PMU_TYPE 0xfffffffeu
+#define PMT_TOOL_DURATION_TIME 1
+static inline bool pmt_evsel_tool(const struct pmt_evsel *e)
+{
+	return e->attr.type == PMT_TOOL_PMU_TYPE;
+}
 struct pmt_evlist {
 	struct pmt_evsel *ev;
 	uint32_t nr, cap;
 	/* a group written with events of several PMUs (a hybrid event in a group) was split
 	 * into one group per PMU; perf says "WARNING: events were regrouped to match PMUs" */
 	bool regrouped;
+	/* groups a tool event (duration_time) left, one "  anon group { a, b }" line each, for
+	 * perf stat's "WARNING: grouped events cpus do not match." */
+	char cpus_warning[256];
 };
 
 /* Named events loaded from JSON tables: perf's pmu-events JSON (EventCode, UMask, ...
