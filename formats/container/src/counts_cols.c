@@ -193,7 +193,7 @@ static int enc_alloc(struct enc *e, size_t nstats, size_t nrounds)
 	e->last = calloc(3 * (nstats + 1), sizeof(*e->last));
 	for (int c = 0; c < NCOLS2; c++) {
 		size_t items = c == C_GAP ? 2 * (nstats + nrounds + 1)
-			       : c < C_KEY ? nrounds + 1 : nstats + 1;
+			       : c < C_KEY ? nrounds + 1 : c == C_SHAPE ? 4 * (nstats + 1) : nstats + 1;
 
 		e->end[c] = e->col[c] = malloc(10 * items);
 		if (!e->col[c])
@@ -258,6 +258,68 @@ static void enc_walk(struct enc *e, const uint8_t *rec, size_t len)
 	e->end[C_SEG] = put_uv(e->end[C_SEG], run);
 }
 
+/* Version 3: a record is usual when its key is the one after the previous record's, its
+ * enabled moved by the previous record's enabled step and its running as its enabled (a
+ * steady interval count, not multiplexed); the shape column says how many usual records
+ * come in a row, then for the record that breaks the run its key step, enabled step less
+ * the previous record's and running step less its enabled step, and the count of the
+ * next run (the column ends with a count). Usual records cost their value's varint alone:
+ * zstd expanded and the reader parsed the zero bytes of three columns per record. */
+static void enc_walk_shaped(struct enc *e, const uint8_t *rec, size_t len)
+{
+	uint64_t prev_time = 0, prev_step = 0;
+	uint32_t run = 0, prev_key = UINT32_MAX, usual = 0;
+
+	for (size_t at = 0; at < len;) {
+		const uint8_t *r = rec + at;
+
+		if (pmt_le32(r) == REC_STAT_ROUND) {
+			uint64_t time = pmt_le64(r + 16);
+
+			e->end[C_SEG] = put_uv(e->end[C_SEG], run);
+			e->end[C_RTYPE] = put_uv(e->end[C_RTYPE], pmt_le64(r + 8));
+			e->end[C_RTIME] = put_zz(e->end[C_RTIME], time - prev_time);
+			prev_time = time;
+			run = 0;
+			at += ROUND_SIZE;
+			continue;
+		}
+		uint32_t k = key_of(e, pmt_le64(r + 8), pmt_le32(r + 16), pmt_le32(r + 20));
+		uint64_t *last = &e->last[3 * (size_t)k];
+		uint64_t val = pmt_le64(r + 24), ena = pmt_le64(r + 32), run_ = pmt_le64(r + 40);
+		uint64_t step = ena - last[1], run_step = run_ - last[2];
+
+		if (k == prev_key + 1 && step == prev_step && run_step == step) {
+			usual++;
+		} else {
+			e->end[C_SHAPE] = put_uv(e->end[C_SHAPE], usual);
+			e->end[C_SHAPE] = put_zz(e->end[C_SHAPE], (uint64_t)k - (uint64_t)(prev_key + 1));
+			e->end[C_SHAPE] = put_zz(e->end[C_SHAPE], step - prev_step);
+			e->end[C_SHAPE] = put_zz(e->end[C_SHAPE], run_step - step);
+			usual = 0;
+		}
+		e->end[C_VAL] = put_zz(e->end[C_VAL], val - last[0]);
+		last[0] = val;
+		last[1] = ena;
+		last[2] = run_;
+		prev_key = k;
+		prev_step = step;
+		run++;
+		at += STAT_SIZE;
+	}
+	e->end[C_SEG] = put_uv(e->end[C_SEG], run);
+	e->end[C_SHAPE] = put_uv(e->end[C_SHAPE], usual);
+}
+
+/* PMT_CTR_TEST_COUNTS_VERSION=1: frames of counts alone written as version 1, the layout
+ * before version 3, so that tests check a reader still takes it (tests/cli/counts_columns.sh) */
+static bool write_version1(void)
+{
+	const char *v = getenv("PMT_CTR_TEST_COUNTS_VERSION");
+
+	return v && !strcmp(v, "1");
+}
+
 /* A mixed frame's STAT and STAT_ROUND records copied together (*only), and where the other
  * records stood into the gap column: per run of them, the number of counts records since
  * the last run's as a step, then their bytes (those after the last counts record are the
@@ -306,22 +368,26 @@ int ctr_counts_encode(const uint8_t *rec, size_t len, bool whole, uint8_t **out,
 	size_t raw, zcap, z, only_len = 0, ncols, head;
 	uint8_t *p = NULL, *payload = NULL, *only = NULL;
 	ZSTD_CCtx *cctx = NULL;
-	bool mixed;
+	bool mixed, shaped;
 	int rc;
 
 	if (!ctr_counts_shape(rec, len, whole, &sh))
 		return 1;
-	/* a frame of counts alone keeps version 1, which readers before version 2 read */
+	/* a frame of counts alone is version 3; a mixed one keeps version 2's layout */
 	mixed = sh.types[0] || sh.types[1];
-	ncols = mixed ? NCOLS2 : NCOLS;
+	shaped = !mixed && !write_version1();
+	ncols = mixed ? NCOLS2 : shaped ? NCOLS3 : NCOLS;
 	head = mixed ? HEAD2 : HEAD;
 	raw = 4 * ncols;
 	rc = enc_alloc(&e, sh.nstats, sh.nrounds);
 	if (rc < 0 || (mixed && (rc = split_counts(&e, rec, len, whole, &sh, &only, &only_len)) < 0))
 		goto out;
-	enc_walk(&e, mixed ? only : rec, mixed ? only_len : len);
-	if (bad_columns_due())
-		*e.end[C_RUN]++ = 0; /* one value too many: "a column holds more than its records" */
+	if (shaped)
+		enc_walk_shaped(&e, rec, len);
+	else
+		enc_walk(&e, mixed ? only : rec, mixed ? only_len : len);
+	if (bad_columns_due()) /* one value too many: "a column holds more than its records" */
+		*e.end[shaped ? C_SHAPE : C_RUN]++ = 0;
 	raw += 16 * (size_t)e.nkeys;
 	for (size_t c = 0; c < ncols; c++)
 		raw += (size_t)(e.end[c] - e.col[c]);
@@ -353,7 +419,7 @@ int ctr_counts_encode(const uint8_t *rec, size_t len, bool whole, uint8_t **out,
 	}
 	memset(p, 0, head);
 	memcpy(p, "PMTCOUNT", 8);
-	pmt_put_le32(p + 8, mixed ? COUNTS_MIXED : COUNTS_VERSION);
+	pmt_put_le32(p + 8, mixed ? COUNTS_MIXED : shaped ? COUNTS_SHAPED : COUNTS_VERSION);
 	pmt_put_le32(p + 36, (uint32_t)(sh.nstats + sh.nrounds));
 	pmt_put_le32(p + 40, (uint32_t)sh.nstats);
 	pmt_put_le32(p + 44, (uint32_t)sh.nrounds);
