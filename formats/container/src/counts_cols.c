@@ -219,6 +219,18 @@ static uint32_t key_of(struct enc *e, uint64_t id, uint32_t cpu, uint32_t thread
 	}
 }
 
+/* A STAT_ROUND: the records since the last one, its type and time step (every version) */
+static void put_round(struct enc *e, const uint8_t *r, uint64_t *prev_time, uint32_t *run)
+{
+	uint64_t time = pmt_le64(r + 16);
+
+	e->end[C_SEG] = put_uv(e->end[C_SEG], *run);
+	e->end[C_RTYPE] = put_uv(e->end[C_RTYPE], pmt_le64(r + 8));
+	e->end[C_RTIME] = put_zz(e->end[C_RTIME], time - *prev_time);
+	*prev_time = time;
+	*run = 0;
+}
+
 static void enc_walk(struct enc *e, const uint8_t *rec, size_t len)
 {
 	uint64_t prev_time = 0;
@@ -228,13 +240,7 @@ static void enc_walk(struct enc *e, const uint8_t *rec, size_t len)
 		const uint8_t *r = rec + at;
 
 		if (pmt_le32(r) == REC_STAT_ROUND) {
-			uint64_t time = pmt_le64(r + 16);
-
-			e->end[C_SEG] = put_uv(e->end[C_SEG], run);
-			e->end[C_RTYPE] = put_uv(e->end[C_RTYPE], pmt_le64(r + 8));
-			e->end[C_RTIME] = put_zz(e->end[C_RTIME], time - prev_time);
-			prev_time = time;
-			run = 0;
+			put_round(e, r, &prev_time, &run);
 			at += ROUND_SIZE;
 			continue;
 		}
@@ -274,13 +280,7 @@ static void enc_walk_shaped(struct enc *e, const uint8_t *rec, size_t len)
 		const uint8_t *r = rec + at;
 
 		if (pmt_le32(r) == REC_STAT_ROUND) {
-			uint64_t time = pmt_le64(r + 16);
-
-			e->end[C_SEG] = put_uv(e->end[C_SEG], run);
-			e->end[C_RTYPE] = put_uv(e->end[C_RTYPE], pmt_le64(r + 8));
-			e->end[C_RTIME] = put_zz(e->end[C_RTIME], time - prev_time);
-			prev_time = time;
-			run = 0;
+			put_round(e, r, &prev_time, &run);
 			at += ROUND_SIZE;
 			continue;
 		}
