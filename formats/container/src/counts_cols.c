@@ -3,8 +3,10 @@
  * kept, as gaps, so the STAT records keep their stream offsets). Each (id, cpu, thread) key is listed once;
  * per record its key's number as a step from the one before, and value, enabled and
  * running as zigzag varint steps from that key's previous record in the frame (the first
- * from 0), so a counter read every interval costs a few bytes instead of 48. Frames are
- * independent, like the data frames they stand for. */
+ * from 0), so a counter read every interval costs a few bytes instead of 48; a frame of
+ * counts alone (version 3) leaves out the key, enabled and running of a steady counter's
+ * record, so it costs its value's step alone. Frames are independent, like the data
+ * frames they stand for. */
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
