@@ -21,6 +21,8 @@
 #     64 KiB frames: zstd -dc of it and of the file without counts frames are the same
 #     bytes, perf 6.1's stat report and script read them), and record --tpebs on the
 #     simulated PEBS PMU (tests/pmusim) with its counts per CPU;
+#   - counts frames of version 3 (as written now) and of version 1 (PMT_CTR_TEST_COUNTS_VERSION:
+#     files written before version 3), each read by its columns;
 #   - a counts frame with a flipped byte (60 x 32: counts frames before and after it), and a
 #     file cut inside its last counts frame: the output of the records, and -v names the
 #     frame not used;
@@ -102,6 +104,22 @@ print(found[pick] if found else '')
 PY
 }
 
+# FILE: the versions of its counts frames, each once, sorted
+versions() {
+	python3 - "$1" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+pos, seen = 0, set()
+while True:
+    pos = b.find(b'PMTCOUNT', pos)
+    if pos < 0:
+        break
+    seen.add(int.from_bytes(b[pos + 8:pos + 12], 'little'))
+    pos += 8
+print(' '.join(str(v) for v in sorted(seen)))
+PY
+}
+
 # synthetic recordings
 for shape in "40 16" "300 2"; do
 	# shellcheck disable=SC2086
@@ -119,6 +137,25 @@ for shape in "40 16" "300 2"; do
 	same "$shape --global --csv" "$T/s.pmt" "$M" --global --csv
 	same "$shape -j 1 -M tma_retiring" "$T/s.pmt" "$M" -j 1 -M tma_retiring --csv
 done
+
+# the counts frames' layouts: version 3 as written now, version 1 as files written before it
+# (the writer's test hook) still read by their columns, the same bytes as their records
+"$G" "$M" "$T/v1.pmt" 40 16 >/dev/null 2>&1 || bad "bench_stat_trace 40 16"
+PMT_CTR_TEST_COUNTS_VERSION=1 "$G" "$M" "$T/v1.pmt.old" 40 16 >/dev/null 2>&1
+mv "$T/v1.pmt" "$T/v3.pmt"
+mv "$T/v1.pmt.old" "$T/v1.pmt"
+for v in 1 3; do
+	got=$(versions "$T/v$v.pmt")
+	[ "$got" = "$v" ] || bad "version $v: the counts frames' versions are '$got'"
+	n=$(used "$T/v$v.pmt" "$M" tma_retiring)
+	[ "${n:-0}" -gt 0 ] || bad "version $v: -v does not say counts frames were read"
+	same "version $v --csv" "$T/v$v.pmt" "$M" --csv
+	same "version $v -j 1 --global" "$T/v$v.pmt" "$M" -j 1 --global --csv
+done
+"$P" metrics "$T/v1.pmt" --metrics "$M" --csv >"$T/1.out" 2>&1
+"$P" metrics "$T/v3.pmt" --metrics "$M" --csv 2>&1 | sed "s|v3.pmt|v1.pmt|g" >"$T/3.out"
+cmp -s "$T/1.out" "$T/3.out" || bad "versions 1 and 3 of one recording differ"
+rm -f "$T/v1.pmt" "$T/v3.pmt"
 
 # samples between the counts: the synthetic MIX (gaps inside runs and before rounds)
 "$G" "$M" "$T/x.pmt" 40 16 3 >/dev/null 2>&1 || bad "bench_stat_trace 40 16 3"

@@ -39,11 +39,14 @@ void ctr_counts_place(uint8_t *c, size_t n, uint32_t index, uint64_t offset,
 #define HEAD2 72       /* version 2: and the types of the frame's other records */
 #define NCOLS 7        /* segments, round types, round times, keys, values, enabled, running */
 #define NCOLS2 8       /* version 2: and the gaps */
+#define NCOLS3 5       /* version 3: segments, round types, round times, shape, values */
 #define COUNTS_VERSION 1
 #define COUNTS_MIXED 2 /* the frame holds other records too */
+#define COUNTS_SHAPED 3 /* counts alone, the usual records' key, enabled and running unwritten */
 #define STANDIN 32     /* ctr_counts_keep()'s entry for other records */
 
 enum { C_SEG, C_RTYPE, C_RTIME, C_KEY, C_VAL, C_ENA, C_RUN, C_GAP };
+enum { C_SHAPE = C_KEY }; /* version 3's column in the keys' place */
 
 /* What a frame holds for its counts frame: STAT and STAT_ROUND records of their sizes
  * (at least one), and the types and bytes of the others. whole: the records as they stand

@@ -27,7 +27,7 @@ static const char *check_head(const uint8_t *c, size_t n, bool sum)
 	if (n < HEAD + 4 || memcmp(c, "PMTCOUNT", 8))
 		return "too short for its header";
 	version = pmt_le32(c + 8);
-	if (version != COUNTS_VERSION && version != COUNTS_MIXED)
+	if (version != COUNTS_VERSION && version != COUNTS_MIXED && version != COUNTS_SHAPED)
 		return "a version this build does not read";
 	if (version == COUNTS_MIXED && n < HEAD2 + 4)
 		return "too short for its header";
@@ -276,12 +276,12 @@ static const uint8_t *usual_run(const uint8_t *pv, const uint8_t *ev, const uint
 	return usual_run_any(pv, ev, pe, ee, l, first, m, key, val, ena, run);
 }
 
-static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOLS],
-			       const uint8_t *end[NCOLS], uint32_t nkeys, uint32_t nstats,
-			       uint32_t nrounds)
+/* The round columns (every version), and the keys' last values cleared */
+static const char *decode_rounds(struct pmt_ctr_counts *d, const uint8_t *col[],
+				 const uint8_t *const end[], uint32_t nkeys, uint32_t nstats,
+				 uint32_t nrounds)
 {
 	uint64_t x, prev = 0;
-	uint32_t k = UINT32_MAX;
 	size_t total = 0;
 
 	for (uint32_t i = 0; i <= nrounds; i++) {
@@ -299,6 +299,19 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 		d->rtime[i] = prev += unzz(x);
 	}
 	memset(d->last, 0, 24 * (size_t)nkeys);
+	return NULL;
+}
+
+static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOLS],
+			       const uint8_t *end[NCOLS], uint32_t nkeys, uint32_t nstats,
+			       uint32_t nrounds)
+{
+	uint64_t x;
+	uint32_t k = UINT32_MAX;
+	const char *why = decode_rounds(d, col, end, nkeys, nstats, nrounds);
+
+	if (why)
+		return why;
 	{
 		/* the column cursors and arrays in locals: through col[] and d they were
 		 * loaded and stored again per value (the stores may alias them) */
@@ -386,6 +399,136 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 	return NULL;
 }
 
+/* m usual records of version 3 (enc_walk_shaped()), keys first.. in a row: their values
+ * decoded, enabled and running moved by step. The value column's cursor after them, NULL
+ * when it is short or has a varint over 10 bytes. */
+#define SHAPED_RUN(NAME, ATTR, GET)                                                            \
+	ATTR static const uint8_t *NAME(const uint8_t *pv, const uint8_t *ev, uint64_t *l,     \
+					uint64_t step, uint32_t first, uint32_t m,             \
+					uint32_t *key, uint64_t *val, uint64_t *ena,           \
+					uint64_t *run)                                         \
+	{                                                                                      \
+		for (uint32_t j = 0; j < m; j++, l += 3) {                                     \
+			uint64_t a;                                                            \
+                                                                                               \
+			if (!(pv = GET(pv, ev, &a)))                                           \
+				return NULL;                                                   \
+			key[j] = first + j;                                                    \
+			val[j] = l[0] += unzz(a);                                              \
+			ena[j] = l[1] += step;                                                 \
+			run[j] = l[2] += step;                                                 \
+		}                                                                              \
+		return pv;                                                                     \
+	}
+SHAPED_RUN(shaped_run_any, __attribute__((noinline)), get_uv)
+#ifdef PMT_UV_PEXT
+SHAPED_RUN(shaped_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext)
+#endif
+
+/* Records from..from+m-1 of keys first.. in a row, usual (enabled and running moved by
+ * step): those of keys not wanted passed over, by runs of them */
+static const uint8_t *shaped_usual(const struct pmt_ctr_counts *d, const uint8_t *pv,
+				   const uint8_t *ev, uint64_t step, uint32_t first,
+				   uint32_t m, uint32_t from, bool pext)
+{
+	const uint32_t *skip = d->want_fn ? d->skip : NULL;
+
+	(void)pext;
+	for (uint32_t j = 0; j < m && pv;) {
+		uint32_t k = first + j, n = m - j;
+
+		if (skip && skip[k]) {
+			n = skip[k] < n ? skip[k] : n;
+			for (uint32_t q = 0; q < n; q++)
+				d->key[from + j + q] = k + q;
+			pv = skip_uv(pv, ev, n);
+			j += n;
+			continue;
+		}
+		if (skip) /* up to the next key not wanted */
+			for (uint32_t q = 1; q < n; q++)
+				if (skip[k + q]) {
+					n = q;
+					break;
+				}
+#ifdef PMT_UV_PEXT
+		if (pext)
+			pv = shaped_run_pext(pv, ev, &d->last[3 * (size_t)k], step, k, n,
+					     d->key + from + j, d->v[0] + from + j,
+					     d->v[1] + from + j, d->v[2] + from + j);
+		else
+#endif
+			pv = shaped_run_any(pv, ev, &d->last[3 * (size_t)k], step, k, n,
+					    d->key + from + j, d->v[0] + from + j,
+					    d->v[1] + from + j, d->v[2] + from + j);
+		j += n;
+	}
+	return pv;
+}
+
+/* Version 3's shape and value columns (enc_walk_shaped()): runs of usual records, each
+ * followed by one that says its key, enabled and running steps */
+static const char *decode_shaped(struct pmt_ctr_counts *d, const uint8_t *col[NCOLS3],
+				 const uint8_t *end[NCOLS3], uint32_t nkeys, uint32_t nstats,
+				 uint32_t nrounds)
+{
+	const uint8_t *ps = col[C_SHAPE], *es = end[C_SHAPE], *pv = col[C_VAL], *ev = end[C_VAL];
+	const uint32_t *skip = d->want_fn ? d->skip : NULL;
+	uint64_t step = 0, x, dstep, drun, a;
+	uint32_t k = UINT32_MAX, i = 0;
+	const char *why = decode_rounds(d, col, end, nkeys, nstats, nrounds);
+	bool pext = false;
+
+#ifdef PMT_UV_PEXT
+	pext = uv_pext_fast();
+#endif
+	if (why)
+		return why;
+	for (;;) {
+		uint32_t first = k + 1;
+
+		if (!(ps = get_uv(ps, es, &x)))
+			return "its shape column is short";
+		if (x > nstats - i)
+			return "its shape column holds more records than the frame";
+		if (x && (first >= nkeys || x > nkeys - first))
+			return "a record names a key it does not list";
+		if (x && !(pv = shaped_usual(d, pv, ev, step, first, (uint32_t)x, i, pext)))
+			return "a value column is short or has a varint over 10 bytes";
+		i += (uint32_t)x;
+		k += (uint32_t)x;
+		if (i == nstats)
+			break;
+		if (!(ps = get_uv(ps, es, &x)) || !(ps = get_uv(ps, es, &dstep)) ||
+		    !(ps = get_uv(ps, es, &drun)))
+			return "its shape column is short";
+		k = (uint32_t)(k + 1 + unzz(x));
+		if (k >= nkeys)
+			return "a record names a key it does not list";
+		step += unzz(dstep);
+		d->key[i] = k;
+		if (skip && skip[k]) {
+			if (!(pv = skip_uv(pv, ev, 1)))
+				return "a value column is short or has a varint over 10 bytes";
+		} else {
+			uint64_t *l = &d->last[3 * (size_t)k];
+
+			if (!(pv = get_uv(pv, ev, &a)))
+				return "a value column is short or has a varint over 10 bytes";
+			d->v[0][i] = l[0] += unzz(a);
+			d->v[1][i] = l[1] += step;
+			d->v[2][i] = l[2] += step + unzz(drun);
+		}
+		i++;
+	}
+	if (ps != es || pv != ev)
+		return "a column holds more than its records";
+	for (int c = 0; c < C_SHAPE; c++)
+		if (col[c] != end[c])
+			return "a column holds more than its records";
+	return NULL;
+}
+
 /* A mixed frame's gap column (split_counts()): *ngaps runs of other records, each before
  * the counts record gap_at[i] (their order among the STAT and STAT_ROUND records), within
  * the room the frame's size leaves them */
@@ -420,7 +563,7 @@ int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 	uint32_t nstats, nrounds, nkeys, raw, ngaps = UINT32_MAX;
 	size_t n, got, pos, ncols, head;
 	uint64_t counted;
-	bool mixed;
+	bool mixed, shaped;
 	int rc;
 
 	*why = NULL;
@@ -432,7 +575,8 @@ int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 	if ((*why = check_head(c, n, !d->listed)))
 		return -PMT_ECORRUPT;
 	mixed = pmt_le32(c + 8) == COUNTS_MIXED;
-	ncols = mixed ? NCOLS2 : NCOLS;
+	shaped = pmt_le32(c + 8) == COUNTS_SHAPED;
+	ncols = mixed ? NCOLS2 : shaped ? NCOLS3 : NCOLS;
 	head = mixed ? HEAD2 : HEAD;
 	nstats = pmt_le32(c + 40);
 	nrounds = pmt_le32(c + 44);
@@ -476,7 +620,7 @@ int pmt_ctr_counts_decode(struct pmt_ctr_counts *d, const void *buf, size_t len,
 		for (uint32_t k = nkeys; k-- > 0;)
 			d->skip[k] = d->want[k] ? 0 : d->skip[k + 1] + 1;
 	}
-	if ((*why = decode_cols(d, col, end, nkeys, nstats, nrounds)))
+	if ((*why = (shaped ? decode_shaped : decode_cols)(d, col, end, nkeys, nstats, nrounds)))
 		return -PMT_ECORRUPT;
 	if (mixed) {
 		*why = decode_gaps(d, col[C_GAP], end[C_GAP], nstats + nrounds,

@@ -13,7 +13,9 @@
  * (pmt_ctr_counts_want) gives the other keys' values, and every key and round, the same.
  * A flipped byte is named by pmt_ctr_counts_list, and a decode of
  * it fails; zstd's checksum of a payload is left to the frame's own (a decoder told the
- * frame was listed decodes it with zstd's flipped). */
+ * frame was listed decodes it with zstd's flipped). Frames of counts alone are version 3
+ * (runs of usual records: keys in a row, enabled moving as the record before it did,
+ * running as enabled), and those the writer makes as version 1 (its test hook) still read. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +33,9 @@
 
 static uint64_t rng = 88172645463325252ull;
 static bool not_multiplexed; /* running = enabled: the usual records, keys in a row */
+/* enabled moving 1000 per visit of a key (36 keys in a cycle): version 3's usual records */
+static bool steady;
+static bool version1; /* written as version 1 (PMT_CTR_TEST_COUNTS_VERSION), still read */
 
 static uint64_t next_rand(void)
 {
@@ -93,7 +98,7 @@ static uint8_t *make(size_t *len, unsigned threads, bool odd_records, bool mixed
 		pmt_put_le32(r + 16, i % 7 == 3 ? UINT32_MAX : (uint32_t)(i / 12 % 3));
 		pmt_put_le32(r + 20, (uint32_t)(i % 2));
 		pmt_put_le64(r + 24, edge(i));
-		pmt_put_le64(r + 32, edge(i + 1));
+		pmt_put_le64(r + 32, steady ? 1000 * (uint64_t)(i / 36) + 7 : edge(i + 1));
 		pmt_put_le64(r + 40, not_multiplexed ? pmt_le64(r + 32) : edge(i + 2));
 		if (odd_records && i == 1500) { /* a STAT of 56 bytes: its frame gets none */
 			r[6] = 56;
@@ -265,6 +270,9 @@ static void check(unsigned threads, bool odd, bool mixed)
 		}
 		assert_non_null(ref);
 		assert_null(ref->damaged);
+		assert_int_equal(ref->version, ref->other_types[0] | ref->other_types[1] ? 2
+					       : version1			    ? 1
+										    : 3);
 		assert_int_equal(ref->offset, fr.offset);
 		assert_int_equal(ref->stream_offset, fr.stream_offset);
 		assert_int_equal(ref->stream_size, fr.size);
@@ -340,7 +348,19 @@ static void test_caller_thread(void **state)
 	not_multiplexed = true; /* runs of keys in a row whose values are not wanted */
 	check(1, false, false);
 	check(1, false, true);
+	steady = true; /* runs of usual records, some of them not wanted */
+	check(1, false, false);
+	check(1, true, false);
 	not_multiplexed = false;
+	check(1, false, false);
+	steady = false;
+	/* the layout before version 3, as files written before it hold, still read */
+	setenv("PMT_CTR_TEST_COUNTS_VERSION", "1", 1);
+	version1 = true;
+	check(1, false, false);
+	check(1, true, false);
+	unsetenv("PMT_CTR_TEST_COUNTS_VERSION");
+	version1 = false;
 }
 
 static void test_pool(void **state)
