@@ -13,8 +13,8 @@
  * perf's nodes: found by walking the same tree perf walks, one tree per event as perf's
  * hists are per event.
  *
- * Every new entry is placed by perf's walk, but the walks of the others were a fifth of a
- * -g report's time, and most cannot miss: the keys perf compares before sym (comm, dso)
+ * Every new entry is placed by perf's walk, but the walks of the others were a quarter
+ * of a -g report's time, and most cannot miss: the keys perf compares before sym (comm, dso)
  * keep groups of entries apart in the tree's order, and in a group without an inlined
  * frame, whose addresses and symbols fit in half the address space, perf's comparison is
  * a total order whose equal entries are the index's: there the index's entry is the one

@@ -112,7 +112,7 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 			cg_free(g);
 			return -PMT_ENOMEM;
 		}
-		/* the walks were a fifth of a -g report's time, and most keys' entries sit in
+		/* the walks were a quarter of a -g report's time, and most keys' entries sit in
 		 * a group no walk can miss them in; the merges by text compare what the index
 		 * does not key */
 		h->tree_cached = !h->src_collapse;
