@@ -85,20 +85,25 @@ static void idx_put(struct hslot *idx, size_t cap, struct hslot v)
 	idx[j] = v;
 }
 
-static int grow_index(struct pmt_hist *h)
+int hist_slots_grow(struct hslot **slots, size_t *cap, size_t first_cap)
 {
-	size_t cap = h->cap * 2;
-	struct hslot *idx = hist_zeroed(cap * sizeof(*idx));
+	size_t c = *cap ? *cap * 2 : first_cap;
+	struct hslot *idx = hist_zeroed(c * sizeof(*idx));
 
 	if (!idx)
 		return -PMT_ENOMEM;
-	for (size_t i = 0; i < h->cap; i++)
-		if (h->idx[i].at)
-			idx_put(idx, cap, h->idx[i]);
-	free(h->idx);
-	h->idx = idx;
-	h->cap = cap;
+	for (size_t i = 0; i < *cap; i++)
+		if ((*slots)[i].at)
+			idx_put(idx, c, (*slots)[i]);
+	free(*slots);
+	*slots = idx;
+	*cap = c;
 	return 0;
+}
+
+static int grow_index(struct pmt_hist *h)
+{
+	return hist_slots_grow(&h->idx, &h->cap, 0);
 }
 
 /* The key of a sample but its event: resolved, hashed (with 0 as the event). frame: one
@@ -159,7 +164,14 @@ int hist_make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 				hv = mix(hv, (uintptr_t)k->srcfile);
 		}
 	}
-	if (h->used_keys & ((1u << KEY_COMM) | (1u << KEY_PID))) {
+	/* a chain's frames are the sample's thread at the sample's time: its comm, looked
+	 * up once (two lookups and a strlen per frame: ~5% of a -g report) */
+	if ((h->used_keys & ((1u << KEY_COMM) | (1u << KEY_PID))) && frame && h->sample_comm_set) {
+		k->comm = h->sample_comm;
+		k->comm_width = h->sample_comm_width;
+		if (h->used_keys & (1u << KEY_COMM))
+			hv = mix(hv, k->comm);
+	} else if (h->used_keys & ((1u << KEY_COMM) | (1u << KEY_PID))) {
 		const char *c = pmt_symbols_comm(h->syms, s->tid, s->time);
 		char tidname[16];
 
@@ -178,6 +190,9 @@ int hist_make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 
 			k->comm_width = (uint32_t)strlen(now ? now : c);
 		}
+		h->sample_comm = k->comm;
+		h->sample_comm_width = k->comm_width;
+		h->sample_comm_set = 1;
 		if (h->used_keys & (1u << KEY_COMM))
 			hv = mix(hv, k->comm);
 	}
@@ -221,13 +236,88 @@ int hist_room_for_entry(struct pmt_hist *h)
 	return 0;
 }
 
+/* With the tree, what the index knows of k: lookup->key, the index's entry of k's key in
+ * the adding event's tree (-1: none; lookup->end: where a new entry of the key goes in
+ * the index, SIZE_MAX: nowhere), and the entry perf's walk for k finds when that is known
+ * without walking: the key's own in a clean group, where no walk can miss it
+ * (hist_perftree.c), or the last walk's for the key while the trees are as they were
+ * then (a walk compares what the index keys by: equal keys walk alike); -1: walk. */
+struct tree_lookup {
+	long key;
+	size_t end;
+};
+
+static long tree_index_find(const struct pmt_hist *h, const struct hent *k,
+			    struct tree_lookup *lookup)
+{
+	const uint32_t hi = (uint32_t)(k->hash >> 32);
+	size_t i;
+
+	lookup->key = -1;
+	lookup->end = SIZE_MAX;
+	if (!h->tree_cached)
+		return -1;
+	for (i = hi & (h->cap - 1); h->idx[i].at; i = (i + 1) & (h->cap - 1)) {
+		const uint32_t at = h->idx[i].at - 1;
+		const struct hent *e = &h->e[at];
+
+		/* the trees are per event: so are their entries */
+		if (h->idx[i].hash_hi == hi && e->hash == k->hash && same(e, k, h->entry_keys) &&
+		    e->ev_slot == h->adding_slot) {
+			lookup->key = at;
+			if (hist_tree_clean(h, e))
+				return at;
+			return h->walks[at].ver == h->tree_ver + 1 ? (long)h->walks[at].at : -1;
+		}
+	}
+	lookup->end = i;
+	return -1;
+}
+
+/* perf's walk for k; a new entry goes into the index, a found one is remembered for the
+ * key */
+static int tree_add(struct pmt_hist *h, struct hent *k, size_t *slot,
+		    const struct tree_lookup *lookup)
+{
+	const size_t n = h->n;
+
+	PMT_FORWARD_IF_ERROR(hist_tree_find_or_add(h, k, slot));
+	if (lookup->key >= 0 && *slot != n)
+		h->walks[lookup->key] = (struct hist_walk){ h->tree_ver + 1, (uint32_t)*slot };
+	if (*slot != n || lookup->end == SIZE_MAX)
+		return 0;
+	if (h->walks_cap < h->n) {
+		size_t cap = h->walks_cap ? h->walks_cap : 1024;
+		struct hist_walk *w;
+
+		while (cap < h->n)
+			cap *= 2;
+		w = realloc(h->walks, cap * sizeof(*w));
+
+		if (!w)
+			return -PMT_ENOMEM;
+		h->walks = w;
+		h->walks_cap = cap;
+	}
+	h->walks[n] = (struct hist_walk){ 0 };
+	h->idx[lookup->end] = (struct hslot){ (uint32_t)(k->hash >> 32), (uint32_t)n + 1 };
+	return h->n * 4 > h->cap * 3 ? grow_index(h) : 0;
+}
+
 int hist_find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot)
 {
 	const uint32_t hi = (uint32_t)(k->hash >> 32);
 	size_t i;
 
-	if (h->tree)
-		return hist_tree_find_or_add(h, k, slot);
+	if (h->tree) {
+		struct tree_lookup lookup;
+		const long at = tree_index_find(h, k, &lookup);
+
+		if (at < 0)
+			return tree_add(h, k, slot, &lookup);
+		*slot = (size_t)at;
+		return 0;
+	}
 	for (i = hi & (h->cap - 1); h->idx[i].at; i = (i + 1) & (h->cap - 1)) {
 		const struct hent *e = &h->e[h->idx[i].at - 1];
 
@@ -367,12 +457,28 @@ int hist_add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t 
 
 		PMT_FORWARD_IF_ERROR(hist_make_key(h, s, f, g->want_src ? g->cur_addr[i] : 0,
 					      g->want_src ? cg_node_srcline(g, i) : NULL, &k));
-		if (h->tree && (rc = hist_tree_seen(h, &k, g->seen, nseen)) != 0) {
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		PMT_FORWARD_IF_ERROR(hist_find_or_add(h, &k, &at));
+		if (h->tree) {
+			struct tree_lookup lookup;
+			const long hit = tree_index_find(h, &k, &lookup);
+			const struct hent *key = lookup.key >= 0 ? &h->e[lookup.key] : NULL;
+
+			/* a clean group's entry is the only one equal to k there: the seen
+			 * check below finds it; else perf's comparisons with the sample's
+			 * entries of k's group */
+			if (!key || !hist_tree_clean(h, key)) {
+				rc = hist_tree_seen(h, &k, g->seen, nseen,
+						    key ? key->group : UINT32_MAX);
+				if (rc < 0)
+					return rc;
+				if (rc)
+					continue;
+			}
+			if (hit >= 0)
+				at = (size_t)hit;
+			else
+				PMT_FORWARD_IF_ERROR(tree_add(h, &k, &at, &lookup));
+		} else
+			PMT_FORWARD_IF_ERROR(hist_find_or_add(h, &k, &at));
 		rc = seen_add(g, &nseen, h->e[at].seq);
 		if (rc <= 0) {
 			if (rc < 0)

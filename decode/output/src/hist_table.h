@@ -56,6 +56,7 @@ struct hent {
 	uint32_t mem_f[3];     /* the data-source fields perf compares for mem, snoop, tlb */
 	uint8_t kernel, object;
 	uint8_t inlined;       /* a function inlined in a chain's frame: "NAME (inlined)" */
+	uint8_t ev_slot;       /* with the tree: the event slot whose tree has it */
 	uint64_t ip;           /* map_ip (perf's he->ip for an unresolved address) */
 	uint64_t objoff;       /* perf's offset printed after an object symbol (this sample's) */
 	uint64_t dsrc;         /* this sample's data source (while adding) */
@@ -65,6 +66,7 @@ struct hent {
 	uint16_t kernel_ev;    /* bit per event: its first sample there made it [k] (perf's
 				* hists are per event: a caller's entry ([.] in perf 7.3) and a
 				* kernel sample's are the same one in different events) */
+	uint32_t group;        /* with tree_cached: its hist_group */
 	uint32_t ev_at[HIST_SLOTS]; /* the pool index of its counts per event slot; 0: none */
 };
 
@@ -88,6 +90,21 @@ struct hist_ipc {
 /* direct-mapped (a newer address takes the slot), 512 KiB: the slot is a cache miss per
  * record, which costs less while the table stays in a core's L2 */
 #define HIST_IPC_SLOTS 32768
+
+/* the addresses from lo to lo + len (wrapping) */
+struct hist_arc {
+	uint64_t lo, len;
+	uint8_t any;
+};
+
+/* the entries equal in the keys perf compares before sym (comm, dso): perf's comparison
+ * keeps them apart from the others', so its order among them is theirs alone, total
+ * while clean (hist_perftree.c) */
+struct hist_group {
+	uint32_t first;        /* its first entry */
+	uint8_t dirty;
+	struct hist_arc nosym, sym; /* what its entries' addresses and symbols span */
+};
 
 struct cg;
 struct hist_src;
@@ -125,6 +142,9 @@ struct pmt_hist {
 	uint32_t seq;
 	const char *last_comm;  /* the samples of a thread come in runs: its last comm */
 	uint32_t last_comm_off;
+	/* the comm key of the sample being added, for its chain's frames (0: not yet) */
+	uint8_t sample_comm_set;
+	uint32_t sample_comm, sample_comm_width;
 	/* the samples of one record share ip, pid, tid, cpu and time: their key but the
 	 * event is worked out once */
 	size_t last_slot;
@@ -146,6 +166,18 @@ struct pmt_hist {
 	 * nodes, per event (hist_perftree.c); NULL: the index finds them */
 	struct hist_rb *tree;
 	uint32_t tree_root[HIST_SLOTS];
+	/* with the tree for the sym key: the index finds the entries of clean groups, where
+	 * a walk cannot miss them (hist_tree_find_or_add makes the groups) */
+	uint8_t tree_cached;
+	uint32_t tree_ver;     /* counts the nodes made in the trees */
+	/* per entry of the index: the entry the last walk for its key found (at), when the
+	 * trees were at version ver - 1 (0: none) */
+	struct hist_walk { uint32_t ver, at; } *walks;
+	size_t walks_cap;
+	struct hist_group *groups;
+	size_t ngroups, groups_cap;
+	struct hslot *group_idx;
+	size_t group_cap;
 	/* with the tree, once merged: each entry's place in the walk of the tree perf sorts
 	 * its output from (the entry tree, or the merge's), the order of entries equal in
 	 * every key; NULL: the address orders them */
@@ -184,6 +216,9 @@ struct cg_frame;
 int hist_make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 		  const struct cg_frame *frame, uint64_t faddr, const char *fsrc, struct hent *k);
 int hist_find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot);
+/* an index of slots twice the size (first_cap when empty), its slots moved: 0 or
+ * -PMT_ENOMEM */
+int hist_slots_grow(struct hslot **slots, size_t *cap, size_t first_cap);
 /* room for one more entry in h->e (which may move): 0 or -PMT_ENOMEM */
 int hist_room_for_entry(struct pmt_hist *h);
 struct hent_ev *hist_new_event(struct pmt_hist *h, struct hent *e, unsigned slot);
@@ -200,11 +235,19 @@ bool hist_perf_keys_known(const struct pmt_hist *h);
 int64_t hist_perf_cmp(const void *ctx, uint32_t existing, uint32_t added);
 /* with h->tree: the entry of key k in the tree of h->adding_slot, made when the walk meets
  * no equal one; and whether k compares equal to one of the sample's entries so far (seen:
- * their indexes), 1 or 0 */
+ * their indexes; group: k's group with tree_cached, else UINT32_MAX), 1 or 0 */
 int hist_tree_find_or_add(struct pmt_hist *h, struct hent *k, size_t *slot);
-int hist_tree_seen(struct pmt_hist *h, const struct hent *k, const uint32_t *seen, size_t n);
+int hist_tree_seen(struct pmt_hist *h, const struct hent *k, const uint32_t *seen, size_t n,
+		   uint32_t group);
 /* with h->tree: h->tree_ord from the entry trees' walks (perf prints them unmerged) */
 int hist_tree_order(struct pmt_hist *h);
+void hist_tree_groups_free(struct pmt_hist *h);
+
+/* with tree_cached: whether perf's walks find the entry e wherever it sits in its tree */
+static inline bool hist_tree_clean(const struct pmt_hist *h, const struct hent *e)
+{
+	return !h->groups[e->group].dirty;
+}
 
 /* perf's entries of one srcline/srcfile text merged (src_collapse), once */
 int hist_collapse(struct pmt_hist *h);

@@ -65,6 +65,8 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 	h->tree = NULL;
 	free(h->tree_ord);
 	h->tree_ord = NULL;
+	hist_tree_groups_free(h);
+	h->tree_cached = 0;
 	PMT_FORWARD_IF_ERROR(cg_new(&g));
 	g->compat = h->compat;
 	/* perf parses -g while reading its options: a bad one is refused on any file */
@@ -110,6 +112,10 @@ int pmt_hist_set_callgraph(struct pmt_hist *h, const struct pmt_hist_callgraph_o
 			cg_free(g);
 			return -PMT_ENOMEM;
 		}
+		/* the walks were a quarter of a -g report's time, and most keys' entries sit in
+		 * a group no walk can miss them in; the merges by text compare what the index
+		 * does not key */
+		h->tree_cached = !h->src_collapse;
 	}
 	/* the graphs of entries perf's merge puts together merge by address */
 	g->node_addrs = g->want_src || (h->tree && (h->used_keys & (1u << KEY_COMM)));
@@ -216,6 +222,7 @@ void pmt_hist_free(struct pmt_hist *h)
 		hist_rb_fini(h->tree);
 	free(h->tree);
 	free(h->tree_ord);
+	hist_tree_groups_free(h);
 	free(h);
 }
 
@@ -395,6 +402,7 @@ static inline int add_sample(struct pmt_hist *h, const struct pmt_spe_sample *s)
 	if (hist_has_filters(h) && hist_filtered(h, s))
 		return pmt_hist_add_hidden(h, s);
 	add_totals(h, s, slot);
+	h->sample_comm_set = 0;
 	/* perf's nodes are per event: the record's other samples walk their own tree */
 	if (h->tree) {
 		h->adding_slot = (unsigned)slot;
