@@ -90,3 +90,7 @@ add_test(NAME symbols.report_events
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_events.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.report_events PROPERTIES LABELS "symbols;differential;perf73"
   SKIP_RETURN_CODE 77 TIMEOUT 600)
+add_test(NAME symbols.report_unnamed_callers
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_unnamed_callers.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.report_unnamed_callers PROPERTIES LABELS "symbols;differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 300)
