@@ -94,3 +94,7 @@ add_test(NAME symbols.report_unnamed_callers
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_unnamed_callers.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.report_unnamed_callers PROPERTIES LABELS "symbols;differential;perf73"
   SKIP_RETURN_CODE 77 TIMEOUT 300)
+add_test(NAME symbols.report_deep_graph
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_deep_graph.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.report_deep_graph PROPERTIES LABELS "symbols;differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 180)

@@ -91,12 +91,21 @@ static void frame_name(const struct cg *g, uint32_t frame, struct pmt_out *o)
 	}
 }
 
+/* a level's pipe in perf's int depth mask, set and tested with 1 << level: x86-64's and
+ * AArch64's shifts of a 32-bit value take the count mod 32, so a level below 32 reuses
+ * the bit of the level 32 above it (a pipe printed at the left margin of a deep
+ * recursion's separator line, as perf 7.3 prints it) */
+static uint64_t level_bit(unsigned level)
+{
+	return 1ULL << (level & 31);
+}
+
 /* ipchain__fprintf_graph_line */
 static void graph_line(struct pmt_out *o, unsigned depth, uint64_t mask, unsigned left)
 {
 	margin(o, left);
 	for (unsigned i = 0; i < depth; i++)
-		pmt_out_str(o, mask & (1ULL << i) ? "|          " : "           ");
+		pmt_out_str(o, mask & level_bit(i) ? "|          " : "           ");
 	pmt_out_char(o, '\n');
 }
 
@@ -126,7 +135,7 @@ static void graph_entry(const struct cg *g, uint64_t cumul, uint64_t count, uint
 {
 	margin(o, left);
 	for (unsigned i = 0; i < depth; i++) {
-		pmt_out_char(o, mask & (1ULL << i) ? '|' : ' ');
+		pmt_out_char(o, mask & level_bit(i) ? '|' : ' ');
 		if (!idx && i == depth - 1) {
 			pmt_out_str(o, "--");
 			node_value(g, cumul, count, total, o);
@@ -172,7 +181,7 @@ static int graph(const struct cg *g, uint32_t parent, uint64_t total, uint64_t a
 		/* the last child ends its level's pipe, unless a fractal graph's remainder
 		 * comes after it (perf keeps the old mask for the separator line) */
 		if (i + 1 == k.n && (g->mode != CG_FRACTAL || !remaining))
-			new_mask &= ~(1ULL << (depth - 1));
+			new_mask &= ~level_bit(depth - 1);
 		graph_line(o, depth, mask, left);
 		for (uint32_t n = c;; n = g->nodes[n].child) {
 			graph_entry(g, g->nodes[c].cumul, g->nodes[c].count, g->nodes[n].frame,
@@ -182,7 +191,7 @@ static int graph(const struct cg *g, uint32_t parent, uint64_t total, uint64_t a
 		}
 		rc = graph(g, end, g->mode == CG_FRACTAL ? g->nodes[end].cumul - g->nodes[end].hit
 							 : total,
-			   abs_min, depth + 1, new_mask | (1ULL << depth), left, o);
+			   abs_min, depth + 1, new_mask | level_bit(depth), left, o);
 		if (rc < 0) {
 			free(k.v);
 			return rc;
@@ -204,7 +213,7 @@ static int graph(const struct cg *g, uint32_t parent, uint64_t total, uint64_t a
 			if (!rem_count)
 				return i > 0;
 		}
-		new_mask &= ~(1ULL << (depth - 1));
+		new_mask &= ~level_bit(depth - 1);
 		graph_entry(g, remaining, rem_count, UINT32_MAX, depth, new_mask, 0, total, left, o);
 		return 1;
 	}
