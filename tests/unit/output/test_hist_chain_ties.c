@@ -21,6 +21,7 @@
 #include "pmutrace/perfdata.h"
 #include "pmutrace/output.h"
 #include "symbols_test_util.h"
+#include "hist_test_util.h"
 
 #define PID 100
 #define TOOL 0x300000ULL /* the samples' own file */
@@ -34,35 +35,16 @@ static void add_map(struct pmt_symbols *s, uint64_t addr, const char *file, uint
 	assert_int_equal(pmt_symbols_add_event(s, &ev), 0);
 }
 
-/* one cpu-clock sample at TOOL+0x10 called from caller, callee order as perf.data has it */
-static void add_sample(struct pmt_hist *h, uint64_t caller, uint64_t time)
-{
-	struct {
-		struct pmt_callchain c;
-		uint64_t ips[2];
-	} chain = { { 2 }, { TOOL + 0x10, caller } };
-	struct pmt_spe_sample smp = { .event = PMT_EV_ATTR(0), .pid = PID, .tid = PID,
-				      .time = time, .ip = TOOL + 0x10, .period = 1000,
-				      .callchain = &chain.c };
-
-	assert_int_equal(pmt_hist_add(h, &smp), 0);
-}
 
 static char *report(const char *spec, bool liba_first_in_table)
 {
 	static const uint8_t bid_a[20] = { 0xaa }, bid_b[20] = { 0xbb };
-	struct pmt_trace_attr attr = { .sample_type = PMT_SAMPLE_IP | PMT_SAMPLE_TID |
-						      PMT_SAMPLE_TIME | PMT_SAMPLE_CALLCHAIN,
-				       .name = "cpu-clock:u" };
-	struct pmt_trace_meta meta = { .nr_attrs = 1, .attrs = &attr };
+	struct pmt_trace_meta meta = { .nr_attrs = 1, .attrs = &hist_test_attr };
 	struct pmt_hist_callgraph_opts cgo = PMT_OPTS_INIT(pmt_hist_callgraph_opts,
 							   .spec = spec, .children = 0);
 	struct pmt_symbols *s = test_symbols_new();
 	struct pmt_hist *h = NULL;
-	struct pmt_out out;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp;
+	char *text;
 
 	/* the table is read before the sideband, as perf reads its header first */
 	if (liba_first_in_table)
@@ -76,14 +58,9 @@ static char *report(const char *spec, bool liba_first_in_table)
 	assert_int_equal(pmt_hist_new("dso", s, &h, NULL), 0);
 	assert_int_equal(pmt_hist_set_trace(h, &meta), 0);
 	assert_int_equal(pmt_hist_set_callgraph(h, &cgo, NULL), 0);
-	add_sample(h, LIBB + 0x20, 10);
-	add_sample(h, LIBA + 0x20, 11);
-	fp = open_memstream(&text, &len);
-	assert_non_null(fp);
-	assert_int_equal(pmt_out_init(&out, fp, 4096), 0);
-	assert_int_equal(pmt_hist_print(h, &out, PMT_PERF_NEWEST, 0), 0);
-	assert_int_equal(pmt_out_fini(&out), 0);
-	fclose(fp);
+	hist_test_add_call(h, PID, TOOL + 0x10, LIBB + 0x20, 10);
+	hist_test_add_call(h, PID, TOOL + 0x10, LIBA + 0x20, 11);
+	text = hist_test_print(h);
 	pmt_hist_free(h);
 	pmt_symbols_free(s);
 	return text;

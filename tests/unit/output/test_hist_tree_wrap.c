@@ -21,39 +21,21 @@
 #include "pmutrace/perfdata.h"
 #include "pmutrace/output.h"
 #include "symbols_test_util.h"
+#include "hist_test_util.h"
 
 #define PID 100
 #define TOOL 0x300000ULL /* the samples' own file, without symbols */
 
-/* one cpu-clock sample at TOOL+0x10 called from caller (in no map) */
-static void add_sample(struct pmt_hist *h, uint64_t caller, uint64_t time)
-{
-	struct {
-		struct pmt_callchain c;
-		uint64_t ips[2];
-	} chain = { { 2 }, { TOOL + 0x10, caller } };
-	struct pmt_spe_sample smp = { .event = PMT_EV_ATTR(0), .pid = PID, .tid = PID,
-				      .time = time, .ip = TOOL + 0x10, .period = 1000,
-				      .callchain = &chain.c };
-
-	assert_int_equal(pmt_hist_add(h, &smp), 0);
-}
 
 static char *report(const char *keys, const uint64_t *callers, size_t n)
 {
-	struct pmt_trace_attr attr = { .sample_type = PMT_SAMPLE_IP | PMT_SAMPLE_TID |
-						      PMT_SAMPLE_TIME | PMT_SAMPLE_CALLCHAIN,
-				       .name = "cpu-clock:u" };
-	struct pmt_trace_meta meta = { .nr_attrs = 1, .attrs = &attr };
+	struct pmt_trace_meta meta = { .nr_attrs = 1, .attrs = &hist_test_attr };
 	struct pmt_hist_callgraph_opts cgo = PMT_OPTS_INIT(pmt_hist_callgraph_opts,
 							   .spec = "none", .children = 1);
 	struct pmt_symbols *s = test_symbols_new();
 	struct pmt_trace_event ev = test_mmap_event(PID, TOOL, "/nonexistent/tool", 1);
 	struct pmt_hist *h = NULL;
-	struct pmt_out out;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp;
+	char *text;
 
 	assert_int_equal(pmt_symbols_add_event(s, &ev), 0);
 	assert_int_equal(pmt_hist_new(keys, s, &h, NULL), 0);
@@ -61,13 +43,8 @@ static char *report(const char *keys, const uint64_t *callers, size_t n)
 	assert_int_equal(pmt_hist_set_mode(h, PMT_PERF_NEWEST, false), 0);
 	assert_int_equal(pmt_hist_set_callgraph(h, &cgo, NULL), 0);
 	for (size_t i = 0; i < n; i++)
-		add_sample(h, callers[i], 10 + i);
-	fp = open_memstream(&text, &len);
-	assert_non_null(fp);
-	assert_int_equal(pmt_out_init(&out, fp, 4096), 0);
-	assert_int_equal(pmt_hist_print(h, &out, PMT_PERF_NEWEST, 0), 0);
-	assert_int_equal(pmt_out_fini(&out), 0);
-	fclose(fp);
+		hist_test_add_call(h, PID, TOOL + 0x10, callers[i], 10 + i);
+	text = hist_test_print(h);
 	pmt_hist_free(h);
 	pmt_symbols_free(s);
 	return text;
