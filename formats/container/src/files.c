@@ -6,9 +6,9 @@
 #include "pmutrace/container.h"
 
 #include "frame_sizes.h"
+#include "layout.h"
 
 #define ZSTD_MAGIC 0xFD2FB528u
-#define SKIP_FILE 0x184D2A52u
 
 /* one file frame's payload (see pmt_ctr_add_file) into f; 0 or -PMT_ECORRUPT */
 static int parse_file(const uint8_t *p, size_t n, uint64_t offset, struct pmt_ctr_file *f)

@@ -11,9 +11,6 @@
 #include "pmutrace/bytes.h"
 #include "reader.h"
 
-#define SKIP_SEEK 0x184D2A5Eu
-#define SEEKABLE_MAGIC 0x8F92EAB1u
-
 void ctr_sizes_init(struct ctr_sizes *z, const uint8_t *b, size_t len)
 {
 	size_t seek_size, seek_start, start;

@@ -1,4 +1,4 @@
-/* The container reader's state (container.c) and its frame decompression, which the
+/* The container reader's state (reader.c) and its frame decompression, which the
  * decompress-ahead threads (prefetch.c) run too. Private to formats/container. */
 #ifndef PMT_CTR_READER_H
 #define PMT_CTR_READER_H
@@ -9,9 +9,9 @@
 
 #include "pmutrace/container.h"
 
+#include "layout.h"
+
 #define ZSTD_MAGIC 0xFD2FB528u
-#define SKIP_INDEX 0x184D2A51u   /* skippable frame: pmutrace frame index */
-#define FRAME_MAX (1u << 30)     /* the most a data frame may hold (one huge record) */
 
 /* Where one frame is decompressed: a context and a buffer that grows to the largest frame */
 struct ctr_frame_buf {

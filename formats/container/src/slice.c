@@ -19,7 +19,7 @@ typedef int (*walk_fn)(void *ctx, size_t at, size_t size, const struct pmt_ctr_f
 #define WALK_CUT 2
 
 /* Whether the frame the walk stopped at runs to the end of the file: no frame magic after
- * it, as the reader finds (container.c's resync), so the frames before it are all there
+ * it, as the reader finds (reader.c's resync), so the frames before it are all there
  * is and the reader reports that one as cut short. */
 static int stop_kind(const uint8_t *b, size_t len, size_t pos)
 {
