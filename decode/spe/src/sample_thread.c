@@ -58,6 +58,7 @@ struct sample_thread {
 	unsigned nfull_unsampled; /* of them, FULL */
 	bool writing; /* block mode: a thread is in out_fn */
 	bool thread_sleeps; /* the thread waits for WAKE full batches (or the end) */
+	bool handed_any; /* a batch was handed over (the first wakes the thread at once) */
 	unsigned merge_needs; /* 0, or the free batches the merge waits for (NBATCH: all) */
 	bool closing;
 	int err; /* a callback's first negative value: the thread stops handing on */
@@ -303,18 +304,23 @@ int sample_thread_new(const struct pmt_spe_sampler *s, const struct pmt_spe_run_
 
 /* Under the mutex: the batch being filled (if it holds records) goes to the thread; a
  * sleeping thread is woken when WAKE batches wait, or now when flush (the merge is about
- * to wait for everything, or to stop). */
+ * to wait for everything, or to stop), or at the first batch: the thread has had nothing
+ * to do since the start (the merge fills the decode window first), and waiting for WAKE
+ * batches there only delays the first rows by 3 batches of the merge's work. */
 static void hand_over(struct sample_thread *t, bool flush)
 {
 	struct batch *b = &t->b[t->fill];
+	bool first = false;
 
 	if (b->n) {
 		b->state = B_FULL;
 		t->nfull++;
 		t->nfull_unsampled++;
 		t->fill = (t->fill + 1) % NBATCH;
+		first = !t->handed_any;
+		t->handed_any = true;
 	}
-	if (t->thread_sleeps && (flush || t->nfull_unsampled >= WAKE))
+	if (t->thread_sleeps && (flush || first || t->nfull_unsampled >= WAKE))
 		pthread_cond_signal(&t->filled);
 }
 
