@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pmutrace/common.h"
+#include "pmutrace/workers.h"
 
 #include "stat_cols.h"
 
@@ -327,12 +328,7 @@ static void ahead_stop(struct stat_cols *c)
 
 	if (!a)
 		return;
-	pthread_mutex_lock(&a->mu);
-	a->stop = true;
-	pthread_cond_broadcast(&a->work);
-	pthread_mutex_unlock(&a->mu);
-	for (unsigned i = 0; i < a->started; i++)
-		pthread_join(a->tid[i], NULL);
+	pmt_workers_stop(&a->mu, &a->work, &a->stop, a->tid, a->started);
 	for (size_t i = 0; i < a->nslots; i++)
 		pmt_ctr_counts_free(a->slot[i].dec);
 	pthread_mutex_destroy(&a->mu);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pmutrace/common.h"
+#include "pmutrace/workers.h"
 #include "rec_pool.h"
 #include "spe_record_priv.h"
 
@@ -202,12 +203,7 @@ void rec_pool_free(struct rec_pool *p)
 {
 	if (!p)
 		return;
-	pthread_mutex_lock(&p->mu);
-	p->stop = true;
-	pthread_cond_broadcast(&p->work);
-	pthread_mutex_unlock(&p->mu);
-	for (unsigned i = 0; i < p->nth; i++)
-		pthread_join(p->th[i], NULL);
+	pmt_workers_stop(&p->mu, &p->work, &p->stop, p->th, p->nth);
 	while (p->lanes) {
 		struct rec_lane *l = p->lanes;
 

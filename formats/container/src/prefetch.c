@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "pmutrace/workers.h"
+
 #include "columns.h"
 #include "reader.h"
 
@@ -286,12 +288,7 @@ void ctr_prefetch_free(struct ctr_prefetch *pf)
 {
 	if (!pf)
 		return;
-	pthread_mutex_lock(&pf->mu);
-	pf->stop = true;
-	pthread_cond_broadcast(&pf->work);
-	pthread_mutex_unlock(&pf->mu);
-	for (unsigned i = 0; i < pf->nth; i++)
-		pthread_join(pf->th[i], NULL);
+	pmt_workers_stop(&pf->mu, &pf->work, &pf->stop, pf->th, pf->nth);
 	for (unsigned i = 0; pf->job && i < pf->njob; i++) {
 		ZSTD_freeDCtx(pf->job[i].fb.dctx);
 		free(pf->job[i].fb.out);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <zstd.h>
 
+#include "pmutrace/workers.h"
+
 #include "counts_cols.h"
 #include "writer_pool.h"
 
@@ -223,12 +225,7 @@ void ctr_pool_free(struct ctr_pool *p)
 {
 	if (!p)
 		return;
-	pthread_mutex_lock(&p->mu);
-	p->stop = true;
-	pthread_cond_broadcast(&p->work);
-	pthread_mutex_unlock(&p->mu);
-	for (unsigned i = 0; i < p->nth; i++)
-		pthread_join(p->th[i], NULL);
+	pmt_workers_stop(&p->mu, &p->work, &p->stop, p->th, p->nth);
 	for (unsigned i = 0; i < p->ncctx; i++)
 		ZSTD_freeCCtx(p->cctx[i]);
 	for (unsigned i = 0; p->slot && i < p->ns; i++) {
