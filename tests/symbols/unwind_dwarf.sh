@@ -79,7 +79,8 @@ same() { # LABEL: theirs and ours are equal, or the test fails showing how
 # unw_level1): the start-up's entries of equal percentage come in perf's order of its
 # own. (One run in about ten once differed in a branch of msort's graph: perf's tree of
 # a node's children is no total order and had added a twin node, which report did not
-# copy then; symbols.chain_order reproduces it on purpose.)
+# copy then; symbols.chain_order reproduces it on purpose. One in fifteen reached a 5%
+# node 33 levels down, where perf's int depth mask wraps: symbols.report_deep_graph.)
 window() {
 	"$PERF73" script -i "$1" -F time,ip,sym 2>/dev/null | awk '
 		/^ *[0-9]+\.[0-9]+: *$/ { t = $1; sub(":", "", t) }
