@@ -234,35 +234,45 @@ static inline uint32_t zero_run(const uint8_t *pk, const uint8_t *ek, const uint
 	return (uint32_t)j;
 }
 
-/* m usual records (zero_run) of keys first.. in a row: their values and enabled decoded
- * (running steps as enabled does). The value column's cursor after them, NULL when a
- * column is short or has a varint over 10 bytes; *pe moves past their enabled. Not
- * inlined: its cursors and arrays stay in registers. */
-#define USUAL_RUN(NAME, ATTR, GET)                                                             \
+/* m usual records of keys first.. in a row: their values decoded, and enabled and running
+ * moved by the same step, read from the enabled column (FROM_COL: zero_run()'s records,
+ * *pe moves past their steps) or the shape's step (version 3's, enc_walk_shaped()). The
+ * value column's cursor after them, NULL when a column is short or has a varint over 10
+ * bytes. FROM_COL is a constant: each copy keeps only its own loop. Not inlined: its
+ * cursors and arrays stay in registers. */
+#define VALUE_RUN(NAME, ATTR, GET, FROM_COL)                                                   \
 	ATTR static const uint8_t *NAME(const uint8_t *pv, const uint8_t *ev,                  \
-					const uint8_t **pe_, const uint8_t *ee, uint64_t *l,   \
-					uint32_t first, uint32_t m, uint32_t *key,             \
-					uint64_t *val, uint64_t *ena, uint64_t *run)           \
+					const uint8_t **pe_, const uint8_t *ee, uint64_t step, \
+					uint64_t *l, uint32_t first, uint32_t m,               \
+					uint32_t *key, uint64_t *val, uint64_t *ena,           \
+					uint64_t *run)                                         \
 	{                                                                                      \
-		const uint8_t *pe = *pe_;                                                      \
+		const uint8_t *pe = FROM_COL ? *pe_ : NULL;                                    \
                                                                                                \
 		for (uint32_t j = 0; j < m; j++, l += 3) {                                     \
-			uint64_t a, b;                                                         \
+			uint64_t a, b = step;                                                  \
                                                                                                \
-			if (!(pv = GET(pv, ev, &a)) || !(pe = GET(pe, ee, &b)))                \
+			if (!(pv = GET(pv, ev, &a)))                                           \
 				return NULL;                                                   \
-			b = unzz(b);                                                           \
+			if (FROM_COL) {                                                        \
+				if (!(pe = GET(pe, ee, &b)))                                   \
+					return NULL;                                           \
+				b = unzz(b);                                                   \
+			}                                                                      \
 			key[j] = first + j;                                                    \
 			val[j] = l[0] += unzz(a);                                              \
 			ena[j] = l[1] += b;                                                    \
 			run[j] = l[2] += b;                                                    \
 		}                                                                              \
-		*pe_ = pe;                                                                     \
+		if (FROM_COL)                                                                  \
+			*pe_ = pe;                                                             \
 		return pv;                                                                     \
 	}
-USUAL_RUN(usual_run_any, __attribute__((noinline)), get_uv)
+VALUE_RUN(usual_run_any, __attribute__((noinline)), get_uv, true)
+VALUE_RUN(shaped_run_any, __attribute__((noinline)), get_uv, false)
 #ifdef PMT_UV_PEXT
-USUAL_RUN(usual_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext)
+VALUE_RUN(usual_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext, true)
+VALUE_RUN(shaped_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext, false)
 #endif
 
 static const uint8_t *usual_run(const uint8_t *pv, const uint8_t *ev, const uint8_t **pe,
@@ -271,9 +281,9 @@ static const uint8_t *usual_run(const uint8_t *pv, const uint8_t *ev, const uint
 {
 #ifdef PMT_UV_PEXT
 	if (uv_pext_fast())
-		return usual_run_pext(pv, ev, pe, ee, l, first, m, key, val, ena, run);
+		return usual_run_pext(pv, ev, pe, ee, 0, l, first, m, key, val, ena, run);
 #endif
-	return usual_run_any(pv, ev, pe, ee, l, first, m, key, val, ena, run);
+	return usual_run_any(pv, ev, pe, ee, 0, l, first, m, key, val, ena, run);
 }
 
 /* The round columns (every version), and the keys' last values cleared */
@@ -399,32 +409,6 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 	return NULL;
 }
 
-/* m usual records of version 3 (enc_walk_shaped()), keys first.. in a row: their values
- * decoded, enabled and running moved by step. The value column's cursor after them, NULL
- * when it is short or has a varint over 10 bytes. */
-#define SHAPED_RUN(NAME, ATTR, GET)                                                            \
-	ATTR static const uint8_t *NAME(const uint8_t *pv, const uint8_t *ev, uint64_t *l,     \
-					uint64_t step, uint32_t first, uint32_t m,             \
-					uint32_t *key, uint64_t *val, uint64_t *ena,           \
-					uint64_t *run)                                         \
-	{                                                                                      \
-		for (uint32_t j = 0; j < m; j++, l += 3) {                                     \
-			uint64_t a;                                                            \
-                                                                                               \
-			if (!(pv = GET(pv, ev, &a)))                                           \
-				return NULL;                                                   \
-			key[j] = first + j;                                                    \
-			val[j] = l[0] += unzz(a);                                              \
-			ena[j] = l[1] += step;                                                 \
-			run[j] = l[2] += step;                                                 \
-		}                                                                              \
-		return pv;                                                                     \
-	}
-SHAPED_RUN(shaped_run_any, __attribute__((noinline)), get_uv)
-#ifdef PMT_UV_PEXT
-SHAPED_RUN(shaped_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext)
-#endif
-
 /* Records from..from+m-1 of keys first.. in a row, usual (enabled and running moved by
  * step): those of keys not wanted passed over, by runs of them */
 static const uint8_t *shaped_usual(const struct pmt_ctr_counts *d, const uint8_t *pv,
@@ -453,12 +437,12 @@ static const uint8_t *shaped_usual(const struct pmt_ctr_counts *d, const uint8_t
 				}
 #ifdef PMT_UV_PEXT
 		if (pext)
-			pv = shaped_run_pext(pv, ev, &d->last[3 * (size_t)k], step, k, n,
+			pv = shaped_run_pext(pv, ev, NULL, NULL, step, &d->last[3 * (size_t)k], k, n,
 					     d->key + from + j, d->v[0] + from + j,
 					     d->v[1] + from + j, d->v[2] + from + j);
 		else
 #endif
-			pv = shaped_run_any(pv, ev, &d->last[3 * (size_t)k], step, k, n,
+			pv = shaped_run_any(pv, ev, NULL, NULL, step, &d->last[3 * (size_t)k], k, n,
 					    d->key + from + j, d->v[0] + from + j,
 					    d->v[1] + from + j, d->v[2] + from + j);
 		j += n;
