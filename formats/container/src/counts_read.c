@@ -11,12 +11,23 @@
 #include "frame_info.h"
 #include "varint.h"
 
+/* A listed counts frame whose checksum is still to be checked (a sum of 0 bytes stands for
+ * a frame that needs none): the list checks SUM_LANES at once, then passes them on */
+struct listed {
+	struct pmt_ctr_counts_ref ref;
+	struct pmt_ctr_frame_info fi;
+	const uint8_t *c;
+	size_t n;
+};
+
 struct list_ctx {
 	const uint8_t *b;
 	size_t len;
 	int (*fn)(const struct pmt_ctr_counts_ref *ref, void *ctx);
 	void *ctx;
 	int n;
+	struct listed wait[SUM_LANES];
+	int nwait;
 };
 
 /* sum: its checksum too (a decode of a frame pmt_ctr_counts_list checked may skip it) */
@@ -36,14 +47,47 @@ static const char *check_head(const uint8_t *c, size_t n, bool sum)
 	return NULL;
 }
 
+/* the waiting frames' checksums (SUM_LANES at a time; the lanes a partial batch does not
+ * fill sum an empty buffer), then each passed on in file order as each_info() left it,
+ * or as damaged by its checksum: then only what its info says, as for any damage */
+static int flush_listed(struct list_ctx *l)
+{
+	const uint8_t *p[SUM_LANES];
+	size_t n[SUM_LANES];
+	uint32_t got[SUM_LANES];
+	int rc = 0;
+
+	for (int j = 0; j < SUM_LANES; j++) {
+		bool in = j < l->nwait && l->wait[j].n;
+
+		p[j] = in ? l->wait[j].c : l->b;
+		n[j] = in ? l->wait[j].n - 4 : 0;
+	}
+	ctr_counts_sum32_lanes(p, n, got);
+	for (int j = 0; j < l->nwait && rc >= 0; j++) {
+		struct listed *w = &l->wait[j];
+
+		if (w->n && pmt_le32(w->c + w->n - 4) != got[j])
+			w->ref = (struct pmt_ctr_counts_ref){
+				.at = w->ref.at, .size = w->ref.size, .index = w->fi.index,
+				.offset = w->fi.offset, .stream_offset = w->fi.stream_offset,
+				.stream_size = w->fi.stream_size, .damaged = "its checksum fails"
+			};
+		rc = l->fn(&w->ref, l->ctx);
+		l->n++;
+	}
+	l->nwait = 0;
+	return rc < 0 ? rc : 0;
+}
+
 static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 {
 	struct list_ctx *l = ctx;
+	struct listed *w = &l->wait[l->nwait];
 	struct pmt_ctr_counts_ref ref = { 0 };
 	uint64_t counted;
 	size_t at, n;
 	const uint8_t *c;
-	int rc;
 
 	if (fi->damaged || fi->info_offset + 8 > l->len)
 		return 0;
@@ -54,10 +98,13 @@ static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 	n = pmt_le32(l->b + at + 4);
 	ref.size = 8 + (uint64_t)n;
 	c = l->b + at + 8;
+	w->c = c;
+	w->n = 0;
 	if (n > l->len - at - 8) {
 		ref.damaged = "the file ends inside it";
 		n = 0;
-	} else if (!(ref.damaged = check_head(c, n, true))) {
+	} else if (!(ref.damaged = check_head(c, n, false))) {
+		w->n = n; /* its checksum, checked before the rest is said */
 		ref.index = pmt_le32(c + 12);
 		ref.offset = pmt_le64(c + 16);
 		ref.stream_offset = pmt_le64(c + 24);
@@ -87,17 +134,19 @@ static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		ref.stream_offset = fi->stream_offset;
 		ref.stream_size = fi->stream_size;
 	}
-	rc = l->fn(&ref, l->ctx);
-	l->n++;
-	return rc < 0 ? rc : 0;
+	w->ref = ref;
+	w->fi = *fi;
+	return ++l->nwait == SUM_LANES ? flush_listed(l) : 0;
 }
 
 int pmt_ctr_counts_list(const void *buf, size_t len,
 			int (*fn)(const struct pmt_ctr_counts_ref *ref, void *ctx), void *ctx)
 {
-	struct list_ctx l = { buf, len, fn, ctx, 0 };
+	struct list_ctx l = { .b = buf, .len = len, .fn = fn, .ctx = ctx };
 	int rc = pmt_ctr_frame_infos(buf, len, each_info, &l);
 
+	if (rc >= 0 && l.nwait)
+		rc = flush_listed(&l);
 	return rc < 0 ? rc : l.n;
 }
 
