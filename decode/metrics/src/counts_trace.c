@@ -680,6 +680,8 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 			 (unsigned long long)t->skipped);
 	stat_cols_close(t->cols);
 	free(t->place);
+	free(t->place_keys);
+	free(t->place_spare);
 	free(t->undo);
 	free(t->slot_sum);
 	pmt_source_close(t->src);

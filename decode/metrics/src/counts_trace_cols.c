@@ -90,6 +90,73 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 	return i;
 }
 
+/* place[] for a frame whose keys are the last frame's (place_keys), turned by some r: a
+ * frame that begins inside a round lists them from there. true when they are. */
+static bool places_turned(struct pmt_counts_trace *t, const struct pmt_ctr_counts_frame *f)
+{
+	uint32_t n = f->nkeys, r = 0;
+	const struct pmt_ctr_count_key *k = f->keys, *o = t->place_keys;
+	size_t each = sizeof(*k);
+
+	if (!t->slot_ok || n != t->place_nkeys || !n)
+		return t->slot_ok && n == t->place_nkeys;
+	while (r < n && memcmp(&o[r], &k[0], each))
+		r++;
+	if (r == n || memcmp(k, o + r, (n - r) * each) || memcmp(k + (n - r), o, r * each))
+		return false;
+	if (r) {
+		struct ct_place *pl = t->place_spare;
+
+		memcpy(pl, t->place + r, (n - r) * sizeof(*pl));
+		memcpy(pl + (n - r), t->place, r * sizeof(*pl));
+		t->place_spare = t->place;
+		t->place = pl;
+		memcpy(t->place_keys, k, n * each);
+	}
+	return true;
+}
+
+/* Each key's place once per frame, not per record, and not looked up again when a frame
+ * has the last one's keys, turned or not (a recording's frames all have: the lookups,
+ * per frame, were 3% of the reader's thread). The places hold while slot_ok does. */
+static int ct_frame_places(struct pmt_counts_trace *t, const struct pmt_ctr_counts_frame *f,
+			   uint32_t frame)
+{
+	size_t bytes = f->nkeys * sizeof(*f->keys);
+
+	if (places_turned(t, f)) {
+		t->slot_frame = frame;
+		return 0;
+	}
+	if (f->nkeys > t->slot_cap) {
+		struct ct_place *pl = realloc(t->place, f->nkeys * sizeof(*pl)), *sp;
+		struct pmt_ctr_count_key *pk;
+
+		if (pl)
+			t->place = pl;
+		sp = pl ? realloc(t->place_spare, f->nkeys * sizeof(*sp)) : NULL;
+		if (sp)
+			t->place_spare = sp;
+		pk = sp ? realloc(t->place_keys, bytes) : NULL;
+		if (!pk)
+			return -PMT_ENOMEM;
+		t->place_keys = pk;
+		t->slot_cap = f->nkeys;
+	}
+	for (uint32_t k = 0; k < f->nkeys; k++) {
+		int32_t sl = (int32_t)ct_stat_slot(t, f->keys[k].id, f->keys[k].cpu,
+						f->keys[k].thread);
+
+		t->place[k] = (struct ct_place){ sl, sl >= 0 ? t->slot_sum[sl] : -1 };
+	}
+	if (bytes)
+		memcpy(t->place_keys, f->keys, bytes);
+	t->place_nkeys = f->nkeys;
+	t->slot_frame = frame;
+	t->slot_ok = true;
+	return 0;
+}
+
 /* The STAT records of counts frames due before the source's next record, as stat_rec()
  * and the STAT_ROUND case of pump() take the records themselves: 1 or ct_round_units()'s
  * value at a round (or the first STAT when opening), 0 when none are due, < 0. */
@@ -106,25 +173,9 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 		if (n && (!t->cur || t->v_nattr != t->nattr || t->v_ncpu != t->ncpu ||
 			  t->v_nthr != t->nthr) && ct_alloc_values(t) < 0)
 			return -PMT_ENOMEM;
-		if (n && (!t->slot_ok || t->slot_frame != run.frame)) {
-			/* each key's place once per frame, not per record */
-			if (f->nkeys > t->slot_cap) {
-				struct ct_place *pl = realloc(t->place, f->nkeys * sizeof(*pl));
-
-				if (!pl)
-					return -PMT_ENOMEM;
-				t->place = pl;
-				t->slot_cap = f->nkeys;
-			}
-			for (uint32_t k = 0; k < f->nkeys; k++) {
-				int32_t sl = (int32_t)ct_stat_slot(t, f->keys[k].id, f->keys[k].cpu,
-								f->keys[k].thread);
-
-				t->place[k] = (struct ct_place){ sl, sl >= 0 ? t->slot_sum[sl] : -1 };
-			}
-			t->slot_frame = run.frame;
-			t->slot_ok = true;
-		}
+		if (n && (!t->slot_ok || t->slot_frame != run.frame) &&
+		    ct_frame_places(t, f, run.frame) < 0)
+			return -PMT_ENOMEM;
 		{
 			struct in_order o = { t->prev, t->sum, t->undo + t->nundo, t->place,
 					      t->fast_last, 0, t->interval_ms != 0 };

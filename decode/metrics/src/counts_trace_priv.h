@@ -90,6 +90,9 @@ struct pmt_counts_trace {
 	struct pmt_trace_event pend;
 	bool pend_ok;
 	struct ct_place *place;     /* [key of the current counts frame] */
+	struct ct_place *place_spare; /* [slot_cap] place[] turned goes here */
+	struct pmt_ctr_count_key *place_keys; /* [place_nkeys] the keys place[] is for */
+	uint32_t place_nkeys;
 	size_t slot_cap;
 	uint32_t slot_frame;        /* the counts frame place[] is for */
 	bool slot_ok;

@@ -60,4 +60,10 @@ struct shape {
 bool ctr_counts_shape(const uint8_t *rec, size_t len, bool whole, struct shape *sh);
 /* FNV-1a over little-endian 64-bit words (the last one zero-padded), folded to 32 bits */
 uint32_t ctr_counts_sum32(const uint8_t *p, size_t n);
+/* ctr_counts_sum32() of SUM_LANES buffers at once (a reader checks every counts frame's
+ * when it opens a file: one buffer's sum is a chain of multiplies, several run side by
+ * side) */
+#define SUM_LANES 4
+void ctr_counts_sum32_lanes(const uint8_t *const p[SUM_LANES], const size_t n[SUM_LANES],
+			    uint32_t out[SUM_LANES]);
 #endif

@@ -11,12 +11,23 @@
 #include "frame_info.h"
 #include "varint.h"
 
+/* A listed counts frame whose checksum is still to be checked (a sum of 0 bytes stands for
+ * a frame that needs none): the list checks SUM_LANES at once, then passes them on */
+struct listed {
+	struct pmt_ctr_counts_ref ref;
+	struct pmt_ctr_frame_info fi;
+	const uint8_t *c;
+	size_t n;
+};
+
 struct list_ctx {
 	const uint8_t *b;
 	size_t len;
 	int (*fn)(const struct pmt_ctr_counts_ref *ref, void *ctx);
 	void *ctx;
 	int n;
+	struct listed wait[SUM_LANES];
+	int nwait;
 };
 
 /* sum: its checksum too (a decode of a frame pmt_ctr_counts_list checked may skip it) */
@@ -36,14 +47,47 @@ static const char *check_head(const uint8_t *c, size_t n, bool sum)
 	return NULL;
 }
 
+/* the waiting frames' checksums (SUM_LANES at a time; the lanes a partial batch does not
+ * fill sum an empty buffer), then each passed on in file order as each_info() left it,
+ * or as damaged by its checksum: then only what its info says, as for any damage */
+static int flush_listed(struct list_ctx *l)
+{
+	const uint8_t *p[SUM_LANES];
+	size_t n[SUM_LANES];
+	uint32_t got[SUM_LANES];
+	int rc = 0;
+
+	for (int j = 0; j < SUM_LANES; j++) {
+		bool in = j < l->nwait && l->wait[j].n;
+
+		p[j] = in ? l->wait[j].c : l->b;
+		n[j] = in ? l->wait[j].n - 4 : 0;
+	}
+	ctr_counts_sum32_lanes(p, n, got);
+	for (int j = 0; j < l->nwait && rc >= 0; j++) {
+		struct listed *w = &l->wait[j];
+
+		if (w->n && pmt_le32(w->c + w->n - 4) != got[j])
+			w->ref = (struct pmt_ctr_counts_ref){
+				.at = w->ref.at, .size = w->ref.size, .index = w->fi.index,
+				.offset = w->fi.offset, .stream_offset = w->fi.stream_offset,
+				.stream_size = w->fi.stream_size, .damaged = "its checksum fails"
+			};
+		rc = l->fn(&w->ref, l->ctx);
+		l->n++;
+	}
+	l->nwait = 0;
+	return rc < 0 ? rc : 0;
+}
+
 static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 {
 	struct list_ctx *l = ctx;
+	struct listed *w = &l->wait[l->nwait];
 	struct pmt_ctr_counts_ref ref = { 0 };
 	uint64_t counted;
 	size_t at, n;
 	const uint8_t *c;
-	int rc;
 
 	if (fi->damaged || fi->info_offset + 8 > l->len)
 		return 0;
@@ -54,10 +98,13 @@ static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 	n = pmt_le32(l->b + at + 4);
 	ref.size = 8 + (uint64_t)n;
 	c = l->b + at + 8;
+	w->c = c;
+	w->n = 0;
 	if (n > l->len - at - 8) {
 		ref.damaged = "the file ends inside it";
 		n = 0;
-	} else if (!(ref.damaged = check_head(c, n, true))) {
+	} else if (!(ref.damaged = check_head(c, n, false))) {
+		w->n = n; /* its checksum, checked before the rest is said */
 		ref.index = pmt_le32(c + 12);
 		ref.offset = pmt_le64(c + 16);
 		ref.stream_offset = pmt_le64(c + 24);
@@ -87,17 +134,19 @@ static int each_info(const struct pmt_ctr_frame_info *fi, void *ctx)
 		ref.stream_offset = fi->stream_offset;
 		ref.stream_size = fi->stream_size;
 	}
-	rc = l->fn(&ref, l->ctx);
-	l->n++;
-	return rc < 0 ? rc : 0;
+	w->ref = ref;
+	w->fi = *fi;
+	return ++l->nwait == SUM_LANES ? flush_listed(l) : 0;
 }
 
 int pmt_ctr_counts_list(const void *buf, size_t len,
 			int (*fn)(const struct pmt_ctr_counts_ref *ref, void *ctx), void *ctx)
 {
-	struct list_ctx l = { buf, len, fn, ctx, 0 };
+	struct list_ctx l = { .b = buf, .len = len, .fn = fn, .ctx = ctx };
 	int rc = pmt_ctr_frame_infos(buf, len, each_info, &l);
 
+	if (rc >= 0 && l.nwait)
+		rc = flush_listed(&l);
 	return rc < 0 ? rc : l.n;
 }
 
@@ -234,35 +283,45 @@ static inline uint32_t zero_run(const uint8_t *pk, const uint8_t *ek, const uint
 	return (uint32_t)j;
 }
 
-/* m usual records (zero_run) of keys first.. in a row: their values and enabled decoded
- * (running steps as enabled does). The value column's cursor after them, NULL when a
- * column is short or has a varint over 10 bytes; *pe moves past their enabled. Not
- * inlined: its cursors and arrays stay in registers. */
-#define USUAL_RUN(NAME, ATTR, GET)                                                             \
+/* m usual records of keys first.. in a row: their values decoded, and enabled and running
+ * moved by the same step, read from the enabled column (FROM_COL: zero_run()'s records,
+ * *pe moves past their steps) or the shape's step (version 3's, enc_walk_shaped()). The
+ * value column's cursor after them, NULL when a column is short or has a varint over 10
+ * bytes. FROM_COL is a constant: each copy keeps only its own loop. Not inlined: its
+ * cursors and arrays stay in registers. */
+#define VALUE_RUN(NAME, ATTR, GET, FROM_COL)                                                   \
 	ATTR static const uint8_t *NAME(const uint8_t *pv, const uint8_t *ev,                  \
-					const uint8_t **pe_, const uint8_t *ee, uint64_t *l,   \
-					uint32_t first, uint32_t m, uint32_t *key,             \
-					uint64_t *val, uint64_t *ena, uint64_t *run)           \
+					const uint8_t **pe_, const uint8_t *ee, uint64_t step, \
+					uint64_t *l, uint32_t first, uint32_t m,               \
+					uint32_t *key, uint64_t *val, uint64_t *ena,           \
+					uint64_t *run)                                         \
 	{                                                                                      \
-		const uint8_t *pe = *pe_;                                                      \
+		const uint8_t *pe = FROM_COL ? *pe_ : NULL;                                    \
                                                                                                \
 		for (uint32_t j = 0; j < m; j++, l += 3) {                                     \
-			uint64_t a, b;                                                         \
+			uint64_t a, b = step;                                                  \
                                                                                                \
-			if (!(pv = GET(pv, ev, &a)) || !(pe = GET(pe, ee, &b)))                \
+			if (!(pv = GET(pv, ev, &a)))                                           \
 				return NULL;                                                   \
-			b = unzz(b);                                                           \
+			if (FROM_COL) {                                                        \
+				if (!(pe = GET(pe, ee, &b)))                                   \
+					return NULL;                                           \
+				b = unzz(b);                                                   \
+			}                                                                      \
 			key[j] = first + j;                                                    \
 			val[j] = l[0] += unzz(a);                                              \
 			ena[j] = l[1] += b;                                                    \
 			run[j] = l[2] += b;                                                    \
 		}                                                                              \
-		*pe_ = pe;                                                                     \
+		if (FROM_COL)                                                                  \
+			*pe_ = pe;                                                             \
 		return pv;                                                                     \
 	}
-USUAL_RUN(usual_run_any, __attribute__((noinline)), get_uv)
+VALUE_RUN(usual_run_any, __attribute__((noinline)), get_uv, true)
+VALUE_RUN(shaped_run_any, __attribute__((noinline)), get_uv, false)
 #ifdef PMT_UV_PEXT
-USUAL_RUN(usual_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext)
+VALUE_RUN(usual_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext, true)
+VALUE_RUN(shaped_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext, false)
 #endif
 
 static const uint8_t *usual_run(const uint8_t *pv, const uint8_t *ev, const uint8_t **pe,
@@ -271,9 +330,9 @@ static const uint8_t *usual_run(const uint8_t *pv, const uint8_t *ev, const uint
 {
 #ifdef PMT_UV_PEXT
 	if (uv_pext_fast())
-		return usual_run_pext(pv, ev, pe, ee, l, first, m, key, val, ena, run);
+		return usual_run_pext(pv, ev, pe, ee, 0, l, first, m, key, val, ena, run);
 #endif
-	return usual_run_any(pv, ev, pe, ee, l, first, m, key, val, ena, run);
+	return usual_run_any(pv, ev, pe, ee, 0, l, first, m, key, val, ena, run);
 }
 
 /* The round columns (every version), and the keys' last values cleared */
@@ -399,32 +458,6 @@ static const char *decode_cols(struct pmt_ctr_counts *d, const uint8_t *col[NCOL
 	return NULL;
 }
 
-/* m usual records of version 3 (enc_walk_shaped()), keys first.. in a row: their values
- * decoded, enabled and running moved by step. The value column's cursor after them, NULL
- * when it is short or has a varint over 10 bytes. */
-#define SHAPED_RUN(NAME, ATTR, GET)                                                            \
-	ATTR static const uint8_t *NAME(const uint8_t *pv, const uint8_t *ev, uint64_t *l,     \
-					uint64_t step, uint32_t first, uint32_t m,             \
-					uint32_t *key, uint64_t *val, uint64_t *ena,           \
-					uint64_t *run)                                         \
-	{                                                                                      \
-		for (uint32_t j = 0; j < m; j++, l += 3) {                                     \
-			uint64_t a;                                                            \
-                                                                                               \
-			if (!(pv = GET(pv, ev, &a)))                                           \
-				return NULL;                                                   \
-			key[j] = first + j;                                                    \
-			val[j] = l[0] += unzz(a);                                              \
-			ena[j] = l[1] += step;                                                 \
-			run[j] = l[2] += step;                                                 \
-		}                                                                              \
-		return pv;                                                                     \
-	}
-SHAPED_RUN(shaped_run_any, __attribute__((noinline)), get_uv)
-#ifdef PMT_UV_PEXT
-SHAPED_RUN(shaped_run_pext, __attribute__((noinline, target("bmi2"))), get_uv_pext)
-#endif
-
 /* Records from..from+m-1 of keys first.. in a row, usual (enabled and running moved by
  * step): those of keys not wanted passed over, by runs of them */
 static const uint8_t *shaped_usual(const struct pmt_ctr_counts *d, const uint8_t *pv,
@@ -453,12 +486,12 @@ static const uint8_t *shaped_usual(const struct pmt_ctr_counts *d, const uint8_t
 				}
 #ifdef PMT_UV_PEXT
 		if (pext)
-			pv = shaped_run_pext(pv, ev, &d->last[3 * (size_t)k], step, k, n,
+			pv = shaped_run_pext(pv, ev, NULL, NULL, step, &d->last[3 * (size_t)k], k, n,
 					     d->key + from + j, d->v[0] + from + j,
 					     d->v[1] + from + j, d->v[2] + from + j);
 		else
 #endif
-			pv = shaped_run_any(pv, ev, &d->last[3 * (size_t)k], step, k, n,
+			pv = shaped_run_any(pv, ev, NULL, NULL, step, &d->last[3 * (size_t)k], k, n,
 					    d->key + from + j, d->v[0] + from + j,
 					    d->v[1] + from + j, d->v[2] + from + j);
 		j += n;

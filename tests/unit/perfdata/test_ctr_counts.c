@@ -236,6 +236,51 @@ static void same_records(const struct pmt_ctr_counts_frame *f,
 	same_records_of(f, ref, p, n, false);
 }
 
+/* The list checks its frames' checksums four at a time: a flipped byte in one of the
+ * second four, or in the last frame (of a batch the frames may not fill), damages that
+ * frame alone, which is then said as its data frame's info says it; the other frames
+ * are listed as they were, all of them in file order. */
+static void same_when_flipped(uint8_t *buf, size_t len)
+{
+	static struct refs ok, bad;
+	unsigned flip[4];
+
+	ok.n = bad.n = 0;
+	assert_true(pmt_ctr_counts_list(buf, len, note, &ok) > 9);
+	flip[0] = 5, flip[1] = 6, flip[2] = 7, flip[3] = ok.n - 1;
+	for (unsigned j = 0; j < 4; j++)
+		buf[ok.v[flip[j]].at + 70] ^= 0x10;
+	assert_int_equal(pmt_ctr_counts_list(buf, len, note, &bad), (int)ok.n);
+	for (unsigned j = 0; j < 4; j++)
+		buf[ok.v[flip[j]].at + 70] ^= 0x10;
+	for (unsigned i = 0; i < ok.n; i++) {
+		const struct pmt_ctr_counts_ref *o = &ok.v[i], *b = &bad.v[i];
+		bool flipped = i == 5 || i == 6 || i == 7 || i == ok.n - 1;
+
+		assert_int_equal(b->at, o->at);
+		assert_int_equal(b->size, o->size);
+		assert_int_equal(b->index, o->index);
+		assert_int_equal(b->offset, o->offset);
+		assert_int_equal(b->stream_offset, o->stream_offset);
+		assert_int_equal(b->stream_size, o->stream_size);
+		if (flipped) {
+			assert_string_equal(b->damaged, "its checksum fails");
+			assert_int_equal(b->version | b->nstats | b->nrounds | b->nkeys | b->records,
+					 0);
+			assert_int_equal(b->other_types[0] | b->other_types[1], 0);
+			continue;
+		}
+		assert_ptr_equal(b->damaged, o->damaged);
+		assert_int_equal(b->version, o->version);
+		assert_int_equal(b->records, o->records);
+		assert_int_equal(b->nstats, o->nstats);
+		assert_int_equal(b->nrounds, o->nrounds);
+		assert_int_equal(b->nkeys, o->nkeys);
+		assert_int_equal(b->other_types[0], o->other_types[0]);
+		assert_int_equal(b->other_types[1], o->other_types[1]);
+	}
+}
+
 static void check(unsigned threads, bool odd, bool mixed)
 {
 	size_t len;
@@ -331,6 +376,8 @@ static void check(unsigned threads, bool odd, bool mixed)
 				 -PMT_ECORRUPT);
 		assert_non_null(why);
 	}
+	buf[refs.v[4].at + 70] ^= 0x10;
+	same_when_flipped(buf, len);
 	assert_true(left_out > 100);
 	pmt_ctr_reader_free(rd);
 	pmt_ctr_counts_free(dec);
