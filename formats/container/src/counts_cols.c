@@ -258,47 +258,15 @@ static void put_round(struct enc *e, const uint8_t *r, uint64_t *prev_time, uint
 	*run = 0;
 }
 
-static void enc_walk(struct enc *e, const uint8_t *rec, size_t len)
-{
-	uint64_t prev_time = 0;
-	uint32_t run = 0, prev_key = UINT32_MAX;
-
-	for (size_t at = 0; at < len;) {
-		const uint8_t *r = rec + at;
-
-		if (pmt_le32(r) == REC_STAT_ROUND) {
-			put_round(e, r, &prev_time, &run);
-			at += ROUND_SIZE;
-			continue;
-		}
-		uint32_t k = key_of(e, pmt_le64(r + 8), pmt_le32(r + 16), pmt_le32(r + 20));
-		uint64_t *last = &e->last[3 * (size_t)k];
-
-		e->end[C_KEY] = put_zz(e->end[C_KEY], (uint64_t)k - (uint64_t)(prev_key + 1));
-		prev_key = k;
-		uint64_t val = pmt_le64(r + 24), ena = pmt_le64(r + 32), run_ = pmt_le64(r + 40);
-
-		e->end[C_VAL] = put_zz(e->end[C_VAL], val - last[0]);
-		e->end[C_ENA] = put_zz(e->end[C_ENA], ena - last[1]);
-		/* running's step from enabled's: 0 unless the counter was multiplexed */
-		e->end[C_RUN] = put_zz(e->end[C_RUN], (run_ - last[2]) - (ena - last[1]));
-		last[0] = val;
-		last[1] = ena;
-		last[2] = run_;
-		run++;
-		at += STAT_SIZE;
-	}
-	e->end[C_SEG] = put_uv(e->end[C_SEG], run);
-}
-
-/* Version 3: a record is usual when its key is the one after the previous record's, its
- * enabled moved by the previous record's enabled step and its running as its enabled (a
- * steady interval count, not multiplexed); the shape column says how many usual records
- * come in a row, then for the record that breaks the run its key step, enabled step less
- * the previous record's and running step less its enabled step, and the count of the
- * next run (the column ends with a count). Usual records cost their value's varint alone:
- * zstd expanded and the reader parsed the zero bytes of three columns per record. */
-static void enc_walk_shaped(struct enc *e, const uint8_t *rec, size_t len)
+/* A STAT record's key, enabled and running go in their own columns (versions 1 and 2), or,
+ * shaped (version 3), a record is usual when its key is the one after the previous
+ * record's, its enabled moved by the previous record's enabled step and its running as its
+ * enabled (a steady interval count, not multiplexed); the shape column says how many usual
+ * records come in a row, then for the record that breaks the run its key step, enabled
+ * step less the previous record's and running step less its enabled step, and the count
+ * of the next run (the column ends with a count). Usual records cost their value's varint
+ * alone: zstd expanded and the reader parsed the zero bytes of three columns per record. */
+static void enc_walk(struct enc *e, const uint8_t *rec, size_t len, bool shaped)
 {
 	uint64_t prev_time = 0, prev_step = 0;
 	uint32_t run = 0, prev_key = UINT32_MAX, usual = 0;
@@ -316,7 +284,12 @@ static void enc_walk_shaped(struct enc *e, const uint8_t *rec, size_t len)
 		uint64_t val = pmt_le64(r + 24), ena = pmt_le64(r + 32), run_ = pmt_le64(r + 40);
 		uint64_t step = ena - last[1], run_step = run_ - last[2];
 
-		if (k == prev_key + 1 && step == prev_step && run_step == step) {
+		if (!shaped) {
+			e->end[C_KEY] = put_zz(e->end[C_KEY], (uint64_t)k - (uint64_t)(prev_key + 1));
+			e->end[C_ENA] = put_zz(e->end[C_ENA], step);
+			/* running's step from enabled's: 0 unless the counter was multiplexed */
+			e->end[C_RUN] = put_zz(e->end[C_RUN], run_step - step);
+		} else if (k == prev_key + 1 && step == prev_step && run_step == step) {
 			usual++;
 		} else {
 			e->end[C_SHAPE] = put_uv(e->end[C_SHAPE], usual);
@@ -335,7 +308,8 @@ static void enc_walk_shaped(struct enc *e, const uint8_t *rec, size_t len)
 		at += STAT_SIZE;
 	}
 	e->end[C_SEG] = put_uv(e->end[C_SEG], run);
-	e->end[C_SHAPE] = put_uv(e->end[C_SHAPE], usual);
+	if (shaped)
+		e->end[C_SHAPE] = put_uv(e->end[C_SHAPE], usual);
 }
 
 /* PMT_CTR_TEST_COUNTS_VERSION=1: frames of counts alone written as version 1, the layout
@@ -410,9 +384,9 @@ int ctr_counts_encode(const uint8_t *rec, size_t len, bool whole, uint8_t **out,
 	if (rc < 0 || (mixed && (rc = split_counts(&e, rec, len, whole, &sh, &only, &only_len)) < 0))
 		goto out;
 	if (shaped)
-		enc_walk_shaped(&e, rec, len);
+		enc_walk(&e, rec, len, true);
 	else
-		enc_walk(&e, mixed ? only : rec, mixed ? only_len : len);
+		enc_walk(&e, mixed ? only : rec, mixed ? only_len : len, false);
 	if (bad_columns_due()) /* one value too many: "a column holds more than its records" */
 		*e.end[shaped ? C_SHAPE : C_RUN]++ = 0;
 	raw += 16 * (size_t)e.nkeys;
