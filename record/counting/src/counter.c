@@ -151,8 +151,8 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 
 				if (c->gone[ti] || !pmt_count_on_cpu(p, ev, ci))
 					continue;
-				if (pmt_evsel_tool(ev))
-					continue; /* nothing to open: read from the clock */
+				if (pmt_evsel_tool(ev) || ev->retire_lat)
+					continue; /* nothing to open: read from the clock or table */
 				if (!is_leader(p, e) && group < 0) {
 					c->supported[e] = false; /* its leader failed */
 					continue;
@@ -331,6 +331,14 @@ int pmt_counter_read(struct pmt_counter *c)
 		if (pmt_evsel_tool(&p->ev.ev[e])) {
 			c->val[ix(c, e, 0, 0)] = (struct pmt_count_value){
 				.val = now - c->tool_start, .ena = c->tool_reads,
+				.run = c->tool_reads };
+			continue;
+		}
+		/* perf 7.3's evsel__tpebs_read() without --record-tpebs: the value on the
+		 * first CPU or thread, enabled and running 1 a read as the tool event's */
+		if (p->ev.ev[e].retire_lat) {
+			c->val[ix(c, e, 0, 0)] = (struct pmt_count_value){
+				.val = p->retlat[e] * c->tool_reads, .ena = c->tool_reads,
 				.run = c->tool_reads };
 			continue;
 		}

@@ -395,7 +395,8 @@ PMT_API int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const ch
 /* The same for perf 7.3's stat -M: sel the metric or group names (a metric is chosen by
  * its name or one of its groups), each root metric's IDs taken from its threshold when
  * thresholds is set (perf stat's default; its -x output and --topdown set
- * metric_no_threshold). One grouped metric (not in a MetricgroupNoGroup of sel: perf
+ * metric_no_threshold). One grouped metric (not in a MetricgroupNoGroup of sel, no MetricConstraint
+ * NO_GROUP_EVENTS: perf
  * opens its IDs as one {...}:W group, *grouped set) is reproduced, several are
  * -PMT_EUNSUPPORTED. */
 PMT_API int pmt_metric_set_perf_events_sel(const struct pmt_metric_set *ms,

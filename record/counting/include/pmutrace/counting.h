@@ -56,6 +56,10 @@ struct pmt_count_plan {
 				    * is left out (perf's ignore_missing_thread), not an error */
 	bool hybrid;               /* several core PMUs: the printed counts name the PMU of
 				    * each of their events (pmt_count_display_name) */
+	uint64_t *retlat;          /* [ev.nr] each :R event's value (0 until the caller sets
+				    * it): perf 7.3's stat without --record-tpebs opens nothing
+				    * for one and reads its table's mean, rounded, on the first
+				    * CPU (or thread) alone; its other counters never run */
 };
 /* Take the parsed events (moved into plan->ev) and configure them as perf stat does:
  * read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING (|ID|GROUP in a group), sample_type
