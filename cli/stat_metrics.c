@@ -144,15 +144,6 @@ int setup_metrics(struct run *r)
 	return 0;
 }
 
-/* does a metric read duration_time (or DURATIONTIMEIN...) */
-static bool reads_duration(struct run *r)
-{
-	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++)
-		if (pmt_metric_plan_input(r->mplan, i)->kind == PMT_MIN_DURATION)
-			return true;
-	return false;
-}
-
 /* the plan's count inputs named id (all for NULL) not listed yet, appended to list */
 size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t n)
 {
@@ -245,7 +236,7 @@ int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *p
 		n = add_inputs(r, NULL, done, list, n);
 	/* perf's metricgroup__build_event_string(): the tool event after the others, opened
 	 * as one (nothing reaches the kernel), outside the groups */
-	if (list && done && reads_duration(r))
+	if (list && done && pmt_metric_plan_reads_duration(r->mplan))
 		n += (size_t)sprintf(list + n, "%sduration_time", n ? "," : "");
 	rc = !list || !done ? -PMT_ENOMEM : n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
 	pmt_perf_events_free(order);

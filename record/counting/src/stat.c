@@ -368,6 +368,17 @@ const struct pmt_stat_cell *pmt_stat_cell(const struct pmt_stat *s, uint32_t u, 
 	return &s->cell[(size_t)u * s->plan->ev.nr + e];
 }
 
+double pmt_stat_metric_input(const struct pmt_stat *s, uint32_t u, uint32_t e)
+{
+	const struct pmt_stat_cell *cell = pmt_stat_cell(s, u, e);
+
+	/* duration_time is counted on the first CPU's unit alone */
+	for (uint32_t k = 0; pmt_evsel_tool(&s->plan->ev.ev[e]) && k < s->nr_units; k++)
+		if (pmt_stat_cell(s, k, e)->counted)
+			return pmt_stat_cell(s, k, e)->val;
+	return cell->counted && !pmt_evsel_tool(&s->plan->ev.ev[e]) ? cell->val : NAN;
+}
+
 enum pmt_aggr pmt_stat_aggr(const struct pmt_stat *s)
 {
 	return s->aggr;

@@ -244,6 +244,9 @@ PMT_API void pmt_metric_plan_free(struct pmt_metric_plan *p);
 PMT_API size_t pmt_metric_plan_nr_metrics(const struct pmt_metric_plan *p); /* selected */
 PMT_API const struct pmt_metric *pmt_metric_plan_metric(const struct pmt_metric_plan *p, size_t i);
 PMT_API size_t pmt_metric_plan_nr_inputs(const struct pmt_metric_plan *p);
+/* does a metric of the plan read duration_time (or DURATIONTIMEIN...): perf stat then opens
+ * that tool event after the metrics' others, outside their groups */
+PMT_API bool pmt_metric_plan_reads_duration(const struct pmt_metric_plan *p);
 PMT_API struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p, size_t i);
 /* Bind count inputs to the columns of c (by pmt_counts_find). */
 PMT_API int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c);
