@@ -129,6 +129,9 @@ int setup_metrics(struct run *r)
 	pmt_expr_ctx_default(&ctx);
 	ctx.smt_on = stat_smt_on();
 	ctx.has_pmem = stat_has_pmem();
+	/* perf reads #num_cpus_online from its sysfs (SYSFS_PATH's tree when replaying) */
+	if (pmt_sysfs_cpus_online(NULL))
+		ctx.num_cpus_online = pmt_sysfs_cpus_online(NULL);
 	/* perf's --topdown is its table's TopdownL<level> group */
 	if (r->td.on) {
 		int rc = stat_td_table_columns(&r->td, pmt_metric_set_topdown_max_level(&r->ms),
