@@ -54,10 +54,11 @@ static int usage(FILE *fp)
 		"                       slots + topdown-* group of a PERF_METRICS PMU\n"
 		"      --td-level N     --topdown's level (0 or 1: level 1; 2 and deeper with a\n"
 		"                       table, as deep as its TopdownLN groups go)\n"
-		"      --retire-latency TABLE  the :R events' values for -M and --topdown: the\n"
+		"      --retire-latency TABLE  the :R events' values (-e, -M, --topdown): the\n"
 		"                       table's mean, rounded, as perf stat takes its own table's\n"
 		"                       (Intel *_retire_latency.json, pmu-tools *-retlat.json or\n"
-		"                       events with RetirementLatencyMean; without: 0)\n"
+		"                       events with RetirementLatencyMean; without: 0), on the\n"
+		"                       first CPU alone as perf 7.3 counts it\n"
 		"      --cputype TYPE   hybrid: events without a PMU (and --topdown's) on core PMU\n"
 		"                       cpu_TYPE (core, atom, Arrow Lake-H's lowpower) only\n"
 		"The counts go to stderr, as perf stat's do.\n");
@@ -575,12 +576,15 @@ int cmd_stat(int argc, char **argv)
 		goto done_early;
 	}
 	stat_td_drop_uncounted(&r.td, &r.plan, &pmus, eo.cputype);
-	if (rc >= 0 && r.mplan && ml_layout_wanted(&r) &&
+	rc = stat_retlat_values(&r);
+	if (!rc && r.mplan && ml_layout_wanted(&r) &&
 	    stat_ml_setup(&r.ml, &r.ms, r.sel, r.nsel, ml_thresholds(&r), r.mplan, &r.plan,
 			  r.metric_first) < 0)
 		rc = pmt_cli_fail("stat", "out of memory");
 	/* perf 7.3's words when the metric group has no event on these CPUs */
-	if (r.td.on && !r.td.cols)
+	if (rc)
+		;
+	else if (r.td.on && !r.td.cols)
 		rc = pmt_cli_fail("stat", "No supported events found.\nTopdownL%u", r.td.level);
 	else
 		rc = verbose > 0 || !dry_run ? list_threads(&r, &o, pid) : PMT_EXIT_OK;

@@ -1,5 +1,4 @@
 /* stat -M's `#` column (stat_metric_layout.h) */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,16 +70,6 @@ out:
 	return rc;
 }
 
-/* duration_time's count where it is counted (the first CPU's unit): perf 7.3's metrics read
- * a tool event so on every unit, every CPU, core or socket */
-static double tool_count(const struct pmt_stat *st, uint32_t e)
-{
-	for (uint32_t u = 0; u < pmt_stat_nr_units(st); u++)
-		if (pmt_stat_cell(st, u, e)->counted)
-			return pmt_stat_cell(st, u, e)->val;
-	return NAN;
-}
-
 struct pmt_counts *stat_metric_counts(const struct pmt_stat *st,
 				      const struct pmt_count_plan *plan, uint32_t first)
 {
@@ -91,14 +80,9 @@ struct pmt_counts *stat_metric_counts(const struct pmt_stat *st,
 	for (uint32_t u = 0; u < pmt_stat_nr_units(st); u++) {
 		int unit = pmt_counts_unit(c, NULL, pmt_stat_unit_name(st, u));
 
-		for (uint32_t e = first; e < plan->ev.nr; e++) {
-			const struct pmt_stat_cell *cell = pmt_stat_cell(st, u, e);
-			double v = cell->counted ? cell->val : NAN;
-
-			if (pmt_evsel_tool(&plan->ev.ev[e]))
-				v = tool_count(st, e);
-			pmt_counts_add(c, unit, pmt_counts_event(c, plan->ev.ev[e].name), v);
-		}
+		for (uint32_t e = first; e < plan->ev.nr; e++)
+			pmt_counts_add(c, unit, pmt_counts_event(c, plan->ev.ev[e].name),
+				       pmt_stat_metric_input(st, u, e));
 	}
 	return c;
 }

@@ -30,8 +30,14 @@ void print_metrics(struct run *r)
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
 
 			for (int k = 0; k < r->td.cols; k++)
-				if (!strcmp(m->name, r->td.name[k]))
-					r->td.val[u * (size_t)r->td.cols + k] = missing[i] ? NAN : val[i];
+				if (!strcmp(m->name, r->td.name[k])) {
+					size_t at = u * (size_t)r->td.cols + k;
+
+					r->td.val[at] = missing[i] ? NAN : val[i];
+					/* a metric computed as NaN (an :R event read on
+					 * another CPU: nan there) is printed as perf's */
+					r->td.cell[at] = missing[i] ? PMT_MO_VALUE : PMT_MO_RATIO;
+				}
 		}
 		for (size_t i = 0; !r->td.on && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
@@ -82,25 +88,24 @@ void print_counts_metrics(struct run *r)
 }
 
 /* perf stat without --record-tpebs: each :R event is its table's mean, rounded
- * (evsel__tpebs_read()), the same on every unit; an event the table lacks stays 0 */
-static int retlat_defaults(struct run *r)
+ * (evsel__tpebs_read()), counted on the first CPU alone; an event the table lacks is 0 */
+int stat_retlat_values(struct run *r)
 {
 	struct pmt_retlat_table tab = { 0 };
 	struct pmt_diag diag = PMT_DIAG_INIT;
 
+	if (!r->retlat_file)
+		return 0;
 	if (pmt_retlat_table_load(&tab, r->retlat_file, &diag) < 0) {
 		pmt_retlat_table_fini(&tab);
 		return pmt_cli_fail_diag("stat", &diag);
 	}
-	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++) {
-		struct pmt_metric_input *in = pmt_metric_plan_input(r->mplan, i);
+	for (uint32_t e = 0; e < r->plan.ev.nr; e++) {
 		double v;
 
-		if (in->kind != PMT_MIN_RETLAT)
-			continue;
-		if (pmt_retlat_value(NULL, &tab, in->id, PMT_RETLAT_MEAN, 0, &v) < 0)
-			v = 0;
-		in->value = in->value_all = v;
+		if (r->plan.ev.ev[e].retire_lat &&
+		    pmt_retlat_value(NULL, &tab, r->plan.ev.ev[e].name, PMT_RETLAT_MEAN, 0, &v) >= 0)
+			r->plan.retlat[e] = (uint64_t)rint(v);
 	}
 	pmt_retlat_table_fini(&tab);
 	return 0;
@@ -124,6 +129,9 @@ int setup_metrics(struct run *r)
 	pmt_expr_ctx_default(&ctx);
 	ctx.smt_on = stat_smt_on();
 	ctx.has_pmem = stat_has_pmem();
+	/* perf reads #num_cpus_online from its sysfs (SYSFS_PATH's tree when replaying) */
+	if (pmt_sysfs_cpus_online(NULL))
+		ctx.num_cpus_online = pmt_sysfs_cpus_online(NULL);
 	/* perf's --topdown is its table's TopdownL<level> group */
 	if (r->td.on) {
 		int rc = stat_td_table_columns(&r->td, pmt_metric_set_topdown_max_level(&r->ms),
@@ -136,16 +144,7 @@ int setup_metrics(struct run *r)
 	}
 	if (pmt_metric_plan_new(&r->ms, r->sel, r->nsel, &ctx, &r->mplan, &diag) < 0)
 		return pmt_cli_fail_diag("stat", &diag);
-	return r->retlat_file ? retlat_defaults(r) : 0;
-}
-
-/* does a metric read duration_time (or DURATIONTIMEIN...) */
-static bool reads_duration(struct run *r)
-{
-	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++)
-		if (pmt_metric_plan_input(r->mplan, i)->kind == PMT_MIN_DURATION)
-			return true;
-	return false;
+	return 0;
 }
 
 /* the plan's count inputs named id (all for NULL) not listed yet, appended to list */
@@ -155,7 +154,9 @@ size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t 
 		struct pmt_metric_input *in = pmt_metric_plan_input(r->mplan, i);
 
 		/* a threshold's own event where perf's order names it */
-		if (done[i] || in->kind != PMT_MIN_COUNT || (in->threshold_only && !id) ||
+		/* an :R event is opened too, read on the first CPU (stat_retlat_values) */
+		if (done[i] || (in->kind != PMT_MIN_COUNT && in->kind != PMT_MIN_RETLAT) ||
+		    (in->threshold_only && !id) ||
 		    (id && strcasecmp(in->id, id)))
 			continue;
 		done[i] = true;
@@ -238,7 +239,7 @@ int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *p
 		n = add_inputs(r, NULL, done, list, n);
 	/* perf's metricgroup__build_event_string(): the tool event after the others, opened
 	 * as one (nothing reaches the kernel), outside the groups */
-	if (list && done && reads_duration(r))
+	if (list && done && pmt_metric_plan_reads_duration(r->mplan))
 		n += (size_t)sprintf(list + n, "%sduration_time", n ? "," : "");
 	rc = !list || !done ? -PMT_ENOMEM : n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
 	pmt_perf_events_free(order);

@@ -48,6 +48,7 @@ void print_metrics(struct run *r);
 void print_topdown(struct run *r);
 void print_counts_metrics(struct run *r);
 int setup_metrics(struct run *r);
+int stat_retlat_values(struct run *r);
 size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t n);
 bool ml_layout_wanted(const struct run *r);
 bool ml_thresholds(const struct run *r);

@@ -60,3 +60,10 @@ add_test(NAME stat.metric_hybrid73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/m
   $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(stat.metric_hybrid73 PROPERTIES LABELS "perf73" TIMEOUT 300
   SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+
+# :R events without --record-tpebs against x86 perf 7.3 on the simulated PMU (fake GNR
+# sysfs): the table's value on the first CPU alone, -e and -M in every aggregation
+add_test(NAME stat.retlat73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/retlat_stat.sh
+  $<TARGET_FILE:pmutrace> ${PMT_ORACLES_DIR} ${PMT_SHARED_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(stat.retlat73 PROPERTIES LABELS "perf73" TIMEOUT 300
+  SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")

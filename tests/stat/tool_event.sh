@@ -9,7 +9,9 @@
 # and -M metrics reading it (tma_info_system_time shown on the duration_time line,
 # tma_info_system_core_frequency on another: duration_time opened after the metric's
 # events, as perf's metricgroup does); and groups with it, which perf sorts as a software
-# event's, then takes it out of (its CPUs are not the leader's), with its two warnings.
+# event's, then takes it out of (its CPUs are not the leader's), with its two warnings;
+# without -a, counting a workload with kernel events, 0 as perf 7.3 reads it; and
+# #num_cpus_online from the tree.
 #   tool_event.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
@@ -64,6 +66,41 @@ for f in perf pmt; do
 done
 grep -q "^CPU2 .*tool/duration_time/" "$T/pmt" || { echo "FAIL: -C 2-3: $(cat "$T/pmt")"; fail=$((fail + 1)); }
 same_as_perf "-C 2-3 -A"
+# a workload without -a: perf 7.3 starts the tool's clock when it enables the counters
+# itself, which it leaves to enable_on_exec when there are kernel events, so it reads 0
+# (enabled and running 1) in every layout and interval; perf's warning about a workload
+# without -a and the workload's user and sys times (they differ run to run) left out
+for o in -x,_-e_duration_time,slots -e_duration_time,slots -j_-e_duration_time,slots \
+	-I_150_-x,_-e_duration_time,slots -I_150_-e_duration_time,slots; do
+	n=$((n + 1))
+	opts=$(echo "$o" | tr _ ' ' | sed 's/duration time/duration_time/g')
+	# shellcheck disable=SC2086
+	run "$T/perf" "$X" stat $opts -- sleep 0.2
+	# shellcheck disable=SC2086
+	run "$T/pmt" "$P" stat $opts -- sleep 0.2
+	for f in perf pmt; do
+		grep -v "^Warning:\|^workload '.*' specified" "$T/$f" |
+			sed 's/^ *[0-9.]* seconds \(user\|sys\)$/T seconds \1/' >"$T/$f.kept"
+		mv "$T/$f.kept" "$T/$f"
+	done
+	grep -q "^0,,duration_time,1,\| 0      duration_time\|\"counter-value\" : \"0.000000\", \"unit\" : \"\", \"event\" : \"duration_time\"\|^TIME,0,,duration_time" "$T/pmt" ||
+		{ echo "FAIL: $opts: duration_time not 0: $(cat "$T/pmt")"; fail=$((fail + 1)); }
+	same_as_perf "$opts (workload)"
+done
+# #num_cpus_online (perf's tool PMU) from the tree's devices/system/cpu/online (8 CPUs),
+# not the host's, in tma_info_system_cpu_utilization (CPU_CLK_UNHALTED.REF_TSC / msr/tsc/
+# / #num_cpus_online): 4x the value with a 2-CPU host's count
+for o in -M_tma_info_system_cpu_utilization -x,_-M_tma_info_system_cpu_utilization \
+	-j_-M_tma_info_system_cpu_utilization; do
+	n=$((n + 1))
+	opts=$(echo "$o" | sed 's/^-M_/-M /; s/_-M_/ -M /; s/^-x,_/-x, /; s/^-j_/-j /')
+	# shellcheck disable=SC2086
+	run "$T/perf" "$X" stat -a $opts -- sleep 0.2
+	# shellcheck disable=SC2086
+	run "$T/pmt" "$P" stat --metrics "$D/gnr-metrics.json" \
+		--events "$SRC/fixtures/events/gnr_topdown.json" -a $opts -- sleep 0.2
+	same_as_perf "$opts"
+done
 # -vv: perf's tool attr (type 0xfffffffe, config 1) and no open line for it
 n=$((n + 1))
 SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 "$X" stat -vv -e duration_time -a -- true 2>&1 |

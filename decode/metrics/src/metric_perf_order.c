@@ -340,7 +340,7 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 			rc = -PMT_EUNSUPPORTED;
 			goto out;
 		}
-		grouped |= !nogroup_for(&ms->m[i], sel, nsel);
+		grouped |= !nogroup_for(&ms->m[i], sel, nsel) && groups_events(&ms->m[i], ctx, flags);
 		idx[nm++] = (int)i;
 	}
 	if (!nm) {
@@ -371,8 +371,7 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 
 		r->name = pm->name;
 		r->pmu = pm->pmu;
-		r->grouped = !nogroup_for(pm, sel, nsel) &&
-			     (!(flags & PO_MANY_GROUPS) || groups_events(pm, ctx, flags));
+		r->grouped = !nogroup_for(pm, sel, nsel) && groups_events(pm, ctx, flags);
 		r->m = pm;
 		r->refs = calloc(ms->nr + 1, sizeof(*r->refs));
 		if (!r->refs) {

@@ -682,6 +682,14 @@ const struct pmt_metric *pmt_metric_plan_metric(const struct pmt_metric_plan *p,
 
 size_t pmt_metric_plan_nr_inputs(const struct pmt_metric_plan *p) { return p->nr_in; }
 
+bool pmt_metric_plan_reads_duration(const struct pmt_metric_plan *p)
+{
+	for (size_t i = 0; i < p->nr_in; i++)
+		if (p->in[i].kind == PMT_MIN_DURATION)
+			return true;
+	return false;
+}
+
 struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p, size_t i)
 {
 	return &p->in[i];

@@ -34,6 +34,9 @@ struct pmt_counter {
 					 * it then count the opens' time too) */
 	uint64_t tool_reads;            /* its enabled and running times, as perf 7.3 prints
 					 * them: 1 a read (1 in every interval's delta) */
+	bool tool_unstarted;            /* perf 7.3 starts the tool's clock when it enables
+					 * the counters itself: with kernel events enabled on
+					 * exec (a workload) it never does, and reads 0 */
 };
 
 static uint64_t monotonic_ns(void)
@@ -121,6 +124,10 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 		nr_threads = 1;
 	}
 	c->tool_start = monotonic_ns();
+	for (uint32_t e = 0; e < p->ev.nr; e++)
+		if (!pmt_evsel_tool(&p->ev.ev[e]) &&
+		    (p->ev.ev[e].attr.flags & PMT_ATTR_FLAG_ENABLE_ON_EXEC))
+			c->tool_unstarted = true;
 	c->plan = p;
 	c->nr_ev = p->ev.nr;
 	c->nr_cpus = p->nr_cpus;
@@ -151,8 +158,8 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 
 				if (c->gone[ti] || !pmt_count_on_cpu(p, ev, ci))
 					continue;
-				if (pmt_evsel_tool(ev))
-					continue; /* nothing to open: read from the clock */
+				if (pmt_evsel_tool(ev) || ev->retire_lat)
+					continue; /* nothing to open: read from the clock or table */
 				if (!is_leader(p, e) && group < 0) {
 					c->supported[e] = false; /* its leader failed */
 					continue;
@@ -330,7 +337,16 @@ int pmt_counter_read(struct pmt_counter *c)
 		/* perf 7.3's tool PMU: the time since the start, on the first CPU or thread */
 		if (pmt_evsel_tool(&p->ev.ev[e])) {
 			c->val[ix(c, e, 0, 0)] = (struct pmt_count_value){
-				.val = now - c->tool_start, .ena = c->tool_reads,
+				.val = c->tool_unstarted ? 0 : now - c->tool_start,
+				.ena = c->tool_reads,
+				.run = c->tool_reads };
+			continue;
+		}
+		/* perf 7.3's evsel__tpebs_read() without --record-tpebs: the value on the
+		 * first CPU or thread, enabled and running 1 a read as the tool event's */
+		if (p->ev.ev[e].retire_lat) {
+			c->val[ix(c, e, 0, 0)] = (struct pmt_count_value){
+				.val = p->retlat[e] * c->tool_reads, .ena = c->tool_reads,
 				.run = c->tool_reads };
 			continue;
 		}

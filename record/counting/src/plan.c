@@ -50,6 +50,36 @@ static int cpus_of(struct pmt_count_plan *p, const struct pmt_pmus *pmus,
 	return 0;
 }
 
+/* An :R event is read from its table, not the kernel (perf 7.3 opens nothing for it): out
+ * of its group, so that the group's read covers the counters the kernel has; a leader's
+ * group goes on under its next member. */
+static void ungroup_retlat(struct pmt_evlist *l)
+{
+	for (uint32_t i = 0; i < l->nr; i++) {
+		struct pmt_evsel *e = &l->ev[i];
+		uint32_t lead = e->leader < l->nr ? e->leader : i, next = i;
+
+		if (!e->retire_lat)
+			continue;
+		if (lead != i) {
+			l->ev[lead].nr_members--;
+		} else if (e->nr_members > 1) {
+			while (++next < l->nr && l->ev[next].leader != i)
+				;
+			for (uint32_t k = next; k < l->nr; k++)
+				if (l->ev[k].leader == i)
+					l->ev[k].leader = next;
+			if (next < l->nr) {
+				l->ev[next].nr_members = e->nr_members - 1;
+				l->ev[next].weak_group = e->weak_group;
+			}
+		}
+		e->leader = i;
+		e->nr_members = 1;
+		e->weak_group = false;
+	}
+}
+
 int pmt_count_plan_build(struct pmt_count_plan *p, struct pmt_evlist *events,
 			 const struct pmt_pmus *pmus, const struct pmt_count_opts *o,
 			 struct pmt_diag *diag)
@@ -79,9 +109,11 @@ int pmt_count_plan_build(struct pmt_count_plan *p, struct pmt_evlist *events,
 	}
 	p->ev = *events;
 	memset(events, 0, sizeof(*events));
+	ungroup_retlat(&p->ev);
 	p->scale = calloc(p->ev.nr, sizeof(*p->scale));
 	p->unit = calloc(p->ev.nr, sizeof(*p->unit));
-	if (!p->scale || !p->unit) {
+	p->retlat = calloc(p->ev.nr, sizeof(*p->retlat));
+	if (!p->scale || !p->unit || !p->retlat) {
 		pmt_count_plan_fini(p);
 		return -PMT_ENOMEM;
 	}
@@ -116,6 +148,7 @@ void pmt_count_plan_fini(struct pmt_count_plan *p)
 	free(p->cpu);
 	free(p->scale);
 	free(p->unit);
+	free(p->retlat);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -137,7 +170,8 @@ void pmt_count_plan_print(FILE *fp, const struct pmt_count_plan *p, const int32_
 		for (uint32_t i = 0; i < p->ev.nr; i++) {
 			const struct pmt_evsel *e = &p->ev.ev[i];
 
-			if (!pmt_count_on_cpu(p, e, c))
+			/* perf -vv prints no attr for an :R event: it opens none */
+			if (!pmt_count_on_cpu(p, e, c) || e->retire_lat)
 				continue;
 			fputs(dashes, fp);
 			fputs("perf_event_attr:\n", fp);

@@ -22,6 +22,8 @@ struct pmt_stat {
 	double *raw;                    /* [unit][ev] the last update before perf's scale */
 	struct pmt_run_stats *runs;     /* [ev] -r: the total's counts per run */
 	bool per_thread;                /* units are the threads */
+	bool *failed;                   /* [unit] a counter of the event being summed never
+					 * ran in it */
 };
 
 static int read_int(const char *root, int cpu, const char *file, int32_t *out)
@@ -194,7 +196,9 @@ int pmt_stat_new(const struct pmt_count_plan *plan, uint32_t nr_threads, enum pm
 	s->raw = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->raw));
 	s->runs = calloc(plan->ev.nr, sizeof(*s->runs));
 	s->ctrs = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->ctrs));
-	if (rc < 0 || !s->prev || !s->cell || !s->supported || !s->raw || !s->runs || !s->ctrs) {
+	s->failed = calloc(s->nr_units + 1, sizeof(*s->failed));
+	if (rc < 0 || !s->prev || !s->cell || !s->supported || !s->raw || !s->runs || !s->ctrs ||
+	    !s->failed) {
 		pmt_stat_free(s);
 		return -PMT_ENOMEM;
 	}
@@ -221,8 +225,14 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 	const struct pmt_count_plan *p = s->plan;
 	uint32_t ne = p->ev.nr;
 
+	/* perf's evsel__count_has_error(): a counter that never ran (an :R event's on every
+	 * CPU but the first) makes its CPU, core, die or socket <not counted>; the total
+	 * sums what ran */
+	bool fail_unit = s->aggr != PMT_AGGR_GLOBAL && !s->per_thread;
+
 	memset(s->cell, 0, (size_t)s->nr_units * ne * sizeof(*s->cell));
 	for (uint32_t e = 0; e < ne; e++) {
+		memset(s->failed, 0, s->nr_units * sizeof(*s->failed));
 		for (uint32_t ci = 0; ci < p->nr_cpus; ci++) {
 			struct pmt_stat_cell *cell = &s->cell[(size_t)s->unit_of_cpu[ci] * ne + e];
 
@@ -246,6 +256,8 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 					d.run -= prev->run;
 				}
 				*prev = *v;
+				if (fail_unit && (!d.ena || !d.run))
+					s->failed[s->unit_of_cpu[ci]] = true;
 				/* perf_counts_values__scale(): a u64 again after scaling */
 				if (d.run == 0)
 					val = 0;
@@ -266,6 +278,8 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 		for (uint32_t u = 0; u < s->nr_units; u++) {
 			struct pmt_stat_cell *cell = &s->cell[(size_t)u * ne + e];
 
+			if (s->failed[u])
+				cell->val = 0, cell->ena = cell->run = 0;
 			s->raw[(size_t)u * ne + e] = cell->val;
 			cell->val *= p->scale[e];
 			cell->supported = s->supported[e];
@@ -354,6 +368,17 @@ const struct pmt_stat_cell *pmt_stat_cell(const struct pmt_stat *s, uint32_t u, 
 	return &s->cell[(size_t)u * s->plan->ev.nr + e];
 }
 
+double pmt_stat_metric_input(const struct pmt_stat *s, uint32_t u, uint32_t e)
+{
+	const struct pmt_stat_cell *cell = pmt_stat_cell(s, u, e);
+
+	/* duration_time is counted on the first CPU's unit alone */
+	for (uint32_t k = 0; pmt_evsel_tool(&s->plan->ev.ev[e]) && k < s->nr_units; k++)
+		if (pmt_stat_cell(s, k, e)->counted)
+			return pmt_stat_cell(s, k, e)->val;
+	return cell->counted && !pmt_evsel_tool(&s->plan->ev.ev[e]) ? cell->val : NAN;
+}
+
 enum pmt_aggr pmt_stat_aggr(const struct pmt_stat *s)
 {
 	return s->aggr;
@@ -377,5 +402,6 @@ void pmt_stat_free(struct pmt_stat *s)
 	free(s->raw);
 	free(s->runs);
 	free(s->ctrs);
+	free(s->failed);
 	free(s);
 }

@@ -31,6 +31,17 @@ static int read_line(const char *path, char *buf, size_t cap)
 	return 0;
 }
 
+unsigned pmt_sysfs_cpus_online(const char *root)
+{
+	char path[1200], text[4096];
+	struct pmt_cpumask m;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", root ? root : pmt_sysfs_root());
+	if (read_line(path, text, sizeof(text)) < 0 || pmt_cpumask_parse(text, &m) < 0)
+		return 0;
+	return pmt_cpumask_count(&m);
+}
+
 /* dir/name into out; false when it does not fit */
 static bool join(char *out, size_t cap, const char *dir, const char *name)
 {

@@ -244,6 +244,9 @@ PMT_API void pmt_metric_plan_free(struct pmt_metric_plan *p);
 PMT_API size_t pmt_metric_plan_nr_metrics(const struct pmt_metric_plan *p); /* selected */
 PMT_API const struct pmt_metric *pmt_metric_plan_metric(const struct pmt_metric_plan *p, size_t i);
 PMT_API size_t pmt_metric_plan_nr_inputs(const struct pmt_metric_plan *p);
+/* does a metric of the plan read duration_time (or DURATIONTIMEIN...): perf stat then opens
+ * that tool event after the metrics' others, outside their groups */
+PMT_API bool pmt_metric_plan_reads_duration(const struct pmt_metric_plan *p);
 PMT_API struct pmt_metric_input *pmt_metric_plan_input(struct pmt_metric_plan *p, size_t i);
 /* Bind count inputs to the columns of c (by pmt_counts_find). */
 PMT_API int pmt_metric_plan_bind(struct pmt_metric_plan *p, const struct pmt_counts *c);
@@ -395,7 +398,8 @@ PMT_API int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const ch
 /* The same for perf 7.3's stat -M: sel the metric or group names (a metric is chosen by
  * its name or one of its groups), each root metric's IDs taken from its threshold when
  * thresholds is set (perf stat's default; its -x output and --topdown set
- * metric_no_threshold). One grouped metric (not in a MetricgroupNoGroup of sel: perf
+ * metric_no_threshold). One grouped metric (not in a MetricgroupNoGroup of sel, no MetricConstraint
+ * NO_GROUP_EVENTS: perf
  * opens its IDs as one {...}:W group, *grouped set) is reproduced, several are
  * -PMT_EUNSUPPORTED. */
 PMT_API int pmt_metric_set_perf_events_sel(const struct pmt_metric_set *ms,

@@ -56,6 +56,10 @@ struct pmt_count_plan {
 				    * is left out (perf's ignore_missing_thread), not an error */
 	bool hybrid;               /* several core PMUs: the printed counts name the PMU of
 				    * each of their events (pmt_count_display_name) */
+	uint64_t *retlat;          /* [ev.nr] each :R event's value (0 until the caller sets
+				    * it): perf 7.3's stat without --record-tpebs opens nothing
+				    * for one and reads its table's mean, rounded, on the first
+				    * CPU (or thread) alone; its other counters never run */
 };
 /* Take the parsed events (moved into plan->ev) and configure them as perf stat does:
  * read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING (|ID|GROUP in a group), sample_type
@@ -171,6 +175,10 @@ PMT_API uint32_t pmt_stat_nr_units(const struct pmt_stat *s);
 PMT_API const char *pmt_stat_unit_name(const struct pmt_stat *s, uint32_t u);
 PMT_API const struct pmt_stat_cell *pmt_stat_cell(const struct pmt_stat *s, uint32_t u,
 						  uint32_t e);
+/* The value perf 7.3's metrics read for event e on unit u: the cell's count, NaN when not
+ * counted; a tool event's (duration_time) the count of the unit that has it, on every
+ * unit, every CPU, core or socket, as perf's metrics read a tool event. */
+PMT_API double pmt_stat_metric_input(const struct pmt_stat *s, uint32_t u, uint32_t e);
 PMT_API enum pmt_aggr pmt_stat_aggr(const struct pmt_stat *s);
 PMT_API const struct pmt_count_plan *pmt_stat_plan(const struct pmt_stat *s);
 PMT_API void pmt_stat_free(struct pmt_stat *s);

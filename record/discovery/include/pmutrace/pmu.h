@@ -70,6 +70,9 @@ struct pmt_pmus {
 
 /* $SYSFS_PATH, else "/sys" */
 PMT_API const char *pmt_sysfs_root(void);
+/* how many CPUs devices/system/cpu/online under root (NULL: pmt_sysfs_root()) lists, as
+ * perf's #num_cpus_online counts them (a fake tree's, not the host's); 0 when unreadable */
+PMT_API unsigned pmt_sysfs_cpus_online(const char *root);
 /* Read every PMU under root (NULL: pmt_sysfs_root()). A PMU whose type file is unreadable
  * is skipped; a format file that does not parse is an error naming file and text. */
 PMT_API int pmt_pmus_load(struct pmt_pmus *set, const char *root, struct pmt_diag *diag);
