@@ -10,9 +10,10 @@ cells are replaced by X in PERF_RAW.masked and PMT_RAW.masked (the caller compar
 rest byte for byte). The masked cells of the first interval (or of the run) are checked
 instead: each is a count divided by one duration, so perf's value over pmutrace's is the
 same ratio (the durations' inverse) in every cell, within the rounding of one decimal, and
-that ratio is within a factor 5 (perf's runs, the opens' time on a loaded machine, differ
-by up to 2.5; a duration in ns would be off by 1e9, a missing value fails the first
-check). Exit 1 on a mismatch, with a line naming the column and both values."""
+that ratio is within a factor 50 (perf's runs, the opens' time on a loaded machine, differ
+by up to 2.5, and a 150 ms interval of one tool against the other's came out 0.19 at load
+8; a duration in the wrong unit would be off by 1e3 or more, a missing value fails the
+first check). Exit 1 on a mismatch, with a line naming the column and both values."""
 import re
 import sys
 
@@ -129,7 +130,7 @@ def main():
             print(f'FAIL: {name}: perf 7.3 {a!r}, pmutrace {b!r} (perf/pmutrace {ratio:.3f} '
                   'elsewhere: one duration divides every cell)')
             bad += 1
-    if not 0.2 <= ratio <= 5:
+    if not 0.02 <= ratio <= 50:
         print(f'FAIL: the duration columns differ by {ratio:.3f}x (perf 7.3/pmutrace)')
         bad += 1
     return 1 if bad else 0

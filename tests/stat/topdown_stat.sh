@@ -82,8 +82,9 @@ done
 # tma_contested_accesses, tma_l3_hit_latency, tma_l2_hit_latency, tma_false_sharing, through
 # tma_info_system_core_frequency): the wall-clock time from the tool event's open, which
 # differs run to run, so those cells are masked (tests/stat/mask_duration.py) and checked
-# apart: perf's over pmutrace's one ratio in every cell (within a factor 5: perf's own
-# runs, which count the opens' time, differ by up to 2.5 on a loaded machine). The rest byte for byte: the whole
+# apart: perf's over pmutrace's one ratio in every cell (within a factor 50: perf's own
+# runs, which count the opens' time, differ by up to 2.5 on a loaded machine; a unit off
+# would be 1000x). The rest byte for byte: the whole
 # first interval where the unit is the total; with -A CPU 0's line (text: the heads) and with
 # --per-core the heads: perf 7.3 reads an :R event on CPU 0 alone there (nan in the other
 # CPUs' and every core's tma_lock_latency and the FRONTEND_RETIRED ones; not reproduced).
