@@ -41,13 +41,15 @@ int hist_frame_texts(struct pmt_hist *h, const struct pmt_sym_loc *loc, uint64_t
 	 * address), where the two differ: no file, and where the inline list gave no line
 	 * (fsrc), no line either: "SYM+OFFSET" of that address, or "DSO[ADDR]". Only
 	 * addr2line's own answers for code without lines ("??:0", ":0", crtstuff.c:0) came
-	 * out the same (perf 7.3 on PIE programs, libc, ld.so, stripped and not) */
+	 * out the same (perf 7.3 on PIE programs, libc, ld.so, stripped and not); perf 6.1's
+	 * addr2line, asked at an address no section of the file holds, answers nothing
+	 * there either (a stripped ls's callers: "ls[5586a1598e7e]") */
 	if (faddr == loc->map_ip)
 		return 0;
 	if (!(k->srcfile = hist_src_intern(h->src, "")))
 		return -PMT_ENOMEM;
 	tl = strlen(k->srcline);
-	if (fsrc || (tl >= 2 && !strcmp(k->srcline + tl - 2, ":0")))
+	if (fsrc || (h->compat >= 602 && tl >= 2 && !strcmp(k->srcline + tl - 2, ":0")))
 		return 0;
 	if (loc->sym)
 		snprintf(buf, sizeof(buf), "%s+%" PRIu64, loc->sym,

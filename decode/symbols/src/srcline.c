@@ -313,11 +313,15 @@ int srcline_find_perf(struct srcline *sl, uint64_t vaddr, const char **file, uns
 	if (!sl->dwfl)
 		return 0;
 	if (!sl->a2l) {
-		/* the file with the DWARF is the one perf gives addr2line (its symsrc) */
+		/* the file with the DWARF is the one perf gives addr2line (its symsrc); perf
+		 * 6.1 asks addr2line about a file without DWARF too, which answers from its
+		 * symbol table ("??:?" in a stripped program's .dynsym function) */
 		Dwarf *dw = dwfl_module_getdwarf(sl->mod, &bias);
 		Elf *elf = dw ? dwarf_getelf(dw) : NULL;
 
-		if (srcline_a2l_new(&sl->a2l, elf) < 0)
+		if (!elf && sl->a2l_without_lines)
+			elf = dwfl_module_getelf(sl->mod, &bias);
+		if (srcline_a2l_new(&sl->a2l, elf, sl->a2l_without_lines) < 0)
 			return 0;
 	}
 	addr = sl->base + vaddr - sl->first_vaddr;

@@ -47,7 +47,8 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 	 * abi::__cxa_demangle came in between and is not pinned: taken as 6.2's */
 	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 602)
 		s->load_flags |= ELF_LOAD_DEMANGLE_PARAMS;
-	/* perf 6.1 runs binutils' addr2line (2.40 on its Debian, checked); 7.3 libdw */
+	/* perf 6.1 runs binutils' addr2line (2.40 on its Debian, checked) on every file; 7.3
+	 * libdw, and addr2line only on a file with .debug_line */
 	s->bfd240_files = o && PMT_OPTS_HAS(o, compat) && o->compat && o->compat < 602;
 	s->dso_hash = calloc(s->dso_cap, sizeof(*s->dso_hash));
 	if (o && o->symfs && *o->symfs) {
@@ -413,7 +414,7 @@ static struct srcline *loc_lines(const struct pmt_symbols *s, const struct pmt_s
 	*vaddr = loc_vaddr(loc);
 	sl = *vaddr == UINT64_MAX ? NULL : dso_lines((struct dso *)loc->dso_id);
 	if (sl)
-		sl->bfd240_files = s && s->bfd240_files;
+		sl->bfd240_files = sl->a2l_without_lines = s && s->bfd240_files;
 	return sl;
 }
 
