@@ -22,13 +22,20 @@ for t in strip python3; do
 done
 cp "$(command -v ls)" "$T/ls" && strip "$T/ls" || { echo "SKIP: no ls to strip"; exit 77; }
 # perf record exits with ls's status (1 when a file goes away meanwhile): the recording
-# itself is what is checked
-perf record -q -g -e cpu-clock:u -c 100000 -o "$T/s.data" "$T/ls" -lR /usr/share \
-	>/dev/null 2>&1 || :
-[ -s "$T/s.data" ] || { echo "SKIP: perf record -g failed here"; exit 77; }
-# the case is there: the stripped program's own addresses print "??:0"
-perf report --stdio -i "$T/s.data" --sort dso,srcline --no-children -g none 2>/dev/null |
-	grep -q ' ls  *??:0$' || fail "perf 6.1 prints no ??:0 row of the stripped ls"
+# itself is what is checked, and that the case is there (the stripped program's own
+# addresses print "??:0"); perf 6.1's record aborts now and then here (once in about 20
+# runs): up to three tries
+tries=0
+until [ $tries = 3 ]; do
+	tries=$((tries + 1))
+	perf record -q -g -e cpu-clock:u -c 100000 -o "$T/s.data" "$T/ls" -lR /usr/share \
+		>/dev/null 2>&1 || :
+	[ -s "$T/s.data" ] || continue
+	perf report --stdio -i "$T/s.data" --sort dso,srcline --no-children -g none 2>/dev/null |
+		grep -q ' ls  *??:0$' && break
+	rm -f "$T/s.data"
+done
+[ -s "$T/s.data" ] || fail "no perf 6.1 recording of the stripped ls with a ??:0 row in 3 tries"
 
 untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
 checked=0

@@ -440,11 +440,19 @@ int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 {
 	uint64_t va = loc ? loc_vaddr(loc) : UINT64_MAX;
 	struct srcline *sl;
+	bool noline;
 	int n;
 
 	if (va == UINT64_MAX || !frames || !(sl = loc_lines(s, loc, &va)))
 		return 0;
 	n = srcline_inlines(sl, va, s->load_flags, frames, max);
+	/* an address without a line (its frames from addr2line, srcline_inlines): its
+	 * frames are taken where the holding function is not the symbol (a .cold part,
+	 * "__vsyslog_internal (inlined)" in libc's __vsyslog_internal.cold, perf 7.3
+	 * checked), elsewhere the symbol's own frame is kept, its line looked up as before */
+	noline = n > 0 && !frames[0].file && !frames[0].line;
+	if (noline && (!frames[n - 1].func || !loc->sym || !strcmp(frames[n - 1].func, loc->sym)))
+		return 0;
 	/* perf's new_inline_sym(): a frame by another name than the symbol's is an inlined
 	 * one, a frame by its name the symbol itself; only binutils' frames
 	 * (srcline_perf_libdw) name the holding function, libdw's take the symbol */
@@ -453,7 +461,7 @@ int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 	if (n > 0)
 		frames[n - 1].inlined = 0;
 	if (n > 0 && (unsigned)n < max && frames[n - 1].func && loc->sym &&
-	    strcmp(frames[n - 1].func, loc->sym) && !srcline_perf_libdw(sl, va))
+	    strcmp(frames[n - 1].func, loc->sym) && (noline || !srcline_perf_libdw(sl, va)))
 		frames[n - 1].inlined = 1;
 	return n;
 }
