@@ -98,3 +98,12 @@ add_test(NAME symbols.report_deep_graph
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_deep_graph.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.report_deep_graph PROPERTIES LABELS "symbols;differential;perf73"
   SKIP_RETURN_CODE 77 TIMEOUT 180)
+add_test(NAME symbols.report_stripped61
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_stripped61.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+# (4 min at load 8 with 25 reports, before they were cut to 13)
+set_tests_properties(symbols.report_stripped61 PROPERTIES LABELS "symbols;differential"
+  SKIP_RETURN_CODE 77 TIMEOUT 600)
+add_test(NAME symbols.report_cold_callers
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_cold_callers.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
+set_tests_properties(symbols.report_cold_callers PROPERTIES LABELS "symbols;differential;perf73"
+  SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -44,13 +44,15 @@ int hist_frame_texts(struct pmt_hist *h, const struct pmt_sym_loc *loc, uint64_t
 	 * out the same (perf 7.3 on PIE programs, libc, ld.so, stripped and not), and only
 	 * in a symbol: a caller in no symbol (a stale return address in libc's padding
 	 * between functions, where addr2line names ":0" or "??:0") is "DSO[ADDR]" (perf 7.3
-	 * -vvv: its addr2line asked at the process address answers "??:0") */
+	 * -vvv: its addr2line asked at the process address answers "??:0"); perf 6.1's
+	 * addr2line, asked at an address no section of the file holds, answers nothing
+	 * there either (a stripped ls's callers: "ls[5586a1598e7e]") */
 	if (faddr == loc->map_ip)
 		return 0;
 	if (!(k->srcfile = hist_src_intern(h->src, "")))
 		return -PMT_ENOMEM;
 	tl = strlen(k->srcline);
-	if (fsrc || (loc->sym && tl >= 2 && !strcmp(k->srcline + tl - 2, ":0")))
+	if (fsrc || (h->compat >= 602 && loc->sym && tl >= 2 && !strcmp(k->srcline + tl - 2, ":0")))
 		return 0;
 	if (loc->sym)
 		snprintf(buf, sizeof(buf), "%s+%" PRIu64, loc->sym,

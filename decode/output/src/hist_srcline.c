@@ -3,6 +3,7 @@
  * and interned, so that entries compare and hash them as pointers. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmutrace/common.h"
 #include "hist_srcline.h"
@@ -30,6 +31,7 @@ struct hist_src {
 	size_t texts_cap, texts_n;
 	struct addr_slot *addrs;
 	size_t addrs_cap, addrs_n;
+	bool unknown_no_file; /* "??:0" has no source file (perf 6.1), not "??" (7.3) */
 };
 
 int hist_src_new(struct hist_src **out)
@@ -148,6 +150,7 @@ static int make_texts(struct hist_src *s, struct pmt_symbols *syms, const struct
 	unsigned line;
 	uint64_t va;
 	int rc, n, fn;
+	bool unknown;
 
 	if (!loc->dso) {
 		/* no map: perf's SRCLINE_UNKNOWN and no_srcfile */
@@ -157,9 +160,11 @@ static int make_texts(struct hist_src *s, struct pmt_symbols *syms, const struct
 	}
 	rc = pmt_symbols_srcline_perf(syms, loc, &file, &line, &va);
 	/* addr2line's "??" for a file it cannot name is kept as one: "??:0", source file
-	 * "??" (checked with perf 7.3 on _start of the AArch64 fixtures) */
+	 * "??" (checked with perf 7.3 on _start of the AArch64 fixtures); perf 6.1's
+	 * hist_entry__get_srcfile takes "??:0" for no file (a stripped ls's functions) */
 	if (rc == 2 && !file)
 		file = "??";
+	unknown = rc == 2 && !strcmp(file, "??") && s->unknown_no_file;
 	if (loc->sym)
 		fn = snprintf(buf, sizeof(buf), "%s+%" PRIu64, loc->sym, loc->symoff);
 	else
@@ -175,7 +180,7 @@ static int make_texts(struct hist_src *s, struct pmt_symbols *syms, const struct
 		n = snprintf(buf, sizeof(buf), "%s:%u", file, line);
 		n = n < 0 ? 0 : n >= (int)sizeof(buf) ? (int)sizeof(buf) - 1 : n;
 		*line_text = intern(s, buf, (size_t)n);
-		*file_text = intern(s, file, strlen(file));
+		*file_text = unknown ? intern(s, "", 0) : intern(s, file, strlen(file));
 	} else {
 		*line_text = slot->fail;
 		*file_text = intern(s, "", 0);
@@ -259,4 +264,9 @@ bool hist_src_looked_up(const struct hist_src *s, const void *dso_id, uint64_t m
 const char *hist_src_intern(struct hist_src *s, const char *text)
 {
 	return intern(s, text, strlen(text));
+}
+
+void hist_src_set_compat(struct hist_src *s, int compat)
+{
+	s->unknown_no_file = compat && compat < 602;
 }

@@ -21,6 +21,8 @@ int hist_src_texts(struct hist_src *s, struct pmt_symbols *syms, const struct pm
  * prints there once it no longer looks lines up in that file */
 bool hist_src_looked_up(const struct hist_src *s, const void *dso_id, uint64_t map_ip,
 			const char **line, const char **fail, bool *found);
+/* the texts of compat's perf (PMT_PERF_*, 0 = newest); before the first hist_src_texts */
+void hist_src_set_compat(struct hist_src *s, int compat);
 /* the interned copy of text (as the texts above); NULL: out of memory */
 const char *hist_src_intern(struct hist_src *s, const char *text);
 

@@ -28,6 +28,8 @@ int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
 {
 	h->mem_mode = mem;
 	h->compat = compat;
+	if (h->src)
+		hist_src_set_compat(h->src, compat);
 	return 0;
 }
 

@@ -2,7 +2,9 @@
  * columns' widths, the text and the CSV/JSON data (tools/perf/util/sort.c, hist.c,
  * ui/stdio/hist.c); hist_visit() for the HTML report. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmutrace/common.h"
 #include "pmutrace/output.h"
@@ -201,6 +203,65 @@ static unsigned col_width(const struct pmt_hist *h, struct hent **v, size_t n, e
 	return (unsigned)w;
 }
 
+/* perf 6.1 looks an entry's srcline or srcfile up when a comparison first needs it
+ * (sort__srcline_cmp, sort__srcfile_cmp: after the keys before it compared equal) and
+ * sizes the column by the texts looked up when each entry went into the output tree
+ * (hists__calc_col_len counts only a text it has), then prints every text cut to that
+ * width ("%-.*s"). An entry's insertion compares it with the entries next to it in the
+ * keys' order, so a text is looked up by then when another entry has the keys before it
+ * equal ("sym,srcline --no-children": a function of one line is not, "cpu-features.c"
+ * for cpu-features.c:305). The column's width: */
+static const struct pmt_hist *lazy_hist; /* qsort's context: the table and the keys */
+static unsigned lazy_keys;               /* before the column */
+
+static int lazy_cmp(const void *a, const void *b)
+{
+	const struct hent *l = *(struct hent *const *)a, *r = *(struct hent *const *)b;
+	int64_t c = 0;
+
+	for (unsigned i = 0; i < lazy_keys && !c; i++)
+		c = hist_perf_key_cmp(lazy_hist, lazy_hist->keys[i], l, r);
+	return c < 0 ? -1 : c > 0;
+}
+
+static unsigned lazy_text_width(const struct pmt_hist *h, struct hent **v, size_t n,
+				unsigned col, unsigned ev)
+{
+	size_t w = col_base_width(h, n, h->keys[col]);
+	struct hent **s = n ? malloc(n * sizeof(*s)) : NULL;
+	char buf[4096];
+
+	if (!s)
+		return (unsigned)w; /* out of memory: the header's width, the texts cut */
+	memcpy(s, v, n * sizeof(*s));
+	lazy_hist = h;
+	lazy_keys = col;
+	qsort(s, n, sizeof(*s), lazy_cmp);
+	for (size_t i = 0; i < n; i++) {
+		size_t l;
+
+		if (!(i && !lazy_cmp(&s[i - 1], &s[i])) && !(i + 1 < n && !lazy_cmp(&s[i], &s[i + 1])))
+			continue;
+		l = (size_t)cell(h, s[i], h->keys[col], ev, buf, sizeof(buf));
+		if (l > w)
+			w = l;
+	}
+	free(s);
+	return (unsigned)w;
+}
+
+/* whether column col is a text perf 6.1 looks up lazily (lazy_text_width): not a srcline
+ * where the entries of a Children report take their chain node's line (-g srcline and -g
+ * address: fill_callchain_info's al->srcline) */
+static bool lazy_text(const struct pmt_hist *h, unsigned col)
+{
+	if (!h->compat || h->compat >= 602 || !col)
+		return false;
+	if (h->keys[col] == KEY_SRCLINE)
+		return !(hist_children(h) && h->cg->key != CG_KEY_FUNCTION);
+	return h->keys[col] == KEY_SRCFILE;
+}
+
 /* perf's hists__total_period(): what the percentages are of, the whole file's unless
  * --percentage relative; perf mem report's the weight's */
 static uint64_t hist_total(const struct pmt_hist *h, unsigned ev)
@@ -282,6 +343,8 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 		} else {
 			width[i] = col_width(h, v, n, h->keys[i], ev);
 		}
+		if (lazy_text(h, i))
+			width[i] = lazy_text_width(h, v, n, i, ev);
 		pmt_out_printf(out, "  %-*s", width[i], key_headers[h->keys[i]]);
 	}
 	pmt_out_str(out, h->mem_mode ? "\n# ........  ............"
@@ -354,8 +417,8 @@ static void print_event(struct pmt_hist *h, struct pmt_out *out, unsigned ev, in
 			at = out->buf + out->len;
 			at[0] = at[1] = ' ';
 			l = cell(h, v[i], h->keys[c], ev, at + 2, sizeof(buf));
-			if (h->keys[c] == KEY_COMM && l > (int)width[c])
-				l = (int)width[c]; /* perf's "%-*.*s" */
+			if ((h->keys[c] == KEY_COMM || lazy_text(h, c)) && l > (int)width[c])
+				l = (int)width[c]; /* perf's "%-*.*s", "%-.*s" */
 			pad = unpadded && c == last ? 0 : (int)width[c] - l;
 			if (pad > 0)
 				memset(at + 2 + l, ' ', (size_t)pad);

@@ -302,28 +302,41 @@ static int innermost_function(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *fn)
 	}
 }
 
+/* the table of what perf's addr2line answers (read on first use); NULL: none */
+static const struct a2l_symtab *a2l_table(struct srcline *sl)
+{
+	Dwarf_Addr bias = 0;
+
+	if (!sl->a2l) {
+		/* the file with the DWARF is the one perf gives addr2line (its symsrc); perf
+		 * 6.1 asks addr2line about a file without DWARF too, which answers from its
+		 * symbol table ("??:?" in a stripped program's .dynsym function) */
+		Dwarf *dw = dwfl_module_getdwarf(sl->mod, &bias);
+		Elf *elf = dw ? dwarf_getelf(dw) : NULL;
+
+		if (!elf && sl->a2l_without_lines)
+			elf = dwfl_module_getelf(sl->mod, &bias);
+		if (srcline_a2l_new(&sl->a2l, elf, sl->a2l_without_lines) < 0)
+			return NULL;
+	}
+	return sl->a2l;
+}
+
 int srcline_find_perf(struct srcline *sl, uint64_t vaddr, const char **file, unsigned *line)
 {
 	Dwarf_Addr bias = 0, addr;
 	Dwarf_Die *cu, fn;
+	const struct a2l_symtab *a2l;
 	int in_function;
 
 	if (srcline_find(sl, vaddr, file, line))
 		return 1;
-	if (!sl->dwfl)
+	if (!sl->dwfl || !(a2l = a2l_table(sl)))
 		return 0;
-	if (!sl->a2l) {
-		/* the file with the DWARF is the one perf gives addr2line (its symsrc) */
-		Dwarf *dw = dwfl_module_getdwarf(sl->mod, &bias);
-		Elf *elf = dw ? dwarf_getelf(dw) : NULL;
-
-		if (srcline_a2l_new(&sl->a2l, elf) < 0)
-			return 0;
-	}
 	addr = sl->base + vaddr - sl->first_vaddr;
 	cu = dwfl_module_addrdie(sl->mod, addr, &bias);
 	in_function = cu && innermost_function(cu, addr - bias, &fn) > 0;
-	if (!srcline_a2l_find(sl->a2l, vaddr, in_function, file))
+	if (!srcline_a2l_find(a2l, vaddr, in_function, file))
 		return 0;
 	*line = 0;
 	return 2;
@@ -339,7 +352,13 @@ static int inlines_walk(struct srcline *sl, uint64_t vaddr, unsigned flags,
 	unsigned line = 0, n = 0;
 	int nscopes;
 
-	if (!sl->dwfl || !max || !srcline_find(sl, vaddr, &file, &line))
+	if (!sl->dwfl || !max)
+		return 0;
+	/* without a row binutils' addr2line (perf 7.3's where libdw finds no line, in a
+	 * file with .debug_line) still names the DWARF functions holding the address, the
+	 * innermost's line "??:?" (the frames of a function's .cold part) */
+	if (!srcline_find(sl, vaddr, &file, &line) &&
+	    (!a2l_table(sl) || !srcline_a2l_find(sl->a2l, vaddr, 1, &file)))
 		return 0;
 	addr = sl->base + vaddr - sl->first_vaddr;
 	cu = dwfl_module_addrdie(sl->mod, addr, &bias);

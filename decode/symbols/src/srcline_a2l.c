@@ -1,6 +1,7 @@
 /* What binutils' addr2line answers for an address without a line table row. perf (6.1 and
  * 7.3 as Debian builds them: no libbfd, no libLLVM) runs `addr2line -a -i -f -e FILE` for
- * every address libdw (7.3) leaves without a line, and prints its "FILE:LINE" answer as
+ * every address libdw (7.3) leaves without a line (7.3 only in a file with .debug_line,
+ * 6.1 in any: a stripped program's), and prints its "FILE:LINE" answer as
  * FILE:0 when the line is "?"; only "??:0" (nothing found) makes it fall back to DSO[ADDR].
  * addr2line 2.40 (bfd/dwarf2.c, bfd/elf.c) answers such an address in three ways:
  *  - no allocated section holds it, or no symbol of that section starts at or before it:
@@ -43,7 +44,8 @@ struct a2l_func {
 };
 
 struct a2l_symtab {
-	int has_lines;        /* .debug_line: perf starts addr2line only then */
+	int asked;            /* perf starts addr2line for the file: 7.3 only when it has a
+			       * .debug_line, 6.1 always */
 	struct a2l_section *secs;
 	size_t nsecs;
 	struct a2l_func *funcs;
@@ -153,8 +155,8 @@ static int read_symtab(struct a2l_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_
 }
 
 /* the allocated sections, .symtab (else .dynsym, as addr2line's slurp_symtab) and whether
- * there is a .debug_line */
-static int a2l_load(struct a2l_symtab *t, Elf *elf)
+ * perf asks addr2line: always when without_lines, else only with a .debug_line */
+static int a2l_load(struct a2l_symtab *t, Elf *elf, int without_lines)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr sh, symsh, dynsh;
@@ -169,7 +171,7 @@ static int a2l_load(struct a2l_symtab *t, Elf *elf)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".debug_line"))
-			t->has_lines = 1;
+			t->asked = 1;
 		if (sh.sh_type == SHT_SYMTAB && !symtab) {
 			symtab = scn;
 			symsh = sh;
@@ -191,7 +193,9 @@ static int a2l_load(struct a2l_symtab *t, Elf *elf)
 		t->secs[t->nsecs++] = (struct a2l_section){ sh.sh_addr, sh.sh_size,
 							    elf_ndxscn(scn) };
 	}
-	if (!t->has_lines)
+	if (without_lines)
+		t->asked = 1;
+	if (!t->asked)
 		return 0;
 	if (symtab && read_symtab(t, elf, symtab, &symsh) < 0)
 		return -PMT_ENOMEM;
@@ -226,7 +230,7 @@ static int find_function(const struct a2l_symtab *t, size_t sec, uint64_t addr,
 	return 1;
 }
 
-int srcline_a2l_new(struct a2l_symtab **out, Elf *elf)
+int srcline_a2l_new(struct a2l_symtab **out, Elf *elf, int without_lines)
 {
 	struct a2l_symtab *t = calloc(1, sizeof(*t));
 	int err;
@@ -234,7 +238,7 @@ int srcline_a2l_new(struct a2l_symtab **out, Elf *elf)
 	*out = NULL;
 	if (!t)
 		return -PMT_ENOMEM;
-	err = elf ? a2l_load(t, elf) : 0;
+	err = elf ? a2l_load(t, elf, without_lines) : 0;
 	if (err < 0) {
 		srcline_a2l_free(t);
 		return err;
@@ -246,7 +250,7 @@ int srcline_a2l_new(struct a2l_symtab **out, Elf *elf)
 int srcline_a2l_find(const struct a2l_symtab *t, uint64_t addr, int in_dwarf_function,
 		     const char **file)
 {
-	if (!t || !t->has_lines)
+	if (!t || !t->asked)
 		return 0;
 	for (size_t i = 0; i < t->nsecs; i++) {
 		const struct a2l_section *s = &t->secs[i];

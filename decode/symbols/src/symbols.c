@@ -47,7 +47,8 @@ int pmt_symbols_new(const struct pmt_symbols_opts *o, struct pmt_symbols **out)
 	 * abi::__cxa_demangle came in between and is not pinned: taken as 6.2's */
 	if (!o || !PMT_OPTS_HAS(o, compat) || !o->compat || o->compat >= 602)
 		s->load_flags |= ELF_LOAD_DEMANGLE_PARAMS;
-	/* perf 6.1 runs binutils' addr2line (2.40 on its Debian, checked); 7.3 libdw */
+	/* perf 6.1 runs binutils' addr2line (2.40 on its Debian, checked) on every file; 7.3
+	 * libdw, and addr2line only on a file with .debug_line */
 	s->bfd240_files = o && PMT_OPTS_HAS(o, compat) && o->compat && o->compat < 602;
 	s->dso_hash = calloc(s->dso_cap, sizeof(*s->dso_hash));
 	if (o && o->symfs && *o->symfs) {
@@ -413,7 +414,7 @@ static struct srcline *loc_lines(const struct pmt_symbols *s, const struct pmt_s
 	*vaddr = loc_vaddr(loc);
 	sl = *vaddr == UINT64_MAX ? NULL : dso_lines((struct dso *)loc->dso_id);
 	if (sl)
-		sl->bfd240_files = s && s->bfd240_files;
+		sl->bfd240_files = sl->a2l_without_lines = s && s->bfd240_files;
 	return sl;
 }
 
@@ -439,11 +440,19 @@ int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 {
 	uint64_t va = loc ? loc_vaddr(loc) : UINT64_MAX;
 	struct srcline *sl;
+	bool noline;
 	int n;
 
 	if (va == UINT64_MAX || !frames || !(sl = loc_lines(s, loc, &va)))
 		return 0;
 	n = srcline_inlines(sl, va, s->load_flags, frames, max);
+	/* an address without a line (its frames from addr2line, srcline_inlines): its
+	 * frames are taken where the holding function is not the symbol (a .cold part,
+	 * "__vsyslog_internal (inlined)" in libc's __vsyslog_internal.cold, perf 7.3
+	 * checked), elsewhere the symbol's own frame is kept, its line looked up as before */
+	noline = n > 0 && !frames[0].file && !frames[0].line;
+	if (noline && (!frames[n - 1].func || !loc->sym || !strcmp(frames[n - 1].func, loc->sym)))
+		return 0;
 	/* perf's new_inline_sym(): a frame by another name than the symbol's is an inlined
 	 * one, a frame by its name the symbol itself; only binutils' frames
 	 * (srcline_perf_libdw) name the holding function, libdw's take the symbol */
@@ -452,7 +461,7 @@ int pmt_symbols_inlines(struct pmt_symbols *s, const struct pmt_sym_loc *loc,
 	if (n > 0)
 		frames[n - 1].inlined = 0;
 	if (n > 0 && (unsigned)n < max && frames[n - 1].func && loc->sym &&
-	    strcmp(frames[n - 1].func, loc->sym) && !srcline_perf_libdw(sl, va))
+	    strcmp(frames[n - 1].func, loc->sym) && (noline || !srcline_perf_libdw(sl, va)))
 		frames[n - 1].inlined = 1;
 	return n;
 }
