@@ -17,17 +17,10 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 [ -x "$PERF73" ] || { echo "SKIP: no perf 7.3"; exit 77; }
 command -v perf >/dev/null || { echo "SKIP: no perf to record with"; exit 77; }
-for t in addr2line nm readelf python3; do
-	command -v $t >/dev/null || { echo "SKIP: no $t"; exit 77; }
-done
-libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null) || libc=
-[ -f "$libc" ] || { echo "SKIP: no x86-64 libc.so.6"; exit 77; }
-id=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
-dbg=/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug
-# without libc's line table both print DSO[ADDR] for every unnamed address anyway
-[ -f "$dbg" ] || { echo "SKIP: no libc6-dbg (libc's line table)"; exit 77; }
-perf record -q -g -e cpu-clock:u -c 50000 -o "$T/r.data" ls -lR /usr/share >/dev/null 2>&1 || :
-[ -s "$T/r.data" ] || { echo "SKIP: perf record -g failed here"; exit 77; }
+command -v addr2line >/dev/null || { echo "SKIP: no addr2line"; exit 77; }
+. "$SRC/tests/tools/libc_callers.sh"
+libc_debug_file
+libc_record
 
 # libc's addresses between symbols where addr2line answers with no line: ":?" (a file
 # symbol of no name before it) and "??:?"
@@ -45,24 +38,10 @@ colon=$(awk '$2 == ":?" { print $1; exit }' "$T/answers")
 unknown=$(awk '$2 == "??:?" { print $1; exit }' "$T/answers")
 [ -n "$colon" ] && [ -n "$unknown" ] || fail "no libc address between symbols without a line"
 
-# the libc map and two of the recording's libc callers, rewritten to those addresses
-map=$("$PERF73" script -i "$T/r.data" --show-mmap-events 2>/dev/null |
-	awk '/PERF_RECORD_MMAP2/ && / r-xp / && /libc\.so\.6$/ { print $6, "@", $8; exit }')
-[ -n "$map" ] || fail "no libc r-xp map in the recording"
-callers=$("$PERF73" script -i "$T/r.data" -F ip,dso 2>/dev/null |
-	awk '/libc\.so\.6\)$/ { n[$1]++ } END { for (a in n) print n[a], a }' | sort -n | tail -2 |
-	awk '{ print $2 }')
+# the recording's two most frequent libc callers, moved to those addresses
+callers=$(libc_callers all | tail -2)
 [ "$(echo "$callers" | wc -l)" = 2 ] || fail "fewer than two libc callers in the recording"
-python3 - "$T/r.data" "$T/u.data" "$map" "$colon" "$unknown" $callers <<'EOF'
-import re, struct, sys
-src, dst, mapdesc, colon, unknown, c1, c2 = sys.argv[1:8]
-start, pgoff = re.match(r'\[(0x[0-9a-f]+)\(0x[0-9a-f]+\) @ (0x[0-9a-f]+)', mapdesc).groups()
-data = open(src, 'rb').read()
-for old, gap in ((c1, colon), (c2, unknown)):
-    new = int(start, 16) + int(gap, 16) - int(pgoff, 16)
-    data = data.replace(struct.pack('<Q', int(old, 16)), struct.pack('<Q', new))
-open(dst, 'wb').write(data)
-EOF
+libc_move "$(echo "$callers" | head -1)=$colon" "$(echo "$callers" | tail -1)=$unknown"
 "$PERF73" report --stdio -i "$T/u.data" --sort srcline,dso,sym -g none 2>/dev/null >"$T/p"
 n=$(grep -c 'libc\.so\.6\[[0-9a-f]*\] .* \[\.\] 0x0000' "$T/p") || :
 [ "$n" -ge 2 ] || fail "perf 7.3 shows no libc.so.6[ADDR] rows for the rewritten callers ($n)"
