@@ -90,7 +90,11 @@ if [ -n "$PERF" ] && [ -x "$T/x86_64/inline" ] &&
 	"$PERF" script -i "$T/real.data" -F ip,sym,srcline >"$T/perf.txt" 2>/dev/null
 	"$P" script "$T/real.data" -F ip,sym,srcline >"$T/pmt.txt"
 	grep -q 'inline\.c:' "$T/perf.txt" || fail "real recording: perf saw no sample in the fixture"
-	cmp -s "$T/perf.txt" "$T/pmt.txt" || {
+	# a start-up sample in ld.so's _dl_find_object_from_map: its row named by either file
+	# (tests/tools/known_line_pairs.awk; seen once in a loaded run)
+	paste -d '\n' "$T/perf.txt" "$T/pmt.txt" | awk -f "$SRC/tests/tools/known_line_pairs.awk" \
+		>"$T/pmt.known"
+	cmp -s "$T/perf.txt" "$T/pmt.known" || {
 		echo "FAIL: real recording: script -F ip,sym,srcline differs (perf < > pmutrace)"
 		diff "$T/perf.txt" "$T/pmt.txt" | head -8; exit 1; }
 	real=", a perf 7.3 cpu-clock recording of the x86-64 fixture"
