@@ -314,9 +314,9 @@ static const struct a2l_symtab *a2l_table(struct srcline *sl)
 		Dwarf *dw = dwfl_module_getdwarf(sl->mod, &bias);
 		Elf *elf = dw ? dwarf_getelf(dw) : NULL;
 
-		if (!elf && sl->a2l_without_lines)
+		if (!elf && sl->bfd240_files)
 			elf = dwfl_module_getelf(sl->mod, &bias);
-		if (srcline_a2l_new(&sl->a2l, elf, sl->a2l_without_lines) < 0)
+		if (srcline_a2l_new(&sl->a2l, elf, sl->bfd240_files) < 0)
 			return NULL;
 	}
 	return sl->a2l;

@@ -44,11 +44,10 @@ struct srcline {
 	struct a2l_symtab *a2l; /* read on the first address without a line or variable */
 	struct srcline_name *names; /* open addressing by link, a power of two */
 	uint32_t names_cap, names_n;
-	/* name rows as binutils 2.40's addr2line (perf 6.1's) does: see bfd240_file */
+	/* binutils 2.40's addr2line, perf 6.1's: rows named as it names them (see
+	 * bfd240_file), and asked about a file without .debug_line too (set before the
+	 * first srcline_find_perf: the table is read then) */
 	uint8_t bfd240_files;
-	/* perf 6.1's addr2line is asked about a file without .debug_line too (set before
-	 * the first srcline_find_perf: the table is read then) */
-	uint8_t a2l_without_lines;
 	/* its sequences' leading rows in file entry 1, found once: rows [at, end) of the
 	 * unit's lines from the range starting at lo */
 	struct srcline_seq {

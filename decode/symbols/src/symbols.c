@@ -414,7 +414,7 @@ static struct srcline *loc_lines(const struct pmt_symbols *s, const struct pmt_s
 	*vaddr = loc_vaddr(loc);
 	sl = *vaddr == UINT64_MAX ? NULL : dso_lines((struct dso *)loc->dso_id);
 	if (sl)
-		sl->bfd240_files = sl->a2l_without_lines = s && s->bfd240_files;
+		sl->bfd240_files = s && s->bfd240_files;
 	return sl;
 }
 
