@@ -107,3 +107,7 @@ add_test(NAME symbols.report_cold_callers
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_cold_callers.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR} ${PMT_PERF73})
 set_tests_properties(symbols.report_cold_callers PROPERTIES LABELS "symbols;differential;perf73"
   SKIP_RETURN_CODE 77 TIMEOUT 600)
+add_test(NAME symbols.report_cutoff61
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/symbols/report_cutoff61.sh $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(symbols.report_cutoff61 PROPERTIES LABELS "symbols;differential"
+  SKIP_RETURN_CODE 77 TIMEOUT 600)

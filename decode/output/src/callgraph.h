@@ -48,6 +48,7 @@ struct cg_node {
 /* what an entry has in one event beyond its own samples (indexed like hent_ev) */
 struct cg_ev {
 	uint64_t acc_period;    /* perf's stat_acc: its samples and those it is a caller of */
+	uint32_t acc_nr;        /* and how many samples added it (its own and as a caller) */
 	uint32_t root;          /* its chain tree's root node; 0: none */
 	uint32_t max_depth;     /* the longest chain appended (perf's callchain->max_depth) */
 	int32_t tid;            /* its first sample's thread (perf's he->thread) */

@@ -143,14 +143,6 @@ struct a2l {
 	size_t ndsos;
 };
 
-/* "FILE:LINE", not "SYM+OFFSET" (a C++ name's "::" is followed by more than digits) */
-static bool is_file_line(const char *text)
-{
-	const char *colon = strrchr(text, ':');
-
-	return colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1);
-}
-
 static struct a2l_dso *a2l_dso(struct a2l *a, const void *id)
 {
 	for (size_t i = 0; i < a->ndsos; i++)
@@ -185,7 +177,7 @@ static int a2l_ask(struct a2l *a, uint32_t i, enum key key)
 		 * ":0") succeed there, and a line from the inline list is no lookup */
 		tl = strlen(e->srcline);
 		found = tl >= 2 && !strcmp(e->srcline + tl - 2, ":0");
-		if (key == KEY_SRCLINE && !found && is_file_line(e->srcline))
+		if (key == KEY_SRCLINE && !found && hist_src_is_file_line(e->srcline))
 			return 0;
 		fail = NULL;
 	}
@@ -366,6 +358,7 @@ static int merge_slot(struct pmt_hist *h, uint32_t keep, uint32_t b)
 	dst = &g->ev[keep];
 	src = &g->ev[b];
 	dst->acc_period += src->acc_period;
+	dst->acc_nr += src->acc_nr;
 	if (!dst->has_tid && src->has_tid) {
 		dst->tid = src->tid;
 		dst->has_tid = 1;

@@ -106,6 +106,79 @@ static int grow_index(struct pmt_hist *h)
 	return hist_slots_grow(&h->idx, &h->cap, 0);
 }
 
+int hist_count61(struct pmt_hist *h, const struct hent *e, unsigned lookups)
+{
+	/* an entry's ip is the address in its file it was looked up at (a caller's without a
+	 * symbol: its process address, no line there) */
+	return e->dso_id ? hist_src_count61(h->src, e->dso_id, e->ip, e->srcline, lookups) : 0;
+}
+
+/* the keys before the first srcline/srcfile, hashed (never 0) */
+static uint64_t prefix61(const struct pmt_hist *h, const struct hent *k)
+{
+	uint64_t hv = 0x9e3779b97f4a7c15ULL;
+
+	for (unsigned i = 0; i < h->nkeys; i++) {
+		switch (h->keys[i]) {
+		case KEY_SRCLINE:
+		case KEY_SRCFILE:
+			return hv | 1;
+		case KEY_SYM:
+			hv = mix(mix(hv, (uintptr_t)k->sym_id), k->sym_id ? 0 : k->ip);
+			break;
+		case KEY_DSO:
+			hv = mix(hv, (uintptr_t)k->dso_id);
+			break;
+		case KEY_COMM:
+			hv = mix(hv, k->comm);
+			break;
+		case KEY_PID:
+			hv = mix(hv, (uint32_t)k->tid);
+			break;
+		case KEY_CPU:
+			hv = mix(hv, k->cpu);
+			break;
+		default: /* mem, snoop, tlb */
+			hv = mix(mix(mix(hv, k->mem_f[0]), k->mem_f[1]), k->mem_f[2]);
+		}
+	}
+	return hv | 1;
+}
+
+int hist_group61(struct pmt_hist *h, const struct hent *k, bool *had)
+{
+	const uint64_t g = prefix61(h, k);
+	size_t i;
+
+	if (h->groups61_n * 2 >= h->groups61_cap) {
+		size_t cap = h->groups61_cap ? h->groups61_cap * 2 : 256;
+		uint64_t *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -PMT_ENOMEM;
+		for (size_t j = 0; j < h->groups61_cap; j++) {
+			if (!h->groups61[j])
+				continue;
+			for (i = (size_t)(h->groups61[j] >> 17) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+				;
+			v[i] = h->groups61[j];
+		}
+		free(h->groups61);
+		h->groups61 = v;
+		h->groups61_cap = cap;
+	}
+	for (i = (size_t)(g >> 17) & (h->groups61_cap - 1); h->groups61[i];
+	     i = (i + 1) & (h->groups61_cap - 1))
+		if (h->groups61[i] == g) {
+			*had = true;
+			return 0;
+		}
+	h->groups61[i] = g;
+	h->groups61_n++;
+	*had = false;
+	return 0;
+}
+
 /* The key of a sample but its event: resolved, hashed (with 0 as the event). frame: one
  * of its call chain's frames instead of its own address (perf's cumulative entries), at
  * chain address faddr, with the line perf's inline list gave it (fsrc, or NULL). */
@@ -154,6 +227,9 @@ int hist_make_key(struct pmt_hist *h, const struct pmt_spe_sample *s,
 							    &k->srcfile));
 			if (frame)
 				PMT_FORWARD_IF_ERROR(hist_frame_texts(h, &loc, faddr, fsrc, k));
+			if (h->cut61 && k->dso_id)
+				PMT_FORWARD_IF_ERROR(hist_src_cut61(h->src, k->dso_id, loc.map_ip,
+								    &k->srcline, &k->srcfile));
 			/* perf merges the addresses of one text (sort__srcline_collapse), with
 			 * call chains only after they were entries of their own */
 			if (h->src_collapse)
@@ -401,6 +477,7 @@ static int take_chain(struct cg *g, struct cg_ev *x, const struct pmt_spe_sample
 		      const uint32_t *fr, size_t n, bool trees)
 {
 	x->acc_period += s->period;
+	x->acc_nr++;
 	if (!x->has_tid) {
 		x->tid = s->tid;
 		x->has_tid = 1;
@@ -444,6 +521,7 @@ int hist_add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t 
 		const struct cg_frame *f = cg_frame(g, g->cur[i]);
 		struct hent k;
 		size_t at;
+		bool group = false;
 		struct hent_ev *e;
 		int rc;
 
@@ -457,6 +535,14 @@ int hist_add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t 
 
 		PMT_FORWARD_IF_ERROR(hist_make_key(h, s, f, g->want_src ? g->cur_addr[i] : 0,
 					      g->want_src ? cg_node_srcline(g, i) : NULL, &k));
+		/* perf 6.1 compares a frame's entry with the sample's entries so far (its
+		 * he_cache: one lookup where the keys before the text are the sample's own),
+		 * then adds it (another, where an entry has those keys) unless one was equal */
+		if (h->cut61) {
+			if (h->cut61_same_in_sample)
+				PMT_FORWARD_IF_ERROR(hist_count61(h, &k, 1));
+			PMT_FORWARD_IF_ERROR(hist_group61(h, &k, &group));
+		}
 		if (h->tree) {
 			struct tree_lookup lookup;
 			const long hit = tree_index_find(h, &k, &lookup);
@@ -485,6 +571,8 @@ int hist_add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t 
 				return rc;
 			continue;
 		}
+		if (h->cut61 && group)
+			PMT_FORWARD_IF_ERROR(hist_count61(h, &k, 1));
 		h->last_nosym = !k.sym;
 		h->last_objoff = k.objoff;
 		h->adding_kernel = k.kernel;

@@ -32,6 +32,14 @@ struct hist_src {
 	struct addr_slot *addrs;
 	size_t addrs_cap, addrs_n;
 	bool unknown_no_file; /* "??:0" has no source file (perf 6.1), not "??" (7.3) */
+	/* perf 6.1's count of each file's failed lookups (hist_src_count61): one per file
+	 * that had a lookup, dso_id NULL ends them */
+	struct fails61 {
+		const void *dso_id;
+		unsigned fails; /* dso->a2l_fails: 1 until a lookup succeeds, then 0 for good */
+		bool off;       /* dso->has_srcline cleared */
+	} *fails61;
+	size_t fails61_n, fails61_cap;
 };
 
 int hist_src_new(struct hist_src **out)
@@ -64,6 +72,7 @@ void hist_src_free(struct hist_src *s)
 	}
 	free(s->texts);
 	free(s->addrs);
+	free(s->fails61);
 	free(s);
 }
 
@@ -269,4 +278,75 @@ const char *hist_src_intern(struct hist_src *s, const char *text)
 void hist_src_set_compat(struct hist_src *s, int compat)
 {
 	s->unknown_no_file = compat && compat < 602;
+}
+
+bool hist_src_is_file_line(const char *text)
+{
+	const char *colon = strrchr(text, ':');
+
+	return colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1);
+}
+
+/* perf 6.1's srcline.c __get_srcline counts a file's failed lookups only until one
+ * succeeds ("if (dso->a2l_fails && ++dso->a2l_fails > A2L_FAIL_LIMIT)", the counter
+ * starting at 1 and set to 0 by a success): 123 failures before the first success turn
+ * the file's lookups off for good. perf 7.3 counts failures in a row instead
+ * (hist_collapse.c). */
+#define A2L_FAIL_LIMIT_61 123
+
+static struct fails61 *fails61_of(struct hist_src *s, const void *dso_id)
+{
+	for (size_t i = 0; i < s->fails61_n; i++)
+		if (s->fails61[i].dso_id == dso_id)
+			return &s->fails61[i];
+	if (s->fails61_n == s->fails61_cap) {
+		size_t cap = s->fails61_cap ? s->fails61_cap * 2 : 16;
+		struct fails61 *v = realloc(s->fails61, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->fails61 = v;
+		s->fails61_cap = cap;
+	}
+	s->fails61[s->fails61_n] = (struct fails61){ dso_id, 1, false };
+	return &s->fails61[s->fails61_n++];
+}
+
+int hist_src_count61(struct hist_src *s, const void *dso_id, uint64_t map_ip, const char *text,
+		     unsigned lookups)
+{
+	struct fails61 *f = fails61_of(s, dso_id);
+	const char *line, *fail;
+	bool found;
+
+	if (!f)
+		return -PMT_ENOMEM;
+	if (f->off || !f->fails)
+		return 0; /* nothing counts any more */
+	if (hist_src_looked_up(s, dso_id, map_ip, &line, &fail, &found) && found && text == line)
+		f->fails = 0;
+	else if ((f->fails += lookups) > A2L_FAIL_LIMIT_61)
+		f->off = true;
+	return 0;
+}
+
+int hist_src_cut61(struct hist_src *s, const void *dso_id, uint64_t map_ip, const char **line,
+		   const char **file)
+{
+	const char *at_file, *fail;
+	bool found;
+
+	for (size_t i = 0; i < s->fails61_n; i++) {
+		if (s->fails61[i].dso_id != dso_id)
+			continue;
+		/* a line its lookup found is "SYM+OFFSET" or "DSO[ADDR]" once the file is off */
+		if (s->fails61[i].off &&
+		    hist_src_looked_up(s, dso_id, map_ip, &at_file, &fail, &found) && found &&
+		    *line == at_file) {
+			*line = fail;
+			*file = intern(s, "", 0);
+		}
+		break;
+	}
+	return *file ? 0 : -PMT_ENOMEM;
 }

@@ -162,6 +162,18 @@ struct pmt_hist {
 	 * apart while adding (used_keys, or with PRE_COLLAPSE_KEY for the texts) */
 	uint8_t src_collapse, collapsed;
 	uint32_t entry_keys;
+	/* --perf-compat=6.1 with srcline or srcfile: perf 6.1 looks an entry's text up as
+	 * each sample's entries are added (sort__srcline_cmp, when the keys before it
+	 * compare equal), and turns a file's lookups off after 123 failures before its
+	 * first success (hist_src_count61) */
+	uint8_t cut61;
+	uint8_t cut61_same_in_sample; /* the keys before the text are a sample's (comm, pid) */
+	uint8_t last_group61;    /* an entry had the last sample's keys before the text */
+	/* with cut61: the hashes of the keys before the text that entries have (open
+	 * addressing, 0 empty) */
+	uint64_t *groups61;
+	size_t groups61_cap, groups61_n;
+	struct hent last_key61; /* with cut61: the last sample's own key (its entry's differs) */
 	/* the sym key with a chain's inlined frames: the entries are perf's entry tree's
 	 * nodes, per event (hist_perftree.c); NULL: the index finds them */
 	struct hist_rb *tree;
@@ -224,6 +236,11 @@ int hist_room_for_entry(struct pmt_hist *h);
 struct hent_ev *hist_new_event(struct pmt_hist *h, struct hent *e, unsigned slot);
 int hist_add_chain(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32_t self_ev,
 		   unsigned slot);
+/* with cut61: whether an entry already had the keys before k's text, k's kept from now */
+int hist_group61(struct pmt_hist *h, const struct hent *k, bool *had);
+/* with cut61: perf 6.1's lookups of key e's text (a sample's or a frame's own, before
+ * it joins an entry of other addresses) counted for its file */
+int hist_count61(struct pmt_hist *h, const struct hent *e, unsigned lookups);
 
 /* hist_perftree.c: perf 7.3's comparisons of hist entries (sort.c): sort__dso_cmp; one
  * key's hist_entry__cmp part; and hist_entry__cmp(existing, added) over the table's

@@ -30,6 +30,12 @@ int pmt_hist_set_mode(struct pmt_hist *h, int compat, bool mem)
 	h->compat = compat;
 	if (h->src)
 		hist_src_set_compat(h->src, compat);
+	h->cut61 = h->src && compat && compat < 602;
+	h->cut61_same_in_sample = h->cut61;
+	for (unsigned i = 0; i < h->nkeys && h->keys[i] != KEY_SRCLINE && h->keys[i] != KEY_SRCFILE;
+	     i++)
+		if (h->keys[i] != KEY_COMM && h->keys[i] != KEY_PID)
+			h->cut61_same_in_sample = 0;
 	return 0;
 }
 
@@ -214,6 +220,7 @@ void pmt_hist_free(struct pmt_hist *h)
 	free(h->idx);
 	free(h->e);
 	free(h->ipc);
+	free(h->groups61);
 	free(h->ev);
 	free(h->ev_seen);
 	free(h->comms);
@@ -299,8 +306,9 @@ static void ipc_setup(struct pmt_hist *h, int32_t pid)
 {
 	h->ipc_pid = pid;
 	h->ipc_tried = 1;
-	/* keep_low_ip needs each record's map_ip, which the cache does not keep */
-	if (h->cg || h->keep_low_ip ||
+	/* keep_low_ip needs each record's map_ip, which the cache does not keep, and cut61
+	 * each sample's lookup (the text of an address changes once its file is off) */
+	if (h->cg || h->keep_low_ip || h->cut61 ||
 	    (h->used_keys & ~((1u << KEY_SYM) | (1u << KEY_DSO) | SRC_KEYS)))
 		return;
 	/* without it only slower */
@@ -339,6 +347,14 @@ static int locate_key(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32
 	h->last_nosym = !k.sym;
 	h->last_objoff = k.objoff;
 	h->last_map_ip = k.ip;
+	bool group = false;
+
+	if (h->cut61) {
+		h->last_key61 = k;
+		if (rc >= 0)
+			rc = hist_group61(h, &k, &group);
+		h->last_group61 = group;
+	}
 	if (rc >= 0)
 		rc = hist_find_or_add(h, &k, &h->last_slot);
 	if (rc >= 0)
@@ -411,6 +427,10 @@ static inline int add_sample(struct pmt_hist *h, const struct pmt_spe_sample *s)
 		h->last_valid = 0;
 	}
 	PMT_FORWARD_IF_ERROR(locate(h, s));
+	/* perf 6.1 asks for the text when the keys before it are equal to an entry's (its
+	 * search reaches an entry next to the new one, of those keys when there is one) */
+	if (h->cut61 && h->last_group61)
+		PMT_FORWARD_IF_ERROR(hist_count61(h, &h->last_key61, 1));
 	h->adding_kernel = h->last_kernel;
 	x = hist_entry_event(h, &h->e[h->last_slot], (unsigned)slot);
 	if (!x)
@@ -455,7 +475,7 @@ int pmt_hist_add_record(struct pmt_hist *h, const struct pmt_spe_sample *s, int 
 
 	/* chains, keep_low_ip and the --comms/--dsos/--symbols lists take each sample's
 	 * own way */
-	if (h->cg || h->keep_low_ip || hist_has_filters(h)) {
+	if (h->cg || h->keep_low_ip || hist_has_filters(h) || h->cut61) {
 		for (int i = 0; i < n; i++)
 			PMT_FORWARD_IF_ERROR(add_sample(h, &s[i]));
 		return 0;
@@ -486,7 +506,8 @@ int pmt_hist_add_record(struct pmt_hist *h, const struct pmt_spe_sample *s, int 
 bool pmt_hist_takes_brief(const struct pmt_hist *h)
 {
 	/* the brief has no data source (mem keys), chain or sample of its own to look at */
-	return !h->cg && !h->keep_low_ip && !hist_has_filters(h) && !(h->used_keys & MEM_KEYS);
+	return !h->cg && !h->keep_low_ip && !hist_has_filters(h) && !(h->used_keys & MEM_KEYS) &&
+	       !h->cut61;
 }
 
 int pmt_hist_add_brief(struct pmt_hist *h, const struct pmt_spe_brief *b)

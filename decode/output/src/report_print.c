@@ -11,6 +11,7 @@
 
 #include "callgraph.h"
 #include "hist_priv.h"
+#include "hist_srcline.h"
 #include "hist_table.h"
 #include "hist_sort.h"
 
@@ -224,8 +225,22 @@ static int lazy_cmp(const void *a, const void *b)
 	return c < 0 ? -1 : c > 0;
 }
 
-static unsigned lazy_text_width(const struct pmt_hist *h, struct hent **v, size_t n,
-				unsigned col, unsigned ev)
+/* whether perf 6.1 added entry e more than once (a second sample at another address of
+ * its line, or the same one): the second add's comparisons with it reach its text too, as
+ * a search reaches an entry the new one would sit next to (get_common_indices' two
+ * samples of cpu-features.c:332, and with Children a libc caller alone under its symbol,
+ * gave perf 6.1's column those widths). The adds: its own samples, with Children also
+ * those it is a caller in. */
+static bool added_twice(const struct pmt_hist *h, const struct hent *e, unsigned ev)
+{
+	const uint32_t xi = hent_ev_at(h, e, ev);
+	const struct cg_ev *cx = hist_children(h) ? cg_ev_of(h->cg, xi) : NULL;
+
+	return cx ? cx->acc_nr >= 2 : h->ev[xi].nr >= 2;
+}
+
+static unsigned lazy_text_width(struct pmt_hist *h, struct hent **v, size_t n, unsigned col,
+				unsigned ev)
 {
 	size_t w = col_base_width(h, n, h->keys[col]);
 	struct hent **s = n ? malloc(n * sizeof(*s)) : NULL;
@@ -240,8 +255,17 @@ static unsigned lazy_text_width(const struct pmt_hist *h, struct hent **v, size_
 	for (size_t i = 0; i < n; i++) {
 		size_t l;
 
-		if (!(i && !lazy_cmp(&s[i - 1], &s[i])) && !(i + 1 < n && !lazy_cmp(&s[i], &s[i + 1])))
+		if (!(i && !lazy_cmp(&s[i - 1], &s[i])) && !(i + 1 < n && !lazy_cmp(&s[i], &s[i + 1])) &&
+		    !added_twice(h, s[i], ev)) {
+			/* looked up as it is printed, after every sample: a file perf 6.1 cut off
+			 * by then gives no line (hist_src_count61; a libc sample of the exit
+			 * handlers alone under its symbol, late in a -g recording) */
+			if (h->cut61 && s[i]->dso_id &&
+			    hist_src_cut61(h->src, s[i]->dso_id, s[i]->ip, &s[i]->srcline,
+					   &s[i]->srcfile) < 0)
+				break; /* out of memory: the line kept */
 			continue;
+		}
 		l = (size_t)cell(h, s[i], h->keys[col], ev, buf, sizeof(buf));
 		if (l > w)
 			w = l;
