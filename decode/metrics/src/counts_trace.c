@@ -196,10 +196,9 @@ int ct_alloc_values(struct pmt_counts_trace *t)
 	free(t->cur);
 	free(t->prev);
 	free(t->sum);
-	free(t->undo);
 	free(t->slot_sum);
-	t->fast = t->sum_clean = false;
-	t->nundo = 0;
+	t->fast = t->sum_clean = t->cur_stale = false;
+	t->fast_n = 0;
 	t->v_nattr = t->nattr;
 	t->v_ncpu = t->ncpu;
 	t->v_nthr = t->nthr;
@@ -216,9 +215,8 @@ int ct_alloc_values(struct pmt_counts_trace *t)
 	/* one unit per CPU or thread, or one for all (also when a damaged file has no CPU) */
 	t->sum = calloc((size_t)(t->ncpu > t->nthr ? t->ncpu : t->nthr ? t->nthr : 1) * t->nattr + 1,
 			sizeof(*t->sum));
-	t->undo = malloc((n ? n : 1) * sizeof(*t->undo));
 	t->slot_sum = calloc(n ? n : 1, sizeof(*t->slot_sum));
-	return t->cur && t->prev && t->sum && t->undo && t->slot_sum ? 0 : -PMT_ENOMEM;
+	return t->cur && t->prev && t->sum && t->slot_sum ? 0 : -PMT_ENOMEM;
 }
 
 /* A STAT's place in cur[]: -1 for an id no attr has, -2 for a CPU or thread outside the
@@ -455,6 +453,8 @@ int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t ti
 		if (!t->sum_clean)
 			ct_clear_sums(t);
 		ct_sum_round(t);
+	} else {
+		ct_fast_end(t);
 	}
 	for (uint32_t u = 0; u < nu; u++) {
 		int unit = pmt_counts_unit(c, ivp, t->unit_name[u]);
@@ -472,9 +472,7 @@ int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t ti
 	}
 	/* the next round's records are summed as they come */
 	ct_clear_sums(t);
-	t->fast = true;
-	t->fast_last = -1;
-	t->nundo = 0;
+	ct_fast_begin(t);
 	t->rounds++;
 	return 1;
 }
@@ -682,7 +680,6 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	free(t->place);
 	free(t->place_keys);
 	free(t->place_spare);
-	free(t->undo);
 	free(t->slot_sum);
 	pmt_source_close(t->src);
 	free(t->name);

@@ -11,15 +11,17 @@
 #include "stat_cols.h"
 
 /* The round's fast path: its records summed as they are taken while they come in slot
- * order (in locals: stores through prev[] may alias t's fields, which the compiler then
+ * order (in locals: stores through cur[] may alias t's fields, which the compiler then
  * loaded again per record) */
 struct in_order {
-	struct cval *prev;
+	const struct cval *prev;
+	struct cval *cur;
 	struct usum *sum;
-	struct ct_undo *undo;       /* the next entry */
 	const struct ct_place *place;
 	ptrdiff_t last;             /* the last slot summed this round */
 	uint64_t taken;
+	uint32_t summed;            /* of them, into sum[] */
+	uint32_t stamp;
 	bool interval;
 };
 
@@ -31,14 +33,14 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 							const struct pmt_ctr_counts_frame *f,
 							uint32_t i, uint32_t end)
 {
-	struct cval *prev = o->prev;
+	const struct cval *prev = o->prev;
+	struct cval *cur = o->cur;
 	struct usum *sum = o->sum;
-	struct ct_undo *undo = o->undo;
 	const struct ct_place *place = o->place;
 	const uint32_t *key = f->key;
 	const uint64_t *val = f->val, *ena = f->ena, *run = f->run;
 	ptrdiff_t last = o->last;
-	uint32_t from = i;
+	uint32_t from = i, summed = 0, stamp = o->stamp;
 	bool interval = o->interval;
 	/* the unit's sum the records before added to, in registers: through memory each
 	 * add waited for the one before (a total's 64 CPUs in a row); as a struct it was
@@ -55,15 +57,13 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 			continue;
 		if (pl.slot < 0 || pl.slot <= last)
 			break;
-		struct cval *p = &prev[pl.slot];
+		const struct cval *p = &prev[pl.slot];
 		uint64_t dv = val[i], de = ena[i], dr = run[i];
-		/* the delta from these, not from the undo entry read back: a load across
-		 * its stores stalls */
 		uint64_t pv = p->val, pe = p->ena, pr = p->run;
 
-		*undo++ = (struct ct_undo){ pv, pe, pr, (uint32_t)pl.slot, p->set };
 		last = pl.slot;
-		*p = (struct cval){ dv, de, dr, 1 };
+		summed++;
+		cur[pl.slot] = (struct cval){ dv, de, dr, 1, stamp };
 		if (interval) {
 			dv -= pv;
 			de -= pe;
@@ -83,7 +83,7 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 	}
 	if (at >= 0)
 		sum[at] = (struct usum){ acc_val, acc_ena, acc_run, 1 };
-	o->undo = undo;
+	o->summed += summed;
 	o->last = last;
 	/* every record passed: summed, or of an attr left out (counted as taken) */
 	o->taken += i - from;
@@ -177,8 +177,8 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 		    ct_frame_places(t, f, run.frame) < 0)
 			return -PMT_ENOMEM;
 		{
-			struct in_order o = { t->prev, t->sum, t->undo + t->nundo, t->place,
-					      t->fast_last, 0, t->interval_ms != 0 };
+			struct in_order o = { t->prev, t->cur, t->sum, t->place, t->fast_last, 0,
+					      0, t->stamp, t->interval_ms != 0 };
 			struct cval *cur = t->cur;
 			bool fast = t->fast;
 
@@ -202,15 +202,16 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 				/* a record out of slot order: the round goes back to cur[] */
 				o.taken++;
 				if (fast) {
-					t->nundo = (size_t)(o.undo - t->undo);
+					t->cur_stale |= o.summed != 0;
 					ct_fast_off(t);
 					fast = false;
 				}
-				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1 };
+				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1, 0 };
 			}
 			if (fast) {
 				t->fast_last = o.last;
-				t->nundo = (size_t)(o.undo - t->undo);
+				t->fast_n += o.summed;
+				t->cur_stale |= o.summed != 0;
 			}
 			t->stats += o.taken;
 		}
