@@ -677,9 +677,8 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 		pmt_warn("%s: %llu damaged count records skipped in all", t->path,
 			 (unsigned long long)t->skipped);
 	stat_cols_close(t->cols);
-	free(t->place);
+	free(t->place2);
 	free(t->place_keys);
-	free(t->place_spare);
 	free(t->slot_sum);
 	pmt_source_close(t->src);
 	free(t->name);

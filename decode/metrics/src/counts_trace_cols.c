@@ -91,28 +91,26 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 }
 
 /* place[] for a frame whose keys are the last frame's (place_keys), turned by some r: a
- * frame that begins inside a round lists them from there. true when they are. */
+ * frame that begins inside a round lists them from there, most often at the key after the
+ * last one taken. true when they are. */
 static bool places_turned(struct pmt_counts_trace *t, const struct pmt_ctr_counts_frame *f)
 {
-	uint32_t n = f->nkeys, r = 0;
+	uint32_t n = f->nkeys, r = t->place_next % (n ? n : 1);
 	const struct pmt_ctr_count_key *k = f->keys, *o = t->place_keys;
 	size_t each = sizeof(*k);
 
 	if (!t->slot_ok || n != t->place_nkeys || !n)
 		return t->slot_ok && n == t->place_nkeys;
-	while (r < n && memcmp(&o[r], &k[0], each))
-		r++;
-	if (r == n || memcmp(k, o + r, (n - r) * each) || memcmp(k + (n - r), o, r * each))
+	if (memcmp(&o[t->place_rot + r], &k[0], each))
+		for (r = 0; r < n && memcmp(&o[t->place_rot + r], &k[0], each); r++)
+			;
+	if (r == n)
 		return false;
-	if (r) {
-		struct ct_place *pl = t->place_spare;
-
-		memcpy(pl, t->place + r, (n - r) * sizeof(*pl));
-		memcpy(pl + (n - r), t->place, r * sizeof(*pl));
-		t->place_spare = t->place;
-		t->place = pl;
-		memcpy(t->place_keys, k, n * each);
-	}
+	r = (t->place_rot + r) % n;
+	if (memcmp(k, o + r, n * each))
+		return false;
+	t->place_rot = r;
+	t->place = t->place2 + r;
 	return true;
 }
 
@@ -122,35 +120,37 @@ static bool places_turned(struct pmt_counts_trace *t, const struct pmt_ctr_count
 static int ct_frame_places(struct pmt_counts_trace *t, const struct pmt_ctr_counts_frame *f,
 			   uint32_t frame)
 {
-	size_t bytes = f->nkeys * sizeof(*f->keys);
+	size_t n = f->nkeys, bytes = n * sizeof(*f->keys);
 
 	if (places_turned(t, f)) {
 		t->slot_frame = frame;
 		return 0;
 	}
-	if (f->nkeys > t->slot_cap) {
-		struct ct_place *pl = realloc(t->place, f->nkeys * sizeof(*pl)), *sp;
+	if (n > t->slot_cap) {
+		struct ct_place *pl = realloc(t->place2, 2 * n * sizeof(*pl));
 		struct pmt_ctr_count_key *pk;
 
 		if (pl)
-			t->place = pl;
-		sp = pl ? realloc(t->place_spare, f->nkeys * sizeof(*sp)) : NULL;
-		if (sp)
-			t->place_spare = sp;
-		pk = sp ? realloc(t->place_keys, bytes) : NULL;
+			t->place2 = pl;
+		pk = pl ? realloc(t->place_keys, 2 * bytes) : NULL;
 		if (!pk)
 			return -PMT_ENOMEM;
 		t->place_keys = pk;
-		t->slot_cap = f->nkeys;
+		t->slot_cap = n;
 	}
-	for (uint32_t k = 0; k < f->nkeys; k++) {
+	for (uint32_t k = 0; k < n; k++) {
 		int32_t sl = (int32_t)ct_stat_slot(t, f->keys[k].id, f->keys[k].cpu,
 						f->keys[k].thread);
 
-		t->place[k] = (struct ct_place){ sl, sl >= 0 ? t->slot_sum[sl] : -1 };
+		t->place2[k] = t->place2[n + k] =
+			(struct ct_place){ sl, sl >= 0 ? t->slot_sum[sl] : -1 };
 	}
-	if (bytes)
+	if (bytes) {
 		memcpy(t->place_keys, f->keys, bytes);
+		memcpy(t->place_keys + n, f->keys, bytes);
+	}
+	t->place = t->place2;
+	t->place_rot = t->place_next = 0;
 	t->place_nkeys = f->nkeys;
 	t->slot_frame = frame;
 	t->slot_ok = true;
@@ -214,6 +214,8 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 				t->cur_stale |= o.summed != 0;
 			}
 			t->stats += o.taken;
+			if (n)
+				t->place_next = f->key[run.first + n - 1] + 1;
 		}
 		if (opening && n) {
 			stat_cols_take(t->cols, n, false);

@@ -84,10 +84,14 @@ struct pmt_counts_trace {
 	struct stat_cols *cols;
 	struct pmt_trace_event pend;
 	bool pend_ok;
-	struct ct_place *place;     /* [key of the current counts frame] */
-	struct ct_place *place_spare; /* [slot_cap] place[] turned goes here */
-	struct pmt_ctr_count_key *place_keys; /* [place_nkeys] the keys place[] is for */
-	uint32_t place_nkeys;
+	/* A frame's keys and their places, twice in a row ([2 x place_nkeys]), so that a
+	 * frame whose keys are the last one's turned by some r has its places at place2 + r,
+	 * with nothing copied: copying them turned (both per frame) was 3% of the reader */
+	struct ct_place *place2;
+	struct pmt_ctr_count_key *place_keys;
+	struct ct_place *place;     /* [key of the current counts frame]: place2 + place_rot */
+	uint32_t place_nkeys, place_rot;
+	uint32_t place_next;        /* where the key after the last one taken is in place[] */
 	size_t slot_cap;
 	uint32_t slot_frame;        /* the counts frame place[] is for */
 	bool slot_ok;
