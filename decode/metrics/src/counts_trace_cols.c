@@ -61,9 +61,15 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 		uint64_t dv = val[i], de = ena[i], dr = run[i];
 		uint64_t pv = p->val, pe = p->ena, pr = p->run;
 
+		struct cval *c = &cur[pl.slot];
+
 		last = pl.slot;
 		summed++;
-		cur[pl.slot] = (struct cval){ dv, de, dr, 1, stamp };
+		/* set left as it is: ct_fast_off sets it from the stamps (a store a record) */
+		c->val = dv;
+		c->ena = de;
+		c->run = dr;
+		c->stamp = stamp;
 		if (interval) {
 			dv -= pv;
 			de -= pe;
