@@ -195,6 +195,8 @@ int ct_alloc_values(struct pmt_counts_trace *t)
 		return 0;
 	free(t->cur);
 	free(t->prev);
+	free(t->cur_set);
+	free(t->cur_stamp);
 	free(t->sum);
 	free(t->slot_sum);
 	t->fast = t->sum_clean = t->cur_stale = false;
@@ -212,11 +214,14 @@ int ct_alloc_values(struct pmt_counts_trace *t)
 			t->cpu_index[t->cpu[k]] = (int16_t)k;
 	t->cur = calloc(n ? n : 1, sizeof(*t->cur));
 	t->prev = calloc(n ? n : 1, sizeof(*t->prev));
+	t->cur_set = calloc(n ? n : 1, 1);
+	t->cur_stamp = calloc(n ? n : 1, sizeof(*t->cur_stamp));
 	/* one unit per CPU or thread, or one for all (also when a damaged file has no CPU) */
 	t->sum = calloc((size_t)(t->ncpu > t->nthr ? t->ncpu : t->nthr ? t->nthr : 1) * t->nattr + 1,
 			sizeof(*t->sum));
 	t->slot_sum = calloc(n ? n : 1, sizeof(*t->slot_sum));
-	return t->cur && t->prev && t->sum && t->slot_sum ? 0 : -PMT_ENOMEM;
+	return t->cur && t->prev && t->cur_set && t->cur_stamp && t->sum && t->slot_sum ?
+	       0 : -PMT_ENOMEM;
 }
 
 /* A STAT's place in cur[]: -1 for an id no attr has, -2 for a CPU or thread outside the
@@ -280,7 +285,7 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	v->val = r64(t, ev->raw + 24);
 	v->ena = r64(t, ev->raw + 32);
 	v->run = r64(t, ev->raw + 40);
-	v->set = 1;
+	t->cur_set[slot] = 1;
 	t->stats++;
 	return 0;
 }
@@ -690,6 +695,8 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	free(t->ids);
 	free(t->cur);
 	free(t->prev);
+	free(t->cur_set);
+	free(t->cur_stamp);
 	free(t->sum);
 	free(t->unit_name);
 	free(t->thread);

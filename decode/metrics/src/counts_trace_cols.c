@@ -16,6 +16,7 @@
 struct in_order {
 	const struct cval *prev;
 	struct cval *cur;
+	uint32_t *cur_stamp;
 	struct usum *sum;
 	const struct ct_place *place;
 	ptrdiff_t last;             /* the last slot summed this round */
@@ -35,6 +36,7 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 {
 	const struct cval *prev = o->prev;
 	struct cval *cur = o->cur;
+	uint32_t *cur_stamp = o->cur_stamp;
 	struct usum *sum = o->sum;
 	const struct ct_place *place = o->place;
 	const uint32_t *key = f->key;
@@ -61,15 +63,13 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 		uint64_t dv = val[i], de = ena[i], dr = run[i];
 		uint64_t pv = p->val, pe = p->ena, pr = p->run;
 
-		struct cval *c = &cur[pl.slot];
-
 		last = pl.slot;
 		summed++;
-		/* set left as it is: ct_fast_off sets it from the stamps (a store a record) */
-		c->val = dv;
-		c->ena = de;
-		c->run = dr;
-		c->stamp = stamp;
+		/* cur_set left as it is: ct_fast_off sets it from the stamps */
+		cur[pl.slot].val = dv;
+		cur[pl.slot].ena = de;
+		cur[pl.slot].run = dr;
+		cur_stamp[pl.slot] = stamp;
 		if (interval) {
 			dv -= pv;
 			de -= pe;
@@ -183,8 +183,8 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 		    ct_frame_places(t, f, run.frame) < 0)
 			return -PMT_ENOMEM;
 		{
-			struct in_order o = { t->prev, t->cur, t->sum, t->place, t->fast_last, 0,
-					      0, t->stamp, t->interval_ms != 0 };
+			struct in_order o = { t->prev, t->cur, t->cur_stamp, t->sum, t->place,
+					      t->fast_last, 0, 0, t->stamp, t->interval_ms != 0 };
 			struct cval *cur = t->cur;
 			bool fast = t->fast;
 
@@ -212,7 +212,8 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 					ct_fast_off(t);
 					fast = false;
 				}
-				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1, 0 };
+				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i] };
+				t->cur_set[sl] = 1;
 			}
 			if (fast) {
 				t->fast_last = o.last;

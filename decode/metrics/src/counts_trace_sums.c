@@ -36,7 +36,7 @@ void ct_sum_round(struct pmt_counts_trace *t)
 
 				if (t->per_thread)
 					s = &t->sum[(size_t)ti * t->nattr + a];
-				if (!d.set)
+				if (!t->cur_set[k])
 					continue;
 				if (t->interval_ms) {
 					d.val -= t->prev[k].val;
@@ -44,7 +44,7 @@ void ct_sum_round(struct pmt_counts_trace *t)
 					d.run -= t->prev[k].run;
 				}
 				t->prev[k] = t->cur[k];
-				t->cur[k].set = 0;
+				t->cur_set[k] = 0;
 				ct_sum_delta(s, &d);
 			}
 		}
@@ -73,7 +73,7 @@ void ct_fast_off(struct pmt_counts_trace *t)
 		size_t n = (size_t)t->v_nattr * t->v_ncpu * t->v_nthr;
 
 		for (size_t i = 0; i < n; i++)
-			t->cur[i].set = t->cur[i].stamp == t->stamp;
+			t->cur_set[i] = t->cur_stamp[i] == t->stamp;
 	}
 	t->cur_stale = false;
 	t->fast = t->sum_clean = false;
@@ -92,7 +92,7 @@ void ct_fast_end(struct pmt_counts_trace *t)
 		t->cur_stale = true;
 	} else if (t->fast_n) {
 		for (size_t i = 0; i < n; i++)
-			if (t->cur[i].stamp == t->stamp)
+			if (t->cur_stamp[i] == t->stamp)
 				t->prev[i] = t->cur[i];
 	}
 	t->fast_n = 0;
@@ -103,8 +103,7 @@ void ct_fast_begin(struct pmt_counts_trace *t)
 	if (++t->stamp == 0) { /* after 2^32 rounds: no entry may hold the new stamp */
 		size_t n = (size_t)t->v_nattr * t->v_ncpu * t->v_nthr;
 
-		for (size_t i = 0; i < n; i++)
-			t->cur[i].stamp = t->prev[i].stamp = 0;
+		memset(t->cur_stamp, 0, n * sizeof(*t->cur_stamp));
 		t->stamp = 1;
 	}
 	t->fast = true;
