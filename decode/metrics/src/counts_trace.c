@@ -195,11 +195,12 @@ int ct_alloc_values(struct pmt_counts_trace *t)
 		return 0;
 	free(t->cur);
 	free(t->prev);
+	free(t->cur_set);
+	free(t->cur_stamp);
 	free(t->sum);
-	free(t->undo);
 	free(t->slot_sum);
-	t->fast = t->sum_clean = false;
-	t->nundo = 0;
+	t->fast = t->sum_clean = t->cur_stale = false;
+	t->fast_n = 0;
 	t->v_nattr = t->nattr;
 	t->v_ncpu = t->ncpu;
 	t->v_nthr = t->nthr;
@@ -213,12 +214,14 @@ int ct_alloc_values(struct pmt_counts_trace *t)
 			t->cpu_index[t->cpu[k]] = (int16_t)k;
 	t->cur = calloc(n ? n : 1, sizeof(*t->cur));
 	t->prev = calloc(n ? n : 1, sizeof(*t->prev));
+	t->cur_set = calloc(n ? n : 1, 1);
+	t->cur_stamp = calloc(n ? n : 1, sizeof(*t->cur_stamp));
 	/* one unit per CPU or thread, or one for all (also when a damaged file has no CPU) */
 	t->sum = calloc((size_t)(t->ncpu > t->nthr ? t->ncpu : t->nthr ? t->nthr : 1) * t->nattr + 1,
 			sizeof(*t->sum));
-	t->undo = malloc((n ? n : 1) * sizeof(*t->undo));
 	t->slot_sum = calloc(n ? n : 1, sizeof(*t->slot_sum));
-	return t->cur && t->prev && t->sum && t->undo && t->slot_sum ? 0 : -PMT_ENOMEM;
+	return t->cur && t->prev && t->cur_set && t->cur_stamp && t->sum && t->slot_sum ?
+	       0 : -PMT_ENOMEM;
 }
 
 /* A STAT's place in cur[]: -1 for an id no attr has, -2 for a CPU or thread outside the
@@ -282,7 +285,7 @@ static int stat_rec(struct pmt_counts_trace *t, const struct pmt_trace_event *ev
 	v->val = r64(t, ev->raw + 24);
 	v->ena = r64(t, ev->raw + 32);
 	v->run = r64(t, ev->raw + 40);
-	v->set = 1;
+	t->cur_set[slot] = 1;
 	t->stats++;
 	return 0;
 }
@@ -455,6 +458,8 @@ int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t ti
 		if (!t->sum_clean)
 			ct_clear_sums(t);
 		ct_sum_round(t);
+	} else {
+		ct_fast_end(t);
 	}
 	for (uint32_t u = 0; u < nu; u++) {
 		int unit = pmt_counts_unit(c, ivp, t->unit_name[u]);
@@ -472,9 +477,7 @@ int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t ti
 	}
 	/* the next round's records are summed as they come */
 	ct_clear_sums(t);
-	t->fast = true;
-	t->fast_last = -1;
-	t->nundo = 0;
+	ct_fast_begin(t);
 	t->rounds++;
 	return 1;
 }
@@ -679,10 +682,8 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 		pmt_warn("%s: %llu damaged count records skipped in all", t->path,
 			 (unsigned long long)t->skipped);
 	stat_cols_close(t->cols);
-	free(t->place);
+	free(t->place2);
 	free(t->place_keys);
-	free(t->place_spare);
-	free(t->undo);
 	free(t->slot_sum);
 	pmt_source_close(t->src);
 	free(t->name);
@@ -694,6 +695,8 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	free(t->ids);
 	free(t->cur);
 	free(t->prev);
+	free(t->cur_set);
+	free(t->cur_stamp);
 	free(t->sum);
 	free(t->unit_name);
 	free(t->thread);

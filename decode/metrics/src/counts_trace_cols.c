@@ -11,15 +11,18 @@
 #include "stat_cols.h"
 
 /* The round's fast path: its records summed as they are taken while they come in slot
- * order (in locals: stores through prev[] may alias t's fields, which the compiler then
+ * order (in locals: stores through cur[] may alias t's fields, which the compiler then
  * loaded again per record) */
 struct in_order {
-	struct cval *prev;
+	const struct cval *prev;
+	struct cval *cur;
+	uint32_t *cur_stamp;
 	struct usum *sum;
-	struct ct_undo *undo;       /* the next entry */
 	const struct ct_place *place;
 	ptrdiff_t last;             /* the last slot summed this round */
 	uint64_t taken;
+	uint32_t summed;            /* of them, into sum[] */
+	uint32_t stamp;
 	bool interval;
 };
 
@@ -31,14 +34,15 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 							const struct pmt_ctr_counts_frame *f,
 							uint32_t i, uint32_t end)
 {
-	struct cval *prev = o->prev;
+	const struct cval *prev = o->prev;
+	struct cval *cur = o->cur;
+	uint32_t *cur_stamp = o->cur_stamp;
 	struct usum *sum = o->sum;
-	struct ct_undo *undo = o->undo;
 	const struct ct_place *place = o->place;
 	const uint32_t *key = f->key;
 	const uint64_t *val = f->val, *ena = f->ena, *run = f->run;
 	ptrdiff_t last = o->last;
-	uint32_t from = i;
+	uint32_t from = i, summed = 0, stamp = o->stamp;
 	bool interval = o->interval;
 	/* the unit's sum the records before added to, in registers: through memory each
 	 * add waited for the one before (a total's 64 CPUs in a row); as a struct it was
@@ -55,15 +59,17 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 			continue;
 		if (pl.slot < 0 || pl.slot <= last)
 			break;
-		struct cval *p = &prev[pl.slot];
+		const struct cval *p = &prev[pl.slot];
 		uint64_t dv = val[i], de = ena[i], dr = run[i];
-		/* the delta from these, not from the undo entry read back: a load across
-		 * its stores stalls */
 		uint64_t pv = p->val, pe = p->ena, pr = p->run;
 
-		*undo++ = (struct ct_undo){ pv, pe, pr, (uint32_t)pl.slot, p->set };
 		last = pl.slot;
-		*p = (struct cval){ dv, de, dr, 1 };
+		summed++;
+		/* cur_set left as it is: ct_fast_off sets it from the stamps */
+		cur[pl.slot].val = dv;
+		cur[pl.slot].ena = de;
+		cur[pl.slot].run = dr;
+		cur_stamp[pl.slot] = stamp;
 		if (interval) {
 			dv -= pv;
 			de -= pe;
@@ -83,7 +89,7 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 	}
 	if (at >= 0)
 		sum[at] = (struct usum){ acc_val, acc_ena, acc_run, 1 };
-	o->undo = undo;
+	o->summed += summed;
 	o->last = last;
 	/* every record passed: summed, or of an attr left out (counted as taken) */
 	o->taken += i - from;
@@ -91,28 +97,26 @@ __attribute__((noinline)) static uint32_t sum_in_order(struct in_order *o,
 }
 
 /* place[] for a frame whose keys are the last frame's (place_keys), turned by some r: a
- * frame that begins inside a round lists them from there. true when they are. */
+ * frame that begins inside a round lists them from there, most often at the key after the
+ * last one taken. true when they are. */
 static bool places_turned(struct pmt_counts_trace *t, const struct pmt_ctr_counts_frame *f)
 {
-	uint32_t n = f->nkeys, r = 0;
+	uint32_t n = f->nkeys, r = t->place_next % (n ? n : 1);
 	const struct pmt_ctr_count_key *k = f->keys, *o = t->place_keys;
 	size_t each = sizeof(*k);
 
 	if (!t->slot_ok || n != t->place_nkeys || !n)
 		return t->slot_ok && n == t->place_nkeys;
-	while (r < n && memcmp(&o[r], &k[0], each))
-		r++;
-	if (r == n || memcmp(k, o + r, (n - r) * each) || memcmp(k + (n - r), o, r * each))
+	if (memcmp(&o[t->place_rot + r], &k[0], each))
+		for (r = 0; r < n && memcmp(&o[t->place_rot + r], &k[0], each); r++)
+			;
+	if (r == n)
 		return false;
-	if (r) {
-		struct ct_place *pl = t->place_spare;
-
-		memcpy(pl, t->place + r, (n - r) * sizeof(*pl));
-		memcpy(pl + (n - r), t->place, r * sizeof(*pl));
-		t->place_spare = t->place;
-		t->place = pl;
-		memcpy(t->place_keys, k, n * each);
-	}
+	r = (t->place_rot + r) % n;
+	if (memcmp(k, o + r, n * each))
+		return false;
+	t->place_rot = r;
+	t->place = t->place2 + r;
 	return true;
 }
 
@@ -122,35 +126,37 @@ static bool places_turned(struct pmt_counts_trace *t, const struct pmt_ctr_count
 static int ct_frame_places(struct pmt_counts_trace *t, const struct pmt_ctr_counts_frame *f,
 			   uint32_t frame)
 {
-	size_t bytes = f->nkeys * sizeof(*f->keys);
+	size_t n = f->nkeys, bytes = n * sizeof(*f->keys);
 
 	if (places_turned(t, f)) {
 		t->slot_frame = frame;
 		return 0;
 	}
-	if (f->nkeys > t->slot_cap) {
-		struct ct_place *pl = realloc(t->place, f->nkeys * sizeof(*pl)), *sp;
+	if (n > t->slot_cap) {
+		struct ct_place *pl = realloc(t->place2, 2 * n * sizeof(*pl));
 		struct pmt_ctr_count_key *pk;
 
 		if (pl)
-			t->place = pl;
-		sp = pl ? realloc(t->place_spare, f->nkeys * sizeof(*sp)) : NULL;
-		if (sp)
-			t->place_spare = sp;
-		pk = sp ? realloc(t->place_keys, bytes) : NULL;
+			t->place2 = pl;
+		pk = pl ? realloc(t->place_keys, 2 * bytes) : NULL;
 		if (!pk)
 			return -PMT_ENOMEM;
 		t->place_keys = pk;
-		t->slot_cap = f->nkeys;
+		t->slot_cap = n;
 	}
-	for (uint32_t k = 0; k < f->nkeys; k++) {
+	for (uint32_t k = 0; k < n; k++) {
 		int32_t sl = (int32_t)ct_stat_slot(t, f->keys[k].id, f->keys[k].cpu,
 						f->keys[k].thread);
 
-		t->place[k] = (struct ct_place){ sl, sl >= 0 ? t->slot_sum[sl] : -1 };
+		t->place2[k] = t->place2[n + k] =
+			(struct ct_place){ sl, sl >= 0 ? t->slot_sum[sl] : -1 };
 	}
-	if (bytes)
+	if (bytes) {
 		memcpy(t->place_keys, f->keys, bytes);
+		memcpy(t->place_keys + n, f->keys, bytes);
+	}
+	t->place = t->place2;
+	t->place_rot = t->place_next = 0;
 	t->place_nkeys = f->nkeys;
 	t->slot_frame = frame;
 	t->slot_ok = true;
@@ -177,8 +183,8 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 		    ct_frame_places(t, f, run.frame) < 0)
 			return -PMT_ENOMEM;
 		{
-			struct in_order o = { t->prev, t->sum, t->undo + t->nundo, t->place,
-					      t->fast_last, 0, t->interval_ms != 0 };
+			struct in_order o = { t->prev, t->cur, t->cur_stamp, t->sum, t->place,
+					      t->fast_last, 0, 0, t->stamp, t->interval_ms != 0 };
 			struct cval *cur = t->cur;
 			bool fast = t->fast;
 
@@ -202,17 +208,21 @@ int ct_cols_step(struct pmt_counts_trace *t, struct pmt_counts *c, bool opening)
 				/* a record out of slot order: the round goes back to cur[] */
 				o.taken++;
 				if (fast) {
-					t->nundo = (size_t)(o.undo - t->undo);
+					t->cur_stale |= o.summed != 0;
 					ct_fast_off(t);
 					fast = false;
 				}
-				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i], 1 };
+				cur[sl] = (struct cval){ f->val[i], f->ena[i], f->run[i] };
+				t->cur_set[sl] = 1;
 			}
 			if (fast) {
 				t->fast_last = o.last;
-				t->nundo = (size_t)(o.undo - t->undo);
+				t->fast_n += o.summed;
+				t->cur_stale |= o.summed != 0;
 			}
 			t->stats += o.taken;
+			if (n)
+				t->place_next = f->key[run.first + n - 1] + 1;
 		}
 		if (opening && n) {
 			stat_cols_take(t->cols, n, false);

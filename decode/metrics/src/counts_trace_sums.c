@@ -1,7 +1,7 @@
 /* The rounds' sums (counts_trace.c's ct_round_units): a round's deltas per slot into its
  * unit's sums, from cur[] and prev[] after the round, or as its records come from counts
- * frames (counts_trace_cols.c) with what that needs put back when a record comes out of
- * slot order. */
+ * frames (counts_trace_cols.c), with cur[]'s flags set as the records would have when a
+ * record comes out of slot order. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +36,7 @@ void ct_sum_round(struct pmt_counts_trace *t)
 
 				if (t->per_thread)
 					s = &t->sum[(size_t)ti * t->nattr + a];
-				if (!d.set)
+				if (!t->cur_set[k])
 					continue;
 				if (t->interval_ms) {
 					d.val -= t->prev[k].val;
@@ -44,7 +44,7 @@ void ct_sum_round(struct pmt_counts_trace *t)
 					d.run -= t->prev[k].run;
 				}
 				t->prev[k] = t->cur[k];
-				t->cur[k].set = 0;
+				t->cur_set[k] = 0;
 				ct_sum_delta(s, &d);
 			}
 		}
@@ -64,18 +64,49 @@ void ct_slot_sums(struct pmt_counts_trace *t)
 	t->slot_ok = false; /* the frame's place[].sum follows */
 }
 
+/* cur[]'s set flags as the records would have left them: those of this round's stamp */
 void ct_fast_off(struct pmt_counts_trace *t)
 {
 	if (!t->fast)
 		return;
-	for (size_t i = 0; i < t->nundo; i++) {
-		const struct ct_undo *u = &t->undo[i];
-		struct cval *p = &t->prev[u->slot];
+	if (t->cur_stale) {
+		size_t n = (size_t)t->v_nattr * t->v_ncpu * t->v_nthr;
 
-		t->cur[u->slot] = *p;
-		*p = (struct cval){ u->val, u->ena, u->run, u->set };
+		for (size_t i = 0; i < n; i++)
+			t->cur_set[i] = t->cur_stamp[i] == t->stamp;
 	}
-	t->nundo = 0;
+	t->cur_stale = false;
 	t->fast = t->sum_clean = false;
 }
 
+void ct_fast_end(struct pmt_counts_trace *t)
+{
+	size_t n = (size_t)t->v_nattr * t->v_ncpu * t->v_nthr;
+
+	/* slots rise within a fast round: fast_n of them are as many distinct ones */
+	if (t->fast_n == (size_t)t->nwattr * t->v_ncpu * t->v_nthr) {
+		struct cval *c = t->cur;
+
+		t->cur = t->prev;
+		t->prev = c;
+		t->cur_stale = true;
+	} else if (t->fast_n) {
+		for (size_t i = 0; i < n; i++)
+			if (t->cur_stamp[i] == t->stamp)
+				t->prev[i] = t->cur[i];
+	}
+	t->fast_n = 0;
+}
+
+void ct_fast_begin(struct pmt_counts_trace *t)
+{
+	if (++t->stamp == 0) { /* after 2^32 rounds: no entry may hold the new stamp */
+		size_t n = (size_t)t->v_nattr * t->v_ncpu * t->v_nthr;
+
+		memset(t->cur_stamp, 0, n * sizeof(*t->cur_stamp));
+		t->stamp = 1;
+	}
+	t->fast = true;
+	t->fast_last = -1;
+	t->fast_n = 0;
+}
