@@ -194,13 +194,10 @@ PMT_API const struct pmt_ctr_stats *pmt_ctr_stats(const struct pmt_ctr_reader *r
  * frame the last call gave stays valid unless threads set earlier are changed. Returns 0,
  * -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_ctr_reader_threads(struct pmt_ctr_reader *r, unsigned n);
-/* Keep the data of the frame the last pmt_ctr_next() gave valid past the next calls, until
- * the pin is released: a decoder that queues AUX bytes holds them there instead of
- * copying them out. Pins of one frame count up; release each once, all before the reader
- * is freed. The reader's buffer for that frame is given up to its pins (the next frame
- * takes a buffer a released pin left, or grows a new one). NULL when no frame is held,
- * pinned frames already hold PMT_CTR_PIN_MAX bytes, or the frame fills less than a quarter
- * of its buffer: copy the data then. Both on the reader's thread. */
+/* Keep the frame the last pmt_ctr_next() gave valid past later calls until each pin of it
+ * is released (all before the reader is freed; on the reader's thread): AUX bytes are then
+ * decoded in place, not copied out. NULL (copy then) with no frame held, past
+ * PMT_CTR_PIN_MAX bytes of pinned buffers, or for a frame under a quarter of its buffer. */
 #define PMT_CTR_PIN_MAX (64u << 20)
 struct pmt_ctr_pin;
 PMT_API struct pmt_ctr_pin *pmt_ctr_frame_pin(struct pmt_ctr_reader *r);
