@@ -34,6 +34,8 @@ struct pmt_counter {
 					 * it then count the opens' time too) */
 	uint64_t tool_reads;            /* its enabled and running times, as perf 7.3 prints
 					 * them: 1 a read (1 in every interval's delta) */
+	uint64_t reads_before;          /* -r: the earlier runs' reads, which perf 7.3 adds
+					 * to those times (not to the value) */
 	bool tool_unstarted;            /* perf 7.3 starts the tool's clock when it enables
 					 * the counters itself: with kernel events enabled on
 					 * exec (a workload) it never does, and reads 0 */
@@ -338,16 +340,17 @@ int pmt_counter_read(struct pmt_counter *c)
 		if (pmt_evsel_tool(&p->ev.ev[e])) {
 			c->val[ix(c, e, 0, 0)] = (struct pmt_count_value){
 				.val = c->tool_unstarted ? 0 : now - c->tool_start,
-				.ena = c->tool_reads,
-				.run = c->tool_reads };
+				.ena = c->reads_before + c->tool_reads,
+				.run = c->reads_before + c->tool_reads };
 			continue;
 		}
 		/* perf 7.3's evsel__tpebs_read() without --record-tpebs: the value on the
 		 * first CPU or thread, enabled and running 1 a read as the tool event's */
 		if (p->ev.ev[e].retire_lat) {
 			c->val[ix(c, e, 0, 0)] = (struct pmt_count_value){
-				.val = p->retlat[e] * c->tool_reads, .ena = c->tool_reads,
-				.run = c->tool_reads };
+				.val = p->retlat[e] * c->tool_reads,
+				.ena = c->reads_before + c->tool_reads,
+				.run = c->reads_before + c->tool_reads };
 			continue;
 		}
 		if (grouped && !is_leader(p, e))
@@ -376,6 +379,12 @@ int pmt_counter_read(struct pmt_counter *c)
 		}
 	}
 	return 0;
+}
+
+void pmt_counter_set_earlier_runs(struct pmt_counter *c, uint32_t runs)
+{
+	/* one read a run: -r cannot be used with -I */
+	c->reads_before = runs;
 }
 
 uint32_t pmt_counter_nr_threads(const struct pmt_counter *c)

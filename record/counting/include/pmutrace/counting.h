@@ -106,6 +106,10 @@ PMT_API int pmt_counter_open_weak(struct pmt_count_plan *plan, const int32_t *th
 PMT_API int pmt_counter_enable(struct pmt_counter *c, bool on);
 /* Read every counter (a group with one read of its leader). Values are cumulative. */
 PMT_API int pmt_counter_read(struct pmt_counter *c);
+/* -r N: the runs before this counter's. perf 7.3 keeps its tool events' (duration_time)
+ * and :R events' counts between runs, so their enabled and running times count every run's
+ * read so far (run N prints N); their values stay the run's own. */
+PMT_API void pmt_counter_set_earlier_runs(struct pmt_counter *c, uint32_t runs);
 PMT_API uint32_t pmt_counter_nr_threads(const struct pmt_counter *c);
 /* value and kernel id of event e on cpu index ci, thread index ti; supported() is false
  * for an event that could not be opened */
