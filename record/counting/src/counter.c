@@ -200,6 +200,13 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 			}
 		}
 	}
+	/* a tool event opens nothing, so the kernel gives it no id: one of pmutrace's own
+	 * (FORMAT.md, "Counts"), far above any the kernel's counter reaches, so that -o keeps
+	 * its count in STAT records that perf stat report and metrics TRACE find by id
+	 * (perf 7.3 writes id 0, which its report gives to the first event, whatever it is) */
+	for (uint32_t e = 0; e < c->nr_ev && rc == 0; e++)
+		if (pmt_evsel_tool(&p->ev.ev[e]))
+			c->id[ix(c, e, 0, 0)] = PMT_TOOL_COUNT_ID + e;
 	if (rc == 0 && keep_unsupported) {
 		uint32_t e = 0;
 

@@ -88,6 +88,10 @@ struct pmt_count_value {
 	uint64_t val, ena, run;    /* PERF_FORMAT_TOTAL_TIME_ENABLED/RUNNING */
 };
 struct pmt_counter;
+/* tool event e's (duration_time's) id in pmt_counter_id() and the records is
+ * PMT_TOOL_COUNT_ID + e, on its first CPU and thread: the kernel gives it none, as nothing
+ * is opened for it */
+#define PMT_TOOL_COUNT_ID 0x7000000000000000ull
 /* Open every event on every CPU of the plan (threads: NULL/0 when per CPU) or every thread
  * (per thread), group members with their leader's fd. Events stay disabled until
  * pmt_counter_enable() (or the workload's exec: enable_on_exec). An event the kernel does
