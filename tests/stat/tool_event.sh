@@ -144,6 +144,34 @@ sys.exit(abs(v - int(sys.argv[1]) / 1e9) > 5e-7)" "${ns:-0}" "$(grep ',tma_info_
 			{ echo "FAIL: metrics -o FILE: ${ns:-no count} ns: $(cat "$T/m")"; fail=$((fail + 1)); } ;;
 	esac
 done
+# user_time and system_time on this machine's own CPUs (no fake tree: perf 7.3 reads the
+# host's /proc/stat per CPU the tree lists): with -a per CPU (text, -x, -A, -j, -I,
+# --per-core), for a workload 0 (perf reads its /proc/PID/stat after it was reaped);
+# the counts masked after checking them (whole ticks, at most the run's time x CPUs)
+# shellcheck disable=SC2016
+W='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'
+# shellcheck disable=SC2258
+for o in -a -a_-x, -a_-A_-x, -a_-A -a_-j -a_-I_100_-x, -a_--per-core_-x, -x, -j; do
+	n=$((n + 1))
+	opts=$(echo "$o" | tr _ ' ')
+	for f in perf pmt; do
+		case $f in perf) cmd=$X ;; *) cmd=$P ;; esac
+		t0=$(date +%s%N)
+		# shellcheck disable=SC2086
+		timeout 60 "$cmd" stat $opts -e user_time,system_time -- sh -c "$W" 2>&1 \
+			>/dev/null | first_interval |
+			sed 's/^ *[0-9.]* seconds \(user\|sys\)$/T seconds \1/' >"$T/$f"
+		max=$((($(date +%s%N) - t0) * $(nproc)))
+		case "$o" in -a*) ;; *)
+			grep -q '^0,,user_time,1,100.00,,$\|"counter-value" : "0.000000", "unit" : "", "event" : "user_time"' "$T/$f" ||
+				{ echo "FAIL: $opts ($f): user_time not 0"; fail=$((fail + 1)); } ;;
+		esac
+		python3 "$SRC/tests/stat/mask_cpu_time.py" "$T/$f" "$max" >"$T/why" ||
+			{ echo "FAIL: $opts ($f)"; cat "$T/why"; fail=$((fail + 1)); }
+		mv "$T/$f.masked" "$T/$f"
+	done
+	same_as_perf "$opts -e user_time,system_time"
+done
 # -vv: perf's tool attr (type 0xfffffffe, config 1) and no open line for it
 n=$((n + 1))
 SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 "$X" stat -vv -e duration_time -a -- true 2>&1 |

@@ -179,6 +179,8 @@ PMT_API void pmt_run_stats_add(struct pmt_run_stats *r, double x);
 PMT_API double pmt_run_stats_stddev(const struct pmt_run_stats *r);
 PMT_API double pmt_run_stats_noise_pct(const struct pmt_run_stats *r);
 PMT_API uint32_t pmt_stat_nr_units(const struct pmt_stat *s);
+/* unit u (of -A, --per-core, ...; not of threads) holds that CPU */
+PMT_API bool pmt_stat_unit_has_cpu(const struct pmt_stat *s, uint32_t u, int32_t cpu);
 /* the unit's name as perf prints it ("CPU3", "S0-D0-C1", "S0", "" for the total) */
 PMT_API const char *pmt_stat_unit_name(const struct pmt_stat *s, uint32_t u);
 PMT_API const struct pmt_stat_cell *pmt_stat_cell(const struct pmt_stat *s, uint32_t u,
