@@ -107,7 +107,8 @@ done
 # -A, -I; the counts masked after the check, as above), and metrics FILE computes
 # tma_info_system_time as that count in seconds. perf 7.3 writes its tool event's STAT with
 # id 0, which its report gives to the first event: with duration_time not first its own
-# file reads wrong (slots' line shows the tool's count), so that order is checked apart.
+# file reads wrong (slots' line renamed duration_time with the tool's count, the tool's
+# own <not counted>), so that order is checked apart.
 for o in -e_duration_time,slots -A_-e_duration_time,slots -I_150_-e_duration_time,slots \
 	-e_slots,duration_time; do
 	n=$((n + 1))
