@@ -221,6 +221,7 @@ static int count(struct run *r, const struct pmt_count_opts *o, char **argv, int
 			pmt_workload_abort(&r->wl);
 		return pmt_cli_fail_diag("stat", &d);
 	}
+	pmt_counter_set_earlier_runs(r->ctr, r->run);
 	/* -r: one aggregation over every run, the counters opened afresh for each */
 	if (!r->stat) {
 		if (pmt_stat_new(&r->plan, pmt_counter_nr_threads(r->ctr), r->aggr, NULL,

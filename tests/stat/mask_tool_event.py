@@ -51,10 +51,16 @@ def main():
             if metric:
                 line = line.replace(metric, 'N', 1)
         out.append(line)
+    return write_masked(path, out, seen, bad, 'duration_time')
+
+
+def write_masked(path, out, seen, bad, what):
+    """FILE.masked from the kept lines; the exit status (a FAIL line when no line of
+    WHAT was seen). Shared with mask_cpu_time.py."""
     with open(path + '.masked', 'w') as f:
         f.write('\n'.join(out))
     if not seen:
-        print(f'FAIL: no duration_time line in {path}')
+        print(f'FAIL: no {what} line in {path}')
         bad += 1
     return 1 if bad else 0
 

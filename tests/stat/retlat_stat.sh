@@ -10,7 +10,11 @@
 # --per-core, --per-socket, -I, -C; -M of an ungrouped metric (tma_lock_latency:
 # MetricConstraint NO_GROUP_EVENTS, so its topdown events form the slots group alone) and of
 # grouped ones (tma_code_l2_miss, tma_dtlb_load: the :R event, read from no counter, out of
-# the group the kernel reads); and --dry-run -v with no attr for the :R event.
+# the group the kernel reads); and --dry-run -v with no attr for the :R event. -j of a NaN
+# tma_lock_latency (-A, --per-core) prints perf 7.3's "metric-threshold" : "good": its
+# threshold's '&' with a finite 0 (tma_l1_bound > 0.1 is 0 here) is 0 whatever NaN is
+# beside it, where tma_code_l2_miss's NaN (its other side 1) gets no class. With -r N the
+# :R event's run time is N (perf 7.3 keeps its count's times between runs), its value 64.
 #   retlat_stat.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
@@ -30,9 +34,10 @@ E=-e+MEM_INST_RETIRED.LOCK_LOADS:R
 L=-M+tma_lock_latency C=-M+tma_code_l2_miss S=-M+tma_dtlb_load
 for o in $E -A+$E -x,+-A+$E -j+-A+$E --per-core+$E -x,+--per-core+$E -j+--per-core+$E \
 	--per-socket+$E -I+150+-A+$E -x,+$E -C+2-3+-A+-x,+$E \
-	$L -x,+$L -j+$L -A+$L -x,+-A+$L --per-core+$L -I+150+$L \
+	$L -x,+$L -j+$L -A+$L -x,+-A+$L --per-core+$L -I+150+$L -j+-A+$L -j+--per-core+$L \
 	$C -x,+$C -A+$C --per-core+$C -j+-A+$C -x,+--per-core+$C \
-	$S -A+$S --per-core+$S -j+--per-core+$S; do
+	$S -A+$S --per-core+$S -j+--per-core+$S \
+	-r+3+-x,+$E -r+2+-j+-A+$E -r+2+-x,+--per-core+$E -r+2+-x,+$L -r+2+-j+$L; do
 	n=$((n + 1))
 	opts=$(echo "$o" | tr + ' ')
 	case "$opts" in *-C*) ;; *) opts="-a $opts" ;; esac

@@ -10,8 +10,9 @@
 # tma_info_system_core_frequency on another: duration_time opened after the metric's
 # events, as perf's metricgroup does); and groups with it, which perf sorts as a software
 # event's, then takes it out of (its CPUs are not the leader's), with its two warnings;
-# without -a, counting a workload with kernel events, 0 as perf 7.3 reads it; and
-# #num_cpus_online from the tree.
+# without -a, counting a workload with kernel events, 0 as perf 7.3 reads it;
+# #num_cpus_online from the tree; and -o FILE read back by perf 7.3's stat report and by
+# metrics FILE.
 #   tool_event.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
@@ -100,6 +101,77 @@ for o in -M_tma_info_system_cpu_utilization -x,_-M_tma_info_system_cpu_utilizati
 	run "$T/pmt" "$P" stat --metrics "$D/gnr-metrics.json" \
 		--events "$SRC/fixtures/events/gnr_topdown.json" -a $opts -- sleep 0.2
 	same_as_perf "$opts"
+done
+# -o FILE keeps the tool's count (a STAT record under an id of pmutrace's own): zstd -dc
+# FILE | perf 7.3 stat report prints what it prints for its own stat record's stream (text,
+# -A, -I; the counts masked after the check, as above), and metrics FILE computes
+# tma_info_system_time as that count in seconds. perf 7.3 writes its tool event's STAT with
+# id 0, which its report gives to the first event: with duration_time not first its own
+# file reads wrong (slots' line renamed duration_time with the tool's count, the tool's
+# own <not counted>), so that order is checked apart.
+for o in -e_duration_time,slots -A_-e_duration_time,slots -I_150_-e_duration_time,slots \
+	-e_slots,duration_time; do
+	n=$((n + 1))
+	opts=$(echo "$o" | tr _ ' ' | sed 's/duration time/duration_time/g')
+	# shellcheck disable=SC2086
+	SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 PMUSIM_PEBS_TYPE=4,9 \
+		PMUSIM_RATES=0x10ad:0,0x400:1000000 LD_PRELOAD=$T/sim.so timeout 60 \
+		"$X" stat record -o - -a $opts -- sleep 0.2 2>/dev/null >"$T/perf.data"
+	rm -f "$T/f.pmt"
+	# shellcheck disable=SC2086
+	run "$T/pmt" "$P" stat -o "$T/f.pmt" -a $opts -- sleep 0.2
+	zstd -qdc "$T/f.pmt" >"$T/pmt.data"
+	for f in perf pmt; do
+		SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 "$X" stat report -i - \
+			<"$T/$f.data" 2>&1 >/dev/null | first_interval >"$T/$f"
+		cp "$T/$f" "$T/$f.counts"
+		python3 "$SRC/tests/stat/mask_tool_event.py" "$T/$f" >"$T/why" ||
+			{ echo "FAIL: -o $opts ($f)"; cat "$T/why"; fail=$((fail + 1)); }
+		mv "$T/$f.masked" "$T/$f"
+	done
+	case "$o" in
+	-e_slots*)
+		grep -q "^ *8000000 *slots" "$T/pmt" ||
+			{ echo "FAIL: -o $opts: $(cat "$T/pmt")"; fail=$((fail + 1)); } ;;
+	*) same_as_perf "-o FILE $opts, perf stat report" ;;
+	esac
+	case "$o" in -e_duration*)
+		ns=$(awk '$2 == "duration_time" { print $1 }' "$T/pmt.counts")
+		"$P" metrics "$T/f.pmt" --metrics "$D/gnr-metrics.json" \
+			--events "$SRC/fixtures/events/gnr_topdown.json" -M tma_info_system_time \
+			--csv >"$T/m" 2>&1
+		python3 -c "import sys; v = float(sys.argv[2].split(',')[4]);
+sys.exit(abs(v - int(sys.argv[1]) / 1e9) > 5e-7)" "${ns:-0}" "$(grep ',tma_info_system_time,' "$T/m")" ||
+			{ echo "FAIL: metrics -o FILE: ${ns:-no count} ns: $(cat "$T/m")"; fail=$((fail + 1)); } ;;
+	esac
+done
+# user_time and system_time on this machine's own CPUs (no fake tree: perf 7.3 reads the
+# host's /proc/stat per CPU the tree lists): with -a per CPU (text, -x, -A, -j, -I,
+# --per-core), for a workload 0 (perf reads its /proc/PID/stat after it was reaped);
+# the counts masked after checking them (whole ticks, at most the run's time x CPUs)
+# shellcheck disable=SC2016
+W='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'
+# shellcheck disable=SC2258
+for o in -a -a_-x, -a_-A_-x, -a_-A -a_-j -a_-I_100_-x, -a_--per-core_-x, -x, -j; do
+	n=$((n + 1))
+	opts=$(echo "$o" | tr _ ' ')
+	for f in perf pmt; do
+		case $f in perf) cmd=$X ;; *) cmd=$P ;; esac
+		t0=$(date +%s%N)
+		# shellcheck disable=SC2086
+		timeout 60 "$cmd" stat $opts -e user_time,system_time -- sh -c "$W" 2>&1 \
+			>/dev/null | first_interval |
+			sed 's/^ *[0-9.]* seconds \(user\|sys\)$/T seconds \1/' >"$T/$f"
+		max=$((($(date +%s%N) - t0) * $(nproc)))
+		case "$o" in -a*) ;; *)
+			grep -q '^0,,user_time,1,100.00,,$\|"counter-value" : "0.000000", "unit" : "", "event" : "user_time"' "$T/$f" ||
+				{ echo "FAIL: $opts ($f): user_time not 0"; fail=$((fail + 1)); } ;;
+		esac
+		python3 "$SRC/tests/stat/mask_cpu_time.py" "$T/$f" "$max" >"$T/why" ||
+			{ echo "FAIL: $opts ($f)"; cat "$T/why"; fail=$((fail + 1)); }
+		mv "$T/$f.masked" "$T/$f"
+	done
+	same_as_perf "$opts -e user_time,system_time"
 done
 # -vv: perf's tool attr (type 0xfffffffe, config 1) and no open line for it
 n=$((n + 1))

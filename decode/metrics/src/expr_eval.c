@@ -1,4 +1,5 @@
-/* Postfix evaluator with perf's expr.y semantics (see tpebs.md §2, "Semantics"). */
+/* Postfix evaluator with perf's expr.y semantics (see tpebs.md §2, "Semantics"; its
+ * "NaN propagates" for | & ^ is older perf's: perf 7.3's are logic_or()/logic_and()). */
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -10,6 +11,34 @@
 static inline int is_zero(double v)
 {
 	return fpclassify(v) == FP_ZERO;
+}
+
+/* perf 7.3's '|' and '&' (expr.y since 6.5) decide from one side when that side is finite
+ * ("is_const") and settles the result: 1 | x is 1 and 0 & x is 0 whatever x is, NaN too;
+ * a finite side that does not settle it (0 | x, 1 & x) gives the other side as it is; two
+ * sides that are not finite give NaN. So a threshold such as "m > 0.2 & other > 0.1" is
+ * 0 ("good") when m is NaN but other is not over, and NaN (no class) when other is over:
+ * perf 7.3's -j prints "metric-threshold" : "good" for a NaN tma_lock_latency this way. */
+static inline double logic_or(double a, double b)
+{
+	if (isfinite(a) && isfinite(b))
+		return is_zero(a) && is_zero(b) ? 0 : 1;
+	if (isfinite(a))
+		return is_zero(a) ? b : 1;
+	if (isfinite(b))
+		return is_zero(b) ? a : 1;
+	return NAN;
+}
+
+static inline double logic_and(double a, double b)
+{
+	if (isfinite(a) && isfinite(b))
+		return is_zero(a) || is_zero(b) ? 0 : 1;
+	if (isfinite(a))
+		return is_zero(a) ? 0 : b;
+	if (isfinite(b))
+		return is_zero(b) ? 0 : a;
+	return NAN;
 }
 
 /* One binary operation (not NEG or SELECT); *rc set for "%" by 0. Shared by the unit-by-unit
@@ -32,9 +61,9 @@ static inline __attribute__((always_inline)) double apply_op(uint32_t op, double
 			return NAN;
 		}
 		return isnan(a) || isnan(b) ? NAN : fmod(trunc(a), trunc(b));
-	case EOP_OR: return isnan(a) || isnan(b) ? NAN : (is_zero(a) && is_zero(b) ? 0 : 1);
-	case EOP_AND: return isnan(a) || isnan(b) ? NAN : (is_zero(a) || is_zero(b) ? 0 : 1);
-	case EOP_XOR: return isnan(a) || isnan(b) ? NAN : (is_zero(a) != is_zero(b) ? 1 : 0);
+	case EOP_OR: return logic_or(a, b);
+	case EOP_AND: return logic_and(a, b);
+	case EOP_XOR: return isfinite(a) && isfinite(b) ? is_zero(a) != is_zero(b) : NAN;
 	case EOP_LT: return isnan(a) || isnan(b) ? NAN : a < b;
 	case EOP_GT: return isnan(a) || isnan(b) ? NAN : a > b;
 	case EOP_GE: return isnan(a) || isnan(b) ? NAN : a >= b;
@@ -96,9 +125,13 @@ eval_core(const struct pmt_expr *e, const double *slots, double *out,
 		}
 		b = st[--sp];
 		a = st[sp - 1];
-		if (slot_taint && !ts[sp - 1])
-			ts[sp - 1] = ts[sp];
 		st[sp - 1] = apply_op(o->op, a, b, &rc);
+		/* a '|' or '&' one finite side settled depends on that side only */
+		if (slot_taint && (o->op == EOP_OR || o->op == EOP_AND) &&
+		    isfinite(st[sp - 1]) && !(isfinite(a) && isfinite(b)))
+			ts[sp - 1] = isfinite(a) ? ts[sp - 1] : ts[sp];
+		else if (slot_taint && !ts[sp - 1])
+			ts[sp - 1] = ts[sp];
 		if (rc == -PMT_EINTERNAL)
 			return rc;
 	}

@@ -12,6 +12,7 @@
 
 #include "pmutrace/counting.h"
 #include "on_cpu.h"
+#include "tool_time.h"
 
 /* linux/perf_event.h, spelled out so the build does not need kernel headers */
 #define IOC_ENABLE 0x2400
@@ -34,9 +35,16 @@ struct pmt_counter {
 					 * it then count the opens' time too) */
 	uint64_t tool_reads;            /* its enabled and running times, as perf 7.3 prints
 					 * them: 1 a read (1 in every interval's delta) */
+	uint64_t reads_before;          /* -r: the earlier runs' reads, which perf 7.3 adds
+					 * to those times (not to the value) */
 	bool tool_unstarted;            /* perf 7.3 starts the tool's clock when it enables
 					 * the counters itself: with kernel events enabled on
 					 * exec (a workload) it never does, and reads 0 */
+	uint64_t *tool_base;            /* user/system_time: the ticks at the open, per
+					 * [ev][cpu][thread]; UINT64_MAX where none was read */
+	struct tool_time proc;          /* /proc/stat, read once a read */
+	bool cpu_time;                  /* the plan has user_time or system_time */
+	int32_t *threads;               /* [thread] (per thread: their /proc/PID/stat) */
 };
 
 static uint64_t monotonic_ns(void)
@@ -102,6 +110,53 @@ static void raise_nofile(size_t need)
 	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
 		pmt_debug("open files limit raised to %llu for %zu counters",
 			  (unsigned long long)rl.rlim_cur, need);
+}
+
+/* the ticks of user_time or system_time event e on CPU index ci or thread ti now */
+static bool tool_time_now(struct pmt_counter *c, uint32_t e, uint32_t ci, int32_t thread,
+			  uint64_t *ticks)
+{
+	const struct pmt_count_plan *p = c->plan;
+	bool system = p->ev.ev[e].attr.config == PMT_TOOL_SYSTEM_TIME;
+
+	if (p->cpu[ci] >= 0 && (p->per_cpu || thread < 0))
+		return tool_time_cpu(&c->proc, p->cpu[ci], system, ticks);
+	return thread >= 0 && tool_time_pid(thread, system, ticks);
+}
+
+/* user_time and system_time count from the open, as perf 7.3's tool_pmu opens them: the
+ * ticks read now are each counter's 0; a CPU without a /proc/stat line stays unread */
+static int tool_time_start(struct pmt_counter *c, const int32_t *threads)
+{
+	const struct pmt_count_plan *p = c->plan;
+	size_t n = (size_t)c->nr_ev * c->nr_cpus * c->nr_threads;
+	int rc;
+
+	for (uint32_t e = 0; e < c->nr_ev; e++)
+		c->cpu_time |= pmt_evsel_tool_cpu_time(&p->ev.ev[e]);
+	if (!c->cpu_time)
+		return 0;
+	c->tool_base = malloc(n * sizeof(*c->tool_base));
+	if (!c->tool_base)
+		return -PMT_ENOMEM;
+	rc = tool_time_load(&c->proc);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		c->tool_base[i] = UINT64_MAX;
+	for (uint32_t e = 0; e < c->nr_ev; e++)
+		for (uint32_t ci = 0; pmt_evsel_tool_cpu_time(&p->ev.ev[e]) && ci < c->nr_cpus;
+		     ci++)
+			for (uint32_t ti = 0; ti < c->nr_threads; ti++)
+				if (pmt_count_on_cpu(p, &p->ev.ev[e], ci) &&
+				    !tool_time_now(c, e, ci, threads[ti],
+						   &c->tool_base[ix(c, e, ci, ti)]))
+					c->tool_base[ix(c, e, ci, ti)] = UINT64_MAX;
+	c->threads = malloc(c->nr_threads * sizeof(*c->threads));
+	if (!c->threads)
+		return -PMT_ENOMEM;
+	memcpy(c->threads, threads, c->nr_threads * sizeof(*c->threads));
+	return 0;
 }
 
 /* open_counters()'s answer when a weak group's member was refused: split it, retry */
@@ -198,6 +253,20 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 			}
 		}
 	}
+	/* a tool event opens nothing, so the kernel gives it no id: one of pmutrace's own
+	 * (FORMAT.md, "Counts"), far above any the kernel's counter reaches, so that -o keeps
+	 * its count in STAT records that perf stat report and metrics TRACE find by id
+	 * (perf 7.3 writes id 0, which its report gives to the first event, whatever it is) */
+	for (uint32_t e = 0; e < c->nr_ev && rc == 0; e++)
+		if (pmt_evsel_tool(&p->ev.ev[e]))
+			for (uint32_t ci = 0; ci < c->nr_cpus; ci++)
+				for (uint32_t ti = 0; ti < c->nr_threads; ti++)
+					if (pmt_count_on_cpu(p, &p->ev.ev[e], ci) &&
+					    (!ti || pmt_evsel_tool_cpu_time(&p->ev.ev[e])))
+						c->id[ix(c, e, ci, ti)] = PMT_TOOL_COUNT_ID +
+							((uint64_t)e << 32) + ci * c->nr_threads + ti;
+	if (rc == 0)
+		rc = tool_time_start(c, threads);
 	if (rc == 0 && keep_unsupported) {
 		uint32_t e = 0;
 
@@ -325,29 +394,58 @@ static void unread(struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
 			c->val[ix(c, m, ci, ti)] = (struct pmt_count_value){ 0 };
 }
 
+static void tool_time_read(struct pmt_counter *c, uint32_t e)
+{
+	for (uint32_t ci = 0; ci < c->nr_cpus; ci++) {
+		for (uint32_t ti = 0; ti < c->nr_threads; ti++) {
+			size_t i = ix(c, e, ci, ti);
+			uint64_t now;
+
+			if (c->tool_base[i] == UINT64_MAX)
+				continue; /* never started: <not counted> */
+			if (!tool_time_now(c, e, ci, c->threads[ti], &now) ||
+			    now < c->tool_base[i])
+				now = c->tool_base[i];
+			c->val[i] = (struct pmt_count_value){
+				.val = tool_time_ns(now - c->tool_base[i]),
+				.ena = c->reads_before + c->tool_reads,
+				.run = c->reads_before + c->tool_reads };
+		}
+	}
+}
+
 int pmt_counter_read(struct pmt_counter *c)
 {
 	const struct pmt_count_plan *p = c->plan;
 	uint64_t now = monotonic_ns();
 
 	c->tool_reads++;
+	if (c->cpu_time && tool_time_load(&c->proc) < 0)
+		return -PMT_EIO;
 	for (uint32_t e = 0; e < c->nr_ev; e++) {
 		bool grouped = p->ev.ev[e].attr.read_format & PMT_READ_GROUP;
 
+		/* user_time, system_time: the ticks since the open, per CPU or thread; a
+		 * thread gone (a workload, reaped before the read) reads 0, as perf 7.3's */
+		if (pmt_evsel_tool_cpu_time(&p->ev.ev[e])) {
+			tool_time_read(c, e);
+			continue;
+		}
 		/* perf 7.3's tool PMU: the time since the start, on the first CPU or thread */
 		if (pmt_evsel_tool(&p->ev.ev[e])) {
 			c->val[ix(c, e, 0, 0)] = (struct pmt_count_value){
 				.val = c->tool_unstarted ? 0 : now - c->tool_start,
-				.ena = c->tool_reads,
-				.run = c->tool_reads };
+				.ena = c->reads_before + c->tool_reads,
+				.run = c->reads_before + c->tool_reads };
 			continue;
 		}
 		/* perf 7.3's evsel__tpebs_read() without --record-tpebs: the value on the
 		 * first CPU or thread, enabled and running 1 a read as the tool event's */
 		if (p->ev.ev[e].retire_lat) {
 			c->val[ix(c, e, 0, 0)] = (struct pmt_count_value){
-				.val = p->retlat[e] * c->tool_reads, .ena = c->tool_reads,
-				.run = c->tool_reads };
+				.val = p->retlat[e] * c->tool_reads,
+				.ena = c->reads_before + c->tool_reads,
+				.run = c->reads_before + c->tool_reads };
 			continue;
 		}
 		if (grouped && !is_leader(p, e))
@@ -376,6 +474,12 @@ int pmt_counter_read(struct pmt_counter *c)
 		}
 	}
 	return 0;
+}
+
+void pmt_counter_set_earlier_runs(struct pmt_counter *c, uint32_t runs)
+{
+	/* one read a run: -r cannot be used with -I */
+	c->reads_before = runs;
 }
 
 uint32_t pmt_counter_nr_threads(const struct pmt_counter *c)
@@ -416,5 +520,8 @@ void pmt_counter_free(struct pmt_counter *c)
 	free(c->supported);
 	free(c->gone);
 	free(c->buf);
+	free(c->tool_base);
+	free(c->threads);
+	tool_time_fini(&c->proc);
 	free(c);
 }

@@ -323,6 +323,12 @@ void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_pr
 		/* a hybrid PMU's event has no line for a CPU of the other PMU */
 		if ((skip_zero && pmt_stat_cell(s, u, e)->val == 0) || !pmt_stat_cell(s, u, e)->nr)
 			continue;
+		/* perf 7.3's should_skip_zero_counter(): a tool event's 0 is printed on the
+		 * unit of CPU 0 alone (user_time's idle CPU or core has no line) */
+		if (pmt_evsel_tool(&p->ev.ev[e]) && pmt_stat_cell(s, u, e)->val == 0 &&
+		    pmt_stat_aggr(s) != PMT_AGGR_GLOBAL && pmt_stat_aggr(s) != PMT_AGGR_THREAD &&
+		    !pmt_stat_unit_has_cpu(s, u, 0))
+			continue;
 		if (po->format == PMT_STAT_CSV)
 			line_csv(fp, s, u, e, sep, prefix, po);
 		else if (po->format == PMT_STAT_JSON)

@@ -358,6 +358,14 @@ uint32_t pmt_stat_nr_units(const struct pmt_stat *s)
 	return s->nr_units;
 }
 
+bool pmt_stat_unit_has_cpu(const struct pmt_stat *s, uint32_t u, int32_t cpu)
+{
+	for (uint32_t ci = 0; !s->per_thread && ci < s->plan->nr_cpus; ci++)
+		if (s->plan->cpu[ci] == cpu && s->unit_of_cpu[ci] == u)
+			return true;
+	return false;
+}
+
 const char *pmt_stat_unit_name(const struct pmt_stat *s, uint32_t u)
 {
 	return u < s->nr_units ? s->name[u] : "";
@@ -372,11 +380,14 @@ double pmt_stat_metric_input(const struct pmt_stat *s, uint32_t u, uint32_t e)
 {
 	const struct pmt_stat_cell *cell = pmt_stat_cell(s, u, e);
 
+	const struct pmt_evsel *ev = &s->plan->ev.ev[e];
+	bool first_only = pmt_evsel_tool(ev) && !pmt_evsel_tool_cpu_time(ev);
+
 	/* duration_time is counted on the first CPU's unit alone */
-	for (uint32_t k = 0; pmt_evsel_tool(&s->plan->ev.ev[e]) && k < s->nr_units; k++)
+	for (uint32_t k = 0; first_only && k < s->nr_units; k++)
 		if (pmt_stat_cell(s, k, e)->counted)
 			return pmt_stat_cell(s, k, e)->val;
-	return cell->counted && !pmt_evsel_tool(&s->plan->ev.ev[e]) ? cell->val : NAN;
+	return cell->counted && !first_only ? cell->val : NAN;
 }
 
 enum pmt_aggr pmt_stat_aggr(const struct pmt_stat *s)

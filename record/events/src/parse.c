@@ -453,6 +453,10 @@ static int name_event(struct ctx *c, const char *ev, size_t len)
 	}
 	if (nl == 13 && !strncmp(ev, "duration_time", nl))
 		return pmu_less_event(c, PMT_TOOL_PMU_TYPE, PMT_TOOL_DURATION_TIME, m, ml);
+	if (nl == 9 && !strncmp(ev, "user_time", nl))
+		return pmu_less_event(c, PMT_TOOL_PMU_TYPE, PMT_TOOL_USER_TIME, m, ml);
+	if (nl == 11 && !strncmp(ev, "system_time", nl))
+		return pmu_less_event(c, PMT_TOOL_PMU_TYPE, PMT_TOOL_SYSTEM_TIME, m, ml);
 	if (pmt_legacy_find(ev, nl, &type, &config) && type == PMT_TYPE_SOFTWARE)
 		return pmu_less_event(c, type, config, m, ml);
 	/* perf 7.3 looks the name up in every PMU first: a sysfs alias or a table event of the

@@ -88,6 +88,10 @@ struct pmt_count_value {
 	uint64_t val, ena, run;    /* PERF_FORMAT_TOTAL_TIME_ENABLED/RUNNING */
 };
 struct pmt_counter;
+/* tool event e's (duration_time's) id in pmt_counter_id() and the records is
+ * PMT_TOOL_COUNT_ID + e, on its first CPU and thread: the kernel gives it none, as nothing
+ * is opened for it */
+#define PMT_TOOL_COUNT_ID 0x7000000000000000ull
 /* Open every event on every CPU of the plan (threads: NULL/0 when per CPU) or every thread
  * (per thread), group members with their leader's fd. Events stay disabled until
  * pmt_counter_enable() (or the workload's exec: enable_on_exec). An event the kernel does
@@ -106,6 +110,10 @@ PMT_API int pmt_counter_open_weak(struct pmt_count_plan *plan, const int32_t *th
 PMT_API int pmt_counter_enable(struct pmt_counter *c, bool on);
 /* Read every counter (a group with one read of its leader). Values are cumulative. */
 PMT_API int pmt_counter_read(struct pmt_counter *c);
+/* -r N: the runs before this counter's. perf 7.3 keeps its tool events' (duration_time)
+ * and :R events' counts between runs, so their enabled and running times count every run's
+ * read so far (run N prints N); their values stay the run's own. */
+PMT_API void pmt_counter_set_earlier_runs(struct pmt_counter *c, uint32_t runs);
 PMT_API uint32_t pmt_counter_nr_threads(const struct pmt_counter *c);
 /* value and kernel id of event e on cpu index ci, thread index ti; supported() is false
  * for an event that could not be opened */
@@ -171,6 +179,8 @@ PMT_API void pmt_run_stats_add(struct pmt_run_stats *r, double x);
 PMT_API double pmt_run_stats_stddev(const struct pmt_run_stats *r);
 PMT_API double pmt_run_stats_noise_pct(const struct pmt_run_stats *r);
 PMT_API uint32_t pmt_stat_nr_units(const struct pmt_stat *s);
+/* unit u (of -A, --per-core, ...; not of threads) holds that CPU */
+PMT_API bool pmt_stat_unit_has_cpu(const struct pmt_stat *s, uint32_t u, int32_t cpu);
 /* the unit's name as perf prints it ("CPU3", "S0-D0-C1", "S0", "" for the total) */
 PMT_API const char *pmt_stat_unit_name(const struct pmt_stat *s, uint32_t u);
 PMT_API const struct pmt_stat_cell *pmt_stat_cell(const struct pmt_stat *s, uint32_t u,

@@ -54,9 +54,17 @@ struct pmt_evsel {
  * the counters were enabled */
 #define PMT_TOOL_PMU_TYPE 0xfffffffeu
 #define PMT_TOOL_DURATION_TIME 1
+/* user_time and system_time: CPU time in ns, per CPU (-a, -C) or per thread */
+#define PMT_TOOL_USER_TIME 2
+#define PMT_TOOL_SYSTEM_TIME 3
 static inline bool pmt_evsel_tool(const struct pmt_evsel *e)
 {
 	return e->attr.type == PMT_TOOL_PMU_TYPE;
+}
+static inline bool pmt_evsel_tool_cpu_time(const struct pmt_evsel *e)
+{
+	return pmt_evsel_tool(e) && (e->attr.config == PMT_TOOL_USER_TIME ||
+				     e->attr.config == PMT_TOOL_SYSTEM_TIME);
 }
 struct pmt_evlist {
 	struct pmt_evsel *ev;
