@@ -7,6 +7,19 @@
 
 #include "stat_metrics.h"
 
+/* does the unit count any event of that PMU (a hybrid part's cpu_core, cpu_atom) */
+static bool unit_has_pmu(const struct run *r, size_t u, const char *pmu)
+{
+	for (uint32_t e = 0; e < r->plan.ev.nr; e++) {
+		const struct pmt_evsel *ev = &r->plan.ev.ev[e];
+
+		if (ev->pmu && !strcmp(ev->pmu->name, pmu) &&
+		    pmt_stat_cell(r->stat, (uint32_t)u, e)->nr)
+			return true;
+	}
+	return false;
+}
+
 /* the metrics of -M over this read's units, after the counts */
 void print_metrics(struct run *r)
 {
@@ -29,14 +42,23 @@ void print_metrics(struct run *r)
 		for (size_t i = 0; r->td.on && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
 
+			/* a hybrid table's copies of a metric: each its PMU's column */
 			for (int k = 0; k < r->td.cols; k++)
-				if (!strcmp(m->name, r->td.name[k])) {
+				if (m == r->td.metric[k]) {
 					size_t at = u * (size_t)r->td.cols + k;
 
 					r->td.val[at] = missing[i] ? NAN : val[i];
 					/* a metric computed as NaN (an :R event read on
 					 * another CPU: nan there) is printed as perf's */
 					r->td.cell[at] = missing[i] ? PMT_MO_VALUE : PMT_MO_RATIO;
+					/* a hybrid PMU's events unread: perf's NaN ratio
+					 * (its metric reads 0 counts there), as -M prints */
+					if (m->pmu && missing[i])
+						r->td.cell[at] = PMT_MO_RATIO;
+					/* a unit with none of its PMU's CPUs (-A: the other
+					 * PMU's CPU) has no cell for it, as perf's line */
+					if (m->pmu && !unit_has_pmu(r, u, m->pmu))
+						r->td.cell[at] = PMT_MO_SKIP;
 				}
 		}
 		for (size_t i = 0; !r->td.on && i < nm; i++) {

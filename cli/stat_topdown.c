@@ -88,8 +88,13 @@ int stat_td_table_columns(struct stat_topdown *td, unsigned max, const char *whe
 				    group, n < 0 ? pmt_errstr(n) : "too many metrics");
 	}
 	td->cols = n;
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		td->name[k] = m[k]->name;
+		td->metric[k] = m[k];
+		/* a hybrid table's copy of a metric for cpu_atom (its Unit) */
+		td->atom[k] = m[k]->pmu && !strcmp(m[k]->pmu, "cpu_atom");
+		td->table_hybrid |= td->atom[k];
+	}
 	free(m);
 	return set_heads(td);
 }
@@ -163,7 +168,7 @@ void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan
 	bool keep[2];
 	int n = 0;
 
-	if (!td->hyb)
+	if (!td->hyb && !td->table_hybrid)
 		return;
 	keep[0] = cputype_is(cputype, "cpu_core") && pmu_counted(pmus, "cpu_core", plan);
 	keep[1] = cputype_is(cputype, "cpu_atom") && pmu_counted(pmus, "cpu_atom", plan);
@@ -173,6 +178,7 @@ void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan
 			continue;
 		}
 		td->name[n] = td->name[k];
+		td->metric[n] = td->metric[k];
 		td->head[n] = td->head[k];
 		td->atom[n++] = td->atom[k];
 	}

@@ -16,7 +16,8 @@
 # (PMUSIM_PEBS_TYPE=4,10) and unreadable (4: <not counted>, nan). The same tree named as
 # Meteor Lake (6-AA: cpu_atom's tma_retiring from TOPDOWN_RETIRING.ALL_P over 6 slots a
 # cycle; fixtures/metrics/mtl-hybrid-metrics.json, fixtures/events/mtl_hybrid.json) in
-# text, -A, -x and -j. With -e before -M; several metrics at once (their values per PMU).
+# text, -A, -x and -j. With -e before -M; several metrics at once (their values per PMU);
+# --topdown with the Alder Lake table (both PMUs' columns, as perf 7.3's --topdown).
 #   metric_hybrid.sh PMUTRACE ORACLES_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 SRC=$3
@@ -66,6 +67,29 @@ metrics="tma_retiring tma_info_core_ipc TopdownL1"
 TABLE="--metrics $SRC/fixtures/metrics/adl-hybrid-metrics.json"
 TABLE="$TABLE --events $SRC/fixtures/events/adl_hybrid.json"
 cmp_model
+# --topdown with the table (its TopdownL1 group): perf 7.3's --topdown columns of both PMUs,
+# each a copy of the metric for its PMU (cpu_atom's from TOPDOWN_*.ALL), -A's lines with
+# their own PMU's columns, -C and --cputype of one PMU that PMU's columns only (perf's -C
+# warnings for its events of the other PMU left out: pmutrace opens none there)
+for types in 4,10 4; do
+	for o in - -A -x, -x,_-A -j -j_-A -I_150 -I_150_-A -I_150_-x, -I_150_-j -r_2 -C_8 -C_0-3 \
+		-C_6-9_-A -C_8_-A_-x, --cputype_atom_-a_-A --cputype_core_-a_-x,_-A; do
+		n=$((n + 1))
+		opts=$(echo "$o" | sed 's/_\([-0-9]\)/ \1/g; s/_/ /g; s/^-$//')
+		case "$opts" in *-C*|*-a*) ;; *) opts="$opts -a" ;; esac
+		# shellcheck disable=SC2086
+		run "$T/perf" $types "$X" stat --topdown $opts -- sleep 0.2
+		# shellcheck disable=SC2086
+		run "$T/pmt" $types "$P" stat --topdown $TABLE $opts -- sleep 0.2
+		sed -i "/^WARNING: A requested CPU in '.*' is not supported by PMU/d" "$T/perf"
+		grep -q "tma_" "$T/perf" || {
+			echo "FAIL: perf 7.3 printed: $(cat "$T/perf")"
+			fail=$((fail + 1))
+			continue
+		}
+		same_as_perf "--topdown $TABLE $opts (PMUSIM_PEBS_TYPE=$types)"
+	done
+done
 # several grouped metrics keep pmutrace's metric lines after the counts (perf's groups per
 # metric are not reproduced); each names its PMU and has perf 7.3's value for that PMU
 # (-x: perf's value and the PMU of the event it is shown on, to perf's one decimal)
