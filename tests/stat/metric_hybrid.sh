@@ -16,7 +16,7 @@
 # (PMUSIM_PEBS_TYPE=4,10) and unreadable (4: <not counted>, nan). The same tree named as
 # Meteor Lake (6-AA: cpu_atom's tma_retiring from TOPDOWN_RETIRING.ALL_P over 6 slots a
 # cycle; fixtures/metrics/mtl-hybrid-metrics.json, fixtures/events/mtl_hybrid.json) in
-# text, -A, -x and -j. With -e before -M; several metrics at once (their values per PMU);
+# text, -A, -x and -j. With -e before -M; several grouped metrics at once;
 # --topdown with the Alder Lake table (both PMUs' columns, as perf 7.3's --topdown).
 #   metric_hybrid.sh PMUTRACE ORACLES_DIR SOURCE_DIR
 set -u
@@ -90,25 +90,13 @@ for types in 4,10 4; do
 		same_as_perf "--topdown $TABLE $opts (PMUSIM_PEBS_TYPE=$types)"
 	done
 done
-# several grouped metrics keep pmutrace's metric lines after the counts (perf's groups per
-# metric are not reproduced); each names its PMU and has perf 7.3's value for that PMU
-# (-x: perf's value and the PMU of the event it is shown on, to perf's one decimal)
-CPUID=GenuineIntel-6-97-0
-for m in tma_retiring,tma_frontend_bound tma_info_thread_ipc,tma_info_core_ipc,tma_retiring; do
-	n=$((n + 1))
-	run "$T/perf" 4,10 "$X" stat -M $m -a -x, -- sleep 0.2
-	awk -F, '$7 != "" { split($3, p, "/"); k = split($7, w, " "); print p[1], w[k], $6 }' \
-		"$T/perf" | sort >"$T/perf.v"
-	# shellcheck disable=SC2086
-	run "$T/pmt" 4,10 "$P" stat -M $m $TABLE -a -x, -- sleep 0.2
-	awk -F, '$1 ~ / \(cpu_/ { split($1, w, "[ ()]+")
-		printf $3 == "" ? "%s %s %.2f\n" : "%s %s %.1f\n", w[2], w[1], $2 }' "$T/pmt" |
-		sort >"$T/pmt.v"
-	[ -s "$T/perf.v" ] && [ "$(wc -l <"$T/perf.v")" = "$(grep -c . "$T/pmt.v")" ] &&
-		cmp -s "$T/perf.v" "$T/pmt.v" || {
-		echo "FAIL: -M $m: perf 7.3 $(tr '\n' ';' <"$T/perf.v") pmutrace $(tr '\n' ';' <"$T/pmt.v")"
-		fail=$((fail + 1))
-	}
-done
+# several grouped metrics (perf's parse_groups(): -M's names taken one by one, each name's
+# metrics put first, sorted by their IDs; a {...}:W group per grouped metric, an event in
+# every group that reads it; the ungrouped metrics' combined list first; each metric shown
+# on the event of its own list the fewest metrics read) in perf 7.3's layout
+CPUID=GenuineIntel-6-97-0 opt_sets="- -A -x, -x,_-A -j -j_-A -I_150 -r_2"
+metrics="tma_retiring,tma_info_core_ipc tma_retiring,tma_frontend_bound TopdownL1,tma_info_core_ipc
+	tma_info_thread_ipc,tma_info_core_ipc,tma_retiring tma_frontend_bound,tma_backend_bound,tma_retiring"
+cmp_model
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]

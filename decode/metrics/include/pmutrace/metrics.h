@@ -424,6 +424,20 @@ PMT_API int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const c
 PMT_API int pmt_metric_set_perf_topdown(const struct pmt_metric_set *ms, const char *group,
 					const struct pmt_expr_ctx *ctx, bool nmi_watchdog,
 					const struct pmt_metric **metric);
+/* perf 7.3's stat -M of several grouped metrics (metricgroup.c's parse_groups()): the
+ * ungrouped metrics' combined list (list 0), then each grouped metric's own {...}:W list
+ * (1, 2, ...; a metric whose IDs an earlier one's holds reads that one's), in perf's order,
+ * an event in as many lists as read it; tool events left out. */
+struct pmt_perf_lists {
+	char **id;            /* [nr_id] the events, named as the metrics name them */
+	int *list;            /* [nr_id] the list of each */
+	size_t nr_id, nm;
+	const struct pmt_metric **metric; /* [nm] perf's metric list */
+	int *show;            /* [nm] the id[] perf shows the metric on, -1 none */
+};
+PMT_API int pmt_metric_set_perf_lists(const struct pmt_metric_set *ms, const char *const *sel,
+				      size_t nsel, bool thresholds, struct pmt_perf_lists *pl);
+PMT_API void pmt_perf_lists_fini(struct pmt_perf_lists *pl);
 PMT_API void pmt_perf_events_free(char **ids);
 /* the deepest TopdownLN group of a table, as perf's metricgroups__topdown_max_level()
  * reads it (the first "TopdownL" of each metric's groups); 0 when none */
