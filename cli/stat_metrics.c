@@ -36,6 +36,8 @@ void print_metrics(struct run *r)
 	th = calloc(nm + 1, sizeof(*th));
 	missing = calloc(nm + 1, sizeof(*missing));
 	pmt_metric_plan_bind(r->mplan, c);
+	bool per_cpu = pmt_stat_aggr(r->stat) == PMT_AGGR_CPU;
+
 	for (size_t u = 0; val && th && missing && u < pmt_counts_nr_units(c); u++) {
 		pmt_metric_plan_eval(r->mplan, c, u, val, th);
 		pmt_metric_plan_missing(r->mplan, missing);
@@ -55,10 +57,13 @@ void print_metrics(struct run *r)
 					 * (its metric reads 0 counts there), as -M prints */
 					if (m->pmu && missing[i])
 						r->td.cell[at] = PMT_MO_RATIO;
-					/* a unit with none of its PMU's CPUs (-A: the other
-					 * PMU's CPU) has no cell for it, as perf's line */
-					if (m->pmu && !unit_has_pmu(r, u, m->pmu))
+					/* a unit with none of its PMU's CPUs: -A's CPU of the
+					 * other PMU has no cell for it, as perf's line; a core
+					 * (--per-core) the metric's value without counts */
+					if (m->pmu && !unit_has_pmu(r, u, m->pmu) && per_cpu)
 						r->td.cell[at] = PMT_MO_SKIP;
+					else if (m->pmu && !unit_has_pmu(r, u, m->pmu))
+						r->td.val[at] = isnan(val[i]) ? NAN : val[i];
 				}
 		}
 		for (size_t i = 0; !r->td.on && i < nm; i++) {

@@ -26,7 +26,7 @@ sim_oracle_setup adl hybrid
 run() { # OUT TYPES CMD...: on the tree named $CPUID
 	out=$1 types=$2
 	shift 2
-	SYSFS_PATH=$T/adl PERF_CPUID=$CPUID PMUSIM_PEBS_TYPE=$types \
+	SYSFS_PATH=$T/${TREE:-adl} PERF_CPUID=$CPUID PMUSIM_PEBS_TYPE=$types \
 		PMUSIM_RATES=0x10ad:0,0x400:1000000 LD_PRELOAD=$T/sim.so timeout 60 "$@" 2>&1 \
 		>/dev/null | first_interval >"$out"
 }
@@ -70,10 +70,17 @@ cmp_model
 # --topdown with the table (its TopdownL1 group): perf 7.3's --topdown columns of both PMUs,
 # each a copy of the metric for its PMU (cpu_atom's from TOPDOWN_*.ALL), -A's lines with
 # their own PMU's columns, -C and --cputype of one PMU that PMU's columns only (perf's -C
-# warnings for its events of the other PMU left out: pmutrace opens none there)
+# warnings for its events of the other PMU left out: pmutrace opens none there); on the
+# tree given Alder Lake's topology, --per-core prints every column on every core, a P
+# core's cpu_atom copies and an E core's cpu_core ones as computed without counts (nan, a
+# max(..., 0) 0.0)
+cp -r "$T/adl" "$T/adlt"
+sim_hybrid_topology adlt
+TREE=adlt
 for types in 4,10 4; do
 	for o in - -A -x, -x,_-A -j -j_-A -I_150 -I_150_-A -I_150_-x, -I_150_-j -r_2 -C_8 -C_0-3 \
-		-C_6-9_-A -C_8_-A_-x, --cputype_atom_-a_-A --cputype_core_-a_-x,_-A; do
+		-C_6-9_-A -C_8_-A_-x, --cputype_atom_-a_-A --cputype_core_-a_-x,_-A --per-core \
+		--per-core_-x, --per-core_-j; do
 		n=$((n + 1))
 		opts=$(echo "$o" | sed 's/_\([-0-9]\)/ \1/g; s/_/ /g; s/^-$//')
 		case "$opts" in *-C*|*-a*) ;; *) opts="$opts -a" ;; esac
@@ -90,6 +97,7 @@ for types in 4,10 4; do
 		same_as_perf "--topdown $TABLE $opts (PMUSIM_PEBS_TYPE=$types)"
 	done
 done
+TREE=adl
 # several grouped metrics (perf's parse_groups(): -M's names taken one by one, each name's
 # metrics put first, sorted by their IDs; a {...}:W group per grouped metric, an event in
 # every group that reads it; the ungrouped metrics' combined list first; each metric shown

@@ -333,7 +333,8 @@ PMT_API int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_s
 /* The same ratios from the topdown-* counts perf stat reads (topdown-retiring, -bad-spec,
  * -fe-bound, -be-bound, -heavy-ops, -br-mispredict, -fetch-lat, -mem-bound: PERF_METRICS'
  * byte order; the kernel gives slots * byte / 0xff), already a delta for an interval;
- * unread level-2 fields are 0. Returns -PMT_EINVAL when the level-1 counts sum to 0. */
+ * unread level-2 fields are 0. Returns -PMT_EINVAL when the level-1 counts sum to 0 (out
+ * then as perf's formulas give it: NaN ratios, the max(..., 0) ones 0). */
 PMT_API int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown *out);
 /* perf 7.3 stat --topdown --td-level LEVEL's columns (tma_* names) in the order it prints
  * them on a PERF_METRICS PMU (checked on Granite Rapids' tables): *names points at them;
