@@ -106,5 +106,25 @@ CPUID=GenuineIntel-6-97-0 opt_sets="- -A -x, -x,_-A -j -j_-A -I_150 -r_2"
 metrics="tma_retiring,tma_info_core_ipc tma_retiring,tma_frontend_bound TopdownL1,tma_info_core_ipc
 	tma_info_thread_ipc,tma_info_core_ipc,tma_retiring tma_frontend_bound,tma_backend_bound,tma_retiring"
 cmp_model
+# metrics TRACE of such a recording (-o): an event opened in two metrics' groups is one
+# count, not their sum; each metric's value as perf 7.3's -x prints it (to its decimals)
+for m in tma_retiring,tma_info_core_ipc tma_info_thread_ipc,tma_info_core_ipc,tma_retiring; do
+	n=$((n + 1))
+	run "$T/perf" 4,10 "$X" stat -M $m -a -x, -- sleep 0.2
+	run "$T/pmt" 4,10 "$P" stat -M $m $TABLE -a -o "$T/rec.pmt" -- sleep 0.2
+	# shellcheck disable=SC2086
+	"$P" metrics "$T/rec.pmt" -M $m $TABLE >"$T/pmt.m" 2>&1
+	awk -F, 'FNR == NR { if ($7 != "") { split($3, p, "/"); k = split($7, w, " ")
+			d = index($6, ".") ? length($6) - index($6, ".") : 0
+			want[p[1] " " w[k]] = $6; dec[p[1] " " w[k]] = d }; next }
+		{ split($1, p, "[/ ]+"); key = p[1] " " p[2]
+		  if (key in want) { got = sprintf("%.*f", dec[key], $2); seen++
+			if (got != want[key]) { print key ": perf 7.3 " want[key] ", pmutrace " got; bad = 1 } } }
+		END { if (seen != length(want)) { print seen " of " length(want) " metrics"; bad = 1 }
+		      exit bad }' "$T/perf" FS=' +' "$T/pmt.m" || {
+		echo "FAIL: metrics TRACE of stat -M $m -o"
+		fail=$((fail + 1))
+	}
+done
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]
