@@ -580,7 +580,7 @@ int cmd_stat(int argc, char **argv)
 	rc = stat_retlat_values(&r);
 	if (!rc && r.mplan && ml_layout_wanted(&r) &&
 	    stat_ml_setup(&r.ml, &r.ms, r.sel, r.nsel, ml_thresholds(&r), r.mplan, &r.plan,
-			  r.metric_first) < 0)
+			  r.metric_first, &r.pl, r.list_first) < 0)
 		rc = pmt_cli_fail("stat", "out of memory");
 	/* perf 7.3's words when the metric group has no event on these CPUs */
 	if (rc)
@@ -608,6 +608,8 @@ int cmd_stat(int argc, char **argv)
 done_early:
 	stat_td_fini(&r.td);
 	stat_ml_fini(&r.ml);
+	pmt_perf_lists_fini(&r.pl);
+	free(r.list_first);
 	pmt_event_table_free(table);
 	pmt_metric_plan_free(r.mplan);
 	pmt_metric_set_fini(&r.ms);

@@ -12,9 +12,37 @@ static bool same_metric(const struct pmt_metric *a, const struct pmt_metric *b)
 	       (a->pmu && b->pmu ? !strcmp(a->pmu, b->pmu) : a->pmu == b->pmu);
 }
 
+/* an opened event named as a metric's ID names it ("cpu_core@EVENT@" for cpu_core/EVENT/) */
+static bool names_id(const char *ev, const char *id)
+{
+	for (; *ev && *id; ev++, id++)
+		if (*ev != *id && !(*ev == '/' && *id == '@'))
+			return false;
+	return *ev == *id;
+}
+
+/* several grouped metrics: each shown on its display event in its own list's events */
+static int lists_display(const struct pmt_perf_lists *pl, const uint32_t *list_first,
+			 const struct pmt_count_plan *plan, const struct pmt_metric **metric,
+			 int *ev)
+{
+	for (size_t k = 0; k < pl->nm; k++) {
+		int at = pl->show[k], li = at >= 0 ? pl->list[at] : 0;
+
+		metric[k] = pl->metric[k];
+		ev[k] = -1;
+		for (uint32_t e = list_first[li]; at >= 0 && e < list_first[li + 1] && ev[k] < 0;
+		     e++)
+			if (names_id(plan->ev.ev[e].name, pl->id[at]))
+				ev[k] = (int)e;
+	}
+	return (int)pl->nm;
+}
+
 int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const char *const *sel,
 		  size_t nsel, bool thresholds, struct pmt_metric_plan *mplan,
-		  const struct pmt_count_plan *plan, uint32_t first)
+		  const struct pmt_count_plan *plan, uint32_t first,
+		  const struct pmt_perf_lists *pl, const uint32_t *list_first)
 {
 	const char **names = calloc(plan->ev.nr + 1, sizeof(*names));
 	const struct pmt_metric **metric = calloc(ms->nr + 1, sizeof(*metric));
@@ -31,8 +59,11 @@ int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const cha
 	/* -e's events are not the metrics': perf shows a metric on its own event */
 	for (uint32_t e = 0; e < plan->ev.nr; e++)
 		names[e] = e < first ? "" : plan->ev.ev[e].name;
-	n = pmt_metric_set_perf_display(ms, sel, nsel, thresholds, names, plan->ev.nr, metric,
-					ml->ev);
+	if (pl && pl->nm && list_first)
+		n = lists_display(pl, list_first, plan, metric, ml->ev);
+	else
+		n = pmt_metric_set_perf_display(ms, sel, nsel, thresholds, names, plan->ev.nr,
+						metric, ml->ev);
 	if (n <= 0)
 		goto out; /* not reproduced: pmutrace's own metric lines */
 	ml->plan_nm = pmt_metric_plan_nr_metrics(mplan);
@@ -74,16 +105,26 @@ struct pmt_counts *stat_metric_counts(const struct pmt_stat *st,
 				      const struct pmt_count_plan *plan, uint32_t first)
 {
 	struct pmt_counts *c;
+	bool *again = calloc(plan->ev.nr + 1, sizeof(*again));
 
-	if (pmt_counts_new(&c) < 0)
+	if (!again || pmt_counts_new(&c) < 0) {
+		free(again);
 		return NULL;
+	}
+	/* an event perf opens in several metrics' groups is one input (the first's count,
+	 * not their sum) */
+	for (uint32_t e = first; e < plan->ev.nr; e++)
+		for (uint32_t j = first; j < e && !again[e]; j++)
+			again[e] = !strcmp(plan->ev.ev[j].name, plan->ev.ev[e].name);
 	for (uint32_t u = 0; u < pmt_stat_nr_units(st); u++) {
 		int unit = pmt_counts_unit(c, NULL, pmt_stat_unit_name(st, u));
 
 		for (uint32_t e = first; e < plan->ev.nr; e++)
-			pmt_counts_add(c, unit, pmt_counts_event(c, plan->ev.ev[e].name),
-				       pmt_stat_metric_input(st, u, e));
+			if (!again[e])
+				pmt_counts_add(c, unit, pmt_counts_event(c, plan->ev.ev[e].name),
+					       pmt_stat_metric_input(st, u, e));
 	}
+	free(again);
 	return c;
 }
 

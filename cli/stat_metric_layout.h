@@ -27,10 +27,13 @@ struct stat_ml {
 /* On when perf's event order and display events are reproduced for sel (see
  * pmt_metric_set_perf_display()) and every metric is displayed: 0 on or off, < 0 error.
  * The metrics read and are shown on the plan's events from first on (-e's events before
- * them are counted apart, as perf keeps them). */
+ * them are counted apart, as perf keeps them). pl: several grouped metrics' lists
+ * (pmt_metric_set_perf_lists(); list_first[L] the plan's first event of list L), else
+ * empty. */
 int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const char *const *sel,
 		  size_t nsel, bool thresholds, struct pmt_metric_plan *mplan,
-		  const struct pmt_count_plan *plan, uint32_t first);
+		  const struct pmt_count_plan *plan, uint32_t first,
+		  const struct pmt_perf_lists *pl, const uint32_t *list_first);
 /* the counts of the plan's events from first on, each unit of st one unit of the result */
 struct pmt_counts *stat_metric_counts(const struct pmt_stat *st,
 				      const struct pmt_count_plan *plan, uint32_t first);

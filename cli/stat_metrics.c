@@ -7,6 +7,19 @@
 
 #include "stat_metrics.h"
 
+/* does the unit count any event of that PMU (a hybrid part's cpu_core, cpu_atom) */
+static bool unit_has_pmu(const struct run *r, size_t u, const char *pmu)
+{
+	for (uint32_t e = 0; e < r->plan.ev.nr; e++) {
+		const struct pmt_evsel *ev = &r->plan.ev.ev[e];
+
+		if (ev->pmu && !strcmp(ev->pmu->name, pmu) &&
+		    pmt_stat_cell(r->stat, (uint32_t)u, e)->nr)
+			return true;
+	}
+	return false;
+}
+
 /* the metrics of -M over this read's units, after the counts */
 void print_metrics(struct run *r)
 {
@@ -23,20 +36,34 @@ void print_metrics(struct run *r)
 	th = calloc(nm + 1, sizeof(*th));
 	missing = calloc(nm + 1, sizeof(*missing));
 	pmt_metric_plan_bind(r->mplan, c);
+	bool per_cpu = pmt_stat_aggr(r->stat) == PMT_AGGR_CPU;
+
 	for (size_t u = 0; val && th && missing && u < pmt_counts_nr_units(c); u++) {
 		pmt_metric_plan_eval(r->mplan, c, u, val, th);
 		pmt_metric_plan_missing(r->mplan, missing);
 		for (size_t i = 0; r->td.on && i < nm; i++) {
 			const struct pmt_metric *m = pmt_metric_plan_metric(r->mplan, i);
 
+			/* a hybrid table's copies of a metric: each its PMU's column */
 			for (int k = 0; k < r->td.cols; k++)
-				if (!strcmp(m->name, r->td.name[k])) {
+				if (m == r->td.metric[k]) {
 					size_t at = u * (size_t)r->td.cols + k;
 
 					r->td.val[at] = missing[i] ? NAN : val[i];
 					/* a metric computed as NaN (an :R event read on
 					 * another CPU: nan there) is printed as perf's */
 					r->td.cell[at] = missing[i] ? PMT_MO_VALUE : PMT_MO_RATIO;
+					/* a hybrid PMU's events unread: perf's NaN ratio
+					 * (its metric reads 0 counts there), as -M prints */
+					if (m->pmu && missing[i])
+						r->td.cell[at] = PMT_MO_RATIO;
+					/* a unit with none of its PMU's CPUs: -A's CPU of the
+					 * other PMU has no cell for it, as perf's line; a core
+					 * (--per-core) the metric's value without counts */
+					if (m->pmu && !unit_has_pmu(r, u, m->pmu) && per_cpu)
+						r->td.cell[at] = PMT_MO_SKIP;
+					else if (m->pmu && !unit_has_pmu(r, u, m->pmu))
+						r->td.val[at] = isnan(val[i]) ? NAN : val[i];
 				}
 		}
 		for (size_t i = 0; !r->td.on && i < nm; i++) {
@@ -201,6 +228,53 @@ bool ml_thresholds(const struct run *r)
 	return r->po.format != PMT_STAT_CSV;
 }
 
+/* several grouped metrics: perf's lists, each parsed on its own as perf parses each (a
+ * grouped metric's a {...}:W group), an event in every list that reads it; the plan's
+ * inputs in none of them after (ungrouped) */
+static int metric_lists(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *pmus,
+			const struct pmt_events_opts *eo, struct pmt_diag *d, char *buf, bool *done)
+{
+	size_t ni = pmt_metric_plan_nr_inputs(r->mplan);
+	bool *ldone = calloc(ni + 1, sizeof(*ldone));
+	int rc = ldone ? 0 : -PMT_ENOMEM;
+
+	/* [L]: list L's first event in the plan, [L + 1] its end */
+	r->list_first = calloc(r->pl.nm + 2, sizeof(*r->list_first));
+	if (!r->list_first)
+		rc = -PMT_ENOMEM;
+
+	for (size_t i = 0; rc >= 0 && i <= r->pl.nr_id; i++) {
+		size_t n = 0;
+		int li = i < r->pl.nr_id ? r->pl.list[i] : -1;
+
+		/* the first event of a list: the previous list's string parsed */
+		if (i && (i == r->pl.nr_id || li != r->pl.list[i - 1])) {
+			size_t len = strlen(buf);
+
+			if (r->pl.list[i - 1] > 0)
+				strcpy(buf + len, "}:W");
+			r->list_first[r->pl.list[i - 1]] = ev->nr;
+			rc = pmt_events_parse_opts(ev, pmus, buf, eo, d);
+			for (size_t k = 0; k < ni; k++)
+				done[k] |= ldone[k];
+		}
+		if (i == r->pl.nr_id || rc < 0)
+			break;
+		if (!i || li != r->pl.list[i - 1]) {
+			memset(ldone, 0, ni * sizeof(*ldone));
+			buf[0] = 0;
+			if (li > 0)
+				strcpy(buf, "{");
+		}
+		n = strlen(buf);
+		add_inputs(r, r->pl.id[i], ldone, buf, n);
+	}
+	if (rc >= 0)
+		r->list_first[r->pl.nr_id ? r->pl.list[r->pl.nr_id - 1] + 1 : 0] = ev->nr;
+	free(ldone);
+	return rc;
+}
+
 /* -M: the events the metrics read, as perf stat -M opens them (after -e's, apart from
  * them); --topdown's in the order perf 7.3 parses them (its hashed ID list), which its
  * attrs follow */
@@ -221,10 +295,23 @@ int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *p
 	if (r->td.on && pmt_metric_set_perf_events(&r->ms, group, &order) < 0)
 		order = NULL;
 	/* -M: perf 7.3 also opens the events of the metrics' thresholds, but for -x */
-	if (!r->td.on && ml_layout_wanted(r) &&
+	if (!r->td.on && ml_layout_wanted(r) && list && done &&
 	    pmt_metric_set_perf_events_sel(&r->ms, r->sel, r->nsel, ml_thresholds(r), &order,
-					   &grouped) < 0)
-		order = NULL;
+					   &grouped) == -PMT_EUNSUPPORTED &&
+	    pmt_metric_set_perf_lists(&r->ms, r->sel, r->nsel, ml_thresholds(r), &r->pl) > 0) {
+		/* several grouped metrics: perf's lists */
+		rc = metric_lists(r, ev, pmus, eo, d, list, done);
+		list[0] = 0;
+		if (rc >= 0)
+			n = add_inputs(r, NULL, done, list, 0);
+		if (rc >= 0 && pmt_metric_plan_reads_duration(r->mplan))
+			n += (size_t)sprintf(list + n, "%sduration_time", n ? "," : "");
+		if (rc >= 0 && n)
+			rc = pmt_events_parse_opts(ev, pmus, list, eo, d);
+		free(done);
+		free(list);
+		return rc;
+	}
 	/* one list, parsed at once: the topdown-* events and TOPDOWN.SLOTS of TopdownL1 form
 	 * one group led by slots, as perf's parse of its metric events groups them */
 	for (size_t k = 0; list && done && order && order[k]; k++) {

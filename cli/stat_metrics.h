@@ -38,6 +38,9 @@ struct run {
 	struct stat_topdown td;         /* --topdown */
 	struct stat_ml ml;              /* -M's metrics in perf's `#` column */
 	uint32_t metric_first;          /* the first event -M opened (after -e's) */
+	/* several grouped metrics: perf's lists and each list's first event in the plan */
+	struct pmt_perf_lists pl;
+	uint32_t *list_first;
 	const char *cpu_list;           /* -C */
 	/* -r N */
 	uint32_t runs, run;

@@ -88,8 +88,13 @@ int stat_td_table_columns(struct stat_topdown *td, unsigned max, const char *whe
 				    group, n < 0 ? pmt_errstr(n) : "too many metrics");
 	}
 	td->cols = n;
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		td->name[k] = m[k]->name;
+		td->metric[k] = m[k];
+		/* a hybrid table's copy of a metric for cpu_atom (its Unit) */
+		td->atom[k] = m[k]->pmu && !strcmp(m[k]->pmu, "cpu_atom");
+		td->table_hybrid |= td->atom[k];
+	}
 	free(m);
 	return set_heads(td);
 }
@@ -163,7 +168,7 @@ void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan
 	bool keep[2];
 	int n = 0;
 
-	if (!td->hyb)
+	if (!td->hyb && !td->table_hybrid)
 		return;
 	keep[0] = cputype_is(cputype, "cpu_core") && pmu_counted(pmus, "cpu_core", plan);
 	keep[1] = cputype_is(cputype, "cpu_atom") && pmu_counted(pmus, "cpu_atom", plan);
@@ -173,6 +178,7 @@ void stat_td_drop_uncounted(struct stat_topdown *td, const struct pmt_count_plan
 			continue;
 		}
 		td->name[n] = td->name[k];
+		td->metric[n] = td->metric[k];
 		td->head[n] = td->head[k];
 		td->atom[n++] = td->atom[k];
 	}
@@ -224,6 +230,7 @@ static bool is_on(const struct pmt_evsel *e, const char *pmu, uint64_t config)
 static void atom_unit(struct stat_topdown *td, const struct pmt_stat *s,
 		      const struct pmt_count_plan *plan, uint32_t u)
 {
+	bool per_cpu = pmt_stat_aggr(s) == PMT_AGGR_CPU;
 	double *v = td->val + (size_t)u * td->cols;
 	uint8_t *cell = td->cell + (size_t)u * td->cols;
 	double count[PMT_TDA_NR] = { 0 };
@@ -248,7 +255,8 @@ static void atom_unit(struct stat_topdown *td, const struct pmt_stat *s,
 	for (int k = 0; k < td->cols; k++)
 		if (td->atom[k]) {
 			v[k] = counted ? pmt_topdown_pct(&t, td->name[k]) : NAN;
-			cell[k] = nr ? PMT_MO_RATIO : PMT_MO_SKIP;
+			/* a P core's (--per-core) NaN, a P-core CPU's (-A) no cell */
+			cell[k] = nr || !per_cpu ? PMT_MO_RATIO : PMT_MO_SKIP;
 		}
 }
 
@@ -289,15 +297,21 @@ void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 				counted &= c->counted;
 			}
 		}
-		counted = counted && pmt_topdown_from_counts(slots, td8, &t) >= 0;
+		counted = pmt_topdown_from_counts(slots, td8, &t) >= 0 && counted;
 		if (td->hyb && td->hyb->core_uop_dropping)
 			counted = counted && pmt_topdown_less_uop_dropping(&t, uop_dropping) >= 0;
+		/* an E core of a hybrid part (--per-core) has the core PMU's columns as perf's
+		 * formulas give them without counts (NaN, a max(..., 0) 0), an atom CPU (-A)
+		 * none */
+		bool empty = td->hyb && !nr && pmt_stat_aggr(s) != PMT_AGGR_CPU;
+
 		for (int k = 0; k < td->cols; k++) {
 			if (td->atom[k])
 				continue;
-			v[k] = counted ? pmt_topdown_pct(&t, td->name[k]) : NAN;
-			/* a hybrid part's atom CPU has no line for the core PMU's columns */
-			cell[k] = td->hyb && !nr ? PMT_MO_SKIP : PMT_MO_VALUE;
+			v[k] = counted || empty ? pmt_topdown_pct(&t, td->name[k]) : NAN;
+			if (isnan(v[k]))
+				v[k] = NAN; /* 0/0's sign bit off: perf prints nan, not -nan */
+			cell[k] = empty ? PMT_MO_RATIO : td->hyb && !nr ? PMT_MO_SKIP : PMT_MO_VALUE;
 		}
 		if (td->hyb)
 			atom_unit(td, s, plan, u);

@@ -23,6 +23,9 @@ struct stat_topdown {
 	char atom_events[256];            /* the cpu_atom events to count ("" for none) */
 	char core_events[64];             /* cpu_core's outside the slots group ("" for none) */
 	const char *name[STAT_TD_MAX_COLS];  /* tma_* names */
+	/* a table's column: its metric (a hybrid table has a copy per core PMU), else NULL */
+	const struct pmt_metric *metric[STAT_TD_MAX_COLS];
+	bool table_hybrid;                /* a table's columns of cpu_atom metrics too */
 	const char *head[STAT_TD_MAX_COLS];  /* as perf heads them ("%  tma_retiring") */
 	double *val;                      /* [unit][cols] */
 	uint8_t *cell;                    /* [unit][cols], enum pmt_mo_cell */

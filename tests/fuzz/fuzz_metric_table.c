@@ -48,6 +48,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)pmt_metric_set_perf_topdown(&ms, group, &ctx, i & 2, cols);
 		free(cols);
 	}
+	/* -M of several names: the first metric's name and its first group */
+	if (ms.nr && ms.m[0].groups) {
+		struct pmt_perf_lists pl;
+		char group[64];
+		const char *sel[2] = { ms.m[0].name, group };
+
+		snprintf(group, sizeof(group), "%.*s", (int)strcspn(ms.m[0].groups, ";"),
+			 ms.m[0].groups);
+		if (pmt_metric_set_perf_lists(&ms, sel, 2, true, &pl) >= 0)
+			pmt_perf_lists_fini(&pl);
+	}
 	if (pmt_metric_plan_new(&ms, NULL, 0, NULL, &p, NULL) == 0) {
 		size_t n = pmt_metric_plan_nr_metrics(p);
 		double *v = calloc(n + 1, sizeof(*v));

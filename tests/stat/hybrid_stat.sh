@@ -234,5 +234,15 @@ for m in hyb:GenuineIntel-6-97-0 meteorlake_hybrid:GenuineIntel-6-AA-0 \
 			{ echo "FAIL: cpu_core topdown attrs ($cpuid, level $level): perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -20; fail=$((fail + 1)); }
 	done
 done
+# --per-core on the tree given Alder Lake's topology (P cores of two threads, E cores of
+# one): perf 7.3 prints every column on every core, a P core's cpu_atom ones and an E core's
+# cpu_core ones as the formulas give them without counts (nan, bad speculation's max(..., 0)
+# 0.0), and the E cores' `ctrs` of the first column's (cpu_core's) events, 0
+cp -r "$T/hyb" "$T/hybt"
+sim_hybrid_topology hybt
+TREE=$T/hybt CPUID=GenuineIntel-6-97-0 TGT="-a --per-core"
+td_cmp 1 4 - -x, -j
+td_cmp 1 4,10 - -x, -j
+TGT=
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]

@@ -75,9 +75,12 @@ cmp_metric tma_info_thread_ipc -a --event=instructions --event=INST_RETIRED.ANY 
 cmp_metric tma_retiring -a --event=instructions --event=instructions_-A --event=instructions_-x, \
 	--event=topdown-retiring --event=topdown-retiring_-j --event=instructions_--per-core
 cmp_metric TopdownL1 -a --event=instructions --event=topdown-retiring,instructions_-x,
-# -M takes perf's comma-separated list: the same as the metrics given one by one (several
-# metrics keep pmutrace's own layout for now, so this is not compared with perf; not through
-# norm, which takes a "25.10 %" metric-only line for an interval's time)
+# several grouped metrics: perf 7.3's parse_groups() layout (a {...}:W group per metric, an
+# event in each group reading it, each metric on its own group's display event)
+cmp_metric tma_retiring,tma_frontend_bound -a - -A -x, -j
+cmp_metric tma_backend_bound,tma_retiring,tma_bad_speculation -a - -x, -j_-A
+# -M takes perf's comma-separated list: the same as the metrics given one by one (not
+# through norm, which takes a "25.10 %" metric-only line for an interval's time)
 n=$((n + 1))
 run_raw() { # OUT CMD...
 	out=$1

@@ -470,7 +470,7 @@ int ct_round_units(struct pmt_counts_trace *t, struct pmt_counts *c, uint64_t ti
 			uint32_t a = t->wattr[w];
 			const struct usum *s = &t->sum[(size_t)u * t->nattr + a];
 
-			if (s->set)
+			if (s->set && !t->again[a])
 				pmt_counts_add(c, unit, t->col[a],
 					       s->run && s->ena ? s->val * t->scale[a] : NAN);
 		}
@@ -580,10 +580,11 @@ static int trace_open(struct pmt_source *src, const char *path, struct pmt_count
 	t->col = calloc(t->nattr + 1, sizeof(*t->col));
 	t->wattr = calloc(t->nattr + 1, sizeof(*t->wattr));
 	t->want = calloc(t->nattr + 1, sizeof(*t->want));
+	t->again = calloc(t->nattr + 1, sizeof(*t->again));
 	for (uint32_t a = 0; a < t->nattr; a++)
 		t->nids += m->attrs[a].nr_ids;
 	t->ids = calloc(t->nids + 1, sizeof(*t->ids));
-	if (!t->name || !t->scale || !t->col || !t->ids || !t->wattr || !t->want) {
+	if (!t->name || !t->scale || !t->col || !t->ids || !t->wattr || !t->want || !t->again) {
 		pmt_counts_trace_close(t);
 		return -PMT_ENOMEM;
 	}
@@ -618,6 +619,14 @@ static int trace_open(struct pmt_source *src, const char *path, struct pmt_count
 			pmt_counts_trace_close(t);
 			return -PMT_ENOMEM;
 		}
+		/* an uncore event's instances (other types) are summed under its name, as perf
+		 * merges them; one event opened in two metric groups is one count */
+		for (uint32_t e = 0; e < a && !t->again[a]; e++)
+			t->again[a] = t->col[e] == t->col[a] &&
+				      pmt_source_meta(t->src)->attrs[e].type ==
+					      pmt_source_meta(t->src)->attrs[a].type &&
+				      pmt_source_meta(t->src)->attrs[e].config ==
+					      pmt_source_meta(t->src)->attrs[a].config;
 	}
 	*out = t;
 	return 0;
@@ -690,6 +699,7 @@ void pmt_counts_trace_close(struct pmt_counts_trace *t)
 	free(t->scale);
 	free(t->col);
 	free(t->wattr);
+	free(t->again);
 	free(t->want);
 	free(t->dwant);
 	free(t->ids);

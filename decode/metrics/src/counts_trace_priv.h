@@ -52,6 +52,9 @@ struct pmt_counts_trace {
 	 * out): a left-out attr's records are counted and passed by */
 	uint32_t *wattr, nwattr;
 	uint8_t *want;              /* [attr] */
+	/* [attr] the same event (name, type, config) as an earlier attr, as perf stat -M opens
+	 * an event in each metric group that reads it: its count is not added again */
+	uint8_t *again;
 	/* [ids index] some attr of that id wanted, as the counts frames' decoders were told
 	 * (read on their threads, set before they start and not changed after) */
 	uint8_t *dwant;

@@ -234,12 +234,16 @@ static int resolve(const struct pmt_metric_set *ms, struct root *r, const char *
 	return rc;
 }
 
-/* perf's table is sorted by metric name (jevents); an insertion sort keeps it simple for
- * the tens of metrics of a group */
-static void sort_by_name(int *idx, size_t n, const struct pmt_metric_set *ms)
+/* perf's table is sorted by metric name (jevents), and metricgroup__add_metric_list()
+ * takes -M's names one by one, each name's metrics put before the earlier names' (a
+ * list_splice at the head): idx[] sorted by the first name of sel that chooses it, then by
+ * name; an insertion sort keeps it simple for the tens of metrics of a group */
+static void sort_by_name(int *idx, const size_t *item, size_t n, const struct pmt_metric_set *ms)
 {
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && strcmp(ms->m[idx[j - 1]].name, ms->m[idx[j]].name) > 0;
+		for (size_t j = i; j > 0 && (item[idx[j - 1]] > item[idx[j]] ||
+					     (item[idx[j - 1]] == item[idx[j]] &&
+					      strcmp(ms->m[idx[j - 1]].name, ms->m[idx[j]].name) > 0));
 		     j--) {
 			int t = idx[j];
 
@@ -262,13 +266,14 @@ int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const char *grou
 	return rc;
 }
 
-/* match_pm_metric(): a metric's name or one of its groups */
-static bool selected(const struct pmt_metric *m, const char *const *sel, size_t nsel)
+/* match_pm_metric(): a metric's name or one of its groups; the first name of sel that
+ * chooses it, nsel for none */
+static size_t selected(const struct pmt_metric *m, const char *const *sel, size_t nsel)
 {
 	for (size_t k = 0; k < nsel; k++)
 		if (in_list(m->name, sel[k]) || (m->groups && in_list(m->groups, sel[k])))
-			return true;
-	return false;
+			return k;
+	return nsel;
 }
 
 static bool nogroup_for(const struct pmt_metric *m, const char *const *sel, size_t nsel)
@@ -324,17 +329,19 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 {
 	size_t nm = 0, total = 0;
 	int *idx = calloc(ms->nr + 1, sizeof(*idx));
+	size_t *item = calloc(ms->nr + 1, sizeof(*item));
 	bool grouped = false;
 	int rc = 0;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->r = calloc(ms->nr + 1, sizeof(*rs->r));
-	if (!idx || !rs->r) {
+	if (!idx || !item || !rs->r) {
 		rc = -PMT_ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < ms->nr; i++) {
-		if (!selected(&ms->m[i], sel, nsel))
+		item[i] = selected(&ms->m[i], sel, nsel);
+		if (item[i] == nsel)
 			continue;
 		if (ms->m[i].intel) {
 			rc = -PMT_EUNSUPPORTED;
@@ -355,7 +362,7 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 		goto out;
 	}
 	rs->grouped = grouped;
-	sort_by_name(idx, nm, ms);
+	sort_by_name(idx, item, nm, ms);
 	for (size_t i = 0; i < ms->nr; i++)
 		total += strlen(ms->m[i].expr) / 2 + 2; /* a bound on any map's IDs */
 	rs->walk = calloc(total + ms->nr + 1, sizeof(*rs->walk));
@@ -404,6 +411,7 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 		}
 out:
 	free(idx);
+	free(item);
 	if (rc < 0)
 		roots_fini(rs);
 	return rc;

@@ -25,9 +25,8 @@ int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown
 	memset(out, 0, sizeof(*out));
 	/* perf's tma_* formulas divide every field by the sum of the four level-1 counts, so
 	 * the level-1 fractions add up to 100% even when the hardware's bytes do not add up
-	 * to 0xff (the topdown.txt decoding divides by 0xff instead) */
-	if (!(level1 > 0))
-		return -PMT_EINVAL;
+	 * to 0xff (the topdown.txt decoding divides by 0xff instead); a sum of 0 still gives
+	 * perf's values (NaN, a max(NaN, 0) 0) with the error */
 	out->slots = slots;
 	out->retiring = td[0] / level1;
 	out->fe_bound = td[2] / level1;
@@ -41,7 +40,7 @@ int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown
 	out->machine_clears = at_least_0(out->bad_spec - out->br_mispredict);
 	out->fetch_bw = at_least_0(out->fe_bound - out->fetch_lat);
 	out->core_bound = at_least_0(out->be_bound - out->mem_bound);
-	return 0;
+	return level1 > 0 ? 0 : -PMT_EINVAL;
 }
 
 int pmt_topdown_less_uop_dropping(struct pmt_topdown *t, double uop_dropping)

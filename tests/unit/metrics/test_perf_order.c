@@ -167,6 +167,47 @@ static void column_rule(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* several grouped metrics on a hybrid table (pmt_metric_set_perf_lists): x86 perf 7.3's
+ * `stat -M tma_info_thread_ipc,tma_info_core_ipc,tma_retiring -a` with its built-in Alder
+ * Lake table (PERF_CPUID=GenuineIntel-6-97-0, tests/stat/metric_hybrid.sh's tree) printed
+ * cpu_core's tma_retiring group (on topdown-retiring), cpu_atom's tma_retiring group
+ * (TOPDOWN_RETIRING.ALL), tma_info_core_ipc's (CPU_CLK_UNHALTED.CORE again, then
+ * INST_RETIRED.ANY, its `#` line) and tma_info_thread_ipc's (on cpu_core's
+ * INST_RETIRED.ANY): the names' metrics spliced at the list's head, then sorted by IDs */
+static void hybrid_lists(void **state)
+{
+	static const char *const sel[] = { "tma_info_thread_ipc", "tma_info_core_ipc",
+					   "tma_retiring" };
+	static const char *const want[][3] = {
+		{ "tma_retiring", "cpu_core", "cpu_core@topdown-retiring@" },
+		{ "tma_retiring", "cpu_atom", "cpu_atom@TOPDOWN_RETIRING.ALL@" },
+		{ "tma_info_core_ipc", "cpu_atom", "cpu_atom@INST_RETIRED.ANY@" },
+		{ "tma_info_thread_ipc", "cpu_core", "cpu_core@INST_RETIRED.ANY@" },
+	};
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_perf_lists pl;
+	int clk = 0;
+
+	(void)state;
+	assert_true(pmt_metric_set_load(&ms, PMT_SOURCE_DIR
+					"/fixtures/metrics/adl-hybrid-metrics.json", NULL) > 0);
+	assert_int_equal(pmt_metric_set_perf_lists(&ms, sel, 3, true, &pl), 4);
+	for (int k = 0; k < 4; k++) {
+		assert_string_equal(pl.metric[k]->name, want[k][0]);
+		assert_string_equal(pl.metric[k]->pmu, want[k][1]);
+		assert_true(pl.show[k] >= 0);
+		assert_string_equal(pl.id[pl.show[k]], want[k][2]);
+		/* each its own {...}:W group, in list order */
+		assert_int_equal(pl.list[pl.show[k]], k + 1);
+	}
+	/* cpu_atom's cycles in both of its metrics' groups */
+	for (size_t i = 0; i < pl.nr_id; i++)
+		clk += !strcmp(pl.id[i], "cpu_atom@CPU_CLK_UNHALTED.CORE@");
+	assert_int_equal(clk, 2);
+	pmt_perf_lists_fini(&pl);
+	pmt_metric_set_fini(&ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +215,7 @@ int main(void)
 		cmocka_unit_test(refused),
 		cmocka_unit_test(gnr_columns),
 		cmocka_unit_test(column_rule),
+		cmocka_unit_test(hybrid_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

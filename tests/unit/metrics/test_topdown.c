@@ -107,6 +107,10 @@ static void from_counts(void **state)
 	/* an interval in which nothing was counted has no ratios */
 	memset(delta, 0, sizeof(delta));
 	assert_int_equal(pmt_topdown_from_counts(0, delta, &t), -PMT_EINVAL);
+	/* but perf's formulas' values (an E core's cpu_core columns with --per-core: perf 7.3
+	 * printed nan, 0.0, nan, nan): 0/0, and max(1 - NaN, 0) 0 */
+	assert_true(isnan(t.retiring) && isnan(t.fe_bound) && isnan(t.be_bound));
+	assert_true(t.bad_spec == 0);
 }
 
 /* Alder Lake's cpu_core formulas (adl-metrics.json; perf 7.3 printed 26.4 / 11.3 for these

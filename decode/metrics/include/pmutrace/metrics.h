@@ -333,7 +333,8 @@ PMT_API int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_s
 /* The same ratios from the topdown-* counts perf stat reads (topdown-retiring, -bad-spec,
  * -fe-bound, -be-bound, -heavy-ops, -br-mispredict, -fetch-lat, -mem-bound: PERF_METRICS'
  * byte order; the kernel gives slots * byte / 0xff), already a delta for an interval;
- * unread level-2 fields are 0. Returns -PMT_EINVAL when the level-1 counts sum to 0. */
+ * unread level-2 fields are 0. Returns -PMT_EINVAL when the level-1 counts sum to 0 (out
+ * then as perf's formulas give it: NaN ratios, the max(..., 0) ones 0). */
 PMT_API int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown *out);
 /* perf 7.3 stat --topdown --td-level LEVEL's columns (tma_* names) in the order it prints
  * them on a PERF_METRICS PMU (checked on Granite Rapids' tables): *names points at them;
@@ -424,6 +425,20 @@ PMT_API int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const c
 PMT_API int pmt_metric_set_perf_topdown(const struct pmt_metric_set *ms, const char *group,
 					const struct pmt_expr_ctx *ctx, bool nmi_watchdog,
 					const struct pmt_metric **metric);
+/* perf 7.3's stat -M of several grouped metrics (metricgroup.c's parse_groups()): the
+ * ungrouped metrics' combined list (list 0), then each grouped metric's own {...}:W list
+ * (1, 2, ...; a metric whose IDs an earlier one's holds reads that one's), in perf's order,
+ * an event in as many lists as read it; tool events left out. */
+struct pmt_perf_lists {
+	char **id;            /* [nr_id] the events, named as the metrics name them */
+	int *list;            /* [nr_id] the list of each */
+	size_t nr_id, nm;
+	const struct pmt_metric **metric; /* [nm] perf's metric list */
+	int *show;            /* [nm] the id[] perf shows the metric on, -1 none */
+};
+PMT_API int pmt_metric_set_perf_lists(const struct pmt_metric_set *ms, const char *const *sel,
+				      size_t nsel, bool thresholds, struct pmt_perf_lists *pl);
+PMT_API void pmt_perf_lists_fini(struct pmt_perf_lists *pl);
 PMT_API void pmt_perf_events_free(char **ids);
 /* the deepest TopdownLN group of a table, as perf's metricgroups__topdown_max_level()
  * reads it (the first "TopdownL" of each metric's groups); 0 when none */
