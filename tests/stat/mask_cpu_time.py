@@ -16,7 +16,9 @@ import sys
 from mask_tool_event import write_masked
 
 NAME = r'(?:tool/(?:user|system)_time/|user_time|system_time)'
-TEXT = re.compile(r'(\s)(\d+)(\s+' + NAME + r'\s)')
+# text: the padding before the count too, which its number of digits sets (a CPU's
+# system_time of 0 or of 20000000 ns)
+TEXT = re.compile(r'(\s+)(\d+)(\s+' + NAME + r'\s)')
 CSV = re.compile(r'(^|,)(\d+)(,,' + NAME + r',)')
 # perf 7.3 leaves out a tool event's line when its count is 0 on a unit without CPU 0
 # (should_skip_zero_counter()), as pmutrace does: whether an idle CPU's or core's count is
@@ -39,7 +41,9 @@ def main():
                 print(f'FAIL: {ns} ns (tick {tick} ns, at most {max_ns}): {line.strip()}')
                 bad += 1
             a, b = m.span(2)
-            line = line[:a] + 'N' + line[b:]
+            if m.re is TEXT:
+                a = m.start(1)
+            line = line[:a] + (' N' if m.re is TEXT else 'N') + line[b:]
             if OTHER_UNIT.search(line):
                 continue
         out.append(line)
