@@ -4,10 +4,10 @@
  * of all CPUs by time and takes context switches into account, both best known once the
  * whole file is read. Memory stays bounded all the same: once the queued chunks exceed
  * the window's high mark, the oldest data is decoded until its low mark remains. Chunks of a
- * mapped file are referenced, a container's frames held (pmt_source_aux_pin); other
- * transient ones (a pipe, COMPRESSED records) are copied. The order is the whole-file order
- * unless a CPU's data runs out while the others hold the window (reported once); mapped
- * files and pipes take the same path, so they give the same samples.
+ * mapped file are referenced; transient ones (a pipe, COMPRESSED records) are copied. The
+ * order is the whole-file order unless a CPU's data runs out while the others hold the
+ * window (reported once); mapped files and pipes take the same path, so they give the same
+ * samples.
  *
  * The window is sized from the recording (set_window()): a CPU's queue runs dry when more
  * than the low mark of other CPUs' data comes between two of its chunks, about one pass of
@@ -42,7 +42,6 @@ struct chunk {
 	uint64_t file_off; /* of the AUXTRACE record (mapped data) */
 	uint64_t pad_base; /* the reader's u.auxtrace.pad_base */
 	uint8_t owned;     /* a copy of transient data, freed once decoded */
-	struct pmt_source_pin *pin; /* transient data held where it is, released once decoded */
 };
 
 struct sw_event {
@@ -93,7 +92,6 @@ struct queue_slot {
 
 struct run {
 	const struct pmt_spe_run_opts *o;
-	struct pmt_source *src; /* NULL: a raw buffer */
 	uint64_t held;        /* bytes of queued and fed chunks */
 	uint64_t hold_low, hold_max; /* the window: merge at hold_max down to hold_low */
 	uint64_t chunk_max_sum; /* of the queues' chunk_max */
@@ -326,7 +324,6 @@ static void release_fed(struct run *r, struct queue_slot *sl)
 	r->held -= sl->fed.size;
 	if (sl->fed.owned)
 		free((void *)sl->fed.data);
-	pmt_source_aux_unpin(r->src, sl->fed.pin);
 	sl->feeding = 0;
 }
 
@@ -548,7 +545,7 @@ static void set_window(struct run *r)
 static int queue_chunk(struct run *r, struct queue_slot *sl, const struct pmt_trace_event *ev)
 {
 	struct chunk c = { ev->u.auxtrace.data, ev->u.auxtrace.size, ev->u.auxtrace.offset,
-			   ev->file_offset, ev->u.auxtrace.pad_base, 0, NULL };
+			   ev->file_offset, ev->u.auxtrace.pad_base, 0 };
 
 	if (sl->next_chunk == sl->nchunks) {
 		sl->next_chunk = sl->nchunks = 0;
@@ -567,9 +564,7 @@ static int queue_chunk(struct run *r, struct queue_slot *sl, const struct pmt_tr
 		sl->chunks = cs;
 		sl->cap = nc;
 	}
-	if (ev->u.auxtrace.transient && r->src)
-		c.pin = pmt_source_aux_pin(r->src, ev);
-	if (ev->u.auxtrace.transient && !c.pin) {
+	if (ev->u.auxtrace.transient) {
 		uint8_t *copy = malloc(c.size ? (size_t)c.size : 1);
 
 		if (!copy)
@@ -600,10 +595,10 @@ static void update_keep(struct queue_slot **tab, struct pmt_source *src)
 
 		if (!sl)
 			continue;
-		if (sl->feeding && !sl->fed.owned && !sl->fed.pin && sl->fed.file_off < keep)
+		if (sl->feeding && !sl->fed.owned && sl->fed.file_off < keep)
 			keep = sl->fed.file_off;
 		for (size_t c = sl->next_chunk; c < sl->nchunks; c++)
-			if (!sl->chunks[c].owned && !sl->chunks[c].pin) {
+			if (!sl->chunks[c].owned) {
 				if (sl->chunks[c].file_off < keep)
 					keep = sl->chunks[c].file_off;
 				break; /* file order */
@@ -615,11 +610,9 @@ static void update_keep(struct queue_slot **tab, struct pmt_source *src)
 static void free_slot(struct run *r, struct queue_slot *sl)
 {
 	release_fed(r, sl);
-	for (size_t c = sl->next_chunk; c < sl->nchunks; c++) {
+	for (size_t c = sl->next_chunk; c < sl->nchunks; c++)
 		if (sl->chunks[c].owned)
 			free((void *)sl->chunks[c].data);
-		pmt_source_aux_unpin(r->src, sl->chunks[c].pin);
-	}
 	free(sl->chunks);
 	free(sl->sw.e);
 	pmt_spe_queue_fini(&sl->q);
@@ -662,7 +655,7 @@ int pmt_spe_run_source(struct pmt_source *src, const struct pmt_spe_run_opts *o,
 		       uint32_t *enabled)
 {
 	const struct pmt_trace_meta *m = pmt_source_meta(src);
-	struct run r = { .o = o, .src = src, .fn = fn, .ctx = ctx };
+	struct run r = { .o = o, .fn = fn, .ctx = ctx };
 	struct queue_slot **tab;
 	struct pmt_trace_event ev;
 	int rc = 0;

@@ -255,7 +255,7 @@ void ctr_prefetch_release(struct ctr_prefetch *pf)
 }
 
 int ctr_prefetch_take(struct pmt_ctr_reader *r, size_t at, size_t csize,
-		      unsigned long long *dsize, struct ctr_frame_buf **fb)
+		      unsigned long long *dsize, const struct ctr_frame_buf **fb)
 {
 	struct ctr_prefetch *pf = r->pf;
 	struct job *j;
@@ -307,11 +307,6 @@ int pmt_ctr_reader_threads(struct pmt_ctr_reader *r, unsigned n)
 
 	if (!r || n > 256)
 		return -PMT_EINVAL;
-	if (r->cur && r->cur != &r->fb) {
-		/* the held frame's buffer is freed with the threads, unless pinned */
-		ctr_fb_retire(r, r->cur);
-		r->cur = NULL;
-	}
 	ctr_prefetch_free(r->pf);
 	r->pf = NULL;
 	if (!n)

@@ -130,8 +130,6 @@ static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_
 	f->csize = (uint32_t)(8 + n);
 	f->data = r->fb.out;
 	f->size = len;
-	r->cur = &r->fb;
-	r->cur_size = len;
 	f->stream_offset = stream_place(r, at, len, false);
 	r->st.frames++;
 	r->st.column_frames++;
@@ -142,10 +140,8 @@ static int column_frame(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, size_
 
 int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_diag *diag)
 {
-	struct ctr_frame_buf *fb = &r->fb;
+	const struct ctr_frame_buf *fb = &r->fb;
 
-	ctr_fb_retire(r, r->cur);
-	r->cur = NULL;
 	if (r->pf)
 		ctr_prefetch_release(r->pf);
 	while (r->pos < r->len) {
@@ -259,8 +255,6 @@ int pmt_ctr_next(struct pmt_ctr_reader *r, struct pmt_ctr_frame *f, struct pmt_d
 		f->csize = (uint32_t)csize;
 		f->data = fb->out;
 		f->size = (size_t)dsize;
-		r->cur = fb;
-		r->cur_size = (size_t)dsize;
 		f->stream_offset = stream_place(r, at, dsize, false);
 		r->st.frames++;
 		r->st.bytes_in += csize;
@@ -276,11 +270,9 @@ void pmt_ctr_reader_free(struct pmt_ctr_reader *r)
 {
 	if (!r)
 		return;
-	ctr_fb_retire(r, r->cur); /* pins left (a caller's bug) keep their buffers */
 	ctr_prefetch_free(r->pf);
 	ZSTD_freeDCtx(r->fb.dctx);
 	free(r->fb.out);
-	ctr_pin_spares_free(r);
 	free(r->skip);
 	free(r);
 }

@@ -19,15 +19,9 @@ struct ctr_frame_buf {
 	uint8_t *out;
 	size_t out_cap;
 	const char *zerr;       /* zstd's word on the last damaged frame */
-	struct pmt_ctr_pin *pin; /* out is pinned (pin.c): it leaves this buffer when the
-				  * frame is released */
 };
 
 struct ctr_prefetch;
-
-/* Buffers of pinned frames that nothing holds any more, for the next frame buffer that
- * gives its own up (pin.c) */
-#define CTR_PIN_SPARES 4
 
 struct pmt_ctr_reader {
 	struct ctr_frame_buf fb;
@@ -40,18 +34,7 @@ struct pmt_ctr_reader {
 	size_t nskip, skip_at;
 	uint64_t stream_next;   /* stream offset of the next data frame (PMT_CTR_NO_OFFSET) */
 	struct ctr_prefetch *pf; /* NULL: every frame is decompressed when it is asked for */
-	struct ctr_frame_buf *cur; /* the buffer of the frame the last pmt_ctr_next() gave */
-	size_t cur_size;           /* that frame's bytes */
-	struct ctr_spare { uint8_t *out; size_t cap; } spare[CTR_PIN_SPARES];
-	unsigned nspare;
-	size_t pinned_bytes;    /* of the buffers pins hold */
 };
-
-/* The frame in fb is done with: a pinned buffer leaves fb to its pins (fb takes a spare
- * one, or none: it grows on the next frame). Caller's thread, before fb is reused. */
-void ctr_fb_retire(struct pmt_ctr_reader *r, struct ctr_frame_buf *fb);
-/* The spare buffers go back to the heap (the reader is freed). */
-void ctr_pin_spares_free(struct pmt_ctr_reader *r);
 
 /* One zstd frame of csize bytes at src into fb->out: *dsize in, when the header states
  * it, else the frame is streamed into a buffer that grows up to FRAME_MAX. zstd checks
@@ -63,7 +46,7 @@ int ctr_frame_decompress(struct ctr_frame_buf *fb, const uint8_t *src, size_t cs
  * make it, from a thread that started on it earlier when it could. *fb is the buffer it
  * is in, valid until ctr_prefetch_release(). Same returns as ctr_frame_decompress(). */
 int ctr_prefetch_take(struct pmt_ctr_reader *r, size_t at, size_t csize,
-		      unsigned long long *dsize, struct ctr_frame_buf **fb);
+		      unsigned long long *dsize, const struct ctr_frame_buf **fb);
 /* The caller is done with the frame the last take gave. */
 void ctr_prefetch_release(struct ctr_prefetch *pf);
 void ctr_prefetch_free(struct ctr_prefetch *pf);

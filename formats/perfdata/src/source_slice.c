@@ -125,25 +125,3 @@ void pmt_source_frames(const struct pmt_source *s, uint32_t *read, uint32_t *ski
 	*read = st ? st->frames : 0;
 	*skipped = st ? st->skipped : 0;
 }
-
-struct pmt_source_pin *pmt_source_aux_pin(struct pmt_source *s, const struct pmt_trace_event *ev)
-{
-	const uint8_t *lo, *d;
-
-	/* AUX bytes read in place from the container's current frame (not through win, a
-	 * COMPRESSED record's window or a pipe) */
-	if (!s || !s->ctr || !s->wview || s->in_comp || ev->kind != PMT_TEV_AUXTRACE)
-		return NULL;
-	lo = s->ctr_frame.data;
-	d = ev->u.auxtrace.data;
-	if (!lo || d < lo || d > lo + s->ctr_frame.size ||
-	    ev->u.auxtrace.size > (uint64_t)(lo + s->ctr_frame.size - d))
-		return NULL;
-	return (struct pmt_source_pin *)pmt_ctr_frame_pin(s->ctr);
-}
-
-void pmt_source_aux_unpin(struct pmt_source *s, struct pmt_source_pin *pin)
-{
-	if (s && s->ctr && pin)
-		pmt_ctr_frame_unpin(s->ctr, (struct pmt_ctr_pin *)pin);
-}

@@ -194,14 +194,6 @@ PMT_API const struct pmt_ctr_stats *pmt_ctr_stats(const struct pmt_ctr_reader *r
  * frame the last call gave stays valid unless threads set earlier are changed. Returns 0,
  * -PMT_EINVAL or -PMT_ENOMEM. */
 PMT_API int pmt_ctr_reader_threads(struct pmt_ctr_reader *r, unsigned n);
-/* Keep the frame the last pmt_ctr_next() gave valid past later calls until each pin of it
- * is released (all before the reader is freed; on the reader's thread): AUX bytes are then
- * decoded in place, not copied out. NULL (copy then) with no frame held, past
- * PMT_CTR_PIN_MAX bytes of pinned buffers, or for a frame under a quarter of its buffer. */
-#define PMT_CTR_PIN_MAX (64u << 20)
-struct pmt_ctr_pin;
-PMT_API struct pmt_ctr_pin *pmt_ctr_frame_pin(struct pmt_ctr_reader *r);
-PMT_API void pmt_ctr_frame_unpin(struct pmt_ctr_reader *r, struct pmt_ctr_pin *p);
 
 /* ---- frame info: what a data frame holds, so a slice reads only the frames it needs ---- */
 enum {

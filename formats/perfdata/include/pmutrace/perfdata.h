@@ -275,15 +275,6 @@ PMT_API const char *pmt_source_name(const struct pmt_source *src);
  * the kernel so the resident set stays flat (the data stays valid: a page read again is
  * faulted in from the page cache). Default UINT64_MAX: nothing is kept. */
 PMT_API void pmt_source_keep_from(struct pmt_source *src, uint64_t file_offset);
-/* A decoder that queues transient AUX data: keep the bytes of this AUXTRACE event (the
- * last pmt_source_next() gave) valid until pmt_source_aux_unpin(), without a copy. A
- * container's frame buffer is then held (pmt_ctr_frame_pin) instead of being reused; NULL
- * when the source cannot hold them (a pipe, a COMPRESSED record, a record crossing frames,
- * too many frames held): copy them then. Release every pin before closing the source. */
-struct pmt_source_pin;
-PMT_API struct pmt_source_pin *pmt_source_aux_pin(struct pmt_source *src,
-						  const struct pmt_trace_event *ev);
-PMT_API void pmt_source_aux_unpin(struct pmt_source *src, struct pmt_source_pin *pin);
 PMT_API void pmt_source_close(struct pmt_source *src); /* NULL is a no-op */
 /* What the trace holds, in one line: "cpu-clock: 46755 samples; 0 bytes of AUX data" (each
  * attr's samples, the AUX bytes). Reads the source to its end. Returns 0 or -PMT_ENOMEM. */
