@@ -57,6 +57,13 @@ for keys in srcline srcline,dso,sym; do
 		"$P" report "$T/u.data" --sort "$keys" $g >"$T/ours.raw" ||
 			fail "pmutrace report --sort $keys $g failed"
 		python3 "$SRC/tests/tools/equal_rows_sorted.py" "$T/ours.raw" >"$T/ours"
+		# ld.so's dl-find_object rows, a known difference of names
+		# (tests/tools/known_line_pairs.awk; failed CI once)
+		if [ "$(wc -l <"$T/theirs")" = "$(wc -l <"$T/ours")" ]; then
+			paste -d '\n' "$T/theirs" "$T/ours" |
+				awk -f "$SRC/tests/tools/known_line_pairs.awk" >"$T/ours.k"
+			mv "$T/ours.k" "$T/ours"
+		fi
 		cmp -s "$T/theirs" "$T/ours" || {
 			diff "$T/theirs" "$T/ours" | head -20
 			fail "report --sort $keys $g of callers outside libc's symbols differs (perf 7.3 < > pmutrace)"
