@@ -33,7 +33,7 @@ struct hist_src {
 	size_t addrs_cap, addrs_n;
 	bool unknown_no_file; /* "??:0" has no source file (perf 6.1), not "??" (7.3) */
 	/* perf 6.1's count of each file's failed lookups (hist_src_count61): one per file
-	 * that had a lookup, dso_id NULL ends them */
+	 * that had a lookup, fails61_n of them */
 	struct fails61 {
 		const void *dso_id;
 		unsigned fails; /* dso->a2l_fails: 1 until a lookup succeeds, then 0 for good */

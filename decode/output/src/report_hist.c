@@ -342,13 +342,12 @@ static int locate_key(struct pmt_hist *h, const struct pmt_spe_sample *s, uint32
 {
 	struct hent k;
 	int rc = hist_make_key(h, s, NULL, 0, NULL, &k);
+	bool group = false;
 
 	h->last_kernel = k.kernel;
 	h->last_nosym = !k.sym;
 	h->last_objoff = k.objoff;
 	h->last_map_ip = k.ip;
-	bool group = false;
-
 	if (h->cut61) {
 		h->last_key61 = k;
 		if (rc >= 0)
