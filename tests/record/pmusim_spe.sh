@@ -270,7 +270,9 @@ if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-g
 	det overflow "PMUSIM_CHUNK=8192 PMUSIM_LOSE=3" "-a -m 1,8"
 	det per_thread "PMUSIM_CHUNK=16384 PMUSIM_TRUNCATE=6 PMUSIM_LOSE=9" "--per-thread"
 	# Snapshot mode, deterministic: each CPU's producer stops after every 2500 records of
-	# its share (the last too) and asks for a snapshot (SIGUSR2) once all have stopped;
+	# its share (the last too) and asks for a snapshot (SIGUSR2) once all have stopped
+	# and the recorder is ready for it (tests/pmusim/spe.c; the producers' logs, compared
+	# below, count the requests and those sent again);
 	# both recorders then take one more at the end (perf with -Se, pmutrace always). The
 	# producer follows the SPE driver's snapshot rules (aux_head an offset in the area,
 	# sessions up to half or the end of it, padding, PERF_RECORD_AUX at the new head
@@ -313,7 +315,7 @@ if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-g
 			! grep -qv '^PERF_RECORD_AUX offset' "$T/$name.twins" &&
 			[ -z "$(sort -u "$T/$name.twins" | comm -23 - "$T/$name.t.aux")" ] ||
 			bad "$name: AUX and AUXTRACE records differ: $(diff "$T/$name.t.aux" "$T/$name.p.aux" | head -4 | tr '\n' ' ')"
-		echo "$name: $(wc -l <"$T/$name.t.txt") samples, $(grep -c AUXTRACE "$T/$name.t.aux") AUXTRACE, $(grep -c 'AUX offset' "$T/$name.t.aux") AUX records; perf's twins: $(wc -l <"$T/$name.twins")"
+		echo "$name: $(wc -l <"$T/$name.t.txt") samples, $(grep -c AUXTRACE "$T/$name.t.aux") AUXTRACE, $(grep -c 'AUX offset' "$T/$name.t.aux") AUX records, $(sed -n 's/.*snapshot_requests \([0-9]*\) resent \([0-9]*\).*/\1 requests (\2 again)/p' "$T/$name.log" | head -1); perf's twins: $(wc -l <"$T/$name.twins")"
 	}
 	# a 16 KiB area that wraps between snapshots, each cut to its last 8 KiB; the last
 	# snapshot has nothing new (perf takes the wrapped area again)
