@@ -7,7 +7,9 @@
  * producer settings are listed there) and pebs.c (an Intel core PMU, PMUSIM_PEBS_TYPE: PEBS
  * samples with retire latencies and counting reads). Environment here:
  *   PMUSIM_TYPE=8           the SPE PMU type (as in the fake sysfs)
- *   PMUSIM_LOG=FILE         what was produced, dropped and flagged, one line per event */
+ *   PMUSIM_LOG=FILE         what was produced, dropped and flagged, one line per event
+ *   PMUSIM_DISABLE_LOG=FILE a line per IOC_DISABLE of an SPE event, as it returns: a test
+ *                           sees a snapshot taken (the recorder stops every event) */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -328,6 +330,14 @@ SIM_EXPORT int ioctl(int fd, unsigned long req, ...)
 			spe_stop(e);
 		e->disables++;
 		pthread_mutex_unlock(&e->busy);
+		if (e->spe && getenv("PMUSIM_DISABLE_LOG")) {
+			FILE *f = fopen(getenv("PMUSIM_DISABLE_LOG"), "a");
+
+			if (f) {
+				fprintf(f, "cpu %d\n", e->cpu);
+				fclose(f);
+			}
+		}
 		return 0;
 	case IOC_ID:
 		memcpy((void *)arg, &e->id, 8);

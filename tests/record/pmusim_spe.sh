@@ -75,11 +75,11 @@ got=$(aux_in "$T/w.data") made=$(sum "$T/w.log" produced)
 
 # 5. snapshot mode: SIGUSR2 takes the (wrapped) 64 KiB area of each CPU, and the end takes
 # one more; what they hold decodes to samples of the produced records
-rm -f "$T/n.log"
+rm -f "$T/n.log" "$T/n.dis"
 # env execs pmutrace: $! is the recorder (--duration bounds a run whose signals went astray)
 env SYSFS_PATH="$T/fs" PMUSIM_TYPE=8 PMUSIM_SPE="$T/a.spe" PMUSIM_LOG="$T/n.log" PMUSIM_RATE=200000 \
-	LD_PRELOAD="$T/sim.so" "$P" record -e arm_spe_0// -a -S -m 8,16 --duration 10 \
-	-o "$T/n.data" 2>"$T/nerr" &
+	PMUSIM_DISABLE_LOG="$T/n.dis" LD_PRELOAD="$T/sim.so" "$P" record -e arm_spe_0// -a -S \
+	-m 8,16 --duration 120 -o "$T/n.data" 2>"$T/nerr" &
 pid=$!
 # a SIGUSR2 before the recorder has its handler would end it (ASan's start under load can
 # pass the second this waited): wait for the handler (SigCgt bit 12), then for the areas
@@ -89,10 +89,22 @@ for i in $(seq 600); do
 	[ -n "$cgt" ] && [ $((0x$cgt >> 11 & 1)) = 1 ] && break
 	sleep 0.1
 done
+# each request waits until the last was taken (the recorder disabled both CPUs' events for
+# it: 2 lines each in the simulator's PMUSIM_DISABLE_LOG), as two signals pending at once
+# are one: a recorder held up for 0.6 s (a loaded machine) would take 2 snapshots of 3
+taken() {
+	for i in $(seq 600); do
+		[ "$(cat "$T/n.dis" 2>/dev/null | wc -l)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	bad "snapshot: the recorder took no snapshot for 60 s ($(cat "$T/n.dis" 2>/dev/null | wc -l) disables)"
+}
 sleep 1
 kill -USR2 $pid
+taken 2
 sleep 0.6
 kill -USR2 $pid
+taken 4
 sleep 0.6
 kill -INT $pid
 wait $pid
