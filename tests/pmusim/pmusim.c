@@ -7,7 +7,9 @@
  * producer settings are listed there) and pebs.c (an Intel core PMU, PMUSIM_PEBS_TYPE: PEBS
  * samples with retire latencies and counting reads). Environment here:
  *   PMUSIM_TYPE=8           the SPE PMU type (as in the fake sysfs)
- *   PMUSIM_LOG=FILE         what was produced, dropped and flagged, one line per event */
+ *   PMUSIM_LOG=FILE         what was produced, dropped and flagged, one line per event
+ *   PMUSIM_DISABLE_LOG=FILE a line per IOC_DISABLE of an SPE event, as it returns: a test
+ *                           sees a snapshot taken (the recorder stops every event) */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -312,9 +314,12 @@ SIM_EXPORT int ioctl(int fd, unsigned long req, ...)
 		return real_ioctl(fd, req, arg);
 	switch (req) {
 	case IOC_ENABLE:
-		if (e->spe)
+		if (e->spe) {
+			__atomic_store_n(&sim_recorder, pthread_self(), __ATOMIC_SEQ_CST);
+			__atomic_store_n(&sim_recorder_known, 1, __ATOMIC_SEQ_CST);
 			__atomic_store_n(&sim_polls_at_enable,
 					 __atomic_load_n(&sim_polls, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
+		}
 		e->enabled = 1;
 		return 0;
 	case IOC_DISABLE:
@@ -325,6 +330,14 @@ SIM_EXPORT int ioctl(int fd, unsigned long req, ...)
 			spe_stop(e);
 		e->disables++;
 		pthread_mutex_unlock(&e->busy);
+		if (e->spe && getenv("PMUSIM_DISABLE_LOG")) {
+			FILE *f = fopen(getenv("PMUSIM_DISABLE_LOG"), "a");
+
+			if (f) {
+				fprintf(f, "cpu %d\n", e->cpu);
+				fclose(f);
+			}
+		}
 		return 0;
 	case IOC_ID:
 		memcpy((void *)arg, &e->id, 8);
@@ -397,6 +410,8 @@ static int sim_ready(struct pollfd *fds, nfds_t n, nfds_t *others)
 	return ready;
 }
 
+pthread_t sim_recorder;
+int sim_recorder_known;
 unsigned long sim_polls, sim_polls_at_enable;
 
 SIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
@@ -405,7 +420,11 @@ SIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 	int ready, r;
 
 	init_real();
-	__atomic_add_fetch(&sim_polls, 1, __ATOMIC_SEQ_CST);
+	/* the recorder thread's calls only: perf's side-band thread polls its own event
+	 * every 5 ms here (sim fds), which said nothing of the main loop's state */
+	if (__atomic_load_n(&sim_recorder_known, __ATOMIC_SEQ_CST) &&
+	    pthread_equal(pthread_self(), __atomic_load_n(&sim_recorder, __ATOMIC_SEQ_CST)))
+		__atomic_add_fetch(&sim_polls, 1, __ATOMIC_SEQ_CST);
 	ready = sim_ready(fds, n, &others);
 	if (!ready && others == n)
 		return real_poll(fds, n, timeout); /* nothing simulated: the caller's timeout */
@@ -454,10 +473,11 @@ SIM_EXPORT int close(int fd)
 			pebs_close(e);
 		if (e->spe)
 			simlog("cpu %d produced %llu dropped %llu truncated %llu aux_records %llu "
-			     "data_lost %llu collisions %llu\n", e->cpu, (unsigned long long)e->produced,
+			     "data_lost %llu collisions %llu snapshot_requests %lu resent %lu\n",
+			     e->cpu, (unsigned long long)e->produced,
 			     (unsigned long long)e->dropped, (unsigned long long)e->truncated,
 			     (unsigned long long)e->aux_records, (unsigned long long)e->data_lost,
-			     (unsigned long long)e->collisions);
+			     (unsigned long long)e->collisions, snap_requests, snap_resent);
 		e->used = 0;
 	}
 	return real_close(fd);

@@ -65,9 +65,12 @@ struct ev {
 
 extern struct ev evs[MAX_EV];
 extern pthread_mutex_t lock;
-/* the process's poll() calls so far, and their number when an SPE event was last enabled:
- * a recorder that has polled since it enabled its events again is done with the last
- * snapshot and ready for the next request (spe.c) */
+/* the recorder's thread (the one that last enabled an SPE event: perf's and pmutrace's
+ * main loop, which polls and takes SIGUSR2), its poll() calls so far and their number at
+ * that enable: a recorder that has polled since it enabled its events again is done with
+ * the last snapshot and ready for the next request (spe.c) */
+extern pthread_t sim_recorder;
+extern int sim_recorder_known;
 extern unsigned long sim_polls, sim_polls_at_enable;
 struct ev *find(int fd);
 uint64_t now_ns(void);
@@ -80,6 +83,7 @@ int data_put(struct ev *e, const uint8_t *rec, size_t size);
 void load_spe(void);                                /* PMUSIM_SPE, once */
 void start_producer(struct ev *e);                  /* once its AUX area is mapped */
 void spe_stop(struct ev *e);                        /* IOC_DISABLE (busy held) */
+extern unsigned long snap_requests, snap_resent;    /* SIGUSR2 sent, of them again */
 
 /* pebs.c */
 int pebs_type(uint32_t type);                       /* a PMUSIM_PEBS_TYPE type */

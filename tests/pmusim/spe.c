@@ -25,6 +25,8 @@
  *   PMUSIM_SNAPSHOT=N       with PMUSIM_SEED in snapshot mode: after each N records of its
  *                           share every event waits, and once all do, SIGUSR2 asks the
  *                           recorder for a snapshot; they go on once it has disabled them
+ *                           (the requests, and those sent again, are in PMUSIM_LOG's lines)
+ *   PMUSIM_DEBUG=1          each snapshot request on stderr
  * Snapshot mode (an AUX area mapped read-only) follows the driver's snapshot rules: see
  * ow_begin() below.
  * perf's twins (a PERF_RECORD_AUX or LOST twice in perf's file, same bytes, same time) are
@@ -293,7 +295,22 @@ static int produce_overwrite(struct ev *e, size_t chunk, size_t shards, unsigned
 	return n || next;
 }
 
-static uint64_t snap_sent_ns; /* when SIGUSR2 was last sent (under lock) */
+/* the recorder's polls when SIGUSR2 was last sent, and the requests sent (under lock) */
+static unsigned long snap_polls_sent;
+unsigned long snap_requests, snap_resent;
+
+/* SIGUSR2 to the recorder's thread (called with lock held). Not kill(): a signal for the
+ * process may go to any thread that does not block it, and under qemu-user perf's handler
+ * could then run on this producer thread, whose busy lock its IOC_DISABLE waits for */
+static void ask_snapshot(int again)
+{
+	pthread_kill(__atomic_load_n(&sim_recorder, __ATOMIC_SEQ_CST), SIGUSR2);
+	snap_polls_sent = __atomic_load_n(&sim_polls, __ATOMIC_SEQ_CST);
+	snap_requests++;
+	snap_resent += again;
+	if (getenv("PMUSIM_DEBUG"))
+		fprintf(stderr, "pmusim: snapshot request%s\n", again ? " (again)" : "");
+}
 
 /* some event asked for a snapshot has been disabled since: the recorder took the signal
  * (called with lock held) */
@@ -337,8 +354,8 @@ static int snapshot_pause(struct ev *e)
 		}
 		/* perf ignores a SIGUSR2 until its trigger is ready again: arm_spe_snapshot_finish
 		 * enables the events and only then does record__read_auxtrace_snapshot make the
-		 * trigger ready, before the loop polls again. Asked once the recorder has polled
-		 * since it enabled them, the request is never lost, however slow the recorder */
+		 * trigger ready, before the loop polls again. Asked once the recorder's thread
+		 * has polled since it enabled them, the request is never lost, however slow */
 		if (all && __atomic_load_n(&sim_polls, __ATOMIC_SEQ_CST) !=
 			   __atomic_load_n(&sim_polls_at_enable, __ATOMIC_SEQ_CST)) {
 			for (int i = 0; i < MAX_EV; i++)
@@ -346,18 +363,19 @@ static int snapshot_pause(struct ev *e)
 					evs[i].snap_req = 1;
 					evs[i].snap_disables = evs[i].disables;
 				}
-			snap_sent_ns = now_ns();
-			kill(getpid(), SIGUSR2);
+			ask_snapshot(0);
 		}
 	} else if (e->snap_paused && e->snap_req && e->disables == e->snap_disables &&
-		   now_ns() - snap_sent_ns > 30000000000ull && !snapshot_begun()) {
-		/* a last resort, should a recorder lose a request all the same: asked again, as
-		 * a user would, after 30 s without a disable. It used to be 5 s, the only guard
-		 * against the lost request above, and perf under qemu on a loaded machine once
-		 * took longer than that to disable: it took both requests, one snapshot more
-		 * than pmutrace (CI: snap_wrap, 3706 samples against 3118) */
-		snap_sent_ns = now_ns();
-		kill(getpid(), SIGUSR2);
+		   __atomic_load_n(&sim_polls, __ATOMIC_SEQ_CST) - snap_polls_sent >= 2 &&
+		   !snapshot_begun()) {
+		/* a request the recorder dropped, never one it is slow to take: the signal was
+		 * for its thread, which has since begun two polls, so its handler has run (a
+		 * signal is handled before the thread runs on, in qemu-user too), and nothing
+		 * was disabled, which perf's handler and pmutrace's next loop turn do at once.
+		 * A resend on a timer (5 s, then 30 s) could not tell a slow recorder from one
+		 * that dropped the request: perf under qemu beside an ASan build took both,
+		 * one snapshot more than pmutrace (CI: snap_wrap, 3706 samples against 3118) */
+		ask_snapshot(1);
 	}
 	paused = e->snap_paused;
 	pthread_mutex_unlock(&lock);

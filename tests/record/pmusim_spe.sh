@@ -43,10 +43,14 @@ samples --raw "$T/a.spe" --raw-timed >"$T/raw.csv"
 [ -s "$T/rec.csv" ] && cmp -s "$T/rec.csv" "$T/raw.csv" || bad "steady: the recording does not decode to the produced records' samples"
 
 # 2. buffer-full storms (8 KiB AUX area, 64 KiB bursts) with collisions: TRUNCATED and
-# COLLISION counted as produced, the driver re-enabled, every produced byte kept
-sim "$T/b.log" env PMUSIM_CHUNK=65536 PMUSIM_COLLIDE=5 "$P" record -e arm_spe_0// -a -m 4,2 \
-	--duration 1 -o "$T/b.data" 2>"$T/err"
+# COLLISION counted as produced, the driver re-enabled, every produced byte kept. The
+# producer's SIGINT ends it once the whole stream was written or dropped, however slow
+# the machine (it was a 1 s recording, which assumed the storm fit in that second)
+sim "$T/b.log" env PMUSIM_CHUNK=65536 PMUSIM_COLLIDE=5 PMUSIM_DONE_SIGNAL=2 "$P" record \
+	-e arm_spe_0// -a -m 4,2 --duration 120 -o "$T/b.data" 2>"$T/err"
 rc=$?
+[ $(($(sum "$T/b.log" produced) + $(sum "$T/b.log" dropped))) = "$SPE_BYTES" ] ||
+	bad "storm: $(sum "$T/b.log" produced) bytes produced and $(sum "$T/b.log" dropped) dropped of $SPE_BYTES"
 [ $rc = 2 ] || bad "storm: exit $rc, want 2 (data lost): $(cat "$T/err")"
 tr=$(sum "$T/b.log" truncated)
 [ "$tr" -gt 2 ] || bad "storm: the producer truncated only $tr times"
@@ -75,11 +79,11 @@ got=$(aux_in "$T/w.data") made=$(sum "$T/w.log" produced)
 
 # 5. snapshot mode: SIGUSR2 takes the (wrapped) 64 KiB area of each CPU, and the end takes
 # one more; what they hold decodes to samples of the produced records
-rm -f "$T/n.log"
+rm -f "$T/n.log" "$T/n.dis"
 # env execs pmutrace: $! is the recorder (--duration bounds a run whose signals went astray)
 env SYSFS_PATH="$T/fs" PMUSIM_TYPE=8 PMUSIM_SPE="$T/a.spe" PMUSIM_LOG="$T/n.log" PMUSIM_RATE=200000 \
-	LD_PRELOAD="$T/sim.so" "$P" record -e arm_spe_0// -a -S -m 8,16 --duration 10 \
-	-o "$T/n.data" 2>"$T/nerr" &
+	PMUSIM_DISABLE_LOG="$T/n.dis" LD_PRELOAD="$T/sim.so" "$P" record -e arm_spe_0// -a -S \
+	-m 8,16 --duration 120 -o "$T/n.data" 2>"$T/nerr" &
 pid=$!
 # a SIGUSR2 before the recorder has its handler would end it (ASan's start under load can
 # pass the second this waited): wait for the handler (SigCgt bit 12), then for the areas
@@ -89,10 +93,22 @@ for i in $(seq 600); do
 	[ -n "$cgt" ] && [ $((0x$cgt >> 11 & 1)) = 1 ] && break
 	sleep 0.1
 done
+# each request waits until the last was taken (the recorder disabled both CPUs' events for
+# it: 2 lines each in the simulator's PMUSIM_DISABLE_LOG), as two signals pending at once
+# are one: a recorder held up for 0.6 s (a loaded machine) would take 2 snapshots of 3
+taken() {
+	for i in $(seq 600); do
+		[ "$(cat "$T/n.dis" 2>/dev/null | wc -l)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	bad "snapshot: the recorder took no snapshot for 60 s ($(cat "$T/n.dis" 2>/dev/null | wc -l) disables)"
+}
 sleep 1
 kill -USR2 $pid
+taken 2
 sleep 0.6
 kill -USR2 $pid
+taken 4
 sleep 0.6
 kill -INT $pid
 wait $pid
@@ -270,7 +286,9 @@ if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-g
 	det overflow "PMUSIM_CHUNK=8192 PMUSIM_LOSE=3" "-a -m 1,8"
 	det per_thread "PMUSIM_CHUNK=16384 PMUSIM_TRUNCATE=6 PMUSIM_LOSE=9" "--per-thread"
 	# Snapshot mode, deterministic: each CPU's producer stops after every 2500 records of
-	# its share (the last too) and asks for a snapshot (SIGUSR2) once all have stopped;
+	# its share (the last too) and asks for a snapshot (SIGUSR2) once all have stopped
+	# and the recorder is ready for it (tests/pmusim/spe.c; the producers' logs, compared
+	# below, count the requests and those sent again);
 	# both recorders then take one more at the end (perf with -Se, pmutrace always). The
 	# producer follows the SPE driver's snapshot rules (aux_head an offset in the area,
 	# sessions up to half or the end of it, padding, PERF_RECORD_AUX at the new head
@@ -313,7 +331,7 @@ if [ -n "$ORC" ] && [ -x "$ARM" ] && [ -x "$X86" ] && command -v aarch64-linux-g
 			! grep -qv '^PERF_RECORD_AUX offset' "$T/$name.twins" &&
 			[ -z "$(sort -u "$T/$name.twins" | comm -23 - "$T/$name.t.aux")" ] ||
 			bad "$name: AUX and AUXTRACE records differ: $(diff "$T/$name.t.aux" "$T/$name.p.aux" | head -4 | tr '\n' ' ')"
-		echo "$name: $(wc -l <"$T/$name.t.txt") samples, $(grep -c AUXTRACE "$T/$name.t.aux") AUXTRACE, $(grep -c 'AUX offset' "$T/$name.t.aux") AUX records; perf's twins: $(wc -l <"$T/$name.twins")"
+		echo "$name: $(wc -l <"$T/$name.t.txt") samples, $(grep -c AUXTRACE "$T/$name.t.aux") AUXTRACE, $(grep -c 'AUX offset' "$T/$name.t.aux") AUX records, $(sed -n 's/.*snapshot_requests \([0-9]*\) resent \([0-9]*\).*/\1 requests (\2 again)/p' "$T/$name.log" | head -1); perf's twins: $(wc -l <"$T/$name.twins")"
 	}
 	# a 16 KiB area that wraps between snapshots, each cut to its last 8 KiB; the last
 	# snapshot has nothing new (perf takes the wrapped area again)
