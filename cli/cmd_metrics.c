@@ -20,6 +20,9 @@ enum { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_JSONL };
 /* units evaluated together: a round of a 64-CPU recording (the plan's columns are
  * (inputs + metrics) x this many values) */
 enum { UNIT_BLOCK = 64 };
+/* intervals summed ahead of the printing thread with -j 2+ (run()): it is woken once half
+ * of them wait */
+enum { RING = 8 };
 
 /* Before a JSON row: "[" for the first row of a document, "," between rows. */
 static void json_row_start(struct pmt_out *o, int fmt, int *rows)
@@ -454,19 +457,19 @@ static int emit_counts(void *ctx, void *item)
 	return 0;
 }
 
-/* counts with c's events at c's indexes (a plan bound to c reads it as c), no units */
-static struct pmt_counts *counts_twin(const struct pmt_counts *c)
+/* The ring of the printing thread: c, then counts with c's events at c's indexes (a plan
+ * bound to c reads them as c) and no units. False when out of memory. */
+static bool counts_ring(struct pmt_counts *c, struct pmt_counts *ring[RING])
 {
-	struct pmt_counts *t;
-
-	if (pmt_counts_new(&t) < 0)
-		return NULL;
-	for (size_t i = 0; i < pmt_counts_nr_events(c); i++)
-		if (pmt_counts_event(t, pmt_counts_event_name(c, i)) != (int)i) {
-			pmt_counts_free(t);
-			return NULL;
-		}
-	return t;
+	ring[0] = c;
+	for (size_t k = 1; k < RING; k++) {
+		if (pmt_counts_new(&ring[k]) < 0)
+			return false;
+		for (size_t i = 0; i < pmt_counts_nr_events(c); i++)
+			if (pmt_counts_event(ring[k], pmt_counts_event_name(c, i)) != (int)i)
+				return false;
+	}
+	return true;
 }
 
 static int run(struct opts *op)
@@ -483,7 +486,7 @@ static int run(struct opts *op)
 	int rc = 1;
 	struct emit e = { 0 };
 	struct handoff h = { 0 };
-	struct pmt_counts *twin = NULL;
+	struct pmt_counts *ring[RING] = { 0 };
 
 	for (size_t i = 0; i < op->nmetrics; i++)
 		if (pmt_metric_set_load(&ms, op->metrics[i], &diag) < 0)
@@ -594,22 +597,19 @@ static int run(struct opts *op)
 	pmt_out_init(&e.o, stdout, 1 << 16);
 	if (op->fmt == OUT_CSV)
 		pmt_out_str(&e.o, "interval,aggr,pmu,metric,value,unit,threshold\n");
-	/* With -j 2 or more, an interval's formulas and rows (~30% of this thread's CPU on
+	/* With -j 2 or more, the intervals' formulas and rows (~30% of this thread's CPU on
 	 * 3,600 x 64 x 291 events, --global --csv) are done on a thread of their own while
-	 * this one sums the next interval into the twin counts: this thread is the wall's
-	 * path. Its warnings (damaged records) may then come before the metric warnings of
-	 * the interval before. Not with per-CPU retire latencies: those read the recording's
-	 * reader per unit. */
-	if (ct && op->jobs > 1 && e.block > 1 && (twin = counts_twin(c)) &&
-	    handoff_start(&h, emit_counts, &e) == 0) {
-		struct pmt_counts *cc[2] = { c, twin };
-		int k = 0;
+	 * this one sums the next intervals into the ring's other counts: this thread is the
+	 * wall's path. Its warnings (damaged records) may then come before the metric
+	 * warnings of intervals before. Not with per-CPU retire latencies: those read the
+	 * recording's reader per unit. */
+	if (ct && op->jobs > 1 && e.block > 1 && counts_ring(c, ring) &&
+	    handoff_start(&h, (void *const *)ring, RING, RING / 2, emit_counts, &e) == 0) {
+		struct pmt_counts *next;
 
-		do {
-			if (handoff_put(&h, cc[k]) < 0)
-				break;
-			k ^= 1; /* the counts the worker was done with when it took cc[k] */
-		} while (pmt_counts_trace_next(ct, cc[k]) > 0);
+		handoff_put(&h); /* ring[0], c: the first interval */
+		while ((next = handoff_slot(&h)) && pmt_counts_trace_next(ct, next) > 0)
+			handoff_put(&h);
 		handoff_finish(&h);
 	} else {
 		while (emit_counts(&e, c) == 0 && ct && pmt_counts_trace_next(ct, c) > 0)
@@ -627,7 +627,8 @@ out:
 	free(e.th);
 	free(e.missing);
 	free(e.warned);
-	pmt_counts_free(twin);
+	for (size_t i = 1; i < RING; i++) /* ring[0] is c */
+		pmt_counts_free(ring[i]);
 	pmt_metric_plan_free(plan);
 	pmt_counts_trace_close(ct);
 	pmt_counts_free(c);

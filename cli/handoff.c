@@ -1,4 +1,4 @@
-/* One worker thread fed one item at a time (handoff.h). */
+/* One worker thread fed in order through a ring of slots (handoff.h). */
 #include "handoff.h"
 
 #include "pmutrace/common.h"
@@ -12,30 +12,40 @@ static void *handoff_main(void *arg)
 		void *item;
 		int rc;
 
-		while (!h->item && !h->stop)
-			pthread_cond_wait(&h->cv, &h->mu);
-		if (!h->item)
-			break; /* stopped with nothing left */
-		item = h->item;
+		while (h->taken == h->made && !h->stop) {
+			h->idle = true;
+			pthread_cond_wait(&h->work, &h->mu);
+		}
+		h->idle = false;
+		if (h->taken == h->made)
+			break; /* stopped, every item used */
+		item = h->slot[h->taken % h->nslots];
 		pthread_mutex_unlock(&h->mu);
-		rc = h->fn(h->ctx, item);
+		rc = h->rc < 0 ? 0 : h->fn(h->ctx, item);
 		pthread_mutex_lock(&h->mu);
 		if (rc < 0 && !h->rc)
 			h->rc = rc;
-		h->item = NULL;
-		pthread_cond_broadcast(&h->cv);
+		h->taken++;
+		if (h->waiting)
+			pthread_cond_signal(&h->done);
 	}
 	pthread_mutex_unlock(&h->mu);
 	return NULL;
 }
 
-int handoff_start(struct handoff *h, int (*fn)(void *ctx, void *item), void *ctx)
+int handoff_start(struct handoff *h, void *const *slot, size_t nslots, size_t batch,
+		  int (*fn)(void *ctx, void *item), void *ctx)
 {
-	*h = (struct handoff){ .fn = fn, .ctx = ctx };
+	*h = (struct handoff){ .fn = fn, .ctx = ctx, .slot = slot, .nslots = nslots,
+			       .batch = batch ? batch : 1 };
+	if (h->batch >= nslots)
+		h->batch = nslots > 1 ? nslots - 1 : 1;
 	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
-	if (pthread_create(&h->tid, NULL, handoff_main, h)) {
-		pthread_cond_destroy(&h->cv);
+	pthread_cond_init(&h->work, NULL);
+	pthread_cond_init(&h->done, NULL);
+	if (!nslots || pthread_create(&h->tid, NULL, handoff_main, h)) {
+		pthread_cond_destroy(&h->done);
+		pthread_cond_destroy(&h->work);
 		pthread_mutex_destroy(&h->mu);
 		return -PMT_ENOMEM;
 	}
@@ -43,25 +53,29 @@ int handoff_start(struct handoff *h, int (*fn)(void *ctx, void *item), void *ctx
 	return 0;
 }
 
-static void wait_done(struct handoff *h)
+void *handoff_slot(struct handoff *h)
 {
-	while (h->item)
-		pthread_cond_wait(&h->cv, &h->mu);
-}
-
-int handoff_put(struct handoff *h, void *item)
-{
-	int rc;
+	void *s;
 
 	pthread_mutex_lock(&h->mu);
-	wait_done(h);
-	rc = h->rc;
-	if (!rc) {
-		h->item = item;
-		pthread_cond_broadcast(&h->cv);
+	while (h->made - h->taken >= h->nslots && !h->rc) {
+		h->waiting = true;
+		pthread_cond_signal(&h->work); /* a full ring is more than a batch */
+		pthread_cond_wait(&h->done, &h->mu);
 	}
+	h->waiting = false;
+	s = h->rc ? NULL : h->slot[h->made % h->nslots];
 	pthread_mutex_unlock(&h->mu);
-	return rc;
+	return s;
+}
+
+void handoff_put(struct handoff *h)
+{
+	pthread_mutex_lock(&h->mu);
+	h->made++;
+	if (h->idle && h->made - h->taken >= h->batch)
+		pthread_cond_signal(&h->work);
+	pthread_mutex_unlock(&h->mu);
 }
 
 int handoff_finish(struct handoff *h)
@@ -71,13 +85,13 @@ int handoff_finish(struct handoff *h)
 	if (!h->started)
 		return 0;
 	pthread_mutex_lock(&h->mu);
-	wait_done(h);
 	h->stop = true;
-	rc = h->rc;
-	pthread_cond_broadcast(&h->cv);
+	pthread_cond_signal(&h->work);
 	pthread_mutex_unlock(&h->mu);
 	pthread_join(h->tid, NULL);
-	pthread_cond_destroy(&h->cv);
+	rc = h->rc;
+	pthread_cond_destroy(&h->done);
+	pthread_cond_destroy(&h->work);
 	pthread_mutex_destroy(&h->mu);
 	h->started = false;
 	return rc;
