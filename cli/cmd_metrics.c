@@ -61,8 +61,8 @@ static void usage(FILE *fp)
 		"CPU are summed (perf stat report's options; default: as recorded). Per core, die\n"
 		"or socket needs the recording's CPU topology.\n"
 		"-j, --jobs N: a container's frames are decompressed on N - 1 threads ahead of\n"
-		"the reading, its counts frames decoded on N (default: the online CPUs; 1: none);\n"
-		"the output is the same.\n"
+		"the reading, its counts frames decoded on N, and the metrics evaluated and\n"
+		"printed on one more (default: the online CPUs; 1: none); the output is the same.\n"
 		"-v, --verbose: say how a TRACE's counts are read (counts frames or STAT records,\n"
 		"and why a counts frame is not used).\n");
 	fputs(pmt_cli_exit_help, fp);
