@@ -5,18 +5,26 @@
 static enum pmt_log_level pmt_log_level = PMT_LOG_WARN;
 static pmt_log_fn pmt_log_sink;
 static void *pmt_log_ctx;
+/* added to atomically: threads warn too (metrics' printing thread beside its reader) */
 static unsigned long pmt_log_counts[PMT_LOG_DEBUG + 1];
+
+static void count_one(enum pmt_log_level level)
+{
+	__atomic_fetch_add(&pmt_log_counts[level], 1, __ATOMIC_RELAXED);
+}
 
 unsigned long pmt_log_count(enum pmt_log_level level)
 {
-	return (unsigned)level <= PMT_LOG_DEBUG ? pmt_log_counts[level] : 0;
+	if ((unsigned)level > PMT_LOG_DEBUG)
+		return 0;
+	return __atomic_load_n(&pmt_log_counts[level], __ATOMIC_RELAXED);
 }
 
 void pmt_cli_warn(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	pmt_log_counts[PMT_LOG_WARN]++;
+	count_one(PMT_LOG_WARN);
 	progress_interrupt();
 	fprintf(stderr, "pmutrace %s: warning: ", cmd);
 	va_start(ap, fmt);
@@ -42,7 +50,7 @@ void pmt_log(enum pmt_log_level level, const char *fmt, ...)
 
 	if (level > pmt_log_level)
 		return;
-	pmt_log_counts[level]++;
+	count_one(level);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

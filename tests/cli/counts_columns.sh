@@ -4,7 +4,8 @@
 # records are read as records or from its counts frame, on
 #   - synthetic recordings (bench_stat_trace: every count event of GNR's metric table, per
 #     CPU, 40 intervals x 16 CPUs and 300 x 2): every metric --csv and --jsonl, as recorded
-#     and --global;
+#     and --global; and -j 1 (one thread sums, evaluates and prints) against -j 2 and 3
+#     (an interval printed on a thread of its own while the next is summed);
 #   - the kernel's counts (software events): stat -a -A -I 10 (per CPU) and stat -I 10 of a
 #     workload (its thread's counters), converted to 64 KiB frames so most frames have one;
 #   - each read three ways: by counts frames, the same file through its records
@@ -136,6 +137,20 @@ for shape in "40 16" "300 2"; do
 	same "$shape --jsonl" "$T/s.pmt" "$M" --jsonl
 	same "$shape --global --csv" "$T/s.pmt" "$M" --global --csv
 	same "$shape -j 1 -M tma_retiring" "$T/s.pmt" "$M" -j 1 -M tma_retiring --csv
+	# -j 2 and 3 evaluate and print each interval on a thread of their own while the next
+	# one is summed (into two counts in turn); -j 1 does both on one thread
+	for a in --csv "--global --jsonl"; do
+		# shellcheck disable=SC2086
+		"$P" metrics "$T/s.pmt" --metrics "$M" -j 1 $a >"$T/j1.out" 2>"$T/j1.err"
+		echo "exit $?" >>"$T/j1.err"
+		for j in 2 3; do
+			# shellcheck disable=SC2086
+			"$P" metrics "$T/s.pmt" --metrics "$M" -j $j $a >"$T/j.out" 2>"$T/j.err"
+			echo "exit $?" >>"$T/j.err"
+			cmp -s "$T/j1.out" "$T/j.out" || bad "$shape $a: stdout of -j $j != -j 1"
+			cmp -s "$T/j1.err" "$T/j.err" || bad "$shape $a: stderr/exit of -j $j != -j 1"
+		done
+	done
 done
 
 # the counts frames' layouts: version 3 as written now, version 1 as files written before it
