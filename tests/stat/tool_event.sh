@@ -173,6 +173,40 @@ for o in -a -a_-x, -a_-A_-x, -a_-A -a_-j -a_-I_100_-x, -a_--per-core_-x, -x, -j;
 	done
 	same_as_perf "$opts -e user_time,system_time"
 done
+# a workload's user_time and system_time: perf 7.3 reads 0 at every read while it runs, in
+# every interval too (its -vv: "-1: 0 N N" a read), in the live output and in -o's stream
+# read back by its stat report (as its report of its own stat record -I); the workload
+# runs past the first interval, so that /proc/PID/stat would count there
+# shellcheck disable=SC2016
+B='i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done'
+nonzero='[ ,][1-9][0-9]*[ ,]+(user|system)_time|"counter-value" : "[1-9]'
+for o in -I_100_-x, -I_100 -I_100_-j -o; do
+	n=$((n + 1))
+	opts=$(echo "$o" | tr _ ' ')
+	for f in perf pmt; do
+		rm -f "$T/f.pmt"
+		case $f$o in
+		perf-o) timeout 60 "$X" stat record -o - -I 100 -e user_time -- sh -c "$B" \
+			2>/dev/null >"$T/perf.data" ;;
+		pmt-o) timeout 60 "$P" stat -o "$T/f.pmt" -I 100 -e user_time -- sh -c "$B" \
+			2>/dev/null && zstd -qdc "$T/f.pmt" >"$T/pmt.data" ;;
+		esac
+		case $f$o in
+		*-o) "$X" stat report -i - <"$T/$f.data" 2>"$T/$f.all" >/dev/null ;;
+		perf*) # shellcheck disable=SC2086
+			timeout 60 "$X" stat $opts -e user_time,system_time -- sh -c "$B" \
+				2>"$T/$f.all" >/dev/null ;;
+		*) # shellcheck disable=SC2086
+			timeout 60 "$P" stat $opts -e user_time,system_time -- sh -c "$B" \
+				2>"$T/$f.all" >/dev/null ;;
+		esac
+		first_interval <"$T/$f.all" |
+			sed 's/^ *[0-9.]* seconds \(user\|sys\)$/T seconds \1/' >"$T/$f"
+	done
+	! grep -Eq "$nonzero" "$T/pmt.all" && grep -Eq '(user|system)_time' "$T/pmt.all" ||
+		{ echo "FAIL: $opts: a workload's time not 0: $(cat "$T/pmt.all")"; fail=$((fail + 1)); }
+	same_as_perf "$opts: user_time, system_time of a workload"
+done
 # -vv: perf's tool attr (type 0xfffffffe, config 1) and no open line for it
 n=$((n + 1))
 SYSFS_PATH=$T/gnr PERF_CPUID=GenuineIntel-6-AD-0 "$X" stat -vv -e duration_time -a -- true 2>&1 |

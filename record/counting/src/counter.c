@@ -119,6 +119,12 @@ static bool tool_time_now(struct pmt_counter *c, uint32_t e, uint32_t ci, int32_
 	const struct pmt_count_plan *p = c->plan;
 	bool system = p->ev.ev[e].attr.config == PMT_TOOL_SYSTEM_TIME;
 
+	/* a workload's (enabled on its exec): perf 7.3 reads 0 at every read, in every
+	 * interval too, while it runs (stat -vv: "-1: 0 N N"), not its /proc/PID/stat */
+	if (!p->per_cpu && (p->ev.ev[e].attr.flags & PMT_ATTR_FLAG_ENABLE_ON_EXEC)) {
+		*ticks = 0;
+		return true;
+	}
 	if (p->cpu[ci] >= 0 && (p->per_cpu || thread < 0))
 		return tool_time_cpu(&c->proc, p->cpu[ci], system, ticks);
 	return thread >= 0 && tool_time_pid(thread, system, ticks);
@@ -403,13 +409,12 @@ static void tool_time_read(struct pmt_counter *c, uint32_t e)
 
 			if (c->tool_base[i] == UINT64_MAX)
 				continue; /* never started: <not counted> */
-			if (!tool_time_now(c, e, ci, c->threads[ti], &now) ||
-			    now < c->tool_base[i])
-				now = c->tool_base[i];
-			c->val[i] = (struct pmt_count_value){
-				.val = tool_time_ns(now - c->tool_base[i]),
-				.ena = c->reads_before + c->tool_reads,
-				.run = c->reads_before + c->tool_reads };
+			/* a thread gone keeps its last count: an interval's delta is then 0,
+			 * not negative */
+			if (tool_time_now(c, e, ci, c->threads[ti], &now))
+				c->val[i].val = tool_time_ns(now > c->tool_base[i]
+								 ? now - c->tool_base[i] : 0);
+			c->val[i].ena = c->val[i].run = c->reads_before + c->tool_reads;
 		}
 	}
 }
