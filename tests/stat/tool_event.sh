@@ -181,6 +181,7 @@ nonzero='[ ,][1-9][0-9]*[ ,]+(user|system)_time|"counter-value" : "[1-9]'
 # interval's line <not counted>; -C 2-3 reads 0, run time 2 (the checks below need a host
 # of fewer than 8 CPUs)
 if [ "$(nproc)" -lt 8 ]; then
+	# shellcheck disable=SC2258
 	for o in -a_-x, -a -a_-j -a_--per-core_-x, -a_-A_-x, -C_2-3_-x, -a_-I_100_-x, \
 		-a_-I_100_-A_-x, -a_-I_100_-j; do
 		n=$((n + 1))
@@ -211,6 +212,7 @@ fi
 # runs past the first interval, so that /proc/PID/stat would count there
 # shellcheck disable=SC2016
 B='i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done'
+# shellcheck disable=SC2258
 for o in -I_100_-x, -I_100 -I_100_-j -o; do
 	n=$((n + 1))
 	opts=$(echo "$o" | tr _ ' ')
