@@ -77,6 +77,12 @@ void print_metrics(struct run *r)
 				fprintf(r->out, "%s%s%s%s%.6g%s%s\n", ag, *ag ? r->po.sep : "", name,
 					r->po.sep, missing[i] ? NAN : val[i], r->po.sep,
 					m->unit ? m->unit : "");
+			else if (r->po.format == PMT_STAT_JSON)
+				/* perf's metric-only keys, the unit (if any) by pmutrace's "aggr" */
+				fprintf(r->out, "{%s%s%s\"metric-value\" : \"%f\", "
+					"\"metric-unit\" : \"%s%s%s\"}\n", *ag ? "\"aggr\" : \"" : "",
+					ag, *ag ? "\", " : "", missing[i] ? NAN : val[i],
+					m->unit ? m->unit : "", m->unit ? "  " : "", name);
 			else if (missing[i])
 				fprintf(r->out, "%-8s %18s %-s (%s not counted)\n", ag,
 					"<not counted>", name, missing[i]);

@@ -8,7 +8,8 @@
 # (user_secs = user_time / 1e9, sys_per_user = system_time / user_time, on each CPU with
 # -A), those counts are whole clock ticks and at most the run's time times the CPUs
 # (tests/stat/mask_cpu_time.py), and `metrics FILE` on the run's -o recording computes the
-# same values.
+# same values; several grouped metrics reading them alone (whose layout pmutrace does not
+# reproduce) print their own metric lines after the counts, in -j as JSON.
 #   tool_metric.sh PMUTRACE SOURCE_DIR
 set -u
 P=$1 SRC=$2
@@ -19,7 +20,11 @@ cat >"$T/t.json" <<'EOF'
   {"MetricName": "sys_per_user", "MetricExpr": "system_time / user_time",
    "MetricGroup": "Cpu", "MetricgroupNoGroup": "Cpu"},
   {"MetricName": "user_secs", "MetricExpr": "user_time / 1e9", "ScaleUnit": "1s",
-   "MetricGroup": "Cpu", "MetricgroupNoGroup": "Cpu"}
+   "MetricGroup": "Cpu", "MetricgroupNoGroup": "Cpu"},
+  {"MetricName": "user_secs_g", "MetricExpr": "user_time / 1e9", "ScaleUnit": "1s",
+   "MetricGroup": "CpuG"},
+  {"MetricName": "user_share_g", "MetricExpr": "user_time / (user_time + system_time)",
+   "ScaleUnit": "100%", "MetricGroup": "CpuG"}
 ]
 EOF
 # shellcheck disable=SC2016
@@ -82,6 +87,43 @@ sys.exit(1 if bad else 0)
 EOF
 	python3 "$SRC/tests/stat/mask_cpu_time.py" "$T/out" "$max" >"$T/why" ||
 		{ echo "FAIL: $opts"; cat "$T/why"; fail=$((fail + 1)); }
+done
+# several grouped metrics reading them alone (CpuG: not reproduced, pmutrace's own metric
+# lines after the counts): in -j every line JSON, each value the counts'
+for o in -j -A_-j; do
+	opts=$(echo "$o" | tr _ ' ')
+	# shellcheck disable=SC2086
+	"$P" stat --metrics "$T/t.json" -M CpuG -a $opts -- sh -c "$W" 2>"$T/out" >/dev/null
+	python3 - "$T/out" "$o" <<'EOF' || fail=$((fail + 1))
+import json, sys
+counts, metrics, bad = {}, {}, []
+for line in open(sys.argv[1]).read().split('\n'):
+    if not line.strip():
+        continue
+    try:
+        r = json.loads(line)
+    except ValueError:
+        bad.append(f'not JSON: {line}')
+        continue
+    unit = r.get('cpu', r.get('aggr', '').replace('CPU', ''))
+    if 'event' in r:
+        counts.setdefault(unit, {})[r['event'].replace('tool/', '').rstrip('/')] = \
+            float(r['counter-value'])
+    else:
+        metrics.setdefault(unit, {})[r['metric-unit'].split()[-1]] = float(r['metric-value'])
+for unit, m in metrics.items():
+    c = counts.get(unit, {})
+    u, s = c.get('user_time', 0.0), c.get('system_time', 0.0)
+    if abs(m.get('user_secs_g', -1) - u / 1e9) > 5e-7:
+        bad.append(f'{unit!r}: user_secs_g {m} for {c}')
+    if u and abs(m.get('user_share_g', -1) - 100 * u / (u + s)) > 5e-5:
+        bad.append(f'{unit!r}: user_share_g {m} for {c}')
+if not metrics:
+    bad.append('no metric printed')
+for b in bad:
+    print(f'FAIL ({sys.argv[2]}, -M CpuG): {b}')
+sys.exit(1 if bad else 0)
+EOF
 done
 echo "$fail failed"
 [ $fail = 0 ]
