@@ -103,6 +103,11 @@ static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
 	if (rc < 0)
 		return pmt_cli_fail("stat", "reading the counters failed");
 	pmt_stat_update(r->stat, get_value, r->ctr, r->interval_ms != 0);
+	/* perf 7.3 fails -I's reads of a tool event on a CPU /proc/stat lacks (its final
+	 * read counts 0 there) */
+	for (uint32_t e = 0; r->interval_ms && e < r->plan.ev.nr; e++)
+		if (pmt_counter_read_failed(r->ctr, e))
+			pmt_stat_unread(r->stat, e);
 	if (r->file && pmt_stat_file_round(r->file, t, final) < 0)
 		return pmt_cli_fail("stat", "writing the counts to the container failed");
 	r->po.time_ns = t;

@@ -44,14 +44,16 @@ int stat_ml_setup(struct stat_ml *ml, const struct pmt_metric_set *ms, const cha
 		  const struct pmt_count_plan *plan, uint32_t first,
 		  const struct pmt_perf_lists *pl, const uint32_t *list_first)
 {
+	/* a metric chosen by two names of -M is in perf's list twice */
+	size_t cap = nsel * ms->nr + 1;
 	const char **names = calloc(plan->ev.nr + 1, sizeof(*names));
-	const struct pmt_metric **metric = calloc(ms->nr + 1, sizeof(*metric));
+	const struct pmt_metric **metric = calloc(cap, sizeof(*metric));
 	int n, rc = 0;
 
 	memset(ml, 0, sizeof(*ml));
-	ml->ev = calloc(ms->nr + 1, sizeof(*ml->ev));
-	ml->plan_idx = calloc(ms->nr + 1, sizeof(*ml->plan_idx));
-	ml->label = calloc(ms->nr + 1, sizeof(*ml->label));
+	ml->ev = calloc(cap, sizeof(*ml->ev));
+	ml->plan_idx = calloc(cap, sizeof(*ml->plan_idx));
+	ml->label = calloc(cap, sizeof(*ml->label));
 	if (!names || !metric || !ml->ev || !ml->plan_idx || !ml->label) {
 		rc = -PMT_ENOMEM;
 		goto out;

@@ -77,6 +77,12 @@ void print_metrics(struct run *r)
 				fprintf(r->out, "%s%s%s%s%.6g%s%s\n", ag, *ag ? r->po.sep : "", name,
 					r->po.sep, missing[i] ? NAN : val[i], r->po.sep,
 					m->unit ? m->unit : "");
+			else if (r->po.format == PMT_STAT_JSON)
+				/* perf's metric-only keys, the unit (if any) by pmutrace's "aggr" */
+				fprintf(r->out, "{%s%s%s\"metric-value\" : \"%f\", "
+					"\"metric-unit\" : \"%s%s%s\"}\n", *ag ? "\"aggr\" : \"" : "",
+					ag, *ag ? "\", " : "", missing[i] ? NAN : val[i],
+					m->unit ? m->unit : "", m->unit ? "  " : "", name);
 			else if (missing[i])
 				fprintf(r->out, "%-8s %18s %-s (%s not counted)\n", ag,
 					"<not counted>", name, missing[i]);
@@ -175,6 +181,12 @@ int setup_metrics(struct run *r)
 }
 
 /* the plan's count inputs named id (all for NULL) not listed yet, appended to list */
+/* perf 7.3's tool events user_time and system_time: opened after the others (add_tools) */
+static bool cpu_time(const char *id)
+{
+	return !strcasecmp(id, "user_time") || !strcasecmp(id, "system_time");
+}
+
 size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t n)
 {
 	for (size_t i = 0; i < pmt_metric_plan_nr_inputs(r->mplan); i++) {
@@ -183,7 +195,7 @@ size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t 
 		/* a threshold's own event where perf's order names it */
 		/* an :R event is opened too, read on the first CPU (stat_retlat_values) */
 		if (done[i] || (in->kind != PMT_MIN_COUNT && in->kind != PMT_MIN_RETLAT) ||
-		    (in->threshold_only && !id) ||
+		    (in->threshold_only && !id) || (!id && cpu_time(in->id)) ||
 		    (id && strcasecmp(in->id, id)))
 			continue;
 		done[i] = true;
@@ -194,6 +206,17 @@ size_t add_inputs(struct run *r, const char *id, bool *done, char *list, size_t 
 		list[n] = 0;
 	}
 	return n;
+}
+
+/* perf's metricgroup__build_event_string(): the tool events the metrics read after their
+ * other events, outside their groups, in its tool PMU's order (duration_time, user_time,
+ * system_time), whatever order the formulas name them in */
+static size_t add_tools(struct run *r, bool *done, char *list, size_t n)
+{
+	if (pmt_metric_plan_reads_duration(r->mplan))
+		n += (size_t)sprintf(list + n, "%sduration_time", n ? "," : "");
+	n = add_inputs(r, "user_time", done, list, n);
+	return add_inputs(r, "system_time", done, list, n);
 }
 
 /* the PMU an ID names ("cpu_core@...@"), as a length of id; 0 for none */
@@ -303,9 +326,7 @@ int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *p
 		rc = metric_lists(r, ev, pmus, eo, d, list, done);
 		list[0] = 0;
 		if (rc >= 0)
-			n = add_inputs(r, NULL, done, list, 0);
-		if (rc >= 0 && pmt_metric_plan_reads_duration(r->mplan))
-			n += (size_t)sprintf(list + n, "%sduration_time", n ? "," : "");
+			n = add_tools(r, done, list, add_inputs(r, NULL, done, list, 0));
 		if (rc >= 0 && n)
 			rc = pmt_events_parse_opts(ev, pmus, list, eo, d);
 		free(done);
@@ -324,10 +345,9 @@ int metric_events(struct run *r, struct pmt_evlist *ev, const struct pmt_pmus *p
 		n += (size_t)sprintf(list + n, "}:W");
 	if (list && done)
 		n = add_inputs(r, NULL, done, list, n);
-	/* perf's metricgroup__build_event_string(): the tool event after the others, opened
-	 * as one (nothing reaches the kernel), outside the groups */
-	if (list && done && pmt_metric_plan_reads_duration(r->mplan))
-		n += (size_t)sprintf(list + n, "%sduration_time", n ? "," : "");
+	/* the tool events after the others (nothing reaches the kernel) */
+	if (list && done)
+		n = add_tools(r, done, list, n);
 	rc = !list || !done ? -PMT_ENOMEM : n ? pmt_events_parse_opts(ev, pmus, list, eo, d) : 0;
 	pmt_perf_events_free(order);
 	free(done);

@@ -40,6 +40,14 @@ add_test(NAME stat.tool73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/tool_event
 set_tests_properties(stat.tool73 PROPERTIES LABELS "perf73" TIMEOUT 300
   SKIP_RETURN_CODE 77 ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
 
+# -M of metrics reading user_time and system_time (a table the test makes; perf 7.3's have
+# none): the tool events in perf's order, the values against the counts printed and against
+# metrics FILE on the run's -o recording
+add_test(NAME stat.tool_metric COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stat/tool_metric.sh
+  $<TARGET_FILE:pmutrace> ${PROJECT_SOURCE_DIR})
+set_tests_properties(stat.tool_metric PROPERTIES TIMEOUT 120
+  ENVIRONMENT "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1")
+
 # --topdown's event order against x86 perf 7.3's "found event" lines on seven CPU models
 # (its built-in tables through perf list -j): perf's hash map of metric IDs reproduced
 add_test(NAME oracle.topdown_order73 COMMAND sh ${PROJECT_SOURCE_DIR}/tests/oracles/topdown_order.sh

@@ -79,6 +79,16 @@ cmp_metric TopdownL1 -a --event=instructions --event=topdown-retiring,instructio
 # event in each group reading it, each metric on its own group's display event)
 cmp_metric tma_retiring,tma_frontend_bound -a - -A -x, -j
 cmp_metric tma_backend_bound,tma_retiring,tma_bad_speculation -a - -x, -j_-A
+# -M given twice: perf 7.3's builtin-stat.c joins the two with a comma and parse_groups()
+# adds each name's metrics, so a metric two names choose is in its list twice: ungrouped
+# through a group whose MetricgroupNoGroup holds it, as its own {...}:W group through its
+# name (TopdownL1 and tma_retiring), shown twice when named twice
+cmp_metric "TopdownL1 -M tma_retiring" -a - -x, -j -A
+cmp_metric "tma_retiring -M TopdownL1" -a - -x,
+cmp_metric "tma_retiring -M tma_retiring" -a - -x, -j
+cmp_metric "TopdownL1 -M tma_backend_bound" -a - -j
+cmp_metric "tma_info_thread_ipc -M tma_info_thread_ipc,tma_info_thread_cpi" -a - -x,
+cmp_metric "tma_retiring -M tma_frontend_bound" -a - -x, -j
 # -M takes perf's comma-separated list: the same as the metrics given one by one (not
 # through norm, which takes a "25.10 %" metric-only line for an interval's time)
 n=$((n + 1))

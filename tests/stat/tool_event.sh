@@ -12,7 +12,8 @@
 # event's, then takes it out of (its CPUs are not the leader's), with its two warnings;
 # without -a, counting a workload with kernel events, 0 as perf 7.3 reads it;
 # #num_cpus_online from the tree; and -o FILE read back by perf 7.3's stat report and by
-# metrics FILE.
+# metrics FILE; user_time and system_time on this machine, on the fake tree (CPUs the host
+# lacks), and of a workload.
 #   tool_event.sh PMUTRACE ORACLES_DIR SHARED_DIR SOURCE_DIR
 set -u
 P=$1 X=${2:-}/bin/perf-7.3 D=${3:-}/data/tpebs SRC=$4
@@ -172,6 +173,72 @@ for o in -a -a_-x, -a_-A_-x, -a_-A -a_-j -a_-I_100_-x, -a_--per-core_-x, -x, -j;
 		mv "$T/$f.masked" "$T/$f"
 	done
 	same_as_perf "$opts -e user_time,system_time"
+done
+nonzero='[ ,][1-9][0-9]*[ ,]+(user|system)_time|"counter-value" : "[1-9]'
+# on the fake tree's 8 CPUs, 2 to 7 without a line in a 2-CPU host's /proc/stat: perf 7.3
+# reads them as a counted 0 at the end of a run (the total's run time 8, a core's 2; their
+# -A lines left out as zero), and its reads at -I's intervals fail on them, every
+# interval's line <not counted>; -C 2-3 reads 0, run time 2 (the checks below need a host
+# of fewer than 8 CPUs)
+if [ "$(nproc)" -lt 8 ]; then
+	# shellcheck disable=SC2258
+	for o in -a_-x, -a -a_-j -a_--per-core_-x, -a_-A_-x, -C_2-3_-x, -a_-I_100_-x, \
+		-a_-I_100_-A_-x, -a_-I_100_-j; do
+		n=$((n + 1))
+		opts=$(echo "$o" | tr _ ' ')
+		for f in perf pmt; do
+			case $f in perf) cmd=$X ;; *) cmd=$P ;; esac
+			t0=$(date +%s%N)
+			# shellcheck disable=SC2086
+			run "$T/$f" "$cmd" stat $opts -e user_time,system_time -- sleep 0.2
+			max=$((($(date +%s%N) - t0) * $(nproc)))
+			case "$o" in
+			*-I*) grep -q 'not counted' "$T/$f" && ! grep -Eq "$nonzero" "$T/$f" ||
+				{ echo "FAIL: $opts ($f): $(cat "$T/$f")"; fail=$((fail + 1)); } ;;
+			*) python3 "$SRC/tests/stat/mask_cpu_time.py" "$T/$f" "$max" >"$T/why" ||
+				{ echo "FAIL: $opts ($f)"; cat "$T/why"; fail=$((fail + 1)); }
+				mv "$T/$f.masked" "$T/$f" ;;
+			esac
+		done
+		case "$o" in -a_-x,) grep -q '^N,,user_time,8,' "$T/pmt" ||
+			{ echo "FAIL: $opts: run time not 8: $(cat "$T/pmt")"; fail=$((fail + 1)); } ;;
+		esac
+		same_as_perf "$opts -e user_time,system_time on the 8-CPU tree"
+	done
+fi
+# a workload's user_time and system_time: perf 7.3 reads 0 at every read while it runs, in
+# every interval too (its -vv: "-1: 0 N N" a read), in the live output and in -o's stream
+# read back by its stat report (as its report of its own stat record -I); the workload
+# runs past the first interval, so that /proc/PID/stat would count there
+# shellcheck disable=SC2016
+B='i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done'
+# shellcheck disable=SC2258
+for o in -I_100_-x, -I_100 -I_100_-j -o; do
+	n=$((n + 1))
+	opts=$(echo "$o" | tr _ ' ')
+	for f in perf pmt; do
+		rm -f "$T/f.pmt"
+		case $f$o in
+		perf-o) timeout 60 "$X" stat record -o - -I 100 -e user_time -- sh -c "$B" \
+			2>/dev/null >"$T/perf.data" ;;
+		pmt-o) timeout 60 "$P" stat -o "$T/f.pmt" -I 100 -e user_time -- sh -c "$B" \
+			2>/dev/null && zstd -qdc "$T/f.pmt" >"$T/pmt.data" ;;
+		esac
+		case $f$o in
+		*-o) "$X" stat report -i - <"$T/$f.data" 2>"$T/$f.all" >/dev/null ;;
+		perf*) # shellcheck disable=SC2086
+			timeout 60 "$X" stat $opts -e user_time,system_time -- sh -c "$B" \
+				2>"$T/$f.all" >/dev/null ;;
+		*) # shellcheck disable=SC2086
+			timeout 60 "$P" stat $opts -e user_time,system_time -- sh -c "$B" \
+				2>"$T/$f.all" >/dev/null ;;
+		esac
+		first_interval <"$T/$f.all" |
+			sed 's/^ *[0-9.]* seconds \(user\|sys\)$/T seconds \1/' >"$T/$f"
+	done
+	! grep -Eq "$nonzero" "$T/pmt.all" && grep -Eq '(user|system)_time' "$T/pmt.all" ||
+		{ echo "FAIL: $opts: a workload's time not 0: $(cat "$T/pmt.all")"; fail=$((fail + 1)); }
+	same_as_perf "$opts: user_time, system_time of a workload"
 done
 # -vv: perf's tool attr (type 0xfffffffe, config 1) and no open line for it
 n=$((n + 1))

@@ -238,17 +238,22 @@ static int resolve(const struct pmt_metric_set *ms, struct root *r, const char *
  * takes -M's names one by one, each name's metrics put before the earlier names' (a
  * list_splice at the head): idx[] sorted by the first name of sel that chooses it, then by
  * name; an insertion sort keeps it simple for the tens of metrics of a group */
-static void sort_by_name(int *idx, const size_t *item, size_t n, const struct pmt_metric_set *ms)
+/* the (metric, name) pairs in the order metricgroup__add_metric_list() adds them: the
+ * names in -M's order, a name's metrics by name */
+static void sort_by_name(int *idx, size_t *item, bool *nog, size_t n,
+			 const struct pmt_metric_set *ms)
 {
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && (item[idx[j - 1]] > item[idx[j]] ||
-					     (item[idx[j - 1]] == item[idx[j]] &&
+		for (size_t j = i; j > 0 && (item[j - 1] > item[j] ||
+					     (item[j - 1] == item[j] &&
 					      strcmp(ms->m[idx[j - 1]].name, ms->m[idx[j]].name) > 0));
 		     j--) {
 			int t = idx[j];
+			size_t ti = item[j];
+			bool tn = nog[j];
 
-			idx[j] = idx[j - 1];
-			idx[j - 1] = t;
+			idx[j] = idx[j - 1], item[j] = item[j - 1], nog[j] = nog[j - 1];
+			idx[j - 1] = t, item[j - 1] = ti, nog[j - 1] = tn;
 		}
 }
 
@@ -266,22 +271,10 @@ int pmt_metric_set_perf_events(const struct pmt_metric_set *ms, const char *grou
 	return rc;
 }
 
-/* match_pm_metric(): a metric's name or one of its groups; the first name of sel that
- * chooses it, nsel for none */
-static size_t selected(const struct pmt_metric *m, const char *const *sel, size_t nsel)
+/* match_pm_metric(): a metric's name or one of its groups */
+static bool selects(const struct pmt_metric *m, const char *name)
 {
-	for (size_t k = 0; k < nsel; k++)
-		if (in_list(m->name, sel[k]) || (m->groups && in_list(m->groups, sel[k])))
-			return k;
-	return nsel;
-}
-
-static bool nogroup_for(const struct pmt_metric *m, const char *const *sel, size_t nsel)
-{
-	for (size_t k = 0; k < nsel; k++)
-		if (m->nogroup && in_list(m->nogroup, sel[k]))
-			return true;
-	return false;
+	return in_list(m->name, name) || (m->groups && in_list(m->groups, name));
 }
 
 static bool one_per_pmu(const struct pmt_metric_set *ms, const int *idx, size_t nm)
@@ -327,29 +320,37 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 		bool thresholds, const struct pmt_expr_ctx *ctx, unsigned flags,
 		struct roots *rs)
 {
-	size_t nm = 0, total = 0;
-	int *idx = calloc(ms->nr + 1, sizeof(*idx));
-	size_t *item = calloc(ms->nr + 1, sizeof(*item));
+	size_t nm = 0, total = 0, cap = nsel * ms->nr + 1;
+	int *idx = calloc(cap, sizeof(*idx));
+	size_t *item = calloc(cap, sizeof(*item));
+	bool *nog = calloc(cap, sizeof(*nog));
 	bool grouped = false;
 	int rc = 0;
 
 	memset(rs, 0, sizeof(*rs));
-	rs->r = calloc(ms->nr + 1, sizeof(*rs->r));
-	if (!idx || !item || !rs->r) {
+	rs->r = calloc(cap, sizeof(*rs->r));
+	if (!idx || !item || !nog || !rs->r) {
 		rc = -PMT_ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < ms->nr; i++) {
-		item[i] = selected(&ms->m[i], sel, nsel);
-		if (item[i] == nsel)
-			continue;
-		if (ms->m[i].intel) {
-			rc = -PMT_EUNSUPPORTED;
-			goto out;
+	/* every name adds each metric it chooses, as perf 7.3's parse_groups() does: a metric
+	 * chosen twice (-M TopdownL1 -M tma_retiring) is in its list twice, each time
+	 * ungrouped when that name is in its MetricgroupNoGroup (metric_no_group per name) */
+	for (size_t k = 0; k < nsel; k++)
+		for (size_t i = 0; i < ms->nr; i++) {
+			const struct pmt_metric *m = &ms->m[i];
+
+			if (!selects(m, sel[k]))
+				continue;
+			if (m->intel) {
+				rc = -PMT_EUNSUPPORTED;
+				goto out;
+			}
+			nog[nm] = m->nogroup && in_list(m->nogroup, sel[k]);
+			grouped |= !nog[nm] && groups_events(m, ctx, flags);
+			item[nm] = k;
+			idx[nm++] = (int)i;
 		}
-		grouped |= !nogroup_for(&ms->m[i], sel, nsel) && groups_events(&ms->m[i], ctx, flags);
-		idx[nm++] = (int)i;
-	}
 	if (!nm) {
 		rc = -PMT_ENOT_FOUND;
 		goto out;
@@ -362,7 +363,7 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 		goto out;
 	}
 	rs->grouped = grouped;
-	sort_by_name(idx, item, nm, ms);
+	sort_by_name(idx, item, nog, nm, ms);
 	for (size_t i = 0; i < ms->nr; i++)
 		total += strlen(ms->m[i].expr) / 2 + 2; /* a bound on any map's IDs */
 	rs->walk = calloc(total + ms->nr + 1, sizeof(*rs->walk));
@@ -378,7 +379,7 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 
 		r->name = pm->name;
 		r->pmu = pm->pmu;
-		r->grouped = !nogroup_for(pm, sel, nsel) && groups_events(pm, ctx, flags);
+		r->grouped = !nog[k] && groups_events(pm, ctx, flags);
 		r->m = pm;
 		r->refs = calloc(ms->nr + 1, sizeof(*r->refs));
 		if (!r->refs) {
@@ -412,6 +413,7 @@ int roots_build(const struct pmt_metric_set *ms, const char *const *sel, size_t 
 out:
 	free(idx);
 	free(item);
+	free(nog);
 	if (rc < 0)
 		roots_fini(rs);
 	return rc;

@@ -44,6 +44,8 @@ struct pmt_counter {
 					 * [ev][cpu][thread]; UINT64_MAX where none was read */
 	struct tool_time proc;          /* /proc/stat, read once a read */
 	bool cpu_time;                  /* the plan has user_time or system_time */
+	bool *read_failed;              /* [ev] a CPU without a /proc/stat line at the last
+					 * read (pmt_counter_read_failed()) */
 	int32_t *threads;               /* [thread] (per thread: their /proc/PID/stat) */
 };
 
@@ -119,13 +121,20 @@ static bool tool_time_now(struct pmt_counter *c, uint32_t e, uint32_t ci, int32_
 	const struct pmt_count_plan *p = c->plan;
 	bool system = p->ev.ev[e].attr.config == PMT_TOOL_SYSTEM_TIME;
 
+	/* a workload's (enabled on its exec): perf 7.3 reads 0 at every read, in every
+	 * interval too, while it runs (stat -vv: "-1: 0 N N"), not its /proc/PID/stat */
+	if (!p->per_cpu && (p->ev.ev[e].attr.flags & PMT_ATTR_FLAG_ENABLE_ON_EXEC)) {
+		*ticks = 0;
+		return true;
+	}
 	if (p->cpu[ci] >= 0 && (p->per_cpu || thread < 0))
 		return tool_time_cpu(&c->proc, p->cpu[ci], system, ticks);
 	return thread >= 0 && tool_time_pid(thread, system, ticks);
 }
 
 /* user_time and system_time count from the open, as perf 7.3's tool_pmu opens them: the
- * ticks read now are each counter's 0; a CPU without a /proc/stat line stays unread */
+ * ticks read now are each counter's 0; a CPU without a /proc/stat line keeps UINT64_MAX
+ * (tool_time_read(): a counted 0, a failed read for -I) */
 static int tool_time_start(struct pmt_counter *c, const int32_t *threads)
 {
 	const struct pmt_count_plan *p = c->plan;
@@ -192,10 +201,12 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 	c->id = calloc(n, sizeof(*c->id));
 	c->val = calloc(n, sizeof(*c->val));
 	c->supported = calloc(c->nr_ev, sizeof(*c->supported));
+	c->read_failed = calloc(c->nr_ev, sizeof(*c->read_failed));
 	c->gone = calloc(c->nr_threads, sizeof(*c->gone));
 	c->buf_words = 3 + 2 * (size_t)c->nr_ev;
 	c->buf = malloc(c->buf_words * sizeof(*c->buf));
-	if (!c->fd || !c->id || !c->val || !c->supported || !c->gone || !c->buf) {
+	if (!c->fd || !c->id || !c->val || !c->supported || !c->read_failed || !c->gone ||
+	    !c->buf) {
 		pmt_counter_free(c);
 		return -PMT_ENOMEM;
 	}
@@ -396,20 +407,33 @@ static void unread(struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
 
 static void tool_time_read(struct pmt_counter *c, uint32_t e)
 {
+	const struct pmt_count_plan *p = c->plan;
+
+	c->read_failed[e] = false;
 	for (uint32_t ci = 0; ci < c->nr_cpus; ci++) {
 		for (uint32_t ti = 0; ti < c->nr_threads; ti++) {
 			size_t i = ix(c, e, ci, ti);
 			uint64_t now;
 
+			/* a CPU the tree lists and /proc/stat lacks: a counted 0 (perf 7.3's
+			 * stat -vv at the end of a run: "2: 0 1 1", the total's run time 8 on
+			 * the 8-CPU tree of a 2-CPU host), a failed read for -I */
+			if (c->tool_base[i] == UINT64_MAX && p->per_cpu &&
+			    pmt_count_on_cpu(p, &p->ev.ev[e], ci)) {
+				c->read_failed[e] = true;
+				c->val[i] = (struct pmt_count_value){
+					.ena = c->reads_before + c->tool_reads,
+					.run = c->reads_before + c->tool_reads };
+				continue;
+			}
 			if (c->tool_base[i] == UINT64_MAX)
 				continue; /* never started: <not counted> */
-			if (!tool_time_now(c, e, ci, c->threads[ti], &now) ||
-			    now < c->tool_base[i])
-				now = c->tool_base[i];
-			c->val[i] = (struct pmt_count_value){
-				.val = tool_time_ns(now - c->tool_base[i]),
-				.ena = c->reads_before + c->tool_reads,
-				.run = c->reads_before + c->tool_reads };
+			/* a thread gone keeps its last count: an interval's delta is then 0,
+			 * not negative */
+			if (tool_time_now(c, e, ci, c->threads[ti], &now))
+				c->val[i].val = tool_time_ns(now > c->tool_base[i]
+								 ? now - c->tool_base[i] : 0);
+			c->val[i].ena = c->val[i].run = c->reads_before + c->tool_reads;
 		}
 	}
 }
@@ -503,6 +527,11 @@ bool pmt_counter_supported(const struct pmt_counter *c, uint32_t e)
 	return c->supported[e];
 }
 
+bool pmt_counter_read_failed(const struct pmt_counter *c, uint32_t e)
+{
+	return e < c->nr_ev && c->read_failed[e];
+}
+
 void pmt_counter_free(struct pmt_counter *c)
 {
 	if (!c)
@@ -518,6 +547,7 @@ void pmt_counter_free(struct pmt_counter *c)
 	free(c->id);
 	free(c->val);
 	free(c->supported);
+	free(c->read_failed);
 	free(c->gone);
 	free(c->buf);
 	free(c->tool_base);

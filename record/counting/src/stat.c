@@ -220,6 +220,20 @@ void pmt_stat_set_supported(struct pmt_stat *s, uint32_t e, bool supported)
 		s->supported[e] = supported;
 }
 
+void pmt_stat_unread(struct pmt_stat *s, uint32_t e)
+{
+	uint32_t ne = s->plan->ev.nr;
+
+	for (uint32_t u = 0; e < ne && u < s->nr_units; u++) {
+		struct pmt_stat_cell *cell = &s->cell[(size_t)u * ne + e];
+
+		cell->val = 0;
+		cell->ena = cell->run = 0;
+		cell->counted = false;
+		s->raw[(size_t)u * ne + e] = 0;
+	}
+}
+
 int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool interval)
 {
 	const struct pmt_count_plan *p = s->plan;

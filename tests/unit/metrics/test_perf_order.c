@@ -208,6 +208,39 @@ static void hybrid_lists(void **state)
 	pmt_metric_set_fini(&ms);
 }
 
+/* -M G -M m (perf 7.3 joins them: "G,m"): parse_groups() adds each name's metrics, so m,
+ * which both choose, is in its list twice, ungrouped through G (its MetricgroupNoGroup) in
+ * the combined list and as a {...}:W group of its own through its name */
+static void named_twice(void **state)
+{
+	static const char json[] =
+		"[{\"MetricName\": \"m\", \"MetricExpr\": \"a / b\", \"MetricGroup\": \"G\","
+		"  \"MetricgroupNoGroup\": \"G\"},"
+		" {\"MetricName\": \"o\", \"MetricExpr\": \"c / b\", \"MetricGroup\": \"G\","
+		"  \"MetricgroupNoGroup\": \"G\"}]";
+	static const char *const sel[] = { "G", "m" };
+	struct pmt_metric_set ms = { 0 };
+	struct pmt_perf_lists pl;
+	int lists[2], nm = 0;
+
+	(void)state;
+	assert_int_equal(pmt_metric_set_load_mem(&ms, json, sizeof(json) - 1, "t", NULL), 2);
+	assert_int_equal(pmt_metric_set_perf_lists(&ms, sel, 2, true, &pl), 3);
+	for (size_t k = 0; k < pl.nm; k++)
+		if (!strcmp(pl.metric[k]->name, "m")) {
+			assert_true(nm < 2 && pl.show[k] >= 0);
+			lists[nm++] = pl.list[pl.show[k]];
+		}
+	assert_int_equal(nm, 2);
+	assert_int_not_equal(lists[0], lists[1]);
+	pmt_perf_lists_fini(&pl);
+	/* the same name twice: twice */
+	assert_int_equal(pmt_metric_set_perf_lists(&ms, (const char *const[]){ "m", "m" }, 2,
+						   true, &pl), 2);
+	pmt_perf_lists_fini(&pl);
+	pmt_metric_set_fini(&ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +249,7 @@ int main(void)
 		cmocka_unit_test(gnr_columns),
 		cmocka_unit_test(column_rule),
 		cmocka_unit_test(hybrid_lists),
+		cmocka_unit_test(named_twice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -410,7 +410,8 @@ PMT_API int pmt_metric_set_perf_events_sel(const struct pmt_metric_set *ms,
  * the events as opened (perf's order, named as the metrics name them; a hybrid table's
  * "cpu_core@EVENT@" matches the event cpu_core/EVENT/), metric[k] (one of ms) and ev[k]
  * (an index into evnames, -1 for none) for the k-th metric of perf's list, both arrays
- * with room for every metric of ms. An event carrying several prints the last one first
+ * with room for nsel times the metrics of ms (perf adds a metric once per name of sel that
+ * chooses it). An event carrying several prints the last one first
  * (perf adds each at the head of the event's list). Returns the number of metrics, or the
  * errors of pmt_metric_set_perf_events_sel(). */
 PMT_API int pmt_metric_set_perf_display(const struct pmt_metric_set *ms, const char *const *sel,

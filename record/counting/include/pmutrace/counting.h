@@ -122,6 +122,11 @@ PMT_API const struct pmt_count_value *pmt_counter_value(const struct pmt_counter
 PMT_API uint64_t pmt_counter_id(const struct pmt_counter *c, uint32_t e, uint32_t ci,
 				uint32_t ti);
 PMT_API bool pmt_counter_supported(const struct pmt_counter *c, uint32_t e);
+/* user_time or system_time event e had, at the last read, a CPU /proc/stat has no line for
+ * (a fake sysfs tree listing CPUs the host lacks). Its value there is a counted 0, as perf
+ * 7.3's read at the end of a run gives it (the total's run time counts that CPU); perf's
+ * reads at -I's intervals fail on it instead, which pmt_stat_unread() reproduces. */
+PMT_API bool pmt_counter_read_failed(const struct pmt_counter *c, uint32_t e);
 PMT_API void pmt_counter_free(struct pmt_counter *c);
 
 /* ---- stat: scaling, aggregation, printing ---------------------------------------------- */
@@ -163,6 +168,9 @@ typedef const struct pmt_count_value *(*pmt_count_get_fn)(void *ctx, uint32_t e,
 							  uint32_t ti);
 PMT_API int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool interval);
 PMT_API void pmt_stat_set_supported(struct pmt_stat *s, uint32_t e, bool supported);
+/* perf 7.3's read_counters() after a failed read of event e: the event is not processed, so
+ * every unit prints it <not counted> this round */
+PMT_API void pmt_stat_unread(struct pmt_stat *s, uint32_t e);
 /* --per-thread: name the thread units as perf does (COMM-TID, comm from /proc) */
 PMT_API void pmt_stat_set_threads(struct pmt_stat *s, const int32_t *tids, uint32_t nr);
 /* -r N: add the last update as one run; pmt_stat_end_runs() then gives the total's cells
