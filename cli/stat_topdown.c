@@ -226,6 +226,14 @@ static bool is_on(const struct pmt_evsel *e, const char *pmu, uint64_t config)
 	return e->pmu && !strcmp(e->pmu->name, pmu) && e->attr.config == config;
 }
 
+uint32_t stat_td_ctrs_event(const struct stat_topdown *td, const struct pmt_count_plan *plan)
+{
+	for (uint32_t e = 0; td->cols && td->atom[0] && e < plan->ev.nr; e++)
+		if (plan->ev.ev[e].pmu && !strcmp(plan->ev.ev[e].pmu->name, "cpu_atom"))
+			return e;
+	return 0;
+}
+
 /* a unit's cpu_atom columns: nr 0 where none of the unit's CPUs is an atom one */
 static void atom_unit(struct stat_topdown *td, const struct pmt_stat *s,
 		      const struct pmt_count_plan *plan, uint32_t u)

@@ -70,6 +70,8 @@ td_cmp() { # LEVEL TYPES OPTS...: perf 7.3 and pmutrace stat --topdown --td-leve
 		n=$((n + 1))
 		opts=$(echo "$o" | tr _ ' ' | sed 's/^-$//')
 		case "$o" in -I_150_-A) k=13 ;; -I_150_-j) k=1 ;; -I*) k=2 ;; *) k=99 ;; esac
+		# --per-core's first interval: the head and the 8 cores
+		case "$o ${TGT:-}" in -I*--per-core*) k=9 ;; esac
 		# shellcheck disable=SC2086
 		td $types $k "$T/perf" "$X" stat --topdown $lv ${TGT:--a} $opts -- sleep 0.2
 		# shellcheck disable=SC2086
@@ -236,13 +238,19 @@ for m in hyb:GenuineIntel-6-97-0 meteorlake_hybrid:GenuineIntel-6-AA-0 \
 done
 # --per-core on the tree given Alder Lake's topology (P cores of two threads, E cores of
 # one): perf 7.3 prints every column on every core, a P core's cpu_atom ones and an E core's
-# cpu_core ones as the formulas give them without counts (nan, bad speculation's max(..., 0)
-# 0.0), and the E cores' `ctrs` of the first column's (cpu_core's) events, 0
+# cpu_core ones as the formulas give them without counts (nan; level 1's bad speculation,
+# max(..., 0), 0.0, level 2's max(0, ...) columns nan), and `ctrs` the CPUs of the core
+# counting perf's first event, one of the first column's PMU: cpu_core's at level 1, cpu_atom's
+# at level 2 (a P core 0); --per-socket and --per-die the same
 cp -r "$T/hyb" "$T/hybt"
 sim_hybrid_topology hybt
 TREE=$T/hybt CPUID=GenuineIntel-6-97-0 TGT="-a --per-core"
 td_cmp 1 4 - -x, -j
 td_cmp 1 4,10 - -x, -j
+td_cmp 2 4,10 - -x, -j -I_150 -I_150_-x,
+for TGT in "-a --per-socket" "-a --per-die"; do
+	td_cmp 2 4,10 - -x, -j
+done
 TGT=
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]

@@ -362,12 +362,22 @@ static int aggr_header_len(enum pmt_aggr a)
 /* perf's METRIC_ONLY_LEN: a column is as wide as its head, at least this */
 #define METRIC_ONLY_LEN 20
 
+/* the event whose count of CPUs the metric-only line prints (0: the plan's first) */
+static uint32_t ctrs_event(const struct pmt_stat *s, const struct pmt_stat_print_opts *po)
+{
+	bool has = po->sz >= offsetof(struct pmt_stat_print_opts, ctrs_event) +
+				     sizeof(po->ctrs_event);
+
+	return has && po->ctrs_event < pmt_stat_plan(s)->ev.nr ? po->ctrs_event : 0;
+}
+
 void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *const *heads,
 				uint32_t ncol, const double *val, const uint8_t *cells,
 				const struct pmt_stat_print_opts *po)
 {
 	const char *sep = po->sep ? po->sep : ",";
 	enum pmt_aggr a = pmt_stat_aggr(s);
+	uint32_t ce = ctrs_event(s, po);
 	char prefix[64];
 
 	time_prefix(prefix, sizeof(prefix), po, sep);
@@ -407,7 +417,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 		if (po->format == PMT_STAT_JSON) {
 			json_open(fp, s, u, po);
 			/* perf 7.3 counts the CPUs of a core, die or socket here too */
-			json_counters(fp, s, u, 0);
+			json_counters(fp, s, u, ce);
 			for (uint32_t k = 0; k < ncol; k++) {
 				if (cell && cell[k] == PMT_MO_SKIP)
 					continue;
@@ -429,7 +439,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 				fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
 			else if (a != PMT_AGGR_GLOBAL)
 				fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep,
-					pmt_stat_cell(s, u, 0)->nr, sep);
+					pmt_stat_cell(s, u, ce)->nr, sep);
 			for (uint32_t k = 0; k < ncol; k++) {
 				if (cell && cell[k] == PMT_MO_SKIP)
 					continue;
@@ -440,7 +450,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 			fputc('\n', fp);
 			continue;
 		}
-		aggr_prefix(fp, s, u, 0);
+		aggr_prefix(fp, s, u, ce);
 		/* perf pads each value ("%8.1f") to the column's width, at least one space */
 		for (uint32_t k = 0; k < ncol; k++) {
 			int w = (int)strlen(heads[k]);

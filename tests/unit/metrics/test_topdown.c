@@ -111,6 +111,11 @@ static void from_counts(void **state)
 	 * printed nan, 0.0, nan, nan): 0/0, and max(1 - NaN, 0) 0 */
 	assert_true(isnan(t.retiring) && isnan(t.fe_bound) && isnan(t.be_bound));
 	assert_true(t.bad_spec == 0);
+	/* level 2's max(0, x) keep the NaN (perf 7.3 printed nan in all eight cpu_core
+	 * columns of an E core at --td-level 2 --per-core), machine clears' too though bad
+	 * speculation is 0 */
+	assert_true(isnan(t.light_ops) && isnan(t.machine_clears) && isnan(t.fetch_bw) &&
+		    isnan(t.core_bound));
 }
 
 /* Alder Lake's cpu_core formulas (adl-metrics.json; perf 7.3 printed 26.4 / 11.3 for these

@@ -217,6 +217,10 @@ struct pmt_stat_print_opts {
 	size_t (*metrics)(void *ctx, uint32_t u, uint32_t e, struct pmt_stat_metric *out,
 			  size_t cap);
 	void *metrics_ctx;
+	/* the metric-only layout's ctrs (-j "counters") of a core, die or socket: the CPUs
+	 * of the unit that count this event (perf prints its evlist's first event's, which
+	 * on a hybrid part is the first column's PMU's: 0 on a core of the other PMU) */
+	uint32_t ctrs_event;
 };
 /* The counts of every unit and event in perf stat's layout (perf 7.3). */
 PMT_API void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po);
