@@ -96,13 +96,21 @@ static const struct pmt_count_value *get_value(void *ctx, uint32_t e, uint32_t c
 	return pmt_counter_value(ctx, e, ci, ti);
 }
 
+/* one read of every counter into the aggregation, what failed to read marked */
+static int read_update(struct run *r, bool interval)
+{
+	if (pmt_counter_read(r->ctr) < 0)
+		return -1;
+	for (uint32_t e = 0; e < r->plan.ev.nr; e++)
+		pmt_stat_set_unread(r->stat, e, pmt_counter_unread(r->ctr, e));
+	pmt_stat_update(r->stat, get_value, r->ctr, interval);
+	return 0;
+}
+
 static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
 {
-	int rc = pmt_counter_read(r->ctr);
-
-	if (rc < 0)
+	if (read_update(r, r->interval_ms != 0) < 0)
 		return pmt_cli_fail("stat", "reading the counters failed");
-	pmt_stat_update(r->stat, get_value, r->ctr, r->interval_ms != 0);
 	if (r->file && pmt_stat_file_round(r->file, t, final) < 0)
 		return pmt_cli_fail("stat", "writing the counts to the container failed");
 	r->po.time_ns = t;
@@ -144,9 +152,8 @@ static void banner(struct run *r, const struct pmt_count_opts *o, char **argv, i
 static int end_of_run(struct run *r, const struct pmt_count_opts *o, char **argv, int argc,
 		      int32_t pid, uint64_t ns)
 {
-	if (pmt_counter_read(r->ctr) < 0)
+	if (read_update(r, false) < 0)
 		return pmt_cli_fail("stat", "reading the counters failed");
-	pmt_stat_update(r->stat, get_value, r->ctr, false);
 	pmt_stat_add_run(r->stat);
 	pmt_run_stats_add(&r->elapsed, (double)ns / 1e9);
 	if (r->run + 1 < r->runs && !stop_requested)

@@ -248,9 +248,25 @@ TREE=$T/hybt CPUID=GenuineIntel-6-97-0 TGT="-a --per-core"
 td_cmp 1 4 - -x, -j
 td_cmp 1 4,10 - -x, -j
 td_cmp 2 4,10 - -x, -j -I_150 -I_150_-x,
+td_cmp 2 4 - -x, -j
 for TGT in "-a --per-socket" "-a --per-die"; do
 	td_cmp 2 4,10 - -x, -j
+	td_cmp 2 4 - -x, -j
 done
 TGT=
+# an event perf 7.3 could not read (the cpu_atom one here) is out of its aggregation: its
+# ctrs 0 on every core, socket and die (the first 8 lines: a loaded machine may fit one
+# interval fewer)
+for opts in --per-core --per-core_-x, --per-socket --per-socket_-j --per-die_-x, \
+	--per-core_-I_100_-x,; do
+	n=$((n + 1))
+	o=$(echo "$opts" | tr _ ' ')
+	# shellcheck disable=SC2086
+	td 4 8 "$T/perf" "$X" stat -e cpu_core/event=0x3c/,cpu_atom/event=0xc0/ -a $o -- sleep 0.25
+	# shellcheck disable=SC2086
+	td 4 8 "$T/pmt" "$P" stat -e cpu_core/event=0x3c/,cpu_atom/event=0xc0/ -a $o -- sleep 0.25
+	grep -q "cpu_atom/event=0xc0/" "$T/perf" && cmp -s "$T/perf" "$T/pmt" ||
+		{ echo "FAIL: hybrid stat $o, cpu_atom unread: perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
+done
 echo "$n outputs compared, $fail differ"
 [ $fail = 0 ]

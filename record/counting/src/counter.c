@@ -27,6 +27,7 @@ struct pmt_counter {
 	uint64_t *id;
 	struct pmt_count_value *val;
 	bool *supported;                /* [ev] */
+	bool *unread;                   /* [ev] a read failed in the last pmt_counter_read */
 	bool *gone;                     /* [thread] ended before its counters opened */
 	uint64_t *buf;                  /* one group read */
 	size_t buf_words;
@@ -192,10 +193,11 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 	c->id = calloc(n, sizeof(*c->id));
 	c->val = calloc(n, sizeof(*c->val));
 	c->supported = calloc(c->nr_ev, sizeof(*c->supported));
+	c->unread = calloc(c->nr_ev, sizeof(*c->unread));
 	c->gone = calloc(c->nr_threads, sizeof(*c->gone));
 	c->buf_words = 3 + 2 * (size_t)c->nr_ev;
 	c->buf = malloc(c->buf_words * sizeof(*c->buf));
-	if (!c->fd || !c->id || !c->val || !c->supported || !c->gone || !c->buf) {
+	if (!c->fd || !c->id || !c->val || !c->supported || !c->unread || !c->gone || !c->buf) {
 		pmt_counter_free(c);
 		return -PMT_ENOMEM;
 	}
@@ -390,8 +392,10 @@ static void unread(struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
 	pmt_debug("%s (cpu %d): read failed: %s", p->ev.ev[e].name, p->cpu[ci], strerror(errno));
 	for (uint32_t m = e; m < c->nr_ev; m++)
 		if (m == e || (p->ev.ev[m].leader == e &&
-			       (p->ev.ev[e].attr.read_format & PMT_READ_GROUP)))
+			       (p->ev.ev[e].attr.read_format & PMT_READ_GROUP))) {
 			c->val[ix(c, m, ci, ti)] = (struct pmt_count_value){ 0 };
+			c->unread[m] = true;
+		}
 }
 
 static void tool_time_read(struct pmt_counter *c, uint32_t e)
@@ -420,6 +424,7 @@ int pmt_counter_read(struct pmt_counter *c)
 	uint64_t now = monotonic_ns();
 
 	c->tool_reads++;
+	memset(c->unread, 0, c->nr_ev * sizeof(*c->unread));
 	if (c->cpu_time && tool_time_load(&c->proc) < 0)
 		return -PMT_EIO;
 	for (uint32_t e = 0; e < c->nr_ev; e++) {
@@ -503,6 +508,11 @@ bool pmt_counter_supported(const struct pmt_counter *c, uint32_t e)
 	return c->supported[e];
 }
 
+bool pmt_counter_unread(const struct pmt_counter *c, uint32_t e)
+{
+	return c->unread[e];
+}
+
 void pmt_counter_free(struct pmt_counter *c)
 {
 	if (!c)
@@ -518,6 +528,7 @@ void pmt_counter_free(struct pmt_counter *c)
 	free(c->id);
 	free(c->val);
 	free(c->supported);
+	free(c->unread);
 	free(c->gone);
 	free(c->buf);
 	free(c->tool_base);

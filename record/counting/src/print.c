@@ -51,13 +51,13 @@ static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t
 		fprintf(fp, "CPU%-3s ", pmt_stat_unit_name(s, u) + 3);
 		break;
 	case PMT_AGGR_CORE:
-		fprintf(fp, "%-18s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		fprintf(fp, "%-18s %4u ", pmt_stat_unit_name(s, u), c->ctrs);
 		break;
 	case PMT_AGGR_DIE:
-		fprintf(fp, "%-12s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		fprintf(fp, "%-12s %4u ", pmt_stat_unit_name(s, u), c->ctrs);
 		break;
 	case PMT_AGGR_SOCKET:
-		fprintf(fp, "%-6s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		fprintf(fp, "%-6s %4u ", pmt_stat_unit_name(s, u), c->ctrs);
 		break;
 	case PMT_AGGR_THREAD: {
 		/* perf's "%*s-%-*d": the comm right-aligned in 16, the TID left in 8 */
@@ -169,7 +169,7 @@ static void csv_unit(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 	if (pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_THREAD)
 		fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
 	else if (pmt_stat_aggr(s) != PMT_AGGR_GLOBAL)
-		fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep, c->nr, sep);
+		fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep, c->ctrs, sep);
 }
 
 /* perf's print_metric_csv(): the value without its padding, the unit; an event's other
@@ -250,7 +250,7 @@ static void json_counters(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32
 	enum pmt_aggr a = pmt_stat_aggr(s);
 
 	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
-		fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, e)->nr);
+		fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, e)->ctrs);
 }
 
 /* perf's print_metric_json(): the value, its unit and threshold class; an event's other
@@ -439,7 +439,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 				fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
 			else if (a != PMT_AGGR_GLOBAL)
 				fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep,
-					pmt_stat_cell(s, u, ce)->nr, sep);
+					pmt_stat_cell(s, u, ce)->ctrs, sep);
 			for (uint32_t k = 0; k < ncol; k++) {
 				if (cell && cell[k] == PMT_MO_SKIP)
 					continue;

@@ -122,6 +122,8 @@ PMT_API const struct pmt_count_value *pmt_counter_value(const struct pmt_counter
 PMT_API uint64_t pmt_counter_id(const struct pmt_counter *c, uint32_t e, uint32_t ci,
 				uint32_t ti);
 PMT_API bool pmt_counter_supported(const struct pmt_counter *c, uint32_t e);
+/* a read of event e failed in the last pmt_counter_read (its values read 0) */
+PMT_API bool pmt_counter_unread(const struct pmt_counter *c, uint32_t e);
 PMT_API void pmt_counter_free(struct pmt_counter *c);
 
 /* ---- stat: scaling, aggregation, printing ---------------------------------------------- */
@@ -147,7 +149,10 @@ PMT_API int pmt_cpu_topo_load(const char *root, const int32_t *cpus, uint32_t nr
 struct pmt_stat_cell {
 	double val;          /* scaled count, perf's scale (msec) applied */
 	uint64_t ena, run;
-	uint32_t nr;         /* counters summed (perf's "ctrs" column) */
+	uint32_t nr;         /* counters summed: the unit's CPUs the event is opened on */
+	uint32_t ctrs;       /* perf's "ctrs" column: nr, or 0 when a read of the event
+			      * failed (perf 7.3's read_counters() leaves such an event out
+			      * of its aggregation) */
 	bool counted, supported;
 	double noise;        /* -r: the relative stddev of the mean, in % (perf's "+- x%") */
 };
@@ -163,6 +168,9 @@ typedef const struct pmt_count_value *(*pmt_count_get_fn)(void *ctx, uint32_t e,
 							  uint32_t ti);
 PMT_API int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool interval);
 PMT_API void pmt_stat_set_supported(struct pmt_stat *s, uint32_t e, bool supported);
+/* before an update: a read of event e failed (pmt_counter_unread), so its cells' ctrs is
+ * 0 in that update */
+PMT_API void pmt_stat_set_unread(struct pmt_stat *s, uint32_t e, bool unread);
 /* --per-thread: name the thread units as perf does (COMM-TID, comm from /proc) */
 PMT_API void pmt_stat_set_threads(struct pmt_stat *s, const int32_t *tids, uint32_t nr);
 /* -r N: add the last update as one run; pmt_stat_end_runs() then gives the total's cells
