@@ -368,7 +368,9 @@ int cmd_stat(int argc, char **argv)
 	struct pmt_evlist events = { 0 };
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const char *evstr[64], *outpath = NULL;
-	unsigned nev = 0, targets = 0, aggrs = 0;
+	unsigned nev = 0, targets = 0, aggrs = 0, aggr_set = 0;
+	static const enum pmt_aggr aggr_order[] = { PMT_AGGR_CPU, PMT_AGGR_CORE, PMT_AGGR_DIE,
+						    PMT_AGGR_SOCKET };
 	int c, verbose = 0, dry_run = 0, rc;
 	bool nev_given = false;
 	int32_t pid = 0;
@@ -403,11 +405,13 @@ int cmd_stat(int argc, char **argv)
 			pid = (int32_t)v;
 			targets++;
 			break;
-		case 'A': r.aggr = PMT_AGGR_CPU; aggrs++; break;
-		case O_PER_CORE: r.aggr = PMT_AGGR_CORE; aggrs++; break;
-		case O_PER_SOCKET: r.aggr = PMT_AGGR_SOCKET; aggrs++; break;
-		case O_PER_DIE: r.aggr = PMT_AGGR_DIE; aggrs++; break;
-		case O_PER_THREAD: r.aggr = PMT_AGGR_THREAD; aggrs++; break;
+		/* perf 7.3's opt_aggr_mode_to_aggr_mode(): of -A, --per-core, --per-die and
+		 * --per-socket the first of these wins, whatever their order */
+		case 'A': aggr_set |= 1u << PMT_AGGR_CPU; break;
+		case O_PER_CORE: aggr_set |= 1u << PMT_AGGR_CORE; break;
+		case O_PER_SOCKET: aggr_set |= 1u << PMT_AGGR_SOCKET; break;
+		case O_PER_DIE: aggr_set |= 1u << PMT_AGGR_DIE; break;
+		case O_PER_THREAD: r.aggr = PMT_AGGR_THREAD; aggrs = 1; break;
 		case 'r':
 			if (pmt_parse_u64(optarg, &v) < 0 || !v || v > 1000000)
 				return pmt_cli_usage_fail("stat", "bad value '%s' for -r (a number "
@@ -461,9 +465,15 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (targets > 1)
 		return pmt_cli_usage_fail("stat", "choose one of -a, -C, -p and -t");
+	for (size_t k = 0; k < sizeof(aggr_order) / sizeof(aggr_order[0]); k++)
+		if (aggr_set & 1u << aggr_order[k]) {
+			r.aggr = aggr_order[k];
+			aggrs++;
+			break;
+		}
 	if (aggrs > 1)
-		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core, --per-die, "
-					  "--per-socket and --per-thread");
+		return pmt_cli_usage_fail("stat", "--per-thread goes with none of -A, --per-core, "
+					  "--per-die and --per-socket");
 	/* perf 7.3: --per-thread alone counts every thread of the system, as with -a; with a
 	 * workload or -C and no -a it is refused, in perf's words. A workload's own threads
 	 * cannot be told apart: an inherited counter adds its children into the parent's. */

@@ -253,6 +253,13 @@ for TGT in "-a --per-socket" "-a --per-die"; do
 	td_cmp 2 4,10 - -x, -j
 	td_cmp 2 4 - -x, -j
 done
+# two aggregations: perf 7.3 takes -A over --per-core over --per-die over --per-socket, in
+# either order
+for m in "--per-core:-A" "-A:--per-socket" "--per-socket:--per-core_-x," \
+	"--per-die:--per-socket_-j"; do
+	TGT="-a ${m%%:*}"
+	td_cmp 2 4,10 "${m#*:}"
+done
 TGT=
 # an event perf 7.3 could not read (the cpu_atom one here) is out of its aggregation: its
 # ctrs 0 on every core, socket and die (the first 8 lines: a loaded machine may fit one
