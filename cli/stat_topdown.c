@@ -308,6 +308,8 @@ void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 		counted = pmt_topdown_from_counts(slots, td8, &t) >= 0 && counted;
 		if (td->hyb && td->hyb->core_uop_dropping)
 			counted = counted && pmt_topdown_less_uop_dropping(&t, uop_dropping) >= 0;
+		if (td->hyb && td->hyb->core_bad_spec_counted)
+			pmt_topdown_bad_spec_counted(&t, td8);
 		/* an E core of a hybrid part (--per-core) has the core PMU's columns as perf's
 		 * formulas give them without counts (NaN, a max(..., 0) 0), an atom CPU (-A)
 		 * none */

@@ -60,6 +60,15 @@ int pmt_topdown_less_uop_dropping(struct pmt_topdown *t, double uop_dropping)
 	return 0;
 }
 
+int pmt_topdown_bad_spec_counted(struct pmt_topdown *t, const double td[8])
+{
+	double level1 = td[0] + td[1] + td[2] + td[3];
+
+	t->bad_spec = td[1] / level1;
+	t->machine_clears = max_0_nan(t->bad_spec - t->br_mispredict);
+	return level1 > 0 ? 0 : -PMT_EINVAL;
+}
+
 int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_slots,
 		       uint64_t prev_metrics, struct pmt_topdown *out)
 {
