@@ -311,8 +311,8 @@ void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 		if (td->hyb && td->hyb->core_bad_spec_counted)
 			pmt_topdown_bad_spec_counted(&t, td8);
 		/* an E core of a hybrid part (--per-core) has the core PMU's columns as perf's
-		 * formulas give them without counts (NaN, level 1's max(..., 0) 0), an atom CPU (-A)
-		 * none */
+		 * formulas give them without counts (NaN, level 1's max(..., 0) 0), an atom
+		 * CPU (-A) none */
 		bool empty = td->hyb && !nr && pmt_stat_aggr(s) != PMT_AGGR_CPU;
 
 		for (int k = 0; k < td->cols; k++) {

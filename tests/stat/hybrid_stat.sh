@@ -273,7 +273,8 @@ for opts in --per-core --per-core_-x, --per-socket --per-socket_-j --per-die_-x,
 	# shellcheck disable=SC2086
 	td 4 8 "$T/pmt" "$P" stat -e cpu_core/event=0x3c/,cpu_atom/event=0xc0/ -a $o -- sleep 0.25
 	grep -q "cpu_atom/event=0xc0/" "$T/perf" && cmp -s "$T/perf" "$T/pmt" ||
-		{ echo "FAIL: hybrid stat $o, cpu_atom unread: perf 7.3 < > pmutrace"; diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
+		{ echo "FAIL: hybrid stat $o, cpu_atom unread: perf 7.3 < > pmutrace"
+		  diff "$T/perf" "$T/pmt" | head -10; fail=$((fail + 1)); }
 done
 # --per-core on Meteor and Lunar Lake's trees given that topology: their level 1 begins with a
 # cpu_atom column, so ctrs counts cpu_atom's CPUs there too; Lunar Lake's cpu_core bad

@@ -199,8 +199,8 @@ int pmt_stat_new(const struct pmt_count_plan *plan, uint32_t nr_threads, enum pm
 	s->runs = calloc(plan->ev.nr, sizeof(*s->runs));
 	s->ctrs = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->ctrs));
 	s->failed = calloc(s->nr_units + 1, sizeof(*s->failed));
-	if (rc < 0 || !s->prev || !s->cell || !s->supported || !s->unread || !s->raw || !s->runs || !s->ctrs ||
-	    !s->failed) {
+	if (rc < 0 || !s->prev || !s->cell || !s->supported || !s->unread || !s->raw ||
+	    !s->runs || !s->ctrs || !s->failed) {
 		pmt_stat_free(s);
 		return -PMT_ENOMEM;
 	}
