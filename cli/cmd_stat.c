@@ -96,18 +96,26 @@ static const struct pmt_count_value *get_value(void *ctx, uint32_t e, uint32_t c
 	return pmt_counter_value(ctx, e, ci, ti);
 }
 
+/* one read of every counter into the aggregation, what failed to read marked */
+static int read_update(struct run *r, bool interval)
+{
+	if (pmt_counter_read(r->ctr) < 0)
+		return -1;
+	for (uint32_t e = 0; e < r->plan.ev.nr; e++)
+		pmt_stat_set_unread(r->stat, e, pmt_counter_unread(r->ctr, e));
+	pmt_stat_update(r->stat, get_value, r->ctr, interval);
+	return 0;
+}
+
 static int read_and_print(struct run *r, uint64_t t, bool final, bool *first)
 {
-	int rc = pmt_counter_read(r->ctr);
-
-	if (rc < 0)
+	if (read_update(r, r->interval_ms != 0) < 0)
 		return pmt_cli_fail("stat", "reading the counters failed");
-	pmt_stat_update(r->stat, get_value, r->ctr, r->interval_ms != 0);
 	/* perf 7.3 fails -I's reads of a tool event on a CPU /proc/stat lacks (its final
 	 * read counts 0 there) */
 	for (uint32_t e = 0; r->interval_ms && e < r->plan.ev.nr; e++)
-		if (pmt_counter_read_failed(r->ctr, e))
-			pmt_stat_unread(r->stat, e);
+		if (pmt_counter_tool_cpu_absent(r->ctr, e))
+			pmt_stat_not_counted(r->stat, e);
 	if (r->file && pmt_stat_file_round(r->file, t, final) < 0)
 		return pmt_cli_fail("stat", "writing the counts to the container failed");
 	r->po.time_ns = t;
@@ -149,9 +157,8 @@ static void banner(struct run *r, const struct pmt_count_opts *o, char **argv, i
 static int end_of_run(struct run *r, const struct pmt_count_opts *o, char **argv, int argc,
 		      int32_t pid, uint64_t ns)
 {
-	if (pmt_counter_read(r->ctr) < 0)
+	if (read_update(r, false) < 0)
 		return pmt_cli_fail("stat", "reading the counters failed");
-	pmt_stat_update(r->stat, get_value, r->ctr, false);
 	pmt_stat_add_run(r->stat);
 	pmt_run_stats_add(&r->elapsed, (double)ns / 1e9);
 	if (r->run + 1 < r->runs && !stop_requested)
@@ -366,7 +373,9 @@ int cmd_stat(int argc, char **argv)
 	struct pmt_evlist events = { 0 };
 	struct pmt_diag d = PMT_DIAG_INIT;
 	const char *evstr[64], *outpath = NULL;
-	unsigned nev = 0, targets = 0, aggrs = 0;
+	unsigned nev = 0, targets = 0, aggrs = 0, aggr_set = 0;
+	static const enum pmt_aggr aggr_order[] = { PMT_AGGR_CPU, PMT_AGGR_CORE, PMT_AGGR_DIE,
+						    PMT_AGGR_SOCKET };
 	int c, verbose = 0, dry_run = 0, rc;
 	bool nev_given = false;
 	int32_t pid = 0;
@@ -401,11 +410,13 @@ int cmd_stat(int argc, char **argv)
 			pid = (int32_t)v;
 			targets++;
 			break;
-		case 'A': r.aggr = PMT_AGGR_CPU; aggrs++; break;
-		case O_PER_CORE: r.aggr = PMT_AGGR_CORE; aggrs++; break;
-		case O_PER_SOCKET: r.aggr = PMT_AGGR_SOCKET; aggrs++; break;
-		case O_PER_DIE: r.aggr = PMT_AGGR_DIE; aggrs++; break;
-		case O_PER_THREAD: r.aggr = PMT_AGGR_THREAD; aggrs++; break;
+		/* perf 7.3's opt_aggr_mode_to_aggr_mode(): of -A, --per-core, --per-die and
+		 * --per-socket the first of these wins, whatever their order */
+		case 'A': aggr_set |= 1u << PMT_AGGR_CPU; break;
+		case O_PER_CORE: aggr_set |= 1u << PMT_AGGR_CORE; break;
+		case O_PER_SOCKET: aggr_set |= 1u << PMT_AGGR_SOCKET; break;
+		case O_PER_DIE: aggr_set |= 1u << PMT_AGGR_DIE; break;
+		case O_PER_THREAD: r.aggr = PMT_AGGR_THREAD; aggrs = 1; break;
 		case 'r':
 			if (pmt_parse_u64(optarg, &v) < 0 || !v || v > 1000000)
 				return pmt_cli_usage_fail("stat", "bad value '%s' for -r (a number "
@@ -459,9 +470,15 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (targets > 1)
 		return pmt_cli_usage_fail("stat", "choose one of -a, -C, -p and -t");
+	for (size_t k = 0; k < sizeof(aggr_order) / sizeof(aggr_order[0]); k++)
+		if (aggr_set & 1u << aggr_order[k]) {
+			r.aggr = aggr_order[k];
+			aggrs++;
+			break;
+		}
 	if (aggrs > 1)
-		return pmt_cli_usage_fail("stat", "choose one of -A, --per-core, --per-die, "
-					  "--per-socket and --per-thread");
+		return pmt_cli_usage_fail("stat", "--per-thread goes with none of -A, --per-core, "
+					  "--per-die and --per-socket");
 	/* perf 7.3: --per-thread alone counts every thread of the system, as with -a; with a
 	 * workload or -C and no -a it is refused, in perf's words. A workload's own threads
 	 * cannot be told apart: an inherited counter adds its children into the parent's. */

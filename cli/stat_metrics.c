@@ -103,6 +103,7 @@ void print_topdown(struct run *r)
 		print_metrics(r);
 	else
 		stat_td_from_counts(&r->td, r->stat, &r->plan);
+	r->po.ctrs_event = stat_td_ctrs_event(&r->td, &r->plan);
 	pmt_stat_print_metric_only(r->out, r->stat, r->td.head, (uint32_t)r->td.cols, r->td.val,
 				   r->td.cell, &r->po);
 }

@@ -226,6 +226,14 @@ static bool is_on(const struct pmt_evsel *e, const char *pmu, uint64_t config)
 	return e->pmu && !strcmp(e->pmu->name, pmu) && e->attr.config == config;
 }
 
+uint32_t stat_td_ctrs_event(const struct stat_topdown *td, const struct pmt_count_plan *plan)
+{
+	for (uint32_t e = 0; td->cols && td->atom[0] && e < plan->ev.nr; e++)
+		if (plan->ev.ev[e].pmu && !strcmp(plan->ev.ev[e].pmu->name, "cpu_atom"))
+			return e;
+	return 0;
+}
+
 /* a unit's cpu_atom columns: nr 0 where none of the unit's CPUs is an atom one */
 static void atom_unit(struct stat_topdown *td, const struct pmt_stat *s,
 		      const struct pmt_count_plan *plan, uint32_t u)
@@ -300,9 +308,11 @@ void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 		counted = pmt_topdown_from_counts(slots, td8, &t) >= 0 && counted;
 		if (td->hyb && td->hyb->core_uop_dropping)
 			counted = counted && pmt_topdown_less_uop_dropping(&t, uop_dropping) >= 0;
+		if (td->hyb && td->hyb->core_bad_spec_counted)
+			pmt_topdown_bad_spec_counted(&t, td8);
 		/* an E core of a hybrid part (--per-core) has the core PMU's columns as perf's
-		 * formulas give them without counts (NaN, a max(..., 0) 0), an atom CPU (-A)
-		 * none */
+		 * formulas give them without counts (NaN, level 1's max(..., 0) 0), an atom
+		 * CPU (-A) none */
 		bool empty = td->hyb && !nr && pmt_stat_aggr(s) != PMT_AGGR_CPU;
 
 		for (int k = 0; k < td->cols; k++) {

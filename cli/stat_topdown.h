@@ -61,6 +61,10 @@ int stat_td_alloc(struct stat_topdown *td, uint32_t nr_units);
  * cpu_atom TOPDOWN_* counts */
 void stat_td_from_counts(struct stat_topdown *td, const struct pmt_stat *s,
 			 const struct pmt_count_plan *plan);
+/* the event whose CPUs perf's --per-core/-socket/-die lines count (ctrs): its evlist's
+ * first, an event of the first column's PMU (Alder Lake's level 2 and Meteor, Lunar and
+ * Arrow Lake's levels 1 and 2 begin with a cpu_atom column); the plan's first otherwise */
+uint32_t stat_td_ctrs_event(const struct stat_topdown *td, const struct pmt_count_plan *plan);
 void stat_td_fini(struct stat_topdown *td);
 /* #SMT_on of the metric tables as perf's smt_on() reads sysfs ($SYSFS_PATH): smt/active,
  * else a core of more than one CPU in the topology */

@@ -16,7 +16,12 @@ static double metric_slots(uint64_t slots, uint64_t metrics, int i)
 	return (double)(uint64_t)((unsigned __int128)slots * GET_METRIC(metrics, i) / 0xff);
 }
 
-static double at_least_0(double v) { return v > 0 ? v : 0; }
+/* perf's expr.y max(a, b) is a > b ? a : b: NaN wins as the second argument only. Its
+ * tables write level 1's bad speculation max(1 - ..., 0) (NaN gives 0) and level 2's
+ * max(0, x) (NaN stays NaN), so an E core's cpu_core columns (--per-core, no counts) are
+ * 0 at level 1 and NaN at level 2, as perf 7.3 prints them */
+static double max_nan_0(double v) { return v > 0 ? v : 0; }
+static double max_0_nan(double v) { return 0 > v ? 0 : v; }
 
 int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown *out)
 {
@@ -26,20 +31,20 @@ int pmt_topdown_from_counts(double slots, const double td[8], struct pmt_topdown
 	/* perf's tma_* formulas divide every field by the sum of the four level-1 counts, so
 	 * the level-1 fractions add up to 100% even when the hardware's bytes do not add up
 	 * to 0xff (the topdown.txt decoding divides by 0xff instead); a sum of 0 still gives
-	 * perf's values (NaN, a max(NaN, 0) 0) with the error */
+	 * perf's values (NaN, a max(NaN, 0) 0, a max(0, NaN) NaN) with the error */
 	out->slots = slots;
 	out->retiring = td[0] / level1;
 	out->fe_bound = td[2] / level1;
 	out->be_bound = td[3] / level1;
-	out->bad_spec = at_least_0(1 - (out->fe_bound + out->be_bound + out->retiring));
+	out->bad_spec = max_nan_0(1 - (out->fe_bound + out->be_bound + out->retiring));
 	out->heavy_ops = td[4] / level1;
 	out->br_mispredict = td[5] / level1;
 	out->fetch_lat = td[6] / level1;
 	out->mem_bound = td[7] / level1;
-	out->light_ops = at_least_0(out->retiring - out->heavy_ops);
-	out->machine_clears = at_least_0(out->bad_spec - out->br_mispredict);
-	out->fetch_bw = at_least_0(out->fe_bound - out->fetch_lat);
-	out->core_bound = at_least_0(out->be_bound - out->mem_bound);
+	out->light_ops = max_0_nan(out->retiring - out->heavy_ops);
+	out->machine_clears = max_0_nan(out->bad_spec - out->br_mispredict);
+	out->fetch_bw = max_0_nan(out->fe_bound - out->fetch_lat);
+	out->core_bound = max_0_nan(out->be_bound - out->mem_bound);
 	return level1 > 0 ? 0 : -PMT_EINVAL;
 }
 
@@ -49,10 +54,19 @@ int pmt_topdown_less_uop_dropping(struct pmt_topdown *t, double uop_dropping)
 		return -PMT_EINVAL;
 	t->fe_bound -= uop_dropping / t->slots;
 	t->fetch_lat -= uop_dropping / t->slots;
-	t->bad_spec = at_least_0(1 - (t->fe_bound + t->be_bound + t->retiring));
-	t->machine_clears = at_least_0(t->bad_spec - t->br_mispredict);
-	t->fetch_bw = at_least_0(t->fe_bound - t->fetch_lat);
+	t->bad_spec = max_nan_0(1 - (t->fe_bound + t->be_bound + t->retiring));
+	t->machine_clears = max_0_nan(t->bad_spec - t->br_mispredict);
+	t->fetch_bw = max_0_nan(t->fe_bound - t->fetch_lat);
 	return 0;
+}
+
+int pmt_topdown_bad_spec_counted(struct pmt_topdown *t, const double td[8])
+{
+	double level1 = td[0] + td[1] + td[2] + td[3];
+
+	t->bad_spec = td[1] / level1;
+	t->machine_clears = max_0_nan(t->bad_spec - t->br_mispredict);
+	return level1 > 0 ? 0 : -PMT_EINVAL;
 }
 
 int pmt_topdown_decode(uint64_t slots, uint64_t metrics, uint64_t prev_slots,

@@ -75,25 +75,25 @@ static const struct pmt_topdown_atom_event adl_ev2[] = {
 static const struct pmt_topdown_atom_event mtl_ev2[] = { L2_AFTER_BE(0x74) };
 static const struct pmt_topdown_atom_event lnl_ev2[] = { L2_AFTER_BE(0x2a4) };
 
-#define LAYOUT(m, w, cols, ev, uop) { m, w, N(cols), N(ev), cols, ev, uop }
+#define LAYOUT(m, w, cols, ev, uop, bs) { m, w, N(cols), N(ev), cols, ev, uop, bs }
 #define UOP_DROPPING 0x10ad /* INT_MISC.UOP_DROPPING */
 static const struct {
 	const char *pmu_name; /* cpu_atom's caps/pmu_name, as the kernel names the part */
 	struct pmt_topdown_hybrid level[2];
 } layouts[] = {
 	/* Gracemont: 5 slots a cycle; perf 7.3 for GenuineIntel-6-97, 9A, B7, BA, BF */
-	{ "alderlake_hybrid", { LAYOUT("Alder Lake", 5, adl_l1, adl_ev1, UOP_DROPPING),
-				LAYOUT("Alder Lake", 5, adl_l2, adl_ev2, UOP_DROPPING) } },
+	{ "alderlake_hybrid", { LAYOUT("Alder Lake", 5, adl_l1, adl_ev1, UOP_DROPPING, false),
+				LAYOUT("Alder Lake", 5, adl_l2, adl_ev2, UOP_DROPPING, false) } },
 	/* Crestmont: 6; 6-AA, AC */
-	{ "meteorlake_hybrid", { LAYOUT("Meteor Lake", 6, mtl_l1, mtl_ev1, UOP_DROPPING),
-				 LAYOUT("Meteor Lake", 6, mtl_l2, mtl_ev2, UOP_DROPPING) } },
+	{ "meteorlake_hybrid", { LAYOUT("Meteor Lake", 6, mtl_l1, mtl_ev1, UOP_DROPPING, false),
+				 LAYOUT("Meteor Lake", 6, mtl_l2, mtl_ev2, UOP_DROPPING, false) } },
 	/* Skymont: 8; perf 7.3 prints the same for 6-BD (Lunar Lake), C5 and C6 (Arrow Lake).
 	 * The kernel names Lunar Lake's and Arrow Lake-S's (6-C6) PMU lunarlake_hybrid,
 	 * Arrow Lake-H's (6-C5) arrowlake_h_hybrid (its cpu_lowpower PMU is not read here). */
-	{ "lunarlake_hybrid", { LAYOUT("Lunar Lake", 8, lnl_l1, lnl_ev1, 0),
-				LAYOUT("Lunar Lake", 8, mtl_l2, lnl_ev2, 0) } },
-	{ "arrowlake_h_hybrid", { LAYOUT("Arrow Lake-H", 8, lnl_l1, lnl_ev1, 0),
-				  LAYOUT("Arrow Lake-H", 8, mtl_l2, lnl_ev2, 0) } },
+	{ "lunarlake_hybrid", { LAYOUT("Lunar Lake", 8, lnl_l1, lnl_ev1, 0, true),
+				LAYOUT("Lunar Lake", 8, mtl_l2, lnl_ev2, 0, true) } },
+	{ "arrowlake_h_hybrid", { LAYOUT("Arrow Lake-H", 8, lnl_l1, lnl_ev1, 0, true),
+				  LAYOUT("Arrow Lake-H", 8, mtl_l2, lnl_ev2, 0, true) } },
 };
 
 const struct pmt_topdown_hybrid *pmt_topdown_hybrid(const char *atom_pmu_name, unsigned level)

@@ -27,6 +27,7 @@ struct pmt_counter {
 	uint64_t *id;
 	struct pmt_count_value *val;
 	bool *supported;                /* [ev] */
+	bool *unread;                   /* [ev] a read failed in the last pmt_counter_read */
 	bool *gone;                     /* [thread] ended before its counters opened */
 	uint64_t *buf;                  /* one group read */
 	size_t buf_words;
@@ -44,8 +45,8 @@ struct pmt_counter {
 					 * [ev][cpu][thread]; UINT64_MAX where none was read */
 	struct tool_time proc;          /* /proc/stat, read once a read */
 	bool cpu_time;                  /* the plan has user_time or system_time */
-	bool *read_failed;              /* [ev] a CPU without a /proc/stat line at the last
-					 * read (pmt_counter_read_failed()) */
+	bool *tool_cpu_absent;         /* [ev] a CPU without a /proc/stat line at the last
+					 * read (pmt_counter_tool_cpu_absent()) */
 	int32_t *threads;               /* [thread] (per thread: their /proc/PID/stat) */
 };
 
@@ -201,12 +202,13 @@ static int open_counters(const struct pmt_count_plan *p, const int32_t *threads,
 	c->id = calloc(n, sizeof(*c->id));
 	c->val = calloc(n, sizeof(*c->val));
 	c->supported = calloc(c->nr_ev, sizeof(*c->supported));
-	c->read_failed = calloc(c->nr_ev, sizeof(*c->read_failed));
+	c->tool_cpu_absent = calloc(c->nr_ev, sizeof(*c->tool_cpu_absent));
+	c->unread = calloc(c->nr_ev, sizeof(*c->unread));
 	c->gone = calloc(c->nr_threads, sizeof(*c->gone));
 	c->buf_words = 3 + 2 * (size_t)c->nr_ev;
 	c->buf = malloc(c->buf_words * sizeof(*c->buf));
-	if (!c->fd || !c->id || !c->val || !c->supported || !c->read_failed || !c->gone ||
-	    !c->buf) {
+	if (!c->fd || !c->id || !c->val || !c->supported || !c->tool_cpu_absent || !c->unread ||
+	    !c->gone || !c->buf) {
 		pmt_counter_free(c);
 		return -PMT_ENOMEM;
 	}
@@ -401,15 +403,17 @@ static void unread(struct pmt_counter *c, uint32_t e, uint32_t ci, uint32_t ti)
 	pmt_debug("%s (cpu %d): read failed: %s", p->ev.ev[e].name, p->cpu[ci], strerror(errno));
 	for (uint32_t m = e; m < c->nr_ev; m++)
 		if (m == e || (p->ev.ev[m].leader == e &&
-			       (p->ev.ev[e].attr.read_format & PMT_READ_GROUP)))
+			       (p->ev.ev[e].attr.read_format & PMT_READ_GROUP))) {
 			c->val[ix(c, m, ci, ti)] = (struct pmt_count_value){ 0 };
+			c->unread[m] = true;
+		}
 }
 
 static void tool_time_read(struct pmt_counter *c, uint32_t e)
 {
 	const struct pmt_count_plan *p = c->plan;
 
-	c->read_failed[e] = false;
+	c->tool_cpu_absent[e] = false;
 	for (uint32_t ci = 0; ci < c->nr_cpus; ci++) {
 		for (uint32_t ti = 0; ti < c->nr_threads; ti++) {
 			size_t i = ix(c, e, ci, ti);
@@ -420,7 +424,7 @@ static void tool_time_read(struct pmt_counter *c, uint32_t e)
 			 * the 8-CPU tree of a 2-CPU host), a failed read for -I */
 			if (c->tool_base[i] == UINT64_MAX && p->per_cpu &&
 			    pmt_count_on_cpu(p, &p->ev.ev[e], ci)) {
-				c->read_failed[e] = true;
+				c->tool_cpu_absent[e] = true;
 				c->val[i] = (struct pmt_count_value){
 					.ena = c->reads_before + c->tool_reads,
 					.run = c->reads_before + c->tool_reads };
@@ -444,6 +448,7 @@ int pmt_counter_read(struct pmt_counter *c)
 	uint64_t now = monotonic_ns();
 
 	c->tool_reads++;
+	memset(c->unread, 0, c->nr_ev * sizeof(*c->unread));
 	if (c->cpu_time && tool_time_load(&c->proc) < 0)
 		return -PMT_EIO;
 	for (uint32_t e = 0; e < c->nr_ev; e++) {
@@ -527,9 +532,14 @@ bool pmt_counter_supported(const struct pmt_counter *c, uint32_t e)
 	return c->supported[e];
 }
 
-bool pmt_counter_read_failed(const struct pmt_counter *c, uint32_t e)
+bool pmt_counter_tool_cpu_absent(const struct pmt_counter *c, uint32_t e)
 {
-	return e < c->nr_ev && c->read_failed[e];
+	return e < c->nr_ev && c->tool_cpu_absent[e];
+}
+
+bool pmt_counter_unread(const struct pmt_counter *c, uint32_t e)
+{
+	return e < c->nr_ev && c->unread[e];
 }
 
 void pmt_counter_free(struct pmt_counter *c)
@@ -547,7 +557,8 @@ void pmt_counter_free(struct pmt_counter *c)
 	free(c->id);
 	free(c->val);
 	free(c->supported);
-	free(c->read_failed);
+	free(c->tool_cpu_absent);
+	free(c->unread);
 	free(c->gone);
 	free(c->buf);
 	free(c->tool_base);

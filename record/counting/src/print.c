@@ -51,13 +51,13 @@ static void aggr_prefix(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t
 		fprintf(fp, "CPU%-3s ", pmt_stat_unit_name(s, u) + 3);
 		break;
 	case PMT_AGGR_CORE:
-		fprintf(fp, "%-18s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		fprintf(fp, "%-18s %4u ", pmt_stat_unit_name(s, u), c->ctrs);
 		break;
 	case PMT_AGGR_DIE:
-		fprintf(fp, "%-12s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		fprintf(fp, "%-12s %4u ", pmt_stat_unit_name(s, u), c->ctrs);
 		break;
 	case PMT_AGGR_SOCKET:
-		fprintf(fp, "%-6s %4u ", pmt_stat_unit_name(s, u), c->nr);
+		fprintf(fp, "%-6s %4u ", pmt_stat_unit_name(s, u), c->ctrs);
 		break;
 	case PMT_AGGR_THREAD: {
 		/* perf's "%*s-%-*d": the comm right-aligned in 16, the TID left in 8 */
@@ -169,7 +169,7 @@ static void csv_unit(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32_t e,
 	if (pmt_stat_aggr(s) == PMT_AGGR_CPU || pmt_stat_aggr(s) == PMT_AGGR_THREAD)
 		fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
 	else if (pmt_stat_aggr(s) != PMT_AGGR_GLOBAL)
-		fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep, c->nr, sep);
+		fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep, c->ctrs, sep);
 }
 
 /* perf's print_metric_csv(): the value without its padding, the unit; an event's other
@@ -250,7 +250,7 @@ static void json_counters(FILE *fp, const struct pmt_stat *s, uint32_t u, uint32
 	enum pmt_aggr a = pmt_stat_aggr(s);
 
 	if (a != PMT_AGGR_GLOBAL && a != PMT_AGGR_CPU && a != PMT_AGGR_THREAD)
-		fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, e)->nr);
+		fprintf(fp, "\"counters\" : %u, ", pmt_stat_cell(s, u, e)->ctrs);
 }
 
 /* perf's print_metric_json(): the value, its unit and threshold class; an event's other
@@ -362,12 +362,22 @@ static int aggr_header_len(enum pmt_aggr a)
 /* perf's METRIC_ONLY_LEN: a column is as wide as its head, at least this */
 #define METRIC_ONLY_LEN 20
 
+/* the event whose count of CPUs the metric-only line prints (0: the plan's first) */
+static uint32_t ctrs_event(const struct pmt_stat *s, const struct pmt_stat_print_opts *po)
+{
+	bool has = po->sz >= offsetof(struct pmt_stat_print_opts, ctrs_event) +
+				     sizeof(po->ctrs_event);
+
+	return has && po->ctrs_event < pmt_stat_plan(s)->ev.nr ? po->ctrs_event : 0;
+}
+
 void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *const *heads,
 				uint32_t ncol, const double *val, const uint8_t *cells,
 				const struct pmt_stat_print_opts *po)
 {
 	const char *sep = po->sep ? po->sep : ",";
 	enum pmt_aggr a = pmt_stat_aggr(s);
+	uint32_t ce = ctrs_event(s, po);
 	char prefix[64];
 
 	time_prefix(prefix, sizeof(prefix), po, sep);
@@ -407,7 +417,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 		if (po->format == PMT_STAT_JSON) {
 			json_open(fp, s, u, po);
 			/* perf 7.3 counts the CPUs of a core, die or socket here too */
-			json_counters(fp, s, u, 0);
+			json_counters(fp, s, u, ce);
 			for (uint32_t k = 0; k < ncol; k++) {
 				if (cell && cell[k] == PMT_MO_SKIP)
 					continue;
@@ -429,7 +439,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 				fprintf(fp, "%s%s", pmt_stat_unit_name(s, u), sep);
 			else if (a != PMT_AGGR_GLOBAL)
 				fprintf(fp, "%s%s%u%s", pmt_stat_unit_name(s, u), sep,
-					pmt_stat_cell(s, u, 0)->nr, sep);
+					pmt_stat_cell(s, u, ce)->ctrs, sep);
 			for (uint32_t k = 0; k < ncol; k++) {
 				if (cell && cell[k] == PMT_MO_SKIP)
 					continue;
@@ -440,7 +450,7 @@ void pmt_stat_print_metric_only(FILE *fp, const struct pmt_stat *s, const char *
 			fputc('\n', fp);
 			continue;
 		}
-		aggr_prefix(fp, s, u, 0);
+		aggr_prefix(fp, s, u, ce);
 		/* perf pads each value ("%8.1f") to the column's width, at least one space */
 		for (uint32_t k = 0; k < ncol; k++) {
 			int w = (int)strlen(heads[k]);

@@ -19,6 +19,7 @@ struct pmt_stat {
 	struct pmt_count_value *prev;   /* [ev][cpu][thread] the last read, for deltas */
 	struct pmt_stat_cell *cell;     /* [unit][ev] */
 	bool *supported;                /* [ev] */
+	bool *unread;                   /* [ev] pmt_stat_set_unread */
 	double *raw;                    /* [unit][ev] the last update before perf's scale */
 	struct pmt_run_stats *runs;     /* [ev] -r: the total's counts per run */
 	bool per_thread;                /* units are the threads */
@@ -193,12 +194,13 @@ int pmt_stat_new(const struct pmt_count_plan *plan, uint32_t nr_threads, enum pm
 	s->prev = calloc((size_t)plan->ev.nr * plan->nr_cpus * s->nr_threads, sizeof(*s->prev));
 	s->cell = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->cell));
 	s->supported = calloc(plan->ev.nr, sizeof(*s->supported));
+	s->unread = calloc(plan->ev.nr, sizeof(*s->unread));
 	s->raw = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->raw));
 	s->runs = calloc(plan->ev.nr, sizeof(*s->runs));
 	s->ctrs = calloc((size_t)s->nr_units * plan->ev.nr, sizeof(*s->ctrs));
 	s->failed = calloc(s->nr_units + 1, sizeof(*s->failed));
-	if (rc < 0 || !s->prev || !s->cell || !s->supported || !s->raw || !s->runs || !s->ctrs ||
-	    !s->failed) {
+	if (rc < 0 || !s->prev || !s->cell || !s->supported || !s->unread || !s->raw ||
+	    !s->runs || !s->ctrs || !s->failed) {
 		pmt_stat_free(s);
 		return -PMT_ENOMEM;
 	}
@@ -220,7 +222,7 @@ void pmt_stat_set_supported(struct pmt_stat *s, uint32_t e, bool supported)
 		s->supported[e] = supported;
 }
 
-void pmt_stat_unread(struct pmt_stat *s, uint32_t e)
+void pmt_stat_not_counted(struct pmt_stat *s, uint32_t e)
 {
 	uint32_t ne = s->plan->ev.nr;
 
@@ -232,6 +234,12 @@ void pmt_stat_unread(struct pmt_stat *s, uint32_t e)
 		cell->counted = false;
 		s->raw[(size_t)u * ne + e] = 0;
 	}
+}
+
+void pmt_stat_set_unread(struct pmt_stat *s, uint32_t e, bool unread)
+{
+	if (e < s->plan->ev.nr)
+		s->unread[e] = unread;
 }
 
 int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool interval)
@@ -299,6 +307,7 @@ int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx, bool in
 			cell->supported = s->supported[e];
 			cell->counted = cell->supported && cell->run && cell->ena;
 			cell->nr = s->ctrs[(size_t)u * ne + e];
+			cell->ctrs = s->unread[e] ? 0 : cell->nr;
 		}
 	}
 	return 0;
@@ -424,6 +433,7 @@ void pmt_stat_free(struct pmt_stat *s)
 	free(s->prev);
 	free(s->cell);
 	free(s->supported);
+	free(s->unread);
 	free(s->raw);
 	free(s->runs);
 	free(s->ctrs);

@@ -167,6 +167,16 @@ static void test_scaling(void **state)
 	/* task-clock in msec: 3.5 ms on core 0 */
 	c = pmt_stat_cell(s, 0, 1);
 	assert_true(c->val > 3.4999999 && c->val < 3.5000001);
+	assert_int_equal(c->ctrs, 2);
+	/* a read of page-faults failed: perf 7.3 prints its ctrs 0, the CPUs opened stay */
+	pmt_stat_set_unread(s, 0, true);
+	assert_int_equal(pmt_stat_update(s, fake_get, &f, false), 0);
+	assert_int_equal(pmt_stat_cell(s, 0, 0)->ctrs, 0);
+	assert_int_equal(pmt_stat_cell(s, 0, 0)->nr, 2);
+	assert_int_equal(pmt_stat_cell(s, 0, 1)->ctrs, 2);
+	pmt_stat_set_unread(s, 0, false);
+	assert_int_equal(pmt_stat_update(s, fake_get, &f, false), 0);
+	assert_int_equal(pmt_stat_cell(s, 0, 0)->ctrs, 2);
 	pmt_stat_free(s);
 
 	/* interval: the second read's deltas; CPU 2 still never ran: not counted there */

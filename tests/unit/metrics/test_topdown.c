@@ -111,6 +111,11 @@ static void from_counts(void **state)
 	 * printed nan, 0.0, nan, nan): 0/0, and max(1 - NaN, 0) 0 */
 	assert_true(isnan(t.retiring) && isnan(t.fe_bound) && isnan(t.be_bound));
 	assert_true(t.bad_spec == 0);
+	/* level 2's max(0, x) keep the NaN (perf 7.3 printed nan in all eight cpu_core
+	 * columns of an E core at --td-level 2 --per-core), machine clears' too though bad
+	 * speculation is 0 */
+	assert_true(isnan(t.light_ops) && isnan(t.machine_clears) && isnan(t.fetch_bw) &&
+		    isnan(t.core_bound));
 }
 
 /* Alder Lake's cpu_core formulas (adl-metrics.json; perf 7.3 printed 26.4 / 11.3 for these
@@ -137,6 +142,25 @@ static void less_uop_dropping(void **state)
 	assert_true(t.fe_bound < 0);
 	t.slots = 0;
 	assert_int_equal(pmt_topdown_less_uop_dropping(&t, 1), -PMT_EINVAL);
+}
+
+/* Lunar Lake's cpu_core bad speculation: topdown-bad-spec's share, machine clears from it;
+ * without counts NaN, where max(1 - NaN, 0) gives 0 (perf 7.3 printed nan on an E core) */
+static void bad_spec_counted(void **state)
+{
+	const double td[8] = { 250980, 62745, 313725, 372549, 0, 20000, 200000, 0 };
+	const double none[8] = { 0 };
+	struct pmt_topdown t;
+
+	(void)state;
+	assert_int_equal(pmt_topdown_from_counts(1e6, td, &t), 0);
+	assert_int_equal(pmt_topdown_bad_spec_counted(&t, td), 0);
+	NEAR(t.bad_spec, 62745.0 / 999999);
+	NEAR(t.machine_clears, (62745.0 - 20000) / 999999);
+	assert_int_equal(pmt_topdown_from_counts(0, none, &t), -PMT_EINVAL);
+	assert_true(t.bad_spec == 0);
+	assert_int_equal(pmt_topdown_bad_spec_counted(&t, none), -PMT_EINVAL);
+	assert_true(isnan(t.bad_spec) && isnan(t.machine_clears));
 }
 
 static void cli_topdown(void **state)
@@ -325,6 +349,7 @@ int main(void)
 		cmocka_unit_test(level1_normalised),
 		cmocka_unit_test(from_counts),
 		cmocka_unit_test(less_uop_dropping),
+		cmocka_unit_test(bad_spec_counted),
 		cmocka_unit_test(cli_topdown),
 		cmocka_unit_test(level_columns),
 		cmocka_unit_test(atom_level1),

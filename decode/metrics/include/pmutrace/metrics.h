@@ -367,6 +367,9 @@ struct pmt_topdown_hybrid {
 	 * tma_frontend_bound and tma_fetch_latency: INT_MISC.UOP_DROPPING on Alder and Meteor
 	 * Lake, 0 on Lunar and Arrow Lake whose tables subtract nothing */
 	uint64_t core_uop_dropping;
+	/* the table's cpu_core tma_bad_speculation is topdown-bad-spec's share of the four
+	 * level-1 counts (Lunar and Arrow Lake), not max(1 - (fe + be + retiring), 0) */
+	bool core_bad_spec_counted;
 };
 /* the layout of a part whose cpu_atom PMU's caps/pmu_name is atom_pmu_name (alderlake_hybrid,
  * meteorlake_hybrid, lunarlake_hybrid, arrowlake_h_hybrid) at level 1 or 2; NULL for
@@ -384,6 +387,11 @@ PMT_API int pmt_topdown_atom_eval(const struct pmt_topdown_hybrid *h,
  * machine clears and fetch bandwidth from those (max(1 - (fe + be + retiring), 0), ...).
  * Returns -PMT_EINVAL when t's slots are 0 (perf's NaN). */
 PMT_API int pmt_topdown_less_uop_dropping(struct pmt_topdown *t, double uop_dropping);
+/* Lunar and Arrow Lake's cpu_core formulas on top of pmt_topdown_from_counts' ratios (td[]
+ * as it took them): bad speculation td[1] over the four level-1 counts, not clamped (an E
+ * core's NaN with --per-core, as perf 7.3 prints it), machine clears from it. Returns
+ * -PMT_EINVAL when those counts add up to 0. */
+PMT_API int pmt_topdown_bad_spec_counted(struct pmt_topdown *t, const double td[8]);
 /* one of those metrics from decoded ratios, in % (NAN for a name it does not know) */
 PMT_API double pmt_topdown_pct(const struct pmt_topdown *t, const char *name);
 /* The events of a table's metric group (perf pmu-events JSON) in the order perf 7.3's

@@ -125,8 +125,10 @@ PMT_API bool pmt_counter_supported(const struct pmt_counter *c, uint32_t e);
 /* user_time or system_time event e had, at the last read, a CPU /proc/stat has no line for
  * (a fake sysfs tree listing CPUs the host lacks). Its value there is a counted 0, as perf
  * 7.3's read at the end of a run gives it (the total's run time counts that CPU); perf's
- * reads at -I's intervals fail on it instead, which pmt_stat_unread() reproduces. */
-PMT_API bool pmt_counter_read_failed(const struct pmt_counter *c, uint32_t e);
+ * reads at -I's intervals fail on it instead, which pmt_stat_not_counted() reproduces. */
+PMT_API bool pmt_counter_tool_cpu_absent(const struct pmt_counter *c, uint32_t e);
+/* a read of event e failed in the last pmt_counter_read (its values read 0) */
+PMT_API bool pmt_counter_unread(const struct pmt_counter *c, uint32_t e);
 PMT_API void pmt_counter_free(struct pmt_counter *c);
 
 /* ---- stat: scaling, aggregation, printing ---------------------------------------------- */
@@ -152,7 +154,10 @@ PMT_API int pmt_cpu_topo_load(const char *root, const int32_t *cpus, uint32_t nr
 struct pmt_stat_cell {
 	double val;          /* scaled count, perf's scale (msec) applied */
 	uint64_t ena, run;
-	uint32_t nr;         /* counters summed (perf's "ctrs" column) */
+	uint32_t nr;         /* counters summed: the unit's CPUs the event is opened on */
+	uint32_t ctrs;       /* perf's "ctrs" column: nr, or 0 when a read of the event
+			      * failed (perf 7.3's read_counters() leaves such an event out
+			      * of its aggregation) */
 	bool counted, supported;
 	double noise;        /* -r: the relative stddev of the mean, in % (perf's "+- x%") */
 };
@@ -170,7 +175,10 @@ PMT_API int pmt_stat_update(struct pmt_stat *s, pmt_count_get_fn get, void *ctx,
 PMT_API void pmt_stat_set_supported(struct pmt_stat *s, uint32_t e, bool supported);
 /* perf 7.3's read_counters() after a failed read of event e: the event is not processed, so
  * every unit prints it <not counted> this round */
-PMT_API void pmt_stat_unread(struct pmt_stat *s, uint32_t e);
+PMT_API void pmt_stat_not_counted(struct pmt_stat *s, uint32_t e);
+/* before an update: a read of event e failed (pmt_counter_unread), so its cells' ctrs is
+ * 0 in that update */
+PMT_API void pmt_stat_set_unread(struct pmt_stat *s, uint32_t e, bool unread);
 /* --per-thread: name the thread units as perf does (COMM-TID, comm from /proc) */
 PMT_API void pmt_stat_set_threads(struct pmt_stat *s, const int32_t *tids, uint32_t nr);
 /* -r N: add the last update as one run; pmt_stat_end_runs() then gives the total's cells
@@ -225,6 +233,10 @@ struct pmt_stat_print_opts {
 	size_t (*metrics)(void *ctx, uint32_t u, uint32_t e, struct pmt_stat_metric *out,
 			  size_t cap);
 	void *metrics_ctx;
+	/* the metric-only layout's ctrs (-j "counters") of a core, die or socket: the CPUs
+	 * of the unit that count this event (perf prints its evlist's first event's, which
+	 * on a hybrid part is the first column's PMU's: 0 on a core of the other PMU) */
+	uint32_t ctrs_event;
 };
 /* The counts of every unit and event in perf stat's layout (perf 7.3). */
 PMT_API void pmt_stat_print(FILE *fp, const struct pmt_stat *s, const struct pmt_stat_print_opts *po);
