@@ -27,7 +27,9 @@ gcc -O1 -g -fno-reorder-functions -o "$T/co" "$SRC/fixtures/symbols/chain_order.
 	fail "the fixture's functions are not at the addresses it needs"
 "$PERF73" record -q -e cpu-clock:u -c 200000 --call-graph dwarf -o "$T/co.data" "$T/co" \
 	>/dev/null 2>&1 || { echo "SKIP: perf 7.3 record cannot record here"; exit 77; }
-untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
+# perf's fractal remainder "[...]" carries " (inlined)" in some runs (its symbol is malloc'ed
+# and its inlined bit never set: ui/stdio/hist.c init_rem_hits): dropped on perf's side only
+untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
 "$PERF73" report --stdio -i "$T/co.data" 2>/dev/null | untip >"$T/theirs"
 # the point of the fixture: perf's tree below ord_run holds ord_cf twice
 awk '/\[\.\] _start *$/ { s = 1 } s && /^$/ { exit } s && /--ord_cf \(inlined\)$/ { n++ }

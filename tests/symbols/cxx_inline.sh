@@ -31,7 +31,9 @@ readelf --debug-dump=info "$T/cxi" 2>/dev/null | grep -q '_ZN3fix5Mixer3mixEm' |
 grep -q 'fix::[^ ]*(fix::Mixer&, [a-z]*) (inlined)$' "$T/p" ||
 	fail "perf 7.3 shows no inlined C++ frame with its signature: the fixture lost its point"
 
-untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
+# perf's fractal remainder "[...]" carries " (inlined)" in some runs (its symbol is malloc'ed
+# and its inlined bit never set: ui/stdio/hist.c init_rem_hits): dropped on perf's side only
+untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
 checked=0
 # vs PERF COMPAT(or "") script|report FILE ARGS...: the two outputs are equal, or the test
 # fails showing how

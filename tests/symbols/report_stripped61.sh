@@ -37,7 +37,9 @@ until [ $tries = 3 ]; do
 done
 [ -s "$T/s.data" ] || fail "no perf 6.1 recording of the stripped ls with a ??:0 row in 3 tries"
 
-untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
+# perf's fractal remainder "[...]" carries " (inlined)" in some runs (its symbol is malloc'ed
+# and its inlined bit never set: ui/stdio/hist.c init_rem_hits): dropped on perf's side only
+untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
 checked=0
 # $1: keys, $2: the other options
 compare() {

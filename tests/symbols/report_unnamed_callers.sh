@@ -46,7 +46,9 @@ libc_move "$(echo "$callers" | head -1)=$colon" "$(echo "$callers" | tail -1)=$u
 n=$(grep -c 'libc\.so\.6\[[0-9a-f]*\] .* \[\.\] 0x0000' "$T/p") || :
 [ "$n" -ge 2 ] || fail "perf 7.3 shows no libc.so.6[ADDR] rows for the rewritten callers ($n)"
 
-untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
+# perf's fractal remainder "[...]" carries " (inlined)" in some runs (its symbol is malloc'ed
+# and its inlined bit never set: ui/stdio/hist.c init_rem_hits): dropped on perf's side only
+untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
 checked=0
 for keys in srcline srcline,dso,sym; do
 	for g in "-g none" ""; do

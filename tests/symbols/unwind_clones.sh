@@ -38,7 +38,9 @@ zstd -qdc "$T/m.pmt" >"$T/m.data"
 awk '/ step$/ { s = 1; next } s && / spin \(inlined\)$/ { ok = 1 } { s = 0 } END { exit !ok }' \
 	"$T/names" || fail "perf 7.3 shows no 'spin (inlined)' frame calling step"
 grep -Eq ' (slow_path|field_sum) \(inlined\)$' "$T/names" || fail "perf 7.3 shows no other clone"
-untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
+# perf's fractal remainder "[...]" carries " (inlined)" in some runs (its symbol is malloc'ed
+# and its inlined bit never set: ui/stdio/hist.c init_rem_hits): dropped on perf's side only
+untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
 # report compares the workload's samples (from the first to the last under clone_round):
 # the loader's start-up entries of equal percentage come in perf's order of its own
 window() {

@@ -63,7 +63,9 @@ zstd -qdc "$T/m.pmt" >"$T/m.data"
 	/main/ && s == "cql31" { ok = 1 } /^$/ { s = "" } END { exit !ok }' ||
 	fail "perf 7.3 shows no chain unw_cmp < qsort < unw_lib_sort < unw_level3 < main"
 
-untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}'; }
+# perf's fractal remainder "[...]" carries " (inlined)" in some runs (its symbol is malloc'ed
+# and its inlined bit never set: ui/stdio/hist.c init_rem_hits): dropped on perf's side only
+untip() { sed '/^# (Tip/,$d' | sed '${/^#$/d}' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
 same() { # LABEL: theirs and ours are equal, or the test fails showing how
 	cmp -s "$T/theirs" "$T/ours" || {
 		echo "FAIL: $1 differs (perf 7.3 < > pmutrace)"
